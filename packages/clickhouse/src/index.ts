@@ -1,1 +1,11 @@
-export {};
+export { ChdbPathLockedError } from "./chdb-lock.ts";
+export {
+  type ClickHouseOptions,
+  createClickHouse,
+  DEFAULT_CHDB_PATH,
+  DEFAULT_DATABASE,
+  type KurzClickHouse,
+  PINNED_SETTINGS,
+  type QueryParams,
+} from "./create-clickhouse.ts";
+export { MIGRATIONS_DIR, migrate } from "./migrate.ts";

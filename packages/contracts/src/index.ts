@@ -1,1 +1,12 @@
-export {};
+export * from "./account.ts";
+export * from "./analytics.ts";
+export * from "./envelope.ts";
+export * from "./events.ts";
+export * from "./internal.ts";
+export * from "./legacy.ts";
+export * from "./link.ts";
+export * from "./openapi.ts";
+export * from "./primitives.ts";
+export * from "./qr.ts";
+export * from "./redirect-record.ts";
+export * from "./reserved-aliases.ts";

@@ -1,1 +1,9 @@
-export {};
+export * from "./config.ts";
+export * from "./envelope.ts";
+export * from "./errors.ts";
+export * from "./health.ts";
+export * from "./http.ts";
+export * from "./internal-auth.ts";
+export * from "./lifecycle.ts";
+export * from "./logger.ts";
+export * from "./telemetry.ts";

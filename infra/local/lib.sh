@@ -1,0 +1,82 @@
+# Shared shell helpers for ./kurz: install and start what the single-machine setup needs.
+# Each function is idempotent and fast when everything is already in place.
+
+log() { printf '\033[1;34mkurz\033[0m %s\n' "$*" >&2; }
+die() { printf '\033[1;31mkurz\033[0m %s\n' "$*" >&2; exit 1; }
+is_root() { [ "$(id -u)" = 0 ]; }
+
+apt_install() {
+  is_root || die "missing $*; install it (apt-get install $*) or run ./kurz as root"
+  if [ -z "${KURZ_APT_UPDATED:-}" ]; then apt-get update -qq >/dev/null; export KURZ_APT_UPDATED=1; fi
+  log "installing $* with apt"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+ensure_toolchain() {
+  command -v node >/dev/null || die "Node.js >= 20.19 is required (https://nodejs.org)"
+  local v; v=$(node -p 'process.versions.node.split(".").map(Number).reduce((a,b,i)=>i<2?a*1000+b:a,0)')
+  [ "$v" -ge 20019 ] || die "Node.js >= 20.19 is required; found $(node --version)"
+  if ! command -v pnpm >/dev/null || [ "$(pnpm --version | cut -d. -f1)" -lt 12 ]; then
+    log "installing pnpm 12"
+    if is_root; then npm install -g --silent pnpm@12 >/dev/null
+    else npm install --silent --prefix "$ROOT/.data/tools" pnpm@12 >/dev/null; export PATH="$ROOT/.data/tools/bin:$PATH"; fi
+  fi
+}
+
+# Installs when node_modules is missing or older than the lockfile or any package.json;
+# regenerates the Prisma client when the schema changed.
+ensure_deps() {
+  local stamp="$ROOT/node_modules/.kurz-installed"
+  if [ ! -f "$stamp" ] || [ -n "$(find "$ROOT/pnpm-lock.yaml" "$ROOT/pnpm-workspace.yaml" "$ROOT"/package.json "$ROOT"/packages/*/package.json "$ROOT"/services/*/package.json "$ROOT"/infra/package.json -newer "$stamp" 2>/dev/null)" ]; then
+    log "installing dependencies (pnpm install)"
+    pnpm install --frozen-lockfile --reporter=silent
+    touch "$stamp"
+  fi
+  local gen="$ROOT/packages/db/src/generated/prisma"
+  if [ ! -d "$gen" ] || [ "$ROOT/packages/db/prisma/schema.prisma" -nt "$gen" ]; then
+    log "generating the Prisma client"
+    pnpm --filter @kurz/db run --silent generate >/dev/null
+    touch "$gen"
+  fi
+}
+
+ensure_postgres() {
+  if pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then return; fi
+  if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then apt_install postgresql; fi
+  is_root || die "PostgreSQL is not running on 127.0.0.1:5432; start it (pg_ctlcluster <version> main start)"
+  local ver; ver=$(ls /etc/postgresql | sort -V | tail -1)
+  # The dev stack connects as postgres over TCP without a password, like the machines this was built on.
+  local hba="/etc/postgresql/$ver/main/pg_hba.conf"
+  if ! grep -q '^host all all 127.0.0.1/32 trust' "$hba"; then
+    sed -i '1i host all all 127.0.0.1/32 trust\nhost all all ::1/128 trust' "$hba"
+  fi
+  log "starting PostgreSQL $ver"
+  pg_ctlcluster --skip-systemctl-redirect "$ver" main start >/dev/null 2>&1 || pg_ctlcluster "$ver" main start
+  for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && return; sleep 1; done
+  die "PostgreSQL did not become ready"
+}
+
+# Tests use a Redis on 127.0.0.1:6379 (every test file works under its own key prefix).
+ensure_redis() {
+  command -v redis-server >/dev/null || apt_install redis-server
+  if redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then return; fi
+  log "starting Redis on 127.0.0.1:6379"
+  mkdir -p "$ROOT/.data/redis-test"
+  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no \
+    --dir "$ROOT/.data/redis-test" --logfile "$ROOT/.data/redis-test/redis.log" >/dev/null
+  for _ in $(seq 1 30); do redis-cli -p 6379 ping >/dev/null 2>&1 && return; sleep 0.2; done
+  die "Redis did not become ready"
+}
+
+# Build tools the tests use: librdkafka (Kafka test broker), zbarimg (QR decoding), wrk (benchmarks).
+ensure_test_tools() {
+  local missing=()
+  pkg-config --exists rdkafka 2>/dev/null || missing+=(librdkafka-dev)
+  command -v gcc >/dev/null || missing+=(gcc)
+  command -v pkg-config >/dev/null || missing+=(pkg-config)
+  command -v zbarimg >/dev/null || missing+=(zbar-tools)
+  command -v wrk >/dev/null || missing+=(wrk)
+  command -v redis-cli >/dev/null || missing+=(redis-tools)
+  [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
+  bash "$ROOT/infra/kafka-mock/build.sh" >/dev/null
+}

@@ -1,0 +1,154 @@
+// `./kurz up`: the whole stack on one machine. Starts a persistent Redis under ./.data (it carries the
+// bus, so it must keep unconsumed events across restarts), migrates Postgres, starts the four services,
+// waits until each is ready, prints the URLs, and on Ctrl-C stops everything in reverse order.
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+import { migrateDatabase } from "@kurz/db";
+
+const root = resolve(import.meta.dirname, "../..");
+const dataDir = resolve(root, ".data");
+const env = process.env;
+const redisPort = Number(env.KURZ_REDIS_PORT ?? 6380);
+const ownRedis = !env.REDIS_URL;
+const shared: Record<string, string> = {
+  REDIS_URL: env.REDIS_URL ?? `redis://127.0.0.1:${redisPort}`,
+  DATABASE_URL: env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/kurz",
+  PUBLIC_BASE_URL: env.PUBLIC_BASE_URL ?? "http://127.0.0.1:8080",
+  CLICKHOUSE_PATH: env.CLICKHOUSE_PATH ?? resolve(dataDir, "clickhouse"),
+  SPOOL_DIR: env.SPOOL_DIR ?? resolve(dataDir, "spool"),
+};
+const services = [
+  { name: "management", port: 8081 },
+  { name: "analytics", port: 8083 },
+  { name: "redirect", port: 8082 },
+  { name: "gateway", port: 8080 },
+] as const;
+const colors = [36, 35, 33, 32, 34];
+const children: { name: string; proc: ChildProcess }[] = [];
+let stopping = false;
+
+function prefixOutput(name: string, proc: ChildProcess, color: number): void {
+  const tag = `\x1b[${color}m${name.padEnd(10)}\x1b[0m| `;
+  for (const stream of [proc.stdout, proc.stderr]) {
+    let buf = "";
+    stream?.on("data", (chunk: Buffer) => {
+      buf += chunk.toString();
+      const lines = buf.split("\n");
+      buf = lines.pop() ?? "";
+      for (const line of lines) process.stdout.write(`${tag}${line}\n`);
+    });
+  }
+}
+
+function start(name: string, cmd: string, args: string[], extraEnv: Record<string, string>, color: number) {
+  const proc = spawn(cmd, args, {
+    cwd: root,
+    env: { ...env, ...shared, ...extraEnv },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  prefixOutput(name, proc, color);
+  proc.on("exit", (code, signal) => {
+    if (!stopping) {
+      console.error(`${name} exited unexpectedly (${signal ?? code}); stopping the stack`);
+      void stopAll(1);
+    }
+  });
+  children.push({ name, proc });
+  return proc;
+}
+
+async function waitReady(name: string, url: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (stopping) return;
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${name} was not ready at ${url} after ${timeoutMs / 1000}s`);
+}
+
+async function stopAll(code: number): Promise<never> {
+  stopping = true;
+  for (const { name, proc } of [...children].reverse()) {
+    if (proc.exitCode !== null || proc.signalCode !== null) continue;
+    proc.kill("SIGTERM");
+    const exited = await Promise.race([
+      new Promise((r) => proc.once("exit", () => r(true))),
+      new Promise((r) => setTimeout(() => r(false), 15_000)),
+    ]);
+    if (!exited) {
+      console.error(`${name} did not stop within 15 s; killing it`);
+      proc.kill("SIGKILL");
+    }
+  }
+  process.exit(code);
+}
+
+async function main(): Promise<void> {
+  process.on("SIGINT", () => void stopAll(0));
+  process.on("SIGTERM", () => void stopAll(0));
+  mkdirSync(dataDir, { recursive: true });
+
+  if (ownRedis) {
+    const ping = spawnSync("redis-cli", ["-p", String(redisPort), "ping"], { encoding: "utf8" });
+    if (ping.stdout?.trim() === "PONG") {
+      console.log(`Redis already answers on port ${redisPort}; using it`);
+    } else {
+      mkdirSync(resolve(dataDir, "redis"), { recursive: true });
+      const redisArgs = [
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        String(redisPort),
+        "--dir",
+        resolve(dataDir, "redis"),
+      ];
+      redisArgs.push("--appendonly", "yes", "--appendfsync", "everysec", "--save", "");
+      start("redis", "redis-server", redisArgs, {}, 90);
+      await waitForRedis();
+    }
+  }
+
+  console.log("applying database migrations");
+  await migrateDatabase(shared.DATABASE_URL!);
+
+  for (const [i, s] of services.entries()) {
+    start(
+      s.name,
+      process.execPath,
+      ["--import", "tsx", `services/${s.name}/src/main.ts`],
+      { PORT: String(s.port) },
+      colors[i]!,
+    );
+  }
+  await Promise.all(services.map((s) => waitReady(s.name, `http://127.0.0.1:${s.port}/ready`)));
+
+  console.log(`
+Kurz is up.
+  public origin (API + short links)  ${shared.PUBLIC_BASE_URL}
+  API                                ${shared.PUBLIC_BASE_URL}/api/v1   docs: ${shared.PUBLIC_BASE_URL}/docs
+  data                               ${dataDir}
+Create an account and its first API key:
+  ./kurz accounts:create --email you@example.com
+Press Ctrl-C to stop.`);
+}
+
+async function waitForRedis(): Promise<void> {
+  for (let i = 0; i < 50; i++) {
+    const r = spawnSync("redis-cli", ["-p", String(redisPort), "ping"], { encoding: "utf8" });
+    if (r.stdout?.trim() === "PONG") return;
+    await new Promise((res) => setTimeout(res, 200));
+  }
+  throw new Error(`Redis did not start on port ${redisPort}`);
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  void stopAll(1);
+});

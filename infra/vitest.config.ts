@@ -1,0 +1,8 @@
+import { defineProject } from "vitest/config";
+
+export default defineProject({
+  test: {
+    name: "@kurz/infra",
+    include: ["*.test.ts"],
+  },
+});

@@ -1,0 +1,1 @@
+export { type KafkaMock, type KafkaMockOptions, startKafkaMock } from "./kafka-mock.ts";

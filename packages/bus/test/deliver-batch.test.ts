@@ -1,0 +1,103 @@
+import { describe, expect, it } from "vitest";
+import { type Delivery, type DeliveryPolicy, deliverBatch } from "../src/deliver-batch.ts";
+import type { IncomingMessage } from "../src/index.ts";
+import { testLogger } from "./helpers.ts";
+
+// The retry policy in isolation; the conformance suite checks it again through both brokers.
+
+const batchOf = (n: number, deliveryAttempt = 1): Delivery<number>[] =>
+  Array.from({ length: n }, (_, i) => ({
+    message: { topic: "t", key: "k", value: i, headers: {}, id: String(i), deliveryAttempt },
+  }));
+
+function policy(
+  handler: DeliveryPolicy<number>["handler"],
+  overrides: Partial<DeliveryPolicy<number>> = {},
+): DeliveryPolicy<number> & {
+  dead: { message: IncomingMessage<number>; attempts: number; error: string }[];
+} {
+  const dead: { message: IncomingMessage<number>; attempts: number; error: string }[] = [];
+  return {
+    handler,
+    maxAttempts: 3,
+    backoff: { initial: 1, max: 2 },
+    stopping: new AbortController().signal,
+    abandoned: new AbortController().signal,
+    deadLetter: async (message, why) => void dead.push({ message, ...why }),
+    logger: testLogger(),
+    logContext: {},
+    dead,
+    ...overrides,
+  };
+}
+
+describe("deliverBatch", () => {
+  it("finds the failing message by retrying one by one and never exceeds maxAttempts per message", async () => {
+    const calls: { values: number[]; attempts: number[] }[] = [];
+    const p = policy(async (batch) => {
+      calls.push({ values: batch.map((m) => m.value), attempts: batch.map((m) => m.deliveryAttempt) });
+      if (batch.some((m) => m.value === 2)) throw new Error("bad 2");
+    });
+    const result = await deliverBatch(batchOf(4), p);
+
+    expect(result.finished).toBe(true);
+    expect(result.completed.map((m) => m.value)).toEqual([0, 1, 2, 3]);
+    expect(p.dead).toEqual([{ message: expect.objectContaining({ value: 2 }), attempts: 3, error: "bad 2" }]);
+    // Two batch attempts, then each message alone; the culprit gets its third and last attempt.
+    expect(calls).toEqual([
+      { values: [0, 1, 2, 3], attempts: [1, 1, 1, 1] },
+      { values: [0, 1, 2, 3], attempts: [2, 2, 2, 2] },
+      { values: [0], attempts: [3] },
+      { values: [1], attempts: [3] },
+      { values: [2], attempts: [3] },
+      { values: [3], attempts: [3] },
+    ]);
+  });
+
+  it("dead-letters without a handler call what was redelivered past maxAttempts", async () => {
+    const seen: number[] = [];
+    const p = policy(async (batch) => void seen.push(...batch.map((m) => m.value)));
+    const result = await deliverBatch([...batchOf(1, 4), ...batchOf(2, 1).slice(1)], p);
+    expect(result.finished).toBe(true);
+    expect(seen).toEqual([1]);
+    expect(p.dead.map((d) => [d.message.value, d.attempts])).toEqual([[0, 3]]);
+  });
+
+  it("stops retrying when stopping, leaving the batch uncompleted", async () => {
+    const stop = new AbortController();
+    const p = policy(
+      async () => {
+        stop.abort();
+        throw new Error("down");
+      },
+      { stopping: stop.signal, backoff: { initial: 60_000, max: 60_000 } },
+    );
+    const result = await deliverBatch(batchOf(3), p);
+    expect(result).toEqual({ completed: [], finished: false });
+    expect(p.dead).toEqual([]);
+  });
+
+  it("gives up on a handler call that outlives the drain timeout", async () => {
+    const abandon = new AbortController();
+    const p = policy(() => new Promise<void>(() => setTimeout(() => abandon.abort(), 10)), {
+      abandoned: abandon.signal,
+    });
+    const result = await deliverBatch(batchOf(2), p);
+    expect(result).toEqual({ completed: [], finished: false });
+  });
+
+  it("keeps retrying the dead-letter topic until it accepts the message", async () => {
+    let dlqFailures = 0;
+    const p = policy(async () => {
+      throw new Error("poison");
+    });
+    const accepted: number[] = [];
+    p.deadLetter = async (message) => {
+      if (dlqFailures++ < 2) throw new Error("dlq down");
+      accepted.push(message.value);
+    };
+    const result = await deliverBatch(batchOf(1), p);
+    expect(result.finished).toBe(true);
+    expect(accepted).toEqual([0]);
+  });
+});

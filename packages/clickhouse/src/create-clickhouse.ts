@@ -1,0 +1,192 @@
+import {
+  type ClickHouseClient,
+  type ClickHouseClientConfigOptions,
+  ClickHouseLogLevel,
+  type ClickHouseSettings,
+  createClient,
+} from "@clickhouse/client";
+import { createChdbConnection } from "chdb/connection";
+import { explainChdbOpenError } from "./chdb-lock.ts";
+
+export interface ClickHouseOptions {
+  /** ClickHouse server HTTP(S) URL (`CLICKHOUSE_URL`). Unset = embedded chDB. */
+  url?: string;
+  /** chDB data directory (`CLICKHOUSE_PATH`); `:memory:` for a throwaway engine. Ignored with `url`. */
+  path?: string;
+  /** Default `kurz`. Created when missing. */
+  database?: string;
+  /** Server only. */
+  username?: string;
+  /** Server only. */
+  password?: string;
+}
+
+export type QueryParams = Record<string, unknown>;
+
+export interface KurzClickHouse {
+  readonly kind: "server" | "chdb";
+  readonly database: string;
+  /** Runs a SELECT and returns its rows (JSONEachRow). Bind values as `{name:Type}` in the SQL. */
+  query<T = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<T[]>;
+  /** Runs a statement that returns no rows (DDL, ALTER, DELETE, ...). */
+  command(sql: string, params?: QueryParams): Promise<void>;
+  /** Inserts rows as JSONEachRow; an empty array is a no-op. */
+  insert(table: string, rows: readonly object[]): Promise<void>;
+  /** Resolves when a query round-trips; throws otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+  /**
+   * The underlying @clickhouse/client, for the rare need this wrapper does not cover. Never pass
+   * `clickhouse_settings` to it per query: chDB would keep them for every later query.
+   */
+  readonly raw: ClickHouseClient;
+}
+
+export const DEFAULT_CHDB_PATH = "./.data/clickhouse";
+export const DEFAULT_DATABASE = "kurz";
+
+/**
+ * Sent with every query, on both backends, so that SQL behaves the same whichever one runs it.
+ * chDB applies client settings as session-wide `SET`s, so anything passed per query would leak
+ * into later queries: settings live here and nowhere else.
+ */
+export const PINNED_SETTINGS = {
+  // UInt64 counts come back as JSON numbers (server default quotes them). Values above 2^53 lose
+  // precision: select such columns with toString() when the exact value matters.
+  output_format_json_quote_64bit_integers: 0,
+  // ALTER ... UPDATE/DELETE return once applied on every replica, so the next read sees them.
+  mutations_sync: "2",
+  // Accept ISO 8601 (`2026-11-21T06:12:00.123Z`) in inserted DateTime values, as events carry them.
+  date_time_input_format: "best_effort",
+  // Newer servers and chDB default to buffered async inserts; the click consumer already batches,
+  // and a synchronous insert means the rows are queryable when the promise resolves.
+  async_insert: 0,
+  // A misspelled column in an inserted row must fail, not silently store a default.
+  input_format_skip_unknown_fields: 0,
+  // now(), toDate() of zone-less values and string parsing must not depend on the server's zone.
+  session_timezone: "UTC",
+} satisfies ClickHouseSettings;
+
+// Every failure reaches the caller as a rejected promise, which the service logs with its own
+// logger; the client's console logging would only print it a second time, unstructured.
+const QUIET = { level: ClickHouseLogLevel.OFF };
+const CLIENT_DEFAULTS = { clickhouse_settings: PINNED_SETTINGS, log: QUIET };
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export async function createClickHouse(opts: ClickHouseOptions = {}): Promise<KurzClickHouse> {
+  return opts.url ? openServer(opts.url, opts) : openChdb(opts.path ?? DEFAULT_CHDB_PATH, opts);
+}
+
+async function openServer(url: string, opts: ClickHouseOptions): Promise<KurzClickHouse> {
+  // A database in the URL path wins inside @clickhouse/client, so it is the one to create.
+  const database = databaseName(databaseInUrl(url) ?? opts.database);
+  // Only what was given: an explicit undefined would override credentials carried in the URL.
+  const credentials = {
+    ...(opts.username !== undefined && { username: opts.username }),
+    ...(opts.password !== undefined && { password: opts.password }),
+  };
+  // Every request names the client's database, so it must exist before that client is used.
+  const bootstrap = createClient({ url: withoutPath(url), database: "default", ...credentials, log: QUIET });
+  try {
+    await bootstrap.command({ query: `CREATE DATABASE IF NOT EXISTS \`${database}\`` });
+  } finally {
+    await bootstrap.close();
+  }
+  const client = createClient({ url, database, ...credentials, ...CLIENT_DEFAULTS });
+  return wrap(client, "server", database);
+}
+
+async function openChdb(path: string, opts: ClickHouseOptions): Promise<KurzClickHouse> {
+  const database = databaseName(opts.database);
+  let connection: ReturnType<typeof createChdbConnection>;
+  try {
+    connection = createChdbConnection({ path });
+  } catch (err) {
+    throw explainChdbOpenError(err, path);
+  }
+  const client = createClient({
+    // chdb types the connection with @clickhouse/client-common, @clickhouse/client bundles its own
+    // copy of the same declarations; TypeScript tells the copies apart (SettingsMap has private
+    // members), so the identical shapes need a cast.
+    connection: connection as unknown as ClickHouseClientConfigOptions["connection"],
+    ...CLIENT_DEFAULTS,
+  });
+  try {
+    await client.command({ query: `CREATE DATABASE IF NOT EXISTS \`${database}\`` });
+    // chDB ignores the client's `database`; USE sticks to this connection's session instead.
+    await client.command({ query: `USE \`${database}\`` });
+  } catch (err) {
+    await client.close();
+    throw err;
+  }
+  return wrap(client, "chdb", database);
+}
+
+function wrap(client: ClickHouseClient, kind: KurzClickHouse["kind"], database: string): KurzClickHouse {
+  return {
+    kind,
+    database,
+    raw: client,
+    async query<T>(sql: string, params?: QueryParams): Promise<T[]> {
+      const rs = await client.query({ query: sql, format: "JSONEachRow", query_params: bind(params) });
+      return rs.json<T>();
+    },
+    async command(sql: string, params?: QueryParams): Promise<void> {
+      await client.command({ query: sql, query_params: bind(params) });
+    },
+    async insert(table: string, rows: readonly object[]): Promise<void> {
+      if (rows.length === 0) return;
+      await client.insert({ table, values: rows as object[], format: "JSONEachRow" });
+    },
+    async ping(): Promise<void> {
+      // A SELECT (not the HTTP /ping endpoint) also proves the credentials and database work.
+      const result = await client.ping({ select: true });
+      if (!result.success) throw result.error;
+    },
+    close: () => client.close(),
+  };
+}
+
+/**
+ * The two backends format a Date parameter differently (chDB drops the milliseconds), so Dates
+ * are turned into the Unix-timestamp text @clickhouse/client sends a server, which both parse
+ * into DateTime and DateTime64.
+ */
+function bind(params: QueryParams | undefined): QueryParams | undefined {
+  if (!params) return undefined;
+  const out: QueryParams = {};
+  for (const [key, value] of Object.entries(params)) {
+    out[key] = value instanceof Date ? unixTimestamp(value) : value;
+  }
+  return out;
+}
+
+function unixTimestamp(date: Date): string {
+  const ms = date.getTime();
+  if (Number.isNaN(ms)) throw new TypeError("Invalid Date in query parameters");
+  const seconds = Math.floor(ms / 1000);
+  const millis = ms - seconds * 1000;
+  return millis === 0 ? String(seconds) : `${seconds}.${String(millis).padStart(3, "0")}`;
+}
+
+function databaseName(name: string | undefined): string {
+  const database = name ?? DEFAULT_DATABASE;
+  if (!IDENTIFIER.test(database)) {
+    throw new Error(
+      `Invalid ClickHouse database name ${JSON.stringify(database)}: use letters, digits and _`,
+    );
+  }
+  return database;
+}
+
+function databaseInUrl(url: string): string | undefined {
+  const path = new URL(url).pathname.replace(/^\/+|\/+$/g, "");
+  return path === "" ? undefined : decodeURIComponent(path);
+}
+
+function withoutPath(url: string): string {
+  const u = new URL(url);
+  u.pathname = "/";
+  return u.toString();
+}

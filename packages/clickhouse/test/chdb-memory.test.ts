@@ -1,0 +1,122 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClickHouse, type KurzClickHouse } from "../src/index.ts";
+
+const database = `t_${randomUUID().replaceAll("-", "")}`;
+let ch: KurzClickHouse;
+
+beforeAll(async () => {
+  ch = await createClickHouse({ path: ":memory:", database });
+});
+
+afterAll(async () => {
+  await ch?.command(`DROP DATABASE IF EXISTS ${database}`);
+  await ch?.close();
+});
+
+describe("createClickHouse on embedded chDB (:memory:)", () => {
+  it("creates the database and makes it the current one", async () => {
+    expect(ch.kind).toBe("chdb");
+    expect(ch.database).toBe(database);
+    expect(await ch.query("SELECT currentDatabase() AS db")).toEqual([{ db: database }]);
+  });
+
+  it("pins the settings that differ between chDB and a server", async () => {
+    const rows = await ch.query<{ name: string; value: string }>(
+      "SELECT name, value FROM system.settings WHERE name IN {names:Array(String)} ORDER BY name",
+      {
+        names: [
+          "async_insert",
+          "date_time_input_format",
+          "input_format_skip_unknown_fields",
+          "mutations_sync",
+          "output_format_json_quote_64bit_integers",
+          "session_timezone",
+        ],
+      },
+    );
+    expect(Object.fromEntries(rows.map((r) => [r.name, r.value]))).toEqual({
+      async_insert: "0",
+      date_time_input_format: "best_effort",
+      input_format_skip_unknown_fields: "0",
+      mutations_sync: "2",
+      output_format_json_quote_64bit_integers: "0",
+      session_timezone: "UTC",
+    });
+  });
+
+  it("binds {name:Type} parameters, including awkward strings, arrays and Dates with milliseconds", async () => {
+    const id = randomUUID();
+    const [row] = await ch.query(
+      "SELECT {id:UUID} AS id, {s:String} AS s, {tags:Array(String)} AS tags, {at:DateTime64(3, 'UTC')} AS at, " +
+        "{day:DateTime('UTC')} AS day, {n:UInt32} AS n",
+      {
+        id,
+        s: 'it\'s a "quote"; a \\ backslash\tand\nnewline',
+        tags: ["a", "b'c"],
+        at: new Date("2026-11-21T06:12:00.123Z"),
+        day: new Date("2026-11-21T00:00:00Z"),
+        n: 42,
+      },
+    );
+    expect(row).toEqual({
+      id,
+      s: 'it\'s a "quote"; a \\ backslash\tand\nnewline',
+      tags: ["a", "b'c"],
+      at: "2026-11-21 06:12:00.123",
+      day: "2026-11-21 00:00:00",
+      n: 42,
+    });
+  });
+
+  it("inserts JSONEachRow rows with ISO timestamps and returns 64-bit integers as numbers", async () => {
+    await ch.command(
+      "CREATE TABLE events (id UInt64, at DateTime64(3, 'UTC'), note Nullable(String)) ENGINE = MergeTree ORDER BY id",
+    );
+    await ch.insert("events", [
+      { id: 1, at: "2026-11-21T06:12:00.123Z", note: null },
+      { id: 2, at: "2026-11-21 07:00:00", note: "x" },
+    ]);
+    await ch.insert("events", []);
+    expect(await ch.query("SELECT id, at, note FROM events ORDER BY id")).toEqual([
+      { id: 1, at: "2026-11-21 06:12:00.123", note: null },
+      { id: 2, at: "2026-11-21 07:00:00.000", note: "x" },
+    ]);
+    expect(await ch.query("SELECT count() AS n FROM events")).toEqual([{ n: 2 }]);
+  });
+
+  it("rejects a row with a column the table does not have", async () => {
+    await ch.command("CREATE TABLE strict_rows (id UInt8) ENGINE = MergeTree ORDER BY id");
+    await expect(ch.insert("strict_rows", [{ id: 1, idd: 2 }])).rejects.toThrow(/Unknown field/);
+  });
+
+  it("applies mutations before the command returns", async () => {
+    await ch.command("CREATE TABLE mutable (id UInt8, v String) ENGINE = MergeTree ORDER BY id");
+    await ch.insert("mutable", [
+      { id: 1, v: "a" },
+      { id: 2, v: "b" },
+    ]);
+    await ch.command("ALTER TABLE mutable UPDATE v = {v:String} WHERE id = {id:UInt8}", { v: "z", id: 1 });
+    await ch.command("ALTER TABLE mutable DELETE WHERE id = 2");
+    expect(await ch.query("SELECT id, v FROM mutable ORDER BY id")).toEqual([{ id: 1, v: "z" }]);
+  });
+
+  it("pings while open", async () => {
+    await expect(ch.ping()).resolves.toBeUndefined();
+  });
+
+  it("refuses a database name that is not a plain identifier", async () => {
+    await expect(createClickHouse({ path: ":memory:", database: "kurz; DROP" })).rejects.toThrow(
+      /Invalid ClickHouse database name/,
+    );
+  });
+});
+
+describe("a closed chDB client", () => {
+  it("fails ping after close", async () => {
+    const other = await createClickHouse({ path: ":memory:", database: `${database}_closed` });
+    await other.command(`DROP DATABASE ${database}_closed`);
+    await other.close();
+    await expect(other.ping()).rejects.toThrow(/closed/);
+  });
+});

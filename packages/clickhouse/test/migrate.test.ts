@@ -1,0 +1,150 @@
+import { randomUUID } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createClickHouse, type KurzClickHouse, migrate } from "../src/index.ts";
+
+const prefix = `t_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+const tmp = mkdtempSync(join(tmpdir(), "kurz-ch-migrations-"));
+const opened: KurzClickHouse[] = [];
+
+/** A fresh database per test, so each run of migrate starts from nothing. */
+async function freshDatabase(name: string): Promise<KurzClickHouse> {
+  const ch = await createClickHouse({ path: ":memory:", database: `${prefix}_${name}` });
+  opened.push(ch);
+  return ch;
+}
+
+/** Writes `files` into a fresh directory named `name` and returns its path. */
+function migrationsDir(name: string, files: Record<string, string>): string {
+  const dir = join(tmp, name);
+  mkdirSync(dir);
+  for (const [file, sql] of Object.entries(files)) writeFileSync(join(dir, file), sql);
+  return dir;
+}
+
+afterAll(async () => {
+  for (const ch of opened) {
+    await ch.command(`DROP DATABASE IF EXISTS ${ch.database}`);
+    await ch.close();
+  }
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+describe("migrate with the package's migrations", () => {
+  it("creates clicks and links, records 0001, and applies nothing the second time", async () => {
+    const ch = await freshDatabase("real");
+    expect(await migrate(ch)).toEqual({ applied: ["0001_clicks.sql"] });
+    expect(await migrate(ch)).toEqual({ applied: [] });
+
+    const tables = await ch.query<{ name: string; engine: string; sorting_key: string }>(
+      "SELECT name, engine, sorting_key FROM system.tables WHERE database = currentDatabase() ORDER BY name",
+    );
+    expect(tables).toEqual([
+      { name: "clicks", engine: "ReplacingMergeTree", sorting_key: "link_id, toDate(ts), click_id" },
+      { name: "links", engine: "ReplacingMergeTree", sorting_key: "link_id" },
+      { name: "schema_migrations", engine: "ReplacingMergeTree", sorting_key: "version" },
+    ]);
+    const columns = await ch.query<{ name: string; type: string }>(
+      "SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = 'clicks' ORDER BY position",
+    );
+    expect(columns).toEqual([
+      { name: "click_id", type: "UUID" },
+      { name: "link_id", type: "UUID" },
+      { name: "account_id", type: "UUID" },
+      { name: "short_code", type: "String" },
+      { name: "ts", type: "DateTime64(3, 'UTC')" },
+      { name: "referrer", type: "Nullable(String)" },
+      { name: "country", type: "LowCardinality(String)" },
+      { name: "city", type: "String" },
+      { name: "device_type", type: "LowCardinality(String)" },
+      { name: "browser", type: "LowCardinality(String)" },
+      { name: "os", type: "LowCardinality(String)" },
+      { name: "is_bot", type: "UInt8" },
+      { name: "visitor_hash", type: "UInt64" },
+      { name: "host", type: "String" },
+    ]);
+    const recorded = await ch.query(
+      "SELECT version, name, length(checksum) AS len FROM schema_migrations FINAL",
+    );
+    expect(recorded).toEqual([{ version: 1, name: "clicks", len: 64 }]);
+  });
+});
+
+describe("migrate with a migrations directory", () => {
+  it("applies files in version order, splitting statements only at real semicolons", async () => {
+    const ch = await freshDatabase("order");
+    const dir = migrationsDir("order", {
+      "0002_second.sql": "INSERT INTO notes VALUES (2, 'two; still one value');\n",
+      "0001_first.sql": [
+        "-- why: a table whose values contain ; to prove the splitter",
+        "CREATE TABLE IF NOT EXISTS notes (id UInt8, body String) ENGINE = MergeTree ORDER BY id;",
+        "/* a block; comment */",
+        "INSERT INTO notes VALUES (1, 'it''s; one'); # a hash; comment",
+        "",
+      ].join("\n"),
+      "README.md": "not a migration",
+    });
+    expect(await migrate(ch, dir)).toEqual({ applied: ["0001_first.sql", "0002_second.sql"] });
+    expect(await ch.query("SELECT id, body FROM notes ORDER BY id")).toEqual([
+      { id: 1, body: "it's; one" },
+      { id: 2, body: "two; still one value" },
+    ]);
+
+    writeFileSync(join(dir, "0003_third.sql"), "INSERT INTO notes VALUES (3, 'three')");
+    expect(await migrate(ch, dir)).toEqual({ applied: ["0003_third.sql"] });
+    expect(await migrate(ch, dir)).toEqual({ applied: [] });
+    expect(await ch.query("SELECT count() AS n FROM notes")).toEqual([{ n: 3 }]);
+  });
+
+  it("refuses to run when an applied file has changed, and applies nothing new", async () => {
+    const ch = await freshDatabase("changed");
+    const dir = migrationsDir("changed", {
+      "0001_first.sql": "CREATE TABLE IF NOT EXISTS a (id UInt8) ENGINE = MergeTree ORDER BY id",
+    });
+    await migrate(ch, dir);
+    writeFileSync(
+      join(dir, "0001_first.sql"),
+      "CREATE TABLE IF NOT EXISTS a (id UInt16) ENGINE = MergeTree ORDER BY id",
+    );
+    writeFileSync(join(dir, "0002_next.sql"), "CREATE TABLE b (id UInt8) ENGINE = MergeTree ORDER BY id");
+
+    await expect(migrate(ch, dir)).rejects.toThrow(/0001_first\.sql/);
+    expect(
+      await ch.query("SELECT name FROM system.tables WHERE database = currentDatabase() AND name = 'b'"),
+    ).toEqual([]);
+  });
+
+  it("does not count line-ending changes as an edit", async () => {
+    const ch = await freshDatabase("crlf");
+    const dir = migrationsDir("crlf", { "0001_first.sql": "SELECT 1;\nSELECT 2;\n" });
+    await migrate(ch, dir);
+    writeFileSync(join(dir, "0001_first.sql"), "SELECT 1;\r\nSELECT 2;\r\n");
+    expect(await migrate(ch, dir)).toEqual({ applied: [] });
+  });
+
+  it("records nothing for a file that fails, so it runs again once fixed", async () => {
+    const ch = await freshDatabase("failing");
+    const dir = migrationsDir("failing", {
+      "0001_broken.sql":
+        "CREATE TABLE IF NOT EXISTS c (id UInt8) ENGINE = MergeTree ORDER BY id;\nSELECT nope_fn();",
+    });
+    await expect(migrate(ch, dir)).rejects.toThrow(/0001_broken\.sql failed/);
+    expect(await ch.query("SELECT count() AS n FROM schema_migrations")).toEqual([{ n: 0 }]);
+
+    writeFileSync(
+      join(dir, "0001_broken.sql"),
+      "CREATE TABLE IF NOT EXISTS c (id UInt8) ENGINE = MergeTree ORDER BY id;",
+    );
+    expect(await migrate(ch, dir)).toEqual({ applied: ["0001_broken.sql"] });
+  });
+
+  it("rejects badly named files and duplicate versions before running anything", async () => {
+    const ch = await freshDatabase("names");
+    const badName = migrationsDir("bad-name", { "1_first.sql": "SELECT 1" });
+    await expect(migrate(ch, badName)).rejects.toThrow(/1_first\.sql is not named NNNN_name\.sql/);
+    const duplicate = migrationsDir("duplicate", { "0001_a.sql": "SELECT 1", "0001_b.sql": "SELECT 2" });
+    await expect(migrate(ch, duplicate)).rejects.toThrow(/share version 1/);
+  });
+});

@@ -1,0 +1,75 @@
+import * as z from "zod";
+import { Count, DateTimeInput, Timestamp, Uuid } from "./primitives.ts";
+
+/** Key format (ARCHITECTURE): `kurz_live_` + 32 base62 characters; key_prefix is its first 14 characters. */
+export const API_KEY_PREFIX = "kurz_live_";
+export const API_KEY_PATTERN = /^kurz_live_[A-Za-z0-9]{32}$/;
+export const API_KEY_DISPLAY_PREFIX_LENGTH = 14;
+export const MAX_ACTIVE_KEYS = 10;
+export const KEY_NAME_MAX_LENGTH = 100;
+
+export const Account = z
+  .object({
+    id: Uuid,
+    email: z.email(),
+    link_limit: Count,
+    default_expiry_hours: z.int().positive().nullable(),
+    total_links: Count,
+    total_clicks: Count,
+    created_at: Timestamp,
+  })
+  .meta({ id: "Account" });
+export type Account = z.infer<typeof Account>;
+
+const RateLimits = {
+  rate_limit_per_minute: z.int().positive(),
+  rate_limit_per_hour: z.int().positive(),
+};
+
+export const CurrentKey = z.object({ id: Uuid, name: z.string(), ...RateLimits });
+export type CurrentKey = z.infer<typeof CurrentKey>;
+
+export const ApiKeyItem = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    key_prefix: z.string().meta({ description: "Leading characters of the key, for identification" }),
+    last_used_at: Timestamp.nullable(),
+    ...RateLimits,
+    expires_at: Timestamp.nullable(),
+    created_at: Timestamp,
+  })
+  .meta({ id: "ApiKey" });
+export type ApiKeyItem = z.infer<typeof ApiKeyItem>;
+
+export const Usage = z
+  .object({
+    current_key: CurrentKey,
+    active_keys: Count.meta({ description: "Keys neither revoked nor expired" }),
+    keys: z.array(ApiKeyItem),
+  })
+  .meta({ id: "Usage" });
+export type Usage = z.infer<typeof Usage>;
+
+export const ApiKeyIdParams = z.object({ id: Uuid });
+export type ApiKeyIdParams = z.infer<typeof ApiKeyIdParams>;
+
+export const CreateApiKeyBody = z
+  .object({
+    name: z.string().trim().min(1).max(KEY_NAME_MAX_LENGTH),
+    expires_at: DateTimeInput.optional(),
+  })
+  .meta({ id: "CreateApiKeyBody" });
+export type CreateApiKeyBody = z.infer<typeof CreateApiKeyBody>;
+
+/** The only response that ever carries the full key. */
+export const CreatedApiKey = ApiKeyItem.extend({
+  key: z
+    .string()
+    .regex(API_KEY_PATTERN)
+    .meta({ description: "The full key; shown once, never stored in clear" }),
+}).meta({ id: "CreatedApiKey" });
+export type CreatedApiKey = z.infer<typeof CreatedApiKey>;
+
+export const RevokedApiKey = z.object({ id: Uuid, revoked: z.literal(true), revoked_at: Timestamp });
+export type RevokedApiKey = z.infer<typeof RevokedApiKey>;

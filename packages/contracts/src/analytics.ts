@@ -1,0 +1,102 @@
+import * as z from "zod";
+import { AnalyticsSharedField, ShortCode } from "./link.ts";
+import { Count, DateOnly, DateOrDateTimeInput, Uuid } from "./primitives.ts";
+
+export const TOP_LIST_SIZE = 10;
+export const SUMMARY_TOP_LINKS = 5;
+
+/** ISO 3166-1 alpha-2; `ZZ` (user-assigned) stands for an address that could not be located. */
+const CountryCode = z.string().regex(/^[A-Z]{2}$/);
+
+export const DeviceType = z.enum(["mobile", "tablet", "desktop"]);
+export type DeviceType = z.infer<typeof DeviceType>;
+
+const DailyCount = z.object({ date: DateOnly, count: Count });
+
+export const LinkAnalytics = z
+  .object({
+    link_id: Uuid,
+    short_code: z.string(),
+    total_clicks: Count.meta({ description: "Human clicks in the selected period" }),
+    time_series: z.array(DailyCount).meta({ description: "One entry per day with at least one click" }),
+    referrers: z
+      .array(
+        z.object({
+          referrer: z.string().nullable().meta({ description: "null is direct traffic" }),
+          count: Count,
+        }),
+      )
+      .max(TOP_LIST_SIZE),
+    countries: z.array(z.object({ country: CountryCode, count: Count })).max(TOP_LIST_SIZE),
+    cities: z.array(z.object({ city: z.string(), country: CountryCode, count: Count })).max(TOP_LIST_SIZE),
+    devices: z.array(z.object({ device_type: DeviceType, count: Count })),
+    browsers: z.array(z.object({ browser: z.string(), count: Count })).max(TOP_LIST_SIZE),
+    os: z.array(z.object({ os: z.string(), count: Count })).max(TOP_LIST_SIZE),
+    bot_clicks: Count.optional().meta({
+      description: "Clicks by bots and link-preview fetchers, excluded above",
+    }),
+    unique_visitors: Count.optional(),
+  })
+  .meta({ id: "LinkAnalytics" });
+export type LinkAnalytics = z.infer<typeof LinkAnalytics>;
+
+export const AnalyticsSummary = z
+  .object({
+    total_links: Count,
+    active_links: Count,
+    total_clicks: Count,
+    clicks_over_time: z.array(DailyCount),
+    top_links: z
+      .array(
+        z.object({
+          id: Uuid,
+          short_code: z.string(),
+          original_url: z.url(),
+          title: z.string(),
+          clicks_count: Count,
+        }),
+      )
+      .max(SUMMARY_TOP_LINKS),
+  })
+  .meta({ id: "AnalyticsSummary" });
+export type AnalyticsSummary = z.infer<typeof AnalyticsSummary>;
+
+/**
+ * SPEC: the filter applies only when both ends are given. A start after the end is rejected rather than
+ * answered with an empty period, which would look like "no clicks".
+ */
+export const AnalyticsQuery = z
+  .object({ start: DateOrDateTimeInput.optional(), end: DateOrDateTimeInput.optional() })
+  .refine(
+    ({ start, end }) => start === undefined || end === undefined || Date.parse(start) <= Date.parse(end),
+    {
+      message: "start must not be after end",
+      path: ["start"],
+    },
+  );
+export type AnalyticsQuery = z.infer<typeof AnalyticsQuery>;
+
+export const AnalyticsLinkParams = z.object({ link_id: Uuid });
+export type AnalyticsLinkParams = z.infer<typeof AnalyticsLinkParams>;
+
+export const PublicAnalyticsParams = z.object({ short_code: ShortCode });
+export type PublicAnalyticsParams = z.infer<typeof PublicAnalyticsParams>;
+
+/** Which LinkAnalytics members each shareable section exposes on the public endpoint. */
+export const SHARED_FIELD_SECTIONS = {
+  overview: ["total_clicks", "unique_visitors", "time_series"],
+  locations: ["countries", "cities"],
+  devices: ["devices", "os"],
+  referrers: ["referrers"],
+  browsers: ["browsers"],
+} as const satisfies Record<AnalyticsSharedField, readonly (keyof LinkAnalytics)[]>;
+
+/**
+ * GET /api/v1/public/analytics/:short_code: only the sections the owner shares; no ids, no bot counts.
+ * Served only when the link has analytics_public; otherwise 404 so private links are not revealed.
+ */
+export const PublicLinkAnalytics = LinkAnalytics.omit({ link_id: true, bot_clicks: true })
+  .partial()
+  .extend({ short_code: z.string(), shared_fields: z.array(AnalyticsSharedField) })
+  .meta({ id: "PublicLinkAnalytics" });
+export type PublicLinkAnalytics = z.infer<typeof PublicLinkAnalytics>;

@@ -1,0 +1,112 @@
+import * as z from "zod";
+import { Timestamp, Uuid } from "./primitives.ts";
+
+/**
+ * Bus events. Every message carries `v: 1`; fields added later must be optional so old and new
+ * services run side by side. Consumers strip unknown fields rather than reject them.
+ */
+
+export const TOPICS = { clicks: "clicks", links: "links", clickTotals: "click-totals" } as const;
+export type Topic = (typeof TOPICS)[keyof typeof TOPICS];
+
+/** Longer values are truncated by the publisher; the cap bounds a batch message's size. */
+export const CLICK_FIELD_MAX = { user_agent: 1024, referrer: 2048, host: 255 } as const;
+
+export const ClickEvent = z.object({
+  v: z.literal(1),
+  click_id: z.uuid({ version: "v7" }).meta({ description: "Generated at the redirect; the dedup key" }),
+  link_id: Uuid,
+  account_id: Uuid,
+  short_code: z.string(),
+  ts: Timestamp,
+  ip: z.string().max(64).nullable().meta({ description: "Resolved to a location at ingest, never stored" }),
+  user_agent: z.string().max(CLICK_FIELD_MAX.user_agent).nullable(),
+  referrer: z.string().max(CLICK_FIELD_MAX.referrer).nullable(),
+  host: z.string().max(CLICK_FIELD_MAX.host).nullable(),
+});
+export type ClickEvent = z.infer<typeof ClickEvent>;
+
+/**
+ * The unit on the `clicks` topic. One message per click costs a third of redirect throughput
+ * (ENVIRONMENT.md), and a batch of one link's clicks is no batch under traffic spread over many
+ * links, so a batch mixes links that share a partition key (see clickPartitionKey).
+ * 200 clicks at the field caps stay under Kafka's default 1 MB message size.
+ */
+export const CLICK_BATCH_MAX = 200;
+
+/**
+ * Publisher rule, not checked here: all clicks in a batch share clickPartitionKey(link_id), and the
+ * batch is published under that key. Consumers do not depend on it (click ids deduplicate), so a
+ * batch that breaks it is still ingested rather than dead-lettered.
+ */
+export const ClickBatch = z.object({
+  v: z.literal(1),
+  clicks: z.array(ClickEvent).min(1).max(CLICK_BATCH_MAX),
+});
+export type ClickBatch = z.infer<typeof ClickBatch>;
+
+/** Number of distinct keys click batches are spread over: enough to balance any sane partition count. */
+export const CLICK_PARTITION_KEYS = 64;
+
+/**
+ * The bus key for a click: a fixed function of the link id (FNV-1a, 32-bit), so every click of one
+ * link lands on the same partition/stream, as a key of the link id itself would, while the redirect
+ * needs at most CLICK_PARTITION_KEYS messages per flush. Every service must use this one function.
+ */
+export function clickPartitionKey(linkId: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < linkId.length; i++) {
+    hash ^= linkId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return `c${(hash >>> 0) % CLICK_PARTITION_KEYS}`;
+}
+
+/** What the redirect and analytics need of a link. No password hash: that travels only in RedirectRecord. */
+export const LinkRecord = z.object({
+  id: Uuid,
+  account_id: Uuid,
+  short_code: z.string(),
+  original_url: z.url(),
+  title: z.string(),
+  is_active: z.boolean(),
+  expires_at: Timestamp.nullable(),
+  has_password: z.boolean(),
+});
+export type LinkRecord = z.infer<typeof LinkRecord>;
+
+const LinkEventBase = {
+  v: z.literal(1),
+  link_id: Uuid,
+  account_id: Uuid,
+  short_code: z.string(),
+  occurred_at: Timestamp.meta({
+    description: "When management committed the change; orders updates of one link",
+  }),
+};
+
+/** Keyed by link id on the `links` topic. created/updated carry the whole record: consumers upsert it. */
+export const LinkEvent = z.discriminatedUnion("type", [
+  z.object({ ...LinkEventBase, type: z.literal("link.created"), link: LinkRecord }),
+  z.object({ ...LinkEventBase, type: z.literal("link.updated"), link: LinkRecord }),
+  z.object({ ...LinkEventBase, type: z.literal("link.deleted") }),
+]);
+export type LinkEvent = z.infer<typeof LinkEvent>;
+export type LinkEventType = LinkEvent["type"];
+
+/**
+ * Absolute totals, so a redelivered message cannot double-count. Totals only grow, so a consumer
+ * keeps the larger of the stored and the received value and a reordered message cannot lower a count.
+ */
+export const ClickTotals = z.object({
+  v: z.literal(1),
+  totals: z.array(z.object({ link_id: Uuid, account_id: Uuid, clicks: z.int().nonnegative() })).min(1),
+});
+export type ClickTotals = z.infer<typeof ClickTotals>;
+
+/** The message schema of each topic, for publishers and consumers that validate at the edge. */
+export const TOPIC_SCHEMAS = {
+  [TOPICS.clicks]: ClickBatch,
+  [TOPICS.links]: LinkEvent,
+  [TOPICS.clickTotals]: ClickTotals,
+} as const;

@@ -1,0 +1,34 @@
+import * as z from "zod";
+import { Timestamp, Uuid } from "./primitives.ts";
+
+/**
+ * Identity headers the gateway sets on proxied requests. Internal services trust the identity
+ * headers only when the internal token matches (ARCHITECTURE: identity is established once).
+ */
+export const INTERNAL_HEADERS = {
+  token: "x-kurz-internal-token",
+  accountId: "x-kurz-account-id",
+  keyId: "x-kurz-key-id",
+  requestId: "x-request-id",
+} as const;
+export type InternalHeader = (typeof INTERNAL_HEADERS)[keyof typeof INTERNAL_HEADERS];
+
+/**
+ * What management's internal key lookup (GET /internal/keys/:sha256-hex) answers and the gateway
+ * caches in Redis: enough to authenticate and rate-limit without a database query per request.
+ */
+export const KeyRecord = z.object({
+  key_id: Uuid,
+  account_id: Uuid,
+  name: z.string(),
+  rate_limit_per_minute: z.int().positive(),
+  rate_limit_per_hour: z.int().positive(),
+  expires_at: Timestamp.nullable(),
+  revoked: z.boolean(),
+});
+export type KeyRecord = z.infer<typeof KeyRecord>;
+
+/** Redis key of a cached KeyRecord, by the SHA-256 hex of the API key (the key itself is never stored). */
+export function apiKeyCacheKey(keyHash: string): string {
+  return `apikey:${keyHash}`;
+}

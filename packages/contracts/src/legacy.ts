@@ -1,0 +1,195 @@
+import * as z from "zod";
+import type { ZodOpenApiOverrideMetaContext } from "zod-openapi";
+import { legacyList, legacySuccess } from "./envelope.ts";
+import { ALIAS_MAX_LENGTH, ALIAS_MIN_LENGTH, ALIAS_PATTERN } from "./link.ts";
+import { HttpUrl, queryInt, Uuid, withQueryDefault } from "./primitives.ts";
+
+/** Older API (SPEC 2.7-2.10, 4.2). Identifiers are integers; dates are `YYYY-MM-DD HH:MM:SS` (UTC). */
+
+export const LEGACY_LIMIT_DEFAULT = 10;
+export const LEGACY_LIMIT_MAX = 100;
+export const LEGACY_RATE_LIMIT_PER_MINUTE = 30;
+
+export const LegacyDateTime = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/, "Expected YYYY-MM-DD HH:MM:SS")
+  .meta({ examples: ["2026-01-31 12:00:00"] });
+
+/** `2026-01-31T12:00:00.000Z` → `2026-01-31 12:00:00`. */
+export function toLegacyDateTime(date: Date): string {
+  return date.toISOString().slice(0, 19).replace("T", " ");
+}
+
+const LegacyId = z.int().positive();
+
+/** Path ids arrive as strings. */
+const LegacyIdParam = z
+  .string()
+  .regex(/^[1-9]\d{0,15}$/, "Expected a positive integer id")
+  .transform(Number)
+  .pipe(z.int().positive())
+  .meta({
+    override: ({ jsonSchema }: ZodOpenApiOverrideMetaContext) => {
+      delete jsonSchema.pattern;
+      jsonSchema.type = "integer";
+      jsonSchema.minimum = 1;
+    },
+  });
+
+export const LegacyIdParams = z.object({ id: LegacyIdParam });
+export type LegacyIdParams = z.infer<typeof LegacyIdParams>;
+
+/** Links have UUIDs in this implementation, in both API generations. */
+export const LegacyAssignParams = z.object({ campaignid: LegacyIdParam, linkid: Uuid });
+export type LegacyAssignParams = z.infer<typeof LegacyAssignParams>;
+
+export const LegacyListQuery = z.object({
+  limit: withQueryDefault(
+    queryInt({ min: 1, max: LEGACY_LIMIT_MAX, description: "Results per page" }),
+    LEGACY_LIMIT_DEFAULT,
+    LEGACY_LIMIT_DEFAULT,
+  ),
+  page: withQueryDefault(queryInt({ min: 1, description: "Page number" }), 1, 1),
+});
+export type LegacyListQuery = z.infer<typeof LegacyListQuery>;
+
+// ---- account ----
+
+export const LegacyAccount = z
+  .object({
+    id: LegacyId,
+    email: z.email(),
+    username: z.string(),
+    avatar: z.url(),
+    status: z.string().meta({ description: "Plan status, e.g. free or pro" }),
+    expires: LegacyDateTime.nullable().meta({
+      description: "Plan expiry; null when the plan does not expire",
+    }),
+    registered: LegacyDateTime,
+  })
+  .meta({ id: "LegacyAccount" });
+export type LegacyAccount = z.infer<typeof LegacyAccount>;
+
+export const LegacyAccountResponse = legacySuccess({ data: LegacyAccount });
+export type LegacyAccountResponse = z.infer<typeof LegacyAccountResponse>;
+
+export const LEGACY_PASSWORD_MIN_LENGTH = 8;
+
+/** The SPEC leaves open which member is required; at least one must be present. */
+export const LegacyAccountUpdateBody = z
+  .object({
+    email: z.email().optional(),
+    password: z.string().min(LEGACY_PASSWORD_MIN_LENGTH).max(200).optional(),
+  })
+  .refine((body) => body.email !== undefined || body.password !== undefined, "Send email, password or both");
+export type LegacyAccountUpdateBody = z.infer<typeof LegacyAccountUpdateBody>;
+
+// ---- branded domains ----
+
+export const LegacyDomain = z
+  .object({
+    id: LegacyId,
+    domain: z.url().meta({ description: "Includes the http or https scheme" }),
+    redirectroot: z.url().nullable(),
+    redirect404: z.url().nullable(),
+  })
+  .meta({ id: "LegacyDomain" });
+export type LegacyDomain = z.infer<typeof LegacyDomain>;
+
+/** A branded domain is a scheme and host only: a path, query or fragment could never be routed. */
+export const BrandedDomainUrl = HttpUrl.refine((value) => {
+  // zod runs refinements after a failed format check too; that failure is already reported.
+  if (!URL.canParse(value)) return true;
+  const url = new URL(value);
+  return url.pathname === "/" && !url.search && !url.hash && !url.username && !url.password;
+}, "Expected a scheme and host only, e.g. https://go.example.com");
+
+export const LegacyDomainAddBody = z.object({
+  domain: BrandedDomainUrl,
+  redirectroot: HttpUrl.optional(),
+  redirect404: HttpUrl.optional(),
+});
+export type LegacyDomainAddBody = z.infer<typeof LegacyDomainAddBody>;
+
+export const LegacyDomainUpdateBody = z.object({
+  redirectroot: HttpUrl.optional(),
+  redirect404: HttpUrl.optional(),
+});
+export type LegacyDomainUpdateBody = z.infer<typeof LegacyDomainUpdateBody>;
+
+export const LegacyDomainList = legacyList("domains", LegacyDomain);
+export type LegacyDomainList = z.infer<typeof LegacyDomainList>;
+
+export const LegacyIdResponse = legacySuccess({ id: LegacyId });
+export type LegacyIdResponse = z.infer<typeof LegacyIdResponse>;
+
+// ---- CTA overlays ----
+
+export const LegacyOverlay = z
+  .object({
+    id: LegacyId,
+    type: z.string().meta({ description: "Overlay kind, e.g. message or contact" }),
+    name: z.string(),
+    date: LegacyDateTime,
+  })
+  .meta({ id: "LegacyOverlay" });
+export type LegacyOverlay = z.infer<typeof LegacyOverlay>;
+
+export const LegacyOverlayList = legacyList("cta", LegacyOverlay);
+export type LegacyOverlayList = z.infer<typeof LegacyOverlayList>;
+
+// ---- campaigns ----
+
+const CampaignCommon = {
+  id: LegacyId,
+  public: z.boolean(),
+  rotator: z.union([z.url(), z.literal(false)]).meta({ description: "Rotator URL, or false without a slug" }),
+  list: z.url().meta({ description: "Public list URL" }),
+};
+
+/** List item: the name is in `name`. */
+export const LegacyCampaign = z
+  .object({ ...CampaignCommon, name: z.string() })
+  .meta({ id: "LegacyCampaign" });
+export type LegacyCampaign = z.infer<typeof LegacyCampaign>;
+
+export const LegacyCampaignList = legacyList("campaigns", LegacyCampaign);
+export type LegacyCampaignList = z.infer<typeof LegacyCampaignList>;
+
+/** Create and update answer with the name in `domain` (as the SPEC samples do). */
+export const LegacyCampaignResponse = legacySuccess({ ...CampaignCommon, domain: z.string() });
+export type LegacyCampaignResponse = z.infer<typeof LegacyCampaignResponse>;
+
+const CampaignName = z.string().trim().min(1).max(100);
+/** Rotator slugs live under /r/, so they follow the alias character rules but not the reserved list. */
+const RotatorSlug = z.string().min(ALIAS_MIN_LENGTH).max(ALIAS_MAX_LENGTH).regex(ALIAS_PATTERN);
+
+export const LegacyCampaignAddBody = z.object({
+  name: CampaignName.optional(),
+  slug: RotatorSlug.optional(),
+  public: z.boolean().optional(),
+});
+export type LegacyCampaignAddBody = z.infer<typeof LegacyCampaignAddBody>;
+
+export const LegacyCampaignUpdateBody = z.object({
+  name: CampaignName,
+  slug: RotatorSlug.optional(),
+  public: z.boolean().optional(),
+});
+export type LegacyCampaignUpdateBody = z.infer<typeof LegacyCampaignUpdateBody>;
+
+// ---- channels (shape chosen here: the SPEC shows none) ----
+
+export const LegacyChannel = z
+  .object({
+    id: LegacyId,
+    name: z.string(),
+    description: z.string(),
+    color: z.string().regex(/^#[0-9A-Fa-f]{6}$/),
+    starred: z.boolean(),
+  })
+  .meta({ id: "LegacyChannel" });
+export type LegacyChannel = z.infer<typeof LegacyChannel>;
+
+export const LegacyChannelList = legacyList("channels", LegacyChannel);
+export type LegacyChannelList = z.infer<typeof LegacyChannelList>;

@@ -1,0 +1,190 @@
+import * as z from "zod";
+import { Count, DateTimeInput, HttpUrl, queryInt, Timestamp, Uuid, withQueryDefault } from "./primitives.ts";
+import { isReservedAlias } from "./reserved-aliases.ts";
+
+export const ALIAS_MIN_LENGTH = 3;
+export const ALIAS_MAX_LENGTH = 50;
+/** Letters, digits and hyphens; no leading or trailing hyphen (SPEC 2.1). */
+export const ALIAS_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$/;
+export const BULK_MAX_ITEMS = 50;
+export const PER_PAGE_MAX = 100;
+export const PER_PAGE_DEFAULT = 20;
+export const TITLE_MAX_LENGTH = 500;
+export const LINK_PASSWORD_MAX_LENGTH = 128;
+
+export const AnalyticsSharedField = z.enum(["overview", "locations", "devices", "referrers", "browsers"]);
+export type AnalyticsSharedField = z.infer<typeof AnalyticsSharedField>;
+
+/** Any short code in a path: generated codes and aliases share the character set. */
+export const ShortCode = z
+  .string()
+  .min(1)
+  .max(ALIAS_MAX_LENGTH)
+  .regex(/^[A-Za-z0-9-]+$/, "Expected letters, digits and hyphens");
+
+export const CustomAlias = z
+  .string()
+  .min(ALIAS_MIN_LENGTH)
+  .max(ALIAS_MAX_LENGTH)
+  .regex(ALIAS_PATTERN, "Only letters, digits and hyphens, not starting or ending with a hyphen")
+  .refine((alias) => !isReservedAlias(alias), "This alias is reserved");
+
+const Title = z.string().trim().min(1).max(TITLE_MAX_LENGTH);
+const LinkPassword = z.string().min(1).max(LINK_PASSWORD_MAX_LENGTH);
+
+// ---- responses ----
+
+export const Link = z
+  .object({
+    id: Uuid,
+    short_code: z.string(),
+    short_url: z.url(),
+    original_url: z.url(),
+    title: z.string(),
+    is_active: z.boolean(),
+    has_password: z.boolean(),
+    expires_at: Timestamp.nullable(),
+    clicks_count: Count,
+    analytics_public: z.boolean(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: "Link" });
+export type Link = z.infer<typeof Link>;
+
+export const SharedFieldsList = z
+  .array(AnalyticsSharedField)
+  .nullable()
+  .meta({ description: "Sections shown on public analytics; null shares all" });
+
+/** The single-link read (GET /links/:id) adds analytics_shared_fields. */
+export const LinkWithSharedFields = Link.extend({ analytics_shared_fields: SharedFieldsList }).meta({
+  id: "LinkWithSharedFields",
+});
+export type LinkWithSharedFields = z.infer<typeof LinkWithSharedFields>;
+
+export const DeleteLinkResult = z.object({ deleted: z.literal(true) });
+export type DeleteLinkResult = z.infer<typeof DeleteLinkResult>;
+
+// ---- requests ----
+
+export const LinkIdParams = z.object({ id: Uuid });
+export type LinkIdParams = z.infer<typeof LinkIdParams>;
+
+/** Unknown members are ignored (stripped) on create, as the SPEC lists no rule for them. */
+export const CreateLinkBody = z
+  .object({
+    url: HttpUrl,
+    custom_alias: CustomAlias.optional(),
+    title: Title.optional(),
+    password: LinkPassword.optional(),
+    expires_at: DateTimeInput.optional(),
+  })
+  .meta({ id: "CreateLinkBody" });
+export type CreateLinkBody = z.infer<typeof CreateLinkBody>;
+
+/** Members SPEC 4.1 says PATCH must answer with 400 BAD_REQUEST rather than VALIDATION_ERROR. */
+export const IMMUTABLE_LINK_FIELDS = ["original_url", "short_code"] as const;
+export type ImmutableLinkField = (typeof IMMUTABLE_LINK_FIELDS)[number];
+
+/** Which immutable members a PATCH body carries; check this before parsing UpdateLinkBody. */
+export function immutableLinkFieldsIn(body: unknown): ImmutableLinkField[] {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return [];
+  return IMMUTABLE_LINK_FIELDS.filter((field) => Object.hasOwn(body, field));
+}
+
+/** Strict: any member outside the PATCH table is a validation error. */
+export const UpdateLinkBody = z
+  .strictObject({
+    title: Title.optional(),
+    is_active: z.boolean().optional(),
+    password: LinkPassword.nullable().optional(),
+    expires_at: DateTimeInput.nullable().optional(),
+    analytics_public: z.boolean().optional(),
+    analytics_shared_fields: z
+      .array(AnalyticsSharedField)
+      .refine((fields) => new Set(fields).size === fields.length, "Entries must be unique")
+      .nullable()
+      .optional(),
+  })
+  .meta({ id: "UpdateLinkBody" });
+export type UpdateLinkBody = z.infer<typeof UpdateLinkBody>;
+
+export type UpdateLinkParseResult =
+  | { ok: true; data: UpdateLinkBody }
+  | { ok: false; code: "BAD_REQUEST"; fields: ImmutableLinkField[] }
+  | { ok: false; code: "VALIDATION_ERROR"; error: z.ZodError };
+
+/** PATCH body check in the order the SPEC needs: immutable members first, then the strict schema. */
+export function parseUpdateLinkBody(body: unknown): UpdateLinkParseResult {
+  const fields = immutableLinkFieldsIn(body);
+  if (fields.length > 0) return { ok: false, code: "BAD_REQUEST", fields };
+  const parsed = UpdateLinkBody.safeParse(body);
+  return parsed.success
+    ? { ok: true, data: parsed.data }
+    : { ok: false, code: "VALIDATION_ERROR", error: parsed.error };
+}
+
+export const ListLinksQuery = z.object({
+  page: withQueryDefault(queryInt({ min: 1 }), 1, 1),
+  per_page: withQueryDefault(queryInt({ min: 1, max: PER_PAGE_MAX }), PER_PAGE_DEFAULT, PER_PAGE_DEFAULT),
+  search: z
+    .string()
+    .max(200)
+    .transform((s) => s.trim() || undefined)
+    .optional()
+    .meta({ description: "Matches URL, short code or title; empty means no filter" }),
+  is_active: z
+    .enum(["true", "false"])
+    .transform((s) => s === "true")
+    .optional(),
+});
+export type ListLinksQuery = z.infer<typeof ListLinksQuery>;
+export type ListLinksQueryInput = z.input<typeof ListLinksQuery>;
+
+// ---- bulk (SPEC 4.1, 2.2) ----
+
+export const BulkCreateBody = z
+  .object({ links: z.array(CreateLinkBody).min(1).max(BULK_MAX_ITEMS) })
+  .meta({ id: "BulkCreateBody" });
+export type BulkCreateBody = z.infer<typeof BulkCreateBody>;
+
+/**
+ * The batch shape without item rules, for a handler that reports an invalid item in `failed`
+ * (bulk creation is non-transactional) and keeps 400 for a malformed batch: validate the batch with
+ * this, then each item with CreateLinkBody.
+ */
+export const BulkCreateBatch = z.object({ links: z.array(z.unknown()).min(1).max(BULK_MAX_ITEMS) });
+export type BulkCreateBatch = z.infer<typeof BulkCreateBatch>;
+
+export const BulkCreateResultItem = z
+  .object({
+    id: Uuid,
+    short_code: z.string(),
+    short_url: z.url(),
+    original_url: z.url(),
+    title: z.string(),
+    created_at: Timestamp,
+  })
+  .meta({ id: "BulkCreateResultItem" });
+export type BulkCreateResultItem = z.infer<typeof BulkCreateResultItem>;
+
+export const BulkCreateFailureItem = z.object({
+  index: z.int().nonnegative().meta({ description: "0-based position in the input array" }),
+  error: z.string(),
+});
+export type BulkCreateFailureItem = z.infer<typeof BulkCreateFailureItem>;
+
+export const BulkCreateResult = z.object({
+  success: z.array(BulkCreateResultItem),
+  failed: z.array(BulkCreateFailureItem),
+});
+export type BulkCreateResult = z.infer<typeof BulkCreateResult>;
+
+export const BulkDeleteBody = z
+  .object({ ids: z.array(Uuid).min(1).max(BULK_MAX_ITEMS) })
+  .meta({ id: "BulkDeleteBody" });
+export type BulkDeleteBody = z.infer<typeof BulkDeleteBody>;
+
+export const BulkDeleteResult = z.object({ deleted: Count.meta({ description: "Links actually removed" }) });
+export type BulkDeleteResult = z.infer<typeof BulkDeleteResult>;

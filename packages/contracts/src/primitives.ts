@@ -1,0 +1,83 @@
+import * as z from "zod";
+import type { ZodOpenApiOverrideMetaContext } from "zod-openapi";
+
+/** Timestamps the API returns: ISO 8601, UTC, exactly millisecond precision (SPEC 2). */
+export const Timestamp = z.iso.datetime({ precision: 3 }).meta({
+  description: "ISO 8601 timestamp in UTC with milliseconds",
+  examples: ["2026-01-31T12:00:00.000Z"],
+});
+
+/**
+ * Datetimes clients send: ISO 8601 with `Z` or a numeric offset, any sub-second precision.
+ * A bare local time is rejected because its instant would depend on the server's time zone.
+ */
+export const DateTimeInput = z.iso
+  .datetime({ offset: true })
+  .meta({ description: "ISO 8601 datetime with Z or an offset", examples: ["2026-12-31T23:59:59+01:00"] });
+
+/** A calendar day, `YYYY-MM-DD`. */
+export const DateOnly = z.iso.date().meta({ examples: ["2026-01-31"] });
+
+/** Analytics ranges take either a day or a full datetime (SPEC 4.1 says only "ISO 8601"). */
+export const DateOrDateTimeInput = z
+  .union([z.iso.date(), z.iso.datetime({ offset: true })])
+  .meta({ description: "ISO 8601 date (YYYY-MM-DD) or datetime with Z or an offset" });
+
+export const Uuid = z.uuid();
+
+/** Browsers and proxies commonly cap URLs around 2 KiB; longer destinations are almost always mistakes. */
+export const MAX_URL_LENGTH = 2048;
+
+/** Absolute http(s) URL. IP-literal and single-label hosts are allowed: reachability is not a shape rule. */
+export const HttpUrl = z
+  .url({ protocol: /^https?$/, hostname: /^.+$/ })
+  .max(MAX_URL_LENGTH)
+  .meta({ description: "Absolute http:// or https:// URL", examples: ["https://example.com/page"] });
+
+export const Count = z.int().nonnegative();
+
+interface QueryIntOptions {
+  min: number;
+  max?: number;
+  description?: string;
+}
+
+/**
+ * Integer carried in a query string. `z.coerce.number()` would accept "", " 7", "1e2", "0x10" and
+ * "1.5"-after-rounding; this accepts only an optional minus sign and decimal digits, then range-checks
+ * the number so that out-of-range values fail with a range message rather than a format one.
+ */
+export function queryInt({ min, max, description }: QueryIntOptions) {
+  const range = max === undefined ? z.int().min(min) : z.int().min(min).max(max);
+  return z
+    .string()
+    .regex(/^-?\d{1,15}$/, "Expected an integer")
+    .transform(Number)
+    .pipe(range)
+    .meta({
+      description,
+      // Documented as what it means, not as the digit string it arrives as.
+      override: ({ jsonSchema }: ZodOpenApiOverrideMetaContext) => {
+        delete jsonSchema.pattern;
+        jsonSchema.type = "integer";
+        jsonSchema.minimum = min;
+        if (max !== undefined) jsonSchema.maximum = max;
+      },
+    });
+}
+
+/**
+ * `.default()` for a query member that is transformed after parsing: zod leaves the default out of
+ * the input JSON Schema then (the default is an output value), so it is written into the docs here.
+ */
+export function withQueryDefault<S extends z.ZodType>(
+  schema: S,
+  value: z.output<S>,
+  documented: string | number,
+) {
+  return schema.default(value as never).meta({
+    override: ({ jsonSchema }: ZodOpenApiOverrideMetaContext) => {
+      jsonSchema.default = documented;
+    },
+  });
+}

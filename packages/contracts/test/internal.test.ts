@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import {
+  apiKeyCacheKey,
+  INTERNAL_HEADERS,
+  INVALIDATION_CHANNEL,
+  KeyRecord,
+  redirectKey,
+} from "../src/index.ts";
+import { ACCOUNT_ID, KEY_ID } from "./samples.ts";
+
+describe("internal shapes", () => {
+  const record = {
+    key_id: KEY_ID,
+    account_id: ACCOUNT_ID,
+    name: "CI",
+    rate_limit_per_minute: 60,
+    rate_limit_per_hour: 1000,
+    expires_at: null,
+    revoked: false,
+  };
+
+  it("accepts the key record management's lookup answers", () => {
+    expect(KeyRecord.parse(record)).toEqual(record);
+    expect(
+      KeyRecord.parse({ ...record, expires_at: "2027-01-01T00:00:00.000Z", revoked: true }).revoked,
+    ).toBe(true);
+    expect(KeyRecord.safeParse({ ...record, rate_limit_per_minute: 0 }).success).toBe(false);
+  });
+
+  it("names Redis keys and headers distinctly", () => {
+    expect(apiKeyCacheKey("ab12")).toBe("apikey:ab12");
+    expect(apiKeyCacheKey("x")).not.toBe(redirectKey("x"));
+    expect(INVALIDATION_CHANNEL).toMatch(/\S/);
+    expect(Object.values(INTERNAL_HEADERS)).toEqual([
+      "x-kurz-internal-token",
+      "x-kurz-account-id",
+      "x-kurz-key-id",
+      "x-request-id",
+    ]);
+  });
+});

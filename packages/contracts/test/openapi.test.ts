@@ -1,0 +1,210 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import { describe, expect, it } from "vitest";
+import { API_ROUTES, buildOpenApiDocument, toOpenApiPath } from "../src/index.ts";
+import { account, link } from "./samples.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: the test walks an untyped JSON document by path
+type Json = Record<string, any>;
+
+const doc = buildOpenApiDocument({ baseUrl: "https://kurz.example.com/" }) as Json;
+const METHODS = ["get", "put", "post", "patch", "delete"] as const;
+
+function operations(document: Json): { method: string; path: string; op: Json }[] {
+  return Object.entries(document.paths as Json).flatMap(([path, item]) =>
+    METHODS.filter((method) => item[method]).map((method) => ({ method, path, op: item[method] as Json })),
+  );
+}
+
+function jsonSchemaValidator() {
+  // ajv-formats is CommonJS whose function is also its `default` member, the only form NodeNext types.
+  const addFormats = addFormatsModule.default;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  return ajv;
+}
+
+function operation(method: string, path: string): Json {
+  const op = doc.paths[path]?.[method];
+  if (!op) throw new Error(`${method} ${path} missing from the document`);
+  return op;
+}
+
+describe("OpenAPI document", () => {
+  it("is a valid OpenAPI 3.1 document", async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc));
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe("3.1");
+  });
+
+  it("holds only valid JSON Schema 2020-12 schemas (the OpenAPI validator does not look inside them)", () => {
+    const ajv = jsonSchemaValidator();
+    for (const [name, schema] of Object.entries(doc.components.schemas as Json)) {
+      expect(ajv.validateSchema(schema), `${name}: ${ajv.errorsText()}`).toBe(true);
+    }
+    const broken = { ...doc.components.schemas.Link, type: 5 };
+    expect(ajv.validateSchema(broken)).toBe(false);
+  });
+
+  it("agrees with the zod schemas on SPEC samples", async () => {
+    const validator = new Validator();
+    await validator.validate(structuredClone(doc));
+    const resolved = validator.resolveRefs() as Json;
+    const ajv = jsonSchemaValidator();
+    const responseSchema = (method: string, path: string, status: string) =>
+      ajv.compile(resolved.paths[path][method].responses[status].content["application/json"].schema);
+    const bodySchema = (method: string, path: string) =>
+      ajv.compile(resolved.paths[path][method].requestBody.content["application/json"].schema);
+
+    expect(
+      responseSchema(
+        "get",
+        "/api/v1/links/{id}",
+        "200",
+      )({ success: true, data: { ...link, analytics_shared_fields: null } }),
+    ).toBe(true);
+    expect(responseSchema("get", "/api/v1/links/{id}", "200")({ success: true, data: link })).toBe(false);
+    const meta = { page: 1, per_page: 20, total: 1, total_pages: 1 };
+    expect(responseSchema("get", "/api/v1/links", "200")({ success: true, data: [link], meta })).toBe(true);
+    expect(responseSchema("get", "/api/v1/account", "200")({ success: true, data: account })).toBe(true);
+    const error = { success: false, error: { code: "NOT_FOUND", message: "Link not found" } };
+    expect(responseSchema("delete", "/api/v1/links/{id}", "404")(error)).toBe(true);
+    expect(responseSchema("get", "/api/domains", "401")({ error: 1, message: "Invalid API key" })).toBe(true);
+
+    const create = bodySchema("post", "/api/v1/links");
+    expect(create({ url: "https://example.com", custom_alias: "spring-sale" })).toBe(true);
+    expect(create({ url: "https://example.com", custom_alias: "-bad" })).toBe(false);
+    expect(bodySchema("patch", "/api/v1/links/{id}")({ original_url: "https://example.com" })).toBe(false);
+  });
+
+  it("documents exactly the routes in API_ROUTES", () => {
+    const documented = operations(doc)
+      .map(({ method, path }) => `${method.toUpperCase()} ${path}`)
+      .sort();
+    const listed = API_ROUTES.map(({ method, path }) => `${method} ${toOpenApiPath(path)}`).sort();
+    expect(documented).toEqual(listed);
+    expect(new Set(listed).size).toBe(listed.length);
+  });
+
+  it("lists every SPEC 4.1 and 4.2 route and the key and public-analytics extensions", () => {
+    const expected = [
+      "GET /api/v1/account",
+      "GET /api/v1/account/usage",
+      "POST /api/v1/links",
+      "GET /api/v1/links",
+      "GET /api/v1/links/:id",
+      "PATCH /api/v1/links/:id",
+      "DELETE /api/v1/links/:id",
+      "POST /api/v1/links/bulk",
+      "DELETE /api/v1/links/bulk",
+      "GET /api/v1/analytics/:link_id",
+      "GET /api/v1/analytics/summary",
+      "GET /api/v1/qr/:short_code",
+      "POST /api/v1/account/keys",
+      "DELETE /api/v1/account/keys/:id",
+      "GET /api/v1/public/analytics/:short_code",
+      "GET /api/account",
+      "PUT /api/account/update",
+      "GET /api/domains",
+      "POST /api/domain/add",
+      "PUT /api/domain/:id/update",
+      "DELETE /api/domain/:id/delete",
+      "GET /api/overlay",
+      "GET /api/campaigns",
+      "POST /api/campaign/add",
+      "POST /api/campaign/:campaignid/assign/:linkid",
+      "PUT /api/campaign/:id/update",
+      "DELETE /api/campaign/:id/delete",
+      "GET /api/channels",
+    ];
+    expect(API_ROUTES.map(({ method, path }) => `${method} ${path}`).sort()).toEqual(expected.sort());
+    for (const route of API_ROUTES) {
+      expect(route.tag === "legacy", route.path).toBe(!route.path.startsWith("/api/v1/"));
+      expect(operation(route.method.toLowerCase(), toOpenApiPath(route.path)).tags).toEqual([route.tag]);
+    }
+  });
+
+  it("serves from the base URL and requires the bearer key except on public analytics", () => {
+    expect(doc.openapi).toBe("3.1.0");
+    expect(doc.servers).toEqual([{ url: "https://kurz.example.com" }]);
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(doc.security).toEqual([{ bearerAuth: [] }]);
+    for (const { path, op } of operations(doc)) {
+      if (path === "/api/v1/public/analytics/{short_code}") expect(op.security).toEqual([]);
+      else expect(op.security, path).toBeUndefined();
+    }
+  });
+
+  it("gives every operation a unique id", () => {
+    const ids = operations(doc).map(({ op }) => op.operationId);
+    expect(ids.every((id) => typeof id === "string" && id.length > 0)).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("describes failures with the error envelope of each API generation, and rate-limit headers on every response", () => {
+    for (const { path, op } of operations(doc)) {
+      const envelope = path.startsWith("/api/v1/") ? "ErrorEnvelope" : "LegacyErrorEnvelope";
+      const statuses = Object.keys(op.responses);
+      expect(statuses, path).toEqual(expect.arrayContaining(["429", "500"]));
+      if (path !== "/api/v1/public/analytics/{short_code}") expect(statuses, path).toContain("401");
+      for (const [status, response] of Object.entries(op.responses as Json)) {
+        expect(Object.keys(response.headers), `${path} ${status}`).toEqual(
+          expect.arrayContaining(["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]),
+        );
+        if (Number(status) >= 400) {
+          expect(response.content["application/json"].schema.$ref).toBe(`#/components/schemas/${envelope}`);
+        }
+      }
+      expect(Object.keys(op.responses["429"].headers)).toContain("Retry-After");
+    }
+  });
+
+  it("uses the contract schemas for bodies and documents the route-specific errors", () => {
+    const create = operation("post", "/api/v1/links");
+    expect(create.requestBody.content["application/json"].schema.$ref).toBe(
+      "#/components/schemas/CreateLinkBody",
+    );
+    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(["201", "400", "403", "409"]));
+
+    const patch = operation("patch", "/api/v1/links/{id}");
+    expect(doc.components.schemas.UpdateLinkBody.additionalProperties).toBe(false);
+    expect(patch.responses["400"].description).toContain("BAD_REQUEST");
+    expect(patch.parameters).toEqual([expect.objectContaining({ in: "path", name: "id", required: true })]);
+
+    const get = operation("get", "/api/v1/links/{id}");
+    const linkRef = get.responses["200"].content["application/json"].schema.properties.data.$ref;
+    expect(linkRef).toBe("#/components/schemas/LinkWithSharedFields");
+    expect(doc.components.schemas.LinkWithSharedFields.required).toContain("analytics_shared_fields");
+  });
+
+  it("documents list paging and QR parameters with their defaults and bounds", () => {
+    const list = operation("get", "/api/v1/links");
+    const param = (op: Json, name: string) => op.parameters.find((p: Json) => p.name === name)?.schema;
+    expect(param(list, "per_page")).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 20 });
+    expect(param(list, "page")).toMatchObject({ type: "integer", minimum: 1, default: 1 });
+    expect(list.responses["200"].content["application/json"].schema.required).toEqual([
+      "success",
+      "data",
+      "meta",
+    ]);
+
+    const qr = operation("get", "/api/v1/qr/{short_code}");
+    expect(param(qr, "size")).toMatchObject({ type: "integer", minimum: 100, maximum: 1000, default: 400 });
+    expect(param(qr, "margin")).toMatchObject({ type: "integer", minimum: 0, maximum: 4, default: 2 });
+    expect(param(qr, "color")).toMatchObject({ default: "1A1410" });
+    expect(Object.keys(qr.responses["200"].content).sort()).toEqual(["image/png", "image/svg+xml"]);
+    expect(qr.responses["404"].content["application/json"]).toBeDefined();
+  });
+
+  it("documents legacy lists with a string error member", () => {
+    const domains = operation("get", "/api/domains");
+    const schema = domains.responses["200"].content["application/json"].schema;
+    expect(schema.properties.error).toEqual({ type: "string", const: "0" });
+    expect(schema.properties.data.required).toEqual(
+      expect.arrayContaining(["result", "perpage", "currentpage", "nextpage", "maxpage", "domains"]),
+    );
+  });
+});

@@ -1,0 +1,137 @@
+import { z } from "zod";
+
+export const DEV_INTERNAL_TOKEN = "kurz-dev-internal-token";
+
+type Env = Record<string, string | undefined>;
+
+export class ConfigError extends Error {
+  declare readonly problems: readonly string[];
+
+  constructor(problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+    // Non-enumerable so Node's uncaught-error printout shows the list once.
+    Object.defineProperty(this, "problems", { value: problems, enumerable: false });
+    // An uncaught ConfigError should print the list, not a stack trace into zod.
+    this.stack = `${this.name}: ${this.message}`;
+  }
+}
+
+/**
+ * Parses the environment with a service's schema. On failure throws one ConfigError naming
+ * every bad variable; values are never echoed because some of them are secrets.
+ */
+export function loadConfig<S extends z.ZodObject>(schema: S, env: Env = process.env): z.infer<S> {
+  const result = schema.safeParse(env);
+  const problems = result.success
+    ? []
+    : result.error.issues.map((issue) => {
+        // path[0] is the variable; deeper segments (list indexes) would only confuse.
+        const name = issue.path[0] === undefined ? "(environment)" : String(issue.path[0]);
+        return `${name}: ${issue.message}`;
+      });
+  problems.push(...crossFieldProblems(Object.keys(schema.shape), env));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return result.data as z.infer<S>;
+}
+
+/**
+ * Rules spanning two variables live here rather than as zod refinements on
+ * commonConfigSchema, because zod refuses `.extend()` overrides (e.g. a service's own
+ * PORT default) on an object carrying refinements. They apply to any schema that has the key.
+ */
+function crossFieldProblems(keys: readonly string[], env: Env): string[] {
+  const problems: string[] = [];
+  const has = (key: string) => keys.includes(key);
+  const token = env.INTERNAL_TOKEN ?? "";
+  if (
+    has("INTERNAL_TOKEN") &&
+    env.NODE_ENV === "production" &&
+    (token === "" || token === DEV_INTERNAL_TOKEN)
+  ) {
+    problems.push(
+      "INTERNAL_TOKEN: must be set to a secret (not the development default) when NODE_ENV=production",
+    );
+  }
+  if (has("KAFKA_BROKERS") && env.BUS === "kafka" && (env.KAFKA_BROKERS ?? "").trim() === "") {
+    problems.push("KAFKA_BROKERS: is required when BUS=kafka (comma-separated host:port list)");
+  }
+  return problems;
+}
+
+// docker-compose passes `VAR=` for unset values; treat that as "not set" so defaults apply.
+export const unsetIfEmpty = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === "" ? undefined : value), schema);
+
+export const port = (defaultPort?: number) => {
+  const base = z.coerce
+    .number<string>({ error: "must be a port number (0-65535)" })
+    .int("must be a port number (0-65535)")
+    .min(0, "must be a port number (0-65535)")
+    .max(65535, "must be a port number (0-65535)");
+  return unsetIfEmpty(
+    defaultPort === undefined
+      ? z.string({ error: "is required (a port number 0-65535)" }).pipe(base)
+      : base.default(defaultPort),
+  );
+};
+
+export const booleanFlag = (defaultValue: boolean) =>
+  unsetIfEmpty(
+    z
+      .enum(["true", "false", "1", "0", "yes", "no"], { error: "must be true or false" })
+      .default(defaultValue ? "true" : "false")
+      .transform((v) => v === "true" || v === "1" || v === "yes"),
+  );
+
+const httpUrlSchema = () => z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
+
+/** An http(s) URL; unset or empty gives the default (so "" cannot mean "off": use optionalHttpUrl). */
+export const httpUrl = (defaultUrl: string) => unsetIfEmpty(httpUrlSchema().default(defaultUrl));
+
+export const optionalHttpUrl = () => unsetIfEmpty(httpUrlSchema().optional());
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+export const commonConfigSchema = z.object({
+  NODE_ENV: unsetIfEmpty(z.string().default("development")),
+  LOG_LEVEL: unsetIfEmpty(
+    z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` }).default("info"),
+  ),
+  INTERNAL_TOKEN: unsetIfEmpty(z.string().default(DEV_INTERNAL_TOKEN)),
+  REDIS_URL: unsetIfEmpty(
+    z
+      .url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" })
+      .default("redis://127.0.0.1:6379"),
+  ),
+  // Prepended to every Redis key this deployment writes (several deployments or test runs on one Redis).
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]*$/, "may contain only letters, digits, '.', '_', ':' and '-'")
+    .default(""),
+  BUS: unsetIfEmpty(z.enum(["redis", "kafka"], { error: "must be redis or kafka" }).default("redis")),
+  KAFKA_BROKERS: unsetIfEmpty(
+    z
+      .string()
+      .default("")
+      .transform((list) =>
+        list
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean),
+      )
+      .pipe(z.array(z.string().regex(/^[^\s:/]+:\d{1,5}$/, "each broker must be host:port"))),
+  ),
+  BUS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]*$/, "may contain only letters, digits, '.', '_' and '-'")
+    .default(""),
+  PUBLIC_BASE_URL: httpUrl("http://127.0.0.1:8080").transform((url) => url.replace(/\/+$/, "")),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalHttpUrl(),
+  OTEL_SERVICE_NAME: unsetIfEmpty(z.string().optional()),
+  HOST: unsetIfEmpty(z.string().default("127.0.0.1")),
+  // No default here: every service extends with its own, e.g. `PORT: port(8081)`.
+  PORT: port(),
+});
+
+export type CommonConfig = z.infer<typeof commonConfigSchema>;

@@ -1,0 +1,199 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { ConfigError } from "./config.ts";
+import type { Logger } from "./logger.ts";
+import { startTelemetry, type Telemetry } from "./telemetry.ts";
+
+export interface StartedService {
+  servers: Server[];
+  /** Flush producers, close pools. Runs after the servers have drained. */
+  close: () => Promise<void>;
+}
+
+export interface RunServiceOptions {
+  name: string;
+  logger: Logger;
+  start: () => Promise<StartedService>;
+  /** How long in-flight requests may take to finish after a stop signal. Default 10 000 ms. */
+  graceMs?: number;
+  /** Bound on `close()`; after it the process exits 1. Default 10 000 ms. */
+  closeTimeoutMs?: number;
+  /** Default: `startTelemetry(name)`, started before `start()`. Pass one to share or disable it. */
+  telemetry?: Telemetry;
+}
+
+export interface RunningService {
+  /** Same path as a signal (drain, close, exit with `exitCode`, default 0), e.g. on a fatal consumer crash. */
+  shutdown(reason: string, exitCode?: number): void;
+}
+
+export function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error) => {
+      server.off("listening", onListening);
+      reject(err);
+    };
+    const onListening = () => {
+      server.off("error", onError);
+      resolve(server.address() as AddressInfo);
+    };
+    server.once("error", onError);
+    server.once("listening", onListening);
+    server.listen(port, host);
+  });
+}
+
+function urlOf(server: Server): string | null {
+  const address = server.address();
+  if (address === null || typeof address === "string") return address;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
+}
+
+const DRAIN_POLL_MS = 100;
+
+/**
+ * Stops accepting, lets in-flight requests finish, and force-closes what is left at the
+ * deadline. Keep-alive connections that go idle during the wait are closed as they do, so
+ * a client holding one open cannot delay the exit.
+ */
+export async function drainServers(servers: Server[], graceMs: number, logger: Logger): Promise<void> {
+  const closed = servers.map(
+    (server) =>
+      new Promise<void>((resolve) => {
+        if (!server.listening) return resolve();
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  );
+  let timedOut = false;
+  const poll = setInterval(() => {
+    for (const server of servers) server.closeIdleConnections();
+  }, DRAIN_POLL_MS);
+  let deadline: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      Promise.all(closed),
+      new Promise<void>((resolve) => {
+        deadline = setTimeout(() => {
+          timedOut = true;
+          resolve();
+        }, graceMs);
+      }),
+    ]);
+    if (timedOut) {
+      logger.warn({ graceMs }, "grace period over; closing remaining connections");
+      for (const server of servers) server.closeAllConnections();
+      await Promise.all(closed);
+    }
+  } finally {
+    clearInterval(poll);
+    clearTimeout(deadline);
+  }
+}
+
+/**
+ * The one way a service process runs: start, log where it listens, and on SIGTERM/SIGINT,
+ * an uncaught exception or an unhandled rejection shut down gracefully (drain, close,
+ * flush telemetry) and exit (0 on a signal, 1 on a crash). A second signal exits at once.
+ */
+export async function runService(options: RunServiceOptions): Promise<RunningService> {
+  const { name, logger } = options;
+  const graceMs = options.graceMs ?? 10_000;
+  const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
+  const telemetry = options.telemetry ?? startTelemetry(name, { logger });
+
+  let started: StartedService | undefined;
+  let shuttingDown: Promise<void> | undefined;
+  let exitCode = 0;
+
+  // pino writes to stdout asynchronously; exit only once the last lines are out (bounded,
+  // in case stdout is a pipe nobody reads).
+  const finish = (code: number) => {
+    const exit = () => process.exit(code);
+    const fallback = setTimeout(exit, 1000);
+    try {
+      logger.flush(() => {
+        clearTimeout(fallback);
+        exit();
+      });
+    } catch {
+      exit();
+    }
+  };
+
+  const shutdown = (reason: string, code = 0): Promise<void> => {
+    exitCode = Math.max(exitCode, code);
+    if (shuttingDown) return shuttingDown;
+    logger.info({ reason }, "shutting down");
+    shuttingDown = (async () => {
+      if (started) {
+        await drainServers(started.servers, graceMs, logger);
+        try {
+          await withDeadline(started.close(), closeTimeoutMs, "close() did not finish in time");
+        } catch (err) {
+          logger.error({ err }, "closing resources failed");
+          exitCode = Math.max(exitCode, 1);
+        }
+      }
+      await telemetry.shutdown();
+      logger.info({ exitCode }, "stopped");
+    })();
+    return shuttingDown;
+  };
+
+  const stopAndExit = (reason: string, code = 0) => {
+    shutdown(reason, code).then(
+      () => finish(exitCode),
+      (err: unknown) => {
+        logger.fatal({ err }, "shutdown failed");
+        finish(1);
+      },
+    );
+  };
+
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (shuttingDown) {
+      logger.warn({ signal }, "second stop signal; exiting now");
+      finish(1);
+      return;
+    }
+    stopAndExit(signal, 0);
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+  process.on("uncaughtException", (err) => {
+    logger.fatal({ err }, "uncaught exception");
+    stopAndExit("uncaughtException", 1);
+  });
+  process.on("unhandledRejection", (reason) => {
+    logger.fatal({ err: reason }, "unhandled rejection");
+    stopAndExit("unhandledRejection", 1);
+  });
+
+  try {
+    started = await options.start();
+  } catch (err) {
+    if (err instanceof ConfigError) logger.fatal(err.message);
+    else logger.fatal({ err }, "failed to start");
+    stopAndExit("start failed", 1);
+    return { shutdown: stopAndExit };
+  }
+  const urls = started.servers.map(urlOf).filter((u): u is string => u !== null);
+  logger.info({ urls }, `${name} listening on ${urls.join(", ")}`);
+  return { shutdown: stopAndExit };
+}
+
+async function withDeadline<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(message)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

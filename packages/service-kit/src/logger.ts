@@ -1,0 +1,45 @@
+import { type DestinationStream, type LevelWithSilent, type Logger, pino } from "pino";
+
+export type { Logger } from "pino";
+
+// Credentials, personal data and client addresses must never reach log storage.
+export const REDACT_PATHS = [
+  "req.headers.authorization",
+  "req.headers.cookie",
+  'req.headers["x-kurz-internal-token"]',
+  'req.headers["x-forwarded-for"]',
+  'req.headers["x-real-ip"]',
+  'req.headers["forwarded"]',
+  'res.headers["set-cookie"]',
+  "headers.authorization",
+  "headers.cookie",
+  'headers["x-forwarded-for"]',
+  "req.remoteAddress",
+  "req.remotePort",
+  "password",
+  "*.password",
+  "*.*.password",
+  "api_key",
+  "*.api_key",
+  "*.*.api_key",
+  "ip",
+  "*.ip",
+  "*.*.ip",
+] as const;
+
+export function createLogger(
+  service: string,
+  level: LevelWithSilent = "info",
+  destination?: DestinationStream,
+): Logger {
+  const options = {
+    level,
+    base: { service },
+    // ISO time is what log shippers parse without configuration.
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label: string) => ({ level: label }) },
+    redact: { paths: [...REDACT_PATHS], censor: "[redacted]" },
+    serializers: { err: pino.stdSerializers.err },
+  };
+  return destination ? pino(options, destination) : pino(options);
+}

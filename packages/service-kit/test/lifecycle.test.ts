@@ -1,0 +1,137 @@
+import { fileURLToPath } from "node:url";
+import { getFreePort, type StartedProcess, startProcess, waitFor } from "@kurz/testing";
+import { afterEach, describe, expect, it } from "vitest";
+
+const fixture = fileURLToPath(new URL("./fixtures/slow-service.ts", import.meta.url));
+const packageDir = fileURLToPath(new URL("..", import.meta.url));
+const started: StartedProcess[] = [];
+
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((p) => p.stop("SIGKILL")));
+});
+
+async function startFixture(env: Record<string, string> = {}) {
+  const port = await getFreePort();
+  const proc = await startProcess({
+    cmd: process.execPath,
+    // Run node directly (not the tsx CLI, which relays signals) so the signal reaches the service.
+    args: ["--import", "tsx", fixture],
+    cwd: packageDir,
+    env: { PORT: String(port), OTEL_EXPORTER_OTLP_ENDPOINT: "", ...env },
+    readyUrl: `http://127.0.0.1:${port}/health`,
+  });
+  started.push(proc);
+  return { proc, url: `http://127.0.0.1:${port}` };
+}
+
+const logLines = (proc: StartedProcess) =>
+  proc
+    .output()
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as { msg?: string; level?: string; exitCode?: number });
+
+const hasLogged = (proc: StartedProcess, msg: string) => () => logLines(proc).some((l) => l.msg === msg);
+
+describe("runService", () => {
+  it("logs where it listens", async () => {
+    const { proc, url } = await startFixture();
+    expect(proc.output()).toContain(`slow-fixture listening on ${url}`);
+  });
+
+  it("on SIGTERM refuses new connections, finishes the in-flight request, closes resources and exits 0", async () => {
+    const { proc, url } = await startFixture({ SLOW_MS: "1500" });
+    const inFlight = fetch(`${url}/slow`);
+    await waitFor(hasLogged(proc, "slow request started"));
+
+    proc.child.kill("SIGTERM");
+    await waitFor(hasLogged(proc, "shutting down"));
+    await expect(fetch(`${url}/health`)).rejects.toThrow();
+
+    const res = await inFlight;
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ done: true });
+    expect(await proc.exited).toBe(0);
+
+    const messages = logLines(proc).map((l) => l.msg);
+    expect(messages.indexOf("fixture resources closed")).toBeGreaterThan(
+      messages.indexOf("request completed"),
+    );
+    expect(messages.at(-1)).toBe("stopped");
+  });
+
+  it("closes connections still open when the grace period ends, then exits 0", async () => {
+    const { proc, url } = await startFixture({ GRACE_MS: "300" });
+    const hanging = fetch(`${url}/hang`);
+    await waitFor(hasLogged(proc, "hanging request started"));
+
+    proc.child.kill("SIGTERM");
+
+    await expect(hanging).rejects.toThrow();
+    expect(await proc.exited).toBe(0);
+    expect(logLines(proc).map((l) => l.msg)).toContain("grace period over; closing remaining connections");
+    expect(logLines(proc).map((l) => l.msg)).toContain("fixture resources closed");
+  });
+
+  it("exits at once with 1 on a second signal", async () => {
+    const { proc, url } = await startFixture();
+    void fetch(`${url}/hang`).catch(() => {});
+    await waitFor(hasLogged(proc, "hanging request started"));
+
+    proc.child.kill("SIGTERM");
+    await waitFor(hasLogged(proc, "shutting down"));
+    proc.child.kill("SIGINT");
+
+    expect(await proc.exited).toBe(1);
+    expect(logLines(proc).map((l) => l.msg)).toContain("second stop signal; exiting now");
+    expect(logLines(proc).map((l) => l.msg)).not.toContain("fixture resources closed");
+  });
+
+  it("shuts down gracefully with exit code 1 after an uncaught exception", async () => {
+    const { proc, url } = await startFixture();
+    expect((await fetch(`${url}/crash`)).status).toBe(200);
+    expect(await proc.exited).toBe(1);
+    const lines = logLines(proc);
+    expect(lines.find((l) => l.msg === "uncaught exception")?.level).toBe("fatal");
+    expect(lines.map((l) => l.msg)).toContain("fixture resources closed");
+  });
+
+  it("shuts down gracefully with exit code 1 after an unhandled rejection", async () => {
+    const { proc, url } = await startFixture();
+    expect((await fetch(`${url}/reject`)).status).toBe(200);
+    expect(await proc.exited).toBe(1);
+    expect(logLines(proc).map((l) => l.msg)).toContain("unhandled rejection");
+    expect(logLines(proc).map((l) => l.msg)).toContain("fixture resources closed");
+  });
+
+  it("still drains and exits 0 when the OTLP collector is unreachable", async () => {
+    const deadPort = await getFreePort();
+    const { proc, url } = await startFixture({
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${deadPort}`,
+      // Bounds the exporter's retries so the failed flush ends before our own 5 s cap.
+      OTEL_EXPORTER_OTLP_TIMEOUT: "1000",
+      SLOW_MS: "500",
+    });
+    const inFlight = fetch(`${url}/slow`);
+    await waitFor(hasLogged(proc, "slow request started"));
+    proc.child.kill("SIGTERM");
+    expect((await inFlight).status).toBe(200);
+    expect(await proc.exited).toBe(0);
+  });
+});
+
+describe("runService start-up failures", () => {
+  it("exits 1 with the list of bad variables when the config is invalid", async () => {
+    await expect(
+      startProcess({
+        cmd: process.execPath,
+        args: ["--import", "tsx", fixture],
+        cwd: packageDir,
+        env: { PORT: "not-a-port", BUS: "nats" },
+        readyLine: "listening on",
+      }),
+    ).rejects.toThrow(
+      /exited \(code 1\)[\s\S]*BUS: must be redis or kafka[\s\S]*PORT: must be a port number/,
+    );
+  });
+});

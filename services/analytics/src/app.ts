@@ -1,0 +1,23 @@
+import type { KurzClickHouse } from "@kurz/clickhouse";
+import {
+  createApp,
+  healthRoutes,
+  installErrorHandlers,
+  type Logger,
+  requireInternal,
+} from "@kurz/service-kit";
+import type { Express } from "express";
+import { linkAnalyticsRouter } from "./routes/link-analytics.ts";
+
+export function createAnalyticsApp(deps: {
+  ch: KurzClickHouse;
+  logger: Logger;
+  internalToken: string;
+  readiness: Record<string, () => Promise<unknown>>;
+}): Express {
+  const app = createApp({ logger: deps.logger, envelope: "v1" });
+  app.use(healthRoutes(deps.readiness));
+  app.use("/api/v1/analytics", requireInternal(deps.internalToken), linkAnalyticsRouter(deps));
+  installErrorHandlers(app, { logger: deps.logger, envelope: "v1" });
+  return app;
+}

@@ -1,0 +1,21 @@
+import { commonConfigSchema, loadConfig } from "@kurz/service-kit";
+import { z } from "zod";
+
+const optionalUrl = z
+  .string()
+  .default("")
+  .refine((s) => s === "" || URL.canParse(s), "must be a URL or empty");
+
+export const gatewayConfigSchema = commonConfigSchema.extend({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  MANAGEMENT_URL: z.url().default("http://127.0.0.1:8081"),
+  ANALYTICS_URL: z.url().default("http://127.0.0.1:8083"),
+  REDIRECT_URL: optionalUrl.default("http://127.0.0.1:8082"),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(60),
+  RATE_LIMIT_PER_HOUR: z.coerce.number().int().positive().default(1000),
+  LEGACY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(30),
+  KEY_CACHE_TTL_SECONDS: z.coerce.number().int().positive().default(60),
+});
+export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
+
+export const loadGatewayConfig = (env = process.env): GatewayConfig => loadConfig(gatewayConfigSchema, env);

@@ -1,0 +1,56 @@
+// Fixed-window rate limits counted atomically in Redis, shared by every gateway instance. Windows are
+// aligned to the clock so every instance agrees on when a window resets.
+import type { Redis } from "ioredis";
+
+export interface Window {
+  name: string; // "1m", "1h"
+  seconds: number;
+  limit: number;
+}
+
+export interface WindowState extends Window {
+  count: number;
+  remaining: number;
+  resetAt: number; // unix seconds
+}
+
+const SCRIPT = `
+local out = {}
+for i, key in ipairs(KEYS) do
+  local n = redis.call('INCR', key)
+  if n == 1 then redis.call('EXPIRE', key, ARGV[i]) end
+  out[i] = n
+end
+return out`;
+
+export class RateLimiter {
+  constructor(private readonly redis: Redis) {
+    redis.defineCommand("kurzRateLimit", { lua: SCRIPT });
+  }
+
+  /** Counts one request in every window; returns each window's state. */
+  async hit(subject: string, windows: Window[], now = Date.now()): Promise<WindowState[]> {
+    const nowSec = Math.floor(now / 1000);
+    const keys = windows.map((w) => `rl:${subject}:${w.name}:${Math.floor(nowSec / w.seconds)}`);
+    const ttls = windows.map((w) => String(w.seconds + 5));
+    const counts = (await (
+      this.redis as unknown as { kurzRateLimit(n: number, ...a: string[]): Promise<number[]> }
+    ).kurzRateLimit(keys.length, ...keys, ...ttls)) as number[];
+    return windows.map((w, i) => {
+      const count = counts[i]!;
+      return {
+        ...w,
+        count,
+        remaining: Math.max(0, w.limit - count),
+        resetAt: (Math.floor(nowSec / w.seconds) + 1) * w.seconds,
+      };
+    });
+  }
+}
+
+/** The window to report in headers: an exceeded one if any, else the one with the fewest requests left. */
+export function reportedWindow(states: WindowState[]): { state: WindowState; exceeded: boolean } {
+  const exceeded = states.filter((s) => s.count > s.limit).sort((a, b) => b.resetAt - a.resetAt)[0];
+  if (exceeded) return { state: exceeded, exceeded: true };
+  return { state: [...states].sort((a, b) => a.remaining - b.remaining)[0]!, exceeded: false };
+}

@@ -1,0 +1,133 @@
+// Transactional outbox: events are written in the same transaction as the change they describe, and a
+// relay publishes them. One relay publishes at a time (advisory lock), so per-link order survives any
+// number of management instances; a crash between publish and mark re-publishes (at-least-once), which
+// consumers absorb because events carry ids and absolute state.
+import type { EventBus } from "@kurz/bus";
+import type { LinkEvent } from "@kurz/contracts";
+import { TOPICS } from "@kurz/contracts";
+import type { Link, Prisma, PrismaClient } from "@kurz/db";
+
+type Tx = Prisma.TransactionClient;
+const RELAY_LOCK = 727_001;
+
+export function linkEvent(type: LinkEvent["type"], link: Link): LinkEvent {
+  const head = {
+    v: 1 as const,
+    link_id: link.id,
+    account_id: link.accountId,
+    short_code: link.shortCode,
+    occurred_at: new Date().toISOString(),
+  };
+  // A deleted link's details no longer exist anywhere; the event names it and nothing more.
+  if (type === "link.deleted") return { ...head, type };
+  return {
+    ...head,
+    type,
+    link: {
+      id: link.id,
+      account_id: link.accountId,
+      short_code: link.shortCode,
+      original_url: link.originalUrl,
+      title: link.title,
+      is_active: link.isActive,
+      expires_at: link.expiresAt?.toISOString() ?? null,
+      has_password: link.passwordHash !== null,
+    },
+  };
+}
+
+export async function enqueueLinkEvent(tx: Tx, event: LinkEvent): Promise<void> {
+  await tx.outboxEvent.create({
+    data: { topic: TOPICS.links, key: event.link_id, payload: event as object },
+  });
+}
+
+export class OutboxRelay {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly bus: EventBus,
+    private readonly opts: {
+      pollMs: number;
+      batchSize?: number;
+      logger: { error(o: object, m?: string): void };
+    },
+  ) {}
+
+  start(): void {
+    this.schedule(0);
+  }
+
+  /** Called after a commit that wrote events, so they go out without waiting for the next poll. */
+  wake(): void {
+    if (!this.stopped && !this.running) this.schedule(0);
+  }
+
+  private schedule(ms: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.running = this.tick().finally(() => (this.running = null));
+    }, ms);
+  }
+
+  private async tick(): Promise<void> {
+    let more = false;
+    try {
+      more = await this.publishBatch();
+    } catch (err) {
+      this.opts.logger.error({ err: String(err) }, "outbox relay failed; retrying");
+    }
+    if (!this.stopped) this.schedule(more ? 0 : this.opts.pollMs);
+  }
+
+  /** Returns true when a full batch went out (there may be more waiting). */
+  async publishBatch(): Promise<boolean> {
+    const size = this.opts.batchSize ?? 500;
+    return this.prisma.$transaction(
+      async (tx) => {
+        const [lock] = await tx.$queryRaw<
+          { locked: boolean }[]
+        >`SELECT pg_try_advisory_xact_lock(${RELAY_LOCK}) AS locked`;
+        if (!lock?.locked) return false;
+        const rows = await tx.outboxEvent.findMany({
+          where: { publishedAt: null },
+          orderBy: { id: "asc" },
+          take: size,
+        });
+        if (rows.length === 0) return false;
+        const byTopic = new Map<string, { key: string; value: unknown; headers: Record<string, string> }[]>();
+        for (const r of rows) {
+          const list = byTopic.get(r.topic) ?? [];
+          list.push({ key: r.key, value: r.payload, headers: (r.headers ?? {}) as Record<string, string> });
+          byTopic.set(r.topic, list);
+        }
+        for (const [topic, messages] of byTopic) await this.bus.publish(topic, messages);
+        await tx.outboxEvent.updateMany({
+          where: { id: { in: rows.map((r) => r.id) } },
+          data: { publishedAt: new Date() },
+        });
+        return rows.length === size;
+      },
+      { timeout: 30_000 },
+    );
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+    // Flush what is left so a clean shutdown leaves nothing behind for the next start.
+    try {
+      while (await this.publishBatch()) {}
+    } catch (err) {
+      this.opts.logger.error(
+        { err: String(err) },
+        "outbox flush on shutdown failed; the next start publishes it",
+      );
+    }
+  }
+}

@@ -1,0 +1,46 @@
+// Write-through of link records into Redis for the redirect service. Redis is a cache, never the only
+// copy: a failed write here is healed by the redirect's miss path (internal resolve).
+import { INVALIDATION_CHANNEL, type RedirectRecord, redirectKey } from "@kurz/contracts";
+import type { Link } from "@kurz/db";
+import type { Redis } from "ioredis";
+
+export function toRedirectRecord(link: Link): RedirectRecord {
+  return {
+    id: link.id,
+    account_id: link.accountId,
+    url: link.originalUrl,
+    active: link.isActive,
+    expires_at: link.expiresAt ? link.expiresAt.getTime() : null,
+    password_hash: link.passwordHash,
+  };
+}
+
+export class RedirectRecords {
+  constructor(
+    private readonly redis: Redis,
+    private readonly logger: { warn(o: object, m?: string): void },
+  ) {}
+
+  async put(link: Link): Promise<void> {
+    try {
+      await this.redis
+        .multi()
+        .set(redirectKey(link.shortCode), JSON.stringify(toRedirectRecord(link)))
+        .publish(INVALIDATION_CHANNEL, link.shortCode)
+        .exec();
+    } catch (err) {
+      this.logger.warn(
+        { err: String(err), code: link.shortCode },
+        "redirect record write failed; the miss path will heal it",
+      );
+    }
+  }
+
+  async remove(shortCode: string): Promise<void> {
+    try {
+      await this.redis.multi().del(redirectKey(shortCode)).publish(INVALIDATION_CHANNEL, shortCode).exec();
+    } catch (err) {
+      this.logger.warn({ err: String(err), code: shortCode }, "redirect record delete failed");
+    }
+  }
+}

@@ -1,0 +1,66 @@
+// The walking skeleton: one link created, followed and counted through all four services.
+import { waitFor } from "@kurz/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Stack, startStack } from "./stack.ts";
+
+describe("walking skeleton (redis streams bus, embedded ClickHouse)", () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it("creates a link, redirects to it, and counts the click", async () => {
+    const account = await stack.createAccount(`skeleton-${Date.now()}@example.com`, 25);
+    expect(account.api_key).toMatch(/^kurz_live_[0-9A-Za-z]{32}$/);
+    expect(account.link_limit).toBe(25);
+    const auth = { authorization: `Bearer ${account.api_key}`, "content-type": "application/json" };
+
+    const created = await fetch(`${stack.origin}/api/v1/links`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ url: "https://example.com/landing?utm=1", title: "Landing" }),
+    });
+    expect(created.status).toBe(201);
+    expect(created.headers.get("x-ratelimit-limit")).toBe("60");
+    const { data: link } = (await created.json()) as {
+      data: { id: string; short_code: string; short_url: string; clicks_count: number };
+    };
+    expect(link.short_url).toBe(`${stack.origin}/${link.short_code}`);
+    expect(link.clicks_count).toBe(0);
+
+    const followedAt = Date.now();
+    const redirect = await fetch(link.short_url, {
+      redirect: "manual",
+      headers: { "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0" },
+    });
+    expect(redirect.status).toBe(302);
+    expect(redirect.headers.get("location")).toBe("https://example.com/landing?utm=1");
+    expect(redirect.headers.get("cache-control")).toBe("private, max-age=0");
+
+    const analytics = await waitFor(
+      async () => {
+        const res = await fetch(`${stack.origin}/api/v1/analytics/${link.id}`, { headers: auth });
+        if (res.status !== 200) return false;
+        const body = (await res.json()) as { data: { total_clicks: number } };
+        return body.data.total_clicks >= 1 ? body.data : false;
+      },
+      { timeoutMs: 15_000, intervalMs: 100 },
+    );
+    console.log(`click visible in analytics after ${Date.now() - followedAt} ms`);
+    expect(analytics.total_clicks).toBe(1);
+  });
+
+  it("refuses requests without a valid key in the v1 envelope", async () => {
+    const res = await fetch(`${stack.origin}/api/v1/links`, { method: "POST", body: "{}" });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ success: false, error: { code: "UNAUTHORIZED" } });
+  });
+
+  it("answers 404 for an unknown short code", async () => {
+    const res = await fetch(`${stack.origin}/nope-${Date.now()}`, { redirect: "manual" });
+    expect(res.status).toBe(404);
+  });
+});

@@ -1,0 +1,115 @@
+// Boots the whole Kurz stack as real processes (the four services), isolated for one test file:
+// its own Postgres database, Redis key prefix, bus prefix, in-memory ClickHouse and free ports.
+import { spawn } from "node:child_process";
+import { resolve } from "node:path";
+import { migrateDatabase } from "@kurz/db";
+import {
+  cleanupRedisPrefix,
+  createTestDatabase,
+  getFreePort,
+  type StartedProcess,
+  startProcess,
+  uniquePrefix,
+} from "@kurz/testing";
+
+const root = resolve(import.meta.dirname, "../..");
+const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+
+export interface Stack {
+  origin: string;
+  env: Record<string, string>;
+  createAccount(
+    email: string,
+    linkLimit?: number,
+  ): Promise<{ account_id: string; api_key: string; email: string; link_limit: number }>;
+  stop(): Promise<void>;
+}
+
+export async function startStack(
+  opts: { bus?: "redis" | "kafka"; kafkaBrokers?: string[]; extraEnv?: Record<string, string> } = {},
+): Promise<Stack> {
+  const prefix = uniquePrefix("e2e");
+  const db = await createTestDatabase("e2e", { migrate: migrateDatabase });
+  const [gw, mg, rd, an] = await Promise.all([getFreePort(), getFreePort(), getFreePort(), getFreePort()]);
+  const origin = `http://127.0.0.1:${gw}`;
+  const env: Record<string, string> = {
+    LOG_LEVEL: "warn",
+    DATABASE_URL: db.url,
+    REDIS_URL,
+    REDIS_KEY_PREFIX: `${prefix}:`,
+    BUS: opts.bus ?? "redis",
+    BUS_PREFIX: `${prefix}.`,
+    ...(opts.kafkaBrokers ? { KAFKA_BROKERS: opts.kafkaBrokers.join(",") } : {}),
+    PUBLIC_BASE_URL: origin,
+    INTERNAL_TOKEN: `token-${prefix}`,
+    MANAGEMENT_URL: `http://127.0.0.1:${mg}`,
+    ANALYTICS_URL: `http://127.0.0.1:${an}`,
+    REDIRECT_URL: `http://127.0.0.1:${rd}`,
+    CLICKHOUSE_PATH: ":memory:",
+    TRUST_PROXY: "true",
+    OUTBOX_POLL_MS: "50",
+    ...opts.extraEnv,
+  };
+  const procs: StartedProcess[] = [];
+  const boot = (name: string, port: number) =>
+    startProcess({
+      cmd: process.execPath,
+      args: ["--import", "tsx", `services/${name}/src/main.ts`],
+      cwd: root,
+      env: { ...env, PORT: String(port) },
+      readyUrl: `http://127.0.0.1:${port}/ready`,
+      timeoutMs: 60_000,
+    }).then((p) => {
+      procs.push(p);
+      return p;
+    });
+  try {
+    await Promise.all([
+      boot("management", mg),
+      boot("analytics", an),
+      boot("redirect", rd),
+      boot("gateway", gw),
+    ]);
+  } catch (err) {
+    for (const p of procs) console.error(p.output());
+    await Promise.all(procs.map((p) => p.stop()));
+    await db.drop();
+    throw err;
+  }
+
+  return {
+    origin,
+    env,
+    createAccount: (email, linkLimit) =>
+      new Promise((resolvePromise, reject) => {
+        const args = [
+          "--import",
+          "tsx",
+          "services/management/src/cli.ts",
+          "accounts:create",
+          "--email",
+          email,
+        ];
+        if (linkLimit !== undefined) args.push("--link-limit", String(linkLimit));
+        const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env } });
+        let out = "";
+        let errOut = "";
+        child.stdout.on("data", (d: Buffer) => (out += d));
+        child.stderr.on("data", (d: Buffer) => (errOut += d));
+        child.on("exit", (code) => {
+          if (code !== 0) return reject(new Error(`accounts:create exited ${code}: ${errOut}`));
+          const last = out.trim().split("\n").at(-1) ?? "";
+          resolvePromise(JSON.parse(last));
+        });
+      }),
+    stop: async () => {
+      const codes = await Promise.all([...procs].reverse().map((p) => p.stop("SIGTERM")));
+      await cleanupRedisPrefix(REDIS_URL, prefix);
+      await db.drop();
+      if (codes.some((c) => c !== 0)) {
+        for (const p of procs) console.error(p.output());
+        throw new Error(`a service did not exit cleanly: exit codes ${codes.join(", ")}`);
+      }
+    },
+  };
+}
