@@ -16,9 +16,18 @@ fi
 echo "== tests"
 pnpm exec vitest run --reporter=default --reporter=json --outputFile.json=.data/test-results.json "$@" || status=1
 
-# A plain closing line that any CI can read.
+# Which adapters the bus conformance suite ran on, then a plain closing line that any CI can read.
 node -e '
 const r = JSON.parse(require("fs").readFileSync(".data/test-results.json", "utf8"));
+const suites = new Map();
+for (const file of r.testResults) for (const t of file.assertionResults) {
+  const suite = t.ancestorTitles.find((a) => /^conformance:|testcontainers/.test(a));
+  if (!suite) continue;
+  const s = suites.get(suite) ?? { passed: 0, failed: 0, skipped: 0 };
+  s[t.status === "passed" ? "passed" : t.status === "failed" ? "failed" : "skipped"]++;
+  suites.set(suite, s);
+}
+for (const [name, s] of suites) console.log(`${name}: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped`);
 const skipped = r.numPendingTests + r.numTodoTests;
 console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${skipped} skipped`);
 ' || status=1

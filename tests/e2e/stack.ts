@@ -58,7 +58,7 @@ export async function startStack(
       cwd: root,
       env: { ...env, PORT: String(port) },
       readyUrl: `http://127.0.0.1:${port}/ready`,
-      timeoutMs: 60_000,
+      readyTimeoutMs: 60_000,
     }).then((p) => {
       procs.push(p);
       return p;

@@ -1,1 +1,6 @@
-export {};
+export { parseDatabaseUrl } from "./connection-url.ts";
+export { createPrisma } from "./create-prisma.ts";
+export { dropDatabase, ensureDatabase } from "./database-admin.ts";
+export type { Account, ApiKey, Link, OutboxEvent } from "./generated/prisma/client.ts";
+export { Prisma, PrismaClient } from "./generated/prisma/client.ts";
+export { MIGRATIONS_DIR, type MigrateOptions, migrateDatabase } from "./migrate-database.ts";

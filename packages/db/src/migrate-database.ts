@@ -1,0 +1,77 @@
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import pg from "pg";
+import { PACKAGE_DIR } from "../engine/schema-engine-env.mjs";
+import { parseDatabaseUrl, redactUrl } from "./connection-url.ts";
+import { ensureDatabase } from "./database-admin.ts";
+import { runPrismaCli } from "./prisma-cli.ts";
+
+export const MIGRATIONS_DIR = join(PACKAGE_DIR, "prisma", "migrations");
+
+// Serialises our own callers per database. Deliberately not Prisma's key (72707369): the engine takes
+// that one itself on another connection, and sharing it would deadlock.
+const MIGRATE_LOCK_KEY = 0x6b75727a; // "kurz"
+
+async function migrationNames(): Promise<string[]> {
+  const entries = await readdir(MIGRATIONS_DIR, { withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+}
+
+const UNDEFINED_TABLE = "42P01";
+
+async function appliedMigrationNames(client: pg.Client): Promise<Set<string>> {
+  try {
+    const { rows } = await client.query<{ migration_name: string }>(
+      `SELECT migration_name FROM _prisma_migrations
+        WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+    );
+    return new Set(rows.map((row) => row.migration_name));
+  } catch (error) {
+    // No migrations table: the engine never got as far as recording anything.
+    if ((error as { code?: string }).code === UNDEFINED_TABLE) return new Set();
+    throw error;
+  }
+}
+
+export interface MigrateOptions {
+  /** Receives the Prisma CLI's output (it is otherwise only shown when migrating fails). */
+  log?: (text: string) => void;
+}
+
+/**
+ * Brings the database named in `databaseUrl` up to the latest migration, creating the database first
+ * if needed (`prisma migrate deploy`). Idempotent. Callers on different databases run independently;
+ * callers on the same database queue behind an advisory lock.
+ */
+export async function migrateDatabase(databaseUrl: string, options: MigrateOptions = {}): Promise<void> {
+  const { connectionString, schema } = parseDatabaseUrl(databaseUrl);
+  await ensureDatabase(databaseUrl);
+  const expected = await migrationNames();
+
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    // Prisma keeps _prisma_migrations in the URL's schema.
+    if (schema) await client.query(`SET search_path TO ${pg.escapeIdentifier(schema)}`);
+    await client.query("SELECT pg_advisory_lock($1)", [MIGRATE_LOCK_KEY]);
+    const { code, output } = await runPrismaCli(["migrate", "deploy"], databaseUrl);
+    options.log?.(redactUrl(output));
+    if (code !== 0) {
+      throw new Error(`prisma migrate deploy failed (exit ${code}):\n${redactUrl(output)}`);
+    }
+    // The CLI has exited 0 after its schema engine died; trust the migrations table, not the exit code.
+    const applied = await appliedMigrationNames(client);
+    const missing = expected.filter((name) => !applied.has(name));
+    if (missing.length > 0) {
+      throw new Error(
+        `prisma migrate deploy exited 0 but these migrations are not applied: ${missing.join(", ")}\n${redactUrl(output)}`,
+      );
+    }
+  } finally {
+    await client.query("SELECT pg_advisory_unlock($1)", [MIGRATE_LOCK_KEY]).catch(() => {});
+    await client.end();
+  }
+}

@@ -1,0 +1,157 @@
+import { createHash, randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPrisma, dropDatabase, migrateDatabase, Prisma, type PrismaClient } from "../src/index.ts";
+import { uniqueDatabaseUrl } from "./databases.ts";
+
+const databaseUrl = uniqueDatabaseUrl("client");
+let prisma: PrismaClient;
+
+beforeAll(async () => {
+  await migrateDatabase(databaseUrl);
+  prisma = createPrisma(databaseUrl);
+});
+
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await dropDatabase(databaseUrl);
+});
+
+describe("createPrisma", () => {
+  it("round-trips an account with an API key and a link, applying the schema defaults", async () => {
+    const key = `kurz_live_${randomBytes(16).toString("hex")}`;
+    const account = await prisma.account.create({
+      data: {
+        email: "ann@example.com",
+        apiKeys: {
+          create: {
+            name: "default",
+            keyHash: createHash("sha256").update(key).digest("hex"),
+            keyPrefix: key.slice(0, 14),
+          },
+        },
+        links: { create: { shortCode: "abc123", originalUrl: "https://example.com/a", title: "Example" } },
+      },
+    });
+
+    const read = await prisma.account.findUniqueOrThrow({
+      where: { email: "ann@example.com" },
+      include: { apiKeys: true, links: true },
+    });
+
+    expect(read).toMatchObject({
+      id: account.id,
+      linkLimit: 500,
+      defaultExpiryHours: null,
+      totalClicks: 0n,
+      plan: "free",
+      passwordHash: null,
+    });
+    expect(read.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(Number.isInteger(read.legacyId)).toBe(true);
+    expect(read.apiKeys).toHaveLength(1);
+    expect(read.apiKeys[0]).toMatchObject({
+      keyPrefix: key.slice(0, 14),
+      rateLimitPerMinute: 60,
+      rateLimitPerHour: 1000,
+      revokedAt: null,
+    });
+    expect(read.links).toHaveLength(1);
+    expect(read.links[0]).toMatchObject({
+      shortCode: "abc123",
+      isActive: true,
+      clicksCount: 0n,
+      analyticsPublic: false,
+      analyticsSharedFields: null,
+    });
+  });
+
+  it("gives each account its own legacy integer id", async () => {
+    const first = await prisma.account.create({ data: { email: "first@example.com" } });
+    const second = await prisma.account.create({ data: { email: "second@example.com" } });
+
+    expect(second.legacyId).toBeGreaterThan(first.legacyId);
+  });
+
+  it("rejects a second link with the same short code", async () => {
+    const owner = await prisma.account.create({ data: { email: "dup@example.com" } });
+    const link = { accountId: owner.id, shortCode: "same", originalUrl: "https://example.com", title: "t" };
+    await prisma.link.create({ data: link });
+
+    await expect(prisma.link.create({ data: link })).rejects.toMatchObject({ code: "P2002" });
+  });
+
+  it("stores analytics_shared_fields as a list or as NULL meaning all", async () => {
+    const owner = await prisma.account.create({ data: { email: "shared@example.com" } });
+    const link = await prisma.link.create({
+      data: {
+        accountId: owner.id,
+        shortCode: "shared",
+        originalUrl: "https://example.com",
+        title: "t",
+        analyticsSharedFields: ["overview", "devices"],
+      },
+    });
+    expect(link.analyticsSharedFields).toEqual(["overview", "devices"]);
+
+    const cleared = await prisma.link.update({
+      where: { id: link.id },
+      data: { analyticsSharedFields: Prisma.DbNull },
+    });
+    expect(cleared.analyticsSharedFields).toBeNull();
+  });
+
+  it("deletes an account's keys and links with it", async () => {
+    const owner = await prisma.account.create({
+      data: {
+        email: "gone@example.com",
+        apiKeys: { create: { name: "k", keyHash: "f".repeat(64), keyPrefix: "kurz_live_abcd" } },
+        links: { create: { shortCode: "gone", originalUrl: "https://example.com", title: "t" } },
+      },
+    });
+
+    await prisma.account.delete({ where: { id: owner.id } });
+
+    expect(await prisma.apiKey.count({ where: { accountId: owner.id } })).toBe(0);
+    expect(await prisma.link.count({ where: { accountId: owner.id } })).toBe(0);
+  });
+
+  it("keeps outbox events in id order with empty headers by default", async () => {
+    const first = await prisma.outboxEvent.create({
+      data: { topic: "links", key: "k1", payload: { v: 1, type: "link.created" } },
+    });
+    const second = await prisma.outboxEvent.create({
+      data: { topic: "links", key: "k2", payload: { v: 1, type: "link.updated" } },
+    });
+
+    const pending = await prisma.outboxEvent.findMany({
+      where: { publishedAt: null },
+      orderBy: { id: "asc" },
+    });
+
+    expect(second.id).toBeGreaterThan(first.id);
+    expect(pending.map((event) => event.key)).toEqual(["k1", "k2"]);
+    expect(pending[0]).toMatchObject({ headers: {}, payload: { v: 1, type: "link.created" } });
+  });
+});
+
+describe("createPrisma with ?schema=", () => {
+  const schemaUrl = `${uniqueDatabaseUrl("client_schema")}?schema=tenant_b`;
+
+  afterAll(async () => {
+    await dropDatabase(schemaUrl);
+  });
+
+  it("reads and writes that schema, for generated and raw queries alike", async () => {
+    await migrateDatabase(schemaUrl);
+    const tenant = createPrisma(schemaUrl);
+    try {
+      await tenant.account.create({ data: { email: "tenant@example.com" } });
+
+      const rows = await tenant.$queryRaw<{ schema: string; accounts: bigint }[]>`
+        SELECT current_schema() AS schema, (SELECT count(*) FROM accounts) AS accounts`;
+      expect(rows).toEqual([{ schema: "tenant_b", accounts: 1n }]);
+    } finally {
+      await tenant.$disconnect();
+    }
+  });
+});

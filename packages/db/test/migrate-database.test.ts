@@ -1,0 +1,111 @@
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { dropDatabase, migrateDatabase } from "../src/index.ts";
+import { uniqueDatabaseUrl } from "./databases.ts";
+
+const created: string[] = [];
+function freshUrl(label: string): string {
+  const url = uniqueDatabaseUrl(label);
+  created.push(url);
+  return url;
+}
+
+afterAll(async () => {
+  await Promise.all(created.map((url) => dropDatabase(url)));
+});
+
+async function query<T extends pg.QueryResultRow>(
+  url: string,
+  sql: string,
+  params: unknown[] = [],
+): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+const tablesIn = (url: string, schema = "public") =>
+  query<{ table_name: string }>(
+    url,
+    "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name",
+    [schema],
+  ).then((rows) => rows.map((row) => row.table_name));
+
+const EXPECTED_TABLES = ["_prisma_migrations", "accounts", "api_keys", "links", "outbox_events"];
+
+describe("migrateDatabase", () => {
+  it("creates a missing database and every table in it", async () => {
+    const url = freshUrl("empty");
+
+    await migrateDatabase(url);
+
+    expect(await tablesIn(url)).toEqual(EXPECTED_TABLES);
+    const columns = await query<{ column_name: string; data_type: string }>(
+      url,
+      `SELECT column_name, data_type FROM information_schema.columns
+        WHERE table_name = 'links' AND column_name IN ('short_code', 'clicks_count', 'created_at')
+        ORDER BY column_name`,
+    );
+    expect(columns).toEqual([
+      { column_name: "clicks_count", data_type: "bigint" },
+      { column_name: "created_at", data_type: "timestamp with time zone" },
+      { column_name: "short_code", data_type: "text" },
+    ]);
+  });
+
+  it("is a no-op on an up-to-date database", async () => {
+    const url = freshUrl("twice");
+    await migrateDatabase(url);
+    const before = await query(url, "SELECT id, finished_at FROM _prisma_migrations ORDER BY id");
+
+    await migrateDatabase(url);
+
+    expect(await query(url, "SELECT id, finished_at FROM _prisma_migrations ORDER BY id")).toEqual(before);
+    expect(before.length).toBeGreaterThan(0);
+  });
+
+  it("migrates several databases at once from separate CLI processes", async () => {
+    const urls = [freshUrl("par_a"), freshUrl("par_b"), freshUrl("par_c")];
+
+    await Promise.all(urls.map((url) => migrateDatabase(url)));
+
+    for (const url of urls) expect(await tablesIn(url)).toEqual(EXPECTED_TABLES);
+  });
+
+  it("lets concurrent callers on the same database both succeed", async () => {
+    const url = freshUrl("same");
+
+    await Promise.all([migrateDatabase(url), migrateDatabase(url)]);
+
+    expect(await tablesIn(url)).toEqual(EXPECTED_TABLES);
+    const appliedTwice = await query(
+      url,
+      "SELECT migration_name FROM _prisma_migrations GROUP BY migration_name HAVING count(*) > 1",
+    );
+    expect(appliedTwice).toEqual([]);
+  });
+
+  it("honours ?schema= in the URL", async () => {
+    const base = freshUrl("schema");
+    await migrateDatabase(`${base}?schema=tenant_a`);
+
+    expect(await tablesIn(base, "tenant_a")).toEqual(EXPECTED_TABLES);
+    expect(await tablesIn(base, "public")).toEqual([]);
+  });
+
+  it("enforces lower-case emails in the database", async () => {
+    const url = freshUrl("email");
+    await migrateDatabase(url);
+
+    await expect(
+      query(
+        url,
+        "INSERT INTO accounts (id, email, updated_at) VALUES (gen_random_uuid(), 'Ann@Example.com', now())",
+      ),
+    ).rejects.toThrow(/accounts_email_lower_case/);
+  });
+});
