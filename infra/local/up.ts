@@ -123,7 +123,8 @@ async function main(): Promise<void> {
       s.name,
       process.execPath,
       ["--import", "tsx", `services/${s.name}/src/main.ts`],
-      { PORT: String(s.port) },
+      // The gateway fronts the redirect here and appends the visitor's address to X-Forwarded-For.
+      { PORT: String(s.port), ...(s.name === "redirect" ? { TRUST_PROXY: "1" } : {}) },
       colors[i]!,
     );
   }

@@ -1,13 +1,22 @@
 import type { IncomingMessage } from "node:http";
 
-/** The visitor's address: X-Forwarded-For's first hop only behind a trusted proxy, else the socket's. */
-export function clientIp(req: IncomingMessage, trustProxy: boolean): string | null {
-  if (trustProxy) {
+/**
+ * The visitor's address. Behind `trustedHops` trusted proxies, each appends the address it saw to
+ * X-Forwarded-For, so the client is the entry that many places from the right; anything further left
+ * was written by the client and cannot be trusted. With no trusted proxy it is the socket's peer.
+ */
+export function clientIp(req: IncomingMessage, trustedHops: number): string | null {
+  if (trustedHops > 0) {
     const xff = req.headers["x-forwarded-for"];
-    const first = (Array.isArray(xff) ? xff[0] : xff)?.split(",")[0]?.trim();
-    if (first) return first;
+    const entries = (Array.isArray(xff) ? xff.join(",") : (xff ?? ""))
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
+    const hit = entries[Math.max(0, entries.length - trustedHops)];
+    if (hit) return stripV4Mapped(hit);
   }
-  const addr = req.socket.remoteAddress ?? null;
-  // Dual-stack sockets report IPv4 peers as ::ffff:a.b.c.d; geolocation wants the plain form.
-  return addr?.startsWith("::ffff:") ? addr.slice(7) : addr;
+  return stripV4Mapped(req.socket.remoteAddress ?? null);
 }
+
+// Dual-stack sockets report IPv4 peers as ::ffff:a.b.c.d; geolocation wants the plain form.
+const stripV4Mapped = (addr: string | null) => (addr?.startsWith("::ffff:") ? addr.slice(7) : addr);

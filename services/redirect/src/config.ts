@@ -8,10 +8,12 @@ export const redirectConfigSchema = commonConfigSchema.extend({
     .number()
     .refine((n) => [301, 302, 307, 308].includes(n), "must be 301, 302, 307 or 308")
     .default(302),
+  // false | true (one proxy) | the number of trusted proxies in front of this service
   TRUST_PROXY: z
-    .enum(["true", "false", "1", "0"])
+    .string()
     .default("false")
-    .transform((v) => v === "true" || v === "1"),
+    .refine((v) => /^(true|false|\d{1,2})$/.test(v), "must be true, false or a number of proxy hops")
+    .transform((v) => (v === "true" ? 1 : v === "false" ? 0 : Number(v))),
   SPOOL_DIR: z.string().default("./.data/spool"),
   CACHE_MAX_ENTRIES: z.coerce.number().int().positive().default(100_000),
   CACHE_TTL_MS: z.coerce.number().int().positive().default(5_000),

@@ -12,7 +12,8 @@ export interface RedirectHandlerDeps {
   resolver: Resolver;
   publisher: ClickPublisher;
   redirectStatus: number;
-  trustProxy: boolean;
+  /** Number of trusted proxies in front (0 = use the socket address). */
+  trustProxy: number;
   health: (req: IncomingMessage, res: ServerResponse) => boolean;
   logger: { error(o: object, m?: string): void };
 }
