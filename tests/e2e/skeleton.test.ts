@@ -1,12 +1,42 @@
 // The walking skeleton: one link created, followed and counted through all four services.
-import { waitFor } from "@kurz/testing";
+// Runs on both bus adapters: Redis Streams, and Kafka on librdkafka's mock cluster.
+import { startKafkaMock } from "@kurz/bus/testing";
+import { uniquePrefix, waitFor } from "@kurz/testing";
+import { type Stack, stackTopics, startStack } from "@kurz/testing/stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Stack, startStack } from "./stack.ts";
 
-describe("walking skeleton (redis streams bus, embedded ClickHouse)", () => {
+const buses = [
+  { name: "redis streams", start: () => startStack() },
+  {
+    name: "kafka (librdkafka mock)",
+    start: async () => {
+      const prefix = uniquePrefix("e2e-kafka");
+      const kafka = await startKafkaMock({ topics: stackTopics(prefix), partitions: 3 });
+      const stack = await startStack({
+        prefix,
+        bus: "kafka",
+        kafkaBrokers: kafka.brokers,
+        extraEnv: {
+          KAFKA_SESSION_TIMEOUT_MS: "3000",
+          KAFKA_REBALANCE_TIMEOUT_MS: "3000",
+          KAFKA_HEARTBEAT_MS: "300",
+        },
+      });
+      return {
+        ...stack,
+        stop: async () => {
+          await stack.stop();
+          await kafka.stop();
+        },
+      };
+    },
+  },
+];
+
+describe.each(buses)("walking skeleton ($name bus, embedded ClickHouse)", ({ start }) => {
   let stack: Stack;
   beforeAll(async () => {
-    stack = await startStack();
+    stack = await start();
   });
   afterAll(async () => {
     await stack?.stop();

@@ -122,6 +122,11 @@ export const commonConfigSchema = z.object({
       )
       .pipe(z.array(z.string().regex(/^[^\s:/]+:\d{1,5}$/, "each broker must be host:port"))),
   ),
+  // Consumer-group timing. Real Kafka rejects sessions under 6 s; tests against the librdkafka mock
+  // broker use short ones (see ENVIRONMENT.md).
+  KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  KAFKA_REBALANCE_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  KAFKA_HEARTBEAT_MS: z.coerce.number().int().positive().default(3_000),
   BUS_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9._-]*$/, "may contain only letters, digits, '.', '_' and '-'")

@@ -1,3 +1,4 @@
+export * from "./bus.ts";
 export * from "./config.ts";
 export * from "./envelope.ts";
 export * from "./errors.ts";

@@ -4,3 +4,4 @@ export * from "./net.ts";
 export * from "./process.ts";
 export * from "./redis.ts";
 export * from "./wait.ts";
+// The whole-stack booter lives at "@kurz/testing/stack" (it pulls in @kurz/db).

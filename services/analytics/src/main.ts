@@ -1,7 +1,6 @@
 import { createServer } from "node:http";
-import { createBus } from "@kurz/bus";
 import { createClickHouse, migrate } from "@kurz/clickhouse";
-import { createLogger, listen, runService, startTelemetry } from "@kurz/service-kit";
+import { createLogger, createServiceBus, listen, runService, startTelemetry } from "@kurz/service-kit";
 import { createAnalyticsApp } from "./app.ts";
 import { loadAnalyticsConfig } from "./config.ts";
 import { subscribeClicks } from "./ingest/clicks.ts";
@@ -25,14 +24,7 @@ await runService({
     });
     const { applied } = await migrate(ch);
     if (applied.length > 0) logger.info({ applied }, "ClickHouse migrations applied");
-    const bus = createBus({
-      kind: config.BUS,
-      clientId: "analytics",
-      prefix: config.BUS_PREFIX,
-      redisUrl: config.REDIS_URL,
-      kafkaBrokers: config.KAFKA_BROKERS,
-      logger,
-    });
+    const bus = createServiceBus(config, "analytics", logger);
     const subscriptions = await Promise.all([subscribeLinks({ bus, ch }), subscribeClicks({ bus, ch })]);
     const app = createAnalyticsApp({
       ch,

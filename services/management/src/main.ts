@@ -1,7 +1,6 @@
 import { createServer } from "node:http";
-import { createBus } from "@kurz/bus";
 import { createPrisma } from "@kurz/db";
-import { createLogger, listen, runService, startTelemetry } from "@kurz/service-kit";
+import { createLogger, createServiceBus, listen, runService, startTelemetry } from "@kurz/service-kit";
 import { Redis } from "ioredis";
 import { createManagementApp } from "./app.ts";
 import { loadManagementConfig } from "./config.ts";
@@ -23,14 +22,7 @@ await runService({
       maxRetriesPerRequest: 2,
     });
     redis.on("error", () => {});
-    const bus = createBus({
-      kind: config.BUS,
-      clientId: "management",
-      prefix: config.BUS_PREFIX,
-      redisUrl: config.REDIS_URL,
-      kafkaBrokers: config.KAFKA_BROKERS,
-      logger,
-    });
+    const bus = createServiceBus(config, "management", logger);
     const relay = new OutboxRelay(prisma, bus, { pollMs: config.OUTBOX_POLL_MS, logger });
     const app = createManagementApp({
       prisma,

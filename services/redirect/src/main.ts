@@ -1,7 +1,13 @@
 import { createServer } from "node:http";
-import { createBus } from "@kurz/bus";
 import { INVALIDATION_CHANNEL } from "@kurz/contracts";
-import { createLogger, handleHealth, listen, runService, startTelemetry } from "@kurz/service-kit";
+import {
+  createLogger,
+  createServiceBus,
+  handleHealth,
+  listen,
+  runService,
+  startTelemetry,
+} from "@kurz/service-kit";
 import { Redis } from "ioredis";
 import { ClickPublisher } from "./click-publisher.ts";
 import { loadRedirectConfig } from "./config.ts";
@@ -29,14 +35,7 @@ await runService({
       maxRetriesPerRequest: null,
     });
     subscriber.on("error", () => {});
-    const bus = createBus({
-      kind: config.BUS,
-      clientId: "redirect",
-      prefix: config.BUS_PREFIX,
-      redisUrl: config.REDIS_URL,
-      kafkaBrokers: config.KAFKA_BROKERS,
-      logger,
-    });
+    const bus = createServiceBus(config, "redirect", logger);
     const resolver = new Resolver({
       redis,
       managementUrl: config.MANAGEMENT_URL,

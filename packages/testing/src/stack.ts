@@ -1,22 +1,25 @@
 // Boots the whole Kurz stack as real processes (the four services), isolated for one test file:
 // its own Postgres database, Redis key prefix, bus prefix, in-memory ClickHouse and free ports.
+// Import from "@kurz/testing/stack". For BUS=kafka pass brokers from startKafkaMock (@kurz/bus/testing)
+// created with `stackTopics(prefix)` so the topics exist with their partitions.
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { migrateDatabase } from "@kurz/db";
-import {
-  cleanupRedisPrefix,
-  createTestDatabase,
-  getFreePort,
-  type StartedProcess,
-  startProcess,
-  uniquePrefix,
-} from "@kurz/testing";
+import { createTestDatabase } from "./database.ts";
+import { getFreePort } from "./net.ts";
+import { type StartedProcess, startProcess } from "./process.ts";
+import { cleanupRedisPrefix, uniquePrefix } from "./redis.ts";
 
-const root = resolve(import.meta.dirname, "../..");
+const root = resolve(import.meta.dirname, "../../..");
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
 export interface Stack {
+  /** The public origin (the gateway), e.g. http://127.0.0.1:41234 */
   origin: string;
+  prefix: string;
+  /** Direct URLs of each service, for tests that must bypass the gateway. */
+  urls: { gateway: string; management: string; redirect: string; analytics: string };
+  databaseUrl: string;
   env: Record<string, string>;
   createAccount(
     email: string,
@@ -25,11 +28,23 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-export async function startStack(
-  opts: { bus?: "redis" | "kafka"; kafkaBrokers?: string[]; extraEnv?: Record<string, string> } = {},
-): Promise<Stack> {
-  const prefix = uniquePrefix("e2e");
-  const db = await createTestDatabase("e2e", { migrate: migrateDatabase });
+/** The physical bus topics a stack with this prefix uses (for creating them on a Kafka test broker). */
+export function stackTopics(prefix: string): string[] {
+  const topics = ["clicks", "links", "click-totals"].map((t) => `${prefix}.${t}`);
+  return [...topics, ...topics.map((t) => `${t}.dlq`)];
+}
+
+export interface StackOptions {
+  prefix?: string;
+  bus?: "redis" | "kafka";
+  kafkaBrokers?: string[];
+  /** Extra environment for every service (e.g. lower rate limits). */
+  extraEnv?: Record<string, string>;
+}
+
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const prefix = opts.prefix ?? uniquePrefix("stack");
+  const db = await createTestDatabase("stack", { migrate: migrateDatabase });
   const [gw, mg, rd, an] = await Promise.all([getFreePort(), getFreePort(), getFreePort(), getFreePort()]);
   const origin = `http://127.0.0.1:${gw}`;
   const env: Record<string, string> = {
@@ -38,7 +53,7 @@ export async function startStack(
     REDIS_URL,
     REDIS_KEY_PREFIX: `${prefix}:`,
     BUS: opts.bus ?? "redis",
-    BUS_PREFIX: `${prefix}.`,
+    BUS_PREFIX: prefix,
     ...(opts.kafkaBrokers ? { KAFKA_BROKERS: opts.kafkaBrokers.join(",") } : {}),
     PUBLIC_BASE_URL: origin,
     INTERNAL_TOKEN: `token-${prefix}`,
@@ -79,6 +94,14 @@ export async function startStack(
 
   return {
     origin,
+    prefix,
+    urls: {
+      gateway: origin,
+      management: env.MANAGEMENT_URL!,
+      redirect: env.REDIRECT_URL!,
+      analytics: env.ANALYTICS_URL!,
+    },
+    databaseUrl: db.url,
     env,
     createAccount: (email, linkLimit) =>
       new Promise((resolvePromise, reject) => {
