@@ -38,3 +38,47 @@ export function encodeRedirectRecord(record: RedirectRecord): string {
 export function decodeRedirectRecord(json: string): RedirectRecord {
   return RedirectRecord.parse(JSON.parse(json));
 }
+
+/**
+ * A branded domain (legacy API §2.8) as the redirect service reads it, keyed by the lower-case host
+ * (with port when not default). `/` on that host goes to redirect_root and an unknown code to
+ * redirect_404, when set. Written by management on add/update/delete; a miss asks management's
+ * internal `GET /internal/domains/resolve/:host` (404 = not a branded domain).
+ */
+export const DomainRecord = z.object({
+  id: z.int(),
+  account_id: z.string(),
+  redirect_root: z.string().nullable(),
+  redirect_404: z.string().nullable(),
+});
+export type DomainRecord = z.infer<typeof DomainRecord>;
+
+export function domainKey(host: string): string {
+  return `domain:${host.toLowerCase()}`;
+}
+
+/**
+ * A campaign rotator (`{base_url}/r/<slug>`): the campaign's links in assignment order. The redirect
+ * service resolves each through the ordinary link record (so inactive, expired and password links
+ * are skipped) and sends each visitor to the next one in turn, counting the click on that link.
+ * Written by management whenever the campaign or its links change; a miss asks management's internal
+ * `GET /internal/rotators/resolve/:slug` (404 = no such rotator).
+ */
+export const RotatorRecord = z.object({
+  campaign_id: z.int(),
+  account_id: z.string(),
+  links: z.array(z.object({ id: z.string(), short_code: z.string() })),
+});
+export type RotatorRecord = z.infer<typeof RotatorRecord>;
+
+export function rotatorKey(slug: string): string {
+  return `rotator:${slug}`;
+}
+
+/**
+ * Messages on INVALIDATION_CHANNEL: a bare short code (codes never contain ':'), or `domain:<host>`,
+ * or `rotator:<slug>` — the same strings as the Redis keys without the `link:` prefix for codes.
+ */
+export function invalidationMessage(kind: "link" | "domain" | "rotator", id: string): string {
+  return kind === "link" ? id : kind === "domain" ? domainKey(id) : rotatorKey(id);
+}
