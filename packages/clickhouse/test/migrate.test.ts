@@ -33,9 +33,9 @@ afterAll(async () => {
 });
 
 describe("migrate with the package's migrations", () => {
-  it("creates clicks and links, records 0001, and applies nothing the second time", async () => {
+  it("creates clicks, links and the rollups, records each file, and applies nothing the second time", async () => {
     const ch = await freshDatabase("real");
-    expect(await migrate(ch)).toEqual({ applied: ["0001_clicks.sql"] });
+    expect(await migrate(ch)).toEqual({ applied: ["0001_clicks.sql", "0002_analytics_rollups.sql"] });
     expect(await migrate(ch)).toEqual({ applied: [] });
 
     const tables = await ch.query<{ name: string; engine: string; sorting_key: string }>(
@@ -43,6 +43,16 @@ describe("migrate with the package's migrations", () => {
     );
     expect(tables).toEqual([
       { name: "clicks", engine: "ReplacingMergeTree", sorting_key: "link_id, toDate(ts), click_id" },
+      { name: "link_daily", engine: "SummingMergeTree", sorting_key: "account_id, link_id, day" },
+      { name: "link_daily_mv", engine: "MaterializedView", sorting_key: "" },
+      {
+        name: "link_dim_daily",
+        engine: "SummingMergeTree",
+        sorting_key: "link_id, dim, day, value, country",
+      },
+      { name: "link_dim_daily_mv", engine: "MaterializedView", sorting_key: "" },
+      { name: "link_visitors_daily", engine: "AggregatingMergeTree", sorting_key: "link_id, day" },
+      { name: "link_visitors_daily_mv", engine: "MaterializedView", sorting_key: "" },
       { name: "links", engine: "ReplacingMergeTree", sorting_key: "link_id" },
       { name: "schema_migrations", engine: "ReplacingMergeTree", sorting_key: "version" },
     ]);
@@ -66,9 +76,12 @@ describe("migrate with the package's migrations", () => {
       { name: "host", type: "String" },
     ]);
     const recorded = await ch.query(
-      "SELECT version, name, length(checksum) AS len FROM schema_migrations FINAL",
+      "SELECT version, name, length(checksum) AS len FROM schema_migrations FINAL ORDER BY version",
     );
-    expect(recorded).toEqual([{ version: 1, name: "clicks", len: 64 }]);
+    expect(recorded).toEqual([
+      { version: 1, name: "clicks", len: 64 },
+      { version: 2, name: "analytics_rollups", len: 64 },
+    ]);
   });
 });
 

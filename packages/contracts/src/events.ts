@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { AnalyticsSharedField } from "./link.ts";
 import { Timestamp, Uuid } from "./primitives.ts";
 
 /**
@@ -72,6 +73,13 @@ export const LinkRecord = z.object({
   is_active: z.boolean(),
   expires_at: Timestamp.nullable(),
   has_password: z.boolean(),
+  // Added after v1 shipped, hence optional: analytics serves public analytics from these.
+  analytics_public: z.boolean().optional(),
+  analytics_shared_fields: z
+    .array(AnalyticsSharedField)
+    .nullable()
+    .optional()
+    .meta({ description: "null shares every section" }),
 });
 export type LinkRecord = z.infer<typeof LinkRecord>;
 

@@ -32,3 +32,9 @@ export type KeyRecord = z.infer<typeof KeyRecord>;
 export function apiKeyCacheKey(keyHash: string): string {
   return `apikey:${keyHash}`;
 }
+
+/**
+ * Redis hash of API key id → epoch milliseconds of its last use. The gateway writes it (no database
+ * write per request); management merges it into `last_used_at` and flushes it to Postgres periodically.
+ */
+export const API_KEY_USAGE_HASH = "apikey-usage";

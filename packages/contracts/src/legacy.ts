@@ -20,14 +20,17 @@ export function toLegacyDateTime(date: Date): string {
   return date.toISOString().slice(0, 19).replace("T", " ");
 }
 
+/** Legacy ids are Postgres `integer` (serial) columns. */
+export const LEGACY_ID_MAX = 2_147_483_647;
+
 const LegacyId = z.int().positive();
 
-/** Path ids arrive as strings. */
+/** Path ids arrive as strings; beyond the column's range an id is malformed, not merely unknown. */
 const LegacyIdParam = z
   .string()
   .regex(/^[1-9]\d{0,15}$/, "Expected a positive integer id")
   .transform(Number)
-  .pipe(z.int().positive())
+  .pipe(z.int().positive().max(LEGACY_ID_MAX, "Expected a positive integer id"))
   .meta({
     override: ({ jsonSchema }: ZodOpenApiOverrideMetaContext) => {
       delete jsonSchema.pattern;
@@ -42,6 +45,9 @@ export type LegacyIdParams = z.infer<typeof LegacyIdParams>;
 /** Links have UUIDs in this implementation, in both API generations. */
 export const LegacyAssignParams = z.object({ campaignid: LegacyIdParam, linkid: Uuid });
 export type LegacyAssignParams = z.infer<typeof LegacyAssignParams>;
+
+export const LegacyChannelAssignParams = z.object({ channelid: LegacyIdParam, linkid: Uuid });
+export type LegacyChannelAssignParams = z.infer<typeof LegacyChannelAssignParams>;
 
 export const LegacyListQuery = z.object({
   limit: withQueryDefault(
@@ -60,7 +66,7 @@ export const LegacyAccount = z
     id: LegacyId,
     email: z.email(),
     username: z.string(),
-    avatar: z.url(),
+    avatar: z.url().meta({ description: "Gravatar URL derived from the e-mail address" }),
     status: z.string().meta({ description: "Plan status, e.g. free or pro" }),
     expires: LegacyDateTime.nullable().meta({
       description: "Plan expiry; null when the plan does not expire",
@@ -111,10 +117,16 @@ export const LegacyDomainAddBody = z.object({
 });
 export type LegacyDomainAddBody = z.infer<typeof LegacyDomainAddBody>;
 
-export const LegacyDomainUpdateBody = z.object({
-  redirectroot: HttpUrl.optional(),
-  redirect404: HttpUrl.optional(),
-});
+/** At least one member; null removes that redirect. */
+export const LegacyDomainUpdateBody = z
+  .object({
+    redirectroot: HttpUrl.nullable().optional(),
+    redirect404: HttpUrl.nullable().optional(),
+  })
+  .refine(
+    (body) => body.redirectroot !== undefined || body.redirect404 !== undefined,
+    "Send redirectroot, redirect404 or both",
+  );
 export type LegacyDomainUpdateBody = z.infer<typeof LegacyDomainUpdateBody>;
 
 export const LegacyDomainList = legacyList("domains", LegacyDomain);
@@ -124,6 +136,11 @@ export const LegacyIdResponse = legacySuccess({ id: LegacyId });
 export type LegacyIdResponse = z.infer<typeof LegacyIdResponse>;
 
 // ---- CTA overlays ----
+
+/** Overlay kinds of the original product; message and contact appear in the SPEC sample. */
+export const OVERLAY_TYPES = ["message", "contact", "poll", "newsletter", "image", "coupon"] as const;
+export const OverlayType = z.enum(OVERLAY_TYPES);
+export type OverlayType = z.infer<typeof OverlayType>;
 
 export const LegacyOverlay = z
   .object({
@@ -171,9 +188,10 @@ export const LegacyCampaignAddBody = z.object({
 });
 export type LegacyCampaignAddBody = z.infer<typeof LegacyCampaignAddBody>;
 
+/** `slug: null` removes the rotator; an omitted member keeps its value. */
 export const LegacyCampaignUpdateBody = z.object({
   name: CampaignName,
-  slug: RotatorSlug.optional(),
+  slug: RotatorSlug.nullable().optional(),
   public: z.boolean().optional(),
 });
 export type LegacyCampaignUpdateBody = z.infer<typeof LegacyCampaignUpdateBody>;
@@ -193,3 +211,33 @@ export type LegacyChannel = z.infer<typeof LegacyChannel>;
 
 export const LegacyChannelList = legacyList("channels", LegacyChannel);
 export type LegacyChannelList = z.infer<typeof LegacyChannelList>;
+
+const ChannelName = z.string().trim().min(1).max(100);
+const ChannelDescription = z.string().max(1000);
+const ChannelColor = z
+  .string()
+  .regex(/^#[0-9A-Fa-f]{6}$/, "Expected a colour like #1A2B3C")
+  .meta({ examples: ["#1A2B3C"] });
+
+export const LegacyChannelAddBody = z.object({
+  name: ChannelName,
+  description: ChannelDescription.optional(),
+  color: ChannelColor.optional(),
+  starred: z.boolean().optional(),
+});
+export type LegacyChannelAddBody = z.infer<typeof LegacyChannelAddBody>;
+
+/** Any subset of the members, at least one. */
+export const LegacyChannelUpdateBody = z
+  .object({
+    name: ChannelName.optional(),
+    description: ChannelDescription.optional(),
+    color: ChannelColor.optional(),
+    starred: z.boolean().optional(),
+  })
+  .refine((body) => Object.values(body).some((v) => v !== undefined), "Send at least one field to change");
+export type LegacyChannelUpdateBody = z.infer<typeof LegacyChannelUpdateBody>;
+
+/** Create answers with the new channel next to `error: 0`, as the original product does. */
+export const LegacyChannelResponse = legacySuccess(LegacyChannel.shape);
+export type LegacyChannelResponse = z.infer<typeof LegacyChannelResponse>;

@@ -34,7 +34,11 @@ import {
   LegacyCampaignList,
   LegacyCampaignResponse,
   LegacyCampaignUpdateBody,
+  LegacyChannelAddBody,
+  LegacyChannelAssignParams,
   LegacyChannelList,
+  LegacyChannelResponse,
+  LegacyChannelUpdateBody,
   LegacyDomainAddBody,
   LegacyDomainList,
   LegacyDomainUpdateBody,
@@ -289,6 +293,24 @@ const ROUTE_SPECS: readonly RouteSpec[] = [
     errors: ["VALIDATION_ERROR", "NOT_FOUND"],
   }),
   legacy("GET", "/channels", "List channels", { query: LegacyListQuery, response: LegacyChannelList }),
+  legacy("POST", "/channel/add", "Create a channel", {
+    body: LegacyChannelAddBody,
+    response: LegacyChannelResponse,
+    errors: ["VALIDATION_ERROR"],
+  }),
+  legacy("PUT", "/channel/:id/update", "Update a channel", {
+    params: LegacyIdParams,
+    body: LegacyChannelUpdateBody,
+    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
+  }),
+  legacy("DELETE", "/channel/:id/delete", "Delete a channel", {
+    params: LegacyIdParams,
+    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
+  }),
+  legacy("POST", "/channel/:channelid/assign/:linkid", "Attach a link to a channel", {
+    params: LegacyChannelAssignParams,
+    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
+  }),
 ];
 
 function legacy(

@@ -6,9 +6,12 @@ import {
   LegacyCampaignList,
   LegacyCampaignResponse,
   LegacyCampaignUpdateBody,
+  LegacyChannelAddBody,
   LegacyChannelList,
+  LegacyChannelUpdateBody,
   LegacyDomainAddBody,
   LegacyDomainList,
+  LegacyDomainUpdateBody,
   LegacyIdParams,
   LegacyListQuery,
   LegacyOverlayList,
@@ -107,6 +110,16 @@ describe("legacy API shapes", () => {
     expect(LegacyCampaignUpdateBody.safeParse({ name: "Spring", slug: "-bad" }).success).toBe(false);
   });
 
+  it("needs a member on domain and channel updates; null clears a domain redirect", () => {
+    expect(LegacyDomainUpdateBody.safeParse({}).success).toBe(false);
+    expect(LegacyDomainUpdateBody.parse({ redirectroot: null })).toEqual({ redirectroot: null });
+    expect(LegacyChannelUpdateBody.safeParse({}).success).toBe(false);
+    expect(LegacyChannelUpdateBody.safeParse({ starred: false }).success).toBe(true);
+    expect(LegacyChannelAddBody.safeParse({ name: "A", color: "#abcdef" }).success).toBe(true);
+    expect(LegacyChannelAddBody.safeParse({ name: "A", color: "abcdef" }).success).toBe(false);
+    expect(LegacyCampaignUpdateBody.parse({ name: "A", slug: null })).toEqual({ name: "A", slug: null });
+  });
+
   it("takes a branded domain as scheme and host only", () => {
     expect(LegacyDomainAddBody.safeParse({ domain: "https://go.example.com" }).success).toBe(true);
     for (const domain of [
@@ -127,6 +140,8 @@ describe("legacy API shapes", () => {
       campaignid: 3,
       linkid: LINK_ID,
     });
+    expect(LegacyIdParams.safeParse({ id: "2147483648" }).success).toBe(false);
+    expect(LegacyIdParams.parse({ id: "2147483647" })).toEqual({ id: 2147483647 });
     expect(LegacyListQuery.parse({})).toEqual({ limit: 10, page: 1 });
     expect(LegacyListQuery.safeParse({ limit: "101" }).success).toBe(false);
   });

@@ -119,6 +119,10 @@ describe("OpenAPI document", () => {
       "PUT /api/campaign/:id/update",
       "DELETE /api/campaign/:id/delete",
       "GET /api/channels",
+      "POST /api/channel/add",
+      "PUT /api/channel/:id/update",
+      "DELETE /api/channel/:id/delete",
+      "POST /api/channel/:channelid/assign/:linkid",
     ];
     expect(API_ROUTES.map(({ method, path }) => `${method} ${path}`).sort()).toEqual(expected.sort());
     for (const route of API_ROUTES) {

@@ -1,6 +1,17 @@
 export { parseDatabaseUrl } from "./connection-url.ts";
 export { createPrisma } from "./create-prisma.ts";
 export { dropDatabase, ensureDatabase } from "./database-admin.ts";
-export type { Account, ApiKey, Link, OutboxEvent } from "./generated/prisma/client.ts";
+export type {
+  Account,
+  ApiKey,
+  Campaign,
+  CampaignLink,
+  Channel,
+  ChannelLink,
+  Domain,
+  Link,
+  OutboxEvent,
+  Overlay,
+} from "./generated/prisma/client.ts";
 export { Prisma, PrismaClient } from "./generated/prisma/client.ts";
 export { MIGRATIONS_DIR, type MigrateOptions, migrateDatabase } from "./migrate-database.ts";

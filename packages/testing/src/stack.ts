@@ -3,7 +3,9 @@
 // Import from "@kurz/testing/stack". For BUS=kafka pass brokers from startKafkaMock (@kurz/bus/testing)
 // created with `stackTopics(prefix)` so the topics exist with their partitions.
 import { spawn } from "node:child_process";
-import { resolve } from "node:path";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { migrateDatabase } from "@kurz/db";
 import { createTestDatabase } from "./database.ts";
 import { getFreePort } from "./net.ts";
@@ -44,6 +46,7 @@ export interface StackOptions {
 
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const prefix = opts.prefix ?? uniquePrefix("stack");
+  const spoolDir = mkdtempSync(join(tmpdir(), `kurz-spool-${prefix}-`));
   const db = await createTestDatabase("stack", { migrate: migrateDatabase });
   const [gw, mg, rd, an] = await Promise.all([getFreePort(), getFreePort(), getFreePort(), getFreePort()]);
   const origin = `http://127.0.0.1:${gw}`;
@@ -61,6 +64,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     ANALYTICS_URL: `http://127.0.0.1:${an}`,
     REDIRECT_URL: `http://127.0.0.1:${rd}`,
     CLICKHOUSE_PATH: ":memory:",
+    SPOOL_DIR: spoolDir,
     TRUST_PROXY: "true",
     OUTBOX_POLL_MS: "50",
     ...opts.extraEnv,
@@ -128,6 +132,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     stop: async () => {
       const codes = await Promise.all([...procs].reverse().map((p) => p.stop("SIGTERM")));
       await cleanupRedisPrefix(REDIS_URL, prefix);
+      rmSync(spoolDir, { recursive: true, force: true });
       await db.drop();
       if (codes.some((c) => c !== 0)) {
         for (const p of procs) console.error(p.output());

@@ -8,6 +8,7 @@ import {
 } from "@kurz/service-kit";
 import type { Express } from "express";
 import { linkAnalyticsRouter } from "./routes/link-analytics.ts";
+import { publicAnalyticsRouter } from "./routes/public-analytics.ts";
 
 export function createAnalyticsApp(deps: {
   ch: KurzClickHouse;
@@ -17,6 +18,9 @@ export function createAnalyticsApp(deps: {
 }): Express {
   const app = createApp({ logger: deps.logger, envelope: "v1" });
   app.use(healthRoutes(deps.readiness));
+  // Public analytics carry no identity: the gateway forwards them unauthenticated, and they show only
+  // what a link's owner chose to publish.
+  app.use("/api/v1/public/analytics", publicAnalyticsRouter(deps));
   app.use("/api/v1/analytics", requireInternal(deps.internalToken), linkAnalyticsRouter(deps));
   installErrorHandlers(app, { logger: deps.logger, envelope: "v1" });
   return app;

@@ -3,6 +3,9 @@ import { createClickHouse, migrate } from "@kurz/clickhouse";
 import { createLogger, createServiceBus, listen, runService, startTelemetry } from "@kurz/service-kit";
 import { createAnalyticsApp } from "./app.ts";
 import { loadAnalyticsConfig } from "./config.ts";
+import { GeoIp } from "./enrich/geoip.ts";
+import { VisitorHasher } from "./enrich/visitor-hash.ts";
+import { ClickTotalsPublisher } from "./ingest/click-totals.ts";
 import { subscribeClicks } from "./ingest/clicks.ts";
 import { subscribeLinks } from "./ingest/links.ts";
 
@@ -25,7 +28,19 @@ await runService({
     const { applied } = await migrate(ch);
     if (applied.length > 0) logger.info({ applied }, "ClickHouse migrations applied");
     const bus = createServiceBus(config, "analytics", logger);
-    const subscriptions = await Promise.all([subscribeLinks({ bus, ch }), subscribeClicks({ bus, ch })]);
+    const totals = new ClickTotalsPublisher({ bus, ch, logger, intervalMs: config.CLICK_TOTALS_INTERVAL_MS });
+    const subscriptions = await Promise.all([
+      subscribeLinks({ bus, ch, logger }),
+      subscribeClicks({
+        bus,
+        ch,
+        logger,
+        geo: new GeoIp(config.GEOIP_DB_PATH, logger),
+        visitors: new VisitorHasher(config.ANALYTICS_SALT_SECRET),
+        onInserted: (rows) => totals.touch(rows),
+      }),
+    ]);
+    totals.start();
     const app = createAnalyticsApp({
       ch,
       logger,
@@ -38,6 +53,7 @@ await runService({
       servers: [server],
       close: async () => {
         for (const s of subscriptions) await s.stop();
+        await totals.stop();
         await bus.close();
         await ch.close();
       },

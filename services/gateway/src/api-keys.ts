@@ -1,12 +1,14 @@
 // Resolves a Bearer key to its record: Redis cache first, management's internal lookup on a miss, so
 // authentication costs no database query on the hot path. Unknown keys are cached briefly too.
 import { createHash } from "node:crypto";
-import { apiKeyCacheKey, type KeyRecord } from "@kurz/contracts";
-import { ApiError } from "@kurz/service-kit";
+import { API_KEY_PATTERN, apiKeyCacheKey, KeyRecord } from "@kurz/contracts";
+import { keyExpired, keyRevoked, serviceUnavailable, unauthorized } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
 
-const KEY_SHAPE = /^kurz_live_[0-9A-Za-z]{32}$/;
 const UNKNOWN = "unknown";
+const UNKNOWN_TTL_SECONDS = 10;
+
+const unavailable = () => serviceUnavailable("Authentication is temporarily unavailable; retry shortly");
 
 export class ApiKeys {
   constructor(
@@ -14,42 +16,69 @@ export class ApiKeys {
     private readonly opts: { managementUrl: string; internalToken: string; ttlSeconds: number },
   ) {}
 
-  /** Throws ApiError 401 (UNAUTHORIZED, KEY_EXPIRED or KEY_REVOKED); returns the live key otherwise. */
-  async authenticate(authorization: string | undefined): Promise<KeyRecord> {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
-    if (!match)
-      throw new ApiError(
-        401,
-        "UNAUTHORIZED",
-        "Missing or malformed Authorization header; send 'Bearer <API key>'",
-      );
+  /** Throws 401 (UNAUTHORIZED, KEY_EXPIRED or KEY_REVOKED) or 503; returns the live key otherwise. */
+  async authenticate(authorization: string | undefined, now = Date.now()): Promise<KeyRecord> {
+    const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? "");
+    if (!match) throw unauthorized("Missing or malformed Authorization header; send 'Bearer <API key>'");
     const key = match[1]!;
-    if (!KEY_SHAPE.test(key)) throw new ApiError(401, "UNAUTHORIZED", "Invalid API key");
+    if (!API_KEY_PATTERN.test(key)) throw unauthorized("Invalid API key");
     const record = await this.lookup(createHash("sha256").update(key).digest("hex"));
-    if (!record) throw new ApiError(401, "UNAUTHORIZED", "Invalid API key");
-    if (record.revoked) throw new ApiError(401, "KEY_REVOKED", "This API key has been revoked");
-    if (record.expires_at !== null && Date.parse(record.expires_at) <= Date.now()) {
-      throw new ApiError(401, "KEY_EXPIRED", "This API key has expired");
+    if (!record) throw unauthorized("Invalid API key");
+    if (record.revoked) throw keyRevoked("This API key has been revoked");
+    if (record.expires_at !== null && Date.parse(record.expires_at) <= now) {
+      throw keyExpired("This API key has expired");
     }
     return record;
   }
 
   private async lookup(hash: string): Promise<KeyRecord | null> {
     const cacheKey = apiKeyCacheKey(hash);
-    const cached = await this.redis.get(cacheKey);
+    let cached: string | null;
+    try {
+      cached = await this.redis.get(cacheKey);
+    } catch {
+      throw unavailable();
+    }
     if (cached === UNKNOWN) return null;
-    if (cached) return JSON.parse(cached) as KeyRecord;
-    const res = await fetch(`${this.opts.managementUrl}/internal/keys/${hash}`, {
-      headers: { "x-kurz-internal-token": this.opts.internalToken },
-      signal: AbortSignal.timeout(3_000),
-    });
+    if (cached) {
+      // A damaged entry is treated as a miss and replaced from management, never trusted.
+      const parsed = KeyRecord.safeParse(parseJson(cached));
+      if (parsed.success) return parsed.data;
+      await this.redis.del(cacheKey).catch(() => {});
+    }
+
+    let res: Response;
+    try {
+      res = await fetch(`${this.opts.managementUrl}/internal/keys/${hash}`, {
+        headers: { "x-kurz-internal-token": this.opts.internalToken },
+        signal: AbortSignal.timeout(3_000),
+      });
+    } catch {
+      throw unavailable();
+    }
     if (res.status === 404) {
-      await this.redis.set(cacheKey, UNKNOWN, "EX", 10);
+      await this.cache(cacheKey, UNKNOWN, UNKNOWN_TTL_SECONDS);
       return null;
     }
-    if (!res.ok) throw new ApiError(503, "SERVICE_UNAVAILABLE", "Authentication is temporarily unavailable");
-    const record = (await res.json()) as KeyRecord;
-    await this.redis.set(cacheKey, JSON.stringify(record), "EX", this.opts.ttlSeconds);
-    return record;
+    const parsed = res.ok ? KeyRecord.safeParse(await res.json().catch(() => null)) : null;
+    if (!parsed?.success) throw unavailable();
+    await this.cache(cacheKey, JSON.stringify(parsed.data), this.opts.ttlSeconds);
+    return parsed.data;
+  }
+
+  /**
+   * NX: management writes the revoked record on revocation; a lookup that raced with it must not
+   * overwrite that with the stale copy it read just before.
+   */
+  private async cache(cacheKey: string, value: string, ttlSeconds: number): Promise<void> {
+    await this.redis.set(cacheKey, value, "EX", ttlSeconds, "NX").catch(() => {});
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
   }
 }

@@ -6,15 +6,21 @@ const optionalUrl = z
   .default("")
   .refine((s) => s === "" || URL.canParse(s), "must be a URL or empty");
 
+// v1 limits are stored on each key (management's RATE_LIMIT_PER_MINUTE / _PER_HOUR set them when a key
+// is created); the gateway enforces whatever the key says. The legacy limit is one setting for all keys.
 export const gatewayConfigSchema = commonConfigSchema.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   MANAGEMENT_URL: z.url().default("http://127.0.0.1:8081"),
   ANALYTICS_URL: z.url().default("http://127.0.0.1:8083"),
   REDIRECT_URL: optionalUrl.default("http://127.0.0.1:8082"),
-  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(60),
-  RATE_LIMIT_PER_HOUR: z.coerce.number().int().positive().default(1000),
   LEGACY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(30),
   KEY_CACHE_TTL_SECONDS: z.coerce.number().int().positive().default(60),
+  /** Larger declared bodies are refused here; chunked ones are cut by the service at the same size. */
+  MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
 });
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 

@@ -4,6 +4,7 @@ import { Redis } from "ioredis";
 import { ApiKeys } from "./api-keys.ts";
 import { createGatewayApp } from "./app.ts";
 import { loadGatewayConfig } from "./config.ts";
+import { KeyUsageRecorder } from "./key-usage.ts";
 import { RateLimiter } from "./rate-limit.ts";
 
 const config = loadGatewayConfig();
@@ -20,6 +21,8 @@ await runService({
       maxRetriesPerRequest: 2,
     });
     redis.on("error", () => {});
+    const keyUsage = new KeyUsageRecorder(redis);
+    keyUsage.start();
     const app = createGatewayApp({
       config,
       logger,
@@ -29,10 +32,17 @@ await runService({
         ttlSeconds: config.KEY_CACHE_TTL_SECONDS,
       }),
       limiter: new RateLimiter(redis),
+      keyUsage,
       readiness: { redis: () => redis.ping() },
     });
     const server = createServer(app);
     await listen(server, config.HOST, config.PORT);
-    return { servers: [server], close: async () => void redis.disconnect() };
+    return {
+      servers: [server],
+      close: async () => {
+        await keyUsage.stop();
+        redis.disconnect();
+      },
+    };
   },
 });

@@ -1,9 +1,13 @@
-// Admin CLI: `./kurz accounts:create --email a@example.com [--link-limit N]`.
+// Admin CLI: `./kurz accounts:create --email a@example.com [--link-limit N]`,
+// `./kurz overlays:create --account a@example.com --type message --name "Spring promo"`.
 // The last stdout line is machine-readable JSON, so scripts can take the key from it.
 import { parseArgs } from "node:util";
+import { OVERLAY_TYPES, toLegacyDateTime } from "@kurz/contracts";
 import { createPrisma, migrateDatabase } from "@kurz/db";
 import { z } from "zod";
 import { createAccount } from "./accounts.ts";
+import { keyLimitsFrom } from "./api-keys.ts";
+import { managementConfigSchema } from "./config.ts";
 
 const databaseUrl = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/kurz";
 
@@ -28,13 +32,54 @@ const commands: Record<string, (argv: string[]) => Promise<void>> = {
     await migrateDatabase(databaseUrl);
     const prisma = createPrisma(databaseUrl);
     try {
-      const created = await createAccount(prisma, input);
+      // The same defaults management gives keys created through the API.
+      const limits = managementConfigSchema
+        .pick({ RATE_LIMIT_PER_MINUTE: true, RATE_LIMIT_PER_HOUR: true })
+        .parse(process.env);
+      const created = await createAccount(prisma, { ...input, keyLimits: keyLimitsFrom(limits) });
       console.error("Account created. The API key is shown only once; keep it somewhere safe.");
       console.log(JSON.stringify(created));
     } catch (err) {
       if ((err as { code?: string }).code === "P2002")
         throw new Error(`an account with e-mail ${input.email} already exists`);
       throw err;
+    } finally {
+      await prisma.$disconnect();
+    }
+  },
+  // CTA overlays have no dashboard yet; until they do, an operator creates them here.
+  "overlays:create": async (argv) => {
+    const { values } = parseArgs({
+      args: argv,
+      options: { account: { type: "string" }, type: { type: "string" }, name: { type: "string" } },
+      strict: true,
+    });
+    const input = z
+      .object({
+        account: z.email("--account must be the account's e-mail address"),
+        type: z.enum(OVERLAY_TYPES, `--type must be one of ${OVERLAY_TYPES.join(", ")}`),
+        name: z.string("--name is required").trim().min(1, "--name must not be empty").max(100),
+      })
+      .parse(values);
+    await migrateDatabase(databaseUrl);
+    const prisma = createPrisma(databaseUrl);
+    try {
+      const account = await prisma.account.findUnique({
+        where: { email: input.account.trim().toLowerCase() },
+      });
+      if (!account) throw new Error(`no account with e-mail ${input.account}`);
+      const overlay = await prisma.overlay.create({
+        data: { accountId: account.id, type: input.type, name: input.name },
+      });
+      console.log(
+        JSON.stringify({
+          id: overlay.id,
+          account_id: account.id,
+          type: overlay.type,
+          name: overlay.name,
+          date: toLegacyDateTime(overlay.createdAt),
+        }),
+      );
     } finally {
       await prisma.$disconnect();
     }

@@ -2,10 +2,16 @@ import { createServer } from "node:http";
 import { createPrisma } from "@kurz/db";
 import { createLogger, createServiceBus, listen, runService, startTelemetry } from "@kurz/service-kit";
 import { Redis } from "ioredis";
+import { keyLimitsFrom } from "./api-keys.ts";
 import { createManagementApp } from "./app.ts";
 import { loadManagementConfig } from "./config.ts";
+import { subscribeClickTotals } from "./consumers/click-totals.ts";
+import { KeyUsageFlusher } from "./key-usage-flusher.ts";
+import { LegacyRecords } from "./legacy-records.ts";
 import { OutboxRelay } from "./outbox.ts";
+import { QrRenderer } from "./qr-renderer.ts";
 import { RedirectRecords } from "./redirect-records.ts";
+import { TitleFetcher } from "./title-fetcher.ts";
 
 const config = loadManagementConfig();
 const logger = createLogger("management", config.LOG_LEVEL);
@@ -24,9 +30,18 @@ await runService({
     redis.on("error", () => {});
     const bus = createServiceBus(config, "management", logger);
     const relay = new OutboxRelay(prisma, bus, { pollMs: config.OUTBOX_POLL_MS, logger });
+    const titles = new TitleFetcher({
+      enabled: config.TITLE_FETCH_ENABLED,
+      allowHosts: config.TITLE_FETCH_ALLOW_HOSTS,
+    });
     const app = createManagementApp({
       prisma,
       records: new RedirectRecords(redis, logger),
+      titles,
+      redis,
+      keyLimits: keyLimitsFrom(config),
+      qr: new QrRenderer(config.QR_CACHE_MAX_MB * 1024 * 1024),
+      legacyRecords: new LegacyRecords(redis, logger),
       logger,
       internalToken: config.INTERNAL_TOKEN,
       baseUrl: config.PUBLIC_BASE_URL,
@@ -40,10 +55,15 @@ await runService({
     const server = createServer(app);
     await listen(server, config.HOST, config.PORT);
     relay.start();
+    await subscribeClickTotals({ bus, prisma, logger }); // stopped by bus.close()
+    const keyUsage = new KeyUsageFlusher(prisma, redis, { intervalMs: config.KEY_USAGE_FLUSH_MS, logger });
+    keyUsage.start();
     return {
       servers: [server],
       close: async () => {
         await relay.stop();
+        await titles.close();
+        await keyUsage.stop();
         await bus.close();
         redis.disconnect();
         await prisma.$disconnect();

@@ -3,7 +3,7 @@
 // number of management instances; a crash between publish and mark re-publishes (at-least-once), which
 // consumers absorb because events carry ids and absolute state.
 import type { EventBus } from "@kurz/bus";
-import type { LinkEvent } from "@kurz/contracts";
+import type { LinkEvent, LinkRecord } from "@kurz/contracts";
 import { TOPICS } from "@kurz/contracts";
 import type { Link, Prisma, PrismaClient } from "@kurz/db";
 
@@ -32,6 +32,8 @@ export function linkEvent(type: LinkEvent["type"], link: Link): LinkEvent {
       is_active: link.isActive,
       expires_at: link.expiresAt?.toISOString() ?? null,
       has_password: link.passwordHash !== null,
+      analytics_public: link.analyticsPublic,
+      analytics_shared_fields: (link.analyticsSharedFields ?? null) as LinkRecord["analytics_shared_fields"],
     },
   };
 }

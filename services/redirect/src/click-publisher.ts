@@ -1,18 +1,35 @@
 // Collects click events and publishes them in batches, so a redirect never waits on the bus and the
-// bus sees a few large writes instead of one per click. When the bus is down, events stay buffered
-// (in order) and are retried with backoff; only past `maxBuffered` is anything dropped, and every
-// dropped event is counted.
+// bus sees a few large writes instead of one per click. While the bus is down, events stay in memory
+// up to `maxBuffered`, then go to the disk spool (see click-spool.ts); both are replayed oldest first
+// when it returns. An event is dropped only when the spool is full or unwritable, and every dropped
+// event is counted.
 import type { EventBus } from "@kurz/bus";
 import { CLICK_BATCH_MAX, type ClickEvent, clickPartitionKey, TOPICS } from "@kurz/contracts";
+import type { ClickSpool } from "./click-spool.ts";
 
 export interface ClickPublisherOptions {
   bus: EventBus;
+  spool: ClickSpool;
   topic?: string;
   maxBatch?: number;
   flushIntervalMs?: number;
+  /** In-memory events before new ones go to the spool. */
   maxBuffered?: number;
   logger?: { warn(o: object, m?: string): void; error(o: object, m?: string): void };
 }
+
+export interface ClickMetrics {
+  published: number;
+  dropped: number;
+  buffered: number;
+  spooled: number;
+}
+
+const MAX_BACKOFF_MS = 5_000;
+// A publish that hangs (a broker that accepts connections but never answers) must not stall the
+// buffer forever, nor shutdown. A publish that completes after its timeout is retried anyway, so the
+// bus may see that batch twice: delivery is at-least-once and click ids deduplicate at ingest.
+const PUBLISH_TIMEOUT_MS = 3_000;
 
 export class ClickPublisher {
   private buffer: ClickEvent[] = [];
@@ -20,10 +37,11 @@ export class ClickPublisher {
   private timer: NodeJS.Timeout | null = null;
   private backoffMs = 0;
   private failing = false;
-  dropped = 0;
+  private droppedHere = 0;
   published = 0;
 
   private readonly bus: EventBus;
+  private readonly spool: ClickSpool;
   private readonly topic: string;
   private readonly maxBatch: number;
   private readonly flushIntervalMs: number;
@@ -31,19 +49,29 @@ export class ClickPublisher {
 
   constructor(private readonly opts: ClickPublisherOptions) {
     this.bus = opts.bus;
+    this.spool = opts.spool;
     this.topic = opts.topic ?? TOPICS.clicks;
     this.maxBatch = opts.maxBatch ?? 1_000;
     this.flushIntervalMs = opts.flushIntervalMs ?? 50;
-    this.maxBuffered = opts.maxBuffered ?? 200_000;
+    this.maxBuffered = opts.maxBuffered ?? 20_000;
+    // A spool left by a previous run is replayed first; new events queue behind it.
+    if (this.spool.pending > 0) this.schedule();
   }
 
-  get buffered(): number {
-    return this.buffer.length;
+  get metrics(): ClickMetrics {
+    return {
+      published: this.published,
+      dropped: this.droppedHere + this.spool.dropped,
+      buffered: this.buffer.length,
+      spooled: this.spool.pending,
+    };
   }
 
   push(event: ClickEvent): void {
-    if (this.buffer.length >= this.maxBuffered) {
-      this.dropped++;
+    // Once anything is spooled, newer events follow it there: replay stays in click order.
+    if (this.buffer.length >= this.maxBuffered || this.spool.pending > 0) {
+      if (!this.spool.append(event)) this.droppedHere++;
+      this.schedule();
       return;
     }
     this.buffer.push(event);
@@ -60,52 +88,95 @@ export class ClickPublisher {
     this.timer.unref();
   }
 
-  /** Publishes everything buffered now; concurrent calls share one flush. */
+  /** Publishes everything buffered and spooled now; concurrent calls share one flush. */
   flush(): Promise<void> {
     if (!this.flushing) this.flushing = this.drain().finally(() => (this.flushing = null));
     return this.flushing;
   }
 
   private async drain(): Promise<void> {
-    while (this.buffer.length > 0) {
-      const batch = this.buffer.slice(0, this.maxBatch);
-      try {
-        await this.bus.publish(this.topic, toMessages(batch));
+    try {
+      while (this.buffer.length > 0) {
+        const batch = this.buffer.slice(0, this.maxBatch);
+        await this.publish(batch);
         this.buffer.splice(0, batch.length);
-        this.published += batch.length;
-        if (this.failing)
-          this.opts.logger?.warn({ buffered: this.buffer.length }, "click publishing recovered");
-        this.failing = false;
-        this.backoffMs = 0;
-      } catch (err) {
-        if (!this.failing)
-          this.opts.logger?.error({ err }, "click publishing failed; buffering and retrying");
-        this.failing = true;
-        this.backoffMs = Math.min(Math.max(this.backoffMs * 2, 100), 5_000);
-        this.schedule();
-        return;
+        this.recovered(batch.length);
       }
+      while (this.spool.pending > 0) {
+        await this.spool.writeQueued();
+        const { events, next, lines } = await this.spool.readBatch(this.maxBatch);
+        if (lines === 0) break;
+        if (events.length > 0) await this.publish(events);
+        this.spool.commit(next, lines);
+        this.recovered(events.length);
+      }
+      await this.spool.truncateIfDrained();
+    } catch (err) {
+      if (!this.failing)
+        this.opts.logger?.error(
+          { err: err instanceof Error ? err.message : String(err) },
+          "click publishing failed; buffering and retrying",
+        );
+      this.failing = true;
+      this.backoffMs = Math.min(Math.max(this.backoffMs * 2, 100), MAX_BACKOFF_MS);
+      this.schedule();
     }
   }
 
-  /** On shutdown: keep trying until everything is out or the deadline passes. */
-  async close(deadlineMs = 10_000): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+  private async publish(events: ClickEvent[]): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error("bus publish timed out")), PUBLISH_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([this.bus.publish(this.topic, toMessages(events)), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private recovered(count: number): void {
+    this.published += count;
+    if (this.failing)
+      this.opts.logger?.warn(
+        { buffered: this.buffer.length, spooled: this.spool.pending },
+        "click publishing recovered",
+      );
+    this.failing = false;
+    this.backoffMs = 0;
+  }
+
+  /**
+   * On shutdown: keep publishing until everything is out or the deadline passes, then move what is
+   * left in memory to the spool, where the next start replays it.
+   */
+  async close(deadlineMs = 4_000): Promise<void> {
     const deadline = Date.now() + deadlineMs;
-    while (this.buffer.length > 0 && Date.now() < deadline) {
+    while ((this.buffer.length > 0 || this.spool.pending > 0) && Date.now() < deadline) {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = null;
       await this.flush();
-      if (this.buffer.length > 0)
+      if (this.buffer.length > 0 || this.spool.pending > 0)
         await new Promise((r) => setTimeout(r, Math.min(this.backoffMs || 100, 1_000)));
     }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.flushing;
     if (this.buffer.length > 0) {
-      this.dropped += this.buffer.length;
-      this.opts.logger?.error(
-        { lost: this.buffer.length },
-        "click events could not be published before exit",
-      );
+      const left = this.buffer;
       this.buffer = [];
+      try {
+        await this.spool.prepend(left);
+        this.opts.logger?.warn({ spooled: this.spool.pending }, "bus unavailable at exit: clicks spooled");
+      } catch (err) {
+        this.droppedHere += left.length;
+        this.opts.logger?.error(
+          { lost: left.length, err: err instanceof Error ? err.message : String(err) },
+          "click events could not be published or spooled before exit",
+        );
+      }
     }
+    await this.spool.close();
   }
 }
 

@@ -1,8 +1,10 @@
-import { commonConfigSchema, loadConfig } from "@kurz/service-kit";
+import { commonConfigSchema, loadConfig, port } from "@kurz/service-kit";
 import { z } from "zod";
 
+const positiveInt = (defaultValue: number) => z.coerce.number().int().positive().default(defaultValue);
+
 export const redirectConfigSchema = commonConfigSchema.extend({
-  PORT: z.coerce.number().int().min(0).max(65535).default(8082),
+  PORT: port(8082),
   MANAGEMENT_URL: z.url().default("http://127.0.0.1:8081"),
   REDIRECT_STATUS: z.coerce
     .number()
@@ -14,9 +16,19 @@ export const redirectConfigSchema = commonConfigSchema.extend({
     .default("false")
     .refine((v) => /^(true|false|\d{1,2})$/.test(v), "must be true, false or a number of proxy hops")
     .transform((v) => (v === "true" ? 1 : v === "false" ? 0 : Number(v))),
-  SPOOL_DIR: z.string().default("./.data/spool"),
-  CACHE_MAX_ENTRIES: z.coerce.number().int().positive().default(100_000),
-  CACHE_TTL_MS: z.coerce.number().int().positive().default(5_000),
+  CACHE_MAX_ENTRIES: positiveInt(100_000),
+  CACHE_TTL_MS: positiveInt(5_000),
+  // Click publishing: events are batched in memory; while the bus is down, past CLICK_BUFFER_MAX
+  // they go to an append-only file in SPOOL_DIR, bounded by SPOOL_MAX_BYTES (beyond it they are dropped
+  // and counted in clicks_dropped_total).
+  CLICK_FLUSH_MS: positiveInt(50),
+  CLICK_BATCH_MAX: positiveInt(1_000),
+  CLICK_BUFFER_MAX: positiveInt(20_000),
+  SPOOL_DIR: z.string().min(1).default("./.data/spool"),
+  SPOOL_MAX_BYTES: positiveInt(1024 * 1024 * 1024),
+  // Wrong passwords allowed per link and client address within the window, then 429.
+  PASSWORD_MAX_ATTEMPTS: positiveInt(5),
+  PASSWORD_WINDOW_SECONDS: positiveInt(900),
 });
 export type RedirectConfig = z.infer<typeof redirectConfigSchema>;
 

@@ -10,7 +10,9 @@ import {
 } from "@kurz/service-kit";
 import { Redis } from "ioredis";
 import { ClickPublisher } from "./click-publisher.ts";
+import { ClickSpool } from "./click-spool.ts";
 import { loadRedirectConfig } from "./config.ts";
+import { PasswordLimiter } from "./password-limiter.ts";
 import { Resolver } from "./resolver.ts";
 import { createRedirectHandler } from "./server.ts";
 
@@ -22,18 +24,18 @@ await runService({
   name: "redirect",
   logger,
   telemetry,
+  // The publisher may spend up to 4 s retrying the bus, then spools; leave room for both.
+  closeTimeoutMs: 15_000,
   start: async () => {
     // Fail fast instead of queueing while Redis is away: the resolver then asks management.
     const redis = new Redis(config.REDIS_URL, {
+      keyPrefix: config.REDIS_KEY_PREFIX,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       commandTimeout: 500,
     });
     redis.on("error", () => {});
-    const subscriber = new Redis(config.REDIS_URL, {
-      keyPrefix: config.REDIS_KEY_PREFIX,
-      maxRetriesPerRequest: null,
-    });
+    const subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
     subscriber.on("error", () => {});
     const bus = createServiceBus(config, "redirect", logger);
     const resolver = new Resolver({
@@ -43,11 +45,32 @@ await runService({
       maxEntries: config.CACHE_MAX_ENTRIES,
       ttlMs: config.CACHE_TTL_MS,
     });
-    // Edits and deletes reach every instance at once; the TTL bounds staleness if a message is missed.
-    await subscriber.subscribe(INVALIDATION_CHANNEL);
-    subscriber.on("message", (_channel: string, code: string) => resolver.invalidate(code));
+    // Edits and deletes reach every instance at once; the TTL bounds staleness if a message is missed
+    // (e.g. while the subscriber reconnects, which ioredis re-subscribes after).
+    subscriber.on("message", (_channel: string, message: string) => resolver.invalidate(message));
+    // Not awaited: a redirect started while Redis is down must still serve (through management).
+    subscriber.subscribe(INVALIDATION_CHANNEL).catch((err: unknown) => {
+      logger.warn({ err: String(err) }, "invalidation channel unavailable; relying on the cache TTL");
+    });
 
-    const publisher = new ClickPublisher({ bus, logger });
+    const spool = await ClickSpool.open({
+      dir: config.SPOOL_DIR,
+      // Named after the port, so instances sharing a directory (or a host's test stacks) never collide;
+      // a restarted instance on the same port replays its predecessor's spool.
+      name: `clicks-${config.PORT}.spool`,
+      maxBytes: config.SPOOL_MAX_BYTES,
+      onError: (err) => logger.error({ err: String(err) }, "click spool write failed"),
+    });
+    if (spool.pending > 0)
+      logger.warn({ spooled: spool.pending }, "replaying clicks spooled by a previous run");
+    const publisher = new ClickPublisher({
+      bus,
+      spool,
+      logger,
+      maxBatch: config.CLICK_BATCH_MAX,
+      flushIntervalMs: config.CLICK_FLUSH_MS,
+      maxBuffered: config.CLICK_BUFFER_MAX,
+    });
     const health = handleHealth({
       redis: () => redis.ping(),
       bus: () => bus.ping(),
@@ -56,8 +79,10 @@ await runService({
       createRedirectHandler({
         resolver,
         publisher,
+        limiter: new PasswordLimiter(redis, config.PASSWORD_MAX_ATTEMPTS, config.PASSWORD_WINDOW_SECONDS),
         redirectStatus: config.REDIRECT_STATUS,
         trustProxy: config.TRUST_PROXY,
+        publicHost: new URL(config.PUBLIC_BASE_URL).host.toLowerCase(),
         health,
         logger,
       }),

@@ -1,14 +1,31 @@
-// Resolves a short code to its redirect record: in-process LRU → Redis → management's internal
-// resolve endpoint. Misses are cached too (negative caching) so a flood of unknown codes cannot reach
-// management, and concurrent misses for one code share one request.
-import { type RedirectRecord, redirectKey } from "@kurz/contracts";
+// Resolves short codes, branded hosts and rotator slugs to their records: in-process LRU → Redis →
+// management's internal resolve endpoint. Misses are cached too (negative caching) so a flood of
+// unknown codes cannot reach management, and concurrent misses for one id share one request.
+//
+// The redirect never writes these records to Redis itself: management's resolve endpoint heals Redis
+// when it answers, and a write from here could put back a record management has just changed.
+import {
+  DomainRecord,
+  domainKey,
+  RedirectRecord,
+  RotatorRecord,
+  redirectKey,
+  rotatorKey,
+} from "@kurz/contracts";
 import type { Redis } from "ioredis";
 import { LRUCache } from "lru-cache";
+import type { z } from "zod";
 
 const MISSING = Symbol("missing");
-type Entry = RedirectRecord | typeof MISSING;
 
-export interface ResolverOptions {
+/** Neither Redis nor management could answer; the record may well exist, so this is not a 404. */
+export class ResolverUnavailableError extends Error {
+  constructor(what: string) {
+    super(`could not resolve ${what}: Redis and management unavailable`);
+  }
+}
+
+export interface LookupOptions {
   redis: Redis;
   managementUrl: string;
   internalToken: string;
@@ -17,85 +34,140 @@ export interface ResolverOptions {
   onError?: (err: unknown, where: "redis" | "management") => void;
 }
 
-/** Neither Redis nor management could answer; the link may well exist, so this is not a 404. */
-export class ResolverUnavailableError extends Error {
-  constructor(code: string) {
-    super(`could not resolve ${code}: Redis and management unavailable`);
-  }
+interface Kind<T> {
+  name: string;
+  schema: z.ZodType<T>;
+  redisKey: (id: string) => string;
+  managementPath: string;
 }
 
-export class Resolver {
-  private readonly cache: LRUCache<string, Entry>;
-  private readonly inFlight = new Map<string, Promise<RedirectRecord | null>>();
+export class CachedLookup<T extends object> {
+  private readonly cache: LRUCache<string, T | typeof MISSING>;
+  private readonly inFlight = new Map<string, Promise<T | null>>();
+  // Bumped by every invalidation: a load that started before one must not cache what it read.
+  private generation = 0;
 
-  constructor(private readonly opts: ResolverOptions) {
-    this.cache = new LRUCache<string, Entry>({ max: opts.maxEntries, ttl: opts.ttlMs });
+  constructor(
+    private readonly kind: Kind<T>,
+    private readonly opts: LookupOptions,
+  ) {
+    this.cache = new LRUCache({ max: opts.maxEntries, ttl: opts.ttlMs });
   }
 
-  /** Returns a cached answer synchronously when there is one, so the hot path awaits nothing. */
-  peek(code: string): RedirectRecord | null | undefined {
-    const hit = this.cache.get(code);
+  /** A cached answer, synchronously (the hot path awaits nothing): undefined = not cached. */
+  peek(id: string): T | null | undefined {
+    const hit = this.cache.get(id);
     if (hit === undefined) return undefined;
     return hit === MISSING ? null : hit;
   }
 
-  /** Rejects with ResolverUnavailableError when no source could answer. */
-  resolve(code: string): Promise<RedirectRecord | null> {
-    const pending = this.inFlight.get(code);
+  /** null = no such record. Rejects with ResolverUnavailableError when no source could answer. */
+  resolve(id: string): Promise<T | null> {
+    const pending = this.inFlight.get(id);
     if (pending) return pending;
-    const p = this.load(code).finally(() => this.inFlight.delete(code));
-    this.inFlight.set(code, p);
+    const p = this.load(id).finally(() => {
+      if (this.inFlight.get(id) === p) this.inFlight.delete(id);
+    });
+    this.inFlight.set(id, p);
     return p;
   }
 
-  /** Drops a code everywhere in this process (called on invalidation messages). */
-  invalidate(code: string): void {
-    this.cache.delete(code);
+  invalidate(id: string): void {
+    this.generation++;
+    this.cache.delete(id);
+    this.inFlight.delete(id);
   }
 
-  private async load(code: string): Promise<RedirectRecord | null> {
-    let raw: string | null = null;
-    let redisOk = true;
-    try {
-      raw = await this.opts.redis.get(redirectKey(code));
-    } catch (err) {
-      redisOk = false;
-      this.opts.onError?.(err, "redis");
-    }
-    if (raw !== null) {
-      const record = JSON.parse(raw) as RedirectRecord;
-      this.cache.set(code, record);
-      return record;
-    }
-    // A Redis miss is not proof the code is unknown: Redis may have been flushed. Management heals it.
-    const record = await this.fromManagement(code);
-    if (record === undefined) {
-      // Neither Redis nor management answered: not cached, so the next request tries again.
-      throw new ResolverUnavailableError(code);
-    }
-    this.cache.set(code, record ?? MISSING);
-    if (record && redisOk) {
-      this.opts.redis.set(redirectKey(code), JSON.stringify(record)).catch(() => {});
-    }
+  private async load(id: string): Promise<T | null> {
+    const generation = this.generation;
+    let record: T | null | undefined = await this.fromRedis(id);
+    // A Redis miss is not proof the id is unknown: Redis may have been flushed. Management heals it.
+    if (record === undefined) record = await this.fromManagement(id);
+    // Neither answered: not cached, so the next request tries again.
+    if (record === undefined) throw new ResolverUnavailableError(`${this.kind.name} ${id}`);
+    if (generation === this.generation) this.cache.set(id, record ?? MISSING);
     return record;
   }
 
-  /** undefined = management could not answer; null = management says there is no such link. */
-  private async fromManagement(code: string): Promise<RedirectRecord | null | undefined> {
+  /** undefined = not there or Redis unavailable; a record of another shape counts as not there. */
+  private async fromRedis(id: string): Promise<T | undefined> {
+    try {
+      const raw = await this.opts.redis.get(this.kind.redisKey(id));
+      if (raw === null) return undefined;
+      const parsed = this.kind.schema.safeParse(JSON.parse(raw));
+      return parsed.success ? parsed.data : undefined;
+    } catch (err) {
+      this.opts.onError?.(err, "redis");
+      return undefined;
+    }
+  }
+
+  /** undefined = management could not answer; null = management says there is no such record. */
+  private async fromManagement(id: string): Promise<T | null | undefined> {
     try {
       const res = await fetch(
-        `${this.opts.managementUrl}/internal/links/resolve/${encodeURIComponent(code)}`,
+        `${this.opts.managementUrl}${this.kind.managementPath}${encodeURIComponent(id)}`,
         {
           headers: { "x-kurz-internal-token": this.opts.internalToken },
           signal: AbortSignal.timeout(2_000),
         },
       );
-      if (res.status === 404) return null;
-      if (!res.ok) throw new Error(`management answered ${res.status}`);
-      return (await res.json()) as RedirectRecord;
+      if (res.status === 404) {
+        await res.body?.cancel();
+        return null;
+      }
+      if (!res.ok) {
+        await res.body?.cancel();
+        throw new Error(`management answered ${res.status} for a ${this.kind.name}`);
+      }
+      return this.kind.schema.parse(await res.json());
     } catch (err) {
       this.opts.onError?.(err, "management");
       return undefined;
     }
+  }
+}
+
+/** The three lookups of the redirect and the dispatch of invalidation messages to them. */
+export class Resolver {
+  readonly links: CachedLookup<RedirectRecord>;
+  readonly domains: CachedLookup<DomainRecord>;
+  readonly rotators: CachedLookup<RotatorRecord>;
+
+  constructor(opts: LookupOptions) {
+    this.links = new CachedLookup(
+      {
+        name: "link",
+        schema: RedirectRecord,
+        redisKey: redirectKey,
+        managementPath: "/internal/links/resolve/",
+      },
+      opts,
+    );
+    this.domains = new CachedLookup(
+      {
+        name: "domain",
+        schema: DomainRecord,
+        redisKey: domainKey,
+        managementPath: "/internal/domains/resolve/",
+      },
+      opts,
+    );
+    this.rotators = new CachedLookup(
+      {
+        name: "rotator",
+        schema: RotatorRecord,
+        redisKey: rotatorKey,
+        managementPath: "/internal/rotators/resolve/",
+      },
+      opts,
+    );
+  }
+
+  /** A message on INVALIDATION_CHANNEL: `domain:<host>`, `rotator:<slug>` or a bare short code. */
+  invalidate(message: string): void {
+    if (message.startsWith("domain:")) this.domains.invalidate(message.slice(7).toLowerCase());
+    else if (message.startsWith("rotator:")) this.rotators.invalidate(message.slice(8));
+    else this.links.invalidate(message);
   }
 }

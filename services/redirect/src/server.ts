@@ -1,28 +1,112 @@
 // The public redirect path. Plain node:http: ENVIRONMENT.md measured Express at ~7x the cost of a
-// whole bare redirect. A cached code is answered without awaiting anything.
+// whole bare redirect. A cached code is answered without awaiting anything and without logging.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { RedirectRecord } from "@kurz/contracts";
-import { v7 as uuidv7 } from "uuid";
+import type { DomainRecord, RedirectRecord, RotatorRecord } from "@kurz/contracts";
+import { verify } from "@node-rs/argon2";
+import { clickEvent } from "./click-event.ts";
 import type { ClickPublisher } from "./click-publisher.ts";
 import { clientIp } from "./client-ip.ts";
-import { gone, notFound, sendStatusPage, unavailable } from "./pages.ts";
+import { sendMetrics } from "./metrics.ts";
+import { PAGES, sendPage, wantsJson } from "./pages.ts";
+import type { PasswordLimiter } from "./password-limiter.ts";
+import { readForm } from "./read-form.ts";
 import type { Resolver } from "./resolver.ts";
+import { RotatorTurns } from "./rotator-turns.ts";
 
 export interface RedirectHandlerDeps {
   resolver: Resolver;
   publisher: ClickPublisher;
+  limiter: PasswordLimiter;
   redirectStatus: number;
   /** Number of trusted proxies in front (0 = use the socket address). */
   trustProxy: number;
+  /** The host of PUBLIC_BASE_URL: never a branded domain, so never looked up as one. */
+  publicHost: string;
   health: (req: IncomingMessage, res: ServerResponse) => boolean;
   logger: { error(o: object, m?: string): void };
 }
 
-const header = (v: string | string[] | undefined): string | null =>
-  Array.isArray(v) ? (v[0] ?? null) : (v ?? null);
+const MAX_CODE_LENGTH = 64;
+const MAX_FORM_BYTES = 4096;
+const NO_CACHE = "private, max-age=0";
+const NOT_PLAIN_ASCII = /[^\x21-\x7e]/;
+
+type Route = { kind: "code"; id: string } | { kind: "rotator"; id: string } | { kind: "root" } | null;
+
+/** `/<code>`, `/r/<slug>` or `/`; null for anything else (a 404). */
+function route(url: string): Route {
+  const q = url.indexOf("?");
+  let path = q === -1 ? url : url.slice(0, q);
+  if (path === "/") return { kind: "root" };
+  let kind: "code" | "rotator" = "code";
+  if (path.startsWith("/r/")) {
+    kind = "rotator";
+    path = path.slice(2);
+  }
+  let id = path.slice(1);
+  if (id.includes("%")) {
+    try {
+      id = decodeURIComponent(id);
+    } catch {
+      return null;
+    }
+  }
+  if (id.length === 0 || id.length > MAX_CODE_LENGTH || id.includes("/")) return null;
+  return { kind, id };
+}
 
 export function createRedirectHandler(deps: RedirectHandlerDeps) {
-  const { resolver, publisher, redirectStatus, trustProxy } = deps;
+  const { resolver, publisher, limiter, redirectStatus, trustProxy, publicHost } = deps;
+  const turns = new RotatorTurns();
+
+  function redirect(res: ServerResponse, location: string, status = redirectStatus): void {
+    // Node would send non-ASCII as Latin-1 bytes, which browsers misread: send the percent-encoded form.
+    const value = NOT_PLAIN_ASCII.test(location) ? new URL(location).href : location;
+    res.writeHead(status, { location: value, "cache-control": NO_CACHE, "content-length": 0 });
+    res.end();
+  }
+
+  function follow(req: IncomingMessage, res: ServerResponse, record: RedirectRecord, code: string) {
+    redirect(res, record.url);
+    if (req.method === "GET") publisher.push(clickEvent(req, record, code, trustProxy));
+  }
+
+  /** The branded domain this request came in on, if any; lookup failures count as "none". */
+  function withDomain(
+    req: IncomingMessage,
+    res: ServerResponse,
+    then: (domain: DomainRecord | null) => void,
+  ): void {
+    const host = req.headers.host?.toLowerCase();
+    if (!host || host === publicHost || host.length > 255) {
+      then(null);
+      return;
+    }
+    const cached = resolver.domains.peek(host);
+    if (cached !== undefined) {
+      then(cached);
+      return;
+    }
+    resolver.domains
+      .resolve(host)
+      .catch(() => null)
+      .then(then)
+      .catch((err: unknown) => failed(res, req, err));
+  }
+
+  function notFound(req: IncomingMessage, res: ServerResponse): void {
+    withDomain(req, res, (domain) => {
+      if (domain?.redirect_404) redirect(res, domain.redirect_404);
+      else sendPage(req, res, PAGES.notFound);
+    });
+  }
+
+  function root(req: IncomingMessage, res: ServerResponse): void {
+    withDomain(req, res, (domain) => {
+      if (domain?.redirect_root) redirect(res, domain.redirect_root);
+      else sendPage(req, res, PAGES.notFound);
+    });
+  }
 
   function answer(
     req: IncomingMessage,
@@ -35,74 +119,147 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
       return;
     }
     if (record.expires_at !== null && record.expires_at <= Date.now()) {
-      gone(req, res);
+      sendPage(req, res, PAGES.gone);
       return;
     }
-    if (record.password_hash) {
-      // The password form arrives with the redirect issue; until then a protected link never leaks its target.
-      sendStatusPage(
-        req,
-        res,
-        401,
-        "PASSWORD_REQUIRED",
-        "Password required",
-        "This link is password protected.",
-      );
+    if (record.password_hash !== null) {
+      if (req.method === "POST") {
+        void unlock(req, res, code, record, record.password_hash).catch((err: unknown) =>
+          failed(res, req, err),
+        );
+        return;
+      }
+      sendPage(req, res, wantsJson(req) ? PAGES.passwordRequired : PAGES.passwordForm);
       return;
     }
-    res.writeHead(redirectStatus, {
-      location: record.url,
-      "cache-control": "private, max-age=0",
-      "content-length": 0,
-    });
-    res.end();
-    if (req.method === "GET") {
-      publisher.push({
-        v: 1,
-        click_id: uuidv7(),
-        link_id: record.id,
-        account_id: record.account_id,
-        short_code: code,
-        ts: new Date().toISOString(),
-        ip: clientIp(req, trustProxy),
-        user_agent: header(req.headers["user-agent"]),
-        referrer: header(req.headers.referer),
-        host: header(req.headers.host),
-      });
+    if (req.method === "POST") {
+      req.resume();
+      sendPage(req, res, PAGES.methodNotAllowed, { allow: "GET, HEAD" });
+      return;
     }
+    follow(req, res, record, code);
   }
 
-  return function handle(req: IncomingMessage, res: ServerResponse): void {
-    if (deps.health(req, res)) return;
-    if (req.method !== "GET" && req.method !== "HEAD") {
-      res.writeHead(405, { allow: "GET, HEAD", "content-length": 0 });
-      res.end();
+  async function unlock(
+    req: IncomingMessage,
+    res: ServerResponse,
+    code: string,
+    record: RedirectRecord,
+    hash: string,
+  ): Promise<void> {
+    const form = await readForm(req, MAX_FORM_BYTES);
+    if (!form.ok) {
+      if (form.reason === "aborted") return void res.destroy();
+      const page = form.reason === "too_large" ? PAGES.payloadTooLarge : PAGES.unsupportedMediaType;
+      sendPage(req, res, page, { connection: "close" });
       return;
     }
-    const rawPath = (req.url ?? "/").split("?", 1)[0]!;
-    let code: string;
-    try {
-      code = decodeURIComponent(rawPath.slice(1));
-    } catch {
-      notFound(req, res);
+    const password = form.fields.get("password") ?? "";
+    if (password === "") {
+      sendPage(req, res, PAGES.passwordRequired);
       return;
     }
-    if (code.length === 0 || code.length > 64 || code.includes("/")) {
-      notFound(req, res);
+    const ip = clientIp(req, trustProxy);
+    const attempt = await limiter.attempt(code, ip);
+    if (!attempt.allowed) {
+      sendPage(req, res, PAGES.tooManyAttempts, { "retry-after": String(attempt.retryAfter) });
       return;
     }
+    if (!(await verify(hash, password))) {
+      sendPage(req, res, PAGES.wrongPassword);
+      return;
+    }
+    await limiter.reset(code, ip);
+    // 303: the browser follows with a GET, so the password is never re-posted to the destination
+    // (a 307/308 REDIRECT_STATUS would do exactly that).
+    redirect(res, record.url, 303);
+    publisher.push(clickEvent(req, record, code, trustProxy));
+  }
 
-    const cached = resolver.peek(code);
-    if (cached !== undefined) {
-      answer(req, res, code, cached);
+  /** The campaign's next link in turn that can be followed (active, not expired, no password). */
+  async function rotate(req: IncomingMessage, res: ServerResponse, rotator: RotatorRecord | null) {
+    if (!rotator || rotator.links.length === 0) {
+      sendPage(req, res, PAGES.notFound);
       return;
     }
-    resolver.resolve(code).then(
-      (record) => answer(req, res, code, record),
-      (err: unknown) => {
-        deps.logger.error({ err: err instanceof Error ? err.message : String(err) }, "resolve failed");
-        unavailable(req, res);
-      },
-    );
+    const n = rotator.links.length;
+    const start = turns.next(rotator.campaign_id, n);
+    const now = Date.now();
+    for (let i = 0; i < n; i++) {
+      const { short_code } = rotator.links[(start + i) % n]!;
+      const record = resolver.links.peek(short_code) ?? (await resolver.links.resolve(short_code));
+      if (
+        record?.active &&
+        record.account_id === rotator.account_id &&
+        record.password_hash === null &&
+        (record.expires_at === null || record.expires_at > now)
+      ) {
+        follow(req, res, record, short_code);
+        return;
+      }
+    }
+    sendPage(req, res, PAGES.notFound);
+  }
+
+  function failed(res: ServerResponse, req: IncomingMessage, err: unknown): void {
+    deps.logger.error({ err: err instanceof Error ? err.message : String(err) }, "redirect failed");
+    if (res.headersSent) res.destroy();
+    else sendPage(req, res, PAGES.unavailable, { "retry-after": "1" });
+  }
+
+  function handle(req: IncomingMessage, res: ServerResponse): void {
+    const method = req.method;
+    if (method !== "GET" && method !== "HEAD" && method !== "POST") {
+      req.resume();
+      sendPage(req, res, PAGES.methodNotAllowed, { allow: "GET, HEAD, POST" });
+      return;
+    }
+    if (method !== "POST") {
+      if (deps.health(req, res)) return;
+      if (req.url === "/metrics") {
+        sendMetrics(res, publisher.metrics, method === "HEAD");
+        return;
+      }
+    }
+    const r = route(req.url ?? "/");
+    if (r === null) {
+      notFound(req, res);
+      return;
+    }
+    if (r.kind === "root") {
+      root(req, res);
+      return;
+    }
+    if (r.kind === "rotator") {
+      if (method === "POST") {
+        req.resume();
+        sendPage(req, res, PAGES.methodNotAllowed, { allow: "GET, HEAD" });
+        return;
+      }
+      const cached = resolver.rotators.peek(r.id);
+      const p =
+        cached !== undefined
+          ? rotate(req, res, cached)
+          : resolver.rotators.resolve(r.id).then((rot) => rotate(req, res, rot));
+      p.catch((err: unknown) => failed(res, req, err));
+      return;
+    }
+    const cached = resolver.links.peek(r.id);
+    if (cached !== undefined) {
+      answer(req, res, r.id, cached);
+      return;
+    }
+    resolver.links
+      .resolve(r.id)
+      .then((record) => answer(req, res, r.id, record))
+      .catch((err: unknown) => failed(res, req, err));
+  }
+
+  return function safeHandle(req: IncomingMessage, res: ServerResponse): void {
+    try {
+      handle(req, res);
+    } catch (err) {
+      failed(res, req, err);
+    }
   };
 }

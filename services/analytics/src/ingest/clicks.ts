@@ -1,57 +1,87 @@
-// Click ingest: bus → ClickHouse in batches. The bus commits only after the insert succeeded, and the
-// clicks table deduplicates on click_id, so redelivery never counts a click twice.
-import type { EventBus, Subscription } from "@kurz/bus";
+// Click ingest: bus → enrichment → ClickHouse, in batches. A batch is committed on the bus only after
+// its insert succeeded. While ClickHouse is unreachable the handler pauses and retries (the bus keeps
+// the batch pending, so nothing is lost); a malformed message goes to the dead-letter topic on its own.
+import type { EventBus, IncomingMessage, Subscription } from "@kurz/bus";
 import type { KurzClickHouse } from "@kurz/clickhouse";
-import { type ClickBatch, type ClickEvent, TOPICS } from "@kurz/contracts";
+import { ClickBatch, TOPICS } from "@kurz/contracts";
+import type { Logger } from "@kurz/service-kit";
+import { type ClickRow, type Enrichers, toClickRow } from "./click-rows.ts";
+import { writeClicks } from "./click-writer.ts";
+import { retryWhileTransient } from "./transient.ts";
 
-export interface ClickRow {
-  click_id: string;
-  link_id: string;
-  account_id: string;
-  short_code: string;
-  ts: string;
-  referrer: string | null;
-  country: string;
-  city: string;
-  device_type: string;
-  browser: string;
-  os: string;
-  is_bot: number;
-  visitor_hash: string;
-  host: string;
+export const CLICKS_GROUP = "analytics-clicks";
+
+export interface ClickIngestDeps extends Enrichers {
+  bus: EventBus;
+  ch: KurzClickHouse;
+  logger: Logger;
+  /** Called with the clicks that were stored, after the insert. */
+  onInserted?: (rows: ClickRow[]) => void;
+  /** Bus messages per handler call; each holds up to 200 clicks. */
+  maxBatchSize?: number;
 }
 
-/** ClickHouse's DateTime64 text form; ISO 'Z' strings parse too, but this is unambiguous everywhere. */
-const chTime = (iso: string) => iso.replace("T", " ").replace("Z", "");
-
-export function toClickRow(e: ClickEvent): ClickRow {
+export async function subscribeClicks(deps: ClickIngestDeps): Promise<Subscription> {
+  await deps.geo.open();
+  const stopping = new AbortController();
+  const subscription = await deps.bus.subscribe<unknown>({
+    topic: TOPICS.clicks,
+    group: CLICKS_GROUP,
+    maxBatchSize: deps.maxBatchSize ?? 100,
+    maxWaitMs: 100,
+    handler: async (messages) => {
+      const rows: ClickRow[] = [];
+      const rejected: IncomingMessage<unknown>[] = [];
+      for (const message of messages) {
+        const parsed = ClickBatch.safeParse(message.value);
+        if (!parsed.success) {
+          rejected.push(message);
+          continue;
+        }
+        for (const click of parsed.data.clicks) rows.push(toClickRow(click, deps));
+      }
+      if (rejected.length > 0) await deadLetter(deps, rejected);
+      if (rows.length === 0) return;
+      const result = await retryWhileTransient(() => writeClicks(deps.ch, rows), {
+        signal: stopping.signal,
+        logger: deps.logger,
+        what: "click insert",
+      });
+      if (result.duplicates > 0 || result.deletedLinks > 0) {
+        deps.logger.debug(
+          { duplicates: result.duplicates, deletedLinks: result.deletedLinks },
+          "skipped clicks already stored or of deleted links",
+        );
+      }
+      if (result.inserted.length > 0) deps.onInserted?.(result.inserted);
+    },
+  });
   return {
-    click_id: e.click_id,
-    link_id: e.link_id,
-    account_id: e.account_id,
-    short_code: e.short_code,
-    ts: chTime(e.ts),
-    referrer: e.referrer,
-    country: "",
-    city: "",
-    device_type: "",
-    browser: "",
-    os: "",
-    is_bot: 0,
-    visitor_hash: "0",
-    host: e.host ?? "",
+    stop: async () => {
+      // A handler waiting out an outage gives up now; its batch stays uncommitted and is redelivered.
+      stopping.abort();
+      await subscription.stop();
+    },
   };
 }
 
-export function subscribeClicks(deps: { bus: EventBus; ch: KurzClickHouse }): Promise<Subscription> {
-  return deps.bus.subscribe<ClickBatch>({
-    topic: TOPICS.clicks,
-    group: "analytics-clicks",
-    maxBatchSize: 1_000,
-    maxWaitMs: 100,
-    handler: async (messages) => {
-      const rows = messages.flatMap((m) => m.value.clicks.map(toClickRow));
-      if (rows.length > 0) await deps.ch.insert("clicks", rows);
-    },
-  });
+/** Same headers as the bus's own dead-lettering (ADR 0003), so one tool reads both. */
+async function deadLetter(deps: ClickIngestDeps, messages: IncomingMessage<unknown>[]): Promise<void> {
+  deps.logger.warn({ count: messages.length }, "malformed click messages sent to the dead-letter topic");
+  await deps.bus.publish(
+    `${TOPICS.clicks}.dlq`,
+    messages.map((m) => ({
+      key: m.key,
+      value: m.value,
+      headers: {
+        ...m.headers,
+        "x-dlq-error": "not a valid ClickBatch",
+        "x-dlq-original-topic": TOPICS.clicks,
+        "x-dlq-original-id": m.id,
+        "x-dlq-attempts": String(m.deliveryAttempt),
+        "x-dlq-group": CLICKS_GROUP,
+        "x-dlq-failed-at": new Date().toISOString(),
+      },
+    })),
+  );
 }

@@ -1,35 +1,75 @@
-// The link dimension: who owns which link, for ownership checks and top lists. Versions come from the
-// event time, so a redelivered or reordered event never overwrites newer state.
+// The link dimension: who owns which link, its code, title, destination, state and sharing settings,
+// for ownership checks, top lists and public analytics. Versions come from the event time, so a
+// redelivered or reordered event never overwrites newer state.
 import type { EventBus, Subscription } from "@kurz/bus";
 import type { KurzClickHouse } from "@kurz/clickhouse";
-import { type LinkEvent, TOPICS } from "@kurz/contracts";
+import { LinkEvent, TOPICS } from "@kurz/contracts";
+import type { Logger } from "@kurz/service-kit";
+import { retryWhileTransient } from "./transient.ts";
 
-export function subscribeLinks(deps: { bus: EventBus; ch: KurzClickHouse }): Promise<Subscription> {
-  return deps.bus.subscribe<LinkEvent>({
-    topic: TOPICS.links,
-    group: "analytics-links",
-    handler: async (messages) => {
-      const rows = messages.map(({ value: e }) => {
-        const link = e.type === "link.deleted" ? undefined : e.link;
-        return {
-          link_id: e.link_id,
-          account_id: e.account_id,
-          short_code: e.short_code,
-          title: link?.title ?? "",
-          original_url: link?.original_url ?? "",
-          is_active: link?.is_active ? 1 : 0,
-          deleted: e.type === "link.deleted" ? 1 : 0,
-          version: Date.parse(e.occurred_at),
-          updated_at: e.occurred_at.replace("T", " ").replace("Z", ""),
-        };
-      });
-      await deps.ch.insert("links", rows);
-      for (const e of messages.map((m) => m.value)) {
-        if (e.type === "link.deleted") {
-          // A deleted link's code may be reused by a new link, which must start at zero.
-          await deps.ch.command("DELETE FROM clicks WHERE link_id = {id:UUID}", { id: e.link_id });
+const chTime = (iso: string) => iso.replace("T", " ").replace("Z", "");
+
+/** Tables holding a link's clicks; all are emptied when the link is deleted. */
+const CLICK_TABLES = ["clicks", "link_daily", "link_dim_daily", "link_visitors_daily"] as const;
+
+export function subscribeLinks(deps: {
+  bus: EventBus;
+  ch: KurzClickHouse;
+  logger: Logger;
+}): Promise<Subscription> {
+  const stopping = new AbortController();
+  const retry = <T>(what: string, fn: () => Promise<T>) =>
+    retryWhileTransient(fn, { signal: stopping.signal, logger: deps.logger, what });
+
+  return deps.bus
+    .subscribe<unknown>({
+      topic: TOPICS.links,
+      group: "analytics-links",
+      handler: async (messages) => {
+        const events: LinkEvent[] = [];
+        for (const m of messages) {
+          const parsed = LinkEvent.safeParse(m.value);
+          // A shape this version does not know is skipped (logged), not retried forever.
+          if (parsed.success) events.push(parsed.data);
+          else deps.logger.warn({ id: m.id }, "skipped a links event this version cannot read");
         }
-      }
-    },
-  });
+        if (events.length === 0) return;
+        const rows = events.map((e) => {
+          const link = e.type === "link.deleted" ? undefined : e.link;
+          const shared = link?.analytics_shared_fields;
+          return {
+            link_id: e.link_id,
+            account_id: e.account_id,
+            short_code: e.short_code,
+            title: link?.title ?? "",
+            original_url: link?.original_url ?? "",
+            is_active: link?.is_active ? 1 : 0,
+            expires_at: link?.expires_at ? chTime(link.expires_at) : null,
+            analytics_public: link?.analytics_public ? 1 : 0,
+            shares_all_fields: shared ? 0 : 1,
+            analytics_shared_fields: shared ?? [],
+            deleted: e.type === "link.deleted" ? 1 : 0,
+            version: Date.parse(e.occurred_at),
+            updated_at: chTime(e.occurred_at),
+          };
+        });
+        await retry("link dimension insert", () => deps.ch.insert("links", rows));
+        const deleted = [...new Set(events.filter((e) => e.type === "link.deleted").map((e) => e.link_id))];
+        if (deleted.length > 0) {
+          // A deleted link's code may be reused by a new link, which must start at zero; and SPEC
+          // deletes click data with the link.
+          for (const table of CLICK_TABLES) {
+            await retry(`delete clicks from ${table}`, () =>
+              deps.ch.command(`DELETE FROM ${table} WHERE link_id IN {ids:Array(UUID)}`, { ids: deleted }),
+            );
+          }
+        }
+      },
+    })
+    .then((subscription) => ({
+      stop: async () => {
+        stopping.abort();
+        await subscription.stop();
+      },
+    }));
 }

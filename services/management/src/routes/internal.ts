@@ -1,7 +1,9 @@
 // Endpoints for other Kurz services only (internal token required): the gateway's key lookup and the
 // redirect's miss path.
+import type { KeyRecord } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { Router } from "express";
+import { toKeyRecord } from "../api-keys.ts";
 import type { RedirectRecords } from "../redirect-records.ts";
 import { toRedirectRecord } from "../redirect-records.ts";
 
@@ -20,20 +22,16 @@ export function internalRouter(deps: { prisma: PrismaClient; records: RedirectRe
   });
 
   router.get("/keys/:hash", async (req, res) => {
-    const key = await prisma.apiKey.findUnique({ where: { keyHash: req.params.hash } });
+    // Only a SHA-256 hex digest can name a key; anything else is unknown without a query.
+    const key = /^[0-9a-f]{64}$/.test(req.params.hash)
+      ? await prisma.apiKey.findUnique({ where: { keyHash: req.params.hash } })
+      : null;
     if (!key) {
       res.status(404).json({ success: false, error: { code: "NOT_FOUND", message: "No such key" } });
       return;
     }
-    res.json({
-      key_id: key.id,
-      account_id: key.accountId,
-      name: key.name,
-      rate_limit_per_minute: key.rateLimitPerMinute,
-      rate_limit_per_hour: key.rateLimitPerHour,
-      expires_at: key.expiresAt?.toISOString() ?? null,
-      revoked: key.revokedAt !== null,
-    });
+    const record: KeyRecord = toKeyRecord(key);
+    res.json(record);
   });
 
   return router;

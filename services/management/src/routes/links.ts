@@ -1,84 +1,114 @@
-// /api/v1/links: the link resource (SPEC 4.1).
-import { CreateLinkBody } from "@kurz/contracts";
-import type { Link, PrismaClient } from "@kurz/db";
-import { ApiError } from "@kurz/service-kit";
+// /api/v1/links and /api/v1/links/:id: the link resource (SPEC 4.1). Bulk lives in bulk.ts.
+import { CreateLinkBody, LinkIdParams, ListLinksQuery, parseUpdateLinkBody } from "@kurz/contracts";
+import type { PrismaClient } from "@kurz/db";
+import {
+  badRequest,
+  methodNotAllowed,
+  notFound,
+  requireIdentity,
+  v1Success,
+  validation,
+} from "@kurz/service-kit";
 import { type Request, type Response, Router } from "express";
 import { toLinkJson } from "../link-json.ts";
-import { enqueueLinkEvent, linkEvent } from "../outbox.ts";
-import { hashPassword } from "../passwords.ts";
-import type { RedirectRecords } from "../redirect-records.ts";
-import { freeShortCode } from "../short-codes.ts";
+import { listLinks } from "../link-list.ts";
+import {
+  aliasTaken,
+  aliasTakenError,
+  assertFutureExpiry,
+  assertRoomFor,
+  createLink,
+  deleteLinks,
+  type LinkWriterDeps,
+  updateLink,
+} from "../links-service.ts";
+import type { TitleFetcher } from "../title-fetcher.ts";
 
-export interface LinksDeps {
+export interface LinksDeps extends LinkWriterDeps {
   prisma: PrismaClient;
-  records: RedirectRecords;
   baseUrl: string;
-  onEventsWritten: () => void;
+  titles: Pick<TitleFetcher, "titleFor">;
 }
 
-const isUniqueViolation = (err: unknown) => (err as { code?: string } | null)?.code === "P2002";
-
-function linkLimitError(limit: number): ApiError {
-  return new ApiError(
-    403,
-    "FORBIDDEN",
-    `Link limit reached: this account can have at most ${limit} links. Delete links you no longer need or upgrade your plan.`,
-  );
-}
+const linkId = (req: Request) => LinkIdParams.parse(req.params).id;
 
 export function linksRouter(deps: LinksDeps): Router {
   const router = Router();
   const { prisma } = deps;
 
-  router.post("/", async (req: Request, res: Response) => {
-    const { accountId } = res.locals.identity as { accountId: string };
+  const create = async (req: Request, res: Response) => {
+    const { accountId } = requireIdentity(res);
     const body = CreateLinkBody.parse(req.body);
-    const passwordHash = body.password !== undefined ? await hashPassword(body.password) : null;
-    const title = body.title ?? new URL(body.url).hostname;
-
-    const create = () =>
-      prisma.$transaction(async (tx) => {
-        // Serialises creates per account so concurrent requests cannot pass the link limit.
-        const [account] = await tx.$queryRaw<{ link_limit: number; default_expiry_hours: number | null }[]>`
-          SELECT link_limit, default_expiry_hours FROM accounts WHERE id = ${accountId}::uuid FOR UPDATE`;
-        if (!account) throw new ApiError(401, "UNAUTHORIZED", "Unknown account");
-        const count = await tx.link.count({ where: { accountId } });
-        if (count >= account.link_limit) throw linkLimitError(account.link_limit);
-
-        const expiresAt =
-          body.expires_at !== undefined
-            ? new Date(body.expires_at)
-            : account.default_expiry_hours !== null
-              ? new Date(Date.now() + account.default_expiry_hours * 3_600_000)
-              : null;
-        const link = await tx.link.create({
-          data: {
-            accountId,
-            shortCode: body.custom_alias ?? (await freeShortCode(tx)),
-            originalUrl: body.url,
-            title,
-            passwordHash,
-            expiresAt,
-          },
-        });
-        await enqueueLinkEvent(tx, linkEvent("link.created", link));
-        return link;
-      });
-
-    let link: Link;
-    try {
-      link = await create();
-    } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
-      if (body.custom_alias !== undefined) {
-        throw new ApiError(409, "CONFLICT", `The alias '${body.custom_alias}' is already taken`);
-      }
-      link = await create(); // a generated code raced with another insert; a fresh code will do
+    assertFutureExpiry(body.expires_at);
+    // Cheap refusals first, so a doomed request never waits for a title fetch.
+    await assertRoomFor(prisma, accountId, 1);
+    if (body.custom_alias !== undefined && (await aliasTaken(prisma, body.custom_alias))) {
+      throw aliasTakenError(body.custom_alias);
     }
-    deps.onEventsWritten();
-    await deps.records.put(link);
-    res.status(201).json({ success: true, data: toLinkJson(link, deps.baseUrl) });
-  });
+    const title = body.title ?? (await deps.titles.titleFor(body.url));
+    const link = await createLink(deps, accountId, { ...body, title });
+    res.status(201).json(v1Success(toLinkJson(link, deps.baseUrl)));
+  };
 
+  const list = async (req: Request, res: Response) => {
+    const { accountId } = requireIdentity(res);
+    const query = ListLinksQuery.parse(req.query);
+    const { links, total } = await listLinks(prisma, accountId, query);
+    res.json(
+      v1Success(
+        links.map((link) => toLinkJson(link, deps.baseUrl)),
+        {
+          page: query.page,
+          per_page: query.per_page,
+          total,
+          total_pages: Math.ceil(total / query.per_page),
+        },
+      ),
+    );
+  };
+
+  const get = async (req: Request, res: Response) => {
+    const { accountId } = requireIdentity(res);
+    const link = await prisma.link.findFirst({ where: { id: linkId(req), accountId } });
+    if (!link) throw notFound("Link not found");
+    const shared = link.analyticsSharedFields;
+    res.json(
+      v1Success({
+        ...toLinkJson(link, deps.baseUrl),
+        analytics_shared_fields: Array.isArray(shared) ? (shared as string[]) : null,
+      }),
+    );
+  };
+
+  const update = async (req: Request, res: Response) => {
+    const { accountId } = requireIdentity(res);
+    const id = linkId(req);
+    const parsed = parseUpdateLinkBody(req.body);
+    if (!parsed.ok && parsed.code === "BAD_REQUEST") {
+      throw badRequest(`${parsed.fields.join(" and ")} cannot be changed; create a new link instead`);
+    }
+    if (!parsed.ok) throw validation(parsed.error);
+    const link = await updateLink(deps, accountId, id, parsed.data);
+    res.json(v1Success(toLinkJson(link, deps.baseUrl)));
+  };
+
+  const remove = async (req: Request, res: Response) => {
+    const { accountId } = requireIdentity(res);
+    const removed = await deleteLinks(deps, accountId, [linkId(req)]);
+    if (removed.length === 0) throw notFound("Link not found");
+    res.json(v1Success({ deleted: true }));
+  };
+
+  router
+    .route("/")
+    .get(list)
+    .post(create)
+    .all(methodNotAllowed(["GET", "POST"]));
+  router
+    .route("/:id")
+    .get(get)
+    .patch(update)
+    .delete(remove)
+    .all(methodNotAllowed(["GET", "PATCH", "DELETE"]));
   return router;
 }

@@ -1,0 +1,233 @@
+// `./kurz bench analytics`: the analytics pipeline on embedded ClickHouse (chDB, in this process).
+//   - ingest: click batches already waiting on the bus (Redis Streams) → the real click consumer
+//     (validation, enrichment, duplicate check, insert, materialized views) → ClickHouse; clicks/s
+//     from subscribe until the last click is stored;
+//   - queries: GET /api/v1/analytics/:link_id for a link with 1M clicks and GET
+//     /api/v1/analytics/summary for an account with 10M clicks over 2,000 links, over HTTP against
+//     the analytics app (seeded with infra/bench/_analytics-seed.ts), p50/p99 of sequential requests.
+// Options: --ingest <clicks> (default 200000), --link-clicks, --account-clicks, --requests (default 200).
+// Run under `flock /tmp/bench.lock` on a shared machine.
+import { randomUUID } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { parseArgs } from "node:util";
+import { createBus } from "@kurz/bus";
+import { createClickHouse, migrate } from "@kurz/clickhouse";
+import { type ClickBatch, clickPartitionKey, TOPICS } from "@kurz/contracts";
+import { createLogger } from "@kurz/service-kit";
+import { cleanupRedisPrefix, testRedisUrl, uniquePrefix } from "@kurz/testing";
+import { createAnalyticsApp } from "../../services/analytics/src/app.ts";
+import { loadAnalyticsConfig } from "../../services/analytics/src/config.ts";
+import { GeoIp } from "../../services/analytics/src/enrich/geoip.ts";
+import { VisitorHasher } from "../../services/analytics/src/enrich/visitor-hash.ts";
+import { subscribeClicks } from "../../services/analytics/src/ingest/clicks.ts";
+import { seedAnalytics } from "./_analytics-seed.ts";
+
+export const description =
+  "analytics: ingest rate bus → ClickHouse, and query p50/p99 for a 1M-click link and a 10M-click account";
+
+const AGENTS = [
+  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36",
+  "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
+  "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36",
+  "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15",
+  "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
+  "Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
+  "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
+];
+
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const ms = (n: number) => `${n.toFixed(1)} ms`;
+const int = (n: number) => Math.round(n).toLocaleString("en-US");
+
+function uuidv7(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  const now = BigInt(Date.now());
+  for (let i = 0; i < 6; i++) bytes[i] = Number((now >> BigInt(40 - 8 * i)) & 0xffn);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = Buffer.from(bytes).toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+async function ingest(total: number): Promise<{ rate: number; seconds: number; stored: number }> {
+  const prefix = uniquePrefix("bench-an");
+  const logger = createLogger("bench", "warn");
+  const bus = createBus({ kind: "redis", clientId: "bench", prefix, redisUrl: testRedisUrl(), logger });
+  const ch = await createClickHouse({ path: ":memory:", database: "bench_ingest" });
+  try {
+    await migrate(ch);
+    // Traffic over 1,000 links of 50 accounts, from random public-looking IPv4 addresses.
+    const accounts = Array.from({ length: 50 }, () => randomUUID());
+    const links = Array.from({ length: 1_000 }, (_, i) => ({ id: randomUUID(), account: accounts[i % 50]! }));
+    const byKey = new Map<string, ClickBatch["clicks"]>();
+    const messages: { key: string; value: ClickBatch }[] = [];
+    const flush = (key: string, clicks: ClickBatch["clicks"]) =>
+      messages.push({ key, value: { v: 1, clicks } });
+    for (let i = 0; i < total; i++) {
+      const link = links[Math.floor(Math.random() * links.length)]!;
+      const key = clickPartitionKey(link.id);
+      const list = byKey.get(key) ?? [];
+      list.push({
+        v: 1,
+        click_id: uuidv7(),
+        link_id: link.id,
+        account_id: link.account,
+        short_code: "bench",
+        ts: new Date().toISOString(),
+        ip: `${1 + Math.floor(Math.random() * 220)}.${i % 256}.${(i >> 8) % 256}.${(i * 7) % 256}`,
+        user_agent: AGENTS[i % AGENTS.length]!,
+        referrer: i % 3 === 0 ? null : `https://ref${i % 20}.example/`,
+        host: "kurz.test",
+      });
+      if (list.length === 200) {
+        flush(key, list);
+        byKey.delete(key);
+      } else byKey.set(key, list);
+    }
+    for (const [key, list] of byKey) flush(key, list);
+    for (let i = 0; i < messages.length; i += 500)
+      await bus.publish(TOPICS.clicks, messages.slice(i, i + 500));
+
+    let stored = 0;
+    let done!: () => void;
+    const finished = new Promise<void>((r) => (done = r));
+    const config = loadAnalyticsConfig({});
+    const geo = new GeoIp(config.GEOIP_DB_PATH);
+    await geo.open(); // opening the database is start-up cost, not ingest
+    const started = performance.now();
+    const sub = await subscribeClicks({
+      bus,
+      ch,
+      logger,
+      geo,
+      visitors: new VisitorHasher("bench"),
+      onInserted: (rows) => {
+        stored += rows.length;
+        if (stored >= total) done();
+      },
+    });
+    await finished;
+    const seconds = (performance.now() - started) / 1000;
+    await sub.stop();
+    const [row] = await ch.query<{ n: number }>(
+      "SELECT toUInt64(sum(clicks) + sum(bot_clicks)) AS n FROM link_daily",
+    );
+    return { rate: total / seconds, seconds, stored: Number(row?.n ?? 0) };
+  } finally {
+    await bus.close();
+    await ch.close();
+    await cleanupRedisPrefix(testRedisUrl(), prefix);
+  }
+}
+
+async function queries(linkClicks: number, accountClicks: number, requests: number) {
+  const ch = await createClickHouse({ path: ":memory:", database: "bench_queries" });
+  await migrate(ch);
+  const seedStart = performance.now();
+  const seeded = await seedAnalytics(ch, { linkClicks, accountClicks, accountLinks: 2_000 });
+  const seedSeconds = (performance.now() - seedStart) / 1000;
+  const token = "bench-token";
+  const app = createAnalyticsApp({
+    ch,
+    logger: createLogger("bench", "warn"),
+    internalToken: token,
+    readiness: {},
+  });
+  const server = createServer(app);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const end = new Date().toISOString().slice(0, 10);
+  const start30 = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
+  const timed = async (path: string, account: string) => {
+    const headers = {
+      "x-kurz-internal-token": token,
+      "x-kurz-account-id": account,
+      "x-kurz-key-id": "bench",
+    };
+    const check = await fetch(`${base}${path}`, { headers });
+    if (check.status !== 200) throw new Error(`${path}: ${check.status} ${await check.text()}`);
+    for (let i = 0; i < 5; i++) await (await fetch(`${base}${path}`, { headers })).arrayBuffer();
+    const times: number[] = [];
+    for (let i = 0; i < requests; i++) {
+      const t = performance.now();
+      await (await fetch(`${base}${path}`, { headers })).arrayBuffer();
+      times.push(performance.now() - t);
+    }
+    times.sort((a, b) => a - b);
+    return { p50: pct(times, 50), p99: pct(times, 99) };
+  };
+  try {
+    const link = seeded.link;
+    const account = seeded.account.account_id;
+    const rows = [
+      [
+        `link, ${int(linkClicks)} clicks, all time`,
+        await timed(`/api/v1/analytics/${link.link_id}`, link.account_id),
+      ],
+      [
+        "link, last 30 days (dates)",
+        await timed(`/api/v1/analytics/${link.link_id}?start=${start30}&end=${end}`, link.account_id),
+      ],
+      [
+        "link, last 7 days with times of day (raw edges)",
+        await timed(
+          `/api/v1/analytics/${link.link_id}?start=${encodeURIComponent(new Date(Date.now() - 7 * 86_400_000).toISOString())}&end=${encodeURIComponent(new Date().toISOString())}`,
+          link.account_id,
+        ),
+      ],
+      [
+        `summary, ${int(accountClicks)} clicks over 2,000 links`,
+        await timed("/api/v1/analytics/summary", account),
+      ],
+      [
+        "summary, last 30 days (dates)",
+        await timed(`/api/v1/analytics/summary?start=${start30}&end=${end}`, account),
+      ],
+    ] as const;
+    return { rows, seedSeconds };
+  } finally {
+    await new Promise((r) => server.close(r));
+    await ch.close();
+  }
+}
+
+export async function run(args: string[]): Promise<string> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      ingest: { type: "string", default: "200000" },
+      "link-clicks": { type: "string", default: "1000000" },
+      "account-clicks": { type: "string", default: "10000000" },
+      requests: { type: "string", default: "200" },
+    },
+    strict: false,
+  });
+  const total = Number(values.ingest);
+  const linkClicks = Number(values["link-clicks"]);
+  const accountClicks = Number(values["account-clicks"]);
+  const requests = Number(values.requests);
+
+  const ing = await ingest(total);
+  const q = await queries(linkClicks, accountClicks, requests);
+  const date = new Date().toISOString().slice(0, 10);
+  return [
+    "## analytics",
+    "",
+    `\`./kurz bench analytics --ingest ${total} --link-clicks ${linkClicks} --account-clicks ${accountClicks} --requests ${requests}\` (${date}).`,
+    "Embedded ClickHouse (chDB, in the benchmark process), Redis Streams bus on the local Redis server.",
+    "",
+    "**Ingest** (bus → validation, enrichment with ua-parser/isbot/DB-IP, duplicate check, insert, 3 materialized views):",
+    `${int(total)} clicks in ${int(total / 200)}+ messages of ≤ 200 clicks over 1,000 links, already on the bus;`,
+    `stored ${int(ing.stored)} in ${ing.seconds.toFixed(2)} s: **${int(ing.rate)} clicks/s** (target ≥ 20,000).`,
+    "",
+    `**Queries** over HTTP against the analytics app (no gateway), ${requests} sequential requests after 5 warm-ups;`,
+    `seeding ${int(linkClicks + accountClicks)} clicks with \`infra/bench/_analytics-seed.ts\` took ${q.seedSeconds.toFixed(1)} s.`,
+    "",
+    "| query | p50 | p99 |",
+    "|---|---|---|",
+    ...q.rows.map(([name, r]) => `| ${name} | ${ms(r.p50)} | ${ms(r.p99)} |`),
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,170 @@
+// `./kurz bench api`: the v1 API through the gateway (auth, rate limit, proxy, management, Postgres) on
+// a full local stack, with 100k links seeded directly in Postgres in the benchmarked account.
+//   - create-link: POST /api/v1/links with a title (no title fetch), each request a new link;
+//   - list: GET /api/v1/links?per_page=100, first page, a deep page, is_active and search filters;
+//   - EXPLAIN ANALYZE of the list queries at that size, to show which indexes serve them.
+// The key's rate limits are raised in the database (they are per key). Options: --duration <s>
+// (default 10), --connections <n> (default 16). Run under `flock /tmp/bench.lock` on a shared machine.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { createPrisma } from "@kurz/db";
+import { startStack } from "@kurz/testing/stack";
+import autocannon from "autocannon";
+
+export const description = "v1 API through the gateway: create-link and list (per_page 100) over 100k links";
+
+const LINKS = 100_000;
+
+interface Figures {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function load(
+  name: string,
+  opts: { url: string; method?: "GET" | "POST"; body?: string; headers: Record<string, string> },
+  duration: number,
+  connections: number,
+): Promise<Figures> {
+  const result = await autocannon({
+    url: opts.url,
+    method: opts.method ?? "GET",
+    headers: opts.headers,
+    ...(opts.body !== undefined ? { body: opts.body } : {}),
+    connections,
+    duration,
+  });
+  return {
+    name,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+export async function run(args: string[]): Promise<string> {
+  const { values } = parseArgs({
+    args,
+    options: { duration: { type: "string", default: "10" }, connections: { type: "string", default: "16" } },
+    strict: false,
+  });
+  const duration = Number(values.duration);
+  const connections = Number(values.connections);
+  const spool = mkdtempSync(join(tmpdir(), "kurz-bench-api-spool-"));
+  const stack = await startStack({
+    extraEnv: { LOG_LEVEL: "error", TITLE_FETCH_ENABLED: "false", SPOOL_DIR: spool },
+  });
+  const prisma = createPrisma(stack.databaseUrl);
+  try {
+    const account = await stack.createAccount(`bench-${Date.now()}@example.com`, 10_000_000);
+    // Per-key limits live on the key; raise them before its first use so the gateway caches these.
+    await prisma.apiKey.updateMany({
+      where: { accountId: account.account_id },
+      data: { rateLimitPerMinute: 1_000_000_000, rateLimitPerHour: 1_000_000_000 },
+    });
+    const seedStarted = Date.now();
+    await prisma.$executeRawUnsafe(
+      `INSERT INTO links (id, account_id, short_code, original_url, title, is_active, created_at, updated_at)
+       SELECT gen_random_uuid(), $1::uuid, 'seed' || i,
+              'https://site' || (i % 5000) || '.example.com/path/' || md5(i::text),
+              'Seeded page ' || i || ' about ' || (ARRAY['cats','dogs','news','shop','blog'])[1 + i % 5],
+              i % 3 <> 0, now() - make_interval(secs => i), now()
+       FROM generate_series(1, ${LINKS}) AS i`,
+      account.account_id,
+    );
+    await prisma.$executeRawUnsafe("VACUUM ANALYZE links");
+    const seedMs = Date.now() - seedStarted;
+
+    const headers = { authorization: `Bearer ${account.api_key}`, "content-type": "application/json" };
+    const base = `${stack.origin}/api/v1/links`;
+    // Warm-up: key cache, connection pools, JIT.
+    await load("warm-up", { url: `${base}?per_page=100`, headers }, 2, 4);
+
+    const figures: Figures[] = [];
+    figures.push(
+      await load(
+        "POST /links (create)",
+        {
+          url: base,
+          method: "POST",
+          headers,
+          body: JSON.stringify({ url: "https://example.com/x", title: "Bench" }),
+        },
+        duration,
+        connections,
+      ),
+    );
+    for (const [name, query] of [
+      ["GET /links?per_page=100 (page 1)", "per_page=100"],
+      ["GET /links?per_page=100&page=500 (deep page)", "per_page=100&page=500"],
+      ["GET /links?per_page=100&is_active=false", "per_page=100&is_active=false"],
+      ["GET /links?per_page=100&search=site42.example (rare)", "per_page=100&search=site42.example"],
+      ["GET /links?per_page=100&search=cats (common)", "per_page=100&search=cats"],
+    ] as const) {
+      figures.push(await load(name, { url: `${base}?${query}`, headers }, duration, connections));
+    }
+
+    const explain = async (label: string, where: string) => {
+      const id = account.account_id;
+      const plan = async (sql: string) => {
+        const [row] = await prisma.$queryRawUnsafe<{ "QUERY PLAN": unknown }[]>(
+          `EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`,
+          id,
+        );
+        const [top] = row!["QUERY PLAN"] as { "Execution Time": number; Plan: unknown }[];
+        const indexes = [...JSON.stringify(top!.Plan).matchAll(/"Index Name":"([^"]+)"/g)].map((m) => m[1]);
+        return `${top!["Execution Time"].toFixed(2)} ms (${[...new Set(indexes)].join(", ") || "no index"})`;
+      };
+      const page = await plan(
+        `SELECT * FROM links WHERE account_id = $1::uuid ${where} ORDER BY created_at DESC, id DESC LIMIT 100`,
+      );
+      const count = await plan(`SELECT count(*) FROM links WHERE account_id = $1::uuid ${where}`);
+      return `| ${label} | ${page} | ${count} |`;
+    };
+    const search = (term: string) =>
+      `AND (original_url ILIKE '%${term}%' OR short_code ILIKE '%${term}%' OR title ILIKE '%${term}%')`;
+    const plans = [
+      await explain("no filter", ""),
+      await explain("is_active = false", "AND is_active = false"),
+      await explain("search 'site42.example' (rare)", search("site42.example")),
+      await explain("search 'cats' (common)", search("cats")),
+    ];
+
+    const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
+    return [
+      "## v1 API through the gateway (links)",
+      "",
+      `\`./kurz bench api --duration ${duration} --connections ${connections}\` — full local stack (gateway → management → Postgres),`,
+      `autocannon with ${connections} connections for ${duration} s per row, on the same machine as the services.`,
+      `The account holds ${LINKS.toLocaleString("en")} links seeded in Postgres (${seedMs} ms) plus those the create run adds.`,
+      "",
+      "| endpoint | req/s | p50 ms | p99 ms | requests | non-2xx | errors |",
+      "|---|---|---|---|---|---|---|",
+      ...figures.map(
+        (f) =>
+          `| ${f.name} | ${f.rps} | ${fmt(f.p50)} | ${fmt(f.p99)} | ${f.requests} | ${f.non2xx} | ${f.errors} |`,
+      ),
+      "",
+      `EXPLAIN ANALYZE at ${LINKS.toLocaleString("en")} links in one account (page = first 100 rows newest first; count = meta.total):`,
+      "",
+      "| filter | page query | count query |",
+      "|---|---|---|",
+      ...plans,
+      "",
+    ].join("\n");
+  } finally {
+    await prisma.$disconnect();
+    await stack.stop();
+    rmSync(spool, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,126 @@
+// A click consumer killed between an insert and its acknowledgement, then restarted: every click is
+// stored once, in the raw table and in every rollup (which would double count a re-inserted click).
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createBus, type EventBus } from "@kurz/bus";
+import { createClickHouse } from "@kurz/clickhouse";
+import { type ClickBatch, clickPartitionKey, TOPICS } from "@kurz/contracts";
+import {
+  cleanupRedisPrefix,
+  ensureRedis,
+  type StartedProcess,
+  startProcess,
+  testRedisUrl,
+  uniquePrefix,
+  waitFor,
+} from "@kurz/testing";
+import { afterAll, beforeAll, expect, it } from "vitest";
+
+const prefix = uniquePrefix("an-crash");
+const dir = mkdtempSync(join(tmpdir(), "kurz-an-crash-"));
+const fixture = join(import.meta.dirname, "fixtures/click-consumer.ts");
+let bus: EventBus;
+const started: StartedProcess[] = [];
+
+beforeAll(async () => {
+  await ensureRedis();
+  bus = createBus({ kind: "redis", clientId: "crash-test-publisher", prefix, redisUrl: testRedisUrl() });
+});
+afterAll(async () => {
+  for (const p of started) await p.stop("SIGKILL");
+  await bus?.close();
+  await cleanupRedisPrefix(testRedisUrl(), prefix);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function consumer(crashAfter: number): Promise<StartedProcess> {
+  return startProcess({
+    cmd: process.execPath,
+    args: ["--import", "tsx", fixture],
+    env: {
+      CLICKHOUSE_PATH: join(dir, "ch"),
+      BUS_PREFIX: prefix,
+      REDIS_URL: testRedisUrl(),
+      CRASH_AFTER_INSERTS: String(crashAfter),
+    },
+    readyLine: "ready",
+    readyTimeoutMs: 60_000,
+  }).then((p) => {
+    started.push(p);
+    return p;
+  });
+}
+
+const inserted = (p: StartedProcess) =>
+  [...p.output().matchAll(/inserted (\d+)/g)].reduce((n, m) => n + Number(m[1]), 0);
+
+it("loses and duplicates nothing when the consumer dies mid-stream", async () => {
+  const links = [randomUUID(), randomUUID(), randomUUID()];
+  const account = randomUUID();
+  const batches: ClickBatch[] = [];
+  for (let b = 0; b < 40; b++) {
+    const link = links[b % links.length]!;
+    batches.push({
+      v: 1,
+      clicks: Array.from({ length: 25 }, (_, i) => ({
+        v: 1 as const,
+        click_id: uuidv7(),
+        link_id: link,
+        account_id: account,
+        short_code: `code${b % links.length}`,
+        ts: new Date(Date.now() - i).toISOString(),
+        ip: null,
+        user_agent: "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
+        referrer: b % 2 === 0 ? null : "https://ref.example/",
+        host: "kurz.test",
+      })),
+    });
+  }
+  // One batch published twice, as a publisher retry after a lost acknowledgement would.
+  const messages = [...batches, batches[7]!].map((value) => ({
+    key: clickPartitionKey(value.clicks[0]!.link_id),
+    value,
+  }));
+  await bus.publish(TOPICS.clicks, messages);
+
+  const first = await consumer(3);
+  await first.exited;
+  const beforeCrash = inserted(first);
+  expect(beforeCrash).toBeGreaterThan(0);
+
+  const second = await consumer(0);
+  // 1,000 distinct clicks, some stored by the first process before it died unacknowledged: the
+  // second gets those batches again and must store only what is missing.
+  await waitFor(async () => beforeCrash + inserted(second) >= 1_000, {
+    timeoutMs: 60_000,
+    intervalMs: 200,
+    description: "every click stored",
+  });
+  expect(await second.stop("SIGTERM")).toBe(0);
+  expect(beforeCrash + inserted(second)).toBe(1_000);
+
+  const ch = await createClickHouse({ path: join(dir, "ch"), database: "crash" });
+  try {
+    const one = async (sql: string) => Number(Object.values((await ch.query(sql))[0]!)[0]);
+    expect(await one("SELECT count() FROM clicks FINAL")).toBe(1_000);
+    expect(await one("SELECT uniqExact(click_id) FROM clicks")).toBe(1_000);
+    expect(await one("SELECT sum(clicks) FROM link_daily")).toBe(1_000);
+    expect(await one("SELECT sum(clicks) FROM link_dim_daily WHERE dim = 'referrer'")).toBe(1_000);
+    expect(await one("SELECT sum(clicks) FROM link_dim_daily WHERE dim = 'browser'")).toBe(1_000);
+  } finally {
+    await ch.close();
+  }
+});
+
+/** UUIDv7 (RFC 9562): 48-bit milliseconds, then random bits, with version and variant set. */
+function uuidv7(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  const ms = BigInt(Date.now());
+  for (let i = 0; i < 6; i++) bytes[i] = Number((ms >> BigInt(40 - 8 * i)) & 0xffn);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = Buffer.from(bytes).toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

@@ -1,0 +1,89 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { loadAnalyticsConfig } from "../src/config.ts";
+import { GeoIp } from "../src/enrich/geoip.ts";
+import { parseAgent } from "../src/enrich/user-agent.ts";
+import { VisitorHasher } from "../src/enrich/visitor-hash.ts";
+
+const tmp = mkdtempSync(join(tmpdir(), "kurz-geoip-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe("GeoIp over the bundled DB-IP database", () => {
+  it("locates public IPv4 and IPv6 addresses, and leaves private ones unknown", async () => {
+    const geo = new GeoIp(loadAnalyticsConfig({}).GEOIP_DB_PATH);
+    await geo.open();
+    expect(geo.enabled).toBe(true);
+    expect(geo.lookup("8.8.8.8")).toEqual({ country: "US", city: "Mountain View" });
+    expect(geo.lookup("81.2.69.160")).toEqual({ country: "GB", city: "London" });
+    expect(geo.lookup("2001:4860:4860::8888").country).toMatch(/^[A-Z]{2}$/);
+    for (const ip of ["127.0.0.1", "10.1.2.3", "203.0.113.7", "not-an-ip", "", null]) {
+      expect(geo.lookup(ip)).toEqual({ country: "", city: "" });
+    }
+  });
+
+  it("never fails when the database is missing or unreadable", async () => {
+    const broken = join(tmp, "broken.mmdb");
+    writeFileSync(broken, "not a database");
+    const warnings: string[] = [];
+    for (const path of [join(tmp, "missing"), broken, ""]) {
+      const geo = new GeoIp(path, { warn: (_o, m) => warnings.push(m ?? "") });
+      await geo.open();
+      expect(geo.enabled).toBe(false);
+      expect(geo.lookup("8.8.8.8")).toEqual({ country: "", city: "" });
+    }
+    expect(warnings).toHaveLength(2);
+  });
+});
+
+describe("parseAgent", () => {
+  it("maps devices to mobile, tablet or desktop and names browser and OS", () => {
+    expect(
+      parseAgent(
+        "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36",
+      ),
+    ).toEqual({ device_type: "mobile", browser: "Chrome", os: "Android", is_bot: 0 });
+    expect(
+      parseAgent(
+        "Mozilla/5.0 (Linux; Android 13; SM-X700) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36",
+      ).device_type,
+    ).toBe("tablet");
+    expect(parseAgent(null)).toEqual({ device_type: "desktop", browser: "", os: "", is_bot: 0 });
+  });
+
+  it("flags bots and link-preview fetchers", () => {
+    for (const ua of [
+      "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
+      "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)",
+      "Twitterbot/1.0",
+      "WhatsApp/2.23.20.0 A",
+      "Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)",
+      "TelegramBot (like TwitterBot)",
+      "LinkedInBot/1.0 (compatible; Mozilla/5.0; Apache-HttpClient +http://www.linkedin.com)",
+      "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+      "curl/8.5.0",
+    ]) {
+      expect(parseAgent(ua).is_bot, ua).toBe(1);
+    }
+    // In-app browsers are people.
+    expect(
+      parseAgent(
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 16_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 Instagram 300.0.0.0",
+      ).is_bot,
+    ).toBe(0);
+  });
+});
+
+describe("VisitorHasher", () => {
+  it("is stable within a day, differs across days and secrets, and is a UInt64", () => {
+    const h = new VisitorHasher("secret");
+    const a = h.hash("2026-11-21", "8.8.8.8", "UA");
+    expect(a).toMatch(/^\d{1,20}$/);
+    expect(BigInt(a) < 2n ** 64n).toBe(true);
+    expect(h.hash("2026-11-21", "8.8.8.8", "UA")).toBe(a);
+    expect(h.hash("2026-11-22", "8.8.8.8", "UA")).not.toBe(a);
+    expect(h.hash("2026-11-21", "8.8.4.4", "UA")).not.toBe(a);
+    expect(new VisitorHasher("other").hash("2026-11-21", "8.8.8.8", "UA")).not.toBe(a);
+  });
+});

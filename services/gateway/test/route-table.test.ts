@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { RouteTable } from "../src/route-table.ts";
+
+describe("RouteTable", () => {
+  const table = new RouteTable([
+    { method: "POST", path: "/api/v1/links", tag: "links" },
+    { method: "GET", path: "/api/v1/links", tag: "links" },
+    { method: "GET", path: "/api/v1/links/:id", tag: "links" },
+    { method: "DELETE", path: "/api/v1/links/:id", tag: "links" },
+    { method: "POST", path: "/api/v1/links/bulk", tag: "links" },
+    { method: "PUT", path: "/api/domain/:id/update", tag: "legacy" },
+  ]);
+
+  it("lists the methods of every route matching a path, HEAD with GET", () => {
+    expect(table.allowedMethods("/api/v1/links")?.sort()).toEqual(["GET", "HEAD", "POST"]);
+    // "bulk" is also a value of :id, so both routes' methods apply.
+    expect(table.allowedMethods("/api/v1/links/bulk")?.sort()).toEqual(["DELETE", "GET", "HEAD", "POST"]);
+    expect(table.allowedMethods("/api/domain/7/update")).toEqual(["PUT"]);
+  });
+
+  it("matches like Express: case-insensitive, one trailing slash", () => {
+    expect(table.allowedMethods("/API/V1/Links/")?.sort()).toEqual(["GET", "HEAD", "POST"]);
+  });
+
+  it("answers null for paths no route has", () => {
+    expect(table.allowedMethods("/api/v1/nothing")).toBeNull();
+    expect(table.allowedMethods("/api/v1/links/a/b")).toBeNull();
+    expect(table.allowedMethods("/api/v1/links//")).toBeNull();
+    expect(table.allowedMethods("/api/domain//update")).toBeNull();
+  });
+});

@@ -1,0 +1,52 @@
+// Applies the click totals analytics publishes to links.clicks_count and accounts.total_clicks.
+// Totals are absolute and only grow, so a link keeps the larger of its stored and received count:
+// a redelivered or out-of-order message changes nothing. An account's total is the sum over its
+// links, the same figure the analytics summary reports (clicks of deleted links go with them).
+import type { EventBus, Subscription } from "@kurz/bus";
+import { ClickTotals, TOPICS } from "@kurz/contracts";
+import type { PrismaClient } from "@kurz/db";
+import type { Logger } from "@kurz/service-kit";
+
+export function subscribeClickTotals(deps: {
+  bus: EventBus;
+  prisma: PrismaClient;
+  logger: Logger;
+}): Promise<Subscription> {
+  return deps.bus.subscribe<unknown>({
+    topic: TOPICS.clickTotals,
+    group: "management-click-totals",
+    maxBatchSize: 200,
+    handler: async (messages) => {
+      // One update for the whole batch, with the largest total seen per link.
+      const latest = new Map<string, { account: string; clicks: number }>();
+      for (const m of messages) {
+        const parsed = ClickTotals.safeParse(m.value);
+        if (!parsed.success) {
+          deps.logger.warn({ id: m.id }, "skipped a click-totals message this version cannot read");
+          continue;
+        }
+        for (const t of parsed.data.totals) {
+          const seen = latest.get(t.link_id);
+          if (!seen || seen.clicks < t.clicks)
+            latest.set(t.link_id, { account: t.account_id, clicks: t.clicks });
+        }
+      }
+      if (latest.size === 0) return;
+      const links = [...latest.keys()];
+      const accounts = links.map((id) => latest.get(id)!.account);
+      const clicks = links.map((id) => String(latest.get(id)!.clicks));
+      const touched = [...new Set(accounts)];
+      await deps.prisma.$transaction([
+        deps.prisma.$executeRaw`
+          UPDATE links AS l SET clicks_count = v.clicks
+          FROM unnest(${links}::uuid[], ${accounts}::uuid[], ${clicks}::bigint[]) AS v(id, account_id, clicks)
+          WHERE l.id = v.id AND l.account_id = v.account_id AND l.clicks_count < v.clicks`,
+        deps.prisma.$executeRaw`
+          UPDATE accounts AS a SET total_clicks = s.total
+          FROM (SELECT account_id, SUM(clicks_count)::bigint AS total FROM links
+                WHERE account_id = ANY(${touched}::uuid[]) GROUP BY account_id) AS s
+          WHERE a.id = s.account_id AND a.total_clicks <> s.total`,
+      ]);
+    },
+  });
+}

@@ -1,0 +1,117 @@
+// Write-through of branded domains and campaign rotators into Redis for the redirect service. As with
+// link records, Redis is a cache: a failed write is healed by the redirect's miss path (the internal
+// resolve endpoints), so failures are logged and never fail the API request.
+import {
+  type DomainRecord,
+  domainKey,
+  INVALIDATION_CHANNEL,
+  invalidationMessage,
+  type RotatorRecord,
+  rotatorKey,
+} from "@kurz/contracts";
+import type { Domain, Prisma, PrismaClient } from "@kurz/db";
+import type { Redis } from "ioredis";
+
+export function toDomainRecord(domain: Domain): DomainRecord {
+  return {
+    id: domain.id,
+    account_id: domain.accountId,
+    redirect_root: domain.redirectRoot,
+    redirect_404: domain.redirect404,
+  };
+}
+
+/** The rotator of a campaign with a slug, its links in assignment order; null when it has no slug. */
+export async function loadRotatorRecord(
+  prisma: PrismaClient,
+  where: { id: number } | { slug: string },
+): Promise<{ slug: string; record: RotatorRecord } | null> {
+  const campaign = await prisma.campaign.findUnique({
+    where,
+    include: {
+      links: { orderBy: { position: "asc" }, include: { link: { select: { id: true, shortCode: true } } } },
+    },
+  });
+  if (!campaign?.slug) return null;
+  return {
+    slug: campaign.slug,
+    record: {
+      campaign_id: campaign.id,
+      account_id: campaign.accountId,
+      links: campaign.links.map(({ link }) => ({ id: link.id, short_code: link.shortCode })),
+    },
+  };
+}
+
+/**
+ * Campaigns that hold any of these links. Deleting a link removes it from its campaigns (cascade), so
+ * a link delete should read these first and then `syncRotators` them, or the rotator record keeps
+ * the deleted link's code until the next change to that campaign.
+ */
+export async function campaignsOfLinks(
+  prisma: PrismaClient | Prisma.TransactionClient,
+  linkIds: string[],
+): Promise<number[]> {
+  if (linkIds.length === 0) return [];
+  const rows = await prisma.campaignLink.findMany({
+    where: { linkId: { in: linkIds } },
+    select: { campaignId: true },
+    distinct: ["campaignId"],
+  });
+  return rows.map((r) => r.campaignId);
+}
+
+export class LegacyRecords {
+  constructor(
+    private readonly redis: Redis,
+    private readonly logger: { warn(o: object, m?: string): void },
+  ) {}
+
+  async putDomain(host: string, domain: Domain): Promise<void> {
+    await this.write("domain", host, JSON.stringify(toDomainRecord(domain)));
+  }
+
+  async removeDomain(host: string): Promise<void> {
+    await this.write("domain", host, null);
+  }
+
+  async putRotator(slug: string, record: RotatorRecord): Promise<void> {
+    await this.write("rotator", slug, JSON.stringify(record));
+  }
+
+  async removeRotator(slug: string): Promise<void> {
+    await this.write("rotator", slug, null);
+  }
+
+  /** Rewrites the rotator of a campaign from Postgres (or removes `previousSlug` when it changed). */
+  async syncRotator(prisma: PrismaClient, campaignId: number, previousSlug: string | null): Promise<void> {
+    let current: Awaited<ReturnType<typeof loadRotatorRecord>>;
+    try {
+      current = await loadRotatorRecord(prisma, { id: campaignId });
+    } catch (err) {
+      this.logger.warn({ err: String(err), campaignId }, "rotator record reload failed");
+      return;
+    }
+    if (previousSlug !== null && previousSlug !== current?.slug) await this.removeRotator(previousSlug);
+    if (current) await this.putRotator(current.slug, current.record);
+  }
+
+  async syncRotators(prisma: PrismaClient, campaignIds: number[]): Promise<void> {
+    for (const id of campaignIds) await this.syncRotator(prisma, id, null);
+  }
+
+  private async write(kind: "domain" | "rotator", id: string, value: string | null): Promise<void> {
+    const key = kind === "domain" ? domainKey(id) : rotatorKey(id);
+    try {
+      const tx = this.redis.multi();
+      if (value === null) tx.del(key);
+      else tx.set(key, value);
+      await tx.publish(INVALIDATION_CHANNEL, invalidationMessage(kind, id)).exec();
+    } catch (err) {
+      this.logger.warn(
+        { err: String(err), kind, id },
+        "legacy record write failed; the miss path will heal it",
+      );
+    }
+  }
+}

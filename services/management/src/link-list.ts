@@ -1,0 +1,41 @@
+// GET /links: one account's links, newest first, optionally filtered. Raw SQL so that the search is an
+// ILIKE with explicit escaping, matching the trigram indexes the migration created for it.
+import type { ListLinksQuery } from "@kurz/contracts";
+import { type Link, Prisma, type PrismaClient } from "@kurz/db";
+
+/** Every links column under the Link model's field names, for raw queries that return Link rows. */
+export const LINK_COLUMNS = Prisma.sql`id, account_id AS "accountId", short_code AS "shortCode",
+  original_url AS "originalUrl", title, password_hash AS "passwordHash", is_active AS "isActive",
+  expires_at AS "expiresAt", clicks_count AS "clicksCount", analytics_public AS "analyticsPublic",
+  analytics_shared_fields AS "analyticsSharedFields", created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+/** `%`, `_` and the escape character itself match literally inside the search term. */
+export const likeContains = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+export async function listLinks(
+  prisma: PrismaClient,
+  accountId: string,
+  query: ListLinksQuery,
+): Promise<{ links: Link[]; total: number }> {
+  const conditions = [Prisma.sql`account_id = ${accountId}::uuid`];
+  if (query.is_active !== undefined) conditions.push(Prisma.sql`is_active = ${query.is_active}`);
+  if (query.search !== undefined) {
+    const pattern = likeContains(query.search);
+    conditions.push(
+      // Backslash is LIKE's default escape character, which likeContains relies on.
+      Prisma.sql`(original_url ILIKE ${pattern} OR short_code ILIKE ${pattern} OR title ILIKE ${pattern})`,
+    );
+  }
+  const where = Prisma.join(conditions, " AND ");
+  const offset = (query.page - 1) * query.per_page;
+  // A page past 2^53 rows is past any account's end; it is answered empty without asking Postgres.
+  const page = Number.isSafeInteger(offset)
+    ? prisma.$queryRaw<Link[]>`SELECT ${LINK_COLUMNS} FROM links WHERE ${where}
+        ORDER BY created_at DESC, id DESC LIMIT ${query.per_page}::int OFFSET ${BigInt(offset)}::bigint`
+    : Promise.resolve([] as Link[]);
+  const [links, [counted]] = await Promise.all([
+    page,
+    prisma.$queryRaw<{ total: bigint }[]>`SELECT count(*) AS total FROM links WHERE ${where}`,
+  ]);
+  return { links, total: Number(counted?.total ?? 0) };
+}

@@ -1,0 +1,235 @@
+// Title auto-fetch for links created without a title (SPEC 2.1). The destination is chosen by an API
+// client, so every fetch is treated as hostile: only public addresses (checked after DNS resolution and
+// on every redirect hop, with the connection pinned to the address that was checked, so a second DNS
+// answer cannot swap in a private one), bounded time and bytes, a few redirects, http(s) only.
+import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import { isIP, type LookupFunction } from "node:net";
+import { Parser } from "htmlparser2";
+import ipaddr from "ipaddr.js";
+import { Agent, fetch } from "undici";
+
+export const FETCHED_TITLE_MAX_LENGTH = 255;
+
+export interface TitleFetcherOptions {
+  /** false: never fetch, the title is always the host name. */
+  enabled?: boolean;
+  /** Host names (no port) whose addresses are not checked, for tests that serve a page locally. */
+  allowHosts?: readonly string[];
+  /** For the whole fetch, every hop and the body included. */
+  timeoutMs?: number;
+  maxBytes?: number;
+  maxRedirects?: number;
+}
+
+/** Why a fetch gave no title; the caller falls back to the host name in every case. */
+export class TitleFetchRefused extends Error {
+  override name = "TitleFetchRefused";
+}
+
+/**
+ * True for a globally routable unicast address. Everything else is refused: loopback, private,
+ * link-local (169.254.169.254 metadata included), CGNAT, multicast, reserved, unique-local (fd00:ec2::254
+ * metadata), IPv4-mapped/translated forms of those, and any IPv6 outside 2000::/3.
+ */
+export function isPublicAddress(ip: string): boolean {
+  const bare = ip.startsWith("[") && ip.endsWith("]") ? ip.slice(1, -1) : ip;
+  if (isIP(bare) === 0) return false;
+  let addr: ipaddr.IPv4 | ipaddr.IPv6 = ipaddr.parse(bare);
+  if (addr.kind() === "ipv6" && (addr as ipaddr.IPv6).isIPv4MappedAddress()) {
+    addr = (addr as ipaddr.IPv6).toIPv4Address();
+  }
+  if (addr.kind() === "ipv6" && (addr.toByteArray()[0]! & 0xe0) !== 0x20) return false;
+  return addr.range() === "unicast";
+}
+
+/** Collapses whitespace, drops control characters and caps the length without splitting a character. */
+export function cleanTitle(raw: string): string | null {
+  const text = raw
+    .replace(/\p{Cc}/gu, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  if (text === "") return null;
+  return Array.from(text).slice(0, FETCHED_TITLE_MAX_LENGTH).join("").trim();
+}
+
+/** `<title>` first, then `og:title`; entities decoded by the parser. */
+export function extractTitle(html: string): string | null {
+  let title = "";
+  let inTitle = false;
+  let titleSeen = false;
+  let ogTitle: string | null = null;
+  const parser = new Parser(
+    {
+      onopentag(name, attribs) {
+        if (name === "title" && !titleSeen) inTitle = true;
+        if (name === "meta" && ogTitle === null) {
+          const key = (attribs.property ?? attribs.name ?? "").toLowerCase();
+          if (key === "og:title" && attribs.content !== undefined) ogTitle = attribs.content;
+        }
+      },
+      ontext(text) {
+        if (inTitle) title += text;
+      },
+      onclosetag(name) {
+        if (name === "title" && inTitle) {
+          inTitle = false;
+          titleSeen = true;
+        }
+      },
+    },
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+  );
+  parser.write(html);
+  parser.end();
+  return cleanTitle(title) ?? (ogTitle === null ? null : cleanTitle(ogTitle));
+}
+
+const HTML_TYPES = /^(text\/html|application\/xhtml\+xml)\b/i;
+const END_OF_HEAD = /<\/head\s*>|<body[\s>]/i;
+
+function charsetOf(contentType: string | null, head: Buffer): string {
+  const fromHeader = /charset\s*=\s*"?([\w.:-]+)/i.exec(contentType ?? "")?.[1];
+  const fromMeta = /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(head.toString("latin1"))?.[1];
+  return fromHeader ?? fromMeta ?? "utf-8";
+}
+
+function decode(bytes: Buffer, charset: string): string {
+  try {
+    return new TextDecoder(charset).decode(bytes);
+  } catch {
+    return new TextDecoder("utf-8").decode(bytes); // unknown label
+  }
+}
+
+export class TitleFetcher {
+  private readonly enabled: boolean;
+  private readonly allowHosts: Set<string>;
+  private readonly timeoutMs: number;
+  private readonly maxBytes: number;
+  private readonly maxRedirects: number;
+  private readonly agent: Agent;
+
+  constructor(opts: TitleFetcherOptions = {}) {
+    this.enabled = opts.enabled ?? true;
+    this.allowHosts = new Set((opts.allowHosts ?? []).map((h) => h.trim().toLowerCase()).filter(Boolean));
+    this.timeoutMs = opts.timeoutMs ?? 3_000;
+    this.maxBytes = opts.maxBytes ?? 256 * 1024;
+    this.maxRedirects = opts.maxRedirects ?? 3;
+    // The socket connects to whatever this lookup answers, so the check and the connection cannot
+    // disagree (no DNS-rebinding window between them).
+    const lookup: LookupFunction = (hostname, options, callback) => {
+      dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
+        if (err) return callback(err, "", 0);
+        if (!this.allowHosts.has(hostname.toLowerCase())) {
+          const refused = addresses.find((a) => !isPublicAddress(a.address));
+          if (refused || addresses.length === 0) {
+            return callback(new TitleFetchRefused(`${hostname} resolves to a non-public address`), "", 0);
+          }
+        }
+        if (options.all)
+          return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+        const first = addresses[0]!;
+        callback(null, first.address, first.family);
+      });
+    };
+    this.agent = new Agent({
+      connect: { lookup, timeout: this.timeoutMs },
+      headersTimeout: this.timeoutMs,
+      bodyTimeout: this.timeoutMs,
+      // Each title is a one-off request; pooled sockets would only pin file descriptors.
+      keepAliveTimeout: 1_000,
+    });
+  }
+
+  /** The destination's title, or its host name when there is none or it cannot be fetched. Never throws. */
+  async titleFor(url: string): Promise<string> {
+    const host = new URL(url).hostname;
+    if (!this.enabled) return host;
+    try {
+      return (await this.fetchTitle(url)) ?? host;
+    } catch {
+      return host;
+    }
+  }
+
+  /** The page's title, null when it has none; throws on refusal, timeout, or a network error. */
+  async fetchTitle(url: string): Promise<string | null> {
+    try {
+      return await this.fetchFollowing(url);
+    } catch (err) {
+      // undici wraps a refusal from the lookup in "fetch failed"; surface the reason itself.
+      const cause = (err as { cause?: unknown }).cause;
+      throw cause instanceof TitleFetchRefused ? cause : err;
+    }
+  }
+
+  private async fetchFollowing(url: string): Promise<string | null> {
+    const signal = AbortSignal.timeout(this.timeoutMs);
+    let current = new URL(url);
+    for (let hop = 0; ; hop++) {
+      this.assertAllowed(current);
+      const res = await fetch(current, {
+        dispatcher: this.agent,
+        redirect: "manual",
+        signal,
+        headers: {
+          accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1",
+          "user-agent": "Mozilla/5.0 (compatible; KurzTitleFetcher/1.0)",
+        },
+      });
+      const location = res.headers.get("location");
+      if (res.status >= 300 && res.status < 400 && location !== null) {
+        await res.body?.cancel();
+        if (hop >= this.maxRedirects) throw new TitleFetchRefused("too many redirects");
+        current = new URL(location, current);
+        continue;
+      }
+      if (!res.ok || !HTML_TYPES.test(res.headers.get("content-type") ?? "text/html")) {
+        await res.body?.cancel();
+        return null;
+      }
+      const bytes = await this.readHead(res.body);
+      return extractTitle(decode(bytes, charsetOf(res.headers.get("content-type"), bytes.subarray(0, 1024))));
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+
+  private assertAllowed(url: URL): void {
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      throw new TitleFetchRefused(`${url.protocol} URLs are not fetched`);
+    }
+    const host = url.hostname.toLowerCase();
+    if (this.allowHosts.has(host)) return;
+    // An IP literal never reaches the lookup above, so it is checked here.
+    const bare = host.startsWith("[") ? host.slice(1, -1) : host;
+    if (isIP(bare) !== 0 && !isPublicAddress(bare)) {
+      throw new TitleFetchRefused(`${host} is not a public address`);
+    }
+  }
+
+  /** Reads until the head is complete or maxBytes, whichever comes first. */
+  private async readHead(body: ReadableStream<Uint8Array> | null): Promise<Buffer> {
+    if (!body) return Buffer.alloc(0);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const reader = body.getReader();
+    try {
+      while (size < this.maxBytes) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        const chunk = Buffer.from(value);
+        chunks.push(chunk);
+        size += chunk.length;
+        // Look at the new chunk plus a little overlap so a tag split across chunks is still seen.
+        const tail = Buffer.concat(chunks.slice(-2)).toString("latin1");
+        if (END_OF_HEAD.test(tail)) break;
+      }
+    } finally {
+      await reader.cancel().catch(() => {});
+    }
+    return Buffer.concat(chunks).subarray(0, this.maxBytes);
+  }
+}

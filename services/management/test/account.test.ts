@@ -1,0 +1,170 @@
+// GET /api/v1/account and /api/v1/account/usage through the gateway: SPEC 2.3/2.4 fields and types,
+// live totals, last_used_at recorded without a database write per request, tenant isolation.
+import { createPrisma, type PrismaClient } from "@kurz/db";
+import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
+import { type Stack, startStack } from "@kurz/testing/stack";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+printProcessOutputOnFailure();
+
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+describe("account and usage", () => {
+  let stack: Stack;
+  let prisma: PrismaClient;
+  type Account = Awaited<ReturnType<Stack["createAccount"]>>;
+  let alice: Account;
+  let bob: Account;
+
+  beforeAll(async () => {
+    // A short flush interval, so the test sees last_used_at reach Postgres quickly.
+    stack = await startStack({ extraEnv: { KEY_USAGE_FLUSH_MS: "300" } });
+    prisma = createPrisma(stack.databaseUrl);
+    const email = (label: string) => `account-${label}-${process.pid}-${Date.now()}@example.com`;
+    [alice, bob] = await Promise.all([
+      stack.createAccount(email("alice"), 25),
+      stack.createAccount(email("bob")),
+    ]);
+  });
+  afterAll(async () => {
+    await prisma?.$disconnect();
+    await stack?.stop();
+  });
+
+  // biome-ignore lint/suspicious/noExplicitAny: assertions check the shape member by member
+  async function get(key: string, path: string): Promise<{ status: number; headers: Headers; body: any }> {
+    const res = await fetch(`${stack.origin}/api/v1${path}`, { headers: { authorization: `Bearer ${key}` } });
+    return { status: res.status, headers: res.headers, body: await res.json() };
+  }
+
+  async function createLink(key: string, url: string) {
+    const res = await fetch(`${stack.origin}/api/v1/links`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ url, title: "t" }),
+    });
+    expect(res.status).toBe(201);
+  }
+
+  it("answers the account with exactly the SPEC 2.3 fields and types", async () => {
+    const res = await get(alice.api_key, "/account");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-ratelimit-limit")).toBe("60");
+    expect(res.body.success).toBe(true);
+    const a = res.body.data;
+    expect(Object.keys(a).sort()).toEqual(
+      [
+        "created_at",
+        "default_expiry_hours",
+        "email",
+        "id",
+        "link_limit",
+        "total_clicks",
+        "total_links",
+      ].sort(),
+    );
+    expect(a.id).toBe(alice.account_id);
+    expect(a.email).toBe(alice.email);
+    expect(a.link_limit).toBe(25);
+    expect(a.default_expiry_hours).toBeNull();
+    expect(a.total_links).toBe(0);
+    expect(a.total_clicks).toBe(0);
+    expect(a.created_at).toMatch(TIMESTAMP);
+  });
+
+  it("reports live totals: links as they are created, clicks as analytics stores them", async () => {
+    await createLink(alice.api_key, "https://example.com/one");
+    await createLink(alice.api_key, "https://example.com/two");
+    expect((await get(alice.api_key, "/account")).body.data.total_links).toBe(2);
+    // total_clicks is kept current by the click-totals consumer; the endpoint reads it as stored.
+    await prisma.account.update({ where: { id: alice.account_id }, data: { totalClicks: 1234n } });
+    await prisma.account.update({ where: { id: alice.account_id }, data: { defaultExpiryHours: 48 } });
+    const a = (await get(alice.api_key, "/account")).body.data;
+    expect(a.total_clicks).toBe(1234);
+    expect(a.default_expiry_hours).toBe(48);
+    // Another account's links and clicks are not counted.
+    const b = (await get(bob.api_key, "/account")).body.data;
+    expect(b.id).toBe(bob.account_id);
+    expect(b.total_links).toBe(0);
+    expect(b.total_clicks).toBe(0);
+    expect(b.link_limit).toBe(500);
+  });
+
+  it("answers usage with exactly the SPEC 2.4 fields and types", async () => {
+    const res = await get(bob.api_key, "/account/usage");
+    expect(res.status).toBe(200);
+    const u = res.body.data;
+    expect(Object.keys(u).sort()).toEqual(["active_keys", "current_key", "keys"]);
+    expect(Object.keys(u.current_key).sort()).toEqual([
+      "id",
+      "name",
+      "rate_limit_per_hour",
+      "rate_limit_per_minute",
+    ]);
+    expect(u.current_key.name).toBe("Default key");
+    expect(u.current_key.rate_limit_per_minute).toBe(60);
+    expect(u.current_key.rate_limit_per_hour).toBe(1000);
+    expect(u.active_keys).toBe(1);
+    expect(u.keys).toHaveLength(1);
+    const k = u.keys[0];
+    expect(Object.keys(k).sort()).toEqual(
+      [
+        "created_at",
+        "expires_at",
+        "id",
+        "key_prefix",
+        "last_used_at",
+        "name",
+        "rate_limit_per_hour",
+        "rate_limit_per_minute",
+      ].sort(),
+    );
+    expect(k.id).toBe(u.current_key.id);
+    expect(k.key_prefix).toBe(bob.api_key.slice(0, 14));
+    expect(k.expires_at).toBeNull();
+    expect(k.created_at).toMatch(TIMESTAMP);
+    expect(k.last_used_at === null || TIMESTAMP.test(k.last_used_at)).toBe(true);
+    expect(JSON.stringify(u)).not.toContain(bob.api_key);
+  });
+
+  it("lists only the caller's own keys", async () => {
+    const aliceUsage = (await get(alice.api_key, "/account/usage")).body.data;
+    const bobUsage = (await get(bob.api_key, "/account/usage")).body.data;
+    const aliceIds = aliceUsage.keys.map((k: { id: string }) => k.id);
+    for (const k of bobUsage.keys) expect(aliceIds).not.toContain(k.id);
+    expect(aliceUsage.current_key.id).not.toBe(bobUsage.current_key.id);
+  });
+
+  it("records last_used_at within seconds, and persists it to Postgres without a write per request", async () => {
+    const before = Date.now();
+    await get(alice.api_key, "/account");
+    let lastUsed: string | null = null;
+    await waitFor(
+      async () => {
+        lastUsed = (await get(alice.api_key, "/account/usage")).body.data.keys[0].last_used_at;
+        return lastUsed !== null && Date.parse(lastUsed) >= before - 1000;
+      },
+      { timeoutMs: 5000 },
+    );
+    expect(Date.parse(lastUsed!)).toBeLessThanOrEqual(Date.now());
+    await waitFor(
+      async () => {
+        const key = await prisma.apiKey.findFirstOrThrow({ where: { accountId: alice.account_id } });
+        return key.lastUsedAt !== null && key.lastUsedAt.getTime() >= before - 1000;
+      },
+      { timeoutMs: 10_000 },
+    );
+  });
+
+  it("answers 405 with Allow for other methods", async () => {
+    for (const path of ["/account", "/account/usage"]) {
+      const res = await fetch(`${stack.origin}/api/v1${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${alice.api_key}` },
+      });
+      expect(res.status).toBe(405);
+      expect(res.headers.get("allow")).toBe("GET, HEAD");
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("METHOD_NOT_ALLOWED");
+    }
+  });
+});

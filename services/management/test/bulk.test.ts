@@ -1,0 +1,234 @@
+// /api/v1/links/bulk through the gateway on a real stack: per-item failures, the batch limit check,
+// bounded concurrent title fetches, and bulk delete with foreign and unknown ids.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createPrisma, type PrismaClient } from "@kurz/db";
+import { printProcessOutputOnFailure } from "@kurz/testing";
+import type { Stack } from "@kurz/testing/stack";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createTestAccount,
+  expectV1Error,
+  expectV1Success,
+  readRedirectRecord,
+  startLinksStack,
+  uniqueAlias,
+  type V1Caller,
+  v1Caller,
+} from "./links-helpers.ts";
+
+printProcessOutputOnFailure();
+
+let stack: Stack;
+let prisma: PrismaClient;
+let page: Server;
+let pageOrigin: string;
+let inFlight = 0;
+let maxInFlight = 0;
+let pageHits = 0;
+
+beforeAll(async () => {
+  // Answers slowly enough that concurrent fetches overlap, and records how many did.
+  page = createServer((req, res) => {
+    inFlight++;
+    pageHits++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    setTimeout(() => {
+      inFlight--;
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end(`<title>Page ${req.url?.slice(1)}</title>`);
+    }, 150);
+  });
+  await new Promise<void>((resolve) => page.listen(0, "127.0.0.1", resolve));
+  pageOrigin = `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
+  stack = await startLinksStack({ TITLE_FETCH_ALLOW_HOSTS: "127.0.0.1" });
+  prisma = createPrisma(stack.databaseUrl);
+});
+
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await stack?.stop();
+  page?.closeAllConnections();
+  await new Promise((resolve) => page?.close(resolve));
+});
+
+const newCaller = async (tag: string, linkLimit?: number) => {
+  const account = await createTestAccount(prisma, tag, linkLimit);
+  return { api: v1Caller(stack, account.api_key), accountId: account.account_id };
+};
+const linkCount = (accountId: string) => prisma.link.count({ where: { accountId } });
+
+describe("POST /links/bulk", () => {
+  it("creates every valid item and reports the others by index", async () => {
+    const { api, accountId } = await newCaller("bulk-mixed");
+    const taken = uniqueAlias("taken");
+    const twice = uniqueAlias("twice");
+    expectV1Success(
+      await api("POST", "/links", { url: "https://example.com/", title: "t", custom_alias: taken }),
+      201,
+    );
+    const res = await api("POST", "/links/bulk", {
+      links: [
+        { url: "https://example.com/0", title: "Zero" },
+        { url: "ftp://example.com/1", title: "bad url" },
+        { url: "https://example.com/2", custom_alias: "Admin" },
+        { url: "https://example.com/3", title: "Three", custom_alias: taken },
+        { url: "https://example.com/4", title: "Four", custom_alias: twice, password: "pw" },
+        { url: "https://example.com/5", title: "Five", custom_alias: twice },
+        { url: "https://example.com/6", title: "Six", expires_at: "2001-01-01T00:00:00Z" },
+        "not an object",
+        { url: "https://example.com/8", title: "Eight", expires_at: "2099-01-01T00:00:00+01:00" },
+      ],
+    });
+    expectV1Success(res, 201);
+    const { success, failed } = res.body.data;
+    expect(Object.keys(res.body.data).sort()).toEqual(["failed", "success"]);
+    expect(success.map((s: { title: string }) => s.title)).toEqual(["Zero", "Four", "Eight"]);
+    for (const item of success) {
+      expect(Object.keys(item).sort()).toEqual(
+        ["created_at", "id", "original_url", "short_code", "short_url", "title"].sort(),
+      );
+      expect(item.short_url).toBe(`${stack.origin}/${item.short_code}`);
+      expect(await readRedirectRecord(stack, item.short_code)).toMatchObject({ id: item.id, active: true });
+    }
+    expect(success[1].short_code).toBe(twice);
+    expect(failed.map((f: { index: number }) => f.index)).toEqual([1, 2, 3, 5, 6, 7]);
+    for (const f of failed) {
+      expect(Object.keys(f).sort()).toEqual(["error", "index"]);
+      expect(typeof f.error).toBe("string");
+    }
+    expect(failed.find((f: { index: number }) => f.index === 3).error).toMatch(/already taken/);
+    expect(failed.find((f: { index: number }) => f.index === 5).error).toMatch(/already taken/);
+    expect(failed.find((f: { index: number }) => f.index === 2).error).toMatch(/reserved/);
+    expect(failed.find((f: { index: number }) => f.index === 6).error).toMatch(/future/);
+    expect(await linkCount(accountId)).toBe(4);
+    const four = await api("GET", `/links/${success[1].id}`);
+    expect(four.body.data).toMatchObject({ has_password: true, title: "Four" });
+  });
+
+  it.each([
+    ["no links member", {}],
+    ["links not an array", { links: { url: "https://example.com/" } }],
+    ["an empty batch", { links: [] }],
+    [
+      "51 items",
+      { links: Array.from({ length: 51 }, (_, i) => ({ url: `https://example.com/${i}`, title: "t" })) },
+    ],
+    ["an array body", [{ url: "https://example.com/" }]],
+  ])("refuses %s with 400 and creates nothing", async (_why, body) => {
+    const { api, accountId } = await newCaller("bulk-invalid");
+    expectV1Error(await api("POST", "/links/bulk", body), 400, "VALIDATION_ERROR");
+    expect(await linkCount(accountId)).toBe(0);
+  });
+
+  it("accepts exactly 50 items", async () => {
+    const { api, accountId } = await newCaller("bulk-fifty");
+    const res = await api("POST", "/links/bulk", {
+      links: Array.from({ length: 50 }, (_, i) => ({ url: `https://example.com/${i}`, title: `t${i}` })),
+    });
+    expectV1Success(res, 201);
+    expect(res.body.data.success).toHaveLength(50);
+    expect(await linkCount(accountId)).toBe(50);
+  });
+
+  it("answers 403 before creating anything when the valid items cannot fit the link limit", async () => {
+    const { api, accountId } = await newCaller("bulk-limit", 5);
+    const fill = await api("POST", "/links/bulk", {
+      links: [1, 2, 3].map((i) => ({ url: `https://example.com/${i}`, title: `t${i}` })),
+    });
+    expect(fill.body.data.success).toHaveLength(3);
+    const over = await api("POST", "/links/bulk", {
+      links: [4, 5, 6].map((i) => ({ url: `https://example.com/${i}`, title: `t${i}` })),
+    });
+    expectV1Error(over, 403, "FORBIDDEN", /\b5\b/);
+    expect(await linkCount(accountId)).toBe(3);
+    // Invalid items do not count against the limit.
+    const fits = await api("POST", "/links/bulk", {
+      links: [
+        { url: "https://example.com/7", title: "ok" },
+        { url: "nope" },
+        { url: "https://example.com/8", title: "ok" },
+        { url: "ftp://x/" },
+      ],
+    });
+    expectV1Success(fits, 201);
+    expect(fits.body.data.success).toHaveLength(2);
+    expect(await linkCount(accountId)).toBe(5);
+  });
+
+  it("fetches missing titles concurrently, at most 8 at a time", async () => {
+    const { api } = await newCaller("bulk-titles");
+    maxInFlight = 0;
+    pageHits = 0;
+    const res = await api("POST", "/links/bulk", {
+      links: Array.from({ length: 20 }, (_, i) => ({ url: `${pageOrigin}/${i}` })),
+    });
+    expectV1Success(res, 201);
+    expect(res.body.data.success.map((s: { title: string }) => s.title)).toEqual(
+      Array.from({ length: 20 }, (_, i) => `Page ${i}`),
+    );
+    expect(pageHits).toBe(20);
+    expect(maxInFlight).toBeGreaterThan(1);
+    expect(maxInFlight).toBeLessThanOrEqual(8);
+  });
+});
+
+describe("DELETE /links/bulk", () => {
+  let api: V1Caller;
+  let other: V1Caller;
+
+  beforeAll(async () => {
+    api = (await newCaller("bulk-del-a")).api;
+    other = (await newCaller("bulk-del-b")).api;
+  });
+
+  const createSome = async (as: V1Caller, n: number) => {
+    const res = await as("POST", "/links/bulk", {
+      links: Array.from({ length: n }, (_, i) => ({ url: `https://example.com/${i}`, title: `t${i}` })),
+    });
+    return res.body.data.success as { id: string; short_code: string; short_url: string }[];
+  };
+
+  it("deletes the caller's links and skips foreign, unknown and repeated ids", async () => {
+    const mine = await createSome(api, 3);
+    const [foreign] = await createSome(other, 1);
+    const res = await api("DELETE", "/links/bulk", {
+      ids: [...mine.map((l) => l.id), foreign!.id, "00000000-0000-4000-8000-000000000000", mine[0]!.id],
+    });
+    expectV1Success(res);
+    expect(res.body.data).toEqual({ deleted: 3 });
+    for (const link of mine) {
+      expectV1Error(await api("GET", `/links/${link.id}`), 404, "NOT_FOUND");
+      expect(await readRedirectRecord(stack, link.short_code)).toBeNull();
+      expect((await fetch(link.short_url, { redirect: "manual" })).status).toBe(404);
+      const events = await prisma.outboxEvent.findMany({ where: { key: link.id } });
+      expect(events.map((e) => (e.payload as { type: string }).type)).toContain("link.deleted");
+    }
+    expectV1Success(await other("GET", `/links/${foreign!.id}`));
+    expect((await fetch(foreign!.short_url, { redirect: "manual" })).status).toBe(302);
+    const none = await api("DELETE", "/links/bulk", { ids: [foreign!.id] });
+    expect(none.body.data).toEqual({ deleted: 0 });
+  });
+
+  it.each([
+    ["no ids member", {}],
+    ["an empty list", { ids: [] }],
+    ["a malformed id", { ids: ["not-a-uuid"] }],
+    ["51 ids", { ids: Array.from({ length: 51 }, () => "00000000-0000-4000-8000-000000000000") }],
+    ["ids not an array", { ids: "00000000-0000-4000-8000-000000000000" }],
+  ])("refuses %s with 400 and deletes nothing", async (_why, body) => {
+    const [link] = await createSome(api, 1);
+    const withReal =
+      "ids" in body && Array.isArray(body.ids) && body.ids.length > 0
+        ? { ids: [link!.id, ...body.ids] }
+        : body;
+    expectV1Error(await api("DELETE", "/links/bulk", withReal), 400, "VALIDATION_ERROR");
+    expectV1Success(await api("GET", `/links/${link!.id}`));
+  });
+
+  it("answers 405 for other methods rather than treating 'bulk' as a link id", async () => {
+    const res = await api("GET", "/links/bulk");
+    expectV1Error(res, 405, "METHOD_NOT_ALLOWED");
+    expect(res.headers.get("allow")).toBe("POST, DELETE");
+  });
+});

@@ -1,0 +1,132 @@
+// Shared by the legacy-*.test.ts files: a client for the older API through the gateway, and helpers
+// that set up what those tests need through public interfaces (v1 links, the admin CLI).
+import { spawn } from "node:child_process";
+import { request } from "node:http";
+import { resolve } from "node:path";
+import type { Stack } from "@kurz/testing/stack";
+import { expect } from "vitest";
+
+const root = resolve(import.meta.dirname, "../../..");
+
+export interface LegacyResponse {
+  status: number;
+  headers: Headers;
+  // biome-ignore lint/suspicious/noExplicitAny: tests assert on the shape member by member
+  body: any;
+}
+
+export type Caller = (method: string, path: string, body?: unknown) => Promise<LegacyResponse>;
+
+/** Calls `/api<path>` with the account's key; `body` is sent as JSON (a string is sent verbatim). */
+export function legacyCaller(stack: Stack, apiKey: string): Caller {
+  return async (method, path, body) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${apiKey}` };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const res = await fetch(`${stack.origin}/api${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {}
+    return { status: res.status, headers: res.headers, body: parsed };
+  };
+}
+
+/** Asserts the legacy error envelope exactly: `{ error: 1, message }` and nothing else. */
+export function expectLegacyError(res: LegacyResponse, status: number, message?: RegExp): void {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(Object.keys(res.body).sort()).toEqual(["error", "message"]);
+  expect(res.body.error).toBe(1);
+  expect(typeof res.body.message).toBe("string");
+  expect(res.body.message.length).toBeGreaterThan(0);
+  if (message) expect(res.body.message).toMatch(message);
+}
+
+/** A success with a message: integer `error: 0`. */
+export function expectLegacyMessage(res: LegacyResponse, message?: RegExp): void {
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(res.body.error).toBe(0);
+  expect(Object.keys(res.body).sort()).toEqual(["error", "message"]);
+  if (message) expect(res.body.message).toMatch(message);
+}
+
+/** List envelope: string `error: "0"` and the pagination members as integers (nextpage may be null). */
+export function expectLegacyList(res: LegacyResponse, collection: string) {
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(res.body.error).toBe("0");
+  const data = res.body.data;
+  expect(Object.keys(data).sort()).toEqual(
+    ["currentpage", "maxpage", "nextpage", "perpage", "result", collection].sort(),
+  );
+  for (const key of ["result", "perpage", "currentpage", "maxpage"])
+    expect(Number.isInteger(data[key])).toBe(true);
+  expect(data.nextpage === null || Number.isInteger(data.nextpage)).toBe(true);
+  expect(Array.isArray(data[collection])).toBe(true);
+  return data;
+}
+
+export const LEGACY_DATE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+
+/** Creates a v1 link for the account and returns its UUID and short code. */
+export async function createLink(
+  stack: Stack,
+  apiKey: string,
+  url: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ id: string; short_code: string }> {
+  const res = await fetch(`${stack.origin}/api/v1/links`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+    body: JSON.stringify({ url, title: "Test link", ...extra }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { data: { id: string; short_code: string } }).data;
+}
+
+/** Runs the admin CLI against the stack's database; resolves with exit code and output. */
+export function runCli(
+  stack: Stack,
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "services/management/src/cli.ts", ...args], {
+      cwd: root,
+      env: { ...process.env, ...stack.env },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d));
+    child.stderr.on("data", (d: Buffer) => (stderr += d));
+    child.on("error", reject);
+    child.on("exit", (code) => resolvePromise({ code, stdout, stderr }));
+  });
+}
+
+let counter = 0;
+/** An e-mail address unique to this test run. */
+export const uniqueEmail = (label: string) =>
+  `${label}-${process.pid}-${Date.now()}-${++counter}@example.com`;
+
+/** Functional tests make more calls than 30 a minute allows; the limit has its own test file. */
+export const RELAXED_LIMITS = {
+  LEGACY_RATE_LIMIT_PER_MINUTE: "100000",
+};
+
+/** GET with an explicit Host header (fetch may not override it), not following redirects. */
+export function getWithHost(
+  url: string,
+  host: string,
+): Promise<{ status: number; location: string | undefined }> {
+  return new Promise((resolvePromise, reject) => {
+    const req = request(url, { method: "GET", headers: { host } }, (res) => {
+      res.resume();
+      res.on("end", () => resolvePromise({ status: res.statusCode ?? 0, location: res.headers.location }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}

@@ -1,0 +1,64 @@
+// The older API's limit: 30 requests per minute per key (SPEC 8), with the rate-limit headers on every
+// response and 429 in the legacy envelope once exceeded. Counted apart from the v1 API's windows.
+import { printProcessOutputOnFailure } from "@kurz/testing";
+import { type Stack, startStack } from "@kurz/testing/stack";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectLegacyError, legacyCaller, uniqueEmail } from "./legacy-helpers.ts";
+
+printProcessOutputOnFailure();
+
+describe("legacy rate limit", () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it("allows 30 requests a minute per key, then answers 429 with error 1 and Retry-After", async () => {
+    const { api_key } = await stack.createAccount(uniqueEmail("limit"));
+    const call = legacyCaller(stack, api_key);
+
+    // The window is aligned to the clock minute; start in a fresh one so 31 requests fit in it.
+    const probe = await fetch(`${stack.origin}/api/v1/links/00000000-0000-4000-8000-000000000000`, {
+      headers: { authorization: `Bearer ${api_key}` },
+    });
+    const secondsLeft = Number(probe.headers.get("x-ratelimit-reset")) - Date.now() / 1000;
+    if (secondsLeft < 40) await new Promise((r) => setTimeout(r, (secondsLeft + 1) * 1000));
+
+    const remaining: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const res = await call("GET", "/account");
+      expect(res.status).toBe(200);
+      expect(res.headers.get("x-ratelimit-limit")).toBe("30");
+      remaining.push(Number(res.headers.get("x-ratelimit-remaining")));
+      const reset = Number(res.headers.get("x-ratelimit-reset"));
+      expect(Number.isInteger(reset)).toBe(true);
+      expect(reset % 60).toBe(0);
+    }
+    expect(remaining).toEqual(Array.from({ length: 30 }, (_, i) => 29 - i));
+
+    const limited = await call("GET", "/domains");
+    expectLegacyError(limited, 429, /Rate limit exceeded/);
+    expect(limited.headers.get("x-ratelimit-limit")).toBe("30");
+    expect(limited.headers.get("x-ratelimit-remaining")).toBe("0");
+    const retryAfter = Number(limited.headers.get("retry-after"));
+    expect(Number.isInteger(retryAfter)).toBe(true);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+
+    // The v1 API keeps its own, larger window for the same key.
+    const v1 = await fetch(`${stack.origin}/api/v1/links/00000000-0000-4000-8000-000000000000`, {
+      headers: { authorization: `Bearer ${api_key}` },
+    });
+    expect(v1.status).not.toBe(429);
+    expect(v1.headers.get("x-ratelimit-limit")).toBe("60");
+
+    // Another key of another account is not affected.
+    const fresh = legacyCaller(stack, (await stack.createAccount(uniqueEmail("limit-other"))).api_key);
+    const ok = await fresh("GET", "/account");
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("x-ratelimit-remaining")).toBe("29");
+  }, 180_000);
+});

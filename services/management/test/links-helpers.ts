@@ -1,0 +1,131 @@
+// Shared by links*.test.ts and bulk.test.ts: a v1 client through the gateway and envelope assertions.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { redirectKey } from "@kurz/contracts";
+import type { PrismaClient } from "@kurz/db";
+import { type Stack, startStack } from "@kurz/testing/stack";
+import { Redis } from "ioredis";
+import { expect } from "vitest";
+import { createAccount } from "../src/accounts.ts";
+
+/** Keys created by these stacks get limits high enough for many requests per test file. */
+export const RELAXED_LIMITS = { RATE_LIMIT_PER_MINUTE: "100000", RATE_LIMIT_PER_HOUR: "1000000" };
+
+/**
+ * A stack for one links test file: relaxed key limits and its own redirect click spool (the default
+ * ./.data/spool is locked by whichever stack started first).
+ */
+export async function startLinksStack(extraEnv: Record<string, string> = {}): Promise<Stack> {
+  const spool = mkdtempSync(join(tmpdir(), "kurz-links-spool-"));
+  const stack = await startStack({ extraEnv: { ...RELAXED_LIMITS, SPOOL_DIR: spool, ...extraEnv } });
+  return {
+    ...stack,
+    stop: async () => {
+      try {
+        await stack.stop();
+      } finally {
+        rmSync(spool, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+export interface V1Response {
+  status: number;
+  headers: Headers;
+  // biome-ignore lint/suspicious/noExplicitAny: tests assert on the shape member by member
+  body: any;
+}
+
+export type V1Caller = (
+  method: string,
+  path: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+) => Promise<V1Response>;
+
+/** Calls `/api/v1<path>` with the key; an object body is sent as JSON, a string verbatim. */
+export function v1Caller(stack: Stack, apiKey: string): V1Caller {
+  return async (method, path, body, extra = {}) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${apiKey}` };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const res = await fetch(`${stack.origin}/api/v1${path}`, {
+      method,
+      headers: { ...headers, ...extra },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {}
+    return { status: res.status, headers: res.headers, body: parsed };
+  };
+}
+
+/** The v1 error envelope exactly: `{ success: false, error: { code, message, details? } }`. */
+export function expectV1Error(res: V1Response, status: number, code: string, message?: RegExp): void {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(Object.keys(res.body).sort()).toEqual(["error", "success"]);
+  expect(res.body.success).toBe(false);
+  expect(res.body.error.code).toBe(code);
+  expect(typeof res.body.error.message).toBe("string");
+  expect(res.body.error.message.length).toBeGreaterThan(0);
+  if (message) expect(res.body.error.message).toMatch(message);
+}
+
+export function expectV1Success(res: V1Response, status = 200): void {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.body.success).toBe(true);
+  expect(res.body).toHaveProperty("data");
+}
+
+export const LINK_FIELDS = [
+  "analytics_public",
+  "clicks_count",
+  "created_at",
+  "expires_at",
+  "has_password",
+  "id",
+  "is_active",
+  "original_url",
+  "short_code",
+  "short_url",
+  "title",
+  "updated_at",
+].sort();
+
+let seq = 0;
+export const uniqueEmail = (tag: string) => `${tag}-${process.pid}-${Date.now()}-${++seq}@example.com`;
+export const uniqueAlias = (tag: string) => `${tag}-${Date.now().toString(36)}-${++seq}`;
+
+/**
+ * An account with its key, made by the same function the admin CLI runs. In-process because spawning
+ * the CLI (tsx start plus a migration check) costs seconds per account on a loaded machine.
+ */
+export async function createTestAccount(
+  prisma: PrismaClient,
+  tag: string,
+  linkLimit?: number,
+): Promise<{ account_id: string; api_key: string }> {
+  return createAccount(prisma, {
+    email: uniqueEmail(tag),
+    ...(linkLimit !== undefined ? { linkLimit } : {}),
+    keyLimits: {
+      perMinute: Number(RELAXED_LIMITS.RATE_LIMIT_PER_MINUTE),
+      perHour: Number(RELAXED_LIMITS.RATE_LIMIT_PER_HOUR),
+    },
+  });
+}
+
+/** Reads the redirect record management wrote to Redis (under the stack's key prefix). */
+export async function readRedirectRecord(stack: Stack, code: string): Promise<unknown> {
+  const redis = new Redis(stack.env.REDIS_URL!, { keyPrefix: stack.env.REDIS_KEY_PREFIX });
+  try {
+    const raw = await redis.get(redirectKey(code));
+    return raw === null ? null : JSON.parse(raw);
+  } finally {
+    redis.disconnect();
+  }
+}

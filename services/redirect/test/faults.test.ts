@@ -1,0 +1,173 @@
+// Fault tests: the redirect with its own redis-server (cache, password limiter and Redis Streams
+// bus in one, persisted with an append-only file) that the tests stop and restart, and a stand-in
+// for management's internal resolve endpoints. Every click made during the outages must reach the bus
+// exactly once; no request may be answered with a 500.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { type RedirectRecord, redirectKey } from "@kurz/contracts";
+import { printProcessOutputOnFailure, uniquePrefix, waitFor } from "@kurz/testing";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { observeClicks } from "./support/click-observer.ts";
+import { type FakeManagement, startFakeManagement } from "./support/fake-management.ts";
+import { bootRedirect, metrics, type RedirectProcess } from "./support/redirect-process.ts";
+import { type RedisServer, startRedisServer } from "./support/redis-server.ts";
+
+printProcessOutputOnFailure();
+
+const prefix = uniquePrefix("redirect-faults");
+const token = `token-${prefix}`;
+const record = (n: number, url: string): RedirectRecord => ({
+  id: `0190a1b2-0000-7000-8000-${String(n).padStart(12, "0")}`,
+  account_id: "0190a1b2-0000-7000-8000-0000000000aa",
+  url,
+  active: true,
+  expires_at: null,
+  password_hash: null,
+});
+
+let redisServer: RedisServer;
+let mgmt: FakeManagement;
+let redirect: RedirectProcess;
+let clicksMade = 0;
+const spoolPath = () => join(redirect.env.SPOOL_DIR!, `clicks-${redirect.env.PORT}.spool`);
+
+const follow = async (code: string) => {
+  const res = await fetch(`${redirect.url}/${code}`, { redirect: "manual" });
+  await res.body?.cancel();
+  if (res.status === 302) clicksMade++;
+  return res.status;
+};
+
+beforeAll(async () => {
+  redisServer = await startRedisServer({ persist: true });
+  mgmt = await startFakeManagement(token);
+  for (let i = 1; i <= 5; i++) mgmt.links.set(`code${i}`, record(i, `https://example.com/${i}`));
+  redirect = await bootRedirect({
+    REDIS_URL: redisServer.url,
+    REDIS_KEY_PREFIX: `${prefix}:`,
+    BUS: "redis",
+    BUS_PREFIX: prefix,
+    INTERNAL_TOKEN: token,
+    MANAGEMENT_URL: mgmt.url,
+    // Small enough that the outage below overflows memory into the disk spool.
+    CLICK_BUFFER_MAX: "40",
+    // Long enough that "hot" stays cached through the outage.
+    CACHE_TTL_MS: "120000",
+  });
+});
+
+afterAll(async () => {
+  if (redirect) expect(await redirect.proc.stop()).toBe(0);
+  await mgmt?.close();
+  await redisServer?.destroy();
+});
+
+describe("redirect under faults", () => {
+  it("keeps redirecting with Redis and the bus down: hot links from memory, others through management", async () => {
+    expect(await follow("code1")).toBe(302); // now hot
+    await redisServer.stop();
+
+    const statuses: number[] = [];
+    for (let i = 0; i < 100; i++) statuses.push(await follow("code1"));
+    // Never seen before: Redis is down, so management answers.
+    statuses.push(await follow("code2"));
+    for (let i = 0; i < 20; i++) statuses.push(await follow(`code${3 + (i % 3)}`));
+    expect(new Set(statuses)).toEqual(new Set([302]));
+    expect(mgmt.calls).toContain("/internal/links/resolve/code2");
+
+    const m = await waitFor(
+      async () => {
+        const m = await metrics(redirect.url);
+        // The click made before the stop may already have been published.
+        return m.clicks_published_total! + m.clicks_spooled! + m.clicks_buffered! === clicksMade ? m : null;
+      },
+      { timeoutMs: 5_000, description: "every click buffered or spooled" },
+    );
+    expect(m.clicks_buffered).toBeLessThanOrEqual(40);
+    expect(m.clicks_spooled).toBeGreaterThan(0);
+    expect(m.clicks_dropped_total).toBe(0);
+    const spool = spoolPath();
+    await waitFor(() => readFileSync(spool, "utf8").split("\n").length > 1, {
+      description: "spooled clicks written to disk",
+    });
+  });
+
+  it("answers 503, not 500, for an unknown code while Redis and management are both down", async () => {
+    mgmt.down = true;
+    try {
+      const res = await fetch(`${redirect.url}/never-seen`, { redirect: "manual" });
+      expect(res.status).toBe(503);
+    } finally {
+      mgmt.down = false;
+    }
+  });
+
+  it("replays memory and spool in order once the bus is back, and empties the spool", async () => {
+    await redisServer.start();
+    await waitFor(
+      async () => {
+        const m = await metrics(redirect.url);
+        return m.clicks_buffered === 0 && m.clicks_spooled === 0 && m.clicks_published_total === clicksMade;
+      },
+      { timeoutMs: 20_000, intervalMs: 200, description: "buffer and spool replayed" },
+    );
+    expect(readFileSync(spoolPath()).length).toBe(0);
+  });
+
+  it("on SIGTERM with the bus down, spools what it holds; the next start replays it", async () => {
+    await redisServer.stop();
+    for (let i = 0; i < 25; i++) expect(await follow("code1")).toBe(302);
+    expect(await redirect.proc.stop("SIGTERM")).toBe(0);
+    const spool = spoolPath();
+    expect(existsSync(spool)).toBe(true);
+    expect(readFileSync(spool, "utf8").trim().split("\n")).toHaveLength(25);
+
+    await redisServer.start();
+    redirect = await bootRedirect(redirect.env);
+    await waitFor(
+      async () => {
+        const m = await metrics(redirect.url);
+        return m.clicks_spooled === 0 && m.clicks_published_total === 25;
+      },
+      { timeoutMs: 20_000, intervalMs: 200, description: "the previous run's spool replayed" },
+    );
+    expect(readFileSync(spool).length).toBe(0);
+  });
+
+  it("delivered every click exactly once", async () => {
+    const observer = await observeClicks({ prefix, redisUrl: redisServer.url });
+    try {
+      await waitFor(() => observer.events.length >= clicksMade, {
+        timeoutMs: 20_000,
+        description: `${clicksMade} clicks on the bus`,
+      });
+      // Anything late would show up here as a duplicate.
+      await new Promise((r) => setTimeout(r, 500));
+      expect(observer.events.length).toBe(clicksMade);
+      expect(observer.counts.size).toBe(clicksMade);
+      // Replay keeps each link's clicks in the order they were made (click ids are time-ordered).
+      const byLink = new Map<string, string[]>();
+      for (const e of observer.events) byLink.set(e.link_id, [...(byLink.get(e.link_id) ?? []), e.click_id]);
+      for (const ids of byLink.values()) expect(ids).toEqual([...ids].sort());
+      const m = await metrics(redirect.url);
+      expect(m.clicks_dropped_total).toBe(0);
+    } finally {
+      await observer.stop();
+    }
+  });
+
+  it("heals a flushed Redis through management: the links do not 404", async () => {
+    const direct = new Redis(redisServer.url, { keyPrefix: `${prefix}:` });
+    try {
+      await direct.set(redirectKey("in-redis"), JSON.stringify(record(9, "https://example.com/r")));
+      expect(await follow("in-redis")).toBe(302);
+      await direct.flushall();
+      // A new process: nothing cached in memory, nothing in Redis; management still knows code3.
+      // (After the exactly-once check: FLUSHALL also empties the bus streams.)
+      expect(await follow("code3")).toBe(302);
+    } finally {
+      direct.disconnect();
+    }
+  });
+});

@@ -1,0 +1,184 @@
+// The redirect service on its own, against the shared Redis (own key and bus prefix) and a stand-in
+// for management's internal endpoints: configuration, edge cases of the request path, metrics.
+import { request } from "node:http";
+import { type RedirectRecord, redirectKey } from "@kurz/contracts";
+import { cleanupRedisPrefix, printProcessOutputOnFailure, testRedisUrl, uniquePrefix } from "@kurz/testing";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeManagement, startFakeManagement } from "./support/fake-management.ts";
+import { bootRedirect, metrics, type RedirectProcess } from "./support/redirect-process.ts";
+
+printProcessOutputOnFailure();
+
+const prefix = uniquePrefix("redirect-standalone");
+const token = `token-${prefix}`;
+const record = (url: string, extra: Partial<RedirectRecord> = {}): RedirectRecord => ({
+  id: "0190a1b2-0000-7000-8000-000000000001",
+  account_id: "0190a1b2-0000-7000-8000-0000000000aa",
+  url,
+  active: true,
+  expires_at: null,
+  password_hash: null,
+  ...extra,
+});
+
+let mgmt: FakeManagement;
+let redirect: RedirectProcess;
+let redis: Redis;
+
+beforeAll(async () => {
+  mgmt = await startFakeManagement(token);
+  redis = new Redis(testRedisUrl(), { keyPrefix: `${prefix}:` });
+  redirect = await bootRedirect({
+    REDIS_URL: testRedisUrl(),
+    REDIS_KEY_PREFIX: `${prefix}:`,
+    BUS: "redis",
+    BUS_PREFIX: prefix,
+    INTERNAL_TOKEN: token,
+    MANAGEMENT_URL: mgmt.url,
+    REDIRECT_STATUS: "308",
+    TRUST_PROXY: "false",
+  });
+});
+
+afterAll(async () => {
+  expect(await redirect?.proc.stop()).toBe(0);
+  await mgmt?.close();
+  redis?.disconnect();
+  await cleanupRedisPrefix(testRedisUrl(), prefix);
+});
+
+const get = (path: string, init: RequestInit = {}) =>
+  fetch(`${redirect.url}${path}`, { redirect: "manual", ...init });
+
+describe("redirect service on its own", () => {
+  it("answers with the configured status (REDIRECT_STATUS=308)", async () => {
+    await redis.set(redirectKey("perm"), JSON.stringify(record("https://example.com/p")));
+    const res = await get("/perm");
+    expect(res.status).toBe(308);
+    expect(res.headers.get("location")).toBe("https://example.com/p");
+    expect(res.headers.get("cache-control")).toBe("private, max-age=0");
+  });
+
+  it("percent-encodes a destination a header cannot carry raw", async () => {
+    await redis.set(redirectKey("unicode"), JSON.stringify(record("https://example.com/ü?q=ä")));
+    const res = await get("/unicode");
+    expect(res.status).toBe(308);
+    expect(res.headers.get("location")).toBe("https://example.com/%C3%BC?q=%C3%A4");
+  });
+
+  it("falls back to management on a Redis miss and caches management's 404", async () => {
+    mgmt.links.set("from-mgmt", record("https://example.com/m"));
+    expect((await get("/from-mgmt")).headers.get("location")).toBe("https://example.com/m");
+    const linkCalls = () => mgmt.calls.filter((c) => c.startsWith("/internal/links/")).length;
+    const before = linkCalls();
+    expect((await get("/never-existed")).status).toBe(404);
+    expect((await get("/never-existed")).status).toBe(404);
+    expect(linkCalls() - before).toBe(1);
+  });
+
+  it("answers 503, never 500, when neither Redis nor management knows and management is down", async () => {
+    mgmt.down = true;
+    try {
+      const res = await get("/not-cached-anywhere", { headers: { accept: "application/json" } });
+      expect(res.status).toBe(503);
+      expect(res.headers.get("retry-after")).toBe("1");
+      expect(await res.json()).toMatchObject({ success: false, error: { code: "SERVICE_UNAVAILABLE" } });
+    } finally {
+      mgmt.down = false;
+    }
+    // Not negatively cached: once management is back, the link resolves.
+    mgmt.links.set("not-cached-anywhere", record("https://example.com/back"));
+    expect((await get("/not-cached-anywhere")).status).toBe(308);
+  });
+
+  it("treats malformed paths and records as not found", async () => {
+    expect((await get("/%E0%A4%A")).status).toBe(404);
+    expect((await get(`/${"x".repeat(65)}`)).status).toBe(404);
+    expect((await get("/a/b")).status).toBe(404);
+    await redis.set(redirectKey("garbage"), "{not json");
+    expect((await get("/garbage")).status).toBe(404);
+  });
+
+  it("refuses other methods with 405 and an Allow header", async () => {
+    const res = await get("/perm", { method: "DELETE" });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("GET, HEAD, POST");
+    const post = await get("/perm", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "password=x",
+    });
+    expect(post.status).toBe(405);
+    expect(post.headers.get("allow")).toBe("GET, HEAD");
+  });
+
+  it("uses the socket address, not X-Forwarded-For, when TRUST_PROXY is false", async () => {
+    // Covered through the event: the click must carry 127.0.0.1, not the forged header.
+    const { observeClicks } = await import("./support/click-observer.ts");
+    const observer = await observeClicks({ prefix, redisUrl: testRedisUrl() });
+    try {
+      await get("/perm", { headers: { "x-forwarded-for": "203.0.113.9", "user-agent": "ua-test" } });
+      const { waitFor } = await import("@kurz/testing");
+      const click = await waitFor(() => observer.events.find((e) => e.user_agent === "ua-test"), {
+        timeoutMs: 10_000,
+      });
+      expect(click.ip).toBe("127.0.0.1");
+      expect(click.short_code).toBe("perm");
+    } finally {
+      await observer.stop();
+    }
+  });
+
+  it("refuses an oversized or non-form password POST", async () => {
+    const hash =
+      "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$2aNwFe0XkkQ2T5ZgBZPkEPbf/7c6rDXd2eA0Q5UJkUo";
+    await redis.set(
+      redirectKey("locked"),
+      JSON.stringify(record("https://example.com/l", { password_hash: hash })),
+    );
+    const big = await get("/locked", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `password=${"a".repeat(10_000)}`,
+    });
+    expect(big.status).toBe(413);
+    const json = await get("/locked", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ password: "x" }),
+    });
+    expect(json.status).toBe(415);
+  });
+
+  it("keeps serving after a client aborts a password POST mid-body", async () => {
+    await new Promise<void>((resolve) => {
+      const req = request(`${redirect.url}/locked`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", "content-length": "100" },
+      });
+      req.on("error", () => resolve());
+      req.write("password=abc");
+      setTimeout(() => {
+        req.destroy();
+        resolve();
+      }, 100);
+    });
+    expect((await get("/perm")).status).toBe(308);
+  });
+
+  it("exposes click metrics in Prometheus text format", async () => {
+    const res = await fetch(`${redirect.url}/metrics`);
+    expect(res.headers.get("content-type")).toContain("text/plain");
+    const text = await res.text();
+    expect(text).toContain("# TYPE clicks_published_total counter");
+    const m = await metrics(redirect.url);
+    expect(Object.keys(m).sort()).toEqual([
+      "clicks_buffered",
+      "clicks_dropped_total",
+      "clicks_published_total",
+      "clicks_spooled",
+    ]);
+    expect(m.clicks_dropped_total).toBe(0);
+  });
+});

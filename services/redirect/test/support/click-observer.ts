@@ -1,0 +1,48 @@
+// Reads the clicks topic as a consumer of its own group: what analytics would receive.
+import { createBus, type EventBus, type Subscription } from "@kurz/bus";
+import { type ClickBatch, type ClickEvent, TOPICS } from "@kurz/contracts";
+
+export interface ClickObserver {
+  events: ClickEvent[];
+  /** How many times each click id arrived. */
+  counts: Map<string, number>;
+  stop(): Promise<void>;
+}
+
+export async function observeClicks(opts: {
+  prefix: string;
+  redisUrl?: string;
+  kafkaBrokers?: string[];
+}): Promise<ClickObserver> {
+  const bus: EventBus = createBus({
+    kind: opts.kafkaBrokers ? "kafka" : "redis",
+    clientId: "click-observer",
+    prefix: opts.prefix,
+    redisUrl: opts.redisUrl,
+    kafkaBrokers: opts.kafkaBrokers,
+    kafka: { sessionTimeout: 3000, rebalanceTimeout: 3000, heartbeatInterval: 300 },
+  });
+  const events: ClickEvent[] = [];
+  const counts = new Map<string, number>();
+  const sub: Subscription = await bus.subscribe<ClickBatch>({
+    topic: TOPICS.clicks,
+    group: "test-click-observer",
+    startFrom: "earliest",
+    handler: async (batch) => {
+      for (const message of batch) {
+        for (const click of message.value.clicks) {
+          events.push(click);
+          counts.set(click.click_id, (counts.get(click.click_id) ?? 0) + 1);
+        }
+      }
+    },
+  });
+  return {
+    events,
+    counts,
+    stop: async () => {
+      await sub.stop();
+      await bus.close();
+    },
+  };
+}

@@ -1,0 +1,46 @@
+// Boots the redirect service alone (real process, real Redis and bus) for tests that need to control
+// what is around it: its own Redis server, a management that goes away, a spool directory.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { getFreePort, type StartedProcess, startProcess } from "@kurz/testing";
+
+const root = resolve(import.meta.dirname, "../../../..");
+
+export interface RedirectProcess {
+  url: string;
+  proc: StartedProcess;
+  env: Record<string, string>;
+}
+
+export async function bootRedirect(env: Record<string, string>): Promise<RedirectProcess> {
+  // A restart passes the previous env back: same port, so the same spool file.
+  const port = env.PORT ? Number(env.PORT) : await getFreePort();
+  const full: Record<string, string> = {
+    LOG_LEVEL: "warn",
+    SPOOL_DIR: mkdtempSync(join(tmpdir(), "kurz-spool-")),
+    ...env,
+    PORT: String(port),
+  };
+  const proc = await startProcess({
+    cmd: process.execPath,
+    args: ["--import", "tsx", "services/redirect/src/main.ts"],
+    cwd: root,
+    env: full,
+    // /health, not /ready: some tests boot it while the bus is deliberately down.
+    readyUrl: `http://127.0.0.1:${port}/health`,
+    readyTimeoutMs: 60_000,
+  });
+  return { url: `http://127.0.0.1:${port}`, proc, env: full };
+}
+
+/** The redirect's /metrics as numbers. */
+export async function metrics(url: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const out: Record<string, number> = {};
+  for (const line of text.split("\n")) {
+    const m = /^(\w+) (\d+)$/.exec(line);
+    if (m) out[m[1]!] = Number(m[2]);
+  }
+  return out;
+}
