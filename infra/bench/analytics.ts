@@ -218,7 +218,7 @@ export async function run(args: string[]): Promise<string> {
     `\`./kurz bench analytics --ingest ${total} --link-clicks ${linkClicks} --account-clicks ${accountClicks} --requests ${requests}\` (${date}).`,
     "Embedded ClickHouse (chDB, in the benchmark process), Redis Streams bus on the local Redis server.",
     "",
-    "**Ingest** (bus → validation, enrichment with ua-parser/isbot/DB-IP, duplicate check, insert, 3 materialized views):",
+    "**Ingest** (bus → validation, enrichment with ua-parser/isbot/DB-IP, duplicate check, insert, 4 materialized views):",
     `${int(total)} clicks in ${int(total / 200)}+ messages of ≤ 200 clicks over 1,000 links, already on the bus;`,
     `stored ${int(ing.stored)} in ${ing.seconds.toFixed(2)} s: **${int(ing.rate)} clicks/s** (target ≥ 20,000).`,
     "",

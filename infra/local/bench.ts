@@ -19,7 +19,9 @@ const [first, ...rest] = process.argv.slice(2);
 const selected = first ? first.split(",") : available;
 const unknown = selected.filter((n) => !available.includes(n));
 if (unknown.length > 0 || available.length === 0) {
-  console.error(`unknown benchmark ${unknown.join(", ")}; available: ${available.join(", ") || "(none yet)"}`);
+  console.error(
+    `unknown benchmark ${unknown.join(", ")}; available: ${available.join(", ") || "(none yet)"}`,
+  );
   process.exit(2);
 }
 for (const name of selected) {

@@ -18,12 +18,20 @@ const shared: Record<string, string> = {
   CLICKHOUSE_PATH: env.CLICKHOUSE_PATH ?? resolve(dataDir, "clickhouse"),
   SPOOL_DIR: env.SPOOL_DIR ?? resolve(dataDir, "spool"),
 };
-const services = [
-  { name: "management", port: 8081 },
-  { name: "analytics", port: 8083 },
-  { name: "redirect", port: 8082 },
-  { name: "gateway", port: 8080 },
-] as const;
+// The redirect service owns the public port: short links pay no Node hop, and it pipes /api, /docs and
+// /c/ to the gateway on an internal port (docs/decisions/0006).
+const publicPort = Number(new URL(shared.PUBLIC_BASE_URL!).port || 80);
+const GATEWAY_PORT = 8084;
+const services: { name: string; port: number; env: Record<string, string> }[] = [
+  { name: "management", port: 8081, env: {} },
+  { name: "analytics", port: 8083, env: {} },
+  { name: "gateway", port: GATEWAY_PORT, env: { REDIRECT_URL: "", TRUST_PROXY: "1" } },
+  {
+    name: "redirect",
+    port: publicPort,
+    env: { API_UPSTREAM_URL: `http://127.0.0.1:${GATEWAY_PORT}`, TRUST_PROXY: "false" },
+  },
+];
 const colors = [36, 35, 33, 32, 34];
 const children: { name: string; proc: ChildProcess }[] = [];
 let stopping = false;
@@ -123,8 +131,7 @@ async function main(): Promise<void> {
       s.name,
       process.execPath,
       ["--import", "tsx", `services/${s.name}/src/main.ts`],
-      // The gateway fronts the redirect here and appends the visitor's address to X-Forwarded-For.
-      { PORT: String(s.port), ...(s.name === "redirect" ? { TRUST_PROXY: "1" } : {}) },
+      { PORT: String(s.port), ...s.env },
       colors[i]!,
     );
   }

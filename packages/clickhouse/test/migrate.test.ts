@@ -51,6 +51,8 @@ describe("migrate with the package's migrations", () => {
         sorting_key: "link_id, dim, day, value, country",
       },
       { name: "link_dim_daily_mv", engine: "MaterializedView", sorting_key: "" },
+      { name: "link_dim_total", engine: "SummingMergeTree", sorting_key: "link_id, dim, value, country" },
+      { name: "link_dim_total_mv", engine: "MaterializedView", sorting_key: "" },
       { name: "link_visitors_daily", engine: "AggregatingMergeTree", sorting_key: "link_id, day" },
       { name: "link_visitors_daily_mv", engine: "MaterializedView", sorting_key: "" },
       { name: "links", engine: "ReplacingMergeTree", sorting_key: "link_id" },

@@ -46,4 +46,6 @@ const stamp = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
 const dir = join(PACKAGE_DIR, "prisma", "migrations", `${stamp}_${name}`);
 mkdirSync(dir, { recursive: true });
 writeFileSync(join(dir, "migration.sql"), `${sql}\n`);
-console.log(`wrote ${join("prisma", "migrations", `${stamp}_${name}`, "migration.sql")}; review it, then run pnpm db:migrate`);
+console.log(
+  `wrote ${join("prisma", "migrations", `${stamp}_${name}`, "migration.sql")}; review it, then run pnpm db:migrate`,
+);

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { dropDatabase, migrateDatabase } from "../src/index.ts";
@@ -33,9 +35,14 @@ const tablesIn = (url: string, schema = "public") =>
     url,
     "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name",
     [schema],
-  ).then((rows) => rows.map((row) => row.table_name));
+  ).then((rows) => rows.map((row) => row.table_name).sort());
 
-const EXPECTED_TABLES = ["_prisma_migrations", "accounts", "api_keys", "links", "outbox_events"];
+const SCHEMA_PATH = join(import.meta.dirname, "..", "prisma", "schema.prisma");
+// Every model's table, read from the schema itself, plus Prisma's own bookkeeping table.
+const EXPECTED_TABLES = [
+  "_prisma_migrations",
+  ...[...readFileSync(SCHEMA_PATH, "utf8").matchAll(/@@map\("([^"]+)"\)/g)].map((m) => m[1]!),
+].sort();
 
 describe("migrateDatabase", () => {
   it("creates a missing database and every table in it", async () => {

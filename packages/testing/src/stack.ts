@@ -49,7 +49,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const spoolDir = mkdtempSync(join(tmpdir(), `kurz-spool-${prefix}-`));
   const db = await createTestDatabase("stack", { migrate: migrateDatabase });
   const [gw, mg, rd, an] = await Promise.all([getFreePort(), getFreePort(), getFreePort(), getFreePort()]);
-  const origin = `http://127.0.0.1:${gw}`;
+  // As in `./kurz up`: the redirect service owns the public origin and pipes API paths to the gateway.
+  const origin = `http://127.0.0.1:${rd}`;
   const env: Record<string, string> = {
     LOG_LEVEL: "warn",
     DATABASE_URL: db.url,
@@ -70,30 +71,37 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     ...opts.extraEnv,
   };
   const procs: StartedProcess[] = [];
+  const own: Record<string, Record<string, string>> = {
+    gateway: { REDIRECT_URL: "" },
+    redirect: { API_UPSTREAM_URL: `http://127.0.0.1:${gw}` },
+  };
   const boot = (name: string, port: number) =>
     startProcess({
       cmd: process.execPath,
       args: ["--import", "tsx", `services/${name}/src/main.ts`],
       cwd: root,
-      env: { ...env, PORT: String(port) },
+      env: { ...env, ...own[name], ...opts.extraEnv, PORT: String(port) },
       readyUrl: `http://127.0.0.1:${port}/ready`,
       readyTimeoutMs: 60_000,
     }).then((p) => {
       procs.push(p);
       return p;
     });
-  try {
-    await Promise.all([
-      boot("management", mg),
-      boot("analytics", an),
-      boot("redirect", rd),
-      boot("gateway", gw),
-    ]);
-  } catch (err) {
+  // allSettled, not all: when one service fails to boot, the others may still be starting, and each
+  // must be stopped once it is up (or has failed on its own) so that no process outlives the test.
+  const booted = await Promise.allSettled([
+    boot("management", mg),
+    boot("analytics", an),
+    boot("redirect", rd),
+    boot("gateway", gw),
+  ]);
+  const failure = booted.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failure) {
     for (const p of procs) console.error(p.output());
     await Promise.all(procs.map((p) => p.stop()));
+    rmSync(spoolDir, { recursive: true, force: true });
     await db.drop();
-    throw err;
+    throw failure.reason;
   }
 
   return {

@@ -109,6 +109,7 @@ it("loses and duplicates nothing when the consumer dies mid-stream", async () =>
     expect(await one("SELECT sum(clicks) FROM link_daily")).toBe(1_000);
     expect(await one("SELECT sum(clicks) FROM link_dim_daily WHERE dim = 'referrer'")).toBe(1_000);
     expect(await one("SELECT sum(clicks) FROM link_dim_daily WHERE dim = 'browser'")).toBe(1_000);
+    expect(await one("SELECT sum(clicks) FROM link_dim_total WHERE dim = 'country'")).toBe(1_000);
   } finally {
     await ch.close();
   }

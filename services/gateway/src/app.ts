@@ -44,6 +44,8 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   // Bodies stream through to the upstream untouched; the owning service parses and validates them
   // (malformed JSON, 415 and chunked bodies over the limit are answered there, in the same envelopes).
   const app = createApp({ logger, envelope: "auto", json: false });
+  // req.ip (per-client limits on public endpoints) must be the visitor, not the proxy in front.
+  app.set("trust proxy", config.TRUST_PROXY > 0 ? config.TRUST_PROXY : false);
   const routes = new RouteTable();
 
   const unavailable = (err: Error, req: IncomingMessage, res: ServerResponse) => {

@@ -14,6 +14,13 @@ export const gatewayConfigSchema = commonConfigSchema.extend({
   ANALYTICS_URL: z.url().default("http://127.0.0.1:8083"),
   REDIRECT_URL: optionalUrl.default("http://127.0.0.1:8082"),
   LEGACY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(30),
+  // Proxies in front of the gateway whose X-Forwarded-For entries are trusted for the client address
+  // (false = none; true = 1; or a number): 1 in single-machine mode, where the redirect service fronts it.
+  TRUST_PROXY: z
+    .string()
+    .default("false")
+    .refine((v) => /^(true|false|\d{1,2})$/.test(v), "must be true, false or a number of proxy hops")
+    .transform((v) => (v === "true" ? 1 : v === "false" ? 0 : Number(v))),
   KEY_CACHE_TTL_SECONDS: z.coerce.number().int().positive().default(60),
   /** Larger declared bodies are refused here; chunked ones are cut by the service at the same size. */
   MAX_BODY_BYTES: z.coerce

@@ -260,6 +260,11 @@ describe("links endpoints under generated garbage", () => {
         fc.option(wire(invalidCreateBody), { nil: undefined }),
       )
       .filter(([method, segments]) => !(method === "DELETE" && segments.length === 1))
+      // `..` segments that climb out of /api/v1 (clients normalise them away) leave the v1 API, whose
+      // envelope this property checks; /api/ itself answers in the legacy envelope, as it should.
+      .filter(([, segments]) =>
+        new URL(`http://kurz.test/api/v1/links/${segments.join("/")}`).pathname.startsWith("/api/v1/"),
+      )
       .map(([method, segments, body]): [string, string, string | undefined] => [
         method,
         `/links/${segments.join("/")}`,

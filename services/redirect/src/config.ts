@@ -16,6 +16,12 @@ export const redirectConfigSchema = commonConfigSchema.extend({
     .default("false")
     .refine((v) => /^(true|false|\d{1,2})$/.test(v), "must be true, false or a number of proxy hops")
     .transform((v) => (v === "true" ? 1 : v === "false" ? 0 : Number(v))),
+  // Single-machine mode: the gateway's URL. When set, this service serves the public origin and pipes
+  // `/api*`, `/docs*` and `/c/*` to it (docs/decisions/0006). Unset behind an edge proxy.
+  API_UPSTREAM_URL: z
+    .string()
+    .default("")
+    .refine((s) => s === "" || URL.canParse(s), "must be a URL or empty"),
   CACHE_MAX_ENTRIES: positiveInt(100_000),
   CACHE_TTL_MS: positiveInt(5_000),
   // Click publishing: events are batched in memory; while the bus is down, past CLICK_BUFFER_MAX

@@ -9,8 +9,10 @@ import {
   startTelemetry,
 } from "@kurz/service-kit";
 import { Redis } from "ioredis";
+import { createApiForwarder } from "./api-forwarder.ts";
 import { ClickPublisher } from "./click-publisher.ts";
 import { ClickSpool } from "./click-spool.ts";
+import { clientIp } from "./client-ip.ts";
 import { loadRedirectConfig } from "./config.ts";
 import { PasswordLimiter } from "./password-limiter.ts";
 import { Resolver } from "./resolver.ts";
@@ -84,6 +86,13 @@ await runService({
         trustProxy: config.TRUST_PROXY,
         publicHost: new URL(config.PUBLIC_BASE_URL).host.toLowerCase(),
         health,
+        ...(config.API_UPSTREAM_URL
+          ? {
+              forwardApi: createApiForwarder(config.API_UPSTREAM_URL, (req) =>
+                clientIp(req, config.TRUST_PROXY),
+              ),
+            }
+          : {}),
         logger,
       }),
     );

@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { DomainRecord, RedirectRecord, RotatorRecord } from "@kurz/contracts";
 import { verify } from "@node-rs/argon2";
+import { isApiPath } from "./api-forwarder.ts";
 import { clickEvent } from "./click-event.ts";
 import type { ClickPublisher } from "./click-publisher.ts";
 import { clientIp } from "./client-ip.ts";
@@ -23,6 +24,8 @@ export interface RedirectHandlerDeps {
   /** The host of PUBLIC_BASE_URL: never a branded domain, so never looked up as one. */
   publicHost: string;
   health: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /** Single-machine mode: pipes API paths to the gateway (see api-forwarder.ts). */
+  forwardApi?: (req: IncomingMessage, res: ServerResponse) => void;
   logger: { error(o: object, m?: string): void };
 }
 
@@ -208,6 +211,10 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
+    if (deps.forwardApi && isApiPath(req.url ?? "/")) {
+      deps.forwardApi(req, res);
+      return;
+    }
     const method = req.method;
     if (method !== "GET" && method !== "HEAD" && method !== "POST") {
       req.resume();

@@ -28,8 +28,38 @@ export async function writeClicks(ch: KurzClickHouse, batch: ClickRow[]): Promis
 
   const stored = await storedClickIds(ch, rows);
   const fresh = stored.size > 0 ? rows.filter((r) => !stored.has(r.click_id)) : rows;
-  if (fresh.length > 0) await ch.insert("clicks", fresh);
+  if (fresh.length > 0) await insertRows(ch, fresh);
   return { inserted: fresh, duplicates: batch.length - deletedLinks - fresh.length, deletedLinks };
+}
+
+const COLUMNS = [
+  "click_id",
+  "link_id",
+  "account_id",
+  "short_code",
+  "ts",
+  "referrer",
+  "country",
+  "city",
+  "device_type",
+  "browser",
+  "os",
+  "is_bot",
+  "visitor_hash",
+  "host",
+] as const satisfies readonly (keyof ClickRow)[];
+
+/**
+ * Rows as arrays (JSONCompactEachRow) rather than objects: parsing drops by about a third without
+ * the repeated keys, and parsing is most of an insert's cost.
+ */
+async function insertRows(ch: KurzClickHouse, rows: ClickRow[]): Promise<void> {
+  await ch.raw.insert({
+    table: "clicks",
+    columns: [...COLUMNS],
+    values: rows.map((r) => COLUMNS.map((c) => r[c])),
+    format: "JSONCompactEachRow",
+  });
 }
 
 async function deletedLinkIds(ch: KurzClickHouse, linkIds: string[]): Promise<Set<string>> {

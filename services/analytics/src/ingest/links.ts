@@ -10,7 +10,13 @@ import { retryWhileTransient } from "./transient.ts";
 const chTime = (iso: string) => iso.replace("T", " ").replace("Z", "");
 
 /** Tables holding a link's clicks; all are emptied when the link is deleted. */
-const CLICK_TABLES = ["clicks", "link_daily", "link_dim_daily", "link_visitors_daily"] as const;
+const CLICK_TABLES = [
+  "clicks",
+  "link_daily",
+  "link_dim_daily",
+  "link_dim_total",
+  "link_visitors_daily",
+] as const;
 
 export function subscribeLinks(deps: {
   bus: EventBus;

@@ -51,7 +51,9 @@ export async function linkStats(
      WHERE link_id = {id:UUID}${p.edgesFilter} GROUP BY day`,
   );
   const dims = union(
-    `SELECT toString(dim) AS dim, value, toString(country) AS country, sum(clicks) AS clicks FROM link_dim_daily
+    // Without a period, the all-time table holds the same sums in far fewer rows.
+    `SELECT toString(dim) AS dim, value, toString(country) AS country, sum(clicks) AS clicks
+     FROM ${period ? "link_dim_daily" : "link_dim_total"}
      WHERE link_id = {id:UUID}${p.daysFilter} GROUP BY dim, value, country`,
     rawDimensions(`link_id = {id:UUID} AND is_bot = 0${p.edgesFilter}`),
   );

@@ -66,7 +66,14 @@ export function periodSql(period: Period | null): {
   const edges = split.edges.map((e, i) => {
     params[`edge${i}_from`] = e.from;
     params[`edge${i}_to`] = e.to;
-    return `(ts >= {edge${i}_from:DateTime64(3, 'UTC')} AND ts <= {edge${i}_to:DateTime64(3, 'UTC')})`;
+    params[`edge${i}_day_from`] = day(e.from.getTime());
+    params[`edge${i}_day_to`] = day(e.to.getTime());
+    // The day bounds match the sorting key (link_id, toDate(ts)): with FINAL, a condition on ts
+    // alone would still read every part of the link.
+    return (
+      `(toDate(ts) >= {edge${i}_day_from:Date} AND toDate(ts) <= {edge${i}_day_to:Date}` +
+      ` AND ts >= {edge${i}_from:DateTime64(3, 'UTC')} AND ts <= {edge${i}_to:DateTime64(3, 'UTC')})`
+    );
   });
   return {
     daysFilter,

@@ -1,3 +1,5 @@
+// Lives with the cross-service tests: it is the one test that reads two services' code (their routers), to hold
+// them to the one route list in contracts.
 // The OpenAPI document and the services agree: every route a service implements under /api is in
 // contracts' API_ROUTES (hence in /api/v1/openapi.json), and every documented route is implemented.
 // The services' Express routers are walked, so nothing is maintained by hand.
@@ -5,8 +7,8 @@ import { API_ROUTES, buildOpenApiDocument, toOpenApiPath } from "@kurz/contracts
 import { createLogger } from "@kurz/service-kit";
 import type { Express } from "express";
 import { describe, expect, it } from "vitest";
-import { createAnalyticsApp } from "../../analytics/src/app.ts";
-import { createManagementApp } from "../../management/src/app.ts";
+import { createAnalyticsApp } from "../../services/analytics/src/app.ts";
+import { createManagementApp } from "../../services/management/src/app.ts";
 
 interface Layer {
   route?: { path: string | string[]; methods: Record<string, boolean> };
