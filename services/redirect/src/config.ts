@@ -23,7 +23,9 @@ export const redirectConfigSchema = commonConfigSchema.extend({
     .default("")
     .refine((s) => s === "" || URL.canParse(s), "must be a URL or empty"),
   CACHE_MAX_ENTRIES: positiveInt(100_000),
-  CACHE_TTL_MS: positiveInt(5_000),
+  // Edits reach every instance at once through pub/sub, so the TTL only bounds staleness after a missed
+  // message. Short TTLs sent a random-code load back to Redis for most requests (issue 4 profile).
+  CACHE_TTL_MS: positiveInt(60_000),
   // Click publishing: events are batched in memory; while the bus is down, past CLICK_BUFFER_MAX
   // they go to an append-only file in SPOOL_DIR, bounded by SPOOL_MAX_BYTES (beyond it they are dropped
   // and counted in clicks_dropped_total).
