@@ -1,24 +1,8 @@
+// The wire codes and their statuses are contracts'; re-exported so services need one import for errors.
+import { ERROR_STATUS, type ErrorCode } from "@kurz/contracts";
 import { z } from "zod";
 
-// Local copy of the wire codes until packages/contracts owns them; keep the two in step.
-export const ERROR_STATUS = {
-  VALIDATION_ERROR: 400,
-  BAD_REQUEST: 400,
-  UNAUTHORIZED: 401,
-  KEY_EXPIRED: 401,
-  KEY_REVOKED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  METHOD_NOT_ALLOWED: 405,
-  CONFLICT: 409,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  RATE_LIMIT_EXCEEDED: 429,
-  INTERNAL_ERROR: 500,
-  SERVICE_UNAVAILABLE: 503,
-} as const;
-
-export type ErrorCode = keyof typeof ERROR_STATUS;
+export { ERROR_STATUS, type ErrorCode };
 
 export interface V1ErrorBody {
   success: false;

@@ -7,7 +7,7 @@ import { printProcessOutputOnFailure } from "@kurz/testing";
 import type { Stack } from "@kurz/testing/stack";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestAccount, startLinksStack, type V1Response, v1Caller } from "./links-helpers.ts";
+import { createTestAccount, expectEnvelope, startLinksStack, v1Caller } from "./links-helpers.ts";
 
 printProcessOutputOnFailure();
 
@@ -46,18 +46,6 @@ const snapshot = async () =>
   (await prisma.apiKey.findMany({ orderBy: { id: "asc" } })).map(({ lastUsedAt: _, ...key }) => key);
 
 const codes = new Set<string>(ErrorCode.options);
-
-function expectEnvelope(res: V1Response, what: string): void {
-  expect(res.status, what).toBeLessThan(500);
-  expect(typeof res.body, what).toBe("object");
-  if (res.body.success === true) {
-    expect(res.status, what).toBeLessThan(300);
-    expect(res.body, what).toHaveProperty("data");
-  } else {
-    expect(res.body.success, what).toBe(false);
-    expect(codes.has(res.body.error?.code), `${what} → ${JSON.stringify(res.body)}`).toBe(true);
-  }
-}
 
 const junkString = fc.oneof(fc.string(), fc.string({ unit: "binary", maxLength: 40 }));
 const junkValue = fc.oneof(

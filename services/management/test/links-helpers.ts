@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { redirectKey } from "@kurz/contracts";
+import { ErrorCode, redirectKey } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { type Stack, startStack } from "@kurz/testing/stack";
 import { Redis } from "ioredis";
@@ -127,5 +127,21 @@ export async function readRedirectRecord(stack: Stack, code: string): Promise<un
     return raw === null ? null : JSON.parse(raw);
   } finally {
     redis.disconnect();
+  }
+}
+
+const ERROR_CODES = new Set<string>(ErrorCode.options);
+
+/** Any answer at all is a v1 envelope: a 2xx success with data, or a known error code. Never a 5xx. */
+export function expectEnvelope(res: V1Response, what: string): void {
+  expect(res.status, what).toBeLessThan(500);
+  expect(typeof res.body, what).toBe("object");
+  if (res.body.success === true) {
+    expect(res.status, what).toBeLessThan(300);
+    expect(res.body, what).toHaveProperty("data");
+  } else {
+    expect(res.body.success, what).toBe(false);
+    expect(ERROR_CODES.has(res.body.error?.code), `${what} → ${JSON.stringify(res.body)}`).toBe(true);
+    expect(typeof res.body.error.message, what).toBe("string");
   }
 }

@@ -1,12 +1,12 @@
 // Property test: generated garbage at every links and bulk endpoint never gets a 5xx, always gets the
 // v1 envelope, and changes no stored link (of the caller or of anyone else).
-import { BulkCreateBatch, CreateLinkBody, ErrorCode, parseUpdateLinkBody } from "@kurz/contracts";
+import { BulkCreateBatch, CreateLinkBody, parseUpdateLinkBody } from "@kurz/contracts";
 import { createPrisma, type PrismaClient } from "@kurz/db";
 import { printProcessOutputOnFailure } from "@kurz/testing";
 import type { Stack } from "@kurz/testing/stack";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestAccount, startLinksStack, type V1Response, v1Caller } from "./links-helpers.ts";
+import { createTestAccount, expectEnvelope, startLinksStack, v1Caller } from "./links-helpers.ts";
 
 printProcessOutputOnFailure();
 
@@ -52,21 +52,6 @@ afterAll(async () => {
 
 /** Every stored link, every column: the "nothing changed" oracle. */
 const snapshot = () => prisma.link.findMany({ orderBy: { id: "asc" } });
-
-const codes = new Set<string>(ErrorCode.options);
-
-function expectEnvelope(res: V1Response, what: string): void {
-  expect(res.status, what).toBeLessThan(500);
-  expect(typeof res.body, what).toBe("object");
-  if (res.body.success === true) {
-    expect(res.status, what).toBeLessThan(300);
-    expect(res.body, what).toHaveProperty("data");
-  } else {
-    expect(res.body.success, what).toBe(false);
-    expect(codes.has(res.body.error?.code), `${what} → ${JSON.stringify(res.body)}`).toBe(true);
-    expect(typeof res.body.error.message, what).toBe("string");
-  }
-}
 
 const junkString = fc.oneof(fc.string(), fc.string({ unit: "binary", maxLength: 40 }));
 const junkValue = fc.oneof(
