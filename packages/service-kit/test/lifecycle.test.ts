@@ -1,3 +1,4 @@
+import { get as httpGet } from "node:http";
 import { fileURLToPath } from "node:url";
 import { getFreePort, type StartedProcess, startProcess, waitFor } from "@kurz/testing";
 import { afterEach, describe, expect, it } from "vitest";
@@ -33,6 +34,17 @@ const logLines = (proc: StartedProcess) =>
 
 const hasLogged = (proc: StartedProcess, msg: string) => () => logLines(proc).some((l) => l.msg === msg);
 
+/** GET over a brand-new TCP connection (no keep-alive pool). */
+function freshGet(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpGet(url, { agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on("error", reject);
+  });
+}
+
 describe("runService", () => {
   it("logs where it listens", async () => {
     const { proc, url } = await startFixture();
@@ -46,7 +58,9 @@ describe("runService", () => {
 
     proc.child.kill("SIGTERM");
     await waitFor(hasLogged(proc, "shutting down"));
-    await expect(fetch(`${url}/health`)).rejects.toThrow();
+    // A new connection, not fetch's pool: an idle keep-alive socket from start-up may still be open
+    // for an instant, and that is not what "refuses new connections" is about.
+    await expect(freshGet(`${url}/health`)).rejects.toThrow();
 
     const res = await inFlight;
     expect(res.status).toBe(200);
