@@ -43,7 +43,7 @@ function diffMigrationsAgainst(schemaPath: string) {
 }
 
 describe("schema.prisma and prisma/migrations", () => {
-  it("describe the same database (run `pnpm --filter @kurz/db migrate:dev` if this fails)", async () => {
+  it("describe the same database (run `pnpm --filter @kurz/db migrate:new <name>` if this fails)", async () => {
     const { code, output } = await diffMigrationsAgainst(SCHEMA);
 
     expect(output).not.toMatch(/ALTER|CREATE|DROP/);
