@@ -13,6 +13,7 @@ import {
   expectLegacyMessage,
   legacyCaller,
   RELAXED_LIMITS,
+  twoTenants,
   uniqueEmail,
 } from "./legacy-helpers.ts";
 
@@ -33,14 +34,10 @@ describe("legacy campaigns", () => {
   beforeAll(async () => {
     stack = await startStack({ extraEnv: RELAXED_LIMITS });
     redis = new Redis(stack.env.REDIS_URL!, { keyPrefix: stack.env.REDIS_KEY_PREFIX });
-    const [a, b] = await Promise.all([
-      stack.createAccount(uniqueEmail("camp-a")),
-      stack.createAccount(uniqueEmail("camp-b")),
-    ]);
-    keyA = a.api_key;
-    keyB = b.api_key;
-    call = legacyCaller(stack, keyA);
-    other = legacyCaller(stack, keyB);
+    const tenants = await twoTenants(stack, "camp");
+    keyA = tenants.a.api_key;
+    keyB = tenants.b.api_key;
+    ({ call, other } = tenants);
   });
   afterAll(async () => {
     redis?.disconnect();

@@ -12,6 +12,7 @@ import {
   expectLegacyMessage,
   legacyCaller,
   RELAXED_LIMITS,
+  twoTenants,
   uniqueEmail,
 } from "./legacy-helpers.ts";
 
@@ -28,14 +29,10 @@ describe("legacy channels", () => {
   beforeAll(async () => {
     stack = await startStack({ extraEnv: RELAXED_LIMITS });
     prisma = createPrisma(stack.databaseUrl);
-    const [a, b] = await Promise.all([
-      stack.createAccount(uniqueEmail("chan-a")),
-      stack.createAccount(uniqueEmail("chan-b")),
-    ]);
-    keyA = a.api_key;
-    keyB = b.api_key;
-    call = legacyCaller(stack, keyA);
-    other = legacyCaller(stack, keyB);
+    const tenants = await twoTenants(stack, "chan");
+    keyA = tenants.a.api_key;
+    keyB = tenants.b.api_key;
+    ({ call, other } = tenants);
   });
   afterAll(async () => {
     await prisma?.$disconnect();

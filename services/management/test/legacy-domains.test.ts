@@ -13,6 +13,7 @@ import {
   getWithHost,
   legacyCaller,
   RELAXED_LIMITS,
+  twoTenants,
   uniqueEmail,
 } from "./legacy-helpers.ts";
 
@@ -31,12 +32,7 @@ describe("legacy branded domains", () => {
   beforeAll(async () => {
     stack = await startStack({ extraEnv: RELAXED_LIMITS });
     redis = new Redis(stack.env.REDIS_URL!, { keyPrefix: stack.env.REDIS_KEY_PREFIX });
-    const [a, b] = await Promise.all([
-      stack.createAccount(uniqueEmail("dom-a")),
-      stack.createAccount(uniqueEmail("dom-b")),
-    ]);
-    call = legacyCaller(stack, a.api_key);
-    other = legacyCaller(stack, b.api_key);
+    ({ call, other } = await twoTenants(stack, "dom"));
   });
   afterAll(async () => {
     redis?.disconnect();

@@ -130,3 +130,12 @@ export function getWithHost(
     req.end();
   });
 }
+
+/** Two accounts on one stack, each with a legacy caller: the owner (`call`) and a stranger (`other`). */
+export async function twoTenants(stack: Stack, label: string) {
+  const [a, b] = await Promise.all([
+    stack.createAccount(uniqueEmail(`${label}-a`)),
+    stack.createAccount(uniqueEmail(`${label}-b`)),
+  ]);
+  return { a, b, call: legacyCaller(stack, a.api_key), other: legacyCaller(stack, b.api_key) };
+}

@@ -8,9 +8,9 @@ import {
   expectLegacyError,
   expectLegacyList,
   LEGACY_DATE,
-  legacyCaller,
   RELAXED_LIMITS,
   runCli,
+  twoTenants,
   uniqueEmail,
 } from "./legacy-helpers.ts";
 
@@ -24,13 +24,9 @@ describe("legacy CTA overlays", () => {
 
   beforeAll(async () => {
     stack = await startStack({ extraEnv: RELAXED_LIMITS });
-    emailA = uniqueEmail("cta-a");
-    const [a, b] = await Promise.all([
-      stack.createAccount(emailA),
-      stack.createAccount(uniqueEmail("cta-b")),
-    ]);
-    call = legacyCaller(stack, a.api_key);
-    other = legacyCaller(stack, b.api_key);
+    const tenants = await twoTenants(stack, "cta");
+    emailA = tenants.a.email;
+    ({ call, other } = tenants);
   });
   afterAll(async () => {
     await stack?.stop();
