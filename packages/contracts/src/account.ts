@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { Count, DateTimeInput, Timestamp, Uuid } from "./primitives.ts";
+import { Count, DateTimeInput, StoredText, Timestamp, Uuid } from "./primitives.ts";
 
 /** Key format (ARCHITECTURE): `kurz_live_` + 32 base62 characters; key_prefix is its first 14 characters. */
 export const API_KEY_PREFIX = "kurz_live_";
@@ -56,7 +56,7 @@ export type ApiKeyIdParams = z.infer<typeof ApiKeyIdParams>;
 
 export const CreateApiKeyBody = z
   .object({
-    name: z.string().trim().min(1).max(KEY_NAME_MAX_LENGTH),
+    name: StoredText().trim().min(1).max(KEY_NAME_MAX_LENGTH),
     expires_at: DateTimeInput.optional(),
   })
   .meta({ id: "CreateApiKeyBody" });

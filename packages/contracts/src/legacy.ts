@@ -2,7 +2,7 @@ import * as z from "zod";
 import type { ZodOpenApiOverrideMetaContext } from "zod-openapi";
 import { legacyList, legacySuccess } from "./envelope.ts";
 import { ALIAS_MAX_LENGTH, ALIAS_MIN_LENGTH, ALIAS_PATTERN } from "./link.ts";
-import { HttpUrl, queryInt, Uuid, withQueryDefault } from "./primitives.ts";
+import { HttpUrl, queryInt, StoredText, Uuid, withQueryDefault } from "./primitives.ts";
 
 /** Older API (SPEC 2.7-2.10, 4.2). Identifiers are integers; dates are `YYYY-MM-DD HH:MM:SS` (UTC). */
 
@@ -177,7 +177,7 @@ export type LegacyCampaignList = z.infer<typeof LegacyCampaignList>;
 export const LegacyCampaignResponse = legacySuccess({ ...CampaignCommon, domain: z.string() });
 export type LegacyCampaignResponse = z.infer<typeof LegacyCampaignResponse>;
 
-const CampaignName = z.string().trim().min(1).max(100);
+const CampaignName = StoredText().trim().min(1).max(100);
 /** Rotator slugs live under /r/, so they follow the alias character rules but not the reserved list. */
 const RotatorSlug = z.string().min(ALIAS_MIN_LENGTH).max(ALIAS_MAX_LENGTH).regex(ALIAS_PATTERN);
 
@@ -212,8 +212,8 @@ export type LegacyChannel = z.infer<typeof LegacyChannel>;
 export const LegacyChannelList = legacyList("channels", LegacyChannel);
 export type LegacyChannelList = z.infer<typeof LegacyChannelList>;
 
-const ChannelName = z.string().trim().min(1).max(100);
-const ChannelDescription = z.string().max(1000);
+const ChannelName = StoredText().trim().min(1).max(100);
+const ChannelDescription = StoredText().max(1000);
 const ChannelColor = z
   .string()
   .regex(/^#[0-9A-Fa-f]{6}$/, "Expected a colour like #1A2B3C")

@@ -1,5 +1,14 @@
 import * as z from "zod";
-import { Count, DateTimeInput, HttpUrl, queryInt, Timestamp, Uuid, withQueryDefault } from "./primitives.ts";
+import {
+  Count,
+  DateTimeInput,
+  HttpUrl,
+  queryInt,
+  StoredText,
+  Timestamp,
+  Uuid,
+  withQueryDefault,
+} from "./primitives.ts";
 import { isReservedAlias } from "./reserved-aliases.ts";
 
 export const ALIAS_MIN_LENGTH = 3;
@@ -29,7 +38,7 @@ export const CustomAlias = z
   .regex(ALIAS_PATTERN, "Only letters, digits and hyphens, not starting or ending with a hyphen")
   .refine((alias) => !isReservedAlias(alias), "This alias is reserved");
 
-const Title = z.string().trim().min(1).max(TITLE_MAX_LENGTH);
+const Title = StoredText().trim().min(1).max(TITLE_MAX_LENGTH);
 const LinkPassword = z.string().min(1).max(LINK_PASSWORD_MAX_LENGTH);
 
 // ---- responses ----
@@ -128,8 +137,7 @@ export function parseUpdateLinkBody(body: unknown): UpdateLinkParseResult {
 export const ListLinksQuery = z.object({
   page: withQueryDefault(queryInt({ min: 1 }), 1, 1),
   per_page: withQueryDefault(queryInt({ min: 1, max: PER_PAGE_MAX }), PER_PAGE_DEFAULT, PER_PAGE_DEFAULT),
-  search: z
-    .string()
+  search: StoredText()
     .max(200)
     .transform((s) => s.trim() || undefined)
     .optional()

@@ -28,10 +28,24 @@ export const Uuid = z.uuid();
 /** Browsers and proxies commonly cap URLs around 2 KiB; longer destinations are almost always mistakes. */
 export const MAX_URL_LENGTH = 2048;
 
+const hasNul = (s: string) => s.includes("\u0000");
+// C0 controls and DEL: never meant in a destination, and unsafe in a Location header.
+const hasControlChar = (s: string) => {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f) return true;
+  }
+  return false;
+};
+
+/** Free text that is stored: Postgres text cannot hold NUL, so a NUL is a validation error, not a failed write. */
+export const StoredText = () => z.string().refine((s) => !hasNul(s), "Must not contain NUL characters");
+
 /** Absolute http(s) URL. IP-literal and single-label hosts are allowed: reachability is not a shape rule. */
 export const HttpUrl = z
   .url({ protocol: /^https?$/, hostname: /^.+$/ })
   .max(MAX_URL_LENGTH)
+  .refine((s) => !hasControlChar(s), "Must not contain control characters")
   .meta({ description: "Absolute http:// or https:// URL", examples: ["https://example.com/page"] });
 
 export const Count = z.int().nonnegative();

@@ -105,6 +105,18 @@ describe("CreateLinkBody", () => {
     expect(CreateLinkBody.safeParse({ url: "https://e.com", title: "  " }).success).toBe(false);
     expect(CreateLinkBody.safeParse({ url: "https://e.com", password: "" }).success).toBe(false);
   });
+
+  // Postgres text cannot hold NUL: refused here, before a write could fail with a 500.
+  it("refuses NUL in stored text and control characters in the destination", () => {
+    expect(CreateLinkBody.safeParse({ url: "https://e.com", title: "a\u0000b" }).success).toBe(false);
+    expect(CreateLinkBody.safeParse({ url: "https://e.com/a\u0000b" }).success).toBe(false);
+    // Tabs and newlines are dropped by URL parsing (WHATWG), so none reach a Location header.
+    expect(CreateLinkBody.parse({ url: "https://e.com/a\nb" }).url).toBe("https://e.com/ab");
+    expect(CreateLinkBody.safeParse({ url: "https://e.com/a\u0001b" }).success).toBe(false);
+    expect(CreateLinkBody.safeParse({ url: "https://e.com/a\u007fb" }).success).toBe(false);
+    expect(ListLinksQuery.safeParse({ search: "\u0000" }).success).toBe(false);
+    expect(CreateLinkBody.safeParse({ url: "https://e.com/ä?q=ü", title: "tab\tok" }).success).toBe(true);
+  });
 });
 
 describe("reserved aliases", () => {

@@ -148,7 +148,9 @@ describe("links endpoints under generated garbage", () => {
     v1Caller(stack, apiKey)(method, path, body, body === undefined ? {} : { "content-type": contentType });
 
   // Arbitraries are built when the test runs: the seeded ids exist only after beforeAll.
-  const property = (name: string, arb: () => fc.Arbitrary<[string, string, string | undefined]>) =>
+  type Request = [string, string, string | undefined];
+  // `examples` always run first: inputs that once found a 500 here stay covered.
+  const property = (name: string, arb: () => fc.Arbitrary<Request>, examples: Request[] = []) =>
     it(name, async () => {
       await fc.assert(
         fc.asyncProperty(arb(), async ([method, path, body]) => {
@@ -159,24 +161,32 @@ describe("links endpoints under generated garbage", () => {
             expect(res.status, `${method} ${path} ${body}`).toBeGreaterThanOrEqual(400);
           }
         }),
-        { numRuns: RUNS },
+        { numRuns: RUNS, examples: examples.map((e) => [e]) },
       );
     });
 
-  property("POST /links", () =>
-    wire(invalidCreateBody).map((b): [string, string, string] => ["POST", "/links", b]),
+  property(
+    "POST /links",
+    () => wire(invalidCreateBody).map((b): [string, string, string] => ["POST", "/links", b]),
+    [
+      ["POST", "/links", JSON.stringify({ url: "https://e.example/\u0000" })],
+      ["POST", "/links", JSON.stringify({ url: "https://e.example/", title: "a\u0000" })],
+    ],
   );
 
-  property("GET /links with any query", () =>
-    fc
-      .dictionary(
-        fc.oneof(fc.constantFrom("page", "per_page", "search", "is_active"), junkString),
-        junkString,
-        {
-          maxKeys: 5,
-        },
-      )
-      .map((q): [string, string, undefined] => ["GET", `/links?${new URLSearchParams(q)}`, undefined]),
+  property(
+    "GET /links with any query",
+    () =>
+      fc
+        .dictionary(
+          fc.oneof(fc.constantFrom("page", "per_page", "search", "is_active"), junkString),
+          junkString,
+          {
+            maxKeys: 5,
+          },
+        )
+        .map((q): [string, string, undefined] => ["GET", `/links?${new URLSearchParams(q)}`, undefined]),
+    [["GET", "/links?search=%00", undefined]],
   );
 
   property("GET /links/:id", () =>
