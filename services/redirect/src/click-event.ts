@@ -1,12 +1,24 @@
 import type { IncomingMessage } from "node:http";
 import { CLICK_FIELD_MAX, type ClickEvent, type RedirectRecord } from "@kurz/contracts";
 import { v7 as uuidv7 } from "uuid";
-import { clientIp } from "./client-ip.ts";
+import { addressFrom } from "./client-ip.ts";
+import { clickHeaders } from "./raw-headers.ts";
 
-const field = (v: string | string[] | undefined, max: number): string | null => {
-  const s = Array.isArray(v) ? v[0] : v;
+const field = (s: string | undefined, max: number): string | null => {
   if (s === undefined || s === "") return null;
   return s.length > max ? s.slice(0, max) : s;
+};
+
+// Clicks arrive many per millisecond under load: format each millisecond's timestamp once.
+let isoMs = 0;
+let iso = "";
+const timestamp = (): string => {
+  const now = Date.now();
+  if (now !== isoMs) {
+    isoMs = now;
+    iso = new Date(now).toISOString();
+  }
+  return iso;
 };
 
 /** The event for one counted click; header values are capped to the contract's field sizes. */
@@ -16,17 +28,18 @@ export function clickEvent(
   shortCode: string,
   trustedHops: number,
 ): ClickEvent {
-  const ip = clientIp(req, trustedHops);
+  const headers = clickHeaders(req.rawHeaders);
+  const ip = addressFrom(req.socket.remoteAddress, headers.forwardedFor, trustedHops);
   return {
     v: 1,
     click_id: uuidv7(),
     link_id: record.id,
     account_id: record.account_id,
     short_code: shortCode,
-    ts: new Date().toISOString(),
+    ts: timestamp(),
     ip: ip !== null && ip.length <= 64 ? ip : null,
-    user_agent: field(req.headers["user-agent"], CLICK_FIELD_MAX.user_agent),
-    referrer: field(req.headers.referer, CLICK_FIELD_MAX.referrer),
-    host: field(req.headers.host, CLICK_FIELD_MAX.host),
+    user_agent: field(headers.userAgent, CLICK_FIELD_MAX.user_agent),
+    referrer: field(headers.referer, CLICK_FIELD_MAX.referrer),
+    host: field(headers.host, CLICK_FIELD_MAX.host),
   };
 }

@@ -4,7 +4,7 @@ import { clientIp } from "./client-ip.ts";
 
 const req = (xff: string | undefined, remote = "::ffff:10.0.0.9") =>
   ({
-    headers: xff === undefined ? {} : { "x-forwarded-for": xff },
+    rawHeaders: xff === undefined ? ["Host", "k.example"] : ["Host", "k.example", "X-Forwarded-For", xff],
     socket: { remoteAddress: remote },
   }) as unknown as IncomingMessage;
 
@@ -21,6 +21,15 @@ describe("clientIp", () => {
 
   it("uses the leftmost entry when there are fewer entries than hops, skipping empty ones", () => {
     expect(clientIp(req(" 203.0.113.1 ,, "), 3)).toBe("203.0.113.1");
+  });
+
+  it("reads every X-Forwarded-For line, in any letter case, as one list", () => {
+    const twoLines = {
+      rawHeaders: ["x-forwarded-for", "198.51.100.7", "X-FORWARDED-FOR", "203.0.113.1"],
+      socket: { remoteAddress: "10.0.0.9" },
+    } as unknown as IncomingMessage;
+    expect(clientIp(twoLines, 1)).toBe("203.0.113.1");
+    expect(clientIp(twoLines, 2)).toBe("198.51.100.7");
   });
 
   it("falls back to the socket when the header is missing or empty", () => {

@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { clickHeaders, forwardedFor } from "./raw-headers.ts";
+
+describe("clickHeaders", () => {
+  it("reads host, user agent, referer and X-Forwarded-For in any letter case", () => {
+    expect(
+      clickHeaders([
+        "HOST",
+        "k.example",
+        "user-agent",
+        "UA/1",
+        "ReFeReR",
+        "https://from.example/",
+        "x-forwarded-for",
+        "203.0.113.1",
+        "Accept",
+        "*/*",
+      ]),
+    ).toEqual({
+      host: "k.example",
+      userAgent: "UA/1",
+      referer: "https://from.example/",
+      forwardedFor: "203.0.113.1",
+    });
+  });
+
+  it("keeps the first host, user agent and referer, as Node does, and joins X-Forwarded-For lines", () => {
+    const raw = [
+      "Host",
+      "first.example",
+      "Host",
+      "second.example",
+      "User-Agent",
+      "first",
+      "User-Agent",
+      "second",
+      "X-Forwarded-For",
+      "198.51.100.7",
+      "X-Forwarded-For",
+      "203.0.113.1",
+    ];
+    expect(clickHeaders(raw)).toMatchObject({
+      host: "first.example",
+      userAgent: "first",
+      forwardedFor: "198.51.100.7, 203.0.113.1",
+    });
+    expect(forwardedFor(raw)).toBe("198.51.100.7, 203.0.113.1");
+  });
+
+  it("leaves absent headers undefined and ignores names of the same length", () => {
+    expect(clickHeaders(["Hots", "x", "Referrer", "y", "User-Agents", "z"])).toEqual({
+      host: undefined,
+      userAgent: undefined,
+      referer: undefined,
+      forwardedFor: undefined,
+    });
+  });
+});
