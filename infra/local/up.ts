@@ -5,6 +5,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { migrateDatabase } from "@kurz/db";
+import { bundle } from "../build/bundle.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 const dataDir = resolve(root, ".data");
@@ -126,11 +127,13 @@ async function main(): Promise<void> {
   console.log("applying database migrations");
   await migrateDatabase(shared.DATABASE_URL!);
 
+  // The redirect runs from its bundle (decision 0008); the API services from source through tsx.
+  const redirectBundle = await bundle("redirect");
   for (const [i, s] of services.entries()) {
     start(
       s.name,
       process.execPath,
-      ["--import", "tsx", `services/${s.name}/src/main.ts`],
+      s.name === "redirect" ? [redirectBundle] : ["--import", "tsx", `services/${s.name}/src/main.ts`],
       { PORT: String(s.port), ...s.env },
       colors[i]!,
     );

@@ -39,6 +39,36 @@ interface Kind<T> {
   schema: z.ZodType<T>;
   redisKey: (id: string) => string;
   managementPath: string;
+  /** The form kept in the cache, when it can be smaller than the parsed one. */
+  compact?: (record: T) => T;
+}
+
+// Branded domains and campaign slugs are few next to short codes; their caches need not be as large.
+const SMALL_CACHE_MAX = 10_000;
+
+/**
+ * A cached link as a literal of fixed shape (in-object members, no separate property store), with
+ * one shared string per account id: most cached links share a few accounts. Together about a third
+ * less memory per cached link than the parsed record.
+ */
+function linkCompactor(): (r: RedirectRecord) => RedirectRecord {
+  const accounts = new Map<string, string>();
+  return (r) => {
+    let account = accounts.get(r.account_id);
+    if (account === undefined) {
+      if (accounts.size >= 100_000) accounts.clear();
+      account = r.account_id;
+      accounts.set(account, account);
+    }
+    return {
+      id: r.id,
+      account_id: account,
+      url: r.url,
+      active: r.active,
+      expires_at: r.expires_at,
+      password_hash: r.password_hash,
+    };
+  };
 }
 
 export class CachedLookup<T extends object> {
@@ -95,7 +125,8 @@ export class CachedLookup<T extends object> {
       const raw = await this.opts.redis.get(this.kind.redisKey(id));
       if (raw === null) return undefined;
       const parsed = this.kind.schema.safeParse(JSON.parse(raw));
-      return parsed.success ? parsed.data : undefined;
+      if (!parsed.success) return undefined;
+      return this.kind.compact ? this.kind.compact(parsed.data) : parsed.data;
     } catch (err) {
       this.opts.onError?.(err, "redis");
       return undefined;
@@ -120,7 +151,8 @@ export class CachedLookup<T extends object> {
         await res.body?.cancel();
         throw new Error(`management answered ${res.status} for a ${this.kind.name}`);
       }
-      return this.kind.schema.parse(await res.json());
+      const record = this.kind.schema.parse(await res.json());
+      return this.kind.compact ? this.kind.compact(record) : record;
     } catch (err) {
       this.opts.onError?.(err, "management");
       return undefined;
@@ -141,9 +173,11 @@ export class Resolver {
         schema: RedirectRecord,
         redisKey: redirectKey,
         managementPath: "/internal/links/resolve/",
+        compact: linkCompactor(),
       },
       opts,
     );
+    const small = { ...opts, maxEntries: Math.min(opts.maxEntries, SMALL_CACHE_MAX) };
     this.domains = new CachedLookup(
       {
         name: "domain",
@@ -151,7 +185,7 @@ export class Resolver {
         redisKey: domainKey,
         managementPath: "/internal/domains/resolve/",
       },
-      opts,
+      small,
     );
     this.rotators = new CachedLookup(
       {
@@ -160,7 +194,7 @@ export class Resolver {
         redisKey: rotatorKey,
         managementPath: "/internal/rotators/resolve/",
       },
-      opts,
+      small,
     );
   }
 

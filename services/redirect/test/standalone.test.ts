@@ -167,7 +167,7 @@ describe("redirect service on its own", () => {
     expect((await get("/perm")).status).toBe(308);
   });
 
-  it("exposes click metrics in Prometheus text format", async () => {
+  it("exposes click and process metrics in Prometheus text format", async () => {
     const res = await fetch(`${redirect.url}/metrics`);
     expect(res.headers.get("content-type")).toContain("text/plain");
     const text = await res.text();
@@ -178,7 +178,12 @@ describe("redirect service on its own", () => {
       "clicks_dropped_total",
       "clicks_published_total",
       "clicks_spooled",
+      "nodejs_external_memory_bytes",
+      "nodejs_heap_size_total_bytes",
+      "nodejs_heap_size_used_bytes",
+      "process_resident_memory_bytes",
     ]);
     expect(m.clicks_dropped_total).toBe(0);
+    expect(m.process_resident_memory_bytes).toBeGreaterThan(m.nodejs_heap_size_used_bytes!);
   });
 });

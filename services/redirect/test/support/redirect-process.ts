@@ -13,7 +13,13 @@ export interface RedirectProcess {
   env: Record<string, string>;
 }
 
-export async function bootRedirect(env: Record<string, string>): Promise<RedirectProcess> {
+/** The redirect as `./kurz up` runs it: the esbuild bundle (decision 0008), built by the caller. */
+export const BUNDLE = "services/redirect/dist/main.mjs";
+
+export async function bootRedirect(
+  env: Record<string, string>,
+  opts: { bundled?: boolean } = {},
+): Promise<RedirectProcess> {
   // A restart passes the previous env back: same port, so the same spool file.
   const port = env.PORT ? Number(env.PORT) : await getFreePort();
   const full: Record<string, string> = {
@@ -24,7 +30,7 @@ export async function bootRedirect(env: Record<string, string>): Promise<Redirec
   };
   const proc = await startProcess({
     cmd: process.execPath,
-    args: ["--import", "tsx", "services/redirect/src/main.ts"],
+    args: opts.bundled ? [BUNDLE] : ["--import", "tsx", "services/redirect/src/main.ts"],
     cwd: root,
     env: full,
     // /health, not /ready: some tests boot it while the bus is deliberately down.
