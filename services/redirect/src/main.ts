@@ -1,5 +1,5 @@
 import { createServer } from "node:http";
-import { INVALIDATION_CHANNEL } from "@kurz/contracts";
+import { setFlagsFromString } from "node:v8";
 import {
   createLogger,
   createServiceBus,
@@ -14,11 +14,15 @@ import { ClickPublisher } from "./click-publisher.ts";
 import { ClickSpool } from "./click-spool.ts";
 import { clientIp } from "./client-ip.ts";
 import { loadRedirectConfig } from "./config.ts";
+import { followInvalidations } from "./invalidations.ts";
 import { PasswordLimiter } from "./password-limiter.ts";
 import { Resolver } from "./resolver.ts";
 import { createRedirectHandler } from "./server.ts";
 
 const config = loadRedirectConfig();
+// Read by V8 at every full GC, so setting it here, before the load, is as good as a node flag.
+if (config.HEAP_GROWING_PERCENT > 0)
+  setFlagsFromString(`--heap-growing-percent=${config.HEAP_GROWING_PERCENT}`);
 const logger = createLogger("redirect", config.LOG_LEVEL);
 const telemetry = startTelemetry("redirect");
 
@@ -47,13 +51,7 @@ await runService({
       maxEntries: config.CACHE_MAX_ENTRIES,
       ttlMs: config.CACHE_TTL_MS,
     });
-    // Edits and deletes reach every instance at once; the TTL bounds staleness if a message is missed
-    // (e.g. while the subscriber reconnects, which ioredis re-subscribes after).
-    subscriber.on("message", (_channel: string, message: string) => resolver.invalidate(message));
-    // Not awaited: a redirect started while Redis is down must still serve (through management).
-    subscriber.subscribe(INVALIDATION_CHANNEL).catch((err: unknown) => {
-      logger.warn({ err: String(err) }, "invalidation channel unavailable; relying on the cache TTL");
-    });
+    followInvalidations(subscriber, resolver, logger);
 
     const spool = await ClickSpool.open({
       dir: config.SPOOL_DIR,

@@ -73,6 +73,9 @@ function linkCompactor(): (r: RedirectRecord) => RedirectRecord {
 
 export class CachedLookup<T extends object> {
   private readonly cache: LRUCache<string, T | typeof MISSING>;
+  // Reused on every peek: tells a stale hit from a fresh one without a second lookup.
+  private readonly status: LRUCache.Status<string, T | typeof MISSING> = {};
+  private readonly getOptions = { status: this.status };
   private readonly inFlight = new Map<string, Promise<T | null>>();
   // Bumped by every invalidation: a load that started before one must not cache what it read.
   private generation = 0;
@@ -81,13 +84,21 @@ export class CachedLookup<T extends object> {
     private readonly kind: Kind<T>,
     private readonly opts: LookupOptions,
   ) {
-    this.cache = new LRUCache({ max: opts.maxEntries, ttl: opts.ttlMs });
+    // An entry past its TTL is still served while one background load refreshes it: expiry never
+    // stalls a request, and a record stays available while Redis and management are both away.
+    this.cache = new LRUCache({
+      max: opts.maxEntries,
+      ttl: opts.ttlMs,
+      allowStale: true,
+      noDeleteOnStaleGet: true,
+    });
   }
 
   /** A cached answer, synchronously (the hot path awaits nothing): undefined = not cached. */
   peek(id: string): T | null | undefined {
-    const hit = this.cache.get(id);
+    const hit = this.cache.get(id, this.getOptions);
     if (hit === undefined) return undefined;
+    if (this.status.get === "stale") this.resolve(id).catch(() => {});
     return hit === MISSING ? null : hit;
   }
 
@@ -108,6 +119,12 @@ export class CachedLookup<T extends object> {
     this.inFlight.delete(id);
   }
 
+  clear(): void {
+    this.generation++;
+    this.cache.clear();
+    this.inFlight.clear();
+  }
+
   private async load(id: string): Promise<T | null> {
     const generation = this.generation;
     let record: T | null | undefined = await this.fromRedis(id);
@@ -115,7 +132,9 @@ export class CachedLookup<T extends object> {
     if (record === undefined) record = await this.fromManagement(id);
     // Neither answered: not cached, so the next request tries again.
     if (record === undefined) throw new ResolverUnavailableError(`${this.kind.name} ${id}`);
-    if (generation === this.generation) this.cache.set(id, record ?? MISSING);
+    // ±10% jitter: entries loaded together (a start, a burst) do not all expire together.
+    const ttl = Math.round(this.opts.ttlMs * (0.9 + 0.2 * Math.random()));
+    if (generation === this.generation) this.cache.set(id, record ?? MISSING, { ttl });
     return record;
   }
 
@@ -196,6 +215,12 @@ export class Resolver {
       },
       small,
     );
+  }
+
+  clear(): void {
+    this.links.clear();
+    this.domains.clear();
+    this.rotators.clear();
   }
 
   /** A message on INVALIDATION_CHANNEL: `domain:<host>`, `rotator:<slug>` or a bare short code. */

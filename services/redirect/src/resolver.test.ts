@@ -1,0 +1,76 @@
+// The lookup cache against a real Redis: expiry refreshes in the background instead of stalling a
+// request, and a stale record keeps serving while neither Redis nor management can answer.
+import { type RedirectRecord, redirectKey } from "@kurz/contracts";
+import { cleanupRedisPrefix, testRedisUrl, uniquePrefix, waitFor } from "@kurz/testing";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { Resolver } from "./resolver.ts";
+
+const prefix = uniquePrefix("resolver");
+let redis: Redis;
+
+beforeAll(() => {
+  redis = new Redis(testRedisUrl(), { keyPrefix: `${prefix}:` });
+});
+
+afterAll(async () => {
+  redis.disconnect();
+  await cleanupRedisPrefix(testRedisUrl(), prefix);
+});
+
+const record = (url: string): RedirectRecord => ({
+  id: "0190a1b2-0000-7000-8000-0000000000c1",
+  account_id: "0190a1b2-0000-7000-8000-0000000000aa",
+  url,
+  active: true,
+  expires_at: null,
+  password_hash: null,
+});
+
+const resolver = (ttlMs: number) =>
+  new Resolver({
+    redis,
+    // Nothing listens on port 9: management is unavailable throughout.
+    managementUrl: "http://127.0.0.1:9",
+    internalToken: "unused",
+    maxEntries: 100,
+    ttlMs,
+  });
+
+it("serves an expired entry once while it reloads in the background, then the new record", async () => {
+  const r = resolver(100);
+  await redis.set(redirectKey("swr"), JSON.stringify(record("https://example.com/v1")));
+  expect(r.links.peek("swr")).toBeUndefined();
+  expect((await r.links.resolve("swr"))?.url).toBe("https://example.com/v1");
+  await redis.set(redirectKey("swr"), JSON.stringify(record("https://example.com/v2")));
+  expect(r.links.peek("swr")?.url).toBe("https://example.com/v1"); // fresh: no reload yet
+  await new Promise((res) => setTimeout(res, 150));
+  expect(r.links.peek("swr")?.url).toBe("https://example.com/v1"); // stale: served, reload started
+  await waitFor(() => r.links.peek("swr")?.url === "https://example.com/v2", { timeoutMs: 2_000 });
+});
+
+it("keeps serving a stale record while neither Redis nor management answers", async () => {
+  const down = new Redis(testRedisUrl(), { lazyConnect: true, enableOfflineQueue: false });
+  const r = new Resolver({
+    redis: down, // never connected: every command fails at once
+    managementUrl: "http://127.0.0.1:9",
+    internalToken: "unused",
+    maxEntries: 100,
+    ttlMs: 50,
+  });
+  // Seed through a connected resolver's path: the record must come from somewhere once.
+  const up = resolver(50);
+  await redis.set(redirectKey("outage"), JSON.stringify(record("https://example.com/kept")));
+  const loaded = await up.links.resolve("outage");
+  expect(loaded?.url).toBe("https://example.com/kept");
+  await expect(r.links.resolve("outage")).rejects.toThrow(/unavailable/);
+
+  await new Promise((res) => setTimeout(res, 80));
+  await redis.del(redirectKey("outage"));
+  // `up` now sees a stale entry and cannot reload it (Redis has no record, management is down):
+  // the record stays served, the failed reload is not cached.
+  expect(up.links.peek("outage")?.url).toBe("https://example.com/kept");
+  await new Promise((res) => setTimeout(res, 100));
+  expect(up.links.peek("outage")?.url).toBe("https://example.com/kept");
+  down.disconnect();
+});
