@@ -46,6 +46,75 @@ export const ClickBatch = z.object({
 });
 export type ClickBatch = z.infer<typeof ClickBatch>;
 
+/**
+ * The same batch without member names: each click a tuple in ClickEvent's member order (after `v`).
+ * About a third fewer bytes per click on the bus than v1, which the redirect pays for in encoding,
+ * copying and socket writes on every click (issue 4). The redirect publishes v2; consumers read both
+ * through decodeClickBatch.
+ */
+export const ClickBatchV2 = z.object({
+  v: z.literal(2),
+  clicks: z
+    .array(
+      z.tuple([
+        ClickEvent.shape.click_id,
+        ClickEvent.shape.link_id,
+        ClickEvent.shape.account_id,
+        ClickEvent.shape.short_code,
+        ClickEvent.shape.ts,
+        ClickEvent.shape.ip,
+        ClickEvent.shape.user_agent,
+        ClickEvent.shape.referrer,
+        ClickEvent.shape.host,
+      ]),
+    )
+    .min(1)
+    .max(CLICK_BATCH_MAX),
+});
+export type ClickBatchV2 = z.infer<typeof ClickBatchV2>;
+
+/** What the clicks topic may carry: a v1 or a v2 batch. */
+export const ClickBatchMessage = z.discriminatedUnion("v", [ClickBatch, ClickBatchV2]);
+export type ClickBatchMessage = z.infer<typeof ClickBatchMessage>;
+
+export function encodeClickBatch(clicks: readonly ClickEvent[]): ClickBatchV2 {
+  return {
+    v: 2,
+    clicks: clicks.map((c) => [
+      c.click_id,
+      c.link_id,
+      c.account_id,
+      c.short_code,
+      c.ts,
+      c.ip,
+      c.user_agent,
+      c.referrer,
+      c.host,
+    ]),
+  };
+}
+
+/** The clicks of a v1 or v2 batch; null for anything else (a consumer dead-letters it). */
+export function decodeClickBatch(value: unknown): ClickEvent[] | null {
+  const parsed = ClickBatchMessage.safeParse(value);
+  if (!parsed.success) return null;
+  if (parsed.data.v === 1) return parsed.data.clicks;
+  return parsed.data.clicks.map(
+    ([click_id, link_id, account_id, short_code, ts, ip, user_agent, referrer, host]) => ({
+      v: 1,
+      click_id,
+      link_id,
+      account_id,
+      short_code,
+      ts,
+      ip,
+      user_agent,
+      referrer,
+      host,
+    }),
+  );
+}
+
 /** Number of distinct keys click batches are spread over: enough to balance any sane partition count. */
 export const CLICK_PARTITION_KEYS = 64;
 
@@ -114,7 +183,7 @@ export type ClickTotals = z.infer<typeof ClickTotals>;
 
 /** The message schema of each topic, for publishers and consumers that validate at the edge. */
 export const TOPIC_SCHEMAS = {
-  [TOPICS.clicks]: ClickBatch,
+  [TOPICS.clicks]: ClickBatchMessage,
   [TOPICS.links]: LinkEvent,
   [TOPICS.clickTotals]: ClickTotals,
 } as const;

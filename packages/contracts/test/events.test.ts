@@ -3,10 +3,13 @@ import {
   CLICK_BATCH_MAX,
   CLICK_PARTITION_KEYS,
   ClickBatch,
+  ClickBatchMessage,
   ClickEvent,
   ClickTotals,
   clickPartitionKey,
+  decodeClickBatch,
   decodeRedirectRecord,
+  encodeClickBatch,
   encodeRedirectRecord,
   LinkEvent,
   RedirectRecord,
@@ -59,6 +62,26 @@ describe("click events", () => {
     );
   });
 
+  it("encodes v2 batches as tuples that decode to the same clicks, a third smaller", () => {
+    const one = ClickEvent.parse(click);
+    const other = { ...one, user_agent: null, referrer: "https://from.example/", ip: null };
+    const v2 = encodeClickBatch([one, other]);
+    expect(ClickBatchMessage.parse(JSON.parse(JSON.stringify(v2)))).toEqual(v2);
+    expect(decodeClickBatch(JSON.parse(JSON.stringify(v2)))).toEqual([one, other]);
+    expect(decodeClickBatch({ v: 1, clicks: [one] })).toEqual([one]);
+    const v1Bytes = JSON.stringify({ v: 1, clicks: [one, other] }).length;
+    expect(JSON.stringify(v2).length).toBeLessThan(v1Bytes * 0.8);
+  });
+
+  it("refuses v2 tuples of the wrong length or with invalid members, and unknown versions", () => {
+    const [tuple] = encodeClickBatch([ClickEvent.parse(click)]).clicks;
+    expect(decodeClickBatch({ v: 2, clicks: [tuple!.slice(0, 8)] })).toBeNull();
+    expect(decodeClickBatch({ v: 2, clicks: [[LINK_ID, ...tuple!.slice(1)]] })).toBeNull();
+    expect(decodeClickBatch({ v: 2, clicks: [] })).toBeNull();
+    expect(decodeClickBatch({ v: 3, clicks: [tuple] })).toBeNull();
+    expect(decodeClickBatch("not a batch")).toBeNull();
+  });
+
   it("derives a stable partition key from the link id within a bounded key space", () => {
     expect(clickPartitionKey(LINK_ID)).toBe(clickPartitionKey(LINK_ID));
     const keys = new Set<string>();
@@ -106,7 +129,7 @@ describe("link events", () => {
 
   it("names each topic and its message schema", () => {
     expect(TOPICS).toEqual({ clicks: "clicks", links: "links", clickTotals: "click-totals" });
-    expect(TOPIC_SCHEMAS[TOPICS.clicks]).toBe(ClickBatch);
+    expect(TOPIC_SCHEMAS[TOPICS.clicks]).toBe(ClickBatchMessage);
     expect(TOPIC_SCHEMAS[TOPICS.links]).toBe(LinkEvent);
     expect(TOPIC_SCHEMAS[TOPICS.clickTotals]).toBe(ClickTotals);
   });

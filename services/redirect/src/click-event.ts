@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { CLICK_FIELD_MAX, type ClickEvent, type RedirectRecord } from "@kurz/contracts";
-import { v7 as uuidv7 } from "uuid";
+import { clickId } from "./click-id.ts";
 import { addressFrom } from "./client-ip.ts";
 import { clickHeaders } from "./raw-headers.ts";
 
@@ -12,8 +12,7 @@ const field = (s: string | undefined, max: number): string | null => {
 // Clicks arrive many per millisecond under load: format each millisecond's timestamp once.
 let isoMs = 0;
 let iso = "";
-const timestamp = (): string => {
-  const now = Date.now();
+const timestamp = (now: number): string => {
   if (now !== isoMs) {
     isoMs = now;
     iso = new Date(now).toISOString();
@@ -30,13 +29,14 @@ export function clickEvent(
 ): ClickEvent {
   const headers = clickHeaders(req.rawHeaders);
   const ip = addressFrom(req.socket.remoteAddress, headers.forwardedFor, trustedHops);
+  const now = Date.now();
   return {
     v: 1,
-    click_id: uuidv7(),
+    click_id: clickId(now),
     link_id: record.id,
     account_id: record.account_id,
     short_code: shortCode,
-    ts: timestamp(),
+    ts: timestamp(now),
     ip: ip !== null && ip.length <= 64 ? ip : null,
     user_agent: field(headers.userAgent, CLICK_FIELD_MAX.user_agent),
     referrer: field(headers.referer, CLICK_FIELD_MAX.referrer),

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createBus, type EventBus } from "@kurz/bus";
-import { type ClickBatch, type ClickEvent, TOPICS } from "@kurz/contracts";
+import { type ClickEvent, decodeClickBatch, TOPICS } from "@kurz/contracts";
 import { cleanupRedisPrefix, testRedisUrl, uniquePrefix } from "@kurz/testing";
 import { Redis } from "ioredis";
 import { v7 as uuidv7 } from "uuid";
@@ -63,7 +63,7 @@ it("publishes a steady stream in a few batches per interval, not one per bus rou
   const entries = (await redis.xrange(`${prefix}.${TOPICS.clicks}`, "-", "+")) as [string, string[]][];
   const received = entries.flatMap(([, fields]) => {
     const value = fields[fields.indexOf("v") + 1]!;
-    return (JSON.parse(value) as ClickBatch).clicks.map((c) => c.click_id);
+    return (decodeClickBatch(JSON.parse(value)) ?? []).map((c) => c.click_id);
   });
   expect(received).toEqual(sent);
   // One link: a flush is one bus entry per 200 clicks. Flushes: one per 50 ms timer tick, one per

@@ -4,7 +4,14 @@
 // when it returns. An event is dropped only when the spool is full or unwritable, and every dropped
 // event is counted.
 import type { EventBus } from "@kurz/bus";
-import { CLICK_BATCH_MAX, type ClickEvent, clickPartitionKey, TOPICS } from "@kurz/contracts";
+import {
+  CLICK_BATCH_MAX,
+  type ClickBatchV2,
+  type ClickEvent,
+  clickPartitionKey,
+  encodeClickBatch,
+  TOPICS,
+} from "@kurz/contracts";
 import type { ClickSpool } from "./click-spool.ts";
 
 export interface ClickPublisherOptions {
@@ -190,7 +197,7 @@ export class ClickPublisher {
 
 /**
  * Groups clicks by partition key (a hash of the link id, so one link's clicks stay in one partition)
- * into messages of at most CLICK_BATCH_MAX: a flush costs a few dozen bus entries, not one per click.
+ * into v2 messages of at most CLICK_BATCH_MAX: a flush costs a few dozen bus entries, not one per click.
  */
 export function toMessages(events: ClickEvent[]) {
   const groups = new Map<string, ClickEvent[]>();
@@ -200,10 +207,10 @@ export function toMessages(events: ClickEvent[]) {
     if (list) list.push(e);
     else groups.set(key, [e]);
   }
-  const messages: { key: string; value: { v: 1; clicks: ClickEvent[] } }[] = [];
+  const messages: { key: string; value: ClickBatchV2 }[] = [];
   for (const [key, clicks] of groups) {
     for (let i = 0; i < clicks.length; i += CLICK_BATCH_MAX) {
-      messages.push({ key, value: { v: 1, clicks: clicks.slice(i, i + CLICK_BATCH_MAX) } });
+      messages.push({ key, value: encodeClickBatch(clicks.slice(i, i + CLICK_BATCH_MAX)) });
     }
   }
   return messages;

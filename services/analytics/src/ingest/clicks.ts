@@ -3,7 +3,7 @@
 // the batch pending, so nothing is lost); a malformed message goes to the dead-letter topic on its own.
 import type { EventBus, IncomingMessage, Subscription } from "@kurz/bus";
 import type { KurzClickHouse } from "@kurz/clickhouse";
-import { ClickBatch, TOPICS } from "@kurz/contracts";
+import { decodeClickBatch, TOPICS } from "@kurz/contracts";
 import type { Logger } from "@kurz/service-kit";
 import { type ClickRow, type Enrichers, toClickRow } from "./click-rows.ts";
 import { writeClicks } from "./click-writer.ts";
@@ -33,12 +33,12 @@ export async function subscribeClicks(deps: ClickIngestDeps): Promise<Subscripti
       const rows: ClickRow[] = [];
       const rejected: IncomingMessage<unknown>[] = [];
       for (const message of messages) {
-        const parsed = ClickBatch.safeParse(message.value);
-        if (!parsed.success) {
+        const clicks = decodeClickBatch(message.value);
+        if (clicks === null) {
           rejected.push(message);
           continue;
         }
-        for (const click of parsed.data.clicks) rows.push(toClickRow(click, deps));
+        for (const click of clicks) rows.push(toClickRow(click, deps));
       }
       if (rejected.length > 0) await deadLetter(deps, rejected);
       if (rows.length === 0) return;
@@ -75,7 +75,7 @@ async function deadLetter(deps: ClickIngestDeps, messages: IncomingMessage<unkno
       value: m.value,
       headers: {
         ...m.headers,
-        "x-dlq-error": "not a valid ClickBatch",
+        "x-dlq-error": "not a valid click batch (v1 or v2)",
         "x-dlq-original-topic": TOPICS.clicks,
         "x-dlq-original-id": m.id,
         "x-dlq-attempts": String(m.deliveryAttempt),

@@ -1,6 +1,6 @@
 // Reads the clicks topic as a consumer of its own group: what analytics would receive.
 import { createBus, type EventBus, type Subscription } from "@kurz/bus";
-import { type ClickBatch, type ClickEvent, TOPICS } from "@kurz/contracts";
+import { type ClickEvent, decodeClickBatch, TOPICS } from "@kurz/contracts";
 
 export interface ClickObserver {
   events: ClickEvent[];
@@ -24,13 +24,15 @@ export async function observeClicks(opts: {
   });
   const events: ClickEvent[] = [];
   const counts = new Map<string, number>();
-  const sub: Subscription = await bus.subscribe<ClickBatch>({
+  const sub: Subscription = await bus.subscribe<unknown>({
     topic: TOPICS.clicks,
     group: "test-click-observer",
     startFrom: "earliest",
     handler: async (batch) => {
       for (const message of batch) {
-        for (const click of message.value.clicks) {
+        const clicks = decodeClickBatch(message.value);
+        if (clicks === null) throw new Error(`not a click batch: ${JSON.stringify(message.value)}`);
+        for (const click of clicks) {
           events.push(click);
           counts.set(click.click_id, (counts.get(click.click_id) ?? 0) + 1);
         }
