@@ -1,8 +1,9 @@
 // Pub/sub invalidation against a real Redis, including the reconnection that may have lost messages.
-import { INVALIDATION_CHANNEL, type RedirectRecord, redirectKey } from "@kurz/contracts";
+import { INVALIDATION_CHANNEL, redirectKey } from "@kurz/contracts";
 import { cleanupRedisPrefix, testRedisUrl, uniquePrefix, waitFor } from "@kurz/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { redirectRecord } from "../test/support/records.ts";
 import { followInvalidations } from "./invalidations.ts";
 import { Resolver } from "./resolver.ts";
 
@@ -36,14 +37,7 @@ afterAll(async () => {
   await cleanupRedisPrefix(testRedisUrl(), prefix);
 });
 
-const record = (url: string): RedirectRecord => ({
-  id: "0190a1b2-0000-7000-8000-0000000000d1",
-  account_id: "0190a1b2-0000-7000-8000-0000000000aa",
-  url,
-  active: true,
-  expires_at: null,
-  password_hash: null,
-});
+const record = (url: string) => redirectRecord(url, { id: "0190a1b2-0000-7000-8000-0000000000d1" });
 
 const cache = async (code: string, url: string) => {
   await redis.set(redirectKey(code), JSON.stringify(record(url)));

@@ -1,9 +1,10 @@
 // The lookup cache against a real Redis: expiry refreshes in the background instead of stalling a
 // request, and a stale record keeps serving while neither Redis nor management can answer.
-import { type RedirectRecord, redirectKey } from "@kurz/contracts";
+import { redirectKey } from "@kurz/contracts";
 import { cleanupRedisPrefix, testRedisUrl, uniquePrefix, waitFor } from "@kurz/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { redirectRecord } from "../test/support/records.ts";
 import { Resolver } from "./resolver.ts";
 
 const prefix = uniquePrefix("resolver");
@@ -18,14 +19,7 @@ afterAll(async () => {
   await cleanupRedisPrefix(testRedisUrl(), prefix);
 });
 
-const record = (url: string): RedirectRecord => ({
-  id: "0190a1b2-0000-7000-8000-0000000000c1",
-  account_id: "0190a1b2-0000-7000-8000-0000000000aa",
-  url,
-  active: true,
-  expires_at: null,
-  password_hash: null,
-});
+const record = (url: string) => redirectRecord(url, { id: "0190a1b2-0000-7000-8000-0000000000c1" });
 
 const resolver = (ttlMs: number) =>
   new Resolver({

@@ -16,6 +16,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type ClickObserver, observeClicks } from "./support/click-observer.ts";
 import { type FakeManagement, startFakeManagement } from "./support/fake-management.ts";
+import { redirectRecord } from "./support/records.ts";
 import { bootRedirect, metrics, type RedirectProcess } from "./support/redirect-process.ts";
 
 printProcessOutputOnFailure();
@@ -23,15 +24,8 @@ printProcessOutputOnFailure();
 const root = resolve(import.meta.dirname, "../../..");
 const prefix = uniquePrefix("redirect-bundle");
 const token = `token-${prefix}`;
-const record = (url: string, extra: Partial<RedirectRecord> = {}): RedirectRecord => ({
-  id: "0190a1b2-0000-7000-8000-0000000000b1",
-  account_id: "0190a1b2-0000-7000-8000-0000000000aa",
-  url,
-  active: true,
-  expires_at: null,
-  password_hash: null,
-  ...extra,
-});
+const record = (url: string, extra: Partial<RedirectRecord> = {}) =>
+  redirectRecord(url, { id: "0190a1b2-0000-7000-8000-0000000000b1", ...extra });
 
 let mgmt: FakeManagement;
 let redirect: RedirectProcess;

@@ -4,12 +4,13 @@
 // exactly once; no request may be answered with a 500.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type RedirectRecord, redirectKey } from "@kurz/contracts";
+import { redirectKey } from "@kurz/contracts";
 import { printProcessOutputOnFailure, uniquePrefix, waitFor } from "@kurz/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { observeClicks } from "./support/click-observer.ts";
 import { type FakeManagement, startFakeManagement } from "./support/fake-management.ts";
+import { numberedRecord } from "./support/records.ts";
 import { bootRedirect, metrics, type RedirectProcess } from "./support/redirect-process.ts";
 import { type RedisServer, startRedisServer } from "./support/redis-server.ts";
 
@@ -17,14 +18,7 @@ printProcessOutputOnFailure();
 
 const prefix = uniquePrefix("redirect-faults");
 const token = `token-${prefix}`;
-const record = (n: number, url: string): RedirectRecord => ({
-  id: `0190a1b2-0000-7000-8000-${String(n).padStart(12, "0")}`,
-  account_id: "0190a1b2-0000-7000-8000-0000000000aa",
-  url,
-  active: true,
-  expires_at: null,
-  password_hash: null,
-});
+const record = numberedRecord;
 
 let redisServer: RedisServer;
 let mgmt: FakeManagement;

@@ -1,26 +1,19 @@
 // The redirect service on its own, against the shared Redis (own key and bus prefix) and a stand-in
 // for management's internal endpoints: configuration, edge cases of the request path, metrics.
 import { request } from "node:http";
-import { type RedirectRecord, redirectKey } from "@kurz/contracts";
+import { redirectKey } from "@kurz/contracts";
 import { cleanupRedisPrefix, printProcessOutputOnFailure, testRedisUrl, uniquePrefix } from "@kurz/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeManagement, startFakeManagement } from "./support/fake-management.ts";
+import { redirectRecord } from "./support/records.ts";
 import { bootRedirect, metrics, type RedirectProcess } from "./support/redirect-process.ts";
 
 printProcessOutputOnFailure();
 
 const prefix = uniquePrefix("redirect-standalone");
 const token = `token-${prefix}`;
-const record = (url: string, extra: Partial<RedirectRecord> = {}): RedirectRecord => ({
-  id: "0190a1b2-0000-7000-8000-000000000001",
-  account_id: "0190a1b2-0000-7000-8000-0000000000aa",
-  url,
-  active: true,
-  expires_at: null,
-  password_hash: null,
-  ...extra,
-});
+const record = redirectRecord;
 
 let mgmt: FakeManagement;
 let redirect: RedirectProcess;
