@@ -1,11 +1,11 @@
 import type { IncomingMessage } from "node:http";
-import { forwardedFor } from "./raw-headers.ts";
+import { clickHeaders } from "./raw-headers.ts";
 
 /** The visitor's address for a request (see addressFrom). */
 export function clientIp(req: IncomingMessage, trustedHops: number): string | null {
   return addressFrom(
     req.socket.remoteAddress,
-    trustedHops > 0 ? forwardedFor(req.rawHeaders) : undefined,
+    trustedHops > 0 ? clickHeaders(req.rawHeaders).forwardedFor : undefined,
     trustedHops,
   );
 }

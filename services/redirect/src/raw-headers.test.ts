@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clickHeaders, forwardedFor } from "./raw-headers.ts";
+import { clickHeaders } from "./raw-headers.ts";
 
 describe("clickHeaders", () => {
   it("reads host, user agent, referer and X-Forwarded-For in any letter case", () => {
@@ -44,7 +44,6 @@ describe("clickHeaders", () => {
       userAgent: "first",
       forwardedFor: "198.51.100.7, 203.0.113.1",
     });
-    expect(forwardedFor(raw)).toBe("198.51.100.7, 203.0.113.1");
   });
 
   it("leaves absent headers undefined and ignores names of the same length", () => {

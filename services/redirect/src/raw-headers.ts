@@ -42,16 +42,3 @@ export function clickHeaders(raw: readonly string[]): ClickHeaders {
   }
   return { host, userAgent, referer, forwardedFor };
 }
-
-/** X-Forwarded-For alone (every line joined), for paths that need nothing else. */
-export function forwardedFor(raw: readonly string[]): string | undefined {
-  let joined: string | undefined;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i]!;
-    if (name.length === 15 && is(name, "X-Forwarded-For", "x-forwarded-for")) {
-      const value = raw[i + 1]!;
-      joined = joined === undefined ? value : `${joined}, ${value}`;
-    }
-  }
-  return joined;
-}

@@ -98,7 +98,8 @@ export class CachedLookup<T extends object> {
   peek(id: string): T | null | undefined {
     const hit = this.cache.get(id, this.getOptions);
     if (hit === undefined) return undefined;
-    if (this.status.get === "stale") this.resolve(id).catch(() => {});
+    // One refresh per stale entry; later hits while it runs only read.
+    if (this.status.get === "stale" && !this.inFlight.has(id)) this.resolve(id).catch(() => {});
     return hit === MISSING ? null : hit;
   }
 
@@ -132,6 +133,7 @@ export class CachedLookup<T extends object> {
     if (record === undefined) record = await this.fromManagement(id);
     // Neither answered: not cached, so the next request tries again.
     if (record === undefined) throw new ResolverUnavailableError(`${this.kind.name} ${id}`);
+    if (record !== null && this.kind.compact) record = this.kind.compact(record);
     // ±10% jitter: entries loaded together (a start, a burst) do not all expire together.
     const ttl = Math.round(this.opts.ttlMs * (0.9 + 0.2 * Math.random()));
     if (generation === this.generation) this.cache.set(id, record ?? MISSING, { ttl });
@@ -144,8 +146,7 @@ export class CachedLookup<T extends object> {
       const raw = await this.opts.redis.get(this.kind.redisKey(id));
       if (raw === null) return undefined;
       const parsed = this.kind.schema.safeParse(JSON.parse(raw));
-      if (!parsed.success) return undefined;
-      return this.kind.compact ? this.kind.compact(parsed.data) : parsed.data;
+      return parsed.success ? parsed.data : undefined;
     } catch (err) {
       this.opts.onError?.(err, "redis");
       return undefined;
@@ -170,8 +171,7 @@ export class CachedLookup<T extends object> {
         await res.body?.cancel();
         throw new Error(`management answered ${res.status} for a ${this.kind.name}`);
       }
-      const record = this.kind.schema.parse(await res.json());
-      return this.kind.compact ? this.kind.compact(record) : record;
+      return this.kind.schema.parse(await res.json());
     } catch (err) {
       this.opts.onError?.(err, "management");
       return undefined;
