@@ -48,6 +48,11 @@ export interface Subscription {
 
 export interface EventBus {
   readonly kind: "redis" | "kafka";
+  /**
+   * Kafka: true, a message's key picks its partition, so only messages of one key keep their order.
+   * Redis Streams: false, a topic is one stream that keeps publish order whatever the keys.
+   */
+  readonly partitionsByKey: boolean;
   /** Resolves once durably accepted (Redis: XADD done; Kafka: acks from all in-sync replicas). */
   publish<T>(topic: string, messages: OutgoingMessage<T>[]): Promise<void>;
   /** Resolves once the consumer is running (Kafka: has joined its group, bounded wait). */

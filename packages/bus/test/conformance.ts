@@ -24,6 +24,7 @@ export const conformanceTopics = [
   "fanout",
   "order",
   "order-shared",
+  "order-all",
   "crash",
   "retry",
   "poison",
@@ -35,6 +36,11 @@ export const conformanceTopics = [
 export interface ConformanceOptions {
   /** Kafka keeps per-key order across the consumers of a group (key → partition); Redis Streams do not. */
   perKeyOrderAcrossConsumers: boolean | string;
+  /**
+   * Redis Streams keep publish order whatever the keys (a topic is one stream), which is what
+   * `partitionsByKey: false` promises publishers; Kafka orders only within a partition.
+   */
+  publishOrderAcrossKeys: boolean | string;
   /** The broker counts redeliveries (Redis PEL delivery counter); Kafka has no such counter. */
   countsRedeliveries: boolean;
   /** A bus pointing at an address where no broker listens. */
@@ -191,6 +197,23 @@ export function runConformance(name: string, makeBus: () => EventBus, options: C
         await waitFor(`${total} messages`, () => arrivals.length >= total);
         expect(a.got.length + b.got.length).toBe(total);
         expectPerKeyOrder(arrivals, 8, 25);
+      },
+    );
+
+    const allOrder = options.publishOrderAcrossKeys;
+    (allOrder === true ? it : it.skip)(
+      allOrder === true
+        ? "keeps publish order across keys within a consumer (partitionsByKey is false)"
+        : `keeps publish order across keys within a consumer (skipped: ${allOrder})`,
+      async () => {
+        const publisher = bus();
+        expect(publisher.partitionsByKey).toBe(false);
+        const { got } = await consume(bus(), { topic: "order-all", group: "g", maxBatchSize: 7 });
+        const total = await publishKeyed(publisher, "order-all", 12, 10);
+        await waitFor(`${total} messages`, () => got.length >= total);
+        expect(got.map((m) => `${m.key}/${m.value.seq}`)).toEqual(
+          range(0, 10).flatMap((seq) => range(0, 12).map((k) => `key-${k}/${seq}`)),
+        );
       },
     );
 

@@ -52,6 +52,7 @@ if (!hasRuntime) {
       }),
     {
       perKeyOrderAcrossConsumers: true,
+      publishOrderAcrossKeys: "Kafka orders messages only within a partition",
       countsRedeliveries: false,
       makeUnreachableBus: () =>
         createBus({

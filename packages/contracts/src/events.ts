@@ -36,9 +36,11 @@ export type ClickEvent = z.infer<typeof ClickEvent>;
 export const CLICK_BATCH_MAX = 200;
 
 /**
- * Publisher rule, not checked here: all clicks in a batch share clickPartitionKey(link_id), and the
- * batch is published under that key. Consumers do not depend on it (click ids deduplicate), so a
- * batch that breaks it is still ingested rather than dead-lettered.
+ * Publisher rule, not checked here: on a bus whose keys pick partitions (Kafka), all clicks in a
+ * batch share clickPartitionKey(link_id) and the batch is published under that key, so a link's
+ * clicks stay in order. On a bus that keeps publish order across keys (Redis Streams) a batch may mix
+ * keys. Consumers do not depend on it (click ids deduplicate), so a batch that breaks it is still
+ * ingested rather than dead-lettered.
  */
 export const ClickBatch = z.object({
   v: z.literal(1),

@@ -20,6 +20,7 @@ import { KafkaSubscription } from "./kafka-subscription.ts";
 /** Kafka adapter (kafkajs): key → partition keeps per-key order across any number of consumers. */
 export class KafkaBus implements EventBus {
   readonly kind = "kafka" as const;
+  readonly partitionsByKey = true;
   private readonly kafka: Kafka;
   private readonly pingKafka: Kafka;
   private readonly logger: BusLogger;

@@ -26,6 +26,7 @@ let consumerSeq = 0;
  */
 export class RedisBus implements EventBus {
   readonly kind = "redis" as const;
+  readonly partitionsByKey = false;
   private readonly redis: Redis;
   private readonly logger: BusLogger;
   private readonly subscriptions = new Set<RedisSubscription<unknown>>();
