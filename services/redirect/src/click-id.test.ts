@@ -21,4 +21,20 @@ describe("clickId", () => {
     expect([...ids].sort()).toEqual(ids);
     for (const id of ids) expect(version(id)).toBe(7);
   });
+
+  it("draws the variant's two free bits and the 60 bits after it at random", () => {
+    const n = 40_000;
+    const variants = new Map<string, number>();
+    const digits = new Map<string, number>();
+    const base = Date.now() + 180_000;
+    for (let i = 0; i < n; i++) {
+      const id = clickId(base + Math.floor(i / 1_000));
+      variants.set(id[19]!, (variants.get(id[19]!) ?? 0) + 1);
+      for (const d of id.slice(20).replace("-", "")) digits.set(d, (digits.get(d) ?? 0) + 1);
+    }
+    expect([...variants.keys()].sort()).toEqual(["8", "9", "a", "b"]);
+    for (const count of variants.values()) expect(Math.abs(count / n - 1 / 4)).toBeLessThan(0.02);
+    expect(digits.size).toBe(16);
+    for (const count of digits.values()) expect(Math.abs(count / (n * 15) - 1 / 16)).toBeLessThan(0.005);
+  });
 });
