@@ -18,7 +18,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { bundle } from "../build/bundle.ts";
+import { BUNDLE_NODE_FLAGS, bundle } from "../build/bundle.ts";
 
 export const description =
   "redirect service vs a bare node:http 302 (the Node ceiling), and through the public origin";
@@ -204,7 +204,7 @@ export async function run(args: string[]): Promise<string> {
       MANAGEMENT_URL: "http://127.0.0.1:9",
       TRUST_PROXY: "1",
     };
-    const redirect = pinned([process.execPath, redirectBundle], {
+    const redirect = pinned([process.execPath, ...BUNDLE_NODE_FLAGS, redirectBundle], {
       ...env,
       PORT: String(rPort),
       API_UPSTREAM_URL: `http://127.0.0.1:${gPort}`,

@@ -5,7 +5,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { migrateDatabase } from "@kurz/db";
-import { bundle } from "../build/bundle.ts";
+import { BUNDLE_NODE_FLAGS, bundle } from "../build/bundle.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 const dataDir = resolve(root, ".data");
@@ -133,7 +133,9 @@ async function main(): Promise<void> {
     start(
       s.name,
       process.execPath,
-      s.name === "redirect" ? [redirectBundle] : ["--import", "tsx", `services/${s.name}/src/main.ts`],
+      s.name === "redirect"
+        ? [...BUNDLE_NODE_FLAGS, redirectBundle]
+        : ["--import", "tsx", `services/${s.name}/src/main.ts`],
       { PORT: String(s.port), ...s.env },
       colors[i]!,
     );
