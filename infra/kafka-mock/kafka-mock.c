@@ -5,7 +5,13 @@
  *
  * Prints the bootstrap address (host:port,...) as the first line on stdout, then blocks until
  * SIGTERM or SIGINT. When stdin is a pipe or a socket (Node spawns children with socketpairs) it
- * also exits on EOF, so a test runner that dies without cleaning up never leaves a broker behind.
+ * also exits on EOF, so a test runner that dies without cleaning up never leaves a broker behind,
+ * and it reads commands there, one per line, answering each with a line on stdout:
+ *
+ *   down <broker-id|-1>   drop the broker's connections and refuse new ones (an outage)
+ *   up <broker-id|-1>     accept connections again, on the same address
+ *
+ * Answers are "ok" or "error <reason>".
  *
  * Topics must be created here: the mock broker does not implement the CreateTopics admin API, and
  * the topics it auto-creates on first use get 4 partitions.
@@ -29,6 +35,23 @@ static volatile sig_atomic_t stop_requested = 0;
 static void on_signal(int sig) {
   (void)sig;
   stop_requested = 1;
+}
+
+/* One command line from stdin; answers on stdout. */
+static void run_command(rd_kafka_mock_cluster_t *mcluster, char *line) {
+  char verb[16];
+  int id = 0;
+  if (sscanf(line, "%15s %d", verb, &id) != 2) {
+    printf("error expected 'down <id>' or 'up <id>'\n");
+  } else if (strcmp(verb, "down") == 0 || strcmp(verb, "up") == 0) {
+    rd_kafka_resp_err_t err = strcmp(verb, "down") == 0 ? rd_kafka_mock_broker_set_down(mcluster, id)
+                                                        : rd_kafka_mock_broker_set_up(mcluster, id);
+    if (err == RD_KAFKA_RESP_ERR_NO_ERROR) printf("ok\n");
+    else printf("error %s\n", rd_kafka_err2str(err));
+  } else {
+    printf("error unknown command '%s'\n", verb);
+  }
+  fflush(stdout);
 }
 
 static int parse_positive(const char *s, int *out) {
@@ -107,6 +130,8 @@ int main(int argc, char **argv) {
 
   struct stat st;
   int watch_stdin = fstat(STDIN_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+  char line[256];
+  size_t used = 0;
   while (!stop_requested) {
     if (!watch_stdin) {
       pause();
@@ -115,11 +140,23 @@ int main(int argc, char **argv) {
     struct pollfd pfd = {.fd = STDIN_FILENO, .events = POLLIN};
     int n = poll(&pfd, 1, -1);
     if (n < 0) continue; /* EINTR from a signal: the loop condition decides */
-    if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL)) break;
     if (pfd.revents & POLLIN) {
-      char buf[256];
-      ssize_t r = read(STDIN_FILENO, buf, sizeof buf);
+      ssize_t r = read(STDIN_FILENO, line + used, sizeof line - 1 - used);
       if (r <= 0) break;
+      used += (size_t)r;
+      char *start = line;
+      char *nl;
+      while ((nl = memchr(start, '\n', used - (size_t)(start - line))) != NULL) {
+        *nl = '\0';
+        run_command(mcluster, start);
+        start = nl + 1;
+      }
+      used -= (size_t)(start - line);
+      memmove(line, start, used);
+      /* A line longer than the buffer is not a command: drop it. */
+      if (used == sizeof line - 1) used = 0;
+    } else if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL)) {
+      break;
     }
   }
 

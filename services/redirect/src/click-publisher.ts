@@ -33,10 +33,22 @@ export interface ClickMetrics {
 }
 
 const MAX_BACKOFF_MS = 5_000;
-// A publish that hangs (a broker that accepts connections but never answers) must not stall the
-// buffer forever, nor shutdown. A publish that completes after its timeout is retried anyway, so the
-// bus may see that batch twice: delivery is at-least-once and click ids deduplicate at ingest.
+// A publish that takes longer than this counts as failed for the backoff, and the redirect keeps
+// buffering and spooling. The attempt itself may still land (kafkajs keeps retrying through an
+// outage), so it lingers: nothing is published again until it settles, and if it lands its clicks
+// count as published. Sending them again at once put every click of a >3 s Kafka outage on the bus
+// twice (kafka-outage.test.ts).
 const PUBLISH_TIMEOUT_MS = 3_000;
+// Past this, a lingering attempt is given up on and its clicks are sent again: a bus that holds a
+// publish this long may deliver them twice (click ids deduplicate at ingest), but no click waits on it forever.
+const LINGER_MAX_MS = 60_000;
+
+/** A timed-out publish that may still land, and what to do if it does. */
+interface Lingering {
+  landed: Promise<boolean>;
+  startedAt: number;
+  onLanded: () => void;
+}
 
 export class ClickPublisher {
   private buffer: ClickEvent[] = [];
@@ -45,6 +57,7 @@ export class ClickPublisher {
   private backoffMs = 0;
   private failing = false;
   private droppedHere = 0;
+  private lingering: Lingering | null = null;
   published = 0;
 
   private readonly bus: EventBus;
@@ -103,15 +116,20 @@ export class ClickPublisher {
 
   private async drain(): Promise<void> {
     try {
+      await this.settleLingering();
       // What is buffered now, plus any full batches: clicks that arrive during a round trip wait for the
       // timer. Publishing them at once made a busy redirect send one small MULTI per round trip
       // (~500/s of 1-2 clicks per entry), and ioredis kept every one alive until its reply.
       let due = this.buffer.length;
       while (due > 0) {
         const batch = this.buffer.slice(0, Math.min(due, this.maxBatch));
-        await this.publish(batch);
-        this.buffer.splice(0, batch.length);
-        this.recovered(batch.length);
+        // The batch stays at the head of the buffer until it is out, so a late landing can take it off.
+        const taken = () => {
+          this.buffer.splice(0, batch.length);
+          this.recovered(batch.length);
+        };
+        await this.publish(batch, taken);
+        taken();
         due -= batch.length;
         if (due === 0) due = this.buffer.length - (this.buffer.length % this.maxBatch);
       }
@@ -120,9 +138,12 @@ export class ClickPublisher {
         await this.spool.writeQueued();
         const { events, next, lines } = await this.spool.readBatch(this.maxBatch);
         if (lines === 0) break;
-        if (events.length > 0) await this.publish(events);
-        this.spool.commit(next, lines);
-        this.recovered(events.length);
+        const taken = () => {
+          this.spool.commit(next, lines);
+          this.recovered(events.length);
+        };
+        if (events.length > 0) await this.publish(events, taken);
+        taken();
       }
       await this.spool.truncateIfDrained();
       if (this.buffer.length > 0 || this.spool.pending > 0) this.schedule();
@@ -138,16 +159,55 @@ export class ClickPublisher {
     }
   }
 
-  private async publish(events: ClickEvent[]): Promise<void> {
+  /** Resolves once the bus has the events; on a timeout, leaves the attempt lingering and throws. */
+  private async publish(events: ClickEvent[], onLanded: () => void): Promise<void> {
+    const attempt = this.bus.publish(this.topic, toMessages(events, this.bus.partitionsByKey));
+    const outcome = await this.within(
+      PUBLISH_TIMEOUT_MS,
+      attempt.then(() => true),
+    );
+    if (outcome === undefined) {
+      this.lingering = {
+        landed: attempt.then(
+          () => true,
+          () => false,
+        ),
+        startedAt: Date.now(),
+        onLanded,
+      };
+      throw new Error("bus publish timed out");
+    }
+  }
+
+  /**
+   * Waits (a publish timeout at most) for a timed-out attempt to settle. Landed: its clicks are
+   * published. Failed, or given up on after LINGER_MAX_MS: they are sent again. Still pending:
+   * throws, and the drain backs off as for a failed publish.
+   */
+  private async settleLingering(): Promise<void> {
+    const lingering = this.lingering;
+    if (!lingering) return;
+    const left = LINGER_MAX_MS - (Date.now() - lingering.startedAt);
+    const landed = await this.within(Math.max(0, Math.min(left, PUBLISH_TIMEOUT_MS)), lingering.landed);
+    if (landed === undefined && left > PUBLISH_TIMEOUT_MS)
+      throw new Error("an earlier bus publish is still pending");
+    this.lingering = null;
+    if (landed === true) lingering.onLanded();
+    else if (landed === undefined)
+      this.opts.logger?.warn(
+        { afterMs: LINGER_MAX_MS },
+        "gave up on a pending bus publish; sending its clicks again",
+      );
+  }
+
+  /** The promise's value, or undefined if it has not settled within `ms`. Rejections propagate. */
+  private async within<T>(ms: number, promise: Promise<T>): Promise<T | undefined> {
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error("bus publish timed out")), PUBLISH_TIMEOUT_MS);
+    const timeout = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), ms);
     });
     try {
-      await Promise.race([
-        this.bus.publish(this.topic, toMessages(events, this.bus.partitionsByKey)),
-        timeout,
-      ]);
+      return await Promise.race([promise, timeout]);
     } finally {
       clearTimeout(timer);
     }

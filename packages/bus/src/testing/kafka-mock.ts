@@ -15,6 +15,11 @@ export interface KafkaMockOptions {
 
 export interface KafkaMock {
   brokers: string[];
+  /**
+   * An outage: the broker drops its connections and refuses new ones (`down`), then accepts them
+   * again on the same address (`up`). Broker ids start at 1; the default, -1, means every broker.
+   */
+  setBroker(state: "down" | "up", id?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -31,12 +36,29 @@ export async function startKafkaMock(options: KafkaMockOptions): Promise<KafkaMo
     String(options.brokers ?? 1),
     ...options.topics.map((t) => (t.includes(":") ? t : `${t}:${partitions}`)),
   ];
-  // stdin stays an open pipe: the broker exits when it closes, i.e. when this process dies.
+  // stdin stays an open pipe: the broker exits when it closes, i.e. when this process dies. It also
+  // carries the down/up commands, each answered by one line on stdout.
   const child = spawn(bin, args, { stdio: ["pipe", "pipe", "pipe"] });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const bootstrap = await firstLine(child, exited);
+  const lines = createInterface({ input: child.stdout });
+  const waiting: ((line: string) => void)[] = [];
+  lines.on("line", (line) => waiting.shift()?.(line.trim()));
+  const nextLine = () => new Promise<string>((resolve) => waiting.push(resolve));
+  const bootstrap = await firstLine(child, exited, nextLine());
+  let commands = Promise.resolve();
   return {
     brokers: bootstrap.split(","),
+    setBroker(state, id = -1) {
+      // One command at a time: answers carry no id, so they pair with commands by order.
+      const run = commands.then(async () => {
+        const answer = nextLine();
+        child.stdin.write(`${state} ${id}\n`);
+        const line = await answer;
+        if (line !== "ok") throw new Error(`kafka-mock: ${state} ${id}: ${line}`);
+      });
+      commands = run.catch(() => {});
+      return run;
+    },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
       await exited;
@@ -51,20 +73,23 @@ async function build(): Promise<string> {
   return bin;
 }
 
-function firstLine(child: ChildProcessByStdio<Writable, Readable, Readable>, exited: Promise<void>) {
+function firstLine(
+  child: ChildProcessByStdio<Writable, Readable, Readable>,
+  exited: Promise<void>,
+  line: Promise<string>,
+) {
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();
   });
   return new Promise<string>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout });
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error("kafka-mock: no bootstrap address within 10 s"));
     }, 10_000);
-    lines.once("line", (line) => {
+    line.then((first) => {
       clearTimeout(timer);
-      resolve(line.trim());
+      resolve(first);
     });
     exited.then(() => {
       clearTimeout(timer);
