@@ -13,6 +13,7 @@ import type { PasswordLimiter } from "./password-limiter.ts";
 import { readForm } from "./read-form.ts";
 import type { Resolver } from "./resolver.ts";
 import { RotatorTurns } from "./rotator-turns.ts";
+import { RedirectWrites } from "./turn-writes.ts";
 
 export interface RedirectHandlerDeps {
   resolver: Resolver;
@@ -31,7 +32,6 @@ export interface RedirectHandlerDeps {
 
 const MAX_CODE_LENGTH = 64;
 const MAX_FORM_BYTES = 4096;
-const NO_CACHE = "private, max-age=0";
 const NOT_PLAIN_ASCII = /[^\x21-\x7e]/;
 
 type Route = { kind: "code"; id: string } | { kind: "rotator"; id: string } | { kind: "root" } | null;
@@ -62,11 +62,15 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
   const { resolver, publisher, limiter, redirectStatus, trustProxy, publicHost } = deps;
   const turns = new RotatorTurns();
 
+  const writes = new RedirectWrites((err, res) => {
+    deps.logger.error({ err: err instanceof Error ? err.message : String(err) }, "redirect write failed");
+    res.destroy();
+  });
+
   function redirect(res: ServerResponse, location: string, status = redirectStatus): void {
     // Node would send non-ASCII as Latin-1 bytes, which browsers misread: send the percent-encoded form.
     const value = NOT_PLAIN_ASCII.test(location) ? new URL(location).href : location;
-    res.writeHead(status, { location: value, "cache-control": NO_CACHE, "content-length": 0 });
-    res.end();
+    writes.send(res, status, value);
   }
 
   function follow(req: IncomingMessage, res: ServerResponse, record: RedirectRecord, code: string) {

@@ -1,6 +1,7 @@
 // The redirect service on its own, against the shared Redis (own key and bus prefix) and a stand-in
 // for management's internal endpoints: configuration, edge cases of the request path, metrics.
 import { request } from "node:http";
+import { connect } from "node:net";
 import { redirectKey } from "@kurz/contracts";
 import { cleanupRedisPrefix, printProcessOutputOnFailure, testRedisUrl, uniquePrefix } from "@kurz/testing";
 import { Redis } from "ioredis";
@@ -158,6 +159,76 @@ describe("redirect service on its own", () => {
       }, 100);
     });
     expect((await get("/perm")).status).toBe(308);
+  });
+
+  // Redirects are written at the end of the event-loop turn (turn-writes.ts): responses to requests
+  // handled in one turn must still go to the right client, in order, and survive clients that left.
+  it("answers pipelined requests on one connection in order", async () => {
+    for (const n of [1, 2, 3])
+      await redis.set(redirectKey(`pipe${n}`), JSON.stringify(record(`https://example.com/pipe/${n}`)));
+    const url = new URL(redirect.url);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname);
+      let data = "";
+      socket.on("data", (chunk) => {
+        data += chunk.toString("latin1");
+        // The last answer is a redirect (no body): its header block ends the exchange.
+        if ((data.match(/HTTP\/1\.1 \d{3} /g) ?? []).length === 4 && data.endsWith("\r\n\r\n")) {
+          socket.destroy();
+          resolve(data);
+        }
+      });
+      socket.on("error", reject);
+      const requests = ["/pipe1", "/missing-pipe", "/pipe2", "/pipe3"]
+        .map((path) => `GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`)
+        .join("");
+      socket.write(requests);
+      setTimeout(() => reject(new Error(`incomplete answers: ${JSON.stringify(data)}`)), 5_000);
+    });
+    const statuses = [...raw.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1]);
+    const locations = [...raw.matchAll(/^location: (.*)\r$/gim)].map((m) => m[1]);
+    expect(statuses).toEqual(["308", "404", "308", "308"]);
+    expect(locations).toEqual([
+      "https://example.com/pipe/1",
+      "https://example.com/pipe/2",
+      "https://example.com/pipe/3",
+    ]);
+  });
+
+  it("gives each of many concurrent requests its own destination", async () => {
+    for (let n = 0; n < 20; n++)
+      await redis.set(redirectKey(`burst${n}`), JSON.stringify(record(`https://example.com/burst/${n}`)));
+    const codes = Array.from({ length: 300 }, (_, i) => i % 20);
+    const answers = await Promise.all(
+      codes.map(async (n) => {
+        const res = await get(`/burst${n}`);
+        return [n, res.status, res.headers.get("location")] as const;
+      }),
+    );
+    for (const [n, status, location] of answers) {
+      expect(status).toBe(308);
+      expect(location).toBe(`https://example.com/burst/${n}`);
+    }
+  });
+
+  it("keeps serving when clients leave before their redirect is written", async () => {
+    const url = new URL(redirect.url);
+    await Promise.all(
+      Array.from(
+        { length: 50 },
+        () =>
+          new Promise<void>((resolve) => {
+            const socket = connect(Number(url.port), url.hostname, () => {
+              socket.write(`GET /perm HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`);
+              socket.destroy();
+              resolve();
+            });
+            socket.on("error", () => resolve());
+          }),
+      ),
+    );
+    expect((await get("/perm")).status).toBe(308);
+    expect(redirect.proc.child.exitCode).toBeNull();
   });
 
   it("exposes click and process metrics in Prometheus text format", async () => {
