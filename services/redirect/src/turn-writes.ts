@@ -3,10 +3,12 @@
 // or a proxy in front); responses that arrive back to back wake it once. Where waking a sleeping reader
 // is dear (a halted vCPU costs a VM exit on the machines the benchmark runs on), this took the redirect
 // from ~50k to ~62k req/s (docs/benchmarks.md). A response waits at most for the rest of the current
-// turn: the other requests that arrived in the same poll, each a few microseconds.
+// turn (the other requests that arrived in the same poll, each a few microseconds), and never behind
+// more than MAX_PENDING others: a poll can return a thousand ready sockets.
 import type { ServerResponse } from "node:http";
 
 const NO_CACHE = "private, max-age=0";
+export const MAX_PENDING = 64;
 
 export class RedirectWrites {
   // Parallel arrays, not an object per response: this runs for every redirect.
@@ -24,9 +26,11 @@ export class RedirectWrites {
     this.responses.push(res);
     this.statuses.push(status);
     this.locations.push(location);
+    if (this.responses.length >= MAX_PENDING) this.writeAll();
   }
 
   private writeAll(): void {
+    if (this.responses.length === 0) return;
     const { responses, statuses, locations } = this;
     this.responses = [];
     this.statuses = [];
