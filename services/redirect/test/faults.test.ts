@@ -8,7 +8,7 @@ import { redirectKey } from "@kurz/contracts";
 import { printProcessOutputOnFailure, uniquePrefix, waitFor } from "@kurz/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { observeClicks } from "./support/click-observer.ts";
+import { expectEveryClickOnce, observeClicks } from "./support/click-observer.ts";
 import { type FakeManagement, startFakeManagement } from "./support/fake-management.ts";
 import { numberedRecord } from "./support/records.ts";
 import { bootRedirect, metrics, type RedirectProcess } from "./support/redirect-process.ts";
@@ -132,18 +132,7 @@ describe("redirect under faults", () => {
   it("delivered every click exactly once", async () => {
     const observer = await observeClicks({ prefix, redisUrl: redisServer.url });
     try {
-      await waitFor(() => observer.events.length >= clicksMade, {
-        timeoutMs: 20_000,
-        description: `${clicksMade} clicks on the bus`,
-      });
-      // Anything late would show up here as a duplicate.
-      await new Promise((r) => setTimeout(r, 500));
-      expect(observer.events.length).toBe(clicksMade);
-      expect(observer.counts.size).toBe(clicksMade);
-      // Replay keeps each link's clicks in the order they were made (click ids are time-ordered).
-      const byLink = new Map<string, string[]>();
-      for (const e of observer.events) byLink.set(e.link_id, [...(byLink.get(e.link_id) ?? []), e.click_id]);
-      for (const ids of byLink.values()) expect(ids).toEqual([...ids].sort());
+      await expectEveryClickOnce(observer, clicksMade, { timeoutMs: 20_000, settleMs: 500 });
       const m = await metrics(redirect.url);
       expect(m.clicks_dropped_total).toBe(0);
     } finally {

@@ -13,7 +13,7 @@ import {
   waitFor,
 } from "@kurz/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { observeClicks } from "./support/click-observer.ts";
+import { expectEveryClickOnce, observeClicks } from "./support/click-observer.ts";
 import { type FakeManagement, startFakeManagement } from "./support/fake-management.ts";
 import { numberedRecord } from "./support/records.ts";
 import { bootRedirect, metrics, type RedirectProcess } from "./support/redirect-process.ts";
@@ -109,17 +109,7 @@ describe("redirect during a Kafka outage", () => {
   it("delivered every click exactly once, each link's in order", async () => {
     const observer = await observeClicks({ prefix, kafkaBrokers: kafka.brokers });
     try {
-      await waitFor(() => observer.events.length >= clicksMade, {
-        timeoutMs: 30_000,
-        description: `${clicksMade} clicks on the topic`,
-      });
-      // Anything late would show up here as a duplicate.
-      await new Promise((r) => setTimeout(r, 1_000));
-      expect(observer.events.length).toBe(clicksMade);
-      expect(observer.counts.size).toBe(clicksMade);
-      const byLink = new Map<string, string[]>();
-      for (const e of observer.events) byLink.set(e.link_id, [...(byLink.get(e.link_id) ?? []), e.click_id]);
-      for (const ids of byLink.values()) expect(ids).toEqual([...ids].sort());
+      await expectEveryClickOnce(observer, clicksMade, { timeoutMs: 30_000, settleMs: 1_000 });
       expect((await metrics(redirect.url)).clicks_dropped_total).toBe(0);
     } finally {
       await observer.stop();

@@ -1,6 +1,8 @@
 // Reads the clicks topic as a consumer of its own group: what analytics would receive.
 import { createBus, type EventBus, type Subscription } from "@kurz/bus";
 import { type ClickEvent, decodeClickBatch, TOPICS } from "@kurz/contracts";
+import { waitFor } from "@kurz/testing";
+import { expect } from "vitest";
 
 export interface ClickObserver {
   events: ClickEvent[];
@@ -47,4 +49,26 @@ export async function observeClicks(opts: {
       await bus.close();
     },
   };
+}
+
+/**
+ * Waits for `expected` clicks, then `settleMs` more so that a late copy would show, and checks that
+ * each click arrived once and each link's clicks in the order they were made (click ids are
+ * time-ordered).
+ */
+export async function expectEveryClickOnce(
+  observer: ClickObserver,
+  expected: number,
+  opts: { timeoutMs: number; settleMs: number },
+): Promise<void> {
+  await waitFor(() => observer.events.length >= expected, {
+    timeoutMs: opts.timeoutMs,
+    description: `${expected} clicks on the bus`,
+  });
+  await new Promise((r) => setTimeout(r, opts.settleMs));
+  expect(observer.events.length).toBe(expected);
+  expect(observer.counts.size).toBe(expected);
+  const byLink = new Map<string, string[]>();
+  for (const e of observer.events) byLink.set(e.link_id, [...(byLink.get(e.link_id) ?? []), e.click_id]);
+  for (const ids of byLink.values()) expect(ids).toEqual([...ids].sort());
 }
