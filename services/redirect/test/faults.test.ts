@@ -8,7 +8,7 @@ import { redirectKey } from "@kurz/contracts";
 import { printProcessOutputOnFailure, uniquePrefix, waitFor } from "@kurz/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectEveryClickOnce, observeClicks } from "./support/click-observer.ts";
+import { clickMaker, expectEveryClickOnce, observeClicks } from "./support/click-observer.ts";
 import { type FakeManagement, startFakeManagement } from "./support/fake-management.ts";
 import { numberedRecord } from "./support/records.ts";
 import { bootRedirect, metrics, type RedirectProcess } from "./support/redirect-process.ts";
@@ -23,15 +23,10 @@ const record = numberedRecord;
 let redisServer: RedisServer;
 let mgmt: FakeManagement;
 let redirect: RedirectProcess;
-let clicksMade = 0;
 const spoolPath = () => join(redirect.env.SPOOL_DIR!, `clicks-${redirect.env.PORT}.spool`);
 
-const follow = async (code: string) => {
-  const res = await fetch(`${redirect.url}/${code}`, { redirect: "manual" });
-  await res.body?.cancel();
-  if (res.status === 302) clicksMade++;
-  return res.status;
-};
+const clicks = clickMaker(() => redirect.url);
+const follow = clicks.follow;
 
 beforeAll(async () => {
   redisServer = await startRedisServer({ persist: true });
@@ -74,7 +69,7 @@ describe("redirect under faults", () => {
       async () => {
         const m = await metrics(redirect.url);
         // The click made before the stop may already have been published.
-        return m.clicks_published_total! + m.clicks_spooled! + m.clicks_buffered! === clicksMade ? m : null;
+        return m.clicks_published_total! + m.clicks_spooled! + m.clicks_buffered! === clicks.made ? m : null;
       },
       { timeoutMs: 5_000, description: "every click buffered or spooled" },
     );
@@ -102,7 +97,7 @@ describe("redirect under faults", () => {
     await waitFor(
       async () => {
         const m = await metrics(redirect.url);
-        return m.clicks_buffered === 0 && m.clicks_spooled === 0 && m.clicks_published_total === clicksMade;
+        return m.clicks_buffered === 0 && m.clicks_spooled === 0 && m.clicks_published_total === clicks.made;
       },
       { timeoutMs: 20_000, intervalMs: 200, description: "buffer and spool replayed" },
     );
@@ -132,7 +127,7 @@ describe("redirect under faults", () => {
   it("delivered every click exactly once", async () => {
     const observer = await observeClicks({ prefix, redisUrl: redisServer.url });
     try {
-      await expectEveryClickOnce(observer, clicksMade, { timeoutMs: 20_000, settleMs: 500 });
+      await expectEveryClickOnce(observer, clicks.made, { timeoutMs: 20_000, settleMs: 500 });
       const m = await metrics(redirect.url);
       expect(m.clicks_dropped_total).toBe(0);
     } finally {

@@ -13,7 +13,7 @@ import {
   waitFor,
 } from "@kurz/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectEveryClickOnce, observeClicks } from "./support/click-observer.ts";
+import { clickMaker, expectEveryClickOnce, observeClicks } from "./support/click-observer.ts";
 import { type FakeManagement, startFakeManagement } from "./support/fake-management.ts";
 import { numberedRecord } from "./support/records.ts";
 import { bootRedirect, metrics, type RedirectProcess } from "./support/redirect-process.ts";
@@ -26,14 +26,9 @@ const token = `token-${prefix}`;
 let kafka: KafkaMock;
 let mgmt: FakeManagement;
 let redirect: RedirectProcess;
-let clicksMade = 0;
 
-const follow = async (code: string) => {
-  const res = await fetch(`${redirect.url}/${code}`, { redirect: "manual" });
-  await res.body?.cancel();
-  if (res.status === 302) clicksMade++;
-  return res.status;
-};
+const clicks = clickMaker(() => redirect.url);
+const follow = clicks.follow;
 
 beforeAll(async () => {
   kafka = await startKafkaMock({ topics: [topicName(prefix, TOPICS.clicks)], partitions: 3 });
@@ -62,7 +57,7 @@ afterAll(async () => {
 describe("redirect during a Kafka outage", () => {
   it("publishes to Kafka while the broker is up", async () => {
     for (let i = 0; i < 10; i++) expect(await follow(`code${1 + (i % 5)}`)).toBe(302);
-    await waitFor(async () => (await metrics(redirect.url)).clicks_published_total === clicksMade, {
+    await waitFor(async () => (await metrics(redirect.url)).clicks_published_total === clicks.made, {
       timeoutMs: 20_000,
       intervalMs: 200,
       description: "the first clicks published",
@@ -80,7 +75,7 @@ describe("redirect during a Kafka outage", () => {
     const m = await waitFor(
       async () => {
         const m = await metrics(redirect.url);
-        return m.clicks_published_total! + m.clicks_buffered! + m.clicks_spooled! === clicksMade ? m : null;
+        return m.clicks_published_total! + m.clicks_buffered! + m.clicks_spooled! === clicks.made ? m : null;
       },
       { timeoutMs: 10_000, intervalMs: 200, description: "every click buffered or spooled" },
     );
@@ -100,7 +95,7 @@ describe("redirect during a Kafka outage", () => {
     await waitFor(
       async () => {
         const m = await metrics(redirect.url);
-        return m.clicks_buffered === 0 && m.clicks_spooled === 0 && m.clicks_published_total === clicksMade;
+        return m.clicks_buffered === 0 && m.clicks_spooled === 0 && m.clicks_published_total === clicks.made;
       },
       { timeoutMs: 60_000, intervalMs: 250, description: "buffer and spool replayed to Kafka" },
     );
@@ -109,7 +104,7 @@ describe("redirect during a Kafka outage", () => {
   it("delivered every click exactly once, each link's in order", async () => {
     const observer = await observeClicks({ prefix, kafkaBrokers: kafka.brokers });
     try {
-      await expectEveryClickOnce(observer, clicksMade, { timeoutMs: 30_000, settleMs: 1_000 });
+      await expectEveryClickOnce(observer, clicks.made, { timeoutMs: 30_000, settleMs: 1_000 });
       expect((await metrics(redirect.url)).clicks_dropped_total).toBe(0);
     } finally {
       await observer.stop();

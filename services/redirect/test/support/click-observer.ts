@@ -72,3 +72,17 @@ export async function expectEveryClickOnce(
   for (const e of observer.events) byLink.set(e.link_id, [...(byLink.get(e.link_id) ?? []), e.click_id]);
   for (const ids of byLink.values()) expect(ids).toEqual([...ids].sort());
 }
+
+/** Follows short links on a redirect and counts the clicks it made (answers with 302). */
+export function clickMaker(baseUrl: () => string) {
+  const clicks = {
+    made: 0,
+    async follow(code: string): Promise<number> {
+      const res = await fetch(`${baseUrl()}/${code}`, { redirect: "manual" });
+      await res.body?.cancel();
+      if (res.status === 302) clicks.made++;
+      return res.status;
+    },
+  };
+  return clicks;
+}
