@@ -1,0 +1,11 @@
+import { defineProject } from "vitest/config";
+
+// The attack suite (docs/security.md): each file boots its own stack and attacks it through the public
+// origin, as a client with an ordinary API key would.
+export default defineProject({
+  test: {
+    name: "security",
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+  },
+});
