@@ -23,6 +23,7 @@ const dockerfilePath = join(root, "infra/docker/Dockerfile");
 const kurzServices = ["gateway", "management", "redirect", "analytics"] as const;
 const secrets = {
   KURZ_INTERNAL_TOKEN: "test-internal-token-0123456789",
+  KURZ_ANALYTICS_SALT_SECRET: "test-analytics-salt-0123456789",
   KURZ_POSTGRES_PASSWORD: "test-postgres-password",
   KURZ_CLICKHOUSE_PASSWORD: "test-clickhouse-password",
 };
@@ -119,6 +120,27 @@ describe("docker-compose.yml", () => {
     expect(env("migrate").DATABASE_URL).toBe(env("management").DATABASE_URL);
     expect(compose.services.migrate?.command).toEqual(["pnpm", "db:migrate"]);
     expect(compose.services.migrate?.image).toBe(compose.services.management?.image);
+  });
+
+  it("lets per-client budgets see the client: every service behind the edge trusts exactly its one hop", () => {
+    // The edge overwrites X-Forwarded-For with its peer, so one trusted hop is the client; without it
+    // every client would share the edge's budget (public analytics, failed authentications).
+    for (const name of ["gateway", "redirect"]) {
+      expect(["1", "true"], name).toContain(env(name).TRUST_PROXY);
+      expect(compose.services.edge?.depends_on, name).toHaveProperty(name);
+    }
+  });
+
+  it("takes every secret with a public development default from a required variable", () => {
+    // Production refuses these at their defaults (service-kit config); compose must not even render without them.
+    const required = (name: string) => new RegExp(`^\\$\\{${name}:\\?.+\\}$`);
+    for (const name of kurzServices)
+      expect(env(name).INTERNAL_TOKEN, name).toMatch(required("KURZ_INTERNAL_TOKEN"));
+    expect(env("analytics").ANALYTICS_SALT_SECRET).toMatch(required("KURZ_ANALYTICS_SALT_SECRET"));
+    expect(env("analytics").NODE_ENV).toBe("production");
+    // Only the service that salts visitor hashes holds the salt.
+    for (const name of ["gateway", "management", "redirect"])
+      expect(env(name).ANALYTICS_SALT_SECRET, name).toBeUndefined();
   });
 
   it("orders start-up on health and completed one-shots, never on a missing healthcheck", () => {
@@ -335,6 +357,10 @@ describeCompose(
       const refused = run(["config", "-q"], withoutToken);
       expect(refused.status).not.toBe(0);
       expect(refused.stderr).toMatch(/KURZ_INTERNAL_TOKEN/);
+      const { KURZ_ANALYTICS_SALT_SECRET: _s, ...withoutSalt } = secrets;
+      const refusedSalt = run(["config", "-q"], withoutSalt);
+      expect(refusedSalt.status).not.toBe(0);
+      expect(refusedSalt.stderr).toMatch(/KURZ_ANALYTICS_SALT_SECRET/);
     });
 
     it("renders the rules the static checks assume", () => {
@@ -351,6 +377,10 @@ describeCompose(
         expect(svc.environment?.BUS, name).toBe("kafka");
         expect(svc.environment?.INTERNAL_TOKEN, name).toBe(secrets.KURZ_INTERNAL_TOKEN);
       }
+      expect(rendered.services.analytics?.environment?.ANALYTICS_SALT_SECRET).toBe(
+        secrets.KURZ_ANALYTICS_SALT_SECRET,
+      );
+      expect(rendered.services.gateway?.environment?.TRUST_PROXY).toBe("1");
       expect(rendered.services.redis?.command).toEqual(expect.arrayContaining(["--appendonly", "yes"]));
     });
   },

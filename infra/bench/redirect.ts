@@ -128,7 +128,7 @@ function seed(port: number, prefix: string): void {
       expires_at: null,
       password_hash: null,
     });
-    parts.push(`*3\r\n${bulk("SET")}${bulk(`${prefix}:link:b${i}`)}${bulk(record)}`);
+    parts.push(`*3\r\n${bulk("SET")}${bulk(`${prefix}:link:bn${i}`)}${bulk(record)}`);
   }
   redisCli(port, ["--pipe"], parts.join(""));
 }
@@ -151,7 +151,7 @@ export async function run(args: string[]): Promise<string> {
   const script = join(dir, "random-codes.lua");
   writeFileSync(
     script,
-    `math.randomseed(${Date.now() % 100000})\nrequest = function() return wrk.format("GET", "/b" .. math.random(0, ${LINKS - 1})) end\n`,
+    `math.randomseed(${Date.now() % 100000})\nrequest = function() return wrk.format("GET", "/bn" .. math.random(0, ${LINKS - 1})) end\n`,
   );
   const redirectBundle = await bundle("redirect");
 
@@ -186,7 +186,12 @@ export async function run(args: string[]): Promise<string> {
     seed(redisPort, prefix);
     const redisUrl = `redis://127.0.0.1:${redisPort}`;
 
-    const [barePort, rPort, gPort] = [await freePort(), await freePort(), await freePort()];
+    const [barePort, rPort, gPort, opsPort] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
     // (a) the Node ceiling
     const bare = pinned([process.execPath, "-e", BARE_SERVER], { PORT: String(barePort) });
     children.push(bare);
@@ -207,13 +212,16 @@ export async function run(args: string[]): Promise<string> {
     const redirect = pinned([process.execPath, ...BUNDLE_NODE_FLAGS, redirectBundle], {
       ...env,
       PORT: String(rPort),
+      // /health and /metrics are answered on the operational listener only.
+      OPS_PORT: String(opsPort),
       API_UPSTREAM_URL: `http://127.0.0.1:${gPort}`,
     });
     children.push(redirect);
     const a = `http://127.0.0.1:${barePort}`;
     const b = `http://127.0.0.1:${rPort}`;
     await waitHttp(`${a}/`);
-    await waitHttp(`${b}/health`);
+    const ops = `http://127.0.0.1:${opsPort}`;
+    await waitHttp(`${ops}/health`);
     warm(a);
     warm(b);
     for (let i = 0; i < runs; i++) {
@@ -222,7 +230,7 @@ export async function run(args: string[]): Promise<string> {
     }
     await stop(bare);
     rss = rssMb(redirect.pid!);
-    const m = await (await fetch(`${b}/metrics`)).text();
+    const m = await (await fetch(`${ops}/metrics`)).text();
     const metric = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, "m").exec(m)?.[1] ?? Number.NaN);
     pipeline = m
       .split("\n")

@@ -1,6 +1,10 @@
 // Container health probe. Plain JS so it starts without tsx; node:22-slim has no curl or wget.
 const defaultPorts = { gateway: 8080, management: 8081, redirect: 8082, analytics: 8083 };
-const port = process.env.PORT || defaultPorts[process.env.SERVICE ?? ""];
+// Services that answer /health only on an operational listener of their own, never on the public
+// port (the redirect: OPS_PORT, loopback by default, which this probe inside the container reaches).
+const opsPorts = { redirect: 9082 };
+const service = process.env.SERVICE ?? "";
+const port = process.env.OPS_PORT || opsPorts[service] || process.env.PORT || defaultPorts[service];
 if (!port) {
   console.error("healthcheck: set PORT or SERVICE");
   process.exit(1);

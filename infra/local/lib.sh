@@ -77,6 +77,9 @@ ensure_test_tools() {
   command -v zbarimg >/dev/null || missing+=(zbar-tools)
   command -v wrk >/dev/null || missing+=(wrk)
   command -v redis-cli >/dev/null || missing+=(redis-tools)
+  # A loopback DNS server for domain-verification tests (packages/testing/src/dns.ts); -base is the
+  # binary alone, without a system service that would take port 53.
+  command -v dnsmasq >/dev/null || [ -x /usr/sbin/dnsmasq ] || missing+=(dnsmasq-base)
   [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
   bash "$ROOT/infra/kafka-mock/build.sh" >/dev/null
 }

@@ -2,6 +2,7 @@
 // bus, so it must keep unconsumed events across restarts), migrates Postgres, starts the four services,
 // waits until each is ready, prints the URLs, and on Ctrl-C stops everything in reverse order.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { migrateDatabase } from "@kurz/db";
@@ -18,15 +19,21 @@ const shared: Record<string, string> = {
   PUBLIC_BASE_URL: env.PUBLIC_BASE_URL ?? "http://127.0.0.1:8080",
   CLICKHOUSE_PATH: env.CLICKHOUSE_PATH ?? resolve(dataDir, "clickhouse"),
   SPOOL_DIR: env.SPOOL_DIR ?? resolve(dataDir, "spool"),
+  // Every internal credential derives from this secret. Unless one is given, each run makes its own,
+  // so the public development default is never in use (docs/security.md).
+  INTERNAL_TOKEN: env.INTERNAL_TOKEN || randomBytes(32).toString("hex"),
 };
+// Only the public origin listens where HOST says (loopback unless set); the internal services are
+// reachable from this machine only, whatever HOST is.
+const INTERNAL_HOST = "127.0.0.1";
 // The redirect service owns the public port: short links pay no Node hop, and it pipes /api, /docs and
 // /c/ to the gateway on an internal port (docs/decisions/0006).
 const publicPort = Number(new URL(shared.PUBLIC_BASE_URL!).port || 80);
 const GATEWAY_PORT = 8084;
 const services: { name: string; port: number; env: Record<string, string> }[] = [
-  { name: "management", port: 8081, env: {} },
-  { name: "analytics", port: 8083, env: {} },
-  { name: "gateway", port: GATEWAY_PORT, env: { REDIRECT_URL: "", TRUST_PROXY: "1" } },
+  { name: "management", port: 8081, env: { HOST: INTERNAL_HOST } },
+  { name: "analytics", port: 8083, env: { HOST: INTERNAL_HOST } },
+  { name: "gateway", port: GATEWAY_PORT, env: { HOST: INTERNAL_HOST, REDIRECT_URL: "", TRUST_PROXY: "1" } },
   {
     name: "redirect",
     port: publicPort,
@@ -140,7 +147,10 @@ async function main(): Promise<void> {
       colors[i]!,
     );
   }
-  await Promise.all(services.map((s) => waitReady(s.name, `http://127.0.0.1:${s.port}/ready`)));
+  // The redirect answers readiness on its operational listener only (OPS_PORT, default 9082).
+  const readyPort = (s: { name: string; port: number }) =>
+    s.name === "redirect" ? Number(env.OPS_PORT || 9082) : s.port;
+  await Promise.all(services.map((s) => waitReady(s.name, `http://127.0.0.1:${readyPort(s)}/ready`)));
 
   console.log(`
 Kurz is up.

@@ -87,7 +87,8 @@ export function expectLegacyError(res: RawResponse, status: number): void {
 }
 
 let seq = 0;
-export const uniqueEmail = (tag: string) => `${tag}-${process.pid}-${Date.now().toString(36)}-${++seq}@example.test`;
+export const uniqueEmail = (tag: string) =>
+  `${tag}-${process.pid}-${Date.now().toString(36)}-${++seq}@example.test`;
 
 /** Two accounts on one stack: the attacker and the victim. */
 export async function attackerAndVictim(stack: Stack, tag: string) {

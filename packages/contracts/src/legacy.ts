@@ -1,6 +1,7 @@
 import * as z from "zod";
 import type { ZodOpenApiOverrideMetaContext } from "zod-openapi";
 import { legacyList, legacySuccess } from "./envelope.ts";
+import { brandedDomainHost } from "./host.ts";
 import { ALIAS_MAX_LENGTH, ALIAS_MIN_LENGTH, ALIAS_PATTERN } from "./link.ts";
 import { HttpUrl, queryInt, StoredText, Uuid, withQueryDefault } from "./primitives.ts";
 
@@ -61,6 +62,13 @@ export type LegacyListQuery = z.infer<typeof LegacyListQuery>;
 
 // ---- account ----
 
+/**
+ * `expires` of an account whose plan has no expiry. SPEC 2.7 gives the field as a date string, so it is
+ * never null: the latest date the format can hold, which every client comparing dates reads as "not
+ * expired" (and MySQL's DATETIME maximum, the store the original product's format comes from).
+ */
+export const LEGACY_NO_EXPIRY = "9999-12-31 23:59:59";
+
 export const LegacyAccount = z
   .object({
     id: LegacyId,
@@ -68,8 +76,8 @@ export const LegacyAccount = z
     username: z.string(),
     avatar: z.url().meta({ description: "Gravatar URL derived from the e-mail address" }),
     status: z.string().meta({ description: "Plan status, e.g. free or pro" }),
-    expires: LegacyDateTime.nullable().meta({
-      description: "Plan expiry; null when the plan does not expire",
+    expires: LegacyDateTime.meta({
+      description: `Plan expiry (UTC); ${LEGACY_NO_EXPIRY} when the plan does not expire`,
     }),
     registered: LegacyDateTime,
   })
@@ -92,23 +100,72 @@ export type LegacyAccountUpdateBody = z.infer<typeof LegacyAccountUpdateBody>;
 
 // ---- branded domains ----
 
+/**
+ * Proof of control (docs/legacy-api.md, docs/security.md "Branded domains"): the owner publishes
+ * `kurz-verify=<token>` as a TXT record at `_kurz-verify.<host>`; only a verified domain serves links.
+ */
+export const DOMAIN_VERIFICATION_LABEL = "_kurz-verify";
+export const DOMAIN_VERIFICATION_VALUE_PREFIX = "kurz-verify=";
+
+export const DomainStatus = z.enum(["pending", "verified", "failed"]).meta({
+  description:
+    "pending: added, not yet verified; verified: the TXT record was found and the domain serves links; " +
+    "failed: the last check found no matching record, so the domain serves nothing",
+});
+export type DomainStatus = z.infer<typeof DomainStatus>;
+
+export const DomainVerificationRecord = z
+  .object({
+    type: z.literal("TXT"),
+    name: z.string().meta({ examples: ["_kurz-verify.go.example.com"] }),
+    value: z.string().meta({ examples: ["kurz-verify=3f2a9c0e5b7d41e8a6c2f90b1d4e7a53"] }),
+  })
+  .meta({ id: "LegacyDomainVerification", description: "The DNS record the owner publishes to verify" });
+export type DomainVerificationRecord = z.infer<typeof DomainVerificationRecord>;
+
+/** The record that proves control of `host` (canonical, see `normalizeHost`) with this token. */
+export function domainVerificationRecord(host: string, token: string): DomainVerificationRecord {
+  return {
+    type: "TXT",
+    name: `${DOMAIN_VERIFICATION_LABEL}.${host}`,
+    value: `${DOMAIN_VERIFICATION_VALUE_PREFIX}${token}`,
+  };
+}
+
+/** Beyond SPEC 2.8's four fields: where verification stands and what to publish. */
+const domainVerificationFields = {
+  status: DomainStatus,
+  verified_at: LegacyDateTime.nullable().meta({ description: "Last successful verification" }),
+  last_checked_at: LegacyDateTime.nullable().meta({ description: "Last verification attempt" }),
+  verification: DomainVerificationRecord,
+};
+
 export const LegacyDomain = z
   .object({
     id: LegacyId,
     domain: z.url().meta({ description: "Includes the http or https scheme" }),
     redirectroot: z.url().nullable(),
     redirect404: z.url().nullable(),
+    ...domainVerificationFields,
   })
   .meta({ id: "LegacyDomain" });
 export type LegacyDomain = z.infer<typeof LegacyDomain>;
 
-/** A branded domain is a scheme and host only: a path, query or fragment could never be routed. */
-export const BrandedDomainUrl = HttpUrl.refine((value) => {
+/**
+ * A branded domain is a scheme and a DNS name only: a path, query or fragment could never be routed,
+ * and an IP address, a port or a single-label name cannot carry a verification record.
+ */
+export const BrandedDomainUrl = HttpUrl.superRefine((value, ctx) => {
   // zod runs refinements after a failed format check too; that failure is already reported.
-  if (!URL.canParse(value)) return true;
+  if (!URL.canParse(value)) return;
   const url = new URL(value);
-  return url.pathname === "/" && !url.search && !url.hash && !url.username && !url.password;
-}, "Expected a scheme and host only, e.g. https://go.example.com");
+  if (url.pathname !== "/" || url.search || url.hash || url.username || url.password) {
+    ctx.addIssue({ code: "custom", message: "Expected a scheme and host only, e.g. https://go.example.com" });
+    return;
+  }
+  const host = brandedDomainHost(url.host);
+  if (!host.ok) ctx.addIssue({ code: "custom", message: host.reason });
+});
 
 export const LegacyDomainAddBody = z.object({
   domain: BrandedDomainUrl,
@@ -131,6 +188,20 @@ export type LegacyDomainUpdateBody = z.infer<typeof LegacyDomainUpdateBody>;
 
 export const LegacyDomainList = legacyList("domains", LegacyDomain);
 export type LegacyDomainList = z.infer<typeof LegacyDomainList>;
+
+/** SPEC 2.8's `{error: 0, id}`, plus the status and the record to publish. */
+export const LegacyDomainAddResponse = legacySuccess({
+  id: LegacyId,
+  ...domainVerificationFields,
+});
+export type LegacyDomainAddResponse = z.infer<typeof LegacyDomainAddResponse>;
+
+export const LegacyDomainVerifyResponse = legacySuccess({
+  id: LegacyId,
+  message: z.string(),
+  ...domainVerificationFields,
+});
+export type LegacyDomainVerifyResponse = z.infer<typeof LegacyDomainVerifyResponse>;
 
 export const LegacyIdResponse = legacySuccess({ id: LegacyId });
 export type LegacyIdResponse = z.infer<typeof LegacyIdResponse>;

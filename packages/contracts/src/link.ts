@@ -20,6 +20,12 @@ export const PER_PAGE_MAX = 100;
 export const PER_PAGE_DEFAULT = 20;
 export const TITLE_MAX_LENGTH = 500;
 export const LINK_PASSWORD_MAX_LENGTH = 128;
+/**
+ * A link password guards a public URL against anyone who can guess it, online, at the redirect's
+ * attempt limits (docs/security.md): 8 characters is the floor NIST SP 800-63B sets for secrets
+ * chosen by people.
+ */
+export const LINK_PASSWORD_MIN_LENGTH = 8;
 
 export const AnalyticsSharedField = z.enum(["overview", "locations", "devices", "referrers", "browsers"]);
 export type AnalyticsSharedField = z.infer<typeof AnalyticsSharedField>;
@@ -39,7 +45,10 @@ export const CustomAlias = z
   .refine((alias) => !isReservedAlias(alias), "This alias is reserved");
 
 const Title = StoredText().trim().min(1).max(TITLE_MAX_LENGTH);
-const LinkPassword = z.string().min(1).max(LINK_PASSWORD_MAX_LENGTH);
+const LinkPassword = z
+  .string()
+  .min(LINK_PASSWORD_MIN_LENGTH, `A link password needs at least ${LINK_PASSWORD_MIN_LENGTH} characters`)
+  .max(LINK_PASSWORD_MAX_LENGTH, `A link password has at most ${LINK_PASSWORD_MAX_LENGTH} characters`);
 
 // ---- responses ----
 

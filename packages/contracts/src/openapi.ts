@@ -40,10 +40,11 @@ import {
   LegacyChannelResponse,
   LegacyChannelUpdateBody,
   LegacyDomainAddBody,
+  LegacyDomainAddResponse,
   LegacyDomainList,
   LegacyDomainUpdateBody,
+  LegacyDomainVerifyResponse,
   LegacyIdParams,
-  LegacyIdResponse,
   LegacyListQuery,
   LegacyOverlayList,
 } from "./legacy.ts";
@@ -257,10 +258,15 @@ const ROUTE_SPECS: readonly RouteSpec[] = [
     errors: ["VALIDATION_ERROR", "CONFLICT"],
   }),
   legacy("GET", "/domains", "List branded domains", { query: LegacyListQuery, response: LegacyDomainList }),
-  legacy("POST", "/domain/add", "Add a branded domain", {
+  legacy("POST", "/domain/add", "Add a branded domain (pending until verified)", {
     body: LegacyDomainAddBody,
-    response: LegacyIdResponse,
-    errors: ["VALIDATION_ERROR", "CONFLICT"],
+    response: LegacyDomainAddResponse,
+    errors: ["VALIDATION_ERROR", "BAD_REQUEST", "CONFLICT"],
+  }),
+  legacy("POST", "/domain/:id/verify", "Verify a branded domain's DNS TXT record", {
+    params: LegacyIdParams,
+    response: LegacyDomainVerifyResponse,
+    errors: ["VALIDATION_ERROR", "NOT_FOUND", "CONFLICT", "SERVICE_UNAVAILABLE"],
   }),
   legacy("PUT", "/domain/:id/update", "Update a branded domain", {
     params: LegacyIdParams,

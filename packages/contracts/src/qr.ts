@@ -2,7 +2,8 @@ import * as z from "zod";
 import { ShortCode } from "./link.ts";
 import { queryInt, withQueryDefault } from "./primitives.ts";
 
-export const QR_CACHE_CONTROL = "public, max-age=86400";
+// private: the image is answered to an authenticated request (docs/api.md, "QR codes").
+export const QR_CACHE_CONTROL = "private, max-age=86400";
 export const QR_CONTENT_TYPES = { png: "image/png", svg: "image/svg+xml" } as const;
 
 /** 6 hex digits with or without `#` (ARCHITECTURE); normalised to `#RRGGBB` so equal colours share a cache entry. */

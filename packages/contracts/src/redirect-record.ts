@@ -24,6 +24,16 @@ export function redirectKey(code: string): string {
 }
 
 /**
+ * "No link has this code", shared by every redirect instance (issue 11): the redirect sets it with a
+ * short TTL when management answers 404, and management deletes it in the same transaction as every
+ * write of the code's record, so a code created after a miss redirects at once. A `link:` record, when
+ * present, always wins over it.
+ */
+export function redirectMissKey(code: string): string {
+  return `miss:${code}`;
+}
+
+/**
  * Redis pub/sub channel on which management announces a changed or deleted short code (the message is
  * the code), so every redirect instance drops it from its in-process cache. Channels are not covered by
  * ioredis' keyPrefix: tests sharing a Redis see each other's messages (harmless: only cache drops).

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  domainVerificationRecord,
   LegacyAccountResponse,
   LegacyAccountUpdateBody,
   LegacyAssignParams,
@@ -59,7 +60,16 @@ describe("legacy API shapes", () => {
       data: {
         ...page,
         domains: [
-          { id: 1, domain: "https://go.example.com", redirectroot: "https://example.com", redirect404: null },
+          {
+            id: 1,
+            domain: "https://go.example.com",
+            redirectroot: "https://example.com",
+            redirect404: null,
+            status: "verified",
+            verified_at: "2026-01-01 10:00:00",
+            last_checked_at: "2026-01-01 10:00:00",
+            verification: domainVerificationRecord("go.example.com", "0123456789abcdef0123456789abcdef"),
+          },
         ],
       },
     };
@@ -120,13 +130,19 @@ describe("legacy API shapes", () => {
     expect(LegacyCampaignUpdateBody.parse({ name: "A", slug: null })).toEqual({ name: "A", slug: null });
   });
 
-  it("takes a branded domain as scheme and host only", () => {
+  it("takes a branded domain as scheme and DNS name only", () => {
     expect(LegacyDomainAddBody.safeParse({ domain: "https://go.example.com" }).success).toBe(true);
+    expect(LegacyDomainAddBody.safeParse({ domain: "https://Go.Example.COM.:443" }).success).toBe(true);
     for (const domain of [
       "go.example.com",
       "ftp://go.example.com",
       "https://go.example.com/path",
       "https://go.example.com/?a=1",
+      "https://go.example.com:8080",
+      "https://127.0.0.1",
+      "https://[::1]",
+      "https://localhost",
+      "https://intranet",
     ]) {
       expect(LegacyDomainAddBody.safeParse({ domain }).success, domain).toBe(false);
     }

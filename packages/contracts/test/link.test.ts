@@ -43,7 +43,7 @@ describe("CreateLinkBody", () => {
       url: "https://example.com/a?b=c",
       custom_alias: "Spring-Sale-2026",
       title: "Sale",
-      password: "hunter2",
+      password: "hunter22",
       expires_at: "2026-12-31T23:59:59+01:00",
     };
     expect(CreateLinkBody.parse(body)).toEqual(body);
@@ -104,6 +104,27 @@ describe("CreateLinkBody", () => {
   it("rejects an empty title and password", () => {
     expect(CreateLinkBody.safeParse({ url: "https://e.com", title: "  " }).success).toBe(false);
     expect(CreateLinkBody.safeParse({ url: "https://e.com", password: "" }).success).toBe(false);
+  });
+
+  it("wants link passwords of 8 to 128 characters, on create, update and each bulk item", () => {
+    const tooShort = "1234567";
+    const message = "A link password needs at least 8 characters";
+    const create = CreateLinkBody.safeParse({ url: "https://e.com", password: tooShort });
+    expect(create.error?.issues).toMatchObject([{ path: ["password"], message }]);
+    expect(CreateLinkBody.safeParse({ url: "https://e.com", password: "12345678" }).success).toBe(true);
+    expect(CreateLinkBody.safeParse({ url: "https://e.com", password: "x".repeat(129) }).success).toBe(false);
+    const update = parseUpdateLinkBody({ password: tooShort });
+    expect(update.ok).toBe(false);
+    expect(update.ok === false && update.code === "VALIDATION_ERROR" && update.error.issues).toMatchObject([
+      { path: ["password"], message },
+    ]);
+    expect(parseUpdateLinkBody({ password: "12345678" }).ok).toBe(true);
+    // null removes the password; it is not a password of length 0.
+    expect(parseUpdateLinkBody({ password: null }).ok).toBe(true);
+    const bulk = BulkCreateBody.safeParse({
+      links: [{ url: "https://e.com" }, { url: "https://e.com", password: tooShort }],
+    });
+    expect(bulk.error?.issues).toMatchObject([{ path: ["links", 1, "password"], message }]);
   });
 
   // Postgres text cannot hold NUL: refused here, before a write could fail with a 500.

@@ -110,6 +110,7 @@ describe("OpenAPI document", () => {
       "PUT /api/account/update",
       "GET /api/domains",
       "POST /api/domain/add",
+      "POST /api/domain/:id/verify",
       "PUT /api/domain/:id/update",
       "DELETE /api/domain/:id/delete",
       "GET /api/overlay",

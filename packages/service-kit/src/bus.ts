@@ -10,6 +10,8 @@ export function createServiceBus(config: CommonConfig, clientId: string, logger:
     prefix: config.BUS_PREFIX,
     redisUrl: config.REDIS_URL,
     kafkaBrokers: config.KAFKA_BROKERS,
+    // Consumed entries past this many are trimmed: click events carry raw IPs (docs/analytics.md).
+    redis: { maxLen: config.BUS_REDIS_MAX_LEN },
     kafka: {
       sessionTimeout: config.KAFKA_SESSION_TIMEOUT_MS,
       rebalanceTimeout: config.KAFKA_REBALANCE_TIMEOUT_MS,

@@ -1,6 +1,28 @@
 import { z } from "zod";
 
 export const DEV_INTERNAL_TOKEN = "kurz-dev-internal-token";
+/** The analytics salt's development default (services/analytics/src/config.ts). */
+export const DEV_ANALYTICS_SALT_SECRET = "kurz-dev-analytics-salt";
+
+/**
+ * Secrets whose development defaults are public (they are in this repository): production refuses
+ * to start with any of them unset or at its default.
+ */
+const DEV_SECRETS: Record<string, string> = {
+  INTERNAL_TOKEN: DEV_INTERNAL_TOKEN,
+  ANALYTICS_SALT_SECRET: DEV_ANALYTICS_SALT_SECRET,
+};
+
+/** True for an address only this machine can reach: 127.0.0.0/8, ::1, localhost (also bracketed or v4-mapped). */
+export function isLoopbackHost(host: string): boolean {
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, "$1");
+  if (h === "localhost" || h === "::1" || h === "0:0:0:0:0:0:0:1") return true;
+  const v4 = h.startsWith("::ffff:") ? h.slice(7) : h;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
+}
 
 type Env = Record<string, string | undefined>;
 
@@ -43,14 +65,26 @@ export function loadConfig<S extends z.ZodObject>(schema: S, env: Env = process.
 function crossFieldProblems(keys: readonly string[], env: Env): string[] {
   const problems: string[] = [];
   const has = (key: string) => keys.includes(key);
-  const token = env.INTERNAL_TOKEN ?? "";
+  for (const [key, devDefault] of Object.entries(DEV_SECRETS)) {
+    const value = env[key] ?? "";
+    if (has(key) && env.NODE_ENV === "production" && (value === "" || value === devDefault)) {
+      problems.push(`${key}: must be set to a secret (not the development default) when NODE_ENV=production`);
+    }
+  }
+  // The development token is public: a service reachable from other machines must not accept it
+  // (nor hold it, since every internal credential is derived from it).
+  const token = env.INTERNAL_TOKEN || DEV_INTERNAL_TOKEN;
+  const host = env.HOST || "127.0.0.1";
+  const alreadyRefused = problems.some((p) => p.startsWith("INTERNAL_TOKEN:"));
   if (
     has("INTERNAL_TOKEN") &&
-    env.NODE_ENV === "production" &&
-    (token === "" || token === DEV_INTERNAL_TOKEN)
+    has("HOST") &&
+    token === DEV_INTERNAL_TOKEN &&
+    !isLoopbackHost(host) &&
+    !alreadyRefused
   ) {
     problems.push(
-      "INTERNAL_TOKEN: must be set to a secret (not the development default) when NODE_ENV=production",
+      "INTERNAL_TOKEN: the development default is refused when HOST is not a loopback address; set a secret",
     );
   }
   if (has("KAFKA_BROKERS") && env.BUS === "kafka" && (env.KAFKA_BROKERS ?? "").trim() === "") {
@@ -127,6 +161,10 @@ export const commonConfigSchema = z.object({
   KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   KAFKA_REBALANCE_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   KAFKA_HEARTBEAT_MS: z.coerce.number().int().positive().default(3_000),
+  // BUS=redis: a stream is trimmed, down to what some consumer group still needs, once it holds more
+  // entries than this. Click events carry raw IPs, so consumed ones should not linger; unconsumed
+  // ones are never dropped (docs/analytics.md, "Where raw IPs live").
+  BUS_REDIS_MAX_LEN: z.coerce.number().int().positive().default(10_000),
   BUS_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9._-]*$/, "may contain only letters, digits, '.', '_' and '-'")

@@ -60,13 +60,12 @@ export function accessLog(logger: Logger): RequestHandler {
     // Probes hit these every few seconds; at info they would drown the real traffic.
     customLogLevel: (req) => (QUIET_PATHS.has(pathOf(req)) ? "debug" : "info"),
     serializers: {
-      // The standard serializer adds the client address; we never log it.
+      // The standard serializer adds the client address; we never log it, nor the user agent.
       req: (req: { id: unknown; method: string; url: string; headers: Record<string, unknown> }) => ({
         id: req.id,
         method: req.method,
         url: req.url,
         headers: {
-          "user-agent": req.headers["user-agent"],
           "content-type": req.headers["content-type"],
           "content-length": req.headers["content-length"],
         },

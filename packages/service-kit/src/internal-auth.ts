@@ -1,11 +1,41 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+/**
+ * Credentials between services (docs/security.md, "Edges, paths and internal credentials").
+ *
+ * One secret (INTERNAL_TOKEN) is configured everywhere, but it is never sent and unlocks
+ * nothing by itself. Each use gets its own credential derived from it with HMAC-SHA256:
+ * - a caller credential per service (`callerToken`) for `/internal/*` calls made on nobody's
+ *   behalf, accepted only by the routes that list that caller (`requireCaller`);
+ * - one forwarding credential (`forwardToken`), which only the gateway sends, beside the
+ *   end-user identity headers, when it forwards a user's request to `/api/*`
+ *   (`requireForwarded`).
+ * An `/internal/*` route refuses any request carrying end-user identity or the forwarding
+ * credential, so a user request that reaches it (a traversal, a confused proxy) acts as nobody.
+ */
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { RequestHandler, Response } from "express";
-import { unauthorized } from "./errors.ts";
+import { forbidden, unauthorized } from "./errors.ts";
 
+/** Carries a caller credential (`callerToken`) on `/internal/*` calls. */
 export const INTERNAL_TOKEN_HEADER = "x-kurz-internal-token";
+/** Names the calling service; informational (logs), the token is what proves it. */
+export const CALLER_HEADER = "x-kurz-caller";
+/** Carries the forwarding credential (`forwardToken`) on requests the gateway forwards. */
+export const FORWARD_TOKEN_HEADER = "x-kurz-forward-token";
 export const ACCOUNT_ID_HEADER = "x-kurz-account-id";
 export const KEY_ID_HEADER = "x-kurz-key-id";
+
+/** Every header a client must never be able to set; the gateway strips them all before forwarding. */
+export const TRUSTED_HEADERS = [
+  INTERNAL_TOKEN_HEADER,
+  CALLER_HEADER,
+  FORWARD_TOKEN_HEADER,
+  ACCOUNT_ID_HEADER,
+  KEY_ID_HEADER,
+] as const;
+
+export type Caller = "gateway" | "redirect" | "analytics" | "management";
+export const CALLERS: readonly Caller[] = ["gateway", "redirect", "analytics", "management"];
 
 /** Who the gateway says is calling; null on internal calls made on nobody's behalf. */
 export interface Identity {
@@ -13,15 +43,39 @@ export interface Identity {
   keyId: string | null;
 }
 
+const derive = (secret: string, label: string): string => {
+  if (secret === "") throw new Error("internal-auth: the INTERNAL_TOKEN secret must not be empty");
+  return createHmac("sha256", secret).update(label).digest("hex");
+};
+
+/** The credential `caller` presents on `/internal/*` (hex HMAC-SHA256 of `kurz-internal:<caller>`). */
+export function callerToken(secret: string, caller: Caller): string {
+  return derive(secret, `kurz-internal:${caller}`);
+}
+
+/** The credential the gateway presents when it forwards a user's request (HMAC of `kurz-forward`). */
+export function forwardToken(secret: string): string {
+  return derive(secret, "kurz-forward");
+}
+
+/** Headers for a call to another service's `/internal/*` made on nobody's behalf. */
+export function internalHeaders(secret: string, caller: Caller): Record<string, string> {
+  return { [INTERNAL_TOKEN_HEADER]: callerToken(secret, caller), [CALLER_HEADER]: caller };
+}
+
+/** Headers the gateway adds to a forwarded user request (tests use it to stand in for the gateway). */
+export function forwardedHeaders(secret: string, identity: Partial<Identity> = {}): Record<string, string> {
+  const headers: Record<string, string> = { [FORWARD_TOKEN_HEADER]: forwardToken(secret) };
+  if (identity.accountId) headers[ACCOUNT_ID_HEADER] = identity.accountId;
+  if (identity.keyId) headers[KEY_ID_HEADER] = identity.keyId;
+  return headers;
+}
+
 // Hashing first makes both sides the same length, so the comparison leaks neither
 // the token's content nor its length.
 const digest = (value: string) => createHash("sha256").update(value).digest();
-
-export function hasInternalToken(req: IncomingMessage, token: string): boolean {
-  const presented = req.headers[INTERNAL_TOKEN_HEADER];
-  if (typeof presented !== "string" || presented === "") return false;
-  return timingSafeEqual(digest(presented), digest(token));
-}
+const sameSecret = (presented: string, expected: string) =>
+  timingSafeEqual(digest(presented), digest(expected));
 
 function singleHeader(req: IncomingMessage, name: string): string | null {
   const value = req.headers[name];
@@ -32,14 +86,74 @@ export function identityFrom(req: IncomingMessage): Identity {
   return { accountId: singleHeader(req, ACCOUNT_ID_HEADER), keyId: singleHeader(req, KEY_ID_HEADER) };
 }
 
+/** True when the request carries the gateway's forwarding credential. */
+export function hasForwardToken(req: IncomingMessage, secret: string): boolean {
+  const presented = singleHeader(req, FORWARD_TOKEN_HEADER);
+  return presented !== null && sameSecret(presented, forwardToken(secret));
+}
+
+/** The caller among `allowed` whose credential the request presents, or null. */
+export function presentedCaller(
+  req: IncomingMessage,
+  secret: string,
+  allowed: readonly Caller[],
+): Caller | null {
+  return matchCaller(
+    req,
+    allowed.map((caller) => [caller, callerToken(secret, caller)] as const),
+  );
+}
+
+function matchCaller(req: IncomingMessage, expected: readonly (readonly [Caller, string])[]): Caller | null {
+  const presented = singleHeader(req, INTERNAL_TOKEN_HEADER);
+  if (presented === null) return null;
+  let match: Caller | null = null;
+  // Compare against every allowed caller so the time taken does not reveal which one matched.
+  for (const [caller, token] of expected) if (sameSecret(presented, token)) match = caller;
+  return match;
+}
+
+const carriesUserContext = (req: IncomingMessage) =>
+  req.headers[ACCOUNT_ID_HEADER] !== undefined ||
+  req.headers[KEY_ID_HEADER] !== undefined ||
+  req.headers[FORWARD_TOKEN_HEADER] !== undefined;
+
 /**
- * Guards internal services: without the shared token a request is refused with 401, so
- * identity headers from anyone but the gateway are never trusted.
+ * Guards `/internal/*` routes: only the listed callers' credentials pass (401 otherwise), and a
+ * request that carries end-user identity or the forwarding credential is refused (403) whatever
+ * else it presents. Sets `res.locals.caller` and a null `res.locals.identity`.
  */
-export function requireInternal(token: string): RequestHandler {
-  if (token === "") throw new Error("requireInternal: the internal token must not be empty");
+export function requireCaller(secret: string, allowed: Caller[]): RequestHandler {
+  if (secret === "") throw new Error("requireCaller: the internal token must not be empty");
+  if (allowed.length === 0) throw new Error("requireCaller: name at least one caller");
+  const expected = allowed.map((caller) => [caller, callerToken(secret, caller)] as const);
   return (req, res, next) => {
-    if (!hasInternalToken(req, token)) {
+    if (carriesUserContext(req)) {
+      next(forbidden("Internal endpoints do not act on behalf of users"));
+      return;
+    }
+    const caller = matchCaller(req, expected);
+    if (caller === null) {
+      next(unauthorized("Missing or invalid internal credential"));
+      return;
+    }
+    res.locals.caller = caller;
+    res.locals.identity = { accountId: null, keyId: null } satisfies Identity;
+    next();
+  };
+}
+
+/**
+ * Guards the user-facing routes of internal services (`/api/*` behind the gateway): only the
+ * gateway's forwarding credential passes (401 otherwise); the identity headers that come with it
+ * land on `res.locals.identity`. Caller credentials and the raw secret are not accepted here.
+ */
+export function requireForwarded(secret: string): RequestHandler {
+  if (secret === "") throw new Error("requireForwarded: the internal token must not be empty");
+  const expected = forwardToken(secret);
+  return (req, res, next) => {
+    const presented = singleHeader(req, FORWARD_TOKEN_HEADER);
+    if (presented === null || !sameSecret(presented, expected)) {
       next(unauthorized("Missing or invalid internal token"));
       return;
     }
@@ -48,8 +162,11 @@ export function requireInternal(token: string): RequestHandler {
   };
 }
 
+/** @deprecated the old name of `requireForwarded`; kept so existing mounts keep their meaning. */
+export const requireInternal = requireForwarded;
+
 /**
- * The caller's account on a route behind requireInternal, or 401 when the gateway sent none.
+ * The caller's account on a route behind requireForwarded, or 401 when the gateway sent none.
  * (No global `res.locals` typing: services keep their own view of locals.)
  */
 export function requireIdentity(res: Response): { accountId: string; keyId: string | null } {

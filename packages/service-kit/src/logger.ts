@@ -2,11 +2,13 @@ import { type DestinationStream, type LevelWithSilent, type Logger, pino } from 
 
 export type { Logger } from "pino";
 
-// Credentials, personal data and client addresses must never reach log storage.
+// Credentials, personal data, client addresses and user agents must never reach log storage.
 export const REDACT_PATHS = [
   "req.headers.authorization",
   "req.headers.cookie",
   'req.headers["x-kurz-internal-token"]',
+  'req.headers["x-kurz-forward-token"]',
+  'req.headers["user-agent"]',
   'req.headers["x-forwarded-for"]',
   'req.headers["x-real-ip"]',
   'req.headers["forwarded"]',

@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import type { OTLPTraceExporter as OTLPTraceExporterType } from "@opentelemetry/exporter-trace-otlp-http";
 import type { HttpInstrumentation as HttpInstrumentationType } from "@opentelemetry/instrumentation-http";
-import type { NodeSDK as NodeSDKType } from "@opentelemetry/sdk-node";
+import type { NodeSDK as NodeSDKType, tracing } from "@opentelemetry/sdk-node";
 import type { Logger } from "./logger.ts";
 
 export interface Telemetry {
@@ -14,6 +14,62 @@ export interface TelemetryOptions {
   logger?: Logger;
   /** Bound on flushing spans at shutdown; a blackholed collector must not stall exit. Default 5000. */
   shutdownTimeoutMs?: number;
+  /** Where spans go instead of the OTLP endpoint (tests pass an in-memory exporter). */
+  spanExporter?: tracing.SpanExporter;
+}
+
+/**
+ * Span attributes that would carry a visitor's address or user agent (current and older HTTP
+ * semantic conventions). On a server span the peer is the client, so peer addresses go too; on a
+ * client span they are one of our own services, which traces do not need either.
+ */
+export const PRIVATE_SPAN_ATTRIBUTES: ReadonlySet<string> = new Set([
+  "client.address",
+  "client.port",
+  "client.socket.address",
+  "client.socket.port",
+  "network.peer.address",
+  "network.peer.port",
+  "net.peer.ip",
+  "net.peer.port",
+  "net.sock.peer.addr",
+  "net.sock.peer.port",
+  "net.sock.peer.name",
+  "http.client_ip",
+  "user_agent.original",
+  "user_agent.name",
+  "user_agent.version",
+  "user_agent.synthetic.type",
+  "http.user_agent",
+]);
+// Captured request headers (`http.request.header.<name>`) that identify a client or carry credentials.
+const PRIVATE_HEADER_ATTRIBUTE =
+  /^http\.request\.header\.(user[-_]agent|x[-_]forwarded[-_]for|x[-_]real[-_]ip|forwarded|cookie|authorization|x[-_]kurz[-_].*)$/i;
+
+export const isPrivateSpanAttribute = (key: string): boolean =>
+  PRIVATE_SPAN_ATTRIBUTES.has(key) || PRIVATE_HEADER_ATTRIBUTE.test(key);
+
+/**
+ * Removes client addresses and user agents from every span before any exporter sees it
+ * (docs/analytics.md, "What raw data lives where"). Registered ahead of the exporting processor;
+ * span attributes are a plain object the SDK no longer reads once the span has ended.
+ */
+export class PrivacySpanProcessor implements tracing.SpanProcessor {
+  onStart(): void {}
+  onEnd(span: tracing.ReadableSpan): void {
+    scrub(span.attributes as Record<string, unknown>);
+    for (const event of span.events) if (event.attributes) scrub(event.attributes as Record<string, unknown>);
+  }
+  forceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+  shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+function scrub(attributes: Record<string, unknown>): void {
+  for (const key of Object.keys(attributes)) if (isPrivateSpanAttribute(key)) delete attributes[key];
 }
 
 const DISABLED: Telemetry = { enabled: false, shutdown: async () => {} };
@@ -33,10 +89,11 @@ export function startTelemetry(serviceName: string, options: TelemetryOptions = 
   const endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
   if (!endpoint || env.OTEL_SDK_DISABLED === "true") return DISABLED;
 
-  const { NodeSDK, api, resources } = requireLazily("@opentelemetry/sdk-node") as {
+  const { NodeSDK, api, resources, tracing } = requireLazily("@opentelemetry/sdk-node") as {
     NodeSDK: typeof NodeSDKType;
     api: typeof import("@opentelemetry/api");
     resources: typeof import("@opentelemetry/sdk-node").resources;
+    tracing: typeof import("@opentelemetry/sdk-node").tracing;
   };
   const { OTLPTraceExporter } = requireLazily("@opentelemetry/exporter-trace-otlp-http") as {
     OTLPTraceExporter: typeof OTLPTraceExporterType;
@@ -59,7 +116,11 @@ export function startTelemetry(serviceName: string, options: TelemetryOptions = 
     env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || `${endpoint.replace(/\/+$/, "")}/v1/traces`;
   const sdk: NodeSDKType = new NodeSDK({
     serviceName: env.OTEL_SERVICE_NAME?.trim() || serviceName,
-    traceExporter: new OTLPTraceExporter({ url: tracesUrl }),
+    // The privacy processor runs first, so no exporter ever receives a client address or user agent.
+    spanProcessors: [
+      new PrivacySpanProcessor(),
+      new tracing.BatchSpanProcessor(options.spanExporter ?? new OTLPTraceExporter({ url: tracesUrl })),
+    ],
     // Only traces are exported; empty lists stop the SDK configuring log/metric exporters from env.
     logRecordProcessors: [],
     metricReaders: [],

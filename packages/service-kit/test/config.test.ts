@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ConfigError, commonConfigSchema, DEV_INTERNAL_TOKEN, loadConfig, port } from "../src/index.ts";
+import {
+  ConfigError,
+  commonConfigSchema,
+  DEV_ANALYTICS_SALT_SECRET,
+  DEV_INTERNAL_TOKEN,
+  isLoopbackHost,
+  loadConfig,
+  port,
+} from "../src/index.ts";
 
 const serviceSchema = commonConfigSchema.extend({
   PORT: port(8081),
@@ -99,6 +107,57 @@ describe("loadConfig", () => {
       INTERNAL_TOKEN: "a-long-random-secret",
     });
     expect(config.INTERNAL_TOKEN).toBe("a-long-random-secret");
+  });
+
+  it("requires a real analytics salt in production, for schemas that have one", () => {
+    const withSalt = serviceSchema.extend({
+      ANALYTICS_SALT_SECRET: z.string().default(DEV_ANALYTICS_SALT_SECRET),
+    });
+    const secret = { NODE_ENV: "production", INTERNAL_TOKEN: "a-long-random-secret", HOST: "0.0.0.0" };
+    const refusal =
+      "ANALYTICS_SALT_SECRET: must be set to a secret (not the development default) when NODE_ENV=production";
+    expect(problemsOf(() => loadConfig(withSalt, secret))).toEqual([refusal]);
+    expect(
+      problemsOf(() => loadConfig(withSalt, { ...secret, ANALYTICS_SALT_SECRET: DEV_ANALYTICS_SALT_SECRET })),
+    ).toEqual([refusal]);
+    expect(
+      loadConfig(withSalt, { ...secret, ANALYTICS_SALT_SECRET: "salt-secret" }).ANALYTICS_SALT_SECRET,
+    ).toBe("salt-secret");
+    // Both secrets missing: both named at once.
+    expect(problemsOf(() => loadConfig(withSalt, { NODE_ENV: "production" }))).toHaveLength(2);
+    // Outside production the development salt is fine.
+    expect(loadConfig(withSalt, {}).ANALYTICS_SALT_SECRET).toBe(DEV_ANALYTICS_SALT_SECRET);
+  });
+
+  it("refuses the development token on a listener other machines can reach", () => {
+    const refusal =
+      "INTERNAL_TOKEN: the development default is refused when HOST is not a loopback address; set a secret";
+    for (const HOST of ["0.0.0.0", "::", "192.168.1.10", "kurz.example.com", "[::]"]) {
+      expect(
+        problemsOf(() => loadConfig(serviceSchema, { HOST })),
+        HOST,
+      ).toEqual([refusal]);
+      expect(
+        problemsOf(() => loadConfig(serviceSchema, { HOST, INTERNAL_TOKEN: DEV_INTERNAL_TOKEN })),
+        HOST,
+      ).toEqual([refusal]);
+      expect(loadConfig(serviceSchema, { HOST, INTERNAL_TOKEN: "a-long-random-secret" }).HOST).toBe(HOST);
+    }
+    for (const HOST of ["127.0.0.1", "127.1.2.3", "localhost", "::1", "[::1]", "::ffff:127.0.0.1", ""]) {
+      expect(loadConfig(serviceSchema, { HOST }).INTERNAL_TOKEN, HOST).toBe(DEV_INTERNAL_TOKEN);
+    }
+    // In production the missing secret is reported once, not twice.
+    expect(
+      problemsOf(() => loadConfig(serviceSchema, { NODE_ENV: "production", HOST: "0.0.0.0" })),
+    ).toHaveLength(1);
+  });
+
+  it("tells loopback addresses from the rest", () => {
+    expect(isLoopbackHost("127.0.0.1")).toBe(true);
+    expect(isLoopbackHost("LOCALHOST")).toBe(true);
+    expect(isLoopbackHost("0.0.0.0")).toBe(false);
+    expect(isLoopbackHost("127.0.0.1.example.com")).toBe(false);
+    expect(isLoopbackHost("::ffff:10.0.0.1")).toBe(false);
   });
 
   it("requires KAFKA_BROKERS when BUS=kafka, reported along with other problems", () => {

@@ -1,4 +1,5 @@
 export * from "./database.ts";
+export * from "./dns.ts";
 export * from "./infra.ts";
 export * from "./net.ts";
 export * from "./process.ts";

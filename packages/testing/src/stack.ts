@@ -19,8 +19,11 @@ export interface Stack {
   /** The public origin (the gateway), e.g. http://127.0.0.1:41234 */
   origin: string;
   prefix: string;
-  /** Direct URLs of each service, for tests that must bypass the gateway. */
-  urls: { gateway: string; management: string; redirect: string; analytics: string };
+  /**
+   * Direct URLs of each service, for tests that must bypass the gateway; `redirectOps` is the
+   * redirect's operational listener (/health, /ready, /metrics), which the public origin never serves.
+   */
+  urls: { gateway: string; management: string; redirect: string; analytics: string; redirectOps: string };
   databaseUrl: string;
   env: Record<string, string>;
   createAccount(
@@ -48,7 +51,13 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const prefix = opts.prefix ?? uniquePrefix("stack");
   const spoolDir = mkdtempSync(join(tmpdir(), `kurz-spool-${prefix}-`));
   const db = await createTestDatabase("stack", { migrate: migrateDatabase });
-  const [gw, mg, rd, an] = await Promise.all([getFreePort(), getFreePort(), getFreePort(), getFreePort()]);
+  const [gw, mg, rd, an, ops] = await Promise.all([
+    getFreePort(),
+    getFreePort(),
+    getFreePort(),
+    getFreePort(),
+    getFreePort(),
+  ]);
   // As in `./kurz up`: the redirect service owns the public origin and pipes API paths to the gateway.
   const origin = `http://127.0.0.1:${rd}`;
   const env: Record<string, string> = {
@@ -73,15 +82,17 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const procs: StartedProcess[] = [];
   const own: Record<string, Record<string, string>> = {
     gateway: { REDIRECT_URL: "" },
-    redirect: { API_UPSTREAM_URL: `http://127.0.0.1:${gw}` },
+    redirect: { API_UPSTREAM_URL: `http://127.0.0.1:${gw}`, OPS_PORT: String(ops) },
   };
+  // The redirect answers readiness only on its operational listener (docs/redirect.md).
+  const readyPort = (name: string, port: number) => (name === "redirect" ? ops : port);
   const boot = (name: string, port: number) =>
     startProcess({
       cmd: process.execPath,
       args: ["--import", "tsx", `services/${name}/src/main.ts`],
       cwd: root,
       env: { ...env, ...own[name], ...opts.extraEnv, PORT: String(port) },
-      readyUrl: `http://127.0.0.1:${port}/ready`,
+      readyUrl: `http://127.0.0.1:${readyPort(name, port)}/ready`,
       readyTimeoutMs: 60_000,
     }).then((p) => {
       procs.push(p);
@@ -112,6 +123,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       management: env.MANAGEMENT_URL!,
       redirect: env.REDIRECT_URL!,
       analytics: env.ANALYTICS_URL!,
+      redirectOps: `http://127.0.0.1:${ops}`,
     },
     databaseUrl: db.url,
     env,

@@ -1,9 +1,10 @@
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
-import { commonConfigSchema, loadConfig } from "@kurz/service-kit";
+import { LINKS_SUMMARY_MAX_WINDOW_SECONDS } from "@kurz/contracts";
+import { commonConfigSchema, DEV_ANALYTICS_SALT_SECRET, loadConfig } from "@kurz/service-kit";
 import { z } from "zod";
 
-export const DEV_SALT_SECRET = "kurz-dev-analytics-salt";
+export const DEV_SALT_SECRET = DEV_ANALYTICS_SALT_SECRET;
 
 /** The DB-IP city databases shipped in npm (CC BY 4.0): one directory with an IPv4 and an IPv6 file. */
 function bundledGeoIpDir(): string {
@@ -30,18 +31,23 @@ export const analyticsConfigSchema = commonConfigSchema.extend({
   CLICKHOUSE_PASSWORD: z.string().default(""),
   // An .mmdb file, or a directory holding `*-ipv4.mmdb` and `*-ipv6.mmdb`; empty turns locations off.
   GEOIP_DB_PATH: z.string().default(bundledGeoIpDir()),
-  // Unique visitors hash ip + user agent with a salt derived from this secret and the day.
+  // Unique visitors hash ip + user agent with a salt derived from this secret and the day. Production
+  // refuses to start with it unset or at the development default (service-kit's config rules).
   ANALYTICS_SALT_SECRET: z.string().min(1).default(DEV_SALT_SECRET),
   // How often click totals go back to management (clicks_count, total_clicks).
   CLICK_TOTALS_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
+  // Management answers which links exist and whose they are, on every analytics request.
+  MANAGEMENT_URL: z.url().default("http://127.0.0.1:8081"),
+  // How far back the summary asks management for deleted links, to leave out their clicks until the
+  // link consumer has applied the deletion: keep it above the longest consumer lag you expect.
+  DELETED_LINKS_WINDOW_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(LINKS_SUMMARY_MAX_WINDOW_SECONDS)
+    .default(900),
 });
 export type AnalyticsConfig = z.infer<typeof analyticsConfigSchema>;
 
-export const loadAnalyticsConfig = (env = process.env): AnalyticsConfig => {
-  const config = loadConfig(analyticsConfigSchema, env);
-  if (env.NODE_ENV === "production" && config.ANALYTICS_SALT_SECRET === DEV_SALT_SECRET) {
-    // Not fatal: the salt only keeps visitor hashes from being recomputed by someone who knows it.
-    process.emitWarning("ANALYTICS_SALT_SECRET is the development default; set a secret in production");
-  }
-  return config;
-};
+export const loadAnalyticsConfig = (env = process.env): AnalyticsConfig =>
+  loadConfig(analyticsConfigSchema, env);

@@ -8,6 +8,7 @@ import { VisitorHasher } from "./enrich/visitor-hash.ts";
 import { ClickTotalsPublisher } from "./ingest/click-totals.ts";
 import { subscribeClicks } from "./ingest/clicks.ts";
 import { subscribeLinks } from "./ingest/links.ts";
+import { ManagementLinks } from "./management-links.ts";
 
 const config = loadAnalyticsConfig();
 const logger = createLogger("analytics", config.LOG_LEVEL);
@@ -41,8 +42,15 @@ await runService({
       }),
     ]);
     totals.start();
+    const links = new ManagementLinks({
+      managementUrl: config.MANAGEMENT_URL,
+      internalToken: config.INTERNAL_TOKEN,
+      deletedWindowSeconds: config.DELETED_LINKS_WINDOW_SECONDS,
+      logger,
+    });
     const app = createAnalyticsApp({
       ch,
+      links,
       logger,
       internalToken: config.INTERNAL_TOKEN,
       readiness: { clickhouse: () => ch.ping(), bus: () => bus.ping() },

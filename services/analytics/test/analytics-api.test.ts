@@ -235,7 +235,7 @@ describe("summary", () => {
       async () => (await api(a, "GET", "/api/v1/analytics/summary")).body.data.active_links === 6,
       {
         timeoutMs: 10_000,
-        description: "the deactivation in the link dimension",
+        description: "the deactivation in the summary",
       },
     );
     const { status, body } = await api(a, "GET", "/api/v1/analytics/summary");

@@ -2,7 +2,7 @@
 // authentication costs no database query on the hot path. Unknown keys are cached briefly too.
 import { createHash } from "node:crypto";
 import { API_KEY_PATTERN, apiKeyCacheKey, KeyRecord } from "@kurz/contracts";
-import { keyExpired, keyRevoked, serviceUnavailable, unauthorized } from "@kurz/service-kit";
+import { internalHeaders, keyExpired, keyRevoked, serviceUnavailable, unauthorized } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
 
 const UNKNOWN = "unknown";
@@ -13,7 +13,11 @@ const unavailable = () => serviceUnavailable("Authentication is temporarily unav
 export class ApiKeys {
   constructor(
     private readonly redis: Redis,
-    private readonly opts: { managementUrl: string; internalToken: string; ttlSeconds: number },
+    private readonly opts: {
+      managementUrl: string /** The INTERNAL_TOKEN secret. */;
+      internalSecret: string;
+      ttlSeconds: number;
+    },
   ) {}
 
   /** Throws 401 (UNAUTHORIZED, KEY_EXPIRED or KEY_REVOKED) or 503; returns the live key otherwise. */
@@ -50,7 +54,7 @@ export class ApiKeys {
     let res: Response;
     try {
       res = await fetch(`${this.opts.managementUrl}/internal/keys/${hash}`, {
-        headers: { "x-kurz-internal-token": this.opts.internalToken },
+        headers: internalHeaders(this.opts.internalSecret, "gateway"),
         signal: AbortSignal.timeout(3_000),
       });
     } catch {

@@ -1,19 +1,23 @@
 // Routing: /api/v1/* and /api/* are authenticated and rate limited, then forwarded to the owning
-// service; in single-machine mode every other path goes to the redirect service.
-import { createHash } from "node:crypto";
+// service; in single-machine mode every other path goes to the redirect service. The path is made
+// canonical once, before anything routes on it, and exactly that path is forwarded (docs/security.md).
+import { createHmac } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { buildOpenApiDocument, RATE_LIMIT_HEADERS } from "@kurz/contracts";
 import {
   apiError,
+  canonicalPath,
   createApp,
   envelopeForPath,
   healthRoutes,
   installErrorHandlers,
+  isApiError,
   type Logger,
   methodNotAllowed,
   methodNotAllowedError,
   payloadTooLarge,
   sendError,
+  sendPathRefusal,
   serviceUnavailable,
 } from "@kurz/service-kit";
 import type { Express, NextFunction, Request, Response } from "express";
@@ -22,7 +26,7 @@ import type { GatewayConfig } from "./config.ts";
 import { docsRouter } from "./docs-page.ts";
 import type { KeyUsageRecorder } from "./key-usage.ts";
 import { createForwarder } from "./proxy.ts";
-import { type RateLimiter, reportedWindow, type Window } from "./rate-limit.ts";
+import { type RateLimiter, reportedWindow, type Window, type WindowState } from "./rate-limit.ts";
 import { RouteTable } from "./route-table.ts";
 
 export interface GatewayDeps {
@@ -39,6 +43,20 @@ const PUBLIC_RATE_LIMIT_PER_MINUTE = 60;
 
 const pathOf = (url: string) => url.split("?", 1)[0]!;
 
+/**
+ * The client's address, keyed-hashed: per-client budgets key on it and no raw IP is kept in Redis. Keyed
+ * with the deployment's secret (shared by every gateway instance) because a plain hash of an IPv4
+ * address is undone by hashing all 2^32 of them.
+ */
+const clientHasher = (secret: string) => (req: Request) =>
+  createHmac("sha256", secret)
+    .update(`client:${req.ip ?? req.socket.remoteAddress ?? ""}`)
+    .digest("hex")
+    .slice(0, 32);
+
+/** The path this request was routed on and is forwarded at, set once by the canonical-path guard. */
+const routedUrl = (res: Response): string => res.locals.canonicalUrl as string;
+
 export function createGatewayApp(deps: GatewayDeps): Express {
   const { config, logger } = deps;
   // Bodies stream through to the upstream untouched; the owning service parses and validates them
@@ -47,19 +65,26 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   // req.ip (per-client limits on public endpoints) must be the visitor, not the proxy in front.
   app.set("trust proxy", config.TRUST_PROXY > 0 ? config.TRUST_PROXY : false);
   const routes = new RouteTable();
+  const clientHash = clientHasher(config.INTERNAL_TOKEN);
 
   const unavailable = (err: Error, req: IncomingMessage, res: ServerResponse) => {
-    logger.error({ err: err.message, path: pathOf(req.url ?? "") }, "upstream unavailable");
+    // Express strips mount paths from req.url; originalUrl is the routed one.
+    const url = (req as Partial<Request>).originalUrl ?? req.url ?? "/";
+    logger.error({ err: err.message, path: pathOf(url) }, "upstream unavailable");
     if (res.headersSent) return res.destroy();
     res.setHeader("Retry-After", "1");
-    sendError(
-      res,
-      serviceUnavailable("Service temporarily unavailable"),
-      envelopeForPath(pathOf(req.url ?? "/")),
-    );
+    sendError(res, serviceUnavailable("Service temporarily unavailable"), envelopeForPath(pathOf(url)));
   };
-  const forward = createForwarder({ internalToken: config.INTERNAL_TOKEN, onError: unavailable });
+  const forward = createForwarder({ internalSecret: config.INTERNAL_TOKEN, onError: unavailable });
 
+  // First of all: one canonical path per request. Ambiguous ones (dot segments, encoded dots and
+  // slashes, backslashes, NUL, ...) are refused with 400; the rest route and forward verbatim.
+  app.use((req, res, next) => {
+    const canonical = canonicalPath(req.url);
+    if (!canonical.ok) return sendPathRefusal(req, res, canonical.reason);
+    res.locals.canonicalUrl = canonical.url;
+    next();
+  });
   app.use(healthRoutes(deps.readiness));
   const openapi = buildOpenApiDocument({ baseUrl: config.PUBLIC_BASE_URL });
   app
@@ -70,49 +95,76 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     .all(methodNotAllowed(["GET"]));
   app.use(docsRouter());
 
-  /** Counts the request in every window, sets the X-RateLimit-* headers, and throws 429 when one is spent. */
-  const enforceLimits = async (res: Response, subject: string, windows: Window[]): Promise<void> => {
-    const states = await deps.limiter.hit(subject, windows).catch((err: unknown) => {
-      logger.error({ err: String(err) }, "rate limiter unavailable");
-      throw serviceUnavailable("Service temporarily unavailable");
-    });
-    const { state, exceeded } = reportedWindow(states);
+  const limiterDown = (err: unknown) => {
+    logger.error({ err: String(err) }, "rate limiter unavailable");
+    throw serviceUnavailable("Service temporarily unavailable");
+  };
+  const reportWindow = (res: Response, state: WindowState) => {
     res.setHeader(RATE_LIMIT_HEADERS.limit, String(state.limit));
     res.setHeader(RATE_LIMIT_HEADERS.remaining, String(state.remaining));
     res.setHeader(RATE_LIMIT_HEADERS.reset, String(state.resetAt));
-    if (!exceeded) return;
+  };
+  const exceededError = (state: WindowState, message: string) => {
     const retryAfter = Math.max(1, state.resetAt - Math.floor(Date.now() / 1000));
-    throw apiError(
+    return apiError(
       "RATE_LIMIT_EXCEEDED",
-      `Rate limit exceeded: ${state.limit} requests per ${state.name === "1h" ? "hour" : "minute"}`,
+      message,
       { limit: state.limit, window: state.name, retry_after: retryAfter },
       { headers: { [RATE_LIMIT_HEADERS.retryAfter]: String(retryAfter) } },
     );
   };
+
+  /** Counts the request in every window, sets the X-RateLimit-* headers, and throws 429 when one is spent. */
+  const enforceLimits = async (res: Response, subject: string, windows: Window[]): Promise<void> => {
+    const states = await deps.limiter.hit(subject, windows).catch(limiterDown);
+    const { state, exceeded } = reportedWindow(states);
+    reportWindow(res, state);
+    if (!exceeded) return;
+    throw exceededError(
+      state,
+      `Rate limit exceeded: ${state.limit} requests per ${state.name === "1h" ? "hour" : "minute"}`,
+    );
+  };
+
+  // Failed authentications have a budget per client (hashed address), so a flood of made-up keys
+  // costs neither a key lookup per request nor a management query per new key once it is spent.
+  const authFailures: Window = { name: "1m", seconds: 60, limit: config.AUTH_FAILURE_LIMIT_PER_MINUTE };
+  const authFailureSubject = (req: Request) => `auth-fail:${clientHash(req)}`;
 
   // Unauthenticated public API routes (e.g. /api/v1/public/*) are mounted here, before authentication.
   // Public analytics (issue 5): no key, so the budget is per client address (hashed: no raw IPs kept).
   app.use("/api/v1/public/analytics", async (req, res, next) => {
     try {
       if (req.method !== "GET" && req.method !== "HEAD") throw methodNotAllowedError(["GET", "HEAD"]);
-      const client = createHash("sha256")
-        .update(req.ip ?? req.socket.remoteAddress ?? "")
-        .digest("hex");
-      await enforceLimits(res, `public:${client.slice(0, 32)}`, [
+      await enforceLimits(res, `public:${clientHash(req)}`, [
         { name: "1m", seconds: 60, limit: PUBLIC_RATE_LIMIT_PER_MINUTE },
       ]);
-      req.url = req.originalUrl;
-      forward(req, res, config.ANALYTICS_URL);
+      forward(req, res, config.ANALYTICS_URL, routedUrl(res));
     } catch (err) {
       next(err);
     }
   });
 
-  // A request without a valid key has no key whose budget could be counted or reported, so 401s (and
-  // 503s while keys cannot be checked) carry no X-RateLimit-* headers; every later answer does.
+  // A request without a valid key has no key whose budget could be counted, so its 401 (or 429) reports
+  // the client's failed-authentication budget instead; 503s while keys cannot be checked report none.
   const authenticate = async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const key = await deps.keys.authenticate(req.headers.authorization);
+      const failSubject = authFailureSubject(req);
+      const spent = await deps.limiter.peek(failSubject, authFailures).catch(limiterDown);
+      if (spent.count >= spent.limit) {
+        reportWindow(res, { ...spent, remaining: 0 });
+        throw exceededError(
+          spent,
+          `Too many failed authentications: ${spent.limit} per minute from this client; retry later`,
+        );
+      }
+      const key = await deps.keys.authenticate(req.headers.authorization).catch(async (err: unknown) => {
+        if (isApiError(err) && err.status === 401) {
+          const [state] = await deps.limiter.hit(failSubject, [authFailures]).catch(() => []);
+          if (state) reportWindow(res, state);
+        }
+        throw err;
+      });
       deps.keyUsage.record(key.key_id);
       const legacy = envelopeForPath(req.baseUrl + req.path) === "legacy";
       const windows: Window[] = legacy
@@ -142,20 +194,17 @@ export function createGatewayApp(deps: GatewayDeps): Express {
 
   // app.use strips the mount path from req.url; upstreams need the original one.
   app.use("/api/v1/analytics", authenticate, screen, (req, res) => {
-    req.url = req.originalUrl;
-    forward(req, res, config.ANALYTICS_URL, res.locals.identity);
+    forward(req, res, config.ANALYTICS_URL, routedUrl(res), res.locals.identity);
   });
   app.use("/api", authenticate, screen, (req, res) => {
-    req.url = req.originalUrl;
-    forward(req, res, config.MANAGEMENT_URL, res.locals.identity);
+    forward(req, res, config.MANAGEMENT_URL, routedUrl(res), res.locals.identity);
   });
   // Public campaign list pages (legacy API `list` URLs) are served by management, without a key.
   app.use("/c", (req, res) => {
-    req.url = req.originalUrl;
-    forward(req, res, config.MANAGEMENT_URL);
+    forward(req, res, config.MANAGEMENT_URL, routedUrl(res));
   });
   if (config.REDIRECT_URL) {
-    app.use((req, res) => forward(req, res, config.REDIRECT_URL));
+    app.use((req, res) => forward(req, res, config.REDIRECT_URL, routedUrl(res)));
   }
   installErrorHandlers(app, { logger, envelope: "auto" });
   return app;

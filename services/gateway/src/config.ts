@@ -14,6 +14,9 @@ export const gatewayConfigSchema = commonConfigSchema.extend({
   ANALYTICS_URL: z.url().default("http://127.0.0.1:8083"),
   REDIRECT_URL: optionalUrl.default("http://127.0.0.1:8082"),
   LEGACY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(30),
+  // Requests with a missing or invalid key allowed per client address and minute; beyond it the
+  // client's API requests get 429 without any key lookup until the minute ends (docs/security.md).
+  AUTH_FAILURE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(30),
   // Proxies in front of the gateway whose X-Forwarded-For entries are trusted for the client address
   // (false = none; true = 1; or a number): 1 in single-machine mode, where the redirect service fronts it.
   TRUST_PROXY: z

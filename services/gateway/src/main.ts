@@ -28,7 +28,7 @@ await runService({
       logger,
       keys: new ApiKeys(redis, {
         managementUrl: config.MANAGEMENT_URL,
-        internalToken: config.INTERNAL_TOKEN,
+        internalSecret: config.INTERNAL_TOKEN,
         ttlSeconds: config.KEY_CACHE_TTL_SECONDS,
       }),
       limiter: new RateLimiter(redis),

@@ -1,30 +1,35 @@
-// Forwards authenticated requests to the owning service with the identity the gateway established.
-// Identity headers from the client are stripped first: only the gateway may assert them.
+// Forwards requests to the owning service, exactly at the path the gateway routed (the canonical
+// path computed once per request, see app.ts), with the identity the gateway established.
+// Every x-kurz-* header from the client is stripped first: only the gateway may assert them, and
+// the forwarding credential goes only with a user's request (docs/security.md).
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { INTERNAL_HEADERS } from "@kurz/contracts";
-import { createProxyServer } from "http-proxy-3";
+import { createForwarder as createHttpForwarder, forwardedHeaders } from "@kurz/service-kit";
 
 export function createForwarder(opts: {
-  internalToken: string;
+  /** The INTERNAL_TOKEN secret; the forwarding credential is derived from it. */
+  internalSecret: string;
   onError: (err: Error, req: IncomingMessage, res: ServerResponse) => void;
 }) {
-  const proxy = createProxyServer({ xfwd: true, proxyTimeout: 30_000, timeout: 30_000 });
-  proxy.on("error", (err, req, res) => {
-    if (res && "writeHead" in res) opts.onError(err as Error, req as IncomingMessage, res as ServerResponse);
-  });
+  const http = createHttpForwarder({ onError: opts.onError, timeoutMs: 30_000 });
 
-  return function forward(
+  function forward(
     req: IncomingMessage,
     res: ServerResponse,
     target: string,
+    path: string,
     identity?: { accountId: string; keyId: string },
   ): void {
-    for (const name of Object.keys(req.headers)) if (name.startsWith("x-kurz-")) delete req.headers[name];
-    if (identity) {
-      req.headers[INTERNAL_HEADERS.token] = opts.internalToken;
-      req.headers[INTERNAL_HEADERS.accountId] = identity.accountId;
-      req.headers[INTERNAL_HEADERS.keyId] = identity.keyId;
+    const headers = { ...req.headers };
+    for (const name of Object.keys(headers)) if (name.startsWith("x-kurz-")) delete headers[name];
+    if (identity) Object.assign(headers, forwardedHeaders(opts.internalSecret, identity));
+    const peer = req.socket.remoteAddress;
+    if (peer) {
+      const prior = headers["x-forwarded-for"];
+      headers["x-forwarded-for"] = prior ? `${prior}, ${peer}` : peer;
     }
-    proxy.web(req, res, { target });
-  };
+    headers["x-forwarded-proto"] ??= "http";
+    if (req.headers.host) headers["x-forwarded-host"] ??= req.headers.host;
+    http(req, res, { target, path, headers });
+  }
+  return Object.assign(forward, { close: () => http.close() });
 }

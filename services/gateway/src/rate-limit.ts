@@ -1,5 +1,6 @@
 // Fixed-window rate limits counted atomically in Redis, shared by every gateway instance. Windows are
 // aligned to the clock so every instance agrees on when a window resets.
+import { rateLimitKey } from "@kurz/contracts";
 import type { Redis } from "ioredis";
 
 export interface Window {
@@ -31,22 +32,28 @@ export class RateLimiter {
   /** Counts one request in every window; returns each window's state. */
   async hit(subject: string, windows: Window[], now = Date.now()): Promise<WindowState[]> {
     const nowSec = Math.floor(now / 1000);
-    const keys = windows.map((w) => `rl:${subject}:${w.name}:${Math.floor(nowSec / w.seconds)}`);
+    const keys = windows.map((w) => rateLimitKey(subject, w, nowSec));
     const ttls = windows.map((w) => String(w.seconds + 5));
     const counts = (await (
       this.redis as unknown as { kurzRateLimit(n: number, ...a: string[]): Promise<number[]> }
     ).kurzRateLimit(keys.length, ...keys, ...ttls)) as number[];
-    return windows.map((w, i) => {
-      const count = counts[i]!;
-      return {
-        ...w,
-        count,
-        remaining: Math.max(0, w.limit - count),
-        resetAt: (Math.floor(nowSec / w.seconds) + 1) * w.seconds,
-      };
-    });
+    return windows.map((w, i) => windowState(w, counts[i]!, nowSec));
+  }
+
+  /** A window's state without counting a request (to refuse before doing any work). */
+  async peek(subject: string, window: Window, now = Date.now()): Promise<WindowState> {
+    const nowSec = Math.floor(now / 1000);
+    const count = Number((await this.redis.get(rateLimitKey(subject, window, nowSec))) ?? 0);
+    return windowState(window, Number.isFinite(count) ? count : 0, nowSec);
   }
 }
+
+const windowState = (w: Window, count: number, nowSec: number): WindowState => ({
+  ...w,
+  count,
+  remaining: Math.max(0, w.limit - count),
+  resetAt: (Math.floor(nowSec / w.seconds) + 1) * w.seconds,
+});
 
 /** The window to report in headers: an exceeded one if any, else the one with the fewest requests left. */
 export function reportedWindow(states: WindowState[]): { state: WindowState; exceeded: boolean } {

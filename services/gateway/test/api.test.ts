@@ -82,11 +82,16 @@ describe("gateway", () => {
       ["a key of the wrong shape", "Bearer kurz_live_short"],
       ["a key with a foreign prefix", "Bearer sk_live_0123456789ABCDEFGHIJKLMNOPQRSTUV"],
       ["an unknown key", "Bearer kurz_live_0123456789ABCDEFGHIJKLMNOPQRSTUV"],
-    ])("refuses %s with 401 UNAUTHORIZED and no rate-limit headers", async (_label, auth) => {
-      const res = await call("GET", "/api/v1/account", { auth });
-      expectV1Error(res, 401, "UNAUTHORIZED");
-      expect(res.headers.get("x-ratelimit-limit")).toBeNull();
-    });
+    ])(
+      "refuses %s with 401 UNAUTHORIZED, reporting the client's failed-authentication budget",
+      async (_label, auth) => {
+        const res = await call("GET", "/api/v1/account", { auth });
+        expectV1Error(res, 401, "UNAUTHORIZED");
+        // No key to report on: the headers are the per-client budget for failed authentications (default 30).
+        expectRateHeaders(res);
+        expect(res.headers.get("x-ratelimit-limit")).toBe("30");
+      },
+    );
 
     it("accepts the scheme in any case", async () => {
       expect((await call("GET", "/api/v1/account", { auth: `bearer ${key}` })).status).toBe(200);

@@ -4,17 +4,20 @@ import {
   healthRoutes,
   installErrorHandlers,
   type Logger,
-  requireInternal,
+  requireCaller,
+  requireForwarded,
 } from "@kurz/service-kit";
 import type { Express } from "express";
 import type { Redis } from "ioredis";
 import type { KeyLimits } from "./api-keys.ts";
+import type { TxtLookup } from "./domain-verification.ts";
 import type { LegacyRecords } from "./legacy-records.ts";
 import type { QrRenderer } from "./qr-renderer.ts";
 import type { RedirectRecords } from "./redirect-records.ts";
 import { accountRouter } from "./routes/account.ts";
 import { bulkRouter } from "./routes/bulk.ts";
 import { internalRouter } from "./routes/internal.ts";
+import { internalAnalyticsRouter } from "./routes/internal-analytics.ts";
 import { internalLegacyRouter } from "./routes/internal-legacy.ts";
 import { keysRouter } from "./routes/keys.ts";
 import { campaignPageRouter } from "./routes/legacy/campaign-page.ts";
@@ -31,24 +34,41 @@ export interface ManagementAppDeps {
   keyLimits: KeyLimits;
   qr: QrRenderer;
   /** Titles for links created without one. */
-  titles: Pick<TitleFetcher, "titleFor">;
+  titles: Pick<TitleFetcher, "titleFor" | "enabled">;
   legacyRecords: LegacyRecords;
+  /** DNS TXT lookups for branded-domain verification (system resolvers when absent). */
+  domainTxtLookup?: TxtLookup;
   logger: Logger;
   internalToken: string;
   baseUrl: string;
   readiness: Record<string, () => Promise<unknown>>;
   onEventsWritten: () => void;
+  /** How long a deleted code stays reserved to its former owner (RETIRED_CODE_DAYS). */
+  retiredCodeGraceMs: number;
 }
 
 export function createManagementApp(deps: ManagementAppDeps): Express {
   const app = createApp({ logger: deps.logger, envelope: "auto" });
   app.use(healthRoutes(deps.readiness));
-  // Only the gateway (and sibling services) may call in; it vouches for the caller's identity.
-  app.use("/internal", requireInternal(deps.internalToken), internalRouter(deps));
-  app.use("/internal", requireInternal(deps.internalToken), internalLegacyRouter(deps));
+  // Internal endpoints take a caller credential and never a user's identity (docs/security.md):
+  // any known service may reach /internal at all, then each resource narrows to its callers.
+  app.use(
+    "/internal/analytics",
+    requireCaller(deps.internalToken, ["analytics"]),
+    internalAnalyticsRouter(deps),
+  );
+  app.use("/internal", requireCaller(deps.internalToken, ["gateway", "redirect", "analytics", "management"]));
+  app.use("/internal/keys", requireCaller(deps.internalToken, ["gateway"]));
+  app.use(
+    ["/internal/links", "/internal/domains", "/internal/rotators"],
+    requireCaller(deps.internalToken, ["redirect"]),
+  );
+  app.use("/internal", internalRouter(deps));
+  app.use("/internal", internalLegacyRouter(deps));
   // Public campaign list pages (no identity): the gateway forwards /c/ here.
   app.use("/c", campaignPageRouter(deps));
-  app.use("/api", requireInternal(deps.internalToken));
+  // Only requests the gateway forwarded, with the identity it established.
+  app.use("/api", requireForwarded(deps.internalToken));
   // Before the links router, whose `/:id` would otherwise take "bulk" for an id.
   app.use("/api/v1/links/bulk", bulkRouter(deps));
   app.use("/api/v1/links", linksRouter(deps));

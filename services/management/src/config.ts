@@ -1,5 +1,17 @@
+import { Resolver } from "node:dns";
 import { booleanFlag, commonConfigSchema, loadConfig } from "@kurz/service-kit";
 import { z } from "zod";
+
+const dnsServers = z
+  .string()
+  .default("")
+  .transform((list) =>
+    list
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
+  .refine(validResolverAddresses, "Expected comma-separated IP addresses, each with an optional port");
 
 export const managementConfigSchema = commonConfigSchema.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(8081),
@@ -22,7 +34,26 @@ export const managementConfigSchema = commonConfigSchema.extend({
         .filter(Boolean),
     ),
   QR_CACHE_MAX_MB: z.coerce.number().positive().default(32),
+  // Resolvers for branded-domain verification (TXT lookups): comma-separated `ip` or `ip:port`
+  // (`[v6]:port`); empty uses the system's resolvers. Tests point it at a DNS server on loopback.
+  DNS_SERVERS: dnsServers,
+  // Title fetches started per destination host per minute by one management process; beyond it the
+  // title is the host name, so Kurz cannot be turned into a request amplifier against one site.
+  TITLE_FETCH_HOST_PER_MINUTE: z.coerce.number().int().positive().default(60),
+  // How long a deleted short code stays reserved to its former owner (days; fractions allowed).
+  RETIRED_CODE_DAYS: z.coerce.number().positive().default(30),
 });
+
+/** Node's own parser decides: what `Resolver.setServers` takes is valid. */
+function validResolverAddresses(servers: string[]): boolean {
+  try {
+    new Resolver().setServers(servers);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export type ManagementConfig = z.infer<typeof managementConfigSchema>;
 
 export const loadManagementConfig = (env = process.env): ManagementConfig =>

@@ -1,6 +1,7 @@
 // Moves API key last-use times from Redis (written by the gateway on every request) to Postgres in
 // one statement per interval, so using a key never costs a database write. Reads merge the unflushed
-// values (recentKeyUse), so last_used_at is current even between flushes.
+// values (recentKeyUse), so last_used_at is current even between flushes; the usage answer also counts
+// the request being answered (routes/account.ts), which the gateway may not have written yet.
 import { API_KEY_USAGE_HASH } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import type { Redis } from "ioredis";

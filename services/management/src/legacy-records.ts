@@ -67,8 +67,31 @@ export class LegacyRecords {
     private readonly logger: { warn(o: object, m?: string): void },
   ) {}
 
+  /** Only a verified domain is visible to the redirect (docs/security.md): anything else is removed. */
   async putDomain(host: string, domain: Domain): Promise<void> {
+    if (domain.status !== "verified") return this.removeDomain(host);
     await this.write("domain", host, JSON.stringify(toDomainRecord(domain)));
+  }
+
+  /**
+   * Removes the records of every unverified domain. Run at start: rows that predate verification were
+   * migrated to pending, but their records, written when any domain served at once, may remain.
+   */
+  async removeUnverifiedDomains(prisma: PrismaClient): Promise<number> {
+    let removed = 0;
+    let after = 0;
+    for (;;) {
+      const batch = await prisma.domain.findMany({
+        where: { id: { gt: after }, status: { not: "verified" } },
+        select: { id: true, host: true },
+        orderBy: { id: "asc" },
+        take: 500,
+      });
+      if (batch.length === 0) return removed;
+      for (const { host } of batch) await this.removeDomain(host);
+      removed += batch.length;
+      after = batch[batch.length - 1]!.id;
+    }
   }
 
   async removeDomain(host: string): Promise<void> {

@@ -8,6 +8,7 @@ import { LINK_COLUMNS } from "./link-list.ts";
 import { enqueueLinkEvent, linkEvent } from "./outbox.ts";
 import { hashPassword } from "./passwords.ts";
 import type { RedirectRecords } from "./redirect-records.ts";
+import { CodeReserved, claimCode, reservedForOthers, retireCodes } from "./retired-codes.ts";
 import { freeShortCode } from "./short-codes.ts";
 
 export interface LinkWriterDeps {
@@ -16,6 +17,8 @@ export interface LinkWriterDeps {
   /** Campaign rotators list their links; a deleted link must leave them at once. */
   legacyRecords: Pick<LegacyRecords, "syncRotators">;
   onEventsWritten: () => void;
+  /** How long a deleted code stays reserved to its former owner (RETIRED_CODE_DAYS). */
+  retiredCodeGraceMs: number;
 }
 
 type Tx = Prisma.TransactionClient;
@@ -59,11 +62,24 @@ export async function assertRoomFor(prisma: PrismaClient, accountId: string, add
   if (count + adding > account.linkLimit) throw linkLimitError(account.linkLimit);
 }
 
-export async function aliasTaken(prisma: PrismaClient, alias: string): Promise<boolean> {
-  return (await prisma.link.findUnique({ where: { shortCode: alias }, select: { id: true } })) !== null;
+/**
+ * The aliases among `aliases` that `accountId` cannot have now: in use, or retired by another account
+ * within the grace. Both answer the same 409, so a caller learns nothing about a deleted link.
+ */
+export async function unavailableAliases(
+  deps: Pick<LinkWriterDeps, "prisma" | "retiredCodeGraceMs">,
+  accountId: string,
+  aliases: readonly string[],
+): Promise<Set<string>> {
+  if (aliases.length === 0) return new Set();
+  const [live, reserved] = await Promise.all([
+    deps.prisma.link.findMany({ where: { shortCode: { in: [...aliases] } }, select: { shortCode: true } }),
+    reservedForOthers(deps.prisma, aliases, accountId, deps.retiredCodeGraceMs),
+  ]);
+  return new Set([...live.map((l) => l.shortCode), ...reserved]);
 }
 
-/** Creates one link; throws 403 at the link limit and 409 when the alias is taken. */
+/** Creates one link; throws 403 at the link limit and 409 when the alias is taken or reserved. */
 export async function createLink(deps: LinkWriterDeps, accountId: string, input: NewLink): Promise<Link> {
   const passwordHash = input.password !== undefined ? await hashPassword(input.password) : null;
   const create = () =>
@@ -91,6 +107,7 @@ export async function createLink(deps: LinkWriterDeps, accountId: string, input:
           expiresAt,
         },
       });
+      await claimCode(tx, link.shortCode, accountId, deps.retiredCodeGraceMs);
       await enqueueLinkEvent(tx, linkEvent("link.created", link));
       return link;
     });
@@ -99,9 +116,9 @@ export async function createLink(deps: LinkWriterDeps, accountId: string, input:
   try {
     link = await create();
   } catch (err) {
-    if (!isUniqueViolation(err)) throw err;
+    if (!isUniqueViolation(err) && !(err instanceof CodeReserved)) throw err;
     if (input.custom_alias !== undefined) throw aliasTakenError(input.custom_alias);
-    link = await create(); // a generated code raced with another insert; a fresh code will do
+    link = await create(); // a generated code raced with another insert or delete; a fresh code will do
   }
   deps.onEventsWritten();
   await deps.records.put(link);
@@ -154,7 +171,8 @@ export async function updateLink(
 
 /**
  * Deletes the account's links among `ids` (others' and unknown ids are skipped) and returns what was
- * removed. The `link.deleted` events make analytics drop the click data; the codes are free at once.
+ * removed. The `link.deleted` events make analytics drop the click data; the codes stay reserved to
+ * this account for the grace period (retired-codes.ts), recorded in the same transaction.
  */
 export async function deleteLinks(
   deps: LinkWriterDeps,
@@ -169,6 +187,7 @@ export async function deleteLinks(
       DELETE FROM links WHERE account_id = ${accountId}::uuid AND id = ANY(${unique}::uuid[])
       RETURNING ${LINK_COLUMNS}`;
     for (const link of links) await enqueueLinkEvent(tx, linkEvent("link.deleted", link));
+    await retireCodes(tx, accountId, links);
     return links;
   });
   if (removed.length > 0) deps.onEventsWritten();

@@ -1,6 +1,10 @@
 // Write-through of link records into Redis for the redirect service. Redis is a cache, never the only
 // copy: a failed write here is healed by the redirect's miss path (internal resolve).
-import { INVALIDATION_CHANNEL, type RedirectRecord, redirectKey } from "@kurz/contracts";
+//
+// Every write also deletes the code's shared negative entry (`miss:<code>`, set by the redirect when
+// this service answered 404), in the same transaction: a code created just after a visitor's miss
+// redirects at once, on every instance.
+import { INVALIDATION_CHANNEL, type RedirectRecord, redirectKey, redirectMissKey } from "@kurz/contracts";
 import type { Link } from "@kurz/db";
 import type { Redis } from "ioredis";
 
@@ -26,6 +30,7 @@ export class RedirectRecords {
       await this.redis
         .multi()
         .set(redirectKey(link.shortCode), JSON.stringify(toRedirectRecord(link)))
+        .del(redirectMissKey(link.shortCode))
         .publish(INVALIDATION_CHANNEL, link.shortCode)
         .exec();
     } catch (err) {

@@ -2,10 +2,13 @@
 // client, so every fetch is treated as hostile: only public addresses (checked after DNS resolution and
 // on every redirect hop, with the connection pinned to the address that was checked, so a second DNS
 // answer cannot swap in a private one), bounded time and bytes, a few redirects, http(s) only.
+// Every destination host also has a budget (HostBudget): a few fetches at a time and a number per
+// minute, so clients cannot aim Kurz's fetches at one site as a request amplifier.
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { isIP, type LookupFunction } from "node:net";
 import { Parser } from "htmlparser2";
 import ipaddr from "ipaddr.js";
+import pLimit, { type LimitFunction } from "p-limit";
 import { Agent, fetch } from "undici";
 
 export const FETCHED_TITLE_MAX_LENGTH = 255;
@@ -19,6 +22,57 @@ export interface TitleFetcherOptions {
   timeoutMs?: number;
   maxBytes?: number;
   maxRedirects?: number;
+  /** Fetches in flight to one host (more wait their turn). */
+  perHostConcurrency?: number;
+  /** Fetches started per host per clock minute, redirect hops included; beyond it: the fallback title. */
+  perHostPerMinute?: number;
+}
+
+/** The title used when none is fetched: the destination's host name (lower case, as URL gives it). */
+export const fallbackTitle = (url: string): string => new URL(url).hostname;
+
+/**
+ * Per-host limits of this process. In process rather than in Redis: concurrency is a property of one
+ * process anyway, a minute budget needs no round trip per fetch, and with N instances a host sees at
+ * most N times the budget, a bound that is still fixed and small (docs/security.md).
+ */
+export class HostBudget {
+  private minute = -1;
+  private started = new Map<string, number>();
+  private readonly queues = new Map<string, LimitFunction>();
+
+  constructor(
+    private readonly concurrency: number,
+    private readonly perMinute: number,
+  ) {}
+
+  /** Counts one fetch started towards `host`; false once this minute's budget is spent. */
+  take(host: string, now = Date.now()): boolean {
+    const minute = Math.floor(now / 60_000);
+    if (minute !== this.minute) {
+      // A fixed window: the map holds only this minute's hosts, so it cannot grow without bound.
+      this.minute = minute;
+      this.started = new Map();
+    }
+    const n = this.started.get(host) ?? 0;
+    if (n >= this.perMinute) return false;
+    this.started.set(host, n + 1);
+    return true;
+  }
+
+  /** Runs `task` when fewer than `concurrency` fetches to `host` are in flight. */
+  async run<T>(host: string, task: () => Promise<T>): Promise<T> {
+    let queue = this.queues.get(host);
+    if (!queue) {
+      queue = pLimit(this.concurrency);
+      this.queues.set(host, queue);
+    }
+    try {
+      return await queue(task);
+    } finally {
+      if (queue.activeCount === 0 && queue.pendingCount === 0) this.queues.delete(host);
+    }
+  }
 }
 
 /** Why a fetch gave no title; the caller falls back to the host name in every case. */
@@ -102,15 +156,18 @@ function decode(bytes: Buffer, charset: string): string {
 }
 
 export class TitleFetcher {
-  private readonly enabled: boolean;
+  /** false: titleFor never fetches (callers need not budget for fetches). */
+  readonly enabled: boolean;
   private readonly allowHosts: Set<string>;
   private readonly timeoutMs: number;
   private readonly maxBytes: number;
   private readonly maxRedirects: number;
+  private readonly hosts: HostBudget;
   private readonly agent: Agent;
 
   constructor(opts: TitleFetcherOptions = {}) {
     this.enabled = opts.enabled ?? true;
+    this.hosts = new HostBudget(opts.perHostConcurrency ?? 4, opts.perHostPerMinute ?? 60);
     this.allowHosts = new Set((opts.allowHosts ?? []).map((h) => h.trim().toLowerCase()).filter(Boolean));
     this.timeoutMs = opts.timeoutMs ?? 3_000;
     this.maxBytes = opts.maxBytes ?? 256 * 1024;
@@ -141,12 +198,15 @@ export class TitleFetcher {
     });
   }
 
-  /** The destination's title, or its host name when there is none or it cannot be fetched. Never throws. */
+  /**
+   * The destination's title, or its host name when there is none, it cannot be fetched, or the host's
+   * budget is spent (then without a fetch). Never throws.
+   */
   async titleFor(url: string): Promise<string> {
-    const host = new URL(url).hostname;
-    if (!this.enabled) return host;
+    const host = fallbackTitle(url);
+    if (!this.enabled || !this.hosts.take(host)) return host;
     try {
-      return (await this.fetchTitle(url)) ?? host;
+      return (await this.hosts.run(host, () => this.fetchTitle(url))) ?? host;
     } catch {
       return host;
     }
@@ -181,7 +241,12 @@ export class TitleFetcher {
       if (res.status >= 300 && res.status < 400 && location !== null) {
         await res.body?.cancel();
         if (hop >= this.maxRedirects) throw new TitleFetchRefused("too many redirects");
-        current = new URL(location, current);
+        const next = new URL(location, current);
+        // A hop to another host is a fetch of that host too: redirects must not launder the budget.
+        if (next.hostname !== current.hostname && !this.hosts.take(next.hostname)) {
+          throw new TitleFetchRefused(`${next.hostname} has no title fetches left this minute`);
+        }
+        current = next;
         continue;
       }
       if (!res.ok || !HTML_TYPES.test(res.headers.get("content-type") ?? "text/html")) {

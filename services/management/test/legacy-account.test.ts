@@ -52,7 +52,8 @@ describe("legacy account", () => {
     const hash = createHash("sha256").update(email.toLowerCase()).digest("hex");
     expect(data.avatar).toBe(`https://gravatar.com/avatar/${hash}?d=identicon`);
     expect(data.status).toBe("free");
-    expect(data.expires).toBeNull();
+    // No plan expiry: the format's latest date, never null (docs/legacy-api.md).
+    expect(data.expires).toBe("9999-12-31 23:59:59");
     expect(data.registered).toMatch(LEGACY_DATE);
     const account = await prisma.account.findUniqueOrThrow({ where: { id: accountId } });
     expect(data.id).toBe(account.legacyId);

@@ -1,6 +1,7 @@
 // Older API: campaigns (list, add, update, delete, assign), their rotator records for the redirect
 // service, the internal rotator resolve, the public list page at /c/<id>, and tenant isolation.
 import { RotatorRecord, rotatorKey } from "@kurz/contracts";
+import { internalHeaders } from "@kurz/service-kit";
 import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
 import { type Stack, startStack } from "@kurz/testing/stack";
 import { Redis } from "ioredis";
@@ -244,7 +245,7 @@ describe("legacy campaigns", () => {
     const link = await createLink(stack, keyA, "https://example.com/resolve");
     await call("POST", `/campaign/${id}/assign/${link.id}`);
     await redis.del(rotatorKey(slug));
-    const token = { "x-kurz-internal-token": stack.env.INTERNAL_TOKEN! };
+    const token = internalHeaders(stack.env.INTERNAL_TOKEN!, "redirect");
     const res = await fetch(`${stack.urls.management}/internal/rotators/resolve/${slug}`, { headers: token });
     expect(res.status).toBe(200);
     expect(RotatorRecord.parse(await res.json())).toEqual({

@@ -1,16 +1,22 @@
-// Older API: branded domains (list, add, update, delete), their Redis records for the redirect
-// service, the internal resolve endpoint, list pagination, and tenant isolation.
-import { DomainRecord, domainKey } from "@kurz/contracts";
-import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
+// Older API: branded domains (list, add, verify, update, delete) with proof of control through a DNS
+// TXT record served by a real DNS server on loopback, their Redis records for the redirect service
+// (written only while verified), the internal resolve endpoint, list pagination, and tenant isolation.
+import { DomainRecord, domainKey, LegacyDomain, LegacyDomainAddResponse } from "@kurz/contracts";
+import { createPrisma, type PrismaClient } from "@kurz/db";
+import { internalHeaders } from "@kurz/service-kit";
+import { printProcessOutputOnFailure, startTestDnsServer, type TestDnsServer, waitFor } from "@kurz/testing";
 import { type Stack, startStack } from "@kurz/testing/stack";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UNVERIFIED_CLAIM_HOLD_MS } from "../src/domain-verification.ts";
+import { LegacyRecords } from "../src/legacy-records.ts";
 import {
   type Caller,
   expectLegacyError,
   expectLegacyList,
   expectLegacyMessage,
   getWithHost,
+  LEGACY_DATE,
   legacyCaller,
   RELAXED_LIMITS,
   twoTenants,
@@ -24,27 +30,51 @@ let seq = 0;
 const uniqueHost = () => `go-${process.pid}-${Date.now().toString(36)}-${++seq}.example.test`;
 
 describe("legacy branded domains", () => {
+  let dns: TestDnsServer;
   let stack: Stack;
   let redis: Redis;
+  let prisma: PrismaClient;
   let call: Caller;
   let other: Caller;
 
   beforeAll(async () => {
-    stack = await startStack({ extraEnv: RELAXED_LIMITS });
+    dns = await startTestDnsServer();
+    stack = await startStack({ extraEnv: { ...RELAXED_LIMITS, DNS_SERVERS: dns.address } });
     redis = new Redis(stack.env.REDIS_URL!, { keyPrefix: stack.env.REDIS_KEY_PREFIX });
+    prisma = createPrisma(stack.databaseUrl);
     ({ call, other } = await twoTenants(stack, "dom"));
   });
   afterAll(async () => {
     redis?.disconnect();
+    await prisma?.$disconnect();
     await stack?.stop();
+    await dns?.stop();
   });
 
   const record = async (host: string) => {
     const json = await redis.get(domainKey(host));
     return json === null ? null : DomainRecord.parse(JSON.parse(json));
   };
+  const listed = async (caller: Caller, id: number) =>
+    expectLegacyList(await caller("GET", "/domains?limit=100"), "domains").domains.find(
+      (d: { id: number }) => d.id === id,
+    );
+  const resolveInternal = (host: string) =>
+    fetch(`${stack.urls.management}/internal/domains/resolve/${encodeURIComponent(host)}`, {
+      headers: internalHeaders(stack.env.INTERNAL_TOKEN!, "redirect"),
+    });
 
-  it("adds a domain, lists it with the SPEC 2.8 fields, and writes the redirect record", async () => {
+  /** Adds a domain, publishes its TXT record and verifies it. */
+  async function addVerified(caller: Caller, body: Record<string, unknown>) {
+    const added = await caller("POST", "/domain/add", body);
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+    await dns.setTxt(added.body.verification.name, [added.body.verification.value]);
+    const verified = await caller("POST", `/domain/${added.body.id}/verify`);
+    expect(verified.body.status, JSON.stringify(verified.body)).toBe("verified");
+    return added.body as { id: number; verification: { name: string; value: string } };
+  }
+
+  it("adds a domain pending, with the record to publish, and writes no redirect record", async () => {
     const host = uniqueHost();
     const added = await call("POST", "/domain/add", {
       domain: `https://${host}`,
@@ -52,70 +82,186 @@ describe("legacy branded domains", () => {
       redirect404: "https://example.com/404",
     });
     expect(added.status).toBe(200);
-    expect(Object.keys(added.body).sort()).toEqual(["error", "id"]);
-    expect(added.body.error).toBe(0);
-    expect(Number.isInteger(added.body.id)).toBe(true);
+    expect(LegacyDomainAddResponse.strict().parse(added.body)).toEqual({
+      error: 0,
+      id: expect.any(Number),
+      status: "pending",
+      verified_at: null,
+      last_checked_at: null,
+      verification: { type: "TXT", name: `_kurz-verify.${host}`, value: expect.any(String) },
+    });
+    expect(added.body.verification.value).toMatch(/^kurz-verify=[0-9a-f]{32}$/);
 
     const list = expectLegacyList(await call("GET", "/domains"), "domains");
-    expect(list.domains[0]).toEqual({
+    expect(LegacyDomain.strict().parse(list.domains[0])).toEqual({
       id: added.body.id,
       domain: `https://${host}`,
       redirectroot: "https://example.com/home",
       redirect404: "https://example.com/404",
+      status: "pending",
+      verified_at: null,
+      last_checked_at: null,
+      verification: added.body.verification,
+    });
+    expect(await record(host)).toBeNull();
+    expect((await resolveInternal(host)).status).toBe(404);
+  });
+
+  it("gives every domain its own random token", async () => {
+    const values = new Set<string>();
+    for (let i = 0; i < 3; i++) {
+      values.add(
+        (await call("POST", "/domain/add", { domain: `https://${uniqueHost()}` })).body.verification.value,
+      );
+    }
+    expect(values.size).toBe(3);
+  });
+
+  it("verifies a domain once its TXT record is published, and then writes the redirect record", async () => {
+    const host = uniqueHost();
+    const { body } = await call("POST", "/domain/add", {
+      domain: `https://${host}`,
+      redirect404: "https://example.com/404",
     });
 
-    expect(await record(host)).toMatchObject({
-      id: added.body.id,
-      redirect_root: "https://example.com/home",
+    // Nothing published yet: the check fails, and the domain still serves nothing.
+    const early = await call("POST", `/domain/${body.id}/verify`);
+    expect(early.status).toBe(200);
+    expect(early.body).toMatchObject({ error: 0, id: body.id, status: "failed", verified_at: null });
+    expect(early.body.last_checked_at).toMatch(LEGACY_DATE);
+    expect(await record(host)).toBeNull();
+
+    await dns.setTxt(body.verification.name, ["v=spf1 -all", body.verification.value]);
+    const ok = await call("POST", `/domain/${body.id}/verify`);
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ error: 0, id: body.id, status: "verified", message: /verified/ });
+    expect(ok.body.verified_at).toMatch(LEGACY_DATE);
+    expect(ok.body.last_checked_at).toBe(ok.body.verified_at);
+    expect(await listed(call, body.id)).toMatchObject({
+      status: "verified",
+      verified_at: ok.body.verified_at,
+      last_checked_at: ok.body.last_checked_at,
+    });
+    expect(await record(host)).toEqual({
+      id: body.id,
+      account_id: expect.any(String),
+      redirect_root: null,
       redirect_404: "https://example.com/404",
     });
   });
 
-  it("keeps the scheme, normalises the host, and answers null for unset redirects", async () => {
+  it("fails a wrong value, and fails a verified domain whose record was removed", async () => {
     const host = uniqueHost();
-    const added = await call("POST", "/domain/add", { domain: `HTTP://${host.toUpperCase()}:80/` });
+    const { body } = await call("POST", "/domain/add", { domain: `https://${host}` });
+    await dns.setTxt(body.verification.name, ["kurz-verify=0123456789abcdef0123456789abcdef"]);
+    expect((await call("POST", `/domain/${body.id}/verify`)).body.status).toBe("failed");
+    expect(await record(host)).toBeNull();
+
+    await dns.setTxt(body.verification.name, [body.verification.value]);
+    expect((await call("POST", `/domain/${body.id}/verify`)).body.status).toBe("verified");
+    expect(await record(host)).not.toBeNull();
+
+    await dns.removeTxt(body.verification.name);
+    const lost = await call("POST", `/domain/${body.id}/verify`);
+    expect(lost.body).toMatchObject({ status: "failed", message: /not found/ });
+    // The last success is kept for the record; it no longer serves.
+    expect(lost.body.verified_at).toMatch(LEGACY_DATE);
+    expect(await record(host)).toBeNull();
+    expect((await resolveInternal(host)).status).toBe(404);
+  });
+
+  it("stores the canonical host: case, trailing dot, default port and IDNA", async () => {
+    const host = uniqueHost();
+    const added = await call("POST", "/domain/add", { domain: `HTTP://${host.toUpperCase()}.:80/` });
     expect(added.status).toBe(200);
-    const { domains } = expectLegacyList(await call("GET", "/domains"), "domains");
-    expect(domains.find((d: { id: number }) => d.id === added.body.id)).toEqual({
-      id: added.body.id,
+    expect(added.body.verification.name).toBe(`_kurz-verify.${host}`);
+    expect(await listed(call, added.body.id)).toMatchObject({
       domain: `http://${host}`,
       redirectroot: null,
       redirect404: null,
     });
-    expect(await record(host)).toMatchObject({ redirect_root: null, redirect_404: null });
+
+    const label = `bücher-${++seq}-${process.pid}`;
+    const idn = await call("POST", "/domain/add", { domain: `https://${label.toUpperCase()}.example.test` });
+    expect(idn.status).toBe(200);
+    const ascii = new URL(`https://${label}.example.test`).host;
+    expect(ascii).toMatch(/^xn--/);
+    expect(idn.body.verification.name).toBe(`_kurz-verify.${ascii}`);
+    expect((await listed(call, idn.body.id)).domain).toBe(`https://${ascii}`);
+    // The same name in either form is the same domain.
+    expectLegacyError(await call("POST", "/domain/add", { domain: `https://${ascii}` }), 409);
   });
 
-  it("refuses a domain in use by anyone, whatever the scheme or case", async () => {
+  it("refuses a host the account already has, and one another account verified", async () => {
     const host = uniqueHost();
-    expect((await call("POST", "/domain/add", { domain: `https://${host}` })).status).toBe(200);
+    await addVerified(call, { domain: `https://${host}` });
     expectLegacyError(
       await call("POST", "/domain/add", { domain: `https://${host}` }),
       409,
       /already in use/,
     );
-    expectLegacyError(await other("POST", "/domain/add", { domain: `http://${host.toUpperCase()}` }), 409);
+    expectLegacyError(await other("POST", "/domain/add", { domain: `http://${host.toUpperCase()}.` }), 409);
+    expect((await listed(call, (await record(host))!.id)).status).toBe("verified");
   });
 
-  it("rejects malformed domains and redirects with error 1 and 400", async () => {
+  it("holds a pending claim against others for a while, then lets anyone claim the host afresh", async () => {
+    const host = uniqueHost();
+    const first = (await call("POST", "/domain/add", { domain: `https://${host}` })).body;
+    expectLegacyError(await other("POST", "/domain/add", { domain: `https://${host}` }), 409, /pending/);
+
+    // Still held just inside the hold, even after failed checks.
+    await call("POST", `/domain/${first.id}/verify`);
+    await prisma.domain.update({
+      where: { id: first.id },
+      data: { createdAt: new Date(Date.now() - UNVERIFIED_CLAIM_HOLD_MS + 60_000) },
+    });
+    expectLegacyError(await other("POST", "/domain/add", { domain: `https://${host}` }), 409, /pending/);
+
+    await prisma.domain.update({
+      where: { id: first.id },
+      data: { createdAt: new Date(Date.now() - UNVERIFIED_CLAIM_HOLD_MS - 60_000) },
+    });
+    const second = await other("POST", "/domain/add", { domain: `https://${host}` });
+    expect(second.status, JSON.stringify(second.body)).toBe(200);
+    expect(second.body.verification.value).not.toBe(first.verification.value);
+    // The abandoned claim is gone for its former owner.
+    expectLegacyError(await call("POST", `/domain/${first.id}/verify`), 404);
+    expect(await listed(call, first.id)).toBeUndefined();
+    // Only the new claimant's token proves control now.
+    await dns.setTxt(first.verification.name, [first.verification.value]);
+    expect((await other("POST", `/domain/${second.body.id}/verify`)).body.status).toBe("failed");
+    await dns.setTxt(second.body.verification.name, [second.body.verification.value]);
+    expect((await other("POST", `/domain/${second.body.id}/verify`)).body.status).toBe("verified");
+  });
+
+  it("rejects malformed domains, IP addresses, ports, single labels and its own address with 400", async () => {
     const bad = [
       {},
       { domain: "go.example.com" },
       { domain: "ftp://go.example.com" },
       { domain: "https://go.example.com/path" },
       { domain: "https://go.example.com/?q=1" },
+      { domain: "https://go.example.com:8443" },
+      { domain: "https://127.0.0.1" },
+      { domain: "https://[::1]" },
+      { domain: "https://2130706433" },
+      { domain: "https://localhost" },
+      { domain: "https://app.localhost" },
+      { domain: "https://intranet" },
+      { domain: "https://go_x.example.com" },
       { domain: `https://${uniqueHost()}`, redirectroot: "not a url" },
       { domain: `https://${uniqueHost()}`, redirect404: "javascript:alert(1)" },
       { domain: 42 },
     ];
     for (const body of bad) expectLegacyError(await call("POST", "/domain/add", body), 400);
     expectLegacyError(await call("POST", "/domain/add", "[1,"), 400, /JSON/);
-    // The service's own address can never be a branded domain.
-    expectLegacyError(await call("POST", "/domain/add", { domain: stack.origin }), 400, /own address/);
+    // The service's own address (an IP here) can never be a branded domain.
+    expectLegacyError(await call("POST", "/domain/add", { domain: stack.origin }), 400, /IP address/);
   });
 
-  it("updates and clears redirects, and rewrites the record", async () => {
+  it("updates and clears redirects; the record follows only while verified", async () => {
     const host = uniqueHost();
-    const { body } = await call("POST", "/domain/add", {
+    const body = await addVerified(call, {
       domain: `https://${host}`,
       redirectroot: "https://example.com/a",
     });
@@ -128,49 +274,68 @@ describe("legacy branded domains", () => {
       redirect_404: "https://example.com/missing",
     });
     expectLegacyMessage(await call("PUT", `/domain/${body.id}/update`, { redirectroot: null }));
-    const { domains } = expectLegacyList(await call("GET", "/domains?limit=100"), "domains");
-    expect(domains.find((d: { id: number }) => d.id === body.id)).toMatchObject({
+    expect(await listed(call, body.id)).toMatchObject({
       redirectroot: null,
       redirect404: "https://example.com/missing",
+      status: "verified",
     });
     expect(await record(host)).toMatchObject({ redirect_root: null });
 
     expectLegacyError(await call("PUT", `/domain/${body.id}/update`, {}), 400, /redirectroot/);
     expectLegacyError(await call("PUT", `/domain/${body.id}/update`, { redirectroot: "nope" }), 400);
+
+    // Updating a pending domain changes its settings but publishes nothing.
+    const pendingHost = uniqueHost();
+    const pending = (await call("POST", "/domain/add", { domain: `https://${pendingHost}` })).body;
+    expectLegacyMessage(
+      await call("PUT", `/domain/${pending.id}/update`, { redirectroot: "https://example.com/p" }),
+    );
+    expect((await listed(call, pending.id)).redirectroot).toBe("https://example.com/p");
+    expect(await record(pendingHost)).toBeNull();
   });
 
   it("deletes a domain and its record", async () => {
     const host = uniqueHost();
-    const { body } = await call("POST", "/domain/add", { domain: `https://${host}` });
+    const body = await addVerified(call, { domain: `https://${host}` });
     expect(await record(host)).not.toBeNull();
     expectLegacyMessage(await call("DELETE", `/domain/${body.id}/delete`), /deleted/);
     expect(await record(host)).toBeNull();
     expectLegacyError(await call("DELETE", `/domain/${body.id}/delete`), 404, /Domain not found/);
-    // The host is free again.
-    expect((await other("POST", "/domain/add", { domain: `https://${host}` })).status).toBe(200);
+    expectLegacyError(await call("POST", `/domain/${body.id}/verify`), 404, /Domain not found/);
+    // The host is free again; the new claim has a new token, so the old TXT record proves nothing.
+    const again = await other("POST", "/domain/add", { domain: `https://${host}` });
+    expect(again.status).toBe(200);
+    expect(again.body.verification.value).not.toBe(body.verification.value);
+    expect((await other("POST", `/domain/${again.body.id}/verify`)).body.status).toBe("failed");
+    expect(await record(host)).toBeNull();
   });
 
   it("treats another account's domain as not found and changes nothing", async () => {
     const host = uniqueHost();
-    const { body } = await call("POST", "/domain/add", {
+    const body = await addVerified(call, {
       domain: `https://${host}`,
       redirectroot: "https://example.com/mine",
     });
+    const before = await listed(call, body.id);
     expectLegacyError(
       await other("PUT", `/domain/${body.id}/update`, { redirectroot: "https://evil.example/" }),
       404,
     );
     expectLegacyError(await other("DELETE", `/domain/${body.id}/delete`), 404);
+    expectLegacyError(await other("POST", `/domain/${body.id}/verify`), 404);
     const theirs = expectLegacyList(await other("GET", "/domains?limit=100"), "domains");
     expect(theirs.domains.map((d: { id: number }) => d.id)).not.toContain(body.id);
+    expect(await listed(call, body.id)).toEqual(before);
     expect(await record(host)).toMatchObject({ redirect_root: "https://example.com/mine" });
   });
 
   it("rejects malformed ids with 400 and unknown ids with 404", async () => {
     for (const id of ["abc", "0", "-1", "1.5", "99999999999"]) {
       expectLegacyError(await call("DELETE", `/domain/${id}/delete`), 400, /id/);
+      expectLegacyError(await call("POST", `/domain/${id}/verify`), 400, /id/);
     }
     expectLegacyError(await call("DELETE", "/domain/2147483647/delete"), 404);
+    expectLegacyError(await call("POST", "/domain/2147483647/verify"), 404);
     expectLegacyError(
       await call("PUT", "/domain/2147483647/update", { redirectroot: "https://example.com" }),
       404,
@@ -235,61 +400,86 @@ describe("legacy branded domains", () => {
     expectLegacyError(await fresh("GET", "/domains?limit=1&limit=2"), 400);
   });
 
-  it("resolves a host for the redirect service on its internal endpoint only", async () => {
+  it("resolves only verified hosts, in canonical form, on the internal endpoint only", async () => {
     const host = uniqueHost();
-    const { body } = await call("POST", "/domain/add", {
+    const body = await addVerified(call, {
       domain: `https://${host}`,
       redirect404: "https://example.com/gone",
     });
     await redis.del(domainKey(host));
-    const token = { "x-kurz-internal-token": stack.env.INTERNAL_TOKEN! };
-    const res = await fetch(`${stack.urls.management}/internal/domains/resolve/${host.toUpperCase()}`, {
-      headers: token,
-    });
-    expect(res.status).toBe(200);
-    expect(DomainRecord.parse(await res.json())).toEqual({
-      id: body.id,
-      account_id: expect.any(String),
-      redirect_root: null,
-      redirect_404: "https://example.com/gone",
-    });
+    for (const spelling of [host.toUpperCase(), `${host}.`, `${host}:443`, `${host}:80`]) {
+      const res = await resolveInternal(spelling);
+      expect(res.status, spelling).toBe(200);
+      expect(DomainRecord.parse(await res.json())).toEqual({
+        id: body.id,
+        account_id: expect.any(String),
+        redirect_root: null,
+        redirect_404: "https://example.com/gone",
+      });
+    }
     // The miss healed the cache for every other redirect instance.
     expect(await record(host)).not.toBeNull();
 
-    const missing = await fetch(`${stack.urls.management}/internal/domains/resolve/unknown.example.test`, {
-      headers: token,
-    });
-    expect(missing.status).toBe(404);
+    for (const spelling of [`${host}:8080`, "unknown.example.test", "127.0.0.1", "bad host", "a/b"]) {
+      expect((await resolveInternal(spelling)).status, spelling).toBe(404);
+    }
+    const pendingHost = uniqueHost();
+    await call("POST", "/domain/add", { domain: `https://${pendingHost}` });
+    expect((await resolveInternal(pendingHost)).status).toBe(404);
+    expect(await record(pendingHost)).toBeNull();
+
     const anonymous = await fetch(`${stack.urls.management}/internal/domains/resolve/${host}`);
     expect(anonymous.status).toBe(401);
   });
 
-  // End to end: the redirect service reads the record written above, through the public origin.
-  it("redirects / and unknown codes on a branded host to its redirects", async () => {
+  it("removes stale records of unverified domains (rows from before verification)", async () => {
     const host = uniqueHost();
-    await call("POST", "/domain/add", {
+    const { body } = await call("POST", "/domain/add", { domain: `https://${host}` });
+    // As a record written before this release, when every domain served at once.
+    await redis.set(
+      domainKey(host),
+      JSON.stringify({ id: body.id, account_id: "x", redirect_root: null, redirect_404: null }),
+    );
+    const verifiedHost = uniqueHost();
+    await addVerified(call, { domain: `https://${verifiedHost}` });
+    const logger = { warn: () => {} };
+    const removed = await new LegacyRecords(redis, logger).removeUnverifiedDomains(prisma);
+    expect(removed).toBeGreaterThan(0);
+    expect(await record(host)).toBeNull();
+    expect(await record(verifiedHost)).not.toBeNull();
+  });
+
+  // End to end: the redirect service reads the record written above, through the public origin.
+  it("serves a branded host's redirects only once verified, and stops on delete", async () => {
+    const host = uniqueHost();
+    const { body } = await call("POST", "/domain/add", {
       domain: `http://${host}`,
       redirectroot: "https://example.com/root",
       redirect404: "https://example.com/not-found",
     });
-    const root = await getWithHost(`${stack.origin}/`, host);
-    expect(root).toMatchObject({ status: 302, location: "https://example.com/root" });
+    expect((await getWithHost(`${stack.origin}/`, host)).location).toBeUndefined();
+    expect((await getWithHost(`${stack.origin}/no-such-code-here`, host)).location).toBeUndefined();
+
+    await dns.setTxt(body.verification.name, [body.verification.value]);
+    expect((await call("POST", `/domain/${body.id}/verify`)).body.status).toBe("verified");
+    // The redirect may have cached "not a domain" from the requests above; invalidation clears it.
+    await waitFor(
+      async () => (await getWithHost(`${stack.origin}/`, host)).location === "https://example.com/root",
+      {
+        timeoutMs: 10_000,
+        description: "the verified domain's redirectroot",
+      },
+    );
     const unknown = await getWithHost(`${stack.origin}/no-such-code-here`, host);
     expect(unknown).toMatchObject({ status: 302, location: "https://example.com/not-found" });
 
     // Changes reach the redirect service's caches through the invalidation channel.
-    const id = expectLegacyList(await call("GET", "/domains?limit=100"), "domains").domains.find(
-      (d: { domain: string }) => d.domain === `http://${host}`,
-    ).id;
-    await call("PUT", `/domain/${id}/update`, { redirectroot: "https://example.com/new-root" });
+    await call("PUT", `/domain/${body.id}/update`, { redirectroot: "https://example.com/new-root" });
     await waitFor(
       async () => (await getWithHost(`${stack.origin}/`, host)).location === "https://example.com/new-root",
-      {
-        timeoutMs: 10_000,
-        description: "the new redirectroot to be followed",
-      },
+      { timeoutMs: 10_000, description: "the new redirectroot to be followed" },
     );
-    await call("DELETE", `/domain/${id}/delete`);
+    await call("DELETE", `/domain/${body.id}/delete`);
     await waitFor(async () => (await getWithHost(`${stack.origin}/`, host)).location === undefined, {
       timeoutMs: 10_000,
       description: "the deleted domain to stop redirecting",

@@ -98,7 +98,11 @@ describe("POST /links", () => {
   });
 
   it("hashes a password and never returns it", async () => {
-    const res = await api("POST", "/links", { url: "https://example.com/p", title: "P", password: "s3cret" });
+    const res = await api("POST", "/links", {
+      url: "https://example.com/p",
+      title: "P",
+      password: "s3cret-pw",
+    });
     expectV1Success(res, 201);
     expect(res.body.data.has_password).toBe(true);
     expect(JSON.stringify(res.body)).not.toContain("s3cret");
@@ -212,6 +216,7 @@ describe("POST /links", () => {
       { url: "https://example.com/", title: "x".repeat(501) },
       { url: "https://example.com/", title: 7 },
       { url: "https://example.com/", password: "" },
+      { url: "https://example.com/", password: "1234567" },
       { url: "https://example.com/", password: "p".repeat(129) },
       [],
       "null",
@@ -391,7 +396,7 @@ describe("PATCH /links/:id", () => {
     const res = await api("PATCH", `/links/${link.id}`, {
       title: "After",
       is_active: false,
-      password: "pw",
+      password: "pw-long-enough",
       expires_at: "2099-05-06T07:08:09+00:00",
       analytics_public: true,
       analytics_shared_fields: ["overview", "devices"],
@@ -451,6 +456,7 @@ describe("PATCH /links/:id", () => {
       { is_active: "true" },
       { title: "" },
       { password: "" },
+      { password: "1234567" },
       { expires_at: "2099-01-01" },
       { analytics_public: 1 },
       { analytics_shared_fields: ["overview", "overview"] },
@@ -485,7 +491,7 @@ describe("PATCH /links/:id", () => {
 });
 
 describe("DELETE /links/:id", () => {
-  it("removes the link, its redirect record, frees the alias and announces link.deleted", async () => {
+  it("removes the link and its redirect record, keeps the alias for its owner, announces it", async () => {
     const alias = uniqueAlias("gone");
     const link = await create({ url: "https://example.com/d", title: "D", custom_alias: alias });
     expect((await fetch(link.short_url, { redirect: "manual" })).status).toBe(302);
@@ -497,10 +503,19 @@ describe("DELETE /links/:id", () => {
     expect(await readRedirectRecord(stack, alias)).toBeNull();
     expect((await fetch(link.short_url, { redirect: "manual" })).status).toBe(404);
     expect(await outboxTypes(link.id)).toEqual(["link.created", "link.deleted"]);
-    const again = await create(
-      { url: "https://example.com/again", title: "Again", custom_alias: alias },
-      other,
+    // The code stays reserved to its former owner (docs/security.md): another account gets the
+    // taken-alias answer, the owner gets it back at once.
+    expectV1Error(
+      await other("POST", "/links", {
+        url: "https://example.com/again",
+        title: "Again",
+        custom_alias: alias,
+      }),
+      409,
+      "CONFLICT",
+      new RegExp(`^The alias '${alias}' is already taken$`),
     );
+    const again = await create({ url: "https://example.com/again", title: "Again", custom_alias: alias });
     expect(again.short_code).toBe(alias);
   });
 

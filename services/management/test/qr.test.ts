@@ -59,7 +59,7 @@ describe("QR codes", () => {
     const res = await qr(link.short_code);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("image/png");
-    expect(res.headers.get("cache-control")).toBe("public, max-age=86400");
+    expect(res.headers.get("cache-control")).toBe("private, max-age=86400");
     expect(res.headers.get("x-ratelimit-limit")).toBe("60");
     const png = Buffer.from(await res.arrayBuffer());
     expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
@@ -92,7 +92,7 @@ describe("QR codes", () => {
     const res = await qr(link.short_code, "?format=svg&size=300&color=%23112233");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("image/svg+xml");
-    expect(res.headers.get("cache-control")).toBe("public, max-age=86400");
+    expect(res.headers.get("cache-control")).toBe("private, max-age=86400");
     const svg = await res.text();
     expect(XMLValidator.validate(svg)).toBe(true);
     const doc = new XMLParser({ ignoreAttributes: false }).parse(svg);
@@ -137,7 +137,7 @@ describe("QR codes", () => {
       const res = await qr(code, "", key);
       expect(res.status).toBe(404);
       expect(res.headers.get("content-type")).toMatch(/^application\/json/);
-      expect(res.headers.get("cache-control")).not.toBe("public, max-age=86400");
+      expect(res.headers.get("cache-control")).not.toBe("private, max-age=86400");
       expect(await res.json()).toEqual({
         success: false,
         error: { code: "NOT_FOUND", message: expect.any(String) },

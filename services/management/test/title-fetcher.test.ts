@@ -7,6 +7,7 @@ import {
   cleanTitle,
   extractTitle,
   FETCHED_TITLE_MAX_LENGTH,
+  HostBudget,
   isPublicAddress,
   TitleFetcher,
   TitleFetchRefused,
@@ -270,5 +271,62 @@ describe("TitleFetcher against a local server", () => {
     expect(await off.titleFor(site.url("/plain"))).toBe("127.0.0.1");
     expect(site.requested.length).toBe(before);
     await off.close();
+  });
+});
+
+describe("per-host budget", () => {
+  it("counts fetches per host in clock minutes", () => {
+    const budget = new HostBudget(1, 2);
+    const t = Date.UTC(2026, 0, 1, 12, 0, 10);
+    expect([budget.take("a.test", t), budget.take("a.test", t), budget.take("a.test", t)]).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    expect(budget.take("b.test", t)).toBe(true);
+    expect(budget.take("a.test", t + 49_000)).toBe(false);
+    expect(budget.take("a.test", t + 50_000)).toBe(true); // the next minute
+  });
+
+  it("fetches a host a few at a time and a number per minute; the rest get the host name unfetched", async () => {
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const site = await pageServer({
+      "/slow": (_req, res) => {
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        setTimeout(() => {
+          inFlight--;
+          res.writeHead(200, { "content-type": "text/html" });
+          res.end("<title>Slow page</title>");
+        }, 100);
+      },
+    });
+    site.routes["/to-localhost"] = redirect(site.url("/slow", "localhost"));
+    const fetcher = new TitleFetcher({
+      allowHosts: ["127.0.0.1", "localhost"],
+      perHostConcurrency: 2,
+      perHostPerMinute: 5,
+    });
+    try {
+      const titles = await Promise.all(Array.from({ length: 8 }, () => fetcher.titleFor(site.url("/slow"))));
+      expect(titles.filter((t) => t === "Slow page")).toHaveLength(5);
+      expect(titles.filter((t) => t === "127.0.0.1")).toHaveLength(3);
+      expect(site.requested).toHaveLength(5);
+      expect(maxInFlight).toBe(2);
+
+      // A redirect into a host whose budget is spent is refused before connecting: hops cannot launder it.
+      const other = new TitleFetcher({ allowHosts: ["127.0.0.1", "localhost"], perHostPerMinute: 1 });
+      try {
+        expect(await other.titleFor(site.url("/none", "localhost"))).toBe("localhost"); // spends localhost's
+        const before = site.requested.length;
+        await expect(other.fetchTitle(site.url("/to-localhost"))).rejects.toThrow(/no title fetches left/);
+        expect(site.requested.slice(before)).toEqual(["/to-localhost"]);
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await Promise.all([fetcher.close(), site.close()]);
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { commonConfigSchema, loadConfig, port } from "@kurz/service-kit";
+import { commonConfigSchema, loadConfig, port, unsetIfEmpty } from "@kurz/service-kit";
 import { z } from "zod";
 
 const positiveInt = (defaultValue: number) => z.coerce.number().int().positive().default(defaultValue);
@@ -40,9 +40,20 @@ export const redirectConfigSchema = commonConfigSchema.extend({
   // mostly dead bus payloads. 75 caps growth at 1.75x: RSS under 200 MB in the benchmark with 100k
   // cached links, at no measurable throughput cost (issue 4). 0 leaves V8's own heuristics.
   HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(300).default(75),
-  // Wrong passwords allowed per link and client address within the window, then 429.
+  // Password attempts allowed per link and client (an IPv6 client by its /64) within the window, and
+  // wrong ones per link from all clients together; past either, 429 (docs/security.md).
   PASSWORD_MAX_ATTEMPTS: positiveInt(5),
+  PASSWORD_LINK_MAX_ATTEMPTS: positiveInt(100),
   PASSWORD_WINDOW_SECONDS: positiveInt(900),
+  // Lookups of unknown codes, slugs or hosts that reach management, per client and minute; past it,
+  // further such lookups get 429 (cached answers still work). Misses are shared through Redis for
+  // MISS_CACHE_TTL_SECONDS; creating the code ends its miss at once.
+  MISS_BUDGET_PER_MINUTE: positiveInt(60),
+  MISS_CACHE_TTL_SECONDS: positiveInt(300),
+  // The operational listener: /health, /ready, /metrics. Never the public port; loopback by default,
+  // so only probers on the same host (or container) reach it.
+  OPS_HOST: unsetIfEmpty(z.string().default("127.0.0.1")),
+  OPS_PORT: port(9082),
 });
 export type RedirectConfig = z.infer<typeof redirectConfigSchema>;
 

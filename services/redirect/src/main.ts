@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import { setFlagsFromString } from "node:v8";
 import {
+  callerToken,
   createLogger,
   createServiceBus,
   handleHealth,
@@ -15,7 +16,10 @@ import { ClickSpool } from "./click-spool.ts";
 import { clientIp } from "./client-ip.ts";
 import { loadRedirectConfig } from "./config.ts";
 import { followInvalidations } from "./invalidations.ts";
+import { MissBudget } from "./miss-budget.ts";
+import { createOpsHandler } from "./ops.ts";
 import { PasswordLimiter } from "./password-limiter.ts";
+import { HostClassifier } from "./request-host.ts";
 import { Resolver } from "./resolver.ts";
 import { createRedirectHandler } from "./server.ts";
 
@@ -47,9 +51,10 @@ await runService({
     const resolver = new Resolver({
       redis,
       managementUrl: config.MANAGEMENT_URL,
-      internalToken: config.INTERNAL_TOKEN,
+      internalToken: callerToken(config.INTERNAL_TOKEN, "redirect"),
       maxEntries: config.CACHE_MAX_ENTRIES,
       ttlMs: config.CACHE_TTL_MS,
+      missTtlSeconds: config.MISS_CACHE_TTL_SECONDS,
     });
     followInvalidations(subscriber, resolver, logger);
 
@@ -79,11 +84,15 @@ await runService({
       createRedirectHandler({
         resolver,
         publisher,
-        limiter: new PasswordLimiter(redis, config.PASSWORD_MAX_ATTEMPTS, config.PASSWORD_WINDOW_SECONDS),
+        limiter: new PasswordLimiter(redis, {
+          perClient: config.PASSWORD_MAX_ATTEMPTS,
+          perLink: config.PASSWORD_LINK_MAX_ATTEMPTS,
+          windowSeconds: config.PASSWORD_WINDOW_SECONDS,
+        }),
+        missBudget: new MissBudget(redis, config.MISS_BUDGET_PER_MINUTE),
         redirectStatus: config.REDIRECT_STATUS,
         trustProxy: config.TRUST_PROXY,
-        publicHost: new URL(config.PUBLIC_BASE_URL).host.toLowerCase(),
-        health,
+        hosts: new HostClassifier(config.PUBLIC_BASE_URL),
         ...(config.API_UPSTREAM_URL
           ? {
               forwardApi: createApiForwarder(config.API_UPSTREAM_URL, (req) =>
@@ -95,9 +104,12 @@ await runService({
       }),
     );
     server.keepAliveTimeout = 65_000;
+    // Health, readiness and metrics on a listener of their own, never on the public port (ops.ts).
+    const ops = createServer(createOpsHandler({ health, metrics: () => publisher.metrics }));
+    await listen(ops, config.OPS_HOST, config.OPS_PORT);
     await listen(server, config.HOST, config.PORT);
     return {
-      servers: [server],
+      servers: [server, ops],
       close: async () => {
         await publisher.close();
         await bus.close();

@@ -68,6 +68,12 @@ export const PAGES = {
     "Too many attempts",
     "Too many wrong passwords for this link. Try again later.",
   ),
+  tooManyLookups: page(
+    429,
+    "RATE_LIMIT_EXCEEDED",
+    "Too many requests",
+    "Too many requests for links that do not exist. Try again later.",
+  ),
   methodNotAllowed: page(
     405,
     "METHOD_NOT_ALLOWED",

@@ -1,73 +1,52 @@
-// Counts password attempts per (link, client address) in Redis, shared by every redirect instance.
-// Every attempt counts before the password is checked, so parallel guesses cannot slip past the limit;
-// a right password clears the count. While Redis is unavailable an in-process count takes over, so
-// an outage does not open the door to unlimited guessing.
-import { createHash } from "node:crypto";
+// Limits password attempts on a link in two budgets, both shared by every redirect instance:
+// - per link and client (an IPv6 client by its /64): one guesser is stopped quickly;
+// - per link, all clients together: a guesser spread over many addresses is stopped too. The price
+//   is that such a flood locks the link for everyone until the window ends; the alternative is an
+//   unbounded number of guesses at a password people chose.
+// Every attempt counts before the password is checked, so parallel guesses cannot slip past either
+// limit. The right password clears its client's count and is taken back from the link's count, so
+// the link budget counts wrong passwords only.
 import type { Redis } from "ioredis";
-import { LRUCache } from "lru-cache";
+import { clientKey } from "./client-key.ts";
+import { WindowCounter } from "./window-counter.ts";
 
 export interface Attempt {
   allowed: boolean;
-  /** Seconds until the window resets (for Retry-After). */
+  /** Seconds until the exhausted budget's window ends (for Retry-After). */
   retryAfter: number;
 }
 
+export interface PasswordLimits {
+  /** Attempts per link and client within the window. */
+  perClient: number;
+  /** Wrong attempts per link, all clients together, within the window. */
+  perLink: number;
+  windowSeconds: number;
+}
+
 export class PasswordLimiter {
-  private readonly local: LRUCache<string, { count: number; resetAt: number }>;
+  private readonly counter: WindowCounter;
 
   constructor(
-    private readonly redis: Redis,
-    private readonly maxAttempts: number,
-    private readonly windowSeconds: number,
+    redis: Redis,
+    private readonly limits: PasswordLimits,
   ) {
-    this.local = new LRUCache({ max: 50_000, ttl: windowSeconds * 1000 });
+    this.counter = new WindowCounter(redis, limits.windowSeconds);
   }
 
   async attempt(code: string, ip: string | null): Promise<Attempt> {
-    const key = this.key(code, ip);
-    try {
-      // The window starts at the first attempt: SET NX gives it its expiry, INCR counts.
-      const results = await this.redis
-        .multi()
-        .set(key, 0, "EX", this.windowSeconds, "NX")
-        .incr(key)
-        .ttl(key)
-        .exec();
-      if (!results || results.some(([err]) => err)) throw new Error("limiter transaction failed");
-      const count = Number(results[1]![1]);
-      const ttl = Number(results[2]![1]);
-      return { allowed: count <= this.maxAttempts, retryAfter: Math.max(1, ttl) };
-    } catch {
-      return this.attemptLocally(key);
-    }
+    const [client, link] = await this.counter.hit(clientCount(code, ip), linkCount(code));
+    const clientOver = client!.count > this.limits.perClient;
+    const linkOver = link!.count > this.limits.perLink;
+    const retryAfter = Math.max(clientOver ? client!.retryAfter : 0, linkOver ? link!.retryAfter : 0);
+    return { allowed: !clientOver && !linkOver, retryAfter: Math.max(1, retryAfter) };
   }
 
-  async reset(code: string, ip: string | null): Promise<void> {
-    const key = this.key(code, ip);
-    this.local.delete(key);
-    await this.redis.del(key).catch(() => {});
-  }
-
-  private attemptLocally(key: string): Attempt {
-    const now = Date.now();
-    let entry = this.local.get(key);
-    if (!entry || entry.resetAt <= now) {
-      entry = { count: 0, resetAt: now + this.windowSeconds * 1000 };
-      this.local.set(key, entry);
-    }
-    entry.count++;
-    return {
-      allowed: entry.count <= this.maxAttempts,
-      retryAfter: Math.max(1, Math.ceil((entry.resetAt - now) / 1000)),
-    };
-  }
-
-  // The client address is hashed: Redis keys show up in monitoring tools, raw addresses must not.
-  private key(code: string, ip: string | null): string {
-    const who = createHash("sha256")
-      .update(ip ?? "unknown")
-      .digest("base64url")
-      .slice(0, 22);
-    return `pwlimit:${code}:${who}`;
+  /** The right password: its client starts over, and it does not use up the link's budget. */
+  async succeeded(code: string, ip: string | null): Promise<void> {
+    await Promise.all([this.counter.reset(clientCount(code, ip)), this.counter.undo(linkCount(code))]);
   }
 }
+
+const clientCount = (code: string, ip: string | null) => `pwlimit:${code}:${clientKey(ip)}`;
+const linkCount = (code: string) => `pwlimit:${code}`;

@@ -42,3 +42,12 @@ export function clickHeaders(raw: readonly string[]): ClickHeaders {
   }
   return { host, userAgent, referer, forwardedFor };
 }
+
+/** The Host header, read from the raw list like clickHeaders (no `req.headers` on the hot path). */
+export function rawHost(raw: readonly string[]): string | undefined {
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 4 && is(name, "Host", "host")) return raw[i + 1];
+  }
+  return undefined;
+}

@@ -1,6 +1,8 @@
 // Resolves short codes, branded hosts and rotator slugs to their records: in-process LRU → Redis →
 // management's internal resolve endpoint. Misses are cached too (negative caching) so a flood of
-// unknown codes cannot reach management, and concurrent misses for one id share one request.
+// unknown codes cannot reach management, and concurrent misses for one id share one request. A code's
+// miss is also shared through Redis (`miss:<code>`, short TTL) so that every instance knows it, and a
+// lookup about to reach management can be refused by the caller's gate (a client's miss budget).
 //
 // The redirect never writes these records to Redis itself: management's resolve endpoint heals Redis
 // when it answers, and a write from here could put back a record management has just changed.
@@ -10,6 +12,7 @@ import {
   RedirectRecord,
   RotatorRecord,
   redirectKey,
+  redirectMissKey,
   rotatorKey,
 } from "@kurz/contracts";
 import type { Redis } from "ioredis";
@@ -25,12 +28,30 @@ export class ResolverUnavailableError extends Error {
   }
 }
 
+/** The caller's gate refused a lookup that would have reached management. */
+export class LookupRefusedError extends Error {
+  constructor(readonly retryAfter: number) {
+    super("lookup refused: the client's miss budget is spent");
+  }
+}
+
+/**
+ * What a gate answers just before a lookup reaches management. When allowed, `settle` is told whether
+ * management had no such record, so the gate can count misses only.
+ */
+export type GateAnswer =
+  | { allowed: true; settle(missed: boolean): void }
+  | { allowed: false; retryAfter: number };
+export type ManagementGate = () => Promise<GateAnswer>;
+
 export interface LookupOptions {
   redis: Redis;
   managementUrl: string;
   internalToken: string;
   maxEntries: number;
   ttlMs: number;
+  /** How long a miss written to Redis (`miss:<code>`) lasts, for the kinds that share misses. */
+  missTtlSeconds?: number;
   onError?: (err: unknown, where: "redis" | "management") => void;
 }
 
@@ -38,6 +59,8 @@ interface Kind<T> {
   name: string;
   schema: z.ZodType<T>;
   redisKey: (id: string) => string;
+  /** The shared negative entry's key, for kinds whose misses are shared through Redis. */
+  missKey?: (id: string) => string;
   managementPath: string;
   /** The form kept in the cache, when it can be smaller than the parsed one. */
   compact?: (record: T) => T;
@@ -103,11 +126,19 @@ export class CachedLookup<T extends object> {
     return hit === MISSING ? null : hit;
   }
 
-  /** null = no such record. Rejects with ResolverUnavailableError when no source could answer. */
-  resolve(id: string): Promise<T | null> {
+  /**
+   * null = no such record. Rejects with ResolverUnavailableError when no source could answer, and with
+   * LookupRefusedError when `gate` refuses to let the lookup reach management.
+   */
+  resolve(id: string, gate?: ManagementGate): Promise<T | null> {
     const pending = this.inFlight.get(id);
-    if (pending) return pending;
-    const p = this.load(id).finally(() => {
+    // Joining another caller's load: if that caller's gate refused it, this caller gets its own try.
+    if (pending)
+      return pending.catch((err: unknown) => {
+        if (err instanceof LookupRefusedError) return this.resolve(id, gate);
+        throw err;
+      });
+    const p = this.load(id, gate).finally(() => {
       if (this.inFlight.get(id) === p) this.inFlight.delete(id);
     });
     this.inFlight.set(id, p);
@@ -126,11 +157,17 @@ export class CachedLookup<T extends object> {
     this.inFlight.clear();
   }
 
-  private async load(id: string): Promise<T | null> {
+  private async load(id: string, gate: ManagementGate | undefined): Promise<T | null> {
     const generation = this.generation;
     let record: T | null | undefined = await this.fromRedis(id);
     // A Redis miss is not proof the id is unknown: Redis may have been flushed. Management heals it.
-    if (record === undefined) record = await this.fromManagement(id);
+    if (record === undefined) {
+      const admission = gate ? await gate() : undefined;
+      if (admission && !admission.allowed) throw new LookupRefusedError(admission.retryAfter);
+      record = await this.fromManagement(id);
+      admission?.settle(record === null);
+      if (record === null) this.shareMiss(id);
+    }
     // Neither answered: not cached, so the next request tries again.
     if (record === undefined) throw new ResolverUnavailableError(`${this.kind.name} ${id}`);
     if (record !== null && this.kind.compact) record = this.kind.compact(record);
@@ -140,17 +177,38 @@ export class CachedLookup<T extends object> {
     return record;
   }
 
-  /** undefined = not there or Redis unavailable; a record of another shape counts as not there. */
-  private async fromRedis(id: string): Promise<T | undefined> {
+  /**
+   * undefined = not there or Redis unavailable; null = a shared miss and no record. A record of
+   * another shape counts as not there. The record wins over a miss: a miss written by an instance
+   * whose lookup raced with the code's creation cannot hide the new record.
+   */
+  private async fromRedis(id: string): Promise<T | null | undefined> {
     try {
-      const raw = await this.opts.redis.get(this.kind.redisKey(id));
-      if (raw === null) return undefined;
+      const { redis } = this.opts;
+      const missKey = this.kind.missKey;
+      const [raw, miss] = missKey
+        ? await redis.mget(this.kind.redisKey(id), missKey(id))
+        : [await redis.get(this.kind.redisKey(id)), null];
+      if (raw == null) return miss == null ? undefined : null;
       const parsed = this.kind.schema.safeParse(JSON.parse(raw));
       return parsed.success ? parsed.data : undefined;
     } catch (err) {
       this.opts.onError?.(err, "redis");
       return undefined;
     }
+  }
+
+  /**
+   * Tells every instance that management has no such id, for a short while. Management deletes the
+   * entry whenever it writes the id's record (management/src/redirect-records.ts), so a code created
+   * after this still redirects at once.
+   */
+  private shareMiss(id: string): void {
+    const { missKey } = this.kind;
+    if (!missKey) return;
+    this.opts.redis
+      .set(missKey(id), "1", "EX", this.opts.missTtlSeconds ?? 60)
+      .catch((err: unknown) => this.opts.onError?.(err, "redis"));
   }
 
   /** undefined = management could not answer; null = management says there is no such record. */
@@ -191,6 +249,7 @@ export class Resolver {
         name: "link",
         schema: RedirectRecord,
         redisKey: redirectKey,
+        missKey: redirectMissKey,
         managementPath: "/internal/links/resolve/",
         compact: linkCompactor(),
       },

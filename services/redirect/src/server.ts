@@ -1,5 +1,10 @@
 // The public redirect path. Plain node:http: ENVIRONMENT.md measured Express at ~7x the cost of a
-// whole bare redirect. A cached code is answered without awaiting anything and without logging.
+// whole bare redirect. A cached code on the public host is answered without awaiting anything and
+// without logging. Operational endpoints are not served here (ops.ts).
+//
+// Tenancy (issue 11 item 2): on the public host every link and rotator resolves; on a branded domain
+// only its owner's, and anything else is that domain's "not found"; on any other host nothing
+// (request-host.ts). Paths that cannot name a code are a 404 before any lookup (code-grammar.ts).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { DomainRecord, RedirectRecord, RotatorRecord } from "@kurz/contracts";
 import { verify } from "@node-rs/argon2";
@@ -7,11 +12,14 @@ import { isApiPath } from "./api-forwarder.ts";
 import { clickEvent } from "./click-event.ts";
 import type { ClickPublisher } from "./click-publisher.ts";
 import { clientIp } from "./client-ip.ts";
-import { sendMetrics } from "./metrics.ts";
+import { isCodeShaped } from "./code-grammar.ts";
+import type { MissBudget } from "./miss-budget.ts";
 import { PAGES, sendPage, wantsJson } from "./pages.ts";
 import type { PasswordLimiter } from "./password-limiter.ts";
+import { rawHost } from "./raw-headers.ts";
 import { readForm } from "./read-form.ts";
-import type { Resolver } from "./resolver.ts";
+import { type HostClassifier, PUBLIC_HOST } from "./request-host.ts";
+import { LookupRefusedError, type ManagementGate, type Resolver } from "./resolver.ts";
 import { RotatorTurns } from "./rotator-turns.ts";
 import { RedirectWrites } from "./turn-writes.ts";
 
@@ -19,47 +27,38 @@ export interface RedirectHandlerDeps {
   resolver: Resolver;
   publisher: ClickPublisher;
   limiter: PasswordLimiter;
+  missBudget: MissBudget;
   redirectStatus: number;
   /** Number of trusted proxies in front (0 = use the socket address). */
   trustProxy: number;
-  /** The host of PUBLIC_BASE_URL: never a branded domain, so never looked up as one. */
-  publicHost: string;
-  health: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /** Tells the public host from branded domains. */
+  hosts: HostClassifier;
   /** Single-machine mode: pipes API paths to the gateway (see api-forwarder.ts). */
   forwardApi?: (req: IncomingMessage, res: ServerResponse) => void;
   logger: { error(o: object, m?: string): void };
 }
 
-const MAX_CODE_LENGTH = 64;
 const MAX_FORM_BYTES = 4096;
 const NOT_PLAIN_ASCII = /[^\x21-\x7e]/;
 
-type Route = { kind: "code"; id: string } | { kind: "rotator"; id: string } | { kind: "root" } | null;
+type Route = { kind: "code"; id: string } | { kind: "rotator"; id: string } | { kind: "root" };
+const ROOT: Route = { kind: "root" };
 
-/** `/<code>`, `/r/<slug>` or `/`; null for anything else (a 404). */
-function route(url: string): Route {
+/** `/<code>`, `/r/<slug>` or `/`; null for any path that cannot name one (a 404 without lookup). */
+function route(url: string): Route | null {
   const q = url.indexOf("?");
-  let path = q === -1 ? url : url.slice(0, q);
-  if (path === "/") return { kind: "root" };
-  let kind: "code" | "rotator" = "code";
+  const path = q === -1 ? url : url.slice(0, q);
+  if (path === "/") return ROOT;
   if (path.startsWith("/r/")) {
-    kind = "rotator";
-    path = path.slice(2);
+    const slug = path.slice(3);
+    return isCodeShaped(slug) ? { kind: "rotator", id: slug } : null;
   }
-  let id = path.slice(1);
-  if (id.includes("%")) {
-    try {
-      id = decodeURIComponent(id);
-    } catch {
-      return null;
-    }
-  }
-  if (id.length === 0 || id.length > MAX_CODE_LENGTH || id.includes("/")) return null;
-  return { kind, id };
+  const code = path.slice(1);
+  return path.charCodeAt(0) === 47 /* / */ && isCodeShaped(code) ? { kind: "code", id: code } : null;
 }
 
 export function createRedirectHandler(deps: RedirectHandlerDeps) {
-  const { resolver, publisher, limiter, redirectStatus, trustProxy, publicHost } = deps;
+  const { resolver, publisher, limiter, missBudget, redirectStatus, trustProxy, hosts } = deps;
   const turns = new RotatorTurns();
 
   const writes = new RedirectWrites((err, res) => {
@@ -78,51 +77,29 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
     if (req.method === "GET") publisher.push(clickEvent(req, record, code, trustProxy));
   }
 
-  /** The branded domain this request came in on, if any; lookup failures count as "none". */
-  function withDomain(
-    req: IncomingMessage,
-    res: ServerResponse,
-    then: (domain: DomainRecord | null) => void,
-  ): void {
-    const host = req.headers.host?.toLowerCase();
-    if (!host || host === publicHost || host.length > 255) {
-      then(null);
-      return;
-    }
-    const cached = resolver.domains.peek(host);
-    if (cached !== undefined) {
-      then(cached);
-      return;
-    }
-    resolver.domains
-      .resolve(host)
-      .catch(() => null)
-      .then(then)
-      .catch((err: unknown) => failed(res, req, err));
+  /** Lookups that would reach management count against the client's miss budget. */
+  const gateOf = (req: IncomingMessage): ManagementGate => missBudget.gate(clientIp(req, trustProxy));
+
+  /** "Not found" as the host says: a branded domain's redirect_404 when set, else the 404 page. */
+  function notFound(req: IncomingMessage, res: ServerResponse, domain: DomainRecord | null): void {
+    if (domain?.redirect_404) redirect(res, domain.redirect_404);
+    else sendPage(req, res, PAGES.notFound);
   }
 
-  function notFound(req: IncomingMessage, res: ServerResponse): void {
-    withDomain(req, res, (domain) => {
-      if (domain?.redirect_404) redirect(res, domain.redirect_404);
-      else sendPage(req, res, PAGES.notFound);
-    });
-  }
-
-  function root(req: IncomingMessage, res: ServerResponse): void {
-    withDomain(req, res, (domain) => {
-      if (domain?.redirect_root) redirect(res, domain.redirect_root);
-      else sendPage(req, res, PAGES.notFound);
-    });
-  }
+  /** Whether a record of this account may be served on this host (null = the public host). */
+  const servedOn = (domain: DomainRecord | null, accountId: string) =>
+    domain === null || domain.account_id === accountId;
 
   function answer(
     req: IncomingMessage,
     res: ServerResponse,
     code: string,
     record: RedirectRecord | null,
+    domain: DomainRecord | null,
   ): void {
-    if (!record?.active) {
-      notFound(req, res);
+    // Another tenant's link on a branded domain is that domain's "not found", never a click.
+    if (!record?.active || !servedOn(domain, record.account_id)) {
+      notFound(req, res, domain);
       return;
     }
     if (record.expires_at !== null && record.expires_at <= Date.now()) {
@@ -176,7 +153,7 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
       sendPage(req, res, PAGES.wrongPassword);
       return;
     }
-    await limiter.reset(code, ip);
+    await limiter.succeeded(code, ip);
     // 303: the browser follows with a GET, so the password is never re-posted to the destination
     // (a 307/308 REDIRECT_STATUS would do exactly that).
     redirect(res, record.url, 303);
@@ -184,9 +161,14 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
   }
 
   /** The campaign's next link in turn that can be followed (active, not expired, no password). */
-  async function rotate(req: IncomingMessage, res: ServerResponse, rotator: RotatorRecord | null) {
-    if (!rotator || rotator.links.length === 0) {
-      sendPage(req, res, PAGES.notFound);
+  async function rotate(
+    req: IncomingMessage,
+    res: ServerResponse,
+    rotator: RotatorRecord | null,
+    domain: DomainRecord | null,
+  ) {
+    if (!rotator || rotator.links.length === 0 || !servedOn(domain, rotator.account_id)) {
+      notFound(req, res, domain);
       return;
     }
     const n = rotator.links.length;
@@ -205,13 +187,50 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
         return;
       }
     }
-    sendPage(req, res, PAGES.notFound);
+    notFound(req, res, domain);
   }
 
   function failed(res: ServerResponse, req: IncomingMessage, err: unknown): void {
+    if (err instanceof LookupRefusedError) {
+      if (res.headersSent) res.destroy();
+      else sendPage(req, res, PAGES.tooManyLookups, { "retry-after": String(err.retryAfter) });
+      return;
+    }
     deps.logger.error({ err: err instanceof Error ? err.message : String(err) }, "redirect failed");
     if (res.headersSent) res.destroy();
     else sendPage(req, res, PAGES.unavailable, { "retry-after": "1" });
+  }
+
+  /** Serves a route on a host: `domain` is the branded domain, null on the public host. */
+  function serve(req: IncomingMessage, res: ServerResponse, r: Route, domain: DomainRecord | null): void {
+    if (r.kind === "root") {
+      if (domain?.redirect_root) redirect(res, domain.redirect_root);
+      else sendPage(req, res, PAGES.notFound);
+      return;
+    }
+    if (r.kind === "rotator") {
+      if (req.method === "POST") {
+        req.resume();
+        sendPage(req, res, PAGES.methodNotAllowed, { allow: "GET, HEAD" });
+        return;
+      }
+      const cached = resolver.rotators.peek(r.id);
+      const p =
+        cached !== undefined
+          ? rotate(req, res, cached, domain)
+          : resolver.rotators.resolve(r.id, gateOf(req)).then((rot) => rotate(req, res, rot, domain));
+      p.catch((err: unknown) => failed(res, req, err));
+      return;
+    }
+    const cached = resolver.links.peek(r.id);
+    if (cached !== undefined) {
+      answer(req, res, r.id, cached, domain);
+      return;
+    }
+    resolver.links
+      .resolve(r.id, gateOf(req))
+      .then((record) => answer(req, res, r.id, record, domain))
+      .catch((err: unknown) => failed(res, req, err));
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
@@ -225,44 +244,33 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
       sendPage(req, res, PAGES.methodNotAllowed, { allow: "GET, HEAD, POST" });
       return;
     }
-    if (method !== "POST") {
-      if (deps.health(req, res)) return;
-      if (req.url === "/metrics") {
-        sendMetrics(res, publisher.metrics, method === "HEAD");
-        return;
-      }
-    }
     const r = route(req.url ?? "/");
-    if (r === null) {
-      notFound(req, res);
+    const host = hosts.classify(rawHost(req.rawHeaders));
+    if (host === null || (host === PUBLIC_HOST && r === null)) {
+      req.resume();
+      sendPage(req, res, PAGES.notFound);
       return;
     }
-    if (r.kind === "root") {
-      root(req, res);
+    if (host === PUBLIC_HOST) {
+      serve(req, res, r!, null);
       return;
     }
-    if (r.kind === "rotator") {
-      if (method === "POST") {
+    // A branded domain: only its owner's links, and any path that names none goes to its redirect_404
+    // (SPEC 2.8: "where unknown paths are sent"). A host that is not a verified domain serves nothing.
+    const onDomain = (domain: DomainRecord | null) => {
+      if (domain === null || r === null) {
         req.resume();
-        sendPage(req, res, PAGES.methodNotAllowed, { allow: "GET, HEAD" });
-        return;
-      }
-      const cached = resolver.rotators.peek(r.id);
-      const p =
-        cached !== undefined
-          ? rotate(req, res, cached)
-          : resolver.rotators.resolve(r.id).then((rot) => rotate(req, res, rot));
-      p.catch((err: unknown) => failed(res, req, err));
-      return;
-    }
-    const cached = resolver.links.peek(r.id);
+        notFound(req, res, domain);
+      } else serve(req, res, r, domain);
+    };
+    const cached = resolver.domains.peek(host);
     if (cached !== undefined) {
-      answer(req, res, r.id, cached);
+      onDomain(cached);
       return;
     }
-    resolver.links
-      .resolve(r.id)
-      .then((record) => answer(req, res, r.id, record))
+    resolver.domains
+      .resolve(host, gateOf(req))
+      .then(onDomain)
       .catch((err: unknown) => failed(res, req, err));
   }
 

@@ -90,6 +90,46 @@ describe("api forwarder", () => {
     agent.destroy();
   });
 
+  it("refuses ambiguous paths with 400 in the path's envelope and never forwards them", async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const before = seen.length;
+    const cases: [string, "v1" | "legacy" | "plain"][] = [
+      ["/api/v1/links/%2e%2e/%2e%2e/%2e%2e/internal/links/resolve/abc", "v1"],
+      ["/api/v1/links/..\\..\\internal/links/resolve/abc", "v1"],
+      ["/api/v1/links/../../internal/keys/x", "v1"],
+      ["/api/v1/links/%2F..%2Finternal", "v1"],
+      ["/api/v1//internal/links/resolve/abc", "v1"],
+      ["/api/account/%00", "legacy"],
+      ["/api/./account", "legacy"],
+      ["/c/%c0%ae%c0%ae/x", "plain"],
+      ["/docs/%EF%BC%8E%EF%BC%8E/x", "plain"],
+    ];
+    for (const [path, envelope] of cases) {
+      const res = await send(frontPort, agent, "GET", path);
+      expect(res.status, path).toBe(400);
+      if (envelope === "v1") {
+        expect(JSON.parse(res.body), path).toMatchObject({ success: false, error: { code: "BAD_REQUEST" } });
+      } else if (envelope === "legacy") {
+        expect(JSON.parse(res.body), path).toEqual({ error: 1, message: expect.any(String) });
+      } else {
+        expect(res.headers["content-type"], path).toMatch(/^text\/plain/);
+      }
+    }
+    expect(seen.length).toBe(before);
+    // The connection survives a refused request that carried a body.
+    const refused = await send(
+      frontPort,
+      agent,
+      "POST",
+      "/api/v1/links/%2e%2e",
+      Buffer.alloc(64 * 1024, 0x61),
+    );
+    expect(refused.status).toBe(400);
+    const ok = await send(frontPort, agent, "GET", "/api/v1/links/caf%C3%A9?q=a/../b");
+    expect(JSON.parse(ok.body)).toEqual({ path: "/api/v1/links/caf%C3%A9?q=a/../b" });
+    agent.destroy();
+  });
+
   it("keeps the visitor's connection usable after the upstream answers before reading the body", async () => {
     // One socket only: the second request must reuse the connection the oversized upload used.
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });

@@ -91,8 +91,9 @@ it("verifies a link password with the argon2 addon loaded beside the bundle", as
   expect(ok.headers.get("location")).toBe("https://example.com/l");
 });
 
-it("reports its click pipeline and memory on /metrics", async () => {
-  const m = await metrics(redirect.url);
+it("reports its click pipeline and memory on /metrics of its operational listener only", async () => {
+  const m = await metrics(redirect);
   expect(m.clicks_dropped_total).toBe(0);
   expect(m.process_resident_memory_bytes).toBeGreaterThan(0);
+  expect((await fetch(`${redirect.url}/metrics`)).status).toBe(404);
 });

@@ -67,7 +67,7 @@ describe("redirect under faults", () => {
 
     const m = await waitFor(
       async () => {
-        const m = await metrics(redirect.url);
+        const m = await metrics(redirect);
         // The click made before the stop may already have been published.
         return m.clicks_published_total! + m.clicks_spooled! + m.clicks_buffered! === clicks.made ? m : null;
       },
@@ -96,7 +96,7 @@ describe("redirect under faults", () => {
     await redisServer.start();
     await waitFor(
       async () => {
-        const m = await metrics(redirect.url);
+        const m = await metrics(redirect);
         return m.clicks_buffered === 0 && m.clicks_spooled === 0 && m.clicks_published_total === clicks.made;
       },
       { timeoutMs: 20_000, intervalMs: 200, description: "buffer and spool replayed" },
@@ -116,7 +116,7 @@ describe("redirect under faults", () => {
     redirect = await bootRedirect(redirect.env);
     await waitFor(
       async () => {
-        const m = await metrics(redirect.url);
+        const m = await metrics(redirect);
         return m.clicks_spooled === 0 && m.clicks_published_total === 25;
       },
       { timeoutMs: 20_000, intervalMs: 200, description: "the previous run's spool replayed" },
@@ -128,7 +128,7 @@ describe("redirect under faults", () => {
     const observer = await observeClicks({ prefix, redisUrl: redisServer.url });
     try {
       await expectEveryClickOnce(observer, clicks.made, { timeoutMs: 20_000, settleMs: 500 });
-      const m = await metrics(redirect.url);
+      const m = await metrics(redirect);
       expect(m.clicks_dropped_total).toBe(0);
     } finally {
       await observer.stop();

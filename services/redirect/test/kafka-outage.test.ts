@@ -57,7 +57,7 @@ afterAll(async () => {
 describe("redirect during a Kafka outage", () => {
   it("publishes to Kafka while the broker is up", async () => {
     for (let i = 0; i < 10; i++) expect(await follow(`code${1 + (i % 5)}`)).toBe(302);
-    await waitFor(async () => (await metrics(redirect.url)).clicks_published_total === clicks.made, {
+    await waitFor(async () => (await metrics(redirect)).clicks_published_total === clicks.made, {
       timeoutMs: 20_000,
       intervalMs: 200,
       description: "the first clicks published",
@@ -68,13 +68,13 @@ describe("redirect during a Kafka outage", () => {
     timeout: 30_000,
   }, async () => {
     await kafka.setBroker("down");
-    const before = (await metrics(redirect.url)).clicks_published_total!;
+    const before = (await metrics(redirect)).clicks_published_total!;
     const statuses: number[] = [];
     for (let i = 0; i < 120; i++) statuses.push(await follow(`code${1 + (i % 5)}`));
     expect(new Set(statuses)).toEqual(new Set([302]));
     const m = await waitFor(
       async () => {
-        const m = await metrics(redirect.url);
+        const m = await metrics(redirect);
         return m.clicks_published_total! + m.clicks_buffered! + m.clicks_spooled! === clicks.made ? m : null;
       },
       { timeoutMs: 10_000, intervalMs: 200, description: "every click buffered or spooled" },
@@ -84,7 +84,7 @@ describe("redirect during a Kafka outage", () => {
     await new Promise((r) => setTimeout(r, 6_000));
     for (let i = 0; i < 20; i++) expect(await follow(`code${1 + (i % 5)}`)).toBe(302);
     expect(m.clicks_published_total).toBe(before);
-    expect((await metrics(redirect.url)).clicks_published_total).toBe(before);
+    expect((await metrics(redirect)).clicks_published_total).toBe(before);
     expect(m.clicks_buffered).toBeLessThanOrEqual(40);
     expect(m.clicks_spooled).toBeGreaterThan(0);
     expect(m.clicks_dropped_total).toBe(0);
@@ -94,7 +94,7 @@ describe("redirect during a Kafka outage", () => {
     await kafka.setBroker("up");
     await waitFor(
       async () => {
-        const m = await metrics(redirect.url);
+        const m = await metrics(redirect);
         return m.clicks_buffered === 0 && m.clicks_spooled === 0 && m.clicks_published_total === clicks.made;
       },
       { timeoutMs: 60_000, intervalMs: 250, description: "buffer and spool replayed to Kafka" },
@@ -105,7 +105,7 @@ describe("redirect during a Kafka outage", () => {
     const observer = await observeClicks({ prefix, kafkaBrokers: kafka.brokers });
     try {
       await expectEveryClickOnce(observer, clicks.made, { timeoutMs: 30_000, settleMs: 1_000 });
-      expect((await metrics(redirect.url)).clicks_dropped_total).toBe(0);
+      expect((await metrics(redirect)).clicks_dropped_total).toBe(0);
     } finally {
       await observer.stop();
     }

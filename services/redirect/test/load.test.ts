@@ -32,7 +32,7 @@ beforeAll(async () => {
   const seed = redis.pipeline();
   for (let i = 0; i < LINKS; i++) {
     seed.set(
-      redirectKey(`l${i}`),
+      redirectKey(`load${i}`),
       JSON.stringify({
         id: `0190a1b2-0000-7000-8000-${String(i).padStart(12, "0")}`,
         account_id: "0190a1b2-0000-7000-8000-0000000000aa",
@@ -68,7 +68,7 @@ it(`${N} redirects produce exactly ${N} click events`, async () => {
   let next = 0;
   const one = (i: number) =>
     new Promise<void>((resolve, reject) => {
-      const req = request({ host: hostname, port, path: `/l${i % LINKS}`, agent }, (res) => {
+      const req = request({ host: hostname, port, path: `/load${i % LINKS}`, agent }, (res) => {
         statuses.set(res.statusCode!, (statuses.get(res.statusCode!) ?? 0) + 1);
         res.resume();
         res.on("end", resolve);
@@ -94,7 +94,7 @@ it(`${N} redirects produce exactly ${N} click events`, async () => {
     expect(observer.events.length).toBe(N);
     expect(observer.counts.size).toBe(N);
     expect(new Set(observer.events.map((e) => e.short_code)).size).toBe(LINKS);
-    const m = await metrics(redirect.url);
+    const m = await metrics(redirect);
     expect(m).toMatchObject({ clicks_published_total: N, clicks_dropped_total: 0, clicks_buffered: 0 });
   } finally {
     await observer.stop();

@@ -10,6 +10,7 @@ import {
   type RedirectRecord,
   type RotatorRecord,
   redirectKey,
+  redirectMissKey,
   rotatorKey,
 } from "@kurz/contracts";
 import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
@@ -187,6 +188,29 @@ describe("redirects through the public origin", () => {
     expect(await json.json()).toMatchObject({ success: false, error: { code: "LINK_EXPIRED" } });
   });
 
+  it("redirects a code created right after a visitor's miss at once (the shared miss is dropped)", async () => {
+    const alias = `late-${Date.now().toString(36)}`;
+    expect((await visit(`/${alias}`)).status).toBe(404);
+    await waitFor(async () => (await redis.get(redirectMissKey(alias))) !== null, {
+      description: "the miss to be shared through Redis",
+    });
+    await createLink({ url: "https://example.com/late", custom_alias: alias });
+    expect(await redis.get(redirectMissKey(alias))).toBeNull();
+    // Within the pub/sub delivery of the invalidation: no TTL to wait out.
+    await waitFor(async () => (await visit(`/${alias}`)).status === 302, {
+      timeoutMs: 1_000,
+      intervalMs: 20,
+      description: "the new code to redirect",
+    });
+  });
+
+  it("answers /metrics, /ready and /health only on the operational listener", async () => {
+    for (const path of ["/metrics", "/ready", "/health"]) {
+      expect((await visit(path)).status).toBe(404);
+      expect((await fetch(`${stack.urls.redirectOps}${path}`)).status).toBe(200);
+    }
+  });
+
   it("heals a Redis miss through management instead of answering 404", async () => {
     const link = await createLink({ url: "https://example.com/healed" });
     await redis.del(redirectKey(link.short_code));
@@ -241,8 +265,8 @@ describe("password links", () => {
     expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(await blocked.text()).toContain("Too many attempts");
     // Another link is not affected.
-    const other = await createLink({ url: "https://example.com/other", password: "pw" });
-    expect((await visit(`/${other.short_code}`, form("pw"))).status).toBe(303);
+    const other = await createLink({ url: "https://example.com/other", password: "other-pw" });
+    expect((await visit(`/${other.short_code}`, form("other-pw"))).status).toBe(303);
   });
 });
 
@@ -294,7 +318,7 @@ describe("branded domains and rotators", () => {
   it("rotates a campaign's visitors over its followable links and counts each click on the chosen link", async () => {
     const a = await createLink({ url: "https://example.com/rot-a" });
     const b = await createLink({ url: "https://example.com/rot-b" });
-    const locked = await createLink({ url: "https://example.com/rot-locked", password: "pw" });
+    const locked = await createLink({ url: "https://example.com/rot-locked", password: "locked-pw" });
     const c = await createLink({ url: "https://example.com/rot-c" });
     const rotator: RotatorRecord = {
       campaign_id: 7,

@@ -94,6 +94,19 @@ describe("redirect service on its own", () => {
     expect((await get("/garbage")).status).toBe(404);
   });
 
+  it("serves no operational endpoint on the public port, and all of them on the operational one", async () => {
+    for (const path of ["/metrics", "/ready", "/health", "/health?x=1"]) {
+      const res = await get(path);
+      expect(res.status).toBe(404);
+      expect(await res.text()).toContain("Link not found");
+    }
+    expect((await fetch(`${redirect.opsUrl}/health`)).status).toBe(200);
+    const ready = await fetch(`${redirect.opsUrl}/ready`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: "ready" });
+    expect((await fetch(`${redirect.opsUrl}/perm`, { redirect: "manual" })).status).toBe(404);
+  });
+
   it("refuses other methods with 405 and an Allow header", async () => {
     const res = await get("/perm", { method: "DELETE" });
     expect(res.status).toBe(405);
@@ -232,11 +245,11 @@ describe("redirect service on its own", () => {
   });
 
   it("exposes click and process metrics in Prometheus text format", async () => {
-    const res = await fetch(`${redirect.url}/metrics`);
+    const res = await fetch(`${redirect.opsUrl}/metrics`);
     expect(res.headers.get("content-type")).toContain("text/plain");
     const text = await res.text();
     expect(text).toContain("# TYPE clicks_published_total counter");
-    const m = await metrics(redirect.url);
+    const m = await metrics(redirect);
     expect(Object.keys(m).sort()).toEqual([
       "clicks_buffered",
       "clicks_dropped_total",

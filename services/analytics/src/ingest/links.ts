@@ -1,6 +1,8 @@
 // The link dimension: who owns which link, its code, title, destination, state and sharing settings,
-// for ownership checks, top lists and public analytics. Versions come from the event time, so a
-// redelivered or reordered event never overwrites newer state.
+// and which links are deleted (whose late clicks are dropped, and whose click data is purged here).
+// Requests do not read it to decide what exists: management answers that at once, while this copy
+// follows the outbox (docs/analytics.md, "Read-your-writes"). Versions come from the event time, so
+// a redelivered or reordered event never overwrites newer state.
 import type { EventBus, Subscription } from "@kurz/bus";
 import type { KurzClickHouse } from "@kurz/clickhouse";
 import { LinkEvent, TOPICS } from "@kurz/contracts";

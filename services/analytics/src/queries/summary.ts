@@ -1,45 +1,62 @@
-// The account summary (SPEC 2.6): link counts from the link dimension, clicks from the daily rollup.
+// The account summary (SPEC 2.6). Management gives the link counts, which top links are still there
+// (with their current code, title and destination) and the links deleted recently; the rollups give
+// the clicks, without those deleted links whose deletion the link consumer has not applied yet.
 // total_clicks and top_links cover all time; clicks_over_time follows the period when one is given.
 import type { KurzClickHouse } from "@kurz/clickhouse";
-import { type AnalyticsSummary, SUMMARY_TOP_LINKS } from "@kurz/contracts";
+import { type AnalyticsSummary, LINKS_SUMMARY_MAX_CANDIDATES, SUMMARY_TOP_LINKS } from "@kurz/contracts";
+import type { LinkDirectory } from "../management-links.ts";
 import { type Period, periodSql } from "./period.ts";
 
+/**
+ * Top links are picked among this many of the most clicked: candidates deleted in management but not
+ * yet in analytics drop out, and the rest must still fill the list.
+ */
+const CANDIDATES = Math.min(SUMMARY_TOP_LINKS * 4, LINKS_SUMMARY_MAX_CANDIDATES);
+
 export async function accountSummary(
-  ch: KurzClickHouse,
+  deps: { ch: KurzClickHouse; links: Pick<LinkDirectory, "linksSummary"> },
   accountId: string,
   period: Period | null,
 ): Promise<AnalyticsSummary> {
+  const { ch } = deps;
+  const ranked = await ch.query<{ id: string; clicks: number }>(
+    `SELECT toString(link_id) AS id, sum(clicks) AS clicks FROM link_daily WHERE account_id = {account:UUID}
+     GROUP BY link_id HAVING clicks > 0 ORDER BY clicks DESC, id LIMIT ${CANDIDATES}`,
+    { account: accountId },
+  );
+  const known = await deps.links.linksSummary(
+    accountId,
+    ranked.map((r) => r.id),
+  );
+
   const p = periodSql(period);
   const params = {
     ...p.params,
     account: accountId,
+    deleted: known.deleted_link_ids,
     // Days of the whole period: the raw read needs only links that had clicks then.
     period_from: period?.from.toISOString().slice(0, 10) ?? "1970-01-01",
     period_to: period?.to.toISOString().slice(0, 10) ?? "1970-01-01",
   };
+  const notDeleted = known.deleted_link_ids.length > 0 ? " AND link_id NOT IN {deleted:Array(UUID)}" : "";
   const parts = [
     p.rollups
-      ? `SELECT day, sum(clicks) AS clicks FROM link_daily WHERE account_id = {account:UUID}${p.daysFilter} GROUP BY day`
+      ? `SELECT day, sum(clicks) AS clicks FROM link_daily
+         WHERE account_id = {account:UUID}${notDeleted}${p.daysFilter} GROUP BY day`
       : null,
     // clicks is ordered by link, not account: name the account's links to read only theirs.
     p.edgesFilter !== null
       ? `SELECT toDate(ts) AS day, count() AS clicks FROM clicks FINAL
          WHERE link_id IN (SELECT link_id FROM link_daily WHERE account_id = {account:UUID}
                            AND day >= {period_from:Date} AND day <= {period_to:Date})
-           AND account_id = {account:UUID} AND is_bot = 0${p.edgesFilter}
+           AND account_id = {account:UUID} AND is_bot = 0${notDeleted}${p.edgesFilter}
          GROUP BY day`
       : null,
   ].filter(Boolean);
 
-  const [links, totals, series, top] = await Promise.all([
-    ch.query<{ total: number; active: number }>(
-      `SELECT count() AS total,
-              countIf(is_active = 1 AND (expires_at IS NULL OR expires_at > now64(3))) AS active
-       FROM links FINAL WHERE account_id = {account:UUID} AND deleted = 0`,
-      params,
-    ),
+  const [totals, series] = await Promise.all([
     ch.query<{ clicks: number }>(
-      "SELECT toUInt64(sum(clicks)) AS clicks FROM link_daily WHERE account_id = {account:UUID}",
+      `SELECT toUInt64(sum(clicks)) AS clicks FROM link_daily WHERE account_id = {account:UUID}${notDeleted}`,
       params,
     ),
     parts.length > 0
@@ -49,30 +66,20 @@ export async function accountSummary(
           params,
         )
       : [],
-    // A few extra candidates, in case the best ones are not in the dimension (yet, or any more).
-    ch.query<{ id: string; short_code: string; original_url: string; title: string; clicks: number }>(
-      `SELECT toString(t.link_id) AS id, l.short_code AS short_code, l.original_url AS original_url,
-              l.title AS title, t.clicks AS clicks
-       FROM (SELECT link_id, sum(clicks) AS clicks FROM link_daily WHERE account_id = {account:UUID}
-             GROUP BY link_id HAVING clicks > 0 ORDER BY clicks DESC, link_id LIMIT ${SUMMARY_TOP_LINKS * 2}) AS t
-       INNER JOIN (SELECT link_id, short_code, original_url, title FROM links FINAL
-                   WHERE account_id = {account:UUID} AND deleted = 0) AS l ON l.link_id = t.link_id
-       ORDER BY clicks DESC, id LIMIT ${SUMMARY_TOP_LINKS}`,
-      params,
-    ),
   ]);
 
+  // A candidate management does not list is gone (or another account's): never shown.
+  const live = new Map(known.links.map((l) => [l.id, l]));
+  const top = ranked.flatMap((r) => {
+    const link = live.get(r.id);
+    return link ? [{ ...link, clicks_count: Number(r.clicks) }] : [];
+  });
+
   return {
-    total_links: Number(links[0]?.total ?? 0),
-    active_links: Number(links[0]?.active ?? 0),
+    total_links: known.total_links,
+    active_links: known.active_links,
     total_clicks: Number(totals[0]?.clicks ?? 0),
     clicks_over_time: series.map((r) => ({ date: r.date, count: Number(r.clicks) })),
-    top_links: top.map((r) => ({
-      id: r.id,
-      short_code: r.short_code,
-      original_url: r.original_url,
-      title: r.title,
-      clicks_count: Number(r.clicks),
-    })),
+    top_links: top.slice(0, SUMMARY_TOP_LINKS),
   };
 }

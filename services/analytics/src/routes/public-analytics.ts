@@ -11,37 +11,26 @@ import {
 } from "@kurz/contracts";
 import { notFound } from "@kurz/service-kit";
 import { Router } from "express";
+import type { LinkDirectory } from "../management-links.ts";
 import { linkStats } from "../queries/link-stats.ts";
 import { periodOf } from "../queries/period.ts";
 
-export function publicAnalyticsRouter(deps: { ch: KurzClickHouse }): Router {
+export function publicAnalyticsRouter(deps: { ch: KurzClickHouse; links: LinkDirectory }): Router {
   const router = Router();
-  const { ch } = deps;
+  const { ch, links } = deps;
 
   router.get("/:short_code", async (req, res) => {
     const parsed = PublicAnalyticsParams.safeParse(req.params);
     if (!parsed.success) throw notFound("Link not found");
     const period = periodOf(AnalyticsQuery.parse(req.query));
-    // A code can belong to a deleted link and then to a new one: the live row is the one.
-    const [link] = await ch.query<{
-      link_id: string;
-      account_id: string;
-      short_code: string;
-      shares_all_fields: number;
-      analytics_shared_fields: string[];
-    }>(
-      `SELECT toString(link_id) AS link_id, toString(account_id) AS account_id, short_code,
-              shares_all_fields, analytics_shared_fields
-       FROM links FINAL
-       WHERE short_code = {code:String} AND deleted = 0 AND analytics_public = 1
-       ORDER BY version DESC LIMIT 1`,
-      { code: parsed.data.short_code },
-    );
+    // Management decides, so that making analytics private (or deleting the link) takes effect at once.
+    const link = await links.publicLink(parsed.data.short_code);
     if (!link) throw notFound("Link not found");
 
-    const shared = link.shares_all_fields
-      ? AnalyticsSharedField.options
-      : AnalyticsSharedField.options.filter((f) => link.analytics_shared_fields.includes(f));
+    const chosen = link.analytics_shared_fields;
+    const shared = chosen
+      ? AnalyticsSharedField.options.filter((f) => chosen.includes(f))
+      : AnalyticsSharedField.options;
     const stats = await linkStats(ch, link, period);
     const data: PublicLinkAnalytics = { short_code: link.short_code, shared_fields: [...shared] };
     for (const section of shared) {

@@ -51,6 +51,9 @@ export function accountRouter(deps: { prisma: PrismaClient; redis: Redis }): Rou
         deps.redis,
         keys.map((k) => k.id),
       ).catch(() => new Map<string, number>());
+      // This request is a use of the current key too. The gateway records it, but batches its writes
+      // (about a second), so without this the answer could show the key as never used.
+      recent.set(current.id, Math.max(recent.get(current.id) ?? 0, now.getTime()));
       const data: Usage = {
         current_key: {
           id: current.id,

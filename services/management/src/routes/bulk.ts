@@ -1,6 +1,8 @@
 // /api/v1/links/bulk (SPEC 4.1, 2.2). Creation is non-transactional: each item succeeds or lands in
 // `failed` with its index; only a malformed batch (400) or one that cannot fit the link limit (403)
-// fails as a whole, and the latter is decided before anything is created.
+// fails as a whole, and the latter is decided before anything is created. Title fetches beyond the
+// first are charged to the key's rate budget (title-budget.ts); items past the budget get the fallback
+// title without a fetch, so a batch never fails for a title.
 import {
   BulkCreateBatch,
   type BulkCreateFailureItem,
@@ -17,27 +19,32 @@ import {
   v1Success,
 } from "@kurz/service-kit";
 import { type Request, type Response, Router } from "express";
+import type { Redis } from "ioredis";
 import pLimit from "p-limit";
 import {
+  aliasTakenError,
   assertFutureExpiry,
   assertRoomFor,
   createLink,
   deleteLinks,
   type NewLink,
+  unavailableAliases,
 } from "../links-service.ts";
+import { titleFetchAllowance } from "../title-budget.ts";
+import { fallbackTitle } from "../title-fetcher.ts";
 import type { LinksDeps } from "./links.ts";
 
-/** Concurrent title fetches per batch: enough to hide latency, few enough not to hammer one host. */
+/** Concurrent title fetches per batch: enough to hide latency (the fetcher also caps each host). */
 const TITLE_CONCURRENCY = 8;
 
-export function bulkRouter(deps: LinksDeps): Router {
+export function bulkRouter(deps: LinksDeps & { redis: Redis; logger: Logger }): Router {
   const router = Router();
 
   const create = async (req: Request, res: Response) => {
-    const { accountId } = requireIdentity(res);
+    const { accountId, keyId } = requireIdentity(res);
     const batch = BulkCreateBatch.parse(req.body);
     const failed: BulkCreateFailureItem[] = [];
-    const valid: { index: number; item: CreateLinkBody }[] = [];
+    const parsedItems: { index: number; item: CreateLinkBody }[] = [];
     for (const [index, raw] of batch.links.entries()) {
       const parsed = CreateLinkBody.safeParse(raw);
       if (!parsed.success) {
@@ -46,19 +53,36 @@ export function bulkRouter(deps: LinksDeps): Router {
       }
       try {
         assertFutureExpiry(parsed.data.expires_at);
-        valid.push({ index, item: parsed.data });
+        parsedItems.push({ index, item: parsed.data });
       } catch (err) {
         failed.push({ index, error: (err as Error).message });
       }
     }
-    await assertRoomFor(deps.prisma, accountId, valid.length);
+    await assertRoomFor(deps.prisma, accountId, parsedItems.length);
 
+    // Aliases already taken (or reserved) fail here, before their titles cost a fetch.
+    const unavailable = await unavailableAliases(
+      deps,
+      accountId,
+      parsedItems.flatMap(({ item }) => (item.custom_alias === undefined ? [] : [item.custom_alias])),
+    );
+    const valid = parsedItems.filter(({ index, item }) => {
+      if (item.custom_alias === undefined || !unavailable.has(item.custom_alias)) return true;
+      failed.push({ index, error: aliasTakenError(item.custom_alias).message });
+      return false;
+    });
+
+    // The first items (in input order) that need a title get a fetch while the budget lasts.
+    const wanting = deps.titles.enabled ? valid.filter(({ item }) => item.title === undefined).length : 0;
+    let fetches = await titleFetchAllowance(deps, keyId, wanting);
     const limit = pLimit(TITLE_CONCURRENCY);
     const ready: { index: number; item: NewLink }[] = await Promise.all(
-      valid.map(async ({ index, item }) => ({
-        index,
-        item: { ...item, title: item.title ?? (await limit(() => deps.titles.titleFor(item.url))) },
-      })),
+      valid.map(async ({ index, item }) => {
+        if (item.title !== undefined) return { index, item: { ...item, title: item.title } };
+        const mayFetch = fetches-- > 0;
+        const title = mayFetch ? await limit(() => deps.titles.titleFor(item.url)) : fallbackTitle(item.url);
+        return { index, item: { ...item, title } };
+      }),
     );
 
     // In input order, so which of two equal aliases wins is predictable (the first).

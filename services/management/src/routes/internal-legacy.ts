@@ -1,5 +1,6 @@
 // The redirect service's miss path for branded domains and rotators (internal token required). A hit
 // here also rewrites the Redis record, healing the cache for every other redirect instance.
+import { isIpLiteral, parseHost } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { notFound } from "@kurz/service-kit";
 import { Router } from "express";
@@ -9,10 +10,13 @@ export function internalLegacyRouter(deps: { prisma: PrismaClient; legacyRecords
   const router = Router();
   const { prisma, legacyRecords } = deps;
 
+  // Hosts compare in canonical form (contracts' normalizeHost); only a verified domain exists here.
   router.get("/domains/resolve/:host", async (req, res) => {
-    const host = req.params.host.toLowerCase();
-    const domain = await prisma.domain.findUnique({ where: { host } });
-    if (!domain) throw notFound("No such branded domain");
+    const parsed = parseHost(req.params.host);
+    if (!parsed || parsed.port !== null || isIpLiteral(parsed.hostname))
+      throw notFound("No such branded domain");
+    const domain = await prisma.domain.findUnique({ where: { host: parsed.hostname } });
+    if (domain?.status !== "verified") throw notFound("No such branded domain");
     await legacyRecords.putDomain(domain.host, domain);
     res.json(toDomainRecord(domain));
   });

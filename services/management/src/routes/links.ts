@@ -13,13 +13,13 @@ import { type Request, type Response, Router } from "express";
 import { toLinkJson } from "../link-json.ts";
 import { listLinks } from "../link-list.ts";
 import {
-  aliasTaken,
   aliasTakenError,
   assertFutureExpiry,
   assertRoomFor,
   createLink,
   deleteLinks,
   type LinkWriterDeps,
+  unavailableAliases,
   updateLink,
 } from "../links-service.ts";
 import type { TitleFetcher } from "../title-fetcher.ts";
@@ -27,7 +27,7 @@ import type { TitleFetcher } from "../title-fetcher.ts";
 export interface LinksDeps extends LinkWriterDeps {
   prisma: PrismaClient;
   baseUrl: string;
-  titles: Pick<TitleFetcher, "titleFor">;
+  titles: Pick<TitleFetcher, "titleFor" | "enabled">;
 }
 
 const linkId = (req: Request) => LinkIdParams.parse(req.params).id;
@@ -42,7 +42,10 @@ export function linksRouter(deps: LinksDeps): Router {
     assertFutureExpiry(body.expires_at);
     // Cheap refusals first, so a doomed request never waits for a title fetch.
     await assertRoomFor(prisma, accountId, 1);
-    if (body.custom_alias !== undefined && (await aliasTaken(prisma, body.custom_alias))) {
+    if (
+      body.custom_alias !== undefined &&
+      (await unavailableAliases(deps, accountId, [body.custom_alias])).size > 0
+    ) {
       throw aliasTakenError(body.custom_alias);
     }
     const title = body.title ?? (await deps.titles.titleFor(body.url));

@@ -3,6 +3,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { DomainRecord, RedirectRecord, RotatorRecord } from "@kurz/contracts";
+import { callerToken } from "@kurz/service-kit";
 
 export interface FakeManagement {
   url: string;
@@ -32,7 +33,8 @@ export async function startFakeManagement(token: string): Promise<FakeManagement
       res.end(JSON.stringify(body));
     };
     if (state.down) return reply(503, { success: false });
-    if (req.headers["x-kurz-internal-token"] !== token) return reply(401, { success: false });
+    if (req.headers["x-kurz-internal-token"] !== callerToken(token, "redirect"))
+      return reply(401, { success: false });
     const m = /^\/internal\/(links|domains|rotators)\/resolve\/([^/?]+)$/.exec(path);
     if (!m) return reply(404, { success: false });
     const id = decodeURIComponent(m[2]!);

@@ -10,6 +10,8 @@ const root = resolve(import.meta.dirname, "../../../..");
 
 export interface RedirectProcess {
   url: string;
+  /** The operational listener: /health, /ready, /metrics (never on the public port). */
+  opsUrl: string;
   proc: StartedProcess;
   env: Record<string, string>;
 }
@@ -23,11 +25,13 @@ export async function bootRedirect(
 ): Promise<RedirectProcess> {
   // A restart passes the previous env back: same port, so the same spool file.
   const port = env.PORT ? Number(env.PORT) : await getFreePort();
+  const opsPort = env.OPS_PORT ? Number(env.OPS_PORT) : await getFreePort();
   const full: Record<string, string> = {
     LOG_LEVEL: "warn",
     SPOOL_DIR: mkdtempSync(join(tmpdir(), "kurz-spool-")),
     ...env,
     PORT: String(port),
+    OPS_PORT: String(opsPort),
   };
   const proc = await startProcess({
     cmd: process.execPath,
@@ -37,15 +41,15 @@ export async function bootRedirect(
     cwd: root,
     env: full,
     // /health, not /ready: some tests boot it while the bus is deliberately down.
-    readyUrl: `http://127.0.0.1:${port}/health`,
+    readyUrl: `http://127.0.0.1:${opsPort}/health`,
     readyTimeoutMs: 60_000,
   });
-  return { url: `http://127.0.0.1:${port}`, proc, env: full };
+  return { url: `http://127.0.0.1:${port}`, opsUrl: `http://127.0.0.1:${opsPort}`, proc, env: full };
 }
 
-/** The redirect's /metrics as numbers. */
-export async function metrics(url: string): Promise<Record<string, number>> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+/** The redirect's /metrics (on its operational listener) as numbers. */
+export async function metrics(redirect: Pick<RedirectProcess, "opsUrl">): Promise<Record<string, number>> {
+  const text = await (await fetch(`${redirect.opsUrl}/metrics`)).text();
   const out: Record<string, number> = {};
   for (const line of text.split("\n")) {
     const m = /^(\w+) (\d+)$/.exec(line);

@@ -1,6 +1,11 @@
 // /api/account: the older API's account resource (SPEC 2.7, 4.2).
 import { createHash } from "node:crypto";
-import { LegacyAccountUpdateBody, toLegacyDateTime } from "@kurz/contracts";
+import {
+  LEGACY_NO_EXPIRY,
+  type LegacyAccount,
+  LegacyAccountUpdateBody,
+  toLegacyDateTime,
+} from "@kurz/contracts";
 import type { Account, PrismaClient } from "@kurz/db";
 import { conflict, requireIdentity, unauthorized } from "@kurz/service-kit";
 import { Router } from "express";
@@ -16,7 +21,7 @@ export function avatarUrl(email: string): string {
   return `https://gravatar.com/avatar/${hash}?d=identicon`;
 }
 
-export function toLegacyAccount(account: Account) {
+export function toLegacyAccount(account: Account): LegacyAccount {
   return {
     id: account.legacyId,
     email: account.email,
@@ -24,7 +29,7 @@ export function toLegacyAccount(account: Account) {
     username: account.username ?? "",
     avatar: avatarUrl(account.email),
     status: account.plan,
-    expires: account.planExpiresAt ? toLegacyDateTime(account.planExpiresAt) : null,
+    expires: account.planExpiresAt ? toLegacyDateTime(account.planExpiresAt) : LEGACY_NO_EXPIRY,
     registered: toLegacyDateTime(account.createdAt),
   };
 }

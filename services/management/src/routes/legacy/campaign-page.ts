@@ -48,10 +48,17 @@ export function campaignPageRouter(deps: { prisma: PrismaClient; baseUrl: string
     });
     if (!campaign?.public) return notFoundPage(res);
     const now = Date.now();
-    // Only links a visitor could follow: inactive and expired ones would end on an error page.
+    // Only links a visitor could follow, the rotator's rule: inactive and expired ones would end on an
+    // error page, and a password-protected one is not listed at all, since its title (or even its
+    // existence) may be what the password protects (docs/legacy-api.md).
     const items = campaign.links
       .map(({ link }) => link)
-      .filter((link) => link.isActive && (link.expiresAt === null || link.expiresAt.getTime() > now))
+      .filter(
+        (link) =>
+          link.isActive &&
+          link.passwordHash === null &&
+          (link.expiresAt === null || link.expiresAt.getTime() > now),
+      )
       .map((link) => {
         const url = `${deps.baseUrl}/${link.shortCode}`;
         return `<li><a href="${escapeHtml(url)}" rel="nofollow">${escapeHtml(link.title)}</a><br><small>${escapeHtml(url)}</small></li>`;

@@ -2,6 +2,7 @@
 // must never shadow, so v1 paths leave this router untouched.
 import type { PrismaClient } from "@kurz/db";
 import { Router } from "express";
+import type { TxtLookup } from "../../domain-verification.ts";
 import type { LegacyRecords } from "../../legacy-records.ts";
 import { legacyAccountRouter } from "./account.ts";
 import { legacyCampaignsRouter } from "./campaigns.ts";
@@ -13,6 +14,7 @@ export interface LegacyDeps {
   prisma: PrismaClient;
   legacyRecords: LegacyRecords;
   baseUrl: string;
+  domainTxtLookup?: TxtLookup;
 }
 
 export function legacyRouter(deps: LegacyDeps): Router {

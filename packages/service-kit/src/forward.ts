@@ -1,0 +1,106 @@
+/**
+ * A small streaming HTTP forwarder on node:http, shared by the Node edges (the gateway, and the
+ * redirect's API forwarder in single-machine mode). It sends exactly the path it is given — no
+ * joining with a base path, no URL parsing that would resolve dot segments — so what a service
+ * routed is what the upstream receives (see canonical-path.ts).
+ */
+import {
+  Agent,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  request,
+  type ServerResponse,
+} from "node:http";
+
+// Hop-by-hop headers (RFC 9110 §7.6.1) describe one connection only and are never forwarded.
+// Transfer-Encoding stays: node:http then frames a chunked body the same way on the next hop.
+const HOP_BY_HOP = ["connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade"];
+
+export interface ForwardOptions {
+  /** Upstream origin, e.g. `http://127.0.0.1:8081`; its path, if any, is ignored. */
+  target: string | URL;
+  /** The request target to send upstream, verbatim (path + query). */
+  path: string;
+  /** The headers to send (hop-by-hop ones are removed here). */
+  headers: IncomingHttpHeaders;
+}
+
+export interface Forwarder {
+  (req: IncomingMessage, res: ServerResponse, options: ForwardOptions): void;
+  /** Closes idle upstream connections (on shutdown). */
+  close(): void;
+}
+
+/** Drops hop-by-hop headers, including any the Connection header names. */
+export function endToEndHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const out = { ...headers };
+  const named = typeof headers.connection === "string" ? headers.connection.split(",") : [];
+  for (const name of [...HOP_BY_HOP, ...named.map((n) => n.trim().toLowerCase())]) delete out[name];
+  return out;
+}
+
+/**
+ * `onError` answers the client when the upstream cannot be reached or times out (typically 503 in
+ * the path's envelope); it is called at most once per request, and never after headers were sent
+ * (the connection is cut instead).
+ */
+export function createForwarder(opts: {
+  onError: (err: Error, req: IncomingMessage, res: ServerResponse) => void;
+  timeoutMs?: number;
+  maxSockets?: number;
+}): Forwarder {
+  const agent = new Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? 256 });
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+
+  const forward = (req: IncomingMessage, res: ServerResponse, options: ForwardOptions): void => {
+    const target = typeof options.target === "string" ? new URL(options.target) : options.target;
+    const headers = endToEndHeaders(options.headers);
+    let failed = false;
+    const fail = (err: Error) => {
+      if (failed) return;
+      failed = true;
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (!req.complete) req.resume();
+      opts.onError(err, req, res);
+    };
+
+    const upstreamReq = request(
+      {
+        protocol: target.protocol,
+        hostname: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: options.path,
+        headers,
+        agent,
+        timeout: timeoutMs,
+      },
+      (upstreamRes) => {
+        res.writeHead(upstreamRes.statusCode ?? 502, endToEndHeaders(upstreamRes.headers));
+        upstreamRes.pipe(res);
+        upstreamRes.on("error", () => res.destroy());
+        if (!req.complete) {
+          // The upstream answered before taking the whole body (a 413, say). Stop forwarding and drain
+          // the rest: a body left half-read stalls the client's keep-alive connection for its next
+          // request. The upstream socket is dropped once its answer is in, as it expects no more bytes.
+          req.unpipe(upstreamReq);
+          req.resume();
+          upstreamRes.once("end", () => upstreamReq.destroy());
+        }
+      },
+    );
+    upstreamReq.on("timeout", () =>
+      upstreamReq.destroy(new Error(`upstream timed out after ${timeoutMs} ms`)),
+    );
+    upstreamReq.on("error", fail);
+    // A client who hangs up mid-request frees the upstream socket too.
+    res.on("close", () => {
+      if (!res.writableFinished) upstreamReq.destroy();
+    });
+    req.pipe(upstreamReq);
+  };
+  return Object.assign(forward, { close: () => agent.destroy() });
+}

@@ -1,0 +1,231 @@
+// Read-your-writes (docs/analytics.md): once a create, update or delete has answered, analytics
+// agrees with management, although its link dimension only follows through the outbox.
+// The relay is woken after every write, so a slow poll alone does not delay it: to make the lag
+// certain, the test holds the relay's advisory lock, leaving the events unpublished in the outbox
+// (and checks that they are). The old design, which read the link dimension, fails every step there.
+import { randomUUID } from "node:crypto";
+import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
+import { type Stack, startStack } from "@kurz/testing/stack";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+printProcessOutputOnFailure();
+
+/** The relay's pg_try_advisory_xact_lock key (services/management/src/outbox.ts). */
+const RELAY_LOCK = 727_001;
+const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
+const today = new Date().toISOString().slice(0, 10);
+
+let stack: Stack;
+let db: pg.Client;
+/** Its own session: a session-level advisory lock lives as long as the connection holds it. */
+let relayHolder: pg.Client;
+
+beforeAll(async () => {
+  stack = await startStack({ extraEnv: { OUTBOX_POLL_MS: "2000" } });
+  db = new pg.Client({ connectionString: stack.databaseUrl });
+  relayHolder = new pg.Client({ connectionString: stack.databaseUrl });
+  await Promise.all([db.connect(), relayHolder.connect()]);
+});
+afterAll(async () => {
+  await relayHolder?.end(); // releases the lock if a failed test left it held
+  await db?.end();
+  await stack?.stop();
+});
+
+interface Account {
+  account_id: string;
+  api_key: string;
+}
+interface LinkData {
+  id: string;
+  short_code: string;
+  short_url: string;
+}
+
+async function api(a: Account | null, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${stack.origin}${path}`, {
+    method,
+    headers: {
+      ...(a ? { authorization: `Bearer ${a.api_key}` } : {}),
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  // biome-ignore lint/suspicious/noExplicitAny: bodies are asserted whole with toEqual, not typed
+  return { status: res.status, body: (await res.json()) as { success: boolean; data: any; error?: any } };
+}
+
+async function createLink(a: Account, url: string, title: string): Promise<LinkData> {
+  const res = await api(a, "POST", "/api/v1/links", { url, title });
+  expect(res.status).toBe(201);
+  return res.body.data as LinkData;
+}
+
+async function click(link: LinkData, n: number) {
+  for (let i = 0; i < n; i++) {
+    const res = await fetch(link.short_url, {
+      redirect: "manual",
+      headers: { "user-agent": BROWSER, "x-forwarded-for": `198.51.100.${i + 1}` },
+    });
+    expect(res.status).toBe(302);
+  }
+}
+
+const summary = async (a: Account) => {
+  const res = await api(a, "GET", "/api/v1/analytics/summary");
+  expect(res.status).toBe(200);
+  return res.body.data;
+};
+
+async function clicksSettled(a: Account, link: LinkData, clicks: number) {
+  await waitFor(
+    async () => (await api(a, "GET", `/api/v1/analytics/${link.id}`)).body.data?.total_clicks === clicks,
+    { timeoutMs: 20_000, intervalMs: 100, description: `${clicks} clicks of ${link.short_code}` },
+  );
+}
+
+const unpublished = async (linkId: string) =>
+  Number(
+    (
+      await db.query("SELECT count(*)::int AS n FROM outbox_events WHERE key = $1 AND published_at IS NULL", [
+        linkId,
+      ])
+    ).rows[0].n,
+  );
+
+describe("with the outbox relay held (the link dimension lags as long as it likes)", () => {
+  it("agrees with management at once after create, update and delete", async () => {
+    const a = await stack.createAccount(`ryw-held-${randomUUID()}@example.com`);
+    const doomed = await createLink(a, "https://example.com/doomed", "Doomed");
+    const kept = await createLink(a, "https://example.com/kept", "Kept");
+    await click(doomed, 3);
+    await click(kept, 1);
+    await clicksSettled(a, doomed, 3);
+    await clicksSettled(a, kept, 1);
+    await waitFor(async () => (await summary(a)).total_clicks === 4, {
+      description: "4 clicks in the summary",
+    });
+
+    let fresh: LinkData | undefined;
+    await relayHolder.query("SELECT pg_advisory_lock($1)", [RELAY_LOCK]);
+    try {
+      expect((await api(a, "DELETE", `/api/v1/links/${doomed.id}`)).status).toBe(200);
+      // Deleted now: 404, like a link that never existed, and gone from every part of the summary.
+      const gone = await api(a, "GET", `/api/v1/analytics/${doomed.id}`);
+      expect(gone.status).toBe(404);
+      expect(gone.body).toMatchObject({ success: false, error: { code: "NOT_FOUND" } });
+      const keptJson = {
+        id: kept.id,
+        short_code: kept.short_code,
+        original_url: "https://example.com/kept",
+        title: "Kept",
+      };
+      expect(await summary(a)).toEqual({
+        total_links: 1,
+        active_links: 1,
+        total_clicks: 1,
+        clicks_over_time: [{ date: today, count: 1 }],
+        top_links: [{ ...keptJson, clicks_count: 1 }],
+      });
+
+      // Created now: 200 with management's code and no clicks, and counted in the summary.
+      fresh = await createLink(a, "https://example.com/fresh", "Fresh");
+      const stats = await api(a, "GET", `/api/v1/analytics/${fresh.id}`);
+      expect(stats.status).toBe(200);
+      expect(stats.body.data).toMatchObject({
+        link_id: fresh.id,
+        short_code: fresh.short_code,
+        total_clicks: 0,
+        time_series: [],
+        referrers: [],
+      });
+      expect(await summary(a)).toMatchObject({ total_links: 2, active_links: 2, total_clicks: 1 });
+
+      // Its clicks reach the rollups without the link dimension; the top list shows it as management has it.
+      await click(fresh, 2);
+      await clicksSettled(a, fresh, 2);
+      expect(
+        (await api(a, "PATCH", `/api/v1/links/${fresh.id}`, { title: "Renamed", is_active: false })).status,
+      ).toBe(200);
+      expect(await summary(a)).toEqual({
+        total_links: 2,
+        active_links: 1,
+        total_clicks: 3,
+        clicks_over_time: [{ date: today, count: 3 }],
+        top_links: [
+          {
+            id: fresh.id,
+            short_code: fresh.short_code,
+            original_url: "https://example.com/fresh",
+            title: "Renamed",
+            clicks_count: 2,
+          },
+          { ...keptJson, clicks_count: 1 },
+        ],
+      });
+
+      // Public analytics follow the owner's switch at once, both ways.
+      const publicPath = `/api/v1/public/analytics/${kept.short_code}`;
+      expect((await api(null, "GET", publicPath)).status).toBe(404);
+      await api(a, "PATCH", `/api/v1/links/${kept.id}`, { analytics_public: true });
+      const shown = await api(null, "GET", publicPath);
+      expect(shown.status).toBe(200);
+      expect(shown.body.data).toMatchObject({ short_code: kept.short_code, total_clicks: 1 });
+      await api(a, "PATCH", `/api/v1/links/${kept.id}`, { analytics_public: false });
+      expect((await api(null, "GET", publicPath)).status).toBe(404);
+
+      // The proof that the dimension could not have known: none of these events has left the outbox.
+      expect(await unpublished(doomed.id)).toBe(1);
+      expect(await unpublished(fresh.id)).toBe(2);
+      expect(await unpublished(kept.id)).toBe(2);
+    } finally {
+      await relayHolder.query("SELECT pg_advisory_unlock($1)", [RELAY_LOCK]);
+    }
+
+    // Once the relay runs again the dimension catches up, and the answers stay the same.
+    const created = fresh as LinkData;
+    await waitFor(async () => (await unpublished(created.id)) + (await unpublished(doomed.id)) === 0, {
+      timeoutMs: 15_000,
+      description: "the outbox drained",
+    });
+    const after = await summary(a);
+    expect(after).toMatchObject({ total_links: 2, active_links: 1, total_clicks: 3 });
+    expect(after.top_links.map((l: { id: string }) => l.id)).toEqual([created.id, kept.id]);
+    expect((await api(a, "GET", `/api/v1/analytics/${doomed.id}`)).status).toBe(404);
+  });
+});
+
+describe("with the relay running as usual", () => {
+  it("reads right after every create and delete, again and again", async () => {
+    const a = await stack.createAccount(`ryw-loop-${randomUUID()}@example.com`);
+    const base = await createLink(a, "https://example.com/base", "Base");
+    await click(base, 1);
+    await clicksSettled(a, base, 1);
+    for (let round = 0; round < 6; round++) {
+      const link = await createLink(a, `https://example.com/r${round}`, `R${round}`);
+      const created = await api(a, "GET", `/api/v1/analytics/${link.id}`);
+      expect(created.status, `round ${round}: analytics right after create`).toBe(200);
+      expect(created.body.data).toMatchObject({
+        link_id: link.id,
+        short_code: link.short_code,
+        total_clicks: 0,
+      });
+      expect((await summary(a)).total_links, `round ${round}`).toBe(2);
+
+      await click(link, 2);
+      await clicksSettled(a, link, 2);
+      expect((await api(a, "DELETE", `/api/v1/links/${link.id}`)).status).toBe(200);
+      const deleted = await api(a, "GET", `/api/v1/analytics/${link.id}`);
+      expect(deleted.status, `round ${round}: analytics right after delete`).toBe(404);
+      const s = await summary(a);
+      expect(s.total_links, `round ${round}`).toBe(1);
+      expect(s.total_clicks, `round ${round}: clicks of the deleted link`).toBe(1);
+      expect(s.clicks_over_time, `round ${round}`).toEqual([{ date: today, count: 1 }]);
+      expect(
+        s.top_links.map((l: { id: string }) => l.id),
+        `round ${round}: top links`,
+      ).toEqual([base.id]);
+    }
+  });
+});

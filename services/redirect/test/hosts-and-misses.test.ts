@@ -1,0 +1,347 @@
+// The redirect on its own (a stand-in for management's internal endpoints, so every lookup that
+// reaches management is counted): paths that cannot be codes, misses shared through Redis, the
+// per-client miss budget, and tenancy on branded domains (issue 11 items 2 and 4).
+import { request } from "node:http";
+import {
+  type DomainRecord,
+  INVALIDATION_CHANNEL,
+  type RotatorRecord,
+  redirectKey,
+  redirectMissKey,
+  rotatorKey,
+} from "@kurz/contracts";
+import {
+  cleanupRedisPrefix,
+  printProcessOutputOnFailure,
+  testRedisUrl,
+  uniquePrefix,
+  waitFor,
+} from "@kurz/testing";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ClickObserver, observeClicks } from "./support/click-observer.ts";
+import { type FakeManagement, startFakeManagement } from "./support/fake-management.ts";
+import { redirectRecord } from "./support/records.ts";
+import { bootRedirect, type RedirectProcess } from "./support/redirect-process.ts";
+
+printProcessOutputOnFailure();
+
+const prefix = uniquePrefix("redirect-hosts");
+const token = `token-${prefix}`;
+const BUDGET = 3;
+const OWNER = "0190a1b2-0000-7000-8000-0000000000b1";
+const OTHER = "0190a1b2-0000-7000-8000-0000000000b2";
+
+let mgmt: FakeManagement;
+let redirect: RedirectProcess;
+let redis: Redis;
+let clicks: ClickObserver;
+
+beforeAll(async () => {
+  mgmt = await startFakeManagement(token);
+  redis = new Redis(testRedisUrl(), { keyPrefix: `${prefix}:` });
+  clicks = await observeClicks({ prefix, redisUrl: testRedisUrl() });
+  redirect = await bootRedirect({
+    REDIS_URL: testRedisUrl(),
+    REDIS_KEY_PREFIX: `${prefix}:`,
+    BUS: "redis",
+    BUS_PREFIX: prefix,
+    INTERNAL_TOKEN: token,
+    MANAGEMENT_URL: mgmt.url,
+    PUBLIC_BASE_URL: "http://127.0.0.1:8080",
+    // Each test speaks as its own clients through X-Forwarded-For.
+    TRUST_PROXY: "true",
+    MISS_BUDGET_PER_MINUTE: String(BUDGET),
+  });
+});
+
+afterAll(async () => {
+  expect(await redirect?.proc.stop()).toBe(0);
+  await clicks?.stop();
+  await mgmt?.close();
+  redis?.disconnect();
+  await cleanupRedisPrefix(testRedisUrl(), prefix);
+});
+
+interface Answer {
+  status: number;
+  location?: string;
+  retryAfter?: string;
+  body: string;
+}
+
+/** A request sent byte for byte (no dot-segment or escape normalisation), as `ip`, to `host`. */
+function visit(
+  path: string,
+  opts: { ip: string; host?: string; accept?: string; method?: string },
+): Promise<Answer> {
+  const { port } = new URL(redirect.url);
+  const headers: Record<string, string> = {
+    "x-forwarded-for": opts.ip,
+    "user-agent": "Mozilla/5.0 hosts-test",
+  };
+  if (opts.host) headers.host = opts.host;
+  if (opts.accept) headers.accept = opts.accept;
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, path, method: opts.method ?? "GET", headers }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (body += chunk));
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode!,
+          location: res.headers.location,
+          retryAfter: res.headers["retry-after"] as string | undefined,
+          body,
+        }),
+      );
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+const managementCalls = () => mgmt.calls.length;
+const direct = () => new Redis(testRedisUrl());
+async function missKeys(): Promise<string[]> {
+  const r = direct();
+  try {
+    return await r.keys(`${prefix}:miss:*`);
+  } finally {
+    r.disconnect();
+  }
+}
+
+describe("paths that cannot name a code", () => {
+  it("get the 404 page without any lookup: no management call, no shared miss, no budget spent", async () => {
+    const ip = "192.0.2.10";
+    const paths = [
+      "/%00",
+      "/%ff",
+      "/%FF%FE",
+      "/..%2f",
+      "/..%2fapi%2fv1",
+      "/%2e%2e/internal",
+      "/..",
+      "/.",
+      "/ab",
+      "/-abc",
+      "/abc-",
+      "/a_b_c",
+      "/abc.def",
+      "/%41bc",
+      "/abc%20",
+      `/${"a".repeat(51)}`,
+      `/${"a".repeat(5000)}`,
+      "/abc/",
+      "/a/b/c",
+      `/${encodeURIComponent("\u00e9t\u00e9")}`,
+      "/r/%00",
+      "/r/ab",
+      "/r/..%2f",
+      "/r/",
+      "/r/a/b",
+    ];
+    const calls = managementCalls();
+    for (const path of paths) {
+      const res = await visit(path, { ip });
+      expect({ path, status: res.status }).toEqual({ path, status: 404 });
+      expect(res.body).toContain("Link not found");
+    }
+    expect(managementCalls()).toBe(calls);
+    expect(await missKeys()).toEqual([]);
+    // The budget is untouched: the same client still has all its misses.
+    for (let i = 0; i < BUDGET; i++) expect((await visit(`/valid-unknown-${i}`, { ip })).status).toBe(404);
+    expect(managementCalls()).toBe(calls + BUDGET);
+  });
+});
+
+describe("misses shared through Redis", () => {
+  it("writes a short-lived miss when management has no such code, and trusts one written elsewhere", async () => {
+    const ip = "192.0.2.20";
+    const calls = managementCalls();
+    expect((await visit("/shared-miss-1", { ip })).status).toBe(404);
+    expect(managementCalls()).toBe(calls + 1);
+    const ttl = await redis.ttl(redirectMissKey("shared-miss-1"));
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(300);
+
+    // Another instance's miss: this instance does not ask management either.
+    mgmt.links.set("elsewhere-1", redirectRecord("https://example.com/elsewhere"));
+    await redis.set(redirectMissKey("elsewhere-1"), "1", "EX", 60);
+    expect((await visit("/elsewhere-1", { ip })).status).toBe(404);
+    expect(managementCalls()).toBe(calls + 1);
+  });
+
+  it("lets a record win over a miss, so a miss written in a race with a create cannot hide it", async () => {
+    const ip = "192.0.2.21";
+    await redis.set(redirectMissKey("raced-1"), "1", "EX", 60);
+    await redis.set(redirectKey("raced-1"), JSON.stringify(redirectRecord("https://example.com/raced")));
+    const calls = managementCalls();
+    const res = await visit("/raced-1", { ip });
+    expect(res).toMatchObject({ status: 302, location: "https://example.com/raced" });
+    expect(managementCalls()).toBe(calls);
+  });
+});
+
+describe("the per-client miss budget", () => {
+  it(`refuses a client's lookups that would reach management after ${BUDGET} misses a minute`, async () => {
+    const ip = "203.0.113.5";
+    await redis.set(redirectKey("budget-hit"), JSON.stringify(redirectRecord("https://example.com/hit")));
+    const calls = managementCalls();
+    for (let i = 0; i < BUDGET; i++) expect((await visit(`/flood-${i}`, { ip })).status).toBe(404);
+    const refused = await visit("/flood-next", { ip, accept: "application/json" });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.retryAfter)).toBeGreaterThan(0);
+    expect(Number(refused.retryAfter)).toBeLessThanOrEqual(60);
+    expect(JSON.parse(refused.body)).toEqual({
+      success: false,
+      error: {
+        code: "RATE_LIMIT_EXCEEDED",
+        message: "Too many requests for links that do not exist. Try again later.",
+      },
+    });
+    expect((await visit("/flood-later", { ip })).status).toBe(429);
+    expect(managementCalls()).toBe(calls + BUDGET);
+
+    // What is cached still answers: a link in Redis, and a miss already known.
+    expect(await visit("/budget-hit", { ip })).toMatchObject({
+      status: 302,
+      location: "https://example.com/hit",
+    });
+    expect((await visit("/flood-0", { ip })).status).toBe(404);
+    // Other clients have budgets of their own.
+    expect((await visit("/flood-other", { ip: "203.0.113.6" })).status).toBe(404);
+    expect(managementCalls()).toBe(calls + BUDGET + 1);
+  });
+
+  it("does not spend the budget on codes management finds", async () => {
+    const ip = "203.0.113.7";
+    for (let i = 0; i < BUDGET + 2; i++) {
+      mgmt.links.set(`found-${i}`, redirectRecord(`https://example.com/found/${i}`));
+      expect((await visit(`/found-${i}`, { ip })).status).toBe(302);
+    }
+    expect((await visit("/not-found-after", { ip })).status).toBe(404);
+  });
+
+  it("counts an IPv6 client by its /64", async () => {
+    for (let i = 1; i <= BUDGET; i++)
+      expect((await visit(`/v6-flood-${i}`, { ip: `2001:db8:9:9::${i}` })).status).toBe(404);
+    expect((await visit("/v6-flood-x", { ip: "2001:db8:9:9:abcd::1" })).status).toBe(429);
+    expect((await visit("/v6-flood-y", { ip: "2001:db8:9:a::1" })).status).toBe(404);
+  });
+
+  it("counts unknown hosts too", async () => {
+    const ip = "203.0.113.8";
+    for (let i = 0; i < BUDGET; i++)
+      expect((await visit("/anything", { ip, host: `random-${i}.unknown.test` })).status).toBe(404);
+    expect((await visit("/anything", { ip, host: "random-x.unknown.test" })).status).toBe(429);
+  });
+});
+
+describe("branded domains", () => {
+  const domain: DomainRecord = {
+    id: 1,
+    account_id: OWNER,
+    redirect_root: "https://brand.example/",
+    redirect_404: "https://brand.example/404",
+  };
+
+  beforeAll(async () => {
+    mgmt.domains.set("go.brand.test", domain);
+    mgmt.domains.set("bare.brand.test", { ...domain, id: 2, redirect_root: null, redirect_404: null });
+    const link = (code: string, account: string) =>
+      redis.set(
+        redirectKey(code),
+        JSON.stringify(redirectRecord(`https://example.com/${code}`, { account_id: account })),
+      );
+    await link("owned-1", OWNER);
+    await link("foreign-1", OTHER);
+    const rotator = (slug: string, account: string, code: string): Promise<unknown> =>
+      redis.set(
+        rotatorKey(slug),
+        JSON.stringify({
+          campaign_id: slug.length,
+          account_id: account,
+          links: [{ id: redirectRecord("").id, short_code: code }],
+        } satisfies RotatorRecord),
+      );
+    await rotator("own-rot", OWNER, "owned-1");
+    await rotator("foreign-rot", OTHER, "foreign-1");
+  });
+
+  it("serves only its owner's links and rotators; anything else is its 404, and no click", async () => {
+    const ip = "198.51.100.30";
+    const on = (host: string, path: string) => visit(path, { ip, host });
+    for (const host of ["go.brand.test", "GO.Brand.TEST.", "go.brand.test:443", "go.brand.test:80"]) {
+      expect(await on(host, "/owned-1")).toMatchObject({
+        status: 302,
+        location: "https://example.com/owned-1",
+      });
+      expect(await on(host, "/foreign-1")).toMatchObject({
+        status: 302,
+        location: "https://brand.example/404",
+      });
+    }
+    expect(await on("go.brand.test", "/r/own-rot")).toMatchObject({
+      location: "https://example.com/owned-1",
+    });
+    expect(await on("go.brand.test", "/r/foreign-rot")).toMatchObject({
+      status: 302,
+      location: "https://brand.example/404",
+    });
+    expect(await on("go.brand.test", "/")).toMatchObject({ status: 302, location: "https://brand.example/" });
+    // A path that can name no code is an unknown path too (SPEC 2.8), sent to the domain's 404.
+    for (const path of ["/some/deep/path", "/a", "/%00"])
+      expect(await on("go.brand.test", path)).toMatchObject({
+        status: 302,
+        location: "https://brand.example/404",
+      });
+    const bare = await on("bare.brand.test", "/foreign-1");
+    expect(bare.status).toBe(404);
+    expect(bare.body).toContain("Link not found");
+    expect((await on("bare.brand.test", "/r/foreign-rot")).status).toBe(404);
+    expect((await on("bare.brand.test", "/owned-1")).status).toBe(302);
+
+    // The public host serves every tenant.
+    expect(await visit("/foreign-1", { ip })).toMatchObject({ status: 302 });
+    // Clicks: one per owned follow (4 spellings, the rotator, bare), one on the public host; none
+    // for the foreign link on a branded host.
+    await waitFor(() => clicks.events.filter((e) => e.short_code === "owned-1").length === 6, {
+      timeoutMs: 10_000,
+    });
+    await waitFor(() => clicks.events.some((e) => e.short_code === "foreign-1"), { timeoutMs: 10_000 });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(clicks.events.filter((e) => e.short_code === "foreign-1")).toHaveLength(1);
+    expect(clicks.events.find((e) => e.short_code === "foreign-1")?.host).toBe(
+      `127.0.0.1:${new URL(redirect.url).port}`,
+    );
+  });
+
+  it("serves nothing on a host that is not a branded domain, and looks up no Host that is not a host", async () => {
+    const ip = "198.51.100.31";
+    for (const path of ["/owned-1", "/foreign-1", "/r/own-rot", "/"]) {
+      const res = await visit(path, { ip, host: "not-registered.test" });
+      expect(res.status).toBe(404);
+      expect(res.body).toContain("Link not found");
+    }
+    const calls = managementCalls();
+    for (const host of ["user@go.brand.test", "go.brand.test/x", "-bad-.test", "a b"]) {
+      const res = await visit("/owned-1", { ip, host });
+      expect(res.status).toBe(404);
+    }
+    expect(managementCalls()).toBe(calls);
+  });
+
+  it("follows an invalidation of the domain at once", async () => {
+    const ip = "198.51.100.32";
+    mgmt.domains.set("moving.brand.test", { ...domain, id: 3 });
+    expect((await visit("/owned-1", { ip, host: "moving.brand.test" })).status).toBe(302);
+    mgmt.domains.delete("moving.brand.test");
+    await redis.publish(INVALIDATION_CHANNEL, "domain:moving.brand.test");
+    await waitFor(async () => (await visit("/owned-1", { ip, host: "moving.brand.test" })).status === 404, {
+      timeoutMs: 1_000,
+      intervalMs: 20,
+    });
+  });
+});

@@ -1,0 +1,205 @@
+// Attacks on analytics (docs/security.md, "Analytics: read-your-writes and tenant isolation"): another
+// account's link is indistinguishable from a missing one, a deleted link is gone at once, a summary
+// shows only its own account, and management's internal analytics endpoints take analytics'
+// credential only: never the gateway's forwarding credential, end-user identity or the raw secret.
+import { randomUUID } from "node:crypto";
+import {
+  ACCOUNT_ID_HEADER,
+  CALLER_HEADER,
+  callerToken,
+  forwardedHeaders,
+  INTERNAL_TOKEN_HEADER,
+  internalHeaders,
+  KEY_ID_HEADER,
+} from "@kurz/service-kit";
+import { waitFor } from "@kurz/testing";
+import { type Stack, startStack } from "@kurz/testing/stack";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { attackerAndVictim, expectV1Error, RELAXED_LIMITS, raw } from "./attack.ts";
+
+const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
+
+let stack: Stack;
+let ctx: Awaited<ReturnType<typeof attackerAndVictim>>;
+/** The victim's link with 2 clicks, and the attacker's own with 1. */
+let victimLink: { id: string; short_code: string; short_url: string };
+let attackerLink: { id: string; short_code: string; short_url: string };
+
+async function clicked(url: string, n: number) {
+  for (let i = 0; i < n; i++) {
+    const res = await fetch(url, { redirect: "manual", headers: { "user-agent": BROWSER } });
+    expect(res.status).toBe(302);
+  }
+}
+
+beforeAll(async () => {
+  stack = await startStack({ extraEnv: RELAXED_LIMITS });
+  ctx = await attackerAndVictim(stack, "analytics");
+  const made = await ctx.asVictim("POST", "/api/v1/links", {
+    url: "https://victim.example/secret",
+    title: "V",
+  });
+  const own = await ctx.asAttacker("POST", "/api/v1/links", { url: "https://attacker.example/", title: "A" });
+  expect([made.status, own.status]).toEqual([201, 201]);
+  victimLink = made.body.data;
+  attackerLink = own.body.data;
+  await clicked(victimLink.short_url, 2);
+  await clicked(attackerLink.short_url, 1);
+  await waitFor(
+    async () =>
+      (await ctx.asVictim("GET", "/api/v1/analytics/summary")).body.data?.total_clicks === 2 &&
+      (await ctx.asAttacker("GET", "/api/v1/analytics/summary")).body.data?.total_clicks === 1,
+    { timeoutMs: 20_000, intervalMs: 100, description: "clicks in analytics" },
+  );
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const victimStats = async () => {
+  const res = await ctx.asVictim("GET", `/api/v1/analytics/${victimLink.id}`);
+  expect(res.status).toBe(200);
+  return res.body.data;
+};
+
+describe("tenant isolation", () => {
+  it("another account's link id answers exactly as a missing id, and reveals nothing", async () => {
+    const before = await victimStats();
+    const theirs = await ctx.asAttacker("GET", `/api/v1/analytics/${victimLink.id}`);
+    const missing = await ctx.asAttacker("GET", `/api/v1/analytics/${randomUUID()}`);
+    expectV1Error(theirs, 404, "NOT_FOUND");
+    expect(theirs.body).toEqual(missing.body);
+    expect(theirs.text).not.toContain(victimLink.short_code);
+    // With a period too (another code path through the queries).
+    const ranged = await ctx.asAttacker(
+      "GET",
+      `/api/v1/analytics/${victimLink.id}?start=2020-01-01&end=2030-01-01`,
+    );
+    expectV1Error(ranged, 404, "NOT_FOUND");
+    expect(await victimStats()).toEqual(before);
+  });
+
+  it("the attacker's summary counts only the attacker's links and clicks", async () => {
+    const res = await ctx.asAttacker("GET", "/api/v1/analytics/summary");
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ total_links: 1, active_links: 1, total_clicks: 1 });
+    expect(res.body.data.top_links.map((l: { id: string }) => l.id)).toEqual([attackerLink.id]);
+    expect(res.text).not.toContain(victimLink.id);
+    expect(res.text).not.toContain("victim.example");
+  });
+
+  it("forged identity headers through the public origin do not switch accounts", async () => {
+    const res = await ctx.asAttacker("GET", `/api/v1/analytics/${victimLink.id}`, undefined, {
+      [ACCOUNT_ID_HEADER]: ctx.victim.account_id,
+      ...forwardedHeaders(stack.env.INTERNAL_TOKEN!, { accountId: ctx.victim.account_id }),
+    });
+    expectV1Error(res, 404, "NOT_FOUND");
+  });
+});
+
+describe("deletion", () => {
+  it("a deleted link's analytics are 404 at once, and its clicks leave the summary at once", async () => {
+    const made = await ctx.asVictim("POST", "/api/v1/links", { url: "https://victim.example/short-lived" });
+    expect(made.status).toBe(201);
+    const link = made.body.data;
+    await clicked(link.short_url, 3);
+    await waitFor(
+      async () => (await ctx.asVictim("GET", `/api/v1/analytics/${link.id}`)).body.data?.total_clicks === 3,
+      { timeoutMs: 20_000, intervalMs: 100, description: "3 clicks" },
+    );
+    expect((await ctx.asVictim("DELETE", `/api/v1/links/${link.id}`)).status).toBe(200);
+    const after = await ctx.asVictim("GET", `/api/v1/analytics/${link.id}`);
+    expectV1Error(after, 404, "NOT_FOUND");
+    const summary = await ctx.asVictim("GET", "/api/v1/analytics/summary");
+    expect(summary.body.data).toMatchObject({ total_links: 1, total_clicks: 2 });
+    expect(summary.body.data.top_links.map((l: { id: string }) => l.id)).toEqual([victimLink.id]);
+  });
+});
+
+describe("management's internal analytics endpoints", () => {
+  const secret = () => stack.env.INTERNAL_TOKEN!;
+  const paths = () => [
+    `/internal/analytics/links/${victimLink.id}?account_id=${ctx.victim.account_id}`,
+    `/internal/analytics/accounts/${ctx.victim.account_id}/links-summary?deleted_within=60&candidates=${victimLink.id}`,
+    `/internal/analytics/public/${victimLink.short_code}`,
+  ];
+  const call = (path: string, headers: Record<string, string>) =>
+    raw(stack.urls.management, "GET", path, { headers });
+
+  it("answer analytics' credential (the control for the refusals below)", async () => {
+    const link = await call(paths()[0]!, internalHeaders(secret(), "analytics"));
+    expect(link.status).toBe(200);
+    expect(link.body).toMatchObject({ link_id: victimLink.id, short_code: victimLink.short_code });
+    const summary = await call(paths()[1]!, internalHeaders(secret(), "analytics"));
+    expect(summary.status).toBe(200);
+    expect(summary.body).toMatchObject({ total_links: 1, links: [{ id: victimLink.id }] });
+  });
+
+  const refusals: [string, number, string, (s: string, victim: string) => Record<string, string>][] = [
+    ["no credential", 401, "UNAUTHORIZED", () => ({})],
+    ["the raw secret", 401, "UNAUTHORIZED", (s) => ({ [INTERNAL_TOKEN_HEADER]: s })],
+    ["the gateway's caller credential", 401, "UNAUTHORIZED", (s) => internalHeaders(s, "gateway")],
+    ["the redirect's caller credential", 401, "UNAUTHORIZED", (s) => internalHeaders(s, "redirect")],
+    [
+      "analytics' credential under another caller name",
+      401,
+      "UNAUTHORIZED",
+      (s) => ({ [INTERNAL_TOKEN_HEADER]: callerToken(s, "management"), [CALLER_HEADER]: "analytics" }),
+    ],
+    [
+      "the gateway's forwarding credential with a user identity",
+      403,
+      "FORBIDDEN",
+      (s, victim) => forwardedHeaders(s, { accountId: victim, keyId: randomUUID() }),
+    ],
+    [
+      "analytics' credential plus end-user identity",
+      403,
+      "FORBIDDEN",
+      (s, victim) => ({ ...internalHeaders(s, "analytics"), [ACCOUNT_ID_HEADER]: victim }),
+    ],
+    [
+      "analytics' credential plus a key id",
+      403,
+      "FORBIDDEN",
+      (s) => ({ ...internalHeaders(s, "analytics"), [KEY_ID_HEADER]: randomUUID() }),
+    ],
+    [
+      "analytics' credential plus the forwarding credential",
+      403,
+      "FORBIDDEN",
+      (s) => ({ ...internalHeaders(s, "analytics"), ...forwardedHeaders(s) }),
+    ],
+  ];
+
+  it.each(refusals)("refuse %s", async (_what, status, code, headers) => {
+    for (const path of paths()) {
+      const res = await call(path, headers(secret(), ctx.victim.account_id));
+      expectV1Error(res, status, code);
+      expect(res.text, path).not.toContain(victimLink.short_code);
+    }
+  });
+
+  it("are not reachable through the public origin, even by traversal", async () => {
+    const id = victimLink.id;
+    const query = `?account_id=${ctx.victim.account_id}`;
+    const auth = { authorization: `Bearer ${ctx.attacker.api_key}` };
+    // Not an API path: the redirect takes it for a short code and serves its 404 page.
+    const direct = await raw(stack.origin, "GET", `/internal/analytics/links/${id}${query}`, {
+      headers: auth,
+    });
+    expect(direct.status).toBe(404);
+    expect(direct.headers["content-type"]).toMatch(/^text\/html/);
+    expect(direct.text).not.toContain(victimLink.short_code);
+    for (const path of [
+      `/api/v1/analytics/..%2f..%2f..%2finternal/analytics/links/${id}${query}`,
+      `/api/v1/analytics/%2e%2e/%2e%2e/%2e%2e/internal/analytics/links/${id}${query}`,
+      `/api/v1/analytics/../../../internal/analytics/links/${id}${query}`,
+      `/api/v1/analytics/..\\..\\..\\internal/analytics/links/${id}${query}`,
+    ]) {
+      const res = await raw(stack.origin, "GET", path, { headers: auth });
+      expectV1Error(res, 400, "BAD_REQUEST");
+      expect(res.text, path).not.toContain(victimLink.short_code);
+    }
+  });
+});

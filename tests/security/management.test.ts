@@ -1,0 +1,356 @@
+// Attacks on management's resources through the public origin (docs/security.md, "Links, titles, QR
+// and keys"): cached QR images, titles of password links on public campaign pages, bulk title fetches
+// as a way around the rate budget or as an amplifier against one site, taking over a deleted code,
+// and the account answers that must be current and well-formed (issue 11, items 10-12, 14, 15).
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createPrisma, type PrismaClient } from "@kurz/db";
+import { printProcessOutputOnFailure } from "@kurz/testing";
+import { type Stack, startStack } from "@kurz/testing/stack";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api, attackerAndVictim, expectV1Error, RELAXED_LIMITS, raw, uniqueEmail } from "./attack.ts";
+
+printProcessOutputOnFailure();
+
+/** Per-host title fetches per minute in this stack (TITLE_FETCH_HOST_PER_MINUTE); above the 9 of siteA. */
+const HOST_PER_MINUTE = 10;
+/** The low per-minute budget given to the key that attacks the budget. */
+const KEY_PER_MINUTE = 10;
+
+/** A local site that answers `<title>T <path></title>` slowly, counting hits per path and overlap. */
+async function countingSite(host: string) {
+  const hits = new Map<string, number>();
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const server: Server = createServer((req, res) => {
+    const path = req.url ?? "/";
+    hits.set(path, (hits.get(path) ?? 0) + 1);
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    setTimeout(() => {
+      inFlight--;
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end(`<html><head><title>T ${path}</title></head></html>`);
+    }, 100);
+  });
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const origin = `http://${host}:${(server.address() as AddressInfo).port}`;
+  return {
+    url: (path: string) => `${origin}${path}`,
+    hitsOf: (paths: string[]) => paths.reduce((n, p) => n + (hits.get(p) ?? 0), 0),
+    get maxInFlight() {
+      return maxInFlight;
+    },
+    resetOverlap: () => {
+      maxInFlight = 0;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * Rate budgets count in clock minutes: start a budget-sensitive attack with at least `seconds` left in
+ * the current minute, so a window reset cannot change what the attack observes.
+ */
+async function withMinuteLeft(seconds: number): Promise<void> {
+  const into = (Date.now() % 60_000) / 1000;
+  if (60 - into < seconds) await new Promise((r) => setTimeout(r, (60 - into) * 1000 + 250));
+}
+
+let stack: Stack;
+let prisma: PrismaClient;
+let siteA: Awaited<ReturnType<typeof countingSite>>; // for the key budget
+let siteB: Awaited<ReturnType<typeof countingSite>>; // for the per-host cap (another host name)
+
+beforeAll(async () => {
+  [siteA, siteB] = await Promise.all([countingSite("127.0.0.1"), countingSite("127.0.0.2")]);
+  stack = await startStack({
+    extraEnv: {
+      ...RELAXED_LIMITS,
+      // The title fetcher refuses loopback; these two local sites stand in for public ones.
+      TITLE_FETCH_ALLOW_HOSTS: "127.0.0.1,127.0.0.2",
+      TITLE_FETCH_HOST_PER_MINUTE: String(HOST_PER_MINUTE),
+    },
+  });
+  prisma = createPrisma(stack.databaseUrl);
+});
+
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await stack?.stop();
+  await Promise.all([siteA?.close(), siteB?.close()]);
+});
+
+describe("QR images (item 10)", () => {
+  it("are cacheable only by the client that asked, never by a shared cache", async () => {
+    const { asVictim, asAttacker } = await attackerAndVictim(stack, "qr");
+    const link = (await asVictim("POST", "/api/v1/links", { url: "https://example.com/qr", title: "QR" }))
+      .body.data;
+    const res = await asVictim("GET", `/api/v1/qr/${link.short_code}?format=svg`);
+    expect(res.status).toBe(200);
+    expect(res.headers["cache-control"]).toBe("private, max-age=86400");
+    // Another account's code stays an unknown one, and nothing of it is cached.
+    const foreign = await asAttacker("GET", `/api/v1/qr/${link.short_code}?format=svg`);
+    expectV1Error(foreign, 404, "NOT_FOUND");
+    expect(String(foreign.headers["cache-control"] ?? "")).not.toMatch(/max-age=86400/);
+  });
+});
+
+describe("public campaign pages (item 10)", () => {
+  it("never list a password-protected link: no title, no code, no destination", async () => {
+    const { victim, asVictim } = await attackerAndVictim(stack, "campaign");
+    const open = (
+      await asVictim("POST", "/api/v1/links", { url: "https://example.com/open", title: "Spring catalogue" })
+    ).body.data;
+    const locked = (
+      await asVictim("POST", "/api/v1/links", {
+        url: "https://example.com/board-minutes-2027",
+        title: "Merger plan with Acme (confidential)",
+        password: "correct horse battery",
+      })
+    ).body.data;
+    const campaign = (await asVictim("POST", "/api/campaign/add", { name: "Spring", public: true })).body;
+    expect(campaign.error).toBe(0);
+    for (const link of [open, locked]) {
+      const assigned = await asVictim("POST", `/api/campaign/${campaign.id}/assign/${link.id}`);
+      expect(assigned.body.error, assigned.text).toBe(0);
+    }
+    const page = await raw(stack.origin, "GET", `/c/${campaign.id}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("Spring catalogue");
+    expect(page.text).toContain(open.short_code);
+    expect(page.text).not.toContain("Merger plan");
+    expect(page.text).not.toContain(locked.short_code);
+    expect(page.text).not.toContain("board-minutes");
+    // The link itself is untouched: still protected, still in the campaign.
+    const stored = await prisma.link.findUniqueOrThrow({ where: { id: locked.id } });
+    expect(stored.passwordHash).not.toBeNull();
+    expect(stored.accountId).toBe(victim.account_id);
+    expect(await prisma.campaignLink.count({ where: { campaignId: campaign.id } })).toBe(2);
+  });
+});
+
+describe("bulk title fetches (item 11)", () => {
+  it("count against the key's per-minute budget; past it the titles fall back without a fetch", async () => {
+    const account = await stack.createAccount(uniqueEmail("budget"));
+    // Before the key's first use, so the gateway caches it with this limit.
+    await prisma.apiKey.updateMany({
+      where: { accountId: account.account_id },
+      data: { rateLimitPerMinute: KEY_PER_MINUTE },
+    });
+    const call = api(stack, account.api_key);
+    await withMinuteLeft(25);
+
+    const first = ["/b1", "/b2", "/b3", "/b4"];
+    const res1 = await call("POST", "/api/v1/links/bulk", {
+      links: first.map((p) => ({ url: siteA.url(p) })),
+    });
+    expect(res1.status, res1.text).toBe(201);
+    expect(res1.body.data.success.map((l: { title: string }) => l.title)).toEqual(first.map((p) => `T ${p}`));
+    expect(siteA.hitsOf(first)).toBe(4);
+    // The request itself was 1 of 10; its four fetches cost four in all, so the next request is the 6th.
+    expect(res1.headers["x-ratelimit-remaining"]).toBe(String(KEY_PER_MINUTE - 1));
+    const probe = await call("GET", "/api/v1/account");
+    expect(probe.status).toBe(200);
+    expect(probe.headers["x-ratelimit-remaining"]).toBe(String(KEY_PER_MINUTE - 4 - 1));
+
+    // 5 requests left: this bulk is one and may fetch 5 titles (its own and 4 charged); 3 fall back.
+    const second = ["/c1", "/c2", "/c3", "/c4", "/c5", "/c6", "/c7", "/c8"];
+    const res2 = await call("POST", "/api/v1/links/bulk", {
+      links: second.map((p) => ({ url: siteA.url(p) })),
+    });
+    expect(res2.status, res2.text).toBe(201);
+    expect(res2.body.data.failed).toEqual([]);
+    expect(res2.body.data.success.map((l: { title: string }) => l.title)).toEqual([
+      ...second.slice(0, 5).map((p) => `T ${p}`),
+      "127.0.0.1",
+      "127.0.0.1",
+      "127.0.0.1",
+    ]);
+    expect(siteA.hitsOf(second.slice(0, 5))).toBe(5);
+    expect(siteA.hitsOf(second.slice(5))).toBe(0);
+    // The budget is spent exactly: the next request is refused.
+    const over = await call("GET", "/api/v1/account");
+    expectV1Error(over, 429, "RATE_LIMIT_EXCEEDED");
+    expect(over.body.error.details).toMatchObject({ limit: KEY_PER_MINUTE, window: "1m" });
+    expect(await prisma.link.count({ where: { accountId: account.account_id } })).toBe(12);
+  });
+
+  it("fetch one host a few at a time and a bounded number per minute, whoever asks", async () => {
+    const { asAttacker, asVictim } = await attackerAndVictim(stack, "hostcap");
+    await withMinuteLeft(25);
+    siteB.resetOverlap();
+    const paths = Array.from({ length: HOST_PER_MINUTE + 4 }, (_, i) => `/h${i}`);
+    const res = await asAttacker("POST", "/api/v1/links/bulk", {
+      links: paths.map((p) => ({ url: siteB.url(p) })),
+    });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.data.success).toHaveLength(paths.length);
+    const titles = res.body.data.success.map((l: { title: string }) => l.title);
+    expect(titles.filter((t: string) => t !== "127.0.0.2")).toHaveLength(HOST_PER_MINUTE);
+    expect(siteB.hitsOf(paths)).toBe(HOST_PER_MINUTE);
+    expect(siteB.maxInFlight).toBeGreaterThan(1);
+    expect(siteB.maxInFlight).toBeLessThanOrEqual(4);
+    // The host's budget is shared: another account's link to it gets the host name, with no fetch.
+    const late = await asVictim("POST", "/api/v1/links", { url: siteB.url("/late") });
+    expect(late.status, late.text).toBe(201);
+    expect(late.body.data.title).toBe("127.0.0.2");
+    expect(siteB.hitsOf(["/late"])).toBe(0);
+  });
+});
+
+describe("deleted short codes (item 12)", () => {
+  const alias = (tag: string) => `${tag}-${Date.now().toString(36)}-${process.pid}`;
+
+  it("stay reserved to their former owner: another account gets the taken-alias answer", async () => {
+    const { attacker, victim, asAttacker, asVictim } = await attackerAndVictim(stack, "retired");
+    const code = alias("printed");
+    const live = alias("live");
+    const link = (
+      await asVictim("POST", "/api/v1/links", {
+        url: "https://victim.example/menu",
+        custom_alias: code,
+        title: "Menu",
+      })
+    ).body.data;
+    await asVictim("POST", "/api/v1/links", {
+      url: "https://victim.example/live",
+      custom_alias: live,
+      title: "L",
+    });
+    expect((await asVictim("DELETE", `/api/v1/links/${link.id}`)).status).toBe(200);
+
+    const takeover = await asAttacker("POST", "/api/v1/links", {
+      url: "https://attacker.example/phish",
+      custom_alias: code,
+      title: "x",
+    });
+    expectV1Error(takeover, 409, "CONFLICT");
+    // Exactly what a live alias answers: nothing tells a deleted code apart.
+    const taken = await asAttacker("POST", "/api/v1/links", {
+      url: "https://attacker.example/phish",
+      custom_alias: live,
+      title: "x",
+    });
+    expectV1Error(taken, 409, "CONFLICT");
+    expect(takeover.body.error.message).toBe(taken.body.error.message.replace(live, code));
+
+    const bulk = await asAttacker("POST", "/api/v1/links/bulk", {
+      links: [{ url: "https://attacker.example/phish", custom_alias: code, title: "x" }],
+    });
+    expect(bulk.status).toBe(201);
+    expect(bulk.body.data).toEqual({
+      success: [],
+      failed: [{ index: 0, error: takeover.body.error.message }],
+    });
+
+    // Nothing changed: no link under the code, the reservation still the victim's, the short URL 404.
+    expect(await prisma.link.count({ where: { shortCode: code } })).toBe(0);
+    expect(await prisma.link.count({ where: { accountId: attacker.account_id } })).toBe(0);
+    const retired = await prisma.retiredCode.findUniqueOrThrow({ where: { shortCode: code } });
+    expect(retired).toMatchObject({ accountId: victim.account_id, linkId: link.id });
+    expect((await raw(stack.origin, "GET", `/${code}`)).status).toBe(404);
+
+    // The owner takes it back at once.
+    const back = await asVictim("POST", "/api/v1/links", {
+      url: "https://victim.example/menu-2",
+      custom_alias: code,
+      title: "Menu",
+    });
+    expect(back.status, back.text).toBe(201);
+    // The row stays, still naming the deleted link (analytics leaves its clicks out until it applied the delete).
+    expect(await prisma.retiredCode.findUniqueOrThrow({ where: { shortCode: code } })).toMatchObject({
+      accountId: victim.account_id,
+      linkId: link.id,
+    });
+    const visit = await raw(stack.origin, "GET", `/${code}`, { headers: { "user-agent": "Mozilla/5.0" } });
+    expect(visit.status).toBe(302);
+    expect(visit.headers.location).toBe("https://victim.example/menu-2");
+  });
+
+  it("cannot be won by racing the owner's delete", async () => {
+    const { attacker, asAttacker, asVictim } = await attackerAndVictim(stack, "retired-race");
+    for (let round = 0; round < 5; round++) {
+      const code = alias(`race${round}`);
+      const link = (
+        await asVictim("POST", "/api/v1/links", {
+          url: "https://victim.example/r",
+          custom_alias: code,
+          title: "R",
+        })
+      ).body.data;
+      const [deleted, ...tries] = await Promise.all([
+        asVictim("DELETE", `/api/v1/links/${link.id}`),
+        ...Array.from({ length: 3 }, () =>
+          asAttacker("POST", "/api/v1/links", {
+            url: "https://attacker.example/r",
+            custom_alias: code,
+            title: "x",
+          }),
+        ),
+      ]);
+      expect(deleted!.status).toBe(200);
+      for (const t of tries) expectV1Error(t, 409, "CONFLICT");
+    }
+    expect(await prisma.link.count({ where: { accountId: attacker.account_id } })).toBe(0);
+  });
+
+  it("are free for anyone once the grace period is over", async () => {
+    const { attacker, asAttacker, asVictim } = await attackerAndVictim(stack, "retired-grace");
+    const code = alias("old");
+    const link = (
+      await asVictim("POST", "/api/v1/links", {
+        url: "https://victim.example/old",
+        custom_alias: code,
+        title: "O",
+      })
+    ).body.data;
+    await asVictim("DELETE", `/api/v1/links/${link.id}`);
+    // 30 days (RETIRED_CODE_DAYS' default) and a minute ago.
+    await prisma.retiredCode.update({
+      where: { shortCode: code },
+      data: { retiredAt: new Date(Date.now() - 30 * 86_400_000 - 60_000) },
+    });
+    const mine = await asAttacker("POST", "/api/v1/links", {
+      url: "https://attacker.example/new",
+      custom_alias: code,
+      title: "N",
+    });
+    expect(mine.status, mine.text).toBe(201);
+    expect(mine.body.data.short_code).toBe(code);
+    expect((await prisma.link.findUniqueOrThrow({ where: { shortCode: code } })).accountId).toBe(
+      attacker.account_id,
+    );
+  });
+});
+
+describe("account answers (items 14, 15)", () => {
+  it("usage shows the key making the request as used now, on its very first request", async () => {
+    const account = await stack.createAccount(uniqueEmail("usage"));
+    const before = Date.now();
+    const res = await api(stack, account.api_key)("GET", "/api/v1/account/usage");
+    expect(res.status, res.text).toBe(200);
+    const current = res.body.data.keys.find((k: { id: string }) => k.id === res.body.data.current_key.id);
+    expect(current.last_used_at).not.toBeNull();
+    expect(Date.parse(current.last_used_at)).toBeGreaterThanOrEqual(before - 1_000);
+    expect(Date.parse(current.last_used_at)).toBeLessThanOrEqual(Date.now() + 1_000);
+  });
+
+  it("legacy account always answers expires as a YYYY-MM-DD HH:MM:SS string", async () => {
+    const account = await stack.createAccount(uniqueEmail("legacy-expires"));
+    const call = api(stack, account.api_key);
+    const free = await call("GET", "/api/account");
+    expect(free.status, free.text).toBe(200);
+    expect(free.body.data.expires).toBe("9999-12-31 23:59:59");
+    await prisma.account.update({
+      where: { id: account.account_id },
+      data: { plan: "pro", planExpiresAt: new Date("2027-05-06T07:08:09.500Z") },
+    });
+    const pro = await call("GET", "/api/account");
+    expect(pro.body.data).toMatchObject({ status: "pro", expires: "2027-05-06 07:08:09" });
+  });
+});
