@@ -1,0 +1,202 @@
+// Cross-tenant attempts on every id and code route of both APIs (docs/security.md, "Threat model"):
+// the attacker calls each route that names a resource with the victim's id or code, and gets exactly
+// the answer a missing resource gets (404 in the route's envelope), and the victim's rows are
+// unchanged. The routes come from contracts' API_ROUTES, so a new route that names a resource fails
+// this file until its attack is written here.
+import { API_ROUTES } from "@kurz/contracts";
+import { createPrisma, type PrismaClient } from "@kurz/db";
+import { printProcessOutputOnFailure } from "@kurz/testing";
+import { type Stack, startStack } from "@kurz/testing/stack";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type api,
+  attackerAndVictim,
+  expectLegacyError,
+  expectV1Error,
+  type RawResponse,
+  RELAXED_LIMITS,
+  raw,
+} from "./attack.ts";
+
+printProcessOutputOnFailure();
+
+type Call = ReturnType<typeof api>;
+
+interface Tenant {
+  accountId: string;
+  call: Call;
+  link: { id: string; short_code: string };
+  keyId: string;
+  domainId: number;
+  campaignId: number;
+  channelId: number;
+}
+
+let stack: Stack;
+let prisma: PrismaClient;
+let attacker: Tenant;
+let victim: Tenant;
+
+async function ok(res: Promise<RawResponse>): Promise<RawResponse> {
+  const r = await res;
+  expect(r.status, r.text).toBeLessThan(300);
+  return r;
+}
+
+/** A tenant with one of each resource: a link, a second key, a domain, a campaign and a channel, linked. */
+async function furnish(accountId: string, call: Call, tag: string): Promise<Tenant> {
+  const link = (await ok(call("POST", "/api/v1/links", { url: `https://${tag}.example/`, title: tag }))).body
+    .data;
+  const keyId = (await ok(call("POST", "/api/v1/account/keys", { name: `${tag} spare` }))).body.data.id;
+  const domainId = (
+    await ok(call("POST", "/api/domain/add", { domain: `https://go-${tag}-${process.pid}.example.test` }))
+  ).body.id;
+  const campaignId = (await ok(call("POST", "/api/campaign/add", { name: `${tag} campaign`, public: true })))
+    .body.id;
+  const channelId = (await ok(call("POST", "/api/channel/add", { name: `${tag} channel` }))).body.id;
+  await ok(call("POST", `/api/campaign/${campaignId}/assign/${link.id}`));
+  await ok(call("POST", `/api/channel/${channelId}/assign/${link.id}`));
+  return { accountId, call, link, keyId, domainId, campaignId, channelId };
+}
+
+/** Every row the victim owns, as it stands (last use of keys aside: using a key is not a change). */
+async function rowsOf(accountId: string) {
+  const where = { accountId };
+  const [account, links, keys, domains, campaigns, channels] = await Promise.all([
+    prisma.account.findUniqueOrThrow({ where: { id: accountId } }),
+    prisma.link.findMany({ where, orderBy: { id: "asc" } }),
+    prisma.apiKey.findMany({ where, orderBy: { id: "asc" }, omit: { lastUsedAt: true } }),
+    prisma.domain.findMany({ where, orderBy: { id: "asc" } }),
+    prisma.campaign.findMany({ where, orderBy: { id: "asc" }, include: { links: true } }),
+    prisma.channel.findMany({ where, orderBy: { id: "asc" }, include: { links: true } }),
+  ]);
+  return JSON.stringify({ account, links, keys, domains, campaigns, channels }, (_k, v) =>
+    typeof v === "bigint" ? String(v) : v,
+  );
+}
+
+interface Attempt {
+  path: string;
+  body?: unknown;
+}
+
+/**
+ * The attacker's attempts for each route that names a resource: the victim's id or code in every
+ * position, and for the assign routes each mix of the attacker's and the victim's ids.
+ */
+function attemptsFor(method: string, path: string): Attempt[] | undefined {
+  const v = victim;
+  const a = attacker;
+  const table: Record<string, Attempt[]> = {
+    "DELETE /api/v1/account/keys/:id": [{ path: `/api/v1/account/keys/${v.keyId}` }],
+    "GET /api/v1/links/:id": [{ path: `/api/v1/links/${v.link.id}` }],
+    "PATCH /api/v1/links/:id": [
+      { path: `/api/v1/links/${v.link.id}`, body: { title: "pwned" } },
+      { path: `/api/v1/links/${v.link.id}`, body: { is_active: false } },
+      { path: `/api/v1/links/${v.link.id}`, body: { analytics_public: true } },
+    ],
+    "DELETE /api/v1/links/:id": [{ path: `/api/v1/links/${v.link.id}` }],
+    "GET /api/v1/analytics/:link_id": [{ path: `/api/v1/analytics/${v.link.id}` }],
+    "GET /api/v1/public/analytics/:short_code": [{ path: `/api/v1/public/analytics/${v.link.short_code}` }],
+    "GET /api/v1/qr/:short_code": [{ path: `/api/v1/qr/${v.link.short_code}` }],
+    "POST /api/domain/:id/verify": [{ path: `/api/domain/${v.domainId}/verify` }],
+    "PUT /api/domain/:id/update": [
+      { path: `/api/domain/${v.domainId}/update`, body: { redirectroot: "https://evil.example/" } },
+    ],
+    "DELETE /api/domain/:id/delete": [{ path: `/api/domain/${v.domainId}/delete` }],
+    "POST /api/campaign/:campaignid/assign/:linkid": [
+      { path: `/api/campaign/${v.campaignId}/assign/${v.link.id}` },
+      { path: `/api/campaign/${v.campaignId}/assign/${a.link.id}` },
+      { path: `/api/campaign/${a.campaignId}/assign/${v.link.id}` },
+    ],
+    "PUT /api/campaign/:id/update": [
+      { path: `/api/campaign/${v.campaignId}/update`, body: { name: "pwned", slug: "pwned-rotator" } },
+    ],
+    "DELETE /api/campaign/:id/delete": [{ path: `/api/campaign/${v.campaignId}/delete` }],
+    "PUT /api/channel/:id/update": [{ path: `/api/channel/${v.channelId}/update`, body: { name: "pwned" } }],
+    "DELETE /api/channel/:id/delete": [{ path: `/api/channel/${v.channelId}/delete` }],
+    "POST /api/channel/:channelid/assign/:linkid": [
+      { path: `/api/channel/${v.channelId}/assign/${v.link.id}` },
+      { path: `/api/channel/${v.channelId}/assign/${a.link.id}` },
+      { path: `/api/channel/${a.channelId}/assign/${v.link.id}` },
+    ],
+  };
+  return table[`${method} ${path}`];
+}
+
+const routesWithIds = API_ROUTES.filter((r) => r.path.includes(":"));
+
+beforeAll(async () => {
+  stack = await startStack({ extraEnv: RELAXED_LIMITS });
+  prisma = createPrisma(stack.databaseUrl);
+  const pair = await attackerAndVictim(stack, "tenants");
+  [attacker, victim] = await Promise.all([
+    furnish(pair.attacker.account_id, pair.asAttacker, "attacker"),
+    furnish(pair.victim.account_id, pair.asVictim, "victim"),
+  ]);
+});
+
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await stack?.stop();
+});
+
+describe("cross-tenant attempts", () => {
+  it("have an attack written for every route that names a resource", () => {
+    const missing = routesWithIds
+      .map((r) => `${r.method} ${r.path}`)
+      .filter((r) => attemptsFor(...(r.split(" ") as [string, string])) === undefined);
+    expect(missing).toEqual([]);
+  });
+
+  it.each(routesWithIds.map((r) => [`${r.method} ${r.path}`, r] as const))(
+    "%s with the victim's id answers as a missing one and changes nothing",
+    async (_name, route) => {
+      const before = await rowsOf(victim.accountId);
+      for (const attempt of attemptsFor(route.method, route.path) ?? []) {
+        const res = await attacker.call(route.method, attempt.path, attempt.body);
+        if (route.tag === "legacy") expectLegacyError(res, 404);
+        else expectV1Error(res, 404, "NOT_FOUND");
+        expect(res.text).not.toContain("victim.example");
+      }
+      expect(await rowsOf(victim.accountId)).toBe(before);
+    },
+  );
+
+  it("bulk delete skips the victim's links and deletes none of them", async () => {
+    const before = await rowsOf(victim.accountId);
+    const res = await attacker.call("DELETE", "/api/v1/links/bulk", { ids: [victim.link.id] });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data).toEqual({ deleted: 0 });
+    expect(await rowsOf(victim.accountId)).toBe(before);
+  });
+
+  it("lists show only the attacker's own resources", async () => {
+    const lists: [string, string][] = [
+      ["/api/v1/links?per_page=100", "data"],
+      ["/api/domains", "domains"],
+      ["/api/campaigns", "campaigns"],
+      ["/api/channels", "channels"],
+    ];
+    for (const [path, member] of lists) {
+      const res = await attacker.call("GET", path);
+      expect(res.status, res.text).toBe(200);
+      const items = member === "data" ? res.body.data : res.body.data[member];
+      expect(items, path).toHaveLength(1);
+      expect(res.text).not.toContain("victim");
+    }
+    const usage = (await attacker.call("GET", "/api/v1/account/usage")).body.data;
+    expect(usage.keys.map((k: { id: string }) => k.id)).not.toContain(victim.keyId);
+  });
+
+  it("the victim's resources still work for the victim (the control case)", async () => {
+    const res = await victim.call("GET", `/api/v1/links/${victim.link.id}`);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.title).toBe("victim");
+    const visit = await raw(stack.origin, "GET", `/${victim.link.short_code}`, {
+      headers: { "user-agent": "Mozilla/5.0" },
+    });
+    expect(visit.status).toBe(302);
+    expect(visit.headers.location).toBe("https://victim.example/");
+  });
+});
