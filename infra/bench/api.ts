@@ -1,9 +1,13 @@
 // `./kurz bench api`: the v1 API through the gateway (auth, rate limit, proxy, management, Postgres) on
-// a full local stack, with 100k links seeded directly in Postgres in the benchmarked account.
-//   - create-link: POST /api/v1/links with a title (no title fetch), each request a new link;
+// a full local stack, with two accounts: one that starts empty and one with 100k links seeded directly
+// in Postgres (its stored link count set to match, decision 0012).
+//   - create-link: POST /api/v1/links with a title (no title fetch), each request a new link, on the
+//     empty account and on the full one in the same run (ABBA order, so drift during the run cancels);
+//     the ratio full/empty shows whether a create's cost grows with the account (target ≥ 90%);
+//   - GET /api/v1/links/:id on the full account: one account's create throughput against it (≥ 50%);
 //   - list: GET /api/v1/links?per_page=100, first page, a deep page, is_active and search filters;
 //   - EXPLAIN ANALYZE of the list queries at that size, to show which indexes serve them.
-// The key's rate limits are raised in the database (they are per key). Options: --duration <s>
+// The keys' rate limits are raised in the database (they are per key). Options: --duration <s>
 // (default 10), --connections <n> (default 16). Run under `flock /tmp/bench.lock` on a shared machine.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,7 +17,8 @@ import { createPrisma } from "@kurz/db";
 import { startStack } from "@kurz/testing/stack";
 import autocannon from "autocannon";
 
-export const description = "v1 API through the gateway: create-link and list (per_page 100) over 100k links";
+export const description =
+  "v1 API through the gateway: create-link on an empty account and on one with 100k links, get, list (per_page 100)";
 
 const LINKS = 100_000;
 
@@ -66,10 +71,13 @@ export async function run(args: string[]): Promise<string> {
   });
   const prisma = createPrisma(stack.databaseUrl);
   try {
-    const account = await stack.createAccount(`bench-${Date.now()}@example.com`, 10_000_000);
+    const [account, empty] = await Promise.all([
+      stack.createAccount(`bench-${Date.now()}@example.com`, 10_000_000),
+      stack.createAccount(`bench-empty-${Date.now()}@example.com`, 10_000_000),
+    ]);
     // Per-key limits live on the key; raise them before its first use so the gateway caches these.
     await prisma.apiKey.updateMany({
-      where: { accountId: account.account_id },
+      where: { accountId: { in: [account.account_id, empty.account_id] } },
       data: { rateLimitPerMinute: 1_000_000_000, rateLimitPerHour: 1_000_000_000 },
     });
     const seedStarted = Date.now();
@@ -82,28 +90,59 @@ export async function run(args: string[]): Promise<string> {
        FROM generate_series(1, ${LINKS}) AS i`,
       account.account_id,
     );
+    // Rows seeded behind the API's back are counted once here, as the migration backfills them.
+    await prisma.$executeRaw`UPDATE accounts SET link_count = (SELECT count(*) FROM links WHERE account_id = ${account.account_id}::uuid)
+      WHERE id = ${account.account_id}::uuid`;
     await prisma.$executeRawUnsafe("VACUUM ANALYZE links");
     const seedMs = Date.now() - seedStarted;
 
     const headers = { authorization: `Bearer ${account.api_key}`, "content-type": "application/json" };
+    const emptyHeaders = { ...headers, authorization: `Bearer ${empty.api_key}` };
     const base = `${stack.origin}/api/v1/links`;
-    // Warm-up: key cache, connection pools, JIT.
+    const [seeded] = await prisma.$queryRaw<{ id: string }[]>`
+      SELECT id::text AS id FROM links WHERE account_id = ${account.account_id}::uuid LIMIT 1`;
+    // Warm-up: key caches, connection pools, JIT, for both keys and each kind of request.
+    const createBody = JSON.stringify({ url: "https://example.com/x", title: "Bench" });
     await load("warm-up", { url: `${base}?per_page=100`, headers }, 2, 4);
+    await load("warm-up", { url: base, method: "POST", headers: emptyHeaders, body: createBody }, 1, 4);
+    await load("warm-up", { url: base, method: "POST", headers, body: createBody }, 1, 4);
+    await prisma.$executeRaw`DELETE FROM links WHERE account_id = ${empty.account_id}::uuid`;
+    await prisma.$executeRaw`UPDATE accounts SET link_count = 0 WHERE id = ${empty.account_id}::uuid`;
 
-    const figures: Figures[] = [];
-    figures.push(
-      await load(
-        "POST /links (create)",
-        {
-          url: base,
-          method: "POST",
-          headers,
-          body: JSON.stringify({ url: "https://example.com/x", title: "Bench" }),
-        },
-        duration,
-        connections,
-      ),
+    // Creates on the empty and the full account alternate A B B A; each figure is the mean of its two.
+    const creates: Record<"empty" | "full", Figures[]> = { empty: [], full: [] };
+    for (const which of ["empty", "full", "full", "empty"] as const) {
+      const h = which === "empty" ? emptyHeaders : headers;
+      creates[which].push(
+        await load(
+          `POST /links (create, ${which})`,
+          { url: base, method: "POST", headers: h, body: createBody },
+          duration,
+          connections,
+        ),
+      );
+    }
+    const mean = (name: string, [a, b]: Figures[]): Figures => ({
+      name,
+      rps: Math.round((a!.rps + b!.rps) / 2),
+      p50: (a!.p50 + b!.p50) / 2,
+      p99: (a!.p99 + b!.p99) / 2,
+      requests: a!.requests + b!.requests,
+      non2xx: a!.non2xx + b!.non2xx,
+      errors: a!.errors + b!.errors,
+    });
+    const createEmpty = mean("POST /links (create) on an account that starts empty", creates.empty);
+    const createFull = mean(
+      `POST /links (create) on an account with ${LINKS.toLocaleString("en")} links`,
+      creates.full,
     );
+    const getOne = await load(
+      "GET /links/:id",
+      { url: `${base}/${seeded!.id}`, headers },
+      duration,
+      connections,
+    );
+    const figures: Figures[] = [createEmpty, createFull, getOne];
     for (const [name, query] of [
       ["GET /links?per_page=100 (page 1)", "per_page=100"],
       ["GET /links?per_page=100&page=500 (deep page)", "per_page=100&page=500"],
@@ -128,7 +167,11 @@ export async function run(args: string[]): Promise<string> {
       const page = await plan(
         `SELECT * FROM links WHERE account_id = $1::uuid ${where} ORDER BY created_at DESC, id DESC LIMIT 100`,
       );
-      const count = await plan(`SELECT count(*) FROM links WHERE account_id = $1::uuid ${where}`);
+      // The unfiltered total is the stored count (link-list.ts): one primary-key read.
+      const count =
+        where === ""
+          ? `stored count: ${await plan("SELECT link_count FROM accounts WHERE id = $1::uuid")}`
+          : await plan(`SELECT count(*) FROM links WHERE account_id = $1::uuid ${where}`);
       return `| ${label} | ${page} | ${count} |`;
     };
     const search = (term: string) =>
@@ -141,12 +184,17 @@ export async function run(args: string[]): Promise<string> {
     ];
 
     const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
+    const pct = (a: number, b: number) => `${Math.round((100 * a) / b)}%`;
     return [
       "## v1 API through the gateway (links)",
       "",
       `\`./kurz bench api --duration ${duration} --connections ${connections}\` — full local stack (gateway → management → Postgres),`,
       `autocannon with ${connections} connections for ${duration} s per row, on the same machine as the services.`,
-      `The account holds ${LINKS.toLocaleString("en")} links seeded in Postgres (${seedMs} ms) plus those the create run adds.`,
+      `The full account holds ${LINKS.toLocaleString("en")} links seeded in Postgres (${seedMs} ms) plus those the create runs add;`,
+      "the other starts empty. Create rows are the mean of two runs each, taken in the order empty, full, full, empty.",
+      "",
+      `- create at ${LINKS.toLocaleString("en")} links / create on the empty account: **${pct(createFull.rps, createEmpty.rps)}** (target ≥ 90%)`,
+      `- one account's create / \`GET /links/:id\` throughput: **${pct(createFull.rps, getOne.rps)}** at ${LINKS.toLocaleString("en")} links, ${pct(createEmpty.rps, getOne.rps)} on the empty account (target ≥ 50%)`,
       "",
       "| endpoint | req/s | p50 ms | p99 ms | requests | non-2xx | errors |",
       "|---|---|---|---|---|---|---|",
@@ -155,7 +203,7 @@ export async function run(args: string[]): Promise<string> {
           `| ${f.name} | ${f.rps} | ${fmt(f.p50)} | ${fmt(f.p99)} | ${f.requests} | ${f.non2xx} | ${f.errors} |`,
       ),
       "",
-      `EXPLAIN ANALYZE at ${LINKS.toLocaleString("en")} links in one account (page = first 100 rows newest first; count = meta.total):`,
+      `EXPLAIN ANALYZE at ${LINKS.toLocaleString("en")} links in one account (page = first 100 rows newest first; count = meta.total, the stored count when unfiltered):`,
       "",
       "| filter | page query | count query |",
       "|---|---|---|",

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Runs every check: types, lint, then all vitest projects (unit, integration, end-to-end).
-# Extra arguments go to vitest (e.g. ./kurz test packages/bus).
+# Extra arguments go to vitest (e.g. ./kurz test packages/bus). A first argument --coverage (or
+# KURZ_COVERAGE=1) adds V8 line coverage, summed per package at the end (.data/coverage).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p .data
 status=0
+coverage=()
+if [ "${1:-}" = "--coverage" ]; then shift; coverage=(--coverage); fi
+if [ "${KURZ_COVERAGE:-}" = "1" ]; then coverage=(--coverage); fi
 
 if [ $# -eq 0 ]; then
   echo "== typecheck"
@@ -14,7 +18,7 @@ if [ $# -eq 0 ]; then
 fi
 
 echo "== tests"
-pnpm exec vitest run --reporter=default --reporter=json --outputFile.json=.data/test-results.json "$@" || status=1
+pnpm exec vitest run --reporter=default --reporter=json --outputFile.json=.data/test-results.json "${coverage[@]}" "$@" || status=1
 
 # Which adapters the bus conformance suite ran on, then a plain closing line that any CI can read.
 node -e '
@@ -31,4 +35,24 @@ for (const [name, s] of suites) console.log(`${name}: ${s.passed} passed, ${s.fa
 const skipped = r.numPendingTests + r.numTodoTests;
 console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${skipped} skipped`);
 ' || status=1
+# Line coverage per workspace package, from vitest's json-summary.
+if [ ${#coverage[@]} -gt 0 ] && [ -f .data/coverage/coverage-summary.json ]; then
+  node -e '
+const summary = JSON.parse(require("fs").readFileSync(".data/coverage/coverage-summary.json", "utf8"));
+const packages = new Map();
+for (const [file, s] of Object.entries(summary)) {
+  const name = /\/((?:packages|services)\/[^/]+)\//.exec(file)?.[1];
+  if (!name) continue;
+  const p = packages.get(name) ?? { covered: 0, total: 0 };
+  p.covered += s.lines.covered;
+  p.total += s.lines.total;
+  packages.set(name, p);
+}
+console.log("line coverage per package:");
+for (const [name, p] of [...packages].sort())
+  console.log(`  ${name.padEnd(24)} ${((100 * p.covered) / (p.total || 1)).toFixed(1).padStart(5)}%  (${p.covered}/${p.total} lines)`);
+const t = summary.total.lines;
+console.log(`  ${"total".padEnd(24)} ${t.pct.toFixed(1).padStart(5)}%  (${t.covered}/${t.total} lines)`);
+' || status=1
+fi
 exit $status

@@ -7,340 +7,17 @@ import type {
   ZodOpenApiResponsesObject,
 } from "zod-openapi";
 import { createDocument } from "zod-openapi";
-import { Account, ApiKeyIdParams, CreateApiKeyBody, CreatedApiKey, RevokedApiKey, Usage } from "./account.ts";
-import {
-  AnalyticsLinkParams,
-  AnalyticsQuery,
-  AnalyticsSummary,
-  LinkAnalytics,
-  PublicAnalyticsParams,
-  PublicLinkAnalytics,
-} from "./analytics.ts";
 import {
   ERROR_STATUS,
   type ErrorCode,
   ErrorEnvelope,
   LegacyErrorEnvelope,
-  LegacyMessageResponse,
-  PaginationMeta,
   RATE_LIMIT_HEADERS,
-  successEnvelope,
 } from "./envelope.ts";
-import {
-  LegacyAccountResponse,
-  LegacyAccountUpdateBody,
-  LegacyAssignParams,
-  LegacyCampaignAddBody,
-  LegacyCampaignList,
-  LegacyCampaignResponse,
-  LegacyCampaignUpdateBody,
-  LegacyChannelAddBody,
-  LegacyChannelAssignParams,
-  LegacyChannelList,
-  LegacyChannelResponse,
-  LegacyChannelUpdateBody,
-  LegacyDomainAddBody,
-  LegacyDomainAddResponse,
-  LegacyDomainList,
-  LegacyDomainUpdateBody,
-  LegacyDomainVerifyResponse,
-  LegacyIdParams,
-  LegacyListQuery,
-  LegacyOverlayList,
-} from "./legacy.ts";
-import {
-  BulkCreateBody,
-  BulkCreateResult,
-  BulkDeleteBody,
-  BulkDeleteResult,
-  CreateLinkBody,
-  DeleteLinkResult,
-  Link,
-  LinkIdParams,
-  LinkWithSharedFields,
-  ListLinksQuery,
-  UpdateLinkBody,
-} from "./link.ts";
-import { QR_CACHE_CONTROL, QR_CONTENT_TYPES, QrParams, QrQuery } from "./qr.ts";
-
-export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-export type ApiTag = "account" | "links" | "analytics" | "qr" | "legacy";
-
-/** One public API route; `path` is Express style (`/api/v1/links/:id`). */
-export interface ApiRoute {
-  method: HttpMethod;
-  path: string;
-  tag: ApiTag;
-}
+import type { ApiRoute, HttpMethod, RouteDef } from "./routes.ts";
+import { ROUTE_DEFS } from "./routes-all.ts";
 
 type AnyObject = z.ZodObject<z.ZodRawShape>;
-
-interface RouteSpec extends ApiRoute {
-  summary: string;
-  /** false for the public analytics route; every other route needs a key. */
-  auth?: boolean;
-  params?: AnyObject;
-  query?: z.ZodType;
-  body?: z.ZodType;
-  status: 200 | 201;
-  /** Response body; omitted for the QR image. */
-  response?: z.ZodType;
-  /** Route-specific failures; authentication, rate limit and internal errors are added to all. */
-  errors: ErrorCode[];
-}
-
-const V1 = "/api/v1";
-const LEGACY = "/api";
-
-const ok = <D extends z.ZodType>(data: D) => successEnvelope(data);
-
-const ROUTE_SPECS: readonly RouteSpec[] = [
-  // -- account --
-  {
-    method: "GET",
-    path: `${V1}/account`,
-    tag: "account",
-    summary: "Account info",
-    status: 200,
-    response: ok(Account),
-    errors: [],
-  },
-  {
-    method: "GET",
-    path: `${V1}/account/usage`,
-    tag: "account",
-    summary: "Keys and rate limit configuration",
-    status: 200,
-    response: ok(Usage),
-    errors: [],
-  },
-  {
-    method: "POST",
-    path: `${V1}/account/keys`,
-    tag: "account",
-    summary: "Create an API key (the full key is returned once)",
-    body: CreateApiKeyBody,
-    status: 201,
-    response: ok(CreatedApiKey),
-    errors: ["VALIDATION_ERROR", "FORBIDDEN"],
-  },
-  {
-    method: "DELETE",
-    path: `${V1}/account/keys/:id`,
-    tag: "account",
-    summary: "Revoke an API key",
-    params: ApiKeyIdParams,
-    status: 200,
-    response: ok(RevokedApiKey),
-    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
-  },
-  // -- links --
-  {
-    method: "POST",
-    path: `${V1}/links`,
-    tag: "links",
-    summary: "Create link",
-    body: CreateLinkBody,
-    status: 201,
-    response: ok(Link),
-    errors: ["VALIDATION_ERROR", "FORBIDDEN", "CONFLICT"],
-  },
-  {
-    method: "GET",
-    path: `${V1}/links`,
-    tag: "links",
-    summary: "List links",
-    query: ListLinksQuery,
-    status: 200,
-    response: successEnvelope(z.array(Link), PaginationMeta),
-    errors: ["VALIDATION_ERROR"],
-  },
-  {
-    method: "POST",
-    path: `${V1}/links/bulk`,
-    tag: "links",
-    summary: "Bulk create (non-transactional; per-item failures in data.failed)",
-    body: BulkCreateBody,
-    status: 201,
-    response: ok(BulkCreateResult),
-    errors: ["VALIDATION_ERROR", "FORBIDDEN"],
-  },
-  {
-    method: "DELETE",
-    path: `${V1}/links/bulk`,
-    tag: "links",
-    summary: "Bulk delete (unknown or foreign ids are skipped)",
-    body: BulkDeleteBody,
-    status: 200,
-    response: ok(BulkDeleteResult),
-    errors: ["VALIDATION_ERROR"],
-  },
-  {
-    method: "GET",
-    path: `${V1}/links/:id`,
-    tag: "links",
-    summary: "Get link",
-    params: LinkIdParams,
-    status: 200,
-    response: ok(LinkWithSharedFields),
-    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
-  },
-  {
-    method: "PATCH",
-    path: `${V1}/links/:id`,
-    tag: "links",
-    summary: "Update link (original_url and short_code are immutable: 400 BAD_REQUEST)",
-    params: LinkIdParams,
-    body: UpdateLinkBody,
-    status: 200,
-    response: ok(Link),
-    errors: ["BAD_REQUEST", "VALIDATION_ERROR", "NOT_FOUND"],
-  },
-  {
-    method: "DELETE",
-    path: `${V1}/links/:id`,
-    tag: "links",
-    summary: "Delete link and its click data",
-    params: LinkIdParams,
-    status: 200,
-    response: ok(DeleteLinkResult),
-    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
-  },
-  // -- analytics --
-  {
-    method: "GET",
-    path: `${V1}/analytics/summary`,
-    tag: "analytics",
-    summary: "Aggregate analytics",
-    query: AnalyticsQuery,
-    status: 200,
-    response: ok(AnalyticsSummary),
-    errors: ["VALIDATION_ERROR"],
-  },
-  {
-    method: "GET",
-    path: `${V1}/analytics/:link_id`,
-    tag: "analytics",
-    summary: "Analytics of one link",
-    params: AnalyticsLinkParams,
-    query: AnalyticsQuery,
-    status: 200,
-    response: ok(LinkAnalytics),
-    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
-  },
-  {
-    method: "GET",
-    path: `${V1}/public/analytics/:short_code`,
-    tag: "analytics",
-    summary: "Public analytics of a link whose owner made them public (shared sections only)",
-    auth: false,
-    params: PublicAnalyticsParams,
-    query: AnalyticsQuery,
-    status: 200,
-    response: ok(PublicLinkAnalytics),
-    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
-  },
-  // -- qr --
-  {
-    method: "GET",
-    path: `${V1}/qr/:short_code`,
-    tag: "qr",
-    summary: "QR code image of the short URL",
-    params: QrParams,
-    query: QrQuery,
-    status: 200,
-    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
-  },
-  // -- legacy --
-  legacy("GET", "/account", "Account info", { response: LegacyAccountResponse }),
-  legacy("PUT", "/account/update", "Update e-mail and/or password", {
-    body: LegacyAccountUpdateBody,
-    errors: ["VALIDATION_ERROR", "CONFLICT"],
-  }),
-  legacy("GET", "/domains", "List branded domains", { query: LegacyListQuery, response: LegacyDomainList }),
-  legacy("POST", "/domain/add", "Add a branded domain (pending until verified)", {
-    body: LegacyDomainAddBody,
-    response: LegacyDomainAddResponse,
-    errors: ["VALIDATION_ERROR", "BAD_REQUEST", "CONFLICT"],
-  }),
-  legacy("POST", "/domain/:id/verify", "Verify a branded domain's DNS TXT record", {
-    params: LegacyIdParams,
-    response: LegacyDomainVerifyResponse,
-    errors: ["VALIDATION_ERROR", "NOT_FOUND", "CONFLICT", "SERVICE_UNAVAILABLE"],
-  }),
-  legacy("PUT", "/domain/:id/update", "Update a branded domain", {
-    params: LegacyIdParams,
-    body: LegacyDomainUpdateBody,
-    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
-  }),
-  legacy("DELETE", "/domain/:id/delete", "Delete a branded domain", {
-    params: LegacyIdParams,
-    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
-  }),
-  legacy("GET", "/overlay", "List CTA overlays", { query: LegacyListQuery, response: LegacyOverlayList }),
-  legacy("GET", "/campaigns", "List campaigns", { query: LegacyListQuery, response: LegacyCampaignList }),
-  legacy("POST", "/campaign/add", "Create a campaign", {
-    body: LegacyCampaignAddBody,
-    response: LegacyCampaignResponse,
-    errors: ["VALIDATION_ERROR", "CONFLICT"],
-  }),
-  legacy("POST", "/campaign/:campaignid/assign/:linkid", "Attach a link to a campaign", {
-    params: LegacyAssignParams,
-    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
-  }),
-  legacy("PUT", "/campaign/:id/update", "Update a campaign", {
-    params: LegacyIdParams,
-    body: LegacyCampaignUpdateBody,
-    response: LegacyCampaignResponse,
-    errors: ["VALIDATION_ERROR", "NOT_FOUND", "CONFLICT"],
-  }),
-  legacy("DELETE", "/campaign/:id/delete", "Delete a campaign", {
-    params: LegacyIdParams,
-    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
-  }),
-  legacy("GET", "/channels", "List channels", { query: LegacyListQuery, response: LegacyChannelList }),
-  legacy("POST", "/channel/add", "Create a channel", {
-    body: LegacyChannelAddBody,
-    response: LegacyChannelResponse,
-    errors: ["VALIDATION_ERROR"],
-  }),
-  legacy("PUT", "/channel/:id/update", "Update a channel", {
-    params: LegacyIdParams,
-    body: LegacyChannelUpdateBody,
-    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
-  }),
-  legacy("DELETE", "/channel/:id/delete", "Delete a channel", {
-    params: LegacyIdParams,
-    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
-  }),
-  legacy("POST", "/channel/:channelid/assign/:linkid", "Attach a link to a channel", {
-    params: LegacyChannelAssignParams,
-    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
-  }),
-];
-
-function legacy(
-  method: HttpMethod,
-  path: string,
-  summary: string,
-  parts: Pick<RouteSpec, "params" | "query" | "body" | "response"> & { errors?: ErrorCode[] },
-): RouteSpec {
-  return {
-    method,
-    path: LEGACY + path,
-    tag: "legacy",
-    summary,
-    status: 200,
-    response: LegacyMessageResponse,
-    ...parts,
-    errors: parts.errors ?? [],
-  };
-}
-
-/** Every route the public API serves, for comparing the document with the implemented routes. */
-export const API_ROUTES: readonly ApiRoute[] = Object.freeze(
-  ROUTE_SPECS.map(({ method, path, tag }) => Object.freeze({ method, path, tag })),
-);
 
 /** `/api/v1/links/:id` → `/api/v1/links/{id}`. */
 export function toOpenApiPath(path: string): string {
@@ -373,7 +50,7 @@ const WITH_KEY: readonly ErrorCode[] = ["UNAUTHORIZED", "KEY_EXPIRED", "KEY_REVO
 
 const statusKey = (status: number) => String(status) as `${2 | 4 | 5}${string}`;
 
-function responsesFor(route: RouteSpec): ZodOpenApiResponsesObject {
+function responsesFor(route: RouteDef): ZodOpenApiResponsesObject {
   const headers = z.object(rateLimitHeaders);
   const responses: ZodOpenApiResponsesObject = {};
 
@@ -384,20 +61,17 @@ function responsesFor(route: RouteSpec): ZodOpenApiResponsesObject {
       content: { "application/json": { schema: route.response } },
     };
   } else {
+    const types = route.produces ?? [];
     responses[statusKey(route.status)] = {
-      description: "The image itself",
-      headers: z.object({
-        ...rateLimitHeaders,
-        "Cache-Control": z.literal(QR_CACHE_CONTROL),
-      }),
-      content: {
-        [QR_CONTENT_TYPES.png]: { schema: { type: "string", contentMediaType: QR_CONTENT_TYPES.png } },
-        [QR_CONTENT_TYPES.svg]: { schema: { type: "string", contentMediaType: QR_CONTENT_TYPES.svg } },
-      },
+      description: types.every((type) => type.startsWith("image/")) ? "The image itself" : "The body itself",
+      headers: z.object({ ...rateLimitHeaders, ...route.responseHeaders }),
+      content: Object.fromEntries(
+        types.map((type) => [type, { schema: { type: "string", contentMediaType: type } }]),
+      ),
     };
   }
 
-  const codes = [...route.errors, ...(route.auth === false ? [] : WITH_KEY), ...ALWAYS];
+  const codes = [...route.errors, ...(route.auth === "public" ? [] : WITH_KEY), ...ALWAYS];
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
     const status = ERROR_STATUS[code];
@@ -417,12 +91,12 @@ function responsesFor(route: RouteSpec): ZodOpenApiResponsesObject {
   return responses;
 }
 
-function operationFor(route: RouteSpec): ZodOpenApiOperationObject {
+function operationFor(route: RouteDef): ZodOpenApiOperationObject {
   return {
     operationId: operationId(route),
     summary: route.summary,
     tags: [route.tag],
-    ...(route.auth === false ? { security: [] } : {}),
+    ...(route.auth === "public" ? { security: [] } : {}),
     ...(route.params || route.query
       ? {
           requestParams: {
@@ -457,7 +131,7 @@ export interface BuildOpenApiOptions {
 
 export function buildOpenApiDocument({ baseUrl }: BuildOpenApiOptions): oas31.OpenAPIObject {
   const paths: ZodOpenApiPathsObject = {};
-  for (const route of ROUTE_SPECS) {
+  for (const route of ROUTE_DEFS) {
     const path = toOpenApiPath(route.path);
     paths[path] ??= {};
     paths[path][route.method.toLowerCase() as Lowercase<HttpMethod>] = operationFor(route);

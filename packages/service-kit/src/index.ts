@@ -9,4 +9,5 @@ export * from "./http.ts";
 export * from "./internal-auth.ts";
 export * from "./lifecycle.ts";
 export * from "./logger.ts";
+export * from "./routes.ts";
 export * from "./telemetry.ts";

@@ -31,6 +31,8 @@ export interface StartedProcess {
 }
 
 const live = new Set<StartedProcess>();
+// Services started inside the test process (the in-process stack) keep their logs here instead.
+const liveInProcess = new Map<string, () => string>();
 
 /**
  * Call once at the top level of a test file that starts processes in beforeAll: when a test
@@ -41,7 +43,18 @@ export function printProcessOutputOnFailure(): void {
   afterEach((context) => {
     if (context.task.result?.state !== "fail") return;
     for (const proc of live) printOutput(proc);
+    for (const [name, output] of liveInProcess)
+      console.error(`----- logs of ${name} -----\n${output()}\n----- end of ${name} -----`);
   });
+}
+
+/**
+ * Registers the logs of a service running inside the test process, printed like a process's output
+ * when a test fails (see printProcessOutputOnFailure). Returns the function that unregisters it.
+ */
+export function trackInProcessOutput(name: string, output: () => string): () => void {
+  liveInProcess.set(name, output);
+  return () => liveInProcess.delete(name);
 }
 
 function printOutput(proc: StartedProcess): void {

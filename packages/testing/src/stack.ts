@@ -1,5 +1,8 @@
 // Boots the whole Kurz stack as real processes (the four services), isolated for one test file:
 // its own Postgres database, Redis key prefix, bus prefix, in-memory ClickHouse and free ports.
+// With `inProcess: true` the same four services run inside the test's own process instead (same
+// isolation, same ports and URLs): the default for handler tests, which then start in about a
+// second. Keep processes for what crosses processes for real (docs/decisions/0011-in-process-test-stack.md).
 // Import from "@kurz/testing/stack". For BUS=kafka pass brokers from startKafkaMock (@kurz/bus/testing)
 // created with `stackTopics(prefix)` so the topics exist with their partitions.
 import { spawn } from "node:child_process";
@@ -45,6 +48,13 @@ export interface StackOptions {
   kafkaBrokers?: string[];
   /** Extra environment for every service (e.g. lower rate limits). */
   extraEnv?: Record<string, string>;
+  /**
+   * Run the services inside this process (the test's vitest worker) by their start functions
+   * (services/<name>/src/service.ts) rather than as child processes. Only one in-process stack per
+   * test file: the in-memory ClickHouse (chDB) is one engine per process. KURZ_TEST_STACK=processes
+   * turns it off for a whole run.
+   */
+  inProcess?: boolean;
 }
 
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
@@ -79,13 +89,54 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     OUTBOX_POLL_MS: "50",
     ...opts.extraEnv,
   };
-  const procs: StartedProcess[] = [];
   const own: Record<string, Record<string, string>> = {
     gateway: { REDIRECT_URL: "" },
     redirect: { API_UPSTREAM_URL: `http://127.0.0.1:${gw}`, OPS_PORT: String(ops) },
   };
   // The redirect answers readiness only on its operational listener (docs/redirect.md).
   const readyPort = (name: string, port: number) => (name === "redirect" ? ops : port);
+  const urls = {
+    gateway: origin,
+    management: env.MANAGEMENT_URL!,
+    redirect: env.REDIRECT_URL!,
+    analytics: env.ANALYTICS_URL!,
+    redirectOps: `http://127.0.0.1:${ops}`,
+  };
+  const cleanup = async () => {
+    await cleanupRedisPrefix(REDIS_URL, prefix);
+    rmSync(spoolDir, { recursive: true, force: true });
+    await db.drop();
+  };
+
+  // KURZ_TEST_STACK=processes runs even in-process stacks as processes (to compare, or to debug).
+  if (opts.inProcess && process.env.KURZ_TEST_STACK !== "processes") {
+    const { startServicesInProcess } = await import("./in-process.ts");
+    const ports = { management: mg, analytics: an, redirect: rd, gateway: gw };
+    const services = await startServicesInProcess(
+      (name) => ({ ...env, ...own[name], ...opts.extraEnv, PORT: String(ports[name]) }),
+      (name) => `http://127.0.0.1:${readyPort(name, ports[name])}/ready`,
+    ).catch(async (err: unknown) => {
+      await cleanup();
+      throw err;
+    });
+    return {
+      origin,
+      prefix,
+      urls,
+      databaseUrl: db.url,
+      env,
+      createAccount: (email, linkLimit) => services.createAccount(email, linkLimit),
+      stop: async () => {
+        try {
+          await services.stop();
+        } finally {
+          await cleanup();
+        }
+      },
+    };
+  }
+
+  const procs: StartedProcess[] = [];
   const boot = (name: string, port: number) =>
     startProcess({
       cmd: process.execPath,
@@ -110,21 +161,14 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   if (failure) {
     for (const p of procs) console.error(p.output());
     await Promise.all(procs.map((p) => p.stop()));
-    rmSync(spoolDir, { recursive: true, force: true });
-    await db.drop();
+    await cleanup();
     throw failure.reason;
   }
 
   return {
     origin,
     prefix,
-    urls: {
-      gateway: origin,
-      management: env.MANAGEMENT_URL!,
-      redirect: env.REDIRECT_URL!,
-      analytics: env.ANALYTICS_URL!,
-      redirectOps: `http://127.0.0.1:${ops}`,
-    },
+    urls,
     databaseUrl: db.url,
     env,
     createAccount: (email, linkLimit) =>
@@ -151,9 +195,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       }),
     stop: async () => {
       const codes = await Promise.all([...procs].reverse().map((p) => p.stop("SIGTERM")));
-      await cleanupRedisPrefix(REDIS_URL, prefix);
-      rmSync(spoolDir, { recursive: true, force: true });
-      await db.drop();
+      await cleanup();
       if (codes.some((c) => c !== 0)) {
         for (const p of procs) console.error(p.output());
         throw new Error(`a service did not exit cleanly: exit codes ${codes.join(", ")}`);

@@ -1,70 +1,9 @@
-import { createServer } from "node:http";
-import { createClickHouse, migrate } from "@kurz/clickhouse";
-import { createLogger, createServiceBus, listen, runService, startTelemetry } from "@kurz/service-kit";
-import { createAnalyticsApp } from "./app.ts";
+import { createLogger, runService, startTelemetry } from "@kurz/service-kit";
 import { loadAnalyticsConfig } from "./config.ts";
-import { GeoIp } from "./enrich/geoip.ts";
-import { VisitorHasher } from "./enrich/visitor-hash.ts";
-import { ClickTotalsPublisher } from "./ingest/click-totals.ts";
-import { subscribeClicks } from "./ingest/clicks.ts";
-import { subscribeLinks } from "./ingest/links.ts";
-import { ManagementLinks } from "./management-links.ts";
+import { startAnalytics } from "./service.ts";
 
 const config = loadAnalyticsConfig();
 const logger = createLogger("analytics", config.LOG_LEVEL);
 const telemetry = startTelemetry("analytics");
 
-await runService({
-  name: "analytics",
-  logger,
-  telemetry,
-  start: async () => {
-    const ch = await createClickHouse({
-      url: config.CLICKHOUSE_URL,
-      path: config.CLICKHOUSE_PATH,
-      database: config.CLICKHOUSE_DATABASE,
-      username: config.CLICKHOUSE_USER,
-      password: config.CLICKHOUSE_PASSWORD,
-    });
-    const { applied } = await migrate(ch);
-    if (applied.length > 0) logger.info({ applied }, "ClickHouse migrations applied");
-    const bus = createServiceBus(config, "analytics", logger);
-    const totals = new ClickTotalsPublisher({ bus, ch, logger, intervalMs: config.CLICK_TOTALS_INTERVAL_MS });
-    const subscriptions = await Promise.all([
-      subscribeLinks({ bus, ch, logger }),
-      subscribeClicks({
-        bus,
-        ch,
-        logger,
-        geo: new GeoIp(config.GEOIP_DB_PATH, logger),
-        visitors: new VisitorHasher(config.ANALYTICS_SALT_SECRET),
-        onInserted: (rows) => totals.touch(rows),
-      }),
-    ]);
-    totals.start();
-    const links = new ManagementLinks({
-      managementUrl: config.MANAGEMENT_URL,
-      internalToken: config.INTERNAL_TOKEN,
-      deletedWindowSeconds: config.DELETED_LINKS_WINDOW_SECONDS,
-      logger,
-    });
-    const app = createAnalyticsApp({
-      ch,
-      links,
-      logger,
-      internalToken: config.INTERNAL_TOKEN,
-      readiness: { clickhouse: () => ch.ping(), bus: () => bus.ping() },
-    });
-    const server = createServer(app);
-    await listen(server, config.HOST, config.PORT);
-    return {
-      servers: [server],
-      close: async () => {
-        for (const s of subscriptions) await s.stop();
-        await totals.stop();
-        await bus.close();
-        await ch.close();
-      },
-    };
-  },
-});
+await runService({ name: "analytics", logger, telemetry, start: () => startAnalytics(config, logger) });

@@ -40,7 +40,7 @@ interface LinkData {
 beforeAll(async () => {
   // The test client plays the edge proxy in front of the gateway: two trusted hops, so the
   // X-Forwarded-For it sends is the visitor's address.
-  stack = await startStack({ extraEnv: { TRUST_PROXY: "2" } });
+  stack = await startStack({ inProcess: true, extraEnv: { TRUST_PROXY: "2" } });
   db = new pg.Client({ connectionString: stack.databaseUrl });
   await db.connect();
 });

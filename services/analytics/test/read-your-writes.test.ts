@@ -22,7 +22,7 @@ let db: pg.Client;
 let relayHolder: pg.Client;
 
 beforeAll(async () => {
-  stack = await startStack({ extraEnv: { OUTBOX_POLL_MS: "2000" } });
+  stack = await startStack({ inProcess: true, extraEnv: { OUTBOX_POLL_MS: "2000" } });
   db = new pg.Client({ connectionString: stack.databaseUrl });
   relayHolder = new pg.Client({ connectionString: stack.databaseUrl });
   await Promise.all([db.connect(), relayHolder.connect()]);

@@ -1,48 +1,9 @@
-import { createServer } from "node:http";
-import { createLogger, listen, runService, startTelemetry } from "@kurz/service-kit";
-import { Redis } from "ioredis";
-import { ApiKeys } from "./api-keys.ts";
-import { createGatewayApp } from "./app.ts";
+import { createLogger, runService, startTelemetry } from "@kurz/service-kit";
 import { loadGatewayConfig } from "./config.ts";
-import { KeyUsageRecorder } from "./key-usage.ts";
-import { RateLimiter } from "./rate-limit.ts";
+import { startGateway } from "./service.ts";
 
 const config = loadGatewayConfig();
 const logger = createLogger("gateway", config.LOG_LEVEL);
 const telemetry = startTelemetry("gateway");
 
-await runService({
-  name: "gateway",
-  logger,
-  telemetry,
-  start: async () => {
-    const redis = new Redis(config.REDIS_URL, {
-      keyPrefix: config.REDIS_KEY_PREFIX,
-      maxRetriesPerRequest: 2,
-    });
-    redis.on("error", () => {});
-    const keyUsage = new KeyUsageRecorder(redis);
-    keyUsage.start();
-    const app = createGatewayApp({
-      config,
-      logger,
-      keys: new ApiKeys(redis, {
-        managementUrl: config.MANAGEMENT_URL,
-        internalSecret: config.INTERNAL_TOKEN,
-        ttlSeconds: config.KEY_CACHE_TTL_SECONDS,
-      }),
-      limiter: new RateLimiter(redis),
-      keyUsage,
-      readiness: { redis: () => redis.ping() },
-    });
-    const server = createServer(app);
-    await listen(server, config.HOST, config.PORT);
-    return {
-      servers: [server],
-      close: async () => {
-        await keyUsage.stop();
-        redis.disconnect();
-      },
-    };
-  },
-});
+await runService({ name: "gateway", logger, telemetry, start: () => startGateway(config, logger) });

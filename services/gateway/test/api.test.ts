@@ -25,7 +25,7 @@ describe("gateway", () => {
   let keyId: string;
 
   beforeAll(async () => {
-    stack = await startStack({ extraEnv: { LEGACY_RATE_LIMIT_PER_MINUTE: "100000" } });
+    stack = await startStack({ inProcess: true, extraEnv: { LEGACY_RATE_LIMIT_PER_MINUTE: "100000" } });
     prisma = createPrisma(stack.databaseUrl);
     const account = await stack.createAccount(`gateway-${process.pid}-${Date.now()}@example.com`);
     key = account.api_key;

@@ -23,6 +23,7 @@ describe("rate limits", () => {
 
   beforeAll(async () => {
     stack = await startStack({
+      inProcess: true,
       extraEnv: {
         RATE_LIMIT_PER_MINUTE: "5",
         RATE_LIMIT_PER_HOUR: "1000",

@@ -4,6 +4,8 @@ import {
   healthRoutes,
   installErrorHandlers,
   type Logger,
+  type MountedRoute,
+  mountRoutes,
   requireCaller,
   requireForwarded,
 } from "@kurz/service-kit";
@@ -14,16 +16,16 @@ import type { TxtLookup } from "./domain-verification.ts";
 import type { LegacyRecords } from "./legacy-records.ts";
 import type { QrRenderer } from "./qr-renderer.ts";
 import type { RedirectRecords } from "./redirect-records.ts";
-import { accountRouter } from "./routes/account.ts";
-import { bulkRouter } from "./routes/bulk.ts";
+import { accountRoutes } from "./routes/account.ts";
+import { bulkRoutes } from "./routes/bulk.ts";
 import { internalRouter } from "./routes/internal.ts";
 import { internalAnalyticsRouter } from "./routes/internal-analytics.ts";
 import { internalLegacyRouter } from "./routes/internal-legacy.ts";
-import { keysRouter } from "./routes/keys.ts";
+import { keysRoutes } from "./routes/keys.ts";
 import { campaignPageRouter } from "./routes/legacy/campaign-page.ts";
-import { legacyRouter } from "./routes/legacy/index.ts";
-import { linksRouter } from "./routes/links.ts";
-import { qrRouter } from "./routes/qr.ts";
+import { legacyRoutes } from "./routes/legacy/index.ts";
+import { linksRoutes } from "./routes/links.ts";
+import { qrRoutes } from "./routes/qr.ts";
 import type { TitleFetcher } from "./title-fetcher.ts";
 
 export interface ManagementAppDeps {
@@ -45,6 +47,18 @@ export interface ManagementAppDeps {
   onEventsWritten: () => void;
   /** How long a deleted code stays reserved to its former owner (RETIRED_CODE_DAYS). */
   retiredCodeGraceMs: number;
+}
+
+/** The public API routes this service answers (records from contracts' ROUTES). */
+export function managementRoutes(deps: ManagementAppDeps): MountedRoute[] {
+  return [
+    ...accountRoutes(deps),
+    ...keysRoutes(deps),
+    ...linksRoutes(deps),
+    ...bulkRoutes(deps),
+    ...qrRoutes(deps),
+    ...legacyRoutes(deps),
+  ];
 }
 
 export function createManagementApp(deps: ManagementAppDeps): Express {
@@ -69,13 +83,7 @@ export function createManagementApp(deps: ManagementAppDeps): Express {
   app.use("/c", campaignPageRouter(deps));
   // Only requests the gateway forwarded, with the identity it established.
   app.use("/api", requireForwarded(deps.internalToken));
-  // Before the links router, whose `/:id` would otherwise take "bulk" for an id.
-  app.use("/api/v1/links/bulk", bulkRouter(deps));
-  app.use("/api/v1/links", linksRouter(deps));
-  app.use("/api/v1/account/keys", keysRouter(deps));
-  app.use("/api/v1/account", accountRouter(deps));
-  app.use("/api/v1/qr", qrRouter(deps));
-  app.use("/api", legacyRouter(deps));
+  mountRoutes(app, managementRoutes(deps));
   installErrorHandlers(app, { logger: deps.logger, envelope: "auto" });
   return app;
 }

@@ -3,7 +3,7 @@
 // The last stdout line is machine-readable JSON, so scripts can take the key from it.
 import { parseArgs } from "node:util";
 import { OVERLAY_TYPES, toLegacyDateTime } from "@kurz/contracts";
-import { createPrisma, migrateDatabase } from "@kurz/db";
+import { createPrisma, isUniqueViolation, migrateDatabase } from "@kurz/db";
 import { z } from "zod";
 import { createAccount } from "./accounts.ts";
 import { keyLimitsFrom } from "./api-keys.ts";
@@ -40,7 +40,7 @@ const commands: Record<string, (argv: string[]) => Promise<void>> = {
       console.error("Account created. The API key is shown only once; keep it somewhere safe.");
       console.log(JSON.stringify(created));
     } catch (err) {
-      if ((err as { code?: string }).code === "P2002")
+      if (isUniqueViolation(err, "accounts_email_key"))
         throw new Error(`an account with e-mail ${input.email} already exists`);
       throw err;
     } finally {

@@ -1,7 +1,9 @@
 // GET /links: one account's links, newest first, optionally filtered. Raw SQL so that the search is an
-// ILIKE with explicit escaping, matching the trigram indexes the migration created for it.
+// ILIKE with explicit escaping, matching the trigram indexes the migration created for it. The
+// unfiltered total is the account's stored link count (decision 0012); a filtered one is counted.
 import type { ListLinksQuery } from "@kurz/contracts";
 import { type Link, Prisma, type PrismaClient } from "@kurz/db";
+import { storedLinkCount } from "./link-count.ts";
 
 /** Every links column under the Link model's field names, for raw queries that return Link rows. */
 export const LINK_COLUMNS = Prisma.sql`id, account_id AS "accountId", short_code AS "shortCode",
@@ -33,9 +35,14 @@ export async function listLinks(
     ? prisma.$queryRaw<Link[]>`SELECT ${LINK_COLUMNS} FROM links WHERE ${where}
         ORDER BY created_at DESC, id DESC LIMIT ${query.per_page}::int OFFSET ${BigInt(offset)}::bigint`
     : Promise.resolve([] as Link[]);
-  const [links, [counted]] = await Promise.all([
+  const filtered = conditions.length > 1;
+  const [links, total] = await Promise.all([
     page,
-    prisma.$queryRaw<{ total: bigint }[]>`SELECT count(*) AS total FROM links WHERE ${where}`,
+    filtered
+      ? prisma.$queryRaw<{ total: bigint }[]>`SELECT count(*) AS total FROM links WHERE ${where}`.then(
+          ([counted]) => Number(counted?.total ?? 0),
+        )
+      : storedLinkCount(prisma, accountId),
   ]);
-  return { links, total: Number(counted?.total ?? 0) };
+  return { links, total };
 }

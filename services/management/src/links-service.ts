@@ -1,9 +1,12 @@
 // Link writes shared by the single and bulk endpoints: every change commits its outbox event in the same
 // transaction and then writes the redirect record, so analytics and the redirect see it at once.
+// Creates and deletes keep the account's stored link count (link-count.ts, decision 0012) in that
+// same transaction, as its last statement.
 import type { CreateLinkBody, UpdateLinkBody } from "@kurz/contracts";
-import { type Link, Prisma, type PrismaClient } from "@kurz/db";
-import { ApiError, conflict, forbidden, notFound, validation } from "@kurz/service-kit";
+import { isUniqueViolation, type Link, Prisma, type PrismaClient } from "@kurz/db";
+import { ApiError, conflict, notFound, validation } from "@kurz/service-kit";
 import { campaignsOfLinks, type LegacyRecords } from "./legacy-records.ts";
+import { countLinksAdded, countLinksRemoved, linkLimitError } from "./link-count.ts";
 import { LINK_COLUMNS } from "./link-list.ts";
 import { enqueueLinkEvent, linkEvent } from "./outbox.ts";
 import { hashPassword } from "./passwords.ts";
@@ -23,13 +26,7 @@ export interface LinkWriterDeps {
 
 type Tx = Prisma.TransactionClient;
 
-const isUniqueViolation = (err: unknown) => (err as { code?: string } | null)?.code === "P2002";
-
-export function linkLimitError(limit: number): ApiError {
-  return forbidden(
-    `Link limit reached: this account can have at most ${limit} links. Delete links you no longer need or upgrade your plan.`,
-  );
-}
+export { linkLimitError };
 
 export const aliasTakenError = (alias: string) => conflict(`The alias '${alias}' is already taken`);
 
@@ -51,15 +48,15 @@ export function assertFutureExpiry(expiresAt: string | undefined): void {
 
 /**
  * Early 403 before anything slow (title fetches, password hashing) when `adding` more links cannot fit.
- * Not a guarantee under concurrency: createLink checks again under the account lock.
+ * Not a guarantee under concurrency: createLink's counter update is (link-count.ts).
  */
 export async function assertRoomFor(prisma: PrismaClient, accountId: string, adding: number): Promise<void> {
-  const [account, count] = await Promise.all([
-    prisma.account.findUnique({ where: { id: accountId }, select: { linkLimit: true } }),
-    prisma.link.count({ where: { accountId } }),
-  ]);
+  const account = await prisma.account.findUnique({
+    where: { id: accountId },
+    select: { linkLimit: true, linkCount: true },
+  });
   if (!account) throw new ApiError(401, "UNAUTHORIZED", "Unknown account");
-  if (count + adding > account.linkLimit) throw linkLimitError(account.linkLimit);
+  if (account.linkCount + adding > account.linkLimit) throw linkLimitError(account.linkLimit);
 }
 
 /**
@@ -84,12 +81,10 @@ export async function createLink(deps: LinkWriterDeps, accountId: string, input:
   const passwordHash = input.password !== undefined ? await hashPassword(input.password) : null;
   const create = () =>
     deps.prisma.$transaction(async (tx) => {
-      // Serialises creates per account so concurrent requests cannot pass the link limit.
-      const [account] = await tx.$queryRaw<{ link_limit: number; default_expiry_hours: number | null }[]>`
-        SELECT link_limit, default_expiry_hours FROM accounts WHERE id = ${accountId}::uuid FOR UPDATE`;
+      // A plain read: the account row is locked only by the counter update that ends the transaction.
+      const [account] = await tx.$queryRaw<{ default_expiry_hours: number | null }[]>`
+        SELECT default_expiry_hours FROM accounts WHERE id = ${accountId}::uuid`;
       if (!account) throw new ApiError(401, "UNAUTHORIZED", "Unknown account");
-      const count = await tx.link.count({ where: { accountId } });
-      if (count >= account.link_limit) throw linkLimitError(account.link_limit);
 
       const expiresAt =
         input.expires_at !== undefined
@@ -109,6 +104,9 @@ export async function createLink(deps: LinkWriterDeps, accountId: string, input:
       });
       await claimCode(tx, link.shortCode, accountId, deps.retiredCodeGraceMs);
       await enqueueLinkEvent(tx, linkEvent("link.created", link));
+      // Last, so concurrent creates of the account wait for each other only from here to commit; at the
+      // limit it throws the 403 and the whole transaction rolls back.
+      await countLinksAdded(tx, accountId, 1);
       return link;
     });
 
@@ -116,7 +114,7 @@ export async function createLink(deps: LinkWriterDeps, accountId: string, input:
   try {
     link = await create();
   } catch (err) {
-    if (!isUniqueViolation(err) && !(err instanceof CodeReserved)) throw err;
+    if (!isUniqueViolation(err, "links_short_code_key") && !(err instanceof CodeReserved)) throw err;
     if (input.custom_alias !== undefined) throw aliasTakenError(input.custom_alias);
     link = await create(); // a generated code raced with another insert or delete; a fresh code will do
   }
@@ -188,6 +186,9 @@ export async function deleteLinks(
       RETURNING ${LINK_COLUMNS}`;
     for (const link of links) await enqueueLinkEvent(tx, linkEvent("link.deleted", link));
     await retireCodes(tx, accountId, links);
+    // RETURNING lists only the rows this statement deleted, so a concurrent delete of the same ids
+    // cannot make the count go down twice.
+    await countLinksRemoved(tx, accountId, links.length);
     return links;
   });
   if (removed.length > 0) deps.onEventsWritten();

@@ -18,7 +18,7 @@ describe("account and usage", () => {
 
   beforeAll(async () => {
     // A short flush interval, so the test sees last_used_at reach Postgres quickly.
-    stack = await startStack({ extraEnv: { KEY_USAGE_FLUSH_MS: "300" } });
+    stack = await startStack({ inProcess: true, extraEnv: { KEY_USAGE_FLUSH_MS: "300" } });
     prisma = createPrisma(stack.databaseUrl);
     const email = (label: string) => `account-${label}-${process.pid}-${Date.now()}@example.com`;
     [alice, bob] = await Promise.all([
@@ -88,6 +88,15 @@ describe("account and usage", () => {
     expect(b.total_links).toBe(0);
     expect(b.total_clicks).toBe(0);
     expect(b.link_limit).toBe(500);
+    // total_links is the stored count (decision 0012): a delete takes it down in the same transaction.
+    const list = await get(alice.api_key, "/links");
+    const del = await fetch(`${stack.origin}/api/v1/links/${list.body.data[0].id}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${alice.api_key}` },
+    });
+    expect(del.status).toBe(200);
+    expect((await get(alice.api_key, "/account")).body.data.total_links).toBe(1);
+    expect(list.body.meta.total).toBe(2);
   });
 
   it("answers usage with exactly the SPEC 2.4 fields and types", async () => {

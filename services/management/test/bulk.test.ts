@@ -57,6 +57,9 @@ const newCaller = async (tag: string, linkLimit?: number) => {
   return { api: v1Caller(stack, account.api_key), accountId: account.account_id };
 };
 const linkCount = (accountId: string) => prisma.link.count({ where: { accountId } });
+/** The account's stored link count (decision 0012), which must always equal linkCount. */
+const storedCount = async (accountId: string) =>
+  (await prisma.account.findUniqueOrThrow({ where: { id: accountId } })).linkCount;
 
 describe("POST /links/bulk", () => {
   it("creates every valid item and reports the others by index", async () => {
@@ -154,6 +157,39 @@ describe("POST /links/bulk", () => {
     expectV1Success(fits, 201);
     expect(fits.body.data.success).toHaveLength(2);
     expect(await linkCount(accountId)).toBe(5);
+    expect(await storedCount(accountId)).toBe(5);
+  });
+
+  it("never passes the limit with concurrent batches, and counts what they created exactly", async () => {
+    const { api, accountId } = await newCaller("bulk-race", 12);
+    const batches = await Promise.all(
+      [0, 1, 2, 3, 4].map((b) =>
+        api("POST", "/links/bulk", {
+          links: Array.from({ length: 4 }, (_, i) => ({
+            url: `https://example.com/${b}/${i}`,
+            title: `b${b}`,
+          })),
+        }),
+      ),
+    );
+    let created = 0;
+    let refusedItems = 0;
+    for (const res of batches) {
+      // A batch is refused whole when it cannot fit as it starts, else item by item once the limit is hit.
+      if (res.status === 403) {
+        expectV1Error(res, 403, "FORBIDDEN", /\b12\b/);
+        continue;
+      }
+      expectV1Success(res, 201);
+      created += res.body.data.success.length;
+      for (const failure of res.body.data.failed) expect(failure.error).toMatch(/at most 12 links/);
+      refusedItems += res.body.data.failed.length;
+    }
+    expect(created).toBeLessThanOrEqual(12);
+    // An item refused on the limit means the account was full then, and nothing here deletes.
+    if (refusedItems > 0) expect(created).toBe(12);
+    expect(await linkCount(accountId)).toBe(created);
+    expect(await storedCount(accountId)).toBe(created);
   });
 
   it("fetches missing titles concurrently, at most 4 at a time to one host", async () => {
@@ -217,6 +253,10 @@ describe("DELETE /links/bulk", () => {
     expect((await fetch(foreign!.short_url, { redirect: "manual" })).status).toBe(302);
     const none = await api("DELETE", "/links/bulk", { ids: [foreign!.id] });
     expect(none.body.data).toEqual({ deleted: 0 });
+    // Only what was deleted is uncounted: the repeated id once, the foreign one not at all.
+    expect(await storedCount(apiAccountId)).toBe(await linkCount(apiAccountId));
+    const otherId = (await prisma.link.findUniqueOrThrow({ where: { id: foreign!.id } })).accountId;
+    expect(await storedCount(otherId)).toBe(1);
   });
 
   it.each([

@@ -30,7 +30,10 @@ describe("API keys", () => {
 
   beforeAll(async () => {
     // Distinct from the defaults, to show that management stores its configured limits on new keys.
-    stack = await startStack({ extraEnv: { RATE_LIMIT_PER_MINUTE: "600", RATE_LIMIT_PER_HOUR: "6000" } });
+    stack = await startStack({
+      inProcess: true,
+      extraEnv: { RATE_LIMIT_PER_MINUTE: "600", RATE_LIMIT_PER_HOUR: "6000" },
+    });
     prisma = createPrisma(stack.databaseUrl);
     const email = (label: string) => `keys-${label}-${process.pid}-${Date.now()}@example.com`;
     [main, limited, selfRevoking, other] = await Promise.all([

@@ -21,7 +21,7 @@ describe("legacy account", () => {
   let stack: Stack;
   let prisma: PrismaClient;
   beforeAll(async () => {
-    stack = await startStack({ extraEnv: RELAXED_LIMITS });
+    stack = await startStack({ inProcess: true, extraEnv: RELAXED_LIMITS });
     prisma = createPrisma(stack.databaseUrl);
   });
   afterAll(async () => {

@@ -33,7 +33,7 @@ describe("legacy campaigns", () => {
   let keyB: string;
 
   beforeAll(async () => {
-    stack = await startStack({ extraEnv: RELAXED_LIMITS });
+    stack = await startStack({ inProcess: true, extraEnv: RELAXED_LIMITS });
     redis = new Redis(stack.env.REDIS_URL!, { keyPrefix: stack.env.REDIS_KEY_PREFIX });
     const tenants = await twoTenants(stack, "camp");
     keyA = tenants.a.api_key;

@@ -27,7 +27,7 @@ describe("legacy channels", () => {
   let keyB: string;
 
   beforeAll(async () => {
-    stack = await startStack({ extraEnv: RELAXED_LIMITS });
+    stack = await startStack({ inProcess: true, extraEnv: RELAXED_LIMITS });
     prisma = createPrisma(stack.databaseUrl);
     const tenants = await twoTenants(stack, "chan");
     keyA = tenants.a.api_key;

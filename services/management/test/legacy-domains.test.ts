@@ -39,7 +39,7 @@ describe("legacy branded domains", () => {
 
   beforeAll(async () => {
     dns = await startTestDnsServer();
-    stack = await startStack({ extraEnv: { ...RELAXED_LIMITS, DNS_SERVERS: dns.address } });
+    stack = await startStack({ inProcess: true, extraEnv: { ...RELAXED_LIMITS, DNS_SERVERS: dns.address } });
     redis = new Redis(stack.env.REDIS_URL!, { keyPrefix: stack.env.REDIS_KEY_PREFIX });
     prisma = createPrisma(stack.databaseUrl);
     ({ call, other } = await twoTenants(stack, "dom"));

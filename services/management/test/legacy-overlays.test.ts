@@ -23,7 +23,7 @@ describe("legacy CTA overlays", () => {
   let emailA: string;
 
   beforeAll(async () => {
-    stack = await startStack({ extraEnv: RELAXED_LIMITS });
+    stack = await startStack({ inProcess: true, extraEnv: RELAXED_LIMITS });
     const tenants = await twoTenants(stack, "cta");
     emailA = tenants.a.email;
     ({ call, other } = tenants);

@@ -10,7 +10,7 @@ printProcessOutputOnFailure();
 describe("legacy rate limit", () => {
   let stack: Stack;
   beforeAll(async () => {
-    stack = await startStack();
+    stack = await startStack({ inProcess: true });
   });
   afterAll(async () => {
     await stack?.stop();

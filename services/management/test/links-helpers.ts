@@ -18,7 +18,10 @@ export const RELAXED_LIMITS = { RATE_LIMIT_PER_MINUTE: "100000", RATE_LIMIT_PER_
  */
 export async function startLinksStack(extraEnv: Record<string, string> = {}): Promise<Stack> {
   const spool = mkdtempSync(join(tmpdir(), "kurz-links-spool-"));
-  const stack = await startStack({ extraEnv: { ...RELAXED_LIMITS, SPOOL_DIR: spool, ...extraEnv } });
+  const stack = await startStack({
+    inProcess: true,
+    extraEnv: { ...RELAXED_LIMITS, SPOOL_DIR: spool, ...extraEnv },
+  });
   return {
     ...stack,
     stop: async () => {

@@ -241,6 +241,13 @@ describe("POST /links", () => {
     expectV1Error(res, 403, "FORBIDDEN", /\b3\b/);
     expect(res.body.error.message).toMatch(/delete/i);
     expect(res.body.error.message).toMatch(/upgrade/i);
+    // A delete frees its slot at once (the stored count goes down in the delete's transaction).
+    const [newest] = (await limited("GET", "/links")).body.data;
+    expectV1Success(await limited("DELETE", `/links/${newest.id}`));
+    await create({ url: "https://example.com/", title: "fits again" }, limited);
+    expectV1Error(await limited("POST", "/links", { url: "https://example.com/" }), 403, "FORBIDDEN");
+    const stored = await prisma.account.findUniqueOrThrow({ where: { id: account.account_id } });
+    expect(stored.linkCount).toBe(3);
   });
 
   it("lets exactly link_limit of 20 concurrent creates through", async () => {
@@ -256,6 +263,10 @@ describe("POST /links", () => {
     expect(statuses.filter((s) => s === 403)).toHaveLength(15);
     const listed = await racer("GET", "/links");
     expect(listed.body.meta.total).toBe(5);
+    // The stored count that the limit check and meta.total read agrees with the rows.
+    const stored = await prisma.account.findUniqueOrThrow({ where: { id: account.account_id } });
+    expect(stored.linkCount).toBe(5);
+    expect(await prisma.link.count({ where: { accountId: account.account_id } })).toBe(5);
   });
 });
 

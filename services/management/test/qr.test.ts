@@ -22,7 +22,7 @@ describe("QR codes", () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "kurz-qr-"));
-    stack = await startStack();
+    stack = await startStack({ inProcess: true });
     const email = (label: string) => `qr-${label}-${process.pid}-${Date.now()}@example.com`;
     const [alice, bob] = await Promise.all([
       stack.createAccount(email("a")),

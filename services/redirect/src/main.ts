@@ -1,27 +1,7 @@
-import { createServer } from "node:http";
 import { setFlagsFromString } from "node:v8";
-import {
-  callerToken,
-  createLogger,
-  createServiceBus,
-  handleHealth,
-  listen,
-  runService,
-  startTelemetry,
-} from "@kurz/service-kit";
-import { Redis } from "ioredis";
-import { createApiForwarder } from "./api-forwarder.ts";
-import { ClickPublisher } from "./click-publisher.ts";
-import { ClickSpool } from "./click-spool.ts";
-import { clientIp } from "./client-ip.ts";
+import { createLogger, runService, startTelemetry } from "@kurz/service-kit";
 import { loadRedirectConfig } from "./config.ts";
-import { followInvalidations } from "./invalidations.ts";
-import { MissBudget } from "./miss-budget.ts";
-import { createOpsHandler } from "./ops.ts";
-import { PasswordLimiter } from "./password-limiter.ts";
-import { HostClassifier } from "./request-host.ts";
-import { Resolver } from "./resolver.ts";
-import { createRedirectHandler } from "./server.ts";
+import { REDIRECT_CLOSE_TIMEOUT_MS, startRedirect } from "./service.ts";
 
 const config = loadRedirectConfig();
 // Read by V8 at every full GC, so setting it here, before the load, is as good as a node flag.
@@ -34,88 +14,6 @@ await runService({
   name: "redirect",
   logger,
   telemetry,
-  // The publisher may spend up to 4 s retrying the bus, then spools; leave room for both.
-  closeTimeoutMs: 15_000,
-  start: async () => {
-    // Fail fast instead of queueing while Redis is away: the resolver then asks management.
-    const redis = new Redis(config.REDIS_URL, {
-      keyPrefix: config.REDIS_KEY_PREFIX,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      commandTimeout: 500,
-    });
-    redis.on("error", () => {});
-    const subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
-    subscriber.on("error", () => {});
-    const bus = createServiceBus(config, "redirect", logger);
-    const resolver = new Resolver({
-      redis,
-      managementUrl: config.MANAGEMENT_URL,
-      internalToken: callerToken(config.INTERNAL_TOKEN, "redirect"),
-      maxEntries: config.CACHE_MAX_ENTRIES,
-      ttlMs: config.CACHE_TTL_MS,
-      missTtlSeconds: config.MISS_CACHE_TTL_SECONDS,
-    });
-    followInvalidations(subscriber, resolver, logger);
-
-    const spool = await ClickSpool.open({
-      dir: config.SPOOL_DIR,
-      // Named after the port, so instances sharing a directory (or a host's test stacks) never collide;
-      // a restarted instance on the same port replays its predecessor's spool.
-      name: `clicks-${config.PORT}.spool`,
-      maxBytes: config.SPOOL_MAX_BYTES,
-      onError: (err) => logger.error({ err: String(err) }, "click spool write failed"),
-    });
-    if (spool.pending > 0)
-      logger.warn({ spooled: spool.pending }, "replaying clicks spooled by a previous run");
-    const publisher = new ClickPublisher({
-      bus,
-      spool,
-      logger,
-      maxBatch: config.CLICK_BATCH_MAX,
-      flushIntervalMs: config.CLICK_FLUSH_MS,
-      maxBuffered: config.CLICK_BUFFER_MAX,
-    });
-    const health = handleHealth({
-      redis: () => redis.ping(),
-      bus: () => bus.ping(),
-    });
-    const server = createServer(
-      createRedirectHandler({
-        resolver,
-        publisher,
-        limiter: new PasswordLimiter(redis, {
-          perClient: config.PASSWORD_MAX_ATTEMPTS,
-          perLink: config.PASSWORD_LINK_MAX_ATTEMPTS,
-          windowSeconds: config.PASSWORD_WINDOW_SECONDS,
-        }),
-        missBudget: new MissBudget(redis, config.MISS_BUDGET_PER_MINUTE),
-        redirectStatus: config.REDIRECT_STATUS,
-        trustProxy: config.TRUST_PROXY,
-        hosts: new HostClassifier(config.PUBLIC_BASE_URL),
-        ...(config.API_UPSTREAM_URL
-          ? {
-              forwardApi: createApiForwarder(config.API_UPSTREAM_URL, (req) =>
-                clientIp(req, config.TRUST_PROXY),
-              ),
-            }
-          : {}),
-        logger,
-      }),
-    );
-    server.keepAliveTimeout = 65_000;
-    // Health, readiness and metrics on a listener of their own, never on the public port (ops.ts).
-    const ops = createServer(createOpsHandler({ health, metrics: () => publisher.metrics }));
-    await listen(ops, config.OPS_HOST, config.OPS_PORT);
-    await listen(server, config.HOST, config.PORT);
-    return {
-      servers: [server, ops],
-      close: async () => {
-        await publisher.close();
-        await bus.close();
-        subscriber.disconnect();
-        redis.disconnect();
-      },
-    };
-  },
+  closeTimeoutMs: REDIRECT_CLOSE_TIMEOUT_MS,
+  start: () => startRedirect(config, logger),
 });

@@ -3,33 +3,27 @@
 // another account's link, a deleted one and a missing one are the same 404, at once after a delete;
 // a link just created answers 200 (zeros) even before its event reaches the link dimension.
 import type { KurzClickHouse } from "@kurz/clickhouse";
-import { AnalyticsLinkParams, AnalyticsQuery } from "@kurz/contracts";
-import { notFound, requireIdentity } from "@kurz/service-kit";
-import { Router } from "express";
+import { ROUTES } from "@kurz/contracts";
+import { type MountedRoute, notFound, route, v1Success } from "@kurz/service-kit";
 import type { LinkDirectory } from "../management-links.ts";
 import { linkStats } from "../queries/link-stats.ts";
 import { periodOf } from "../queries/period.ts";
 import { accountSummary } from "../queries/summary.ts";
 
-export function linkAnalyticsRouter(deps: { ch: KurzClickHouse; links: LinkDirectory }): Router {
-  const router = Router();
+export function linkAnalyticsRoutes(deps: { ch: KurzClickHouse; links: LinkDirectory }): MountedRoute[] {
   const { ch, links } = deps;
+  return [
+    route(ROUTES.getAnalyticsSummary, async ({ identity: { accountId }, query }) =>
+      v1Success(await accountSummary({ ch, links }, accountId, periodOf(query))),
+    ),
 
-  router.get("/summary", async (req, res) => {
-    const { accountId } = requireIdentity(res);
-    const period = periodOf(AnalyticsQuery.parse(req.query));
-    res.json({ success: true, data: await accountSummary({ ch, links }, accountId, period) });
-  });
-
-  router.get("/:link_id", async (req, res) => {
-    const { accountId } = requireIdentity(res);
-    const { link_id } = AnalyticsLinkParams.parse(req.params);
-    const period = periodOf(AnalyticsQuery.parse(req.query));
-    const link = await links.link(accountId, link_id);
-    if (!link) throw notFound("Link not found");
-    const data = await linkStats(ch, { link_id, account_id: accountId, short_code: link.short_code }, period);
-    res.json({ success: true, data });
-  });
-
-  return router;
+    route(ROUTES.getLinkAnalytics, async ({ identity: { accountId }, params: { link_id }, query }) => {
+      const period = periodOf(query);
+      const link = await links.link(accountId, link_id);
+      if (!link) throw notFound("Link not found");
+      return v1Success(
+        await linkStats(ch, { link_id, account_id: accountId, short_code: link.short_code }, period),
+      );
+    }),
+  ];
 }

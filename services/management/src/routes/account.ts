@@ -1,43 +1,31 @@
 // GET /api/v1/account and /api/v1/account/usage (SPEC 2.3, 2.4).
-import type { Account, Usage } from "@kurz/contracts";
+import { type Account, ROUTES, type Usage } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
-import { methodNotAllowed, requireIdentity, unauthorized } from "@kurz/service-kit";
-import { Router } from "express";
+import { type MountedRoute, route, unauthorized, v1Success } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
 import { activeKeyWhere, toApiKeyItem } from "../api-keys.ts";
 import { recentKeyUse } from "../key-usage-flusher.ts";
 
-export function accountRouter(deps: { prisma: PrismaClient; redis: Redis }): Router {
-  const router = Router();
+export function accountRoutes(deps: { prisma: PrismaClient; redis: Redis }): MountedRoute[] {
   const { prisma } = deps;
-
-  router
-    .route("/")
-    .get(async (_req, res) => {
-      const { accountId } = requireIdentity(res);
-      // Counted on every read: totals are live, not a snapshot that drifts.
-      const [account, totalLinks] = await Promise.all([
-        prisma.account.findUnique({ where: { id: accountId } }),
-        prisma.link.count({ where: { accountId } }),
-      ]);
+  return [
+    route(ROUTES.getAccount, async ({ identity: { accountId } }) => {
+      // total_links is the stored count, exact because every create and delete keeps it (decision 0012).
+      const account = await prisma.account.findUnique({ where: { id: accountId } });
       if (!account) throw unauthorized("This API key's account no longer exists");
       const data: Account = {
         id: account.id,
         email: account.email,
         link_limit: account.linkLimit,
         default_expiry_hours: account.defaultExpiryHours,
-        total_links: totalLinks,
+        total_links: account.linkCount,
         total_clicks: Number(account.totalClicks),
         created_at: account.createdAt.toISOString(),
       };
-      res.json({ success: true, data });
-    })
-    .all(methodNotAllowed(["GET"]));
+      return v1Success(data);
+    }),
 
-  router
-    .route("/usage")
-    .get(async (_req, res) => {
-      const { accountId, keyId } = requireIdentity(res);
+    route(ROUTES.getUsage, async ({ identity: { accountId, keyId } }) => {
       const now = new Date();
       // Revoked keys are gone for good and are not listed; expired ones are, so their owner sees why
       // a client stopped working.
@@ -64,9 +52,7 @@ export function accountRouter(deps: { prisma: PrismaClient; redis: Redis }): Rou
         active_keys: activeKeys,
         keys: keys.map((k) => toApiKeyItem(k, recent.get(k.id))),
       };
-      res.json({ success: true, data });
-    })
-    .all(methodNotAllowed(["GET"]));
-
-  return router;
+      return v1Success(data);
+    }),
+  ];
 }

@@ -4,21 +4,20 @@
 // first are charged to the key's rate budget (title-budget.ts); items past the budget get the fallback
 // title without a fetch, so a batch never fails for a title.
 import {
-  BulkCreateBatch,
   type BulkCreateFailureItem,
   type BulkCreateResultItem,
-  BulkDeleteBody,
   CreateLinkBody,
+  ROUTES,
 } from "@kurz/contracts";
 import {
   isApiError,
   type Logger,
-  methodNotAllowed,
-  requireIdentity,
+  type MountedRoute,
+  route,
   summarizeIssues,
   v1Success,
 } from "@kurz/service-kit";
-import { type Request, type Response, Router } from "express";
+import type { Request } from "express";
 import type { Redis } from "ioredis";
 import pLimit from "p-limit";
 import {
@@ -37,93 +36,87 @@ import type { LinksDeps } from "./links.ts";
 /** Concurrent title fetches per batch: enough to hide latency (the fetcher also caps each host). */
 const TITLE_CONCURRENCY = 8;
 
-export function bulkRouter(deps: LinksDeps & { redis: Redis; logger: Logger }): Router {
-  const router = Router();
-
-  const create = async (req: Request, res: Response) => {
-    const { accountId, keyId } = requireIdentity(res);
-    const batch = BulkCreateBatch.parse(req.body);
-    const failed: BulkCreateFailureItem[] = [];
-    const parsedItems: { index: number; item: CreateLinkBody }[] = [];
-    for (const [index, raw] of batch.links.entries()) {
-      const parsed = CreateLinkBody.safeParse(raw);
-      if (!parsed.success) {
-        failed.push({ index, error: summarizeIssues(parsed.error.issues) });
-        continue;
-      }
-      try {
-        assertFutureExpiry(parsed.data.expires_at);
-        parsedItems.push({ index, item: parsed.data });
-      } catch (err) {
-        failed.push({ index, error: (err as Error).message });
-      }
-    }
-    await assertRoomFor(deps.prisma, accountId, parsedItems.length);
-
-    // Aliases already taken (or reserved) fail here, before their titles cost a fetch.
-    const unavailable = await unavailableAliases(
-      deps,
-      accountId,
-      parsedItems.flatMap(({ item }) => (item.custom_alias === undefined ? [] : [item.custom_alias])),
-    );
-    const valid = parsedItems.filter(({ index, item }) => {
-      if (item.custom_alias === undefined || !unavailable.has(item.custom_alias)) return true;
-      failed.push({ index, error: aliasTakenError(item.custom_alias).message });
-      return false;
-    });
-
-    // The first items (in input order) that need a title get a fetch while the budget lasts.
-    const wanting = deps.titles.enabled ? valid.filter(({ item }) => item.title === undefined).length : 0;
-    let fetches = await titleFetchAllowance(deps, keyId, wanting);
-    const limit = pLimit(TITLE_CONCURRENCY);
-    const ready: { index: number; item: NewLink }[] = await Promise.all(
-      valid.map(async ({ index, item }) => {
-        if (item.title !== undefined) return { index, item: { ...item, title: item.title } };
-        const mayFetch = fetches-- > 0;
-        const title = mayFetch ? await limit(() => deps.titles.titleFor(item.url)) : fallbackTitle(item.url);
-        return { index, item: { ...item, title } };
-      }),
-    );
-
-    // In input order, so which of two equal aliases wins is predictable (the first).
-    const success: BulkCreateResultItem[] = [];
-    for (const { index, item } of ready) {
-      try {
-        const link = await createLink(deps, accountId, item);
-        success.push({
-          id: link.id,
-          short_code: link.shortCode,
-          short_url: `${deps.baseUrl}/${link.shortCode}`,
-          original_url: link.originalUrl,
-          title: link.title,
-          created_at: link.createdAt.toISOString(),
-        });
-      } catch (err) {
-        // Expected refusals (alias taken, limit reached by a concurrent request) carry their message;
-        // a fault is logged and reported without internals, as the items before it are already created.
-        if (isApiError(err) && err.status < 500) {
-          failed.push({ index, error: err.message });
-        } else {
-          (req as Request & { log?: Logger }).log?.error({ err, index }, "bulk item failed");
-          failed.push({ index, error: "Internal error while creating this link; try again" });
+export function bulkRoutes(deps: LinksDeps & { redis: Redis; logger: Logger }): MountedRoute[] {
+  const create = route(
+    ROUTES.bulkCreateLinks,
+    async ({ identity: { accountId, keyId }, body: batch, req }) => {
+      const failed: BulkCreateFailureItem[] = [];
+      const parsedItems: { index: number; item: CreateLinkBody }[] = [];
+      for (const [index, raw] of batch.links.entries()) {
+        const parsed = CreateLinkBody.safeParse(raw);
+        if (!parsed.success) {
+          failed.push({ index, error: summarizeIssues(parsed.error.issues) });
+          continue;
+        }
+        try {
+          assertFutureExpiry(parsed.data.expires_at);
+          parsedItems.push({ index, item: parsed.data });
+        } catch (err) {
+          failed.push({ index, error: (err as Error).message });
         }
       }
-    }
-    failed.sort((a, b) => a.index - b.index);
-    res.status(201).json(v1Success({ success, failed }));
-  };
+      await assertRoomFor(deps.prisma, accountId, parsedItems.length);
 
-  const remove = async (req: Request, res: Response) => {
-    const { accountId } = requireIdentity(res);
-    const { ids } = BulkDeleteBody.parse(req.body);
+      // Aliases already taken (or reserved) fail here, before their titles cost a fetch.
+      const unavailable = await unavailableAliases(
+        deps,
+        accountId,
+        parsedItems.flatMap(({ item }) => (item.custom_alias === undefined ? [] : [item.custom_alias])),
+      );
+      const valid = parsedItems.filter(({ index, item }) => {
+        if (item.custom_alias === undefined || !unavailable.has(item.custom_alias)) return true;
+        failed.push({ index, error: aliasTakenError(item.custom_alias).message });
+        return false;
+      });
+
+      // The first items (in input order) that need a title get a fetch while the budget lasts.
+      const wanting = deps.titles.enabled ? valid.filter(({ item }) => item.title === undefined).length : 0;
+      let fetches = await titleFetchAllowance(deps, keyId, wanting);
+      const limit = pLimit(TITLE_CONCURRENCY);
+      const ready: { index: number; item: NewLink }[] = await Promise.all(
+        valid.map(async ({ index, item }) => {
+          if (item.title !== undefined) return { index, item: { ...item, title: item.title } };
+          const mayFetch = fetches-- > 0;
+          const title = mayFetch
+            ? await limit(() => deps.titles.titleFor(item.url))
+            : fallbackTitle(item.url);
+          return { index, item: { ...item, title } };
+        }),
+      );
+
+      // In input order, so which of two equal aliases wins is predictable (the first).
+      const success: BulkCreateResultItem[] = [];
+      for (const { index, item } of ready) {
+        try {
+          const link = await createLink(deps, accountId, item);
+          success.push({
+            id: link.id,
+            short_code: link.shortCode,
+            short_url: `${deps.baseUrl}/${link.shortCode}`,
+            original_url: link.originalUrl,
+            title: link.title,
+            created_at: link.createdAt.toISOString(),
+          });
+        } catch (err) {
+          // Expected refusals (alias taken, limit reached by a concurrent request) carry their message;
+          // a fault is logged and reported without internals, as the items before it are already created.
+          if (isApiError(err) && err.status < 500) {
+            failed.push({ index, error: err.message });
+          } else {
+            (req as Request & { log?: Logger }).log?.error({ err, index }, "bulk item failed");
+            failed.push({ index, error: "Internal error while creating this link; try again" });
+          }
+        }
+      }
+      failed.sort((a, b) => a.index - b.index);
+      return v1Success({ success, failed });
+    },
+  );
+
+  const remove = route(ROUTES.bulkDeleteLinks, async ({ identity: { accountId }, body: { ids } }) => {
     const removed = await deleteLinks(deps, accountId, ids);
-    res.json(v1Success({ deleted: removed.length }));
-  };
+    return v1Success({ deleted: removed.length });
+  });
 
-  router
-    .route("/")
-    .post(create)
-    .delete(remove)
-    .all(methodNotAllowed(["POST", "DELETE"]));
-  return router;
+  return [create, remove];
 }

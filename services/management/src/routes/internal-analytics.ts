@@ -16,6 +16,7 @@ import type { PrismaClient } from "@kurz/db";
 import { notFound } from "@kurz/service-kit";
 import { Router } from "express";
 import * as z from "zod";
+import { storedLinkCount } from "../link-count.ts";
 
 const LinkQuery = z.object({ account_id: Uuid });
 const LinkParams = z.object({ link_id: Uuid });
@@ -71,7 +72,7 @@ export function internalAnalyticsRouter(deps: { prisma: PrismaClient }): Router 
     const now = new Date();
     const since = new Date(now.getTime() - deleted_within * 1000);
     const [total, active, live, deleted] = await Promise.all([
-      prisma.link.count({ where: { accountId } }),
+      storedLinkCount(prisma, accountId),
       // The same rule as the redirect: inactive or expired links do not count as active.
       prisma.link.count({
         where: { accountId, isActive: true, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },

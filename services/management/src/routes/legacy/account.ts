@@ -1,16 +1,11 @@
-// /api/account: the older API's account resource (SPEC 2.7, 4.2).
+// /api/account: the older API's account resource (SPEC 2.7, 4.2). Records in contracts'
+// routes-legacy.ts, use cases in legacy/account-service.ts; this file turns accounts into answers.
 import { createHash } from "node:crypto";
-import {
-  LEGACY_NO_EXPIRY,
-  type LegacyAccount,
-  LegacyAccountUpdateBody,
-  toLegacyDateTime,
-} from "@kurz/contracts";
+import { LEGACY_NO_EXPIRY, type LegacyAccount, ROUTES, toLegacyDateTime } from "@kurz/contracts";
 import type { Account, PrismaClient } from "@kurz/db";
-import { conflict, requireIdentity, unauthorized } from "@kurz/service-kit";
-import { Router } from "express";
-import { hashPassword } from "../../passwords.ts";
-import { isRecordMissing, isUniqueViolation } from "./prisma-errors.ts";
+import { type MountedRoute, route } from "@kurz/service-kit";
+import { getAccount, updateAccount } from "../../legacy/account-service.ts";
+import { legacyMessage, legacyOk } from "./legacy-envelope.ts";
 
 /**
  * Kurz stores no pictures: the avatar is the Gravatar of the e-mail address (SHA-256, which Gravatar
@@ -34,33 +29,14 @@ export function toLegacyAccount(account: Account): LegacyAccount {
   };
 }
 
-export function legacyAccountRouter(deps: { prisma: PrismaClient }): Router {
-  const router = Router();
-  const { prisma } = deps;
-
-  router.get("/account", async (_req, res) => {
-    const { accountId } = requireIdentity(res);
-    const account = await prisma.account.findUnique({ where: { id: accountId } });
-    // The key outlived its account (deleted between the gateway's cached lookup and now).
-    if (!account) throw unauthorized("Unknown account");
-    res.json({ error: 0, data: toLegacyAccount(account) });
-  });
-
-  router.put("/account/update", async (req, res) => {
-    const { accountId } = requireIdentity(res);
-    const body = LegacyAccountUpdateBody.parse(req.body);
-    const data: { email?: string; passwordHash?: string } = {};
-    if (body.email !== undefined) data.email = body.email.trim().toLowerCase();
-    if (body.password !== undefined) data.passwordHash = await hashPassword(body.password);
-    try {
-      await prisma.account.update({ where: { id: accountId }, data });
-    } catch (err) {
-      if (isUniqueViolation(err)) throw conflict("This e-mail address is already in use");
-      if (isRecordMissing(err)) throw unauthorized("Unknown account");
-      throw err;
-    }
-    res.json({ error: 0, message: "Account has been successfully updated." });
-  });
-
-  return router;
+export function legacyAccountRoutes({ prisma }: { prisma: PrismaClient }): MountedRoute[] {
+  return [
+    route(ROUTES.legacyGetAccount, async ({ identity }) =>
+      legacyOk({ data: toLegacyAccount(await getAccount(prisma, identity.accountId)) }),
+    ),
+    route(ROUTES.legacyUpdateAccount, async ({ identity, body }) => {
+      await updateAccount(prisma, identity.accountId, body);
+      return legacyMessage("Account has been successfully updated.");
+    }),
+  ];
 }

@@ -1,10 +1,11 @@
 // GET /c/:id: the public list page of a campaign (the `list` URL of SPEC 2.10), served only while the
 // campaign is public. No authentication: the gateway forwards /c/ here without identity. Every other
 // case (unknown id, private campaign, malformed id) is the same 404 page, so private campaigns cannot
-// be told apart from missing ones.
+// be told apart from missing ones. Which links are listed is legacy/campaigns-service.ts's rule.
 import { LegacyIdParams } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { type Response, Router } from "express";
+import { findPublicCampaign } from "../../legacy/campaigns-service.ts";
 
 const escapeHtml = (value: string) =>
   value.replace(
@@ -42,27 +43,12 @@ export function campaignPageRouter(deps: { prisma: PrismaClient; baseUrl: string
   router.get("/:id", async (req, res) => {
     const params = LegacyIdParams.safeParse(req.params);
     if (!params.success) return notFoundPage(res);
-    const campaign = await deps.prisma.campaign.findUnique({
-      where: { id: params.data.id },
-      include: { links: { orderBy: { position: "asc" }, include: { link: true } } },
+    const campaign = await findPublicCampaign(deps.prisma, params.data.id);
+    if (!campaign) return notFoundPage(res);
+    const items = campaign.links.map((link) => {
+      const url = `${deps.baseUrl}/${link.shortCode}`;
+      return `<li><a href="${escapeHtml(url)}" rel="nofollow">${escapeHtml(link.title)}</a><br><small>${escapeHtml(url)}</small></li>`;
     });
-    if (!campaign?.public) return notFoundPage(res);
-    const now = Date.now();
-    // Only links a visitor could follow, the rotator's rule: inactive and expired ones would end on an
-    // error page, and a password-protected one is not listed at all, since its title (or even its
-    // existence) may be what the password protects (docs/legacy-api.md).
-    const items = campaign.links
-      .map(({ link }) => link)
-      .filter(
-        (link) =>
-          link.isActive &&
-          link.passwordHash === null &&
-          (link.expiresAt === null || link.expiresAt.getTime() > now),
-      )
-      .map((link) => {
-        const url = `${deps.baseUrl}/${link.shortCode}`;
-        return `<li><a href="${escapeHtml(url)}" rel="nofollow">${escapeHtml(link.title)}</a><br><small>${escapeHtml(url)}</small></li>`;
-      });
     const list = items.length > 0 ? `<ul>${items.join("")}</ul>` : "<p>This campaign has no links yet.</p>";
     page(res, 200, campaign.name, `<h1>${escapeHtml(campaign.name)}</h1>${list}`);
   });

@@ -1,17 +1,18 @@
-// /api/channels, /api/channel/*: channels, labelled folders of links. The SPEC shows no shapes; these
-// follow the original product: list items {id, name, description, color, starred}, create answers
-// the new channel, update/delete/assign answer a message.
-import {
-  LegacyChannelAddBody,
-  LegacyChannelAssignParams,
-  LegacyChannelUpdateBody,
-  LegacyIdParams,
-} from "@kurz/contracts";
+// /api/channels, /api/channel/*: channels, labelled folders of links. Records in contracts'
+// routes-legacy.ts, use cases in legacy/channels-service.ts. The SPEC shows no shapes; these follow
+// the original product: list items {id, name, description, color, starred}, create answers the new
+// channel, update/delete/assign answer a message.
+import { ROUTES } from "@kurz/contracts";
 import type { Channel, PrismaClient } from "@kurz/db";
-import { notFound, requireIdentity } from "@kurz/service-kit";
-import { Router } from "express";
-import { legacyListBody, legacyPage } from "./list-page.ts";
-import { isRecordMissing } from "./prisma-errors.ts";
+import { type MountedRoute, route } from "@kurz/service-kit";
+import {
+  assignLinkToChannel,
+  createChannel,
+  deleteChannel,
+  listChannels,
+  updateChannel,
+} from "../../legacy/channels-service.ts";
+import { legacyListBody, legacyMessage, legacyOk } from "./legacy-envelope.ts";
 
 export const toLegacyChannel = (channel: Channel) => ({
   id: channel.id,
@@ -21,92 +22,26 @@ export const toLegacyChannel = (channel: Channel) => ({
   starred: channel.starred,
 });
 
-const channelNotFound = () => notFound("Channel not found");
-
-export function legacyChannelsRouter(deps: { prisma: PrismaClient }): Router {
-  const router = Router();
-  const { prisma } = deps;
-
-  router.get("/channels", async (req, res) => {
-    const { accountId } = requireIdentity(res);
-    const where = { accountId };
-    const page = await legacyPage(
-      req.query,
-      () => prisma.channel.count({ where }),
-      (skip, take) => prisma.channel.findMany({ where, orderBy: { id: "desc" }, skip, take }),
-    );
-    res.json(legacyListBody("channels", { ...page, items: page.items.map(toLegacyChannel) }));
-  });
-
-  router.post("/channel/add", async (req, res) => {
-    const { accountId } = requireIdentity(res);
-    const body = LegacyChannelAddBody.parse(req.body);
-    const channel = await prisma.channel.create({
-      data: {
-        accountId,
-        name: body.name,
-        ...(body.description !== undefined ? { description: body.description } : {}),
-        ...(body.color !== undefined ? { color: body.color.toUpperCase() } : {}),
-        ...(body.starred !== undefined ? { starred: body.starred } : {}),
-      },
-    });
-    res.json({ error: 0, ...toLegacyChannel(channel) });
-  });
-
-  router.put("/channel/:id/update", async (req, res) => {
-    const { accountId } = requireIdentity(res);
-    const { id } = LegacyIdParams.parse(req.params);
-    const body = LegacyChannelUpdateBody.parse(req.body);
-    try {
-      await prisma.channel.update({
-        where: { id, accountId },
-        data: {
-          ...(body.name !== undefined ? { name: body.name } : {}),
-          ...(body.description !== undefined ? { description: body.description } : {}),
-          ...(body.color !== undefined ? { color: body.color.toUpperCase() } : {}),
-          ...(body.starred !== undefined ? { starred: body.starred } : {}),
-        },
-      });
-    } catch (err) {
-      if (isRecordMissing(err)) throw channelNotFound();
-      throw err;
-    }
-    res.json({ error: 0, message: "Channel has been updated successfully." });
-  });
-
-  router.delete("/channel/:id/delete", async (req, res) => {
-    const { accountId } = requireIdentity(res);
-    const { id } = LegacyIdParams.parse(req.params);
-    try {
-      await prisma.channel.delete({ where: { id, accountId } });
-    } catch (err) {
-      if (isRecordMissing(err)) throw channelNotFound();
-      throw err;
-    }
-    res.json({ error: 0, message: "Channel has been deleted successfully." });
-  });
-
-  router.post("/channel/:channelid/assign/:linkid", async (req, res) => {
-    const { accountId } = requireIdentity(res);
-    const { channelid, linkid } = LegacyChannelAssignParams.parse(req.params);
-    const [channel, link] = await Promise.all([
-      prisma.channel.findFirst({ where: { id: channelid, accountId }, select: { id: true } }),
-      prisma.link.findFirst({ where: { id: linkid, accountId }, select: { id: true } }),
-    ]);
-    if (!channel) throw channelNotFound();
-    if (!link) throw notFound("Link not found");
-    // Assigning twice is harmless; a concurrent delete of either side surfaces as a foreign-key error.
-    try {
-      await prisma.channelLink.createMany({
-        data: [{ channelId: channelid, linkId: linkid }],
-        skipDuplicates: true,
-      });
-    } catch (err) {
-      if ((err as { code?: string } | null)?.code === "P2003") throw notFound("Channel or link not found");
-      throw err;
-    }
-    res.json({ error: 0, message: "Link has been added to the channel." });
-  });
-
-  return router;
+export function legacyChannelsRoutes({ prisma }: { prisma: PrismaClient }): MountedRoute[] {
+  return [
+    route(ROUTES.legacyListChannels, async ({ identity, query }) => {
+      const page = await listChannels(prisma, identity.accountId, query);
+      return legacyListBody("channels", { ...page, items: page.items.map(toLegacyChannel) });
+    }),
+    route(ROUTES.legacyAddChannel, async ({ identity, body }) =>
+      legacyOk(toLegacyChannel(await createChannel(prisma, identity.accountId, body))),
+    ),
+    route(ROUTES.legacyUpdateChannel, async ({ identity, params, body }) => {
+      await updateChannel(prisma, identity.accountId, params.id, body);
+      return legacyMessage("Channel has been updated successfully.");
+    }),
+    route(ROUTES.legacyDeleteChannel, async ({ identity, params }) => {
+      await deleteChannel(prisma, identity.accountId, params.id);
+      return legacyMessage("Channel has been deleted successfully.");
+    }),
+    route(ROUTES.legacyAssignChannel, async ({ identity, params }) => {
+      await assignLinkToChannel(prisma, identity.accountId, params.channelid, params.linkid);
+      return legacyMessage("Link has been added to the channel.");
+    }),
+  ];
 }

@@ -1,4 +1,2 @@
-// Prisma error codes the legacy handlers turn into client errors.
-export const isUniqueViolation = (err: unknown) => (err as { code?: string } | null)?.code === "P2002";
-/** A record the statement needed was gone (e.g. deleted by a concurrent request). */
-export const isRecordMissing = (err: unknown) => (err as { code?: string } | null)?.code === "P2025";
+// Kept so existing imports resolve; the mapping lives in packages/db (src/errors.ts). Import from @kurz/db.
+export { isRecordMissing, isUniqueViolation } from "@kurz/db";

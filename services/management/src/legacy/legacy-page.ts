@@ -1,7 +1,7 @@
 // Pagination of the older API's lists (SPEC 4.2): `limit`/`page` in, `result`, `perpage`,
 // `currentpage`, `nextpage`, `maxpage` out. A page past the end is an empty page, not an error, so
 // a client walking pages stops on `nextpage: null` either way.
-import { LegacyListQuery } from "@kurz/contracts";
+import type { LegacyListQuery } from "@kurz/contracts";
 
 export interface LegacyPage<T> {
   result: number;
@@ -12,12 +12,12 @@ export interface LegacyPage<T> {
   items: T[];
 }
 
+/** Counts the whole collection, then fetches the asked page unless it lies past the end. */
 export async function legacyPage<T>(
-  query: unknown,
+  { limit, page }: LegacyListQuery,
   count: () => Promise<number>,
   fetch: (skip: number, take: number) => Promise<T[]>,
 ): Promise<LegacyPage<T>> {
-  const { limit, page } = LegacyListQuery.parse(query);
   const result = await count();
   const maxpage = Math.ceil(result / limit);
   const items = page > maxpage ? [] : await fetch((page - 1) * limit, limit);
@@ -29,10 +29,4 @@ export async function legacyPage<T>(
     maxpage,
     items,
   };
-}
-
-/** The list envelope: string `error: "0"` as the SPEC samples show, the collection under its own name. */
-export function legacyListBody<T>(collection: string, page: LegacyPage<T>) {
-  const { items, ...pagination } = page;
-  return { error: "0" as const, data: { ...pagination, [collection]: items } };
 }

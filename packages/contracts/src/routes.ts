@@ -1,0 +1,263 @@
+// Every public route, declared once (docs/decisions/0010-routes-declared-once.md): the services mount
+// these records (service-kit's mountRoutes parses input and checks output with their schemas), the
+// gateway's 405 table and the OpenAPI document are derived from them.
+import * as z from "zod";
+import { Account, ApiKeyIdParams, CreateApiKeyBody, CreatedApiKey, RevokedApiKey, Usage } from "./account.ts";
+import {
+  AnalyticsLinkParams,
+  AnalyticsQuery,
+  AnalyticsSummary,
+  LinkAnalytics,
+  PublicAnalyticsParams,
+  PublicLinkAnalytics,
+} from "./analytics.ts";
+import { type ErrorCode, PaginationMeta, successEnvelope } from "./envelope.ts";
+import {
+  BulkCreateBatch,
+  BulkCreateBody,
+  BulkCreateResult,
+  BulkDeleteBody,
+  BulkDeleteResult,
+  CreateLinkBody,
+  DeleteLinkResult,
+  immutableLinkFieldsIn,
+  Link,
+  LinkIdParams,
+  LinkWithSharedFields,
+  ListLinksQuery,
+  UpdateLinkBody,
+} from "./link.ts";
+import { QR_CACHE_CONTROL, QR_CONTENT_TYPES, QrParams, QrQuery } from "./qr.ts";
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+export type ApiTag = "account" | "links" | "analytics" | "qr" | "legacy";
+/** "key": the caller's account, established by the gateway from an API key; "public": nobody's. */
+export type RouteAuth = "key" | "public";
+
+/** One public API route; `path` is Express style (`/api/v1/links/:id`). */
+export interface ApiRoute {
+  method: HttpMethod;
+  path: string;
+  tag: ApiTag;
+}
+
+/** One route's whole contract. Handlers get the parsed input and return the declared response. */
+export interface RouteDef extends ApiRoute {
+  summary: string;
+  auth: RouteAuth;
+  params?: z.ZodObject<z.ZodRawShape>;
+  query?: z.ZodType;
+  /** The documented body, parsed before the handler runs unless `bodyParser` is given. */
+  body?: z.ZodType;
+  /**
+   * Parsed instead of `body` when the handler checks parts itself (bulk create reports an invalid
+   * item in `failed` rather than failing the batch).
+   */
+  bodyParser?: z.ZodType;
+  /** Checked before the body schema; a message answers 400 BAD_REQUEST (SPEC 4.1's immutable fields). */
+  rejectBody?: (raw: unknown) => string | undefined;
+  /** What a malformed path parameter answers instead of VALIDATION_ERROR. */
+  invalidParams?: { code: "NOT_FOUND"; message: string };
+  status: 200 | 201;
+  /** The whole JSON body, envelope included; absent for a route that answers another media type. */
+  response?: z.ZodType;
+  /** A non-JSON route's media types (then there is no `response`). */
+  produces?: readonly string[];
+  /** Headers of the success response worth documenting beyond the rate-limit ones. */
+  responseHeaders?: Record<string, z.ZodType>;
+  /** Route-specific failures; authentication, rate limit and internal errors are added to all. */
+  errors: ErrorCode[];
+}
+
+/** Keeps the record's literal types (schemas, auth), which the handler's input and result come from. */
+export function defineRoute<const R extends RouteDef>(def: R): R {
+  return Object.freeze(def);
+}
+
+const V1 = "/api/v1";
+const ok = <D extends z.ZodType>(data: D) => successEnvelope(data);
+
+export const V1_ROUTES = {
+  // -- account --
+  getAccount: defineRoute({
+    method: "GET",
+    path: `${V1}/account`,
+    tag: "account",
+    summary: "Account info",
+    auth: "key",
+    status: 200,
+    response: ok(Account),
+    errors: [],
+  }),
+  getUsage: defineRoute({
+    method: "GET",
+    path: `${V1}/account/usage`,
+    tag: "account",
+    summary: "Keys and rate limit configuration",
+    auth: "key",
+    status: 200,
+    response: ok(Usage),
+    errors: [],
+  }),
+  createApiKey: defineRoute({
+    method: "POST",
+    path: `${V1}/account/keys`,
+    tag: "account",
+    summary: "Create an API key (the full key is returned once)",
+    auth: "key",
+    body: CreateApiKeyBody,
+    status: 201,
+    response: ok(CreatedApiKey),
+    errors: ["VALIDATION_ERROR", "FORBIDDEN"],
+  }),
+  revokeApiKey: defineRoute({
+    method: "DELETE",
+    path: `${V1}/account/keys/:id`,
+    tag: "account",
+    summary: "Revoke an API key",
+    auth: "key",
+    params: ApiKeyIdParams,
+    status: 200,
+    response: ok(RevokedApiKey),
+    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
+  }),
+  // -- links --
+  createLink: defineRoute({
+    method: "POST",
+    path: `${V1}/links`,
+    tag: "links",
+    summary: "Create link",
+    auth: "key",
+    body: CreateLinkBody,
+    status: 201,
+    response: ok(Link),
+    errors: ["VALIDATION_ERROR", "FORBIDDEN", "CONFLICT"],
+  }),
+  listLinks: defineRoute({
+    method: "GET",
+    path: `${V1}/links`,
+    tag: "links",
+    summary: "List links",
+    auth: "key",
+    query: ListLinksQuery,
+    status: 200,
+    response: successEnvelope(z.array(Link), PaginationMeta),
+    errors: ["VALIDATION_ERROR"],
+  }),
+  bulkCreateLinks: defineRoute({
+    method: "POST",
+    path: `${V1}/links/bulk`,
+    tag: "links",
+    summary: "Bulk create (non-transactional; per-item failures in data.failed)",
+    auth: "key",
+    body: BulkCreateBody,
+    bodyParser: BulkCreateBatch,
+    status: 201,
+    response: ok(BulkCreateResult),
+    errors: ["VALIDATION_ERROR", "FORBIDDEN"],
+  }),
+  bulkDeleteLinks: defineRoute({
+    method: "DELETE",
+    path: `${V1}/links/bulk`,
+    tag: "links",
+    summary: "Bulk delete (unknown or foreign ids are skipped)",
+    auth: "key",
+    body: BulkDeleteBody,
+    status: 200,
+    response: ok(BulkDeleteResult),
+    errors: ["VALIDATION_ERROR"],
+  }),
+  getLink: defineRoute({
+    method: "GET",
+    path: `${V1}/links/:id`,
+    tag: "links",
+    summary: "Get link",
+    auth: "key",
+    params: LinkIdParams,
+    status: 200,
+    response: ok(LinkWithSharedFields),
+    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
+  }),
+  updateLink: defineRoute({
+    method: "PATCH",
+    path: `${V1}/links/:id`,
+    tag: "links",
+    summary: "Update link (original_url and short_code are immutable: 400 BAD_REQUEST)",
+    auth: "key",
+    params: LinkIdParams,
+    body: UpdateLinkBody,
+    // SPEC 4.1: a PATCH that tries to change an immutable member is a 400, not a validation error.
+    rejectBody: (raw) => {
+      const fields = immutableLinkFieldsIn(raw);
+      return fields.length > 0
+        ? `${fields.join(" and ")} cannot be changed; create a new link instead`
+        : undefined;
+    },
+    status: 200,
+    response: ok(Link),
+    errors: ["BAD_REQUEST", "VALIDATION_ERROR", "NOT_FOUND"],
+  }),
+  deleteLink: defineRoute({
+    method: "DELETE",
+    path: `${V1}/links/:id`,
+    tag: "links",
+    summary: "Delete link and its click data",
+    auth: "key",
+    params: LinkIdParams,
+    status: 200,
+    response: ok(DeleteLinkResult),
+    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
+  }),
+  // -- analytics --
+  getAnalyticsSummary: defineRoute({
+    method: "GET",
+    path: `${V1}/analytics/summary`,
+    tag: "analytics",
+    summary: "Aggregate analytics",
+    auth: "key",
+    query: AnalyticsQuery,
+    status: 200,
+    response: ok(AnalyticsSummary),
+    errors: ["VALIDATION_ERROR"],
+  }),
+  getLinkAnalytics: defineRoute({
+    method: "GET",
+    path: `${V1}/analytics/:link_id`,
+    tag: "analytics",
+    summary: "Analytics of one link",
+    auth: "key",
+    params: AnalyticsLinkParams,
+    query: AnalyticsQuery,
+    status: 200,
+    response: ok(LinkAnalytics),
+    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
+  }),
+  getPublicAnalytics: defineRoute({
+    method: "GET",
+    path: `${V1}/public/analytics/:short_code`,
+    tag: "analytics",
+    summary: "Public analytics of a link whose owner made them public (shared sections only)",
+    auth: "public",
+    params: PublicAnalyticsParams,
+    // A code that cannot exist answers like a private one, so the endpoint reveals nothing.
+    invalidParams: { code: "NOT_FOUND", message: "Link not found" },
+    query: AnalyticsQuery,
+    status: 200,
+    response: ok(PublicLinkAnalytics),
+    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
+  }),
+  // -- qr --
+  getQr: defineRoute({
+    method: "GET",
+    path: `${V1}/qr/:short_code`,
+    tag: "qr",
+    summary: "QR code image of the short URL",
+    auth: "key",
+    params: QrParams,
+    query: QrQuery,
+    status: 200,
+    produces: [QR_CONTENT_TYPES.png, QR_CONTENT_TYPES.svg],
+    responseHeaders: { "Cache-Control": z.literal(QR_CACHE_CONTROL) },
+    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
+  }),
+} as const;

@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import {
+  API_ROUTES,
+  LEGACY_ROUTES,
+  parseUpdateLinkBody,
+  ROUTE_DEFS,
+  ROUTES,
+  V1_ROUTES,
+} from "../src/index.ts";
+
+describe("ROUTES", () => {
+  it("declares each method and path once", () => {
+    const names = ROUTE_DEFS.map((r) => `${r.method} ${r.path.toLowerCase()}`);
+    expect(new Set(names).size).toBe(names.length);
+    expect(Object.keys(ROUTES)).toHaveLength(
+      Object.keys(V1_ROUTES).length + Object.keys(LEGACY_ROUTES).length,
+    );
+  });
+
+  it("gives every route either a JSON response schema or the media types it produces", () => {
+    for (const def of ROUTE_DEFS) {
+      expect(Boolean(def.response) !== Boolean(def.produces?.length), `${def.method} ${def.path}`).toBe(true);
+    }
+  });
+
+  it("declares a parameter schema member for every :param of the path, and no other", () => {
+    for (const def of ROUTE_DEFS) {
+      const inPath = [...def.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]).sort();
+      expect(Object.keys(def.params?.shape ?? {}).sort(), def.path).toEqual(inPath);
+    }
+  });
+
+  it("keeps v1 under /api/v1 and legacy under /api, legacy always keyed and 200", () => {
+    for (const def of Object.values(V1_ROUTES)) expect(def.path.startsWith("/api/v1/")).toBe(true);
+    for (const def of Object.values(LEGACY_ROUTES)) {
+      expect(def.path.startsWith("/api/") && !def.path.startsWith("/api/v1/")).toBe(true);
+      expect(def).toMatchObject({ tag: "legacy", auth: "key", status: 200 });
+      expect(def.response).toBeDefined();
+    }
+  });
+
+  it("leaves only public analytics without a key", () => {
+    expect(ROUTE_DEFS.filter((d) => d.auth === "public")).toEqual([ROUTES.getPublicAnalytics]);
+  });
+
+  it("lists every record in API_ROUTES, in order", () => {
+    expect(API_ROUTES).toEqual(ROUTE_DEFS.map(({ method, path, tag }) => ({ method, path, tag })));
+  });
+
+  it("refuses immutable PATCH members before the schema, exactly when parseUpdateLinkBody does", () => {
+    const reject = ROUTES.updateLink.rejectBody;
+    expect(reject({ original_url: "https://e.com", title: "x" })).toBe(
+      "original_url cannot be changed; create a new link instead",
+    );
+    expect(reject({ short_code: "a", original_url: null })).toBe(
+      "original_url and short_code cannot be changed; create a new link instead",
+    );
+    for (const body of [{}, { title: "x" }, { url: "https://e.com" }, null, [], "x"]) {
+      expect(reject(body)).toBeUndefined();
+      expect(parseUpdateLinkBody(body)).not.toMatchObject({ code: "BAD_REQUEST" });
+    }
+  });
+});

@@ -1,0 +1,156 @@
+// The four services started inside the calling process (the test file's vitest worker) by the same
+// start functions their main.ts hands to runService, so a handler test pays neither four Node
+// start-ups nor four tsx compilations. What runService adds around them (signal handlers, telemetry,
+// process exit) is process-wide and stays out: docs/decisions/0011-in-process-test-stack.md.
+// Loaded by startStack({ inProcess: true }) only, so process stacks never load service code.
+//
+// Relative imports on purpose: every service depends on @kurz/testing for its tests, so a
+// package dependency back would be a cycle.
+import { createPrisma } from "@kurz/db";
+import { loadAnalyticsConfig } from "../../../services/analytics/src/config.ts";
+import { startAnalytics } from "../../../services/analytics/src/service.ts";
+import { loadGatewayConfig } from "../../../services/gateway/src/config.ts";
+import { startGateway } from "../../../services/gateway/src/service.ts";
+import { type CreatedAccount, createAccount } from "../../../services/management/src/accounts.ts";
+import { keyLimitsFrom } from "../../../services/management/src/api-keys.ts";
+import { loadManagementConfig, managementConfigSchema } from "../../../services/management/src/config.ts";
+import { startManagement } from "../../../services/management/src/service.ts";
+import { loadRedirectConfig } from "../../../services/redirect/src/config.ts";
+import { startRedirect } from "../../../services/redirect/src/service.ts";
+import { createLogger, drainServers, type Logger, type StartedService } from "../../service-kit/src/index.ts";
+import { trackInProcessOutput } from "./process.ts";
+import { waitFor } from "./wait.ts";
+
+export type ServiceName = "management" | "analytics" | "redirect" | "gateway";
+
+export interface InProcessServices {
+  /** Drains and closes every service, front (redirect) to back; rejects if one failed to close. */
+  stop(): Promise<void>;
+  /** Every service's log lines so far, for a failure message. */
+  output(): string;
+  /** What `./kurz accounts:create` does (services/management/src/cli.ts), without a process. */
+  createAccount(email: string, linkLimit?: number): Promise<CreatedAccount>;
+}
+
+interface Running {
+  name: ServiceName;
+  service: StartedService;
+  logger: Logger;
+}
+
+// Test requests are short; a stop that waits longer than this means a leaked connection.
+const GRACE_MS = 2_000;
+const MAX_LOG_LINES = 2_000;
+const STOP_ORDER: ServiceName[] = ["redirect", "gateway", "analytics", "management"];
+
+/**
+ * Starts the services, each with its own environment (the process stack's variables, PORT included),
+ * and resolves once each answers 200 at its readiness URL.
+ */
+export async function startServicesInProcess(
+  envFor: (name: ServiceName) => Record<string, string>,
+  readyUrlFor: (name: ServiceName) => string,
+): Promise<InProcessServices> {
+  let accounts: ReturnType<typeof createPrisma> | undefined;
+  const lines: string[] = [];
+  const output = () => lines.join("");
+  // pino writes whole lines; a bounded buffer keeps a chatty test from growing the worker's heap.
+  const destination = {
+    write(line: string) {
+      lines.push(line);
+      if (lines.length > MAX_LOG_LINES) lines.shift();
+    },
+  };
+  const starters: Record<
+    ServiceName,
+    (env: NodeJS.ProcessEnv) => { logger: Logger; start: Promise<StartedService> }
+  > = {
+    management: (env) => {
+      const config = loadManagementConfig(env);
+      const logger = createLogger("management", config.LOG_LEVEL, destination);
+      return { logger, start: startManagement(config, logger) };
+    },
+    analytics: (env) => {
+      const config = loadAnalyticsConfig(env);
+      const logger = createLogger("analytics", config.LOG_LEVEL, destination);
+      return { logger, start: startAnalytics(config, logger) };
+    },
+    redirect: (env) => {
+      const config = loadRedirectConfig(env);
+      const logger = createLogger("redirect", config.LOG_LEVEL, destination);
+      return { logger, start: startRedirect(config, logger) };
+    },
+    gateway: (env) => {
+      const config = loadGatewayConfig(env);
+      const logger = createLogger("gateway", config.LOG_LEVEL, destination);
+      return { logger, start: startGateway(config, logger) };
+    },
+  };
+
+  const running: Running[] = [];
+  const untrack = trackInProcessOutput(`in-process stack ${readyUrlFor("redirect")}`, output);
+  const stop = async () => {
+    const failures: string[] = [];
+    for (const name of STOP_ORDER) {
+      const r = running.find((s) => s.name === name);
+      if (!r) continue;
+      await drainServers(r.service.servers, GRACE_MS, r.logger);
+      try {
+        await r.service.close();
+      } catch (err) {
+        failures.push(`${name}: ${String(err)}`);
+      }
+    }
+    running.length = 0;
+    untrack();
+    await accounts?.$disconnect();
+    if (failures.length > 0) throw new Error(`closing in-process services failed: ${failures.join("; ")}`);
+  };
+
+  // As the process stack does: all four start together (each retries what it needs from the others).
+  const booted = await Promise.allSettled(
+    (["management", "analytics", "redirect", "gateway"] as const).map(async (name) => {
+      // The child process would see the parent's environment under its own; so does the config here.
+      const { logger, start } = starters[name]({ ...process.env, ...envFor(name) });
+      running.push({ name, service: await start, logger });
+      await waitFor(() => answers200(readyUrlFor(name)), {
+        timeoutMs: 60_000,
+        description: `${name} ready at ${readyUrlFor(name)}`,
+      });
+    }),
+  );
+  const failure = booted.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failure) {
+    console.error(output());
+    await stop().catch((err: unknown) => console.error(err));
+    throw failure.reason;
+  }
+  // The CLI runs with the stack's environment over the parent's, and reads the key limits from it.
+  const cliEnv = { ...process.env, ...envFor("management") };
+  const limits = keyLimitsFrom(
+    managementConfigSchema.pick({ RATE_LIMIT_PER_MINUTE: true, RATE_LIMIT_PER_HOUR: true }).parse(cliEnv),
+  );
+  const createAccountLikeCli = async (email: string, linkLimit?: number) => {
+    accounts ??= createPrisma(loadManagementConfig(cliEnv).DATABASE_URL);
+    try {
+      const created = await createAccount(accounts, {
+        email,
+        ...(linkLimit !== undefined ? { linkLimit } : {}),
+        keyLimits: limits,
+      });
+      // The CLI's answer travels as JSON; the round trip keeps exactly the shape tests get from it.
+      return JSON.parse(JSON.stringify(created)) as CreatedAccount;
+    } catch (err) {
+      if ((err as { code?: string }).code === "P2002")
+        throw new Error(`accounts:create: an account with e-mail ${email} already exists`);
+      throw err;
+    }
+  };
+  return { stop, output, createAccount: createAccountLikeCli };
+}
+
+async function answers200(url: string): Promise<boolean> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
+  await res.body?.cancel();
+  return res.status === 200;
+}

@@ -1,0 +1,41 @@
+// Everything the gateway process runs, as one function: main.ts wraps it in runService (signals,
+// telemetry, exit codes), and the in-process test stack (@kurz/testing/stack) calls it directly.
+import { createServer } from "node:http";
+import { type Logger, listen, type StartedService } from "@kurz/service-kit";
+import { Redis } from "ioredis";
+import { ApiKeys } from "./api-keys.ts";
+import { createGatewayApp } from "./app.ts";
+import type { GatewayConfig } from "./config.ts";
+import { KeyUsageRecorder } from "./key-usage.ts";
+import { RateLimiter } from "./rate-limit.ts";
+
+export async function startGateway(config: GatewayConfig, logger: Logger): Promise<StartedService> {
+  const redis = new Redis(config.REDIS_URL, {
+    keyPrefix: config.REDIS_KEY_PREFIX,
+    maxRetriesPerRequest: 2,
+  });
+  redis.on("error", () => {});
+  const keyUsage = new KeyUsageRecorder(redis);
+  keyUsage.start();
+  const app = createGatewayApp({
+    config,
+    logger,
+    keys: new ApiKeys(redis, {
+      managementUrl: config.MANAGEMENT_URL,
+      internalSecret: config.INTERNAL_TOKEN,
+      ttlSeconds: config.KEY_CACHE_TTL_SECONDS,
+    }),
+    limiter: new RateLimiter(redis),
+    keyUsage,
+    readiness: { redis: () => redis.ping() },
+  });
+  const server = createServer(app);
+  await listen(server, config.HOST, config.PORT);
+  return {
+    servers: [server],
+    close: async () => {
+      await keyUsage.stop();
+      redis.disconnect();
+    },
+  };
+}

@@ -1,0 +1,46 @@
+// Creating an API key (beyond the SPEC, ARCHITECTURE "API keys"): the full key is returned once and
+// never stored; an account has at most MAX_ACTIVE_KEYS active keys, checked under the account's lock.
+import { type CreateApiKeyBody, type CreatedApiKey, MAX_ACTIVE_KEYS } from "@kurz/contracts";
+import type { PrismaClient } from "@kurz/db";
+import { forbidden, unauthorized, validation } from "@kurz/service-kit";
+import { activeKeyWhere, generateApiKey, type KeyLimits, toApiKeyItem } from "./api-keys.ts";
+
+export async function createApiKey(
+  deps: { prisma: PrismaClient; keyLimits: KeyLimits },
+  accountId: string,
+  body: CreateApiKeyBody,
+): Promise<CreatedApiKey> {
+  const { prisma } = deps;
+  const expiresAt = body.expires_at !== undefined ? new Date(body.expires_at) : null;
+  if (expiresAt && expiresAt.getTime() <= Date.now()) {
+    throw validation("expires_at must be in the future", {
+      errors: [],
+      properties: { expires_at: { errors: ["must be in the future"] } },
+    });
+  }
+  const { key, hash, prefix } = generateApiKey();
+  const created = await prisma.$transaction(async (tx) => {
+    // Serialises key creation per account so concurrent requests cannot pass the limit.
+    const locked = await tx.$queryRaw<{ id: string }[]>`
+      SELECT id FROM accounts WHERE id = ${accountId}::uuid FOR UPDATE`;
+    if (locked.length === 0) throw unauthorized("This API key's account no longer exists");
+    const active = await tx.apiKey.count({ where: activeKeyWhere(accountId) });
+    if (active >= MAX_ACTIVE_KEYS) {
+      throw forbidden(
+        `Key limit reached: an account can have at most ${MAX_ACTIVE_KEYS} active API keys. Revoke a key you no longer use first.`,
+      );
+    }
+    return tx.apiKey.create({
+      data: {
+        accountId,
+        name: body.name,
+        keyHash: hash,
+        keyPrefix: prefix,
+        rateLimitPerMinute: deps.keyLimits.perMinute,
+        rateLimitPerHour: deps.keyLimits.perHour,
+        expiresAt,
+      },
+    });
+  });
+  return { ...toApiKeyItem(created), key };
+}

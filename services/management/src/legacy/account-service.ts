@@ -1,0 +1,33 @@
+// The older API's account use cases (SPEC 2.7, 4.2): read the caller's account, change its e-mail
+// address and/or password.
+import type { LegacyAccountUpdateBody } from "@kurz/contracts";
+import { type Account, isRecordMissing, isUniqueViolation, type PrismaClient } from "@kurz/db";
+import { conflict, unauthorized } from "@kurz/service-kit";
+import { hashPassword } from "../passwords.ts";
+
+// The key outlived its account (deleted between the gateway's cached lookup and now).
+const unknownAccount = () => unauthorized("Unknown account");
+
+export async function getAccount(prisma: PrismaClient, accountId: string): Promise<Account> {
+  const account = await prisma.account.findUnique({ where: { id: accountId } });
+  if (!account) throw unknownAccount();
+  return account;
+}
+
+/** E-mail addresses are stored trimmed and lower-cased; 409 when another account has it. */
+export async function updateAccount(
+  prisma: PrismaClient,
+  accountId: string,
+  body: LegacyAccountUpdateBody,
+): Promise<void> {
+  const data: { email?: string; passwordHash?: string } = {};
+  if (body.email !== undefined) data.email = body.email.trim().toLowerCase();
+  if (body.password !== undefined) data.passwordHash = await hashPassword(body.password);
+  try {
+    await prisma.account.update({ where: { id: accountId }, data });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict("This e-mail address is already in use");
+    if (isRecordMissing(err)) throw unknownAccount();
+    throw err;
+  }
+}

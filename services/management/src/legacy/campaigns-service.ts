@@ -1,0 +1,153 @@
+// The older API's campaigns (SPEC 2.10, 4.2): list, create, update, delete, assign a link, and the
+// public list page's content. A campaign with a slug has a rotator, whose Redis record (legacy-records.ts)
+// every write here brings up to date after it commits. Another account's campaign is not found.
+import type { LegacyCampaignAddBody, LegacyCampaignUpdateBody, LegacyListQuery } from "@kurz/contracts";
+import { type Campaign, isRecordMissing, isUniqueViolation, type Link, type PrismaClient } from "@kurz/db";
+import { conflict, notFound } from "@kurz/service-kit";
+import type { LegacyRecords } from "../legacy-records.ts";
+import { type LegacyPage, legacyPage } from "./legacy-page.ts";
+
+export interface CampaignWriterDeps {
+  prisma: PrismaClient;
+  legacyRecords: Pick<LegacyRecords, "syncRotator" | "removeRotator">;
+}
+
+const DEFAULT_CAMPAIGN_NAME = "Untitled campaign";
+const campaignNotFound = () => notFound("Campaign not found");
+const slugTaken = (slug: string) => conflict(`The rotator slug '${slug}' is already taken`);
+
+/** The account's campaigns, newest first. */
+export function listCampaigns(
+  prisma: PrismaClient,
+  accountId: string,
+  query: LegacyListQuery,
+): Promise<LegacyPage<Campaign>> {
+  const where = { accountId };
+  return legacyPage(
+    query,
+    () => prisma.campaign.count({ where }),
+    (skip, take) => prisma.campaign.findMany({ where, orderBy: { id: "desc" }, skip, take }),
+  );
+}
+
+/** Without a name the campaign is named after its slug; 409 when the slug is taken. */
+export async function createCampaign(
+  deps: CampaignWriterDeps,
+  accountId: string,
+  body: LegacyCampaignAddBody,
+): Promise<Campaign> {
+  let campaign: Campaign;
+  try {
+    campaign = await deps.prisma.campaign.create({
+      data: {
+        accountId,
+        name: body.name ?? body.slug ?? DEFAULT_CAMPAIGN_NAME,
+        slug: body.slug ?? null,
+        public: body.public ?? false,
+      },
+    });
+  } catch (err) {
+    if (isUniqueViolation(err) && body.slug) throw slugTaken(body.slug);
+    throw err;
+  }
+  await deps.legacyRecords.syncRotator(deps.prisma, campaign.id, null);
+  return campaign;
+}
+
+/** `slug: null` removes the rotator; a changed slug moves it. */
+export async function updateCampaign(
+  deps: CampaignWriterDeps,
+  accountId: string,
+  id: number,
+  body: LegacyCampaignUpdateBody,
+): Promise<Campaign> {
+  const { prisma } = deps;
+  const before = await prisma.campaign.findFirst({ where: { id, accountId }, select: { slug: true } });
+  if (!before) throw campaignNotFound();
+  let campaign: Campaign;
+  try {
+    campaign = await prisma.campaign.update({
+      where: { id, accountId },
+      data: {
+        name: body.name,
+        ...(body.slug !== undefined ? { slug: body.slug } : {}),
+        ...(body.public !== undefined ? { public: body.public } : {}),
+      },
+    });
+  } catch (err) {
+    if (isUniqueViolation(err) && body.slug) throw slugTaken(body.slug);
+    if (isRecordMissing(err)) throw campaignNotFound();
+    throw err;
+  }
+  await deps.legacyRecords.syncRotator(prisma, campaign.id, before.slug);
+  return campaign;
+}
+
+export async function deleteCampaign(deps: CampaignWriterDeps, accountId: string, id: number): Promise<void> {
+  let campaign: Campaign;
+  try {
+    campaign = await deps.prisma.campaign.delete({ where: { id, accountId } });
+  } catch (err) {
+    if (isRecordMissing(err)) throw campaignNotFound();
+    throw err;
+  }
+  if (campaign.slug) await deps.legacyRecords.removeRotator(campaign.slug);
+}
+
+/**
+ * Appends one of the account's links to one of its campaigns (last position). Returns false when the
+ * link was already there, which changes nothing.
+ */
+export async function assignLinkToCampaign(
+  deps: CampaignWriterDeps,
+  accountId: string,
+  campaignId: number,
+  linkId: string,
+): Promise<boolean> {
+  const added = await deps.prisma.$transaction(async (tx) => {
+    // Locking the campaign row serialises assignments, so positions stay unique and gap-free.
+    const locked = await tx.$queryRaw<{ id: number }[]>`
+      SELECT id FROM campaigns WHERE id = ${campaignId} AND account_id = ${accountId}::uuid FOR UPDATE`;
+    if (locked.length === 0) throw campaignNotFound();
+    const link = await tx.link.findFirst({ where: { id: linkId, accountId }, select: { id: true } });
+    if (!link) throw notFound("Link not found");
+    const existing = await tx.campaignLink.findUnique({
+      where: { campaignId_linkId: { campaignId, linkId } },
+    });
+    if (existing) return false;
+    const last = await tx.campaignLink.aggregate({ where: { campaignId }, _max: { position: true } });
+    await tx.campaignLink.create({
+      data: { campaignId, linkId, position: (last._max.position ?? 0) + 1 },
+    });
+    return true;
+  });
+  if (added) await deps.legacyRecords.syncRotator(deps.prisma, campaignId, null);
+  return added;
+}
+
+/**
+ * A public campaign's name and the links a visitor could follow, in assignment order; null for an
+ * unknown or private campaign, so the page cannot tell the two apart. The rotator's rule: inactive
+ * and expired links would end on an error page, and a password-protected one is not listed at all,
+ * since its title (or even its existence) may be what the password protects (docs/legacy-api.md).
+ */
+export async function findPublicCampaign(
+  prisma: PrismaClient,
+  id: number,
+): Promise<{ name: string; links: Link[] } | null> {
+  const campaign = await prisma.campaign.findUnique({
+    where: { id },
+    include: { links: { orderBy: { position: "asc" }, include: { link: true } } },
+  });
+  if (!campaign?.public) return null;
+  const now = Date.now();
+  const links = campaign.links
+    .map(({ link }) => link)
+    .filter(
+      (link) =>
+        link.isActive &&
+        link.passwordHash === null &&
+        (link.expiresAt === null || link.expiresAt.getTime() > now),
+    );
+  return { name: campaign.name, links };
+}

@@ -1,0 +1,120 @@
+// The older API's branded domains (SPEC 2.8, 4.2) with proof of control (docs/legacy-api.md "Branded
+// domains"): list, add, update, delete; the DNS check itself is domain-verification.ts. A domain is
+// added pending with a fresh verification token and serves traffic only once verified; the Redis
+// record the redirect reads exists only then.
+import {
+  brandedDomainHost,
+  type LegacyDomainAddBody,
+  type LegacyDomainUpdateBody,
+  type LegacyListQuery,
+  parseHost,
+} from "@kurz/contracts";
+import { type Domain, isRecordMissing, isUniqueViolation, type PrismaClient } from "@kurz/db";
+import { badRequest, conflict, notFound } from "@kurz/service-kit";
+import { newVerificationToken, releaseHostForClaim } from "../domain-verification.ts";
+import type { LegacyRecords } from "../legacy-records.ts";
+import { type LegacyPage, legacyPage } from "./legacy-page.ts";
+
+export interface DomainWriterDeps {
+  prisma: PrismaClient;
+  legacyRecords: LegacyRecords;
+  /** The service's public origin: its own host is never a branded domain. */
+  baseUrl: string;
+}
+
+const domainNotFound = () => notFound("Domain not found");
+
+/** Every spelling of the platform's own host (case, trailing dot, default port, IDNA) compares equal. */
+function isPlatformHost(host: string, baseUrl: string): boolean {
+  const own = parseHost(new URL(baseUrl).host);
+  return own !== null && own.hostname === parseHost(host)?.hostname;
+}
+
+/** The account's domains, newest first. */
+export function listDomains(
+  prisma: PrismaClient,
+  accountId: string,
+  query: LegacyListQuery,
+): Promise<LegacyPage<Domain>> {
+  const where = { accountId };
+  return legacyPage(
+    query,
+    () => prisma.domain.count({ where }),
+    (skip, take) => prisma.domain.findMany({ where, orderBy: { id: "desc" }, skip, take }),
+  );
+}
+
+/**
+ * Claims a host for the account, pending verification. 400 for the platform's own host, 409 for a
+ * host this account has, or another account verified or recently claimed (releaseHostForClaim).
+ */
+export async function addDomain(
+  deps: DomainWriterDeps,
+  accountId: string,
+  body: LegacyDomainAddBody,
+): Promise<Domain> {
+  const url = new URL(body.domain);
+  // The schema already refused IP literals, ports and single-label names; this is the canonical name.
+  const branded = brandedDomainHost(url.host);
+  if (!branded.ok) throw badRequest(branded.reason);
+  const host = branded.host;
+  if (isPlatformHost(host, deps.baseUrl)) {
+    throw badRequest("This is the service's own address, not a branded domain");
+  }
+  await releaseHostForClaim(deps.prisma, deps.legacyRecords, accountId, host);
+  try {
+    return await deps.prisma.domain.create({
+      data: {
+        accountId,
+        host,
+        origin: `${url.protocol}//${host}`,
+        redirectRoot: body.redirectroot ?? null,
+        redirect404: body.redirect404 ?? null,
+        verificationToken: newVerificationToken(),
+        status: "pending",
+      },
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict("This domain is already in use");
+    throw err;
+  }
+}
+
+/** Changes the redirects; null removes one. */
+export async function updateDomain(
+  deps: Pick<DomainWriterDeps, "prisma" | "legacyRecords">,
+  accountId: string,
+  id: number,
+  body: LegacyDomainUpdateBody,
+): Promise<Domain> {
+  let domain: Domain;
+  try {
+    domain = await deps.prisma.domain.update({
+      where: { id, accountId },
+      data: {
+        ...(body.redirectroot !== undefined ? { redirectRoot: body.redirectroot } : {}),
+        ...(body.redirect404 !== undefined ? { redirect404: body.redirect404 } : {}),
+      },
+    });
+  } catch (err) {
+    if (isRecordMissing(err)) throw domainNotFound();
+    throw err;
+  }
+  await deps.legacyRecords.putDomain(domain.host, domain); // removes the record unless verified
+  return domain;
+}
+
+export async function deleteDomain(
+  deps: Pick<DomainWriterDeps, "prisma" | "legacyRecords">,
+  accountId: string,
+  id: number,
+): Promise<void> {
+  let domain: Domain;
+  try {
+    domain = await deps.prisma.domain.delete({ where: { id, accountId } });
+  } catch (err) {
+    if (isRecordMissing(err)) throw domainNotFound();
+    throw err;
+  }
+  await deps.legacyRecords.removeDomain(domain.host);
+}

@@ -1,0 +1,43 @@
+// The account's stored link count (accounts.link_count, decision 0012): kept by every link create and
+// delete in the same transaction, so the link-limit check and the totals cost one row read instead of
+// a count over the account's links. Both updates are their transaction's last statement: the account
+// row is then locked only from that update to commit, and concurrent writers of one account overlap
+// in everything before it.
+import type { Prisma, PrismaClient } from "@kurz/db";
+import { ApiError, forbidden } from "@kurz/service-kit";
+
+type Tx = Prisma.TransactionClient;
+
+export function linkLimitError(limit: number): ApiError {
+  return forbidden(
+    `Link limit reached: this account can have at most ${limit} links. Delete links you no longer need or upgrade your plan.`,
+  );
+}
+
+/**
+ * Counts `n` new links, or throws the 403 when they do not fit under the limit (the caller's
+ * transaction then rolls back with the links it inserted). Exact under concurrency: a second writer
+ * waits on the row lock and, in READ COMMITTED, re-checks the WHERE clause against the committed count.
+ */
+export async function countLinksAdded(tx: Tx, accountId: string, n: number): Promise<void> {
+  const updated = await tx.$executeRaw`
+    UPDATE accounts SET link_count = link_count + ${n}::int
+    WHERE id = ${accountId}::uuid AND link_count + ${n}::int <= link_limit`;
+  if (updated === 1) return;
+  const [account] = await tx.$queryRaw<{ link_limit: number }[]>`
+    SELECT link_limit FROM accounts WHERE id = ${accountId}::uuid`;
+  if (!account) throw new ApiError(401, "UNAUTHORIZED", "Unknown account");
+  throw linkLimitError(account.link_limit);
+}
+
+/** Uncounts `n` deleted links (only those the delete statement itself removed). */
+export async function countLinksRemoved(tx: Tx, accountId: string, n: number): Promise<void> {
+  if (n === 0) return;
+  await tx.$executeRaw`UPDATE accounts SET link_count = link_count - ${n}::int WHERE id = ${accountId}::uuid`;
+}
+
+/** The account's link count as stored (the unfiltered list total and `total_links`). */
+export async function storedLinkCount(prisma: PrismaClient | Tx, accountId: string): Promise<number> {
+  const account = await prisma.account.findUnique({ where: { id: accountId }, select: { linkCount: true } });
+  return account?.linkCount ?? 0;
+}

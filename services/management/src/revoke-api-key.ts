@@ -1,0 +1,44 @@
+// Revoking an API key: idempotent, and the gateway's cached copy of the key is replaced at once.
+import { apiKeyCacheKey, type RevokedApiKey } from "@kurz/contracts";
+import type { ApiKey, PrismaClient } from "@kurz/db";
+import { notFound, serviceUnavailable } from "@kurz/service-kit";
+import type { Redis } from "ioredis";
+import { toKeyRecord } from "./api-keys.ts";
+
+// Long enough to outlive any gateway cache entry; after it the gateway asks management, which says revoked.
+const REVOKED_CACHE_SECONDS = 3600;
+
+export async function revokeApiKey(
+  deps: { prisma: PrismaClient; redis: Redis },
+  accountId: string,
+  id: string,
+): Promise<RevokedApiKey> {
+  const { prisma } = deps;
+  const existing = await prisma.apiKey.findFirst({ where: { id, accountId } });
+  if (!existing) throw notFound("API key not found");
+  // Revoking twice answers like the first time (DELETE is idempotent) and re-invalidates the cache.
+  const revoked: ApiKey =
+    existing.revokedAt !== null
+      ? existing
+      : await prisma.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
+  await invalidateGatewayCache(deps.redis, revoked);
+  return { id: revoked.id, revoked: true, revoked_at: revoked.revokedAt!.toISOString() };
+}
+
+/**
+ * Replaces the gateway's cached record with the revoked one rather than deleting it: a gateway that
+ * read the key just before the revocation writes its stale copy with SET NX, which then loses.
+ * On failure the request fails, and repeating it (idempotent) retries the invalidation.
+ */
+async function invalidateGatewayCache(redis: Redis, key: ApiKey): Promise<void> {
+  try {
+    await redis.set(
+      apiKeyCacheKey(key.keyHash),
+      JSON.stringify(toKeyRecord(key)),
+      "EX",
+      REVOKED_CACHE_SECONDS,
+    );
+  } catch {
+    throw serviceUnavailable("The key is revoked but caches could not be updated; repeat the request");
+  }
+}

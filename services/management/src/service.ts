@@ -1,0 +1,79 @@
+// Everything the management process runs, as one function: main.ts wraps it in runService (signals,
+// telemetry, exit codes), and the in-process test stack (@kurz/testing/stack) calls it directly.
+import { createServer } from "node:http";
+import { createPrisma } from "@kurz/db";
+import { createServiceBus, type Logger, listen, type StartedService } from "@kurz/service-kit";
+import { Redis } from "ioredis";
+import { keyLimitsFrom } from "./api-keys.ts";
+import { createManagementApp } from "./app.ts";
+import type { ManagementConfig } from "./config.ts";
+import { subscribeClickTotals } from "./consumers/click-totals.ts";
+import { createTxtLookup } from "./domain-verification.ts";
+import { KeyUsageFlusher } from "./key-usage-flusher.ts";
+import { LegacyRecords } from "./legacy-records.ts";
+import { OutboxRelay } from "./outbox.ts";
+import { QrRenderer } from "./qr-renderer.ts";
+import { RedirectRecords } from "./redirect-records.ts";
+import { DAY_MS, startRetiredCodePurge } from "./retired-codes.ts";
+import { TitleFetcher } from "./title-fetcher.ts";
+
+export async function startManagement(config: ManagementConfig, logger: Logger): Promise<StartedService> {
+  const prisma = createPrisma(config.DATABASE_URL);
+  const redis = new Redis(config.REDIS_URL, {
+    keyPrefix: config.REDIS_KEY_PREFIX,
+    maxRetriesPerRequest: 2,
+  });
+  redis.on("error", () => {});
+  const bus = createServiceBus(config, "management", logger);
+  const relay = new OutboxRelay(prisma, bus, { pollMs: config.OUTBOX_POLL_MS, logger });
+  const titles = new TitleFetcher({
+    enabled: config.TITLE_FETCH_ENABLED,
+    allowHosts: config.TITLE_FETCH_ALLOW_HOSTS,
+    perHostPerMinute: config.TITLE_FETCH_HOST_PER_MINUTE,
+  });
+  const retiredCodeGraceMs = config.RETIRED_CODE_DAYS * DAY_MS;
+  const legacyRecords = new LegacyRecords(redis, logger);
+  const app = createManagementApp({
+    prisma,
+    records: new RedirectRecords(redis, logger),
+    titles,
+    redis,
+    keyLimits: keyLimitsFrom(config),
+    qr: new QrRenderer(config.QR_CACHE_MAX_MB * 1024 * 1024),
+    legacyRecords,
+    domainTxtLookup: createTxtLookup({ servers: config.DNS_SERVERS }),
+    logger,
+    internalToken: config.INTERNAL_TOKEN,
+    baseUrl: config.PUBLIC_BASE_URL,
+    readiness: {
+      postgres: () => prisma.$queryRaw`SELECT 1`,
+      redis: () => redis.ping(),
+      bus: () => bus.ping(),
+    },
+    onEventsWritten: () => relay.wake(),
+    retiredCodeGraceMs,
+  });
+  const server = createServer(app);
+  await listen(server, config.HOST, config.PORT);
+  relay.start();
+  // Records of domains that never verified (e.g. rows from before verification) must not serve.
+  legacyRecords
+    .removeUnverifiedDomains(prisma)
+    .catch((err: unknown) => logger.warn({ err: String(err) }, "unverified domain records not purged"));
+  await subscribeClickTotals({ bus, prisma, logger }); // stopped by bus.close()
+  const keyUsage = new KeyUsageFlusher(prisma, redis, { intervalMs: config.KEY_USAGE_FLUSH_MS, logger });
+  keyUsage.start();
+  const stopPurge = startRetiredCodePurge(prisma, retiredCodeGraceMs, { logger });
+  return {
+    servers: [server],
+    close: async () => {
+      stopPurge();
+      await relay.stop();
+      await titles.close();
+      await keyUsage.stop();
+      await bus.close();
+      redis.disconnect();
+      await prisma.$disconnect();
+    },
+  };
+}

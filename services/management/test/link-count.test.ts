@@ -1,0 +1,193 @@
+// The stored link count (decision 0012) against the real Postgres, through the service functions the
+// v1 and bulk endpoints call: concurrent creates at the limit stay exact, deletes (single, bulk,
+// overlapping) uncount exactly what they removed, and the count always equals the rows. In-process
+// with no HTTP in between, so the races are as tight as the connection pool allows.
+import { createPrisma, isUniqueViolation, type Link, migrateDatabase, type PrismaClient } from "@kurz/db";
+import { isApiError } from "@kurz/service-kit";
+import { createTestDatabase, type TestDatabase } from "@kurz/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { storedLinkCount } from "../src/link-count.ts";
+import { listLinks } from "../src/link-list.ts";
+import { assertRoomFor, createLink, deleteLinks, type LinkWriterDeps } from "../src/links-service.ts";
+import type { RedirectRecords } from "../src/redirect-records.ts";
+import { createTestAccount } from "./links-helpers.ts";
+
+let database: TestDatabase;
+let prisma: PrismaClient;
+let deps: LinkWriterDeps;
+
+beforeAll(async () => {
+  database = await createTestDatabase("link_count", { migrate: (url) => migrateDatabase(url) });
+  // More connections than racers, so every request of a race holds a transaction at the same time.
+  const url = new URL(database.url);
+  url.searchParams.set("connection_limit", "24");
+  prisma = createPrisma(url.toString());
+  // The redirect records (Redis) are not what these tests are about.
+  const records = { put: async () => {}, remove: async () => {} } as unknown as RedirectRecords;
+  deps = {
+    prisma,
+    records,
+    legacyRecords: { syncRotators: async () => {} },
+    onEventsWritten: () => {},
+    retiredCodeGraceMs: 30 * 86_400_000,
+  };
+});
+
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await database?.drop();
+});
+
+const realCount = (accountId: string) => prisma.link.count({ where: { accountId } });
+
+/** The stored count equals the rows, and so does what the list and the pre-check see. */
+async function expectExact(accountId: string, expected: number): Promise<void> {
+  expect(await realCount(accountId)).toBe(expected);
+  expect(await storedLinkCount(prisma, accountId)).toBe(expected);
+  const { total } = await listLinks(prisma, accountId, { page: 1, per_page: 1 });
+  expect(total).toBe(expected);
+}
+
+const newLink = (i: number) => ({ url: `https://example.com/${i}`, title: `t${i}` });
+
+/** Settles every promise; returns the fulfilled values and the rejections. */
+async function settle<T>(promises: Promise<T>[]): Promise<{ ok: T[]; failed: unknown[] }> {
+  const results = await Promise.allSettled(promises);
+  return {
+    ok: results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : [])),
+    failed: results.flatMap((r) => (r.status === "rejected" ? [r.reason] : [])),
+  };
+}
+
+const expectLimitErrors = (failed: unknown[], limit: number) => {
+  for (const err of failed) {
+    expect(isApiError(err), String(err)).toBe(true);
+    expect(err).toMatchObject({ status: 403, code: "FORBIDDEN" });
+    expect((err as Error).message).toContain(`at most ${limit} links`);
+  }
+};
+
+describe("stored link count", () => {
+  it("starts at zero and follows single creates and deletes", async () => {
+    const { account_id: id } = await createTestAccount(prisma, "count-basic");
+    await expectExact(id, 0);
+    const a = await createLink(deps, id, newLink(1));
+    const b = await createLink(deps, id, newLink(2));
+    await expectExact(id, 2);
+    expect(await deleteLinks(deps, id, [a.id])).toHaveLength(1);
+    await expectExact(id, 1);
+    // Unknown and already deleted ids remove nothing and uncount nothing.
+    expect(await deleteLinks(deps, id, [a.id, "00000000-0000-4000-8000-000000000000"])).toHaveLength(0);
+    await expectExact(id, 1);
+    await deleteLinks(deps, id, [b.id]);
+    await expectExact(id, 0);
+  });
+
+  it("lets exactly link_limit of 20 concurrent creates through, and rolls the others back", async () => {
+    const { account_id: id } = await createTestAccount(prisma, "count-race", 5);
+    const eventsBefore = await prisma.outboxEvent.count();
+    const { ok, failed } = await settle(
+      Array.from({ length: 20 }, (_, i) => createLink(deps, id, newLink(i))),
+    );
+    expect(ok).toHaveLength(5);
+    expect(failed).toHaveLength(15);
+    expectLimitErrors(failed, 5);
+    await expectExact(id, 5);
+    // A refused create leaves nothing behind: no row, no event.
+    expect((await prisma.outboxEvent.count()) - eventsBefore).toBe(5);
+    await expect(assertRoomFor(prisma, id, 1)).rejects.toMatchObject({ status: 403 });
+  });
+
+  it("keeps concurrent batches exact at the limit (bulk creates each item in its own transaction)", async () => {
+    const { account_id: id } = await createTestAccount(prisma, "count-bulk", 12);
+    // Four batches of six, as four concurrent bulk requests would create them: in order, one by one.
+    const batch = async (b: number) => {
+      const created: Link[] = [];
+      let refused = 0;
+      for (let i = 0; i < 6; i++) {
+        try {
+          created.push(await createLink(deps, id, newLink(b * 10 + i)));
+        } catch (err) {
+          expectLimitErrors([err], 12);
+          refused++;
+        }
+      }
+      return { created, refused };
+    };
+    const results = await Promise.all([0, 1, 2, 3].map(batch));
+    expect(results.reduce((n, r) => n + r.created.length, 0)).toBe(12);
+    expect(results.reduce((n, r) => n + r.refused, 0)).toBe(12);
+    await expectExact(id, 12);
+
+    // Two overlapping bulk deletes at once: each link is uncounted once, by the delete that removed it.
+    const ids = results.flatMap((r) => r.created.map((l) => l.id));
+    const [first, second] = await Promise.all([
+      deleteLinks(deps, id, ids.slice(0, 8)),
+      deleteLinks(deps, id, ids.slice(4, 12)),
+    ]);
+    expect(first.length + second.length).toBe(12);
+    expect(new Set([...first, ...second].map((l) => l.id)).size).toBe(12);
+    await expectExact(id, 0);
+  });
+
+  it("stays exact under creates and deletes mixed at the limit", async () => {
+    const limit = 10;
+    const { account_id: id } = await createTestAccount(prisma, "count-mixed", limit);
+    const initial = await Promise.all(
+      Array.from({ length: limit }, (_, i) => createLink(deps, id, newLink(i))),
+    );
+    await expectExact(id, limit);
+    // Full: 20 creates race 6 single deletes and one bulk delete of 2 (8 freed slots in all).
+    const creates = Array.from({ length: 20 }, (_, i) => createLink(deps, id, newLink(100 + i)));
+    const deletes = [
+      ...initial.slice(0, 6).map((l) => deleteLinks(deps, id, [l.id])),
+      deleteLinks(
+        deps,
+        id,
+        initial.slice(6, 8).map((l) => l.id),
+      ),
+    ];
+    const [created, removed] = await Promise.all([settle(creates), Promise.all(deletes)]);
+    expect(removed.flat()).toHaveLength(8);
+    expectLimitErrors(created.failed, limit);
+    // Never over the limit at any commit; at the end the rows and the count agree.
+    const final = limit - 8 + created.ok.length;
+    expect(final).toBeLessThanOrEqual(limit);
+    await expectExact(id, final);
+  });
+
+  it("counts only the account's own links, and a failed create (taken alias) counts nothing", async () => {
+    const [a, b] = await Promise.all([
+      createTestAccount(prisma, "count-own-a"),
+      createTestAccount(prisma, "count-own-b"),
+    ]);
+    const link = await createLink(deps, a.account_id, { ...newLink(1), custom_alias: `own-${Date.now()}` });
+    const err = await createLink(deps, b.account_id, { ...newLink(2), custom_alias: link.shortCode }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toMatchObject({ status: 409 });
+    expect(isUniqueViolation(err)).toBe(false); // mapped to the 409, not leaked
+    // Another account's ids are skipped by delete and uncount nothing there or here.
+    expect(await deleteLinks(deps, b.account_id, [link.id])).toHaveLength(0);
+    await expectExact(a.account_id, 1);
+    await expectExact(b.account_id, 0);
+  });
+
+  it("gives the unfiltered list total from the stored count and still counts a filtered one", async () => {
+    const { account_id: id } = await createTestAccount(prisma, "count-list");
+    await createLink(deps, id, newLink(1));
+    await createLink(deps, id, { ...newLink(2), title: "needle" });
+    // Only a test writes the counter by hand: it shows which total reads it.
+    await prisma.account.update({ where: { id }, data: { linkCount: 40 } });
+    expect((await listLinks(prisma, id, { page: 1, per_page: 10 })).total).toBe(40);
+    expect((await listLinks(prisma, id, { page: 1, per_page: 10, search: "needle" })).total).toBe(1);
+    expect((await listLinks(prisma, id, { page: 1, per_page: 10, is_active: true })).total).toBe(2);
+  });
+
+  it("refuses a counter below zero at the database", async () => {
+    const { account_id: id } = await createTestAccount(prisma, "count-check");
+    await expect(prisma.account.update({ where: { id }, data: { linkCount: -1 } })).rejects.toThrow(
+      /link_count_check/,
+    );
+  });
+});

@@ -1,0 +1,111 @@
+// Everything the redirect process runs, as one function: main.ts wraps it in runService (signals,
+// telemetry, exit codes, V8 flags), and the in-process test stack (@kurz/testing/stack) calls it
+// directly.
+import { createServer } from "node:http";
+import {
+  callerToken,
+  createServiceBus,
+  handleHealth,
+  type Logger,
+  listen,
+  type StartedService,
+} from "@kurz/service-kit";
+import { Redis } from "ioredis";
+import { createApiForwarder } from "./api-forwarder.ts";
+import { ClickPublisher } from "./click-publisher.ts";
+import { ClickSpool } from "./click-spool.ts";
+import { clientIp } from "./client-ip.ts";
+import type { RedirectConfig } from "./config.ts";
+import { followInvalidations } from "./invalidations.ts";
+import { MissBudget } from "./miss-budget.ts";
+import { createOpsHandler } from "./ops.ts";
+import { PasswordLimiter } from "./password-limiter.ts";
+import { HostClassifier } from "./request-host.ts";
+import { Resolver } from "./resolver.ts";
+import { createRedirectHandler } from "./server.ts";
+
+/** runService's close bound for this service: the publisher may retry the bus for up to 4 s, then spools. */
+export const REDIRECT_CLOSE_TIMEOUT_MS = 15_000;
+
+export async function startRedirect(config: RedirectConfig, logger: Logger): Promise<StartedService> {
+  // Fail fast instead of queueing while Redis is away: the resolver then asks management.
+  const redis = new Redis(config.REDIS_URL, {
+    keyPrefix: config.REDIS_KEY_PREFIX,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: 500,
+  });
+  redis.on("error", () => {});
+  const subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+  subscriber.on("error", () => {});
+  const bus = createServiceBus(config, "redirect", logger);
+  const resolver = new Resolver({
+    redis,
+    managementUrl: config.MANAGEMENT_URL,
+    internalToken: callerToken(config.INTERNAL_TOKEN, "redirect"),
+    maxEntries: config.CACHE_MAX_ENTRIES,
+    ttlMs: config.CACHE_TTL_MS,
+    missTtlSeconds: config.MISS_CACHE_TTL_SECONDS,
+  });
+  followInvalidations(subscriber, resolver, logger);
+
+  const spool = await ClickSpool.open({
+    dir: config.SPOOL_DIR,
+    // Named after the port, so instances sharing a directory (or a host's test stacks) never collide;
+    // a restarted instance on the same port replays its predecessor's spool.
+    name: `clicks-${config.PORT}.spool`,
+    maxBytes: config.SPOOL_MAX_BYTES,
+    onError: (err) => logger.error({ err: String(err) }, "click spool write failed"),
+  });
+  if (spool.pending > 0)
+    logger.warn({ spooled: spool.pending }, "replaying clicks spooled by a previous run");
+  const publisher = new ClickPublisher({
+    bus,
+    spool,
+    logger,
+    maxBatch: config.CLICK_BATCH_MAX,
+    flushIntervalMs: config.CLICK_FLUSH_MS,
+    maxBuffered: config.CLICK_BUFFER_MAX,
+  });
+  const health = handleHealth({
+    redis: () => redis.ping(),
+    bus: () => bus.ping(),
+  });
+  const server = createServer(
+    createRedirectHandler({
+      resolver,
+      publisher,
+      limiter: new PasswordLimiter(redis, {
+        perClient: config.PASSWORD_MAX_ATTEMPTS,
+        perLink: config.PASSWORD_LINK_MAX_ATTEMPTS,
+        windowSeconds: config.PASSWORD_WINDOW_SECONDS,
+      }),
+      missBudget: new MissBudget(redis, config.MISS_BUDGET_PER_MINUTE),
+      redirectStatus: config.REDIRECT_STATUS,
+      trustProxy: config.TRUST_PROXY,
+      hosts: new HostClassifier(config.PUBLIC_BASE_URL),
+      ...(config.API_UPSTREAM_URL
+        ? {
+            forwardApi: createApiForwarder(config.API_UPSTREAM_URL, (req) =>
+              clientIp(req, config.TRUST_PROXY),
+            ),
+          }
+        : {}),
+      logger,
+    }),
+  );
+  server.keepAliveTimeout = 65_000;
+  // Health, readiness and metrics on a listener of their own, never on the public port (ops.ts).
+  const ops = createServer(createOpsHandler({ health, metrics: () => publisher.metrics }));
+  await listen(ops, config.OPS_HOST, config.OPS_PORT);
+  await listen(server, config.HOST, config.PORT);
+  return {
+    servers: [server, ops],
+    close: async () => {
+      await publisher.close();
+      await bus.close();
+      subscriber.disconnect();
+      redis.disconnect();
+    },
+  };
+}
