@@ -110,6 +110,18 @@ export const port = (defaultPort?: number) => {
   );
 };
 
+/** A comma-separated list: items trimmed, empty items dropped; unset or empty gives []. */
+export const commaList = () =>
+  z
+    .string()
+    .default("")
+    .transform((list) =>
+      list
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
+
 export const booleanFlag = (defaultValue: boolean) =>
   unsetIfEmpty(
     z
@@ -145,16 +157,7 @@ export const commonConfigSchema = z.object({
     .default(""),
   BUS: unsetIfEmpty(z.enum(["redis", "kafka"], { error: "must be redis or kafka" }).default("redis")),
   KAFKA_BROKERS: unsetIfEmpty(
-    z
-      .string()
-      .default("")
-      .transform((list) =>
-        list
-          .split(",")
-          .map((s) => s.trim())
-          .filter(Boolean),
-      )
-      .pipe(z.array(z.string().regex(/^[^\s:/]+:\d{1,5}$/, "each broker must be host:port"))),
+    commaList().pipe(z.array(z.string().regex(/^[^\s:/]+:\d{1,5}$/, "each broker must be host:port"))),
   ),
   // Consumer-group timing. Real Kafka rejects sessions under 6 s; tests against the librdkafka mock
   // broker use short ones (see ENVIRONMENT.md).

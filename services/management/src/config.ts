@@ -1,17 +1,11 @@
 import { Resolver } from "node:dns";
-import { booleanFlag, commonConfigSchema, loadConfig } from "@kurz/service-kit";
+import { booleanFlag, commaList, commonConfigSchema, loadConfig } from "@kurz/service-kit";
 import { z } from "zod";
 
-const dnsServers = z
-  .string()
-  .default("")
-  .transform((list) =>
-    list
-      .split(",")
-      .map((s) => s.trim())
-      .filter(Boolean),
-  )
-  .refine(validResolverAddresses, "Expected comma-separated IP addresses, each with an optional port");
+const dnsServers = commaList().refine(
+  validResolverAddresses,
+  "Expected comma-separated IP addresses, each with an optional port",
+);
 
 export const managementConfigSchema = commonConfigSchema.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(8081),
@@ -24,15 +18,7 @@ export const managementConfigSchema = commonConfigSchema.extend({
   // Title auto-fetch for links created without a title. The allow-list skips the public-address
   // check for the named hosts (comma-separated host names, no ports): meant for tests with a local page.
   TITLE_FETCH_ENABLED: booleanFlag(true),
-  TITLE_FETCH_ALLOW_HOSTS: z
-    .string()
-    .default("")
-    .transform((list) =>
-      list
-        .split(",")
-        .map((h) => h.trim().toLowerCase())
-        .filter(Boolean),
-    ),
+  TITLE_FETCH_ALLOW_HOSTS: commaList().transform((hosts) => hosts.map((h) => h.toLowerCase())),
   QR_CACHE_MAX_MB: z.coerce.number().positive().default(32),
   // Resolvers for branded-domain verification (TXT lookups): comma-separated `ip` or `ip:port`
   // (`[v6]:port`); empty uses the system's resolvers. Tests point it at a DNS server on loopback.
