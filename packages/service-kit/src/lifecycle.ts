@@ -1,7 +1,7 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ConfigError } from "./config.ts";
-import type { Logger } from "./logger.ts";
+import { flushLoggerBeforeExit, type Logger } from "./logger.ts";
 import { startTelemetry, type Telemetry } from "./telemetry.ts";
 
 export interface StartedService {
@@ -107,13 +107,12 @@ export async function runService(options: RunServiceOptions): Promise<RunningSer
   let shuttingDown: Promise<void> | undefined;
   let exitCode = 0;
 
-  // pino writes to stdout asynchronously; exit only once the last lines are out (bounded,
-  // in case stdout is a pipe nobody reads).
+  // Exit only once the last lines are out (bounded, in case stdout is a pipe nobody reads).
   const finish = (code: number) => {
     const exit = () => process.exit(code);
-    const fallback = setTimeout(exit, 1000);
+    const fallback = setTimeout(exit, 5000);
     try {
-      logger.flush(() => {
+      flushLoggerBeforeExit(logger, () => {
         clearTimeout(fallback);
         exit();
       });

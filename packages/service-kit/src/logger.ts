@@ -45,3 +45,27 @@ export function createLogger(
   };
   return destination ? pino(options, destination) : pino(options);
 }
+
+interface EndableStream {
+  end(): void;
+  once(event: "close", listener: () => void): unknown;
+  destroyed?: boolean;
+}
+
+/**
+ * Calls `done` once every line logged so far is written, before the process exits. pino's default
+ * stdout stream writes asynchronously and its flush(cb) answers at once while a write is still in
+ * flight (sonic-boom with minLength 0), so exiting on that answer lost the last lines under load;
+ * ending the stream waits for the pending write ("close" follows it; stdout itself stays open).
+ */
+export function flushLoggerBeforeExit(logger: Logger, done: () => void): void {
+  const stream = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as
+    | Partial<EndableStream>
+    | undefined;
+  if (typeof stream?.end === "function" && typeof stream.once === "function" && !stream.destroyed) {
+    stream.once("close", done);
+    stream.end();
+    return;
+  }
+  logger.flush(() => done());
+}
