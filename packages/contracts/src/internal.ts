@@ -2,11 +2,15 @@ import * as z from "zod";
 import { Timestamp, Uuid } from "./primitives.ts";
 
 /**
- * Identity headers the gateway sets on proxied requests. Internal services trust the identity
- * headers only when the internal token matches (ARCHITECTURE: identity is established once).
+ * The headers services exchange (the one home of their names; service-kit's internal-auth.ts checks
+ * them): a caller credential on `/internal/*` calls (`token`, with `caller` naming the service for
+ * logs), and on requests the gateway forwards, the forwarding credential with the identity it
+ * established (ARCHITECTURE: identity is established once; docs/security.md).
  */
 export const INTERNAL_HEADERS = {
   token: "x-kurz-internal-token",
+  caller: "x-kurz-caller",
+  forwardToken: "x-kurz-forward-token",
   accountId: "x-kurz-account-id",
   keyId: "x-kurz-key-id",
   requestId: "x-request-id",

@@ -13,17 +13,18 @@
  */
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import { INTERNAL_HEADERS } from "@kurz/contracts";
 import type { RequestHandler, Response } from "express";
 import { forbidden, unauthorized } from "./errors.ts";
 
 /** Carries a caller credential (`callerToken`) on `/internal/*` calls. */
-export const INTERNAL_TOKEN_HEADER = "x-kurz-internal-token";
+export const INTERNAL_TOKEN_HEADER = INTERNAL_HEADERS.token;
 /** Names the calling service; informational (logs), the token is what proves it. */
-export const CALLER_HEADER = "x-kurz-caller";
+export const CALLER_HEADER = INTERNAL_HEADERS.caller;
 /** Carries the forwarding credential (`forwardToken`) on requests the gateway forwards. */
-export const FORWARD_TOKEN_HEADER = "x-kurz-forward-token";
-export const ACCOUNT_ID_HEADER = "x-kurz-account-id";
-export const KEY_ID_HEADER = "x-kurz-key-id";
+export const FORWARD_TOKEN_HEADER = INTERNAL_HEADERS.forwardToken;
+export const ACCOUNT_ID_HEADER = INTERNAL_HEADERS.accountId;
+export const KEY_ID_HEADER = INTERNAL_HEADERS.keyId;
 
 /** Every header a client must never be able to set; the gateway strips them all before forwarding. */
 export const TRUSTED_HEADERS = [

@@ -9,6 +9,7 @@
 import {
   DomainRecord,
   domainKey,
+  INTERNAL_HEADERS,
   RedirectRecord,
   RotatorRecord,
   redirectKey,
@@ -217,7 +218,7 @@ export class CachedLookup<T extends object> {
       const res = await fetch(
         `${this.opts.managementUrl}${this.kind.managementPath}${encodeURIComponent(id)}`,
         {
-          headers: { "x-kurz-internal-token": this.opts.internalToken },
+          headers: { [INTERNAL_HEADERS.token]: this.opts.internalToken },
           signal: AbortSignal.timeout(2_000),
         },
       );
