@@ -33,9 +33,12 @@ describe("internal shapes", () => {
     expect(INVALIDATION_CHANNEL).toMatch(/\S/);
     expect(Object.values(INTERNAL_HEADERS)).toEqual([
       "x-kurz-internal-token",
+      "x-kurz-caller",
+      "x-kurz-forward-token",
       "x-kurz-account-id",
       "x-kurz-key-id",
       "x-request-id",
     ]);
+    expect(new Set(Object.values(INTERNAL_HEADERS)).size).toBe(Object.keys(INTERNAL_HEADERS).length);
   });
 });
