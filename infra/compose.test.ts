@@ -118,7 +118,7 @@ describe("docker-compose.yml", () => {
     expect(env("analytics").CLICKHOUSE_URL).toBe("http://clickhouse:8123");
     expect(env("management").DATABASE_URL).toMatch(/@postgres:5432\/kurz$/);
     expect(env("migrate").DATABASE_URL).toBe(env("management").DATABASE_URL);
-    expect(compose.services.migrate?.command).toEqual(["pnpm", "db:migrate"]);
+    expect(compose.services.migrate?.command).toEqual(["node", "services/management/dist/migrate.mjs"]);
     expect(compose.services.migrate?.image).toBe(compose.services.management?.image);
   });
 

@@ -6,16 +6,26 @@
 //     the ratio full/empty shows whether a create's cost grows with the account (target ≥ 90%);
 //   - GET /api/v1/links/:id on the full account: one account's create throughput against it (≥ 50%);
 //   - list: GET /api/v1/links?per_page=100, first page, a deep page, is_active and search filters;
-//   - EXPLAIN ANALYZE of the list queries at that size, to show which indexes serve them.
+//   - EXPLAIN ANALYZE of the list queries at that size, to show which indexes serve them;
+//   - the reference (_api-reference.ts): the same work as GET /links/:id in one bare node:http process
+//     (Redis key lookup, rate-limit script, one `pg` query), measured in turns with GET (A B B A); the
+//     ratio GET/reference is the per-request overhead of the real path (target ≥ 40%, p99 < 20 ms).
+// The services run in production mode (NODE_ENV=production: no response validation, as deployed).
 // The keys' rate limits are raised in the database (they are per key). Options: --duration <s>
-// (default 10), --connections <n> (default 16). Run under `flock /tmp/bench.lock` on a shared machine.
+// (default 10), --connections <n> (default 16), --only core (reference, get and creates; no list rows).
+// Run under `flock /tmp/bench.lock` on a shared machine.
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { createServer } from "node:net";
+import { loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { createPrisma } from "@kurz/db";
 import { startStack } from "@kurz/testing/stack";
 import autocannon from "autocannon";
+import { sampleRss } from "./_rss.ts";
 
 export const description =
   "v1 API through the gateway: create-link on an empty account and on one with 100k links, get, list (per_page 100)";
@@ -60,16 +70,32 @@ async function load(
 export async function run(args: string[]): Promise<string> {
   const { values } = parseArgs({
     args,
-    options: { duration: { type: "string", default: "10" }, connections: { type: "string", default: "16" } },
+    options: {
+      duration: { type: "string", default: "10" },
+      connections: { type: "string", default: "16" },
+      only: { type: "string" },
+    },
     strict: false,
   });
   const duration = Number(values.duration);
   const connections = Number(values.connections);
+  const coreOnly = values.only === "core";
   const spool = mkdtempSync(join(tmpdir(), "kurz-bench-api-spool-"));
+  // Production mode, as deployed: responses are not validated against their records (that check runs
+  // in development and tests), and production's refusal of the development secrets applies.
   const stack = await startStack({
-    extraEnv: { LOG_LEVEL: "error", TITLE_FETCH_ENABLED: "false", SPOOL_DIR: spool },
+    extraEnv: {
+      NODE_ENV: "production",
+      ANALYTICS_SALT_SECRET: randomBytes(16).toString("hex"),
+      LOG_LEVEL: "error",
+      TITLE_FETCH_ENABLED: "false",
+      SPOOL_DIR: spool,
+    },
   });
+  // Idle RSS of each service right after start, then its peak over the whole run (_rss.ts).
+  const rss = sampleRss(stack.pids);
   const prisma = createPrisma(stack.databaseUrl);
+  const reference = await startReference(stack);
   try {
     const [account, empty] = await Promise.all([
       stack.createAccount(`bench-${Date.now()}@example.com`, 10_000_000),
@@ -136,22 +162,27 @@ export async function run(args: string[]): Promise<string> {
       `POST /links (create) on an account with ${LINKS.toLocaleString("en")} links`,
       creates.full,
     );
-    const getOne = await load(
-      "GET /links/:id",
-      { url: `${base}/${seeded!.id}`, headers },
-      duration,
-      connections,
-    );
-    const figures: Figures[] = [createEmpty, createFull, getOne];
-    for (const [name, query] of [
-      ["GET /links?per_page=100 (page 1)", "per_page=100"],
-      ["GET /links?per_page=100&page=500 (deep page)", "per_page=100&page=500"],
-      ["GET /links?per_page=100&is_active=false", "per_page=100&is_active=false"],
-      ["GET /links?per_page=100&search=site42.example (rare)", "per_page=100&search=site42.example"],
-      ["GET /links?per_page=100&search=cats (common)", "per_page=100&search=cats"],
-    ] as const) {
-      figures.push(await load(name, { url: `${base}?${query}`, headers }, duration, connections));
+    // GET and the reference alternate A B B A, like the creates, so drift during the run cancels.
+    const getUrl = `/api/v1/links/${seeded!.id}`;
+    await load("warm-up", { url: `${reference.url}${getUrl}`, headers }, 2, 4);
+    const gets: Record<"ref" | "get", Figures[]> = { ref: [], get: [] };
+    for (const which of ["ref", "get", "get", "ref"] as const) {
+      const url = which === "ref" ? `${reference.url}${getUrl}` : `${stack.origin}${getUrl}`;
+      gets[which].push(await load(which, { url, headers }, duration, connections));
     }
+    const getOne = mean("GET /links/:id", gets.get);
+    const ref = mean("reference: bare node:http, Redis GET + rate-limit script + pg by id", gets.ref);
+    const figures: Figures[] = [ref, getOne, createEmpty, createFull];
+    if (!coreOnly)
+      for (const [name, query] of [
+        ["GET /links?per_page=100 (page 1)", "per_page=100"],
+        ["GET /links?per_page=100&page=500 (deep page)", "per_page=100&page=500"],
+        ["GET /links?per_page=100&is_active=false", "per_page=100&is_active=false"],
+        ["GET /links?per_page=100&search=site42.example (rare)", "per_page=100&search=site42.example"],
+        ["GET /links?per_page=100&search=cats (common)", "per_page=100&search=cats"],
+      ] as const) {
+        figures.push(await load(name, { url: `${base}?${query}`, headers }, duration, connections));
+      }
 
     const explain = async (label: string, where: string) => {
       const id = account.account_id;
@@ -176,12 +207,16 @@ export async function run(args: string[]): Promise<string> {
     };
     const search = (term: string) =>
       `AND (original_url ILIKE '%${term}%' OR short_code ILIKE '%${term}%' OR title ILIKE '%${term}%')`;
-    const plans = [
-      await explain("no filter", ""),
-      await explain("is_active = false", "AND is_active = false"),
-      await explain("search 'site42.example' (rare)", search("site42.example")),
-      await explain("search 'cats' (common)", search("cats")),
-    ];
+    const plans = coreOnly
+      ? []
+      : [
+          await explain("no filter", ""),
+          await explain("is_active = false", "AND is_active = false"),
+          await explain("search 'site42.example' (rare)", search("site42.example")),
+          await explain("search 'cats' (common)", search("cats")),
+        ];
+    const load1 = loadavg()[0]!.toFixed(1);
+    rss.stop();
 
     const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
     const pct = (a: number, b: number) => `${Math.round((100 * a) / b)}%`;
@@ -193,6 +228,9 @@ export async function run(args: string[]): Promise<string> {
       `The full account holds ${LINKS.toLocaleString("en")} links seeded in Postgres (${seedMs} ms) plus those the create runs add;`,
       "the other starts empty. Create rows are the mean of two runs each, taken in the order empty, full, full, empty.",
       "",
+      `Load average (1 min) at the end of the run: ${load1}; NODE_ENV=production (no response validation).`,
+      "",
+      `- \`GET /links/:id\` through the public origin / the bare-Node reference: **${pct(getOne.rps, ref.rps)}** (target ≥ 40%), p99 ${fmt(getOne.p99)} ms (target < 20 ms)`,
       `- create at ${LINKS.toLocaleString("en")} links / create on the empty account: **${pct(createFull.rps, createEmpty.rps)}** (target ≥ 90%)`,
       `- one account's create / \`GET /links/:id\` throughput: **${pct(createFull.rps, getOne.rps)}** at ${LINKS.toLocaleString("en")} links, ${pct(createEmpty.rps, getOne.rps)} on the empty account (target ≥ 50%)`,
       "",
@@ -209,10 +247,61 @@ export async function run(args: string[]): Promise<string> {
       "|---|---|---|",
       ...plans,
       "",
+      `Resident memory of the service processes (${process.env.KURZ_STACK_FROM_SOURCE === "1" ? "from source through tsx: KURZ_STACK_FROM_SOURCE=1" : "each from its bundle, decision 0016"}):`,
+      "",
+      ...rss.markdown(),
+      "",
     ].join("\n");
   } finally {
+    rss.stop();
+    await reference.stop();
     await prisma.$disconnect();
     await stack.stop();
     rmSync(spool, { recursive: true, force: true });
   }
+}
+
+/** Starts _api-reference.ts as its own process, on the stack's Redis prefix and database. */
+async function startReference(stack: { env: Record<string, string>; origin: string }) {
+  const port = await new Promise<number>((res, rej) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => res(port));
+    });
+    probe.once("error", rej);
+  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", resolve(import.meta.dirname, "_api-reference.ts")],
+    {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        REDIS_URL: stack.env.REDIS_URL!,
+        REDIS_KEY_PREFIX: stack.env.REDIS_KEY_PREFIX!,
+        DATABASE_URL: stack.env.DATABASE_URL!,
+        PUBLIC_BASE_URL: stack.origin,
+      },
+      stdio: ["ignore", "ignore", "inherit"],
+    },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    const up = await fetch(url).then(
+      () => true,
+      () => false,
+    );
+    if (up) break;
+    if (i > 100 || child.exitCode !== null) throw new Error("the reference server did not start");
+    await sleep(100);
+  }
+  return {
+    url,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await Promise.race([exited, sleep(5_000).then(() => child.kill("SIGKILL"))]);
+    },
+  };
 }

@@ -1,16 +1,23 @@
-// `node --import tsx infra/build/bundle.ts <service>`: bundles services/<service>/src/main.ts into one
-// ESM file, services/<service>/dist/main.mjs, with esbuild. The redirect runs from its bundle
-// (decision 0008): no TypeScript loader at run time and only the code it uses, ~35 MB less RSS.
-import { resolve } from "node:path";
-import { build } from "esbuild";
+// `node --import tsx infra/build/bundle.ts [service…]`: bundles services/<service>/src/main.ts into one
+// ESM file, services/<service>/dist/main.mjs, with esbuild (every service when none is named). Every
+// service runs from its bundle (decisions 0008 and 0016): no TypeScript loader at run time and only
+// the code it uses. The bundle stays inside the repository layout it was built in: it reaches files
+// and native addons of the workspace by paths relative to itself.
+import { mkdir, rename, writeFile } from "node:fs/promises";
+import { dirname, relative, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { build, type Plugin } from "esbuild";
 
 const root = resolve(import.meta.dirname, "../..");
 
-// Loaded from node_modules at run time instead of bundled: a native addon, and the OpenTelemetry SDK,
-// which service-kit requires lazily only when tracing is on (the service declares it as a dependency
-// so that it resolves from dist/).
+export const SERVICES = ["management", "analytics", "gateway", "redirect"] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+// Loaded from node_modules at run time instead of bundled: native addons (argon2, chDB's engine),
+// and the OpenTelemetry SDK, which service-kit requires lazily only when tracing is on.
 export const RUNTIME_EXTERNALS = [
   "@node-rs/argon2",
+  "chdb",
   "@opentelemetry/sdk-node",
   "@opentelemetry/exporter-trace-otlp-http",
   "@opentelemetry/instrumentation-http",
@@ -24,16 +31,84 @@ export const RUNTIME_EXTERNALS = [
  */
 export const BUNDLE_NODE_FLAGS = ["--max-semi-space-size=8"];
 
-export async function bundle(service: string): Promise<string> {
-  const outfile = resolve(root, `services/${service}/dist/main.mjs`);
-  await build({
-    entryPoints: [resolve(root, `services/${service}/src/main.ts`)],
-    outfile,
+export function bundlePath(service: ServiceName | string, entry = "main"): string {
+  return resolve(root, `services/${service}/dist/${entry}.mjs`);
+}
+
+// Besides main.mjs: the management image runs its admin CLI and the migrate one-shot without a
+// TypeScript loader too (its runtime has production dependencies only).
+const EXTRA_ENTRIES: Record<string, Record<string, string>> = {
+  management: { cli: "services/management/src/cli.ts", migrate: "packages/db/scripts/migrate.ts" },
+};
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+
+/**
+ * An external is imported by the path it resolves to from the importing file, relative to the bundle:
+ * a bare name would be looked up from services/<x>/dist, where pnpm has not linked the packages of
+ * the workspace package that uses it (chdb belongs to packages/clickhouse).
+ */
+function externalsByPath(outdir: string): Plugin {
+  const filter = new RegExp(`^(${RUNTIME_EXTERNALS.map(escapeRegExp).join("|")})(/.*)?$`);
+  return {
+    name: "externals-by-path",
+    setup(b) {
+      b.onResolve({ filter }, async (args) => {
+        if (args.pluginData === "externals-by-path") return undefined;
+        const found = await b.resolve(args.path, {
+          kind: args.kind,
+          resolveDir: args.resolveDir,
+          importer: args.importer,
+          pluginData: "externals-by-path",
+        });
+        if (found.errors.length > 0) return { errors: found.errors };
+        const path = relative(outdir, found.path);
+        return { path: path.startsWith(".") ? path : `./${path}`, external: true };
+      });
+    },
+  };
+}
+
+/**
+ * `import.meta.url` in a workspace module keeps meaning that module's own file (packages/clickhouse
+ * finds its migrations next to itself, service-kit resolves the OpenTelemetry SDK from its own
+ * dependencies), computed relative to the bundle so that the built tree can move as a whole.
+ */
+function moduleUrls(outdir: string): Plugin {
+  return {
+    name: "module-urls",
+    setup(b) {
+      b.onLoad({ filter: /\.(ts|mts|mjs|js)$/ }, async (args) => {
+        if (args.path.includes("/node_modules/")) return undefined;
+        const { readFile } = await import("node:fs/promises");
+        const source = await readFile(args.path, "utf8");
+        if (!source.includes("import.meta.url")) return undefined;
+        const rel = relative(outdir, args.path);
+        const url = `new URL(${JSON.stringify(rel)}, import.meta.url).href`;
+        return {
+          contents: source.replaceAll("import.meta.url", url),
+          loader: args.path.endsWith("ts") ? "ts" : "js",
+          resolveDir: dirname(args.path),
+        };
+      });
+    },
+  };
+}
+
+/** Builds services/<service>/dist/main.mjs (and the service's other entries); returns main's path. */
+export async function bundle(service: ServiceName | string): Promise<string> {
+  const outfile = bundlePath(service);
+  const outdir = dirname(outfile);
+  const entries = { main: `services/${service}/src/main.ts`, ...EXTRA_ENTRIES[service] };
+  const result = await build({
+    entryPoints: Object.entries(entries).map(([out, src]) => ({ in: resolve(root, src), out })),
+    outdir,
+    outExtension: { ".js": ".mjs" },
     bundle: true,
     platform: "node",
     format: "esm",
     target: "node20",
-    external: RUNTIME_EXTERNALS,
+    plugins: [externalsByPath(outdir), moduleUrls(outdir)],
     // CommonJS dependencies call require(); an ESM bundle has none of its own.
     banner: {
       js: "import { createRequire as __kurzCreateRequire } from 'node:module'; const require = __kurzCreateRequire(import.meta.url);",
@@ -41,15 +116,35 @@ export async function bundle(service: string): Promise<string> {
     // For `node --enable-source-maps` when a stack trace needs the TypeScript lines; not loaded otherwise.
     sourcemap: "linked",
     logLevel: "warning",
+    write: false,
   });
+  // Each file replaces the old one in one rename: a process starting during a rebuild (a test stack,
+  // another `./kurz up`) reads either the old bundle or the new one, never half of one.
+  await mkdir(outdir, { recursive: true });
+  await Promise.all(
+    result.outputFiles.map(async (file) => {
+      const tmp = `${file.path}.${process.pid}.tmp`;
+      await writeFile(tmp, file.contents);
+      await rename(tmp, file.path);
+    }),
+  );
   return outfile;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const service = process.argv[2];
-  if (!service) {
-    console.error("usage: node --import tsx infra/build/bundle.ts <service>");
-    process.exit(2);
+/** Bundles every service at once (~1–3 s on two cores). */
+export async function bundleAll(services: readonly string[] = SERVICES): Promise<Record<string, string>> {
+  const paths = await Promise.all(services.map((s) => bundle(s)));
+  return Object.fromEntries(services.map((s, i) => [s, paths[i]!]));
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const services = process.argv.slice(2);
+  for (const s of services) {
+    if (!(SERVICES as readonly string[]).includes(s)) {
+      console.error(`usage: node --import tsx infra/build/bundle.ts [${SERVICES.join("|")}]…`);
+      process.exit(2);
+    }
   }
-  console.log(await bundle(service));
+  const built = await bundleAll(services.length > 0 ? services : SERVICES);
+  for (const path of Object.values(built)) console.log(path);
 }

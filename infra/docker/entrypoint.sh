@@ -1,14 +1,11 @@
 #!/bin/sh
-# With no arguments, start the service this image was built for; with arguments, run them
-# instead (the migrate one-shot runs `pnpm db:migrate` in the management image).
+# With no arguments, start the service this image was built for from its bundle; with arguments, run
+# them instead (the migrate one-shot runs `node services/management/dist/migrate.mjs`, the admin CLI
+# `node services/management/dist/cli.mjs accounts:create …`).
 set -eu
 cd /app
 if [ "$#" -eq 0 ]; then
-  # A service built into a bundle (the redirect, decision 0008) runs from it, with the flags of
-  # BUNDLE_NODE_FLAGS in infra/build/bundle.ts; the others from source.
-  if [ -f "services/${SERVICE}/dist/main.mjs" ]; then
-    exec node --max-semi-space-size=8 "services/${SERVICE}/dist/main.mjs"
-  fi
-  exec node --import tsx "services/${SERVICE}/src/main.ts"
+  # The flags of BUNDLE_NODE_FLAGS in infra/build/bundle.ts (decisions 0008, 0016).
+  exec node --max-semi-space-size=8 "services/${SERVICE}/dist/main.mjs"
 fi
 exec "$@"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every check: types, lint, then all vitest projects (unit, integration, end-to-end).
+# Runs every check: all vitest projects (unit, integration, end-to-end), with types and lint beside them.
 # Extra arguments go to vitest (e.g. ./kurz test packages/bus). A first argument --coverage (or
 # KURZ_COVERAGE=1) adds V8 line coverage, summed per package at the end (.data/coverage).
 set -uo pipefail
@@ -10,15 +10,46 @@ coverage=()
 if [ "${1:-}" = "--coverage" ]; then shift; coverage=(--coverage); fi
 if [ "${KURZ_COVERAGE:-}" = "1" ]; then coverage=(--coverage); fi
 
+started=$SECONDS
+rm -f .data/typecheck.log .data/lint.log
+# Typecheck and lint run beside the tests, not before them: test files mostly wait on Postgres, Redis,
+# timers and child processes, so the two cores have room (issue 15: ./kurz test in minutes). Their
+# output is held back and printed after the tests' own.
+# The Prisma client is generated once, here, and not again during the run (db's vitest globalSetup
+# and db's typecheck script would otherwise rewrite it while workers and tsc read it).
+gen=packages/db/src/generated/prisma
+if [ ! -d "$gen" ] || [ packages/db/prisma/schema.prisma -nt "$gen" ]; then
+  pnpm --filter @kurz/db run --silent generate >/dev/null && touch "$gen"
+fi
+export KURZ_PRISMA_CLIENT_GENERATED=1
+checks=()
 if [ $# -eq 0 ]; then
-  echo "== typecheck"
-  pnpm exec turbo run typecheck --output-logs=errors-only || status=1
-  echo "== lint"
-  pnpm exec biome check --reporter=summary . || status=1
+  # One package at a time, in the background: tsc per workspace package, as `turbo run typecheck`
+  # does, without the client generation in @kurz/db's script.
+  ( s=$SECONDS; rc=0
+    for cfg in packages/*/tsconfig.json services/*/tsconfig.json infra/tsconfig.json tests/*/tsconfig.json; do
+      node_modules/.bin/tsc -p "$cfg" >>.data/typecheck.log 2>&1 || { rc=1; echo "in $cfg" >>.data/typecheck.log; }
+    done
+    echo $rc >.data/typecheck.rc; echo $((SECONDS - s)) >.data/typecheck.secs ) &
+  checks+=($!)
+  ( s=$SECONDS; pnpm exec biome check --reporter=summary . >.data/lint.log 2>&1
+    echo $? >.data/lint.rc; echo $((SECONDS - s)) >.data/lint.secs ) &
+  checks+=($!)
 fi
 
 echo "== tests"
 pnpm exec vitest run --reporter=default --reporter=json --outputFile.json=.data/test-results.json "${coverage[@]}" "$@" || status=1
+tests_secs=$((SECONDS - started))
+
+for pid in "${checks[@]}"; do wait "$pid"; done
+if [ ${#checks[@]} -gt 0 ]; then
+  for step in typecheck lint; do
+    echo "== $step ($(cat .data/$step.secs) s, beside the tests)"
+    cat ".data/$step.log"
+    [ "$(cat .data/$step.rc)" = 0 ] || { echo "$step failed"; status=1; }
+  done
+fi
+echo "== time: tests $tests_secs s, all $((SECONDS - started)) s"
 
 # Which adapters the bus conformance suite ran on, then a plain closing line that any CI can read.
 node -e '

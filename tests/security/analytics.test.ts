@@ -203,3 +203,57 @@ describe("management's internal analytics endpoints", () => {
     }
   });
 });
+
+describe("hourly series (interval=hour)", () => {
+  const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+  const week = () =>
+    `start=${encodeURIComponent(new Date(Date.now() - 7 * 86_400_000).toISOString())}` +
+    `&end=${encodeURIComponent(new Date().toISOString())}`;
+
+  it("refuses ranges longer than 7 days, or none, with a clear 400 that changes nothing", async () => {
+    const before = await victimStats();
+    for (const query of [
+      `start=${day(-30)}&end=${day(0)}&interval=hour`,
+      `start=${day(-7)}&end=${day(0)}&interval=hour`, // a bare end date includes its day: 8 days
+      "interval=hour",
+      `start=${day(-1)}&interval=hour`,
+    ]) {
+      for (const path of [`/api/v1/analytics/${victimLink.id}`, "/api/v1/analytics/summary"]) {
+        const res = await ctx.asVictim("GET", `${path}?${query}`);
+        expectV1Error(res, 400, "VALIDATION_ERROR");
+        expect(res.text, query).toContain("interval=hour needs start and end at most 7 days apart");
+      }
+    }
+    expect(await victimStats()).toEqual(before);
+  });
+
+  it("refuses unknown interval values with 400, never a server error", async () => {
+    for (const value of ["minute", "HOUR", "", "hour,day", "hour%00", "day%20", "x".repeat(2_000), "1"]) {
+      const res = await ctx.asVictim("GET", `/api/v1/analytics/${victimLink.id}?${week()}&interval=${value}`);
+      expectV1Error(res, 400, "VALIDATION_ERROR");
+    }
+    const twice = await ctx.asVictim("GET", `/api/v1/analytics/summary?${week()}&interval=hour&interval=day`);
+    expectV1Error(twice, 400, "VALIDATION_ERROR");
+  });
+
+  it("answers the owner's hourly series, and another account's link exactly as a missing one", async () => {
+    const own = await ctx.asVictim("GET", `/api/v1/analytics/${victimLink.id}?${week()}&interval=hour`);
+    expect(own.status).toBe(200);
+    expect(own.body.data.total_clicks).toBe(2);
+    expect(own.body.data.time_series.reduce((n: number, p: { count: number }) => n + p.count, 0)).toBe(2);
+    expect(own.body.data.time_series[0].hour).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:00:00Z$/);
+
+    const theirs = await ctx.asAttacker("GET", `/api/v1/analytics/${victimLink.id}?${week()}&interval=hour`);
+    const missing = await ctx.asAttacker("GET", `/api/v1/analytics/${randomUUID()}?${week()}&interval=hour`);
+    expectV1Error(theirs, 404, "NOT_FOUND");
+    expect(theirs.body).toEqual(missing.body);
+    expect(theirs.text).not.toContain(victimLink.short_code);
+
+    const summary = await ctx.asAttacker("GET", `/api/v1/analytics/summary?${week()}&interval=hour`);
+    expect(summary.status).toBe(200);
+    expect(
+      summary.body.data.clicks_over_time.reduce((n: number, p: { count: number }) => n + p.count, 0),
+    ).toBe(1);
+    expect(summary.text).not.toContain(victimLink.id);
+  });
+});

@@ -238,6 +238,10 @@ describe("deleted short codes (item 12)", () => {
     });
     expectV1Error(taken, 409, "CONFLICT");
     expect(takeover.body.error.message).toBe(taken.body.error.message.replace(live, code));
+    expect([takeover.body.error.details, taken.body.error.details]).toEqual([
+      { custom_alias: code },
+      { custom_alias: live },
+    ]);
 
     const bulk = await asAttacker("POST", "/api/v1/links/bulk", {
       links: [{ url: "https://attacker.example/phish", custom_alias: code, title: "x" }],
@@ -245,7 +249,8 @@ describe("deleted short codes (item 12)", () => {
     expect(bulk.status).toBe(201);
     expect(bulk.body.data).toEqual({
       success: [],
-      failed: [{ index: 0, error: takeover.body.error.message }],
+      // The bulk wording of a taken alias (docs/api.md, "Bulk"), the same as for a live one.
+      failed: [{ index: 0, error: "Alias already taken" }],
     });
 
     // Nothing changed: no link under the code, the reservation still the victim's, the short URL 404.

@@ -11,3 +11,4 @@ export type {
   SubscribeOptions,
   Subscription,
 } from "./types.ts";
+export { TimeoutError, withTimeout } from "./with-timeout.ts";

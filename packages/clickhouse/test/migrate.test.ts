@@ -35,7 +35,9 @@ afterAll(async () => {
 describe("migrate with the package's migrations", () => {
   it("creates clicks, links and the rollups, records each file, and applies nothing the second time", async () => {
     const ch = await freshDatabase("real");
-    expect(await migrate(ch)).toEqual({ applied: ["0001_clicks.sql", "0002_analytics_rollups.sql"] });
+    expect(await migrate(ch)).toEqual({
+      applied: ["0001_clicks.sql", "0002_analytics_rollups.sql", "0003_hourly_rollups.sql"],
+    });
     expect(await migrate(ch)).toEqual({ applied: [] });
 
     const tables = await ch.query<{ name: string; engine: string; sorting_key: string }>(
@@ -44,17 +46,28 @@ describe("migrate with the package's migrations", () => {
     expect(tables).toEqual([
       { name: "clicks", engine: "ReplacingMergeTree", sorting_key: "link_id, toDate(ts), click_id" },
       { name: "link_daily", engine: "SummingMergeTree", sorting_key: "account_id, link_id, day" },
-      { name: "link_daily_mv", engine: "MaterializedView", sorting_key: "" },
+      // Since 0003 the daily rollups are fed from the hourly ones, which clicks feed.
+      { name: "link_daily_from_hourly_mv", engine: "MaterializedView", sorting_key: "" },
       {
         name: "link_dim_daily",
         engine: "SummingMergeTree",
         sorting_key: "link_id, dim, day, value, country",
       },
-      { name: "link_dim_daily_mv", engine: "MaterializedView", sorting_key: "" },
+      { name: "link_dim_daily_from_hourly_mv", engine: "MaterializedView", sorting_key: "" },
+      {
+        name: "link_dim_hourly",
+        engine: "SummingMergeTree",
+        sorting_key: "link_id, dim, hour, value, country",
+      },
+      { name: "link_dim_hourly_mv", engine: "MaterializedView", sorting_key: "" },
       { name: "link_dim_total", engine: "SummingMergeTree", sorting_key: "link_id, dim, value, country" },
       { name: "link_dim_total_mv", engine: "MaterializedView", sorting_key: "" },
+      { name: "link_hourly", engine: "SummingMergeTree", sorting_key: "account_id, link_id, hour" },
+      { name: "link_hourly_mv", engine: "MaterializedView", sorting_key: "" },
       { name: "link_visitors_daily", engine: "AggregatingMergeTree", sorting_key: "link_id, day" },
-      { name: "link_visitors_daily_mv", engine: "MaterializedView", sorting_key: "" },
+      { name: "link_visitors_daily_from_hourly_mv", engine: "MaterializedView", sorting_key: "" },
+      { name: "link_visitors_hourly", engine: "AggregatingMergeTree", sorting_key: "link_id, hour" },
+      { name: "link_visitors_hourly_mv", engine: "MaterializedView", sorting_key: "" },
       { name: "links", engine: "ReplacingMergeTree", sorting_key: "link_id" },
       { name: "schema_migrations", engine: "ReplacingMergeTree", sorting_key: "version" },
     ]);
@@ -83,6 +96,7 @@ describe("migrate with the package's migrations", () => {
     expect(recorded).toEqual([
       { version: 1, name: "clicks", len: 64 },
       { version: 2, name: "analytics_rollups", len: 64 },
+      { version: 3, name: "hourly_rollups", len: 64 },
     ]);
   });
 });

@@ -12,13 +12,28 @@ export const DeviceType = z.enum(["mobile", "tablet", "desktop"]);
 export type DeviceType = z.infer<typeof DeviceType>;
 
 const DailyCount = z.object({ date: DateOnly, count: Count });
+const HourlyCount = z.object({
+  hour: z.iso.datetime().meta({ description: "Start of the hour, UTC", examples: ["2026-01-31T14:00:00Z"] }),
+  count: Count,
+});
+
+/** `interval=hour` covers at most this long a period (end − start), so a series stays ≤ 169 points. */
+export const HOURLY_MAX_DAYS = 7;
+export const AnalyticsInterval = z.enum(["day", "hour"]);
+export type AnalyticsInterval = z.infer<typeof AnalyticsInterval>;
+
+/** Days by default (SPEC); hours only when asked for with `interval=hour`. */
+const TimeSeries = (description: string) =>
+  z.union([z.array(DailyCount), z.array(HourlyCount)]).meta({ description });
 
 export const LinkAnalytics = z
   .object({
     link_id: Uuid,
     short_code: z.string(),
     total_clicks: Count.meta({ description: "Human clicks in the selected period" }),
-    time_series: z.array(DailyCount).meta({ description: "One entry per day with at least one click" }),
+    time_series: TimeSeries(
+      "One entry per day with at least one click; per hour (`{hour, count}`) with `interval=hour`",
+    ),
     referrers: z
       .array(
         z.object({
@@ -45,7 +60,9 @@ export const AnalyticsSummary = z
     total_links: Count,
     active_links: Count,
     total_clicks: Count,
-    clicks_over_time: z.array(DailyCount),
+    clicks_over_time: TimeSeries(
+      "One entry per day with at least one click; per hour (`{hour, count}`) with `interval=hour`",
+    ),
     top_links: z
       .array(
         z.object({
@@ -61,17 +78,38 @@ export const AnalyticsSummary = z
   .meta({ id: "AnalyticsSummary" });
 export type AnalyticsSummary = z.infer<typeof AnalyticsSummary>;
 
+/** A bare end date includes that whole day (as analytics reads it). */
+const inclusiveEnd = (end: string) =>
+  /^\d{4}-\d{2}-\d{2}$/.test(end) ? Date.parse(`${end}T00:00:00.000Z`) + 86_400_000 - 1 : Date.parse(end);
+
 /**
  * SPEC: the filter applies only when both ends are given. A start after the end is rejected rather than
  * answered with an empty period, which would look like "no clicks".
  */
 export const AnalyticsQuery = z
-  .object({ start: DateOrDateTimeInput.optional(), end: DateOrDateTimeInput.optional() })
+  .object({
+    start: DateOrDateTimeInput.optional(),
+    end: DateOrDateTimeInput.optional(),
+    interval: AnalyticsInterval.optional().meta({
+      description: `Buckets of \`time_series\`/\`clicks_over_time\`: \`day\` (default) or \`hour\`, which needs start and end at most ${HOURLY_MAX_DAYS} days apart`,
+    }),
+  })
   .refine(
     ({ start, end }) => start === undefined || end === undefined || Date.parse(start) <= Date.parse(end),
     {
       message: "start must not be after end",
       path: ["start"],
+    },
+  )
+  .refine(
+    ({ start, end, interval }) =>
+      interval !== "hour" ||
+      (start !== undefined &&
+        end !== undefined &&
+        inclusiveEnd(end) - Date.parse(start) <= HOURLY_MAX_DAYS * 86_400_000),
+    {
+      message: `interval=hour needs start and end at most ${HOURLY_MAX_DAYS} days apart`,
+      path: ["interval"],
     },
   );
 export type AnalyticsQuery = z.infer<typeof AnalyticsQuery>;

@@ -38,10 +38,16 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
 export const ErrorBody = z.object({
   code: ErrorCode,
   message: z.string(),
-  details: z.record(z.string(), z.unknown()).optional().meta({
-    description:
-      "VALIDATION_ERROR: zod error tree of the failing fields; RATE_LIMIT_EXCEEDED: limit, window, retry_after",
-  }),
+  details: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .meta({
+      description:
+        "VALIDATION_ERROR: zod's formatted error tree: `_errors` (messages about the object itself) and one " +
+        "member per failing field, nested the same way for objects and arrays (array members are keyed by index), " +
+        'e.g. `{"_errors":[],"url":{"_errors":["Invalid URL"]}}`; RATE_LIMIT_EXCEEDED: limit, window, retry_after; ' +
+        "other codes: extra context about the refusal, when there is any",
+    }),
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
@@ -64,9 +70,25 @@ export function successEnvelope(data: z.ZodType, meta?: z.ZodType) {
     : z.object({ success: z.literal(true), data, meta });
 }
 
-/** Body of `error.details` for VALIDATION_ERROR (ARCHITECTURE: the zod error tree of the failing paths). */
-export function validationDetails(error: z.ZodError): Record<string, unknown> {
-  return z.treeifyError(error) as Record<string, unknown>;
+/**
+ * Body of `error.details` for VALIDATION_ERROR: zod's formatted tree (`{"_errors":[],"url":{"_errors":[…]}}`),
+ * the shape SnipURL's documented clients read (docs/decisions/0014-validation-details-formatted-tree.md).
+ */
+export function validationDetails(error: z.core.$ZodError): ValidationDetails {
+  return z.formatError(error) as ValidationDetails;
+}
+
+/** The formatted tree: `_errors` at every level, one member per failing field or array index. */
+export interface ValidationDetails {
+  _errors: string[];
+  [field: string]: ValidationDetails | string[];
+}
+
+/** A formatted tree with messages on the given top-level fields only (for checks zod does not make). */
+export function fieldErrors(fields: Record<string, string>): ValidationDetails {
+  const tree: ValidationDetails = { _errors: [] };
+  for (const [field, message] of Object.entries(fields)) tree[field] = { _errors: [message] };
+  return tree;
 }
 
 export const PaginationMeta = z

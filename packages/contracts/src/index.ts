@@ -1,5 +1,6 @@
 export * from "./account.ts";
 export * from "./analytics.ts";
+export * from "./api-version.ts";
 export * from "./envelope.ts";
 export * from "./events.ts";
 export * from "./host.ts";

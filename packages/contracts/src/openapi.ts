@@ -7,6 +7,7 @@ import type {
   ZodOpenApiResponsesObject,
 } from "zod-openapi";
 import { createDocument } from "zod-openapi";
+import { API_VERSION, API_VERSION_HEADER } from "./api-version.ts";
 import {
   ERROR_STATUS,
   type ErrorCode,
@@ -45,13 +46,22 @@ const retryAfterHeader = {
     .meta({ header: { id: "RetryAfter" }, description: "Seconds to wait" }),
 };
 
+const apiVersionHeader = {
+  [API_VERSION_HEADER]: z.literal(API_VERSION).meta({
+    header: { id: "ApiVersion" },
+    description: "The version of the v1 contract that answered (docs/api.md, Versions)",
+  }),
+};
+
 const ALWAYS: readonly ErrorCode[] = ["RATE_LIMIT_EXCEEDED", "INTERNAL_ERROR"];
 const WITH_KEY: readonly ErrorCode[] = ["UNAUTHORIZED", "KEY_EXPIRED", "KEY_REVOKED"];
 
 const statusKey = (status: number) => String(status) as `${2 | 4 | 5}${string}`;
 
 function responsesFor(route: RouteDef): ZodOpenApiResponsesObject {
-  const headers = z.object(rateLimitHeaders);
+  // Every /api/v1 answer names its version; the older API's do not.
+  const always = route.tag === "legacy" ? rateLimitHeaders : { ...rateLimitHeaders, ...apiVersionHeader };
+  const headers = z.object(always);
   const responses: ZodOpenApiResponsesObject = {};
 
   if (route.response) {
@@ -64,7 +74,7 @@ function responsesFor(route: RouteDef): ZodOpenApiResponsesObject {
     const types = route.produces ?? [];
     responses[statusKey(route.status)] = {
       description: types.every((type) => type.startsWith("image/")) ? "The image itself" : "The body itself",
-      headers: z.object({ ...rateLimitHeaders, ...route.responseHeaders }),
+      headers: z.object({ ...always, ...route.responseHeaders }),
       content: Object.fromEntries(
         types.map((type) => [type, { schema: { type: "string", contentMediaType: type } }]),
       ),
@@ -84,7 +94,7 @@ function responsesFor(route: RouteDef): ZodOpenApiResponsesObject {
         route.tag === "legacy"
           ? statusCodes.join(", ").replaceAll("_", " ").toLowerCase()
           : statusCodes.join(", "),
-      headers: status === 429 ? z.object({ ...rateLimitHeaders, ...retryAfterHeader }) : headers,
+      headers: status === 429 ? z.object({ ...always, ...retryAfterHeader }) : headers,
       content: { "application/json": { schema: envelope } },
     };
   }

@@ -26,3 +26,16 @@ export function rateLimitKey(subject: string, window: RateLimitSpan, nowSec: num
 
 /** A counter outlives its window by a few seconds so a clock slightly behind still finds it. */
 export const rateLimitKeyTtlSeconds = (window: RateLimitSpan): number => window.seconds + 5;
+
+/**
+ * The Redis script that counts one request in each window (KEYS: window keys; ARGV: their TTLs) and
+ * returns the counts. Atomic, so every gateway instance sees one count per window.
+ */
+export const RATE_LIMIT_SCRIPT = `
+local out = {}
+for i, key in ipairs(KEYS) do
+  local n = redis.call('INCR', key)
+  if n == 1 then redis.call('EXPIRE', key, ARGV[i]) end
+  out[i] = n
+end
+return out`;

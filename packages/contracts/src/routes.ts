@@ -240,7 +240,7 @@ export const V1_ROUTES = {
     auth: "public",
     params: PublicAnalyticsParams,
     // A code that cannot exist answers like a private one, so the endpoint reveals nothing.
-    invalidParams: { code: "NOT_FOUND", message: "Link not found" },
+    invalidParams: { code: "NOT_FOUND", message: "Link not found." },
     query: AnalyticsQuery,
     status: 200,
     response: ok(PublicLinkAnalytics),

@@ -115,6 +115,25 @@ describe("analytics", () => {
     expect(AnalyticsQuery.safeParse({ end: "2026-13-01" }).success).toBe(false);
   });
 
+  it("takes interval=hour only with both ends at most 7 days apart, and hourly series as {hour, count}", () => {
+    const hour = (start: string, end?: string) =>
+      AnalyticsQuery.safeParse({ start, end, interval: "hour" }).success;
+    expect(hour("2026-01-01T10:30:00Z", "2026-01-08T10:30:00Z")).toBe(true);
+    expect(hour("2026-01-01", "2026-01-07")).toBe(true);
+    // A bare end date includes its whole day: 8 days.
+    expect(hour("2026-01-01", "2026-01-08")).toBe(false);
+    expect(hour("2026-01-01T10:30:00Z", "2026-01-08T10:30:00.001Z")).toBe(false);
+    expect(hour("2026-01-01")).toBe(false);
+    expect(AnalyticsQuery.safeParse({ interval: "day" }).success).toBe(true);
+    expect(
+      AnalyticsQuery.safeParse({ start: "2026-01-01", end: "2026-12-31", interval: "day" }).success,
+    ).toBe(true);
+    expect(AnalyticsQuery.safeParse({ interval: "minute" }).success).toBe(false);
+    const series = [{ hour: "2026-01-31T14:00:00Z", count: 3 }];
+    expect(LinkAnalytics.shape.time_series.parse(series)).toEqual(series);
+    expect(LinkAnalytics.shape.time_series.safeParse([{ hour: "2026-01-31", count: 3 }]).success).toBe(false);
+  });
+
   it("lets public analytics carry only some sections", () => {
     const onlyOverview = {
       short_code: "my-link",

@@ -159,6 +159,10 @@ describe("OpenAPI document", () => {
         expect(Object.keys(response.headers), `${path} ${status}`).toEqual(
           expect.arrayContaining(["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]),
         );
+        // X-API-Version on every versioned answer only (docs/api.md, "Versions").
+        expect(Object.keys(response.headers).includes("X-API-Version"), `${path} ${status}`).toBe(
+          envelope === "ErrorEnvelope",
+        );
         if (Number(status) >= 400) {
           expect(response.content["application/json"].schema.$ref).toBe(`#/components/schemas/${envelope}`);
         }

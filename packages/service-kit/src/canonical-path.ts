@@ -8,6 +8,7 @@
  * The query string is kept verbatim: no hop routes on it.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { API_VERSION, API_VERSION_HEADER } from "@kurz/contracts";
 import { envelopeForPath, sendError } from "./envelope.ts";
 import { badRequest } from "./errors.ts";
 
@@ -88,7 +89,10 @@ export function sendPathRefusal(req: IncomingMessage, res: ServerResponse, reaso
   const rawPath = (req.url ?? "/").split("?", 1)[0]!;
   const lower = rawPath.toLowerCase();
   if (lower === "/api" || lower.startsWith("/api/") || lower.startsWith("/api%")) {
-    sendError(res, badRequest(reason), envelopeForPath(rawPath));
+    const envelope = envelopeForPath(rawPath);
+    // A v1 refusal is a v1 response: it says which version answered, like every other (docs/api.md).
+    if (envelope === "v1") res.setHeader(API_VERSION_HEADER, API_VERSION);
+    sendError(res, badRequest(reason), envelope);
     return;
   }
   const body = `Bad Request: ${reason}\n`;

@@ -1,5 +1,5 @@
 // The wire codes and their statuses are contracts'; re-exported so services need one import for errors.
-import { ERROR_STATUS, type ErrorCode } from "@kurz/contracts";
+import { ERROR_STATUS, type ErrorCode, validationDetails } from "@kurz/contracts";
 import { z } from "zod";
 
 export { ERROR_STATUS, type ErrorCode };
@@ -82,7 +82,7 @@ export function validation(error: z.core.$ZodError | string, details?: unknown):
   return apiError(
     "VALIDATION_ERROR",
     `Invalid request: ${summarizeIssues(error.issues)}`,
-    details ?? z.treeifyError(error),
+    details ?? validationDetails(error),
     {
       cause: error,
     },

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { TimeoutError, withTimeout } from "@kurz/bus";
 import type { RequestHandler } from "express";
 import { sendJson } from "./envelope.ts";
 
@@ -15,11 +16,9 @@ export type ReadinessReport =
 
 const MAX_REASON_LENGTH = 120;
 
-class CheckTimeout extends Error {}
-
 // Readiness bodies can be seen by operators' tooling; keep reasons short and free of addresses.
 function reasonOf(err: unknown): string {
-  if (err instanceof CheckTimeout) return err.message;
+  if (err instanceof TimeoutError) return err.message;
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === "string" && code !== "") return code;
   const message = err instanceof Error ? err.message : String(err);
@@ -29,26 +28,13 @@ function reasonOf(err: unknown): string {
     .slice(0, MAX_REASON_LENGTH);
 }
 
-async function withTimeout(check: () => Promise<unknown>, timeoutMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new CheckTimeout(`timed out after ${timeoutMs} ms`)), timeoutMs);
-  });
-  try {
-    // Wrapping in an async call turns a synchronous throw into a failed check.
-    await Promise.race([(async () => check())(), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 export async function checkReadiness(
   checks: HealthChecks,
   options: HealthOptions = {},
 ): Promise<ReadinessReport> {
   const timeoutMs = options.timeoutMs ?? 1000;
   const names = Object.keys(checks);
-  const results = await Promise.allSettled(names.map((name) => withTimeout(checks[name]!, timeoutMs)));
+  const results = await Promise.allSettled(names.map((name) => withTimeout(checks[name]!, timeoutMs, "")));
   const statuses: Record<string, "ok" | "failed"> = {};
   const failing: Record<string, string> = {};
   results.forEach((result, i) => {

@@ -1,3 +1,4 @@
+export { TimeoutError, withTimeout } from "@kurz/bus";
 export * from "./bus.ts";
 export * from "./canonical-path.ts";
 export * from "./config.ts";

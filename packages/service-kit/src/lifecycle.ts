@@ -1,5 +1,6 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { withTimeout } from "@kurz/bus";
 import { ConfigError } from "./config.ts";
 import { flushLoggerBeforeExit, type Logger } from "./logger.ts";
 import { startTelemetry, type Telemetry } from "./telemetry.ts";
@@ -129,7 +130,7 @@ export async function runService(options: RunServiceOptions): Promise<RunningSer
       if (started) {
         await drainServers(started.servers, graceMs, logger);
         try {
-          await withDeadline(started.close(), closeTimeoutMs, "close() did not finish in time");
+          await withTimeout(started.close(), closeTimeoutMs, "close()");
         } catch (err) {
           logger.error({ err }, "closing resources failed");
           exitCode = Math.max(exitCode, 1);
@@ -181,18 +182,4 @@ export async function runService(options: RunServiceOptions): Promise<RunningSer
   const urls = started.servers.map(urlOf).filter((u): u is string => u !== null);
   logger.info({ urls }, `${name} listening on ${urls.join(", ")}`);
   return { shutdown: stopAndExit };
-}
-
-async function withDeadline<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(message)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

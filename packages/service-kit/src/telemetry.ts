@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { TimeoutError, withTimeout } from "@kurz/bus";
 import type { OTLPTraceExporter as OTLPTraceExporterType } from "@opentelemetry/exporter-trace-otlp-http";
 import type { HttpInstrumentation as HttpInstrumentationType } from "@opentelemetry/instrumentation-http";
 import type { NodeSDK as NodeSDKType, tracing } from "@opentelemetry/sdk-node";
@@ -144,21 +145,12 @@ export function startTelemetry(serviceName: string, options: TelemetryOptions = 
     enabled: true,
     shutdown() {
       stopped ??= (async () => {
-        let timer: NodeJS.Timeout | undefined;
         try {
-          await Promise.race([
-            sdk.shutdown(),
-            new Promise<void>((resolve) => {
-              timer = setTimeout(() => {
-                logger?.debug("telemetry shutdown timed out; unsent spans dropped");
-                resolve();
-              }, timeoutMs);
-            }),
-          ]);
+          await withTimeout(sdk.shutdown(), timeoutMs, "telemetry shutdown");
         } catch (err) {
-          logger?.debug({ err }, "telemetry shutdown failed; unsent spans dropped");
-        } finally {
-          clearTimeout(timer);
+          if (err instanceof TimeoutError)
+            logger?.debug("telemetry shutdown timed out; unsent spans dropped");
+          else logger?.debug({ err }, "telemetry shutdown failed; unsent spans dropped");
         }
       })();
       return stopped;

@@ -32,12 +32,11 @@ describe("error envelopes", () => {
     const { status, body } = toV1Error(result.error);
     expect(status).toBe(400);
     expect(body.error.code).toBe("VALIDATION_ERROR");
+    // zod's formatted tree, the shape SnipURL's clients read (decision 0014).
     expect(body.error.details).toEqual({
-      errors: [],
-      properties: {
-        url: { errors: [expect.any(String)] },
-        alias: { errors: [expect.any(String)] },
-      },
+      _errors: [],
+      url: { _errors: [expect.any(String)] },
+      alias: { _errors: [expect.any(String)] },
     });
     expect(toLegacyError(validation(result.error!)).body.message).toMatch(
       /^Invalid request: url: .+; alias: .+$/,

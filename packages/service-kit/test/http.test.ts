@@ -118,7 +118,7 @@ describe("createApp", () => {
     expect(res.status).toBe(400);
     const body = (await res.json()) as { error: { code: string; details: unknown } };
     expect(body.error.code).toBe("VALIDATION_ERROR");
-    expect(body.error.details).toEqual({ errors: [], properties: { url: { errors: [expect.any(String)] } } });
+    expect(body.error.details).toEqual({ _errors: [], url: { _errors: [expect.any(String)] } });
   });
 
   it("answers unexpected errors with a bare 500 and logs the stack", async () => {

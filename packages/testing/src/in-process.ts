@@ -6,18 +6,17 @@
 //
 // Relative imports on purpose: every service depends on @kurz/testing for its tests, so a
 // package dependency back would be a cycle.
-import { createPrisma } from "@kurz/db";
 import { loadAnalyticsConfig } from "../../../services/analytics/src/config.ts";
 import { startAnalytics } from "../../../services/analytics/src/service.ts";
 import { loadGatewayConfig } from "../../../services/gateway/src/config.ts";
 import { startGateway } from "../../../services/gateway/src/service.ts";
-import { type CreatedAccount, createAccount } from "../../../services/management/src/accounts.ts";
-import { keyLimitsFrom } from "../../../services/management/src/api-keys.ts";
-import { loadManagementConfig, managementConfigSchema } from "../../../services/management/src/config.ts";
+import type { CreatedAccount } from "../../../services/management/src/accounts.ts";
+import { loadManagementConfig } from "../../../services/management/src/config.ts";
 import { startManagement } from "../../../services/management/src/service.ts";
 import { loadRedirectConfig } from "../../../services/redirect/src/config.ts";
 import { startRedirect } from "../../../services/redirect/src/service.ts";
 import { createLogger, drainServers, type Logger, type StartedService } from "../../service-kit/src/index.ts";
+import { type AccountCreator, accountCreator } from "./accounts.ts";
 import { trackInProcessOutput } from "./process.ts";
 import { waitFor } from "./wait.ts";
 
@@ -51,7 +50,7 @@ export async function startServicesInProcess(
   envFor: (name: ServiceName) => Record<string, string>,
   readyUrlFor: (name: ServiceName) => string,
 ): Promise<InProcessServices> {
-  let accounts: ReturnType<typeof createPrisma> | undefined;
+  let accounts: AccountCreator | undefined;
   const lines: string[] = [];
   const output = () => lines.join("");
   // pino writes whole lines; a bounded buffer keeps a chatty test from growing the worker's heap.
@@ -103,7 +102,7 @@ export async function startServicesInProcess(
     }
     running.length = 0;
     untrack();
-    await accounts?.$disconnect();
+    await accounts?.close();
     if (failures.length > 0) throw new Error(`closing in-process services failed: ${failures.join("; ")}`);
   };
 
@@ -126,27 +125,8 @@ export async function startServicesInProcess(
     throw failure.reason;
   }
   // The CLI runs with the stack's environment over the parent's, and reads the key limits from it.
-  const cliEnv = { ...process.env, ...envFor("management") };
-  const limits = keyLimitsFrom(
-    managementConfigSchema.pick({ RATE_LIMIT_PER_MINUTE: true, RATE_LIMIT_PER_HOUR: true }).parse(cliEnv),
-  );
-  const createAccountLikeCli = async (email: string, linkLimit?: number) => {
-    accounts ??= createPrisma(loadManagementConfig(cliEnv).DATABASE_URL);
-    try {
-      const created = await createAccount(accounts, {
-        email,
-        ...(linkLimit !== undefined ? { linkLimit } : {}),
-        keyLimits: limits,
-      });
-      // The CLI's answer travels as JSON; the round trip keeps exactly the shape tests get from it.
-      return JSON.parse(JSON.stringify(created)) as CreatedAccount;
-    } catch (err) {
-      if ((err as { code?: string }).code === "P2002")
-        throw new Error(`accounts:create: an account with e-mail ${email} already exists`);
-      throw err;
-    }
-  };
-  return { stop, output, createAccount: createAccountLikeCli };
+  accounts = accountCreator({ ...process.env, ...envFor("management") });
+  return { stop, output, createAccount: (email, linkLimit) => accounts!.createAccount(email, linkLimit) };
 }
 
 async function answers200(url: string): Promise<boolean> {

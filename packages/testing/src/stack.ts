@@ -1,15 +1,17 @@
-// Boots the whole Kurz stack as real processes (the four services), isolated for one test file:
+// Boots the whole Kurz stack as real processes (the four services, from their bundles as in
+// production: decision 0016), isolated for one test file:
 // its own Postgres database, Redis key prefix, bus prefix, in-memory ClickHouse and free ports.
 // With `inProcess: true` the same four services run inside the test's own process instead (same
 // isolation, same ports and URLs): the default for handler tests, which then start in about a
 // second. Keep processes for what crosses processes for real (docs/decisions/0011-in-process-test-stack.md).
 // Import from "@kurz/testing/stack". For BUS=kafka pass brokers from startKafkaMock (@kurz/bus/testing)
 // created with `stackTopics(prefix)` so the topics exist with their partitions.
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { migrateDatabase } from "@kurz/db";
+import { accountCreator } from "./accounts.ts";
+import { BUNDLE_NODE_FLAGS, bundlePath, ensureBundles } from "./bundles.ts";
 import { createTestDatabase } from "./database.ts";
 import { getFreePort } from "./net.ts";
 import { type StartedProcess, startProcess } from "./process.ts";
@@ -29,6 +31,8 @@ export interface Stack {
   urls: { gateway: string; management: string; redirect: string; analytics: string; redirectOps: string };
   databaseUrl: string;
   env: Record<string, string>;
+  /** Each service's process id (all the test's own process when in-process), e.g. for RSS readings. */
+  pids: { gateway: number; management: number; redirect: number; analytics: number };
   createAccount(
     email: string,
     linkLimit?: number,
@@ -125,6 +129,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       urls,
       databaseUrl: db.url,
       env,
+      pids: { gateway: process.pid, management: process.pid, redirect: process.pid, analytics: process.pid },
       createAccount: (email, linkLimit) => services.createAccount(email, linkLimit),
       stop: async () => {
         try {
@@ -136,17 +141,29 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     };
   }
 
+  // As `./kurz up` and the images run them: from their bundles (decision 0016).
+  // KURZ_STACK_FROM_SOURCE=1 runs them from source through tsx instead (to compare start-up and memory).
+  const fromSource = process.env.KURZ_STACK_FROM_SOURCE === "1";
+  if (!fromSource)
+    await ensureBundles().catch(async (err: unknown) => {
+      await cleanup();
+      throw err;
+    });
   const procs: StartedProcess[] = [];
-  const boot = (name: string, port: number) =>
+  const pids = { gateway: 0, management: 0, redirect: 0, analytics: 0 };
+  const boot = (name: keyof typeof pids, port: number) =>
     startProcess({
       cmd: process.execPath,
-      args: ["--import", "tsx", `services/${name}/src/main.ts`],
+      args: fromSource
+        ? ["--import", "tsx", `services/${name}/src/main.ts`]
+        : [...BUNDLE_NODE_FLAGS, bundlePath(name)],
       cwd: root,
       env: { ...env, ...own[name], ...opts.extraEnv, PORT: String(port) },
       readyUrl: `http://127.0.0.1:${readyPort(name, port)}/ready`,
       readyTimeoutMs: 60_000,
     }).then((p) => {
       procs.push(p);
+      pids[name] = p.pid;
       return p;
     });
   // allSettled, not all: when one service fails to boot, the others may still be starting, and each
@@ -165,35 +182,18 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     throw failure.reason;
   }
 
+  const accounts = accountCreator({ ...process.env, ...env });
   return {
     origin,
     prefix,
     urls,
     databaseUrl: db.url,
     env,
-    createAccount: (email, linkLimit) =>
-      new Promise((resolvePromise, reject) => {
-        const args = [
-          "--import",
-          "tsx",
-          "services/management/src/cli.ts",
-          "accounts:create",
-          "--email",
-          email,
-        ];
-        if (linkLimit !== undefined) args.push("--link-limit", String(linkLimit));
-        const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env } });
-        let out = "";
-        let errOut = "";
-        child.stdout.on("data", (d: Buffer) => (out += d));
-        child.stderr.on("data", (d: Buffer) => (errOut += d));
-        child.on("exit", (code) => {
-          if (code !== 0) return reject(new Error(`accounts:create exited ${code}: ${errOut}`));
-          const last = out.trim().split("\n").at(-1) ?? "";
-          resolvePromise(JSON.parse(last));
-        });
-      }),
+    pids,
+    // What the CLI does, in this process (accounts.ts): a CLI process per account cost 7–15 s here.
+    createAccount: (email, linkLimit) => accounts.createAccount(email, linkLimit),
     stop: async () => {
+      await accounts.close();
       const codes = await Promise.all([...procs].reverse().map((p) => p.stop("SIGTERM")));
       await cleanup();
       if (codes.some((c) => c !== 0)) {

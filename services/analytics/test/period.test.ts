@@ -18,28 +18,50 @@ describe("periodOf", () => {
 
 describe("splitPeriod", () => {
   const p = (from: string, to: string) => ({ from: new Date(from), to: new Date(to) });
+  // Spans are half-open [from, to) in epoch milliseconds.
+  const span = (from: string, to: string) => ({ from: Date.parse(from), to: Date.parse(to) });
 
-  it("reads whole days from rollups only", () => {
+  it("reads whole days from the daily rollups only", () => {
     expect(splitPeriod(p("2026-11-01T00:00:00.000Z", "2026-11-03T23:59:59.999Z"))).toEqual({
-      days: { from: "2026-11-01", to: "2026-11-03" },
-      edges: [],
+      days: span("2026-11-01T00:00:00.000Z", "2026-11-04T00:00:00.000Z"),
+      hours: [],
+      raw: [],
     });
   });
 
-  it("reads partial days at either end from raw clicks", () => {
-    expect(splitPeriod(p("2026-11-01T06:00:00.000Z", "2026-11-03T12:00:00.000Z"))).toEqual({
-      days: { from: "2026-11-02", to: "2026-11-02" },
-      edges: [
-        p("2026-11-01T06:00:00.000Z", "2026-11-01T23:59:59.999Z"),
-        p("2026-11-03T00:00:00.000Z", "2026-11-03T12:00:00.000Z"),
+  it("reads the whole hours of partial days from the hourly rollups, partial hours from raw clicks", () => {
+    expect(splitPeriod(p("2026-11-01T06:30:00.000Z", "2026-11-03T12:00:00.000Z"))).toEqual({
+      days: span("2026-11-02T00:00:00.000Z", "2026-11-03T00:00:00.000Z"),
+      hours: [
+        span("2026-11-01T07:00:00.000Z", "2026-11-02T00:00:00.000Z"),
+        span("2026-11-03T00:00:00.000Z", "2026-11-03T12:00:00.000Z"),
+      ],
+      raw: [
+        span("2026-11-01T06:30:00.000Z", "2026-11-01T07:00:00.000Z"),
+        // The end is inclusive: its millisecond is read from raw clicks.
+        span("2026-11-03T12:00:00.000Z", "2026-11-03T12:00:00.001Z"),
       ],
     });
   });
 
-  it("reads a period inside one day, or spanning one midnight, from raw clicks", () => {
-    const inside = p("2026-11-01T06:00:00.000Z", "2026-11-01T07:00:00.000Z");
-    expect(splitPeriod(inside)).toEqual({ days: null, edges: [inside] });
-    const across = p("2026-11-01T18:00:00.000Z", "2026-11-02T06:00:00.000Z");
-    expect(splitPeriod(across)).toEqual({ days: null, edges: [across] });
+  it("reads a period inside one hour from raw clicks only, and one across midnight by hours", () => {
+    expect(splitPeriod(p("2026-11-01T06:10:00.000Z", "2026-11-01T06:20:00.000Z"))).toEqual({
+      days: null,
+      hours: [],
+      raw: [span("2026-11-01T06:10:00.000Z", "2026-11-01T06:20:00.001Z")],
+    });
+    expect(splitPeriod(p("2026-11-01T18:00:00.000Z", "2026-11-02T05:59:59.999Z"))).toEqual({
+      days: null,
+      hours: [span("2026-11-01T18:00:00.000Z", "2026-11-02T06:00:00.000Z")],
+      raw: [],
+    });
+  });
+
+  it("uses no whole days for an hourly series", () => {
+    expect(splitPeriod(p("2026-11-01T00:00:00.000Z", "2026-11-02T23:59:59.999Z"), "hour")).toEqual({
+      days: null,
+      hours: [span("2026-11-01T00:00:00.000Z", "2026-11-03T00:00:00.000Z")],
+      raw: [],
+    });
   });
 });

@@ -2,11 +2,15 @@
 // authentication costs no database query on the hot path. Unknown keys are cached briefly too.
 import { createHash } from "node:crypto";
 import { API_KEY_PATTERN, apiKeyCacheKey, KeyRecord } from "@kurz/contracts";
-import { internalHeaders, keyExpired, keyRevoked, serviceUnavailable, unauthorized } from "@kurz/service-kit";
+import { apiError, internalHeaders, keyExpired, keyRevoked, serviceUnavailable } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
 
 const UNKNOWN = "unknown";
 const UNKNOWN_TTL_SECONDS = 10;
+/** Parsed records kept in memory (a few hundred bytes each); the map starts over when full. */
+const PARSED_MAX = 10_000;
+
+const invalidKey = (hint: string) => apiError("UNAUTHORIZED", "Invalid API key.", { hint });
 
 const unavailable = () => serviceUnavailable("Authentication is temporarily unavailable; retry shortly");
 
@@ -20,14 +24,19 @@ export class ApiKeys {
     },
   ) {}
 
+  /** The last record parsed per cache key, reused while the cached text is unchanged. */
+  private readonly parsed = new Map<string, { text: string; record: KeyRecord }>();
+
   /** Throws 401 (UNAUTHORIZED, KEY_EXPIRED or KEY_REVOKED) or 503; returns the live key otherwise. */
   async authenticate(authorization: string | undefined, now = Date.now()): Promise<KeyRecord> {
+    // SnipURL's documented wording for every missing or unknown key (its clients show `error.message`);
+    // what was wrong with the header is in `details`.
     const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? "");
-    if (!match) throw unauthorized("Missing or malformed Authorization header; send 'Bearer <API key>'");
+    if (!match) throw invalidKey("Send the header 'Authorization: Bearer <API key>'");
     const key = match[1]!;
-    if (!API_KEY_PATTERN.test(key)) throw unauthorized("Invalid API key");
+    if (!API_KEY_PATTERN.test(key)) throw invalidKey("This is not a Kurz API key");
     const record = await this.lookup(createHash("sha256").update(key).digest("hex"));
-    if (!record) throw unauthorized("Invalid API key");
+    if (!record) throw invalidKey("No such API key");
     if (record.revoked) throw keyRevoked("This API key has been revoked");
     if (record.expires_at !== null && Date.parse(record.expires_at) <= now) {
       throw keyExpired("This API key has expired");
@@ -45,9 +54,16 @@ export class ApiKeys {
     }
     if (cached === UNKNOWN) return null;
     if (cached) {
+      // The same text parses to the same record: a revocation or a change rewrites the text.
+      const known = this.parsed.get(cacheKey);
+      if (known?.text === cached) return known.record;
       // A damaged entry is treated as a miss and replaced from management, never trusted.
       const parsed = KeyRecord.safeParse(parseJson(cached));
-      if (parsed.success) return parsed.data;
+      if (parsed.success) {
+        if (this.parsed.size >= PARSED_MAX) this.parsed.clear();
+        this.parsed.set(cacheKey, { text: cached, record: parsed.data });
+        return parsed.data;
+      }
       await this.redis.del(cacheKey).catch(() => {});
     }
 

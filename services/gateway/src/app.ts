@@ -3,7 +3,13 @@
 // canonical once, before anything routes on it, and exactly that path is forwarded (docs/security.md).
 import { createHmac } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { buildOpenApiDocument, RATE_LIMIT_HEADERS } from "@kurz/contracts";
+import {
+  API_VERSION,
+  API_VERSION_HEADER,
+  buildOpenApiDocument,
+  isV1ApiPath,
+  RATE_LIMIT_HEADERS,
+} from "@kurz/contracts";
 import {
   apiError,
   canonicalPath,
@@ -77,13 +83,33 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   };
   const forward = createForwarder({ internalSecret: config.INTERNAL_TOKEN, onError: unavailable });
 
+  // Every /api/v1 response says which version answered, whoever produces it (docs/api.md, "Versions").
+  app.use((req, res, next) => {
+    if (isV1ApiPath(pathOf(req.url))) res.setHeader(API_VERSION_HEADER, API_VERSION);
+    next();
+  });
+
+  // Failed authentications have a budget per client (hashed address), so a flood of made-up keys
+  // costs neither a key lookup per request nor a management query per new key once it is spent.
+  const authFailures: Window = { name: "1m", seconds: 60, limit: config.AUTH_FAILURE_LIMIT_PER_MINUTE };
+  const authFailureSubject = (req: Request) => `auth-fail:${clientHash(req)}`;
+
   // First of all: one canonical path per request. Ambiguous ones (dot segments, encoded dots and
-  // slashes, backslashes, NUL, ...) are refused with 400; the rest route and forward verbatim.
+  // slashes, backslashes, NUL, ...) are refused with 400; the rest route and forward verbatim. A
+  // refused API path has no key whose budget could be reported, so it reports the client's
+  // failed-authentication budget (SPEC 8: headers on every response); it does not spend it.
   app.use((req, res, next) => {
     const canonical = canonicalPath(req.url);
-    if (!canonical.ok) return sendPathRefusal(req, res, canonical.reason);
-    res.locals.canonicalUrl = canonical.url;
-    next();
+    if (canonical.ok) {
+      res.locals.canonicalUrl = canonical.url;
+      return next();
+    }
+    if (!/^\/api(?:[/%?]|$)/i.test(req.url)) return sendPathRefusal(req, res, canonical.reason);
+    deps.limiter
+      .peek(authFailureSubject(req), authFailures)
+      .then((state) => reportWindow(res, state))
+      .catch((err: unknown) => logger.error({ err: String(err) }, "rate limiter unavailable"))
+      .finally(() => sendPathRefusal(req, res, canonical.reason));
   });
   app.use(healthRoutes(deps.readiness));
   const openapi = buildOpenApiDocument({ baseUrl: config.PUBLIC_BASE_URL });
@@ -95,7 +121,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     .all(methodNotAllowed(["GET"]));
   app.use(docsRouter());
 
-  const limiterDown = (err: unknown) => {
+  const limiterDown = (err: unknown): never => {
     logger.error({ err: String(err) }, "rate limiter unavailable");
     throw serviceUnavailable("Service temporarily unavailable");
   };
@@ -104,11 +130,14 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     res.setHeader(RATE_LIMIT_HEADERS.remaining, String(state.remaining));
     res.setHeader(RATE_LIMIT_HEADERS.reset, String(state.resetAt));
   };
-  const exceededError = (state: WindowState, message: string) => {
+  // SnipURL's documented wording (its clients show `error.message`); which budget it was is in
+  // `details` (window, limit) and the X-RateLimit-* headers. The older API has no `details`, so its
+  // message may name the budget instead.
+  const exceededError = (state: WindowState, legacyMessage?: string) => {
     const retryAfter = Math.max(1, state.resetAt - Math.floor(Date.now() / 1000));
     return apiError(
       "RATE_LIMIT_EXCEEDED",
-      message,
+      legacyMessage ?? `Rate limit exceeded. Retry after ${retryAfter} seconds.`,
       { limit: state.limit, window: state.name, retry_after: retryAfter },
       { headers: { [RATE_LIMIT_HEADERS.retryAfter]: String(retryAfter) } },
     );
@@ -120,25 +149,18 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     const { state, exceeded } = reportedWindow(states);
     reportWindow(res, state);
     if (!exceeded) return;
-    throw exceededError(
-      state,
-      `Rate limit exceeded: ${state.limit} requests per ${state.name === "1h" ? "hour" : "minute"}`,
-    );
+    throw exceededError(state);
   };
-
-  // Failed authentications have a budget per client (hashed address), so a flood of made-up keys
-  // costs neither a key lookup per request nor a management query per new key once it is spent.
-  const authFailures: Window = { name: "1m", seconds: 60, limit: config.AUTH_FAILURE_LIMIT_PER_MINUTE };
-  const authFailureSubject = (req: Request) => `auth-fail:${clientHash(req)}`;
 
   // Unauthenticated public API routes (e.g. /api/v1/public/*) are mounted here, before authentication.
   // Public analytics (issue 5): no key, so the budget is per client address (hashed: no raw IPs kept).
   app.use("/api/v1/public/analytics", async (req, res, next) => {
     try {
-      if (req.method !== "GET" && req.method !== "HEAD") throw methodNotAllowedError(["GET", "HEAD"]);
+      // Counted first, so a refused method reports the budget it was charged to like any answer.
       await enforceLimits(res, `public:${clientHash(req)}`, [
         { name: "1m", seconds: 60, limit: PUBLIC_RATE_LIMIT_PER_MINUTE },
       ]);
+      if (req.method !== "GET" && req.method !== "HEAD") throw methodNotAllowedError(["GET", "HEAD"]);
       forward(req, res, config.ANALYTICS_URL, routedUrl(res));
     } catch (err) {
       next(err);
@@ -153,9 +175,12 @@ export function createGatewayApp(deps: GatewayDeps): Express {
       const spent = await deps.limiter.peek(failSubject, authFailures).catch(limiterDown);
       if (spent.count >= spent.limit) {
         reportWindow(res, { ...spent, remaining: 0 });
+        const legacy = envelopeForPath(req.baseUrl + req.path) === "legacy";
         throw exceededError(
           spent,
-          `Too many failed authentications: ${spent.limit} per minute from this client; retry later`,
+          legacy
+            ? `Too many failed authentications: ${spent.limit} per minute from this client; retry later`
+            : undefined,
         );
       }
       const key = await deps.keys.authenticate(req.headers.authorization).catch(async (err: unknown) => {

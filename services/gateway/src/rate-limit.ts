@@ -1,6 +1,6 @@
 // Fixed-window rate limits counted atomically in Redis, shared by every gateway instance. Windows are
 // aligned to the clock so every instance agrees on when a window resets.
-import { rateLimitKey } from "@kurz/contracts";
+import { RATE_LIMIT_SCRIPT, rateLimitKey } from "@kurz/contracts";
 import type { Redis } from "ioredis";
 
 export interface Window {
@@ -15,18 +15,9 @@ export interface WindowState extends Window {
   resetAt: number; // unix seconds
 }
 
-const SCRIPT = `
-local out = {}
-for i, key in ipairs(KEYS) do
-  local n = redis.call('INCR', key)
-  if n == 1 then redis.call('EXPIRE', key, ARGV[i]) end
-  out[i] = n
-end
-return out`;
-
 export class RateLimiter {
   constructor(private readonly redis: Redis) {
-    redis.defineCommand("kurzRateLimit", { lua: SCRIPT });
+    redis.defineCommand("kurzRateLimit", { lua: RATE_LIMIT_SCRIPT });
   }
 
   /** Counts one request in every window; returns each window's state. */

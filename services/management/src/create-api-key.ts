@@ -1,6 +1,6 @@
 // Creating an API key (beyond the SPEC, ARCHITECTURE "API keys"): the full key is returned once and
 // never stored; an account has at most MAX_ACTIVE_KEYS active keys, checked under the account's lock.
-import { type CreateApiKeyBody, type CreatedApiKey, MAX_ACTIVE_KEYS } from "@kurz/contracts";
+import { type CreateApiKeyBody, type CreatedApiKey, fieldErrors, MAX_ACTIVE_KEYS } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { forbidden, unauthorized, validation } from "@kurz/service-kit";
 import { activeKeyWhere, generateApiKey, type KeyLimits, toApiKeyItem } from "./api-keys.ts";
@@ -13,10 +13,10 @@ export async function createApiKey(
   const { prisma } = deps;
   const expiresAt = body.expires_at !== undefined ? new Date(body.expires_at) : null;
   if (expiresAt && expiresAt.getTime() <= Date.now()) {
-    throw validation("expires_at must be in the future", {
-      errors: [],
-      properties: { expires_at: { errors: ["must be in the future"] } },
-    });
+    throw validation(
+      "expires_at must be in the future",
+      fieldErrors({ expires_at: "Must be in the future" }),
+    );
   }
   const { key, hash, prefix } = generateApiKey();
   const created = await prisma.$transaction(async (tx) => {

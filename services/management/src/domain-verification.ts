@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { Resolver } from "node:dns/promises";
 import { type DomainStatus, domainVerificationRecord } from "@kurz/contracts";
 import type { Domain, PrismaClient } from "@kurz/db";
-import { conflict, notFound, serviceUnavailable } from "@kurz/service-kit";
+import { conflict, notFound, serviceUnavailable, withTimeout } from "@kurz/service-kit";
 import type { LegacyRecords } from "./legacy-records.ts";
 
 /** 128 random bits as 32 hex characters: unguessable, and fits one TXT string with room to spare. */
@@ -34,12 +34,7 @@ export function createTxtLookup(opts: { servers: string[]; timeoutMs?: number })
   return async (name) => {
     const resolver = new Resolver({ timeout: Math.ceil(timeoutMs / 2), tries: 2 });
     if (opts.servers.length > 0) resolver.setServers(opts.servers);
-    const timer = setTimeout(() => resolver.cancel(), timeoutMs);
-    try {
-      return await resolver.resolveTxt(name);
-    } finally {
-      clearTimeout(timer);
-    }
+    return withTimeout(resolver.resolveTxt(name), timeoutMs, "TXT lookup", () => resolver.cancel());
   };
 }
 

@@ -4,14 +4,15 @@
 // row is then locked only from that update to commit, and concurrent writers of one account overlap
 // in everything before it.
 import type { Prisma, PrismaClient } from "@kurz/db";
-import { ApiError, forbidden } from "@kurz/service-kit";
+import { ApiError, apiError } from "@kurz/service-kit";
 
 type Tx = Prisma.TransactionClient;
 
+/** SnipURL's documented wording (its clients show `error.message`); the figure is in `details` too. */
 export function linkLimitError(limit: number): ApiError {
-  return forbidden(
-    `Link limit reached: this account can have at most ${limit} links. Delete links you no longer need or upgrade your plan.`,
-  );
+  return apiError("FORBIDDEN", `Link limit reached (${limit}). Delete existing links or upgrade your plan.`, {
+    link_limit: limit,
+  });
 }
 
 /**
@@ -30,10 +31,22 @@ export async function countLinksAdded(tx: Tx, accountId: string, n: number): Pro
   throw linkLimitError(account.link_limit);
 }
 
-/** Uncounts `n` deleted links (only those the delete statement itself removed). */
-export async function countLinksRemoved(tx: Tx, accountId: string, n: number): Promise<void> {
-  if (n === 0) return;
-  await tx.$executeRaw`UPDATE accounts SET link_count = link_count - ${n}::int WHERE id = ${accountId}::uuid`;
+/**
+ * Uncounts deleted links (only those the delete statement itself removed) and their clicks: click data
+ * goes with its link (SPEC 3), so `total_clicks` drops in the same transaction and agrees with the
+ * analytics summary at once instead of waiting for click totals that a deleted link never sends again.
+ */
+export async function countLinksRemoved(
+  tx: Tx,
+  accountId: string,
+  removed: readonly { clicksCount: bigint | number }[],
+): Promise<void> {
+  if (removed.length === 0) return;
+  const clicks = removed.reduce((sum, link) => sum + BigInt(link.clicksCount), 0n);
+  await tx.$executeRaw`
+    UPDATE accounts SET link_count = link_count - ${removed.length}::int,
+      total_clicks = GREATEST(total_clicks - ${clicks}::bigint, 0)
+    WHERE id = ${accountId}::uuid`;
 }
 
 /** The account's link count as stored (the unfiltered list total and `total_links`). */

@@ -2,9 +2,10 @@
 // transaction and then writes the redirect record, so analytics and the redirect see it at once.
 // Creates and deletes keep the account's stored link count (link-count.ts, decision 0012) in that
 // same transaction, as its last statement.
-import type { CreateLinkBody, UpdateLinkBody } from "@kurz/contracts";
+import { randomUUID } from "node:crypto";
+import { type CreateLinkBody, TOPICS, type UpdateLinkBody } from "@kurz/contracts";
 import { isUniqueViolation, type Link, Prisma, type PrismaClient } from "@kurz/db";
-import { ApiError, conflict, notFound, validation } from "@kurz/service-kit";
+import { ApiError, apiError, notFound } from "@kurz/service-kit";
 import { campaignsOfLinks, type LegacyRecords } from "./legacy-records.ts";
 import { countLinksAdded, countLinksRemoved, linkLimitError } from "./link-count.ts";
 import { LINK_COLUMNS } from "./link-list.ts";
@@ -12,7 +13,7 @@ import { enqueueLinkEvent, linkEvent } from "./outbox.ts";
 import { hashPassword } from "./passwords.ts";
 import type { RedirectRecords } from "./redirect-records.ts";
 import { CodeReserved, claimCode, reservedForOthers, retireCodes } from "./retired-codes.ts";
-import { freeShortCode } from "./short-codes.ts";
+import { randomShortCode } from "./short-codes.ts";
 
 export interface LinkWriterDeps {
   prisma: PrismaClient;
@@ -28,22 +29,24 @@ type Tx = Prisma.TransactionClient;
 
 export { linkLimitError };
 
-export const aliasTakenError = (alias: string) => conflict(`The alias '${alias}' is already taken`);
+/** SnipURL's documented wording (its clients show `error.message`); which alias is in `details`. */
+export const aliasTakenError = (alias: string) =>
+  apiError("CONFLICT", "This custom alias is already taken.", { custom_alias: alias });
+
+/** What a bulk item's `failed[].error` says for a taken alias (SnipURL's documented wording). */
+export const BULK_ALIAS_TAKEN = "Alias already taken";
+
+/** SnipURL's documented wording for a missing link; the same for others' links (SPEC 5, rule 6). */
+export const linkNotFound = () => notFound("Link not found.");
 
 /** A creation input whose title is settled (given, or fetched before any transaction is opened). */
 export type NewLink = CreateLinkBody & { title: string };
 
-/**
- * Refuses a create that would leave no link in the past: a link dead on arrival is almost always a
- * clock or time-zone mistake. (PATCH may set a past expiry: that is how a client expires a link now.)
- */
-export function assertFutureExpiry(expiresAt: string | undefined): void {
-  if (expiresAt !== undefined && Date.parse(expiresAt) <= Date.now()) {
-    throw validation("expires_at must be in the future", {
-      errors: [],
-      properties: { expires_at: { errors: ["Must be in the future"] } },
-    });
-  }
+/** The account's link `id` (others' and unknown ids alike: 404). */
+export async function getLink(prisma: PrismaClient, accountId: string, id: string): Promise<Link> {
+  const link = await prisma.link.findFirst({ where: { id, accountId } });
+  if (!link) throw linkNotFound();
+  return link;
 }
 
 /**
@@ -76,58 +79,109 @@ export async function unavailableAliases(
   return new Set([...live.map((l) => l.shortCode), ...reserved]);
 }
 
-/** Creates one link; throws 403 at the link limit and 409 when the alias is taken or reserved. */
+/**
+ * Creates one link; throws 403 at the link limit and 409 when the alias is taken or reserved.
+ * Two statements in one transaction (decision 0017): the first inserts the link and its outbox event
+ * (the account's default expiry read inside it), the second counts it under the limit. The second also
+ * re-checks the retired codes: a fresh statement sees a concurrent delete of the same code that the
+ * insert had to wait for (a check inside the insert's own statement would use the snapshot from
+ * before that wait).
+ */
 export async function createLink(deps: LinkWriterDeps, accountId: string, input: NewLink): Promise<Link> {
   const passwordHash = input.password !== undefined ? await hashPassword(input.password) : null;
-  const create = () =>
+  const cutoff = new Date(Date.now() - deps.retiredCodeGraceMs);
+  const create = (shortCode: string) =>
     deps.prisma.$transaction(async (tx) => {
-      // A plain read: the account row is locked only by the counter update that ends the transaction.
-      const [account] = await tx.$queryRaw<{ default_expiry_hours: number | null }[]>`
-        SELECT default_expiry_hours FROM accounts WHERE id = ${accountId}::uuid`;
-      if (!account) throw new ApiError(401, "UNAUTHORIZED", "Unknown account");
-
-      const expiresAt =
-        input.expires_at !== undefined
-          ? new Date(input.expires_at)
-          : account.default_expiry_hours !== null
-            ? new Date(Date.now() + account.default_expiry_hours * 3_600_000)
-            : null;
-      const link = await tx.link.create({
-        data: {
-          accountId,
-          shortCode: input.custom_alias ?? (await freeShortCode(tx)),
-          originalUrl: input.url,
-          title: input.title,
-          passwordHash,
-          expiresAt,
-        },
-      });
-      await claimCode(tx, link.shortCode, accountId, deps.retiredCodeGraceMs);
-      await enqueueLinkEvent(tx, linkEvent("link.created", link));
-      // Last, so concurrent creates of the account wait for each other only from here to commit; at the
-      // limit it throws the 403 and the whole transaction rolls back.
-      await countLinksAdded(tx, accountId, 1);
+      const link = await insertLinkWithEvent(tx, accountId, { ...input, shortCode, passwordHash });
+      if (!link) {
+        const [account] = await tx.$queryRaw<unknown[]>`SELECT 1 FROM accounts WHERE id = ${accountId}::uuid`;
+        if (!account) throw new ApiError(401, "UNAUTHORIZED", "Unknown account");
+        // A generated code among the retired ones, whoever retired it: drawn again.
+        throw new CodeReserved(`the code '${shortCode}' is retired`);
+      }
+      const counted = await tx.$executeRaw`
+        UPDATE accounts SET link_count = link_count + 1
+        WHERE id = ${accountId}::uuid AND link_count + 1 <= link_limit
+          AND NOT EXISTS (SELECT 1 FROM retired_codes WHERE short_code = ${shortCode}
+            AND account_id <> ${accountId}::uuid AND retired_at > ${cutoff})`;
+      if (counted !== 1) {
+        // The rare path: say why, then the throw rolls the insert back.
+        await claimCode(tx, shortCode, accountId, deps.retiredCodeGraceMs);
+        await countLinksAdded(tx, accountId, 1);
+      }
       return link;
     });
 
   let link: Link;
   try {
-    link = await create();
+    link = await create(input.custom_alias ?? randomShortCode());
   } catch (err) {
     if (!isUniqueViolation(err, "links_short_code_key") && !(err instanceof CodeReserved)) throw err;
     if (input.custom_alias !== undefined) throw aliasTakenError(input.custom_alias);
-    link = await create(); // a generated code raced with another insert or delete; a fresh code will do
+    link = await create(randomShortCode()); // a generated code was taken or retired; a fresh one will do
   }
   deps.onEventsWritten();
   await deps.records.put(link);
   return link;
 }
 
+/**
+ * One statement: the link row (its expiry defaulting from the account's setting) and its `link.created`
+ * outbox event. The event is linkEvent's, built here from the row as it will be inserted (every column
+ * is given, none left to a default) with the expiry filled in from the inserted row, which only the
+ * database knows when the account's default applies. Null when nothing was inserted: an unknown
+ * account, or a generated code found among the retired ones.
+ */
+async function insertLinkWithEvent(
+  tx: Tx,
+  accountId: string,
+  input: NewLink & { shortCode: string; passwordHash: string | null },
+): Promise<Link | null> {
+  const now = new Date();
+  const planned: Link = {
+    id: randomUUID(),
+    accountId,
+    shortCode: input.shortCode,
+    originalUrl: input.url,
+    title: input.title,
+    passwordHash: input.passwordHash,
+    isActive: true,
+    expiresAt: input.expires_at !== undefined ? new Date(input.expires_at) : null,
+    clicksCount: 0n,
+    analyticsPublic: false,
+    analyticsSharedFields: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const event = linkEvent("link.created", planned);
+  const generated = input.custom_alias === undefined;
+  const [link] = await tx.$queryRaw<Link[]>`
+    WITH ins AS (
+      INSERT INTO links (id, account_id, short_code, original_url, title, password_hash, is_active,
+                         analytics_public, expires_at, created_at, updated_at)
+      SELECT ${planned.id}::uuid, a.id, ${planned.shortCode}, ${planned.originalUrl}, ${planned.title},
+             ${planned.passwordHash}, true, false,
+             COALESCE(${planned.expiresAt}::timestamptz, now() + make_interval(hours => a.default_expiry_hours)),
+             ${now}::timestamptz, ${now}::timestamptz
+      FROM accounts a
+      WHERE a.id = ${accountId}::uuid
+        AND NOT (${generated} AND EXISTS (SELECT 1 FROM retired_codes WHERE short_code = ${planned.shortCode}))
+      RETURNING ${LINK_COLUMNS}
+    ), ev AS (
+      INSERT INTO outbox_events (topic, key, payload)
+      SELECT ${TOPICS.links}, ins.id::text, jsonb_set(${JSON.stringify(event)}::jsonb, '{link,expires_at}',
+        COALESCE(to_jsonb(to_char(ins."expiresAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')), 'null'))
+      FROM ins
+    )
+    SELECT * FROM ins`;
+  return link ?? null;
+}
+
 const ownedLink = async (tx: Tx, accountId: string, id: string) => {
   // FOR UPDATE: two concurrent PATCHes of one link commit (and write Redis) in a single order.
   const [row] = await tx.$queryRaw<{ id: string }[]>`
     SELECT id FROM links WHERE id = ${id}::uuid AND account_id = ${accountId}::uuid FOR UPDATE`;
-  if (!row) throw notFound("Link not found");
+  if (!row) throw linkNotFound();
 };
 
 export async function updateLink(
@@ -139,7 +193,7 @@ export async function updateLink(
   if (Object.keys(body).length === 0) {
     // Nothing to change: no write, no event, updated_at stays (it records changes, not requests).
     const link = await deps.prisma.link.findFirst({ where: { id, accountId } });
-    if (!link) throw notFound("Link not found");
+    if (!link) throw linkNotFound();
     return link;
   }
   const data: Prisma.LinkUpdateInput = { updatedAt: new Date() };
@@ -188,7 +242,7 @@ export async function deleteLinks(
     await retireCodes(tx, accountId, links);
     // RETURNING lists only the rows this statement deleted, so a concurrent delete of the same ids
     // cannot make the count go down twice.
-    await countLinksRemoved(tx, accountId, links.length);
+    await countLinksRemoved(tx, accountId, links);
     return links;
   });
   if (removed.length > 0) deps.onEventsWritten();

@@ -63,7 +63,9 @@ const expectLimitErrors = (failed: unknown[], limit: number) => {
   for (const err of failed) {
     expect(isApiError(err), String(err)).toBe(true);
     expect(err).toMatchObject({ status: 403, code: "FORBIDDEN" });
-    expect((err as Error).message).toContain(`at most ${limit} links`);
+    expect((err as Error).message).toBe(
+      `Link limit reached (${limit}). Delete existing links or upgrade your plan.`,
+    );
   }
 };
 

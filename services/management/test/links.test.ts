@@ -183,7 +183,6 @@ describe("POST /links", () => {
     ["a local time without offset", "2099-01-02T03:04:05"],
     ["garbage", "next tuesday"],
     ["a number", 4102444800],
-    ["in the past", "2001-01-01T00:00:00Z"],
   ])("refuses expires_at that is %s", async (_why, expires_at) => {
     expectV1Error(
       await api("POST", "/links", { url: "https://example.com/", title: "t", expires_at }),
@@ -524,7 +523,7 @@ describe("DELETE /links/:id", () => {
       }),
       409,
       "CONFLICT",
-      new RegExp(`^The alias '${alias}' is already taken$`),
+      /^This custom alias is already taken\.$/,
     );
     const again = await create({ url: "https://example.com/again", title: "Again", custom_alias: alias });
     expect(again.short_code).toBe(alias);

@@ -6,6 +6,7 @@
 // refused here already, so nothing ambiguous crosses this hop. In the scaled setup an edge proxy does
 // this routing instead and API_UPSTREAM_URL stays unset.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { API_VERSION, API_VERSION_HEADER, isV1ApiPath } from "@kurz/contracts";
 import {
   canonicalPath,
   createForwarder,
@@ -30,6 +31,7 @@ export function isApiPath(url: string): boolean {
 function unavailable(_err: Error, req: IncomingMessage, res: ServerResponse): void {
   res.setHeader("retry-after", "1");
   const path = (req.url ?? "/").split("?", 1)[0]!;
+  if (isV1ApiPath(path)) res.setHeader(API_VERSION_HEADER, API_VERSION);
   sendError(res, serviceUnavailable("Service temporarily unavailable"), envelopeForPath(path));
 }
 

@@ -18,6 +18,9 @@ const CLICK_TABLES = [
   "link_dim_daily",
   "link_dim_total",
   "link_visitors_daily",
+  "link_hourly",
+  "link_dim_hourly",
+  "link_visitors_hourly",
 ] as const;
 
 export function subscribeLinks(deps: {

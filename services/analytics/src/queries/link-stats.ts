@@ -1,8 +1,9 @@
-// One link's analytics (SPEC 2.5 plus bot_clicks and unique_visitors), from the daily rollups and,
-// for partial days at the ends of a period, from raw clicks. Bots are excluded from every count.
+// One link's analytics (SPEC 2.5 plus bot_clicks and unique_visitors), from the daily and hourly
+// rollups and, for partial hours at the ends of a period, from raw clicks (period.ts). Bots are
+// excluded from every count.
 import type { KurzClickHouse } from "@kurz/clickhouse";
-import { type LinkAnalytics, TOP_LIST_SIZE } from "@kurz/contracts";
-import { type Period, periodSql } from "./period.ts";
+import { type AnalyticsInterval, type LinkAnalytics, TOP_LIST_SIZE } from "@kurz/contracts";
+import { type Period, periodSql, rawClicks } from "./period.ts";
 
 export interface LinkRef {
   link_id: string;
@@ -12,14 +13,16 @@ export interface LinkRef {
 
 type Dim = "referrer" | "country" | "city" | "device" | "browser" | "os";
 
-// The same breakdown the link_dim_daily view makes (migration 0002), for raw clicks. Source columns
+// The same breakdown the link_dim_hourly view makes (migration 0003), for raw clicks. Source columns
 // are renamed first so that no output alias (country) can shadow the column it is computed from.
 const rawDimensions = (where: string) => `
   SELECT tupleElement(d, 1) AS dim, tupleElement(d, 2) AS value, tupleElement(d, 3) AS country, count() AS clicks
   FROM (
-    SELECT ifNull(referrer, '') AS src_referrer, toString(country) AS src_country, city AS src_city,
-           toString(device_type) AS src_device, toString(browser) AS src_browser, toString(os) AS src_os
-    FROM clicks FINAL WHERE ${where}
+    ${rawClicks(
+      `ifNull(referrer, '') AS src_referrer, toString(country) AS src_country, city AS src_city,
+       toString(device_type) AS src_device, toString(browser) AS src_browser, toString(os) AS src_os`,
+      where,
+    )}
   )
   ARRAY JOIN [
     ('referrer', src_referrer, ''),
@@ -31,44 +34,77 @@ const rawDimensions = (where: string) => `
   ] AS d
   GROUP BY dim, value, country`;
 
+const unionAll = (parts: (string | null)[]) => {
+  const present = parts.filter((p): p is string => p !== null);
+  return present.length > 0 ? present.join(" UNION ALL ") : null;
+};
+
+/** `time_series` entries: a date, or with `interval=hour` the hour's start as an ISO datetime. */
+export type Interval = AnalyticsInterval;
+
 export async function linkStats(
   ch: KurzClickHouse,
   link: LinkRef,
   period: Period | null,
+  interval: Interval = "day",
 ): Promise<LinkAnalytics> {
-  const p = periodSql(period);
-  const params = { ...p.params, id: link.link_id, account: link.account_id };
-  const union = (rollup: string, raw: string) => {
-    const parts = [p.rollups ? rollup : null, p.edgesFilter !== null ? raw : null].filter(Boolean);
-    return parts.length > 0 ? parts.join(" UNION ALL ") : null;
-  };
+  // Breakdowns and visitors use whole days where they can; the series splits by its own interval.
+  const p = periodSql(period, "day");
+  const s = interval === "day" ? p : periodSql(period, "hour");
+  const params = { ...p.params, ...s.params, id: link.link_id, account: link.account_id };
+  const ofLink = "account_id = {account:UUID} AND link_id = {id:UUID}";
 
-  const daily = union(
-    `SELECT day, sum(clicks) AS clicks, sum(bot_clicks) AS bots FROM link_daily
-     WHERE account_id = {account:UUID} AND link_id = {id:UUID}${p.daysFilter} GROUP BY day`,
-    // FINAL: raw clicks may still hold an unmerged copy of a redelivered click.
-    `SELECT toDate(ts) AS day, countIf(is_bot = 0) AS clicks, countIf(is_bot = 1) AS bots FROM clicks FINAL
-     WHERE link_id = {id:UUID}${p.edgesFilter} GROUP BY day`,
-  );
-  const dims = union(
-    // Without a period, the all-time table holds the same sums in far fewer rows.
-    `SELECT toString(dim) AS dim, value, toString(country) AS country, sum(clicks) AS clicks
-     FROM ${period ? "link_dim_daily" : "link_dim_total"}
-     WHERE link_id = {id:UUID}${p.daysFilter} GROUP BY dim, value, country`,
-    rawDimensions(`link_id = {id:UUID} AND is_bot = 0${p.edgesFilter}`),
-  );
-  const visitors = union(
-    `SELECT day, uniqExactMerge(visitors) AS visitors FROM link_visitors_daily
-     WHERE link_id = {id:UUID}${p.daysFilter} GROUP BY day`,
-    `SELECT toDate(ts) AS day, uniqExact(visitor_hash) AS visitors FROM clicks FINAL
-     WHERE link_id = {id:UUID} AND is_bot = 0${p.edgesFilter} GROUP BY day`,
-  );
+  const bucket =
+    interval === "day"
+      ? { hour: "toDate(hour)", ts: "toDate(ts)" }
+      : { hour: "hour", ts: "toDateTime(toStartOfHour(ts), 'UTC')" };
+  const series = unionAll([
+    s.days !== null
+      ? `SELECT day AS bucket, sum(clicks) AS clicks, sum(bot_clicks) AS bots FROM link_daily
+         WHERE ${ofLink}${s.days} GROUP BY day`
+      : null,
+    s.hours !== null
+      ? `SELECT ${bucket.hour} AS bucket, sum(clicks) AS clicks, sum(bot_clicks) AS bots FROM link_hourly
+         WHERE ${ofLink}${s.hours} GROUP BY bucket`
+      : null,
+    s.raw !== null
+      ? `SELECT ${bucket.ts} AS bucket, countIf(is_bot = 0) AS clicks, countIf(is_bot = 1) AS bots
+         FROM (${rawClicks("ts, is_bot", `link_id = {id:UUID}${s.raw}`)}) GROUP BY bucket`
+      : null,
+  ]);
+  const dims = unionAll([
+    p.days !== null
+      ? // Without a period, the all-time table holds the same sums in far fewer rows.
+        `SELECT toString(dim) AS dim, value, toString(country) AS country, sum(clicks) AS clicks
+         FROM ${period ? "link_dim_daily" : "link_dim_total"}
+         WHERE link_id = {id:UUID}${p.days} GROUP BY dim, value, country`
+      : null,
+    p.hours !== null
+      ? `SELECT toString(dim) AS dim, value, toString(country) AS country, sum(clicks) AS clicks
+         FROM link_dim_hourly WHERE link_id = {id:UUID}${p.hours} GROUP BY dim, value, country`
+      : null,
+    p.raw !== null ? rawDimensions(`link_id = {id:UUID} AND is_bot = 0${p.raw}`) : null,
+  ]);
+  // Visitor hashes are salted per day: a day's hours and raw minutes merge into one set per day,
+  // and days add up.
+  const visitors = unionAll([
+    p.days !== null
+      ? `SELECT day, visitors FROM link_visitors_daily WHERE link_id = {id:UUID}${p.days}`
+      : null,
+    p.hours !== null
+      ? `SELECT toDate(hour) AS day, visitors FROM link_visitors_hourly WHERE link_id = {id:UUID}${p.hours}`
+      : null,
+    p.raw !== null
+      ? `SELECT toDate(ts) AS day, uniqExactState(visitor_hash) AS visitors
+         FROM (${rawClicks("ts, visitor_hash", `link_id = {id:UUID} AND is_bot = 0${p.raw}`)}) GROUP BY day`
+      : null,
+  ]);
 
-  const [series, breakdown, uniques] = await Promise.all([
-    daily
-      ? ch.query<{ date: string; clicks: number; bots: number }>(
-          `SELECT toString(day) AS date, sum(clicks) AS clicks, sum(bots) AS bots FROM (${daily})
-           GROUP BY day ORDER BY day`,
+  const [rows, breakdown, uniques] = await Promise.all([
+    series
+      ? ch.query<{ bucket: string; clicks: number; bots: number }>(
+          `SELECT toString(bucket) AS bucket, sum(clicks) AS clicks, sum(bots) AS bots FROM (${series})
+           GROUP BY bucket ORDER BY bucket`,
           params,
         )
       : [],
@@ -84,19 +120,20 @@ export async function linkStats(
       : [],
     visitors
       ? ch.query<{ visitors: number }>(
-          `SELECT toUInt64(sum(visitors)) AS visitors FROM (${visitors})`,
+          `SELECT toUInt64(sum(v)) AS visitors
+           FROM (SELECT day, uniqExactMerge(visitors) AS v FROM (${visitors}) GROUP BY day)`,
           params,
         )
       : [],
   ]);
 
   const of = (dim: Dim) => breakdown.filter((r) => r.dim === dim);
-  const days = series.filter((r) => Number(r.clicks) > 0);
+  const buckets = rows.filter((r) => Number(r.clicks) > 0);
   return {
     link_id: link.link_id,
     short_code: link.short_code,
-    total_clicks: days.reduce((n, r) => n + Number(r.clicks), 0),
-    time_series: days.map((r) => ({ date: r.date, count: Number(r.clicks) })),
+    total_clicks: buckets.reduce((n, r) => n + Number(r.clicks), 0),
+    time_series: seriesOf(buckets, interval),
     referrers: of("referrer").map((r) => ({
       referrer: r.value === "" ? null : r.value,
       count: Number(r.clicks),
@@ -109,7 +146,17 @@ export async function linkStats(
     })),
     browsers: of("browser").map((r) => ({ browser: r.value, count: Number(r.clicks) })),
     os: of("os").map((r) => ({ os: r.value, count: Number(r.clicks) })),
-    bot_clicks: series.reduce((n, r) => n + Number(r.bots), 0),
+    bot_clicks: rows.reduce((n, r) => n + Number(r.bots), 0),
     unique_visitors: Number(uniques[0]?.visitors ?? 0),
   };
+}
+
+/** Days as SPEC's `{date, count}`; hours as `{hour, count}` with the hour's start in UTC. */
+export function seriesOf(
+  rows: { bucket: string; clicks: number }[],
+  interval: Interval,
+): LinkAnalytics["time_series"] {
+  return interval === "day"
+    ? rows.map((r) => ({ date: r.bucket, count: Number(r.clicks) }))
+    : rows.map((r) => ({ hour: `${r.bucket.replace(" ", "T")}Z`, count: Number(r.clicks) }));
 }

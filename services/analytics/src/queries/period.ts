@@ -1,8 +1,10 @@
-// The period an analytics query covers, and how it splits between the daily rollups and raw clicks.
-// A period given in days reads only rollups. A period with times of day reads its whole days from
-// the rollups and the partial days at either end from raw clicks, so answers stay exact.
+// The period an analytics query covers, and how it splits between the rollups and raw clicks.
+// Whole UTC days are read from the daily rollups, whole hours of the partial days at either end from
+// the hourly rollups, and only the partial hours at the very ends (a period given to the millisecond)
+// from raw clicks, so answers stay exact while the raw read stays at most two hours of one link.
 import type { AnalyticsQuery } from "@kurz/contracts";
 
+const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
 /** Inclusive at both ends, millisecond precision. */
@@ -11,17 +13,25 @@ export interface Period {
   to: Date;
 }
 
+/** Half-open [from, to) in epoch milliseconds. */
+export interface Span {
+  from: number;
+  to: number;
+}
+
 export interface PeriodSplit {
-  /** Whole UTC days read from the rollups, as YYYY-MM-DD (inclusive); null when there are none. */
-  days: { from: string; to: string } | null;
-  /** Partial days read from raw clicks, each inclusive at both ends. */
-  edges: Period[];
+  /** Whole UTC days, read from the daily rollups. */
+  days: Span | null;
+  /** Whole hours, read from the hourly rollups. */
+  hours: Span[];
+  /** Less than an hour each, within one hour, read from raw clicks. */
+  raw: Span[];
 }
 
 const isDateOnly = (s: string) => /^\d{4}-\d{2}-\d{2}$/.test(s);
 
 /** SPEC 4.1: the filter applies only when both ends are given. A bare `end` date includes that day. */
-export function periodOf(query: AnalyticsQuery): Period | null {
+export function periodOf(query: Pick<AnalyticsQuery, "start" | "end">): Period | null {
   if (query.start === undefined || query.end === undefined) return null;
   const from = new Date(isDateOnly(query.start) ? `${query.start}T00:00:00.000Z` : query.start);
   const to = isDateOnly(query.end)
@@ -30,55 +40,91 @@ export function periodOf(query: AnalyticsQuery): Period | null {
   return { from, to };
 }
 
-const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-
-export function splitPeriod(p: Period): PeriodSplit {
-  const from = p.from.getTime();
-  const to = p.to.getTime();
-  // First midnight at or after `from`, and the midnight after the last whole day.
-  const firstWhole = Math.ceil(from / DAY_MS) * DAY_MS;
-  const afterLastWhole = Math.floor((to + 1) / DAY_MS) * DAY_MS;
-  if (afterLastWhole <= firstWhole) return { days: null, edges: to >= from ? [p] : [] };
-  const edges: Period[] = [];
-  if (from < firstWhole) edges.push({ from: p.from, to: new Date(firstWhole - 1) });
-  if (afterLastWhole <= to) edges.push({ from: new Date(afterLastWhole), to: p.to });
-  return { days: { from: day(firstWhole), to: day(afterLastWhole - DAY_MS) }, edges };
+/** Whole `unit`s inside [from, to), and what is left at either end. */
+function cut(span: Span, unit: number): { whole: Span | null; rest: Span[] } {
+  const first = Math.ceil(span.from / unit) * unit;
+  const afterLast = Math.floor(span.to / unit) * unit;
+  if (afterLast <= first) return { whole: null, rest: span.to > span.from ? [span] : [] };
+  const rest: Span[] = [];
+  if (span.from < first) rest.push({ from: span.from, to: first });
+  if (afterLast < span.to) rest.push({ from: afterLast, to: span.to });
+  return { whole: { from: first, to: afterLast }, rest };
 }
 
 /**
- * SQL fragments and parameters for a split period: `daysFilter` for a rollup's `day` column, and
- * `edgesFilter` for raw clicks' `ts` (null when no raw read is needed).
+ * `unit: "day"` uses whole days where it can (breakdowns, daily series); `unit: "hour"` never does,
+ * for hourly series, which need every hour on its own row.
  */
-export function periodSql(period: Period | null): {
-  daysFilter: string;
-  edgesFilter: string | null;
-  rollups: boolean;
-  params: Record<string, unknown>;
-} {
-  if (!period) return { daysFilter: "", edgesFilter: null, rollups: true, params: {} };
-  const split = splitPeriod(period);
-  const params: Record<string, unknown> = {};
-  const daysFilter = split.days ? " AND day >= {day_from:Date} AND day <= {day_to:Date}" : "";
-  if (split.days) {
-    params.day_from = split.days.from;
-    params.day_to = split.days.to;
+export function splitPeriod(p: Period, unit: "day" | "hour" = "day"): PeriodSplit {
+  const span = { from: p.from.getTime(), to: p.to.getTime() + 1 };
+  const byDay = unit === "day" ? cut(span, DAY_MS) : { whole: null, rest: span.to > span.from ? [span] : [] };
+  const hours: Span[] = [];
+  const raw: Span[] = [];
+  for (const rest of byDay.rest) {
+    const byHour = cut(rest, HOUR_MS);
+    if (byHour.whole) hours.push(byHour.whole);
+    raw.push(...byHour.rest);
   }
-  const edges = split.edges.map((e, i) => {
-    params[`edge${i}_from`] = e.from;
-    params[`edge${i}_to`] = e.to;
-    params[`edge${i}_day_from`] = day(e.from.getTime());
-    params[`edge${i}_day_to`] = day(e.to.getTime());
-    // The day bounds match the sorting key (link_id, toDate(ts)): with FINAL, a condition on ts
-    // alone would still read every part of the link.
+  return { days: byDay.whole, hours, raw };
+}
+
+const date = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const dateTime = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace("T", " ");
+
+export interface PeriodSql {
+  /** For a daily rollup's `day` column; null when the period has no whole day. */
+  days: string | null;
+  /** For an hourly rollup's `hour` column; null when the period has no whole hour outside its days. */
+  hours: string | null;
+  /** For raw clicks' `ts`; null when the period has no partial hour. */
+  raw: string | null;
+  /** For an hourly rollup's `hour` column: the hours that hold the raw spans (to narrow a raw read). */
+  rawHours: string | null;
+  params: Record<string, unknown>;
+}
+
+/** SQL conditions (each starting with " AND ") and their parameters, for a split period. */
+export function periodSql(period: Period | null, unit: "day" | "hour" = "day"): PeriodSql {
+  if (!period) return { days: "", hours: null, raw: null, rawHours: null, params: {} };
+  const split = splitPeriod(period, unit);
+  // Parameter names carry the unit, so both splits of one period can share one query's parameters.
+  const u = unit === "day" ? "d" : "h";
+  const params: Record<string, unknown> = {};
+  let days: string | null = null;
+  if (split.days) {
+    params[`${u}_day_from`] = date(split.days.from);
+    params[`${u}_day_to`] = date(split.days.to - DAY_MS);
+    days = ` AND day >= {${u}_day_from:Date} AND day <= {${u}_day_to:Date}`;
+  }
+  const hours = split.hours.map((h, i) => {
+    params[`${u}_hour${i}_from`] = dateTime(h.from);
+    params[`${u}_hour${i}_to`] = dateTime(h.to);
+    return `(hour >= {${u}_hour${i}_from:DateTime('UTC')} AND hour < {${u}_hour${i}_to:DateTime('UTC')})`;
+  });
+  const raw = split.raw.map((r, i) => {
+    params[`${u}_raw${i}_day`] = date(r.from);
+    params[`${u}_raw${i}_hour`] = dateTime(Math.floor(r.from / HOUR_MS) * HOUR_MS);
+    params[`${u}_raw${i}_from`] = new Date(r.from);
+    params[`${u}_raw${i}_to`] = new Date(r.to);
+    // The day matches the sorting key (link_id, toDate(ts)); a condition on ts alone would not prune.
     return (
-      `(toDate(ts) >= {edge${i}_day_from:Date} AND toDate(ts) <= {edge${i}_day_to:Date}` +
-      ` AND ts >= {edge${i}_from:DateTime64(3, 'UTC')} AND ts <= {edge${i}_to:DateTime64(3, 'UTC')})`
+      `(toDate(ts) = {${u}_raw${i}_day:Date}` +
+      ` AND ts >= {${u}_raw${i}_from:DateTime64(3, 'UTC')} AND ts < {${u}_raw${i}_to:DateTime64(3, 'UTC')})`
     );
   });
+  const any = (parts: string[]) => (parts.length > 0 ? ` AND (${parts.join(" OR ")})` : null);
   return {
-    daysFilter,
-    edgesFilter: edges.length > 0 ? ` AND (${edges.join(" OR ")})` : null,
-    rollups: split.days !== null,
+    days,
+    hours: any(hours),
+    raw: any(raw),
+    rawHours: any(split.raw.map((_, i) => `hour = {${u}_raw${i}_hour:DateTime('UTC')}`)),
     params,
   };
 }
+
+/**
+ * Raw clicks of a period's partial hours, one row per click: without FINAL (which costs far more
+ * than the rows it reads), a copy the table has not merged away yet is dropped here by click id.
+ */
+export const rawClicks = (columns: string, where: string) =>
+  `SELECT click_id, ${columns} FROM clicks WHERE ${where} LIMIT 1 BY click_id`;

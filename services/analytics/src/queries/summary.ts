@@ -5,7 +5,8 @@
 import type { KurzClickHouse } from "@kurz/clickhouse";
 import { type AnalyticsSummary, LINKS_SUMMARY_MAX_CANDIDATES, SUMMARY_TOP_LINKS } from "@kurz/contracts";
 import type { LinkDirectory } from "../management-links.ts";
-import { type Period, periodSql } from "./period.ts";
+import { type Interval, seriesOf } from "./link-stats.ts";
+import { type Period, periodSql, rawClicks } from "./period.ts";
 
 /**
  * Top links are picked among this many of the most clicked: candidates deleted in management but not
@@ -17,6 +18,7 @@ export async function accountSummary(
   deps: { ch: KurzClickHouse; links: Pick<LinkDirectory, "linksSummary"> },
   accountId: string,
   period: Period | null,
+  interval: Interval = "day",
 ): Promise<AnalyticsSummary> {
   const { ch } = deps;
   const ranked = await ch.query<{ id: string; clicks: number }>(
@@ -29,28 +31,32 @@ export async function accountSummary(
     ranked.map((r) => r.id),
   );
 
-  const p = periodSql(period);
-  const params = {
-    ...p.params,
-    account: accountId,
-    deleted: known.deleted_link_ids,
-    // Days of the whole period: the raw read needs only links that had clicks then.
-    period_from: period?.from.toISOString().slice(0, 10) ?? "1970-01-01",
-    period_to: period?.to.toISOString().slice(0, 10) ?? "1970-01-01",
-  };
+  const s = periodSql(period, interval);
+  const params = { ...s.params, account: accountId, deleted: known.deleted_link_ids };
   const notDeleted = known.deleted_link_ids.length > 0 ? " AND link_id NOT IN {deleted:Array(UUID)}" : "";
+  const bucket =
+    interval === "day"
+      ? { hour: "toDate(hour)", ts: "toDate(ts)" }
+      : { hour: "hour", ts: "toDateTime(toStartOfHour(ts), 'UTC')" };
   const parts = [
-    p.rollups
-      ? `SELECT day, sum(clicks) AS clicks FROM link_daily
-         WHERE account_id = {account:UUID}${notDeleted}${p.daysFilter} GROUP BY day`
+    s.days !== null
+      ? `SELECT day AS bucket, sum(clicks) AS clicks FROM link_daily
+         WHERE account_id = {account:UUID}${notDeleted}${s.days} GROUP BY day`
       : null,
-    // clicks is ordered by link, not account: name the account's links to read only theirs.
-    p.edgesFilter !== null
-      ? `SELECT toDate(ts) AS day, count() AS clicks FROM clicks FINAL
-         WHERE link_id IN (SELECT link_id FROM link_daily WHERE account_id = {account:UUID}
-                           AND day >= {period_from:Date} AND day <= {period_to:Date})
-           AND account_id = {account:UUID} AND is_bot = 0${notDeleted}${p.edgesFilter}
-         GROUP BY day`
+    s.hours !== null
+      ? `SELECT ${bucket.hour} AS bucket, sum(clicks) AS clicks FROM link_hourly
+         WHERE account_id = {account:UUID}${notDeleted}${s.hours} GROUP BY bucket`
+      : null,
+    // clicks is ordered by link, not account: name the account's links that had clicks in those
+    // hours, so that only theirs are read.
+    s.raw !== null
+      ? `SELECT ${bucket.ts} AS bucket, count() AS clicks
+         FROM (${rawClicks(
+           "ts",
+           `link_id IN (SELECT link_id FROM link_hourly WHERE account_id = {account:UUID}${s.rawHours})
+            AND account_id = {account:UUID} AND is_bot = 0${notDeleted}${s.raw}`,
+         )})
+         GROUP BY bucket`
       : null,
   ].filter(Boolean);
 
@@ -60,9 +66,9 @@ export async function accountSummary(
       params,
     ),
     parts.length > 0
-      ? ch.query<{ date: string; clicks: number }>(
-          `SELECT toString(day) AS date, sum(clicks) AS clicks FROM (${parts.join(" UNION ALL ")})
-           GROUP BY day HAVING clicks > 0 ORDER BY day`,
+      ? ch.query<{ bucket: string; clicks: number }>(
+          `SELECT toString(bucket) AS bucket, sum(clicks) AS clicks FROM (${parts.join(" UNION ALL ")})
+           GROUP BY bucket HAVING clicks > 0 ORDER BY bucket`,
           params,
         )
       : [],
@@ -79,7 +85,7 @@ export async function accountSummary(
     total_links: known.total_links,
     active_links: known.active_links,
     total_clicks: Number(totals[0]?.clicks ?? 0),
-    clicks_over_time: series.map((r) => ({ date: r.date, count: Number(r.clicks) })),
+    clicks_over_time: seriesOf(series, interval),
     top_links: top.slice(0, SUMMARY_TOP_LINKS),
   };
 }

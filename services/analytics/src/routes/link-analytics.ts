@@ -14,15 +14,20 @@ export function linkAnalyticsRoutes(deps: { ch: KurzClickHouse; links: LinkDirec
   const { ch, links } = deps;
   return [
     route(ROUTES.getAnalyticsSummary, async ({ identity: { accountId }, query }) =>
-      v1Success(await accountSummary({ ch, links }, accountId, periodOf(query))),
+      v1Success(await accountSummary({ ch, links }, accountId, periodOf(query), query.interval)),
     ),
 
     route(ROUTES.getLinkAnalytics, async ({ identity: { accountId }, params: { link_id }, query }) => {
       const period = periodOf(query);
       const link = await links.link(accountId, link_id);
-      if (!link) throw notFound("Link not found");
+      if (!link) throw notFound("Link not found.");
       return v1Success(
-        await linkStats(ch, { link_id, account_id: accountId, short_code: link.short_code }, period),
+        await linkStats(
+          ch,
+          { link_id, account_id: accountId, short_code: link.short_code },
+          period,
+          query.interval,
+        ),
       );
     }),
   ];

@@ -20,13 +20,13 @@ export function publicAnalyticsRoutes(deps: { ch: KurzClickHouse; links: LinkDir
       const period = periodOf(query);
       // Management decides, so that making analytics private (or deleting the link) takes effect at once.
       const link = await links.publicLink(short_code);
-      if (!link) throw notFound("Link not found");
+      if (!link) throw notFound("Link not found.");
 
       const chosen = link.analytics_shared_fields;
       const shared = chosen
         ? AnalyticsSharedField.options.filter((f) => chosen.includes(f))
         : AnalyticsSharedField.options;
-      const stats = await linkStats(ch, link, period);
+      const stats = await linkStats(ch, link, period, query.interval);
       const data: PublicLinkAnalytics = { short_code: link.short_code, shared_fields: [...shared] };
       for (const section of shared) {
         for (const field of SHARED_FIELD_SECTIONS[section]) Object.assign(data, { [field]: stats[field] });

@@ -21,9 +21,8 @@ import type { Request } from "express";
 import type { Redis } from "ioredis";
 import pLimit from "p-limit";
 import {
-  aliasTakenError,
-  assertFutureExpiry,
   assertRoomFor,
+  BULK_ALIAS_TAKEN,
   createLink,
   deleteLinks,
   type NewLink,
@@ -48,12 +47,8 @@ export function bulkRoutes(deps: LinksDeps & { redis: Redis; logger: Logger }): 
           failed.push({ index, error: summarizeIssues(parsed.error.issues) });
           continue;
         }
-        try {
-          assertFutureExpiry(parsed.data.expires_at);
-          parsedItems.push({ index, item: parsed.data });
-        } catch (err) {
-          failed.push({ index, error: (err as Error).message });
-        }
+        // A past expires_at is accepted, as in single create (the link is created expired).
+        parsedItems.push({ index, item: parsed.data });
       }
       await assertRoomFor(deps.prisma, accountId, parsedItems.length);
 
@@ -65,7 +60,7 @@ export function bulkRoutes(deps: LinksDeps & { redis: Redis; logger: Logger }): 
       );
       const valid = parsedItems.filter(({ index, item }) => {
         if (item.custom_alias === undefined || !unavailable.has(item.custom_alias)) return true;
-        failed.push({ index, error: aliasTakenError(item.custom_alias).message });
+        failed.push({ index, error: BULK_ALIAS_TAKEN });
         return false;
       });
 
@@ -101,7 +96,7 @@ export function bulkRoutes(deps: LinksDeps & { redis: Redis; logger: Logger }): 
           // Expected refusals (alias taken, limit reached by a concurrent request) carry their message;
           // a fault is logged and reported without internals, as the items before it are already created.
           if (isApiError(err) && err.status < 500) {
-            failed.push({ index, error: err.message });
+            failed.push({ index, error: err.code === "CONFLICT" ? BULK_ALIAS_TAKEN : err.message });
           } else {
             (req as Request & { log?: Logger }).log?.error({ err, index }, "bulk item failed");
             failed.push({ index, error: "Internal error while creating this link; try again" });

@@ -2,16 +2,17 @@
 // in contracts (ROUTES) parse the input and check the answers; these handlers only call the use cases.
 import { type AnalyticsSharedField, ROUTES } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
-import { type MountedRoute, notFound, route, v1Success } from "@kurz/service-kit";
+import { type MountedRoute, route, v1Success } from "@kurz/service-kit";
 import { toLinkJson } from "../link-json.ts";
 import { listLinks } from "../link-list.ts";
 import {
   aliasTakenError,
-  assertFutureExpiry,
   assertRoomFor,
   createLink,
   deleteLinks,
+  getLink,
   type LinkWriterDeps,
+  linkNotFound,
   unavailableAliases,
   updateLink,
 } from "../links-service.ts";
@@ -27,9 +28,14 @@ export function linksRoutes(deps: LinksDeps): MountedRoute[] {
   const { prisma } = deps;
   return [
     route(ROUTES.createLink, async ({ identity: { accountId }, body }) => {
-      assertFutureExpiry(body.expires_at);
-      // Cheap refusals first, so a doomed request never waits for a title fetch.
-      await assertRoomFor(prisma, accountId, 1);
+      // A past expires_at is accepted (the link is created expired and answers 410), the same rule
+      // as PATCH: SnipURL's documented examples carry dates that have since passed (docs/api.md).
+      // Cheap refusals first, so a doomed request never waits for a title fetch, a password hash or an
+      // alias check. With none of these, createLink's own counter update refuses as early (and exactly),
+      // so the extra read is skipped.
+      const slowFirst =
+        body.title === undefined || body.password !== undefined || body.custom_alias !== undefined;
+      if (slowFirst) await assertRoomFor(prisma, accountId, 1);
       if (
         body.custom_alias !== undefined &&
         (await unavailableAliases(deps, accountId, [body.custom_alias])).size > 0
@@ -56,8 +62,7 @@ export function linksRoutes(deps: LinksDeps): MountedRoute[] {
     }),
 
     route(ROUTES.getLink, async ({ identity: { accountId }, params }) => {
-      const link = await prisma.link.findFirst({ where: { id: params.id, accountId } });
-      if (!link) throw notFound("Link not found");
+      const link = await getLink(prisma, accountId, params.id);
       const shared = link.analyticsSharedFields;
       return v1Success({
         ...toLinkJson(link, deps.baseUrl),
@@ -72,7 +77,7 @@ export function linksRoutes(deps: LinksDeps): MountedRoute[] {
 
     route(ROUTES.deleteLink, async ({ identity: { accountId }, params }) => {
       const removed = await deleteLinks(deps, accountId, [params.id]);
-      if (removed.length === 0) throw notFound("Link not found");
+      if (removed.length === 0) throw linkNotFound();
       return v1Success({ deleted: true as const });
     }),
   ];

@@ -12,7 +12,7 @@ export function qrRoutes(deps: { prisma: PrismaClient; qr: QrRenderer; baseUrl: 
         where: { shortCode: short_code, accountId },
         select: { shortCode: true },
       });
-      if (!link) throw notFound("Link not found");
+      if (!link) throw notFound("Link not found.");
       const image = await deps.qr.render(`${deps.baseUrl}/${link.shortCode}`, query);
       return {
         contentType: image.contentType,

@@ -4,7 +4,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { getFreePort, type StartedProcess, startProcess } from "@kurz/testing";
-import { BUNDLE_NODE_FLAGS } from "../../../../infra/build/bundle.ts";
+import { BUNDLE_NODE_FLAGS, ensureBundles } from "@kurz/testing/bundles";
 
 const root = resolve(import.meta.dirname, "../../../..");
 
@@ -16,13 +16,19 @@ export interface RedirectProcess {
   env: Record<string, string>;
 }
 
-/** The redirect as `./kurz up` runs it: the esbuild bundle (decision 0008), built by the caller. */
+/** The redirect as `./kurz up` and the image run it: the esbuild bundle (decisions 0008, 0016). */
 export const BUNDLE = "services/redirect/dist/main.mjs";
 
+/**
+ * Boots the redirect from its bundle, rebuilt first when a source is newer (ensureBundles); with
+ * `bundled: false`, from source through tsx.
+ */
 export async function bootRedirect(
   env: Record<string, string>,
   opts: { bundled?: boolean } = {},
 ): Promise<RedirectProcess> {
+  const bundled = opts.bundled ?? true;
+  if (bundled) await ensureBundles();
   // A restart passes the previous env back: same port, so the same spool file.
   const port = env.PORT ? Number(env.PORT) : await getFreePort();
   const opsPort = env.OPS_PORT ? Number(env.OPS_PORT) : await getFreePort();
@@ -35,9 +41,7 @@ export async function bootRedirect(
   };
   const proc = await startProcess({
     cmd: process.execPath,
-    args: opts.bundled
-      ? [...BUNDLE_NODE_FLAGS, BUNDLE]
-      : ["--import", "tsx", "services/redirect/src/main.ts"],
+    args: bundled ? [...BUNDLE_NODE_FLAGS, BUNDLE] : ["--import", "tsx", "services/redirect/src/main.ts"],
     cwd: root,
     env: full,
     // /health, not /ready: some tests boot it while the bus is deliberately down.

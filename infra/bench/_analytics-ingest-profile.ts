@@ -1,0 +1,120 @@
+// Where a click's ingest time goes, stage by stage, without the bus: `node --import tsx
+// infra/bench/_analytics-ingest-profile.ts [clicks]` (default 200000; the same traffic as `./kurz bench
+// analytics`: 1,000 links, messages of 200 clicks, handler batches of 100 messages). Stages: JSON parse
+// of the messages (the bus codec's work), validation (decodeClickBatch, zod), enrichment (ua-parser +
+// isbot, DB-IP look-up, visitor hash; timed one by one on the side, then as toClickRow does them),
+// and writeClicks split into its look-ups (deleted links, already-stored click ids) and the insert,
+// which includes every materialized view. Times are wall-clock µs per click on embedded chDB; run
+// under `flock /tmp/bench.lock` and note the load average.
+import { randomUUID } from "node:crypto";
+import { createClickHouse, migrate } from "@kurz/clickhouse";
+import { decodeClickBatch } from "@kurz/contracts";
+import { loadAnalyticsConfig } from "../../services/analytics/src/config.ts";
+import { GeoIp } from "../../services/analytics/src/enrich/geoip.ts";
+import { parseAgent } from "../../services/analytics/src/enrich/user-agent.ts";
+import { VisitorHasher } from "../../services/analytics/src/enrich/visitor-hash.ts";
+import { type ClickRow, toClickRow } from "../../services/analytics/src/ingest/click-rows.ts";
+import { writeClicks } from "../../services/analytics/src/ingest/click-writer.ts";
+
+const AGENTS = [
+  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36",
+  "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
+  "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36",
+  "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15",
+  "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
+  "Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
+  "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
+];
+
+function uuidv7(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  const now = BigInt(Date.now());
+  for (let i = 0; i < 6; i++) bytes[i] = Number((now >> BigInt(40 - 8 * i)) & 0xffn);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = Buffer.from(bytes).toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+const total = Number(process.argv[2] ?? 200_000);
+const accounts = Array.from({ length: 50 }, () => randomUUID());
+const links = Array.from({ length: 1_000 }, (_, i) => ({ id: randomUUID(), account: accounts[i % 50]! }));
+const messages: string[] = [];
+let pending: unknown[] = [];
+for (let i = 0; i < total; i++) {
+  const link = links[Math.floor(Math.random() * links.length)]!;
+  pending.push({
+    v: 1,
+    click_id: uuidv7(),
+    link_id: link.id,
+    account_id: link.account,
+    short_code: "bench",
+    ts: new Date().toISOString(),
+    ip: `${1 + Math.floor(Math.random() * 220)}.${i % 256}.${(i >> 8) % 256}.${(i * 7) % 256}`,
+    user_agent: AGENTS[i % AGENTS.length]!,
+    referrer: i % 3 === 0 ? null : `https://ref${i % 20}.example/`,
+    host: "kurz.test",
+  });
+  if (pending.length === 200) {
+    messages.push(JSON.stringify({ v: 1, clicks: pending }));
+    pending = [];
+  }
+}
+if (pending.length > 0) messages.push(JSON.stringify({ v: 1, clicks: pending }));
+
+const geo = new GeoIp(loadAnalyticsConfig({}).GEOIP_DB_PATH);
+await geo.open();
+const visitors = new VisitorHasher("profile");
+const spent: Record<string, number> = {};
+const timed = <T>(stage: string, fn: () => T): T => {
+  const t = performance.now();
+  const out = fn();
+  spent[stage] = (spent[stage] ?? 0) + performance.now() - t;
+  return out;
+};
+const timedAsync = async <T>(stage: string, fn: () => Promise<T>): Promise<T> => {
+  const t = performance.now();
+  const out = await fn();
+  spent[stage] = (spent[stage] ?? 0) + performance.now() - t;
+  return out;
+};
+
+const ch = await createClickHouse({ path: ":memory:", database: "ingest_profile" });
+await migrate(ch);
+// The writer's three round trips, told apart by their SQL.
+const query = ch.query.bind(ch);
+ch.query = (async (sql: string, params?: Record<string, unknown>) =>
+  timedAsync(sql.includes("FROM links") ? "  look-up: deleted links" : "  look-up: stored click ids", () =>
+    query(sql, params),
+  )) as typeof ch.query;
+const insert = ch.raw.insert.bind(ch.raw);
+ch.raw.insert = ((params: Parameters<typeof insert>[0]) =>
+  timedAsync("  insert + views", () => insert(params))) as typeof ch.raw.insert;
+
+const started = performance.now();
+for (let b = 0; b < messages.length; b += 100) {
+  const values = timed("parse (JSON)", () => messages.slice(b, b + 100).map((m) => JSON.parse(m) as unknown));
+  const events = timed("validate (zod)", () => values.flatMap((v) => decodeClickBatch(v) ?? []));
+  // Side measurements of the enrichment's parts (not counted in the total).
+  timed("(side) user agent", () => events.map((e) => parseAgent(e.user_agent)));
+  timed("(side) DB-IP look-up", () => events.map((e) => geo.lookup(e.ip)));
+  timed("(side) visitor hash", () => events.map((e) => visitors.hash(e.ts.slice(0, 10), e.ip, e.user_agent)));
+  const rows: ClickRow[] = timed("enrich (toClickRow)", () =>
+    events.map((e) => toClickRow(e, { geo, visitors })),
+  );
+  await timedAsync("writeClicks", () => writeClicks(ch, rows));
+}
+const wall = performance.now() - started;
+const side = Object.entries(spent)
+  .filter(([k]) => k.startsWith("(side)"))
+  .reduce((n, [, v]) => n + v, 0);
+const counted = wall - side;
+console.log(`| stage | µs per click | share |\n|---|---|---|`);
+for (const [stage, ms] of Object.entries(spent)) {
+  const share = stage.startsWith("(side)") ? "" : `${((ms / counted) * 100).toFixed(0)} %`;
+  console.log(`| ${stage} | ${((ms / total) * 1000).toFixed(1)} | ${share} |`);
+}
+console.log(
+  `| total (without side measurements) | ${((counted / total) * 1000).toFixed(1)} | ${Math.round((total / counted) * 1000).toLocaleString("en-US")} clicks/s |`,
+);
+await ch.close();

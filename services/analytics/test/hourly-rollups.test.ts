@@ -1,0 +1,206 @@
+// Periods with times of day and hourly series, checked against the same numbers computed in plain
+// code from the clicks themselves: whole days come from the daily rollups, whole hours from the
+// hourly ones, partial hours from raw clicks, and every combination must agree with the truth.
+// Also: migration 0003 on a data directory that already holds clicks (backfill, then views that
+// count every new click once).
+import { randomUUID } from "node:crypto";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createClickHouse, type KurzClickHouse, MIGRATIONS_DIR, migrate } from "@kurz/clickhouse";
+import { TOP_LIST_SIZE } from "@kurz/contracts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ClickRow } from "../src/ingest/click-rows.ts";
+import { writeClicks } from "../src/ingest/click-writer.ts";
+import { linkStats } from "../src/queries/link-stats.ts";
+import { type Period, periodOf } from "../src/queries/period.ts";
+import { accountSummary } from "../src/queries/summary.ts";
+
+const HOUR = 3_600_000;
+const account = randomUUID();
+const links = [randomUUID(), randomUUID()];
+const otherAccount = randomUUID();
+const otherLink = randomUUID();
+// Three days back from the start of this hour, so every click is in the past.
+const base = Math.floor(Date.now() / HOUR) * HOUR - 72 * HOUR;
+
+let seq = 0;
+function uuidv7(ms: number): string {
+  const hex = (ms.toString(16).padStart(12, "0") + (seq++).toString(16).padStart(20, "0")).slice(0, 32);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20)}`;
+}
+
+const pick = <T>(list: readonly T[], i: number) => list[i % list.length]!;
+const chTime = (ms: number) => new Date(ms).toISOString().replace("T", " ").replace("Z", "");
+
+function click(link: string, owner: string, ms: number, i: number): ClickRow {
+  return {
+    click_id: uuidv7(ms),
+    link_id: link,
+    account_id: owner,
+    short_code: "t",
+    ts: chTime(ms),
+    referrer: i % 4 === 0 ? null : `https://ref${i % 13}.example/`,
+    country: pick(["US", "GB", "DE", ""], i * 7),
+    city: pick(["Austin", "", "Berlin", "London", "Leeds"], i * 3),
+    device_type: pick(["desktop", "mobile", "tablet"], i * 5),
+    browser: pick(["Chrome", "Firefox", "Safari", ""], i),
+    os: pick(["Windows", "iOS", "Android"], i * 11),
+    is_bot: i % 17 === 0 ? 1 : 0,
+    // Few distinct visitors, so the same one returns within an hour, a day and across days.
+    visitor_hash: String(1_000 + (i % 37)),
+    host: "kurz.test",
+  };
+}
+
+// Pseudo-random but reproducible spread over 72 hours, with millisecond times.
+const clicks: ClickRow[] = [];
+for (let i = 0; i < 3_000; i++) {
+  const ms = base + ((i * 7_919_993) % (72 * HOUR)) + (i % 1_000);
+  clicks.push(click(pick(links, i), account, ms, i));
+}
+for (let i = 0; i < 200; i++) clicks.push(click(otherLink, otherAccount, base + i * 60_000, i));
+
+/** The truth for one link (or the account) and period, from the rows above. */
+function expected(rows: ClickRow[], period: Period) {
+  const inside = rows.filter((r) => {
+    const ms = Date.parse(`${r.ts.replace(" ", "T")}Z`);
+    return ms >= period.from.getTime() && ms <= period.to.getTime();
+  });
+  const humans = inside.filter((r) => r.is_bot === 0);
+  const count = (key: (r: ClickRow) => string) => {
+    const m = new Map<string, number>();
+    for (const r of humans) m.set(key(r), (m.get(key(r)) ?? 0) + 1);
+    return m;
+  };
+  const series = (key: (r: ClickRow) => string) => [...count(key)].sort(([a], [b]) => (a < b ? -1 : 1));
+  const top = (key: (r: ClickRow) => string, keepEmpty = false) =>
+    [...count(key)]
+      .filter(([v]) => keepEmpty || !v.startsWith("\u0000"))
+      .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
+      .slice(0, TOP_LIST_SIZE);
+  const perDay = new Map<string, Set<string>>();
+  for (const r of humans) {
+    const day = r.ts.slice(0, 10);
+    perDay.set(day, (perDay.get(day) ?? new Set()).add(r.visitor_hash));
+  }
+  return {
+    total_clicks: humans.length,
+    bot_clicks: inside.length - humans.length,
+    daily: series((r) => r.ts.slice(0, 10)).map(([date, c]) => ({ date, count: c })),
+    hourly: series((r) => `${r.ts.slice(0, 13).replace(" ", "T")}:00:00Z`).map(([hour, c]) => ({
+      hour,
+      count: c,
+    })),
+    // "\u0000" marks unknown values, which the lists leave out ('' sorts first anyway).
+    referrers: top((r) => r.referrer ?? "", true).map(([v, c]) => ({
+      referrer: v === "" ? null : v,
+      count: c,
+    })),
+    countries: top((r) => r.country || "\u0000").map(([country, c]) => ({ country, count: c })),
+    browsers: top((r) => r.browser || "\u0000").map(([browser, c]) => ({ browser, count: c })),
+    unique_visitors: [...perDay.values()].reduce((n, s) => n + s.size, 0),
+  };
+}
+
+let ch: KurzClickHouse;
+let dir: string;
+
+beforeAll(async () => {
+  ch = await createClickHouse({ path: ":memory:", database: "hourly_test" });
+  // Migrations up to 0002 first: the clicks below are "existing data" for migration 0003.
+  dir = mkdtempSync(join(tmpdir(), "kurz-hourly-"));
+  for (const f of ["0001_clicks.sql", "0002_analytics_rollups.sql"])
+    copyFileSync(join(MIGRATIONS_DIR, f), join(dir, f));
+  await migrate(ch, dir);
+  const half = clicks.filter((_, i) => i % 2 === 0);
+  await writeClicks(ch, half);
+  // A redelivered copy of stored clicks (before the upgrade) must not count twice afterwards either.
+  await writeClicks(ch, half.slice(0, 50));
+  expect((await migrate(ch)).applied).toEqual(["0003_hourly_rollups.sql"]);
+  // After the upgrade: the rest, with some already-stored clicks again.
+  await writeClicks(ch, [...clicks.filter((_, i) => i % 2 === 1), ...half.slice(0, 100)]);
+});
+afterAll(async () => {
+  await ch?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const one = async (sql: string) =>
+  Number(Object.values((await ch.query<Record<string, number>>(sql))[0]!)[0]);
+
+describe("migration 0003 on existing clicks", () => {
+  it("fills the hourly rollups from raw clicks, and every click counts once in hourly and daily rollups", async () => {
+    const bots = clicks.filter((c) => c.is_bot === 1).length;
+    expect(await one("SELECT count() FROM clicks FINAL")).toBe(clicks.length);
+    expect(await one("SELECT sum(clicks) + sum(bot_clicks) FROM link_hourly")).toBe(clicks.length);
+    expect(await one("SELECT sum(clicks) + sum(bot_clicks) FROM link_daily")).toBe(clicks.length);
+    expect(await one("SELECT sum(bot_clicks) FROM link_hourly")).toBe(bots);
+    // Six dimensions per human click, by hour, by day and over all time (the cascade reaches it).
+    for (const table of ["link_dim_hourly", "link_dim_daily", "link_dim_total"]) {
+      expect(await one(`SELECT sum(clicks) FROM ${table}`)).toBe(6 * (clicks.length - bots));
+    }
+  });
+
+  it("is safe to run again (a rerun after a failure halfway rebuilds the hourly rows, not adds to them)", async () => {
+    await ch.command("DELETE FROM schema_migrations WHERE version = 3");
+    expect((await migrate(ch)).applied).toEqual(["0003_hourly_rollups.sql"]);
+    expect(await one("SELECT sum(clicks) + sum(bot_clicks) FROM link_hourly")).toBe(clicks.length);
+    expect(await one("SELECT sum(clicks) + sum(bot_clicks) FROM link_daily")).toBe(clicks.length);
+  });
+});
+
+describe("periods with times of day, and hourly series", () => {
+  const at = (h: number, ms = 0) => new Date(base + h * HOUR + ms).toISOString();
+  const periods: [string, string, string][] = [
+    ["whole days", at(0).slice(0, 10), at(48).slice(0, 10)],
+    ["partial days and hours at both ends", at(5, 1_234_567), at(60, 2_345_678)],
+    ["whole hours only", at(5), at(30, -1)],
+    ["within one hour", at(10, 60_000), at(10, 2_400_000)],
+    ["across one midnight", at(20, 999), at(28, 7)],
+    ["to the millisecond", at(1, 1), at(71, HOUR - 2)],
+  ];
+
+  for (const [name, start, end] of periods) {
+    it(`agree with the clicks: ${name}`, async () => {
+      const period = periodOf({ start, end })!;
+      for (const link of links) {
+        const truth = expected(
+          clicks.filter((c) => c.link_id === link),
+          period,
+        );
+        const ref = { link_id: link, account_id: account, short_code: "t" };
+        const days = await linkStats(ch, ref, period);
+        expect(days.total_clicks).toBe(truth.total_clicks);
+        expect(days.bot_clicks).toBe(truth.bot_clicks);
+        expect(days.time_series).toEqual(truth.daily);
+        expect(days.referrers).toEqual(truth.referrers);
+        expect(days.countries).toEqual(truth.countries);
+        expect(days.browsers).toEqual(truth.browsers);
+        expect(days.unique_visitors).toBe(truth.unique_visitors);
+
+        const hours = await linkStats(ch, ref, period, "hour");
+        expect(hours.time_series).toEqual(truth.hourly);
+        expect({ ...hours, time_series: [] }).toEqual({ ...days, time_series: [] });
+      }
+
+      const truth = expected(
+        clicks.filter((c) => c.account_id === account),
+        period,
+      );
+      const directory = {
+        linksSummary: async () => ({
+          total_links: 2,
+          active_links: 2,
+          links: [],
+          deleted_link_ids: [],
+          deleted_truncated: false,
+        }),
+      };
+      const daily = await accountSummary({ ch, links: directory }, account, period);
+      expect(daily.clicks_over_time).toEqual(truth.daily);
+      const hourly = await accountSummary({ ch, links: directory }, account, period, "hour");
+      expect(hourly.clicks_over_time).toEqual(truth.hourly);
+    });
+  }
+});
