@@ -67,7 +67,13 @@ type Envelope = "v1" | "legacy" | "plain";
 function expectPathRefusal(res: RawResponse, envelope: Envelope, label: string): void {
   if (envelope === "v1") expectV1Error(res, 400, "BAD_REQUEST");
   else if (envelope === "legacy") expectLegacyError(res, 400);
-  else {
+  if (envelope !== "plain") {
+    // SPEC 8, issue 17 item 4: the client's failed-authentication budget, reported, never spent.
+    expect(res.headers["x-ratelimit-limit"], label).toBe(String(AUTH_FAILURES_PER_MINUTE));
+    const remaining = Number(res.headers["x-ratelimit-remaining"]);
+    expect(remaining >= 0 && remaining <= AUTH_FAILURES_PER_MINUTE, label).toBe(true);
+    expect(Number(res.headers["x-ratelimit-reset"]), label).toBeGreaterThan(Date.now() / 1000 - 1);
+  } else {
     expect(res.status, `${label}: ${res.text}`).toBe(400);
     expect(String(res.headers["content-type"]), label).toMatch(/^text\/plain/);
   }
@@ -126,6 +132,18 @@ describe("path traversal into internal endpoints (item 1)", () => {
       const res = await ctx.asAttacker("GET", path);
       expectPathRefusal(res, "v1", path);
     }
+  });
+
+  it("reports the failed-authentication budget on a refused API path without spending it", async () => {
+    const path = `/api/v1/links/%2e%2e/%2e%2e/%2e%2e/internal/links/resolve/${victimLink.code}`;
+    const first = await ctx.asAttacker("GET", path);
+    const second = await ctx.asAttacker("GET", path);
+    expectPathRefusal(first, "v1", path);
+    expectPathRefusal(second, "v1", path);
+    // Equal within one clock minute; a new minute can only give more back.
+    expect(Number(second.headers["x-ratelimit-remaining"])).toBeGreaterThanOrEqual(
+      Number(first.headers["x-ratelimit-remaining"]),
+    );
   });
 
   it("refuses every spelling on every route prefix the origin serves, and leaks nothing", async () => {

@@ -1,6 +1,7 @@
 export { TimeoutError, withTimeout } from "@kurz/bus";
 export * from "./bus.ts";
 export * from "./canonical-path.ts";
+export * from "./client-budget.ts";
 export * from "./config.ts";
 export * from "./envelope.ts";
 export * from "./errors.ts";

@@ -1,7 +1,6 @@
 // Routing: /api/v1/* and /api/* are authenticated and rate limited, then forwarded to the owning
 // service; in single-machine mode every other path goes to the redirect service. The path is made
 // canonical once, before anything routes on it, and exactly that path is forwarded (docs/security.md).
-import { createHmac } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   API_VERSION,
@@ -11,8 +10,11 @@ import {
   RATE_LIMIT_HEADERS,
 } from "@kurz/contracts";
 import {
+  AUTH_FAILURE_WINDOW,
   apiError,
+  authFailureSubject,
   canonicalPath,
+  clientBudgetHash,
   createApp,
   envelopeForPath,
   healthRoutes,
@@ -49,16 +51,9 @@ const PUBLIC_RATE_LIMIT_PER_MINUTE = 60;
 
 const pathOf = (url: string) => url.split("?", 1)[0]!;
 
-/**
- * The client's address, keyed-hashed: per-client budgets key on it and no raw IP is kept in Redis. Keyed
- * with the deployment's secret (shared by every gateway instance) because a plain hash of an IPv4
- * address is undone by hashing all 2^32 of them.
- */
+/** The client's address, keyed-hashed (service-kit's client-budget.ts: no raw IP is kept in Redis). */
 const clientHasher = (secret: string) => (req: Request) =>
-  createHmac("sha256", secret)
-    .update(`client:${req.ip ?? req.socket.remoteAddress ?? ""}`)
-    .digest("hex")
-    .slice(0, 32);
+  clientBudgetHash(secret, req.ip ?? req.socket.remoteAddress ?? "");
 
 /** The path this request was routed on and is forwarded at, set once by the canonical-path guard. */
 const routedUrl = (res: Response): string => res.locals.canonicalUrl as string;
@@ -91,8 +86,8 @@ export function createGatewayApp(deps: GatewayDeps): Express {
 
   // Failed authentications have a budget per client (hashed address), so a flood of made-up keys
   // costs neither a key lookup per request nor a management query per new key once it is spent.
-  const authFailures: Window = { name: "1m", seconds: 60, limit: config.AUTH_FAILURE_LIMIT_PER_MINUTE };
-  const authFailureSubject = (req: Request) => `auth-fail:${clientHash(req)}`;
+  const authFailures: Window = { ...AUTH_FAILURE_WINDOW, limit: config.AUTH_FAILURE_LIMIT_PER_MINUTE };
+  const authFailureSubjectOf = (req: Request) => authFailureSubject(clientHash(req));
 
   // First of all: one canonical path per request. Ambiguous ones (dot segments, encoded dots and
   // slashes, backslashes, NUL, ...) are refused with 400; the rest route and forward verbatim. A
@@ -106,7 +101,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     }
     if (!/^\/api(?:[/%?]|$)/i.test(req.url)) return sendPathRefusal(req, res, canonical.reason);
     deps.limiter
-      .peek(authFailureSubject(req), authFailures)
+      .peek(authFailureSubjectOf(req), authFailures)
       .then((state) => reportWindow(res, state))
       .catch((err: unknown) => logger.error({ err: String(err) }, "rate limiter unavailable"))
       .finally(() => sendPathRefusal(req, res, canonical.reason));
@@ -171,7 +166,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   // the client's failed-authentication budget instead; 503s while keys cannot be checked report none.
   const authenticate = async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const failSubject = authFailureSubject(req);
+      const failSubject = authFailureSubjectOf(req);
       const spent = await deps.limiter.peek(failSubject, authFailures).catch(limiterDown);
       if (spent.count >= spent.limit) {
         reportWindow(res, { ...spent, remaining: 0 });

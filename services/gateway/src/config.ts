@@ -1,4 +1,4 @@
-import { commonConfigSchema, loadConfig } from "@kurz/service-kit";
+import { AUTH_FAILURE_LIMIT_DEFAULT, commonConfigSchema, loadConfig } from "@kurz/service-kit";
 import { z } from "zod";
 
 const optionalUrl = z
@@ -16,7 +16,7 @@ export const gatewayConfigSchema = commonConfigSchema.extend({
   LEGACY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(30),
   // Requests with a missing or invalid key allowed per client address and minute; beyond it the
   // client's API requests get 429 without any key lookup until the minute ends (docs/security.md).
-  AUTH_FAILURE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(30),
+  AUTH_FAILURE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(AUTH_FAILURE_LIMIT_DEFAULT),
   // Proxies in front of the gateway whose X-Forwarded-For entries are trusted for the client address
   // (false = none; true = 1; or a number): 1 in single-machine mode, where the redirect service fronts it.
   TRUST_PROXY: z

@@ -35,14 +35,28 @@ function unavailable(_err: Error, req: IncomingMessage, res: ServerResponse): vo
   sendError(res, serviceUnavailable("Service temporarily unavailable"), envelopeForPath(path));
 }
 
-export function createApiForwarder(upstreamUrl: string, clientIp: (req: IncomingMessage) => string | null) {
+/**
+ * Sets the X-RateLimit-* headers of a refused API path, as the gateway would have (SPEC 8: every
+ * response); see reportAuthFailureBudget in service-kit. Never throws.
+ */
+export type RefusalBudget = (req: IncomingMessage, res: ServerResponse, ip: string | null) => Promise<void>;
+
+export function createApiForwarder(
+  upstreamUrl: string,
+  clientIp: (req: IncomingMessage) => string | null,
+  refusalBudget?: RefusalBudget,
+) {
   const upstream = new URL(upstreamUrl);
   const forwarder = createForwarder({ onError: unavailable });
 
   return function forward(req: IncomingMessage, res: ServerResponse): void {
     const canonical = canonicalPath(req.url);
     if (!canonical.ok) {
-      sendPathRefusal(req, res, canonical.reason);
+      if (!refusalBudget || !/^\/api(?:[/%?]|$)/i.test(req.url ?? "")) {
+        sendPathRefusal(req, res, canonical.reason);
+        return;
+      }
+      void refusalBudget(req, res, clientIp(req)).finally(() => sendPathRefusal(req, res, canonical.reason));
       return;
     }
     const headers = { ...req.headers };

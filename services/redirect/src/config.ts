@@ -1,4 +1,10 @@
-import { commonConfigSchema, loadConfig, port, unsetIfEmpty } from "@kurz/service-kit";
+import {
+  AUTH_FAILURE_LIMIT_DEFAULT,
+  commonConfigSchema,
+  loadConfig,
+  port,
+  unsetIfEmpty,
+} from "@kurz/service-kit";
 import { z } from "zod";
 
 const positiveInt = (defaultValue: number) => z.coerce.number().int().positive().default(defaultValue);
@@ -22,6 +28,9 @@ export const redirectConfigSchema = commonConfigSchema.extend({
     .string()
     .default("")
     .refine((s) => s === "" || URL.canParse(s), "must be a URL or empty"),
+  // With API_UPSTREAM_URL: the gateway's setting of the same name. API paths this service refuses as
+  // ambiguous never reach the gateway, so it reports that per-client budget on them itself (SPEC 8).
+  AUTH_FAILURE_LIMIT_PER_MINUTE: positiveInt(AUTH_FAILURE_LIMIT_DEFAULT),
   CACHE_MAX_ENTRIES: positiveInt(100_000),
   // Edits reach every instance at once through pub/sub, and the caches are dropped whenever the
   // subscriber reconnects (invalidations.ts), so the TTL is only a last resort. Expired entries are

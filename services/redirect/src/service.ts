@@ -4,10 +4,12 @@
 import { createServer } from "node:http";
 import {
   callerToken,
+  clientBudgetHash,
   createServiceBus,
   handleHealth,
   type Logger,
   listen,
+  reportAuthFailureBudget,
   type StartedService,
 } from "@kurz/service-kit";
 import { Redis } from "ioredis";
@@ -86,8 +88,16 @@ export async function startRedirect(config: RedirectConfig, logger: Logger): Pro
       hosts: new HostClassifier(config.PUBLIC_BASE_URL),
       ...(config.API_UPSTREAM_URL
         ? {
-            forwardApi: createApiForwarder(config.API_UPSTREAM_URL, (req) =>
-              clientIp(req, config.TRUST_PROXY),
+            forwardApi: createApiForwarder(
+              config.API_UPSTREAM_URL,
+              (req) => clientIp(req, config.TRUST_PROXY),
+              (_req, res, ip) =>
+                reportAuthFailureBudget(
+                  redis,
+                  res,
+                  clientBudgetHash(config.INTERNAL_TOKEN, ip ?? ""),
+                  config.AUTH_FAILURE_LIMIT_PER_MINUTE,
+                ).catch((err: unknown) => logger.warn({ err: String(err) }, "rate limiter unavailable")),
             ),
           }
         : {}),
