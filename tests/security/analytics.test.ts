@@ -206,9 +206,14 @@ describe("management's internal analytics endpoints", () => {
 
 describe("hourly series (interval=hour)", () => {
   const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
-  const week = () =>
-    `start=${encodeURIComponent(new Date(Date.now() - 7 * 86_400_000).toISOString())}` +
-    `&end=${encodeURIComponent(new Date().toISOString())}`;
+  // Exactly 7 days, both ends from one clock reading (two readings can be 1 ms more than the limit).
+  const week = () => {
+    const now = Date.now();
+    return (
+      `start=${encodeURIComponent(new Date(now - 7 * 86_400_000).toISOString())}` +
+      `&end=${encodeURIComponent(new Date(now).toISOString())}`
+    );
+  };
 
   it("refuses ranges longer than 7 days, or none, with a clear 400 that changes nothing", async () => {
     const before = await victimStats();
