@@ -6,7 +6,6 @@
 // and writeClicks split into its look-ups (deleted links, already-stored click ids) and the insert,
 // which includes every materialized view. Times are wall-clock µs per click on embedded chDB; run
 // under `flock /tmp/bench.lock` and note the load average.
-import { randomUUID } from "node:crypto";
 import { createClickHouse, migrate } from "@kurz/clickhouse";
 import { decodeClickBatch } from "@kurz/contracts";
 import { loadAnalyticsConfig } from "../../services/analytics/src/config.ts";
@@ -15,46 +14,14 @@ import { parseAgent } from "../../services/analytics/src/enrich/user-agent.ts";
 import { VisitorHasher } from "../../services/analytics/src/enrich/visitor-hash.ts";
 import { type ClickRow, toClickRow } from "../../services/analytics/src/ingest/click-rows.ts";
 import { writeClicks } from "../../services/analytics/src/ingest/click-writer.ts";
-
-const AGENTS = [
-  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36",
-  "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
-  "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36",
-  "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15",
-  "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
-  "Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
-  "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
-];
-
-function uuidv7(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  const now = BigInt(Date.now());
-  for (let i = 0; i < 6; i++) bytes[i] = Number((now >> BigInt(40 - 8 * i)) & 0xffn);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = Buffer.from(bytes).toString("hex");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
+import { syntheticClick, syntheticLinks } from "./_synthetic-clicks.ts";
 
 const total = Number(process.argv[2] ?? 200_000);
-const accounts = Array.from({ length: 50 }, () => randomUUID());
-const links = Array.from({ length: 1_000 }, (_, i) => ({ id: randomUUID(), account: accounts[i % 50]! }));
+const links = syntheticLinks();
 const messages: string[] = [];
 let pending: unknown[] = [];
 for (let i = 0; i < total; i++) {
-  const link = links[Math.floor(Math.random() * links.length)]!;
-  pending.push({
-    v: 1,
-    click_id: uuidv7(),
-    link_id: link.id,
-    account_id: link.account,
-    short_code: "bench",
-    ts: new Date().toISOString(),
-    ip: `${1 + Math.floor(Math.random() * 220)}.${i % 256}.${(i >> 8) % 256}.${(i * 7) % 256}`,
-    user_agent: AGENTS[i % AGENTS.length]!,
-    referrer: i % 3 === 0 ? null : `https://ref${i % 20}.example/`,
-    host: "kurz.test",
-  });
+  pending.push(syntheticClick(links, i));
   if (pending.length === 200) {
     messages.push(JSON.stringify({ v: 1, clicks: pending }));
     pending = [];

@@ -7,7 +7,6 @@
 //     the analytics app (seeded with infra/bench/_analytics-seed.ts), p50/p99 of sequential requests.
 // Options: --ingest <clicks> (default 200000), --link-clicks, --account-clicks, --requests (default 200).
 // Run under `flock /tmp/bench.lock` on a shared machine.
-import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
@@ -23,34 +22,15 @@ import { VisitorHasher } from "../../services/analytics/src/enrich/visitor-hash.
 import { subscribeClicks } from "../../services/analytics/src/ingest/clicks.ts";
 import type { LinkDirectory } from "../../services/analytics/src/management-links.ts";
 import { seedAnalytics } from "./_analytics-seed.ts";
+import { syntheticClick, syntheticLinks } from "./_synthetic-clicks.ts";
 
 export const description =
   "analytics: ingest rate bus → ClickHouse, and query p50/p99 for a 1M-click link and a 10M-click account";
-
-const AGENTS = [
-  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36",
-  "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
-  "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36",
-  "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15",
-  "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
-  "Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
-  "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
-];
 
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 const int = (n: number) => Math.round(n).toLocaleString("en-US");
-
-function uuidv7(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  const now = BigInt(Date.now());
-  for (let i = 0; i < 6; i++) bytes[i] = Number((now >> BigInt(40 - 8 * i)) & 0xffn);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = Buffer.from(bytes).toString("hex");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
 
 async function ingest(total: number): Promise<{ rate: number; seconds: number; stored: number }> {
   const prefix = uniquePrefix("bench-an");
@@ -59,29 +39,16 @@ async function ingest(total: number): Promise<{ rate: number; seconds: number; s
   const ch = await createClickHouse({ path: ":memory:", database: "bench_ingest" });
   try {
     await migrate(ch);
-    // Traffic over 1,000 links of 50 accounts, from random public-looking IPv4 addresses.
-    const accounts = Array.from({ length: 50 }, () => randomUUID());
-    const links = Array.from({ length: 1_000 }, (_, i) => ({ id: randomUUID(), account: accounts[i % 50]! }));
+    const links = syntheticLinks();
     const byKey = new Map<string, ClickBatch["clicks"]>();
     const messages: { key: string; value: ClickBatch }[] = [];
     const flush = (key: string, clicks: ClickBatch["clicks"]) =>
       messages.push({ key, value: { v: 1, clicks } });
     for (let i = 0; i < total; i++) {
-      const link = links[Math.floor(Math.random() * links.length)]!;
-      const key = clickPartitionKey(link.id);
+      const click = syntheticClick(links, i);
+      const key = clickPartitionKey(click.link_id);
       const list = byKey.get(key) ?? [];
-      list.push({
-        v: 1,
-        click_id: uuidv7(),
-        link_id: link.id,
-        account_id: link.account,
-        short_code: "bench",
-        ts: new Date().toISOString(),
-        ip: `${1 + Math.floor(Math.random() * 220)}.${i % 256}.${(i >> 8) % 256}.${(i * 7) % 256}`,
-        user_agent: AGENTS[i % AGENTS.length]!,
-        referrer: i % 3 === 0 ? null : `https://ref${i % 20}.example/`,
-        host: "kurz.test",
-      });
+      list.push(click);
       if (list.length === 200) {
         flush(key, list);
         byKey.delete(key);
