@@ -4,10 +4,11 @@ import { createHash } from "node:crypto";
 import { API_KEY_PATTERN, apiKeyCacheKey, KeyRecord } from "@kurz/contracts";
 import { apiError, internalHeaders, keyExpired, keyRevoked, serviceUnavailable } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
+import { LRUCache } from "lru-cache";
 
 const UNKNOWN = "unknown";
 const UNKNOWN_TTL_SECONDS = 10;
-/** Parsed records kept in memory (a few hundred bytes each); the map starts over when full. */
+/** Parsed records kept in memory (a few hundred bytes each), least recently used dropped first. */
 const PARSED_MAX = 10_000;
 
 const invalidKey = (hint: string) => apiError("UNAUTHORIZED", "Invalid API key.", { hint });
@@ -25,7 +26,7 @@ export class ApiKeys {
   ) {}
 
   /** The last record parsed per cache key, reused while the cached text is unchanged. */
-  private readonly parsed = new Map<string, { text: string; record: KeyRecord }>();
+  private readonly parsed = new LRUCache<string, { text: string; record: KeyRecord }>({ max: PARSED_MAX });
 
   /** Throws 401 (UNAUTHORIZED, KEY_EXPIRED or KEY_REVOKED) or 503; returns the live key otherwise. */
   async authenticate(authorization: string | undefined, now = Date.now()): Promise<KeyRecord> {
@@ -60,7 +61,6 @@ export class ApiKeys {
       // A damaged entry is treated as a miss and replaced from management, never trusted.
       const parsed = KeyRecord.safeParse(parseJson(cached));
       if (parsed.success) {
-        if (this.parsed.size >= PARSED_MAX) this.parsed.clear();
         this.parsed.set(cacheKey, { text: cached, record: parsed.data });
         return parsed.data;
       }
