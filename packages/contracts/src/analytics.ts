@@ -95,7 +95,7 @@ export const AnalyticsQuery = z
     }),
   })
   .refine(
-    ({ start, end }) => start === undefined || end === undefined || Date.parse(start) <= Date.parse(end),
+    ({ start, end }) => start === undefined || end === undefined || Date.parse(start) <= inclusiveEnd(end),
     {
       message: "start must not be after end",
       path: ["start"],
