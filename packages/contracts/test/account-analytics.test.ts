@@ -113,7 +113,9 @@ describe("analytics", () => {
     expect(AnalyticsQuery.safeParse({ start: "2026-02-01", end: "2026-01-01" }).success).toBe(false);
     // A bare end date covers its whole day, so a start later on that day is still before the end.
     expect(AnalyticsQuery.safeParse({ start: "2026-01-01T23:30:00Z", end: "2026-01-01" }).success).toBe(true);
-    expect(AnalyticsQuery.safeParse({ start: "2026-01-02T00:00:00Z", end: "2026-01-01" }).success).toBe(false);
+    expect(AnalyticsQuery.safeParse({ start: "2026-01-02T00:00:00Z", end: "2026-01-01" }).success).toBe(
+      false,
+    );
     expect(AnalyticsQuery.safeParse({ start: "yesterday" }).success).toBe(false);
     expect(AnalyticsQuery.safeParse({ end: "2026-13-01" }).success).toBe(false);
   });
