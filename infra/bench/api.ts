@@ -25,6 +25,7 @@ import { parseArgs } from "node:util";
 import { createPrisma } from "@kurz/db";
 import { startStack } from "@kurz/testing/stack";
 import autocannon from "autocannon";
+import { cpuMeter, pidsNamed } from "./_cpu.ts";
 import { sampleRss } from "./_rss.ts";
 
 export const description =
@@ -166,9 +167,17 @@ export async function run(args: string[]): Promise<string> {
     const getUrl = `/api/v1/links/${seeded!.id}`;
     await load("warm-up", { url: `${reference.url}${getUrl}`, headers }, 2, 4);
     const gets: Record<"ref" | "get", Figures[]> = { ref: [], get: [] };
+    // CPU per request of each process, over the GET runs and over the reference runs.
+    const cpu: Record<"ref" | "get", Record<string, number | undefined>[]> = { ref: [], get: [] };
     for (const which of ["ref", "get", "get", "ref"] as const) {
       const url = which === "ref" ? `${reference.url}${getUrl}` : `${stack.origin}${getUrl}`;
-      gets[which].push(await load(which, { url, headers }, duration, connections));
+      const shared = { postgres: pidsNamed("postgres"), redis: pidsNamed("redis-server") };
+      const meter = cpuMeter(
+        which === "ref" ? { reference: reference.pid, ...shared } : { ...stack.pids, ...shared },
+      );
+      const figures = await load(which, { url, headers }, duration, connections);
+      gets[which].push(figures);
+      cpu[which].push(meter.perRequest(figures.requests));
     }
     const getOne = mean("GET /links/:id", gets.get);
     const ref = mean("reference: bare node:http, Redis GET + rate-limit script + pg by id", gets.ref);
@@ -216,6 +225,15 @@ export async function run(args: string[]): Promise<string> {
           await explain("search 'cats' (common)", search("cats")),
         ];
     const load1 = loadavg()[0]!.toFixed(1);
+    const cpuLine = (runs: Record<string, number | undefined>[]) =>
+      Object.keys(runs[0]!)
+        .map((name) => {
+          const values = runs.map((r) => r[name]);
+          if (values.some((v) => v === undefined)) return `${name} n/a`;
+          const mean = (values as number[]).reduce((a, b) => a + b, 0) / values.length;
+          return `${name} ${mean.toFixed(2)} ms`;
+        })
+        .join(", ");
     rss.stop();
 
     const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
@@ -233,6 +251,8 @@ export async function run(args: string[]): Promise<string> {
       `- \`GET /links/:id\` through the public origin / the bare-Node reference: **${pct(getOne.rps, ref.rps)}** (target ≥ 40%), p99 ${fmt(getOne.p99)} ms (target < 20 ms)`,
       `- create at ${LINKS.toLocaleString("en")} links / create on the empty account: **${pct(createFull.rps, createEmpty.rps)}** (target ≥ 90%)`,
       `- one account's create / \`GET /links/:id\` throughput: **${pct(createFull.rps, getOne.rps)}** at ${LINKS.toLocaleString("en")} links, ${pct(createEmpty.rps, getOne.rps)} on the empty account (target ≥ 50%)`,
+      "",
+      `CPU per request (user + system, from /proc): GET through the origin: ${cpuLine(cpu.get)}; the reference: ${cpuLine(cpu.ref)}.`,
       "",
       "| endpoint | req/s | p50 ms | p99 ms | requests | non-2xx | errors |",
       "|---|---|---|---|---|---|---|",
@@ -297,6 +317,7 @@ async function startReference(stack: { env: Record<string, string>; origin: stri
   }
   return {
     url,
+    pid: child.pid!,
     stop: async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise((r) => child.once("exit", r));

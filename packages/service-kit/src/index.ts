@@ -1,4 +1,5 @@
 export { TimeoutError, withTimeout } from "@kurz/bus";
+export * from "./access-log.ts";
 export * from "./bus.ts";
 export * from "./canonical-path.ts";
 export * from "./client-budget.ts";

@@ -3,6 +3,7 @@
 import type { RouteDef } from "@kurz/contracts";
 import type { Express, Request, Response, Router } from "express";
 import type * as z from "zod";
+import { requestLog } from "./access-log.ts";
 import { apiError, badRequest, internalError, validation } from "./errors.ts";
 import { methodNotAllowed } from "./http.ts";
 import { requireIdentity } from "./internal-auth.ts";
@@ -163,8 +164,10 @@ function handlerFor(
 ): (req: Request, res: Response) => Promise<void> {
   const name = `${def.method} ${def.path}`;
   const drift = (req: Request, problem: Record<string, unknown>) => {
-    const log = (req as Request & { log?: Logger }).log ?? fallbackLogger;
-    log?.error({ route: name, ...problem }, "response does not match route schema");
+    requestLog(req, fallbackLogger)?.error(
+      { route: name, ...problem },
+      "response does not match route schema",
+    );
     return internalError();
   };
   // Express 5 passes a rejected promise to the error handler, which answers in the path's envelope.

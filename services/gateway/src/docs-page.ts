@@ -1,9 +1,12 @@
 // The /docs page: Swagger UI (swagger-ui-dist, Apache-2.0) served from node_modules, never a CDN, so the
 // docs work offline and the page loads nothing from third parties.
+
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { methodNotAllowed } from "@kurz/service-kit";
-import { type Request, type Response, Router } from "express";
+import { methodNotAllowedError, notFound, sendError } from "@kurz/service-kit";
 
 const distDir = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
 // Only what the page loads; the package also ships a demo index pointing at a public petstore.
@@ -44,23 +47,76 @@ const INIT = `window.ui = SwaggerUIBundle({
 const CSP =
   "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'";
 
-export function docsRouter(): Router {
-  const router = Router();
+const TYPES: Record<string, string> = {
+  css: "text/css; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  png: "image/png",
+};
+
+/**
+ * Serves `/docs`, `/docs/init.js` and the page's assets; returns false for any other path, or a method
+ * other than GET/HEAD on the scripts and assets, so the caller routes it on. `path` is the canonical
+ * path, lower-cased for matching as the API routes are.
+ */
+export function createDocsPage(): (req: IncomingMessage, res: ServerResponse, path: string) => boolean {
   const html = page();
-  router
-    .route("/docs")
-    .get((_req: Request, res: Response) => {
-      res.set("Content-Security-Policy", CSP).type("html").send(html);
-    })
-    .all(methodNotAllowed(["GET"]));
-  router.get("/docs/init.js", (_req, res) => {
-    res.type("js").set("Cache-Control", "no-cache").send(INIT);
-  });
-  router.get("/docs/assets/:file", (req, res, next) => {
-    const file = req.params.file;
-    if (!ASSETS.has(file)) return next();
-    // pnpm keeps packages under node_modules/.pnpm, which send() would refuse as a dot-directory.
-    res.sendFile(join(distDir, file), { maxAge: "1d", dotfiles: "allow" });
-  });
-  return router;
+  return (req, res, path) => {
+    const read = req.method === "GET" || req.method === "HEAD";
+    if (path === "/docs" || path === "/docs/") {
+      if (!read) {
+        sendError(res, methodNotAllowedError(["GET", "HEAD"]), "v1");
+        return true;
+      }
+      send(
+        req,
+        res,
+        200,
+        { "Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": CSP },
+        html,
+      );
+      return true;
+    }
+    if (!read) return false;
+    if (path === "/docs/init.js") {
+      send(req, res, 200, { "Content-Type": TYPES.js!, "Cache-Control": "no-cache" }, INIT);
+      return true;
+    }
+    const file = path.startsWith(ASSET_PREFIX) ? path.slice(ASSET_PREFIX.length) : "";
+    if (!ASSETS.has(file)) return false;
+    sendAsset(req, res, file);
+    return true;
+  };
+}
+
+const ASSET_PREFIX = "/docs/assets/";
+
+function send(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: string,
+): void {
+  res.writeHead(status, { ...headers, "Content-Length": Buffer.byteLength(body) });
+  res.end(req.method === "HEAD" ? undefined : body);
+}
+
+/** Streams one of the allow-listed files (never a path from the request: `file` is a member of ASSETS). */
+function sendAsset(req: IncomingMessage, res: ServerResponse, file: string): void {
+  const full = join(distDir, file);
+  stat(full).then(
+    (info) => {
+      res.writeHead(200, {
+        "Content-Type": TYPES[file.slice(file.lastIndexOf(".") + 1)] ?? "application/octet-stream",
+        "Content-Length": info.size,
+        "Cache-Control": "public, max-age=86400",
+        "Last-Modified": info.mtime.toUTCString(),
+      });
+      if (req.method === "HEAD") return res.end();
+      createReadStream(full)
+        .on("error", () => res.destroy())
+        .pipe(res);
+    },
+    () => sendError(res, notFound("Route not found"), "v1"),
+  );
 }

@@ -13,11 +13,11 @@ import {
   isApiError,
   type Logger,
   type MountedRoute,
+  requestLog,
   route,
   summarizeIssues,
   v1Success,
 } from "@kurz/service-kit";
-import type { Request } from "express";
 import type { Redis } from "ioredis";
 import pLimit from "p-limit";
 import {
@@ -98,7 +98,7 @@ export function bulkRoutes(deps: LinksDeps & { redis: Redis; logger: Logger }): 
           if (isApiError(err) && err.status < 500) {
             failed.push({ index, error: err.code === "CONFLICT" ? BULK_ALIAS_TAKEN : err.message });
           } else {
-            (req as Request & { log?: Logger }).log?.error({ err, index }, "bulk item failed");
+            requestLog(req, deps.logger)?.error({ err, index }, "bulk item failed");
             failed.push({ index, error: "Internal error while creating this link; try again" });
           }
         }
