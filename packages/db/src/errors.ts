@@ -45,3 +45,15 @@ const constraintOfPgError = (err: unknown): AdapterCause["constraint"] => {
 export function isRecordMissing(err: unknown): boolean {
   return codeOf(err) === "P2025";
 }
+
+/**
+ * The SQLSTATE a statement failed with (e.g. one a function raised on purpose, `KZ403`), from a raw
+ * query through Prisma or straight from pg; undefined for any other error.
+ */
+export function sqlStateOf(err: unknown): string | undefined {
+  const cause = adapterCause(err);
+  if (cause?.originalCode) return cause.originalCode;
+  const code = codeOf(err);
+  // Prisma's own codes (P1000–P6999) have the same shape as a SQLSTATE but are not one.
+  return code !== undefined && /^[0-9A-Z]{5}$/.test(code) && !/^P[1-9]\d{3}$/.test(code) ? code : undefined;
+}

@@ -1,10 +1,11 @@
 // The account's stored link count (accounts.link_count, decision 0012): kept by every link create and
 // delete in the same transaction, so the link-limit check and the totals cost one row read instead of
-// a count over the account's links. Both updates are their transaction's last statement: the account
-// row is then locked only from that update to commit, and concurrent writers of one account overlap
-// in everything before it.
+// a count over the account's links. A create counts itself inside the database function that inserts
+// it (kurz_create_link, decision 0019), exact under concurrency: a second writer waits on the row lock
+// and, in READ COMMITTED, re-checks `link_count + 1 <= link_limit` against the committed count. The
+// update is the last statement of both, so the account row is locked only from it to commit.
 import type { Prisma, PrismaClient } from "@kurz/db";
-import { ApiError, apiError } from "@kurz/service-kit";
+import { type ApiError, apiError } from "@kurz/service-kit";
 
 type Tx = Prisma.TransactionClient;
 
@@ -13,22 +14,6 @@ export function linkLimitError(limit: number): ApiError {
   return apiError("FORBIDDEN", `Link limit reached (${limit}). Delete existing links or upgrade your plan.`, {
     link_limit: limit,
   });
-}
-
-/**
- * Counts `n` new links, or throws the 403 when they do not fit under the limit (the caller's
- * transaction then rolls back with the links it inserted). Exact under concurrency: a second writer
- * waits on the row lock and, in READ COMMITTED, re-checks the WHERE clause against the committed count.
- */
-export async function countLinksAdded(tx: Tx, accountId: string, n: number): Promise<void> {
-  const updated = await tx.$executeRaw`
-    UPDATE accounts SET link_count = link_count + ${n}::int
-    WHERE id = ${accountId}::uuid AND link_count + ${n}::int <= link_limit`;
-  if (updated === 1) return;
-  const [account] = await tx.$queryRaw<{ link_limit: number }[]>`
-    SELECT link_limit FROM accounts WHERE id = ${accountId}::uuid`;
-  if (!account) throw new ApiError(401, "UNAUTHORIZED", "Unknown account");
-  throw linkLimitError(account.link_limit);
 }
 
 /**

@@ -4,15 +4,15 @@
 // same transaction, as its last statement.
 import { randomUUID } from "node:crypto";
 import { type CreateLinkBody, TOPICS, type UpdateLinkBody } from "@kurz/contracts";
-import { isUniqueViolation, type Link, Prisma, type PrismaClient } from "@kurz/db";
+import { isUniqueViolation, type Link, Prisma, type PrismaClient, sqlStateOf } from "@kurz/db";
 import { ApiError, apiError, notFound } from "@kurz/service-kit";
 import { campaignsOfLinks, type LegacyRecords } from "./legacy-records.ts";
-import { countLinksAdded, countLinksRemoved, linkLimitError } from "./link-count.ts";
+import { countLinksRemoved, linkLimitError } from "./link-count.ts";
 import { LINK_COLUMNS } from "./link-list.ts";
 import { enqueueLinkEvent, linkEvent } from "./outbox.ts";
 import { hashPassword } from "./passwords.ts";
 import type { RedirectRecords } from "./redirect-records.ts";
-import { CodeReserved, claimCode, reservedForOthers, retireCodes } from "./retired-codes.ts";
+import { CodeReserved, reservedForOthers, retireCodes } from "./retired-codes.ts";
 import { randomShortCode } from "./short-codes.ts";
 
 export interface LinkWriterDeps {
@@ -91,26 +91,7 @@ export async function createLink(deps: LinkWriterDeps, accountId: string, input:
   const passwordHash = input.password !== undefined ? await hashPassword(input.password) : null;
   const cutoff = new Date(Date.now() - deps.retiredCodeGraceMs);
   const create = (shortCode: string) =>
-    deps.prisma.$transaction(async (tx) => {
-      const link = await insertLinkWithEvent(tx, accountId, { ...input, shortCode, passwordHash });
-      if (!link) {
-        const [account] = await tx.$queryRaw<unknown[]>`SELECT 1 FROM accounts WHERE id = ${accountId}::uuid`;
-        if (!account) throw new ApiError(401, "UNAUTHORIZED", "Unknown account");
-        // A generated code among the retired ones, whoever retired it: drawn again.
-        throw new CodeReserved(`the code '${shortCode}' is retired`);
-      }
-      const counted = await tx.$executeRaw`
-        UPDATE accounts SET link_count = link_count + 1
-        WHERE id = ${accountId}::uuid AND link_count + 1 <= link_limit
-          AND NOT EXISTS (SELECT 1 FROM retired_codes WHERE short_code = ${shortCode}
-            AND account_id <> ${accountId}::uuid AND retired_at > ${cutoff})`;
-      if (counted !== 1) {
-        // The rare path: say why, then the throw rolls the insert back.
-        await claimCode(tx, shortCode, accountId, deps.retiredCodeGraceMs);
-        await countLinksAdded(tx, accountId, 1);
-      }
-      return link;
-    });
+    insertCountedLink(deps.prisma, accountId, cutoff, { ...input, shortCode, passwordHash });
 
   let link: Link;
   try {
@@ -126,17 +107,19 @@ export async function createLink(deps: LinkWriterDeps, accountId: string, input:
 }
 
 /**
- * One statement: the link row (its expiry defaulting from the account's setting) and its `link.created`
- * outbox event. The event is linkEvent's, built here from the row as it will be inserted (every column
- * is given, none left to a default) with the expiry filled in from the inserted row, which only the
- * database knows when the account's default applies. Null when nothing was inserted: an unknown
- * account, or a generated code found among the retired ones.
+ * One call of the database function `kurz_create_link` (migration 20261123235500, decision 0019): the
+ * link row (its expiry defaulting from the account's setting), its `link.created` outbox event, and the
+ * account's stored count, committed together or not at all. The event is linkEvent's, built here from
+ * the row as it will be inserted (every column is given, none left to a default); the function fills in
+ * the expiry, which only the database knows when the account's default applies. Refusals arrive as the
+ * SQLSTATEs the function raises.
  */
-async function insertLinkWithEvent(
-  tx: Tx,
+async function insertCountedLink(
+  prisma: PrismaClient,
   accountId: string,
+  cutoff: Date,
   input: NewLink & { shortCode: string; passwordHash: string | null },
-): Promise<Link | null> {
+): Promise<Link> {
   const now = new Date();
   const planned: Link = {
     id: randomUUID(),
@@ -155,27 +138,32 @@ async function insertLinkWithEvent(
   };
   const event = linkEvent("link.created", planned);
   const generated = input.custom_alias === undefined;
-  const [link] = await tx.$queryRaw<Link[]>`
-    WITH ins AS (
-      INSERT INTO links (id, account_id, short_code, original_url, title, password_hash, is_active,
-                         analytics_public, expires_at, created_at, updated_at)
-      SELECT ${planned.id}::uuid, a.id, ${planned.shortCode}, ${planned.originalUrl}, ${planned.title},
-             ${planned.passwordHash}, true, false,
-             COALESCE(${planned.expiresAt}::timestamptz, now() + make_interval(hours => a.default_expiry_hours)),
-             ${now}::timestamptz, ${now}::timestamptz
-      FROM accounts a
-      WHERE a.id = ${accountId}::uuid
-        AND NOT (${generated} AND EXISTS (SELECT 1 FROM retired_codes WHERE short_code = ${planned.shortCode}))
-      RETURNING ${LINK_COLUMNS}
-    ), ev AS (
-      INSERT INTO outbox_events (topic, key, payload)
-      SELECT ${TOPICS.links}, ins.id::text, jsonb_set(${JSON.stringify(event)}::jsonb, '{link,expires_at}',
-        COALESCE(to_jsonb(to_char(ins."expiresAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')), 'null'))
-      FROM ins
-    )
-    SELECT * FROM ins`;
-  return link ?? null;
+  try {
+    const [row] = await prisma.$queryRaw<{ expires_at: Date | null }[]>`
+      SELECT kurz_create_link(${planned.id}::uuid, ${accountId}::uuid, ${planned.shortCode},
+        ${planned.originalUrl}, ${planned.title}, ${planned.passwordHash}, ${planned.expiresAt}::timestamptz,
+        ${now}::timestamptz, ${generated}, ${cutoff}::timestamptz, ${TOPICS.links},
+        ${JSON.stringify(event)}::jsonb) AS expires_at`;
+    return { ...planned, expiresAt: row?.expires_at ?? null };
+  } catch (err) {
+    switch (sqlStateOf(err)) {
+      case "KZ401":
+        throw new ApiError(401, "UNAUTHORIZED", "Unknown account");
+      case "KZ409":
+        // Retired (a generated code: drawn again) or reserved to another account within the grace.
+        throw new CodeReserved(`the code '${input.shortCode}' is retired or reserved`);
+      case "KZ403":
+        throw linkLimitError(await linkLimitOf(prisma, accountId));
+      default:
+        throw err;
+    }
+  }
 }
+
+const linkLimitOf = async (prisma: PrismaClient, accountId: string): Promise<number> => {
+  const account = await prisma.account.findUnique({ where: { id: accountId }, select: { linkLimit: true } });
+  return account?.linkLimit ?? 0;
+};
 
 const ownedLink = async (tx: Tx, accountId: string, id: string) => {
   // FOR UPDATE: two concurrent PATCHes of one link commit (and write Redis) in a single order.

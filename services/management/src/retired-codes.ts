@@ -50,24 +50,6 @@ export async function reservedForOthers(
   return new Set(rows.map((r) => r.shortCode));
 }
 
-/**
- * Called in the creating transaction after the link row is inserted: that insert waited for any
- * concurrent delete of the same code to commit, so this read sees its retirement. Throws CodeReserved
- * when another account still holds the code. An own row is kept: it still names the deleted link, whose
- * clicks analytics must leave out until it has applied the deletion, and it reserves nothing while the
- * code is live (a live code is taken anyway); the next deletion overwrites it.
- */
-export async function claimCode(
-  tx: Prisma.TransactionClient,
-  code: string,
-  accountId: string,
-  graceMs: number,
-): Promise<void> {
-  if ((await reservedForOthers(tx, [code], accountId, graceMs)).size > 0) {
-    throw new CodeReserved(`the code '${code}' is reserved`);
-  }
-}
-
 /** Removes rows past the grace; returns how many. */
 export async function purgeRetiredCodes(prisma: PrismaClient, graceMs: number): Promise<number> {
   const { count } = await prisma.retiredCode.deleteMany({
