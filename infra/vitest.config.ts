@@ -3,6 +3,6 @@ import { defineProject } from "vitest/config";
 export default defineProject({
   test: {
     name: "@kurz/infra",
-    include: ["*.test.ts"],
+    include: ["*.test.ts", "local/*.test.ts"],
   },
 });

@@ -1,11 +1,13 @@
 // `./kurz up`: the whole stack on one machine. Starts a persistent Redis under ./.data (it carries the
 // bus, so it must keep unconsumed events across restarts), migrates Postgres, starts the four services,
-// waits until each is ready, prints the URLs, and on Ctrl-C stops everything in reverse order.
+// waits until each is ready, prints the URLs, and on Ctrl-C stops everything in reverse order. A process
+// that dies is restarted with backoff while the others keep serving (supervisor.ts).
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { BUNDLE_NODE_FLAGS, bundlePath } from "../build/bundle.ts";
+import { Supervised } from "./supervisor.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 const dataDir = resolve(root, ".data");
@@ -40,7 +42,7 @@ const services: { name: string; port: number; env: Record<string, string> }[] = 
   },
 ];
 const colors = [36, 35, 33, 32, 34];
-const children: { name: string; proc: ChildProcess }[] = [];
+const children: Supervised[] = [];
 let stopping = false;
 
 function prefixOutput(name: string, proc: ChildProcess, color: number): void {
@@ -57,20 +59,22 @@ function prefixOutput(name: string, proc: ChildProcess, color: number): void {
 }
 
 function start(name: string, cmd: string, args: string[], extraEnv: Record<string, string>, color: number) {
-  const proc = spawn(cmd, args, {
-    cwd: root,
-    env: { ...env, ...shared, ...extraEnv },
-    stdio: ["ignore", "pipe", "pipe"],
+  const supervised = new Supervised({
+    name,
+    spawn: () => {
+      const proc = spawn(cmd, args, {
+        cwd: root,
+        env: { ...env, ...shared, ...extraEnv },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      prefixOutput(name, proc, color);
+      return proc;
+    },
+    say: (line) => console.error(`\x1b[1m${line}\x1b[0m`),
   });
-  prefixOutput(name, proc, color);
-  proc.on("exit", (code, signal) => {
-    if (!stopping) {
-      console.error(`${name} exited unexpectedly (${signal ?? code}); stopping the stack`);
-      void stopAll(1);
-    }
-  });
-  children.push({ name, proc });
-  return proc;
+  supervised.start();
+  children.push(supervised);
+  return supervised;
 }
 
 async function waitReady(name: string, url: string, timeoutMs = 60_000): Promise<void> {
@@ -90,18 +94,7 @@ async function waitReady(name: string, url: string, timeoutMs = 60_000): Promise
 
 async function stopAll(code: number): Promise<never> {
   stopping = true;
-  for (const { name, proc } of [...children].reverse()) {
-    if (proc.exitCode !== null || proc.signalCode !== null) continue;
-    proc.kill("SIGTERM");
-    const exited = await Promise.race([
-      new Promise((r) => proc.once("exit", () => r(true))),
-      new Promise((r) => setTimeout(() => r(false), 15_000)),
-    ]);
-    if (!exited) {
-      console.error(`${name} did not stop within 15 s; killing it`);
-      proc.kill("SIGKILL");
-    }
-  }
+  for (const child of [...children].reverse()) await child.stop();
   process.exit(code);
 }
 

@@ -1,0 +1,95 @@
+// Keeps one service process of `./kurz up` running (issue 14, "Supervision"): a process that exits
+// while the stack is not stopping is started again after a backoff that doubles from 0.5 s to 30 s and
+// resets once the process has run healthy for a minute. The other services keep serving meanwhile.
+import type { ChildProcess } from "node:child_process";
+
+export interface RestartPolicy {
+  /** First delay before a restart. */
+  initialDelayMs: number;
+  /** The delay doubles up to this. */
+  maxDelayMs: number;
+  /** A process that ran this long before it exited is restarted after the first delay again. */
+  resetAfterMs: number;
+}
+
+export const DEFAULT_RESTART_POLICY: RestartPolicy = {
+  initialDelayMs: 500,
+  maxDelayMs: 30_000,
+  resetAfterMs: 60_000,
+};
+
+/** The delay before the next restart, given the previous delay and how long the process ran. */
+export function nextDelay(policy: RestartPolicy, previousMs: number | null, ranForMs: number): number {
+  if (previousMs === null || ranForMs >= policy.resetAfterMs) return policy.initialDelayMs;
+  return Math.min(previousMs * 2, policy.maxDelayMs);
+}
+
+export interface SupervisedOptions {
+  name: string;
+  /** Starts the process; called again for each restart. */
+  spawn: () => ChildProcess;
+  /** What the console says (a restart, a crash); one line each. */
+  say: (line: string) => void;
+  policy?: RestartPolicy;
+  now?: () => number;
+}
+
+/** One supervised process: restarted after an unexpected exit until `stop()`. */
+export class Supervised {
+  private proc: ChildProcess | undefined;
+  private stopping = false;
+  private delay: number | null = null;
+  private timer: NodeJS.Timeout | undefined;
+  private startedAt = 0;
+  /** Starts so far, the first included (for the console and the tests). */
+  starts = 0;
+
+  constructor(private readonly opts: SupervisedOptions) {}
+
+  get pid(): number | undefined {
+    return this.proc?.pid;
+  }
+
+  start(): void {
+    const now = this.opts.now ?? Date.now;
+    const proc = this.opts.spawn();
+    this.proc = proc;
+    this.startedAt = now();
+    this.starts++;
+    proc.once("exit", (code, signal) => {
+      if (this.stopping) return;
+      const policy = this.opts.policy ?? DEFAULT_RESTART_POLICY;
+      const ranFor = now() - this.startedAt;
+      this.delay = nextDelay(policy, this.delay, ranFor);
+      this.opts.say(
+        `${this.opts.name} exited unexpectedly (${signal ?? `exit ${code}`}) after ${(ranFor / 1000).toFixed(1)} s; ` +
+          `restarting in ${this.delay / 1000} s (the other services keep serving)`,
+      );
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        if (this.stopping) return;
+        this.start();
+        this.opts.say(`${this.opts.name} restarted (start ${this.starts})`);
+      }, this.delay);
+    });
+  }
+
+  /** Stops restarting, then SIGTERM, and SIGKILL after `graceMs`; resolves when the process is gone. */
+  async stop(graceMs = 15_000): Promise<void> {
+    this.stopping = true;
+    if (this.timer) clearTimeout(this.timer);
+    const proc = this.proc;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise<boolean>((r) => proc.once("exit", () => r(true)));
+    proc.kill("SIGTERM");
+    const inTime = await Promise.race([
+      exited,
+      new Promise<boolean>((r) => setTimeout(() => r(false), graceMs)),
+    ]);
+    if (!inTime) {
+      this.opts.say(`${this.opts.name} did not stop within ${graceMs / 1000} s; killing it`);
+      proc.kill("SIGKILL");
+      await exited;
+    }
+  }
+}
