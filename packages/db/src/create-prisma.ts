@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { parseDatabaseUrl } from "./connection-url.ts";
@@ -5,6 +6,29 @@ import { PrismaClient } from "./generated/prisma/client.ts";
 
 // node-postgres' own default; the API services are rate-limited, so ten connections per process is ample.
 const DEFAULT_POOL_SIZE = 10;
+// Distinct statements prepared per connection at most; past it, statements run unnamed as before.
+const MAX_PREPARED_STATEMENTS = 1_000;
+
+/**
+ * Names for prepared statements, one per distinct SQL text: node-postgres then parses and plans a
+ * statement once per connection instead of on every call. Planning a lookup by id on `links` (many
+ * indexes) cost Postgres more than running it (docs/benchmarks.md, "Where a GET's time goes").
+ * Bounded, because a backend keeps every statement prepared on it: SQL built at run time (a raw
+ * query with an interpolated list, say) could otherwise grow that without end. An empty name is
+ * node-postgres' unnamed statement.
+ */
+export function preparedStatementNames(max = MAX_PREPARED_STATEMENTS): (query: { sql: string }) => string {
+  const names = new Map<string, string>();
+  return ({ sql }) => {
+    let name = names.get(sql);
+    if (name === undefined) {
+      if (names.size >= max) return "";
+      name = `kurz_${createHash("sha256").update(sql).digest("hex").slice(0, 24)}`;
+      names.set(sql, name);
+    }
+    return name;
+  };
+}
 
 function searchPathOption(schema: string): string {
   // Inside libpq `options`, spaces and backslashes are escaped with a backslash.
@@ -25,7 +49,7 @@ export function createPrisma(databaseUrl: string): PrismaClient {
       // adapter-pg qualifies its generated queries with the schema; raw SQL needs the search_path.
       ...(schema ? { options: `-c search_path=${searchPathOption(schema)}` } : {}),
     },
-    schema ? { schema } : undefined,
+    { ...(schema ? { schema } : {}), statementNameGenerator: preparedStatementNames() },
   );
   return new PrismaClient({ adapter });
 }
