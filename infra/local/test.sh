@@ -24,12 +24,11 @@ fi
 export KURZ_PRISMA_CLIENT_GENERATED=1
 checks=()
 if [ $# -eq 0 ]; then
-  # One package at a time, in the background: tsc per workspace package, as `turbo run typecheck`
-  # does, without the client generation in @kurz/db's script.
+  # One tsc program over every package (the root tsconfig.json; every package's own config has the
+  # same options): 20 s of CPU, where one tsc per package, as `turbo run typecheck` does, took ~240 s
+  # beside the tests. A package's own `typecheck` script still checks that package alone.
   ( s=$SECONDS; rc=0
-    for cfg in packages/*/tsconfig.json services/*/tsconfig.json infra/tsconfig.json tests/*/tsconfig.json; do
-      node_modules/.bin/tsc -p "$cfg" >>.data/typecheck.log 2>&1 || { rc=1; echo "in $cfg" >>.data/typecheck.log; }
-    done
+    node_modules/.bin/tsc -p tsconfig.json >>.data/typecheck.log 2>&1 || rc=1
     echo $rc >.data/typecheck.rc; echo $((SECONDS - s)) >.data/typecheck.secs ) &
   checks+=($!)
   ( s=$SECONDS; pnpm exec biome check --reporter=summary . >.data/lint.log 2>&1

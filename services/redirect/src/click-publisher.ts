@@ -12,11 +12,14 @@ import {
   encodeClickBatch,
   TOPICS,
 } from "@kurz/contracts";
+import type { ClickJournal } from "./click-journal.ts";
 import type { ClickSpool } from "./click-spool.ts";
 
 export interface ClickPublisherOptions {
   bus: EventBus;
   spool: ClickSpool;
+  /** Where each click is written before its answer; told when a click is safe elsewhere. */
+  journal?: ClickJournal;
   topic?: string;
   maxBatch?: number;
   flushIntervalMs?: number;
@@ -58,6 +61,8 @@ export class ClickPublisher {
   private failing = false;
   private droppedHere = 0;
   private lingering: Lingering | null = null;
+  /** Clicks handed to the spool that its next write has not synced yet (still journaled). */
+  private spooling: ClickEvent[] = [];
   published = 0;
 
   private readonly bus: EventBus;
@@ -87,10 +92,24 @@ export class ClickPublisher {
     };
   }
 
+  /** A click a previous run journaled: published like a new one, but already in the journal. */
+  replay(event: ClickEvent): void {
+    this.enqueue(event);
+  }
+
   push(event: ClickEvent): void {
+    this.opts.journal?.append(event);
+    this.enqueue(event);
+  }
+
+  private enqueue(event: ClickEvent): void {
     // Once anything is spooled, newer events follow it there: replay stays in click order.
     if (this.buffer.length >= this.maxBuffered || this.spool.pending > 0) {
-      if (!this.spool.append(event)) this.droppedHere++;
+      if (this.spool.append(event)) this.spooling.push(event);
+      else {
+        this.droppedHere++;
+        this.opts.journal?.confirm([event]);
+      }
       this.schedule();
       return;
     }
@@ -117,6 +136,13 @@ export class ClickPublisher {
   private async drain(): Promise<void> {
     try {
       await this.settleLingering();
+      if (this.spooling.length > 0) {
+        // Synced to the spool, which replays them itself: the journal no longer needs them.
+        const synced = this.spooling;
+        this.spooling = [];
+        await this.spool.writeQueued();
+        this.opts.journal?.confirm(synced);
+      }
       // What is buffered now, plus any full batches: clicks that arrive during a round trip wait for the
       // timer. Publishing them at once made a busy redirect send one small MULTI per round trip
       // (~500/s of 1-2 clicks per entry), and ioredis kept every one alive until its reply.
@@ -126,6 +152,7 @@ export class ClickPublisher {
         // The batch stays at the head of the buffer until it is out, so a late landing can take it off.
         const taken = () => {
           this.buffer.splice(0, batch.length);
+          this.opts.journal?.confirm(batch);
           this.recovered(batch.length);
         };
         await this.publish(batch, taken);
@@ -245,6 +272,7 @@ export class ClickPublisher {
       this.buffer = [];
       try {
         await this.spool.prepend(left);
+        this.opts.journal?.confirm(left);
         this.opts.logger?.warn({ spooled: this.spool.pending }, "bus unavailable at exit: clicks spooled");
       } catch (err) {
         this.droppedHere += left.length;
@@ -254,6 +282,9 @@ export class ClickPublisher {
         );
       }
     }
+    await this.spool.writeQueued();
+    this.opts.journal?.confirm(this.spooling);
+    this.spooling = [];
     await this.spool.close();
   }
 }

@@ -221,7 +221,8 @@ async function countLines(path: string): Promise<number> {
   return n;
 }
 
-async function takeLock(lockPath: string): Promise<void> {
+/** Takes `lockPath` for this process; a lock left by a dead process is taken over. */
+export async function takeLock(lockPath: string): Promise<void> {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       await writeFile(lockPath, String(process.pid), { flag: "wx" });

@@ -10,6 +10,7 @@ import type { DomainRecord, RedirectRecord, RotatorRecord } from "@kurz/contract
 import { verify } from "@node-rs/argon2";
 import { isApiPath } from "./api-forwarder.ts";
 import { clickEvent } from "./click-event.ts";
+import type { ClickJournal } from "./click-journal.ts";
 import type { ClickPublisher } from "./click-publisher.ts";
 import { clientIp } from "./client-ip.ts";
 import { isCodeShaped } from "./code-grammar.ts";
@@ -26,6 +27,8 @@ import { RedirectWrites } from "./turn-writes.ts";
 export interface RedirectHandlerDeps {
   resolver: Resolver;
   publisher: ClickPublisher;
+  /** Written before each burst of answers; absent in tests that do not exercise it. */
+  journal?: ClickJournal;
   limiter: PasswordLimiter;
   missBudget: MissBudget;
   redirectStatus: number;
@@ -61,10 +64,14 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
   const { resolver, publisher, limiter, missBudget, redirectStatus, trustProxy, hosts } = deps;
   const turns = new RotatorTurns();
 
-  const writes = new RedirectWrites((err, res) => {
-    deps.logger.error({ err: err instanceof Error ? err.message : String(err) }, "redirect write failed");
-    res.destroy();
-  });
+  // A click is journaled before its answer is written: the turn's clicks first, then its answers.
+  const writes = new RedirectWrites(
+    (err, res) => {
+      deps.logger.error({ err: err instanceof Error ? err.message : String(err) }, "redirect write failed");
+      res.destroy();
+    },
+    () => deps.journal?.writeTurn(),
+  );
 
   function redirect(res: ServerResponse, location: string, status = redirectStatus): void {
     // Node would send non-ASCII as Latin-1 bytes, which browsers misread: send the percent-encoded form.
@@ -72,9 +79,11 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
     writes.send(res, status, value);
   }
 
+  // The click is pushed before its answer is queued: a full queue writes at once (turn-writes.ts),
+  // and the journal must hold the click by then.
   function follow(req: IncomingMessage, res: ServerResponse, record: RedirectRecord, code: string) {
-    redirect(res, record.url);
     if (req.method === "GET") publisher.push(clickEvent(req, record, code, trustProxy));
+    redirect(res, record.url);
   }
 
   /** Lookups that would reach management count against the client's miss budget. */
@@ -156,8 +165,8 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
     await limiter.succeeded(code, ip);
     // 303: the browser follows with a GET, so the password is never re-posted to the destination
     // (a 307/308 REDIRECT_STATUS would do exactly that).
-    redirect(res, record.url, 303);
     publisher.push(clickEvent(req, record, code, trustProxy));
+    redirect(res, record.url, 303);
   }
 
   /** The campaign's next link in turn that can be followed (active, not expired, no password). */

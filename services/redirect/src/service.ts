@@ -1,7 +1,9 @@
 // Everything the redirect process runs, as one function: main.ts wraps it in runService (signals,
 // telemetry, exit codes, V8 flags), and the in-process test stack (@kurz/testing/stack) calls it
 // directly.
+
 import { createServer } from "node:http";
+import { join } from "node:path";
 import {
   callerToken,
   clientBudgetHash,
@@ -14,6 +16,7 @@ import {
 } from "@kurz/service-kit";
 import { Redis } from "ioredis";
 import { createApiForwarder } from "./api-forwarder.ts";
+import { ClickJournal } from "./click-journal.ts";
 import { ClickPublisher } from "./click-publisher.ts";
 import { ClickSpool } from "./click-spool.ts";
 import { clientIp } from "./client-ip.ts";
@@ -61,14 +64,28 @@ export async function startRedirect(config: RedirectConfig, logger: Logger): Pro
   });
   if (spool.pending > 0)
     logger.warn({ spooled: spool.pending }, "replaying clicks spooled by a previous run");
+  // Per port, like the spool: a restarted instance replays what its predecessor journaled.
+  const journaled = config.CLICK_JOURNAL
+    ? await ClickJournal.open({
+        dir: join(config.SPOOL_DIR, `journal-${config.PORT}`),
+        syncIntervalMs: config.CLICK_JOURNAL_SYNC_MS,
+        onError: (err) => logger.error({ err: String(err) }, "click journal write failed"),
+      })
+    : null;
+  const journal = journaled?.journal;
   const publisher = new ClickPublisher({
     bus,
     spool,
+    ...(journal ? { journal } : {}),
     logger,
     maxBatch: config.CLICK_BATCH_MAX,
     flushIntervalMs: config.CLICK_FLUSH_MS,
     maxBuffered: config.CLICK_BUFFER_MAX,
   });
+  if (journaled && journaled.replay.length > 0) {
+    logger.warn({ clicks: journaled.replay.length }, "replaying clicks journaled by a previous run");
+    for (const event of journaled.replay) publisher.replay(event);
+  }
   const health = handleHealth({
     redis: () => redis.ping(),
     bus: () => bus.ping(),
@@ -77,6 +94,7 @@ export async function startRedirect(config: RedirectConfig, logger: Logger): Pro
     createRedirectHandler({
       resolver,
       publisher,
+      ...(journal ? { journal } : {}),
       limiter: new PasswordLimiter(redis, {
         perClient: config.PASSWORD_MAX_ATTEMPTS,
         perLink: config.PASSWORD_LINK_MAX_ATTEMPTS,
@@ -113,6 +131,7 @@ export async function startRedirect(config: RedirectConfig, logger: Logger): Pro
     servers: [server, ops],
     close: async () => {
       await publisher.close();
+      await journal?.close();
       await bus.close();
       subscriber.disconnect();
       redis.disconnect();

@@ -17,7 +17,11 @@ export class RedirectWrites {
   private locations: string[] = [];
   private readonly flush = () => this.writeAll();
 
-  constructor(private readonly onError: (err: unknown, res: ServerResponse) => void) {}
+  constructor(
+    private readonly onError: (err: unknown, res: ServerResponse) => void,
+    /** Runs before each burst of answers goes out (the click journal's write, click-journal.ts). */
+    private readonly beforeWrite: () => void = () => {},
+  ) {}
 
   /** Queues `status` with `Location: location` (already safe to send) for the end of this turn. */
   send(res: ServerResponse, status: number, location: string): void {
@@ -31,6 +35,7 @@ export class RedirectWrites {
 
   private writeAll(): void {
     if (this.responses.length === 0) return;
+    this.beforeWrite();
     const { responses, statuses, locations } = this;
     this.responses = [];
     this.statuses = [];

@@ -8,7 +8,7 @@ import { redirectKey } from "@kurz/contracts";
 import { printProcessOutputOnFailure, uniquePrefix, waitFor } from "@kurz/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clickMaker, expectEveryClickOnce, observeClicks } from "./support/click-observer.ts";
+import { clickMaker, observeClicks } from "./support/click-observer.ts";
 import { type FakeManagement, startFakeManagement } from "./support/fake-management.ts";
 import { numberedRecord } from "./support/records.ts";
 import { bootRedirect, metrics, type RedirectProcess } from "./support/redirect-process.ts";
@@ -124,10 +124,20 @@ describe("redirect under faults", () => {
     expect(readFileSync(spool).length).toBe(0);
   });
 
-  it("delivered every click exactly once", async () => {
+  // Redis stopped under the publisher: an XADD it applied whose reply was lost is sent again, so the bus
+  // may hold a copy (at-least-once, click-publisher.ts); ingest keeps one per click id (decision 0007).
+  // What must hold here: every click made is on the bus, and nothing else is.
+  it("delivered every click, and no click it did not make", async () => {
     const observer = await observeClicks({ prefix, redisUrl: redisServer.url });
     try {
-      await expectEveryClickOnce(observer, clicks.made, { timeoutMs: 20_000, settleMs: 500 });
+      await waitFor(() => observer.counts.size >= clicks.made, {
+        timeoutMs: 20_000,
+        description: `${clicks.made} distinct clicks on the bus`,
+      });
+      await new Promise((r) => setTimeout(r, 500));
+      expect(observer.counts.size).toBe(clicks.made);
+      // A copy needs a lost reply; a handful at most, not one per click.
+      expect(observer.events.length - observer.counts.size).toBeLessThanOrEqual(5);
       const m = await metrics(redirect);
       expect(m.clicks_dropped_total).toBe(0);
     } finally {
