@@ -218,6 +218,8 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
       return forward(req, res, config.ANALYTICS_URL, url);
     }
     if (under(path, "/api/v1/analytics")) return keyed(req, res, url, path, config.ANALYTICS_URL);
+    // Clicks are analytics' (issue 16): their export is too; the links export stays with management.
+    if (under(path, "/api/v1/exports/analytics")) return keyed(req, res, url, path, config.ANALYTICS_URL);
     if (under(path, "/api")) return keyed(req, res, url, path, config.MANAGEMENT_URL);
     // Public campaign list pages (legacy API `list` URLs) are served by management, without a key.
     if (under(path, "/c")) return forward(req, res, config.MANAGEMENT_URL, url);
