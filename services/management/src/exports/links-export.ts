@@ -4,7 +4,7 @@
 import { Readable } from "node:stream";
 import { type ExportedLink, type ExportLinksFormat, LINK_EXPORT_COLUMNS } from "@kurz/contracts";
 import type { Link, PrismaClient } from "@kurz/db";
-import { csvLine } from "../imports/csv-cells.ts";
+import { csvLine } from "@kurz/service-kit";
 import { LINK_COLUMNS } from "../link-list.ts";
 
 const PAGE = 1_000;

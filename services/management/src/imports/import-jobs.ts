@@ -4,8 +4,7 @@ import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import type { CreateImportQuery, ImportJob as ImportJobJson } from "@kurz/contracts";
 import type { ImportJob, PrismaClient } from "@kurz/db";
-import { badRequest, notFound } from "@kurz/service-kit";
-import { csvLine } from "./csv-cells.ts";
+import { badRequest, csvLine, notFound } from "@kurz/service-kit";
 import { ImportFileError, readImportFile } from "./import-file.ts";
 
 const PREVIEW_ERRORS = 20;

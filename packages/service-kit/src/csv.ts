@@ -1,6 +1,6 @@
 // CSV output shared by the exports and the import error report: RFC 4180 quoting, and cells that a
 // spreadsheet would run as a formula (starting with = + - @, tab or CR) prefixed with `'` (OWASP's
-// advice on CSV injection). The importer removes that quote again (import-file.ts).
+// advice on CSV injection). Management's importer removes that quote again (docs/import-export.md).
 const FORMULA_START = /^[=+\-@\t\r]/;
 
 export function csvCell(value: unknown): string {
