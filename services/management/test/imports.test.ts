@@ -2,6 +2,8 @@
 // bus): jobs run by management's worker, per-row errors, the link limit mid-file, idempotent re-runs,
 // a job interrupted mid-way resumed by the service without duplicates, and the CSV round trip.
 import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { createPrisma, type PrismaClient } from "@kurz/db";
 import { printProcessOutputOnFailure } from "@kurz/testing";
@@ -27,15 +29,32 @@ printProcessOutputOnFailure();
 
 let stack: Stack;
 let prisma: PrismaClient;
+let page: Server;
+let pageOrigin: string;
+let pageHits = 0;
 
 beforeAll(async () => {
-  stack = await startLinksStack({ IMPORT_POLL_MS: "100", IMPORT_LEASE_MS: "1500", IMPORT_BATCH_SIZE: "50" });
+  page = createServer((req, res) => {
+    pageHits++;
+    res.writeHead(200, { "content-type": "text/html" });
+    res.end(`<title>Page ${req.url?.slice(1)}</title>`);
+  });
+  await new Promise<void>((resolve) => page.listen(0, "127.0.0.1", resolve));
+  pageOrigin = `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
+  stack = await startLinksStack({
+    IMPORT_POLL_MS: "100",
+    IMPORT_LEASE_MS: "1500",
+    IMPORT_BATCH_SIZE: "50",
+    TITLE_FETCH_ALLOW_HOSTS: "127.0.0.1",
+  });
   prisma = createPrisma(stack.databaseUrl);
 });
 
 afterAll(async () => {
   await prisma?.$disconnect();
   await stack?.stop();
+  page?.closeAllConnections();
+  await new Promise((resolve) => page?.close(resolve));
 });
 
 const newCaller = async (tag: string, linkLimit?: number) => {
@@ -90,6 +109,24 @@ describe("POST /api/v1/imports", () => {
     const events = await prisma.outboxEvent.findMany({ where: { key: { in: links.map((l) => l.id) } } });
     expect(events.map((e) => (e.payload as { type: string }).type)).toEqual(["link.created", "link.created"]);
     expect(await readRedirectRecord(stack, a)).toMatchObject({ url: "https://example.com/1", active: true });
+  });
+
+  it("fetches titles only when asked (fetch_titles=true)", async () => {
+    const { api, accountId } = await newCaller("imp-titles");
+    const before = pageHits;
+    const plain = await finished(api, (await upload(api, `url\n${pageOrigin}/plain\n`)).body.data.id);
+    expect(plain.fetch_titles).toBe(false);
+    expect(pageHits).toBe(before);
+    const fetched = await finished(
+      api,
+      (await upload(api, `url\n${pageOrigin}/fetched\n`, "?fetch_titles=true")).body.data.id,
+    );
+    expect(fetched.fetch_titles).toBe(true);
+    expect(pageHits).toBe(before + 1);
+    const titles = (
+      await prisma.link.findMany({ where: { accountId }, orderBy: { originalUrl: "asc" } })
+    ).map((l) => l.title);
+    expect(titles).toEqual(["Page fetched", "127.0.0.1"]);
   });
 
   it("imports each source's sample file", async () => {
@@ -164,15 +201,27 @@ describe("POST /api/v1/imports", () => {
     const job = await finished(api, first.body.data.id);
     expect(job.counts.created).toBe(2);
 
-    const again = await upload(api, csv);
-    expectV1Success(again, 202);
-    expect(again.body.data.id).toBe(first.body.data.id); // same bytes: the same job
+    // The same bytes after the job ended: a new job, every row already there.
+    const again = await finished(api, (await upload(api, csv)).body.data.id);
+    expect(again.id).not.toBe(job.id);
+    expect(again.counts).toEqual({ total: 2, processed: 2, created: 0, skipped: 2, failed: 0 });
 
     const extended = await upload(api, `${csv}https://example.com/r3,\n`);
     const second = await finished(api, extended.body.data.id);
     expect(second.counts).toEqual({ total: 3, processed: 3, created: 1, skipped: 2, failed: 0 });
     expect(await linkCount(accountId)).toBe(3);
     expect(await storedCount(accountId)).toBe(3);
+  });
+
+  it("answers the running job when the same file is uploaded while it runs", async () => {
+    const { api, accountId } = await newCaller("imp-twice");
+    const file = Buffer.from(`url\nhttps://example.com/twice/${uniqueAlias("t")}\n`);
+    // Held as by the CLI, so it stays running while the second upload arrives.
+    const { job: held } = await createImportJob(prisma, accountId, file, {}, { claimedForMs: 60_000 });
+    const again = await upload(api, file);
+    expectV1Success(again, 202);
+    expect(again.body.data.id).toBe(held.id);
+    expect(again.body.data.status).toBe("running");
   });
 
   it("resumes a job interrupted mid-way after its lease expires, without duplicates", async () => {
@@ -183,7 +232,7 @@ describe("POST /api/v1/imports", () => {
     );
     const file = Buffer.from(`url,alias\n${rows.join("\n")}\n`);
     // Created held (as the CLI does), so only this "worker" runs it until it stops.
-    const job = await createImportJob(prisma, accountId, file, {}, { claimedForMs: 1500 });
+    const { job } = await createImportJob(prisma, accountId, file, {}, { claimedForMs: 1500 });
     const redis = new Redis(stack.env.REDIS_URL!, { keyPrefix: stack.env.REDIS_KEY_PREFIX });
     try {
       const finishedHere = await runImportJob(

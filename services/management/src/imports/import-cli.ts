@@ -60,7 +60,7 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
   if (!account) throw new Error(`no account with e-mail ${input.account}`);
 
   const file = readFileSync(input.file);
-  let job = await createImportJob(
+  let { job, reused } = await createImportJob(
     prisma,
     account.id,
     file,
@@ -70,8 +70,8 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
     // The API's 400 for an unreadable file, as a plain message.
     throw new Error((err as Error).message);
   });
-  if (job.status !== "running" || job.content === null) {
-    console.error(`This file was imported before (job ${job.id}, ${job.status}); nothing to do.`);
+  if (reused || job.content === null) {
+    console.error(`This file is being imported already (job ${job.id}); see GET /api/v1/imports/${job.id}.`);
   } else {
     const redis = new Redis(config.REDIS_URL, {
       keyPrefix: config.REDIS_KEY_PREFIX,

@@ -46,8 +46,11 @@ export async function toImportJson(prisma: PrismaClient, job: ImportJob): Promis
 
 /**
  * Reads the file now, so a file that cannot be read is refused with its reason before a job exists.
- * The same file uploaded again by the same account (same bytes and format) while its job is queued,
- * running or completed answers that job instead of a second one.
+ * The same file uploaded again by the same account (same bytes and format) while its job is still
+ * queued or running answers that job instead of a second one: two jobs of one file running side by
+ * side could both create a row without alias before either sees the other's. Once a job has ended, the
+ * same file runs again as a new job whose rows are skipped where their links exist (import-batch.ts),
+ * so links deleted since are created again.
  */
 export async function createImportJob(
   prisma: PrismaClient,
@@ -55,7 +58,7 @@ export async function createImportJob(
   file: Buffer,
   query: CreateImportQuery,
   options: { claimedForMs?: number } = {},
-): Promise<ImportJob> {
+): Promise<{ job: ImportJob; reused: boolean }> {
   let read: ReturnType<typeof readImportFile>;
   try {
     read = readImportFile(file, query.format ?? "auto");
@@ -69,12 +72,12 @@ export async function createImportJob(
       accountId,
       contentSha256: sha,
       format: read.format,
-      status: { in: ["queued", "running", "completed"] },
+      status: { in: ["queued", "running"] },
     },
     orderBy: { createdAt: "desc" },
   });
-  if (same) return same;
-  return prisma.importJob.create({
+  if (same) return { job: same, reused: true };
+  const job = await prisma.importJob.create({
     data: {
       accountId,
       format: read.format,
@@ -89,6 +92,7 @@ export async function createImportJob(
         : {}),
     },
   });
+  return { job, reused: false };
 }
 
 export async function getImportJob(prisma: PrismaClient, accountId: string, id: string): Promise<ImportJob> {

@@ -15,7 +15,7 @@ export function importsRoutes(deps: { prisma: PrismaClient; onImportQueued: () =
   const { prisma } = deps;
   return [
     route(ROUTES.createImport, async ({ identity: { accountId }, body, query }) => {
-      const job = await createImportJob(prisma, accountId, body, query);
+      const { job } = await createImportJob(prisma, accountId, body, query);
       deps.onImportQueued();
       return v1Success(await toImportJson(prisma, job));
     }),
