@@ -10,8 +10,10 @@ import {
   API_VERSION,
   API_VERSION_HEADER,
   buildOpenApiDocument,
+  IMPORT_MAX_BYTES,
   isV1ApiPath,
   RATE_LIMIT_HEADERS,
+  ROUTES,
 } from "@kurz/contracts";
 import {
   AUTH_FAILURE_WINDOW,
@@ -160,8 +162,12 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
     const allowed = routes.allowedMethods(path);
     if (allowed && !allowed.includes(req.method ?? "")) throw methodNotAllowedError(allowed);
     const length = Number(req.headers["content-length"] ?? 0);
-    if (length > config.MAX_BODY_BYTES) {
-      throw payloadTooLarge(`Request body is larger than ${config.MAX_BODY_BYTES} bytes`);
+    // An import's body is a file (docs/import-export.md): its own limit, which management enforces too.
+    const isUpload =
+      req.method === ROUTES.createImport.method && path.replace(/\/+$/, "") === ROUTES.createImport.path;
+    const limit = isUpload ? IMPORT_MAX_BYTES : config.MAX_BODY_BYTES;
+    if (length > limit) {
+      throw payloadTooLarge(`Request body is larger than ${limit} bytes`);
     }
   };
 

@@ -276,6 +276,17 @@ describe("POST /api/v1/imports", () => {
     expect(list.body.meta).toEqual({ page: 1, per_page: 20, total: 1, total_pages: 1 });
   });
 
+  it("takes a file larger than the gateway's general body limit (1 MiB)", async () => {
+    const { api, accountId } = await newCaller("imp-large");
+    const notes = "n".repeat(6_000);
+    const rows = Array.from({ length: 200 }, (_, i) => `https://example.com/large/${i},${notes}`);
+    const file = `url,notes\n${rows.join("\n")}\n`;
+    expect(file.length).toBeGreaterThan(1024 * 1024);
+    const job = await finished(api, (await upload(api, file)).body.data.id);
+    expect(job.counts).toMatchObject({ total: 200, created: 200 });
+    expect(await linkCount(accountId)).toBe(200);
+  });
+
   it("refuses a malformed file with 400 and creates no job", async () => {
     const { api } = await newCaller("imp-bad");
     expectV1Error(
