@@ -89,31 +89,54 @@ export async function runImportJob(
     : async (url: string) => fallbackTitle(url);
   let processed = job.processed;
   let batches = 0;
-  while (processed < rows.length) {
-    if (opts.shouldStop?.() || (opts.maxBatches !== undefined && batches >= opts.maxBatches)) return false;
-    const slice = rows.slice(processed, processed + deps.batchSize);
-    let result: Awaited<ReturnType<typeof importBatch>>;
-    try {
-      result = await importBatch(
-        { prisma: deps.prisma, retiredCodeGraceMs: deps.retiredCodeGraceMs, titleFor, leaseMs: deps.leaseMs },
-        job,
-        processed,
-        slice,
-      );
-    } catch (err) {
-      if (err instanceof ImportJobMoved) return false; // another worker holds it now
-      throw err;
-    }
-    processed += slice.length;
-    batches++;
-    if (result.created.length > 0) {
-      deps.onEventsWritten();
-      await deps.records.putMany(result.created);
-    }
-    opts.onProgress?.({ processed, total: rows.length });
+  // A batch renews the lease when it commits; a slow one (titles fetched for 1,000 rows) could outlast
+  // it, so the lease is also renewed while the worker is alive. Only a dead worker's lease expires.
+  const heartbeat = setInterval(
+    () => {
+      deps.prisma.$executeRaw`
+      UPDATE import_jobs SET lease_until = now() + make_interval(secs => ${deps.leaseMs / 1000}::float8)
+      WHERE id = ${job.id}::uuid AND status = 'running'`.catch(() => {});
+    },
+    Math.max(50, deps.leaseMs / 3),
+  );
+  try {
+    return await runBatches();
+  } finally {
+    clearInterval(heartbeat);
   }
-  await finishJob(deps.prisma, job.id, "completed", null);
-  return true;
+
+  async function runBatches(): Promise<boolean> {
+    while (processed < rows.length) {
+      if (opts.shouldStop?.() || (opts.maxBatches !== undefined && batches >= opts.maxBatches)) return false;
+      const slice = rows.slice(processed, processed + deps.batchSize);
+      let result: Awaited<ReturnType<typeof importBatch>>;
+      try {
+        result = await importBatch(
+          {
+            prisma: deps.prisma,
+            retiredCodeGraceMs: deps.retiredCodeGraceMs,
+            titleFor,
+            leaseMs: deps.leaseMs,
+          },
+          job,
+          processed,
+          slice,
+        );
+      } catch (err) {
+        if (err instanceof ImportJobMoved) return false; // another worker holds it now
+        throw err;
+      }
+      processed += slice.length;
+      batches++;
+      if (result.created.length > 0) {
+        deps.onEventsWritten();
+        await deps.records.putMany(result.created);
+      }
+      opts.onProgress?.({ processed, total: rows.length });
+    }
+    await finishJob(deps.prisma, job.id, "completed", null);
+    return true;
+  }
 }
 
 async function finishJob(
