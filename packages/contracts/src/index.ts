@@ -17,3 +17,4 @@ export * from "./reserved-aliases.ts";
 export * from "./routes.ts";
 export * from "./routes-all.ts";
 export * from "./routes-legacy.ts";
+export * from "./webhooks.ts";
