@@ -16,6 +16,7 @@ import { QrRenderer } from "./qr-renderer.ts";
 import { RedirectRecords } from "./redirect-records.ts";
 import { DAY_MS, startRetiredCodePurge } from "./retired-codes.ts";
 import { TitleFetcher } from "./title-fetcher.ts";
+import { startWebhooks } from "./webhooks/start.ts";
 
 export async function startManagement(config: ManagementConfig, logger: Logger): Promise<StartedService> {
   const prisma = createPrisma(config.DATABASE_URL);
@@ -32,6 +33,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     perHostPerMinute: config.TITLE_FETCH_HOST_PER_MINUTE,
   });
   const retiredCodeGraceMs = config.RETIRED_CODE_DAYS * DAY_MS;
+  const webhooks = startWebhooks(config, { prisma, bus, logger });
   const legacyRecords = new LegacyRecords(redis, logger);
   const app = createManagementApp({
     prisma,
@@ -52,6 +54,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     },
     onEventsWritten: () => relay.wake(),
     retiredCodeGraceMs,
+    webhooks: webhooks.endpointDeps,
   });
   const server = createServer(app);
   await listen(server, config.HOST, config.PORT);
@@ -61,6 +64,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     .removeUnverifiedDomains(prisma)
     .catch((err: unknown) => logger.warn({ err: String(err) }, "unverified domain records not purged"));
   await subscribeClickTotals({ bus, prisma, logger }); // stopped by bus.close()
+  await webhooks.start(); // its subscriptions are stopped by bus.close()
   const keyUsage = new KeyUsageFlusher(prisma, redis, { intervalMs: config.KEY_USAGE_FLUSH_MS, logger });
   keyUsage.start();
   const stopPurge = startRetiredCodePurge(prisma, retiredCodeGraceMs, { logger });
@@ -69,6 +73,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     close: async () => {
       stopPurge();
       await relay.stop();
+      await webhooks.stop();
       await titles.close();
       await keyUsage.stop();
       await bus.close();
