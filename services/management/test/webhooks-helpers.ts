@@ -125,3 +125,12 @@ export function linkEventOf(
     },
   };
 }
+
+/** Environment for a stack whose webhooks may reach a receiver on 127.0.0.1, quickly. */
+export const FAST_WEBHOOKS_ENV = {
+  WEBHOOK_ALLOW_HOSTS: "127.0.0.1",
+  WEBHOOK_POLL_MS: "100",
+  WEBHOOK_RETRY_BASE_MS: "200",
+  WEBHOOK_RETRY_MAX_MS: "1000",
+  WEBHOOK_CLICK_BATCH_MS: "300",
+};
