@@ -40,6 +40,9 @@ export const managementConfigSchema = commonConfigSchema.extend({
   WEBHOOK_SECRETS_KEY: z.string().min(16).default(DEV_WEBHOOK_SECRETS_KEY),
   // Host names (no ports) whose addresses are not checked: for tests with a local receiver only.
   WEBHOOK_ALLOW_HOSTS: commaList().transform((hosts) => hosts.map((h) => h.toLowerCase())),
+  // Resolvers for webhook hosts (same form as DNS_SERVERS); empty uses the system's. Tests point it at
+  // a DNS server on loopback to play DNS rebinding.
+  WEBHOOK_DNS_SERVERS: dnsServers,
   WEBHOOK_POLL_MS: z.coerce.number().int().positive().default(500),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().positive().default(5_000),

@@ -3,6 +3,7 @@
 // answer (rebinding) cannot swap in a private one. Allow-listed host names skip the check; they exist
 // for tests that serve from loopback and are empty by default.
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import { Resolver } from "node:dns/promises";
 import { isIP, type LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
 
@@ -33,6 +34,29 @@ export function isPublicAddress(ip: string): boolean {
   }
   if (addr.kind() === "ipv6" && (addr.toByteArray()[0]! & 0xe0) !== 0x20) return false;
   return addr.range() === "unicast";
+}
+
+/** A resolver that asks the given DNS servers (A and AAAA) instead of the system's. */
+export function serversResolve(servers: string[], timeoutMs = 5_000): Resolve {
+  return async (hostname) => {
+    const resolver = new Resolver({ timeout: Math.ceil(timeoutMs / 2), tries: 2 });
+    resolver.setServers(servers);
+    const none = (err: NodeJS.ErrnoException) => {
+      if (err.code === "ENODATA" || err.code === "ENOTFOUND") return [] as string[];
+      throw err;
+    };
+    const [v4, v6] = await Promise.all([
+      resolver.resolve4(hostname).catch(none),
+      resolver.resolve6(hostname).catch(none),
+    ]);
+    const all = [
+      ...v4.map((address) => ({ address, family: 4 })),
+      ...v6.map((address) => ({ address, family: 6 })),
+    ];
+    if (all.length === 0)
+      throw Object.assign(new Error(`${hostname} does not resolve`), { code: "ENOTFOUND" });
+    return all;
+  };
 }
 
 export class PublicAddressGuard {

@@ -4,7 +4,7 @@ import type { EventBus } from "@kurz/bus";
 import type { PrismaClient } from "@kurz/db";
 import type { Logger } from "@kurz/service-kit";
 import type { ManagementConfig } from "../config.ts";
-import { PublicAddressGuard } from "../public-address-guard.ts";
+import { PublicAddressGuard, serversResolve, systemResolve } from "../public-address-guard.ts";
 import { subscribeWebhookInputs } from "./consumers.ts";
 import { WebhookDispatcher } from "./dispatcher.ts";
 import type { WebhookEndpointDeps } from "./endpoints.ts";
@@ -16,7 +16,9 @@ export function startWebhooks(
   deps: { prisma: PrismaClient; bus: EventBus; logger: Logger },
 ) {
   const secrets = new SecretBox(config.WEBHOOK_SECRETS_KEY);
-  const guard = new PublicAddressGuard(config.WEBHOOK_ALLOW_HOSTS);
+  const resolve =
+    config.WEBHOOK_DNS_SERVERS.length > 0 ? serversResolve(config.WEBHOOK_DNS_SERVERS) : systemResolve;
+  const guard = new PublicAddressGuard(config.WEBHOOK_ALLOW_HOSTS, resolve);
   const sender = new WebhookSender({ guard, timeoutMs: config.WEBHOOK_TIMEOUT_MS });
   const dispatcher = new WebhookDispatcher(
     { prisma: deps.prisma, sender, secrets, logger: deps.logger },
