@@ -17,6 +17,7 @@ import {
 } from "./envelope.ts";
 import type { ApiRoute, HttpMethod, RouteDef } from "./routes.ts";
 import { ROUTE_DEFS } from "./routes-all.ts";
+import { WEBHOOK_OPENAPI } from "./webhooks.ts";
 
 type AnyObject = z.ZodObject<z.ZodRawShape>;
 
@@ -175,6 +176,7 @@ export function buildOpenApiDocument({ baseUrl }: BuildOpenApiOptions): oas31.Op
         },
       },
       paths,
+      webhooks: WEBHOOK_OPENAPI,
     },
     { override: tidySchema },
   );

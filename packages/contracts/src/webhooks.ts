@@ -245,3 +245,25 @@ export const WEBHOOK_ROUTES = {
     errors: ["VALIDATION_ERROR", "NOT_FOUND"],
   }),
 } as const;
+
+/** The OpenAPI 3.1 `webhooks` entry: what Kurz POSTs to an endpoint (docs/webhooks.md). */
+export const WEBHOOK_OPENAPI = {
+  event: {
+    post: {
+      summary: "An event Kurz sends to your endpoint (Standard Webhooks signing)",
+      requestParams: {
+        header: z.object({
+          "webhook-id": z.string().meta({ description: "Stable per event and endpoint; deduplicate on it" }),
+          "webhook-timestamp": z.string().meta({ description: "Seconds since the epoch, of this attempt" }),
+          "webhook-signature": z.string().meta({
+            description: 'Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`',
+          }),
+        }),
+      },
+      requestBody: { content: { "application/json": { schema: WebhookPayload } } },
+      responses: {
+        "200": { description: "Any 2xx accepts the event; anything else is retried" },
+      },
+    },
+  },
+} as const;
