@@ -1,6 +1,7 @@
 export * from "./account.ts";
 export * from "./analytics.ts";
 export * from "./api-version.ts";
+export * from "./auth.ts";
 export * from "./envelope.ts";
 export * from "./events.ts";
 export * from "./host.ts";

@@ -41,8 +41,12 @@ describe("ROUTES", () => {
     }
   });
 
-  it("leaves only public analytics without a key", () => {
-    expect(ROUTE_DEFS.filter((d) => d.auth === "public")).toEqual([ROUTES.getPublicAnalytics]);
+  it("leaves only sign-up, sign-in and public analytics without a key or session", () => {
+    expect(ROUTE_DEFS.filter((d) => d.auth === "public")).toEqual([
+      ROUTES.register,
+      ROUTES.login,
+      ROUTES.getPublicAnalytics,
+    ]);
   });
 
   it("lists every record in API_ROUTES, in order", () => {

@@ -13,6 +13,7 @@ export type {
   Link,
   OutboxEvent,
   Overlay,
+  Session,
   WebhookDelivery,
   WebhookEndpoint,
 } from "./generated/prisma/client.ts";

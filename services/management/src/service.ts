@@ -15,6 +15,8 @@ import { OutboxRelay } from "./outbox.ts";
 import { QrRenderer } from "./qr-renderer.ts";
 import { RedirectRecords } from "./redirect-records.ts";
 import { DAY_MS, startRetiredCodePurge } from "./retired-codes.ts";
+import { HOUR_MS, startSessionPrune } from "./sessions.ts";
+import { signinLimitsFrom } from "./signin-limits.ts";
 import { TitleFetcher } from "./title-fetcher.ts";
 import { startWebhooks } from "./webhooks/start.ts";
 
@@ -54,6 +56,9 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     },
     onEventsWritten: () => relay.wake(),
     retiredCodeGraceMs,
+    signup: config.SIGNUP,
+    sessionTtlMs: config.SESSION_TTL_HOURS * HOUR_MS,
+    signinLimits: signinLimitsFrom(config),
     webhooks: webhooks.endpointDeps,
   });
   const server = createServer(app);
@@ -68,10 +73,12 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
   const keyUsage = new KeyUsageFlusher(prisma, redis, { intervalMs: config.KEY_USAGE_FLUSH_MS, logger });
   keyUsage.start();
   const stopPurge = startRetiredCodePurge(prisma, retiredCodeGraceMs, { logger });
+  const stopSessionPrune = startSessionPrune(prisma, { logger });
   return {
     servers: [server],
     close: async () => {
       stopPurge();
+      stopSessionPrune();
       await relay.stop();
       await webhooks.stop();
       await titles.close();

@@ -1,4 +1,4 @@
-// The webhook dispatcher (docs/webhooks.md, docs/decisions/0021-webhook-dispatcher-in-management.md):
+// The webhook dispatcher (docs/webhooks.md, docs/decisions/0022-webhook-dispatcher-in-management.md):
 // a worker inside management that sends the deliveries waiting in Postgres. Per tick it
 //  1. cuts waiting clicks into `click` deliveries (up to clickBatchMax clicks, or whatever waited
 //     clickBatchMs), each with its own id;

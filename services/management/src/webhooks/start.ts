@@ -1,5 +1,5 @@
 // Webhooks inside management, from config: the endpoint use cases' dependencies for the API, and the
-// consumers and dispatcher that deliver (docs/decisions/0021-webhook-dispatcher-in-management.md).
+// consumers and dispatcher that deliver (docs/decisions/0022-webhook-dispatcher-in-management.md).
 import type { EventBus } from "@kurz/bus";
 import type { PrismaClient } from "@kurz/db";
 import type { Logger } from "@kurz/service-kit";
