@@ -127,8 +127,15 @@ describe("webhook endpoints API", () => {
       r.setAnswer(() => 200);
       await waitFor(() => r.accepted().length === 1, { timeoutMs: 20_000 });
       expect(new Set(r.requests.map((q) => q.id)).size).toBe(1);
-      const after = await owner("GET", `/webhooks/${hook.id}/deliveries`);
-      expect(after.body.data[0]).toMatchObject({ status: "delivered", response_code: 200 });
+      // The receiver has answered; the log shows it once the dispatcher has recorded the answer.
+      const after = await waitFor(
+        async () => {
+          const d = (await owner("GET", `/webhooks/${hook.id}/deliveries`)).body.data[0];
+          return d.status === "delivered" ? d : null;
+        },
+        { timeoutMs: 10_000, description: "the delivery logged as delivered" },
+      );
+      expect(after).toMatchObject({ status: "delivered", response_code: 200 });
     } finally {
       await r.close();
     }

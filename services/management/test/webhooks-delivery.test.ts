@@ -129,6 +129,7 @@ describe("webhook delivery", () => {
         verifyStandardWebhook(s.endpoint.secret, r.headers, `${r.body} `, Math.floor(s.now() / 1000)),
       ).toBe(false);
       expect(r.id).toMatch(/^msg_[A-Za-z0-9_-]+$/);
+      expect(Object.keys(r.json)).toEqual(["type", "timestamp", "data"]);
       expect(r.headers["content-type"]).toBe("application/json");
     }
     expect(receiver.requests[0]!.json.data.link).toMatchObject({ id: link, title: "1", is_active: true });

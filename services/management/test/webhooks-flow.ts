@@ -55,7 +55,17 @@ export async function runWebhookFlow(stack: Stack, receiver: Receiver, prisma: P
   for (const r of receiver.accepted()) {
     expect(verifyStandardWebhook(secret, r.headers, r.body, Math.floor(Date.now() / 1000))).toBe(true);
   }
-  const log = await call("GET", `/webhooks/${webhookId}/deliveries?per_page=100`);
+  // Every accepted request is logged as delivered once the dispatcher has recorded the answer.
+  const log = await waitFor(
+    async () => {
+      const res = await call("GET", `/webhooks/${webhookId}/deliveries?per_page=100`);
+      const all = res.body.data as { status: string }[];
+      return all.length === receiver.accepted().length && all.every((d) => d.status === "delivered")
+        ? res
+        : null;
+    },
+    { timeoutMs: 10_000, description: "every delivery logged as delivered" },
+  );
   expectV1Success(log);
   expect(log.body.meta.total).toBe(receiver.accepted().length);
   for (const d of log.body.data) {

@@ -12,7 +12,8 @@ export const WEBHOOK_GROUPS = { links: "management-webhooks-links", clicks: "man
 export async function subscribeWebhookInputs(
   deps: EnqueueDeps & { bus: EventBus; logger: Logger; onEnqueued: () => void },
 ): Promise<Subscription[]> {
-  const links = await deps.bus.subscribe<unknown>({
+  // Joined together: on Kafka each group join takes a while, and start-up waits for both.
+  const links = deps.bus.subscribe<unknown>({
     topic: TOPICS.links,
     group: WEBHOOK_GROUPS.links,
     maxBatchSize: 200,
@@ -26,10 +27,10 @@ export async function subscribeWebhookInputs(
       if ((await enqueueLinkEvents(deps, events)) > 0) deps.onEnqueued();
     },
   });
-  const clicks = await deps.bus.subscribe<unknown>({
+  const clicks = deps.bus.subscribe<unknown>({
     topic: TOPICS.clicks,
     group: WEBHOOK_GROUPS.clicks,
-    maxBatchSize: 50,
+    maxBatchSize: 20, // up to 200 clicks each
     handler: async (messages) => {
       const all = [];
       for (const m of messages) {
@@ -40,5 +41,5 @@ export async function subscribeWebhookInputs(
       if ((await enqueueClicks(deps, all)) > 0) deps.onEnqueued();
     },
   });
-  return [links, clicks];
+  return Promise.all([links, clicks]);
 }

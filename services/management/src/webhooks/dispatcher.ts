@@ -211,7 +211,9 @@ export class WebhookDispatcher {
     const started = this.now();
     try {
       const secret = this.deps.secrets.open(endpoint.secretCiphertext);
-      const body = JSON.stringify(d.payload);
+      // Members in the documented order (jsonb stores them in its own).
+      const { type, timestamp: at, data } = d.payload;
+      const body = JSON.stringify({ type, timestamp: at, data });
       const timestamp = Math.floor(started / 1000);
       result = await this.deps.sender.send(endpoint.url, webhookHeaders(secret, d.id, timestamp, body), body);
     } catch (err) {

@@ -57,6 +57,13 @@ export function linkPayload(event: LinkEvent): WebhookPayload {
   };
 }
 
+/** Rows per INSERT: well under Postgres's 65,535 bind parameters at any row width here. */
+const INSERT_CHUNK = 1000;
+
+function* chunks<T>(rows: T[]): Generator<T[]> {
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) yield rows.slice(i, i + INSERT_CHUNK);
+}
+
 interface Subscriber {
   id: string;
   accountId: string;
@@ -99,9 +106,11 @@ export async function enqueueLinkEvents(deps: EnqueueDeps, events: LinkEvent[]):
       });
     }
   }
-  if (rows.length === 0) return 0;
-  // One statement, so the sequence numbers follow the bus's order within the batch.
-  const { count } = await deps.prisma.webhookDelivery.createMany({ data: rows, skipDuplicates: true });
+  // Chunks in order, so the sequence numbers follow the bus's order within the batch.
+  let count = 0;
+  for (const chunk of chunks(rows)) {
+    count += (await deps.prisma.webhookDelivery.createMany({ data: chunk, skipDuplicates: true })).count;
+  }
   return count;
 }
 
@@ -137,7 +146,9 @@ export async function enqueueClicks(deps: EnqueueDeps, clicks: ClickEvent[]): Pr
       });
     }
   }
-  if (rows.length === 0) return 0;
-  const { count } = await deps.prisma.webhookClick.createMany({ data: rows, skipDuplicates: true });
+  let count = 0;
+  for (const chunk of chunks(rows)) {
+    count += (await deps.prisma.webhookClick.createMany({ data: chunk, skipDuplicates: true })).count;
+  }
   return count;
 }
