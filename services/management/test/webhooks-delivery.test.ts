@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import type { ClickEvent } from "@kurz/contracts";
 import { createPrisma, migrateDatabase, type PrismaClient } from "@kurz/db";
 import { createLogger } from "@kurz/service-kit";
-import { createTestDatabase, type TestDatabase } from "@kurz/testing";
+import { createTestDatabase, type TestDatabase, waitFor } from "@kurz/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount } from "../src/accounts.ts";
 import { PublicAddressGuard } from "../src/public-address-guard.ts";
@@ -191,7 +191,15 @@ describe("webhook delivery", () => {
     // Only each link's head was tried while down: later events waited behind it.
     expect(during.filter((d) => d.attempts > 0)).toHaveLength(links.length);
     await receiver.reopen();
-    await s.run(120_000, 1_000);
+    // Management restarts meanwhile: a new dispatcher knows only what is in Postgres.
+    const restarted = new WebhookDispatcher(
+      { prisma, sender, secrets, logger, now: s.now },
+      { ...OPTIONS, disableAfterMs: 10 * 60_000 },
+    );
+    for (let t = 0; t < 120; t++) {
+      await restarted.tick();
+      s.advance(1_000);
+    }
     const ids = receiver.accepted().map((r) => r.id);
     expect(ids).toHaveLength(32);
     expect(new Set(ids).size).toBe(32);
@@ -202,6 +210,29 @@ describe("webhook delivery", () => {
       expect(titles).toEqual(["1", "2", "3", "4", "5", "6", "7", "8"]);
     }
     expect((await s.deliveries()).every((d) => d.status === "delivered")).toBe(true);
+    await receiver.close();
+  });
+
+  it("sends again, once, what a dispatcher claimed and never finished (a crash mid-request)", async () => {
+    const receiver = await startReceiver();
+    const s = await setup(receiver, ["link.created"]);
+    await enqueueLinkEvents(s.enqueue, [linkEventOf(s.accountId, randomUUID(), "link.created", 1, s.now())]);
+    // This instance claims the delivery and dies before the request completes.
+    const crashed = new WebhookDispatcher(
+      { prisma, sender: { send: () => new Promise(() => {}) }, secrets, logger, now: s.now },
+      OPTIONS,
+    );
+    void crashed.tick();
+    await waitFor(async () => (await s.deliveries())[0]!.nextAttemptAt!.getTime() > s.now(), {
+      description: "the claim's lease",
+    });
+    // Another instance leaves it alone while the lease holds, then takes it over.
+    await s.dispatcher.tick();
+    expect(receiver.requests).toHaveLength(0);
+    s.advance(OPTIONS.leaseMs + 1);
+    await s.dispatcher.tick();
+    expect(receiver.accepted()).toHaveLength(1);
+    expect((await s.deliveries())[0]).toMatchObject({ status: "delivered", attempts: 1 });
     await receiver.close();
   });
 
