@@ -59,6 +59,9 @@ function sqlFor(dimension: ExportDimension, f: Filter): string {
     ORDER BY d.link_id, d.day, d.value, d.country`;
 }
 
+/** Links per query: bounds ClickHouse's GROUP BY, JOIN and ORDER BY state, whatever the account's size. */
+const LINKS_PER_QUERY = 100;
+
 export function exportAnalytics(
   ch: KurzClickHouse,
   accountId: string,
@@ -66,18 +69,32 @@ export function exportAnalytics(
 ): Readable {
   const dimension = query.dimension ?? "none";
   const f = filterOf(accountId, query);
-  const sql = sqlFor(dimension, f);
-  const params = dimension === "none" ? f.params : { ...f.params, dim: dimension };
+  // The whole account in one query made ClickHouse aggregate and sort every row before the first one
+  // came out (+750 MB at 2M clicks by referrer): the export runs link by link range instead, each
+  // query's state bounded by LINKS_PER_QUERY links, so memory does not grow with the account.
+  const chunk = { ...f, where: `${f.where} AND link_id IN {ids:Array(UUID)}` };
+  const sql = sqlFor(dimension, chunk);
+  const base = dimension === "none" ? f.params : { ...f.params, dim: dimension };
   async function* lines() {
-    if (dimension === "none") {
-      yield csvLine(["link_id", "short_code", "day", "clicks", "bot_clicks"]);
+    const ids =
+      // Named `id`: an alias `link_id` would shadow the column in WHERE (ClickHouse resolves aliases there).
+      (
+        await ch.query<{ id: string }>(
+          `SELECT DISTINCT toString(link_id) AS id FROM link_daily WHERE ${f.where} ORDER BY id`,
+          f.params,
+        )
+      ).map((r) => r.id);
+    yield csvLine(
+      dimension === "none"
+        ? ["link_id", "short_code", "day", "clicks", "bot_clicks"]
+        : ["link_id", "short_code", "day", "dimension", "value", "country", "clicks"],
+    );
+    for (let i = 0; i < ids.length; i += LINKS_PER_QUERY) {
+      const params = { ...base, ids: ids.slice(i, i + LINKS_PER_QUERY) };
       for await (const r of ch.queryRows<Record<string, unknown>>(sql, params)) {
-        yield csvLine([r.link_id, r.short_code, r.day, r.clicks, r.bot_clicks]);
-      }
-    } else {
-      yield csvLine(["link_id", "short_code", "day", "dimension", "value", "country", "clicks"]);
-      for await (const r of ch.queryRows<Record<string, unknown>>(sql, params)) {
-        yield csvLine([r.link_id, r.short_code, r.day, dimension, r.value, r.country, r.clicks]);
+        yield dimension === "none"
+          ? csvLine([r.link_id, r.short_code, r.day, r.clicks, r.bot_clicks])
+          : csvLine([r.link_id, r.short_code, r.day, dimension, r.value, r.country, r.clicks]);
       }
     }
   }
