@@ -13,6 +13,7 @@ import { createGatewayApp } from "../src/app.ts";
 import { loadGatewayConfig } from "../src/config.ts";
 import type { KeyUsageRecorder } from "../src/key-usage.ts";
 import { RateLimiter } from "../src/rate-limit.ts";
+import { Sessions } from "../src/sessions.ts";
 
 const SECRET = "edges-test-secret";
 const GOOD_KEY = `kurz_live_${"G".repeat(32)}`;
@@ -84,6 +85,7 @@ beforeAll(async () => {
     config,
     logger: createLogger("gateway-edges-test", "silent"),
     keys,
+    sessions: new Sessions(redis, { managementUrl: management, internalSecret: SECRET, cacheTtlSeconds: 60 }),
     limiter: new RateLimiter(redis),
     keyUsage: { record: () => {} } as unknown as KeyUsageRecorder,
     readiness: {},

@@ -28,6 +28,20 @@ export const managementConfigSchema = commonConfigSchema.extend({
   TITLE_FETCH_HOST_PER_MINUTE: z.coerce.number().int().positive().default(60),
   // How long a deleted short code stays reserved to its former owner (days; fractions allowed).
   RETIRED_CODE_DAYS: z.coerce.number().positive().default(30),
+  // Accounts and sessions (docs/api.md, "Sessions"). Closed sign-up refuses POST /api/v1/auth/register;
+  // the admin CLI creates accounts either way.
+  SIGNUP: z.enum(["open", "closed"]).default("open"),
+  // Idle lifetime of a session: each use pushes its end this far forward (fractions allowed).
+  SESSION_TTL_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 366)
+    .default(14 * 24),
+  // Failed sign-ins allowed per account (e-mail) and per client address in SIGNIN_WINDOW_MINUTES;
+  // beyond either, sign-in answers 429 until the window ends, without checking the password.
+  SIGNIN_ATTEMPTS_PER_ACCOUNT: z.coerce.number().int().positive().default(10),
+  SIGNIN_ATTEMPTS_PER_CLIENT: z.coerce.number().int().positive().default(30),
+  SIGNIN_WINDOW_MINUTES: z.coerce.number().positive().default(15),
 });
 
 /** Node's own parser decides: what `Resolver.setServers` takes is valid. */

@@ -15,6 +15,8 @@ import { OutboxRelay } from "./outbox.ts";
 import { QrRenderer } from "./qr-renderer.ts";
 import { RedirectRecords } from "./redirect-records.ts";
 import { DAY_MS, startRetiredCodePurge } from "./retired-codes.ts";
+import { HOUR_MS, startSessionPrune } from "./sessions.ts";
+import { signinLimitsFrom } from "./signin-limits.ts";
 import { TitleFetcher } from "./title-fetcher.ts";
 
 export async function startManagement(config: ManagementConfig, logger: Logger): Promise<StartedService> {
@@ -52,6 +54,9 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     },
     onEventsWritten: () => relay.wake(),
     retiredCodeGraceMs,
+    signup: config.SIGNUP,
+    sessionTtlMs: config.SESSION_TTL_HOURS * HOUR_MS,
+    signinLimits: signinLimitsFrom(config),
   });
   const server = createServer(app);
   await listen(server, config.HOST, config.PORT);
@@ -64,10 +69,12 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
   const keyUsage = new KeyUsageFlusher(prisma, redis, { intervalMs: config.KEY_USAGE_FLUSH_MS, logger });
   keyUsage.start();
   const stopPurge = startRetiredCodePurge(prisma, retiredCodeGraceMs, { logger });
+  const stopSessionPrune = startSessionPrune(prisma, { logger });
   return {
     servers: [server],
     close: async () => {
       stopPurge();
+      stopSessionPrune();
       await relay.stop();
       await titles.close();
       await keyUsage.stop();
