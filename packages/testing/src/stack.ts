@@ -144,6 +144,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   // As `./kurz up` and the images run them: from their bundles (decision 0016).
   // KURZ_STACK_FROM_SOURCE=1 runs them from source through tsx instead (to compare start-up and memory).
   const fromSource = process.env.KURZ_STACK_FROM_SOURCE === "1";
+  // KURZ_STACK_NODE_FLAGS adds node flags to every service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p` to
+  // profile them under a benchmark; node refuses --cpu-prof in NODE_OPTIONS).
+  const extraFlags = (process.env.KURZ_STACK_NODE_FLAGS ?? "").split(" ").filter(Boolean);
   if (!fromSource)
     await ensureBundles().catch(async (err: unknown) => {
       await cleanup();
@@ -156,7 +159,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       cmd: process.execPath,
       args: fromSource
         ? ["--import", "tsx", `services/${name}/src/main.ts`]
-        : [...BUNDLE_NODE_FLAGS, bundlePath(name)],
+        : [...BUNDLE_NODE_FLAGS, ...extraFlags, bundlePath(name)],
       cwd: root,
       env: { ...env, ...own[name], ...opts.extraEnv, PORT: String(port) },
       readyUrl: `http://127.0.0.1:${readyPort(name, port)}/ready`,
