@@ -28,7 +28,15 @@ export interface Stack {
    * Direct URLs of each service, for tests that must bypass the gateway; `redirectOps` is the
    * redirect's operational listener (/health, /ready, /metrics), which the public origin never serves.
    */
-  urls: { gateway: string; management: string; redirect: string; analytics: string; redirectOps: string };
+  urls: {
+    gateway: string;
+    /** The gateway's own listener, behind the public origin (to measure what that hop costs). */
+    gatewayInternal: string;
+    management: string;
+    redirect: string;
+    analytics: string;
+    redirectOps: string;
+  };
   databaseUrl: string;
   env: Record<string, string>;
   /** Each service's process id (all the test's own process when in-process), e.g. for RSS readings. */
@@ -101,6 +109,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const readyPort = (name: string, port: number) => (name === "redirect" ? ops : port);
   const urls = {
     gateway: origin,
+    gatewayInternal: `http://127.0.0.1:${gw}`,
     management: env.MANAGEMENT_URL!,
     redirect: env.REDIRECT_URL!,
     analytics: env.ANALYTICS_URL!,
