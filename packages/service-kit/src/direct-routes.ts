@@ -1,4 +1,4 @@
-// The hottest keyed reads answered on plain node:http in front of Express (decision 0021). Express's
+// The hottest keyed reads answered on plain node:http in front of Express (decision 0023). Express's
 // router, its middleware chain and `res.json` were about a quarter of management's CPU for a
 // `GET /api/v1/links/:id` (docs/benchmarks.md). The route is still its record from contracts
 // (decision 0010): the record's params schema parses, its response schema checks (in development and
@@ -76,6 +76,8 @@ export function directRoutes(options: DirectRoutesOptions, fallback: RequestList
     if (!hasForwardToken(req, internalToken)) throw unauthorized("Missing or invalid internal token");
     const identity = identityFrom(req);
     if (!identity.accountId) throw unauthorized("No account identity on this request");
+    if (def.auth === "session" && !identity.sessionId)
+      throw unauthorized("Sign in: this route needs a session");
     let parsedParams: unknown;
     if (def.params) {
       const parsed = def.params.safeParse(params);
@@ -90,7 +92,11 @@ export function directRoutes(options: DirectRoutesOptions, fallback: RequestList
       params: parsedParams,
       query: undefined,
       body: undefined,
-      identity: { accountId: identity.accountId, keyId: identity.keyId },
+      identity: {
+        accountId: identity.accountId,
+        keyId: identity.keyId,
+        sessionId: identity.sessionId ?? null,
+      },
       // Handlers on this path use only their parsed input (the records above have no query or body).
       req,
       res,

@@ -1,4 +1,4 @@
-// The direct path (decision 0021) must answer exactly as the Express mount of the same record does:
+// The direct path (decision 0023) must answer exactly as the Express mount of the same record does:
 // one server of each, the same requests, the same statuses, bodies and headers.
 import { ROUTES } from "@kurz/contracts";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -99,6 +99,11 @@ describe("directRoutes", () => {
       forwardedHeaders("other", { accountId: ACCOUNT }),
     ],
     ["no identity", `/api/v1/links/${KNOWN}`, forwardedHeaders(SECRET)],
+    [
+      "a session's request",
+      `/api/v1/links/${KNOWN}`,
+      forwardedHeaders(SECRET, { accountId: ACCOUNT, sessionId: "session-1" }),
+    ],
     ["a response that breaks its record", `/api/v1/links/${BROKEN}`, keyed],
     ["an encoded id (Express decodes it)", `/api/v1/links/${KNOWN.replace("-", "%2D")}`, keyed],
     ["a trailing slash", `/api/v1/links/${KNOWN}/`, keyed],

@@ -78,7 +78,7 @@ export function managementRoutes(deps: ManagementAppDeps): MountedRoute[] {
   ];
 }
 
-/** Records answered on plain node:http before Express (decision 0021): the hottest keyed reads. */
+/** Records answered on plain node:http before Express (decision 0023): the hottest keyed reads. */
 const DIRECT: ReadonlySet<unknown> = new Set([ROUTES.getLink]);
 
 /** The service's request listener: the direct routes, then the Express app for everything else. */
