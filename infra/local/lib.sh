@@ -80,6 +80,9 @@ ensure_test_tools() {
   # A loopback DNS server for domain-verification tests (packages/testing/src/dns.ts); -base is the
   # binary alone, without a system service that would take port 53.
   command -v dnsmasq >/dev/null || [ -x /usr/sbin/dnsmasq ] || missing+=(dnsmasq-base)
+  # The dashboard's browser tests drive Debian's Chromium with playwright-core (services/web/test);
+  # Playwright's own browser download cannot work without general network access.
+  [ -x /usr/bin/chromium ] || missing+=(chromium)
   [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
   bash "$ROOT/infra/kafka-mock/build.sh" >/dev/null
 }

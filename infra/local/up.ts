@@ -134,6 +134,9 @@ async function main(): Promise<void> {
     ...services.map((s) => s.name),
   ]);
   console.log(`built the service bundles in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  // The dashboard's static files (services/web/dist), which the gateway serves; rebuilt only when its
+  // sources are newer (infra/build/web.ts).
+  await runChild("building the dashboard", ["--import", "tsx", "infra/build/web.ts"]);
 
   // Migrations run in a child process from management's bundle, as the image's migrate one-shot does:
   // the supervisor stays small because it never loads the database packages itself.

@@ -50,6 +50,7 @@ import { createForwarder } from "./proxy.ts";
 import { type RateLimiter, reportedWindow, type Window, type WindowState } from "./rate-limit.ts";
 import { RouteTable } from "./route-table.ts";
 import { Sessions } from "./sessions.ts";
+import { createWebApp } from "./web-app.ts";
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -89,6 +90,7 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
   const health = handleHealth(deps.readiness);
   const docs = createDocsPage();
   const openapi = buildOpenApiDocument({ baseUrl: config.PUBLIC_BASE_URL });
+  const webApp = createWebApp(config.PUBLIC_BASE_URL, config.WEB_DIST_DIR || undefined);
 
   // The client's address (per-client limits on public endpoints) is the visitor's, not that of the
   // proxies in front: TRUST_PROXY hops of X-Forwarded-For are believed, with Express's semantics
@@ -296,6 +298,8 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
     if (under(path, "/api")) return keyed(req, res, url, path, config.MANAGEMENT_URL);
     // Public campaign list pages (legacy API `list` URLs) are served by management, without a key.
     if (under(path, "/c")) return forward(req, res, config.MANAGEMENT_URL, url);
+    // The dashboard's pages and files (issue 12); its asset names are case-sensitive.
+    if (webApp(req, res, pathOf(url))) return;
     if (config.REDIRECT_URL) return forward(req, res, config.REDIRECT_URL, url);
     throw notFound("Route not found");
   };

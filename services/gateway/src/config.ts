@@ -24,6 +24,8 @@ export const gatewayConfigSchema = commonConfigSchema.extend({
     .default("false")
     .refine((v) => /^(true|false|\d{1,2})$/.test(v), "must be true, false or a number of proxy hops")
     .transform((v) => (v === "true" ? 1 : v === "false" ? 0 : Number(v))),
+  // The built dashboard (services/web/dist by default, next to this service): web-app.ts.
+  WEB_DIST_DIR: z.string().default(""),
   KEY_CACHE_TTL_SECONDS: z.coerce.number().int().positive().default(60),
   // Requests a signed-in session (the dashboard) may make per account and minute (docs/api.md, "Sessions").
   SESSION_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),

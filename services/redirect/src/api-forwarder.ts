@@ -28,6 +28,26 @@ export function isApiPath(url: string): boolean {
   );
 }
 
+/**
+ * The dashboard's paths (issue 12), which the gateway serves from services/web/dist: `/` and the app's
+ * pages, all reserved aliases (packages/contracts reserved-aliases.ts), so no short code is shadowed.
+ * Forwarded on the public host only: a branded domain's `/` is its redirect_root and its other paths
+ * are its own (server.ts).
+ */
+export function isWebAppPath(url: string): boolean {
+  const q = url.indexOf("?");
+  const path = q === -1 ? url : url.slice(0, q);
+  return (
+    path === "/" ||
+    path === "/login" ||
+    path === "/signup" ||
+    path === "/dashboard" ||
+    path.startsWith("/dashboard/") ||
+    path.startsWith("/stats/") ||
+    path.startsWith("/assets/")
+  );
+}
+
 function unavailable(_err: Error, req: IncomingMessage, res: ServerResponse): void {
   res.setHeader("retry-after", "1");
   const path = (req.url ?? "/").split("?", 1)[0]!;

@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { DomainRecord, RedirectRecord, RotatorRecord } from "@kurz/contracts";
 import { verify } from "@node-rs/argon2";
-import { isApiPath } from "./api-forwarder.ts";
+import { isApiPath, isWebAppPath } from "./api-forwarder.ts";
 import { clickEvent } from "./click-event.ts";
 import type { ClickJournal } from "./click-journal.ts";
 import type { ClickPublisher } from "./click-publisher.ts";
@@ -36,7 +36,7 @@ export interface RedirectHandlerDeps {
   trustProxy: number;
   /** Tells the public host from branded domains. */
   hosts: HostClassifier;
-  /** Single-machine mode: pipes API paths to the gateway (see api-forwarder.ts). */
+  /** Single-machine mode: pipes API and dashboard paths to the gateway (see api-forwarder.ts). */
   forwardApi?: (req: IncomingMessage, res: ServerResponse) => void;
   logger: { error(o: object, m?: string): void };
 }
@@ -253,8 +253,13 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
       sendPage(req, res, PAGES.methodNotAllowed, { allow: "GET, HEAD, POST" });
       return;
     }
-    const r = route(req.url ?? "/");
     const host = hosts.classify(rawHost(req.rawHeaders));
+    // The dashboard lives on the public host only; on a branded domain these paths stay the domain's.
+    if (host === PUBLIC_HOST && deps.forwardApi && isWebAppPath(req.url ?? "/")) {
+      deps.forwardApi(req, res);
+      return;
+    }
+    const r = route(req.url ?? "/");
     if (host === null || (host === PUBLIC_HOST && r === null)) {
       req.resume();
       sendPage(req, res, PAGES.notFound);

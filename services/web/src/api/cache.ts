@@ -1,0 +1,92 @@
+// The data layer: one cache entry per key (a route and its input), shared by every component that
+// shows it, refetched when a mutation invalidates its prefix. Small on purpose (decision 0023): the
+// dashboard needs dedup, stale-while-revalidate and invalidation, not a general query library.
+import { useEffect, useState } from "preact/hooks";
+
+interface Entry {
+  data?: unknown;
+  error?: unknown;
+  promise?: Promise<void>;
+  stale: boolean;
+  fetcher: () => Promise<unknown>;
+}
+
+const entries = new Map<string, Entry>();
+const listeners = new Map<string, Set<() => void>>();
+
+function notify(key: string): void {
+  for (const l of listeners.get(key) ?? []) l();
+}
+
+/**
+ * Fetches `key` unless a fetch is under way; an invalidation during a fetch marks the entry stale, and
+ * the entry is fetched again when that one ends, so an answer older than a mutation never stays.
+ */
+function load(key: string, entry: Entry): void {
+  if (entry.promise) {
+    entry.stale = true;
+    return;
+  }
+  entry.stale = false;
+  entry.promise = entry
+    .fetcher()
+    .then(
+      (data) => {
+        entry.data = data;
+        entry.error = undefined;
+      },
+      (error: unknown) => {
+        entry.error = error;
+      },
+    )
+    .finally(() => {
+      entry.promise = undefined;
+      if (entry.stale && listeners.get(key)?.size) load(key, entry);
+      else notify(key);
+    });
+}
+
+export interface Query<T> {
+  data: T | undefined;
+  error: unknown;
+  loading: boolean;
+}
+
+/** The cached value of `key`, loading it with `fetcher` when absent or invalidated. */
+export function useQuery<T>(key: string | null, fetcher: () => Promise<T>): Query<T> {
+  const [, setTick] = useState(0);
+  const rerender = () => setTick((n) => n + 1);
+  useEffect(() => {
+    if (key === null) return;
+    const set = listeners.get(key) ?? new Set<() => void>();
+    listeners.set(key, set);
+    set.add(rerender);
+    const entry = entries.get(key) ?? { stale: true, fetcher };
+    entries.set(key, entry);
+    entry.fetcher = fetcher;
+    if (entry.stale) load(key, entry);
+    return () => {
+      set.delete(rerender);
+    };
+  }, [key]);
+  const entry = key === null ? undefined : entries.get(key);
+  return {
+    data: entry?.data as T | undefined,
+    error: entry?.error,
+    loading: key !== null && (!entry || entry.promise !== undefined) && entry?.data === undefined,
+  };
+}
+
+/** Marks every key starting with one of `prefixes` stale and refetches those on screen. */
+export function invalidate(...prefixes: string[]): void {
+  for (const [key, entry] of entries) {
+    if (!prefixes.some((p) => key.startsWith(p))) continue;
+    if (listeners.get(key)?.size) load(key, entry);
+    else entry.stale = true;
+  }
+}
+
+/** Forgets everything (signing out: the next account must not see this one's data). */
+export function clearCache(): void {
+  entries.clear();
+}

@@ -1,0 +1,58 @@
+import { render } from "preact";
+import { Redirect, Route, Switch } from "wouter-preact";
+import { checkSession, useSession } from "./api/session.ts";
+import { Shell } from "./components/Shell.tsx";
+import { AccountPage } from "./pages/AccountPage.tsx";
+import { AuthPage } from "./pages/AuthPage.tsx";
+import { KeysPage } from "./pages/KeysPage.tsx";
+import { LinkPage } from "./pages/LinkPage.tsx";
+import { LinksPage } from "./pages/LinksPage.tsx";
+import { NotFoundPage } from "./pages/NotFoundPage.tsx";
+import { OverviewPage } from "./pages/OverviewPage.tsx";
+import { PublicStatsPage } from "./pages/PublicStatsPage.tsx";
+import "./styles.css";
+
+/** Dashboard pages: signed-out visitors go to sign-in and come back afterwards. */
+function Dashboard() {
+  const session = useSession();
+  if (session === undefined) return <p class="boot">Loading…</p>;
+  if (session === null) {
+    const next = encodeURIComponent(location.pathname + location.search);
+    return <Redirect to={`/login?next=${next}`} replace />;
+  }
+  return (
+    <Shell session={session}>
+      <Switch>
+        <Route path="/dashboard" component={OverviewPage} />
+        <Route path="/dashboard/links" component={LinksPage} />
+        <Route path="/dashboard/links/:id">{(p: { id: string }) => <LinkPage id={p.id} />}</Route>
+        <Route path="/dashboard/keys" component={KeysPage} />
+        <Route path="/dashboard/account" component={AccountPage} />
+        <Route>{() => <NotFoundPage standalone={false} />}</Route>
+      </Switch>
+    </Shell>
+  );
+}
+
+function Home() {
+  const session = useSession();
+  if (session === undefined) return <p class="boot">Loading…</p>;
+  return <Redirect to={session ? "/dashboard" : "/login"} replace />;
+}
+
+function App() {
+  return (
+    <Switch>
+      <Route path="/" component={Home} />
+      <Route path="/login">{() => <AuthPage mode="login" />}</Route>
+      <Route path="/signup">{() => <AuthPage mode="signup" />}</Route>
+      <Route path="/stats/:code">{(p: { code: string }) => <PublicStatsPage code={p.code} />}</Route>
+      <Route path="/dashboard/*?" component={Dashboard} />
+      <Route>{() => <NotFoundPage />}</Route>
+    </Switch>
+  );
+}
+
+// Public stats need no session; every other page waits for the first check.
+if (!location.pathname.startsWith("/stats/")) void checkSession();
+render(<App />, document.getElementById("app")!);

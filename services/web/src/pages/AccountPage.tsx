@@ -1,0 +1,167 @@
+// Account: e-mail, link limit and usage, default expiry, password change.
+import { MAX_DEFAULT_EXPIRY_HOURS, PASSWORD_MIN_LENGTH, V1_ROUTES } from "@kurz/contracts";
+import { useEffect, useState } from "preact/hooks";
+import { invalidate, useQuery } from "../api/cache.ts";
+import { ApiFailure, call, fieldError, messageOf } from "../api/client.ts";
+import { Failed, fmtDay, Loading, PageHead } from "./common.tsx";
+
+function DefaultExpiry({ hours }: { hours: number | null }) {
+  const [value, setValue] = useState(hours === null ? "" : String(hours));
+  const [state, setState] = useState<{ ok?: string; error?: string }>({});
+  useEffect(() => setValue(hours === null ? "" : String(hours)), [hours]);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setState({});
+    try {
+      await call(V1_ROUTES.updateAccount, {
+        body: { default_expiry_hours: value === "" ? null : Number(value) },
+      });
+      invalidate("account");
+      setState({ ok: "Saved." });
+    } catch (err) {
+      setState({ error: fieldError(err, "default_expiry_hours") ?? messageOf(err) });
+    }
+  };
+  return (
+    <form class="form card" onSubmit={submit} noValidate aria-labelledby="expiry-title">
+      <h2 class="card-title" id="expiry-title">
+        Default expiry
+      </h2>
+      <div class="field">
+        <label for="default-expiry">Hours until new links expire</label>
+        <input
+          id="default-expiry"
+          type="number"
+          min={1}
+          max={MAX_DEFAULT_EXPIRY_HOURS}
+          inputMode="numeric"
+          value={value}
+          onInput={(e) => setValue(e.currentTarget.value)}
+          aria-describedby="default-expiry-hint"
+        />
+        <p class="hint" id="default-expiry-hint">
+          Applied to links created without an expiry. Empty: links do not expire.
+        </p>
+      </div>
+      <div role="status" aria-live="polite">
+        {state.ok && <p class="ok">{state.ok}</p>}
+      </div>
+      {state.error && (
+        <p class="error" role="alert">
+          {state.error}
+        </p>
+      )}
+      <button type="submit" class="btn primary">
+        Save
+      </button>
+    </form>
+  );
+}
+
+function ChangePassword() {
+  const [current, setCurrent] = useState("");
+  const [next, setNext] = useState("");
+  const [state, setState] = useState<{ ok?: string; error?: string }>({});
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setState({});
+    try {
+      await call(V1_ROUTES.changePassword, { body: { current_password: current, new_password: next } });
+      setCurrent("");
+      setNext("");
+      setState({ ok: "Password changed. Your other sessions were signed out." });
+    } catch (err) {
+      setState({
+        error:
+          err instanceof ApiFailure && err.status === 401
+            ? "The current password is wrong."
+            : (fieldError(err, "new_password") ?? messageOf(err)),
+      });
+    }
+  };
+  return (
+    <form class="form card" onSubmit={submit} noValidate aria-labelledby="password-title">
+      <h2 class="card-title" id="password-title">
+        Change password
+      </h2>
+      <div class="field">
+        <label for="current-password">Current password</label>
+        <input
+          id="current-password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={current}
+          onInput={(e) => setCurrent(e.currentTarget.value)}
+        />
+      </div>
+      <div class="field">
+        <label for="new-password">New password</label>
+        <input
+          id="new-password"
+          type="password"
+          autoComplete="new-password"
+          required
+          minLength={PASSWORD_MIN_LENGTH}
+          value={next}
+          onInput={(e) => setNext(e.currentTarget.value)}
+          aria-describedby="new-password-hint"
+        />
+        <p class="hint" id="new-password-hint">
+          At least {PASSWORD_MIN_LENGTH} characters.
+        </p>
+      </div>
+      <div role="status" aria-live="polite">
+        {state.ok && <p class="ok">{state.ok}</p>}
+      </div>
+      {state.error && (
+        <p class="error" role="alert">
+          {state.error}
+        </p>
+      )}
+      <button type="submit" class="btn primary">
+        Change password
+      </button>
+    </form>
+  );
+}
+
+export function AccountPage() {
+  const account = useQuery("account", () => call(V1_ROUTES.getAccount).then((r) => r.data));
+  const a = account.data;
+  if (account.error) return <Failed error={account.error} />;
+  if (!a) return <Loading what="Loading account" />;
+  return (
+    <>
+      <PageHead title="Account" />
+      <section class="card" aria-labelledby="acct-title">
+        <h2 class="card-title" id="acct-title">
+          Your account
+        </h2>
+        <dl class="facts">
+          <dt>E-mail</dt>
+          <dd data-testid="account-email">{a.email}</dd>
+          <dt>Member since</dt>
+          <dd>{fmtDay(a.created_at)}</dd>
+          <dt>Links</dt>
+          <dd>
+            {a.total_links.toLocaleString()} of {a.link_limit.toLocaleString()}
+            <meter
+              class="meter"
+              aria-label="Link limit used"
+              min={0}
+              max={a.link_limit}
+              value={a.total_links}
+            />
+          </dd>
+          <dt>Clicks in all</dt>
+          <dd>{a.total_clicks.toLocaleString()}</dd>
+        </dl>
+      </section>
+      <div class="grid-2">
+        <DefaultExpiry hours={a.default_expiry_hours} />
+        <ChangePassword />
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,156 @@
+// Sign-in and sign-up. Sign-up answers with the account's first API key, which is shown once here
+// (SPEC 5.5) before the dashboard opens.
+import { type CreatedApiKey, PASSWORD_MIN_LENGTH, V1_ROUTES } from "@kurz/contracts";
+import { useEffect, useState } from "preact/hooks";
+import { Link, Redirect, useLocation, useSearch } from "wouter-preact";
+import { ApiFailure, call, fieldError, messageOf } from "../api/client.ts";
+import { setSession, useSession } from "../api/session.ts";
+import { KeyReveal } from "../components/KeyReveal.tsx";
+
+function safeNext(search: string): string {
+  const next = new URLSearchParams(search).get("next") ?? "";
+  // Only a path of this site: "//host" or "/\host" would leave it.
+  return /^\/dashboard(?:[/?]|$)/.test(next) ? next : "/dashboard";
+}
+
+function explain(err: unknown, mode: "login" | "signup"): string {
+  if (!(err instanceof ApiFailure)) return messageOf(err);
+  if (err.code === "CONFLICT") return "An account with this e-mail already exists. Sign in instead.";
+  if (err.code === "RATE_LIMIT_EXCEEDED")
+    return `${err.message} Too many attempts; wait a moment and try again.`;
+  if (err.code === "FORBIDDEN" && mode === "signup")
+    return "Sign-up is closed on this server. Ask its operator for an account.";
+  if (err.code === "UNAUTHORIZED") return "Invalid e-mail or password.";
+  if (err.code === "VALIDATION_ERROR") return "Check the highlighted fields.";
+  return err.message;
+}
+
+export function AuthPage({ mode }: { mode: "login" | "signup" }) {
+  const session = useSession();
+  const [, navigate] = useLocation();
+  const search = useSearch();
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [firstKey, setFirstKey] = useState<CreatedApiKey | null>(null);
+  const signup = mode === "signup";
+
+  useEffect(() => {
+    document.title = signup ? "Create your account · Kurz" : "Sign in · Kurz";
+  }, [signup]);
+
+  if (session && !firstKey) {
+    return <Redirect to={safeNext(search)} replace />;
+  }
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      if (signup) {
+        const { data } = await call(V1_ROUTES.register, { body: { email, password } });
+        setFirstKey(data.api_key);
+        setSession(data.session);
+      } else {
+        const { data } = await call(V1_ROUTES.login, { body: { email, password } });
+        setSession(data.session);
+      }
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (firstKey) {
+    return (
+      <div class="auth">
+        <div class="auth-card wide">
+          <h1>Your account is ready</h1>
+          <KeyReveal
+            apiKey={firstKey}
+            intro="This is your first API key. Copy it now: it is shown only once."
+          />
+          <button
+            type="button"
+            class="btn primary block"
+            onClick={() => navigate("/dashboard", { replace: true })}
+          >
+            I saved it, open the dashboard
+          </button>
+        </div>
+      </div>
+    );
+  }
+
+  const emailError = fieldError(error, "email");
+  const passwordError = fieldError(error, "password");
+  return (
+    <div class="auth">
+      <main class="auth-card" id="main">
+        <div class="brand big" aria-hidden="true">
+          <span class="logo">k</span> Kurz
+        </div>
+        <h1>{signup ? "Create your account" : "Sign in to Kurz"}</h1>
+        <form onSubmit={submit} noValidate>
+          {error !== null && (
+            <p class="error" role="alert">
+              {explain(error, mode)}
+            </p>
+          )}
+          <label for="email">E-mail</label>
+          <input
+            id="email"
+            type="email"
+            autoComplete="email"
+            required
+            value={email}
+            onInput={(e) => setEmail(e.currentTarget.value)}
+            aria-invalid={emailError ? true : undefined}
+            aria-describedby={emailError ? "email-error" : undefined}
+          />
+          {emailError && (
+            <p class="field-error" id="email-error">
+              {emailError}
+            </p>
+          )}
+          <label for="password">Password</label>
+          <input
+            id="password"
+            type="password"
+            autoComplete={signup ? "new-password" : "current-password"}
+            required
+            minLength={signup ? PASSWORD_MIN_LENGTH : undefined}
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+            aria-invalid={passwordError ? true : undefined}
+            aria-describedby={signup ? "password-hint" : undefined}
+          />
+          {signup && (
+            <p class={passwordError ? "field-error" : "hint"} id="password-hint">
+              {passwordError && password.length < PASSWORD_MIN_LENGTH
+                ? `Too short: use at least ${PASSWORD_MIN_LENGTH} characters.`
+                : (passwordError ?? `At least ${PASSWORD_MIN_LENGTH} characters.`)}
+            </p>
+          )}
+          <button type="submit" class="btn primary block" disabled={busy}>
+            {busy ? "Please wait…" : signup ? "Create account" : "Sign in"}
+          </button>
+        </form>
+        <p class="switch">
+          {signup ? (
+            <>
+              Already have an account? <Link href="/login">Sign in</Link>
+            </>
+          ) : (
+            <>
+              New to Kurz? <Link href="/signup">Create an account</Link>
+            </>
+          )}
+        </p>
+      </main>
+    </div>
+  );
+}

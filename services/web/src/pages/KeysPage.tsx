@@ -1,0 +1,203 @@
+// API keys: the account's keys (GET /account/usage), a new key shown once, revoke with confirmation.
+import {
+  type ApiKeyItem,
+  type CreatedApiKey,
+  KEY_NAME_MAX_LENGTH,
+  MAX_ACTIVE_KEYS,
+  V1_ROUTES,
+} from "@kurz/contracts";
+import { useState } from "preact/hooks";
+import { invalidate, useQuery } from "../api/cache.ts";
+import { call, fieldError, messageOf } from "../api/client.ts";
+import { Confirm } from "../components/Confirm.tsx";
+import { Dialog } from "../components/Dialog.tsx";
+import { KeyReveal } from "../components/KeyReveal.tsx";
+import { Failed, fmtDate, Loading, PageHead } from "./common.tsx";
+
+function CreateKey({ onCreated, onCancel }: { onCreated: (k: CreatedApiKey) => void; onCancel: () => void }) {
+  const [name, setName] = useState("");
+  const [expires, setExpires] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const { data } = await call(V1_ROUTES.createApiKey, {
+        body: {
+          name: name.trim(),
+          expires_at: expires ? new Date(`${expires}T23:59:59`).toISOString() : undefined,
+        },
+      });
+      invalidate("usage");
+      onCreated(data);
+    } catch (err) {
+      setError(err);
+      setBusy(false);
+    }
+  };
+  const nameError = fieldError(error, "name");
+  return (
+    <form class="form" onSubmit={submit} noValidate>
+      {error !== null && !nameError && (
+        <p class="error" role="alert">
+          {messageOf(error)}
+        </p>
+      )}
+      <div class="field">
+        <label for="key-name">Name</label>
+        <input
+          id="key-name"
+          required
+          maxLength={KEY_NAME_MAX_LENGTH}
+          placeholder="e.g. CI, newsletter script"
+          value={name}
+          onInput={(e) => setName(e.currentTarget.value)}
+          aria-invalid={nameError ? true : undefined}
+          aria-describedby={nameError ? "key-name-error" : undefined}
+        />
+        {nameError && (
+          <p class="field-error" id="key-name-error">
+            {nameError}
+          </p>
+        )}
+      </div>
+      <div class="field">
+        <label for="key-expires">Expires (optional)</label>
+        <input
+          id="key-expires"
+          type="date"
+          value={expires}
+          onInput={(e) => setExpires(e.currentTarget.value)}
+        />
+        <p class="hint">The key stops working at the end of this day.</p>
+      </div>
+      <div class="dialog-actions">
+        <button type="button" class="btn" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="submit" class="btn primary" disabled={busy}>
+          Create key
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function KeysPage() {
+  const usage = useQuery("usage", () => call(V1_ROUTES.getUsage).then((r) => r.data));
+  const [dialog, setDialog] = useState<"create" | { created: CreatedApiKey } | { revoke: ApiKeyItem } | null>(
+    null,
+  );
+  const keys = usage.data?.keys ?? [];
+  const expired = (k: ApiKeyItem) => k.expires_at !== null && Date.parse(k.expires_at) <= Date.now();
+  return (
+    <>
+      <PageHead title="API keys">
+        <button
+          type="button"
+          class="btn primary"
+          disabled={(usage.data?.active_keys ?? 0) >= MAX_ACTIVE_KEYS}
+          onClick={() => setDialog("create")}
+        >
+          Create key
+        </button>
+      </PageHead>
+      <p class="muted">
+        Keys let scripts and apps use the API as you.{" "}
+        {usage.data && `${usage.data.active_keys} of ${MAX_ACTIVE_KEYS} active.`}
+      </p>
+      {usage.error !== undefined && <Failed error={usage.error} />}
+      <div class="card table-card">
+        {!usage.data ? (
+          <Loading what="Loading keys" />
+        ) : keys.length === 0 ? (
+          <p class="empty">No active keys.</p>
+        ) : (
+          <table>
+            <caption class="sr-only">Your API keys</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Key</th>
+                <th scope="col" class="col-hide">
+                  Created
+                </th>
+                <th scope="col">Last used</th>
+                <th scope="col" class="col-hide">
+                  Expires
+                </th>
+                <th scope="col" class="col-hide">
+                  Limits
+                </th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.map((k) => (
+                <tr key={k.id} data-testid="key-row">
+                  <td>{k.name}</td>
+                  <td>
+                    <code>{k.key_prefix}…</code>
+                  </td>
+                  <td class="col-hide">{fmtDate(k.created_at)}</td>
+                  <td>{fmtDate(k.last_used_at)}</td>
+                  <td class="col-hide">
+                    {expired(k) ? <span class="pill off">Expired</span> : fmtDate(k.expires_at)}
+                  </td>
+                  <td class="col-hide small">
+                    {k.rate_limit_per_minute}/min · {k.rate_limit_per_hour}/h
+                  </td>
+                  <td class="actions">
+                    <button
+                      type="button"
+                      class="btn small danger-ghost"
+                      onClick={() => setDialog({ revoke: k })}
+                    >
+                      Revoke<span class="sr-only"> {k.name}</span>
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+      {dialog === "create" && (
+        <Dialog title="Create API key" onClose={() => setDialog(null)}>
+          <CreateKey onCancel={() => setDialog(null)} onCreated={(created) => setDialog({ created })} />
+        </Dialog>
+      )}
+      {dialog !== null && typeof dialog === "object" && "created" in dialog && (
+        <Dialog title="Your new API key" onClose={() => setDialog(null)}>
+          <KeyReveal apiKey={dialog.created} intro="Copy it now: it is shown only once." />
+          <div class="dialog-actions">
+            <button type="button" class="btn primary" onClick={() => setDialog(null)}>
+              Done
+            </button>
+          </div>
+        </Dialog>
+      )}
+      {dialog !== null && typeof dialog === "object" && "revoke" in dialog && (
+        <Confirm
+          title={`Revoke “${dialog.revoke.name}”?`}
+          confirmLabel="Revoke key"
+          danger
+          onClose={() => setDialog(null)}
+          onConfirm={async () => {
+            await call(V1_ROUTES.revokeApiKey, { params: { id: dialog.revoke.id } });
+            invalidate("usage");
+          }}
+        >
+          <p>
+            Requests with <code>{dialog.revoke.key_prefix}…</code> will be refused from now on. This cannot be
+            undone.
+          </p>
+        </Confirm>
+      )}
+    </>
+  );
+}

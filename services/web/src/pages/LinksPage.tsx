@@ -1,0 +1,306 @@
+// Links: one server page at a time (GET /api/v1/links, newest first), so 100k links cost the same as
+// ten. Search and the active filter are query parameters; selection allows bulk delete.
+import { BULK_MAX_ITEMS, type Link as LinkItem, V1_ROUTES } from "@kurz/contracts";
+import { useEffect, useState } from "preact/hooks";
+import { Link, useLocation } from "wouter-preact";
+import { invalidate, useQuery } from "../api/cache.ts";
+import { call, messageOf, urlOf } from "../api/client.ts";
+import { Confirm } from "../components/Confirm.tsx";
+import { CopyButton } from "../components/CopyButton.tsx";
+import { Dialog } from "../components/Dialog.tsx";
+import { LinkForm } from "../components/LinkForm.tsx";
+import { Failed, fmtDay, Loading, PageHead } from "./common.tsx";
+
+const PER_PAGE = 20;
+type Filter = "" | "true" | "false";
+
+function useDebounced<T>(value: T, ms: number): T {
+  const [v, setV] = useState(value);
+  useEffect(() => {
+    const t = setTimeout(() => setV(value), ms);
+    return () => clearTimeout(t);
+  }, [value, ms]);
+  return v;
+}
+
+export function LinksPage() {
+  const [, navigate] = useLocation();
+  const [page, setPage] = useState(1);
+  const [searchInput, setSearchInput] = useState("");
+  const search = useDebounced(searchInput.trim(), 250);
+  const [filter, setFilter] = useState<Filter>("");
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [dialog, setDialog] = useState<
+    | { kind: "create" }
+    | { kind: "edit"; link: LinkItem }
+    | { kind: "delete"; links: LinkItem[] }
+    | { kind: "qr"; link: LinkItem }
+    | null
+  >(null);
+  const [notice, setNotice] = useState("");
+
+  useEffect(() => setPage(1), [search, filter]);
+  const query = {
+    page: String(page),
+    per_page: String(PER_PAGE),
+    search: search || undefined,
+    is_active: filter || undefined,
+  };
+  const list = useQuery(`links?${JSON.stringify(query)}`, () => call(V1_ROUTES.listLinks, { query }));
+  const links = list.data?.data ?? [];
+  const meta = list.data?.meta;
+
+  const toggle = async (link: LinkItem) => {
+    try {
+      await call(V1_ROUTES.updateLink, { params: { id: link.id }, body: { is_active: !link.is_active } });
+      setNotice(`${link.short_code} ${link.is_active ? "deactivated" : "activated"}.`);
+      invalidate("links", "summary", `link:${link.id}`);
+    } catch (err) {
+      setNotice(messageOf(err));
+    }
+  };
+  const remove = async (targets: LinkItem[]) => {
+    if (targets.length === 1) await call(V1_ROUTES.deleteLink, { params: { id: targets[0]!.id } });
+    else await call(V1_ROUTES.bulkDeleteLinks, { body: { ids: targets.map((l) => l.id) } });
+    setSelected(new Set());
+    setNotice(`Deleted ${targets.length} link${targets.length === 1 ? "" : "s"}.`);
+    invalidate("links", "summary");
+  };
+  const pick = (id: string, on: boolean) => {
+    const next = new Set(selected);
+    if (on && next.size < BULK_MAX_ITEMS) next.add(id);
+    else next.delete(id);
+    setSelected(next);
+  };
+  const allOnPage = links.length > 0 && links.every((l) => selected.has(l.id));
+
+  return (
+    <>
+      <PageHead title="Links">
+        <button type="button" class="btn primary" onClick={() => setDialog({ kind: "create" })}>
+          Create link
+        </button>
+      </PageHead>
+      <div class="toolbar">
+        <label class="search">
+          <span class="sr-only">Search links</span>
+          <input
+            type="search"
+            placeholder="Search URL, code or title"
+            value={searchInput}
+            onInput={(e) => setSearchInput(e.currentTarget.value)}
+          />
+        </label>
+        <label>
+          <span class="sr-only">Status</span>
+          <select value={filter} onChange={(e) => setFilter(e.currentTarget.value as Filter)}>
+            <option value="">All links</option>
+            <option value="true">Active</option>
+            <option value="false">Inactive</option>
+          </select>
+        </label>
+        {selected.size > 0 && (
+          <button
+            type="button"
+            class="btn danger"
+            onClick={() => setDialog({ kind: "delete", links: links.filter((l) => selected.has(l.id)) })}
+          >
+            Delete {selected.size} selected
+          </button>
+        )}
+      </div>
+      <p class="sr-only" role="status" aria-live="polite">
+        {notice}
+      </p>
+      {notice && (
+        <p class="notice" aria-hidden="true">
+          {notice}
+        </p>
+      )}
+      {list.error !== undefined && <Failed error={list.error} />}
+      <div class="card table-card">
+        {list.loading && !list.data ? (
+          <Loading what="Loading links" />
+        ) : links.length === 0 ? (
+          <div class="empty">
+            <p>{search || filter ? "No link matches." : "No links yet."}</p>
+            {!search && !filter && (
+              <button type="button" class="btn primary" onClick={() => setDialog({ kind: "create" })}>
+                Create your first link
+              </button>
+            )}
+          </div>
+        ) : (
+          <table class="links-table">
+            <caption class="sr-only">Your links, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col" class="col-check">
+                  <input
+                    type="checkbox"
+                    aria-label="Select all links on this page"
+                    checked={allOnPage}
+                    onChange={(e) =>
+                      setSelected(e.currentTarget.checked ? new Set(links.map((l) => l.id)) : new Set())
+                    }
+                  />
+                </th>
+                <th scope="col">Link</th>
+                <th scope="col" class="col-num">
+                  Clicks
+                </th>
+                <th scope="col" class="col-hide">
+                  Created
+                </th>
+                <th scope="col">Status</th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {links.map((l) => (
+                <tr key={l.id} data-testid="link-row">
+                  <td class="col-check">
+                    <input
+                      type="checkbox"
+                      aria-label={`Select ${l.short_code}`}
+                      checked={selected.has(l.id)}
+                      onChange={(e) => pick(l.id, e.currentTarget.checked)}
+                    />
+                  </td>
+                  <td class="col-link">
+                    <Link href={`/dashboard/links/${l.id}`} class="short">
+                      {l.short_url.replace(/^https?:\/\//, "")}
+                    </Link>
+                    <div class="dest" title={l.original_url}>
+                      {l.title && <span class="title">{l.title} · </span>}
+                      {l.original_url}
+                    </div>
+                  </td>
+                  <td class="col-num">{l.clicks_count.toLocaleString()}</td>
+                  <td class="col-hide">{fmtDay(l.created_at)}</td>
+                  <td>
+                    <span class={`pill ${l.is_active ? "ok" : "off"}`}>
+                      {l.is_active ? "Active" : "Inactive"}
+                    </span>
+                    {l.has_password && <span class="pill">Password</span>}
+                  </td>
+                  <td class="actions">
+                    <CopyButton text={l.short_url} label="Copy" what={`short URL of ${l.short_code}`} />
+                    <details class="menu">
+                      <summary class="btn small" aria-label={`More actions for ${l.short_code}`}>
+                        •••
+                      </summary>
+                      <div class="menu-items">
+                        <button type="button" onClick={() => navigate(`/dashboard/links/${l.id}`)}>
+                          Analytics
+                        </button>
+                        <button type="button" onClick={() => setDialog({ kind: "edit", link: l })}>
+                          Edit
+                        </button>
+                        <button type="button" onClick={() => setDialog({ kind: "qr", link: l })}>
+                          QR code
+                        </button>
+                        <button type="button" onClick={() => toggle(l)}>
+                          {l.is_active ? "Deactivate" : "Activate"}
+                        </button>
+                        <button
+                          type="button"
+                          class="danger-text"
+                          onClick={() => setDialog({ kind: "delete", links: [l] })}
+                        >
+                          Delete
+                        </button>
+                      </div>
+                    </details>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+      {meta && meta.total_pages > 1 && (
+        <nav class="pager" aria-label="Pages">
+          <button type="button" class="btn small" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+            Previous
+          </button>
+          <span>
+            Page {meta.page} of {meta.total_pages} · {meta.total.toLocaleString()} links
+          </span>
+          <button
+            type="button"
+            class="btn small"
+            disabled={page >= meta.total_pages}
+            onClick={() => setPage(page + 1)}
+          >
+            Next
+          </button>
+        </nav>
+      )}
+      {meta && meta.total_pages <= 1 && meta.total > 0 && (
+        <p class="muted pager-note">
+          {meta.total} link{meta.total === 1 ? "" : "s"}
+        </p>
+      )}
+
+      {dialog?.kind === "create" && (
+        <Dialog title="Create link" onClose={() => setDialog(null)}>
+          <LinkForm
+            onCancel={() => setDialog(null)}
+            onDone={(l) => {
+              setDialog(null);
+              setNotice(`Created ${l.short_url}`);
+            }}
+          />
+        </Dialog>
+      )}
+      {dialog?.kind === "edit" && (
+        <Dialog title={`Edit ${dialog.link.short_code}`} onClose={() => setDialog(null)}>
+          <LinkForm
+            link={dialog.link}
+            onCancel={() => setDialog(null)}
+            onDone={() => {
+              setDialog(null);
+              setNotice("Saved.");
+            }}
+          />
+        </Dialog>
+      )}
+      {dialog?.kind === "delete" && (
+        <Confirm
+          title={dialog.links.length === 1 ? "Delete this link?" : `Delete ${dialog.links.length} links?`}
+          confirmLabel="Delete"
+          danger
+          onConfirm={() => remove(dialog.links)}
+          onClose={() => setDialog(null)}
+        >
+          <p>
+            {dialog.links.length === 1 ? <code>{dialog.links[0]!.short_url}</code> : "The selected links"}{" "}
+            will stop working and {dialog.links.length === 1 ? "its" : "their"} click data is deleted. This
+            cannot be undone.
+          </p>
+        </Confirm>
+      )}
+      {dialog?.kind === "qr" && (
+        <Dialog title={`QR code for ${dialog.link.short_code}`} onClose={() => setDialog(null)}>
+          <div class="qr-preview">
+            <img
+              src={urlOf(V1_ROUTES.getQr, {
+                params: { short_code: dialog.link.short_code },
+                query: { size: "300" },
+              })}
+              width={240}
+              height={240}
+              alt={`QR code for ${dialog.link.short_url}`}
+            />
+            <Link href={`/dashboard/links/${dialog.link.id}#qr`} class="btn">
+              Design and download
+            </Link>
+          </div>
+        </Dialog>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,59 @@
+import type { ComponentChildren } from "preact";
+import { useEffect } from "preact/hooks";
+import { messageOf } from "../api/client.ts";
+
+export function useTitle(title: string): void {
+  useEffect(() => {
+    document.title = `${title} · Kurz`;
+  }, [title]);
+}
+
+export function PageHead({ title, children }: { title: string; children?: ComponentChildren }) {
+  useTitle(title);
+  return (
+    <div class="page-head">
+      <h1>{title}</h1>
+      {children && <div class="page-actions">{children}</div>}
+    </div>
+  );
+}
+
+export function Loading({ what = "Loading" }: { what?: string }) {
+  return (
+    <p class="muted loading" role="status">
+      {what}…
+    </p>
+  );
+}
+
+export function Failed({ error }: { error: unknown }) {
+  return (
+    <p class="error" role="alert">
+      {messageOf(error)}
+    </p>
+  );
+}
+
+export function Stat({
+  label,
+  value,
+  testid,
+}: {
+  label: string;
+  value: number | string | undefined;
+  testid?: string;
+}) {
+  return (
+    <div class="card stat">
+      <div class="stat-label">{label}</div>
+      <div class="stat-value" data-testid={testid}>
+        {value === undefined ? "–" : typeof value === "number" ? value.toLocaleString() : value}
+      </div>
+    </div>
+  );
+}
+
+export const fmtDate = (iso: string | null | undefined, empty = "Never") =>
+  iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : empty;
+export const fmtDay = (iso: string | null | undefined, empty = "—") =>
+  iso ? new Date(iso).toLocaleDateString(undefined, { dateStyle: "medium" }) : empty;
