@@ -18,3 +18,4 @@ export * from "./reserved-aliases.ts";
 export * from "./routes.ts";
 export * from "./routes-all.ts";
 export * from "./routes-legacy.ts";
+export * from "./webhooks.ts";

@@ -14,6 +14,8 @@ export type {
   OutboxEvent,
   Overlay,
   Session,
+  WebhookDelivery,
+  WebhookEndpoint,
 } from "./generated/prisma/client.ts";
 export { Prisma, PrismaClient } from "./generated/prisma/client.ts";
 export { MIGRATIONS_DIR, type MigrateOptions, migrateDatabase } from "./migrate-database.ts";
