@@ -1,3 +1,4 @@
+import { IMPORT_MAX_BYTES, ROUTES } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import {
   createApp,
@@ -19,6 +20,8 @@ import type { RedirectRecords } from "./redirect-records.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { bulkRoutes } from "./routes/bulk.ts";
+import { exportsRoutes } from "./routes/exports.ts";
+import { importsRoutes } from "./routes/imports.ts";
 import { internalRouter } from "./routes/internal.ts";
 import { internalAnalyticsRouter } from "./routes/internal-analytics.ts";
 import { internalLegacyRouter } from "./routes/internal-legacy.ts";
@@ -59,6 +62,8 @@ export interface ManagementAppDeps {
   /** SESSION_TTL_HOURS in milliseconds: a session's idle lifetime. */
   sessionTtlMs: number;
   signinLimits: SigninLimits;
+  /** An import job was queued (wakes the import worker). */
+  onImportQueued?: () => void;
 }
 
 /** The public API routes this service answers (records from contracts' ROUTES). */
@@ -69,6 +74,8 @@ export function managementRoutes(deps: ManagementAppDeps): MountedRoute[] {
     ...keysRoutes(deps),
     ...linksRoutes(deps),
     ...bulkRoutes(deps),
+    ...importsRoutes({ prisma: deps.prisma, onImportQueued: deps.onImportQueued ?? (() => {}) }),
+    ...exportsRoutes(deps),
     ...qrRoutes(deps),
     ...webhooksRoutes({ prisma: deps.prisma, ...deps.webhooks }),
     ...legacyRoutes(deps),
@@ -76,7 +83,14 @@ export function managementRoutes(deps: ManagementAppDeps): MountedRoute[] {
 }
 
 export function createManagementApp(deps: ManagementAppDeps): Express {
-  const app = createApp({ logger: deps.logger, envelope: "auto" });
+  const app = createApp({
+    logger: deps.logger,
+    envelope: "auto",
+    // An import's body is the file itself (CSV or JSON of several megabytes), read as raw bytes.
+    rawBodies: [
+      { method: ROUTES.createImport.method, path: ROUTES.createImport.path, limit: IMPORT_MAX_BYTES },
+    ],
+  });
   app.use(healthRoutes(deps.readiness));
   // Internal endpoints take a caller credential and never a user's identity (docs/security.md):
   // any known service may reach /internal at all, then each resource narrows to its callers.

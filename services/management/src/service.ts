@@ -9,6 +9,7 @@ import { createManagementApp } from "./app.ts";
 import type { ManagementConfig } from "./config.ts";
 import { subscribeClickTotals } from "./consumers/click-totals.ts";
 import { createTxtLookup } from "./domain-verification.ts";
+import { ImportWorker } from "./imports/import-worker.ts";
 import { KeyUsageFlusher } from "./key-usage-flusher.ts";
 import { LegacyRecords } from "./legacy-records.ts";
 import { OutboxRelay } from "./outbox.ts";
@@ -37,9 +38,21 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
   const retiredCodeGraceMs = config.RETIRED_CODE_DAYS * DAY_MS;
   const webhooks = startWebhooks(config, { prisma, bus, logger });
   const legacyRecords = new LegacyRecords(redis, logger);
+  const records = new RedirectRecords(redis, logger);
+  const imports = new ImportWorker({
+    prisma,
+    records,
+    titles,
+    onEventsWritten: () => relay.wake(),
+    retiredCodeGraceMs,
+    logger,
+    batchSize: config.IMPORT_BATCH_SIZE,
+    leaseMs: config.IMPORT_LEASE_MS,
+    pollMs: config.IMPORT_POLL_MS,
+  });
   const app = createManagementApp({
     prisma,
-    records: new RedirectRecords(redis, logger),
+    records,
     titles,
     redis,
     keyLimits: keyLimitsFrom(config),
@@ -60,6 +73,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     sessionTtlMs: config.SESSION_TTL_HOURS * HOUR_MS,
     signinLimits: signinLimitsFrom(config),
     webhooks: webhooks.endpointDeps,
+    onImportQueued: () => imports.wake(),
   });
   const server = createServer(app);
   await listen(server, config.HOST, config.PORT);
@@ -72,6 +86,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
   await webhooks.start(); // its subscriptions are stopped by bus.close()
   const keyUsage = new KeyUsageFlusher(prisma, redis, { intervalMs: config.KEY_USAGE_FLUSH_MS, logger });
   keyUsage.start();
+  imports.start();
   const stopPurge = startRetiredCodePurge(prisma, retiredCodeGraceMs, { logger });
   const stopSessionPrune = startSessionPrune(prisma, { logger });
   return {
@@ -79,6 +94,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     close: async () => {
       stopPurge();
       stopSessionPrune();
+      await imports.stop();
       await relay.stop();
       await webhooks.stop();
       await titles.close();
