@@ -22,7 +22,7 @@ export function Shell({ session, children }: { session: Session; children: Compo
       </a>
       <header class="topbar">
         <div class="topbar-inner">
-          <Link href="/dashboard" class="brand" aria-label="Kurz home">
+          <Link href="/dashboard" class="brand">
             <span class="logo" aria-hidden="true">
               k
             </span>
