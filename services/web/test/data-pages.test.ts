@@ -127,8 +127,8 @@ describe.skipIf(!hasChromium)(
       await reveal.getByRole("button", { name: "Done" }).click();
 
       const row = page.getByTestId("webhook-row");
-      await row.getByText(hookUrl).waitFor();
-      await row.getByText("Enabled").waitFor();
+      await row.getByRole("link", { name: hookUrl }).waitFor();
+      await row.getByText("Enabled", { exact: true }).waitFor();
       expect(await row.textContent()).toContain("link.deleted");
       // Shown once: the list holds only its prefix.
       expect(await page.content()).not.toContain(secret);
@@ -186,9 +186,9 @@ describe.skipIf(!hasChromium)(
       await reveal.getByRole("button", { name: "Done" }).click();
 
       await row.getByRole("button", { name: /^Disable/ }).click();
-      await row.getByText("Disabled").waitFor();
+      await row.getByText("Disabled", { exact: true }).waitFor();
       await row.getByRole("button", { name: /^Re-enable/ }).click();
-      await row.getByText("Enabled").waitFor();
+      await row.getByText("Enabled", { exact: true }).waitFor();
 
       await row.getByRole("button", { name: /^Delete/ }).click();
       await page
@@ -220,7 +220,7 @@ describe.skipIf(!hasChromium)(
       await page.getByRole("button", { name: "Start import" }).click();
       const job = page.getByTestId("import-job");
       await job.getByTestId("import-percent").filter({ hasText: "100%" }).waitFor({ timeout: 60_000 });
-      await job.getByText("Completed").waitFor();
+      await job.getByText("Completed", { exact: true }).waitFor();
       expect(await page.getByRole("progressbar").getAttribute("value")).toBe("100");
       expect(await job.getByTestId("count-total").textContent()).toBe("4");
       expect(await job.getByTestId("count-created").textContent()).toBe("3");
@@ -234,7 +234,7 @@ describe.skipIf(!hasChromium)(
       const errorsCsv = await saved(errors);
       expect(errorsCsv.split("\n")[0]).toMatch(/row/);
       expect(errorsCsv).toContain(`imp4-${stamp}`);
-      await page.getByTestId("import-row").first().getByText("Completed").waitFor();
+      await page.getByTestId("import-row").first().getByText("Completed", { exact: true }).waitFor();
       await look(page, "import");
 
       await job.getByRole("link", { name: "See the links" }).click();

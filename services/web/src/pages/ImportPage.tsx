@@ -13,7 +13,7 @@ import "./data/data.css";
 
 const FORMATS = [
   { value: "auto", label: "Detect automatically" },
-  { value: "csv", label: "CSV (url, alias, title, expires_at, password)" },
+  { value: "csv", label: "CSV" },
   { value: "bitly", label: "Bitly export" },
   { value: "shlink", label: "Shlink export" },
   { value: "kutt", label: "Kutt export" },
@@ -207,6 +207,10 @@ export function ImportPage() {
               </option>
             ))}
           </select>
+          <p class="hint" id="import-format-hint">
+            CSV columns: <code>url</code> (required), <code>alias</code>, <code>title</code>,{" "}
+            <code>expires_at</code>, <code>password</code>; others are ignored.
+          </p>
         </div>
         <label class="check">
           <input
@@ -239,7 +243,7 @@ export function ImportPage() {
               <tr>
                 <th scope="col">File</th>
                 <th scope="col">Status</th>
-                <th scope="col" class="col-num">
+                <th scope="col" class="col-num col-hide">
                   Created
                 </th>
                 <th scope="col" class="col-num col-hide">
@@ -258,12 +262,15 @@ export function ImportPage() {
                 <tr key={j.id} data-testid="import-row">
                   <td>
                     {j.filename ?? "—"}
-                    <div class="muted small">{j.format}</div>
+                    <div class="muted small">
+                      {j.format}
+                      <span class="phone-only">{j.counts.created.toLocaleString()} created</span>
+                    </div>
                   </td>
                   <td>
                     <StatusPill job={j} />
                   </td>
-                  <td class="col-num">{j.counts.created.toLocaleString()}</td>
+                  <td class="col-num col-hide">{j.counts.created.toLocaleString()}</td>
                   <td class="col-num col-hide">{j.counts.skipped.toLocaleString()}</td>
                   <td class="col-num">
                     {j.counts.failed > 0 ? (

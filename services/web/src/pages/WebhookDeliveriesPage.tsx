@@ -102,13 +102,13 @@ export function WebhookDeliveriesPage({ id }: { id: string }) {
               <tr>
                 <th scope="col">Event</th>
                 <th scope="col">Status</th>
-                <th scope="col" class="col-num">
+                <th scope="col" class="col-num col-hide">
                   Response
                 </th>
                 <th scope="col" class="col-num col-hide">
                   Latency
                 </th>
-                <th scope="col" class="col-num">
+                <th scope="col" class="col-num col-hide">
                   Attempts
                 </th>
                 <th scope="col" class="col-hide">
@@ -123,15 +123,20 @@ export function WebhookDeliveriesPage({ id }: { id: string }) {
               {rows.map((r) => (
                 <tr key={r.id} data-testid="delivery-row">
                   <td>
-                    <code>{r.event_type}</code>
+                    <code class="event-code">{r.event_type}</code>
                   </td>
                   <td>
                     <StatusPill d={r} />
                     {r.error && <div class="muted small">{r.error}</div>}
+                    <div class="muted small phone-only">
+                      {r.response_code ?? "No answer"} · {r.attempts}{" "}
+                      {r.attempts === 1 ? "attempt" : "attempts"}
+                      {r.latency_ms !== null && ` · ${r.latency_ms} ms`}
+                    </div>
                   </td>
-                  <td class="col-num">{r.response_code ?? "—"}</td>
+                  <td class="col-num col-hide">{r.response_code ?? "—"}</td>
                   <td class="col-num col-hide">{r.latency_ms === null ? "—" : `${r.latency_ms} ms`}</td>
-                  <td class="col-num">{r.attempts}</td>
+                  <td class="col-num col-hide">{r.attempts}</td>
                   <td class="col-hide">{r.status === "pending" ? fmtDate(r.next_attempt_at, "Now") : "—"}</td>
                   <td class="col-hide">{fmtDate(r.created_at)}</td>
                 </tr>
