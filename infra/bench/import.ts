@@ -7,7 +7,7 @@
 //   - analytics export: --clicks clicks (default 10,000,000) seeded in embedded ClickHouse over 2,000
 //     links, exported per link and day, and per link, day and referrer (exportAnalytics read to the
 //     end); seconds, rows, and peak RSS above the level before it.
-// Constant memory shows as a peak RSS that does not grow with the size exported (compare --rows or
+// `--rows 0`/`--clicks 0` skip a part. Constant memory shows as a peak RSS that does not grow with the size exported (compare --rows or
 // --clicks at two sizes). Run under `flock /tmp/bench.lock` on a shared machine.
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -75,6 +75,46 @@ export async function run(args: string[]): Promise<string> {
   const out: string[] = [`### import and export (${new Date().toISOString().slice(0, 16)} UTC)`, ""];
   out.push(`Command: \`flock /tmp/bench.lock ./kurz bench import --rows ${rows} --clicks ${clicks}\``, "");
 
+  if (rows > 0) await importAndExportLinks(rows, out);
+  if (clicks === 0) return out.join("\n"); // --clicks 0: no analytics export
+  const ch = await createClickHouse({ path: ":memory:", database: "bench_export" });
+  try {
+    await migrate(ch);
+    const seedStart = performance.now();
+    const seeded = await seedAnalytics(ch, { linkClicks: 1_000, accountClicks: clicks, accountLinks: 2_000 });
+    const seedSeconds = (performance.now() - seedStart) / 1000;
+    console.error(`analytics seeded in ${seedSeconds.toFixed(0)} s`);
+    out.push(
+      `Analytics export: ${int(clicks)} clicks over 2,000 links over 365 days, seeded in ${seedSeconds.toFixed(0)} s (embedded ClickHouse, in this process):`,
+      "",
+      "| analytics export | rows | MB | seconds | RSS before | peak above before |",
+      "|---|---|---|---|---|---|",
+    );
+    for (const dimension of ["none", "referrer"] as const) {
+      const t0 = performance.now();
+      const { result, before, peak } = await peakRssDuring(async () => {
+        let lines = 0;
+        let bytes = 0;
+        for await (const chunk of exportAnalytics(ch, seeded.account.account_id, { dimension })) {
+          lines++;
+          bytes += Buffer.byteLength(chunk as string);
+        }
+        return { lines, bytes };
+      });
+      console.error(`analytics export ${dimension}: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      out.push(
+        `| per link and day${dimension === "none" ? "" : `, by ${dimension}`} | ${int(result.lines - 1)} | ${(result.bytes / MB).toFixed(1)} | ${((performance.now() - t0) / 1000).toFixed(1)} | ${(before / MB).toFixed(0)} MB | ${((peak - before) / MB).toFixed(0)} MB |`,
+      );
+    }
+    out.push("", `Load average after: ${load()}.`);
+  } finally {
+    await ch.close();
+  }
+  return out.join("\n");
+}
+
+/** The import through the API, then the links exports of what it created. */
+async function importAndExportLinks(rows: number, out: string[]): Promise<void> {
   const stack = await startStack({
     inProcess: true,
     extraEnv: { RATE_LIMIT_PER_MINUTE: "100000", RATE_LIMIT_PER_HOUR: "1000000", IMPORT_POLL_MS: "100" },
@@ -101,6 +141,7 @@ export async function run(args: string[]): Promise<string> {
       await new Promise((r) => setTimeout(r, 200));
     }
     const seconds = (performance.now() - started) / 1000;
+    console.error(`import: ${job.status} in ${seconds.toFixed(1)} s`, job.counts);
     out.push(
       `Import of ${int(rows)} rows (${(file.length / MB).toFixed(1)} MB CSV, batches of 1,000, titles not fetched):`,
       "",
@@ -120,6 +161,7 @@ export async function run(args: string[]): Promise<string> {
       } = await peakRssDuring(async () =>
         drain(await fetch(`${stack.origin}/api/v1/exports/links?format=${format}`, { headers: auth })),
       );
+      console.error(`links export ${format}: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       out.push(
         `| ${format}, ${int(rows)} links | ${((performance.now() - t0) / 1000).toFixed(1)} | ${(bytes / MB).toFixed(1)} | ${(before / MB).toFixed(0)} MB | ${((peak - before) / MB).toFixed(0)} MB |`,
       );
@@ -128,37 +170,4 @@ export async function run(args: string[]): Promise<string> {
   } finally {
     await stack.stop();
   }
-
-  const ch = await createClickHouse({ path: ":memory:", database: "bench_export" });
-  try {
-    await migrate(ch);
-    const seedStart = performance.now();
-    const seeded = await seedAnalytics(ch, { linkClicks: 1_000, accountClicks: clicks, accountLinks: 2_000 });
-    const seedSeconds = (performance.now() - seedStart) / 1000;
-    out.push(
-      `Analytics export: ${int(clicks)} clicks over 2,000 links over 365 days, seeded in ${seedSeconds.toFixed(0)} s (embedded ClickHouse, in this process):`,
-      "",
-      "| analytics export | rows | MB | seconds | RSS before | peak above before |",
-      "|---|---|---|---|---|---|",
-    );
-    for (const dimension of ["none", "referrer"] as const) {
-      const t0 = performance.now();
-      const { result, before, peak } = await peakRssDuring(async () => {
-        let lines = 0;
-        let bytes = 0;
-        for await (const chunk of exportAnalytics(ch, seeded.account.account_id, { dimension })) {
-          lines++;
-          bytes += Buffer.byteLength(chunk as string);
-        }
-        return { lines, bytes };
-      });
-      out.push(
-        `| per link and day${dimension === "none" ? "" : `, by ${dimension}`} | ${int(result.lines - 1)} | ${(result.bytes / MB).toFixed(1)} | ${((performance.now() - t0) / 1000).toFixed(1)} | ${(before / MB).toFixed(0)} MB | ${((peak - before) / MB).toFixed(0)} MB |`,
-      );
-    }
-    out.push("", `Load average after: ${load()}.`);
-  } finally {
-    await ch.close();
-  }
-  return out.join("\n");
 }

@@ -9,9 +9,9 @@ import { WEBHOOK_ROUTES } from "./webhooks.ts";
 
 export const ROUTES = {
   ...V1_ROUTES,
-  ...WEBHOOK_ROUTES,
   ...IMPORT_ROUTES,
   ...EXPORT_ROUTES,
+  ...WEBHOOK_ROUTES,
   ...LEGACY_ROUTES,
 } as const;
 export type RouteKey = keyof typeof ROUTES;

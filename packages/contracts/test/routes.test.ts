@@ -17,9 +17,9 @@ describe("ROUTES", () => {
     expect(new Set(names).size).toBe(names.length);
     expect(Object.keys(ROUTES)).toHaveLength(
       Object.keys(V1_ROUTES).length +
-        Object.keys(WEBHOOK_ROUTES).length +
         Object.keys(IMPORT_ROUTES).length +
         Object.keys(EXPORT_ROUTES).length +
+        Object.keys(WEBHOOK_ROUTES).length +
         Object.keys(LEGACY_ROUTES).length,
     );
   });

@@ -55,6 +55,8 @@ export interface ManagementAppDeps {
   onEventsWritten: () => void;
   /** How long a deleted code stays reserved to its former owner (RETIRED_CODE_DAYS). */
   retiredCodeGraceMs: number;
+  /** An import job was queued (wakes the import worker). */
+  onImportQueued?: () => void;
   /** Webhook endpoints: the secret box, the SSRF guard for their URLs, the retry window. */
   webhooks: Omit<WebhookEndpointDeps, "prisma">;
   /** SIGNUP: "closed" refuses sign-up through the API (the admin CLI still creates accounts). */
@@ -62,8 +64,6 @@ export interface ManagementAppDeps {
   /** SESSION_TTL_HOURS in milliseconds: a session's idle lifetime. */
   sessionTtlMs: number;
   signinLimits: SigninLimits;
-  /** An import job was queued (wakes the import worker). */
-  onImportQueued?: () => void;
 }
 
 /** The public API routes this service answers (records from contracts' ROUTES). */

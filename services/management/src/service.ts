@@ -69,11 +69,11 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     },
     onEventsWritten: () => relay.wake(),
     retiredCodeGraceMs,
+    onImportQueued: () => imports.wake(),
     signup: config.SIGNUP,
     sessionTtlMs: config.SESSION_TTL_HOURS * HOUR_MS,
     signinLimits: signinLimitsFrom(config),
     webhooks: webhooks.endpointDeps,
-    onImportQueued: () => imports.wake(),
   });
   const server = createServer(app);
   await listen(server, config.HOST, config.PORT);
@@ -93,8 +93,8 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     servers: [server],
     close: async () => {
       stopPurge();
-      stopSessionPrune();
       await imports.stop();
+      stopSessionPrune();
       await relay.stop();
       await webhooks.stop();
       await titles.close();
