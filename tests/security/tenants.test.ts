@@ -30,6 +30,7 @@ interface Tenant {
   domainId: number;
   campaignId: number;
   channelId: number;
+  importId: string;
 }
 
 let stack: Stack;
@@ -56,7 +57,11 @@ async function furnish(accountId: string, call: Call, tag: string): Promise<Tena
   const channelId = (await ok(call("POST", "/api/channel/add", { name: `${tag} channel` }))).body.id;
   await ok(call("POST", `/api/campaign/${campaignId}/assign/${link.id}`));
   await ok(call("POST", `/api/channel/${channelId}/assign/${link.id}`));
-  return { accountId, call, link, keyId, domainId, campaignId, channelId };
+  // An import whose one row is refused: it creates nothing, so it cannot change the rows compared below.
+  const importId = (
+    await ok(call("POST", "/api/v1/imports", `url\nnot-a-url-${tag}\n`, { "content-type": "text/csv" }))
+  ).body.data.id;
+  return { accountId, call, link, keyId, domainId, campaignId, channelId, importId };
 }
 
 /** Every row the victim owns, as it stands (last use of keys aside: using a key is not a change). */
@@ -96,6 +101,8 @@ function attemptsFor(method: string, path: string): Attempt[] | undefined {
       { path: `/api/v1/links/${v.link.id}`, body: { analytics_public: true } },
     ],
     "DELETE /api/v1/links/:id": [{ path: `/api/v1/links/${v.link.id}` }],
+    "GET /api/v1/imports/:id": [{ path: `/api/v1/imports/${v.importId}` }],
+    "GET /api/v1/imports/:id/errors": [{ path: `/api/v1/imports/${v.importId}/errors` }],
     "GET /api/v1/analytics/:link_id": [{ path: `/api/v1/analytics/${v.link.id}` }],
     "GET /api/v1/public/analytics/:short_code": [{ path: `/api/v1/public/analytics/${v.link.short_code}` }],
     "GET /api/v1/qr/:short_code": [{ path: `/api/v1/qr/${v.link.short_code}` }],
@@ -174,6 +181,7 @@ describe("cross-tenant attempts", () => {
   it("lists show only the attacker's own resources", async () => {
     const lists: [string, string][] = [
       ["/api/v1/links?per_page=100", "data"],
+      ["/api/v1/imports", "data"],
       ["/api/domains", "domains"],
       ["/api/campaigns", "campaigns"],
       ["/api/channels", "channels"],

@@ -28,6 +28,11 @@ export interface KurzClickHouse {
   readonly database: string;
   /** Runs a SELECT and returns its rows (JSONEachRow). Bind values as `{name:Type}` in the SQL. */
   query<T = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<T[]>;
+  /**
+   * Runs a SELECT and yields its rows as they arrive (JSONEachRow), so a result of any size passes
+   * through in constant memory (exports). Stop iterating to abandon the query.
+   */
+  queryRows<T = Record<string, unknown>>(sql: string, params?: QueryParams): AsyncGenerator<T>;
   /** Runs a statement that returns no rows (DDL, ALTER, DELETE, ...). */
   command(sql: string, params?: QueryParams): Promise<void>;
   /** Inserts rows as JSONEachRow; an empty array is a no-op. */
@@ -131,6 +136,17 @@ function wrap(client: ClickHouseClient, kind: KurzClickHouse["kind"], database: 
     async query<T>(sql: string, params?: QueryParams): Promise<T[]> {
       const rs = await client.query({ query: sql, format: "JSONEachRow", query_params: bind(params) });
       return rs.json<T>();
+    },
+    async *queryRows<T>(sql: string, params?: QueryParams): AsyncGenerator<T> {
+      const rs = await client.query({ query: sql, format: "JSONEachRow", query_params: bind(params) });
+      const stream = rs.stream<T>();
+      try {
+        for await (const rows of stream) {
+          for (const row of rows) yield row.json<T>();
+        }
+      } finally {
+        stream.destroy();
+      }
     },
     async command(sql: string, params?: QueryParams): Promise<void> {
       await client.command({ query: sql, query_params: bind(params) });

@@ -68,7 +68,7 @@ function responsesFor(route: RouteDef): ZodOpenApiResponsesObject {
 
   if (route.response) {
     responses[statusKey(route.status)] = {
-      description: route.status === 201 ? "Created" : "OK",
+      description: route.status === 201 ? "Created" : route.status === 202 ? "Accepted" : "OK",
       headers,
       content: { "application/json": { schema: route.response } },
     };
@@ -120,6 +120,16 @@ function operationFor(route: RouteDef): ZodOpenApiOperationObject {
       : {}),
     ...(route.body
       ? { requestBody: { required: true, content: { "application/json": { schema: route.body } } } }
+      : {}),
+    ...(route.consumes
+      ? {
+          requestBody: {
+            required: true,
+            content: Object.fromEntries(
+              route.consumes.map((type) => [type, { schema: { type: "string", contentMediaType: type } }]),
+            ),
+          },
+        }
       : {}),
     responses: responsesFor(route),
   };

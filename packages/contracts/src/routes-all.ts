@@ -1,10 +1,19 @@
 // Every public route in one record, keyed by name (ROUTES.getLink), and the plain route list the
 // gateway's 405 table and the tests read.
+
+import { EXPORT_ROUTES } from "./exports.ts";
+import { IMPORT_ROUTES } from "./imports.ts";
 import { type ApiRoute, type RouteDef, V1_ROUTES } from "./routes.ts";
 import { LEGACY_ROUTES } from "./routes-legacy.ts";
 import { WEBHOOK_ROUTES } from "./webhooks.ts";
 
-export const ROUTES = { ...V1_ROUTES, ...WEBHOOK_ROUTES, ...LEGACY_ROUTES } as const;
+export const ROUTES = {
+  ...V1_ROUTES,
+  ...IMPORT_ROUTES,
+  ...EXPORT_ROUTES,
+  ...WEBHOOK_ROUTES,
+  ...LEGACY_ROUTES,
+} as const;
 export type RouteKey = keyof typeof ROUTES;
 
 /** Every route record, in declaration order. */

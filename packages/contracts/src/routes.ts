@@ -70,11 +70,17 @@ export interface RouteDef extends ApiRoute {
    * item in `failed` rather than failing the batch).
    */
   bodyParser?: z.ZodType;
+  /**
+   * The body is a file in one of these media types, handed to `bodyParser` as raw bytes (the service
+   * reads it with createApp's `rawBodies`); documented as a binary request body.
+   */
+  consumes?: readonly string[];
   /** Checked before the body schema; a message answers 400 BAD_REQUEST (SPEC 4.1's immutable fields). */
   rejectBody?: (raw: unknown) => string | undefined;
   /** What a malformed path parameter answers instead of VALIDATION_ERROR. */
   invalidParams?: { code: "NOT_FOUND"; message: string };
-  status: 200 | 201;
+  /** 202: accepted for later processing (an import job). */
+  status: 200 | 201 | 202;
   /** The whole JSON body, envelope included; absent for a route that answers another media type. */
   response?: z.ZodType;
   /** A non-JSON route's media types (then there is no `response`). */

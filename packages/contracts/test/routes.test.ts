@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import {
   API_ROUTES,
+  EXPORT_ROUTES,
+  IMPORT_ROUTES,
   LEGACY_ROUTES,
   parseUpdateLinkBody,
   ROUTE_DEFS,
@@ -14,7 +16,11 @@ describe("ROUTES", () => {
     const names = ROUTE_DEFS.map((r) => `${r.method} ${r.path.toLowerCase()}`);
     expect(new Set(names).size).toBe(names.length);
     expect(Object.keys(ROUTES)).toHaveLength(
-      Object.keys(V1_ROUTES).length + Object.keys(WEBHOOK_ROUTES).length + Object.keys(LEGACY_ROUTES).length,
+      Object.keys(V1_ROUTES).length +
+        Object.keys(IMPORT_ROUTES).length +
+        Object.keys(EXPORT_ROUTES).length +
+        Object.keys(WEBHOOK_ROUTES).length +
+        Object.keys(LEGACY_ROUTES).length,
     );
   });
 

@@ -10,6 +10,8 @@ export type {
   Channel,
   ChannelLink,
   Domain,
+  ImportJob,
+  ImportRowError,
   Link,
   OutboxEvent,
   Overlay,

@@ -20,6 +20,11 @@ export interface CreateAppOptions extends ErrorHandlerOptions {
    * off because it streams bodies through unparsed.
    */
   json?: boolean;
+  /**
+   * Routes whose body is a file, read as raw bytes (a Buffer in `req.body`) whatever its media type,
+   * up to `limit` bytes (413 beyond): an import upload is CSV or JSON of several megabytes.
+   */
+  rawBodies?: readonly { method: string; path: string; limit: number }[];
   /** Register routes here and the final 404/error handlers are installed after them. */
   routes?: (app: Express) => void;
 }
@@ -50,8 +55,15 @@ export function createApp(options: CreateAppOptions): Express {
   app.disable("x-powered-by");
   app.use(accessLog(options.logger));
   if (options.json !== false) {
-    app.use(requireJsonBody());
-    app.use(express.json({ limit: options.bodyLimit ?? "1mb", type: JSON_TYPES, strict: true }));
+    const rawBodies = options.rawBodies ?? [];
+    const raw = rawBodies.map((r) => ({ ...r, parse: express.raw({ type: () => true, limit: r.limit }) }));
+    const jsonOnly = requireJsonBody();
+    const json = express.json({ limit: options.bodyLimit ?? "1mb", type: JSON_TYPES, strict: true });
+    app.use((req, res, next) => {
+      const file = raw.find((r) => r.method === req.method && r.path === req.path.replace(/\/+$/, ""));
+      if (file) return file.parse(req, res, next);
+      jsonOnly(req, res, (err?: unknown) => (err ? next(err) : json(req, res, next)));
+    });
   }
   if (options.routes) {
     options.routes(app);

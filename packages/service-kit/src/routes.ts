@@ -1,5 +1,8 @@
 // Mounts contracts' route records on Express (docs/decisions/0010-routes-declared-once.md): the record
 // parses the request and checks the response, so a handler only maps typed input to a typed result.
+
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import type { RouteDef } from "@kurz/contracts";
 import type { Express, Request, Response, Router } from "express";
 import type * as z from "zod";
@@ -32,7 +35,8 @@ export interface RouteInput<R extends RouteDef> {
 /** What a non-JSON route (a record without `response`) returns; sent as-is with the record's status. */
 export interface RawReply {
   contentType: string;
-  body: Buffer | string;
+  /** A stream is piped as it is produced (exports); an error after the first byte aborts the response. */
+  body: Buffer | string | Readable;
   headers?: Record<string, string>;
 }
 
@@ -192,6 +196,10 @@ function handlerFor(
     res.status(def.status);
     if (reply.headers) res.set(reply.headers);
     res.set("Content-Type", reply.contentType);
+    if (reply.body instanceof Readable) {
+      await pipeline(reply.body, res);
+      return;
+    }
     res.send(reply.body);
   };
 }

@@ -10,6 +10,7 @@ import {
 } from "@kurz/service-kit";
 import type { Express } from "express";
 import type { LinkDirectory } from "./management-links.ts";
+import { analyticsExportRoutes } from "./routes/exports.ts";
 import { linkAnalyticsRoutes } from "./routes/link-analytics.ts";
 import { publicAnalyticsRoutes } from "./routes/public-analytics.ts";
 
@@ -24,7 +25,7 @@ export interface AnalyticsAppDeps {
 
 /** The public API routes this service answers (records from contracts' ROUTES). */
 export function analyticsRoutes(deps: AnalyticsAppDeps): MountedRoute[] {
-  return [...publicAnalyticsRoutes(deps), ...linkAnalyticsRoutes(deps)];
+  return [...publicAnalyticsRoutes(deps), ...linkAnalyticsRoutes(deps), ...analyticsExportRoutes(deps)];
 }
 
 export function createAnalyticsApp(deps: AnalyticsAppDeps): Express {
@@ -32,7 +33,7 @@ export function createAnalyticsApp(deps: AnalyticsAppDeps): Express {
   app.use(healthRoutes(deps.readiness));
   // Public analytics carry no identity: the gateway forwards them unauthenticated, and they show only
   // what a link's owner chose to publish.
-  app.use("/api/v1/analytics", requireForwarded(deps.internalToken));
+  app.use(["/api/v1/analytics", "/api/v1/exports"], requireForwarded(deps.internalToken));
   mountRoutes(app, analyticsRoutes(deps));
   installErrorHandlers(app, { logger: deps.logger, envelope: "v1" });
   return app;

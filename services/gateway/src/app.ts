@@ -11,9 +11,11 @@ import {
   API_VERSION_HEADER,
   buildOpenApiDocument,
   CSRF_HEADER,
+  IMPORT_MAX_BYTES,
   isV1ApiPath,
   RATE_LIMIT_HEADERS,
   ROUTE_DEFS,
+  ROUTES,
 } from "@kurz/contracts";
 import {
   AUTH_FAILURE_WINDOW,
@@ -215,8 +217,12 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
     const allowed = routes.allowedMethods(path);
     if (allowed && !allowed.includes(req.method ?? "")) throw methodNotAllowedError(allowed);
     const length = Number(req.headers["content-length"] ?? 0);
-    if (length > config.MAX_BODY_BYTES) {
-      throw payloadTooLarge(`Request body is larger than ${config.MAX_BODY_BYTES} bytes`);
+    // An import's body is a file (docs/import-export.md): its own limit, which management enforces too.
+    const isUpload =
+      req.method === ROUTES.createImport.method && path.replace(/\/+$/, "") === ROUTES.createImport.path;
+    const limit = isUpload ? IMPORT_MAX_BYTES : config.MAX_BODY_BYTES;
+    if (length > limit) {
+      throw payloadTooLarge(`Request body is larger than ${limit} bytes`);
     }
   };
 
@@ -287,6 +293,8 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
     }
     if (isPublicManagementPath(path)) return anonymous(req, res, url, path);
     if (under(path, "/api/v1/analytics")) return keyed(req, res, url, path, config.ANALYTICS_URL);
+    // Clicks are analytics' (issue 16): their export is too; the links export stays with management.
+    if (under(path, "/api/v1/exports/analytics")) return keyed(req, res, url, path, config.ANALYTICS_URL);
     if (under(path, "/api")) return keyed(req, res, url, path, config.MANAGEMENT_URL);
     // Public campaign list pages (legacy API `list` URLs) are served by management, without a key.
     if (under(path, "/c")) return forward(req, res, config.MANAGEMENT_URL, url);

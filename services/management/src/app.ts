@@ -1,5 +1,5 @@
 import type { RequestListener } from "node:http";
-import { ROUTES } from "@kurz/contracts";
+import { IMPORT_MAX_BYTES, ROUTES } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import {
   createApp,
@@ -22,6 +22,8 @@ import type { RedirectRecords } from "./redirect-records.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { bulkRoutes } from "./routes/bulk.ts";
+import { exportsRoutes } from "./routes/exports.ts";
+import { importsRoutes } from "./routes/imports.ts";
 import { internalRouter } from "./routes/internal.ts";
 import { internalAnalyticsRouter } from "./routes/internal-analytics.ts";
 import { internalLegacyRouter } from "./routes/internal-legacy.ts";
@@ -55,6 +57,8 @@ export interface ManagementAppDeps {
   onEventsWritten: () => void;
   /** How long a deleted code stays reserved to its former owner (RETIRED_CODE_DAYS). */
   retiredCodeGraceMs: number;
+  /** An import job was queued (wakes the import worker). */
+  onImportQueued?: () => void;
   /** Webhook endpoints: the secret box, the SSRF guard for their URLs, the retry window. */
   webhooks: Omit<WebhookEndpointDeps, "prisma">;
   /** SIGNUP: "closed" refuses sign-up through the API (the admin CLI still creates accounts). */
@@ -72,6 +76,8 @@ export function managementRoutes(deps: ManagementAppDeps): MountedRoute[] {
     ...keysRoutes(deps),
     ...linksRoutes(deps),
     ...bulkRoutes(deps),
+    ...importsRoutes({ prisma: deps.prisma, onImportQueued: deps.onImportQueued ?? (() => {}) }),
+    ...exportsRoutes(deps),
     ...qrRoutes(deps),
     ...webhooksRoutes({ prisma: deps.prisma, ...deps.webhooks }),
     ...legacyRoutes(deps),
@@ -94,7 +100,14 @@ export function createManagementListener(deps: ManagementAppDeps): RequestListen
 }
 
 export function createManagementApp(deps: ManagementAppDeps): Express {
-  const app = createApp({ logger: deps.logger, envelope: "auto" });
+  const app = createApp({
+    logger: deps.logger,
+    envelope: "auto",
+    // An import's body is the file itself (CSV or JSON of several megabytes), read as raw bytes.
+    rawBodies: [
+      { method: ROUTES.createImport.method, path: ROUTES.createImport.path, limit: IMPORT_MAX_BYTES },
+    ],
+  });
   app.use(healthRoutes(deps.readiness));
   // Internal endpoints take a caller credential and never a user's identity (docs/security.md):
   // any known service may reach /internal at all, then each resource narrows to its callers.

@@ -1,13 +1,17 @@
 // Admin CLI: `./kurz accounts:create --email a@example.com [--link-limit N]`,
 // `./kurz overlays:create --account a@example.com --type message --name "Spring promo"`.
+// `./kurz import --account a@example.com FILE`, `./kurz export --account a@example.com links|analytics`
+// (docs/import-export.md).
 // The last stdout line is machine-readable JSON, so scripts can take the key from it.
 import { parseArgs } from "node:util";
 import { OVERLAY_TYPES, toLegacyDateTime } from "@kurz/contracts";
-import { createPrisma, isUniqueViolation, migrateDatabase } from "@kurz/db";
+import { createPrisma, isUniqueViolation, migrateDatabase, type PrismaClient } from "@kurz/db";
 import { z } from "zod";
 import { createAccount } from "./accounts.ts";
 import { keyLimitsFrom } from "./api-keys.ts";
-import { managementConfigSchema } from "./config.ts";
+import { loadManagementConfig, type ManagementConfig, managementConfigSchema } from "./config.ts";
+import { exportCommand } from "./exports/export-cli.ts";
+import { importCommand } from "./imports/import-cli.ts";
 
 const databaseUrl = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/kurz";
 
@@ -85,6 +89,22 @@ const commands: Record<string, (argv: string[]) => Promise<void>> = {
     }
   },
 };
+
+/** Runs `command` with the database migrated and the service's configuration (env) loaded. */
+const withDatabase =
+  (command: (argv: string[], prisma: PrismaClient, config: ManagementConfig) => Promise<void>) =>
+  async (argv: string[]) => {
+    const config = loadManagementConfig({ DATABASE_URL: databaseUrl, ...process.env });
+    await migrateDatabase(config.DATABASE_URL);
+    const prisma = createPrisma(config.DATABASE_URL);
+    try {
+      await command(argv, prisma, config);
+    } finally {
+      await prisma.$disconnect();
+    }
+  };
+commands.import = withDatabase(importCommand);
+commands.export = withDatabase(exportCommand);
 
 const [command, ...rest] = process.argv.slice(2);
 const run = command ? commands[command] : undefined;

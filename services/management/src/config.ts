@@ -34,6 +34,11 @@ export const managementConfigSchema = commonConfigSchema.extend({
   TITLE_FETCH_HOST_PER_MINUTE: z.coerce.number().int().positive().default(60),
   // How long a deleted short code stays reserved to its former owner (days; fractions allowed).
   RETIRED_CODE_DAYS: z.coerce.number().positive().default(30),
+  // Import jobs (docs/import-export.md): rows per transaction, how often an idle worker looks for a
+  // job, and how long a worker holds a job without committing a batch before another may resume it.
+  IMPORT_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(1000),
+  IMPORT_POLL_MS: z.coerce.number().int().positive().default(1000),
+  IMPORT_LEASE_MS: z.coerce.number().int().positive().default(60_000),
   // Accounts and sessions (docs/api.md, "Sessions"). Closed sign-up refuses POST /api/v1/auth/register;
   // the admin CLI creates accounts either way.
   SIGNUP: z.enum(["open", "closed"]).default("open"),

@@ -41,6 +41,26 @@ export class RedirectRecords {
     }
   }
 
+  /** Many records in one round trip (an import batch); same healing as put on failure. */
+  async putMany(links: readonly Link[]): Promise<void> {
+    if (links.length === 0) return;
+    try {
+      const multi = this.redis.multi();
+      for (const link of links) {
+        multi
+          .set(redirectKey(link.shortCode), JSON.stringify(toRedirectRecord(link)))
+          .del(redirectMissKey(link.shortCode))
+          .publish(INVALIDATION_CHANNEL, link.shortCode);
+      }
+      await multi.exec();
+    } catch (err) {
+      this.logger.warn(
+        { err: String(err), count: links.length },
+        "redirect record writes failed; the miss path will heal them",
+      );
+    }
+  }
+
   async remove(shortCode: string): Promise<void> {
     try {
       await this.redis.multi().del(redirectKey(shortCode)).publish(INVALIDATION_CHANNEL, shortCode).exec();

@@ -9,6 +9,7 @@ import { createManagementListener } from "./app.ts";
 import type { ManagementConfig } from "./config.ts";
 import { subscribeClickTotals } from "./consumers/click-totals.ts";
 import { createTxtLookup } from "./domain-verification.ts";
+import { ImportWorker } from "./imports/import-worker.ts";
 import { KeyUsageFlusher } from "./key-usage-flusher.ts";
 import { LegacyRecords } from "./legacy-records.ts";
 import { OutboxRelay } from "./outbox.ts";
@@ -37,9 +38,21 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
   const retiredCodeGraceMs = config.RETIRED_CODE_DAYS * DAY_MS;
   const webhooks = startWebhooks(config, { prisma, bus, logger });
   const legacyRecords = new LegacyRecords(redis, logger);
+  const records = new RedirectRecords(redis, logger);
+  const imports = new ImportWorker({
+    prisma,
+    records,
+    titles,
+    onEventsWritten: () => relay.wake(),
+    retiredCodeGraceMs,
+    logger,
+    batchSize: config.IMPORT_BATCH_SIZE,
+    leaseMs: config.IMPORT_LEASE_MS,
+    pollMs: config.IMPORT_POLL_MS,
+  });
   const app = createManagementListener({
     prisma,
-    records: new RedirectRecords(redis, logger),
+    records,
     titles,
     redis,
     keyLimits: keyLimitsFrom(config),
@@ -56,6 +69,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     },
     onEventsWritten: () => relay.wake(),
     retiredCodeGraceMs,
+    onImportQueued: () => imports.wake(),
     signup: config.SIGNUP,
     sessionTtlMs: config.SESSION_TTL_HOURS * HOUR_MS,
     signinLimits: signinLimitsFrom(config),
@@ -72,12 +86,14 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
   await webhooks.start(); // its subscriptions are stopped by bus.close()
   const keyUsage = new KeyUsageFlusher(prisma, redis, { intervalMs: config.KEY_USAGE_FLUSH_MS, logger });
   keyUsage.start();
+  imports.start();
   const stopPurge = startRetiredCodePurge(prisma, retiredCodeGraceMs, { logger });
   const stopSessionPrune = startSessionPrune(prisma, { logger });
   return {
     servers: [server],
     close: async () => {
       stopPurge();
+      await imports.stop();
       stopSessionPrune();
       await relay.stop();
       await webhooks.stop();

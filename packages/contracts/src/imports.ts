@@ -1,0 +1,143 @@
+// Bulk import of links from a file (issue 16; docs/import-export.md): the wire shapes and the route
+// records. An import is a job: the upload answers 202 with the job, a worker in management creates the
+// links in batches, and the job reports its progress, counts and per-row errors.
+import * as z from "zod";
+import { PaginationMeta, successEnvelope } from "./envelope.ts";
+import { PER_PAGE_DEFAULT } from "./link.ts";
+import { Count, queryInt, Timestamp, Uuid, withQueryDefault } from "./primitives.ts";
+import { defineRoute } from "./routes.ts";
+
+/** Largest upload accepted (bytes); 100,000 rows of a typical export are ~10 MB. */
+export const IMPORT_MAX_BYTES = 32 * 1024 * 1024;
+/** Rows past this are refused as a whole before anything is created. */
+export const IMPORT_MAX_ROWS = 200_000;
+/** Media types an upload may carry (the file itself is the body). */
+export const IMPORT_MEDIA_TYPES = [
+  "text/csv",
+  "application/json",
+  "text/plain",
+  "application/octet-stream",
+] as const;
+
+export const ImportFormat = z.enum(["csv", "bitly", "shlink", "kutt", "yourls"]);
+export type ImportFormat = z.infer<typeof ImportFormat>;
+
+export const ImportStatus = z.enum(["queued", "running", "completed", "failed"]);
+export type ImportStatus = z.infer<typeof ImportStatus>;
+
+export const ImportCounts = z.object({
+  total: Count.meta({ description: "Rows in the file" }),
+  processed: Count.meta({ description: "Rows handled so far (created + skipped + failed)" }),
+  created: Count,
+  skipped: Count.meta({ description: "Rows whose link already exists in the account (re-runs)" }),
+  failed: Count.meta({ description: "Rows refused; see GET /imports/:id/errors" }),
+});
+export type ImportCounts = z.infer<typeof ImportCounts>;
+
+export const ImportJob = z
+  .object({
+    id: Uuid,
+    status: ImportStatus,
+    format: ImportFormat,
+    filename: z.string().nullable(),
+    fetch_titles: z.boolean(),
+    counts: ImportCounts,
+    progress: z.number().min(0).max(1).meta({ description: "processed / total (1 when there are no rows)" }),
+    error: z
+      .string()
+      .nullable()
+      .meta({ description: "Why a failed job stopped (a file that cannot be read)" }),
+    /** The first few row errors, so a client can show them without downloading the CSV. */
+    errors_preview: z.array(z.object({ row: z.int().positive(), error: z.string() })).max(20),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    finished_at: Timestamp.nullable(),
+  })
+  .meta({ id: "ImportJob" });
+export type ImportJob = z.infer<typeof ImportJob>;
+
+const booleanQuery = z
+  .enum(["true", "false"])
+  .transform((s) => s === "true")
+  .optional();
+
+export const CreateImportQuery = z.object({
+  format: z
+    .enum(["auto", ...ImportFormat.options])
+    .optional()
+    .meta({ description: "The file's source; `auto` (default) detects it from the content" }),
+  fetch_titles: booleanQuery.meta({
+    description: "Fetch the page title of rows without one (slow; default false: the URL's host is used)",
+  }),
+  filename: z.string().max(200).optional().meta({ description: "Shown in the job list" }),
+});
+export type CreateImportQuery = z.infer<typeof CreateImportQuery>;
+
+export const ImportIdParams = z.object({ id: Uuid });
+
+export const ListImportsQuery = z.object({
+  page: withQueryDefault(queryInt({ min: 1 }), 1, 1),
+  per_page: withQueryDefault(queryInt({ min: 1, max: 100 }), PER_PAGE_DEFAULT, PER_PAGE_DEFAULT),
+});
+
+/**
+ * The upload's body arrives as raw bytes (service-kit's createApp `rawBodies`: a Node Buffer). Named as
+ * the Uint8Array a Buffer is, because the dashboard compiles these contracts for the browser, which has
+ * no Buffer.
+ */
+export const ImportUpload = z.custom<Uint8Array>(
+  (value) => value instanceof Uint8Array && value.length > 0,
+  "Send the file as the request body (an empty body is not a file)",
+);
+
+const V1 = "/api/v1";
+
+export const IMPORT_ROUTES = {
+  createImport: defineRoute({
+    method: "POST",
+    path: `${V1}/imports`,
+    tag: "links",
+    summary:
+      "Import links from a file (CSV, Bitly, Shlink, Kutt, YOURLS); the body is the file. Answers 202 with the job",
+    auth: "key",
+    query: CreateImportQuery,
+    bodyParser: ImportUpload,
+    consumes: IMPORT_MEDIA_TYPES,
+    status: 202,
+    response: successEnvelope(ImportJob),
+    errors: ["VALIDATION_ERROR", "BAD_REQUEST", "PAYLOAD_TOO_LARGE"],
+  }),
+  listImports: defineRoute({
+    method: "GET",
+    path: `${V1}/imports`,
+    tag: "links",
+    summary: "The account's imports, newest first",
+    auth: "key",
+    query: ListImportsQuery,
+    status: 200,
+    response: successEnvelope(z.array(ImportJob), PaginationMeta),
+    errors: ["VALIDATION_ERROR"],
+  }),
+  getImport: defineRoute({
+    method: "GET",
+    path: `${V1}/imports/:id`,
+    tag: "links",
+    summary: "An import's status, progress and counts",
+    auth: "key",
+    params: ImportIdParams,
+    status: 200,
+    response: successEnvelope(ImportJob),
+    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
+  }),
+  getImportErrors: defineRoute({
+    method: "GET",
+    path: `${V1}/imports/:id/errors`,
+    tag: "links",
+    summary: "An import's refused rows as CSV (row, alias, url, error)",
+    auth: "key",
+    params: ImportIdParams,
+    status: 200,
+    produces: ["text/csv"],
+    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
+  }),
+} as const;

@@ -1,0 +1,70 @@
+// The account's links as CSV or JSON (docs/import-export.md), streamed: keyset pages of the account's
+// index (created_at, id) so memory stays flat whatever the account's size, and every column of a link
+// but its password hash. The CSV imports back (`original_url` and `short_code` are import columns).
+import { Readable } from "node:stream";
+import { type ExportedLink, type ExportLinksFormat, LINK_EXPORT_COLUMNS } from "@kurz/contracts";
+import type { Link, PrismaClient } from "@kurz/db";
+import { csvLine } from "@kurz/service-kit";
+import { LINK_COLUMNS } from "../link-list.ts";
+
+const PAGE = 1_000;
+
+export function toExportedLink(link: Link, baseUrl: string): ExportedLink {
+  return {
+    id: link.id,
+    short_code: link.shortCode,
+    short_url: `${baseUrl}/${link.shortCode}`,
+    original_url: link.originalUrl,
+    title: link.title,
+    is_active: link.isActive,
+    has_password: link.passwordHash !== null,
+    expires_at: link.expiresAt?.toISOString() ?? null,
+    clicks_count: Number(link.clicksCount),
+    analytics_public: link.analyticsPublic,
+    analytics_shared_fields: (link.analyticsSharedFields ?? null) as ExportedLink["analytics_shared_fields"],
+    created_at: link.createdAt.toISOString(),
+    updated_at: link.updatedAt.toISOString(),
+  };
+}
+
+/** The account's links, oldest first, one page in memory at a time. */
+export async function* accountLinks(prisma: PrismaClient, accountId: string): AsyncGenerator<Link> {
+  let after: { createdAt: Date; id: string } | null = null;
+  for (;;) {
+    const page: Link[] = after
+      ? await prisma.$queryRaw<Link[]>`SELECT ${LINK_COLUMNS} FROM links
+          WHERE account_id = ${accountId}::uuid AND (created_at, id) > (${after.createdAt}::timestamptz, ${after.id}::uuid)
+          ORDER BY created_at, id LIMIT ${PAGE}`
+      : await prisma.$queryRaw<Link[]>`SELECT ${LINK_COLUMNS} FROM links
+          WHERE account_id = ${accountId}::uuid ORDER BY created_at, id LIMIT ${PAGE}`;
+    yield* page;
+    if (page.length < PAGE) return;
+    const last = page[page.length - 1]!;
+    after = { createdAt: last.createdAt, id: last.id };
+  }
+}
+
+export function exportLinks(
+  prisma: PrismaClient,
+  accountId: string,
+  baseUrl: string,
+  format: ExportLinksFormat,
+): Readable {
+  async function* csv() {
+    yield csvLine(LINK_EXPORT_COLUMNS);
+    for await (const link of accountLinks(prisma, accountId)) {
+      const row = toExportedLink(link, baseUrl);
+      yield csvLine(LINK_EXPORT_COLUMNS.map((c) => row[c]));
+    }
+  }
+  async function* json() {
+    yield "[";
+    let first = true;
+    for await (const link of accountLinks(prisma, accountId)) {
+      yield `${first ? "\n" : ",\n"}${JSON.stringify(toExportedLink(link, baseUrl))}`;
+      first = false;
+    }
+    yield "\n]\n";
+  }
+  return Readable.from(format === "json" ? json() : csv());
+}

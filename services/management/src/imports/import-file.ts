@@ -1,0 +1,199 @@
+// Reads an uploaded import file into plain rows (docs/import-export.md): CSV (Kurz's own columns, any
+// header case or order, extra columns ignored) and the export files of Bitly, Shlink, Kutt and YOURLS.
+// Nothing here validates a row's values; that is import-rows.ts. A file that cannot be read at all
+// throws ImportFileError with a message for the person who uploaded it.
+import type { ImportFormat } from "@kurz/contracts";
+import { IMPORT_MAX_ROWS } from "@kurz/contracts";
+import { parse as parseCsv } from "csv-parse/sync";
+
+/** One record of the file, as its source spelled it; `row` is 1-based among the records. */
+export interface RawImportRow {
+  row: number;
+  url?: string;
+  alias?: string;
+  title?: string;
+  expires_at?: string;
+  password?: string;
+}
+
+export class ImportFileError extends Error {}
+
+/** Header names compared without case, spaces, `_` or `-`: "Long URL", "long_url" and "longUrl" match. */
+const norm = (header: string) => header.toLowerCase().replace(/[^a-z0-9]/g, "");
+
+type Field = Exclude<keyof RawImportRow, "row">;
+/** Per field, the headers that carry it, best first. Short-URL columns give their last path segment. */
+const COLUMNS: Record<Field, readonly string[]> = {
+  url: ["url", "originalurl", "longurl", "target", "destination", "destinationurl"],
+  alias: ["alias", "customalias", "shortcode", "keyword", "backhalf", "slug", "address"],
+  title: ["title", "name", "description"],
+  expires_at: ["expiresat", "expires", "expiry", "validuntil", "expirein"],
+  password: ["password"],
+};
+const SHORT_URL_COLUMNS = ["shorturl", "bitlink", "shortlink", "link", "id"];
+
+/** `https://bit.ly/abc` or `bit.ly/abc` → `abc`. */
+export function codeOfShortUrl(value: string): string | undefined {
+  const path =
+    value
+      .trim()
+      .replace(/^[a-z]+:\/\//i, "")
+      .split(/[?#]/)[0] ?? "";
+  const segments = path.split("/").filter(Boolean);
+  return segments.length > 1 ? segments[segments.length - 1] : undefined;
+}
+
+/**
+ * Exports write a leading `'` before a cell starting with = + - @ (formula neutralising, as ours
+ * does); importing it back removes that quote so a round trip keeps the value.
+ */
+const unquoteFormula = (value: string) => (/^'[=+\-@\t\r]/.test(value) ? value.slice(1) : value);
+
+const text = (value: unknown): string | undefined => {
+  if (value === null || value === undefined) return undefined;
+  if (typeof value !== "string" && typeof value !== "number") return undefined;
+  const s = String(value).trim();
+  return s === "" ? undefined : s;
+};
+
+function rowsFromRecords(records: Record<string, unknown>[]): RawImportRow[] {
+  if (records.length > IMPORT_MAX_ROWS) {
+    throw new ImportFileError(`The file has ${records.length} rows; at most ${IMPORT_MAX_ROWS} per import.`);
+  }
+  return records.map((record, i) => {
+    const byName = new Map<string, unknown>();
+    for (const [key, value] of Object.entries(record)) {
+      const k = norm(key);
+      if (!byName.has(k)) byName.set(k, typeof value === "string" ? unquoteFormula(value) : value);
+    }
+    const row: RawImportRow = { row: i + 1 };
+    for (const field of Object.keys(COLUMNS) as Field[]) {
+      for (const name of COLUMNS[field]) {
+        const value = text(byName.get(name));
+        if (value !== undefined) {
+          row[field] = value;
+          break;
+        }
+      }
+    }
+    if (row.alias === undefined) {
+      for (const name of SHORT_URL_COLUMNS) {
+        const value = text(byName.get(name));
+        const code = value === undefined ? undefined : codeOfShortUrl(value);
+        if (code !== undefined) {
+          row.alias = code;
+          break;
+        }
+      }
+    }
+    return row;
+  });
+}
+
+/** The header line's most frequent of `,` `;` and tab (spreadsheets in many locales write `;`). */
+function delimiterOf(content: string): string {
+  const header = content.replace(/^\uFEFF/, "").split(/\r?\n/, 1)[0] ?? "";
+  const counts = [",", ";", "\t"].map((d) => [d, header.split(d).length - 1] as const);
+  return counts.reduce((best, c) => (c[1] > best[1] ? c : best))[0];
+}
+
+function readCsv(content: string): Record<string, unknown>[] {
+  let records: Record<string, unknown>[];
+  try {
+    records = parseCsv(content, {
+      delimiter: delimiterOf(content),
+      columns: (header: string[]) => header.map((h) => h.trim()),
+      bom: true,
+      skip_empty_lines: true,
+      relax_column_count: true,
+      trim: true,
+      max_record_size: 64 * 1024,
+    });
+  } catch (err) {
+    const where = (err as { lines?: number }).lines;
+    throw new ImportFileError(
+      `The file is not valid CSV${where ? ` (near line ${where})` : ""}: ${(err as Error).message}`,
+    );
+  }
+  return records;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+function readJson(content: string): unknown {
+  try {
+    return JSON.parse(content);
+  } catch (err) {
+    throw new ImportFileError(`The file is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** The list of link objects inside each source's JSON (API responses or saved pages of them). */
+function jsonRecords(format: ImportFormat, doc: unknown): Record<string, unknown>[] {
+  const list = (value: unknown): Record<string, unknown>[] | undefined =>
+    Array.isArray(value) ? value.filter(isRecord) : undefined;
+  let records: Record<string, unknown>[] | undefined;
+  if (format === "shlink") {
+    // GET /rest/v3/short-urls answers { shortUrls: { data: [...] } }; a bare array of them also works.
+    const inner = isRecord(doc) && isRecord(doc.shortUrls) ? doc.shortUrls.data : doc;
+    records = list(isRecord(inner) ? inner.data : inner)?.map((r) => ({
+      ...r,
+      validUntil: isRecord(r.meta) ? r.meta.validUntil : undefined,
+    }));
+  } else if (format === "kutt") {
+    // GET /api/v2/links answers { data: [...], total, limit, skip }.
+    records = list(isRecord(doc) ? doc.data : doc);
+  } else if (format === "yourls") {
+    // yourls-api.php?action=stats&format=json answers { links: { link_1: {...}, ... }, stats }.
+    const links = isRecord(doc) ? doc.links : undefined;
+    records = isRecord(links) ? Object.values(links).filter(isRecord) : list(links ?? doc);
+  } else {
+    records = list(isRecord(doc) ? (doc.data ?? doc.links) : doc);
+  }
+  if (!records) throw new ImportFileError(`The JSON file does not hold a list of ${format} links.`);
+  return records;
+}
+
+const looksJson = (content: string) => /^\s*[[{]/.test(content);
+
+/** Guesses the source from the content: JSON shapes first, then the CSV header. */
+export function detectFormat(content: string): ImportFormat {
+  if (looksJson(content)) {
+    const doc = readJson(content);
+    if (isRecord(doc) && isRecord(doc.shortUrls)) return "shlink";
+    if (isRecord(doc) && isRecord(doc.links)) return "yourls";
+    const items = Array.isArray(doc) ? doc : isRecord(doc) && Array.isArray(doc.data) ? doc.data : [];
+    const first = items.find(isRecord);
+    if (first && "target" in first && "address" in first) return "kutt";
+    if (first && "longUrl" in first) return "shlink";
+    if (first && "shorturl" in first) return "yourls";
+    throw new ImportFileError("This JSON file is not a Shlink, Kutt or YOURLS export; choose a format.");
+  }
+  const firstLine = content.replace(/^\uFEFF/, "").split(/\r?\n/, 1)[0] ?? "";
+  const headers = new Set(firstLine.split(/[,;\t]/).map((h) => norm(h.replace(/^"|"$/g, ""))));
+  if (headers.has("keyword") && headers.has("url")) return "yourls";
+  if (headers.has("longurl") && headers.has("shorturl")) return "shlink";
+  if (headers.has("longurl") && (headers.has("bitlink") || headers.has("link") || headers.has("id")))
+    return "bitly";
+  return "csv";
+}
+
+/** The rows of `content` read as `format` (detected when "auto"). */
+export function readImportFile(
+  data: Buffer,
+  requested: ImportFormat | "auto",
+): { format: ImportFormat; rows: RawImportRow[] } {
+  const content = data.toString("utf8");
+  if (content.includes("\u0000")) throw new ImportFileError("The file is binary, not CSV or JSON.");
+  const format = requested === "auto" ? detectFormat(content) : requested;
+  const records = looksJson(content) ? jsonRecords(format, readJson(content)) : readCsv(content);
+  if (records.length === 0) throw new ImportFileError("The file has no rows to import.");
+  const rows = rowsFromRecords(records);
+  if (rows.every((r) => r.url === undefined)) {
+    throw new ImportFileError(
+      `No destination URL column found for format ${format}; see docs/import-export.md for the columns.`,
+    );
+  }
+  return { format, rows };
+}

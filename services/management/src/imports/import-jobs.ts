@@ -1,0 +1,140 @@
+// The import job resource: create from an upload, read, list, and the refused rows as CSV. Jobs are
+// the account's own: another account's id answers 404 like an unknown one.
+import { createHash } from "node:crypto";
+import { Readable } from "node:stream";
+import type { CreateImportQuery, ImportJob as ImportJobJson } from "@kurz/contracts";
+import type { ImportJob, PrismaClient } from "@kurz/db";
+import { badRequest, csvLine, notFound } from "@kurz/service-kit";
+import { ImportFileError, readImportFile } from "./import-file.ts";
+
+const PREVIEW_ERRORS = 20;
+const ERROR_PAGE = 5_000;
+
+export const importNotFound = () => notFound("Import not found.");
+
+export async function toImportJson(prisma: PrismaClient, job: ImportJob): Promise<ImportJobJson> {
+  const preview =
+    job.failed === 0
+      ? []
+      : await prisma.importRowError.findMany({
+          where: { jobId: job.id },
+          orderBy: { row: "asc" },
+          take: PREVIEW_ERRORS,
+          select: { row: true, error: true },
+        });
+  return {
+    id: job.id,
+    status: job.status as ImportJobJson["status"],
+    format: job.format as ImportJobJson["format"],
+    filename: job.filename,
+    fetch_titles: job.fetchTitles,
+    counts: {
+      total: job.total,
+      processed: job.processed,
+      created: job.created,
+      skipped: job.skipped,
+      failed: job.failed,
+    },
+    progress: job.total === 0 ? 1 : Math.min(1, job.processed / job.total),
+    error: job.error,
+    errors_preview: preview,
+    created_at: job.createdAt.toISOString(),
+    updated_at: job.updatedAt.toISOString(),
+    finished_at: job.finishedAt?.toISOString() ?? null,
+  };
+}
+
+/**
+ * Reads the file now, so a file that cannot be read is refused with its reason before a job exists.
+ * The same file uploaded again by the same account (same bytes and format) while its job is still
+ * queued or running answers that job instead of a second one: two jobs of one file running side by
+ * side could both create a row without alias before either sees the other's. Once a job has ended, the
+ * same file runs again as a new job whose rows are skipped where their links exist (import-batch.ts),
+ * so links deleted since are created again.
+ */
+export async function createImportJob(
+  prisma: PrismaClient,
+  accountId: string,
+  file: Buffer,
+  query: CreateImportQuery,
+  options: { claimedForMs?: number } = {},
+): Promise<{ job: ImportJob; reused: boolean }> {
+  let read: ReturnType<typeof readImportFile>;
+  try {
+    read = readImportFile(file, query.format ?? "auto");
+  } catch (err) {
+    if (err instanceof ImportFileError) throw badRequest(err.message);
+    throw err;
+  }
+  const sha = createHash("sha256").update(file).digest("hex");
+  const same = await prisma.importJob.findFirst({
+    where: {
+      accountId,
+      contentSha256: sha,
+      format: read.format,
+      status: { in: ["queued", "running"] },
+    },
+    orderBy: { createdAt: "desc" },
+  });
+  if (same) return { job: same, reused: true };
+  const job = await prisma.importJob.create({
+    data: {
+      accountId,
+      format: read.format,
+      filename: query.filename ?? null,
+      fetchTitles: query.fetch_titles ?? false,
+      content: new Uint8Array(file),
+      contentSha256: sha,
+      total: read.rows.length,
+      // The CLI runs the job itself: it is created already held, so the service's worker leaves it alone.
+      ...(options.claimedForMs !== undefined
+        ? { status: "running", leaseUntil: new Date(Date.now() + options.claimedForMs) }
+        : {}),
+    },
+  });
+  return { job, reused: false };
+}
+
+export async function getImportJob(prisma: PrismaClient, accountId: string, id: string): Promise<ImportJob> {
+  const job = await prisma.importJob.findFirst({ where: { id, accountId }, omit: { content: true } });
+  if (!job) throw importNotFound();
+  return job as ImportJob;
+}
+
+export async function listImportJobs(
+  prisma: PrismaClient,
+  accountId: string,
+  page: number,
+  perPage: number,
+): Promise<{ jobs: ImportJob[]; total: number }> {
+  const [jobs, total] = await Promise.all([
+    prisma.importJob.findMany({
+      where: { accountId },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      skip: (page - 1) * perPage,
+      take: perPage,
+      omit: { content: true },
+    }),
+    prisma.importJob.count({ where: { accountId } }),
+  ]);
+  return { jobs: jobs as ImportJob[], total };
+}
+
+/** The refused rows, streamed page by page (keyset on the row number). */
+export function importErrorsCsv(prisma: PrismaClient, jobId: string): Readable {
+  async function* lines() {
+    yield csvLine(["row", "alias", "url", "error"]);
+    let after = 0;
+    for (;;) {
+      const page = await prisma.importRowError.findMany({
+        where: { jobId, row: { gt: after } },
+        orderBy: { row: "asc" },
+        take: ERROR_PAGE,
+      });
+      for (const e of page) yield csvLine([e.row, e.alias, e.url, e.error]);
+      if (page.length < ERROR_PAGE) return;
+      after = page[page.length - 1]!.row;
+    }
+  }
+  return Readable.from(lines());
+}

@@ -1,0 +1,48 @@
+// /api/v1/imports: upload a file (the body) → 202 with the job; read it, list them, download the refused
+// rows. The worker (imports/import-worker.ts) does the work; these handlers only call the use cases.
+import { ROUTES } from "@kurz/contracts";
+import type { PrismaClient } from "@kurz/db";
+import { type MountedRoute, route, v1Success } from "@kurz/service-kit";
+import {
+  createImportJob,
+  getImportJob,
+  importErrorsCsv,
+  listImportJobs,
+  toImportJson,
+} from "../imports/import-jobs.ts";
+
+export function importsRoutes(deps: { prisma: PrismaClient; onImportQueued: () => void }): MountedRoute[] {
+  const { prisma } = deps;
+  return [
+    route(ROUTES.createImport, async ({ identity: { accountId }, body, query }) => {
+      const file = Buffer.from(body.buffer, body.byteOffset, body.byteLength); // a view, not a copy
+      const { job } = await createImportJob(prisma, accountId, file, query);
+      deps.onImportQueued();
+      return v1Success(await toImportJson(prisma, job));
+    }),
+    route(ROUTES.listImports, async ({ identity: { accountId }, query }) => {
+      const { jobs, total } = await listImportJobs(prisma, accountId, query.page, query.per_page);
+      return {
+        success: true as const,
+        data: await Promise.all(jobs.map((job) => toImportJson(prisma, job))),
+        meta: {
+          page: query.page,
+          per_page: query.per_page,
+          total,
+          total_pages: Math.ceil(total / query.per_page),
+        },
+      };
+    }),
+    route(ROUTES.getImport, async ({ identity: { accountId }, params }) =>
+      v1Success(await toImportJson(prisma, await getImportJob(prisma, accountId, params.id))),
+    ),
+    route(ROUTES.getImportErrors, async ({ identity: { accountId }, params }) => {
+      const job = await getImportJob(prisma, accountId, params.id);
+      return {
+        contentType: "text/csv",
+        body: importErrorsCsv(prisma, job.id),
+        headers: { "Content-Disposition": `attachment; filename="import-${job.id}-errors.csv"` },
+      };
+    }),
+  ];
+}

@@ -1,0 +1,378 @@
+// /api/v1/imports and /api/v1/exports/links through the gateway on a real stack (Postgres, Redis, the
+// bus): jobs run by management's worker, per-row errors, the link limit mid-file, idempotent re-runs,
+// a job interrupted mid-way resumed by the service without duplicates, and the CSV round trip.
+import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { createPrisma, type PrismaClient } from "@kurz/db";
+import { printProcessOutputOnFailure } from "@kurz/testing";
+import type { Stack } from "@kurz/testing/stack";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createImportJob } from "../src/imports/import-jobs.ts";
+import { runImportJob } from "../src/imports/import-worker.ts";
+import { RedirectRecords } from "../src/redirect-records.ts";
+import { TitleFetcher } from "../src/title-fetcher.ts";
+import {
+  createTestAccount,
+  expectV1Error,
+  expectV1Success,
+  readRedirectRecord,
+  startLinksStack,
+  uniqueAlias,
+  type V1Caller,
+  v1Caller,
+} from "./links-helpers.ts";
+
+printProcessOutputOnFailure();
+
+let stack: Stack;
+let prisma: PrismaClient;
+let page: Server;
+let pageOrigin: string;
+let pageHits = 0;
+
+beforeAll(async () => {
+  page = createServer((req, res) => {
+    pageHits++;
+    res.writeHead(200, { "content-type": "text/html" });
+    res.end(`<title>Page ${req.url?.slice(1)}</title>`);
+  });
+  await new Promise<void>((resolve) => page.listen(0, "127.0.0.1", resolve));
+  pageOrigin = `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
+  stack = await startLinksStack({
+    IMPORT_POLL_MS: "100",
+    IMPORT_LEASE_MS: "1500",
+    IMPORT_BATCH_SIZE: "50",
+    TITLE_FETCH_ALLOW_HOSTS: "127.0.0.1",
+  });
+  prisma = createPrisma(stack.databaseUrl);
+});
+
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await stack?.stop();
+  page?.closeAllConnections();
+  await new Promise((resolve) => page?.close(resolve));
+});
+
+const newCaller = async (tag: string, linkLimit?: number) => {
+  const account = await createTestAccount(prisma, tag, linkLimit);
+  return { api: v1Caller(stack, account.api_key), accountId: account.account_id, key: account.api_key };
+};
+
+/** POST the file as the body; the media type says nothing the content does not (format=auto). */
+const upload = (api: V1Caller, file: string | Buffer, query = "", type = "text/csv") =>
+  api("POST", `/imports${query}`, file.toString(), { "content-type": type });
+
+/** Polls the job until it ends (bounded: 20 s). */
+async function finished(api: V1Caller, id: string) {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const res = await api("GET", `/imports/${id}`);
+    expectV1Success(res);
+    if (res.body.data.status === "completed" || res.body.data.status === "failed") return res.body.data;
+    if (Date.now() > deadline) throw new Error(`import ${id} still ${res.body.data.status}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const storedCount = async (accountId: string) =>
+  (await prisma.account.findUniqueOrThrow({ where: { id: accountId } })).linkCount;
+const linkCount = (accountId: string) => prisma.link.count({ where: { accountId } });
+
+const fixture = (name: string) => readFileSync(join(import.meta.dirname, "fixtures/imports", name));
+
+describe("POST /api/v1/imports", () => {
+  it("queues the file (202), creates its links with their outbox events and redirect records", async () => {
+    const { api, accountId } = await newCaller("imp-basic");
+    const a = uniqueAlias("imp");
+    const csv = `url,alias,title,expires_at,password\nhttps://example.com/1,${a},One,2031-01-01T00:00:00Z,\nhttps://example.com/2,,,,longpassword1\n`;
+    const res = await upload(api, csv, "?filename=links.csv");
+    expectV1Success(res, 202);
+    expect(res.body.data).toMatchObject({ status: "queued", format: "csv", filename: "links.csv" });
+    expect(res.body.data.counts).toMatchObject({ total: 2, processed: 0 });
+
+    const job = await finished(api, res.body.data.id);
+    expect(job).toMatchObject({ status: "completed", progress: 1, error: null });
+    expect(job.counts).toEqual({ total: 2, processed: 2, created: 2, skipped: 0, failed: 0 });
+
+    const links = await prisma.link.findMany({ where: { accountId }, orderBy: { originalUrl: "asc" } });
+    expect(links.map((l) => [l.originalUrl, l.title, l.passwordHash !== null])).toEqual([
+      ["https://example.com/1", "One", false],
+      ["https://example.com/2", "example.com", true], // no title and none fetched: the host
+    ]);
+    expect(links[0]?.shortCode).toBe(a);
+    expect(links[0]?.expiresAt?.toISOString()).toBe("2031-01-01T00:00:00.000Z");
+    expect(await storedCount(accountId)).toBe(2);
+    const events = await prisma.outboxEvent.findMany({ where: { key: { in: links.map((l) => l.id) } } });
+    expect(events.map((e) => (e.payload as { type: string }).type)).toEqual(["link.created", "link.created"]);
+    expect(await readRedirectRecord(stack, a)).toMatchObject({ url: "https://example.com/1", active: true });
+  });
+
+  it("fetches titles only when asked (fetch_titles=true)", async () => {
+    const { api, accountId } = await newCaller("imp-titles");
+    const before = pageHits;
+    const plain = await finished(api, (await upload(api, `url\n${pageOrigin}/plain\n`)).body.data.id);
+    expect(plain.fetch_titles).toBe(false);
+    expect(pageHits).toBe(before);
+    const fetched = await finished(
+      api,
+      (await upload(api, `url\n${pageOrigin}/fetched\n`, "?fetch_titles=true")).body.data.id,
+    );
+    expect(fetched.fetch_titles).toBe(true);
+    expect(pageHits).toBe(before + 1);
+    const titles = (
+      await prisma.link.findMany({ where: { accountId }, orderBy: { originalUrl: "asc" } })
+    ).map((l) => l.title);
+    expect(titles).toEqual(["Page fetched", "127.0.0.1"]);
+  });
+
+  it("imports each source's sample file", async () => {
+    // Sample codes are global: one account per run would collide, so each sample is imported once here.
+    const { api, accountId } = await newCaller("imp-samples");
+    const created: Record<string, number> = {};
+    for (const name of ["bitly.csv", "shlink.json", "kutt.json", "yourls.json"]) {
+      const type = name.endsWith(".json") ? "application/json" : "text/csv";
+      const res = await upload(api, fixture(name), "", type);
+      expectV1Success(res, 202);
+      const job = await finished(api, res.body.data.id);
+      created[job.format] = job.counts.created + job.counts.skipped;
+    }
+    expect(created).toEqual({ bitly: 2, shlink: 2, kutt: 2, yourls: 2 });
+    expect(await linkCount(accountId)).toBe(8);
+  });
+
+  it("reports invalid rows and taken aliases per row, downloadable as CSV, and creates the rest", async () => {
+    const { api: other } = await newCaller("imp-other");
+    const taken = uniqueAlias("tkn");
+    expectV1Success(
+      await other("POST", "/links", { url: "https://example.com/theirs", custom_alias: taken }),
+      201,
+    );
+    const { api, accountId } = await newCaller("imp-errors");
+    const ok = uniqueAlias("ok");
+    const csv = [
+      "url,alias,password,expires_at",
+      `https://example.com/ok,${ok},,`,
+      "not a url,,,",
+      `https://example.com/t,${taken},,`,
+      "https://example.com/short-pw,,short,",
+      "https://example.com/date,,,someday",
+      "https://example.com/bad-alias,-bad-,,",
+      `https://example.com/dup,${ok},,`,
+    ].join("\n");
+    const job = await finished(api, (await upload(api, csv)).body.data.id);
+    expect(job.counts).toEqual({ total: 7, processed: 7, created: 1, skipped: 0, failed: 6 });
+    expect(job.errors_preview.map((e: { row: number }) => e.row)).toEqual([2, 3, 4, 5, 6, 7]);
+    expect(await linkCount(accountId)).toBe(1);
+
+    const errors = await api("GET", `/imports/${job.id}/errors`);
+    expect(errors.status).toBe(200);
+    expect(errors.headers.get("content-type")).toMatch(/^text\/csv/);
+    const lines = String(errors.body).trim().split("\r\n");
+    expect(lines[0]).toBe("row,alias,url,error");
+    expect(lines).toHaveLength(7);
+    expect(lines[1]).toMatch(/^2,,not a url,url:/);
+    expect(lines[2]).toBe(`3,${taken},https://example.com/t,Alias already taken`);
+    expect(lines[3]).toMatch(/^4,.*password/);
+    expect(lines[4]).toMatch(/^5,.*expires_at: not a date/);
+    expect(lines[6]).toBe(`7,${ok},https://example.com/dup,Alias already taken`);
+  });
+
+  it("stops at the link limit mid-file and reports each row past it", async () => {
+    const { api, accountId } = await newCaller("imp-limit", 5);
+    expectV1Success(await api("POST", "/links", { url: "https://example.com/existing" }), 201);
+    // 120 rows in batches of 50: the limit falls inside the first batch.
+    const rows = Array.from({ length: 120 }, (_, i) => `https://example.com/limit/${i}`);
+    const job = await finished(api, (await upload(api, `url\n${rows.join("\n")}\n`)).body.data.id);
+    expect(job.counts).toEqual({ total: 120, processed: 120, created: 4, skipped: 0, failed: 116 });
+    expect(job.errors_preview[0]).toEqual({ row: 5, error: "Link limit reached (5 links)" });
+    expect(await linkCount(accountId)).toBe(5);
+    expect(await storedCount(accountId)).toBe(5);
+  });
+
+  it("does not duplicate anything when the same or an extended file is imported again", async () => {
+    const { api, accountId } = await newCaller("imp-rerun");
+    const a = uniqueAlias("rr");
+    const csv = `url,alias\nhttps://example.com/r1,${a}\nhttps://example.com/r2,\n`;
+    const first = await upload(api, csv);
+    const job = await finished(api, first.body.data.id);
+    expect(job.counts.created).toBe(2);
+
+    // The same bytes after the job ended: a new job, every row already there.
+    const again = await finished(api, (await upload(api, csv)).body.data.id);
+    expect(again.id).not.toBe(job.id);
+    expect(again.counts).toEqual({ total: 2, processed: 2, created: 0, skipped: 2, failed: 0 });
+
+    const extended = await upload(api, `${csv}https://example.com/r3,\n`);
+    const second = await finished(api, extended.body.data.id);
+    expect(second.counts).toEqual({ total: 3, processed: 3, created: 1, skipped: 2, failed: 0 });
+    expect(await linkCount(accountId)).toBe(3);
+    expect(await storedCount(accountId)).toBe(3);
+  });
+
+  it("answers the running job when the same file is uploaded while it runs", async () => {
+    const { api, accountId } = await newCaller("imp-twice");
+    const file = Buffer.from(`url\nhttps://example.com/twice/${uniqueAlias("t")}\n`);
+    // Held as by the CLI, so it stays running while the second upload arrives.
+    const { job: held } = await createImportJob(prisma, accountId, file, {}, { claimedForMs: 60_000 });
+    const again = await upload(api, file);
+    expectV1Success(again, 202);
+    expect(again.body.data.id).toBe(held.id);
+    expect(again.body.data.status).toBe("running");
+  });
+
+  it("resumes a job interrupted mid-way after its lease expires, without duplicates", async () => {
+    const { api, accountId } = await newCaller("imp-resume");
+    const rows = Array.from(
+      { length: 130 },
+      (_, i) => `https://example.com/resume/${i},${uniqueAlias("rs")}`,
+    );
+    const file = Buffer.from(`url,alias\n${rows.join("\n")}\n`);
+    // Created held (as the CLI does), so only this "worker" runs it until it stops.
+    const { job } = await createImportJob(prisma, accountId, file, {}, { claimedForMs: 1500 });
+    const redis = new Redis(stack.env.REDIS_URL!, { keyPrefix: stack.env.REDIS_KEY_PREFIX });
+    try {
+      const finishedHere = await runImportJob(
+        {
+          prisma,
+          records: new RedirectRecords(redis, console),
+          titles: new TitleFetcher({ enabled: false, allowHosts: [], perHostPerMinute: 1 }),
+          onEventsWritten: () => {},
+          retiredCodeGraceMs: 0,
+          logger: console,
+          batchSize: 50,
+          leaseMs: 1500,
+          pollMs: 100,
+        },
+        { id: job.id, accountId, format: "csv", fetchTitles: false, content: file, processed: 0 },
+        { maxBatches: 1 }, // the worker "dies" after one committed batch
+      );
+      expect(finishedHere).toBe(false);
+    } finally {
+      redis.disconnect();
+    }
+    expect(await linkCount(accountId)).toBe(50);
+    // The service's worker takes it over once the dead worker's lease expires.
+    const done = await finished(api, job.id);
+    expect(done.counts).toEqual({ total: 130, processed: 130, created: 130, skipped: 0, failed: 0 });
+    expect(await linkCount(accountId)).toBe(130);
+    expect(await storedCount(accountId)).toBe(130);
+    const events = await prisma.outboxEvent.count({
+      where: { key: { in: (await prisma.link.findMany({ where: { accountId } })).map((l) => l.id) } },
+    });
+    expect(events).toBe(130);
+  });
+
+  it("lists the account's jobs only", async () => {
+    const { api } = await newCaller("imp-list");
+    const res = await upload(api, `url\nhttps://example.com/${uniqueAlias("l")}\n`);
+    await finished(api, res.body.data.id);
+    const list = await api("GET", "/imports");
+    expectV1Success(list);
+    expect(list.body.data.map((j: { id: string }) => j.id)).toEqual([res.body.data.id]);
+    expect(list.body.meta).toEqual({ page: 1, per_page: 20, total: 1, total_pages: 1 });
+  });
+
+  it("takes a file larger than the gateway's general body limit (1 MiB)", async () => {
+    const { api, accountId } = await newCaller("imp-large");
+    const notes = "n".repeat(6_000);
+    const rows = Array.from({ length: 200 }, (_, i) => `https://example.com/large/${i},${notes}`);
+    const file = `url,notes\n${rows.join("\n")}\n`;
+    expect(file.length).toBeGreaterThan(1024 * 1024);
+    const job = await finished(api, (await upload(api, file)).body.data.id);
+    expect(job.counts).toMatchObject({ total: 200, created: 200 });
+    expect(await linkCount(accountId)).toBe(200);
+  });
+
+  it("refuses a malformed file with 400 and creates no job", async () => {
+    const { api } = await newCaller("imp-bad");
+    expectV1Error(
+      await upload(api, '{"shortUrls": [', "", "application/json"),
+      400,
+      "BAD_REQUEST",
+      /not valid JSON/,
+    );
+    expectV1Error(await upload(api, "name\nfoo\n"), 400, "BAD_REQUEST", /No destination URL column/);
+    expectV1Error(
+      await api("POST", "/imports", undefined, { "content-type": "text/csv" }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expect((await api("GET", "/imports")).body.meta.total).toBe(0);
+  });
+});
+
+describe("GET /api/v1/exports/links", () => {
+  it("exports every field as CSV and JSON, and the CSV imports back", async () => {
+    const { api, accountId } = await newCaller("exp-rt");
+    const a = uniqueAlias("ex");
+    const b = uniqueAlias("ex");
+    expectV1Success(
+      await api("POST", "/links", {
+        url: "https://example.com/x?q=1,2",
+        custom_alias: a,
+        title: '=HYPERLINK("evil")',
+        expires_at: "2032-02-02T00:00:00Z",
+      }),
+      201,
+    );
+    expectV1Success(
+      await api("POST", "/links", { url: "https://example.com/y", custom_alias: b, title: "Plain" }),
+      201,
+    );
+
+    const json = await api("GET", "/exports/links?format=json");
+    expect(json.status).toBe(200);
+    expect(json.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(json.body).toHaveLength(2);
+    expect(Object.keys(json.body[0]).sort()).toEqual(
+      [
+        "analytics_public",
+        "analytics_shared_fields",
+        "clicks_count",
+        "created_at",
+        "expires_at",
+        "has_password",
+        "id",
+        "is_active",
+        "original_url",
+        "short_code",
+        "short_url",
+        "title",
+        "updated_at",
+      ].sort(),
+    );
+
+    const csv = await api("GET", "/exports/links");
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get("content-type")).toMatch(/^text\/csv/);
+    const text = String(csv.body);
+    expect(text.split("\r\n")[0]).toBe(
+      "id,short_code,short_url,original_url,title,is_active,has_password,expires_at,clicks_count,analytics_public,analytics_shared_fields,created_at,updated_at",
+    );
+    expect(text).toContain(`"'=HYPERLINK(""evil"")"`); // neutralised and quoted
+
+    // Round trip: delete the links (their codes stay reserved to this account), import the export.
+    const ids = json.body.map((l: { id: string }) => l.id);
+    expectV1Success(await api("DELETE", "/links/bulk", { ids }));
+    const job = await finished(api, (await upload(api, text)).body.data.id);
+    expect(job.counts).toMatchObject({ created: 2, failed: 0 });
+    const back = await prisma.link.findMany({ where: { accountId }, orderBy: { shortCode: "asc" } });
+    const before = [...json.body].sort((x, y) => (x.short_code < y.short_code ? -1 : 1));
+    expect(
+      back.map((l) => [l.shortCode, l.originalUrl, l.title, l.expiresAt?.toISOString() ?? null]),
+    ).toEqual(
+      before.map(
+        (l: { short_code: string; original_url: string; title: string; expires_at: string | null }) => [
+          l.short_code,
+          l.original_url,
+          l.title,
+          l.expires_at,
+        ],
+      ),
+    );
+  });
+});
