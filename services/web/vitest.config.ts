@@ -6,6 +6,8 @@ export default defineProject({
   test: {
     name: "@kurz/web",
     include: ["test/**/*.test.ts"],
+    // One file at a time: each boots a whole stack and Chromium, and each builds services/web/dist.
+    fileParallelism: false,
     testTimeout: 180_000,
     hookTimeout: 180_000,
   },

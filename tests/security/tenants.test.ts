@@ -31,6 +31,7 @@ interface Tenant {
   campaignId: number;
   channelId: number;
   importId: string;
+  webhookId: string;
 }
 
 let stack: Stack;
@@ -61,21 +62,27 @@ async function furnish(accountId: string, call: Call, tag: string): Promise<Tena
   const importId = (
     await ok(call("POST", "/api/v1/imports", `url\nnot-a-url-${tag}\n`, { "content-type": "text/csv" }))
   ).body.data.id;
-  return { accountId, call, link, keyId, domainId, campaignId, channelId, importId };
+  // A webhook endpoint on a literal public address (no DNS at create) for an event nothing here causes,
+  // so no delivery changes its row while the attempts run.
+  const webhookId = (
+    await ok(call("POST", "/api/v1/webhooks", { url: "http://93.184.216.34/hook", events: ["link.deleted"] }))
+  ).body.data.id;
+  return { accountId, call, link, keyId, domainId, campaignId, channelId, importId, webhookId };
 }
 
 /** Every row the victim owns, as it stands (last use of keys aside: using a key is not a change). */
 async function rowsOf(accountId: string) {
   const where = { accountId };
-  const [account, links, keys, domains, campaigns, channels] = await Promise.all([
+  const [account, links, keys, domains, campaigns, channels, webhooks] = await Promise.all([
     prisma.account.findUniqueOrThrow({ where: { id: accountId } }),
     prisma.link.findMany({ where, orderBy: { id: "asc" } }),
     prisma.apiKey.findMany({ where, orderBy: { id: "asc" }, omit: { lastUsedAt: true } }),
     prisma.domain.findMany({ where, orderBy: { id: "asc" } }),
     prisma.campaign.findMany({ where, orderBy: { id: "asc" }, include: { links: true } }),
     prisma.channel.findMany({ where, orderBy: { id: "asc" }, include: { links: true } }),
+    prisma.webhookEndpoint.findMany({ where, orderBy: { id: "asc" } }),
   ]);
-  return JSON.stringify({ account, links, keys, domains, campaigns, channels }, (_k, v) =>
+  return JSON.stringify({ account, links, keys, domains, campaigns, channels, webhooks }, (_k, v) =>
     typeof v === "bigint" ? String(v) : v,
   );
 }
@@ -103,6 +110,14 @@ function attemptsFor(method: string, path: string): Attempt[] | undefined {
     "DELETE /api/v1/links/:id": [{ path: `/api/v1/links/${v.link.id}` }],
     "GET /api/v1/imports/:id": [{ path: `/api/v1/imports/${v.importId}` }],
     "GET /api/v1/imports/:id/errors": [{ path: `/api/v1/imports/${v.importId}/errors` }],
+    "GET /api/v1/webhooks/:id": [{ path: `/api/v1/webhooks/${v.webhookId}` }],
+    "PATCH /api/v1/webhooks/:id": [
+      { path: `/api/v1/webhooks/${v.webhookId}`, body: { url: "http://93.184.216.35/attacker" } },
+      { path: `/api/v1/webhooks/${v.webhookId}`, body: { enabled: false } },
+    ],
+    "DELETE /api/v1/webhooks/:id": [{ path: `/api/v1/webhooks/${v.webhookId}` }],
+    "POST /api/v1/webhooks/:id/rotate-secret": [{ path: `/api/v1/webhooks/${v.webhookId}/rotate-secret` }],
+    "GET /api/v1/webhooks/:id/deliveries": [{ path: `/api/v1/webhooks/${v.webhookId}/deliveries` }],
     "GET /api/v1/analytics/:link_id": [{ path: `/api/v1/analytics/${v.link.id}` }],
     "GET /api/v1/public/analytics/:short_code": [{ path: `/api/v1/public/analytics/${v.link.short_code}` }],
     "GET /api/v1/qr/:short_code": [{ path: `/api/v1/qr/${v.link.short_code}` }],
@@ -182,6 +197,7 @@ describe("cross-tenant attempts", () => {
     const lists: [string, string][] = [
       ["/api/v1/links?per_page=100", "data"],
       ["/api/v1/imports", "data"],
+      ["/api/v1/webhooks", "data"],
       ["/api/domains", "domains"],
       ["/api/campaigns", "campaigns"],
       ["/api/channels", "channels"],

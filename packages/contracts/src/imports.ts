@@ -80,9 +80,13 @@ export const ListImportsQuery = z.object({
   per_page: withQueryDefault(queryInt({ min: 1, max: 100 }), PER_PAGE_DEFAULT, PER_PAGE_DEFAULT),
 });
 
-/** The upload's body arrives as raw bytes (service-kit's createApp `rawBodies`). */
-export const ImportUpload = z.custom<Buffer>(
-  (value) => Buffer.isBuffer(value) && value.length > 0,
+/**
+ * The upload's body arrives as raw bytes (service-kit's createApp `rawBodies`: a Node Buffer). Named as
+ * the Uint8Array a Buffer is, because the dashboard compiles these contracts for the browser, which has
+ * no Buffer.
+ */
+export const ImportUpload = z.custom<Uint8Array>(
+  (value) => value instanceof Uint8Array && value.length > 0,
   "Send the file as the request body (an empty body is not a file)",
 );
 

@@ -4,6 +4,7 @@ import { checkSession, useSession } from "./api/session.ts";
 import { Shell } from "./components/Shell.tsx";
 import { AccountPage } from "./pages/AccountPage.tsx";
 import { AuthPage } from "./pages/AuthPage.tsx";
+import { DataRoutes } from "./pages/data/routes.tsx";
 import { KeysPage } from "./pages/KeysPage.tsx";
 import { LinkPage } from "./pages/LinkPage.tsx";
 import { LinksPage } from "./pages/LinksPage.tsx";
@@ -28,6 +29,7 @@ function Dashboard() {
         <Route path="/dashboard/links/:id">{(p: { id: string }) => <LinkPage id={p.id} />}</Route>
         <Route path="/dashboard/keys" component={KeysPage} />
         <Route path="/dashboard/account" component={AccountPage} />
+        {DataRoutes}
         <Route>{() => <NotFoundPage standalone={false} />}</Route>
       </Switch>
     </Shell>

@@ -15,7 +15,8 @@ export function importsRoutes(deps: { prisma: PrismaClient; onImportQueued: () =
   const { prisma } = deps;
   return [
     route(ROUTES.createImport, async ({ identity: { accountId }, body, query }) => {
-      const { job } = await createImportJob(prisma, accountId, body, query);
+      const file = Buffer.from(body.buffer, body.byteOffset, body.byteLength); // a view, not a copy
+      const { job } = await createImportJob(prisma, accountId, file, query);
       deps.onImportQueued();
       return v1Success(await toImportJson(prisma, job));
     }),

@@ -8,6 +8,9 @@ const NAV = [
   { href: "/dashboard", label: "Overview" },
   { href: "/dashboard/links", label: "Links" },
   { href: "/dashboard/keys", label: "API keys" },
+  { href: "/dashboard/webhooks", label: "Webhooks" },
+  { href: "/dashboard/import", label: "Import" },
+  { href: "/dashboard/export", label: "Export" },
   { href: "/dashboard/account", label: "Account" },
 ];
 

@@ -1,0 +1,299 @@
+// Import: choose a file and its format (or let Kurz detect it), start a job, watch its progress bar
+// (the job is polled until it ends), read the counts, download the refused rows; past imports below.
+// The upload is the file itself as the body of POST /api/v1/imports (docs/import-export.md).
+import { IMPORT_MAX_BYTES, IMPORT_ROUTES, type ImportJob } from "@kurz/contracts";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { Link } from "wouter-preact";
+import { invalidate, useQuery } from "../api/cache.ts";
+import { call, messageOf, urlOf } from "../api/client.ts";
+import { useSession } from "../api/session.ts";
+import { upload } from "../api/upload.ts";
+import { Failed, fmtDate, Loading, PageHead } from "./common.tsx";
+import "./data/data.css";
+
+const FORMATS = [
+  { value: "auto", label: "Detect automatically" },
+  { value: "csv", label: "CSV" },
+  { value: "bitly", label: "Bitly export" },
+  { value: "shlink", label: "Shlink export" },
+  { value: "kutt", label: "Kutt export" },
+  { value: "yourls", label: "YOURLS export" },
+] as const;
+type FormatChoice = (typeof FORMATS)[number]["value"];
+const POLL_MS = 1000;
+const done = (job: ImportJob) => job.status === "completed" || job.status === "failed";
+const errorsUrl = (job: ImportJob) => urlOf(IMPORT_ROUTES.getImportErrors, { params: { id: job.id } });
+
+function StatusPill({ job }: { job: ImportJob }) {
+  const cls = job.status === "completed" ? "ok" : job.status === "failed" ? "bad" : "warn";
+  const label = { queued: "Queued", running: "Running", completed: "Completed", failed: "Failed" }[
+    job.status
+  ];
+  return <span class={`pill ${cls}`}>{label}</span>;
+}
+
+/** The job being watched: a progress bar, the counts, the first refused rows and the CSV of them all. */
+function JobProgress({ job }: { job: ImportJob }) {
+  const pct = Math.round(job.progress * 100);
+  const c = job.counts;
+  return (
+    <section class="card import-job" aria-labelledby="job-title" data-testid="import-job">
+      <div class="section-head tight">
+        <h2 id="job-title">{job.filename ?? "Import"}</h2>
+        <StatusPill job={job} />
+      </div>
+      <label for="import-progress" class="progress-label">
+        Progress <span data-testid="import-percent">{pct}%</span>
+      </label>
+      <progress id="import-progress" class="progress" max={100} value={pct}>
+        {pct}%
+      </progress>
+      <dl class="counts">
+        <div>
+          <dt>Rows</dt>
+          <dd data-testid="count-total">{c.total.toLocaleString()}</dd>
+        </div>
+        <div>
+          <dt>Created</dt>
+          <dd data-testid="count-created">{c.created.toLocaleString()}</dd>
+        </div>
+        <div>
+          <dt>Already there</dt>
+          <dd data-testid="count-skipped">{c.skipped.toLocaleString()}</dd>
+        </div>
+        <div>
+          <dt>Refused</dt>
+          <dd data-testid="count-failed">{c.failed.toLocaleString()}</dd>
+        </div>
+      </dl>
+      {job.error && (
+        <p class="error" role="alert">
+          {job.error}
+        </p>
+      )}
+      {job.errors_preview.length > 0 && (
+        <>
+          <h3 class="small-head">Refused rows</h3>
+          <ul class="row-errors">
+            {job.errors_preview.map((e) => (
+              <li key={e.row}>
+                Row {e.row}: {e.error}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      <p class="sr-only" role="status">
+        {done(job)
+          ? `Import ${job.status}: ${c.created} created, ${c.skipped} already there, ${c.failed} refused.`
+          : ""}
+      </p>
+      {done(job) && (
+        <div class="toolbar">
+          {c.failed > 0 && (
+            <a class="btn small" href={errorsUrl(job)} download>
+              Download refused rows (CSV)
+            </a>
+          )}
+          {c.created > 0 && (
+            <Link class="btn small primary" href="/dashboard/links">
+              See the links
+            </Link>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}
+
+export function ImportPage() {
+  const session = useSession();
+  const [file, setFile] = useState<File | null>(null);
+  const [format, setFormat] = useState<FormatChoice>("auto");
+  const [fetchTitles, setFetchTitles] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [job, setJob] = useState<ImportJob | null>(null);
+  const past = useQuery("imports", () => call(IMPORT_ROUTES.listImports, { query: { per_page: "10" } }));
+  const fileInput = useRef<HTMLInputElement>(null);
+
+  // Poll the watched job until it ends; then the links and the list of imports are out of date.
+  useEffect(() => {
+    if (!job || done(job)) return;
+    let stopped = false;
+    const t = setTimeout(async () => {
+      try {
+        const { data } = await call(IMPORT_ROUTES.getImport, { params: { id: job.id } });
+        if (stopped) return;
+        setJob(data);
+        if (done(data)) invalidate("imports", "links", "summary");
+      } catch (err) {
+        if (!stopped) setError(err);
+      }
+    }, POLL_MS);
+    return () => {
+      stopped = true;
+      clearTimeout(t);
+    };
+  }, [job]);
+
+  const start = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    if (!file) {
+      setError(new Error("Choose a file to import."));
+      fileInput.current?.focus();
+      return;
+    }
+    if (file.size > IMPORT_MAX_BYTES) {
+      setError(new Error(`The file is larger than ${IMPORT_MAX_BYTES / 1024 / 1024} MB.`));
+      return;
+    }
+    if (!session) return;
+    setBusy(true);
+    try {
+      const { data } = await upload(IMPORT_ROUTES.createImport, file, {
+        csrfToken: session.csrf_token,
+        query: { format, fetch_titles: fetchTitles ? "true" : undefined, filename: file.name.slice(0, 200) },
+      });
+      setJob(data);
+      invalidate("imports");
+      if (done(data)) invalidate("links", "summary");
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const jobs = past.data?.data ?? [];
+  return (
+    <>
+      <PageHead title="Import links" />
+      <p class="muted">
+        Bring links from a CSV file or another shortener's export. Rows whose link already exists are skipped,
+        so running the same file again creates nothing twice.
+      </p>
+      <form class="card form import-form" onSubmit={start} noValidate>
+        {error !== null && (
+          <p class="error" role="alert">
+            {messageOf(error)}
+          </p>
+        )}
+        <div class="field">
+          <label for="import-file">File</label>
+          <input
+            id="import-file"
+            ref={fileInput}
+            type="file"
+            accept=".csv,.json,.txt,text/csv,application/json,text/plain"
+            onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)}
+            aria-describedby="import-file-hint"
+          />
+          <p class="hint" id="import-file-hint">
+            CSV or JSON, up to {IMPORT_MAX_BYTES / 1024 / 1024} MB.
+          </p>
+        </div>
+        <div class="field">
+          <label for="import-format">Format</label>
+          <select
+            id="import-format"
+            value={format}
+            onChange={(e) => setFormat(e.currentTarget.value as FormatChoice)}
+          >
+            {FORMATS.map((f) => (
+              <option key={f.value} value={f.value}>
+                {f.label}
+              </option>
+            ))}
+          </select>
+          <p class="hint" id="import-format-hint">
+            CSV columns: <code>url</code> (required), <code>alias</code>, <code>title</code>,{" "}
+            <code>expires_at</code>, <code>password</code>; others are ignored.
+          </p>
+        </div>
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={fetchTitles}
+            onChange={(e) => setFetchTitles(e.currentTarget.checked)}
+          />
+          Fetch page titles for rows without one (slower)
+        </label>
+        <div class="form-actions">
+          <button type="submit" class="btn primary" disabled={busy || (job !== null && !done(job))}>
+            {busy ? "Uploading…" : "Start import"}
+          </button>
+        </div>
+      </form>
+      {job && <JobProgress job={job} />}
+      <div class="section-head">
+        <h2>Past imports</h2>
+      </div>
+      {past.error !== undefined && <Failed error={past.error} />}
+      <div class="card table-card">
+        {!past.data ? (
+          <Loading what="Loading imports" />
+        ) : jobs.length === 0 ? (
+          <p class="empty">No imports yet.</p>
+        ) : (
+          <table>
+            <caption class="sr-only">Your imports, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">File</th>
+                <th scope="col">Status</th>
+                <th scope="col" class="col-num col-hide">
+                  Created
+                </th>
+                <th scope="col" class="col-num col-hide">
+                  Skipped
+                </th>
+                <th scope="col" class="col-num">
+                  Refused
+                </th>
+                <th scope="col" class="col-hide">
+                  Started
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {jobs.map((j) => (
+                <tr key={j.id} data-testid="import-row">
+                  <td>
+                    {j.filename ?? "—"}
+                    <div class="muted small">
+                      {j.format}
+                      <span class="phone-only">{j.counts.created.toLocaleString()} created</span>
+                    </div>
+                  </td>
+                  <td>
+                    <StatusPill job={j} />
+                  </td>
+                  <td class="col-num col-hide">{j.counts.created.toLocaleString()}</td>
+                  <td class="col-num col-hide">{j.counts.skipped.toLocaleString()}</td>
+                  <td class="col-num">
+                    {j.counts.failed > 0 ? (
+                      <a href={errorsUrl(j)} download>
+                        {j.counts.failed.toLocaleString()}
+                        <span class="sr-only">
+                          {" "}
+                          refused rows of {j.filename ?? "this import"}, download CSV
+                        </span>
+                      </a>
+                    ) : (
+                      0
+                    )}
+                  </td>
+                  <td class="col-hide">{fmtDate(j.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+    </>
+  );
+}
+
+export default ImportPage;

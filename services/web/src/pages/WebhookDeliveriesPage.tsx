@@ -1,0 +1,170 @@
+// One webhook endpoint and its delivery log, newest first: event, status, response code, latency,
+// attempts and the next attempt. The log refreshes itself while anything is still pending.
+import { WEBHOOK_ROUTES, type WebhookDelivery, type WebhookDeliveryStatus } from "@kurz/contracts";
+import { useEffect, useState } from "preact/hooks";
+import { Link } from "wouter-preact";
+import { invalidate, useQuery } from "../api/cache.ts";
+import { call } from "../api/client.ts";
+import { Failed, fmtDate, Loading, PageHead } from "./common.tsx";
+import { WebhookState } from "./WebhooksPage.tsx";
+import "./data/data.css";
+
+const PER_PAGE = 25;
+const REFRESH_MS = 3000;
+const STATUS_LABEL: Record<WebhookDeliveryStatus, string> = {
+  pending: "Pending",
+  delivered: "Delivered",
+  failed: "Failed",
+};
+
+function StatusPill({ d }: { d: WebhookDelivery }) {
+  const cls = d.status === "delivered" ? "ok" : d.status === "failed" ? "bad" : "warn";
+  return <span class={`pill ${cls}`}>{STATUS_LABEL[d.status]}</span>;
+}
+
+export function WebhookDeliveriesPage({ id }: { id: string }) {
+  const [page, setPage] = useState(1);
+  const [status, setStatus] = useState<WebhookDeliveryStatus | "">("");
+  const hook = useQuery(`webhooks:${id}`, () =>
+    call(WEBHOOK_ROUTES.getWebhook, { params: { id } }).then((r) => r.data),
+  );
+  const key = `webhooks:${id}:deliveries:${page}:${status}`;
+  const log = useQuery(key, () =>
+    call(WEBHOOK_ROUTES.listWebhookDeliveries, {
+      params: { id },
+      query: { page: String(page), per_page: String(PER_PAGE), status: status || undefined },
+    }),
+  );
+  const rows = log.data?.data ?? [];
+  const pending = rows.some((r) => r.status === "pending");
+  // New deliveries appear and pending ones settle without a reload; polling stops when nothing moves
+  // on the first page (a later page is history) and the tab is hidden.
+  useEffect(() => {
+    if (page !== 1 && !pending) return;
+    const t = setInterval(() => {
+      if (document.visibilityState === "visible") invalidate(`webhooks:${id}:deliveries:${page}:`);
+    }, REFRESH_MS);
+    return () => clearInterval(t);
+  }, [id, page, pending]);
+  const totalPages = log.data?.meta.total_pages ?? 1;
+  return (
+    <>
+      <nav class="crumbs" aria-label="Breadcrumb">
+        <Link href="/dashboard/webhooks">Webhooks</Link> <span aria-hidden="true">/</span> Delivery log
+      </nav>
+      <PageHead title="Delivery log" />
+      {hook.error !== undefined && <Failed error={hook.error} />}
+      {hook.data && (
+        <div class="card hook-summary">
+          <dl class="facts">
+            <dt>Endpoint</dt>
+            <dd class="hook-url">
+              <code>{hook.data.url}</code>
+            </dd>
+            <dt>Events</dt>
+            <dd>{hook.data.events.join(", ")}</dd>
+            <dt>State</dt>
+            <dd>
+              <WebhookState hook={hook.data} />
+            </dd>
+          </dl>
+        </div>
+      )}
+      <div class="toolbar">
+        <label for="delivery-status">Show</label>
+        <select
+          id="delivery-status"
+          value={status}
+          onChange={(e) => {
+            setStatus(e.currentTarget.value as WebhookDeliveryStatus | "");
+            setPage(1);
+          }}
+        >
+          <option value="">All deliveries</option>
+          <option value="pending">Pending</option>
+          <option value="delivered">Delivered</option>
+          <option value="failed">Failed</option>
+        </select>
+        <button type="button" class="btn small" onClick={() => invalidate(`webhooks:${id}:deliveries:`)}>
+          Refresh
+        </button>
+      </div>
+      {log.error !== undefined && <Failed error={log.error} />}
+      <div class="card table-card">
+        {!log.data ? (
+          <Loading what="Loading deliveries" />
+        ) : rows.length === 0 ? (
+          <p class="empty">No deliveries yet. They appear here as events happen.</p>
+        ) : (
+          <table>
+            <caption class="sr-only">Deliveries to this endpoint, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Event</th>
+                <th scope="col">Status</th>
+                <th scope="col" class="col-num col-hide">
+                  Response
+                </th>
+                <th scope="col" class="col-num col-hide">
+                  Latency
+                </th>
+                <th scope="col" class="col-num col-hide">
+                  Attempts
+                </th>
+                <th scope="col" class="col-hide">
+                  Next attempt
+                </th>
+                <th scope="col" class="col-hide">
+                  Created
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((r) => (
+                <tr key={r.id} data-testid="delivery-row">
+                  <td>
+                    <code class="event-code">{r.event_type}</code>
+                  </td>
+                  <td>
+                    <StatusPill d={r} />
+                    {r.error && <div class="muted small">{r.error}</div>}
+                    <div class="muted small phone-only">
+                      {r.response_code ?? "No answer"} · {r.attempts}{" "}
+                      {r.attempts === 1 ? "attempt" : "attempts"}
+                      {r.latency_ms !== null && ` · ${r.latency_ms} ms`}
+                    </div>
+                  </td>
+                  <td class="col-num col-hide">{r.response_code ?? "—"}</td>
+                  <td class="col-num col-hide">{r.latency_ms === null ? "—" : `${r.latency_ms} ms`}</td>
+                  <td class="col-num col-hide">{r.attempts}</td>
+                  <td class="col-hide">{r.status === "pending" ? fmtDate(r.next_attempt_at, "Now") : "—"}</td>
+                  <td class="col-hide">{fmtDate(r.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+      {totalPages > 1 && (
+        <nav class="pager" aria-label="Pages of deliveries">
+          <button type="button" class="btn small" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+            Newer
+          </button>
+          <span class="pager-note">
+            Page {page} of {totalPages}
+          </span>
+          <button
+            type="button"
+            class="btn small"
+            disabled={page >= totalPages}
+            onClick={() => setPage(page + 1)}
+          >
+            Older
+          </button>
+        </nav>
+      )}
+    </>
+  );
+}
+
+export default WebhookDeliveriesPage;

@@ -1,0 +1,360 @@
+// Webhooks: the account's endpoints (URL, events, state), create one (its signing secret shown once),
+// edit, rotate the secret, delete, turn off and back on (re-enabling one Kurz disabled after failures),
+// and each endpoint's delivery log. Every wire shape is the contracts' (packages/contracts/src/webhooks.ts).
+import {
+  MAX_WEBHOOK_ENDPOINTS,
+  WEBHOOK_DESCRIPTION_MAX_LENGTH,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_ROUTES,
+  type Webhook,
+  type WebhookEventType,
+  type WebhookWithSecret,
+} from "@kurz/contracts";
+import { useState } from "preact/hooks";
+import { Link } from "wouter-preact";
+import { invalidate, useQuery } from "../api/cache.ts";
+import { call, fieldError } from "../api/client.ts";
+import { Confirm } from "../components/Confirm.tsx";
+import { CopyButton } from "../components/CopyButton.tsx";
+import { Dialog } from "../components/Dialog.tsx";
+import { Failed, fmtDate, Loading, PageHead } from "./common.tsx";
+import "./data/data.css";
+
+const EVENT_HINTS: Record<WebhookEventType, string> = {
+  "link.created": "a link is created (dashboard, API, bulk or import)",
+  "link.updated": "a link is changed",
+  "link.deleted": "a link is deleted",
+  click: "someone follows a link (clicks arrive in batches)",
+};
+
+export function WebhookState({ hook }: { hook: Webhook }) {
+  if (hook.enabled) return <span class="pill ok">Enabled</span>;
+  return (
+    <span class="pill warn" title={hook.disabled_at ? `Since ${fmtDate(hook.disabled_at)}` : undefined}>
+      {hook.disabled_reason === "failing" ? "Disabled: kept failing" : "Disabled"}
+    </span>
+  );
+}
+
+function WebhookForm({
+  hook,
+  onSaved,
+  onCancel,
+}: {
+  hook?: Webhook;
+  onSaved: (saved: Webhook | WebhookWithSecret) => void;
+  onCancel: () => void;
+}) {
+  const [url, setUrl] = useState(hook?.url ?? "");
+  const [description, setDescription] = useState(hook?.description ?? "");
+  const [events, setEvents] = useState<WebhookEventType[]>(hook?.events ?? ["link.created"]);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const toggle = (type: WebhookEventType, on: boolean) =>
+    setEvents((old) => (on ? [...old, type] : old.filter((t) => t !== type)));
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    const body = { url: url.trim(), events, description: description.trim() || undefined };
+    try {
+      const { data } = hook
+        ? await call(WEBHOOK_ROUTES.updateWebhook, {
+            params: { id: hook.id },
+            body: { ...body, description: description.trim() || null },
+          })
+        : await call(WEBHOOK_ROUTES.createWebhook, { body });
+      invalidate("webhooks");
+      onSaved(data);
+    } catch (err) {
+      setError(err);
+      setBusy(false);
+    }
+  };
+  const urlError = fieldError(error, "url");
+  const eventsError =
+    fieldError(error, "events") ?? (events.length === 0 ? "Choose at least one event." : "");
+  return (
+    <form class="form" onSubmit={submit} noValidate>
+      {error !== null && !urlError && !fieldError(error, "events") && <Failed error={error} />}
+      <div class="field">
+        <label for="hook-url">Endpoint URL</label>
+        <input
+          id="hook-url"
+          type="url"
+          required
+          inputMode="url"
+          placeholder="https://hooks.example.com/kurz"
+          value={url}
+          onInput={(e) => setUrl(e.currentTarget.value)}
+          aria-invalid={urlError ? true : undefined}
+          aria-describedby={urlError ? "hook-url-error" : "hook-url-hint"}
+        />
+        {urlError ? (
+          <p class="field-error" id="hook-url-error">
+            {urlError}
+          </p>
+        ) : (
+          <p class="hint" id="hook-url-hint">
+            Kurz POSTs signed JSON here. It must be reachable on the public internet.
+          </p>
+        )}
+      </div>
+      <fieldset class="field events" aria-describedby={eventsError ? "hook-events-error" : undefined}>
+        <legend>Events</legend>
+        {WEBHOOK_EVENT_TYPES.map((type) => (
+          <label class="check" key={type}>
+            <input
+              type="checkbox"
+              checked={events.includes(type)}
+              onChange={(e) => toggle(type, e.currentTarget.checked)}
+            />
+            <span>
+              <code>{type}</code> <span class="muted small">when {EVENT_HINTS[type]}</span>
+            </span>
+          </label>
+        ))}
+        {eventsError && (
+          <p class="field-error" id="hook-events-error">
+            {eventsError}
+          </p>
+        )}
+      </fieldset>
+      <div class="field">
+        <label for="hook-description">Description (optional)</label>
+        <input
+          id="hook-description"
+          maxLength={WEBHOOK_DESCRIPTION_MAX_LENGTH}
+          placeholder="e.g. CRM sync"
+          value={description}
+          onInput={(e) => setDescription(e.currentTarget.value)}
+        />
+      </div>
+      <div class="dialog-actions">
+        <button type="button" class="btn" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="submit" class="btn primary" disabled={busy || events.length === 0}>
+          {hook ? "Save changes" : "Create endpoint"}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** The one time a signing secret is on screen. */
+function SecretReveal({ hook, onDone }: { hook: WebhookWithSecret; onDone: () => void }) {
+  return (
+    <>
+      <div class="key-reveal">
+        <p>Copy the signing secret now: it is shown only once.</p>
+        <div class="key-box">
+          <code data-testid="webhook-secret">{hook.secret}</code>
+          <CopyButton text={hook.secret} label="Copy secret" />
+        </div>
+        <p class="hint">
+          Verify each request's <code>webhook-signature</code> header with it (Standard Webhooks). Kurz keeps
+          it encrypted and cannot show it again; rotate it if you lose it.
+        </p>
+      </div>
+      <div class="dialog-actions">
+        <button type="button" class="btn primary" onClick={onDone}>
+          Done
+        </button>
+      </div>
+    </>
+  );
+}
+
+type DialogState =
+  | null
+  | "create"
+  | { edit: Webhook }
+  | { secret: WebhookWithSecret; rotated: boolean }
+  | { rotate: Webhook }
+  | { remove: Webhook };
+
+export function WebhooksPage() {
+  const list = useQuery("webhooks", () => call(WEBHOOK_ROUTES.listWebhooks).then((r) => r.data));
+  const [dialog, setDialog] = useState<DialogState>(null);
+  const [notice, setNotice] = useState("");
+  const [rowError, setRowError] = useState<unknown>(null);
+  const hooks = list.data ?? [];
+  const setEnabled = async (hook: Webhook, enabled: boolean) => {
+    setRowError(null);
+    try {
+      await call(WEBHOOK_ROUTES.updateWebhook, { params: { id: hook.id }, body: { enabled } });
+      invalidate("webhooks");
+      setNotice(`${hook.url} is ${enabled ? "enabled" : "disabled"}.`);
+    } catch (err) {
+      setRowError(err);
+    }
+  };
+  const d = dialog !== null && typeof dialog === "object" ? dialog : null;
+  return (
+    <>
+      <PageHead title="Webhooks">
+        <button
+          type="button"
+          class="btn primary"
+          disabled={hooks.length >= MAX_WEBHOOK_ENDPOINTS}
+          onClick={() => setDialog("create")}
+        >
+          Add endpoint
+        </button>
+      </PageHead>
+      <p class="muted">
+        Kurz tells your servers about new, changed and deleted links and about clicks, signed and retried for
+        24 hours. Up to {MAX_WEBHOOK_ENDPOINTS} endpoints.
+      </p>
+      <p class="sr-only" role="status">
+        {notice}
+      </p>
+      {notice && (
+        <p class="notice" aria-hidden="true">
+          {notice}
+        </p>
+      )}
+      {list.error !== undefined && <Failed error={list.error} />}
+      {rowError !== null && <Failed error={rowError} />}
+      <div class="card table-card">
+        {!list.data ? (
+          <Loading what="Loading endpoints" />
+        ) : hooks.length === 0 ? (
+          <p class="empty">No endpoints yet. Add one to hear about every link event.</p>
+        ) : (
+          <table>
+            <caption class="sr-only">Your webhook endpoints</caption>
+            <thead>
+              <tr>
+                <th scope="col">Endpoint</th>
+                <th scope="col" class="col-hide">
+                  Events
+                </th>
+                <th scope="col">State</th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {hooks.map((h) => (
+                <tr key={h.id} data-testid="webhook-row">
+                  <td class="hook-url">
+                    <Link href={`/dashboard/webhooks/${h.id}`}>{h.url}</Link>
+                    {h.description && <div class="muted small">{h.description}</div>}
+                    <div class="muted small">
+                      Secret <code>{h.secret_prefix}…</code>
+                    </div>
+                  </td>
+                  <td class="col-hide">
+                    {h.events.map((t) => (
+                      <span class="pill" key={t}>
+                        {t}
+                      </span>
+                    ))}
+                  </td>
+                  <td>
+                    <WebhookState hook={h} />
+                    {h.consecutive_failures > 0 && (
+                      <div class="muted small">{h.consecutive_failures} failed in a row</div>
+                    )}
+                  </td>
+                  <td class="actions row-actions">
+                    {h.enabled ? (
+                      <button type="button" class="btn small ghost" onClick={() => setEnabled(h, false)}>
+                        Disable<span class="sr-only"> {h.url}</span>
+                      </button>
+                    ) : (
+                      <button type="button" class="btn small primary" onClick={() => setEnabled(h, true)}>
+                        Re-enable<span class="sr-only"> {h.url}</span>
+                      </button>
+                    )}
+                    <button type="button" class="btn small" onClick={() => setDialog({ edit: h })}>
+                      Edit<span class="sr-only"> {h.url}</span>
+                    </button>
+                    <button type="button" class="btn small" onClick={() => setDialog({ rotate: h })}>
+                      Rotate secret<span class="sr-only"> of {h.url}</span>
+                    </button>
+                    <button
+                      type="button"
+                      class="btn small danger-ghost"
+                      onClick={() => setDialog({ remove: h })}
+                    >
+                      Delete<span class="sr-only"> {h.url}</span>
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+      {dialog === "create" && (
+        <Dialog title="Add webhook endpoint" onClose={() => setDialog(null)}>
+          <WebhookForm
+            onCancel={() => setDialog(null)}
+            onSaved={(saved) => setDialog({ secret: saved as WebhookWithSecret, rotated: false })}
+          />
+        </Dialog>
+      )}
+      {d && "edit" in d && (
+        <Dialog title="Edit webhook endpoint" onClose={() => setDialog(null)}>
+          <WebhookForm
+            hook={d.edit}
+            onCancel={() => setDialog(null)}
+            onSaved={() => {
+              setNotice("Endpoint saved.");
+              setDialog(null);
+            }}
+          />
+        </Dialog>
+      )}
+      {d && "secret" in d && (
+        <Dialog
+          title={d.rotated ? "The new signing secret" : "Endpoint created"}
+          onClose={() => setDialog(null)}
+        >
+          <SecretReveal hook={d.secret} onDone={() => setDialog(null)} />
+        </Dialog>
+      )}
+      {d && "rotate" in d && (
+        <Confirm
+          title="Rotate the signing secret?"
+          confirmLabel="Rotate secret"
+          onClose={() => setDialog((cur) => (cur === d ? null : cur))}
+          onConfirm={async () => {
+            const { data } = await call(WEBHOOK_ROUTES.rotateWebhookSecret, { params: { id: d.rotate.id } });
+            invalidate("webhooks");
+            setDialog({ secret: data, rotated: true });
+          }}
+        >
+          <p>
+            Requests to <code>{d.rotate.url}</code> are signed with a new secret from now on; your receiver
+            must use it to verify them. The old secret stops working at once.
+          </p>
+        </Confirm>
+      )}
+      {d && "remove" in d && (
+        <Confirm
+          title="Delete this endpoint?"
+          confirmLabel="Delete endpoint"
+          danger
+          onClose={() => setDialog((cur) => (cur === d ? null : cur))}
+          onConfirm={async () => {
+            await call(WEBHOOK_ROUTES.deleteWebhook, { params: { id: d.remove.id } });
+            invalidate("webhooks");
+            setNotice("Endpoint deleted.");
+          }}
+        >
+          <p>
+            <code>{d.remove.url}</code> gets no more events, and its delivery log is deleted. This cannot be
+            undone.
+          </p>
+        </Confirm>
+      )}
+    </>
+  );
+}
+
+export default WebhooksPage;

@@ -1,0 +1,299 @@
+// Webhooks, import and export in the dashboard (issue 16), as a person uses them, in real Chromium
+// through the stack's public origin: add a webhook endpoint (a receiver on loopback, allowed by
+// WEBHOOK_ALLOW_HOSTS as in tests/security/webhooks.test.ts), keep its secret, create a link and watch
+// the signed delivery arrive and appear in the log; manage the endpoint; import a CSV and watch its
+// progress reach 100%; download the links and analytics exports. Every page is checked with axe-core
+// and photographed at desktop and phone width (docs/dashboard.md).
+import { createHmac } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Stack, startStack } from "@kurz/testing/stack";
+import type { Browser, BrowserContext, ConsoleMessage, Download, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildWeb } from "../../../infra/build/web.ts";
+import { CHROMIUM, DESKTOP, launchChromium, screenshots, seriousViolations } from "./browser.ts";
+
+const hasChromium = existsSync(CHROMIUM);
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** Standard Webhooks: v1,<base64 HMAC-SHA256 of "id.timestamp.body"> under the secret's bytes. */
+function signatureValid(secret: string, r: Received): boolean {
+  const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
+  const expected = createHmac("sha256", key)
+    .update(`${r.headers["webhook-id"]}.${r.headers["webhook-timestamp"]}.${r.body}`)
+    .digest("base64");
+  return String(r.headers["webhook-signature"])
+    .split(" ")
+    .some((s) => s === `v1,${expected}`);
+}
+
+describe.skipIf(!hasChromium)(
+  "webhooks, import and export in Chromium (skipped without /usr/bin/chromium: ./kurz test installs it)",
+  () => {
+    let stack: Stack;
+    let browser: Browser;
+    let owner: BrowserContext;
+    let page: Page;
+    let receiver: Server;
+    let hookUrl = "";
+    const received: Received[] = [];
+    const cspViolations: string[] = [];
+    const pagesChecked: string[] = [];
+    const files = mkdtempSync(join(tmpdir(), "kurz-web16-"));
+    const stamp = Date.now().toString(36);
+
+    const look = async (p: Page, name: string) => {
+      await p.waitForLoadState("networkidle");
+      expect(await seriousViolations(p), `axe on ${name}`).toEqual([]);
+      await screenshots(p, name);
+      pagesChecked.push(name);
+    };
+    const nav = (name: string) =>
+      page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name });
+    const saved = async (download: Download) => readFileSync((await download.path()) ?? "", "utf8");
+
+    beforeAll(async () => {
+      receiver = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on("data", (c: Buffer) => chunks.push(c));
+        req.on("end", () => {
+          received.push({ headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
+          res.writeHead(204).end();
+        });
+      });
+      await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+      hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      await buildWeb();
+      [stack, browser] = await Promise.all([
+        startStack({ extraEnv: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" } }),
+        launchChromium(),
+      ]);
+      owner = await browser.newContext({ viewport: DESKTOP, baseURL: stack.origin, acceptDownloads: true });
+      await owner.grantPermissions(["clipboard-read", "clipboard-write"], { origin: stack.origin });
+      owner.setDefaultTimeout(15_000);
+      page = await owner.newPage();
+      page.on("console", (m: ConsoleMessage) => {
+        if (m.type() === "error" && /Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+      });
+
+      await page.goto("/signup");
+      await page.getByLabel("E-mail").fill(`grace-${stamp}@example.com`);
+      await page.getByLabel("Password").fill("correct horse battery");
+      await page.getByRole("button", { name: "Create account" }).click();
+      await page.getByRole("button", { name: /open the dashboard/ }).click();
+      await page.getByRole("heading", { name: "Overview" }).waitFor();
+    });
+    afterAll(async () => {
+      await browser?.close();
+      await stack?.stop();
+      receiver?.closeAllConnections();
+      await new Promise<void>((resolve) => (receiver ? receiver.close(() => resolve()) : resolve()));
+    });
+
+    let secret = "";
+
+    it("adds a webhook endpoint and shows its signing secret once, with a copy button", async () => {
+      await nav("Webhooks").click();
+      await page.getByRole("heading", { name: "Webhooks" }).waitFor();
+      await page.getByText("No endpoints yet.").waitFor();
+      await look(page, "webhooks-empty");
+
+      await page.getByRole("button", { name: "Add endpoint" }).click();
+      const dialog = page.getByRole("dialog", { name: "Add webhook endpoint" });
+      // A private address outside the allowed hosts is refused by the API, and the form says why.
+      await dialog.getByLabel("Endpoint URL").fill("http://10.0.0.1/hook");
+      await dialog.getByRole("button", { name: "Create endpoint" }).click();
+      await dialog.locator(".field-error, .error").first().waitFor();
+      await look(page, "webhooks-create");
+
+      await dialog.getByLabel("Endpoint URL").fill(hookUrl);
+      await dialog.getByRole("checkbox", { name: /link\.deleted/ }).check();
+      await dialog.getByLabel("Description (optional)").fill("CRM sync");
+      await dialog.getByRole("button", { name: "Create endpoint" }).click();
+
+      const reveal = page.getByRole("dialog", { name: "Endpoint created" });
+      secret = (await reveal.getByTestId("webhook-secret").textContent()) ?? "";
+      expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      await reveal.getByRole("button", { name: /Copy secret/ }).click();
+      expect(await page.evaluate("navigator.clipboard.readText()")).toBe(secret);
+      await look(page, "webhooks-secret");
+      await reveal.getByRole("button", { name: "Done" }).click();
+
+      const row = page.getByTestId("webhook-row");
+      await row.getByRole("link", { name: hookUrl }).waitFor();
+      await row.getByText("Enabled", { exact: true }).waitFor();
+      expect(await row.textContent()).toContain("link.deleted");
+      // Shown once: the list holds only its prefix.
+      expect(await page.content()).not.toContain(secret);
+      await look(page, "webhooks");
+    });
+
+    it("a link created in the dashboard is delivered, signed, and appears in the endpoint's log", async () => {
+      await nav("Links").click();
+      await page.getByRole("button", { name: "Create link" }).first().click();
+      const dialog = page.getByRole("dialog", { name: "Create link" });
+      await dialog.getByLabel("Destination URL").fill("https://example.com/hooked");
+      await dialog.getByLabel("Custom alias (optional)").fill(`hooked-${stamp}`);
+      await dialog.getByRole("button", { name: "Create link" }).click();
+      await dialog.waitFor({ state: "detached" });
+
+      await nav("Webhooks").click();
+      await page.getByTestId("webhook-row").getByRole("link", { name: hookUrl }).click();
+      await page.waitForURL("**/dashboard/webhooks/*");
+      await page.getByRole("heading", { name: "Delivery log" }).waitFor();
+      // The log refreshes itself; the delivery shows up delivered, with the receiver's 204.
+      const delivery = page.getByTestId("delivery-row").filter({ hasText: "link.created" });
+      await delivery.getByText("Delivered").waitFor({ timeout: 60_000 });
+      expect(await delivery.locator("td").nth(2).textContent()).toBe("204");
+      expect(await delivery.locator("td").nth(4).textContent()).toBe("1");
+
+      const got = received.find((r) => r.body.includes(`hooked-${stamp}`));
+      expect(got, "the receiver got the link.created event").toBeDefined();
+      expect(JSON.parse(got!.body).type).toBe("link.created");
+      expect(signatureValid(secret, got!)).toBe(true);
+      await look(page, "webhook-deliveries");
+    });
+
+    it("edits, rotates the secret after confirmation, disables and re-enables, then deletes the endpoint", async () => {
+      await page
+        .getByRole("navigation", { name: "Breadcrumb" })
+        .getByRole("link", { name: "Webhooks" })
+        .click();
+      const row = page.getByTestId("webhook-row");
+
+      await row.getByRole("button", { name: /^Edit/ }).click();
+      const edit = page.getByRole("dialog", { name: "Edit webhook endpoint" });
+      await edit.getByRole("checkbox", { name: /^click/ }).check();
+      await edit.getByRole("button", { name: "Save changes" }).click();
+      await edit.waitFor({ state: "detached" });
+      await row.getByText("click", { exact: true }).waitFor();
+
+      await row.getByRole("button", { name: /^Rotate secret/ }).click();
+      const confirm = page.getByRole("dialog", { name: "Rotate the signing secret?" });
+      await look(page, "webhooks-rotate");
+      await confirm.getByRole("button", { name: "Rotate secret" }).click();
+      const reveal = page.getByRole("dialog", { name: "The new signing secret" });
+      const rotated = (await reveal.getByTestId("webhook-secret").textContent()) ?? "";
+      expect(rotated).toMatch(/^whsec_/);
+      expect(rotated).not.toBe(secret);
+      await reveal.getByRole("button", { name: "Done" }).click();
+
+      await row.getByRole("button", { name: /^Disable/ }).click();
+      await row.getByText("Disabled", { exact: true }).waitFor();
+      await row.getByRole("button", { name: /^Re-enable/ }).click();
+      await row.getByText("Enabled", { exact: true }).waitFor();
+
+      await row.getByRole("button", { name: /^Delete/ }).click();
+      await page
+        .getByRole("dialog", { name: "Delete this endpoint?" })
+        .getByRole("button", { name: "Delete endpoint" })
+        .click();
+      await page.getByText("No endpoints yet.").waitFor();
+    });
+
+    it("imports a small CSV: the progress bar reaches 100% and the links appear in the links table", async () => {
+      const csv = join(files, "links.csv");
+      writeFileSync(
+        csv,
+        [
+          "url,alias,title",
+          `https://example.org/one,imp1-${stamp},Imported one`,
+          `https://example.org/two,imp2-${stamp},Imported two`,
+          `https://example.org/three,imp3-${stamp},Imported three`,
+          `not a url,imp4-${stamp},Broken row`,
+        ].join("\n"),
+      );
+      await nav("Import").click();
+      await page.getByRole("heading", { name: "Import links" }).waitFor();
+      await page.getByText("No imports yet.").waitFor();
+      await look(page, "import-empty");
+
+      await page.getByLabel("File").setInputFiles(csv);
+      await page.getByLabel("Format").selectOption("csv");
+      await page.getByRole("button", { name: "Start import" }).click();
+      const job = page.getByTestId("import-job");
+      await job.getByTestId("import-percent").filter({ hasText: "100%" }).waitFor({ timeout: 60_000 });
+      await job.getByText("Completed", { exact: true }).waitFor();
+      expect(await page.getByRole("progressbar").getAttribute("value")).toBe("100");
+      expect(await job.getByTestId("count-total").textContent()).toBe("4");
+      expect(await job.getByTestId("count-created").textContent()).toBe("3");
+      expect(await job.getByTestId("count-failed").textContent()).toBe("1");
+      await job.getByText(/Row 4:/).waitFor();
+
+      const [errors] = await Promise.all([
+        page.waitForEvent("download"),
+        job.getByRole("link", { name: "Download refused rows (CSV)" }).click(),
+      ]);
+      const errorsCsv = await saved(errors);
+      expect(errorsCsv.split("\n")[0]).toMatch(/row/);
+      expect(errorsCsv).toContain(`imp4-${stamp}`);
+      await page.getByTestId("import-row").first().getByText("Completed", { exact: true }).waitFor();
+      await look(page, "import");
+
+      await job.getByRole("link", { name: "See the links" }).click();
+      await page.getByRole("heading", { name: "Links" }).waitFor();
+      for (const n of [1, 2, 3])
+        await page
+          .getByTestId("link-row")
+          .getByText(`Imported ${["one", "two", "three"][n - 1]}`)
+          .waitFor();
+      expect(
+        await page
+          .getByTestId("link-row")
+          .filter({ hasText: `imp4-${stamp}` })
+          .count(),
+      ).toBe(0);
+    });
+
+    it("downloads the links as CSV and JSON, and the analytics as CSV", async () => {
+      await nav("Export").click();
+      await page.getByRole("heading", { name: "Export" }).waitFor();
+      await look(page, "export");
+
+      const [csvFile] = await Promise.all([
+        page.waitForEvent("download"),
+        page.getByRole("link", { name: "Download CSV" }).click(),
+      ]);
+      expect(csvFile.suggestedFilename()).toBe("links.csv");
+      const csv = await saved(csvFile);
+      expect(csv.split("\n")[0]).toContain("short_code");
+      for (const code of [`hooked-${stamp}`, `imp1-${stamp}`, `imp2-${stamp}`, `imp3-${stamp}`])
+        expect(csv).toContain(code);
+
+      const [jsonFile] = await Promise.all([
+        page.waitForEvent("download"),
+        page.getByRole("link", { name: "Download JSON" }).click(),
+      ]);
+      const links = JSON.parse(await saved(jsonFile)) as { short_code: string }[];
+      expect(links.map((l) => l.short_code).sort()).toEqual(
+        [`hooked-${stamp}`, `imp1-${stamp}`, `imp2-${stamp}`, `imp3-${stamp}`].sort(),
+      );
+
+      await page.getByLabel("Rows").selectOption("country");
+      const [analytics] = await Promise.all([
+        page.waitForEvent("download"),
+        page.getByRole("link", { name: "Download analytics CSV" }).click(),
+      ]);
+      expect(analytics.suggestedFilename()).toBe("analytics.csv");
+      expect((await saved(analytics)).split("\n")[0]).toContain("value");
+
+      // An impossible range is caught before any request.
+      await page.getByLabel("From (optional)").fill("2026-02-01");
+      await page.getByLabel("To (optional)").fill("2026-01-01");
+      await page.getByText("The start must not be after the end.").waitFor();
+      expect(await page.getByRole("button", { name: "Download analytics CSV" }).isDisabled()).toBe(true);
+
+      expect(cspViolations).toEqual([]);
+      console.log(
+        `axe-core: no serious or critical violation on ${pagesChecked.length} pages: ${pagesChecked.join(", ")}`,
+      );
+    });
+  },
+);
