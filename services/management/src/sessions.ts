@@ -6,7 +6,7 @@
 // tombstone is).
 import { createHash, randomBytes } from "node:crypto";
 import { SESSION_TOMBSTONE, type Session, type SessionRecord, sessionCacheKey } from "@kurz/contracts";
-import type { PrismaClient, Session as SessionRow } from "@kurz/db";
+import { Prisma, type PrismaClient, type Session as SessionRow } from "@kurz/db";
 import { serviceUnavailable, unauthorized } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
 
@@ -96,20 +96,18 @@ export async function endSessions(
   deps: { prisma: PrismaClient; redis: Redis },
   where: { accountId: string; id?: string; keep?: string | null },
 ): Promise<number> {
-  const ended = await deps.prisma.session.findMany({
-    where: {
-      accountId: where.accountId,
-      ...(where.id !== undefined ? { id: where.id } : {}),
-      ...(where.keep ? { NOT: { id: where.keep } } : {}),
-    },
-    select: { id: true, tokenHash: true },
-  });
-  if (ended.length === 0) return 0;
-  await deps.prisma.session.deleteMany({ where: { id: { in: ended.map((s) => s.id) } } });
-  await tombstone(
-    deps.redis,
-    ended.map((s) => s.tokenHash),
-  );
+  // One statement: a session created while this runs is either deleted and tombstoned, or not
+  // touched at all; none is deleted without its tombstone.
+  const only = where.id !== undefined ? Prisma.sql`AND id = ${where.id}::uuid` : Prisma.empty;
+  const keep = where.keep ? Prisma.sql`AND id <> ${where.keep}::uuid` : Prisma.empty;
+  const ended = await deps.prisma.$queryRaw<{ token_hash: string }[]>`
+    DELETE FROM sessions WHERE account_id = ${where.accountId}::uuid ${only} ${keep} RETURNING token_hash`;
+  if (ended.length > 0) {
+    await tombstone(
+      deps.redis,
+      ended.map((s) => s.token_hash),
+    );
+  }
   return ended.length;
 }
 
