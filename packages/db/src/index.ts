@@ -13,6 +13,7 @@ export type {
   Link,
   OutboxEvent,
   Overlay,
+  OverlaySubmission,
 } from "./generated/prisma/client.ts";
 export { Prisma, PrismaClient } from "./generated/prisma/client.ts";
 export { MIGRATIONS_DIR, type MigrateOptions, migrateDatabase } from "./migrate-database.ts";
