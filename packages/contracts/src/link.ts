@@ -66,7 +66,11 @@ export const Link = z
     analytics_public: z.boolean(),
     created_at: Timestamp,
     updated_at: Timestamp,
-    overlay_id: z.int().positive().nullable().meta({ description: "CTA overlay shown before the destination" }),
+    overlay_id: z
+      .int()
+      .positive()
+      .nullable()
+      .meta({ description: "CTA overlay shown before the destination" }),
     domain: z
       .string()
       .nullable()
@@ -92,7 +96,11 @@ export type DeleteLinkResult = z.infer<typeof DeleteLinkResult>;
 // ---- requests ----
 
 /** One of the account's CTA overlays (older API `/api/overlay`). */
-const OverlayId = z.int().positive().max(2_147_483_647).meta({ description: "Id of one of your CTA overlays" });
+const OverlayId = z
+  .int()
+  .positive()
+  .max(2_147_483_647)
+  .meta({ description: "Id of one of your CTA overlays" });
 
 /**
  * A verified branded domain of the account, as its host (`go.example.com`) or origin
@@ -178,7 +186,11 @@ export const ListLinksQuery = z.object({
     .transform((s) => s === "true")
     .optional(),
   domain: LinkDomain.optional().meta({ description: "Only links on this branded domain (host)" }),
-  channel: queryInt({ min: 1, max: 2_147_483_647, description: "Only links in this channel (its id)" }).optional(),
+  channel: queryInt({
+    min: 1,
+    max: 2_147_483_647,
+    description: "Only links in this channel (its id)",
+  }).optional(),
 });
 export type ListLinksQuery = z.infer<typeof ListLinksQuery>;
 export type ListLinksQueryInput = z.input<typeof ListLinksQuery>;

@@ -16,7 +16,11 @@ export const RedirectRecord = z.object({
     .meta({ description: "argon2id encoded hash; null without a password" }),
   // Optional members (issue 13): records written before them still parse, and a link without them is
   // the plain redirect, so the hot path pays one property read.
-  overlay_id: z.int().nullable().optional().meta({ description: "CTA overlay shown first; null/absent: none" }),
+  overlay_id: z
+    .int()
+    .nullable()
+    .optional()
+    .meta({ description: "CTA overlay shown first; null/absent: none" }),
   frameable: z
     .boolean()
     .nullable()
@@ -26,7 +30,9 @@ export const RedirectRecord = z.object({
     .int()
     .nullable()
     .optional()
-    .meta({ description: "Branded domain the link lives on (served only there); null/absent: the public host" }),
+    .meta({
+      description: "Branded domain the link lives on (served only there); null/absent: the public host",
+    }),
 });
 export type RedirectRecord = z.infer<typeof RedirectRecord>;
 

@@ -7,11 +7,21 @@ import { ApiError } from "@kurz/service-kit";
 import type { LinkDomainInfo } from "./link-json.ts";
 
 const invalid = (field: string, message: string) =>
-  new ApiError(400, "VALIDATION_ERROR", `${field}: ${message}`, { _errors: [], [field]: { _errors: [message] } });
+  new ApiError(400, "VALIDATION_ERROR", `${field}: ${message}`, {
+    _errors: [],
+    [field]: { _errors: [message] },
+  });
 
 /** The overlay id when it is the account's; 400 otherwise. */
-export async function ownOverlayId(prisma: PrismaClient, accountId: string, overlayId: number): Promise<number> {
-  const overlay = await prisma.overlay.findFirst({ where: { id: overlayId, accountId }, select: { id: true } });
+export async function ownOverlayId(
+  prisma: PrismaClient,
+  accountId: string,
+  overlayId: number,
+): Promise<number> {
+  const overlay = await prisma.overlay.findFirst({
+    where: { id: overlayId, accountId },
+    select: { id: true },
+  });
   if (!overlay) throw invalid("overlay_id", "No such overlay in your account");
   return overlay.id;
 }
@@ -31,7 +41,11 @@ export function domainHostOf(value: string): string | null {
  * The id of the account's branded domain `value`: 400 when the account has no such domain (another
  * account's included), 403 while it is not verified (docs/security.md: only proved domains serve).
  */
-export async function ownVerifiedDomainId(prisma: PrismaClient, accountId: string, value: string): Promise<number> {
+export async function ownVerifiedDomainId(
+  prisma: PrismaClient,
+  accountId: string,
+  value: string,
+): Promise<number> {
   const host = domainHostOf(value);
   const domain = host ? await prisma.domain.findFirst({ where: { host, accountId } }) : null;
   if (!domain) throw invalid("domain", "Not a branded domain of your account");
@@ -46,7 +60,11 @@ export async function ownVerifiedDomainId(prisma: PrismaClient, accountId: strin
 }
 
 /** The account's domain id for a list filter, or null when it has none by that name. */
-export async function domainFilterId(prisma: PrismaClient, accountId: string, value: string): Promise<number | null> {
+export async function domainFilterId(
+  prisma: PrismaClient,
+  accountId: string,
+  value: string,
+): Promise<number | null> {
   const host = domainHostOf(value);
   if (!host) return null;
   const domain = await prisma.domain.findFirst({ where: { host, accountId }, select: { id: true } });
@@ -54,7 +72,13 @@ export async function domainFilterId(prisma: PrismaClient, accountId: string, va
 }
 
 /** The account's domains (few per account) for the links' JSON: id → host and origin. */
-export async function accountDomains(prisma: PrismaClient, accountId: string): Promise<Map<number, LinkDomainInfo>> {
-  const rows = await prisma.domain.findMany({ where: { accountId }, select: { id: true, host: true, origin: true } });
+export async function accountDomains(
+  prisma: PrismaClient,
+  accountId: string,
+): Promise<Map<number, LinkDomainInfo>> {
+  const rows = await prisma.domain.findMany({
+    where: { accountId },
+    select: { id: true, host: true, origin: true },
+  });
   return new Map(rows.map((d) => [d.id, { host: d.host, origin: d.origin.replace(/\/+$/, "") }]));
 }

@@ -90,7 +90,9 @@ export function bulkRoutes(deps: LinksDeps & { redis: Redis; logger: Logger }): 
         try {
           // Another account's overlay or domain, or an unverified one, fails this item only.
           const overlayId =
-            item.overlay_id !== undefined ? await ownOverlayId(deps.prisma, accountId, item.overlay_id) : null;
+            item.overlay_id !== undefined
+              ? await ownOverlayId(deps.prisma, accountId, item.overlay_id)
+              : null;
           const domainId =
             item.domain !== undefined ? await ownVerifiedDomainId(deps.prisma, accountId, item.domain) : null;
           const frameable =

@@ -8,7 +8,10 @@ import express, { Router } from "express";
 import { storeSubmission } from "../legacy/overlays-service.ts";
 import { type OverlayRecords, toOverlayRecord } from "../overlay-records.ts";
 
-export function internalOverlaysRouter(deps: { prisma: PrismaClient; overlayRecords: OverlayRecords }): Router {
+export function internalOverlaysRouter(deps: {
+  prisma: PrismaClient;
+  overlayRecords: OverlayRecords;
+}): Router {
   const router = Router();
   const { prisma } = deps;
 
