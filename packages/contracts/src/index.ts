@@ -1,6 +1,7 @@
 export * from "./account.ts";
 export * from "./analytics.ts";
 export * from "./api-version.ts";
+export * from "./campaigns.ts";
 export * from "./envelope.ts";
 export * from "./events.ts";
 export * from "./host.ts";
@@ -17,5 +18,6 @@ export * from "./redirect-record.ts";
 export * from "./reserved-aliases.ts";
 export * from "./routes.ts";
 export * from "./routes-all.ts";
+export * from "./routes-campaigns.ts";
 export * from "./routes-legacy.ts";
 export * from "./routes-overlays.ts";

@@ -26,13 +26,9 @@ export const RedirectRecord = z.object({
     .nullable()
     .optional()
     .meta({ description: "The destination allows framing (overlay over the page); else an interstitial" }),
-  domain_id: z
-    .int()
-    .nullable()
-    .optional()
-    .meta({
-      description: "Branded domain the link lives on (served only there); null/absent: the public host",
-    }),
+  domain_id: z.int().nullable().optional().meta({
+    description: "Branded domain the link lives on (served only there); null/absent: the public host",
+  }),
 });
 export type RedirectRecord = z.infer<typeof RedirectRecord>;
 
