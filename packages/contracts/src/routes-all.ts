@@ -1,9 +1,11 @@
 // Every public route in one record, keyed by name (ROUTES.getLink), and the plain route list the
 // gateway's 405 table and the tests read.
 import { type ApiRoute, type RouteDef, V1_ROUTES } from "./routes.ts";
+import { CAMPAIGN_ROUTES } from "./routes-campaigns.ts";
 import { LEGACY_ROUTES } from "./routes-legacy.ts";
+import { OVERLAY_ROUTES } from "./routes-overlays.ts";
 
-export const ROUTES = { ...V1_ROUTES, ...LEGACY_ROUTES } as const;
+export const ROUTES = { ...V1_ROUTES, ...LEGACY_ROUTES, ...OVERLAY_ROUTES, ...CAMPAIGN_ROUTES } as const;
 export type RouteKey = keyof typeof ROUTES;
 
 /** Every route record, in declaration order. */

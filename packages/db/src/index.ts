@@ -13,6 +13,7 @@ export type {
   Link,
   OutboxEvent,
   Overlay,
+  OverlaySubmission,
   Session,
 } from "./generated/prisma/client.ts";
 export { Prisma, PrismaClient } from "./generated/prisma/client.ts";

@@ -14,6 +14,7 @@ import type { Redis } from "ioredis";
 import type { KeyLimits } from "./api-keys.ts";
 import type { TxtLookup } from "./domain-verification.ts";
 import type { LegacyRecords } from "./legacy-records.ts";
+import { OverlayRecords } from "./overlay-records.ts";
 import type { QrRenderer } from "./qr-renderer.ts";
 import type { RedirectRecords } from "./redirect-records.ts";
 import { accountRoutes } from "./routes/account.ts";
@@ -22,6 +23,7 @@ import { bulkRoutes } from "./routes/bulk.ts";
 import { internalRouter } from "./routes/internal.ts";
 import { internalAnalyticsRouter } from "./routes/internal-analytics.ts";
 import { internalLegacyRouter } from "./routes/internal-legacy.ts";
+import { internalOverlaysRouter } from "./routes/internal-overlays.ts";
 import { internalSessionsRouter } from "./routes/internal-sessions.ts";
 import { keysRoutes } from "./routes/keys.ts";
 import { campaignPageRouter } from "./routes/legacy/campaign-page.ts";
@@ -39,8 +41,10 @@ export interface ManagementAppDeps {
   keyLimits: KeyLimits;
   qr: QrRenderer;
   /** Titles for links created without one. */
-  titles: Pick<TitleFetcher, "titleFor" | "enabled">;
+  titles: Pick<TitleFetcher, "titleFor" | "enabled"> & Partial<Pick<TitleFetcher, "framingAllowed">>;
   legacyRecords: LegacyRecords;
+  /** CTA overlays for the redirect (`overlay:<id>`); built from `redis` when absent. */
+  overlayRecords?: OverlayRecords;
   /** DNS TXT lookups for branded-domain verification (system resolvers when absent). */
   domainTxtLookup?: TxtLookup;
   logger: Logger;
@@ -58,7 +62,8 @@ export interface ManagementAppDeps {
 }
 
 /** The public API routes this service answers (records from contracts' ROUTES). */
-export function managementRoutes(deps: ManagementAppDeps): MountedRoute[] {
+export function managementRoutes(input: ManagementAppDeps): MountedRoute[] {
+  const deps = withOverlayRecords(input);
   return [
     ...authRoutes(deps),
     ...accountRoutes(deps),
@@ -70,7 +75,14 @@ export function managementRoutes(deps: ManagementAppDeps): MountedRoute[] {
   ];
 }
 
-export function createManagementApp(deps: ManagementAppDeps): Express {
+/** Overlay records are written through the same Redis as link records; built here unless given. */
+const withOverlayRecords = (deps: ManagementAppDeps) => ({
+  ...deps,
+  overlayRecords: deps.overlayRecords ?? new OverlayRecords(deps.redis, deps.logger),
+});
+
+export function createManagementApp(input: ManagementAppDeps): Express {
+  const deps = withOverlayRecords(input);
   const app = createApp({ logger: deps.logger, envelope: "auto" });
   app.use(healthRoutes(deps.readiness));
   // Internal endpoints take a caller credential and never a user's identity (docs/security.md):
@@ -83,12 +95,13 @@ export function createManagementApp(deps: ManagementAppDeps): Express {
   app.use("/internal", requireCaller(deps.internalToken, ["gateway", "redirect", "analytics", "management"]));
   app.use(["/internal/keys", "/internal/sessions"], requireCaller(deps.internalToken, ["gateway"]));
   app.use(
-    ["/internal/links", "/internal/domains", "/internal/rotators"],
+    ["/internal/links", "/internal/domains", "/internal/rotators", "/internal/overlays"],
     requireCaller(deps.internalToken, ["redirect"]),
   );
   app.use("/internal", internalRouter(deps));
   app.use("/internal/sessions", internalSessionsRouter(deps));
   app.use("/internal", internalLegacyRouter(deps));
+  app.use("/internal", internalOverlaysRouter(deps));
   // Public campaign list pages (no identity): the gateway forwards /c/ here.
   app.use("/c", campaignPageRouter(deps));
   // Only requests the gateway forwarded, with the identity it established.

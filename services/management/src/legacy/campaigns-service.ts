@@ -151,3 +151,55 @@ export async function findPublicCampaign(
     );
   return { name: campaign.name, links };
 }
+
+/** The campaign of the account, or 404. */
+async function ownCampaign(prisma: PrismaClient, accountId: string, id: number): Promise<Campaign> {
+  const campaign = await prisma.campaign.findFirst({ where: { id, accountId } });
+  if (!campaign) throw campaignNotFound();
+  return campaign;
+}
+
+/** The campaign's links in rotation (assignment) order, with their weights. */
+export async function listCampaignLinks(
+  prisma: PrismaClient,
+  accountId: string,
+  campaignId: number,
+): Promise<Array<{ link: Link; weight: number; position: number }>> {
+  await ownCampaign(prisma, accountId, campaignId);
+  const rows = await prisma.campaignLink.findMany({
+    where: { campaignId },
+    orderBy: { position: "asc" },
+    include: { link: true },
+  });
+  return rows.map(({ link, weight, position }) => ({ link, weight, position }));
+}
+
+/** Sets the rotator weight of a link already in the campaign (decision 0022). */
+export async function setCampaignLinkWeight(
+  deps: CampaignWriterDeps,
+  accountId: string,
+  campaignId: number,
+  linkId: string,
+  weight: number,
+): Promise<void> {
+  await ownCampaign(deps.prisma, accountId, campaignId);
+  const updated = await deps.prisma.campaignLink.updateMany({
+    where: { campaignId, linkId },
+    data: { weight },
+  });
+  if (updated.count === 0) throw notFound("Link is not in this campaign");
+  await deps.legacyRecords.syncRotator(deps.prisma, campaignId, null);
+}
+
+/** Takes the link out of the campaign; the rotator stops sending visitors to it at once. */
+export async function removeLinkFromCampaign(
+  deps: CampaignWriterDeps,
+  accountId: string,
+  campaignId: number,
+  linkId: string,
+): Promise<void> {
+  await ownCampaign(deps.prisma, accountId, campaignId);
+  const removed = await deps.prisma.campaignLink.deleteMany({ where: { campaignId, linkId } });
+  if (removed.count === 0) throw notFound("Link is not in this campaign");
+  await deps.legacyRecords.syncRotator(deps.prisma, campaignId, null);
+}
