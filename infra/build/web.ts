@@ -40,7 +40,9 @@ export async function buildWeb({ force = false } = {}): Promise<boolean> {
   if (!force && webIsFresh()) return false;
   // Vite is the web package's dependency, resolved from there (pnpm links it only into services/web).
   const vite = createRequire(join(WEB_DIR, "package.json")).resolve("vite");
-  const { build } = (await import(pathToFileURL(vite).href)) as typeof import("vite");
+  const { build } = (await import(pathToFileURL(vite).href)) as {
+    build(config: Record<string, unknown>): Promise<unknown>;
+  };
   const tmp = join(WEB_DIR, `.dist-${process.pid}`);
   await build({
     configFile: join(WEB_DIR, "vite.config.ts"),
