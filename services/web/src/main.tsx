@@ -7,6 +7,7 @@ import { AuthPage } from "./pages/AuthPage.tsx";
 import { KeysPage } from "./pages/KeysPage.tsx";
 import { LinkPage } from "./pages/LinkPage.tsx";
 import { LinksPage } from "./pages/LinksPage.tsx";
+import { CampaignsPage, ChannelsPage, DomainsPage, OverlaysPage } from "./pages/manage/lazy.tsx";
 import { NotFoundPage } from "./pages/NotFoundPage.tsx";
 import { OverviewPage } from "./pages/OverviewPage.tsx";
 import { PublicStatsPage } from "./pages/PublicStatsPage.tsx";
@@ -28,6 +29,10 @@ function Dashboard() {
         <Route path="/dashboard/links/:id">{(p: { id: string }) => <LinkPage id={p.id} />}</Route>
         <Route path="/dashboard/keys" component={KeysPage} />
         <Route path="/dashboard/account" component={AccountPage} />
+        <Route path="/dashboard/domains" component={DomainsPage} />
+        <Route path="/dashboard/campaigns" component={CampaignsPage} />
+        <Route path="/dashboard/channels" component={ChannelsPage} />
+        <Route path="/dashboard/overlays" component={OverlaysPage} />
         <Route>{() => <NotFoundPage standalone={false} />}</Route>
       </Switch>
     </Shell>

@@ -3,10 +3,12 @@ import type { Session } from "@kurz/contracts";
 import type { ComponentChildren } from "preact";
 import { Link, useLocation } from "wouter-preact";
 import { signOut } from "../api/session.ts";
+import { MANAGE_NAV } from "../pages/manage/nav.ts";
 
 const NAV = [
   { href: "/dashboard", label: "Overview" },
   { href: "/dashboard/links", label: "Links" },
+  ...MANAGE_NAV,
   { href: "/dashboard/keys", label: "API keys" },
   { href: "/dashboard/account", label: "Account" },
 ];
@@ -22,7 +24,7 @@ export function Shell({ session, children }: { session: Session; children: Compo
       </a>
       <header class="topbar">
         <div class="topbar-inner">
-          <Link href="/dashboard" class="brand" aria-label="Kurz home">
+          <Link href="/dashboard" class="brand">
             <span class="logo" aria-hidden="true">
               k
             </span>

@@ -1,0 +1,73 @@
+// Real Chromium for the browser tests: Debian's /usr/bin/chromium (installed by ensure_test_tools in
+// infra/local/lib.sh) driven by playwright-core, whose own browser download cannot work here.
+// Playwright gives every launch a fresh temporary user-data-dir. Axe-core is evaluated in the page
+// through the DevTools protocol, so the page's strict CSP stays on (no inline script is injected).
+import { mkdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join, resolve } from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const FLAGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+/** A browser's User-Agent as a visitor's phone or laptop sends it: HeadlessChrome counts as a bot. */
+export const VISITOR_UA =
+  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+
+export const DESKTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS, timeout: 60_000 });
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/** Axe-core's serious and critical violations on the page as it is now. */
+export async function seriousViolations(
+  page: Page,
+): Promise<{ id: string; help: string; targets: string[] }[]> {
+  const violations = (await page.evaluate(`(async () => {
+    if (!window.axe) { ${axeSource}\n }
+    const r = await window.axe.run(document, { resultTypes: ["violations"] });
+    return r.violations;
+  })()`)) as AxeViolation[];
+  return violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => ({ id: v.id, help: v.help, targets: v.nodes.flatMap((n) => n.target).slice(0, 5) }));
+}
+
+const SHOTS = resolve(import.meta.dirname, "../../../docs/dashboard");
+
+/** Full-page screenshots at desktop and phone width: docs/dashboard/<name>-desktop.png and -phone.png. */
+export async function screenshots(page: Page, name: string): Promise<string[]> {
+  mkdirSync(SHOTS, { recursive: true });
+  const paths: string[] = [];
+  for (const [label, size] of [
+    ["desktop", DESKTOP],
+    ["phone", PHONE],
+  ] as const) {
+    await page.setViewportSize(size);
+    await page.waitForTimeout(150); // the chart redraws on resize
+    const path = join(SHOTS, `${name}-${label}.png`);
+    await page.screenshot({ path, fullPage: true, animations: "disabled", caret: "hide" });
+    paths.push(path);
+  }
+  await page.setViewportSize(DESKTOP);
+  return paths;
+}
