@@ -147,47 +147,49 @@ function CampaignLinks({ campaign, onDone }: { campaign: LegacyCampaign; onDone:
       ) : members.length === 0 ? (
         <p class="empty">No links in this campaign.</p>
       ) : (
-        <table>
-          <caption class="sr-only">Links of {campaign.name}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Link</th>
-              <th scope="col">Weight</th>
-              <th scope="col">Share</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {members.map((l) => (
-              <tr key={l.link_id} data-testid="campaign-link">
-                <td>
-                  <code>{l.short_code}</code> <span class="small muted">{l.title || l.original_url}</span>
-                </td>
-                <td>
-                  <Weight campaign={campaign} link={l} />
-                </td>
-                <td>{Math.round((l.weight / total) * 100)}%</td>
-                <td class="actions">
-                  <button
-                    type="button"
-                    class="btn small danger-ghost"
-                    onClick={async () => {
-                      setRemoveError("");
-                      await call(ROUTES.legacyRemoveCampaignLink, { params: params(l.link_id) }).then(
-                        () => setVersion((v) => v + 1),
-                        (err: unknown) => setRemoveError(messageOf(err)),
-                      );
-                    }}
-                  >
-                    Remove<span class="sr-only"> {l.short_code}</span>
-                  </button>
-                </td>
+        <div class="table-card manage-table">
+          <table>
+            <caption class="sr-only">Links of {campaign.name}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Link</th>
+                <th scope="col">Weight</th>
+                <th scope="col">Share</th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {members.map((l) => (
+                <tr key={l.link_id} data-testid="campaign-link">
+                  <td>
+                    <code>{l.short_code}</code> <span class="small muted">{l.title || l.original_url}</span>
+                  </td>
+                  <td>
+                    <Weight campaign={campaign} link={l} />
+                  </td>
+                  <td>{Math.round((l.weight / total) * 100)}%</td>
+                  <td class="actions">
+                    <button
+                      type="button"
+                      class="btn small danger-ghost"
+                      onClick={async () => {
+                        setRemoveError("");
+                        await call(ROUTES.legacyRemoveCampaignLink, { params: params(l.link_id) }).then(
+                          () => setVersion((v) => v + 1),
+                          (err: unknown) => setRemoveError(messageOf(err)),
+                        );
+                      }}
+                    >
+                      Remove<span class="sr-only"> {l.short_code}</span>
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       <div class="dialog-actions">
         <button type="button" class="btn primary" onClick={onDone}>

@@ -157,7 +157,7 @@ export function ChannelsPage() {
         Group links by where you share them; the links table can show one channel at a time.
       </p>
       {list.error !== undefined && <Failed error={list.error} />}
-      <div class="card table-card">
+      <div class="card table-card manage-table">
         {!list.data ? (
           <Loading what="Loading channels" />
         ) : channels.length === 0 ? (

@@ -175,7 +175,7 @@ function Submissions({ overlay, onDone }: { overlay: LegacyOverlayDetail; onDone
       ) : rows.length === 0 ? (
         <p class="empty">No submissions yet.</p>
       ) : (
-        <div class="table-card">
+        <div class="table-card manage-table">
           <table>
             <caption class="sr-only">Submissions of {overlay.name}</caption>
             <thead>
@@ -233,7 +233,7 @@ export function OverlaysPage() {
         Choose one for a link in the link's form.
       </p>
       {list.error !== undefined && <Failed error={list.error} />}
-      <div class="card table-card">
+      <div class="card table-card manage-table">
         {!list.data ? (
           <Loading what="Loading overlays" />
         ) : overlays.length === 0 ? (
