@@ -1,15 +1,10 @@
 import { useState } from "preact/hooks";
 
-/** Copies `text`; says so for a moment (announced to screen readers by the live region). */
-export function CopyButton({
-  text,
-  label = "Copy",
-  class: cls = "",
-}: {
-  text: string;
-  label?: string;
-  class?: string;
-}) {
+/**
+ * Copies `text`; says so for a moment (announced by the live region). `what` names the thing copied
+ * for screen readers, after the visible words, so the accessible name still starts with what is seen.
+ */
+export function CopyButton({ text, label = "Copy", what }: { text: string; label?: string; what?: string }) {
   const [done, setDone] = useState<"" | "ok" | "failed">("");
   const copy = async () => {
     try {
@@ -21,10 +16,11 @@ export function CopyButton({
     setTimeout(() => setDone(""), 2000);
   };
   return (
-    <button type="button" class={`btn small ${cls}`} onClick={copy} aria-label={`${label}: ${text}`}>
+    <button type="button" class="btn small" onClick={copy}>
       <span aria-live="polite">
         {done === "ok" ? "Copied" : done === "failed" ? "Select and copy" : label}
       </span>
+      {what && <span class="sr-only"> {what}</span>}
     </button>
   );
 }

@@ -130,7 +130,9 @@ export function AuthPage({ mode }: { mode: "login" | "signup" }) {
           />
           {signup && (
             <p class={passwordError ? "field-error" : "hint"} id="password-hint">
-              {passwordError ?? `At least ${PASSWORD_MIN_LENGTH} characters.`}
+              {passwordError && password.length < PASSWORD_MIN_LENGTH
+                ? `Too short: use at least ${PASSWORD_MIN_LENGTH} characters.`
+                : (passwordError ?? `At least ${PASSWORD_MIN_LENGTH} characters.`)}
             </p>
           )}
           <button type="submit" class="btn primary block" disabled={busy}>

@@ -60,7 +60,7 @@ function Sharing({ link }: { link: LinkWithSharedFields }) {
             <a href={publicUrl} target="_blank" rel="noopener">
               {publicUrl}
             </a>
-            <CopyButton text={publicUrl} label="Copy" />
+            <CopyButton text={publicUrl} label="Copy" what="public statistics URL" />
           </div>
           <fieldset class="sections">
             <legend>Shared sections</legend>
@@ -135,7 +135,7 @@ export function LinkPage({ id }: { id: string }) {
           <a href={l.short_url} class="short big" target="_blank" rel="noopener" data-testid="short-url">
             {l.short_url.replace(/^https?:\/\//, "")}
           </a>
-          <CopyButton text={l.short_url} label="Copy" />
+          <CopyButton text={l.short_url} label="Copy" what={`short URL of ${l.short_code}`} />
           <span class={`pill ${l.is_active ? "ok" : "off"}`}>{l.is_active ? "Active" : "Inactive"}</span>
           {l.has_password && <span class="pill">Password</span>}
         </div>

@@ -191,7 +191,7 @@ export function LinksPage() {
                     {l.has_password && <span class="pill">Password</span>}
                   </td>
                   <td class="actions">
-                    <CopyButton text={l.short_url} label="Copy" />
+                    <CopyButton text={l.short_url} label="Copy" what={`short URL of ${l.short_code}`} />
                     <details class="menu">
                       <summary class="btn small" aria-label={`More actions for ${l.short_code}`}>
                         •••

@@ -1,0 +1,251 @@
+// The dashboard, as a person uses it, in real Chromium through the stack's public origin (the redirect
+// service in front, the gateway serving the app and the API behind it): sign up, keep the first key,
+// create a link, have someone follow it, see the click, share the statistics, revoke the key, sign out.
+// Every page is checked with axe-core and photographed at desktop and phone width (docs/dashboard.md).
+import { existsSync } from "node:fs";
+import { type Stack, startStack } from "@kurz/testing/stack";
+import type { Browser, BrowserContext, ConsoleMessage, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildWeb } from "../../../infra/build/web.ts";
+import { CHROMIUM, DESKTOP, launchChromium, screenshots, seriousViolations, VISITOR_UA } from "./browser.ts";
+
+const hasChromium = existsSync(CHROMIUM);
+
+describe.skipIf(!hasChromium)(
+  "the dashboard in Chromium (skipped without /usr/bin/chromium: ./kurz test installs it)",
+  () => {
+    let stack: Stack;
+    let browser: Browser;
+    let owner: BrowserContext;
+    let page: Page;
+    const cspViolations: string[] = [];
+    const pagesChecked: string[] = [];
+    const email = `ada-${Date.now()}@example.com`;
+    const password = "correct horse battery";
+
+    /** Axe finds nothing serious or critical, then both screenshots are taken. */
+    const look = async (p: Page, name: string) => {
+      await p.waitForLoadState("networkidle");
+      expect(await seriousViolations(p), `axe on ${name}`).toEqual([]);
+      await screenshots(p, name);
+      pagesChecked.push(name);
+    };
+    const watchCsp = (p: Page) =>
+      p.on("console", (m: ConsoleMessage) => {
+        if (m.type() === "error" && /Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+      });
+
+    beforeAll(async () => {
+      await buildWeb();
+      [stack, browser] = await Promise.all([startStack(), launchChromium()]);
+      owner = await browser.newContext({ viewport: DESKTOP, baseURL: stack.origin });
+      await owner.grantPermissions(["clipboard-read", "clipboard-write"], { origin: stack.origin });
+      owner.setDefaultTimeout(15_000);
+      page = await owner.newPage();
+      watchCsp(page);
+    });
+    afterAll(async () => {
+      await browser?.close();
+      await stack?.stop();
+    });
+
+    let apiKey = "";
+    let shortUrl = "";
+    let shortCode = "";
+
+    it("sends a visitor without a session to sign-in, and explains a wrong password", async () => {
+      await page.goto("/");
+      await page.waitForURL("**/login");
+      await expect(page.getByRole("heading", { name: "Sign in to Kurz" }).isVisible()).resolves.toBe(true);
+      await page.getByLabel("E-mail").fill("nobody@example.com");
+      await page.getByLabel("Password").fill("not the password");
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("alert").filter({ hasText: "Invalid e-mail or password" }).waitFor();
+      await look(page, "sign-in");
+    });
+
+    it("signs up and shows the first API key once, with a copy button", async () => {
+      await page.getByRole("link", { name: "Create an account" }).click();
+      await page.waitForURL("**/signup");
+      await page.getByLabel("E-mail").fill(email);
+      await page.getByLabel("Password").fill("short");
+      await page.getByRole("button", { name: "Create account" }).click();
+      await page.getByText("Too short: use at least 8 characters.").waitFor();
+      await look(page, "sign-up");
+
+      await page.getByLabel("Password").fill(password);
+      await page.getByRole("button", { name: "Create account" }).click();
+      await page.getByRole("heading", { name: "Your account is ready" }).waitFor();
+      apiKey = (await page.getByTestId("full-key").textContent()) ?? "";
+      expect(apiKey).toMatch(/^kurz_live_[A-Za-z0-9]{32}$/);
+      await page.getByRole("button", { name: /Copy key/ }).click();
+      expect(await page.evaluate("navigator.clipboard.readText()")).toBe(apiKey);
+      await look(page, "sign-up-key");
+
+      await page.getByRole("button", { name: /open the dashboard/ }).click();
+      await page.waitForURL("**/dashboard");
+      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      // Shown once: nowhere in the dashboard afterwards, and the API works with it.
+      expect(await page.content()).not.toContain(apiKey);
+      const me = await fetch(`${stack.origin}/api/v1/account`, {
+        headers: { authorization: `Bearer ${apiKey}` },
+      });
+      expect(me.status).toBe(200);
+      await look(page, "overview-empty");
+    });
+
+    it("creates a link with every field and lists it", async () => {
+      await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Links" }).click();
+      await page.getByRole("heading", { name: "Links" }).waitFor();
+      await page.getByText("No links yet.").waitFor();
+      await look(page, "links-empty");
+
+      await page.getByRole("button", { name: "Create link" }).first().click();
+      const dialog = page.getByRole("dialog", { name: "Create link" });
+      await dialog.getByLabel("Destination URL").fill("https://example.com/launch?utm_source=kurz");
+      await dialog.getByLabel("Custom alias (optional)").fill(`launch-${Date.now().toString(36)}`);
+      await dialog.getByLabel("Title (optional)").fill("Launch announcement");
+      // An expiry in the past is warned about before anything is saved.
+      await dialog.getByLabel("Expires (optional)").fill("2020-01-01T10:00");
+      await dialog.getByRole("button", { name: "Create link" }).click();
+      await dialog.getByText(/expiry is in the past/).waitFor();
+      await look(page, "links-create");
+      await dialog.getByLabel("Expires (optional)").fill("2099-12-31T10:00");
+      await dialog.getByRole("button", { name: "Create link" }).click();
+      await dialog.waitFor({ state: "detached" });
+
+      const row = page.getByTestId("link-row").first();
+      await row.getByText("Launch announcement").waitFor();
+      shortUrl = (await row.getByRole("link").first().textContent()) ?? "";
+      shortCode = shortUrl.split("/").pop() ?? "";
+      expect(shortCode).toMatch(/^launch-/);
+      shortUrl = `${stack.origin}/${shortCode}`;
+      await look(page, "links");
+
+      await row.getByRole("button", { name: `More actions for ${shortCode}` }).click();
+      await row.getByRole("button", { name: "QR code" }).click();
+      const qr = page.getByRole("dialog", { name: `QR code for ${shortCode}` });
+      await qr.getByRole("img").waitFor();
+      const loaded = (img: unknown) => {
+        const i = img as { complete: boolean; naturalWidth: number };
+        return i.complete && i.naturalWidth > 0;
+      };
+      expect(await qr.getByRole("img").evaluate(loaded)).toBe(true);
+      await look(page, "links-qr");
+      await qr.getByRole("button", { name: "Close" }).click();
+    });
+
+    it("counts a visitor's click from another browser and shows it on the link's chart", async () => {
+      const visitor = await browser.newContext({ userAgent: VISITOR_UA });
+      // The destination is on the internet, which this machine cannot reach: answer it locally.
+      await visitor.route("https://example.com/**", (route) =>
+        route.fulfill({ body: "<title>Launch</title>Launch" }),
+      );
+      const tab = await visitor.newPage();
+      await tab.goto(shortUrl);
+      expect(tab.url()).toBe("https://example.com/launch?utm_source=kurz");
+      await visitor.close();
+
+      await page
+        .getByRole("link", { name: new RegExp(shortCode) })
+        .first()
+        .click();
+      await page.waitForURL("**/dashboard/links/*");
+      const chart = page.getByTestId("time-chart");
+      const deadline = Date.now() + 60_000;
+      while (Number(await chart.getAttribute("data-total")) < 1 && Date.now() < deadline) {
+        await page.waitForTimeout(1000);
+        await page.reload();
+        await chart.waitFor();
+      }
+      expect(Number(await chart.getAttribute("data-total"))).toBe(1);
+      expect(await page.getByTestId("stat-clicks").textContent()).toBe("1");
+      await look(page, "link");
+    });
+
+    it("shares chosen sections publicly, and the public page shows only those", async () => {
+      await page.getByRole("switch", { name: "Share statistics publicly" }).check();
+      const sections = page.getByRole("group", { name: "Shared sections" });
+      await sections.waitFor();
+      for (const name of [/Locations/, /Devices/, /Browsers/]) {
+        await sections.getByRole("checkbox", { name }).uncheck();
+        await page.waitForLoadState("networkidle");
+      }
+      await expect(sections.getByRole("checkbox", { name: /Overview/ }).isChecked()).resolves.toBe(true);
+      await expect(sections.getByRole("checkbox", { name: /Referrers/ }).isChecked()).resolves.toBe(true);
+      await expect(sections.getByRole("checkbox", { name: /Browsers/ }).isChecked()).resolves.toBe(false);
+
+      const stranger = await browser.newContext({ viewport: DESKTOP, baseURL: stack.origin });
+      const pub = await stranger.newPage();
+      watchCsp(pub);
+      await pub.goto(`/stats/${shortCode}`);
+      await pub.getByRole("heading", { name: `Statistics for /${shortCode}` }).waitFor();
+      await pub.getByTestId("time-chart").waitFor();
+      expect(await pub.getByTestId("stat-clicks").textContent()).toBe("1");
+      await pub.getByRole("region", { name: "Referrers" }).waitFor();
+      for (const hidden of ["Countries", "Cities", "Devices", "Operating systems", "Browsers"]) {
+        expect(await pub.getByRole("region", { name: hidden }).count(), hidden).toBe(0);
+      }
+      expect(await pub.getByText("Bot clicks").count()).toBe(0);
+      await look(pub, "public-stats");
+
+      await pub.goto("/stats/no-such-link");
+      await pub.getByRole("heading", { name: "These statistics are not public" }).waitFor();
+      await look(pub, "public-stats-404");
+      await stranger.close();
+    });
+
+    it("revokes the key after confirmation, and the key then gets 401", async () => {
+      await page
+        .getByRole("navigation", { name: "Dashboard" })
+        .getByRole("link", { name: "API keys" })
+        .click();
+      const row = page.getByTestId("key-row").first();
+      await row.getByText(apiKey.slice(0, 14)).waitFor();
+      await look(page, "keys");
+
+      await row.getByRole("button", { name: /Revoke/ }).click();
+      const confirm = page.getByRole("dialog", { name: /Revoke/ });
+      await look(page, "keys-revoke");
+      await confirm.getByRole("button", { name: "Revoke key" }).click();
+      await page.getByText("No active keys.").waitFor();
+
+      const res = await fetch(`${stack.origin}/api/v1/account`, {
+        headers: { authorization: `Bearer ${apiKey}` },
+      });
+      expect(res.status).toBe(401);
+    });
+
+    it("shows the account with its limit and usage", async () => {
+      await page
+        .getByRole("navigation", { name: "Dashboard" })
+        .getByRole("link", { name: "Account" })
+        .click();
+      await page.getByTestId("account-email").filter({ hasText: email }).waitFor();
+      await page.getByText(/1 of [\d,]+/).waitFor();
+      await look(page, "account");
+    });
+
+    it("shows the overview with the click and the top link", async () => {
+      await page
+        .getByRole("navigation", { name: "Dashboard" })
+        .getByRole("link", { name: "Overview" })
+        .click();
+      await page.getByRole("radio", { name: "7 days" }).check();
+      await page.getByTestId("total-clicks").filter({ hasText: "1" }).waitFor();
+      await page.getByText("Launch announcement").waitFor();
+      await look(page, "overview");
+    });
+
+    it("signs out, after which the dashboard asks to sign in again", async () => {
+      await page.getByRole("button", { name: "Sign out" }).click();
+      await page.waitForURL("**/login");
+      await page.goto("/dashboard/links");
+      await page.waitForURL(/\/login\?next=/);
+      expect(cspViolations).toEqual([]);
+      console.log(
+        `axe-core: no serious or critical violation on ${pagesChecked.length} pages: ${pagesChecked.join(", ")}`,
+      );
+    });
+  },
+);
