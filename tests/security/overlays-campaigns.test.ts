@@ -98,6 +98,8 @@ describe("another account's ids are refused", () => {
   it("campaigns and channels: list, weigh and remove the victim's links", async () => {
     const c = victimCampaign;
     expectLegacyError(await ctx.asAttacker("GET", `/api/campaign/${c}/links`), 404);
+    expectV1Error(await ctx.asAttacker("GET", `/api/v1/analytics/campaigns/${c}`), 404, "NOT_FOUND");
+    expectV1Error(await ctx.asAttacker("GET", "/api/v1/analytics/campaigns/0"), 400, "VALIDATION_ERROR");
     expectLegacyError(
       await ctx.asAttacker("PUT", `/api/campaign/${c}/weight/${victimLink.id}`, { weight: 9 }),
       404,

@@ -135,6 +135,7 @@ describe("OpenAPI document", () => {
       "PUT /api/campaign/:campaignid/weight/:linkid",
       "DELETE /api/campaign/:campaignid/remove/:linkid",
       "DELETE /api/channel/:channelid/remove/:linkid",
+      "GET /api/v1/analytics/campaigns/:id",
     ];
     expect(API_ROUTES.map(({ method, path }) => `${method} ${path}`).sort()).toEqual(expected.sort());
     for (const route of API_ROUTES) {
