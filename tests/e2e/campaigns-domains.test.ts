@@ -2,7 +2,7 @@
 // the public origin (issue 13): a weighted rotator's split over 1,000 follows is within ±5 points of
 // its weights; a link on a verified branded domain redirects only on that domain, and a link of the
 // main host does not redirect on the branded host.
-import { startTestDnsServer, type TestDnsServer } from "@kurz/testing";
+import { startTestDnsServer, type TestDnsServer, waitFor } from "@kurz/testing";
 import { type Stack, startStack } from "@kurz/testing/stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, RELAXED_LIMITS, raw, uniqueEmail } from "../security/attack.ts";
@@ -74,6 +74,27 @@ describe("weighted rotators", () => {
     expect(shareA + shareB).toBe(1);
     expect(Math.abs(shareA - 0.8)).toBeLessThanOrEqual(0.05);
     expect(Math.abs(shareB - 0.2)).toBeLessThanOrEqual(0.05);
+
+    // Campaign analytics (served by analytics from clicks and management's membership events): the
+    // rotator's clicks are counted on each destination link, over the same periods as link analytics.
+    const analytics = async (range = "") => {
+      const res = await call("GET", `/api/v1/analytics/campaigns/${id}${range}`);
+      return res.status === 200 ? res.body.data : null;
+    };
+    const stats = await waitFor(
+      async () => {
+        const data = await analytics();
+        return data?.total_clicks === FOLLOWS ? data : null;
+      },
+      { timeoutMs: 30_000, description: "campaign analytics to count every follow" },
+    );
+    expect(stats.links).toEqual([
+      { link_id: a.id, short_code: a.short_code, total_clicks: counts.get("https://a.example/landing") },
+      { link_id: b.id, short_code: b.short_code, total_clicks: counts.get("https://b.example/landing") },
+    ]);
+    const today = new Date().toISOString().slice(0, 10);
+    expect((await analytics(`?start=${today}&end=${today}`))?.total_clicks).toBe(FOLLOWS);
+    expect((await analytics("?start=2020-01-01&end=2020-01-31"))?.total_clicks).toBe(0);
 
     const removed = await call("DELETE", `/api/campaign/${id}/remove/${a.id}`);
     expect(removed.status, removed.text).toBe(200);

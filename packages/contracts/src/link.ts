@@ -66,14 +66,17 @@ export const Link = z
     analytics_public: z.boolean(),
     created_at: Timestamp,
     updated_at: Timestamp,
+    // Beyond SPEC 2.1 (issue 13); Kurz always sends them, optional so that SPEC's samples still parse.
     overlay_id: z
       .int()
       .positive()
       .nullable()
+      .optional()
       .meta({ description: "CTA overlay shown before the destination" }),
     domain: z
       .string()
       .nullable()
+      .optional()
       .meta({ description: "Branded domain (host) the link lives on; null for the service's own host" }),
   })
   .meta({ id: "Link" });

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import {
   API_ROUTES,
+  CAMPAIGN_ROUTES,
   LEGACY_ROUTES,
+  OVERLAY_ROUTES,
   parseUpdateLinkBody,
   ROUTE_DEFS,
   ROUTES,
@@ -13,7 +15,10 @@ describe("ROUTES", () => {
     const names = ROUTE_DEFS.map((r) => `${r.method} ${r.path.toLowerCase()}`);
     expect(new Set(names).size).toBe(names.length);
     expect(Object.keys(ROUTES)).toHaveLength(
-      Object.keys(V1_ROUTES).length + Object.keys(LEGACY_ROUTES).length,
+      Object.keys(V1_ROUTES).length +
+        Object.keys(LEGACY_ROUTES).length +
+        Object.keys(OVERLAY_ROUTES).length +
+        Object.keys(CAMPAIGN_ROUTES).length,
     );
   });
 

@@ -9,6 +9,7 @@ import { createManagementApp } from "./app.ts";
 import type { ManagementConfig } from "./config.ts";
 import { subscribeClickTotals } from "./consumers/click-totals.ts";
 import { createTxtLookup } from "./domain-verification.ts";
+import { startFrameRefresh } from "./frame-refresher.ts";
 import { KeyUsageFlusher } from "./key-usage-flusher.ts";
 import { LegacyRecords } from "./legacy-records.ts";
 import { OutboxRelay } from "./outbox.ts";
@@ -35,9 +36,10 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
   });
   const retiredCodeGraceMs = config.RETIRED_CODE_DAYS * DAY_MS;
   const legacyRecords = new LegacyRecords(redis, logger);
+  const records = new RedirectRecords(redis, logger);
   const app = createManagementApp({
     prisma,
-    records: new RedirectRecords(redis, logger),
+    records,
     titles,
     redis,
     keyLimits: keyLimitsFrom(config),
@@ -70,11 +72,17 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
   keyUsage.start();
   const stopPurge = startRetiredCodePurge(prisma, retiredCodeGraceMs, { logger });
   const stopSessionPrune = startSessionPrune(prisma, { logger });
+  const stopFrameRefresh = startFrameRefresh(prisma, titles, records, {
+    intervalMs: config.FRAME_CHECK_INTERVAL_MS,
+    maxAgeMs: config.FRAME_CHECK_MAX_AGE_HOURS * 3_600_000,
+    logger,
+  });
   return {
     servers: [server],
     close: async () => {
       stopPurge();
       stopSessionPrune();
+      stopFrameRefresh();
       await relay.stop();
       await titles.close();
       await keyUsage.stop();

@@ -5,6 +5,7 @@ import type { LegacyCampaignAddBody, LegacyCampaignUpdateBody, LegacyListQuery }
 import { type Campaign, isRecordMissing, isUniqueViolation, type Link, type PrismaClient } from "@kurz/db";
 import { conflict, notFound } from "@kurz/service-kit";
 import type { LegacyRecords } from "../legacy-records.ts";
+import { enqueueCampaignMembership } from "./campaign-events.ts";
 import { type LegacyPage, legacyPage } from "./legacy-page.ts";
 
 export interface CampaignWriterDeps {
@@ -86,7 +87,11 @@ export async function updateCampaign(
 export async function deleteCampaign(deps: CampaignWriterDeps, accountId: string, id: number): Promise<void> {
   let campaign: Campaign;
   try {
-    campaign = await deps.prisma.campaign.delete({ where: { id, accountId } });
+    campaign = await deps.prisma.$transaction(async (tx) => {
+      const deleted = await tx.campaign.delete({ where: { id, accountId } });
+      await enqueueCampaignMembership(tx, deleted, true);
+      return deleted;
+    });
   } catch (err) {
     if (isRecordMissing(err)) throw campaignNotFound();
     throw err;
@@ -119,6 +124,7 @@ export async function assignLinkToCampaign(
     await tx.campaignLink.create({
       data: { campaignId, linkId, position: (last._max.position ?? 0) + 1 },
     });
+    await enqueueCampaignMembership(tx, { id: campaignId, accountId });
     return true;
   });
   if (added) await deps.legacyRecords.syncRotator(deps.prisma, campaignId, null);
@@ -199,7 +205,10 @@ export async function removeLinkFromCampaign(
   linkId: string,
 ): Promise<void> {
   await ownCampaign(deps.prisma, accountId, campaignId);
-  const removed = await deps.prisma.campaignLink.deleteMany({ where: { campaignId, linkId } });
-  if (removed.count === 0) throw notFound("Link is not in this campaign");
+  await deps.prisma.$transaction(async (tx) => {
+    const removed = await tx.campaignLink.deleteMany({ where: { campaignId, linkId } });
+    if (removed.count === 0) throw notFound("Link is not in this campaign");
+    await enqueueCampaignMembership(tx, { id: campaignId, accountId });
+  });
   await deps.legacyRecords.syncRotator(deps.prisma, campaignId, null);
 }
