@@ -22,3 +22,4 @@ export * from "./routes-all.ts";
 export * from "./routes-campaigns.ts";
 export * from "./routes-legacy.ts";
 export * from "./routes-overlays.ts";
+export * from "./webhooks.ts";

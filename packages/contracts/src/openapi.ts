@@ -18,6 +18,7 @@ import {
 } from "./envelope.ts";
 import type { ApiRoute, HttpMethod, RouteDef } from "./routes.ts";
 import { ROUTE_DEFS } from "./routes-all.ts";
+import { WEBHOOK_OPENAPI } from "./webhooks.ts";
 
 type AnyObject = z.ZodObject<z.ZodRawShape>;
 
@@ -166,6 +167,7 @@ export function buildOpenApiDocument({ baseUrl }: BuildOpenApiOptions): oas31.Op
         { name: "links", description: "Short links" },
         { name: "analytics", description: "Click analytics" },
         { name: "qr", description: "QR code images" },
+        { name: "webhooks", description: "Webhook endpoints and their delivery log" },
         { name: "legacy", description: "Older unversioned API under /api" },
       ],
       components: {
@@ -185,6 +187,7 @@ export function buildOpenApiDocument({ baseUrl }: BuildOpenApiOptions): oas31.Op
         },
       },
       paths,
+      webhooks: WEBHOOK_OPENAPI,
     },
     { override: tidySchema },
   );

@@ -15,6 +15,8 @@ export type {
   Overlay,
   OverlaySubmission,
   Session,
+  WebhookDelivery,
+  WebhookEndpoint,
 } from "./generated/prisma/client.ts";
 export { Prisma, PrismaClient } from "./generated/prisma/client.ts";
 export { MIGRATIONS_DIR, type MigrateOptions, migrateDatabase } from "./migrate-database.ts";

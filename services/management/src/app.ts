@@ -30,8 +30,10 @@ import { campaignPageRouter } from "./routes/legacy/campaign-page.ts";
 import { legacyRoutes } from "./routes/legacy/index.ts";
 import { linksRoutes } from "./routes/links.ts";
 import { qrRoutes } from "./routes/qr.ts";
+import { webhooksRoutes } from "./routes/webhooks.ts";
 import type { SigninLimits } from "./signin-limits.ts";
 import type { TitleFetcher } from "./title-fetcher.ts";
+import type { WebhookEndpointDeps } from "./webhooks/endpoints.ts";
 
 export interface ManagementAppDeps {
   prisma: PrismaClient;
@@ -54,6 +56,8 @@ export interface ManagementAppDeps {
   onEventsWritten: () => void;
   /** How long a deleted code stays reserved to its former owner (RETIRED_CODE_DAYS). */
   retiredCodeGraceMs: number;
+  /** Webhook endpoints: the secret box, the SSRF guard for their URLs, the retry window. */
+  webhooks: Omit<WebhookEndpointDeps, "prisma">;
   /** SIGNUP: "closed" refuses sign-up through the API (the admin CLI still creates accounts). */
   signup: "open" | "closed";
   /** SESSION_TTL_HOURS in milliseconds: a session's idle lifetime. */
@@ -71,6 +75,7 @@ export function managementRoutes(input: ManagementAppDeps): MountedRoute[] {
     ...linksRoutes(deps),
     ...bulkRoutes(deps),
     ...qrRoutes(deps),
+    ...webhooksRoutes({ prisma: deps.prisma, ...deps.webhooks }),
     ...legacyRoutes(deps),
   ];
 }
