@@ -201,7 +201,24 @@ describe.skipIf(!hasChromium)(
         redirect: "manual",
         headers: { "user-agent": VISITOR_UA },
       });
-      expect(["https://example.com/a", "https://example.com/b"]).toContain(follow.headers.get("location"));
+      const followed = follow.headers.get("location");
+      expect(["https://example.com/a", "https://example.com/b"]).toContain(followed);
+      // The click is counted for the link it went to; the analytics pipeline is asynchronous, so the
+      // range is re-picked (a new query) until it shows, for at most about 45 s.
+      const counted = links[followed === "https://example.com/a" ? 0 : 1]!;
+      for (let i = 0; i < 60; i++) {
+        await members.getByLabel(i % 2 ? "30 days" : "7 days").check();
+        await members.getByTestId("campaign-clicks").getByText(/\d/).waitFor();
+        if ((await members.getByTestId("campaign-clicks").textContent())?.includes("total: 1")) break;
+        await page.waitForTimeout(700);
+      }
+      const cid = await campaignId("Spring sale");
+      const direct = await fetch(`${stack.origin}/api/v1/analytics/campaigns/${cid}`, {
+        headers: { authorization: `Bearer ${apiKey}` },
+      }).then((r) => r.text());
+      expect(await members.getByTestId("campaign-clicks").textContent(), direct).toBe("Clicks in total: 1");
+      const countedRow = members.getByTestId("campaign-link").filter({ hasText: counted.short_code });
+      expect(await countedRow.locator("td.col-num").textContent()).toBe("1");
 
       await members.getByRole("button", { name: `Remove ${links[1]!.short_code}` }).click();
       await members

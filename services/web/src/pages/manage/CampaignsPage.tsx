@@ -8,6 +8,8 @@ import { call, messageOf } from "../../api/client.ts";
 import { Confirm } from "../../components/Confirm.tsx";
 import { CopyButton } from "../../components/CopyButton.tsx";
 import { Dialog } from "../../components/Dialog.tsx";
+import { RangePicker } from "../../components/RangePicker.tsx";
+import { type Range, rangeKey, rangeQuery } from "../../ranges.ts";
 import { Failed, Loading, PageHead } from "../common.tsx";
 import "./manage.css";
 import {
@@ -125,6 +127,15 @@ function CampaignLinks({ campaign, onDone }: { campaign: LegacyCampaign; onDone:
   });
   const members = links.data ?? [];
   const total = members.reduce((n, l) => n + l.weight, 0);
+  // Clicks per link and in total over the same ranges as a link's analytics, fetched anew on each pick.
+  const [range, setRange] = useState<Range>({ key: "30d" });
+  const clicks = useFreshQuery(`campaign-clicks:${campaign.id}:${rangeKey(range)}#${version}`, () =>
+    call(ROUTES.getCampaignAnalytics, { params: { id: String(campaign.id) }, query: rangeQuery(range) }).then(
+      (r) => r.data,
+    ),
+  );
+  const clicksOf = (linkId: string) =>
+    clicks.data?.links.find((c) => c.link_id === linkId)?.total_clicks.toLocaleString() ?? "–";
   return (
     <>
       <form class="form inline-form" onSubmit={onSubmit} noValidate>
@@ -141,7 +152,14 @@ function CampaignLinks({ campaign, onDone }: { campaign: LegacyCampaign; onDone:
           Add to campaign
         </button>
       </form>
+      <div class="clicks-head">
+        <RangePicker value={range} onChange={setRange} />
+        <p class="small" data-testid="campaign-clicks">
+          Clicks in total: <strong>{clicks.data ? clicks.data.total_clicks.toLocaleString() : "–"}</strong>
+        </p>
+      </div>
       {links.error !== undefined && <Failed error={links.error} />}
+      {clicks.error !== undefined && <Failed error={clicks.error} />}
       {!links.data ? (
         <Loading what="Loading links" />
       ) : members.length === 0 ? (
@@ -155,6 +173,9 @@ function CampaignLinks({ campaign, onDone }: { campaign: LegacyCampaign; onDone:
                 <th scope="col">Link</th>
                 <th scope="col">Weight</th>
                 <th scope="col">Share</th>
+                <th scope="col" class="col-num">
+                  Clicks
+                </th>
                 <th scope="col">
                   <span class="sr-only">Actions</span>
                 </th>
@@ -170,6 +191,7 @@ function CampaignLinks({ campaign, onDone }: { campaign: LegacyCampaign; onDone:
                     <Weight campaign={campaign} link={l} />
                   </td>
                   <td>{Math.round((l.weight / total) * 100)}%</td>
+                  <td class="col-num">{clicksOf(l.link_id)}</td>
                   <td class="actions">
                     <button
                       type="button"
