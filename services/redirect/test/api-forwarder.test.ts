@@ -3,7 +3,7 @@
 import { Agent, createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiForwarder, isApiPath } from "../src/api-forwarder.ts";
+import { createApiForwarder, isApiPath, isWebAppPath } from "../src/api-forwarder.ts";
 
 function listen(server: Server): Promise<number> {
   return new Promise((resolve) =>
@@ -73,6 +73,33 @@ describe("api forwarder", () => {
     }
     for (const p of ["/", "/abc123", "/apix", "/api-promo", "/r/spring", "/docsy"])
       expect(isApiPath(p), p).toBe(false);
+  });
+
+  it("knows the dashboard's paths (forwarded on the public host only), none of which a short code can take", () => {
+    for (const p of [
+      "/",
+      "/?next=x",
+      "/login",
+      "/signup",
+      "/dashboard",
+      "/dashboard/links/1",
+      "/stats/abc",
+      "/assets/index-x.js",
+    ]) {
+      expect(isWebAppPath(p), p).toBe(true);
+    }
+    for (const p of [
+      "/abc123",
+      "/loginx",
+      "/dashboards",
+      "/stats",
+      "/statsx/1",
+      "/assetsx",
+      "/r/spring",
+      "/api/v1/links",
+    ]) {
+      expect(isWebAppPath(p), p).toBe(false);
+    }
   });
 
   it("pipes method, path and body through and appends the client address to X-Forwarded-For", async () => {

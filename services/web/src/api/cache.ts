@@ -1,5 +1,5 @@
 // The data layer: one cache entry per key (a route and its input), shared by every component that
-// shows it, refetched when a mutation invalidates its prefix. Small on purpose (decision 0022): the
+// shows it, refetched when a mutation invalidates its prefix. Small on purpose (decision 0023): the
 // dashboard needs dedup, stale-while-revalidate and invalidation, not a general query library.
 import { useEffect, useState } from "preact/hooks";
 
@@ -18,8 +18,15 @@ function notify(key: string): void {
   for (const l of listeners.get(key) ?? []) l();
 }
 
+/**
+ * Fetches `key` unless a fetch is under way; an invalidation during a fetch marks the entry stale, and
+ * the entry is fetched again when that one ends, so an answer older than a mutation never stays.
+ */
 function load(key: string, entry: Entry): void {
-  if (entry.promise) return;
+  if (entry.promise) {
+    entry.stale = true;
+    return;
+  }
   entry.stale = false;
   entry.promise = entry
     .fetcher()
@@ -34,7 +41,8 @@ function load(key: string, entry: Entry): void {
     )
     .finally(() => {
       entry.promise = undefined;
-      notify(key);
+      if (entry.stale && listeners.get(key)?.size) load(key, entry);
+      else notify(key);
     });
 }
 

@@ -1,7 +1,7 @@
 // One link: its details and actions, its analytics in the chosen range, what it shares publicly,
 // and the QR designer.
 import { AnalyticsSharedField, type LinkWithSharedFields, V1_ROUTES } from "@kurz/contracts";
-import { useMemo, useState } from "preact/hooks";
+import { useEffect, useMemo, useState } from "preact/hooks";
 import { Link, useLocation } from "wouter-preact";
 import { invalidate, useQuery } from "../api/cache.ts";
 import { call, messageOf } from "../api/client.ts";
@@ -25,18 +25,28 @@ const SECTION_LABELS: Record<AnalyticsSharedField, string> = {
 
 function Sharing({ link }: { link: LinkWithSharedFields }) {
   const [error, setError] = useState("");
-  const shared = link.analytics_shared_fields ?? AnalyticsSharedField.options;
+  // Shown as chosen at once; the server's answer (refetched) confirms it, a refusal puts it back.
+  const [isPublic, setPublic] = useState(link.analytics_public);
+  const [shared, setShared] = useState<AnalyticsSharedField[]>(
+    link.analytics_shared_fields ?? AnalyticsSharedField.options,
+  );
+  useEffect(() => {
+    setPublic(link.analytics_public);
+    setShared(link.analytics_shared_fields ?? AnalyticsSharedField.options);
+  }, [link]);
   const save = async (body: {
     analytics_public?: boolean;
     analytics_shared_fields?: AnalyticsSharedField[];
   }) => {
     setError("");
+    if (body.analytics_public !== undefined) setPublic(body.analytics_public);
+    if (body.analytics_shared_fields) setShared(body.analytics_shared_fields);
     try {
       await call(V1_ROUTES.updateLink, { params: { id: link.id }, body });
-      invalidate(`link:${link.id}`, "links");
     } catch (err) {
       setError(messageOf(err));
     }
+    invalidate(`link:${link.id}`, "links");
   };
   const publicUrl = `${location.origin}/stats/${link.short_code}`;
   return (
@@ -48,13 +58,13 @@ function Sharing({ link }: { link: LinkWithSharedFields }) {
         <input
           type="checkbox"
           role="switch"
-          aria-checked={link.analytics_public}
-          checked={link.analytics_public}
+          aria-checked={isPublic}
+          checked={isPublic}
           onChange={(e) => save({ analytics_public: e.currentTarget.checked })}
         />
         Share statistics publicly
       </label>
-      {link.analytics_public && (
+      {isPublic && (
         <>
           <div class="share-url">
             <a href={publicUrl} target="_blank" rel="noopener">
@@ -146,8 +156,7 @@ export function LinkPage({ id }: { id: string }) {
           </a>
         </p>
         <p class="muted small">
-          Created {fmtDate(l.created_at)} · Expires {fmtDate(l.expires_at)} ·{" "}
-          {l.clicks_count.toLocaleString()} clicks in all
+          Created {fmtDate(l.created_at)} · Expires {fmtDate(l.expires_at)}
         </p>
       </section>
       <div class="section-head">

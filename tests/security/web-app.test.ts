@@ -1,0 +1,81 @@
+// Attacks on the dashboard's files through the public origin (docs/decisions/0023-web-dashboard.md):
+// reading a file outside services/web/dist by any spelling of a path, framing the app (clickjacking),
+// loading script from elsewhere (CSP), and getting the app served on a host that is not the platform's
+// (where `/` belongs to a branded domain's redirect_root).
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { type Stack, startStack } from "@kurz/testing/stack";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildWeb } from "../../infra/build/web.ts";
+import { raw } from "./attack.ts";
+
+const root = resolve(import.meta.dirname, "../..");
+let stack: Stack;
+
+beforeAll(async () => {
+  await buildWeb();
+  stack = await startStack({ inProcess: true });
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe("the dashboard's files", () => {
+  it("serves the app with a strict CSP that forbids framing and foreign scripts", async () => {
+    const res = await raw(stack.origin, "GET", "/dashboard/links");
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('<div id="app">');
+    const csp = String(res.headers["content-security-policy"]);
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toMatch(/unsafe-(inline|eval)/);
+    expect(res.headers["x-frame-options"]).toBe("DENY");
+    expect(res.headers["x-content-type-options"]).toBe("nosniff");
+    // The built page has no inline script the CSP would have to allow.
+    expect(res.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+  });
+
+  it("never answers a file outside dist/assets, whatever the spelling", async () => {
+    const secrets = [
+      readFileSync(resolve(root, "package.json"), "utf8").slice(0, 40),
+      readFileSync(resolve(root, "services/web/vite.config.ts"), "utf8").slice(0, 40),
+    ];
+    const paths = [
+      "/assets/../package.json",
+      "/assets/../../package.json",
+      "/assets/%2e%2e/%2e%2e/package.json",
+      "/assets/..%2f..%2fpackage.json",
+      "/assets/..%5c..%5cpackage.json",
+      "/assets/..\\..\\package.json",
+      "/assets/%2E%2E%2F%2E%2E%2Fpackage.json",
+      "/assets//etc/passwd",
+      "/assets/.%2e/vite.config.ts",
+      "/dashboard/../../vite.config.ts",
+      "/stats/../../../package.json",
+      "/assets/index.html%00.js",
+    ];
+    for (const path of paths) {
+      const res = await raw(stack.origin, "GET", path);
+      expect([400, 404], `${path} → ${res.status}`).toContain(res.status);
+      for (const secret of secrets) expect(res.text, path).not.toContain(secret);
+      expect(res.text, path).not.toContain("root:x:0:0");
+    }
+  });
+
+  it("is not served on a host that is not the platform's, so a branded domain keeps its own `/`", async () => {
+    for (const path of ["/", "/dashboard", "/login"]) {
+      const res = await raw(stack.origin, "GET", path, { headers: { host: "go.attacker.example" } });
+      expect(res.text, path).not.toContain('<div id="app">');
+    }
+  });
+
+  it("refuses writes to its pages", async () => {
+    const res = await raw(stack.origin, "POST", "/login", {
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "email=a%40b.c&password=x",
+    });
+    expect(res.status).toBe(405);
+    expect(res.text).not.toContain('<div id="app">');
+  });
+});
