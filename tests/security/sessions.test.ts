@@ -218,12 +218,18 @@ describe("cross-site requests (CSRF)", () => {
       const link = await call("POST", "/api/v1/links", { key: user.key }, { url: "https://csrf.example/" });
       expect(link.status, link.text).toBe(201);
       const keyId = (await prisma.apiKey.findFirstOrThrow({ where: { accountId: user.accountId } })).id;
-      const managed = await managedIds(user.key, link.body.data.id);
+      const legacyRoute = !def.path.startsWith("/api/v1/");
+      const managed = legacyRoute ? await managedIds(user.key, link.body.data.id) : {};
+      // The setup took time off the short idle lifetime: one use slides the session forward again.
+      if (legacyRoute)
+        expect((await call("GET", "/api/v1/auth/session", { cookie: user.token })).status).toBe(200);
       const ids = {
         id: def.path.includes("/keys/") ? keyId : link.body.data.id,
         short_code: link.body.data.short_code,
         ...managed,
-        ...(def.path.startsWith("/api/v1/") ? {} : { id: managedIdFor(def.path, managed) }),
+        ...(legacyRoute
+          ? { id: managedIdFor(def.path, managed as Awaited<ReturnType<typeof managedIds>>) }
+          : {}),
       };
       const path = sample(def.path, ids);
       const before = await footprint(user.accountId);

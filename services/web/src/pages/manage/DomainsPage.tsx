@@ -3,6 +3,7 @@
 // Data: the older API's /api/domains routes with the session (one store with the API).
 import { type LegacyDomain, ROUTES } from "@kurz/contracts";
 import { useState } from "preact/hooks";
+import { Link } from "wouter-preact";
 import { invalidate } from "../../api/cache.ts";
 import { call, messageOf } from "../../api/client.ts";
 import { Confirm } from "../../components/Confirm.tsx";
@@ -194,9 +195,12 @@ export function DomainsPage() {
                 >
                   Edit redirects<span class="sr-only"> of {hostOf(d)}</span>
                 </button>
-                <a class="btn small ghost" href={`/dashboard/links?domain=${encodeURIComponent(hostOf(d))}`}>
+                <Link
+                  class="btn small ghost"
+                  href={`/dashboard/links?domain=${encodeURIComponent(hostOf(d))}`}
+                >
                   Links<span class="sr-only"> on {hostOf(d)}</span>
-                </a>
+                </Link>
                 <button
                   type="button"
                   class="btn small danger-ghost"
