@@ -29,6 +29,8 @@ if [ $# -eq 0 ]; then
   # beside the tests. A package's own `typecheck` script still checks that package alone.
   ( s=$SECONDS; rc=0
     node_modules/.bin/tsc -p tsconfig.json >>.data/typecheck.log 2>&1 || rc=1
+    # The dashboard's sources are browser code (DOM library, Preact JSX): their own program.
+    node_modules/.bin/tsc -p services/web/tsconfig.json >>.data/typecheck.log 2>&1 || rc=1
     echo $rc >.data/typecheck.rc; echo $((SECONDS - s)) >.data/typecheck.secs ) &
   checks+=($!)
   ( s=$SECONDS; pnpm exec biome check --reporter=summary . >.data/lint.log 2>&1

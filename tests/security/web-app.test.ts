@@ -1,4 +1,4 @@
-// Attacks on the dashboard's files through the public origin (docs/decisions/0023-web-dashboard.md):
+// Attacks on the dashboard's files through the public origin (docs/decisions/0024-web-dashboard.md):
 // reading a file outside services/web/dist by any spelling of a path, framing the app (clickjacking),
 // loading script from elsewhere (CSP), and getting the app served on a host that is not the platform's
 // (where `/` belongs to a branded domain's redirect_root).

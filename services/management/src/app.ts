@@ -1,6 +1,9 @@
+import type { RequestListener } from "node:http";
+import { ROUTES } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import {
   createApp,
+  directRoutes,
   healthRoutes,
   installErrorHandlers,
   type Logger,
@@ -85,6 +88,22 @@ const withOverlayRecords = (deps: ManagementAppDeps) => ({
   ...deps,
   overlayRecords: deps.overlayRecords ?? new OverlayRecords(deps.redis, deps.logger),
 });
+
+/** Records answered on plain node:http before Express (decision 0023): the hottest keyed reads. */
+const DIRECT: ReadonlySet<unknown> = new Set([ROUTES.getLink]);
+
+/** The service's request listener: the direct routes, then the Express app for everything else. */
+export function createManagementListener(input: ManagementAppDeps): RequestListener {
+  const deps = withOverlayRecords(input);
+  return directRoutes(
+    {
+      routes: managementRoutes(deps).filter((r) => DIRECT.has(r.def)),
+      internalToken: deps.internalToken,
+      logger: deps.logger,
+    },
+    createManagementApp(deps),
+  );
+}
 
 export function createManagementApp(input: ManagementAppDeps): Express {
   const deps = withOverlayRecords(input);

@@ -5,7 +5,7 @@ import { createPrisma } from "@kurz/db";
 import { createServiceBus, type Logger, listen, type StartedService } from "@kurz/service-kit";
 import { Redis } from "ioredis";
 import { keyLimitsFrom } from "./api-keys.ts";
-import { createManagementApp } from "./app.ts";
+import { createManagementListener } from "./app.ts";
 import type { ManagementConfig } from "./config.ts";
 import { subscribeClickTotals } from "./consumers/click-totals.ts";
 import { createTxtLookup } from "./domain-verification.ts";
@@ -39,7 +39,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
   const webhooks = startWebhooks(config, { prisma, bus, logger });
   const legacyRecords = new LegacyRecords(redis, logger);
   const records = new RedirectRecords(redis, logger);
-  const app = createManagementApp({
+  const app = createManagementListener({
     prisma,
     records,
     titles,

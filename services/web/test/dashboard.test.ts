@@ -187,6 +187,16 @@ describe.skipIf(!hasChromium)(
       await expect(sections.getByRole("checkbox", { name: /Referrers/ }).isChecked()).resolves.toBe(true);
       await expect(sections.getByRole("checkbox", { name: /Browsers/ }).isChecked()).resolves.toBe(false);
 
+      const linkId = page.url().split("/").pop();
+      const stored = await fetch(`${stack.origin}/api/v1/links/${linkId}`, {
+        headers: { authorization: `Bearer ${apiKey}` },
+      }).then(
+        (r) =>
+          r.json() as Promise<{ data: { analytics_public: boolean; analytics_shared_fields: string[] } }>,
+      );
+      expect(stored.data.analytics_public).toBe(true);
+      expect(stored.data.analytics_shared_fields).toEqual(["overview", "referrers"]);
+
       const stranger = await browser.newContext({ viewport: DESKTOP, baseURL: stack.origin });
       const pub = await stranger.newPage();
       watchCsp(pub);

@@ -1,5 +1,5 @@
 // The data layer: one cache entry per key (a route and its input), shared by every component that
-// shows it, refetched when a mutation invalidates its prefix. Small on purpose (decision 0023): the
+// shows it, refetched when a mutation invalidates its prefix. Small on purpose (decision 0024): the
 // dashboard needs dedup, stale-while-revalidate and invalidation, not a general query library.
 import { useEffect, useState } from "preact/hooks";
 

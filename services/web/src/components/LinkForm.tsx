@@ -201,7 +201,7 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
           }}
           aria-describedby="lf-expires-note"
         />,
-        "Your local time. After it, the link answers 410 Gone.",
+        "Your local time. After it, the link stops redirecting.",
       )}
       {inPast && pastOk && (
         <p class="warning" role="alert">

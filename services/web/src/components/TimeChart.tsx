@@ -1,4 +1,4 @@
-// Clicks over time, drawn by uPlot (MIT, ~20 KB gzip, canvas): decision 0023. The canvas is
+// Clicks over time, drawn by uPlot (MIT, ~20 KB gzip, canvas): decision 0024. The canvas is
 // described for screen readers by a summary line and a visually hidden table of the non-zero buckets.
 import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";

@@ -1,7 +1,7 @@
 // One link: its details and actions, its analytics in the chosen range, what it shares publicly,
 // and the QR designer.
 import { AnalyticsSharedField, type LinkWithSharedFields, V1_ROUTES } from "@kurz/contracts";
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { Link, useLocation } from "wouter-preact";
 import { invalidate, useQuery } from "../api/cache.ts";
 import { call, messageOf } from "../api/client.ts";
@@ -30,15 +30,22 @@ function Sharing({ link }: { link: LinkWithSharedFields }) {
   const [shared, setShared] = useState<AnalyticsSharedField[]>(
     link.analytics_shared_fields ?? AnalyticsSharedField.options,
   );
+  // A server copy that lands while a save is under way predates it; the save's own refetch follows.
+  const saving = useRef(false);
   useEffect(() => {
+    if (saving.current) return;
     setPublic(link.analytics_public);
     setShared(link.analytics_shared_fields ?? AnalyticsSharedField.options);
   }, [link]);
+  // One save at a time: each sends the whole choice, computed from the one before it.
+  const [busy, setBusy] = useState(false);
   const save = async (body: {
     analytics_public?: boolean;
     analytics_shared_fields?: AnalyticsSharedField[];
   }) => {
     setError("");
+    setBusy(true);
+    saving.current = true;
     if (body.analytics_public !== undefined) setPublic(body.analytics_public);
     if (body.analytics_shared_fields) setShared(body.analytics_shared_fields);
     try {
@@ -46,6 +53,8 @@ function Sharing({ link }: { link: LinkWithSharedFields }) {
     } catch (err) {
       setError(messageOf(err));
     }
+    saving.current = false;
+    setBusy(false);
     invalidate(`link:${link.id}`, "links");
   };
   const publicUrl = `${location.origin}/stats/${link.short_code}`;
@@ -58,6 +67,7 @@ function Sharing({ link }: { link: LinkWithSharedFields }) {
         <input
           type="checkbox"
           role="switch"
+          disabled={busy}
           aria-checked={isPublic}
           checked={isPublic}
           onChange={(e) => save({ analytics_public: e.currentTarget.checked })}
@@ -72,7 +82,7 @@ function Sharing({ link }: { link: LinkWithSharedFields }) {
             </a>
             <CopyButton text={publicUrl} label="Copy" what="public statistics URL" />
           </div>
-          <fieldset class="sections">
+          <fieldset class="sections" disabled={busy}>
             <legend>Shared sections</legend>
             {AnalyticsSharedField.options.map((field) => (
               <label class="check" key={field}>
