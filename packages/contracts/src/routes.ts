@@ -30,7 +30,7 @@ import {
 import { QR_CACHE_CONTROL, QR_CONTENT_TYPES, QrParams, QrQuery } from "./qr.ts";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-export type ApiTag = "account" | "links" | "analytics" | "qr" | "legacy";
+export type ApiTag = "account" | "links" | "analytics" | "qr" | "overlays" | "legacy";
 /** "key": the caller's account, established by the gateway from an API key; "public": nobody's. */
 export type RouteAuth = "key" | "public";
 

@@ -27,6 +27,7 @@ import { keysRoutes } from "./routes/keys.ts";
 import { campaignPageRouter } from "./routes/legacy/campaign-page.ts";
 import { legacyRoutes } from "./routes/legacy/index.ts";
 import { linksRoutes } from "./routes/links.ts";
+import { overlaysRoutes } from "./routes/overlays.ts";
 import { qrRoutes } from "./routes/qr.ts";
 import type { TitleFetcher } from "./title-fetcher.ts";
 
@@ -62,6 +63,7 @@ export function managementRoutes(input: ManagementAppDeps): MountedRoute[] {
     ...linksRoutes(deps),
     ...bulkRoutes(deps),
     ...qrRoutes(deps),
+    ...overlaysRoutes(deps),
     ...legacyRoutes(deps),
   ];
 }
