@@ -1,6 +1,7 @@
 export * from "./account.ts";
 export * from "./analytics.ts";
 export * from "./api-version.ts";
+export * from "./auth.ts";
 export * from "./campaigns.ts";
 export * from "./envelope.ts";
 export * from "./events.ts";
@@ -21,3 +22,4 @@ export * from "./routes-all.ts";
 export * from "./routes-campaigns.ts";
 export * from "./routes-legacy.ts";
 export * from "./routes-overlays.ts";
+export * from "./webhooks.ts";

@@ -4,8 +4,15 @@ import { type ApiRoute, type RouteDef, V1_ROUTES } from "./routes.ts";
 import { CAMPAIGN_ROUTES } from "./routes-campaigns.ts";
 import { LEGACY_ROUTES } from "./routes-legacy.ts";
 import { OVERLAY_ROUTES } from "./routes-overlays.ts";
+import { WEBHOOK_ROUTES } from "./webhooks.ts";
 
-export const ROUTES = { ...V1_ROUTES, ...LEGACY_ROUTES, ...OVERLAY_ROUTES, ...CAMPAIGN_ROUTES } as const;
+export const ROUTES = {
+  ...V1_ROUTES,
+  ...WEBHOOK_ROUTES,
+  ...LEGACY_ROUTES,
+  ...OVERLAY_ROUTES,
+  ...CAMPAIGN_ROUTES,
+} as const;
 export type RouteKey = keyof typeof ROUTES;
 
 /** Every route record, in declaration order. */

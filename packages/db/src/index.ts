@@ -14,6 +14,9 @@ export type {
   OutboxEvent,
   Overlay,
   OverlaySubmission,
+  Session,
+  WebhookDelivery,
+  WebhookEndpoint,
 } from "./generated/prisma/client.ts";
 export { Prisma, PrismaClient } from "./generated/prisma/client.ts";
 export { MIGRATIONS_DIR, type MigrateOptions, migrateDatabase } from "./migrate-database.ts";
