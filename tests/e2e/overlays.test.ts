@@ -1,4 +1,4 @@
-// CTA overlays end to end through the public origin (issue 13, decision 0021): a browser following an
+// CTA overlays end to end through the public origin (issue 13, decision 0023): a browser following an
 // overlay link gets the overlay page (the destination framed beneath it when the destination allows
 // framing, else the interstitial) and the click is counted once; a bot gets the plain redirect; a
 // contact overlay's form lands once in the owner's list and CSV; the older API and v1 show one store.
@@ -162,6 +162,12 @@ describe("contact overlays", () => {
     });
     expect(JSON.stringify(list.body)).not.toContain("127.0.0.1");
 
+    // v1 shows the same submissions (one store).
+    const v1 = await call("GET", `/api/v1/overlays/${id}/submissions`);
+    expect(v1.status, v1.text).toBe(200);
+    expect(v1.body.meta.total).toBe(1);
+    expect(v1.body.data[0]).toMatchObject({ id: list.body.data.submissions[0].id, email: "ada@example.com" });
+
     const csv = await call("GET", `/api/overlay/${id}/submissions/export`);
     expect(csv.status).toBe(200);
     expect(csv.headers["content-type"]).toMatch(/^text\/csv/);
@@ -178,6 +184,22 @@ describe("one store for both APIs", () => {
     const list = await call("GET", "/api/overlay?limit=100");
     expect(one.body.data.bg_color).toBe("#ABCDEF");
     expect(list.body.data.cta.find((o: { id: number }) => o.id === id)).toEqual(one.body.data);
+    const v1Overlay = await call("GET", `/api/v1/overlays/${id}`);
+    expect(v1Overlay.status, v1Overlay.text).toBe(200);
+    const { created_at, updated_at, ...v1Fields } = v1Overlay.body.data;
+    const { date, ...legacyFields } = one.body.data;
+    expect(v1Fields).toEqual(legacyFields);
+    expect(date).toBe(created_at.slice(0, 19).replace("T", " "));
+    expect(typeof updated_at).toBe("string");
+    const patched = await call("PATCH", `/api/v1/overlays/${id}`, { name: "Same, renamed" });
+    expect(patched.body.data.name).toBe("Same, renamed");
+    expect((await call("GET", `/api/overlay/${id}`)).body.data.name).toBe("Same, renamed");
+    const created = await call("POST", "/api/v1/overlays", { type: "contact", name: "v1 form" });
+    expect(created.status, created.text).toBe(201);
+    const v1List = await call("GET", "/api/v1/overlays?per_page=100");
+    expect(v1List.body.data.map((o: { id: number }) => o.id)).toContain(created.body.data.id);
+    expect((await call("GET", "/api/overlay?limit=100")).body.data.result).toBe(v1List.body.meta.total);
+
     const l = await link(`${dest}/deny`, id);
     const v1 = await call("GET", `/api/v1/links/${l.id}`);
     expect(v1.body.data.overlay_id).toBe(id);

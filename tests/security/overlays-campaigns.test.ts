@@ -75,6 +75,20 @@ describe("another account's ids are refused", () => {
     expectLegacyError(await ctx.asAttacker("DELETE", `/api/overlay/${victimOverlay}/delete`), 404);
     expectLegacyError(await ctx.asAttacker("GET", `/api/overlay/${victimOverlay}/submissions`), 404);
     expectLegacyError(await ctx.asAttacker("GET", `/api/overlay/${victimOverlay}/submissions/export`), 404);
+    for (const [method, path] of [
+      ["GET", ""],
+      ["PATCH", ""],
+      ["DELETE", ""],
+      ["GET", "/submissions"],
+      ["GET", "/submissions/export"],
+    ] as const) {
+      const res = await ctx.asAttacker(
+        method,
+        `/api/v1/overlays/${victimOverlay}${path}`,
+        method === "PATCH" ? { text: "x" } : undefined,
+      );
+      expectV1Error(res, 404, "NOT_FOUND");
+    }
     const still = await ctx.asVictim("GET", `/api/overlay/${victimOverlay}`);
     expect(still.body.data).toMatchObject({ name: "B's form", text: "" });
   });

@@ -1,10 +1,10 @@
-// CTA overlays (docs/legacy-api.md "CTA overlays"; decision 0021): what an owner configures, what the
+// CTA overlays (docs/legacy-api.md "CTA overlays"; decision 0023): what an owner configures, what the
 // redirect reads to show one, and what a visitor's contact form sends. The redirect renders every
 // member as text (escaped); colours are `#RRGGBB` only, so they can sit in a style attribute as they are.
 import * as z from "zod";
-import { legacyList, legacySuccess } from "./envelope.ts";
-import { LegacyDateTime, OverlayType } from "./legacy.ts";
-import { HttpUrl, StoredText, Uuid } from "./primitives.ts";
+import { legacyList, legacySuccess, PaginationMeta, successEnvelope } from "./envelope.ts";
+import { LEGACY_ID_MAX, LegacyDateTime, OverlayType } from "./legacy.ts";
+import { HttpUrl, queryInt, StoredText, Timestamp, Uuid, withQueryDefault } from "./primitives.ts";
 
 export const OVERLAY_POSITIONS = ["top", "bottom", "center"] as const;
 export const OverlayPosition = z.enum(OVERLAY_POSITIONS).meta({
@@ -195,3 +195,57 @@ export function overlayKey(id: string | number): string {
 }
 
 export const CSV_CONTENT_TYPE = "text/csv; charset=utf-8";
+
+// ---- /api/v1/overlays: the same overlays in v1's envelope and date format ----
+
+export const Overlay = z
+  .object({
+    id: z.int().positive(),
+    type: z.string(),
+    name: z.string(),
+    text: z.string(),
+    button_label: z.string().nullable(),
+    button_url: z.string().nullable(),
+    fields: z.array(z.string()),
+    bg_color: z.string(),
+    text_color: z.string(),
+    button_color: z.string(),
+    position: z.string(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: "Overlay" });
+export type Overlay = z.infer<typeof Overlay>;
+
+export const OverlaySubmission = z
+  .object({
+    id: z.int().positive(),
+    link_id: Uuid,
+    name: z.string().nullable(),
+    email: z.string().nullable(),
+    phone: z.string().nullable(),
+    message: z.string().nullable(),
+    created_at: Timestamp,
+  })
+  .meta({ id: "OverlaySubmission" });
+export type OverlaySubmission = z.infer<typeof OverlaySubmission>;
+
+export const OverlayIdParams = z.object({
+  id: z
+    .string()
+    .regex(/^[1-9]\d{0,9}$/, "Expected a positive integer id")
+    .transform(Number)
+    .pipe(z.int().positive().max(LEGACY_ID_MAX)),
+});
+export type OverlayIdParams = z.infer<typeof OverlayIdParams>;
+
+export const OverlayListQuery = z.object({
+  page: withQueryDefault(queryInt({ min: 1 }), 1, 1),
+  per_page: withQueryDefault(queryInt({ min: 1, max: 100 }), 20, 20),
+});
+export type OverlayListQuery = z.infer<typeof OverlayListQuery>;
+
+export const OverlayResponse = successEnvelope(Overlay);
+export const OverlayListResponse = successEnvelope(z.array(Overlay), PaginationMeta);
+export const OverlaySubmissionListResponse = successEnvelope(z.array(OverlaySubmission), PaginationMeta);
+export const OverlayDeletedResponse = successEnvelope(z.object({ deleted: z.literal(true) }));

@@ -96,7 +96,7 @@ export const RotatorRecord = z.object({
     z.object({
       id: z.string(),
       short_code: z.string(),
-      // Absent in records written before weights (decision 0022): every link then weighs 1.
+      // Absent in records written before weights (decision 0024): every link then weighs 1.
       weight: z.int().positive().optional(),
     }),
   ),

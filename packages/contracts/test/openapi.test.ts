@@ -150,6 +150,13 @@ describe("OpenAPI document", () => {
       "DELETE /api/campaign/:campaignid/remove/:linkid",
       "DELETE /api/channel/:channelid/remove/:linkid",
       "GET /api/v1/analytics/campaigns/:id",
+      "GET /api/v1/overlays",
+      "POST /api/v1/overlays",
+      "GET /api/v1/overlays/:id",
+      "PATCH /api/v1/overlays/:id",
+      "DELETE /api/v1/overlays/:id",
+      "GET /api/v1/overlays/:id/submissions",
+      "GET /api/v1/overlays/:id/submissions/export",
     ];
     expect(API_ROUTES.map(({ method, path }) => `${method} ${path}`).sort()).toEqual(expected.sort());
     for (const route of API_ROUTES) {

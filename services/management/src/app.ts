@@ -32,6 +32,7 @@ import { keysRoutes } from "./routes/keys.ts";
 import { campaignPageRouter } from "./routes/legacy/campaign-page.ts";
 import { legacyRoutes } from "./routes/legacy/index.ts";
 import { linksRoutes } from "./routes/links.ts";
+import { overlaysRoutes } from "./routes/overlays.ts";
 import { qrRoutes } from "./routes/qr.ts";
 import { webhooksRoutes } from "./routes/webhooks.ts";
 import type { SigninLimits } from "./signin-limits.ts";
@@ -78,6 +79,7 @@ export function managementRoutes(input: ManagementAppDeps): MountedRoute[] {
     ...linksRoutes(deps),
     ...bulkRoutes(deps),
     ...qrRoutes(deps),
+    ...overlaysRoutes(deps),
     ...webhooksRoutes({ prisma: deps.prisma, ...deps.webhooks }),
     ...legacyRoutes(deps),
   ];

@@ -75,18 +75,18 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
   const keyUsage = new KeyUsageFlusher(prisma, redis, { intervalMs: config.KEY_USAGE_FLUSH_MS, logger });
   keyUsage.start();
   const stopPurge = startRetiredCodePurge(prisma, retiredCodeGraceMs, { logger });
-  const stopSessionPrune = startSessionPrune(prisma, { logger });
   const stopFrameRefresh = startFrameRefresh(prisma, titles, records, {
     intervalMs: config.FRAME_CHECK_INTERVAL_MS,
     maxAgeMs: config.FRAME_CHECK_MAX_AGE_HOURS * 3_600_000,
     logger,
   });
+  const stopSessionPrune = startSessionPrune(prisma, { logger });
   return {
     servers: [server],
     close: async () => {
       stopPurge();
-      stopSessionPrune();
       stopFrameRefresh();
+      stopSessionPrune();
       await relay.stop();
       await webhooks.stop();
       await titles.close();

@@ -248,7 +248,7 @@ export class Resolver {
   readonly links: CachedLookup<RedirectRecord>;
   readonly domains: CachedLookup<DomainRecord>;
   readonly rotators: CachedLookup<RotatorRecord>;
-  /** CTA overlays, read only when a link carries one (decision 0021). */
+  /** CTA overlays, read only when a link carries one (decision 0023). */
   readonly overlays: CachedLookup<OverlayRecord>;
 
   constructor(opts: LookupOptions) {

@@ -3,7 +3,6 @@
 import { CSV_CONTENT_TYPE, ROUTES, toLegacyDateTime } from "@kurz/contracts";
 import type { Overlay, OverlaySubmission } from "@kurz/db";
 import { type MountedRoute, route } from "@kurz/service-kit";
-import { toCsv } from "../../csv.ts";
 import {
   allSubmissions,
   createOverlay,
@@ -14,6 +13,7 @@ import {
   type OverlayWriterDeps,
   updateOverlay,
 } from "../../legacy/overlays-service.ts";
+import { csvDisposition, submissionsCsv } from "../../submissions-csv.ts";
 import { legacyListBody, legacyMessage } from "./legacy-envelope.ts";
 
 export const toLegacyOverlay = (overlay: Overlay) => ({
@@ -70,14 +70,10 @@ export function legacyOverlaysRoutes(deps: OverlayWriterDeps): MountedRoute[] {
     }),
     route(ROUTES.legacyExportOverlaySubmissions, async ({ identity, params }) => {
       const rows = await allSubmissions(prisma, identity.accountId, params.id);
-      const csv = toCsv(
-        ["id", "date", "link_id", "name", "email", "phone", "message"],
-        rows.map((s) => [s.id, toLegacyDateTime(s.createdAt), s.linkId, s.name, s.email, s.phone, s.message]),
-      );
       return {
         contentType: CSV_CONTENT_TYPE,
-        body: Buffer.from(csv),
-        headers: { "Content-Disposition": `attachment; filename="overlay-${params.id}-submissions.csv"` },
+        body: submissionsCsv(rows),
+        headers: { "Content-Disposition": csvDisposition(params.id) },
       };
     }),
   ];
