@@ -135,9 +135,22 @@ describe("proof of control", () => {
       timeoutMs: 10_000,
       description: "the verified domain's redirectroot",
     });
-    const link = await onHost(host, `/${victimAlias}`);
+    // Links live on one host (issue 13): the owner's links on the domain serve there, its main-host
+    // links do not (that domain's "not found").
+    const alias = `${victimAlias}-on-${seq}`;
+    const made = await ctx.asVictim("POST", "/api/v1/links", {
+      url: "https://bank.example/login",
+      custom_alias: alias,
+      domain: host,
+    });
+    expect(made.status, made.text).toBe(201);
+    const link = await onHost(host, `/${alias}`);
     expect(link.status).toBe(302);
     expect(link.headers.location).toBe("https://bank.example/login");
+    expect(await onHost(host, `/${victimAlias}`)).toMatchObject({
+      status: 302,
+      headers: { location: "https://bank.example/missing" },
+    });
     // Another account's code on the bank's host is that domain's "not found" (issue 11 item 2).
     const foreign = await onHost(host, `/${attackerAlias}`);
     expect(foreign.headers.location).not.toBe("https://attacker.example/phish");

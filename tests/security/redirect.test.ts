@@ -97,7 +97,6 @@ describe("another tenant's links on a verified branded domain", () => {
       url: "https://attacker.example/phish",
       custom_alias: attackerAlias,
     });
-    await createLink(ctx.asVictim, { url: "https://bank.example/login", custom_alias: victimAlias });
     const campaign = await ctx.asAttacker("POST", "/api/campaign/add", { name: "promo", slug: attackerSlug });
     expect(campaign.status, campaign.text).toBe(200);
     const assigned = await ctx.asAttacker(
@@ -116,6 +115,12 @@ describe("another tenant's links on a verified branded domain", () => {
     await dns.setTxt(added.body.verification.name, [added.body.verification.value]);
     const verified = await ctx.asVictim("POST", `/api/domain/${added.body.id}/verify`);
     expect(verified.body, verified.text).toMatchObject({ error: 0, status: "verified" });
+    // The victim's link lives on its domain (issue 13: a link is served only on its own host).
+    await createLink(ctx.asVictim, {
+      url: "https://bank.example/login",
+      custom_alias: victimAlias,
+      domain: host,
+    });
     await waitFor(
       async () =>
         (await visit("/", { ip: "192.0.2.1", host })).headers.location === "https://bank.example/home",

@@ -119,11 +119,16 @@ async function login(email: string, password: string, who: Caller = {}) {
 
 /** What a session or route could change on an account: its rows, counted and summed. */
 async function footprint(accountId: string) {
-  const [account, links, keys, sessions] = await Promise.all([
+  const [account, links, keys, sessions, ...managed] = await Promise.all([
     prisma.account.findUniqueOrThrow({ where: { id: accountId } }),
     prisma.link.findMany({ where: { accountId }, orderBy: { id: "asc" } }),
     prisma.apiKey.findMany({ where: { accountId }, orderBy: { id: "asc" } }),
     prisma.session.count({ where: { accountId } }),
+    // What the older API's session routes manage (issue 13).
+    prisma.domain.findMany({ where: { accountId }, orderBy: { id: "asc" } }),
+    prisma.overlay.findMany({ where: { accountId }, orderBy: { id: "asc" } }),
+    prisma.campaign.findMany({ where: { accountId }, orderBy: { id: "asc" }, include: { links: true } }),
+    prisma.channel.findMany({ where: { accountId }, orderBy: { id: "asc" }, include: { links: true } }),
   ]);
   const { updatedAt: _a, ...accountRest } = account;
   return JSON.stringify(
@@ -132,6 +137,7 @@ async function footprint(accountId: string) {
       links: links.map(({ updatedAt: _u, ...l }) => l),
       keys: keys.map(({ lastUsedAt: _l, ...k }) => k),
       sessions,
+      managed,
     },
     (_k, v) => (typeof v === "bigint" ? String(v) : v),
   );
@@ -140,12 +146,55 @@ async function footprint(accountId: string) {
 const sample = (path: string, ids: Record<string, string>) =>
   path.replace(/:([A-Za-z_]+)/g, (_m, name: string) => ids[name] ?? ids.id!);
 
+/** One of each resource the older API's session routes manage, made with the account's key. */
+async function managedIds(key: string, linkId: string) {
+  const made = async (path: string, body: unknown) => {
+    const res = await call("POST", path, { key }, body);
+    expect(res.status, res.text).toBe(200);
+    return String(res.body.id);
+  };
+  const domain = await made("/api/domain/add", {
+    domain: `https://csrf-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.example`,
+  });
+  const campaign = await made("/api/campaign/add", { name: "csrf campaign" });
+  const channel = await made("/api/channel/add", { name: "csrf channel" });
+  const overlay = await made("/api/overlay/add", {
+    type: "message",
+    name: "csrf overlay",
+    text: "hello",
+    button_label: "Go",
+    button_url: "https://x.example/",
+  });
+  for (const assign of [
+    `/api/campaign/${campaign}/assign/${linkId}`,
+    `/api/channel/${channel}/assign/${linkId}`,
+  ]) {
+    const res = await call("POST", assign, { key });
+    expect(res.status, res.text).toBe(200);
+  }
+  return { domain, campaign, campaignid: campaign, channel, channelid: channel, overlay, linkid: linkId };
+}
+
+const managedIdFor = (path: string, ids: Awaited<ReturnType<typeof managedIds>>) =>
+  path.startsWith("/api/domain")
+    ? ids.domain
+    : path.startsWith("/api/campaign")
+      ? ids.campaign
+      : path.startsWith("/api/channel")
+        ? ids.channel
+        : ids.overlay;
+
 describe("cross-site requests (CSRF)", () => {
   // Every route a session may write to, from contracts: a form on another site can send the cookie
   // (SameSite=Lax still sends it on some top-level navigations, and on same-site subdomains) but can
   // neither read nor set X-CSRF-Token.
+  // The older API's domain, campaign, channel and overlay routes take a session too (the dashboard's
+  // pages of issue 13), so they are swept as well; its account routes stay key-only (below).
   const writes = ROUTE_DEFS.filter(
-    (d) => d.method !== "GET" && d.auth !== "public" && d.path.startsWith("/api/v1/"),
+    (d) =>
+      d.method !== "GET" &&
+      d.auth !== "public" &&
+      (d.path.startsWith("/api/v1/") || /^\/api\/(domain|campaign|channel|overlay)/.test(d.path)),
   );
 
   it("sweeps at least the link, key, account, password and sign-out writes", () => {
@@ -157,6 +206,10 @@ describe("cross-site requests (CSRF)", () => {
       "PATCH /api/v1/account",
       "POST /api/v1/account/password",
       "POST /api/v1/auth/logout",
+      "POST /api/domain/add",
+      "DELETE /api/campaign/:id/delete",
+      "POST /api/channel/:channelid/assign/:linkid",
+      "PUT /api/overlay/:id/update",
     ]) {
       expect(names).toContain(expected);
     }
@@ -169,9 +222,18 @@ describe("cross-site requests (CSRF)", () => {
       const link = await call("POST", "/api/v1/links", { key: user.key }, { url: "https://csrf.example/" });
       expect(link.status, link.text).toBe(201);
       const keyId = (await prisma.apiKey.findFirstOrThrow({ where: { accountId: user.accountId } })).id;
+      const legacyRoute = !def.path.startsWith("/api/v1/");
+      const managed = legacyRoute ? await managedIds(user.key, link.body.data.id) : {};
+      // The setup took time off the short idle lifetime: one use slides the session forward again.
+      if (legacyRoute)
+        expect((await call("GET", "/api/v1/auth/session", { cookie: user.token })).status).toBe(200);
       const ids = {
         id: def.path.includes("/keys/") ? keyId : link.body.data.id,
         short_code: link.body.data.short_code,
+        ...managed,
+        ...(legacyRoute
+          ? { id: managedIdFor(def.path, managed as Awaited<ReturnType<typeof managedIds>>) }
+          : {}),
       };
       const path = sample(def.path, ids);
       const before = await footprint(user.accountId);
@@ -192,8 +254,13 @@ describe("cross-site requests (CSRF)", () => {
       ];
       for (const form of forms) {
         const res = await call(def.method, path, { cookie: user.token, headers: form.headers }, form.body);
-        expectV1Error(res, 403, "FORBIDDEN");
-        expect(res.body.error.message).toBe("CSRF token missing or invalid");
+        if (def.path.startsWith("/api/v1/")) {
+          expectV1Error(res, 403, "FORBIDDEN");
+          expect(res.body.error.message).toBe("CSRF token missing or invalid");
+        } else {
+          expectLegacyError(res, 403);
+          expect(res.body.message).toBe("CSRF token missing or invalid");
+        }
       }
       expect(await footprint(user.accountId)).toBe(before);
       // The same session with its token is let through (the route then answers on its merits).

@@ -32,6 +32,7 @@ interface Tenant {
   channelId: number;
   importId: string;
   webhookId: string;
+  overlayId: number;
 }
 
 let stack: Stack;
@@ -67,13 +68,15 @@ async function furnish(accountId: string, call: Call, tag: string): Promise<Tena
   const webhookId = (
     await ok(call("POST", "/api/v1/webhooks", { url: "http://93.184.216.34/hook", events: ["link.deleted"] }))
   ).body.data.id;
-  return { accountId, call, link, keyId, domainId, campaignId, channelId, importId, webhookId };
+  const overlayId = (await ok(call("POST", "/api/overlay/add", { type: "contact", name: `${tag} overlay` })))
+    .body.id;
+  return { accountId, call, link, keyId, domainId, campaignId, channelId, importId, webhookId, overlayId };
 }
 
 /** Every row the victim owns, as it stands (last use of keys aside: using a key is not a change). */
 async function rowsOf(accountId: string) {
   const where = { accountId };
-  const [account, links, keys, domains, campaigns, channels, webhooks] = await Promise.all([
+  const [account, links, keys, domains, campaigns, channels, webhooks, overlays] = await Promise.all([
     prisma.account.findUniqueOrThrow({ where: { id: accountId } }),
     prisma.link.findMany({ where, orderBy: { id: "asc" } }),
     prisma.apiKey.findMany({ where, orderBy: { id: "asc" }, omit: { lastUsedAt: true } }),
@@ -81,9 +84,11 @@ async function rowsOf(accountId: string) {
     prisma.campaign.findMany({ where, orderBy: { id: "asc" }, include: { links: true } }),
     prisma.channel.findMany({ where, orderBy: { id: "asc" }, include: { links: true } }),
     prisma.webhookEndpoint.findMany({ where, orderBy: { id: "asc" } }),
+    prisma.overlay.findMany({ where, orderBy: { id: "asc" }, include: { submissions: true } }),
   ]);
-  return JSON.stringify({ account, links, keys, domains, campaigns, channels, webhooks }, (_k, v) =>
-    typeof v === "bigint" ? String(v) : v,
+  return JSON.stringify(
+    { account, links, keys, domains, campaigns, channels, webhooks, overlays },
+    (_k, v) => (typeof v === "bigint" ? String(v) : v),
   );
 }
 
@@ -142,6 +147,33 @@ function attemptsFor(method: string, path: string): Attempt[] | undefined {
       { path: `/api/channel/${v.channelId}/assign/${a.link.id}` },
       { path: `/api/channel/${a.channelId}/assign/${v.link.id}` },
     ],
+    // Issue 13: overlays (both generations), campaign and channel membership, campaign analytics.
+    "GET /api/overlay/:id": [{ path: `/api/overlay/${v.overlayId}` }],
+    "PUT /api/overlay/:id/update": [{ path: `/api/overlay/${v.overlayId}/update`, body: { text: "pwned" } }],
+    "DELETE /api/overlay/:id/delete": [{ path: `/api/overlay/${v.overlayId}/delete` }],
+    "GET /api/overlay/:id/submissions": [{ path: `/api/overlay/${v.overlayId}/submissions` }],
+    "GET /api/overlay/:id/submissions/export": [{ path: `/api/overlay/${v.overlayId}/submissions/export` }],
+    "GET /api/v1/overlays/:id": [{ path: `/api/v1/overlays/${v.overlayId}` }],
+    "PATCH /api/v1/overlays/:id": [{ path: `/api/v1/overlays/${v.overlayId}`, body: { text: "pwned" } }],
+    "DELETE /api/v1/overlays/:id": [{ path: `/api/v1/overlays/${v.overlayId}` }],
+    "GET /api/v1/overlays/:id/submissions": [{ path: `/api/v1/overlays/${v.overlayId}/submissions` }],
+    "GET /api/v1/overlays/:id/submissions/export": [
+      { path: `/api/v1/overlays/${v.overlayId}/submissions/export` },
+    ],
+    "GET /api/campaign/:id/links": [{ path: `/api/campaign/${v.campaignId}/links` }],
+    "PUT /api/campaign/:campaignid/weight/:linkid": [
+      { path: `/api/campaign/${v.campaignId}/weight/${v.link.id}`, body: { weight: 9 } },
+      { path: `/api/campaign/${a.campaignId}/weight/${v.link.id}`, body: { weight: 9 } },
+    ],
+    "DELETE /api/campaign/:campaignid/remove/:linkid": [
+      { path: `/api/campaign/${v.campaignId}/remove/${v.link.id}` },
+      { path: `/api/campaign/${a.campaignId}/remove/${v.link.id}` },
+    ],
+    "DELETE /api/channel/:channelid/remove/:linkid": [
+      { path: `/api/channel/${v.channelId}/remove/${v.link.id}` },
+      { path: `/api/channel/${a.channelId}/remove/${v.link.id}` },
+    ],
+    "GET /api/v1/analytics/campaigns/:id": [{ path: `/api/v1/analytics/campaigns/${v.campaignId}` }],
   };
   return table[`${method} ${path}`];
 }

@@ -220,7 +220,7 @@ export const LegacyOverlay = z
     name: z.string(),
     date: LegacyDateTime,
   })
-  .meta({ id: "LegacyOverlay" });
+  .meta({ id: "LegacyOverlaySummary" });
 export type LegacyOverlay = z.infer<typeof LegacyOverlay>;
 
 export const LegacyOverlayList = legacyList("cta", LegacyOverlay);

@@ -66,6 +66,18 @@ export const Link = z
     analytics_public: z.boolean(),
     created_at: Timestamp,
     updated_at: Timestamp,
+    // Beyond SPEC 2.1 (issue 13); Kurz always sends them, optional so that SPEC's samples still parse.
+    overlay_id: z
+      .int()
+      .positive()
+      .nullable()
+      .optional()
+      .meta({ description: "CTA overlay shown before the destination" }),
+    domain: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({ description: "Branded domain (host) the link lives on; null for the service's own host" }),
   })
   .meta({ id: "Link" });
 export type Link = z.infer<typeof Link>;
@@ -86,6 +98,24 @@ export type DeleteLinkResult = z.infer<typeof DeleteLinkResult>;
 
 // ---- requests ----
 
+/** One of the account's CTA overlays (older API `/api/overlay`). */
+const OverlayId = z
+  .int()
+  .positive()
+  .max(2_147_483_647)
+  .meta({ description: "Id of one of your CTA overlays" });
+
+/**
+ * A verified branded domain of the account, as its host (`go.example.com`) or origin
+ * (`https://go.example.com`); compared in canonical form.
+ */
+export const LinkDomain = z
+  .string()
+  .trim()
+  .min(1)
+  .max(300)
+  .meta({ description: "A verified branded domain of your account", examples: ["go.example.com"] });
+
 export const LinkIdParams = z.object({ id: Uuid });
 export type LinkIdParams = z.infer<typeof LinkIdParams>;
 
@@ -97,6 +127,8 @@ export const CreateLinkBody = z
     title: Title.optional(),
     password: LinkPassword.optional(),
     expires_at: DateTimeInput.optional(),
+    overlay_id: OverlayId.optional(),
+    domain: LinkDomain.optional(),
   })
   .meta({ id: "CreateLinkBody" });
 export type CreateLinkBody = z.infer<typeof CreateLinkBody>;
@@ -118,6 +150,7 @@ export const UpdateLinkBody = z
     is_active: z.boolean().optional(),
     password: LinkPassword.nullable().optional(),
     expires_at: DateTimeInput.nullable().optional(),
+    overlay_id: OverlayId.nullable().optional(),
     analytics_public: z.boolean().optional(),
     analytics_shared_fields: z
       .array(AnalyticsSharedField)
@@ -155,6 +188,12 @@ export const ListLinksQuery = z.object({
     .enum(["true", "false"])
     .transform((s) => s === "true")
     .optional(),
+  domain: LinkDomain.optional().meta({ description: "Only links on this branded domain (host)" }),
+  channel: queryInt({
+    min: 1,
+    max: 2_147_483_647,
+    description: "Only links in this channel (its id)",
+  }).optional(),
 });
 export type ListLinksQuery = z.infer<typeof ListLinksQuery>;
 export type ListLinksQueryInput = z.input<typeof ListLinksQuery>;

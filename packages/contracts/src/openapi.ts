@@ -177,6 +177,7 @@ export function buildOpenApiDocument({ baseUrl }: BuildOpenApiOptions): oas31.Op
         { name: "links", description: "Short links" },
         { name: "analytics", description: "Click analytics" },
         { name: "qr", description: "QR code images" },
+        { name: "overlays", description: "CTA overlays and their contact submissions" },
         { name: "webhooks", description: "Webhook endpoints and their delivery log" },
         { name: "legacy", description: "Older unversioned API under /api" },
       ],

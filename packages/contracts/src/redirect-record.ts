@@ -14,6 +14,21 @@ export const RedirectRecord = z.object({
     .string()
     .nullable()
     .meta({ description: "argon2id encoded hash; null without a password" }),
+  // Optional members (issue 13): records written before them still parse, and a link without them is
+  // the plain redirect, so the hot path pays one property read.
+  overlay_id: z
+    .int()
+    .nullable()
+    .optional()
+    .meta({ description: "CTA overlay shown first; null/absent: none" }),
+  frameable: z
+    .boolean()
+    .nullable()
+    .optional()
+    .meta({ description: "The destination allows framing (overlay over the page); else an interstitial" }),
+  domain_id: z.int().nullable().optional().meta({
+    description: "Branded domain the link lives on (served only there); null/absent: the public host",
+  }),
 });
 export type RedirectRecord = z.infer<typeof RedirectRecord>;
 
@@ -77,7 +92,14 @@ export function domainKey(host: string): string {
 export const RotatorRecord = z.object({
   campaign_id: z.int(),
   account_id: z.string(),
-  links: z.array(z.object({ id: z.string(), short_code: z.string() })),
+  links: z.array(
+    z.object({
+      id: z.string(),
+      short_code: z.string(),
+      // Absent in records written before weights (decision 0024): every link then weighs 1.
+      weight: z.int().positive().optional(),
+    }),
+  ),
 });
 export type RotatorRecord = z.infer<typeof RotatorRecord>;
 
@@ -89,6 +111,7 @@ export function rotatorKey(slug: string): string {
  * Messages on INVALIDATION_CHANNEL: a bare short code (codes never contain ':'), or `domain:<host>`,
  * or `rotator:<slug>` — the same strings as the Redis keys without the `link:` prefix for codes.
  */
-export function invalidationMessage(kind: "link" | "domain" | "rotator", id: string): string {
+export function invalidationMessage(kind: "link" | "domain" | "rotator" | "overlay", id: string): string {
+  if (kind === "overlay") return `overlay:${id}`;
   return kind === "link" ? id : kind === "domain" ? domainKey(id) : rotatorKey(id);
 }

@@ -4,7 +4,9 @@
 import { EXPORT_ROUTES } from "./exports.ts";
 import { IMPORT_ROUTES } from "./imports.ts";
 import { type ApiRoute, type RouteDef, V1_ROUTES } from "./routes.ts";
+import { CAMPAIGN_ROUTES } from "./routes-campaigns.ts";
 import { LEGACY_ROUTES } from "./routes-legacy.ts";
+import { OVERLAY_ROUTES } from "./routes-overlays.ts";
 import { WEBHOOK_ROUTES } from "./webhooks.ts";
 
 export const ROUTES = {
@@ -13,6 +15,8 @@ export const ROUTES = {
   ...EXPORT_ROUTES,
   ...WEBHOOK_ROUTES,
   ...LEGACY_ROUTES,
+  ...OVERLAY_ROUTES,
+  ...CAMPAIGN_ROUTES,
 } as const;
 export type RouteKey = keyof typeof ROUTES;
 

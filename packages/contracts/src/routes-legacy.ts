@@ -22,8 +22,8 @@ import {
   LegacyDomainVerifyResponse,
   LegacyIdParams,
   LegacyListQuery,
-  LegacyOverlayList,
 } from "./legacy.ts";
+import { LegacyOverlayDetailList } from "./overlays.ts";
 import { defineRoute, type HttpMethod, type RouteDef } from "./routes.ts";
 
 const LEGACY = "/api";
@@ -42,7 +42,7 @@ type LegacyRoute<M extends HttpMethod, P extends LegacyParts> = {
     response: P["response"] extends object ? P["response"] : typeof LegacyMessageResponse;
   };
 
-function legacy<const M extends HttpMethod, const P extends LegacyParts>(
+export function legacy<const M extends HttpMethod, const P extends LegacyParts>(
   method: M,
   path: string,
   summary: string,
@@ -92,7 +92,7 @@ export const LEGACY_ROUTES = {
   }),
   legacyListOverlays: legacy("GET", "/overlay", "List CTA overlays", {
     query: LegacyListQuery,
-    response: LegacyOverlayList,
+    response: LegacyOverlayDetailList,
   }),
   legacyListCampaigns: legacy("GET", "/campaigns", "List campaigns", {
     query: LegacyListQuery,

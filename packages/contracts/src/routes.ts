@@ -41,7 +41,7 @@ import {
 import { QR_CACHE_CONTROL, QR_CONTENT_TYPES, QrParams, QrQuery } from "./qr.ts";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-export type ApiTag = "auth" | "account" | "links" | "analytics" | "qr" | "webhooks" | "legacy";
+export type ApiTag = "auth" | "account" | "links" | "analytics" | "qr" | "overlays" | "webhooks" | "legacy";
 /**
  * Who may call a route; the gateway establishes the caller's account once (docs/api.md, "Sessions"):
  * "key": an API key or a signed-in session (the dashboard uses the same routes as API clients);

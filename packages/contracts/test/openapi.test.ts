@@ -144,6 +144,25 @@ describe("OpenAPI document", () => {
       "PUT /api/channel/:id/update",
       "DELETE /api/channel/:id/delete",
       "POST /api/channel/:channelid/assign/:linkid",
+      // Issue 13: overlays that show, campaign and channel membership.
+      "POST /api/overlay/add",
+      "GET /api/overlay/:id",
+      "PUT /api/overlay/:id/update",
+      "DELETE /api/overlay/:id/delete",
+      "GET /api/overlay/:id/submissions",
+      "GET /api/overlay/:id/submissions/export",
+      "GET /api/campaign/:id/links",
+      "PUT /api/campaign/:campaignid/weight/:linkid",
+      "DELETE /api/campaign/:campaignid/remove/:linkid",
+      "DELETE /api/channel/:channelid/remove/:linkid",
+      "GET /api/v1/analytics/campaigns/:id",
+      "GET /api/v1/overlays",
+      "POST /api/v1/overlays",
+      "GET /api/v1/overlays/:id",
+      "PATCH /api/v1/overlays/:id",
+      "DELETE /api/v1/overlays/:id",
+      "GET /api/v1/overlays/:id/submissions",
+      "GET /api/v1/overlays/:id/submissions/export",
     ];
     expect(API_ROUTES.map(({ method, path }) => `${method} ${path}`).sort()).toEqual(expected.sort());
     for (const route of API_ROUTES) {

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import {
   API_ROUTES,
+  CAMPAIGN_ROUTES,
   EXPORT_ROUTES,
   IMPORT_ROUTES,
   LEGACY_ROUTES,
+  OVERLAY_ROUTES,
   parseUpdateLinkBody,
   ROUTE_DEFS,
   ROUTES,
@@ -20,7 +22,9 @@ describe("ROUTES", () => {
         Object.keys(IMPORT_ROUTES).length +
         Object.keys(EXPORT_ROUTES).length +
         Object.keys(WEBHOOK_ROUTES).length +
-        Object.keys(LEGACY_ROUTES).length,
+        Object.keys(LEGACY_ROUTES).length +
+        Object.keys(OVERLAY_ROUTES).length +
+        Object.keys(CAMPAIGN_ROUTES).length,
     );
   });
 

@@ -15,6 +15,7 @@ export type {
   Link,
   OutboxEvent,
   Overlay,
+  OverlaySubmission,
   Session,
   WebhookDelivery,
   WebhookEndpoint,

@@ -10,6 +10,7 @@ import {
 } from "@kurz/service-kit";
 import type { Express } from "express";
 import type { LinkDirectory } from "./management-links.ts";
+import { campaignAnalyticsRoutes } from "./routes/campaign-analytics.ts";
 import { analyticsExportRoutes } from "./routes/exports.ts";
 import { linkAnalyticsRoutes } from "./routes/link-analytics.ts";
 import { publicAnalyticsRoutes } from "./routes/public-analytics.ts";
@@ -25,7 +26,12 @@ export interface AnalyticsAppDeps {
 
 /** The public API routes this service answers (records from contracts' ROUTES). */
 export function analyticsRoutes(deps: AnalyticsAppDeps): MountedRoute[] {
-  return [...publicAnalyticsRoutes(deps), ...linkAnalyticsRoutes(deps), ...analyticsExportRoutes(deps)];
+  return [
+    ...publicAnalyticsRoutes(deps),
+    ...campaignAnalyticsRoutes(deps),
+    ...linkAnalyticsRoutes(deps),
+    ...analyticsExportRoutes(deps),
+  ];
 }
 
 export function createAnalyticsApp(deps: AnalyticsAppDeps): Express {

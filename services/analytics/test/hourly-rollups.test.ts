@@ -117,7 +117,8 @@ beforeAll(async () => {
   await writeClicks(ch, half);
   // A redelivered copy of stored clicks (before the upgrade) must not count twice afterwards either.
   await writeClicks(ch, half.slice(0, 50));
-  expect((await migrate(ch)).applied).toEqual(["0003_hourly_rollups.sql"]);
+  // The upgrade under test, then any later migrations (0004 and on) that a data directory also gets.
+  expect((await migrate(ch)).applied[0]).toBe("0003_hourly_rollups.sql");
   // After the upgrade: the rest, with some already-stored clicks again.
   await writeClicks(ch, [...clicks.filter((_, i) => i % 2 === 1), ...half.slice(0, 100)]);
 });

@@ -75,6 +75,15 @@ const PUBLIC_MANAGEMENT_PATHS = new Set(
 const isPublicManagementPath = (path: string) =>
   PUBLIC_MANAGEMENT_PATHS.has(path.endsWith("/") ? path.slice(0, -1) : path);
 
+/**
+ * The older API's routes a browser session may use: the resources the dashboard manages (issue 13).
+ * `/api/account/update` stays key-only: it changes the password without the current one, which a
+ * session may only do through `/api/v1/account/password`.
+ */
+// Plain segments only: no dot segments or escapes that an upstream could resolve elsewhere.
+const LEGACY_SESSION_RESOURCES = /^\/api\/(domains?|campaigns?|channels?|overlay)(\/[A-Za-z0-9_-]+)*\/?$/;
+export const acceptsSessionOnLegacy = (path: string) => LEGACY_SESSION_RESOURCES.test(path);
+
 /** Methods that change nothing: the only ones a session may use without its CSRF token. */
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -164,10 +173,14 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
       }
       throw err;
     };
-    // A session authenticates /api/v1 requests that carry no Authorization header; with one, the
-    // cookie is ignored (a key's request never takes on a browser's identity).
+    // A session authenticates /api/v1 requests and the older API's domain, campaign, channel and
+    // overlay routes (the dashboard manages them through the one store, issue 13) that carry no
+    // Authorization header; with one, the cookie is ignored (a key's request never takes on a
+    // browser's identity).
     const sessionToken =
-      !legacy && req.headers.authorization === undefined ? sessionTokenFrom(req.headers.cookie) : null;
+      (!legacy || acceptsSessionOnLegacy(pathOf(req.url ?? "/"))) && req.headers.authorization === undefined
+        ? sessionTokenFrom(req.headers.cookie)
+        : null;
     if (sessionToken !== null) {
       const session = await deps.sessions.authenticate(sessionToken).catch(countFailure);
       return authenticatedSession(req, res, session);

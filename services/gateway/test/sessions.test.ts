@@ -49,7 +49,8 @@ async function register() {
   });
   expect(res.status).toBe(201);
   const token = /kurz_session=([^;]+)/.exec(res.headers.get("set-cookie") ?? "")![1]!;
-  return { token, hash: createHash("sha256").update(token).digest("hex") };
+  const { data } = (await res.json()) as { data: { session: { csrf_token: string } } };
+  return { token, csrf: data.session.csrf_token, hash: createHash("sha256").update(token).digest("hex") };
 }
 
 const get = (path: string, token: string) =>
@@ -109,6 +110,30 @@ describe("session authentication at the gateway", () => {
     expect(spent.status).toBe(429);
     expect(Number(spent.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect(spent.headers.get("x-ratelimit-remaining")).toBe("0");
+  });
+
+  it("lets a session manage the older API's domains, campaigns, channels and overlays, with its CSRF token and budget", async () => {
+    const { token, csrf } = await register();
+    const send = (method: string, path: string, headers: Record<string, string> = {}, body?: unknown) =>
+      fetch(`${stack.origin}${path}`, {
+        method,
+        headers: { cookie: `kurz_session=${token}`, "content-type": "application/json", ...headers },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const created = await send("POST", "/api/channel/add", { "x-csrf-token": csrf }, { name: "by session" });
+    expect(created.status).toBe(200);
+    expect(created.headers.get("x-ratelimit-limit")).toBe(String(SESSION_BUDGET));
+    const list = await send("GET", "/api/channels");
+    const body = (await list.json()) as { error: number; data: { channels: { name: string }[] } };
+    expect(body.data.channels.map((c) => c.name)).toEqual(["by session"]);
+    // One budget per account across both APIs.
+    expect(Number(list.headers.get("x-ratelimit-remaining"))).toBeLessThanOrEqual(SESSION_BUDGET - 2);
+    const forged = await send("POST", "/api/channel/add", {}, { name: "cross-site" });
+    expect(forged.status).toBe(403);
+    expect(await forged.json()).toEqual({ error: 1, message: "CSRF token missing or invalid" });
+    // The account's own routes (password without the current one) and dot segments stay key-only.
+    expect((await send("GET", "/api/account")).status).toBe(401);
+    expect((await send("GET", "/api/channels/../account")).status).toBe(401);
   });
 
   it("budgets sign-up and sign-in requests per client", async () => {

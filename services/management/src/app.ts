@@ -17,6 +17,7 @@ import type { Redis } from "ioredis";
 import type { KeyLimits } from "./api-keys.ts";
 import type { TxtLookup } from "./domain-verification.ts";
 import type { LegacyRecords } from "./legacy-records.ts";
+import { OverlayRecords } from "./overlay-records.ts";
 import type { QrRenderer } from "./qr-renderer.ts";
 import type { RedirectRecords } from "./redirect-records.ts";
 import { accountRoutes } from "./routes/account.ts";
@@ -27,11 +28,13 @@ import { importsRoutes } from "./routes/imports.ts";
 import { internalRouter } from "./routes/internal.ts";
 import { internalAnalyticsRouter } from "./routes/internal-analytics.ts";
 import { internalLegacyRouter } from "./routes/internal-legacy.ts";
+import { internalOverlaysRouter } from "./routes/internal-overlays.ts";
 import { internalSessionsRouter } from "./routes/internal-sessions.ts";
 import { keysRoutes } from "./routes/keys.ts";
 import { campaignPageRouter } from "./routes/legacy/campaign-page.ts";
 import { legacyRoutes } from "./routes/legacy/index.ts";
 import { linksRoutes } from "./routes/links.ts";
+import { overlaysRoutes } from "./routes/overlays.ts";
 import { qrRoutes } from "./routes/qr.ts";
 import { webhooksRoutes } from "./routes/webhooks.ts";
 import type { SigninLimits } from "./signin-limits.ts";
@@ -46,8 +49,10 @@ export interface ManagementAppDeps {
   keyLimits: KeyLimits;
   qr: QrRenderer;
   /** Titles for links created without one. */
-  titles: Pick<TitleFetcher, "titleFor" | "enabled">;
+  titles: Pick<TitleFetcher, "titleFor" | "enabled"> & Partial<Pick<TitleFetcher, "framingAllowed">>;
   legacyRecords: LegacyRecords;
+  /** CTA overlays for the redirect (`overlay:<id>`); built from `redis` when absent. */
+  overlayRecords?: OverlayRecords;
   /** DNS TXT lookups for branded-domain verification (system resolvers when absent). */
   domainTxtLookup?: TxtLookup;
   logger: Logger;
@@ -69,7 +74,8 @@ export interface ManagementAppDeps {
 }
 
 /** The public API routes this service answers (records from contracts' ROUTES). */
-export function managementRoutes(deps: ManagementAppDeps): MountedRoute[] {
+export function managementRoutes(input: ManagementAppDeps): MountedRoute[] {
+  const deps = withOverlayRecords(input);
   return [
     ...authRoutes(deps),
     ...accountRoutes(deps),
@@ -79,16 +85,24 @@ export function managementRoutes(deps: ManagementAppDeps): MountedRoute[] {
     ...importsRoutes({ prisma: deps.prisma, onImportQueued: deps.onImportQueued ?? (() => {}) }),
     ...exportsRoutes(deps),
     ...qrRoutes(deps),
+    ...overlaysRoutes(deps),
     ...webhooksRoutes({ prisma: deps.prisma, ...deps.webhooks }),
     ...legacyRoutes(deps),
   ];
 }
 
+/** Overlay records are written through the same Redis as link records; built here unless given. */
+const withOverlayRecords = (deps: ManagementAppDeps) => ({
+  ...deps,
+  overlayRecords: deps.overlayRecords ?? new OverlayRecords(deps.redis, deps.logger),
+});
+
 /** Records answered on plain node:http before Express (decision 0023): the hottest keyed reads. */
 const DIRECT: ReadonlySet<unknown> = new Set([ROUTES.getLink]);
 
 /** The service's request listener: the direct routes, then the Express app for everything else. */
-export function createManagementListener(deps: ManagementAppDeps): RequestListener {
+export function createManagementListener(input: ManagementAppDeps): RequestListener {
+  const deps = withOverlayRecords(input);
   return directRoutes(
     {
       routes: managementRoutes(deps).filter((r) => DIRECT.has(r.def)),
@@ -99,7 +113,8 @@ export function createManagementListener(deps: ManagementAppDeps): RequestListen
   );
 }
 
-export function createManagementApp(deps: ManagementAppDeps): Express {
+export function createManagementApp(input: ManagementAppDeps): Express {
+  const deps = withOverlayRecords(input);
   const app = createApp({
     logger: deps.logger,
     envelope: "auto",
@@ -119,12 +134,13 @@ export function createManagementApp(deps: ManagementAppDeps): Express {
   app.use("/internal", requireCaller(deps.internalToken, ["gateway", "redirect", "analytics", "management"]));
   app.use(["/internal/keys", "/internal/sessions"], requireCaller(deps.internalToken, ["gateway"]));
   app.use(
-    ["/internal/links", "/internal/domains", "/internal/rotators"],
+    ["/internal/links", "/internal/domains", "/internal/rotators", "/internal/overlays"],
     requireCaller(deps.internalToken, ["redirect"]),
   );
   app.use("/internal", internalRouter(deps));
   app.use("/internal/sessions", internalSessionsRouter(deps));
   app.use("/internal", internalLegacyRouter(deps));
+  app.use("/internal", internalOverlaysRouter(deps));
   // Public campaign list pages (no identity): the gateway forwards /c/ here.
   app.use("/c", campaignPageRouter(deps));
   // Only requests the gateway forwarded, with the identity it established.

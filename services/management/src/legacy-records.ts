@@ -38,7 +38,7 @@ export async function loadRotatorRecord(
     record: {
       campaign_id: campaign.id,
       account_id: campaign.accountId,
-      links: campaign.links.map(({ link }) => ({ id: link.id, short_code: link.shortCode })),
+      links: campaign.links.map(({ link, weight }) => ({ id: link.id, short_code: link.shortCode, weight })),
     },
   };
 }

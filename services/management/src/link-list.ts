@@ -9,17 +9,29 @@ import { storedLinkCount } from "./link-count.ts";
 export const LINK_COLUMNS = Prisma.sql`id, account_id AS "accountId", short_code AS "shortCode",
   original_url AS "originalUrl", title, password_hash AS "passwordHash", is_active AS "isActive",
   expires_at AS "expiresAt", clicks_count AS "clicksCount", analytics_public AS "analyticsPublic",
-  analytics_shared_fields AS "analyticsSharedFields", created_at AS "createdAt", updated_at AS "updatedAt"`;
+  analytics_shared_fields AS "analyticsSharedFields", created_at AS "createdAt", updated_at AS "updatedAt",
+  overlay_id AS "overlayId", domain_id AS "domainId", frameable, frame_checked_at AS "frameCheckedAt"`;
 
 /** `%`, `_` and the escape character itself match literally inside the search term. */
 export const likeContains = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
+/**
+ * `domainId`: the `domain` filter already resolved to one of the account's domains (null: the filter
+ * names none of them, so nothing matches).
+ */
 export async function listLinks(
   prisma: PrismaClient,
   accountId: string,
   query: ListLinksQuery,
+  domainId?: number | null,
 ): Promise<{ links: Link[]; total: number }> {
   const conditions = [Prisma.sql`account_id = ${accountId}::uuid`];
+  if (domainId !== undefined) conditions.push(Prisma.sql`domain_id = ${domainId ?? -1}::int`);
+  if (query.channel !== undefined) {
+    // The channel must be the account's too: another account's channel id matches nothing.
+    conditions.push(Prisma.sql`id IN (SELECT cl.link_id FROM channel_links cl JOIN channels c ON c.id = cl.channel_id
+      WHERE cl.channel_id = ${query.channel}::int AND c.account_id = ${accountId}::uuid)`);
+  }
   if (query.is_active !== undefined) conditions.push(Prisma.sql`is_active = ${query.is_active}`);
   if (query.search !== undefined) {
     const pattern = likeContains(query.search);

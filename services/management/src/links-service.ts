@@ -39,8 +39,23 @@ export const BULK_ALIAS_TAKEN = "Alias already taken";
 /** SnipURL's documented wording for a missing link; the same for others' links (SPEC 5, rule 6). */
 export const linkNotFound = () => notFound("Link not found.");
 
-/** A creation input whose title is settled (given, or fetched before any transaction is opened). */
-export type NewLink = CreateLinkBody & { title: string };
+/**
+ * A creation input whose title is settled (given, or fetched before any transaction is opened), with
+ * its overlay and branded domain already checked to be the account's (link-targets.ts) and the
+ * destination's framing checked when it has an overlay (frame-policy.ts).
+ */
+export type NewLink = CreateLinkBody & {
+  title: string;
+  overlayId?: number | null;
+  domainId?: number | null;
+  frameable?: boolean | null;
+};
+
+/** What an update sets besides UpdateLinkBody's own members (checked by the caller, as for NewLink). */
+export interface LinkExtras {
+  overlayId?: number | null;
+  frameable?: boolean | null;
+}
 
 /** The account's link `id` (others' and unknown ids alike: 404). */
 export async function getLink(prisma: PrismaClient, accountId: string, id: string): Promise<Link> {
@@ -135,6 +150,10 @@ async function insertCountedLink(
     analyticsSharedFields: null,
     createdAt: now,
     updatedAt: now,
+    overlayId: input.overlayId ?? null,
+    domainId: input.domainId ?? null,
+    frameable: input.frameable ?? null,
+    frameCheckedAt: input.frameable != null ? now : null,
   };
   const event = linkEvent("link.created", planned);
   const generated = input.custom_alias === undefined;
@@ -143,7 +162,8 @@ async function insertCountedLink(
       SELECT kurz_create_link(${planned.id}::uuid, ${accountId}::uuid, ${planned.shortCode},
         ${planned.originalUrl}, ${planned.title}, ${planned.passwordHash}, ${planned.expiresAt}::timestamptz,
         ${now}::timestamptz, ${generated}, ${cutoff}::timestamptz, ${TOPICS.links},
-        ${JSON.stringify(event)}::jsonb) AS expires_at`;
+        ${JSON.stringify(event)}::jsonb, ${planned.overlayId}::int, ${planned.domainId}::int,
+        ${planned.frameable}::boolean, ${planned.frameCheckedAt}::timestamptz) AS expires_at`;
     return { ...planned, expiresAt: row?.expires_at ?? null };
   } catch (err) {
     switch (sqlStateOf(err)) {
@@ -177,6 +197,7 @@ export async function updateLink(
   accountId: string,
   id: string,
   body: UpdateLinkBody,
+  extras: LinkExtras = {},
 ): Promise<Link> {
   if (Object.keys(body).length === 0) {
     // Nothing to change: no write, no event, updated_at stays (it records changes, not requests).
@@ -194,6 +215,13 @@ export async function updateLink(
     data.expiresAt = body.expires_at === null ? null : new Date(body.expires_at);
   }
   if (body.analytics_public !== undefined) data.analyticsPublic = body.analytics_public;
+  if (extras.overlayId !== undefined) {
+    data.overlay = extras.overlayId === null ? { disconnect: true } : { connect: { id: extras.overlayId } };
+  }
+  if (extras.frameable !== undefined) {
+    data.frameable = extras.frameable;
+    data.frameCheckedAt = extras.frameable === null ? null : new Date();
+  }
   if (body.analytics_shared_fields !== undefined) {
     data.analyticsSharedFields =
       body.analytics_shared_fields === null ? Prisma.DbNull : body.analytics_shared_fields;

@@ -16,6 +16,9 @@ export function toRedirectRecord(link: Link): RedirectRecord {
     active: link.isActive,
     expires_at: link.expiresAt ? link.expiresAt.getTime() : null,
     password_hash: link.passwordHash,
+    overlay_id: link.overlayId,
+    frameable: link.frameable,
+    domain_id: link.domainId,
   };
 }
 

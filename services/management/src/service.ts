@@ -9,6 +9,7 @@ import { createManagementListener } from "./app.ts";
 import type { ManagementConfig } from "./config.ts";
 import { subscribeClickTotals } from "./consumers/click-totals.ts";
 import { createTxtLookup } from "./domain-verification.ts";
+import { startFrameRefresh } from "./frame-refresher.ts";
 import { ImportWorker } from "./imports/import-worker.ts";
 import { KeyUsageFlusher } from "./key-usage-flusher.ts";
 import { LegacyRecords } from "./legacy-records.ts";
@@ -88,12 +89,18 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
   keyUsage.start();
   imports.start();
   const stopPurge = startRetiredCodePurge(prisma, retiredCodeGraceMs, { logger });
+  const stopFrameRefresh = startFrameRefresh(prisma, titles, records, {
+    intervalMs: config.FRAME_CHECK_INTERVAL_MS,
+    maxAgeMs: config.FRAME_CHECK_MAX_AGE_HOURS * 3_600_000,
+    logger,
+  });
   const stopSessionPrune = startSessionPrune(prisma, { logger });
   return {
     servers: [server],
     close: async () => {
       stopPurge();
       await imports.stop();
+      stopFrameRefresh();
       stopSessionPrune();
       await relay.stop();
       await webhooks.stop();

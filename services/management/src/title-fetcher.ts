@@ -6,7 +6,8 @@
 // minute, so clients cannot aim Kurz's fetches at one site as a request amplifier.
 import { Parser } from "htmlparser2";
 import pLimit, { type LimitFunction } from "p-limit";
-import { Agent, fetch } from "undici";
+import { Agent, fetch, type Response } from "undici";
+import { allowsFraming } from "./frame-policy.ts";
 import { OutboundRefused, PublicAddressGuard } from "./public-address-guard.ts";
 
 export { isPublicAddress } from "./public-address-guard.ts";
@@ -194,8 +195,37 @@ export class TitleFetcher {
     }
   }
 
+  /**
+   * Whether the destination may be framed under an overlay (frame-policy.ts), with the same guards and
+   * host budget as a title fetch; null when it could not be checked (then the overlay is an interstitial).
+   * Never throws.
+   */
+  async framingAllowed(url: string): Promise<boolean | null> {
+    const host = fallbackTitle(url);
+    if (!this.enabled || !this.hosts.take(host)) return null;
+    try {
+      return await this.hosts.run(host, async () => {
+        const res = await this.fetchFinal(url, AbortSignal.timeout(this.timeoutMs));
+        await res.body?.cancel();
+        return res.ok ? allowsFraming(res.headers) : null;
+      });
+    } catch {
+      return null;
+    }
+  }
+
   private async fetchFollowing(url: string): Promise<string | null> {
-    const signal = AbortSignal.timeout(this.timeoutMs);
+    const res = await this.fetchFinal(url, AbortSignal.timeout(this.timeoutMs));
+    if (!res.ok || !HTML_TYPES.test(res.headers.get("content-type") ?? "text/html")) {
+      await res.body?.cancel();
+      return null;
+    }
+    const bytes = await this.readHead(res.body);
+    return extractTitle(decode(bytes, charsetOf(res.headers.get("content-type"), bytes.subarray(0, 1024))));
+  }
+
+  /** The answer at the end of the redirects (at most maxRedirects), every hop checked and budgeted. */
+  private async fetchFinal(url: string, signal: AbortSignal): Promise<Response> {
     let current = new URL(url);
     for (let hop = 0; ; hop++) {
       this.assertAllowed(current);
@@ -220,12 +250,7 @@ export class TitleFetcher {
         current = next;
         continue;
       }
-      if (!res.ok || !HTML_TYPES.test(res.headers.get("content-type") ?? "text/html")) {
-        await res.body?.cancel();
-        return null;
-      }
-      const bytes = await this.readHead(res.body);
-      return extractTitle(decode(bytes, charsetOf(res.headers.get("content-type"), bytes.subarray(0, 1024))));
+      return res;
     }
   }
 

@@ -142,7 +142,9 @@ describe("legacy campaigns", () => {
       list: `${stack.origin}/c/${id}`,
     });
     expect(await rotator(slug)).toBeNull();
-    expect((await rotator(renamed))?.links).toEqual([{ id: link.id, short_code: link.short_code }]);
+    expect((await rotator(renamed))?.links).toEqual([
+      { id: link.id, short_code: link.short_code, weight: 1 },
+    ]);
 
     // Omitted members keep their values.
     const kept = await call("PUT", `/campaign/${id}/update`, { name: "Kept" });
@@ -174,8 +176,8 @@ describe("legacy campaigns", () => {
     expectLegacyMessage(await call("POST", `/campaign/${id}/assign/${l1.id}`), /added/);
     expectLegacyMessage(await call("POST", `/campaign/${id}/assign/${l2.id}`), /already/);
     expect((await rotator(slug))?.links).toEqual([
-      { id: l2.id, short_code: l2.short_code },
-      { id: l1.id, short_code: l1.short_code },
+      { id: l2.id, short_code: l2.short_code, weight: 1 },
+      { id: l1.id, short_code: l1.short_code, weight: 1 },
     ]);
   });
 
@@ -192,7 +194,7 @@ describe("legacy campaigns", () => {
       headers: { authorization: `Bearer ${keyA}` },
     });
     expect(del.status).toBe(200);
-    expect((await rotator(slug))?.links).toEqual([{ id: keep.id, short_code: keep.short_code }]);
+    expect((await rotator(slug))?.links).toEqual([{ id: keep.id, short_code: keep.short_code, weight: 1 }]);
   });
 
   it("assigns only the caller's own links to the caller's own campaigns", async () => {
@@ -251,7 +253,7 @@ describe("legacy campaigns", () => {
     expect(RotatorRecord.parse(await res.json())).toEqual({
       campaign_id: id,
       account_id: expect.any(String),
-      links: [{ id: link.id, short_code: link.short_code }],
+      links: [{ id: link.id, short_code: link.short_code, weight: 1 }],
     });
     expect(await rotator(slug)).not.toBeNull();
     const missing = await fetch(`${stack.urls.management}/internal/rotators/resolve/no-such-${slug}`, {

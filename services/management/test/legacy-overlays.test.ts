@@ -49,7 +49,7 @@ describe("legacy CTA overlays", () => {
 
     const list = expectLegacyList(await call("GET", "/overlay"), "cta");
     expect(list).toMatchObject({ result: 2, perpage: 10, currentpage: 1, nextpage: null, maxpage: 1 });
-    expect(list.cta).toEqual([
+    expect(list.cta).toMatchObject([
       { id: contact.id, type: "contact", name: "Contact page", date: contact.date },
       { id: message.id, type: "message", name: "Product 1 Promo", date: message.date },
     ]);

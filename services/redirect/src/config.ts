@@ -60,6 +60,10 @@ export const redirectConfigSchema = commonConfigSchema.extend({
   PASSWORD_MAX_ATTEMPTS: positiveInt(5),
   PASSWORD_LINK_MAX_ATTEMPTS: positiveInt(100),
   PASSWORD_WINDOW_SECONDS: positiveInt(900),
+  /** Contact overlay forms per link and client, and per link for all clients, in the window (decision 0023). */
+  OVERLAY_SUBMISSIONS_PER_CLIENT: positiveInt(5),
+  OVERLAY_SUBMISSIONS_PER_LINK: positiveInt(200),
+  OVERLAY_SUBMISSIONS_WINDOW_SECONDS: positiveInt(600),
   // Lookups of unknown codes, slugs or hosts that reach management, per client and minute; past it,
   // further such lookups get 429 (cached answers still work). Misses are shared through Redis for
   // MISS_CACHE_TTL_SECONDS; creating the code ends its miss at once.

@@ -10,6 +10,8 @@ import {
   DomainRecord,
   domainKey,
   INTERNAL_HEADERS,
+  OverlayRecord,
+  overlayKey,
   RedirectRecord,
   RotatorRecord,
   redirectKey,
@@ -91,6 +93,9 @@ function linkCompactor(): (r: RedirectRecord) => RedirectRecord {
       active: r.active,
       expires_at: r.expires_at,
       password_hash: r.password_hash,
+      overlay_id: r.overlay_id ?? null,
+      frameable: r.frameable ?? null,
+      domain_id: r.domain_id ?? null,
     };
   };
 }
@@ -238,11 +243,13 @@ export class CachedLookup<T extends object> {
   }
 }
 
-/** The three lookups of the redirect and the dispatch of invalidation messages to them. */
+/** The lookups of the redirect and the dispatch of invalidation messages to them. */
 export class Resolver {
   readonly links: CachedLookup<RedirectRecord>;
   readonly domains: CachedLookup<DomainRecord>;
   readonly rotators: CachedLookup<RotatorRecord>;
+  /** CTA overlays, read only when a link carries one (decision 0023). */
+  readonly overlays: CachedLookup<OverlayRecord>;
 
   constructor(opts: LookupOptions) {
     this.links = new CachedLookup(
@@ -275,18 +282,29 @@ export class Resolver {
       },
       small,
     );
+    this.overlays = new CachedLookup(
+      {
+        name: "overlay",
+        schema: OverlayRecord,
+        redisKey: overlayKey,
+        managementPath: "/internal/overlays/resolve/",
+      },
+      small,
+    );
   }
 
   clear(): void {
     this.links.clear();
     this.domains.clear();
     this.rotators.clear();
+    this.overlays.clear();
   }
 
   /** A message on INVALIDATION_CHANNEL: `domain:<host>`, `rotator:<slug>` or a bare short code. */
   invalidate(message: string): void {
     if (message.startsWith("domain:")) this.domains.invalidate(message.slice(7).toLowerCase());
     else if (message.startsWith("rotator:")) this.rotators.invalidate(message.slice(8));
+    else if (message.startsWith("overlay:")) this.overlays.invalidate(message.slice(8));
     else this.links.invalidate(message);
   }
 }

@@ -6,8 +6,9 @@
 // only its owner's, and anything else is that domain's "not found"; on any other host nothing
 // (request-host.ts). Paths that cannot name a code are a 404 before any lookup (code-grammar.ts).
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { DomainRecord, RedirectRecord, RotatorRecord } from "@kurz/contracts";
+import type { DomainRecord, OverlayRecord, RedirectRecord, RotatorRecord } from "@kurz/contracts";
 import { verify } from "@node-rs/argon2";
+import { isbot } from "isbot";
 import { isApiPath, isWebAppPath } from "./api-forwarder.ts";
 import { clickEvent } from "./click-event.ts";
 import type { ClickJournal } from "./click-journal.ts";
@@ -15,9 +16,11 @@ import type { ClickPublisher } from "./click-publisher.ts";
 import { clientIp } from "./client-ip.ts";
 import { isCodeShaped } from "./code-grammar.ts";
 import type { MissBudget } from "./miss-budget.ts";
+import { type OverlayState, renderOverlayPage } from "./overlay-page.ts";
+import type { OverlaySubmissions } from "./overlay-submissions.ts";
 import { PAGES, sendPage, wantsJson } from "./pages.ts";
 import type { PasswordLimiter } from "./password-limiter.ts";
-import { rawHost } from "./raw-headers.ts";
+import { clickHeaders, rawHost } from "./raw-headers.ts";
 import { readForm } from "./read-form.ts";
 import { type HostClassifier, PUBLIC_HOST } from "./request-host.ts";
 import { LookupRefusedError, type ManagementGate, type Resolver } from "./resolver.ts";
@@ -38,6 +41,8 @@ export interface RedirectHandlerDeps {
   hosts: HostClassifier;
   /** Single-machine mode: pipes API and dashboard paths to the gateway (see api-forwarder.ts). */
   forwardApi?: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Contact overlays' forms (decision 0023); without it a POST to an overlay link is a 405. */
+  submissions?: OverlaySubmissions;
   logger: { error(o: object, m?: string): void };
 }
 
@@ -99,6 +104,14 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
   const servedOn = (domain: DomainRecord | null, accountId: string) =>
     domain === null || domain.account_id === accountId;
 
+  /**
+   * A link is served only on its own host (issue 13): a link of a branded domain only there, a link of
+   * the public host only on the public host. Records without `domain_id` are the public host's.
+   */
+  const linkServedOn = (domain: DomainRecord | null, record: RedirectRecord) =>
+    (record.domain_id ?? null) === (domain === null ? null : domain.id) &&
+    servedOn(domain, record.account_id);
+
   function answer(
     req: IncomingMessage,
     res: ServerResponse,
@@ -107,7 +120,7 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
     domain: DomainRecord | null,
   ): void {
     // Another tenant's link on a branded domain is that domain's "not found", never a click.
-    if (!record?.active || !servedOn(domain, record.account_id)) {
+    if (!record?.active || !linkServedOn(domain, record)) {
       notFound(req, res, domain);
       return;
     }
@@ -125,12 +138,94 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
       sendPage(req, res, wantsJson(req) ? PAGES.passwordRequired : PAGES.passwordForm);
       return;
     }
+    // A link with a CTA overlay: one property read here is all a plain link pays (decision 0023).
+    if (record.overlay_id != null) {
+      withOverlay(req, res, record, code, record.overlay_id);
+      return;
+    }
     if (req.method === "POST") {
       req.resume();
       sendPage(req, res, PAGES.methodNotAllowed, { allow: "GET, HEAD" });
       return;
     }
     follow(req, res, record, code);
+  }
+
+  /**
+   * The overlay page for browsers (its GET counts the click, once: "Continue" and the frame go
+   * straight to the destination), the plain redirect for bots and link-preview fetchers, and the
+   * contact form's POST. An overlay that is gone or another account's is no overlay.
+   */
+  function withOverlay(
+    req: IncomingMessage,
+    res: ServerResponse,
+    record: RedirectRecord,
+    code: string,
+    overlayId: number,
+  ): void {
+    if (req.method !== "POST" && isbot(clickHeaders(req.rawHeaders).userAgent ?? "")) {
+      follow(req, res, record, code);
+      return;
+    }
+    const id = String(overlayId);
+    const show = (overlay: OverlayRecord | null) => {
+      const own = overlay !== null && overlay.account_id === record.account_id ? overlay : null;
+      if (req.method === "POST") return void submit(req, res, record, code, own);
+      if (own === null) return follow(req, res, record, code);
+      if (req.method === "GET") {
+        publisher.push(clickEvent(req, record, code, trustProxy));
+        deps.journal?.writeTurn(); // the click is durable before its answer, as for a redirect
+      }
+      sendOverlay(req, res, own, record, { kind: "show" });
+    };
+    const cached = resolver.overlays.peek(id);
+    if (cached !== undefined) show(cached);
+    else
+      resolver.overlays
+        .resolve(id)
+        .then(show)
+        .catch((err: unknown) => failed(res, req, err));
+  }
+
+  function sendOverlay(
+    req: IncomingMessage,
+    res: ServerResponse,
+    overlay: OverlayRecord,
+    record: RedirectRecord,
+    state: OverlayState,
+  ): void {
+    const page = renderOverlayPage(overlay, record.url, record.frameable === true, state);
+    const body = Buffer.from(page.html);
+    res.writeHead(page.status, { ...page.headers, "content-length": body.length });
+    res.end(req.method === "HEAD" ? undefined : body);
+  }
+
+  function submit(
+    req: IncomingMessage,
+    res: ServerResponse,
+    record: RedirectRecord,
+    code: string,
+    overlay: OverlayRecord | null,
+  ): void {
+    if (overlay?.type !== "contact" || !deps.submissions) {
+      req.resume();
+      sendPage(req, res, PAGES.methodNotAllowed, { allow: "GET, HEAD" });
+      return;
+    }
+    const submissions = deps.submissions;
+    void (async () => {
+      const form = await readForm(req, MAX_FORM_BYTES);
+      if (!form.ok) {
+        if (form.reason === "aborted") return void res.destroy();
+        const page = form.reason === "too_large" ? PAGES.payloadTooLarge : PAGES.unsupportedMediaType;
+        sendPage(req, res, page, { connection: "close" });
+        return;
+      }
+      const outcome = await submissions.submit(code, clientIp(req, trustProxy), form.fields);
+      if (outcome.kind === "gone") sendPage(req, res, PAGES.notFound);
+      else if (outcome.kind === "unavailable") sendPage(req, res, PAGES.unavailable, { "retry-after": "1" });
+      else sendOverlay(req, res, overlay, record, outcome);
+    })().catch((err: unknown) => failed(res, req, err));
   }
 
   async function unlock(
@@ -181,7 +276,7 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
       return;
     }
     const n = rotator.links.length;
-    const start = turns.next(rotator.campaign_id, n);
+    const start = turns.next(rotator.campaign_id, rotator.links);
     const now = Date.now();
     for (let i = 0; i < n; i++) {
       const { short_code } = rotator.links[(start + i) % n]!;

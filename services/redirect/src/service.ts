@@ -24,6 +24,7 @@ import type { RedirectConfig } from "./config.ts";
 import { followInvalidations } from "./invalidations.ts";
 import { MissBudget } from "./miss-budget.ts";
 import { createOpsHandler } from "./ops.ts";
+import { OverlaySubmissions } from "./overlay-submissions.ts";
 import { PasswordLimiter } from "./password-limiter.ts";
 import { HostClassifier } from "./request-host.ts";
 import { Resolver } from "./resolver.ts";
@@ -101,6 +102,16 @@ export async function startRedirect(config: RedirectConfig, logger: Logger): Pro
         windowSeconds: config.PASSWORD_WINDOW_SECONDS,
       }),
       missBudget: new MissBudget(redis, config.MISS_BUDGET_PER_MINUTE),
+      submissions: new OverlaySubmissions(
+        redis,
+        {
+          perClient: config.OVERLAY_SUBMISSIONS_PER_CLIENT,
+          perLink: config.OVERLAY_SUBMISSIONS_PER_LINK,
+          windowSeconds: config.OVERLAY_SUBMISSIONS_WINDOW_SECONDS,
+        },
+        config.MANAGEMENT_URL,
+        callerToken(config.INTERNAL_TOKEN, "redirect"),
+      ),
       redirectStatus: config.REDIRECT_STATUS,
       trustProxy: config.TRUST_PROXY,
       hosts: new HostClassifier(config.PUBLIC_BASE_URL),

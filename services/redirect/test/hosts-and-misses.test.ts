@@ -250,13 +250,19 @@ describe("branded domains", () => {
   beforeAll(async () => {
     mgmt.domains.set("go.brand.test", domain);
     mgmt.domains.set("bare.brand.test", { ...domain, id: 2, redirect_root: null, redirect_404: null });
-    const link = (code: string, account: string) =>
+    // A link is served only on its own domain (issue 13): owned-N lives on the domain with id N.
+    const link = (code: string, account: string, domainId: number | null) =>
       redis.set(
         redirectKey(code),
-        JSON.stringify(redirectRecord(`https://example.com/${code}`, { account_id: account })),
+        JSON.stringify(
+          redirectRecord(`https://example.com/${code}`, { account_id: account, domain_id: domainId }),
+        ),
       );
-    await link("owned-1", OWNER);
-    await link("foreign-1", OTHER);
+    await link("owned-1", OWNER, 1);
+    await link("owned-2", OWNER, 2);
+    await link("owned-3", OWNER, 3);
+    await link("owned-main", OWNER, null);
+    await link("foreign-1", OTHER, null);
     const rotator = (slug: string, account: string, code: string): Promise<unknown> =>
       redis.set(
         rotatorKey(slug),
@@ -301,15 +307,25 @@ describe("branded domains", () => {
     expect(bare.status).toBe(404);
     expect(bare.body).toContain("Link not found");
     expect((await on("bare.brand.test", "/r/foreign-rot")).status).toBe(404);
-    expect((await on("bare.brand.test", "/owned-1")).status).toBe(302);
+    expect((await on("bare.brand.test", "/owned-2")).status).toBe(302);
+    // A link lives on one host: another domain's link, or a main-host link of the owner, is not found.
+    expect((await on("bare.brand.test", "/owned-1")).status).toBe(404);
+    expect(await on("go.brand.test", "/owned-main")).toMatchObject({
+      status: 302,
+      location: "https://brand.example/404",
+    });
+    expect((await visit("/owned-1", { ip })).status).toBe(404);
+    expect((await visit("/owned-main", { ip })).status).toBe(302);
 
-    // The public host serves every tenant.
+    // The public host serves every tenant's main-host links.
     expect(await visit("/foreign-1", { ip })).toMatchObject({ status: 302 });
     // Clicks: one per owned follow (4 spellings, the rotator, bare), one on the public host; none
     // for the foreign link on a branded host.
-    await waitFor(() => clicks.events.filter((e) => e.short_code === "owned-1").length === 6, {
-      timeoutMs: 10_000,
-    });
+    await waitFor(
+      () =>
+        clicks.events.filter((e) => e.short_code === "owned-1" || e.short_code === "owned-2").length === 6,
+      { timeoutMs: 10_000 },
+    );
     await waitFor(() => clicks.events.some((e) => e.short_code === "foreign-1"), { timeoutMs: 10_000 });
     await new Promise((r) => setTimeout(r, 300));
     expect(clicks.events.filter((e) => e.short_code === "foreign-1")).toHaveLength(1);
@@ -336,10 +352,10 @@ describe("branded domains", () => {
   it("follows an invalidation of the domain at once", async () => {
     const ip = "198.51.100.32";
     mgmt.domains.set("moving.brand.test", { ...domain, id: 3 });
-    expect((await visit("/owned-1", { ip, host: "moving.brand.test" })).status).toBe(302);
+    expect((await visit("/owned-3", { ip, host: "moving.brand.test" })).status).toBe(302);
     mgmt.domains.delete("moving.brand.test");
     await redis.publish(INVALIDATION_CHANNEL, "domain:moving.brand.test");
-    await waitFor(async () => (await visit("/owned-1", { ip, host: "moving.brand.test" })).status === 404, {
+    await waitFor(async () => (await visit("/owned-3", { ip, host: "moving.brand.test" })).status === 404, {
       timeoutMs: 1_000,
       intervalMs: 20,
     });

@@ -8,6 +8,7 @@ import { DataRoutes } from "./pages/data/routes.tsx";
 import { KeysPage } from "./pages/KeysPage.tsx";
 import { LinkPage } from "./pages/LinkPage.tsx";
 import { LinksPage } from "./pages/LinksPage.tsx";
+import { CampaignsPage, ChannelsPage, DomainsPage, OverlaysPage } from "./pages/manage/lazy.tsx";
 import { NotFoundPage } from "./pages/NotFoundPage.tsx";
 import { OverviewPage } from "./pages/OverviewPage.tsx";
 import { PublicStatsPage } from "./pages/PublicStatsPage.tsx";
@@ -30,6 +31,10 @@ function Dashboard() {
         <Route path="/dashboard/keys" component={KeysPage} />
         <Route path="/dashboard/account" component={AccountPage} />
         {DataRoutes}
+        <Route path="/dashboard/domains" component={DomainsPage} />
+        <Route path="/dashboard/campaigns" component={CampaignsPage} />
+        <Route path="/dashboard/channels" component={ChannelsPage} />
+        <Route path="/dashboard/overlays" component={OverlaysPage} />
         <Route>{() => <NotFoundPage standalone={false} />}</Route>
       </Switch>
     </Shell>

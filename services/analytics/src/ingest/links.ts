@@ -5,7 +5,7 @@
 // a redelivered or reordered event never overwrites newer state.
 import type { EventBus, Subscription } from "@kurz/bus";
 import type { KurzClickHouse } from "@kurz/clickhouse";
-import { LinkEvent, TOPICS } from "@kurz/contracts";
+import { CampaignMembershipEvent, LinkEvent, TOPICS } from "@kurz/contracts";
 import type { Logger } from "@kurz/service-kit";
 import { retryWhileTransient } from "./transient.ts";
 
@@ -38,11 +38,29 @@ export function subscribeLinks(deps: {
       group: "analytics-links",
       handler: async (messages) => {
         const events: LinkEvent[] = [];
+        const campaigns: CampaignMembershipEvent[] = [];
         for (const m of messages) {
+          // Campaign membership shares the topic (issue 13): analytics learns campaigns from it.
+          const campaign = CampaignMembershipEvent.safeParse(m.value);
+          if (campaign.success) {
+            campaigns.push(campaign.data);
+            continue;
+          }
           const parsed = LinkEvent.safeParse(m.value);
           // A shape this version does not know is skipped (logged), not retried forever.
           if (parsed.success) events.push(parsed.data);
           else deps.logger.warn({ id: m.id }, "skipped a links event this version cannot read");
+        }
+        if (campaigns.length > 0) {
+          const rows = campaigns.map((c) => ({
+            campaign_id: c.campaign_id,
+            account_id: c.account_id,
+            link_ids: c.links.map((l) => l.id),
+            short_codes: c.links.map((l) => l.short_code),
+            deleted: c.deleted ? 1 : 0,
+            version: Date.parse(c.occurred_at),
+          }));
+          await retry("campaign members insert", () => deps.ch.insert("campaign_members", rows));
         }
         if (events.length === 0) return;
         const rows = events.map((e) => {

@@ -251,6 +251,10 @@ async function insertLinks(
           clicksCount: 0n,
           analyticsPublic: false,
           analyticsSharedFields: null,
+          overlayId: null,
+          domainId: null,
+          frameable: null,
+          frameCheckedAt: null,
           createdAt: now,
           updatedAt: now,
         });

@@ -5,6 +5,7 @@ import type { LegacyCampaignAddBody, LegacyCampaignUpdateBody, LegacyListQuery }
 import { type Campaign, isRecordMissing, isUniqueViolation, type Link, type PrismaClient } from "@kurz/db";
 import { conflict, notFound } from "@kurz/service-kit";
 import type { LegacyRecords } from "../legacy-records.ts";
+import { enqueueCampaignMembership } from "./campaign-events.ts";
 import { type LegacyPage, legacyPage } from "./legacy-page.ts";
 
 export interface CampaignWriterDeps {
@@ -86,7 +87,11 @@ export async function updateCampaign(
 export async function deleteCampaign(deps: CampaignWriterDeps, accountId: string, id: number): Promise<void> {
   let campaign: Campaign;
   try {
-    campaign = await deps.prisma.campaign.delete({ where: { id, accountId } });
+    campaign = await deps.prisma.$transaction(async (tx) => {
+      const deleted = await tx.campaign.delete({ where: { id, accountId } });
+      await enqueueCampaignMembership(tx, deleted, true);
+      return deleted;
+    });
   } catch (err) {
     if (isRecordMissing(err)) throw campaignNotFound();
     throw err;
@@ -119,6 +124,7 @@ export async function assignLinkToCampaign(
     await tx.campaignLink.create({
       data: { campaignId, linkId, position: (last._max.position ?? 0) + 1 },
     });
+    await enqueueCampaignMembership(tx, { id: campaignId, accountId });
     return true;
   });
   if (added) await deps.legacyRecords.syncRotator(deps.prisma, campaignId, null);
@@ -150,4 +156,59 @@ export async function findPublicCampaign(
         (link.expiresAt === null || link.expiresAt.getTime() > now),
     );
   return { name: campaign.name, links };
+}
+
+/** The campaign of the account, or 404. */
+async function ownCampaign(prisma: PrismaClient, accountId: string, id: number): Promise<Campaign> {
+  const campaign = await prisma.campaign.findFirst({ where: { id, accountId } });
+  if (!campaign) throw campaignNotFound();
+  return campaign;
+}
+
+/** The campaign's links in rotation (assignment) order, with their weights. */
+export async function listCampaignLinks(
+  prisma: PrismaClient,
+  accountId: string,
+  campaignId: number,
+): Promise<Array<{ link: Link; weight: number; position: number }>> {
+  await ownCampaign(prisma, accountId, campaignId);
+  const rows = await prisma.campaignLink.findMany({
+    where: { campaignId },
+    orderBy: { position: "asc" },
+    include: { link: true },
+  });
+  return rows.map(({ link, weight, position }) => ({ link, weight, position }));
+}
+
+/** Sets the rotator weight of a link already in the campaign (decision 0024). */
+export async function setCampaignLinkWeight(
+  deps: CampaignWriterDeps,
+  accountId: string,
+  campaignId: number,
+  linkId: string,
+  weight: number,
+): Promise<void> {
+  await ownCampaign(deps.prisma, accountId, campaignId);
+  const updated = await deps.prisma.campaignLink.updateMany({
+    where: { campaignId, linkId },
+    data: { weight },
+  });
+  if (updated.count === 0) throw notFound("Link is not in this campaign");
+  await deps.legacyRecords.syncRotator(deps.prisma, campaignId, null);
+}
+
+/** Takes the link out of the campaign; the rotator stops sending visitors to it at once. */
+export async function removeLinkFromCampaign(
+  deps: CampaignWriterDeps,
+  accountId: string,
+  campaignId: number,
+  linkId: string,
+): Promise<void> {
+  await ownCampaign(deps.prisma, accountId, campaignId);
+  await deps.prisma.$transaction(async (tx) => {
+    const removed = await tx.campaignLink.deleteMany({ where: { campaignId, linkId } });
+    if (removed.count === 0) throw notFound("Link is not in this campaign");
+    await enqueueCampaignMembership(tx, { id: campaignId, accountId });
+  });
+  await deps.legacyRecords.syncRotator(deps.prisma, campaignId, null);
 }

@@ -20,6 +20,8 @@ import {
 } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
 import pLimit from "p-limit";
+import type { LinkDomainInfo } from "../link-json.ts";
+import { accountDomains, ownOverlayId, ownVerifiedDomainId } from "../link-targets.ts";
 import {
   assertRoomFor,
   BULK_ALIAS_TAKEN,
@@ -81,13 +83,26 @@ export function bulkRoutes(deps: LinksDeps & { redis: Redis; logger: Logger }): 
 
       // In input order, so which of two equal aliases wins is predictable (the first).
       const success: BulkCreateResultItem[] = [];
+      const domains = ready.some(({ item }) => item.domain !== undefined)
+        ? await accountDomains(deps.prisma, accountId)
+        : new Map<number, LinkDomainInfo>();
       for (const { index, item } of ready) {
         try {
-          const link = await createLink(deps, accountId, item);
+          // Another account's overlay or domain, or an unverified one, fails this item only.
+          const overlayId =
+            item.overlay_id !== undefined
+              ? await ownOverlayId(deps.prisma, accountId, item.overlay_id)
+              : null;
+          const domainId =
+            item.domain !== undefined ? await ownVerifiedDomainId(deps.prisma, accountId, item.domain) : null;
+          const frameable =
+            overlayId !== null ? ((await deps.titles.framingAllowed?.(item.url)) ?? null) : null;
+          const link = await createLink(deps, accountId, { ...item, overlayId, domainId, frameable });
+          const origin = domainId !== null ? domains.get(domainId)?.origin : undefined;
           success.push({
             id: link.id,
             short_code: link.shortCode,
-            short_url: `${deps.baseUrl}/${link.shortCode}`,
+            short_url: `${origin ?? deps.baseUrl}/${link.shortCode}`,
             original_url: link.originalUrl,
             title: link.title,
             created_at: link.createdAt.toISOString(),

@@ -5,12 +5,14 @@ import type { PrismaClient } from "@kurz/db";
 import { type MountedRoute, route, v1Success } from "@kurz/service-kit";
 import { toLinkJson } from "../link-json.ts";
 import { listLinks } from "../link-list.ts";
+import { accountDomains, domainFilterId, ownOverlayId, ownVerifiedDomainId } from "../link-targets.ts";
 import {
   aliasTakenError,
   assertRoomFor,
   createLink,
   deleteLinks,
   getLink,
+  type LinkExtras,
   type LinkWriterDeps,
   linkNotFound,
   unavailableAliases,
@@ -21,7 +23,7 @@ import type { TitleFetcher } from "../title-fetcher.ts";
 export interface LinksDeps extends LinkWriterDeps {
   prisma: PrismaClient;
   baseUrl: string;
-  titles: Pick<TitleFetcher, "titleFor" | "enabled">;
+  titles: Pick<TitleFetcher, "titleFor" | "enabled"> & Partial<Pick<TitleFetcher, "framingAllowed">>;
 }
 
 export function linksRoutes(deps: LinksDeps): MountedRoute[] {
@@ -42,16 +44,29 @@ export function linksRoutes(deps: LinksDeps): MountedRoute[] {
       ) {
         throw aliasTakenError(body.custom_alias);
       }
-      const title = body.title ?? (await deps.titles.titleFor(body.url));
-      const link = await createLink(deps, accountId, { ...body, title });
-      return v1Success(toLinkJson(link, deps.baseUrl));
+      const overlayId =
+        body.overlay_id !== undefined ? await ownOverlayId(prisma, accountId, body.overlay_id) : null;
+      const domainId =
+        body.domain !== undefined ? await ownVerifiedDomainId(prisma, accountId, body.domain) : null;
+      // The title and the framing check are two reads of the same destination; run them together.
+      const [title, frameable] = await Promise.all([
+        body.title ?? deps.titles.titleFor(body.url),
+        overlayId !== null ? framing(deps, body.url) : null,
+      ]);
+      const link = await createLink(deps, accountId, { ...body, title, overlayId, domainId, frameable });
+      return v1Success(toLinkJson(link, deps.baseUrl, await accountDomains(prisma, accountId)));
     }),
 
     route(ROUTES.listLinks, async ({ identity: { accountId }, query }) => {
-      const { links, total } = await listLinks(prisma, accountId, query);
+      const domainId =
+        query.domain !== undefined ? await domainFilterId(prisma, accountId, query.domain) : undefined;
+      const [{ links, total }, domains] = await Promise.all([
+        listLinks(prisma, accountId, query, domainId),
+        accountDomains(prisma, accountId),
+      ]);
       return {
         success: true as const,
-        data: links.map((link) => toLinkJson(link, deps.baseUrl)),
+        data: links.map((link) => toLinkJson(link, deps.baseUrl, domains)),
         meta: {
           page: query.page,
           per_page: query.per_page,
@@ -65,14 +80,21 @@ export function linksRoutes(deps: LinksDeps): MountedRoute[] {
       const link = await getLink(prisma, accountId, params.id);
       const shared = link.analyticsSharedFields;
       return v1Success({
-        ...toLinkJson(link, deps.baseUrl),
+        ...toLinkJson(link, deps.baseUrl, await accountDomains(prisma, accountId)),
         analytics_shared_fields: Array.isArray(shared) ? (shared as AnalyticsSharedField[]) : null,
       });
     }),
 
     route(ROUTES.updateLink, async ({ identity: { accountId }, params, body }) => {
-      const link = await updateLink(deps, accountId, params.id, body);
-      return v1Success(toLinkJson(link, deps.baseUrl));
+      let extras: LinkExtras = {};
+      if (body.overlay_id === null) extras = { overlayId: null };
+      else if (body.overlay_id !== undefined) {
+        const overlayId = await ownOverlayId(prisma, accountId, body.overlay_id);
+        const current = await getLink(prisma, accountId, params.id);
+        extras = { overlayId, frameable: await framing(deps, current.originalUrl) };
+      }
+      const link = await updateLink(deps, accountId, params.id, body, extras);
+      return v1Success(toLinkJson(link, deps.baseUrl, await accountDomains(prisma, accountId)));
     }),
 
     route(ROUTES.deleteLink, async ({ identity: { accountId }, params }) => {
@@ -82,3 +104,7 @@ export function linksRoutes(deps: LinksDeps): MountedRoute[] {
     }),
   ];
 }
+
+/** Whether the destination may be framed under the overlay; null (unknown: interstitial) without a checker. */
+const framing = (deps: LinksDeps, url: string): Promise<boolean | null> =>
+  deps.titles.framingAllowed?.(url) ?? Promise.resolve(null);

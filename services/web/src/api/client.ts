@@ -2,7 +2,7 @@
 // packages/contracts (decision 0010): the path, the method, the body and query types, and the schema
 // the answer is parsed with. Nothing here restates a wire shape. State-changing requests carry the
 // session's CSRF token (docs/api.md, "Sessions").
-import { CSRF_HEADER, ErrorEnvelope, type RouteDef } from "@kurz/contracts";
+import { CSRF_HEADER, ErrorEnvelope, LegacyErrorEnvelope, type RouteDef } from "@kurz/contracts";
 import type * as z from "zod";
 
 type Schema<S> = S extends z.ZodType ? S : never;
@@ -88,14 +88,18 @@ export async function call<R extends RouteDef>(route: R, input: Input<R> = {}): 
   const json: unknown = await res.json().catch(() => null);
   if (!res.ok) {
     const parsed = ErrorEnvelope.safeParse(json);
-    const failure = parsed.success
-      ? new ApiFailure(
-          res.status,
-          parsed.data.error.code,
-          parsed.data.error.message,
-          parsed.data.error.details,
-        )
-      : new ApiFailure(res.status, "BAD_RESPONSE", `The server answered ${res.status}.`);
+    // The older API's routes (domains, campaigns, channels, overlays) answer `{error: 1, message}`.
+    const legacy = LegacyErrorEnvelope.safeParse(json);
+    const failure = legacy.success
+      ? new ApiFailure(res.status, "LEGACY_ERROR", legacy.data.message)
+      : parsed.success
+        ? new ApiFailure(
+            res.status,
+            parsed.data.error.code,
+            parsed.data.error.message,
+            parsed.data.error.details,
+          )
+        : new ApiFailure(res.status, "BAD_RESPONSE", `The server answered ${res.status}.`);
     if (res.status === 401 && route.auth !== "public") onUnauthorized?.();
     throw failure;
   }

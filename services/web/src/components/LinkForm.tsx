@@ -11,6 +11,7 @@ import {
 import { useState } from "preact/hooks";
 import { invalidate } from "../api/cache.ts";
 import { ApiFailure, call, fieldError, messageOf } from "../api/client.ts";
+import { LinkExtras, type LinkExtrasValue } from "../pages/manage/LinkExtras.tsx";
 
 /** `<input type="datetime-local">` value (local time) ⇄ ISO instant. */
 const toLocalInput = (iso: string | null) => {
@@ -37,6 +38,7 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
   const [pastOk, setPastOk] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  const [extras, setExtras] = useState<LinkExtrasValue>({ domain: "", overlay: link?.overlay_id ?? null });
 
   const expiresIso = fromLocalInput(expires);
   const changedExpiry = toLocalInput(link?.expires_at ?? null) !== expires;
@@ -58,6 +60,7 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
         if (password) body.password = password;
         else if (clearPassword) body.password = null;
         if (toLocalInput(link.expires_at) !== expires) body.expires_at = expiresIso;
+        if (extras.overlay !== link.overlay_id) body.overlay_id = extras.overlay;
         saved = (await call(V1_ROUTES.updateLink, { params: { id: link.id }, body })).data;
       } else {
         saved = (
@@ -68,6 +71,8 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
               title: title.trim() || undefined,
               password: password || undefined,
               expires_at: expiresIso ?? undefined,
+              domain: extras.domain || undefined,
+              overlay_id: extras.overlay ?? undefined,
             },
           })
         ).data;
@@ -182,6 +187,7 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
           Remove the password
         </label>
       )}
+      <LinkExtras editing={editing} value={extras} onChange={setExtras} />
       {field(
         "expires",
         "Expires (optional)",

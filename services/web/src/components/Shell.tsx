@@ -3,10 +3,12 @@ import type { Session } from "@kurz/contracts";
 import type { ComponentChildren } from "preact";
 import { Link, useLocation } from "wouter-preact";
 import { signOut } from "../api/session.ts";
+import { MANAGE_NAV } from "../pages/manage/nav.ts";
 
 const NAV = [
   { href: "/dashboard", label: "Overview" },
   { href: "/dashboard/links", label: "Links" },
+  ...MANAGE_NAV,
   { href: "/dashboard/keys", label: "API keys" },
   { href: "/dashboard/webhooks", label: "Webhooks" },
   { href: "/dashboard/import", label: "Import" },

@@ -10,6 +10,7 @@ import { CopyButton } from "../components/CopyButton.tsx";
 import { Dialog } from "../components/Dialog.tsx";
 import { LinkForm } from "../components/LinkForm.tsx";
 import { Failed, fmtDay, Loading, PageHead } from "./common.tsx";
+import { LinkScopeFilters, useLinkScope } from "./manage/LinkScope.tsx";
 
 const PER_PAGE = 20;
 type Filter = "" | "true" | "false";
@@ -39,8 +40,10 @@ export function LinksPage() {
   >(null);
   const [notice, setNotice] = useState("");
 
-  useEffect(() => setPage(1), [search, filter]);
+  const scope = useLinkScope();
+  useEffect(() => setPage(1), [search, filter, scope.domain, scope.channel]);
   const query = {
+    ...scope,
     page: String(page),
     per_page: String(PER_PAGE),
     search: search || undefined,
@@ -99,6 +102,7 @@ export function LinksPage() {
             <option value="false">Inactive</option>
           </select>
         </label>
+        <LinkScopeFilters />
         {selected.size > 0 && (
           <button
             type="button"

@@ -10,7 +10,10 @@ import {
   type CampaignWriterDeps,
   createCampaign,
   deleteCampaign,
+  listCampaignLinks,
   listCampaigns,
+  removeLinkFromCampaign,
+  setCampaignLinkWeight,
   updateCampaign,
 } from "../../legacy/campaigns-service.ts";
 import { legacyListBody, legacyMessage, legacyOk } from "./legacy-envelope.ts";
@@ -35,6 +38,27 @@ const toCampaignResponse = (campaign: Campaign, baseUrl: string) => {
 export function legacyCampaignsRoutes(deps: LegacyCampaignsDeps): MountedRoute[] {
   const { prisma, baseUrl } = deps;
   return [
+    route(ROUTES.legacyListCampaignLinks, async ({ identity, params }) => {
+      const rows = await listCampaignLinks(prisma, identity.accountId, params.id);
+      const links = rows.map(({ link, weight, position }) => ({
+        link_id: link.id,
+        short_code: link.shortCode,
+        short_url: `${baseUrl}/${link.shortCode}`,
+        title: link.title,
+        original_url: link.originalUrl,
+        weight,
+        position,
+      }));
+      return legacyOk({ data: { links } });
+    }),
+    route(ROUTES.legacyWeightCampaignLink, async ({ identity, params, body }) => {
+      await setCampaignLinkWeight(deps, identity.accountId, params.campaignid, params.linkid, body.weight);
+      return legacyMessage("The link's weight has been updated.");
+    }),
+    route(ROUTES.legacyRemoveCampaignLink, async ({ identity, params }) => {
+      await removeLinkFromCampaign(deps, identity.accountId, params.campaignid, params.linkid);
+      return legacyMessage("Link has been removed from the campaign.");
+    }),
     route(ROUTES.legacyListCampaigns, async ({ identity, query }) => {
       const page = await listCampaigns(prisma, identity.accountId, query);
       const items = page.items.map((c) => ({

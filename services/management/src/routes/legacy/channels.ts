@@ -10,6 +10,7 @@ import {
   createChannel,
   deleteChannel,
   listChannels,
+  removeLinkFromChannel,
   updateChannel,
 } from "../../legacy/channels-service.ts";
 import { legacyListBody, legacyMessage, legacyOk } from "./legacy-envelope.ts";
@@ -42,6 +43,10 @@ export function legacyChannelsRoutes({ prisma }: { prisma: PrismaClient }): Moun
     route(ROUTES.legacyAssignChannel, async ({ identity, params }) => {
       await assignLinkToChannel(prisma, identity.accountId, params.channelid, params.linkid);
       return legacyMessage("Link has been added to the channel.");
+    }),
+    route(ROUTES.legacyRemoveChannelLink, async ({ identity, params }) => {
+      await removeLinkFromChannel(prisma, identity.accountId, params.channelid, params.linkid);
+      return legacyMessage("Link has been removed from the channel.");
     }),
   ];
 }

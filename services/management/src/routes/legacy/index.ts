@@ -5,6 +5,8 @@ import type { MountedRoute } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
 import type { TxtLookup } from "../../domain-verification.ts";
 import type { LegacyRecords } from "../../legacy-records.ts";
+import type { OverlayRecords } from "../../overlay-records.ts";
+import type { RedirectRecords } from "../../redirect-records.ts";
 import { legacyAccountRoutes } from "./account.ts";
 import { legacyCampaignsRoutes } from "./campaigns.ts";
 import { legacyChannelsRoutes } from "./channels.ts";
@@ -17,6 +19,8 @@ export interface LegacyDeps {
   legacyRecords: LegacyRecords;
   baseUrl: string;
   domainTxtLookup?: TxtLookup;
+  overlayRecords: OverlayRecords;
+  records: Pick<RedirectRecords, "put">;
 }
 
 export function legacyRoutes(deps: LegacyDeps): MountedRoute[] {

@@ -1,23 +1,80 @@
-// /api/overlay: CTA overlays (SPEC 2.9, 4.2). Record in contracts' routes-legacy.ts, the query in
-// legacy/overlays-service.ts.
-import { ROUTES, toLegacyDateTime } from "@kurz/contracts";
-import type { Overlay, PrismaClient } from "@kurz/db";
+// /api/overlay: CTA overlays (SPEC 2.9, 4.2; docs/legacy-api.md "CTA overlays"). Records in contracts'
+// routes-legacy.ts and routes-overlays.ts, use cases in legacy/overlays-service.ts.
+import { CSV_CONTENT_TYPE, ROUTES, toLegacyDateTime } from "@kurz/contracts";
+import type { Overlay, OverlaySubmission } from "@kurz/db";
 import { type MountedRoute, route } from "@kurz/service-kit";
-import { listOverlays } from "../../legacy/overlays-service.ts";
-import { legacyListBody } from "./legacy-envelope.ts";
+import {
+  allSubmissions,
+  createOverlay,
+  deleteOverlay,
+  getOverlay,
+  listOverlays,
+  listSubmissions,
+  type OverlayWriterDeps,
+  updateOverlay,
+} from "../../legacy/overlays-service.ts";
+import { csvDisposition, submissionsCsv } from "../../submissions-csv.ts";
+import { legacyListBody, legacyMessage } from "./legacy-envelope.ts";
 
 export const toLegacyOverlay = (overlay: Overlay) => ({
   id: overlay.id,
   type: overlay.type,
   name: overlay.name,
+  text: overlay.text,
+  button_label: overlay.buttonLabel,
+  button_url: overlay.buttonUrl,
+  fields: Array.isArray(overlay.fields) ? (overlay.fields as string[]) : [],
+  bg_color: overlay.bgColor,
+  text_color: overlay.textColor,
+  button_color: overlay.buttonColor,
+  position: overlay.position,
   date: toLegacyDateTime(overlay.createdAt),
 });
 
-export function legacyOverlaysRoutes({ prisma }: { prisma: PrismaClient }): MountedRoute[] {
+const toLegacySubmission = (s: OverlaySubmission) => ({
+  id: s.id,
+  link_id: s.linkId,
+  name: s.name,
+  email: s.email,
+  phone: s.phone,
+  message: s.message,
+  date: toLegacyDateTime(s.createdAt),
+});
+
+export function legacyOverlaysRoutes(deps: OverlayWriterDeps): MountedRoute[] {
+  const { prisma } = deps;
   return [
     route(ROUTES.legacyListOverlays, async ({ identity, query }) => {
       const page = await listOverlays(prisma, identity.accountId, query);
       return legacyListBody("cta", { ...page, items: page.items.map(toLegacyOverlay) });
+    }),
+    route(ROUTES.legacyAddOverlay, async ({ identity, body }) => {
+      const overlay = await createOverlay(deps, identity.accountId, body);
+      return { error: 0 as const, id: overlay.id, data: toLegacyOverlay(overlay) };
+    }),
+    route(ROUTES.legacyGetOverlay, async ({ identity, params }) => ({
+      error: 0 as const,
+      data: toLegacyOverlay(await getOverlay(prisma, identity.accountId, params.id)),
+    })),
+    route(ROUTES.legacyUpdateOverlay, async ({ identity, params, body }) => ({
+      error: 0 as const,
+      data: toLegacyOverlay(await updateOverlay(deps, identity.accountId, params.id, body)),
+    })),
+    route(ROUTES.legacyDeleteOverlay, async ({ identity, params }) => {
+      await deleteOverlay(deps, identity.accountId, params.id);
+      return legacyMessage("Overlay has been deleted successfully.");
+    }),
+    route(ROUTES.legacyListOverlaySubmissions, async ({ identity, params, query }) => {
+      const page = await listSubmissions(prisma, identity.accountId, params.id, query);
+      return legacyListBody("submissions", { ...page, items: page.items.map(toLegacySubmission) });
+    }),
+    route(ROUTES.legacyExportOverlaySubmissions, async ({ identity, params }) => {
+      const rows = await allSubmissions(prisma, identity.accountId, params.id);
+      return {
+        contentType: CSV_CONTENT_TYPE,
+        body: submissionsCsv(rows),
+        headers: { "Content-Disposition": csvDisposition(params.id) },
+      };
     }),
   ];
 }

@@ -1,0 +1,61 @@
+// Campaign and channel membership routes of the older API added for the dashboard (issue 13): list a
+// campaign's links, weight one, remove one; remove a link from a channel. Declared once (decision 0010).
+import { AnalyticsQuery } from "./analytics.ts";
+import {
+  CampaignAnalytics,
+  CampaignAnalyticsParams,
+  LegacyCampaignLinksResponse,
+  LegacyCampaignWeightBody,
+} from "./campaigns.ts";
+import { successEnvelope } from "./envelope.ts";
+import { LegacyAssignParams, LegacyChannelAssignParams, LegacyIdParams } from "./legacy.ts";
+import { defineRoute } from "./routes.ts";
+import { legacy } from "./routes-legacy.ts";
+
+export const CAMPAIGN_ROUTES = {
+  getCampaignAnalytics: defineRoute({
+    method: "GET",
+    path: "/api/v1/analytics/campaigns/:id",
+    tag: "analytics",
+    summary: "Clicks of a campaign's links (older API campaign id), per link and in total",
+    auth: "key",
+    params: CampaignAnalyticsParams,
+    query: AnalyticsQuery,
+    status: 200,
+    response: successEnvelope(CampaignAnalytics),
+    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
+  }),
+  legacyListCampaignLinks: legacy("GET", "/campaign/:id/links", "A campaign's links in rotation order", {
+    params: LegacyIdParams,
+    response: LegacyCampaignLinksResponse,
+    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
+  }),
+  legacyWeightCampaignLink: legacy(
+    "PUT",
+    "/campaign/:campaignid/weight/:linkid",
+    "Set an assigned link's rotator weight",
+    {
+      params: LegacyAssignParams,
+      body: LegacyCampaignWeightBody,
+      errors: ["VALIDATION_ERROR", "NOT_FOUND"],
+    },
+  ),
+  legacyRemoveCampaignLink: legacy(
+    "DELETE",
+    "/campaign/:campaignid/remove/:linkid",
+    "Remove a link from a campaign",
+    {
+      params: LegacyAssignParams,
+      errors: ["VALIDATION_ERROR", "NOT_FOUND"],
+    },
+  ),
+  legacyRemoveChannelLink: legacy(
+    "DELETE",
+    "/channel/:channelid/remove/:linkid",
+    "Remove a link from a channel",
+    {
+      params: LegacyChannelAssignParams,
+      errors: ["VALIDATION_ERROR", "NOT_FOUND"],
+    },
+  ),
+} as const;

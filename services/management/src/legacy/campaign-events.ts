@@ -1,0 +1,31 @@
+// Campaign membership for analytics (issue 13): analytics owns clicks and learns which links make up a
+// campaign from these events (the whole membership each time), written to the outbox in the
+// transaction that changed it, like link events (outbox.ts).
+import { type CampaignMembershipEvent, TOPICS } from "@kurz/contracts";
+import type { Prisma } from "@kurz/db";
+
+export async function enqueueCampaignMembership(
+  tx: Prisma.TransactionClient,
+  campaign: { id: number; accountId: string },
+  deleted = false,
+): Promise<void> {
+  const rows = deleted
+    ? []
+    : await tx.campaignLink.findMany({
+        where: { campaignId: campaign.id },
+        orderBy: { position: "asc" },
+        select: { link: { select: { id: true, shortCode: true } } },
+      });
+  const event: CampaignMembershipEvent = {
+    v: 1,
+    type: "campaign.links",
+    campaign_id: campaign.id,
+    account_id: campaign.accountId,
+    links: rows.map(({ link }) => ({ id: link.id, short_code: link.shortCode })),
+    deleted,
+    occurred_at: new Date().toISOString(),
+  };
+  await tx.outboxEvent.create({
+    data: { topic: TOPICS.links, key: `campaign:${campaign.id}`, payload: event as object },
+  });
+}

@@ -1,0 +1,38 @@
+// The redirect's calls about CTA overlays (redirect's credential only, app.ts): the miss path of
+// `overlay:<id>` records, and the contact submissions visitors post on the public origin. The redirect
+// has already rate limited the visitor (per client and link) and sends no address: none is stored.
+import { InternalOverlaySubmission } from "@kurz/contracts";
+import type { PrismaClient } from "@kurz/db";
+import { ApiError, notFound } from "@kurz/service-kit";
+import express, { Router } from "express";
+import { storeSubmission } from "../legacy/overlays-service.ts";
+import { type OverlayRecords, toOverlayRecord } from "../overlay-records.ts";
+
+export function internalOverlaysRouter(deps: {
+  prisma: PrismaClient;
+  overlayRecords: OverlayRecords;
+}): Router {
+  const router = Router();
+  const { prisma } = deps;
+
+  router.get("/overlays/resolve/:id", async (req, res) => {
+    const id = /^[1-9]\d{0,9}$/.test(req.params.id) ? Number(req.params.id) : 0;
+    const overlay = id > 0 && id <= 2_147_483_647 ? await prisma.overlay.findUnique({ where: { id } }) : null;
+    if (!overlay) throw notFound("No such overlay");
+    await deps.overlayRecords.put(overlay); // heal the cache for every other redirect instance
+    res.json(toOverlayRecord(overlay));
+  });
+
+  router.post("/overlays/submissions", express.json({ limit: "8kb" }), async (req, res) => {
+    const parsed = InternalOverlaySubmission.safeParse(req.body);
+    if (!parsed.success) {
+      throw new ApiError(400, "VALIDATION_ERROR", "Invalid submission", parsed.error.format());
+    }
+    const { short_code, ...fields } = parsed.data;
+    const stored = await storeSubmission(prisma, short_code, fields);
+    if (!stored) throw notFound("No contact overlay on this link");
+    res.status(201).json({ id: stored.id });
+  });
+
+  return router;
+}

@@ -1,0 +1,253 @@
+// Branded domains (issue 13): add one (scheme + host), publish the DNS TXT record shown, verify,
+// see its status and when it was last checked, set its root and 404 redirects, delete it.
+// Data: the older API's /api/domains routes with the session (one store with the API).
+import { type LegacyDomain, ROUTES } from "@kurz/contracts";
+import { useState } from "preact/hooks";
+import { Link } from "wouter-preact";
+import { invalidate } from "../../api/cache.ts";
+import { call, messageOf } from "../../api/client.ts";
+import { Confirm } from "../../components/Confirm.tsx";
+import { CopyButton } from "../../components/CopyButton.tsx";
+import { Dialog } from "../../components/Dialog.tsx";
+import { Failed, fmtDate, Loading, PageHead } from "../common.tsx";
+import "./manage.css";
+import { Field, FormActions, FormError, LIST_QUERY, useFreshQuery, useSubmit } from "./shared.tsx";
+
+const KEY = "domains";
+const hostOf = (d: LegacyDomain) => new URL(d.domain).host;
+
+function StatusPill({ domain }: { domain: LegacyDomain }) {
+  const cls = domain.status === "verified" ? "ok" : domain.status === "failed" ? "bad" : "";
+  return <span class={`pill ${cls}`}>{domain.status[0]!.toUpperCase() + domain.status.slice(1)}</span>;
+}
+
+function TxtRecord({ domain }: { domain: LegacyDomain }) {
+  const r = domain.verification;
+  return (
+    <dl class="record">
+      <dt>Type</dt>
+      <dd>
+        <code>{r.type}</code>
+      </dd>
+      <dt>Name</dt>
+      <dd>
+        <code>{r.name}</code> <CopyButton text={r.name} label="Copy name" />
+      </dd>
+      <dt>Value</dt>
+      <dd>
+        <code>{r.value}</code> <CopyButton text={r.value} label="Copy value" />
+      </dd>
+    </dl>
+  );
+}
+
+function DomainForm({ domain, onDone }: { domain?: LegacyDomain; onDone: (added?: LegacyDomain) => void }) {
+  const [url, setUrl] = useState("https://");
+  const [root, setRoot] = useState(domain?.redirectroot ?? "");
+  const [notFound, setNotFound] = useState(domain?.redirect404 ?? "");
+  const { busy, error, onSubmit } = useSubmit(async () => {
+    if (domain) {
+      await call(ROUTES.legacyUpdateDomain, {
+        params: { id: String(domain.id) },
+        body: { redirectroot: root.trim() || null, redirect404: notFound.trim() || null },
+      });
+      invalidate(KEY);
+      onDone();
+    } else {
+      const added = await call(ROUTES.legacyAddDomain, {
+        body: {
+          domain: url.trim(),
+          redirectroot: root.trim() || undefined,
+          redirect404: notFound.trim() || undefined,
+        },
+      });
+      invalidate(KEY);
+      onDone({
+        ...added,
+        domain: url.trim(),
+        redirectroot: root.trim() || null,
+        redirect404: notFound.trim() || null,
+      });
+    }
+  });
+  return (
+    <form class="form" onSubmit={onSubmit} noValidate>
+      <FormError error={error} />
+      {!domain && (
+        <Field id="domain-url" label="Domain" hint="Scheme and host only, e.g. https://go.example.com">
+          <input
+            id="domain-url"
+            type="url"
+            required
+            value={url}
+            onInput={(e) => setUrl(e.currentTarget.value)}
+          />
+        </Field>
+      )}
+      <Field
+        id="domain-root"
+        label="Root redirect (optional)"
+        hint="Where the domain's own address sends visitors"
+      >
+        <input id="domain-root" type="url" value={root} onInput={(e) => setRoot(e.currentTarget.value)} />
+      </Field>
+      <Field
+        id="domain-404"
+        label="Not-found redirect (optional)"
+        hint="Where unknown short codes send visitors"
+      >
+        <input
+          id="domain-404"
+          type="url"
+          value={notFound}
+          onInput={(e) => setNotFound(e.currentTarget.value)}
+        />
+      </Field>
+      <FormActions busy={busy} label={domain ? "Save" : "Add domain"} onCancel={() => onDone()} />
+    </form>
+  );
+}
+
+export function DomainsPage() {
+  const list = useFreshQuery(KEY, () => call(ROUTES.legacyListDomains, { query: LIST_QUERY }));
+  const [dialog, setDialog] = useState<
+    | { kind: "add" }
+    | { kind: "added"; domain: LegacyDomain }
+    | { kind: "edit"; domain: LegacyDomain }
+    | { kind: "delete"; domain: LegacyDomain }
+    | null
+  >(null);
+  const [notice, setNotice] = useState("");
+  const [checking, setChecking] = useState<number | null>(null);
+  const domains = list.data?.data.domains ?? [];
+
+  const verify = async (d: LegacyDomain) => {
+    setChecking(d.id);
+    setNotice("");
+    try {
+      const res = await call(ROUTES.legacyVerifyDomain, { params: { id: String(d.id) } });
+      setNotice(`${hostOf(d)}: ${res.message}`);
+    } catch (err) {
+      setNotice(`${hostOf(d)}: ${messageOf(err)}`);
+    } finally {
+      setChecking(null);
+      invalidate(KEY);
+    }
+  };
+
+  return (
+    <>
+      <PageHead title="Branded domains">
+        <button type="button" class="btn primary" onClick={() => setDialog({ kind: "add" })}>
+          Add domain
+        </button>
+      </PageHead>
+      <p class="muted">
+        Short links on your own domain. Point the domain at this service, publish the TXT record shown, then
+        verify: only verified domains serve links.
+      </p>
+      <p class="notice-line" role="status" aria-live="polite">
+        {notice}
+      </p>
+      {list.error !== undefined && <Failed error={list.error} />}
+      {!list.data ? (
+        <Loading what="Loading domains" />
+      ) : domains.length === 0 ? (
+        <div class="card">
+          <p class="empty">No branded domains yet.</p>
+        </div>
+      ) : (
+        <ul class="cards">
+          {domains.map((d) => (
+            <li key={d.id} class="card item" data-testid="domain-row">
+              <div class="item-head">
+                <h2 class="item-title">{hostOf(d)}</h2>
+                <StatusPill domain={d} />
+              </div>
+              <p class="small muted">
+                {d.domain} · last checked {fmtDate(d.last_checked_at)}
+                {d.verified_at && ` · verified ${fmtDate(d.verified_at)}`}
+              </p>
+              {d.status !== "verified" && (
+                <>
+                  <h3>DNS record to publish</h3>
+                  <TxtRecord domain={d} />
+                </>
+              )}
+              <p class="small">
+                Root redirect: {d.redirectroot ? <code>{d.redirectroot}</code> : "none"} · Not-found redirect:{" "}
+                {d.redirect404 ? <code>{d.redirect404}</code> : "none"}
+              </p>
+              <div class="item-actions">
+                <button
+                  type="button"
+                  class="btn small"
+                  disabled={checking === d.id}
+                  onClick={() => verify(d)}
+                >
+                  {checking === d.id ? "Checking…" : "Verify"}
+                  <span class="sr-only"> {hostOf(d)}</span>
+                </button>
+                <button
+                  type="button"
+                  class="btn small"
+                  onClick={() => setDialog({ kind: "edit", domain: d })}
+                >
+                  Edit redirects<span class="sr-only"> of {hostOf(d)}</span>
+                </button>
+                <Link
+                  class="btn small ghost"
+                  href={`/dashboard/links?domain=${encodeURIComponent(hostOf(d))}`}
+                >
+                  Links<span class="sr-only"> on {hostOf(d)}</span>
+                </Link>
+                <button
+                  type="button"
+                  class="btn small danger-ghost"
+                  onClick={() => setDialog({ kind: "delete", domain: d })}
+                >
+                  Delete<span class="sr-only"> {hostOf(d)}</span>
+                </button>
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+      {dialog?.kind === "add" && (
+        <Dialog title="Add branded domain" onClose={() => setDialog(null)}>
+          <DomainForm onDone={(added) => setDialog(added ? { kind: "added", domain: added } : null)} />
+        </Dialog>
+      )}
+      {dialog?.kind === "added" && (
+        <Dialog title={`Verify ${hostOf(dialog.domain)}`} onClose={() => setDialog(null)}>
+          <p>Publish this DNS record at your DNS provider, then press Verify on the domain.</p>
+          <TxtRecord domain={dialog.domain} />
+          <div class="dialog-actions">
+            <button type="button" class="btn primary" onClick={() => setDialog(null)}>
+              Done
+            </button>
+          </div>
+        </Dialog>
+      )}
+      {dialog?.kind === "edit" && (
+        <Dialog title={`Redirects of ${hostOf(dialog.domain)}`} onClose={() => setDialog(null)}>
+          <DomainForm domain={dialog.domain} onDone={() => setDialog(null)} />
+        </Dialog>
+      )}
+      {dialog?.kind === "delete" && (
+        <Confirm
+          title={`Delete ${hostOf(dialog.domain)}?`}
+          confirmLabel="Delete domain"
+          danger
+          onClose={() => setDialog(null)}
+          onConfirm={async () => {
+            await call(ROUTES.legacyDeleteDomain, { params: { id: String(dialog.domain.id) } });
+            invalidate(KEY);
+          }}
+        >
+          <p>Links on this domain stop redirecting there. This cannot be undone.</p>
+        </Confirm>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,331 @@
+// CTA overlays (issue 13): create and edit message and contact overlays (text, a button's label and
+// URL or a form's fields, colours, position), delete them, and read a contact overlay's submissions
+// with a CSV export. Data: the older API's /api/overlay routes with the session.
+import {
+  type LegacyOverlayDetail,
+  OVERLAY_DEFAULTS,
+  OVERLAY_FIELDS,
+  OVERLAY_LABEL_MAX,
+  OVERLAY_POSITIONS,
+  OVERLAY_TEXT_MAX,
+  type OverlayField,
+  type OverlayPosition,
+  ROUTES,
+} from "@kurz/contracts";
+import { useState } from "preact/hooks";
+import { invalidate, useQuery } from "../../api/cache.ts";
+import { call, pathOf } from "../../api/client.ts";
+import { Confirm } from "../../components/Confirm.tsx";
+import { Dialog } from "../../components/Dialog.tsx";
+import { Failed, fmtDate, Loading, PageHead } from "../common.tsx";
+import "./manage.css";
+import { Field, FormActions, FormError, LIST_QUERY, useFreshQuery, useSubmit } from "./shared.tsx";
+
+const KEY = "overlays";
+const TYPES = ["message", "contact"] as const;
+const cap = (s: string) => s[0]!.toUpperCase() + s.slice(1);
+
+function OverlayForm({ overlay, onDone }: { overlay?: LegacyOverlayDetail; onDone: () => void }) {
+  const [type, setType] = useState<string>(overlay?.type ?? "message");
+  const [name, setName] = useState(overlay?.name ?? "");
+  const [text, setText] = useState(overlay?.text ?? "");
+  const [label, setLabel] = useState(overlay?.button_label ?? "");
+  const [url, setUrl] = useState(overlay?.button_url ?? "");
+  const [fields, setFields] = useState<string[]>(overlay?.fields ?? OVERLAY_DEFAULTS.fields);
+  const [bg, setBg] = useState(overlay?.bg_color ?? OVERLAY_DEFAULTS.bg_color);
+  const [fg, setFg] = useState(overlay?.text_color ?? OVERLAY_DEFAULTS.text_color);
+  const [btn, setBtn] = useState(overlay?.button_color ?? OVERLAY_DEFAULTS.button_color);
+  const [position, setPosition] = useState<string>(overlay?.position ?? OVERLAY_DEFAULTS.position);
+  const contact = type === "contact";
+  const { busy, error, onSubmit } = useSubmit(async () => {
+    const common = {
+      name: name.trim(),
+      text: text.trim(),
+      bg_color: bg.toUpperCase(),
+      text_color: fg.toUpperCase(),
+      button_color: btn.toUpperCase(),
+      position: position as OverlayPosition,
+      ...(contact ? { fields: OVERLAY_FIELDS.filter((f) => fields.includes(f)) as OverlayField[] } : {}),
+    };
+    const button = label.trim() || url.trim() ? { button_label: label.trim(), button_url: url.trim() } : null;
+    if (overlay)
+      await call(ROUTES.legacyUpdateOverlay, {
+        params: { id: String(overlay.id) },
+        body: { ...common, ...(button ?? { button_label: null, button_url: null }) },
+      });
+    else
+      await call(ROUTES.legacyAddOverlay, {
+        body: { type: type as (typeof TYPES)[number], ...common, ...(button ?? {}) },
+      });
+    invalidate(KEY);
+    onDone();
+  });
+  return (
+    <form class="form" onSubmit={onSubmit} noValidate>
+      <FormError error={error} />
+      {!overlay && (
+        <fieldset class="segmented-field">
+          <legend>Type</legend>
+          {TYPES.map((t) => (
+            <label key={t} class="check">
+              <input type="radio" name="overlay-type" checked={type === t} onChange={() => setType(t)} />{" "}
+              {t === "message" ? "Message with a button" : "Contact form"}
+            </label>
+          ))}
+        </fieldset>
+      )}
+      <Field id="overlay-name" label="Name" hint="Only you see it: it names the overlay in lists.">
+        <input
+          id="overlay-name"
+          required
+          maxLength={100}
+          value={name}
+          onInput={(e) => setName(e.currentTarget.value)}
+        />
+      </Field>
+      <Field id="overlay-text" label="Text">
+        <textarea
+          id="overlay-text"
+          rows={3}
+          maxLength={OVERLAY_TEXT_MAX}
+          value={text}
+          onInput={(e) => setText(e.currentTarget.value)}
+        />
+      </Field>
+      {contact && (
+        <fieldset>
+          <legend>Form fields</legend>
+          {OVERLAY_FIELDS.map((f) => (
+            <label key={f} class="check">
+              <input
+                type="checkbox"
+                checked={fields.includes(f)}
+                onChange={(e) =>
+                  setFields(e.currentTarget.checked ? [...fields, f] : fields.filter((x) => x !== f))
+                }
+              />{" "}
+              {cap(f)}
+            </label>
+          ))}
+        </fieldset>
+      )}
+      <div class="grid-2">
+        <Field id="overlay-button-label" label={contact ? "Button label (optional)" : "Button label"}>
+          <input
+            id="overlay-button-label"
+            maxLength={OVERLAY_LABEL_MAX}
+            value={label}
+            onInput={(e) => setLabel(e.currentTarget.value)}
+          />
+        </Field>
+        <Field id="overlay-button-url" label={contact ? "Button URL (optional)" : "Button URL"}>
+          <input
+            id="overlay-button-url"
+            type="url"
+            value={url}
+            onInput={(e) => setUrl(e.currentTarget.value)}
+          />
+        </Field>
+      </div>
+      <div class="colors">
+        <Field id="overlay-bg" label="Background">
+          <input id="overlay-bg" type="color" value={bg} onInput={(e) => setBg(e.currentTarget.value)} />
+        </Field>
+        <Field id="overlay-fg" label="Text colour">
+          <input id="overlay-fg" type="color" value={fg} onInput={(e) => setFg(e.currentTarget.value)} />
+        </Field>
+        <Field id="overlay-btn" label="Button colour">
+          <input id="overlay-btn" type="color" value={btn} onInput={(e) => setBtn(e.currentTarget.value)} />
+        </Field>
+        <Field id="overlay-position" label="Position">
+          <select id="overlay-position" value={position} onChange={(e) => setPosition(e.currentTarget.value)}>
+            {OVERLAY_POSITIONS.map((p) => (
+              <option key={p} value={p}>
+                {cap(p)}
+              </option>
+            ))}
+          </select>
+        </Field>
+      </div>
+      <div class="overlay-preview" aria-hidden="true" style={{ background: bg, color: fg }}>
+        <p>{text || "Your message"}</p>
+        {contact && <p class="small">{fields.map(cap).join(" · ")}</p>}
+        {(label || contact) && (
+          <span class="preview-btn" style={{ background: btn }}>
+            {label || "Send"}
+          </span>
+        )}
+      </div>
+      <FormActions busy={busy} label={overlay ? "Save" : "Create overlay"} onCancel={onDone} />
+    </form>
+  );
+}
+
+function Submissions({ overlay, onDone }: { overlay: LegacyOverlayDetail; onDone: () => void }) {
+  const params = { id: String(overlay.id) };
+  const list = useQuery(`overlay-submissions:${overlay.id}`, () =>
+    call(ROUTES.legacyListOverlaySubmissions, { params, query: LIST_QUERY }),
+  );
+  const rows = list.data?.data.submissions ?? [];
+  return (
+    <>
+      {list.error !== undefined && <Failed error={list.error} />}
+      {!list.data ? (
+        <Loading what="Loading submissions" />
+      ) : rows.length === 0 ? (
+        <p class="empty">No submissions yet.</p>
+      ) : (
+        <div class="table-card manage-table">
+          <table>
+            <caption class="sr-only">Submissions of {overlay.name}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Received</th>
+                <th scope="col">Name</th>
+                <th scope="col">E-mail</th>
+                <th scope="col" class="col-hide">
+                  Phone
+                </th>
+                <th scope="col">Message</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((s) => (
+                <tr key={s.id} data-testid="submission-row">
+                  <td>{fmtDate(s.date)}</td>
+                  <td>{s.name ?? "—"}</td>
+                  <td>{s.email ?? "—"}</td>
+                  <td class="col-hide">{s.phone ?? "—"}</td>
+                  <td>{s.message ?? "—"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <div class="dialog-actions">
+        <a class="btn" href={pathOf(ROUTES.legacyExportOverlaySubmissions, params)} download>
+          Export CSV
+        </a>
+        <button type="button" class="btn primary" onClick={onDone}>
+          Done
+        </button>
+      </div>
+    </>
+  );
+}
+
+export function OverlaysPage() {
+  const list = useFreshQuery(KEY, () => call(ROUTES.legacyListOverlays, { query: LIST_QUERY }));
+  const [dialog, setDialog] = useState<
+    { kind: "create" } | { kind: "edit" | "submissions" | "delete"; overlay: LegacyOverlayDetail } | null
+  >(null);
+  const overlays = list.data?.data.cta ?? [];
+  return (
+    <>
+      <PageHead title="CTA overlays">
+        <button type="button" class="btn primary" onClick={() => setDialog({ kind: "create" })}>
+          Create overlay
+        </button>
+      </PageHead>
+      <p class="muted">
+        A call to action shown over a link's destination (or before it, where the site refuses framing).
+        Choose one for a link in the link's form.
+      </p>
+      {list.error !== undefined && <Failed error={list.error} />}
+      <div class="card table-card manage-table">
+        {!list.data ? (
+          <Loading what="Loading overlays" />
+        ) : overlays.length === 0 ? (
+          <p class="empty">No overlays yet.</p>
+        ) : (
+          <table>
+            <caption class="sr-only">Your CTA overlays</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Type</th>
+                <th scope="col" class="col-hide">
+                  Position
+                </th>
+                <th scope="col" class="col-hide">
+                  Created
+                </th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {overlays.map((o) => (
+                <tr key={o.id} data-testid="overlay-row">
+                  <td>
+                    <span class="swatch" style={{ background: o.button_color }} aria-hidden="true" />
+                    {o.name}
+                  </td>
+                  <td>{cap(o.type)}</td>
+                  <td class="col-hide">{cap(o.position)}</td>
+                  <td class="col-hide">{fmtDate(o.date)}</td>
+                  <td class="actions">
+                    {o.type === "contact" && (
+                      <button
+                        type="button"
+                        class="btn small"
+                        onClick={() => setDialog({ kind: "submissions", overlay: o })}
+                      >
+                        Submissions<span class="sr-only"> of {o.name}</span>
+                      </button>
+                    )}
+                    <button
+                      type="button"
+                      class="btn small"
+                      onClick={() => setDialog({ kind: "edit", overlay: o })}
+                    >
+                      Edit<span class="sr-only"> {o.name}</span>
+                    </button>
+                    <button
+                      type="button"
+                      class="btn small danger-ghost"
+                      onClick={() => setDialog({ kind: "delete", overlay: o })}
+                    >
+                      Delete<span class="sr-only"> {o.name}</span>
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+      {dialog?.kind === "create" && (
+        <Dialog title="Create overlay" onClose={() => setDialog(null)} wide>
+          <OverlayForm onDone={() => setDialog(null)} />
+        </Dialog>
+      )}
+      {dialog?.kind === "edit" && (
+        <Dialog title={`Edit ${dialog.overlay.name}`} onClose={() => setDialog(null)} wide>
+          <OverlayForm overlay={dialog.overlay} onDone={() => setDialog(null)} />
+        </Dialog>
+      )}
+      {dialog?.kind === "submissions" && (
+        <Dialog title={`Submissions of ${dialog.overlay.name}`} onClose={() => setDialog(null)} wide>
+          <Submissions overlay={dialog.overlay} onDone={() => setDialog(null)} />
+        </Dialog>
+      )}
+      {dialog?.kind === "delete" && (
+        <Confirm
+          title={`Delete ${dialog.overlay.name}?`}
+          confirmLabel="Delete overlay"
+          danger
+          onClose={() => setDialog(null)}
+          onConfirm={async () => {
+            await call(ROUTES.legacyDeleteOverlay, { params: { id: String(dialog.overlay.id) } });
+            invalidate(KEY);
+          }}
+        >
+          <p>Links that show it go straight to their destination again. Its submissions are deleted too.</p>
+        </Confirm>
+      )}
+    </>
+  );
+}

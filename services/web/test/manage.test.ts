@@ -1,0 +1,427 @@
+// Issue 13's dashboard pages as a person uses them, in real Chromium through the stack's public origin:
+// branded domains, campaigns, channels and CTA overlays, each create → listed → edit → delete. Every
+// page is checked with axe-core and photographed at desktop and phone width (docs/dashboard.md), and
+// what the dashboard shows is what the older API answers with a key (one store, no copies).
+import { existsSync } from "node:fs";
+import { startTestDnsServer, type TestDnsServer } from "@kurz/testing";
+import { type Stack, startStack } from "@kurz/testing/stack";
+import type { Browser, BrowserContext, ConsoleMessage, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildWeb } from "../../../infra/build/web.ts";
+import { CHROMIUM, DESKTOP, launchChromium, screenshots, seriousViolations, VISITOR_UA } from "./browser.ts";
+
+const hasChromium = existsSync(CHROMIUM);
+const unique = `${process.pid}${Date.now().toString(36)}`;
+
+describe.skipIf(!hasChromium)(
+  "issue 13's pages in Chromium (skipped without /usr/bin/chromium: ./kurz test installs it)",
+  () => {
+    let stack: Stack;
+    let dns: TestDnsServer;
+    let browser: Browser;
+    let owner: BrowserContext;
+    let page: Page;
+    let apiKey = "";
+    const cspViolations: string[] = [];
+
+    const look = async (name: string) => {
+      await page.waitForLoadState("networkidle");
+      expect(await seriousViolations(page), `axe on ${name}`).toEqual([]);
+      await screenshots(page, name);
+    };
+    /** The older API with the account's key: what a script sees. */
+    const legacy = async (path: string, init: RequestInit = {}) => {
+      const res = await fetch(`${stack.origin}${path}`, {
+        ...init,
+        headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+      });
+      expect(res.status, path).toBe(200);
+      return (await res.json()) as { data: Record<string, { id: number; name?: string }[]> };
+    };
+    const v1 = async (path: string, body: unknown) => {
+      const res = await fetch(`${stack.origin}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      expect(res.status, path).toBe(201);
+      return ((await res.json()) as { data: { id: string; short_code: string } }).data;
+    };
+    const nav = async (label: string, heading: string) => {
+      await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: label }).click();
+      await page.getByRole("heading", { level: 1, name: heading }).waitFor();
+    };
+
+    let links: { id: string; short_code: string }[] = [];
+
+    beforeAll(async () => {
+      await buildWeb();
+      dns = await startTestDnsServer();
+      [stack, browser] = await Promise.all([
+        startStack({ extraEnv: { DNS_SERVERS: dns.address } }),
+        launchChromium(),
+      ]);
+      owner = await browser.newContext({ viewport: DESKTOP, baseURL: stack.origin });
+      await owner.grantPermissions(["clipboard-read", "clipboard-write"], { origin: stack.origin });
+      owner.setDefaultTimeout(15_000);
+      // Signed up through the API in this browser's cookie jar: issue 12's tests cover the sign-up page.
+      const reg = await owner.request.post("/api/v1/auth/register", {
+        data: { email: `grace-${unique}@example.com`, password: "correct horse battery" },
+      });
+      expect(reg.status()).toBe(201);
+      apiKey = ((await reg.json()) as { data: { api_key: { key: string } } }).data.api_key.key;
+      links = [
+        await v1("/api/v1/links", { url: "https://example.com/a", title: "Variant A" }),
+        await v1("/api/v1/links", { url: "https://example.com/b", title: "Variant B" }),
+      ];
+      page = await owner.newPage();
+      page.on("console", (m: ConsoleMessage) => {
+        if (m.type() === "error" && /Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+      });
+      await page.goto("/dashboard");
+      await page.getByRole("heading", { name: "Overview" }).waitFor();
+    });
+    afterAll(async () => {
+      await browser?.close();
+      await stack?.stop();
+      await dns?.stop();
+    });
+
+    it("branded domains: add, publish the TXT record, verify (failed, then verified), edit redirects, delete", async () => {
+      const host = `go.brand-${unique}.test`;
+      await nav("Domains", "Branded domains");
+      await page.getByText("No branded domains yet.").waitFor();
+      await page.getByRole("button", { name: "Add domain" }).first().click();
+      const add = page.getByRole("dialog", { name: "Add branded domain" });
+      await add.getByLabel("Domain").fill(`https://${host}/some/path`);
+      await add.getByRole("button", { name: "Add domain" }).click();
+      await add.getByRole("alert").waitFor();
+      await add.getByLabel("Domain").fill(`https://${host}`);
+      await add.getByLabel("Root redirect (optional)").fill("https://brand.example/");
+      await add.getByRole("button", { name: "Add domain" }).click();
+      const added = page.getByRole("dialog", { name: `Verify ${host}` });
+      await added.getByText(`_kurz-verify.${host}`).waitFor();
+      const value = (await added.locator("dd code").nth(2).textContent()) ?? "";
+      expect(value).toMatch(/^kurz-verify=/);
+      await added.getByRole("button", { name: "Copy value" }).click();
+      expect(await page.evaluate("navigator.clipboard.readText()")).toBe(value);
+      await added.getByRole("button", { name: "Done" }).click();
+
+      const row = page.getByTestId("domain-row").filter({ hasText: host });
+      await row.getByText("Pending").waitFor();
+      await row.getByText("last checked Never").waitFor();
+      // Not published yet: the check fails and says when it ran.
+      await row.getByRole("button", { name: `Verify ${host}` }).click();
+      await row.getByText("Failed", { exact: true }).waitFor();
+      expect(await row.getByText(/last checked Never/).count()).toBe(0);
+      await look("domains");
+
+      await dns.setTxt(`_kurz-verify.${host}`, [value]);
+      await row.getByRole("button", { name: `Verify ${host}` }).click();
+      await row.getByText("Verified", { exact: true }).waitFor();
+      const listed = await legacy("/api/domains");
+      expect(listed.data.domains).toMatchObject([{ domain: `https://${host}`, status: "verified" }]);
+
+      // A link on the verified domain, made in the link form; the links table filters by domain.
+      await nav("Links", "Links");
+      await page.getByRole("button", { name: "Create link" }).first().click();
+      const create = page.getByRole("dialog", { name: "Create link" });
+      await create.getByLabel("Destination URL").fill("https://brand.example/offer");
+      await create.getByLabel("Domain").selectOption(host);
+      await create.getByRole("button", { name: "Create link" }).click();
+      await create.waitFor({ state: "detached" });
+      await page
+        .getByTestId("link-row")
+        .filter({ hasText: `${host}/` })
+        .waitFor();
+      await page.getByLabel("Domain").selectOption(host);
+      await page.waitForURL(`**/dashboard/links?domain=${host}`);
+      await page.getByTestId("link-row").filter({ hasText: "Variant A" }).waitFor({ state: "detached" });
+      await page
+        .getByTestId("link-row")
+        .filter({ hasText: `${host}/` })
+        .waitFor();
+      expect(await page.getByTestId("link-row").count()).toBe(1);
+      await look("links-by-domain");
+      await nav("Domains", "Branded domains");
+
+      await row.getByRole("button", { name: `Edit redirects of ${host}` }).click();
+      const edit = page.getByRole("dialog", { name: `Redirects of ${host}` });
+      expect(await edit.getByLabel("Root redirect (optional)").inputValue()).toBe("https://brand.example/");
+      await edit.getByLabel("Not-found redirect (optional)").fill("https://brand.example/missing");
+      await edit.getByRole("button", { name: "Save" }).click();
+      await row.getByText("https://brand.example/missing").waitFor();
+
+      await row.getByRole("button", { name: `Delete ${host}` }).click();
+      const confirm = page.getByRole("dialog", { name: `Delete ${host}?` });
+      await confirm.getByRole("button", { name: "Delete domain" }).click();
+      await page.getByText("No branded domains yet.").waitFor();
+      expect((await legacy("/api/domains")).data.domains).toEqual([]);
+    });
+
+    it("campaigns: create with a rotator, copy its URLs, assign links with weights, edit, remove, delete", async () => {
+      const slug = `spring-${unique}`;
+      await nav("Campaigns", "Campaigns");
+      await page.getByText("No campaigns yet.").waitFor();
+      await page.getByRole("button", { name: "Create campaign" }).first().click();
+      const create = page.getByRole("dialog", { name: "Create campaign" });
+      await create.getByLabel("Name").fill("Spring sale");
+      await create.getByLabel("Rotator slug (optional)").fill(slug);
+      await create.getByRole("button", { name: "Create campaign" }).click();
+      const row = page.getByTestId("campaign-row").filter({ hasText: "Spring sale" });
+      await row.getByText("Private").waitFor();
+      await row.getByText(`/r/${slug}`).waitFor();
+      await row.getByRole("button", { name: "Copy rotator URL" }).click();
+      expect(await page.evaluate("navigator.clipboard.readText()")).toMatch(new RegExp(`/r/${slug}$`));
+      await row.getByText("Copied").waitFor({ state: "hidden" });
+
+      await row.getByRole("button", { name: "Links and weights of Spring sale" }).click();
+      const members = page.getByRole("dialog", { name: "Links in Spring sale" });
+      await members.getByText("No links in this campaign.").waitFor();
+      for (const l of links) {
+        await members.getByLabel("Add a link").selectOption(l.id);
+        await members.getByRole("button", { name: "Add to campaign" }).click();
+        await members.getByTestId("campaign-link").filter({ hasText: l.short_code }).waitFor();
+      }
+      const weight = members.getByLabel(`Weight of ${links[0]!.short_code}`);
+      await weight.fill("4");
+      await weight.press("Tab");
+      await members.getByText("80%").waitFor();
+      await members.getByText("20%").waitFor();
+      await look("campaign-links");
+      const byKey = (await legacy(`/api/campaign/${await campaignId("Spring sale")}/links`)) as unknown as {
+        data: { links: { link_id: string; weight: number }[] };
+      };
+      expect(byKey.data.links.map((l) => [l.link_id, l.weight])).toEqual([
+        [links[0]!.id, 4],
+        [links[1]!.id, 1],
+      ]);
+      // The rotator follows the weights: a link is one of the campaign's.
+      const follow = await fetch(`${stack.origin}/r/${slug}`, {
+        redirect: "manual",
+        headers: { "user-agent": VISITOR_UA },
+      });
+      const followed = follow.headers.get("location");
+      expect(["https://example.com/a", "https://example.com/b"]).toContain(followed);
+      // The click is counted for the link it went to; the analytics pipeline is asynchronous, so the
+      // range is re-picked (a new query) until it shows, for at most about 45 s.
+      const counted = links[followed === "https://example.com/a" ? 0 : 1]!;
+      for (let i = 0; i < 60; i++) {
+        await members.getByLabel(i % 2 ? "30 days" : "7 days").check();
+        await members.getByTestId("campaign-clicks").getByText(/\d/).waitFor();
+        if ((await members.getByTestId("campaign-clicks").textContent())?.includes("total: 1")) break;
+        await page.waitForTimeout(700);
+      }
+      const cid = await campaignId("Spring sale");
+      const direct = await fetch(`${stack.origin}/api/v1/analytics/campaigns/${cid}`, {
+        headers: { authorization: `Bearer ${apiKey}` },
+      }).then((r) => r.text());
+      expect(await members.getByTestId("campaign-clicks").textContent(), direct).toBe("Clicks in total: 1");
+      const countedRow = members.getByTestId("campaign-link").filter({ hasText: counted.short_code });
+      expect(await countedRow.locator("td.col-num").textContent()).toBe("1");
+
+      await members.getByRole("button", { name: `Remove ${links[1]!.short_code}` }).click();
+      await members
+        .getByTestId("campaign-link")
+        .filter({ hasText: links[1]!.short_code })
+        .waitFor({ state: "detached" });
+      await members.getByText("100%").waitFor();
+      await members.getByRole("button", { name: "Done" }).click();
+      await look("campaigns");
+
+      await row.getByRole("button", { name: "Edit Spring sale" }).click();
+      const edit = page.getByRole("dialog", { name: "Edit Spring sale" });
+      expect(await edit.getByLabel("Rotator slug (optional)").inputValue()).toBe(slug);
+      await edit.getByLabel("Name").fill("Summer sale");
+      await edit.getByLabel("Public list page").check();
+      await edit.getByRole("button", { name: "Save" }).click();
+      const renamed = page.getByTestId("campaign-row").filter({ hasText: "Summer sale" });
+      await renamed.getByText("Public", { exact: true }).waitFor();
+      expect((await legacy("/api/campaigns")).data.campaigns).toMatchObject([
+        { name: "Summer sale", public: true },
+      ]);
+
+      await renamed.getByRole("button", { name: "Delete Summer sale" }).click();
+      await page
+        .getByRole("dialog", { name: "Delete Summer sale?" })
+        .getByRole("button", { name: "Delete campaign" })
+        .click();
+      await page.getByText("No campaigns yet.").waitFor();
+      expect((await legacy("/api/campaigns")).data.campaigns).toEqual([]);
+    });
+
+    async function campaignId(name: string): Promise<number> {
+      const list = await legacy("/api/campaigns");
+      return list.data.campaigns!.find((c) => c.name === name)!.id;
+    }
+
+    it("channels: create, assign links, open the links table filtered by it, rename, delete", async () => {
+      // One made with the key shows up in the dashboard: one store for both.
+      await legacy("/api/channel/add", { method: "POST", body: JSON.stringify({ name: "From a script" }) });
+      await nav("Channels", "Channels");
+      await page.getByTestId("channel-row").filter({ hasText: "From a script" }).waitFor();
+      await page.getByRole("button", { name: "Create channel" }).first().click();
+      const create = page.getByRole("dialog", { name: "Create channel" });
+      await create.getByLabel("Name").fill("Newsletter");
+      await create.getByLabel("Description (optional)").fill("Monthly mailing");
+      await create.getByLabel("Starred").check();
+      await create.getByRole("button", { name: "Create channel" }).click();
+      const row = page.getByTestId("channel-row").filter({ hasText: "Newsletter" });
+      await row.getByText("Monthly mailing").waitFor();
+      await row.getByText("Starred").waitFor();
+      await look("channels");
+
+      await row.getByRole("button", { name: "Assign links to Newsletter" }).click();
+      const members = page.getByRole("dialog", { name: "Links in Newsletter" });
+      await members.getByText("No links in this channel.").waitFor();
+      await members.getByLabel("Add a link").selectOption(links[0]!.id);
+      await members.getByRole("button", { name: "Add to channel" }).click();
+      await members
+        .getByTestId("channel-link")
+        .filter({ hasText: links[0]!.short_code })
+        .waitFor()
+        .catch(async (err: unknown) => {
+          throw new Error(`${String(err)}\n${await members.textContent()}`);
+        });
+      await look("channel-links");
+      await members.getByRole("button", { name: "Done" }).click();
+
+      await row.getByRole("link", { name: "View links of Newsletter" }).click();
+      await page.waitForURL(/\/dashboard\/links\?channel=\d+$/);
+      await page.getByRole("heading", { level: 1, name: "Links" }).waitFor();
+      // Only the channel's link, and the filter says which channel.
+      await page.getByTestId("link-row").filter({ hasText: links[0]!.short_code }).waitFor();
+      expect(await page.getByTestId("link-row").count()).toBe(1);
+      expect(await page.getByLabel("Channel").locator("option:checked").textContent()).toBe("Newsletter");
+      await look("links-by-channel");
+
+      await nav("Channels", "Channels");
+      await row.getByRole("button", { name: "Edit Newsletter" }).click();
+      const edit = page.getByRole("dialog", { name: "Edit Newsletter" });
+      await edit.getByLabel("Name").fill("Weekly letter");
+      await edit.getByRole("button", { name: "Save" }).click();
+      const renamed = page.getByTestId("channel-row").filter({ hasText: "Weekly letter" });
+      await renamed.waitFor();
+      expect((await legacy("/api/channels")).data.channels!.map((c) => c.name).sort()).toEqual([
+        "From a script",
+        "Weekly letter",
+      ]);
+
+      await renamed.getByRole("button", { name: "Delete Weekly letter" }).click();
+      await page
+        .getByRole("dialog", { name: "Delete Weekly letter?" })
+        .getByRole("button", { name: "Delete channel" })
+        .click();
+      await renamed.waitFor({ state: "detached" });
+      expect((await legacy("/api/channels")).data.channels!.map((c) => c.name)).toEqual(["From a script"]);
+    });
+
+    it("overlays: create a message and a contact overlay, edit, list a submission, export CSV, delete", async () => {
+      await nav("Overlays", "CTA overlays");
+      await page.getByText("No overlays yet.").waitFor();
+      await page.getByRole("button", { name: "Create overlay" }).first().click();
+      let form = page.getByRole("dialog", { name: "Create overlay" });
+      await form.getByRole("textbox", { name: "Name" }).fill("Launch banner");
+      await form.getByLabel("Text", { exact: true }).fill("We launched!");
+      await form.getByLabel("Button label").fill("Read more");
+      await form.getByLabel("Button URL").fill("https://example.com/news");
+      await form.getByLabel("Position").selectOption("top");
+      await look("overlays-create");
+      await form.getByRole("button", { name: "Create overlay" }).click();
+      const banner = page.getByTestId("overlay-row").filter({ hasText: "Launch banner" });
+      await banner.getByText("Top").waitFor();
+
+      await page.getByRole("button", { name: "Create overlay" }).first().click();
+      form = page.getByRole("dialog", { name: "Create overlay" });
+      await form.getByLabel("Contact form").check();
+      await form.getByRole("textbox", { name: "Name" }).fill("Talk to sales");
+      await form.getByLabel("Text", { exact: true }).fill("Leave your details");
+      await form.getByLabel("Phone").check();
+      await form.getByRole("button", { name: "Create overlay" }).click();
+      const contact = page.getByTestId("overlay-row").filter({ hasText: "Talk to sales" });
+      await contact.getByText("Contact").waitFor();
+      await look("overlays");
+
+      await banner.getByRole("button", { name: "Edit Launch banner" }).click();
+      const edit = page.getByRole("dialog", { name: "Edit Launch banner" });
+      expect(await edit.getByLabel("Button URL").inputValue()).toBe("https://example.com/news");
+      await edit.getByLabel("Text", { exact: true }).fill("We launched today!");
+      await edit.getByLabel("Position").selectOption("center");
+      await edit.getByRole("button", { name: "Save" }).click();
+      await banner.getByText("Center").waitFor();
+      const cta = (await legacy("/api/overlay")).data.cta as unknown as {
+        name: string;
+        text: string;
+        fields: string[];
+      }[];
+      expect(cta.find((o) => o.name === "Launch banner")?.text).toBe("We launched today!");
+      expect(cta.find((o) => o.name === "Talk to sales")?.fields).toEqual([
+        "name",
+        "email",
+        "phone",
+        "message",
+      ]);
+
+      // A link's overlay is chosen in the link form.
+      await nav("Links", "Links");
+      const linkRow = page.getByTestId("link-row").filter({ hasText: links[1]!.short_code });
+      await linkRow.waitFor().catch(async (err: unknown) => {
+        await page.screenshot({ path: "/tmp/web13-fail.png", fullPage: true });
+        throw err;
+      });
+      await linkRow.locator("summary").click();
+      await linkRow.getByRole("button", { name: "Edit" }).click();
+      const linkForm = page.getByRole("dialog", { name: `Edit ${links[1]!.short_code}` });
+      await linkForm.getByLabel("CTA overlay (optional)").selectOption({ label: "Launch banner (message)" });
+      await linkForm.getByRole("button", { name: "Save changes" }).click();
+      await linkForm.waitFor({ state: "detached" });
+      const withOverlay = await fetch(`${stack.origin}/api/v1/links/${links[1]!.id}`, {
+        headers: { authorization: `Bearer ${apiKey}` },
+      });
+      const bannerId = cta.find((o) => o.name === "Launch banner") as unknown as { id: number };
+      expect(((await withOverlay.json()) as { data: { overlay_id: number } }).data.overlay_id).toBe(
+        bannerId.id,
+      );
+      await nav("Overlays", "CTA overlays");
+
+      // A visitor sends the contact form of a link that carries the overlay.
+      const contactId = cta.find((o) => o.name === "Talk to sales") as unknown as { id: number };
+      const link = await v1("/api/v1/links", { url: "https://example.com/c", overlay_id: contactId.id });
+      const sent = await fetch(`${stack.origin}/${link.short_code}`, {
+        method: "POST",
+        headers: { "user-agent": VISITOR_UA, "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ name: "Ada", email: "ada@example.com", message: "Call me" }).toString(),
+      });
+      expect(sent.status).toBe(200);
+
+      await contact.getByRole("button", { name: "Submissions of Talk to sales" }).click();
+      const subs = page.getByRole("dialog", { name: "Submissions of Talk to sales" });
+      const sub = subs.getByTestId("submission-row");
+      await sub.getByText("ada@example.com").waitFor();
+      expect(await sub.count()).toBe(1);
+      await look("overlay-submissions");
+      const [download] = await Promise.all([
+        page.waitForEvent("download"),
+        subs.getByRole("link", { name: "Export CSV" }).click(),
+      ]);
+      const csv = await (await download.createReadStream()).toArray();
+      expect(Buffer.concat(csv).toString("utf8")).toContain('"ada@example.com"');
+      await subs.getByRole("button", { name: "Done" }).click();
+
+      for (const name of ["Launch banner", "Talk to sales"]) {
+        await page.getByRole("button", { name: `Delete ${name}` }).click();
+        await page
+          .getByRole("dialog", { name: `Delete ${name}?` })
+          .getByRole("button", { name: "Delete overlay" })
+          .click();
+        await page.getByTestId("overlay-row").filter({ hasText: name }).waitFor({ state: "detached" });
+      }
+      await page.getByText("No overlays yet.").waitFor();
+      expect((await legacy("/api/overlay")).data.cta).toEqual([]);
+    });
+
+    it("loaded every page under the strict CSP without a violation", () => {
+      expect(cspViolations).toEqual([]);
+    });
+  },
+);
