@@ -1,4 +1,4 @@
-// CTA overlays (docs/legacy-api.md "CTA overlays"; decision 0023): what an owner configures, what the
+// CTA overlays (docs/legacy-api.md "CTA overlays"; decision 0026): what an owner configures, what the
 // redirect reads to show one, and what a visitor's contact form sends. The redirect renders every
 // member as text (escaped); colours are `#RRGGBB` only, so they can sit in a style attribute as they are.
 import * as z from "zod";

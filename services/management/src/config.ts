@@ -32,7 +32,7 @@ export const managementConfigSchema = commonConfigSchema.extend({
   // Title fetches started per destination host per minute by one management process; beyond it the
   // title is the host name, so Kurz cannot be turned into a request amplifier against one site.
   TITLE_FETCH_HOST_PER_MINUTE: z.coerce.number().int().positive().default(60),
-  /** How often links with an overlay have stale framing checks redone, and how old is stale (decision 0023). */
+  /** How often links with an overlay have stale framing checks redone, and how old is stale (decision 0026). */
   FRAME_CHECK_INTERVAL_MS: z.coerce.number().int().positive().default(600_000),
   FRAME_CHECK_MAX_AGE_HOURS: z.coerce.number().int().positive().default(24),
   // How long a deleted short code stays reserved to its former owner (days; fractions allowed).

@@ -1,4 +1,4 @@
-// Whether a destination lets another site frame it (decision 0023), read from the headers of its
+// Whether a destination lets another site frame it (decision 0026), read from the headers of its
 // answer: `X-Frame-Options` (any value: DENY and SAMEORIGIN both refuse us, ALLOW-FROM is obsolete and
 // browsers ignore it, so it is read as a refusal too) and CSP `frame-ancestors` (only a policy that
 // names `*` lets an unknown site frame it; `'self'`, `'none'` or a list of hosts refuses us). Anything

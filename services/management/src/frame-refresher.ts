@@ -1,5 +1,5 @@
 // Destinations change their framing policy, so a link with an overlay has its check (frame-policy.ts)
-// redone when it is older than `maxAgeMs` (decision 0023). A few links per run, the stalest first,
+// redone when it is older than `maxAgeMs` (decision 0026). A few links per run, the stalest first,
 // through the title fetcher's guards and per-host budget; each result rewrites the link's redirect
 // record, so the redirect switches between framed overlay and interstitial without an edit.
 import type { Link, PrismaClient } from "@kurz/db";

@@ -60,7 +60,7 @@ export const redirectConfigSchema = commonConfigSchema.extend({
   PASSWORD_MAX_ATTEMPTS: positiveInt(5),
   PASSWORD_LINK_MAX_ATTEMPTS: positiveInt(100),
   PASSWORD_WINDOW_SECONDS: positiveInt(900),
-  /** Contact overlay forms per link and client, and per link for all clients, in the window (decision 0023). */
+  /** Contact overlay forms per link and client, and per link for all clients, in the window (decision 0026). */
   OVERLAY_SUBMISSIONS_PER_CLIENT: positiveInt(5),
   OVERLAY_SUBMISSIONS_PER_LINK: positiveInt(200),
   OVERLAY_SUBMISSIONS_WINDOW_SECONDS: positiveInt(600),

@@ -1,4 +1,4 @@
-// The page a browser gets for a link with a CTA overlay (decision 0023): the destination framed
+// The page a browser gets for a link with a CTA overlay (decision 0026): the destination framed
 // beneath the call to action when the destination allows framing (management checked it when the link
 // was saved), otherwise an interstitial with the call to action and a "Continue" link. Rendered only
 // for such links, never on the plain redirect path.

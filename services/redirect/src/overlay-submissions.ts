@@ -1,4 +1,4 @@
-// Contact overlays' forms, posted by visitors to the short link itself (decision 0023). Limited in two
+// Contact overlays' forms, posted by visitors to the short link itself (decision 0026). Limited in two
 // budgets shared by every redirect instance, like password attempts (password-limiter.ts): per link
 // and client (by a hash of its address, an IPv6 client by its /64) and per link for all clients. The
 // form is validated here and again by management, which stores it; no address is sent or stored.

@@ -248,7 +248,7 @@ export class Resolver {
   readonly links: CachedLookup<RedirectRecord>;
   readonly domains: CachedLookup<DomainRecord>;
   readonly rotators: CachedLookup<RotatorRecord>;
-  /** CTA overlays, read only when a link carries one (decision 0023). */
+  /** CTA overlays, read only when a link carries one (decision 0026). */
   readonly overlays: CachedLookup<OverlayRecord>;
 
   constructor(opts: LookupOptions) {

@@ -41,7 +41,7 @@ export interface RedirectHandlerDeps {
   hosts: HostClassifier;
   /** Single-machine mode: pipes API and dashboard paths to the gateway (see api-forwarder.ts). */
   forwardApi?: (req: IncomingMessage, res: ServerResponse) => void;
-  /** Contact overlays' forms (decision 0023); without it a POST to an overlay link is a 405. */
+  /** Contact overlays' forms (decision 0026); without it a POST to an overlay link is a 405. */
   submissions?: OverlaySubmissions;
   logger: { error(o: object, m?: string): void };
 }
@@ -138,7 +138,7 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
       sendPage(req, res, wantsJson(req) ? PAGES.passwordRequired : PAGES.passwordForm);
       return;
     }
-    // A link with a CTA overlay: one property read here is all a plain link pays (decision 0023).
+    // A link with a CTA overlay: one property read here is all a plain link pays (decision 0026).
     if (record.overlay_id != null) {
       withOverlay(req, res, record, code, record.overlay_id);
       return;

@@ -180,7 +180,7 @@ export async function listCampaignLinks(
   return rows.map(({ link, weight, position }) => ({ link, weight, position }));
 }
 
-/** Sets the rotator weight of a link already in the campaign (decision 0024). */
+/** Sets the rotator weight of a link already in the campaign (decision 0027). */
 export async function setCampaignLinkWeight(
   deps: CampaignWriterDeps,
   accountId: string,

@@ -1,4 +1,4 @@
-// CTA overlays (docs/legacy-api.md "CTA overlays", decision 0023): the owner's create, read, edit and
+// CTA overlays (docs/legacy-api.md "CTA overlays", decision 0026): the owner's create, read, edit and
 // delete, and the contact submissions visitors leave through the redirect. Every lookup is scoped to
 // the account, so another account's overlay is a 404 exactly like a missing one.
 import type {
