@@ -117,7 +117,7 @@ beforeAll(async () => {
   await writeClicks(ch, half);
   // A redelivered copy of stored clicks (before the upgrade) must not count twice afterwards either.
   await writeClicks(ch, half.slice(0, 50));
-  expect((await migrate(ch)).applied).toEqual(["0003_hourly_rollups.sql"]);
+  expect((await migrate(ch)).applied).toEqual(["0003_hourly_rollups.sql", "0004_insert_deduplication.sql"]);
   // After the upgrade: the rest, with some already-stored clicks again.
   await writeClicks(ch, [...clicks.filter((_, i) => i % 2 === 1), ...half.slice(0, 100)]);
 });
