@@ -18,6 +18,7 @@ const env = process.env;
 const { scale, basePort } = parseArgs(process.argv.slice(2));
 const scaled = Object.values(scale).some((n) => n > 1);
 const dataDir = resolve(root, env.KURZ_DATA_DIR ?? ".data");
+const runDir = resolve(dataDir, "run");
 const redisPort = Number(env.KURZ_REDIS_PORT ?? 6380);
 const ownRedis = !env.REDIS_URL;
 // Ports from one base (default 8080), so that a test can run a whole stack on free ports:
@@ -169,6 +170,8 @@ function start(name: string, cmd: string, args: string[], extraEnv: Record<strin
         stdio: ["ignore", "pipe", "pipe"],
       });
       prefixOutput(name, proc, color);
+      // <data>/run/<name>.pid: which process is which instance, for an operator (or a fault test).
+      if (proc.pid) writeFileSync(resolve(runDir, `${name}.pid`), `${proc.pid}\n`);
       return proc;
     },
     say: (line) => console.error(`\x1b[1m${line}\x1b[0m`),
@@ -202,7 +205,7 @@ async function stopAll(code: number): Promise<never> {
 async function main(): Promise<void> {
   process.on("SIGINT", () => void stopAll(0));
   process.on("SIGTERM", () => void stopAll(0));
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(runDir, { recursive: true });
 
   if (ownRedis) {
     const ping = spawnSync("redis-cli", ["-p", String(redisPort), "ping"], { encoding: "utf8" });
@@ -228,8 +231,11 @@ async function main(): Promise<void> {
   // a source change is live after a restart. Built by a child process: the supervisor then never holds
   // the bundles in memory (measured: 164 MB RSS when it built them itself, see docs/benchmarks.md).
   const started = Date.now();
-  await runChild("building the service bundles", ["--import", "tsx", "infra/build/bundle.ts", ...SERVICES]);
-  console.log(`built the service bundles in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  // KURZ_SKIP_BUILD=1: the bundles are fresh already (a test run builds them once for every stack).
+  if (env.KURZ_SKIP_BUILD !== "1")
+    await runChild("building the service bundles", ["--import", "tsx", "infra/build/bundle.ts", ...SERVICES]);
+  if (env.KURZ_SKIP_BUILD !== "1")
+    console.log(`built the service bundles in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
   // Migrations run in a child process from management's bundle, as the image's migrate one-shot does:
   // the supervisor stays small because it never loads the database packages itself.
