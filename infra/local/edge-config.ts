@@ -82,6 +82,14 @@ export function localEdgeConfig(o: LocalEdgeOptions, template = readFileSync(EDG
             proxy_set_header Host $http_host;
             proxy_set_header Connection "";
             proxy_pass http://${s.name};
+            # An instance killed with a request in flight: the caller (gateway) gets the 503 with
+            # Retry-After it passes on, as when the service is down, not a 502.
+            error_page 502 504 = @unavailable;
+        }
+        location @unavailable {
+            default_type application/json;
+            add_header Retry-After 1 always;
+            return 503 '{"success":false,"error":{"code":"SERVICE_UNAVAILABLE","message":"Service temporarily unavailable"}}';
         }
     }`,
     )

@@ -34,12 +34,17 @@ export interface ScaledStack {
   pid(name: string): number;
   createAccount(email: string): Promise<{ account_id: string; api_key: string }>;
   output(): string;
+  databaseUrl: string;
   stop(): Promise<void>;
 }
 
 export interface ScaledStackOptions {
   scale: Record<string, number>;
   env?: Record<string, string>;
+  /** A private Postgres's admin URL (default: the machine's test server). */
+  pgAdminUrl?: string;
+  /** A private Redis (default: the machine's test server). */
+  redisUrl?: string;
 }
 
 /** A base port whose whole range (base .. base+1002) is free right now. */
@@ -62,12 +67,16 @@ function portFree(port: number): Promise<boolean> {
 }
 
 export async function startScaledStack(opts: ScaledStackOptions): Promise<ScaledStack> {
-  await ensureRedis();
+  const redisUrl = opts.redisUrl ?? testRedisUrl();
+  await ensureRedis(redisUrl);
   await ensureBundles();
   const prefix = uniquePrefix("chaos");
   const topics = stackTopics(prefix).map((t) => (t.endsWith(".clicks") ? `${t}:6` : t));
   const kafka = await startKafkaMock({ topics, partitions: 3, brokers: 3 });
-  const db = await createTestDatabase("chaos", { migrate: migrateDatabase });
+  const db = await createTestDatabase("chaos", {
+    migrate: migrateDatabase,
+    ...(opts.pgAdminUrl ? { adminUrl: opts.pgAdminUrl } : {}),
+  });
   const dataDir = await mkdtemp(join(tmpdir(), "kurz-chaos-"));
   const base = await freeBase();
   const env: Record<string, string> = {
@@ -75,7 +84,7 @@ export async function startScaledStack(opts: ScaledStackOptions): Promise<Scaled
     KURZ_SKIP_BUILD: "1",
     KURZ_DATA_DIR: dataDir,
     DATABASE_URL: db.url,
-    REDIS_URL: testRedisUrl(),
+    REDIS_URL: redisUrl,
     REDIS_KEY_PREFIX: `${prefix}:`,
     BUS: "kafka",
     BUS_PREFIX: prefix,
@@ -106,7 +115,7 @@ export async function startScaledStack(opts: ScaledStackOptions): Promise<Scaled
     await db.drop();
     throw err;
   }
-  const accounts = accountCreator({ ...process.env, DATABASE_URL: db.url });
+  const accounts = accountCreator({ ...process.env, ...env, DATABASE_URL: db.url });
   return {
     origin: `http://127.0.0.1:${base}`,
     base,
@@ -116,6 +125,7 @@ export async function startScaledStack(opts: ScaledStackOptions): Promise<Scaled
     pid: (name) => Number(readFileSync(join(dataDir, "run", `${name}.pid`), "utf8").trim()),
     createAccount: (email) => accounts.createAccount(email),
     output: () => proc.output(),
+    databaseUrl: db.url,
     async stop() {
       try {
         // up.ts stops every instance in reverse order on SIGTERM (SIGKILL after its grace period).
@@ -123,7 +133,7 @@ export async function startScaledStack(opts: ScaledStackOptions): Promise<Scaled
       } finally {
         await accounts.close();
         await kafka.stop();
-        await cleanupRedisPrefix(testRedisUrl(), prefix);
+        await cleanupRedisPrefix(redisUrl, prefix).catch(() => {});
         await db.drop();
         await rm(dataDir, { recursive: true, force: true });
       }
