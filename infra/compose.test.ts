@@ -24,6 +24,7 @@ const kurzServices = ["gateway", "management", "redirect", "analytics"] as const
 const secrets = {
   KURZ_INTERNAL_TOKEN: "test-internal-token-0123456789",
   KURZ_ANALYTICS_SALT_SECRET: "test-analytics-salt-0123456789",
+  KURZ_WEBHOOK_SECRETS_KEY: "test-webhook-secrets-key-0123456789",
   KURZ_POSTGRES_PASSWORD: "test-postgres-password",
   KURZ_CLICKHOUSE_PASSWORD: "test-clickhouse-password",
 };
@@ -141,6 +142,10 @@ describe("docker-compose.yml", () => {
     // Only the service that salts visitor hashes holds the salt.
     for (const name of ["gateway", "management", "redirect"])
       expect(env(name).ANALYTICS_SALT_SECRET, name).toBeUndefined();
+    // Only management signs webhooks, so only it holds the key that opens their secrets.
+    expect(env("management").WEBHOOK_SECRETS_KEY).toMatch(required("KURZ_WEBHOOK_SECRETS_KEY"));
+    for (const name of ["gateway", "redirect", "analytics"])
+      expect(env(name).WEBHOOK_SECRETS_KEY, name).toBeUndefined();
   });
 
   it("orders start-up on health and completed one-shots, never on a missing healthcheck", () => {
@@ -361,6 +366,10 @@ describeCompose(
       const refusedSalt = run(["config", "-q"], withoutSalt);
       expect(refusedSalt.status).not.toBe(0);
       expect(refusedSalt.stderr).toMatch(/KURZ_ANALYTICS_SALT_SECRET/);
+      const { KURZ_WEBHOOK_SECRETS_KEY: _w, ...withoutWebhookKey } = secrets;
+      const refusedWebhookKey = run(["config", "-q"], withoutWebhookKey);
+      expect(refusedWebhookKey.status).not.toBe(0);
+      expect(refusedWebhookKey.stderr).toMatch(/KURZ_WEBHOOK_SECRETS_KEY/);
     });
 
     it("renders the rules the static checks assume", () => {

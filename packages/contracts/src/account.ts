@@ -44,7 +44,9 @@ export type ApiKeyItem = z.infer<typeof ApiKeyItem>;
 
 export const Usage = z
   .object({
-    current_key: CurrentKey,
+    current_key: CurrentKey.nullable().meta({
+      description: "The key that made the request; null with a session",
+    }),
     active_keys: Count.meta({ description: "Keys neither revoked nor expired" }),
     keys: z.array(ApiKeyItem),
   })

@@ -162,6 +162,8 @@ const LinkEventBase = {
   occurred_at: Timestamp.meta({
     description: "When management committed the change; orders updates of one link",
   }),
+  // Added after v1 shipped, hence optional: the webhook id of the event (the same on a re-publish).
+  event_id: Uuid.optional(),
 };
 
 /** Keyed by link id on the `links` topic. created/updated carry the whole record: consumers upsert it. */

@@ -1,6 +1,7 @@
 export * from "./account.ts";
 export * from "./analytics.ts";
 export * from "./api-version.ts";
+export * from "./auth.ts";
 export * from "./envelope.ts";
 export * from "./events.ts";
 export * from "./host.ts";
@@ -17,3 +18,4 @@ export * from "./reserved-aliases.ts";
 export * from "./routes.ts";
 export * from "./routes-all.ts";
 export * from "./routes-legacy.ts";
+export * from "./webhooks.ts";

@@ -13,6 +13,10 @@ export const INTERNAL_HEADERS = {
   forwardToken: "x-kurz-forward-token",
   accountId: "x-kurz-account-id",
   keyId: "x-kurz-key-id",
+  /** The session that authenticated the request (its id, never its token); absent with a key. */
+  sessionId: "x-kurz-session-id",
+  /** Keyed hash of the client's address (per-client budgets upstream; no raw IP leaves the gateway). */
+  clientHash: "x-kurz-client",
   requestId: "x-request-id",
 } as const;
 export type InternalHeader = (typeof INTERNAL_HEADERS)[keyof typeof INTERNAL_HEADERS];

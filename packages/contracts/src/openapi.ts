@@ -8,6 +8,7 @@ import type {
 } from "zod-openapi";
 import { createDocument } from "zod-openapi";
 import { API_VERSION, API_VERSION_HEADER } from "./api-version.ts";
+import { SESSION_COOKIE } from "./auth.ts";
 import {
   ERROR_STATUS,
   type ErrorCode,
@@ -17,6 +18,7 @@ import {
 } from "./envelope.ts";
 import type { ApiRoute, HttpMethod, RouteDef } from "./routes.ts";
 import { ROUTE_DEFS } from "./routes-all.ts";
+import { WEBHOOK_OPENAPI } from "./webhooks.ts";
 
 type AnyObject = z.ZodObject<z.ZodRawShape>;
 
@@ -107,6 +109,7 @@ function operationFor(route: RouteDef): ZodOpenApiOperationObject {
     summary: route.summary,
     tags: [route.tag],
     ...(route.auth === "public" ? { security: [] } : {}),
+    ...(route.auth === "session" ? { security: [{ sessionCookie: [] }] } : {}),
     ...(route.params || route.query
       ? {
           requestParams: {
@@ -156,12 +159,15 @@ export function buildOpenApiDocument({ baseUrl }: BuildOpenApiOptions): oas31.Op
           "Link shortener API. /api/v1 uses the success/data envelope; the older /api (tag legacy) uses the error/data envelope.",
       },
       servers: [{ url: baseUrl.replace(/\/+$/, "") }],
-      security: [{ bearerAuth: [] }],
+      // Either scheme: an API key, or the dashboard's session (with X-CSRF-Token on writes).
+      security: [{ bearerAuth: [] }, { sessionCookie: [] }],
       tags: [
+        { name: "auth", description: "Sign-up, sign-in and sessions (the dashboard's)" },
         { name: "account", description: "Account, usage and API keys" },
         { name: "links", description: "Short links" },
         { name: "analytics", description: "Click analytics" },
         { name: "qr", description: "QR code images" },
+        { name: "webhooks", description: "Webhook endpoints and their delivery log" },
         { name: "legacy", description: "Older unversioned API under /api" },
       ],
       components: {
@@ -171,9 +177,17 @@ export function buildOpenApiDocument({ baseUrl }: BuildOpenApiOptions): oas31.Op
             scheme: "bearer",
             description: "API key: `Authorization: Bearer kurz_live_...`",
           },
+          sessionCookie: {
+            type: "apiKey",
+            in: "cookie",
+            name: SESSION_COOKIE,
+            description:
+              "Session from POST /api/v1/auth/login; POST, PUT, PATCH and DELETE also need the header `X-CSRF-Token: <session.csrf_token>`. Ignored when an Authorization header is sent.",
+          },
         },
       },
       paths,
+      webhooks: WEBHOOK_OPENAPI,
     },
     { override: tidySchema },
   );

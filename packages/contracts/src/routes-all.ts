@@ -2,8 +2,9 @@
 // gateway's 405 table and the tests read.
 import { type ApiRoute, type RouteDef, V1_ROUTES } from "./routes.ts";
 import { LEGACY_ROUTES } from "./routes-legacy.ts";
+import { WEBHOOK_ROUTES } from "./webhooks.ts";
 
-export const ROUTES = { ...V1_ROUTES, ...LEGACY_ROUTES } as const;
+export const ROUTES = { ...V1_ROUTES, ...WEBHOOK_ROUTES, ...LEGACY_ROUTES } as const;
 export type RouteKey = keyof typeof ROUTES;
 
 /** Every route record, in declaration order. */

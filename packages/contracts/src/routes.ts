@@ -11,6 +11,17 @@ import {
   PublicAnalyticsParams,
   PublicLinkAnalytics,
 } from "./analytics.ts";
+import {
+  ChangePasswordBody,
+  LoginBody,
+  PasswordChanged,
+  RegisterBody,
+  Registered,
+  Session,
+  SignedIn,
+  SignedOut,
+  UpdateAccountBody,
+} from "./auth.ts";
 import { type ErrorCode, PaginationMeta, successEnvelope } from "./envelope.ts";
 import {
   BulkCreateBatch,
@@ -30,9 +41,14 @@ import {
 import { QR_CACHE_CONTROL, QR_CONTENT_TYPES, QrParams, QrQuery } from "./qr.ts";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-export type ApiTag = "account" | "links" | "analytics" | "qr" | "legacy";
-/** "key": the caller's account, established by the gateway from an API key; "public": nobody's. */
-export type RouteAuth = "key" | "public";
+export type ApiTag = "auth" | "account" | "links" | "analytics" | "qr" | "webhooks" | "legacy";
+/**
+ * Who may call a route; the gateway establishes the caller's account once (docs/api.md, "Sessions"):
+ * "key": an API key or a signed-in session (the dashboard uses the same routes as API clients);
+ * "session": a signed-in session only (signing out, reading the session);
+ * "public": nobody's.
+ */
+export type RouteAuth = "key" | "session" | "public";
 
 /** One public API route; `path` is Express style (`/api/v1/links/:id`). */
 export interface ApiRoute {
@@ -78,6 +94,49 @@ const V1 = "/api/v1";
 const ok = <D extends z.ZodType>(data: D) => successEnvelope(data);
 
 export const V1_ROUTES = {
+  // -- auth (sessions: docs/api.md, "Sessions") --
+  register: defineRoute({
+    method: "POST",
+    path: `${V1}/auth/register`,
+    tag: "auth",
+    summary: "Create an account, its first API key (shown once) and a session (sets the session cookie)",
+    auth: "public",
+    body: RegisterBody,
+    status: 201,
+    response: ok(Registered),
+    errors: ["VALIDATION_ERROR", "FORBIDDEN", "CONFLICT"],
+  }),
+  login: defineRoute({
+    method: "POST",
+    path: `${V1}/auth/login`,
+    tag: "auth",
+    summary: "Sign in with e-mail and password (sets the session cookie)",
+    auth: "public",
+    body: LoginBody,
+    status: 200,
+    response: ok(SignedIn),
+    errors: ["VALIDATION_ERROR", "UNAUTHORIZED"],
+  }),
+  logout: defineRoute({
+    method: "POST",
+    path: `${V1}/auth/logout`,
+    tag: "auth",
+    summary: "Sign out: ends this session and clears the cookie",
+    auth: "session",
+    status: 200,
+    response: ok(SignedOut),
+    errors: ["FORBIDDEN"],
+  }),
+  getSession: defineRoute({
+    method: "GET",
+    path: `${V1}/auth/session`,
+    tag: "auth",
+    summary: "The current session and its CSRF token",
+    auth: "session",
+    status: 200,
+    response: ok(Session),
+    errors: [],
+  }),
   // -- account --
   getAccount: defineRoute({
     method: "GET",
@@ -88,6 +147,28 @@ export const V1_ROUTES = {
     status: 200,
     response: ok(Account),
     errors: [],
+  }),
+  updateAccount: defineRoute({
+    method: "PATCH",
+    path: `${V1}/account`,
+    tag: "account",
+    summary: "Update account settings",
+    auth: "key",
+    body: UpdateAccountBody,
+    status: 200,
+    response: ok(Account),
+    errors: ["VALIDATION_ERROR", "FORBIDDEN"],
+  }),
+  changePassword: defineRoute({
+    method: "POST",
+    path: `${V1}/account/password`,
+    tag: "account",
+    summary: "Change the password; ends every other session of the account",
+    auth: "key",
+    body: ChangePasswordBody,
+    status: 200,
+    response: ok(PasswordChanged),
+    errors: ["VALIDATION_ERROR", "FORBIDDEN"],
   }),
   getUsage: defineRoute({
     method: "GET",

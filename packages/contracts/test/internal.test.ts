@@ -5,6 +5,7 @@ import {
   INVALIDATION_CHANNEL,
   KeyRecord,
   redirectKey,
+  sessionCacheKey,
 } from "../src/index.ts";
 import { ACCOUNT_ID, KEY_ID } from "./samples.ts";
 
@@ -30,6 +31,8 @@ describe("internal shapes", () => {
   it("names Redis keys and headers distinctly", () => {
     expect(apiKeyCacheKey("ab12")).toBe("apikey:ab12");
     expect(apiKeyCacheKey("x")).not.toBe(redirectKey("x"));
+    expect(sessionCacheKey("ab12")).toBe("session:ab12");
+    expect(sessionCacheKey("x")).not.toBe(apiKeyCacheKey("x"));
     expect(INVALIDATION_CHANNEL).toMatch(/\S/);
     expect(Object.values(INTERNAL_HEADERS)).toEqual([
       "x-kurz-internal-token",
@@ -37,6 +40,8 @@ describe("internal shapes", () => {
       "x-kurz-forward-token",
       "x-kurz-account-id",
       "x-kurz-key-id",
+      "x-kurz-session-id",
+      "x-kurz-client",
       "x-request-id",
     ]);
     expect(new Set(Object.values(INTERNAL_HEADERS)).size).toBe(Object.keys(INTERNAL_HEADERS).length);

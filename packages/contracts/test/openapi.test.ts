@@ -9,6 +9,7 @@ import { account, link } from "./samples.ts";
 type Json = Record<string, any>;
 
 const doc = buildOpenApiDocument({ baseUrl: "https://kurz.example.com/" }) as Json;
+const PUBLIC_PATHS = ["/api/v1/auth/register", "/api/v1/auth/login", "/api/v1/public/analytics/{short_code}"];
 const METHODS = ["get", "put", "post", "patch", "delete"] as const;
 
 function operations(document: Json): { method: string; path: string; op: Json }[] {
@@ -89,9 +90,15 @@ describe("OpenAPI document", () => {
     expect(new Set(listed).size).toBe(listed.length);
   });
 
-  it("lists every SPEC 4.1 and 4.2 route and the key and public-analytics extensions", () => {
+  it("lists every SPEC 4.1 and 4.2 route and the key, session and public-analytics extensions", () => {
     const expected = [
+      "POST /api/v1/auth/register",
+      "POST /api/v1/auth/login",
+      "POST /api/v1/auth/logout",
+      "GET /api/v1/auth/session",
       "GET /api/v1/account",
+      "PATCH /api/v1/account",
+      "POST /api/v1/account/password",
       "GET /api/v1/account/usage",
       "POST /api/v1/links",
       "GET /api/v1/links",
@@ -106,6 +113,13 @@ describe("OpenAPI document", () => {
       "POST /api/v1/account/keys",
       "DELETE /api/v1/account/keys/:id",
       "GET /api/v1/public/analytics/:short_code",
+      "POST /api/v1/webhooks",
+      "GET /api/v1/webhooks",
+      "GET /api/v1/webhooks/:id",
+      "PATCH /api/v1/webhooks/:id",
+      "DELETE /api/v1/webhooks/:id",
+      "POST /api/v1/webhooks/:id/rotate-secret",
+      "GET /api/v1/webhooks/:id/deliveries",
       "GET /api/account",
       "PUT /api/account/update",
       "GET /api/domains",
@@ -132,13 +146,19 @@ describe("OpenAPI document", () => {
     }
   });
 
-  it("serves from the base URL and requires the bearer key except on public analytics", () => {
+  it("serves from the base URL and requires a key or session except on sign-up, sign-in and public analytics", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.servers).toEqual([{ url: "https://kurz.example.com" }]);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
-    expect(doc.security).toEqual([{ bearerAuth: [] }]);
+    expect(doc.components.securitySchemes.sessionCookie).toMatchObject({
+      type: "apiKey",
+      in: "cookie",
+      name: "kurz_session",
+    });
+    expect(doc.security).toEqual([{ bearerAuth: [] }, { sessionCookie: [] }]);
     for (const { path, op } of operations(doc)) {
-      if (path === "/api/v1/public/analytics/{short_code}") expect(op.security).toEqual([]);
+      if (PUBLIC_PATHS.includes(path)) expect(op.security, path).toEqual([]);
+      else if (path.startsWith("/api/v1/auth/")) expect(op.security, path).toEqual([{ sessionCookie: [] }]);
       else expect(op.security, path).toBeUndefined();
     }
   });
@@ -154,7 +174,9 @@ describe("OpenAPI document", () => {
       const envelope = path.startsWith("/api/v1/") ? "ErrorEnvelope" : "LegacyErrorEnvelope";
       const statuses = Object.keys(op.responses);
       expect(statuses, path).toEqual(expect.arrayContaining(["429", "500"]));
-      if (path !== "/api/v1/public/analytics/{short_code}") expect(statuses, path).toContain("401");
+      if (!PUBLIC_PATHS.includes(path) || path === "/api/v1/auth/login") {
+        expect(statuses, path).toContain("401");
+      }
       for (const [status, response] of Object.entries(op.responses as Json)) {
         expect(Object.keys(response.headers), `${path} ${status}`).toEqual(
           expect.arrayContaining(["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]),

@@ -6,6 +6,7 @@ import {
   ROUTE_DEFS,
   ROUTES,
   V1_ROUTES,
+  WEBHOOK_ROUTES,
 } from "../src/index.ts";
 
 describe("ROUTES", () => {
@@ -13,7 +14,7 @@ describe("ROUTES", () => {
     const names = ROUTE_DEFS.map((r) => `${r.method} ${r.path.toLowerCase()}`);
     expect(new Set(names).size).toBe(names.length);
     expect(Object.keys(ROUTES)).toHaveLength(
-      Object.keys(V1_ROUTES).length + Object.keys(LEGACY_ROUTES).length,
+      Object.keys(V1_ROUTES).length + Object.keys(WEBHOOK_ROUTES).length + Object.keys(LEGACY_ROUTES).length,
     );
   });
 
@@ -31,7 +32,8 @@ describe("ROUTES", () => {
   });
 
   it("keeps v1 under /api/v1 and legacy under /api, legacy always keyed and 200", () => {
-    for (const def of Object.values(V1_ROUTES)) expect(def.path.startsWith("/api/v1/")).toBe(true);
+    for (const def of [...Object.values(V1_ROUTES), ...Object.values(WEBHOOK_ROUTES)])
+      expect(def.path.startsWith("/api/v1/")).toBe(true);
     for (const def of Object.values(LEGACY_ROUTES)) {
       expect(def.path.startsWith("/api/") && !def.path.startsWith("/api/v1/")).toBe(true);
       expect(def).toMatchObject({ tag: "legacy", auth: "key", status: 200 });
@@ -39,8 +41,12 @@ describe("ROUTES", () => {
     }
   });
 
-  it("leaves only public analytics without a key", () => {
-    expect(ROUTE_DEFS.filter((d) => d.auth === "public")).toEqual([ROUTES.getPublicAnalytics]);
+  it("leaves only sign-up, sign-in and public analytics without a key or session", () => {
+    expect(ROUTE_DEFS.filter((d) => d.auth === "public")).toEqual([
+      ROUTES.register,
+      ROUTES.login,
+      ROUTES.getPublicAnalytics,
+    ]);
   });
 
   it("lists every record in API_ROUTES, in order", () => {

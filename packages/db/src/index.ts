@@ -13,6 +13,9 @@ export type {
   Link,
   OutboxEvent,
   Overlay,
+  Session,
+  WebhookDelivery,
+  WebhookEndpoint,
 } from "./generated/prisma/client.ts";
 export { Prisma, PrismaClient } from "./generated/prisma/client.ts";
 export { MIGRATIONS_DIR, type MigrateOptions, migrateDatabase } from "./migrate-database.ts";

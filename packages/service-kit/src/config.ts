@@ -3,6 +3,8 @@ import { z } from "zod";
 export const DEV_INTERNAL_TOKEN = "kurz-dev-internal-token";
 /** The analytics salt's development default (services/analytics/src/config.ts). */
 export const DEV_ANALYTICS_SALT_SECRET = "kurz-dev-analytics-salt";
+/** The webhook secrets key's development default (services/management/src/config.ts). */
+export const DEV_WEBHOOK_SECRETS_KEY = "kurz-dev-webhook-secrets-key";
 
 /**
  * Secrets whose development defaults are public (they are in this repository): production refuses
@@ -11,6 +13,7 @@ export const DEV_ANALYTICS_SALT_SECRET = "kurz-dev-analytics-salt";
 const DEV_SECRETS: Record<string, string> = {
   INTERNAL_TOKEN: DEV_INTERNAL_TOKEN,
   ANALYTICS_SALT_SECRET: DEV_ANALYTICS_SALT_SECRET,
+  WEBHOOK_SECRETS_KEY: DEV_WEBHOOK_SECRETS_KEY,
 };
 
 /** True for an address only this machine can reach: 127.0.0.0/8, ::1, localhost (also bracketed or v4-mapped). */

@@ -13,4 +13,5 @@ export * from "./internal-auth.ts";
 export * from "./lifecycle.ts";
 export * from "./logger.ts";
 export * from "./routes.ts";
+export * from "./session-cookie.ts";
 export * from "./telemetry.ts";

@@ -25,6 +25,8 @@ export const CALLER_HEADER = INTERNAL_HEADERS.caller;
 export const FORWARD_TOKEN_HEADER = INTERNAL_HEADERS.forwardToken;
 export const ACCOUNT_ID_HEADER = INTERNAL_HEADERS.accountId;
 export const KEY_ID_HEADER = INTERNAL_HEADERS.keyId;
+export const SESSION_ID_HEADER = INTERNAL_HEADERS.sessionId;
+export const CLIENT_HASH_HEADER = INTERNAL_HEADERS.clientHash;
 
 /** Every header a client must never be able to set; the gateway strips them all before forwarding. */
 export const TRUSTED_HEADERS = [
@@ -33,6 +35,8 @@ export const TRUSTED_HEADERS = [
   FORWARD_TOKEN_HEADER,
   ACCOUNT_ID_HEADER,
   KEY_ID_HEADER,
+  SESSION_ID_HEADER,
+  CLIENT_HASH_HEADER,
 ] as const;
 
 export type Caller = "gateway" | "redirect" | "analytics" | "management";
@@ -42,6 +46,10 @@ export const CALLERS: readonly Caller[] = ["gateway", "redirect", "analytics", "
 export interface Identity {
   accountId: string | null;
   keyId: string | null;
+  /** The session that authenticated the request; null with an API key. */
+  sessionId?: string | null;
+  /** Keyed hash of the client's address (client-budget.ts), for per-client budgets upstream. */
+  clientHash?: string | null;
 }
 
 // A process holds one secret and a handful of labels, and the gateway derives the forwarding
@@ -81,6 +89,8 @@ export function forwardedHeaders(secret: string, identity: Partial<Identity> = {
   const headers: Record<string, string> = { [FORWARD_TOKEN_HEADER]: forwardToken(secret) };
   if (identity.accountId) headers[ACCOUNT_ID_HEADER] = identity.accountId;
   if (identity.keyId) headers[KEY_ID_HEADER] = identity.keyId;
+  if (identity.sessionId) headers[SESSION_ID_HEADER] = identity.sessionId;
+  if (identity.clientHash) headers[CLIENT_HASH_HEADER] = identity.clientHash;
   return headers;
 }
 
@@ -96,7 +106,15 @@ function singleHeader(req: IncomingMessage, name: string): string | null {
 }
 
 export function identityFrom(req: IncomingMessage): Identity {
-  return { accountId: singleHeader(req, ACCOUNT_ID_HEADER), keyId: singleHeader(req, KEY_ID_HEADER) };
+  const identity: Identity = {
+    accountId: singleHeader(req, ACCOUNT_ID_HEADER),
+    keyId: singleHeader(req, KEY_ID_HEADER),
+  };
+  const sessionId = singleHeader(req, SESSION_ID_HEADER);
+  if (sessionId !== null) identity.sessionId = sessionId;
+  const clientHash = singleHeader(req, CLIENT_HASH_HEADER);
+  if (clientHash !== null) identity.clientHash = clientHash;
+  return identity;
 }
 
 /** True when the request carries the gateway's forwarding credential. */
@@ -129,6 +147,7 @@ function matchCaller(req: IncomingMessage, expected: readonly (readonly [Caller,
 const carriesUserContext = (req: IncomingMessage) =>
   req.headers[ACCOUNT_ID_HEADER] !== undefined ||
   req.headers[KEY_ID_HEADER] !== undefined ||
+  req.headers[SESSION_ID_HEADER] !== undefined ||
   req.headers[FORWARD_TOKEN_HEADER] !== undefined;
 
 /**
@@ -182,8 +201,17 @@ export const requireInternal = requireForwarded;
  * The caller's account on a route behind requireForwarded, or 401 when the gateway sent none.
  * (No global `res.locals` typing: services keep their own view of locals.)
  */
-export function requireIdentity(res: Response): { accountId: string; keyId: string | null } {
+export function requireIdentity(res: Response): {
+  accountId: string;
+  keyId: string | null;
+  sessionId: string | null;
+} {
   const identity = res.locals.identity as Identity | undefined;
   if (!identity?.accountId) throw unauthorized("No account identity on this request");
-  return { accountId: identity.accountId, keyId: identity.keyId };
+  return { accountId: identity.accountId, keyId: identity.keyId, sessionId: identity.sessionId ?? null };
+}
+
+/** The keyed hash of the client's address the gateway sent, on a route behind requireForwarded. */
+export function clientHashOf(res: Response): string | null {
+  return (res.locals.identity as Identity | undefined)?.clientHash ?? null;
 }

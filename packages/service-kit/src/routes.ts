@@ -4,7 +4,7 @@ import type { RouteDef } from "@kurz/contracts";
 import type { Express, Request, Response, Router } from "express";
 import type * as z from "zod";
 import { requestLog } from "./access-log.ts";
-import { apiError, badRequest, internalError, validation } from "./errors.ts";
+import { apiError, badRequest, internalError, unauthorized, validation } from "./errors.ts";
 import { methodNotAllowed } from "./http.ts";
 import { requireIdentity } from "./internal-auth.ts";
 import type { Logger } from "./logger.ts";
@@ -12,6 +12,8 @@ import type { Logger } from "./logger.ts";
 export interface KeyIdentity {
   accountId: string;
   keyId: string | null;
+  /** Set when a session (not an API key) authenticated the request; always set on "session" routes. */
+  sessionId: string | null;
 }
 
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -140,6 +142,8 @@ function parsePart(schema: z.ZodType | undefined, raw: unknown): unknown {
 
 function inputFor(def: RouteDef, req: Request, res: Response): RouteInput<RouteDef> {
   const identity = def.auth === "public" ? null : requireIdentity(res);
+  if (def.auth === "session" && !identity?.sessionId)
+    throw unauthorized("Sign in: this route needs a session");
   let params: unknown;
   if (def.params) {
     const parsed = def.params.safeParse(req.params);

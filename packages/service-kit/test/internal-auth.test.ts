@@ -134,7 +134,12 @@ describe("requireForwarded", () => {
 
   it("requireIdentity returns the account, or 401 when the gateway forwarded none", async () => {
     const withAccount = await get("/api/v1/account", forwardedHeaders(SECRET, { accountId: "acc-2" }));
-    expect(await withAccount.json()).toEqual({ accountId: "acc-2", keyId: null });
+    expect(await withAccount.json()).toEqual({ accountId: "acc-2", keyId: null, sessionId: null });
+    const withSession = await get(
+      "/api/v1/account",
+      forwardedHeaders(SECRET, { accountId: "acc-2", sessionId: "ses-1" }),
+    );
+    expect(await withSession.json()).toEqual({ accountId: "acc-2", keyId: null, sessionId: "ses-1" });
     expect((await get("/api/v1/account", forwardedHeaders(SECRET))).status).toBe(401);
   });
 });

@@ -177,7 +177,7 @@ describe("mountRoutes: input", () => {
     expect(seen.input).toEqual({
       params: { id: ACCOUNT },
       query: { count: 7 },
-      identity: { accountId: ACCOUNT, keyId: "key-1" },
+      identity: { accountId: ACCOUNT, keyId: "key-1", sessionId: null },
     });
     await send(`/api/v1/items/${ACCOUNT}`);
     expect(seen.input).toMatchObject({ query: { count: 1 } });

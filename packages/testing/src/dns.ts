@@ -7,6 +7,7 @@
 
 import { Resolver } from "node:dns/promises";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { isIP } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getFreePort } from "./net.ts";
@@ -21,6 +22,8 @@ export interface TestDnsServer {
   setTxt(name: string, values: string[]): Promise<void>;
   /** Removes `name`'s TXT records (the name then answers NXDOMAIN) and waits until that is served. */
   removeTxt(name: string): Promise<void>;
+  /** Replaces the A/AAAA records of `name` with `addresses` (IPv4 or IPv6) and waits until served. */
+  setAddresses(name: string, addresses: string[]): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -56,6 +59,7 @@ export async function startTestDnsServer(initial: Record<string, string[]> = {})
   const port = await getFreePort();
   const address = `127.0.0.1:${port}`;
   const records = new Map<string, string[]>();
+  const hosts = new Map<string, string[]>();
   for (const [name, values] of Object.entries(initial)) {
     values.forEach(txtString);
     records.set(txtName(name), values);
@@ -71,6 +75,9 @@ export async function startTestDnsServer(initial: Record<string, string[]> = {})
     // One line per value: several strings on one line would make one record of several chunks.
     for (const [name, values] of records) {
       for (const value of values) lines.push(`txt-record=${name},${txtString(value)}`);
+    }
+    for (const [name, addresses] of hosts) {
+      for (const address of addresses) lines.push(`host-record=${name},${address}`);
     }
     writeFileSync(confPath, `${lines.join("\n")}\n`);
   }
@@ -121,6 +128,13 @@ export async function startTestDnsServer(initial: Record<string, string[]> = {})
     },
     async removeTxt(name) {
       records.delete(txtName(name));
+      await restart();
+    },
+    async setAddresses(name, addresses) {
+      for (const a of addresses) {
+        if (isIP(a) === 0) throw new Error(`not an IP address: ${a}`);
+      }
+      hosts.set(txtName(name), addresses);
       await restart();
     },
     async stop() {

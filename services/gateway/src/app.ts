@@ -10,8 +10,10 @@ import {
   API_VERSION,
   API_VERSION_HEADER,
   buildOpenApiDocument,
+  CSRF_HEADER,
   isV1ApiPath,
   RATE_LIMIT_HEADERS,
+  ROUTE_DEFS,
 } from "@kurz/contracts";
 import {
   AUTH_FAILURE_WINDOW,
@@ -20,7 +22,9 @@ import {
   canonicalPath,
   clientBudgetHash,
   envelopeForPath,
+  forbidden,
   handleHealth,
+  type Identity,
   isApiError,
   type Logger,
   methodNotAllowedError,
@@ -30,6 +34,8 @@ import {
   sendJson,
   sendPathRefusal,
   serviceUnavailable,
+  sessionCookie,
+  sessionTokenFrom,
   toApiError,
   trackRequest,
 } from "@kurz/service-kit";
@@ -41,11 +47,13 @@ import type { KeyUsageRecorder } from "./key-usage.ts";
 import { createForwarder } from "./proxy.ts";
 import { type RateLimiter, reportedWindow, type Window, type WindowState } from "./rate-limit.ts";
 import { RouteTable } from "./route-table.ts";
+import { Sessions } from "./sessions.ts";
 
 export interface GatewayDeps {
   config: GatewayConfig;
   logger: Logger;
   keys: ApiKeys;
+  sessions: Sessions;
   limiter: RateLimiter;
   keyUsage: KeyUsageRecorder;
   readiness: Record<string, () => Promise<unknown>>;
@@ -54,10 +62,18 @@ export interface GatewayDeps {
 /** Same as a key's default budget (SPEC 8); public analytics are read-only and cheap. */
 const PUBLIC_RATE_LIMIT_PER_MINUTE = 60;
 
-interface Identity {
-  accountId: string;
-  keyId: string;
-}
+/**
+ * Management's routes that take neither key nor session (sign-up, sign-in), from contracts' records;
+ * public analytics have their own branch below.
+ */
+const PUBLIC_MANAGEMENT_PATHS = new Set(
+  ROUTE_DEFS.filter((d) => d.auth === "public" && d.tag !== "analytics").map((d) => d.path.toLowerCase()),
+);
+const isPublicManagementPath = (path: string) =>
+  PUBLIC_MANAGEMENT_PATHS.has(path.endsWith("/") ? path.slice(0, -1) : path);
+
+/** Methods that change nothing: the only ones a session may use without its CSRF token. */
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 const pathOf = (url: string) => url.split("?", 1)[0]!;
 
@@ -137,13 +153,22 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
           : undefined,
       );
     }
-    const key = await deps.keys.authenticate(req.headers.authorization).catch(async (err: unknown) => {
+    const countFailure = async (err: unknown): Promise<never> => {
       if (isApiError(err) && err.status === 401) {
         const [state] = await deps.limiter.hit(failSubject, [authFailures]).catch(() => []);
         if (state) reportWindow(res, state);
       }
       throw err;
-    });
+    };
+    // A session authenticates /api/v1 requests that carry no Authorization header; with one, the
+    // cookie is ignored (a key's request never takes on a browser's identity).
+    const sessionToken =
+      !legacy && req.headers.authorization === undefined ? sessionTokenFrom(req.headers.cookie) : null;
+    if (sessionToken !== null) {
+      const session = await deps.sessions.authenticate(sessionToken).catch(countFailure);
+      return authenticatedSession(req, res, session);
+    }
+    const key = await deps.keys.authenticate(req.headers.authorization).catch(countFailure);
     deps.keyUsage.record(key.key_id);
     const windows: Window[] = legacy
       ? [{ name: "1m", seconds: 60, limit: config.LEGACY_RATE_LIMIT_PER_MINUTE }]
@@ -153,6 +178,34 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
         ];
     await enforceLimits(res, `${legacy ? "legacy" : "v1"}:${key.key_id}`, windows);
     return { accountId: key.account_id, keyId: key.key_id } satisfies Identity;
+  };
+
+  // A session's requests share one budget per account; a write must carry the session's CSRF token,
+  // which a cross-site page cannot read or send (docs/decisions/0021-sessions-and-csrf.md).
+  const authenticatedSession = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    session: Awaited<ReturnType<Sessions["authenticate"]>>,
+  ): Promise<Identity> => {
+    const { record } = session;
+    await enforceLimits(res, `session:${record.account_id}`, [
+      { name: "1m", seconds: 60, limit: config.SESSION_RATE_LIMIT_PER_MINUTE },
+    ]);
+    if (!SAFE_METHODS.has(req.method ?? "") && !Sessions.csrfMatches(record, req.headers[CSRF_HEADER])) {
+      throw forbidden("CSRF token missing or invalid");
+    }
+    if (session.renewedForSeconds !== undefined) {
+      res.setHeader(
+        "Set-Cookie",
+        sessionCookie(session.token, session.renewedForSeconds, { publicBaseUrl: config.PUBLIC_BASE_URL }),
+      );
+    }
+    return {
+      accountId: record.account_id,
+      keyId: null,
+      sessionId: record.session_id,
+      clientHash: clientHash(req),
+    };
   };
 
   // Answered here so every upstream gets the same 405 and oversized bodies never travel further.
@@ -175,7 +228,20 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
   ) => {
     const identity = await authenticate(req, res, envelopeForPath(path) === "legacy");
     screen(req, path);
+    // Upstreams act on the identity established here; the session token never travels further.
+    delete req.headers.cookie;
     forward(req, res, target, url, identity);
+  };
+
+  /** Sign-up and sign-in: no credential; a budget per client, whose keyed hash management also gets. */
+  const anonymous = async (req: IncomingMessage, res: ServerResponse, url: string, path: string) => {
+    const client = clientHash(req);
+    await enforceLimits(res, `auth:${client}`, [
+      { name: "1m", seconds: 60, limit: config.AUTH_RATE_LIMIT_PER_MINUTE },
+    ]);
+    screen(req, path);
+    delete req.headers.cookie;
+    forward(req, res, config.MANAGEMENT_URL, url, { clientHash: client });
   };
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -217,6 +283,7 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
       if (req.method !== "GET" && req.method !== "HEAD") throw methodNotAllowedError(["GET", "HEAD"]);
       return forward(req, res, config.ANALYTICS_URL, url);
     }
+    if (isPublicManagementPath(path)) return anonymous(req, res, url, path);
     if (under(path, "/api/v1/analytics")) return keyed(req, res, url, path, config.ANALYTICS_URL);
     if (under(path, "/api")) return keyed(req, res, url, path, config.MANAGEMENT_URL);
     // Public campaign list pages (legacy API `list` URLs) are served by management, without a key.

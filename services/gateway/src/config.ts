@@ -25,6 +25,13 @@ export const gatewayConfigSchema = commonConfigSchema.extend({
     .refine((v) => /^(true|false|\d{1,2})$/.test(v), "must be true, false or a number of proxy hops")
     .transform((v) => (v === "true" ? 1 : v === "false" ? 0 : Number(v))),
   KEY_CACHE_TTL_SECONDS: z.coerce.number().int().positive().default(60),
+  // Requests a signed-in session (the dashboard) may make per account and minute (docs/api.md, "Sessions").
+  SESSION_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  // Sign-up and sign-in requests per client address and minute, before management's own per-account
+  // and per-client budgets of failed sign-ins.
+  AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(60),
+  // How long a session record stays cached; ending a session replaces its entry at once regardless.
+  SESSION_CACHE_TTL_SECONDS: z.coerce.number().int().positive().default(60),
   /** Larger declared bodies are refused here; chunked ones are cut by the service at the same size. */
   MAX_BODY_BYTES: z.coerce
     .number()

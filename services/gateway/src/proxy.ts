@@ -3,7 +3,7 @@
 // Every x-kurz-* header from the client is stripped first: only the gateway may assert them, and
 // the forwarding credential goes only with a user's request (docs/security.md).
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createForwarder as createHttpForwarder, forwardedHeaders } from "@kurz/service-kit";
+import { createForwarder as createHttpForwarder, forwardedHeaders, type Identity } from "@kurz/service-kit";
 
 export function createForwarder(opts: {
   /** The INTERNAL_TOKEN secret; the forwarding credential is derived from it. */
@@ -17,7 +17,8 @@ export function createForwarder(opts: {
     res: ServerResponse,
     target: string,
     path: string,
-    identity?: { accountId: string; keyId: string },
+    /** Who the gateway established (none on anonymous paths); public routes send only the client hash. */
+    identity?: Partial<Identity>,
   ): void {
     const headers = { ...req.headers };
     for (const name of Object.keys(headers)) if (name.startsWith("x-kurz-")) delete headers[name];

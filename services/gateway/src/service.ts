@@ -8,6 +8,7 @@ import { createGatewayApp } from "./app.ts";
 import type { GatewayConfig } from "./config.ts";
 import { KeyUsageRecorder } from "./key-usage.ts";
 import { RateLimiter } from "./rate-limit.ts";
+import { Sessions } from "./sessions.ts";
 
 export async function startGateway(config: GatewayConfig, logger: Logger): Promise<StartedService> {
   const redis = new Redis(config.REDIS_URL, {
@@ -27,6 +28,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       managementUrl: config.MANAGEMENT_URL,
       internalSecret: config.INTERNAL_TOKEN,
       ttlSeconds: config.KEY_CACHE_TTL_SECONDS,
+    }),
+    sessions: new Sessions(redis, {
+      managementUrl: config.MANAGEMENT_URL,
+      internalSecret: config.INTERNAL_TOKEN,
+      cacheTtlSeconds: config.SESSION_CACHE_TTL_SECONDS,
     }),
     limiter: new RateLimiter(redis),
     keyUsage,

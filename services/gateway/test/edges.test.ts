@@ -13,6 +13,7 @@ import { createGatewayApp } from "../src/app.ts";
 import { loadGatewayConfig } from "../src/config.ts";
 import type { KeyUsageRecorder } from "../src/key-usage.ts";
 import { RateLimiter } from "../src/rate-limit.ts";
+import { Sessions } from "../src/sessions.ts";
 
 const SECRET = "edges-test-secret";
 const GOOD_KEY = `kurz_live_${"G".repeat(32)}`;
@@ -84,6 +85,7 @@ beforeAll(async () => {
     config,
     logger: createLogger("gateway-edges-test", "silent"),
     keys,
+    sessions: new Sessions(redis, { managementUrl: management, internalSecret: SECRET, cacheTtlSeconds: 60 }),
     limiter: new RateLimiter(redis),
     keyUsage: { record: () => {} } as unknown as KeyUsageRecorder,
     readiness: {},
@@ -104,7 +106,7 @@ let clientSeq = 0;
 const newClient = () => `203.0.113.${++clientSeq}`;
 
 /** Sends the path byte for byte (fetch would resolve dot segments first). */
-function send(path: string, headers: Record<string, string> = {}, client = newClient()) {
+function send(path: string, headers: Record<string, string> = {}, client = newClient(), method = "GET") {
   const { port } = new URL(gateway);
   return new Promise<{ status: number; headers: IncomingHttpHeaders; text: string }>((resolve, reject) => {
     const req = request(
@@ -112,7 +114,7 @@ function send(path: string, headers: Record<string, string> = {}, client = newCl
         host: "127.0.0.1",
         port,
         path,
-        method: "GET",
+        method,
         headers: { "x-forwarded-for": client, ...headers },
         agent: false,
       },
@@ -205,6 +207,50 @@ describe("credentials on forwarded requests", () => {
       const kurz = Object.keys(anon.headers).filter((h) => h.startsWith("x-kurz-"));
       expect(kurz, path).toEqual([]);
     }
+  });
+});
+
+describe("sessions and sign-in on forwarded requests", () => {
+  const forged = {
+    "x-kurz-session-id": "00000000-0000-4000-8000-00000000beef",
+    "x-kurz-client": "forged-client",
+    "x-kurz-account-id": "00000000-0000-4000-8000-00000000dead",
+  };
+
+  it("forwards sign-up and sign-in without a key, with the forwarding credential, the client's hash and no cookie", async () => {
+    const client = newClient();
+    for (const path of ["/api/v1/auth/register", "/api/v1/auth/login", "/API/V1/AUTH/LOGIN/"]) {
+      const res = await send(path, { cookie: "kurz_session=planted; other=1", ...forged }, client, "POST");
+      expect(res.status, path).toBe(200);
+      const upstream = seen.at(-1)!;
+      expect(upstream.service).toBe("management");
+      expect(upstream.headers["x-kurz-forward-token"]).toBe(forwardToken(SECRET));
+      expect(upstream.headers["x-kurz-client"]).toMatch(/^[0-9a-f]{16,}$/);
+      expect(upstream.headers["x-kurz-account-id"]).toBeUndefined();
+      expect(upstream.headers["x-kurz-session-id"]).toBeUndefined();
+      expect(upstream.headers.cookie).toBeUndefined();
+    }
+    // The hash is the client's, stable per address and different between addresses.
+    const first = seen.at(-1)!.headers["x-kurz-client"];
+    await send("/api/v1/auth/login", {}, client, "POST");
+    expect(seen.at(-1)!.headers["x-kurz-client"]).toBe(first);
+    await send("/api/v1/auth/login", {}, newClient(), "POST");
+    expect(seen.at(-1)!.headers["x-kurz-client"]).not.toBe(first);
+    // A wrong method is answered here (405), and nothing is forwarded.
+    const before = seen.length;
+    const get = await send("/api/v1/auth/login", {}, client);
+    expect(get.status).toBe(405);
+    expect(get.headers.allow).toBe("POST");
+    expect(seen.length).toBe(before);
+  });
+
+  it("a key's request carries neither the cookie nor a session id upstream", async () => {
+    await send("/api/v1/links", { ...withKey, cookie: "kurz_session=whatever; theme=dark", ...forged });
+    const upstream = seen.at(-1)!;
+    expect(upstream.headers["x-kurz-account-id"]).toBe(record.account_id);
+    expect(upstream.headers["x-kurz-session-id"]).toBeUndefined();
+    expect(upstream.headers["x-kurz-client"]).toBeUndefined();
+    expect(upstream.headers.cookie).toBeUndefined();
   });
 });
 

@@ -34,17 +34,18 @@ export async function keyUsage(
     deps.prisma.apiKey.findMany({ where: { accountId, revokedAt: null }, orderBy: { createdAt: "asc" } }),
     deps.prisma.apiKey.count({ where: activeKeyWhere(accountId, now) }),
   ]);
-  const current = keys.find((k) => k.id === keyId);
-  if (!current) throw unauthorized("This API key is no longer valid");
+  // A session (the dashboard) has no current key; a key that made the request must still be live.
+  const current = keyId === null ? null : keys.find((k) => k.id === keyId);
+  if (current === undefined) throw unauthorized("This API key is no longer valid");
   const recent = await recentKeyUse(
     deps.redis,
     keys.map((k) => k.id),
   ).catch(() => new Map<string, number>());
   // This request is a use of the current key too. The gateway records it, but batches its writes
   // (about a second), so without this the answer could show the key as never used.
-  recent.set(current.id, Math.max(recent.get(current.id) ?? 0, now.getTime()));
+  if (current) recent.set(current.id, Math.max(recent.get(current.id) ?? 0, now.getTime()));
   return {
-    current_key: {
+    current_key: current && {
       id: current.id,
       name: current.name,
       rate_limit_per_minute: current.rateLimitPerMinute,

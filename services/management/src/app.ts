@@ -17,16 +17,21 @@ import type { LegacyRecords } from "./legacy-records.ts";
 import type { QrRenderer } from "./qr-renderer.ts";
 import type { RedirectRecords } from "./redirect-records.ts";
 import { accountRoutes } from "./routes/account.ts";
+import { authRoutes } from "./routes/auth.ts";
 import { bulkRoutes } from "./routes/bulk.ts";
 import { internalRouter } from "./routes/internal.ts";
 import { internalAnalyticsRouter } from "./routes/internal-analytics.ts";
 import { internalLegacyRouter } from "./routes/internal-legacy.ts";
+import { internalSessionsRouter } from "./routes/internal-sessions.ts";
 import { keysRoutes } from "./routes/keys.ts";
 import { campaignPageRouter } from "./routes/legacy/campaign-page.ts";
 import { legacyRoutes } from "./routes/legacy/index.ts";
 import { linksRoutes } from "./routes/links.ts";
 import { qrRoutes } from "./routes/qr.ts";
+import { webhooksRoutes } from "./routes/webhooks.ts";
+import type { SigninLimits } from "./signin-limits.ts";
 import type { TitleFetcher } from "./title-fetcher.ts";
+import type { WebhookEndpointDeps } from "./webhooks/endpoints.ts";
 
 export interface ManagementAppDeps {
   prisma: PrismaClient;
@@ -47,16 +52,25 @@ export interface ManagementAppDeps {
   onEventsWritten: () => void;
   /** How long a deleted code stays reserved to its former owner (RETIRED_CODE_DAYS). */
   retiredCodeGraceMs: number;
+  /** Webhook endpoints: the secret box, the SSRF guard for their URLs, the retry window. */
+  webhooks: Omit<WebhookEndpointDeps, "prisma">;
+  /** SIGNUP: "closed" refuses sign-up through the API (the admin CLI still creates accounts). */
+  signup: "open" | "closed";
+  /** SESSION_TTL_HOURS in milliseconds: a session's idle lifetime. */
+  sessionTtlMs: number;
+  signinLimits: SigninLimits;
 }
 
 /** The public API routes this service answers (records from contracts' ROUTES). */
 export function managementRoutes(deps: ManagementAppDeps): MountedRoute[] {
   return [
+    ...authRoutes(deps),
     ...accountRoutes(deps),
     ...keysRoutes(deps),
     ...linksRoutes(deps),
     ...bulkRoutes(deps),
     ...qrRoutes(deps),
+    ...webhooksRoutes({ prisma: deps.prisma, ...deps.webhooks }),
     ...legacyRoutes(deps),
   ];
 }
@@ -72,12 +86,13 @@ export function createManagementApp(deps: ManagementAppDeps): Express {
     internalAnalyticsRouter(deps),
   );
   app.use("/internal", requireCaller(deps.internalToken, ["gateway", "redirect", "analytics", "management"]));
-  app.use("/internal/keys", requireCaller(deps.internalToken, ["gateway"]));
+  app.use(["/internal/keys", "/internal/sessions"], requireCaller(deps.internalToken, ["gateway"]));
   app.use(
     ["/internal/links", "/internal/domains", "/internal/rotators"],
     requireCaller(deps.internalToken, ["redirect"]),
   );
   app.use("/internal", internalRouter(deps));
+  app.use("/internal/sessions", internalSessionsRouter(deps));
   app.use("/internal", internalLegacyRouter(deps));
   // Public campaign list pages (no identity): the gateway forwards /c/ here.
   app.use("/c", campaignPageRouter(deps));

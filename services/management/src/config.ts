@@ -1,5 +1,11 @@
 import { Resolver } from "node:dns";
-import { booleanFlag, commaList, commonConfigSchema, loadConfig } from "@kurz/service-kit";
+import {
+  booleanFlag,
+  commaList,
+  commonConfigSchema,
+  DEV_WEBHOOK_SECRETS_KEY,
+  loadConfig,
+} from "@kurz/service-kit";
 import { z } from "zod";
 
 const dnsServers = commaList().refine(
@@ -28,6 +34,52 @@ export const managementConfigSchema = commonConfigSchema.extend({
   TITLE_FETCH_HOST_PER_MINUTE: z.coerce.number().int().positive().default(60),
   // How long a deleted short code stays reserved to its former owner (days; fractions allowed).
   RETIRED_CODE_DAYS: z.coerce.number().positive().default(30),
+  // Accounts and sessions (docs/api.md, "Sessions"). Closed sign-up refuses POST /api/v1/auth/register;
+  // the admin CLI creates accounts either way.
+  SIGNUP: z.enum(["open", "closed"]).default("open"),
+  // Idle lifetime of a session: each use pushes its end this far forward (fractions allowed).
+  SESSION_TTL_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 366)
+    .default(14 * 24),
+  // Failed sign-ins allowed per account (e-mail) and per client address in SIGNIN_WINDOW_MINUTES;
+  // beyond either, sign-in answers 429 until the window ends, without checking the password.
+  SIGNIN_ATTEMPTS_PER_ACCOUNT: z.coerce.number().int().positive().default(10),
+  SIGNIN_ATTEMPTS_PER_CLIENT: z.coerce.number().int().positive().default(30),
+  SIGNIN_WINDOW_MINUTES: z.coerce.number().positive().default(15),
+  // Webhooks (docs/webhooks.md). The signing secrets are stored encrypted under a key derived from
+  // WEBHOOK_SECRETS_KEY; production refuses the development default. Changing it makes stored
+  // secrets unreadable (rotate every endpoint's secret afterwards).
+  WEBHOOK_SECRETS_KEY: z.string().min(16).default(DEV_WEBHOOK_SECRETS_KEY),
+  // Host names (no ports) whose addresses are not checked: for tests with a local receiver only.
+  WEBHOOK_ALLOW_HOSTS: commaList().transform((hosts) => hosts.map((h) => h.toLowerCase())),
+  // Resolvers for webhook hosts (same form as DNS_SERVERS); empty uses the system's. Tests point it at
+  // a DNS server on loopback to play DNS rebinding.
+  WEBHOOK_DNS_SERVERS: dnsServers,
+  WEBHOOK_POLL_MS: z.coerce.number().int().positive().default(500),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().positive().default(5_000),
+  WEBHOOK_RETRY_MAX_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(60 * 60_000),
+  WEBHOOK_RETRY_WINDOW_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(24 * 60 * 60_000),
+  // An endpoint is disabled when all its attempts failed for this long and this many in a row.
+  WEBHOOK_DISABLE_AFTER_MS: z.coerce
+    .number()
+    .int()
+    .nonnegative()
+    .default(24 * 60 * 60_000),
+  WEBHOOK_DISABLE_AFTER_FAILURES: z.coerce.number().int().positive().default(10),
+  WEBHOOK_CLICK_BATCH_MAX: z.coerce.number().int().min(1).max(1000).default(100),
+  WEBHOOK_CLICK_BATCH_MS: z.coerce.number().int().nonnegative().default(5_000),
+  WEBHOOK_LOG_RETENTION_DAYS: z.coerce.number().positive().default(30),
 });
 
 /** Node's own parser decides: what `Resolver.setServers` takes is valid. */

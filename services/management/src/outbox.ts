@@ -2,6 +2,7 @@
 // relay publishes them. One relay publishes at a time (advisory lock), so per-link order survives any
 // number of management instances; a crash between publish and mark re-publishes (at-least-once), which
 // consumers absorb because events carry ids and absolute state.
+import { randomUUID } from "node:crypto";
 import type { EventBus } from "@kurz/bus";
 import type { LinkEvent, LinkRecord } from "@kurz/contracts";
 import { TOPICS } from "@kurz/contracts";
@@ -17,6 +18,8 @@ export function linkEvent(type: LinkEvent["type"], link: Link): LinkEvent {
     account_id: link.accountId,
     short_code: link.shortCode,
     occurred_at: new Date().toISOString(),
+    // Fixed when the event is written, so a re-publish of the row carries the same id (webhook dedup).
+    event_id: randomUUID(),
   };
   // A deleted link's details no longer exist anywhere; the event names it and nothing more.
   if (type === "link.deleted") return { ...head, type };

@@ -15,7 +15,10 @@ import { OutboxRelay } from "./outbox.ts";
 import { QrRenderer } from "./qr-renderer.ts";
 import { RedirectRecords } from "./redirect-records.ts";
 import { DAY_MS, startRetiredCodePurge } from "./retired-codes.ts";
+import { HOUR_MS, startSessionPrune } from "./sessions.ts";
+import { signinLimitsFrom } from "./signin-limits.ts";
 import { TitleFetcher } from "./title-fetcher.ts";
+import { startWebhooks } from "./webhooks/start.ts";
 
 export async function startManagement(config: ManagementConfig, logger: Logger): Promise<StartedService> {
   const prisma = createPrisma(config.DATABASE_URL);
@@ -32,6 +35,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     perHostPerMinute: config.TITLE_FETCH_HOST_PER_MINUTE,
   });
   const retiredCodeGraceMs = config.RETIRED_CODE_DAYS * DAY_MS;
+  const webhooks = startWebhooks(config, { prisma, bus, logger });
   const legacyRecords = new LegacyRecords(redis, logger);
   const app = createManagementApp({
     prisma,
@@ -52,6 +56,10 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     },
     onEventsWritten: () => relay.wake(),
     retiredCodeGraceMs,
+    signup: config.SIGNUP,
+    sessionTtlMs: config.SESSION_TTL_HOURS * HOUR_MS,
+    signinLimits: signinLimitsFrom(config),
+    webhooks: webhooks.endpointDeps,
   });
   const server = createServer(app);
   await listen(server, config.HOST, config.PORT);
@@ -61,14 +69,18 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     .removeUnverifiedDomains(prisma)
     .catch((err: unknown) => logger.warn({ err: String(err) }, "unverified domain records not purged"));
   await subscribeClickTotals({ bus, prisma, logger }); // stopped by bus.close()
+  await webhooks.start(); // its subscriptions are stopped by bus.close()
   const keyUsage = new KeyUsageFlusher(prisma, redis, { intervalMs: config.KEY_USAGE_FLUSH_MS, logger });
   keyUsage.start();
   const stopPurge = startRetiredCodePurge(prisma, retiredCodeGraceMs, { logger });
+  const stopSessionPrune = startSessionPrune(prisma, { logger });
   return {
     servers: [server],
     close: async () => {
       stopPurge();
+      stopSessionPrune();
       await relay.stop();
+      await webhooks.stop();
       await titles.close();
       await keyUsage.stop();
       await bus.close();

@@ -4,12 +4,12 @@
 // answer cannot swap in a private one), bounded time and bytes, a few redirects, http(s) only.
 // Every destination host also has a budget (HostBudget): a few fetches at a time and a number per
 // minute, so clients cannot aim Kurz's fetches at one site as a request amplifier.
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
-import { isIP, type LookupFunction } from "node:net";
 import { Parser } from "htmlparser2";
-import ipaddr from "ipaddr.js";
 import pLimit, { type LimitFunction } from "p-limit";
 import { Agent, fetch } from "undici";
+import { OutboundRefused, PublicAddressGuard } from "./public-address-guard.ts";
+
+export { isPublicAddress } from "./public-address-guard.ts";
 
 export const FETCHED_TITLE_MAX_LENGTH = 255;
 
@@ -80,22 +80,6 @@ export class TitleFetchRefused extends Error {
   override name = "TitleFetchRefused";
 }
 
-/**
- * True for a globally routable unicast address. Everything else is refused: loopback, private,
- * link-local (169.254.169.254 metadata included), CGNAT, multicast, reserved, unique-local (fd00:ec2::254
- * metadata), IPv4-mapped/translated forms of those, and any IPv6 outside 2000::/3.
- */
-export function isPublicAddress(ip: string): boolean {
-  const bare = ip.startsWith("[") && ip.endsWith("]") ? ip.slice(1, -1) : ip;
-  if (isIP(bare) === 0) return false;
-  let addr: ipaddr.IPv4 | ipaddr.IPv6 = ipaddr.parse(bare);
-  if (addr.kind() === "ipv6" && (addr as ipaddr.IPv6).isIPv4MappedAddress()) {
-    addr = (addr as ipaddr.IPv6).toIPv4Address();
-  }
-  if (addr.kind() === "ipv6" && (addr.toByteArray()[0]! & 0xe0) !== 0x20) return false;
-  return addr.range() === "unicast";
-}
-
 /** Collapses whitespace, drops control characters and caps the length without splitting a character. */
 export function cleanTitle(raw: string): string | null {
   const text = raw
@@ -158,7 +142,7 @@ function decode(bytes: Buffer, charset: string): string {
 export class TitleFetcher {
   /** false: titleFor never fetches (callers need not budget for fetches). */
   readonly enabled: boolean;
-  private readonly allowHosts: Set<string>;
+  private readonly guard: PublicAddressGuard;
   private readonly timeoutMs: number;
   private readonly maxBytes: number;
   private readonly maxRedirects: number;
@@ -168,27 +152,13 @@ export class TitleFetcher {
   constructor(opts: TitleFetcherOptions = {}) {
     this.enabled = opts.enabled ?? true;
     this.hosts = new HostBudget(opts.perHostConcurrency ?? 4, opts.perHostPerMinute ?? 60);
-    this.allowHosts = new Set((opts.allowHosts ?? []).map((h) => h.trim().toLowerCase()).filter(Boolean));
     this.timeoutMs = opts.timeoutMs ?? 3_000;
     this.maxBytes = opts.maxBytes ?? 256 * 1024;
     this.maxRedirects = opts.maxRedirects ?? 3;
-    // The socket connects to whatever this lookup answers, so the check and the connection cannot
-    // disagree (no DNS-rebinding window between them).
-    const lookup: LookupFunction = (hostname, options, callback) => {
-      dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
-        if (err) return callback(err, "", 0);
-        if (!this.allowHosts.has(hostname.toLowerCase())) {
-          const refused = addresses.find((a) => !isPublicAddress(a.address));
-          if (refused || addresses.length === 0) {
-            return callback(new TitleFetchRefused(`${hostname} resolves to a non-public address`), "", 0);
-          }
-        }
-        if (options.all)
-          return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-        const first = addresses[0]!;
-        callback(null, first.address, first.family);
-      });
-    };
+    // The socket connects to whatever the guard's lookup answers, so the check and the connection
+    // cannot disagree (no DNS-rebinding window between them).
+    this.guard = new PublicAddressGuard(opts.allowHosts ?? []);
+    const lookup = this.guard.lookup;
     this.agent = new Agent({
       connect: { lookup, timeout: this.timeoutMs },
       headersTimeout: this.timeoutMs,
@@ -219,6 +189,7 @@ export class TitleFetcher {
     } catch (err) {
       // undici wraps a refusal from the lookup in "fetch failed"; surface the reason itself.
       const cause = (err as { cause?: unknown }).cause;
+      if (cause instanceof OutboundRefused) throw new TitleFetchRefused(cause.message);
       throw cause instanceof TitleFetchRefused ? cause : err;
     }
   }
@@ -263,15 +234,10 @@ export class TitleFetcher {
   }
 
   private assertAllowed(url: URL): void {
-    if (url.protocol !== "http:" && url.protocol !== "https:") {
-      throw new TitleFetchRefused(`${url.protocol} URLs are not fetched`);
-    }
-    const host = url.hostname.toLowerCase();
-    if (this.allowHosts.has(host)) return;
-    // An IP literal never reaches the lookup above, so it is checked here.
-    const bare = host.startsWith("[") ? host.slice(1, -1) : host;
-    if (isIP(bare) !== 0 && !isPublicAddress(bare)) {
-      throw new TitleFetchRefused(`${host} is not a public address`);
+    try {
+      this.guard.assertUrl(url);
+    } catch (err) {
+      throw err instanceof OutboundRefused ? new TitleFetchRefused(err.message) : err;
     }
   }
 

@@ -166,13 +166,17 @@ describe("account and usage", () => {
   });
 
   it("answers 405 with Allow for other methods", async () => {
-    for (const path of ["/account", "/account/usage"]) {
+    // PATCH /account is the account's settings (issue 12).
+    for (const [path, allow] of [
+      ["/account", "GET, PATCH, HEAD"],
+      ["/account/usage", "GET, HEAD"],
+    ] as const) {
       const res = await fetch(`${stack.origin}/api/v1${path}`, {
         method: "POST",
         headers: { authorization: `Bearer ${alice.api_key}` },
       });
       expect(res.status).toBe(405);
-      expect(res.headers.get("allow")).toBe("GET, HEAD");
+      expect(res.headers.get("allow")).toBe(allow);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe("METHOD_NOT_ALLOWED");
     }
   });

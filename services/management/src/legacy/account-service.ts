@@ -3,7 +3,9 @@
 import type { LegacyAccountUpdateBody } from "@kurz/contracts";
 import { type Account, isRecordMissing, isUniqueViolation, type PrismaClient } from "@kurz/db";
 import { conflict, unauthorized } from "@kurz/service-kit";
+import type { Redis } from "ioredis";
 import { hashPassword } from "../passwords.ts";
+import { endSessions } from "../sessions.ts";
 
 // The key outlived its account (deleted between the gateway's cached lookup and now).
 const unknownAccount = () => unauthorized("Unknown account");
@@ -14,15 +16,19 @@ export async function getAccount(prisma: PrismaClient, accountId: string): Promi
   return account;
 }
 
-/** E-mail addresses are stored trimmed and lower-cased; 409 when another account has it. */
+/**
+ * E-mail addresses are stored trimmed and lower-cased; 409 when another account has it. A new
+ * password ends every session of the account (the caller holds a key, not a session).
+ */
 export async function updateAccount(
-  prisma: PrismaClient,
+  deps: { prisma: PrismaClient; redis: Redis },
   accountId: string,
   body: LegacyAccountUpdateBody,
 ): Promise<void> {
   const data: { email?: string; passwordHash?: string } = {};
   if (body.email !== undefined) data.email = body.email.trim().toLowerCase();
   if (body.password !== undefined) data.passwordHash = await hashPassword(body.password);
+  const { prisma } = deps;
   try {
     await prisma.account.update({ where: { id: accountId }, data });
   } catch (err) {
@@ -30,4 +36,5 @@ export async function updateAccount(
     if (isRecordMissing(err)) throw unknownAccount();
     throw err;
   }
+  if (data.passwordHash !== undefined) await endSessions(deps, { accountId });
 }

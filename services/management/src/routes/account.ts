@@ -1,12 +1,22 @@
-// GET /api/v1/account and /api/v1/account/usage (SPEC 2.3, 2.4); the reads are in account-service.ts.
+// GET /api/v1/account and /api/v1/account/usage (SPEC 2.3, 2.4), PATCH /api/v1/account and
+// POST /api/v1/account/password (issue 12); the use cases are in account-service.ts,
+// update-account.ts and change-password.ts.
 import { ROUTES } from "@kurz/contracts";
-import type { PrismaClient } from "@kurz/db";
-import { type MountedRoute, route, v1Success } from "@kurz/service-kit";
-import type { Redis } from "ioredis";
+import { clientHashOf, type MountedRoute, route, v1Success } from "@kurz/service-kit";
 import { accountOverview, keyUsage } from "../account-service.ts";
+import type { AuthDeps } from "../auth-deps.ts";
+import { changePassword } from "../change-password.ts";
+import { updateAccount } from "../update-account.ts";
 
-export function accountRoutes(deps: { prisma: PrismaClient; redis: Redis }): MountedRoute[] {
+export function accountRoutes(deps: AuthDeps): MountedRoute[] {
   return [
+    route(ROUTES.updateAccount, async ({ identity: { accountId }, body }) =>
+      v1Success(await updateAccount(deps.prisma, accountId, body)),
+    ),
+    route(ROUTES.changePassword, async ({ identity, body, res }) => {
+      await changePassword(deps, identity, body, clientHashOf(res));
+      return v1Success({ changed: true as const });
+    }),
     route(ROUTES.getAccount, async ({ identity: { accountId } }) =>
       v1Success(await accountOverview(deps.prisma, accountId)),
     ),

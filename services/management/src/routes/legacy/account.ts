@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import { LEGACY_NO_EXPIRY, type LegacyAccount, ROUTES, toLegacyDateTime } from "@kurz/contracts";
 import type { Account, PrismaClient } from "@kurz/db";
 import { type MountedRoute, route } from "@kurz/service-kit";
+import type { Redis } from "ioredis";
 import { getAccount, updateAccount } from "../../legacy/account-service.ts";
 import { legacyMessage, legacyOk } from "./legacy-envelope.ts";
 
@@ -29,13 +30,14 @@ export function toLegacyAccount(account: Account): LegacyAccount {
   };
 }
 
-export function legacyAccountRoutes({ prisma }: { prisma: PrismaClient }): MountedRoute[] {
+export function legacyAccountRoutes(deps: { prisma: PrismaClient; redis: Redis }): MountedRoute[] {
+  const { prisma } = deps;
   return [
     route(ROUTES.legacyGetAccount, async ({ identity }) =>
       legacyOk({ data: toLegacyAccount(await getAccount(prisma, identity.accountId)) }),
     ),
     route(ROUTES.legacyUpdateAccount, async ({ identity, body }) => {
-      await updateAccount(prisma, identity.accountId, body);
+      await updateAccount(deps, identity.accountId, body);
       return legacyMessage("Account has been successfully updated.");
     }),
   ];

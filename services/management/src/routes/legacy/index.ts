@@ -2,6 +2,7 @@
 // routes-legacy.ts; app.ts mounts them (full paths under /api) with the v1 ones.
 import type { PrismaClient } from "@kurz/db";
 import type { MountedRoute } from "@kurz/service-kit";
+import type { Redis } from "ioredis";
 import type { TxtLookup } from "../../domain-verification.ts";
 import type { LegacyRecords } from "../../legacy-records.ts";
 import { legacyAccountRoutes } from "./account.ts";
@@ -12,6 +13,7 @@ import { legacyOverlaysRoutes } from "./overlays.ts";
 
 export interface LegacyDeps {
   prisma: PrismaClient;
+  redis: Redis;
   legacyRecords: LegacyRecords;
   baseUrl: string;
   domainTxtLookup?: TxtLookup;

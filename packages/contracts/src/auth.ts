@@ -1,0 +1,108 @@
+// Accounts made in a browser and the sessions that sign them in (issue 12, docs/api.md "Sessions",
+// docs/decisions/0021-sessions-and-csrf.md). A session is an opaque random token in an HttpOnly
+// cookie; the server keeps only its SHA-256. Every state-changing request made with it carries the
+// session's CSRF token in a header, which a cross-site form cannot set.
+import * as z from "zod";
+import { Account, CreatedApiKey } from "./account.ts";
+import { StoredText, Timestamp, Uuid } from "./primitives.ts";
+
+/** The cookie that carries the session token. */
+export const SESSION_COOKIE = "kurz_session";
+/** The header that carries the session's CSRF token on POST, PUT, PATCH and DELETE. */
+export const CSRF_HEADER = "x-csrf-token";
+/** Session tokens: 32 random bytes, base64url (43 characters). */
+export const SESSION_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+export const PASSWORD_MIN_LENGTH = 8;
+export const PASSWORD_MAX_LENGTH = 256;
+export const EMAIL_MAX_LENGTH = 254;
+
+const Password = StoredText().min(PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH);
+
+/** E-mail addresses compare without regard to case: stored and looked up lower-case. */
+export const Email = z
+  .string()
+  .trim()
+  .max(EMAIL_MAX_LENGTH)
+  .pipe(z.email())
+  .transform((email) => email.toLowerCase())
+  .meta({ description: "E-mail address (case-insensitive)", examples: ["ada@example.com"] });
+
+export const RegisterBody = z.object({ email: Email, password: Password }).meta({ id: "RegisterBody" });
+export type RegisterBody = z.infer<typeof RegisterBody>;
+
+/** Any password up to the maximum is tried: a shorter one simply fails, as a wrong one does. */
+export const LoginBody = z
+  .object({ email: Email, password: StoredText().min(1).max(PASSWORD_MAX_LENGTH) })
+  .meta({ id: "LoginBody" });
+export type LoginBody = z.infer<typeof LoginBody>;
+
+export const Session = z
+  .object({
+    account_id: Uuid,
+    email: z.email(),
+    expires_at: Timestamp.meta({ description: "When the session ends unless used (each use renews it)" }),
+    csrf_token: z.string().meta({ description: "Send it as X-CSRF-Token on every POST, PUT, PATCH, DELETE" }),
+  })
+  .meta({ id: "Session" });
+export type Session = z.infer<typeof Session>;
+
+export const Registered = z
+  .object({
+    account: Account,
+    api_key: CreatedApiKey.meta({ description: "The account's first API key; shown once" }),
+    session: Session,
+  })
+  .meta({ id: "Registered" });
+export type Registered = z.infer<typeof Registered>;
+
+export const SignedIn = z.object({ account: Account, session: Session }).meta({ id: "SignedIn" });
+export type SignedIn = z.infer<typeof SignedIn>;
+
+export const SignedOut = z.object({ signed_out: z.literal(true) });
+export type SignedOut = z.infer<typeof SignedOut>;
+
+export const ChangePasswordBody = z
+  .object({ current_password: StoredText().min(1).max(PASSWORD_MAX_LENGTH), new_password: Password })
+  .meta({ id: "ChangePasswordBody" });
+export type ChangePasswordBody = z.infer<typeof ChangePasswordBody>;
+
+export const PasswordChanged = z.object({ changed: z.literal(true) });
+export type PasswordChanged = z.infer<typeof PasswordChanged>;
+
+export const MAX_DEFAULT_EXPIRY_HOURS = 87_600;
+
+export const UpdateAccountBody = z
+  .strictObject({
+    default_expiry_hours: z.int().min(1).max(MAX_DEFAULT_EXPIRY_HOURS).nullable().optional(),
+  })
+  .meta({ id: "UpdateAccountBody" });
+export type UpdateAccountBody = z.infer<typeof UpdateAccountBody>;
+
+// ---- between the gateway and management ----
+
+/**
+ * What management's internal session lookup (GET /internal/sessions/:sha256-hex) answers and the
+ * gateway caches in Redis. `renewed_at` is when `expires_at` was last pushed forward: the gateway asks
+ * management to renew once a fraction of the idle lifetime has passed, not on every request.
+ */
+export const SessionRecord = z.object({
+  session_id: Uuid,
+  account_id: Uuid,
+  email: z.email(),
+  csrf_token: z.string(),
+  renewed_at: Timestamp,
+  expires_at: Timestamp,
+});
+export type SessionRecord = z.infer<typeof SessionRecord>;
+
+/** Redis key of a cached SessionRecord, by the SHA-256 hex of the token (the token is never stored). */
+export function sessionCacheKey(tokenHash: string): string {
+  return `session:${tokenHash}`;
+}
+
+/**
+ * What a revoked session's cache entry holds for a while: the gateway writes a looked-up record only
+ * where no tombstone is, so a lookup that raced with the revocation cannot bring the session back.
+ */
+export const SESSION_TOMBSTONE = "revoked";

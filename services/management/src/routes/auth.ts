@@ -1,0 +1,47 @@
+// /api/v1/auth/*: sign-up, sign-in, sign-out and the current session (docs/api.md, "Sessions").
+// The use cases are in register-account.ts, sign-in.ts and sessions.ts; this file sets the cookie.
+import { ROUTES } from "@kurz/contracts";
+import {
+  clearedSessionCookie,
+  clientHashOf,
+  type MountedRoute,
+  route,
+  sessionCookie,
+  v1Success,
+} from "@kurz/service-kit";
+import type { Response } from "express";
+import type { AuthDeps } from "../auth-deps.ts";
+import { registerAccount } from "../register-account.ts";
+import { currentSession, endSessions } from "../sessions.ts";
+import { signIn } from "../sign-in.ts";
+
+export function authRoutes(deps: AuthDeps): MountedRoute[] {
+  const cookieOptions = { publicBaseUrl: deps.baseUrl };
+  const setCookie = (res: Response, token: string) => {
+    res.setHeader("Set-Cookie", sessionCookie(token, deps.sessionTtlMs / 1000, cookieOptions));
+    // The answers carry the session's CSRF token: never stored by a shared cache.
+    res.setHeader("Cache-Control", "no-store");
+  };
+  return [
+    route(ROUTES.register, async ({ body, res }) => {
+      const { token, ...registered } = await registerAccount(deps, body);
+      setCookie(res, token);
+      return v1Success(registered);
+    }),
+    route(ROUTES.login, async ({ body, res }) => {
+      const { token, ...signedIn } = await signIn(deps, body, clientHashOf(res));
+      setCookie(res, token);
+      return v1Success(signedIn);
+    }),
+    route(ROUTES.logout, async ({ identity, res }) => {
+      await endSessions(deps, { accountId: identity.accountId, id: identity.sessionId! });
+      res.setHeader("Set-Cookie", clearedSessionCookie(cookieOptions));
+      return v1Success({ signed_out: true as const });
+    }),
+    route(ROUTES.getSession, async ({ identity, res }) => {
+      const session = await currentSession(deps.prisma, identity.accountId, identity.sessionId!);
+      res.setHeader("Cache-Control", "no-store");
+      return v1Success(session);
+    }),
+  ];
+}

@@ -1,0 +1,215 @@
+// Attacks on webhooks (docs/webhooks.md, docs/security.md "Webhooks"): endpoint URLs aimed at private,
+// loopback or link-local addresses (refused when created or changed, and again at every delivery,
+// including a host whose DNS answer turns private after it was accepted: DNS rebinding), another
+// account's webhook ids, and the signing secret leaking through any answer after its creation.
+// DNS answers come from a real DNS server on loopback (dnsmasq) that the stack's webhooks resolve with.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createPrisma, type PrismaClient } from "@kurz/db";
+import { printProcessOutputOnFailure, startTestDnsServer, type TestDnsServer, waitFor } from "@kurz/testing";
+import { type Stack, startStack } from "@kurz/testing/stack";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api, attackerAndVictim, expectV1Error, RELAXED_LIMITS, uniqueEmail } from "./attack.ts";
+
+printProcessOutputOnFailure();
+
+/** An address that is public by every rule the guard applies (no request is ever sent to it here). */
+const PUBLIC_IP = "93.184.216.34";
+
+let stack: Stack;
+let prisma: PrismaClient;
+let dns: TestDnsServer;
+let receiver: Server;
+let hits = 0;
+let port = 0;
+
+beforeAll(async () => {
+  receiver = createServer((_req, res) => {
+    hits++;
+    res.end("ok");
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  port = (receiver.address() as AddressInfo).port;
+  dns = await startTestDnsServer();
+  stack = await startStack({
+    inProcess: true,
+    extraEnv: {
+      ...RELAXED_LIMITS,
+      // No WEBHOOK_ALLOW_HOSTS: the production default, nothing on loopback is reachable.
+      WEBHOOK_DNS_SERVERS: dns.address,
+      WEBHOOK_POLL_MS: "100",
+      WEBHOOK_RETRY_BASE_MS: "200",
+      WEBHOOK_RETRY_MAX_MS: "500",
+    },
+  });
+  prisma = createPrisma(stack.databaseUrl);
+});
+
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await stack?.stop();
+  await dns?.stop();
+  receiver?.closeAllConnections();
+  await new Promise<void>((resolve) => (receiver ? receiver.close(() => resolve()) : resolve()));
+});
+
+describe("webhook endpoint URLs", () => {
+  it("refuses private, loopback, link-local and other non-public targets at creation", async () => {
+    await dns.setAddresses("private.rebind.test", ["10.1.2.3"]);
+    await dns.setAddresses("loop.rebind.test", ["127.0.0.1"]);
+    await dns.setAddresses("mixed.rebind.test", [PUBLIC_IP, "192.168.0.10"]);
+    await dns.setAddresses("metadata6.rebind.test", ["fd00:ec2::254"]);
+    const owner = await stack.createAccount(uniqueEmail("wh-ssrf"));
+    const call = api(stack, owner.api_key);
+    for (const url of [
+      `http://127.0.0.1:${port}/hook`,
+      "http://localhost/hook",
+      "http://10.0.0.1/hook",
+      "http://172.16.5.4/hook",
+      "http://192.168.1.1/hook",
+      "http://169.254.169.254/latest/meta-data/",
+      "http://100.100.100.200/",
+      "http://0.0.0.0/",
+      "http://[::1]/",
+      "http://[fd00:ec2::254]/",
+      "http://[::ffff:127.0.0.1]/",
+      "http://2130706433/", // 127.0.0.1 as one number
+      "http://0x7f.0.0.1/",
+      "http://private.rebind.test/hook",
+      `http://loop.rebind.test:${port}/hook`,
+      "http://mixed.rebind.test/hook",
+      "http://metadata6.rebind.test/hook",
+      "http://does-not-exist.rebind.test/hook",
+    ]) {
+      const res = await call("POST", "/api/v1/webhooks", { url, events: ["link.created"] });
+      expectV1Error(res, 400, "VALIDATION_ERROR");
+    }
+    expect(await prisma.webhookEndpoint.count({ where: { accountId: owner.account_id } })).toBe(0);
+  });
+
+  it("refuses changing an endpoint's URL to a private target, and keeps the old URL", async () => {
+    const owner = await stack.createAccount(uniqueEmail("wh-ssrf-patch"));
+    const call = api(stack, owner.api_key);
+    const created = await call("POST", "/api/v1/webhooks", {
+      url: `http://${PUBLIC_IP}/hook`,
+      events: ["link.created"],
+      enabled: false,
+    });
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.data.id;
+    for (const url of [
+      `http://127.0.0.1:${port}/`,
+      "http://169.254.169.254/",
+      "http://private.rebind.test/",
+    ]) {
+      expectV1Error(await call("PATCH", `/api/v1/webhooks/${id}`, { url }), 400, "VALIDATION_ERROR");
+    }
+    expect((await call("GET", `/api/v1/webhooks/${id}`)).body.data.url).toBe(`http://${PUBLIC_IP}/hook`);
+  });
+
+  it("refuses at delivery a host that turned private after it was accepted (DNS rebinding)", async () => {
+    await dns.setAddresses("hooks.rebind.test", [PUBLIC_IP]);
+    const owner = await stack.createAccount(uniqueEmail("wh-rebind"));
+    const call = api(stack, owner.api_key);
+    const created = await call("POST", "/api/v1/webhooks", {
+      url: `http://hooks.rebind.test:${port}/hook`,
+      events: ["link.created"],
+    });
+    expect(created.status, created.text).toBe(201);
+    // The name now points at the receiver on loopback.
+    await dns.setAddresses("hooks.rebind.test", ["127.0.0.1"]);
+    const before = hits;
+    const link = await call("POST", "/api/v1/links", { url: "https://example.com/rebind", title: "r" });
+    expect(link.status, link.text).toBe(201);
+    const log = await waitFor(
+      async () => {
+        const res = await call("GET", `/api/v1/webhooks/${created.body.data.id}/deliveries`);
+        const d = res.body.data?.[0];
+        return d && d.attempts >= 2 ? d : null;
+      },
+      { timeoutMs: 20_000, description: "two refused attempts" },
+    );
+    expect(log).toMatchObject({ status: "pending", response_code: null });
+    expect(log.error).toMatch(/^refused: /);
+    expect(hits).toBe(before);
+  });
+
+  it("refuses at delivery a stored URL that is a private address (written before the rules, or by hand)", async () => {
+    const owner = await stack.createAccount(uniqueEmail("wh-stored"));
+    const call = api(stack, owner.api_key);
+    const created = await call("POST", "/api/v1/webhooks", {
+      url: `http://${PUBLIC_IP}/hook`,
+      events: ["link.created"],
+      enabled: false,
+    });
+    const id = created.body.data.id;
+    await prisma.webhookEndpoint.update({ where: { id }, data: { url: `http://127.0.0.1:${port}/hook` } });
+    expect((await call("PATCH", `/api/v1/webhooks/${id}`, { enabled: true })).status).toBe(200);
+    const before = hits;
+    expect(
+      (await call("POST", "/api/v1/links", { url: "https://example.com/stored", title: "s" })).status,
+    ).toBe(201);
+    const log = await waitFor(
+      async () => (await call("GET", `/api/v1/webhooks/${id}/deliveries`)).body.data?.[0]?.attempts >= 1,
+      { timeoutMs: 20_000, description: "a refused attempt" },
+    );
+    expect(log).toBe(true);
+    const [d] = (await call("GET", `/api/v1/webhooks/${id}/deliveries`)).body.data;
+    expect(d.error).toMatch(/^refused: /);
+    expect(hits).toBe(before);
+  });
+});
+
+describe("webhook tenancy and secrets", () => {
+  it("answers 404 for another account's webhook ids and changes nothing", async () => {
+    const { victim, asAttacker, asVictim } = await attackerAndVictim(stack, "wh-tenant");
+    const created = await asVictim("POST", "/api/v1/webhooks", {
+      url: `http://${PUBLIC_IP}/hook`,
+      events: ["click"],
+      enabled: false,
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.data.id;
+    for (const [method, path, body] of [
+      ["GET", `/api/v1/webhooks/${id}`, undefined],
+      ["PATCH", `/api/v1/webhooks/${id}`, { enabled: true, url: `http://${PUBLIC_IP}/attacker` }],
+      ["DELETE", `/api/v1/webhooks/${id}`, undefined],
+      ["POST", `/api/v1/webhooks/${id}/rotate-secret`, undefined],
+      ["GET", `/api/v1/webhooks/${id}/deliveries`, undefined],
+    ] as const) {
+      expectV1Error(await asAttacker(method, path, body), 404, "NOT_FOUND");
+    }
+    const list = await asAttacker("GET", "/api/v1/webhooks");
+    expect(list.body.data).toEqual([]);
+    const stored = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } });
+    expect(stored).toMatchObject({
+      accountId: victim.account_id,
+      url: `http://${PUBLIC_IP}/hook`,
+      enabled: false,
+      secretPrefix: created.body.data.secret_prefix,
+    });
+  });
+
+  it("never shows the secret again after creation or rotation", async () => {
+    const owner = await stack.createAccount(uniqueEmail("wh-secret"));
+    const call = api(stack, owner.api_key);
+    const created = await call("POST", "/api/v1/webhooks", {
+      url: `http://${PUBLIC_IP}/hook`,
+      events: ["link.updated"],
+      enabled: false,
+    });
+    const { id, secret } = created.body.data;
+    const rotated = await call("POST", `/api/v1/webhooks/${id}/rotate-secret`);
+    const secrets = [secret, rotated.body.data.secret];
+    for (const res of [
+      await call("GET", "/api/v1/webhooks"),
+      await call("GET", `/api/v1/webhooks/${id}`),
+      await call("PATCH", `/api/v1/webhooks/${id}`, { description: "x" }),
+      await call("GET", `/api/v1/webhooks/${id}/deliveries`),
+      await call("DELETE", `/api/v1/webhooks/${id}`),
+    ]) {
+      for (const s of secrets) expect(res.text).not.toContain(s.slice("whsec_".length, 30));
+      expect(res.text).not.toContain('"secret"');
+    }
+  });
+});
