@@ -1,4 +1,4 @@
--- Exactly-once rollups by construction (decision 0021, superseding the race noted in 0007): the
+-- Exactly-once rollups by construction (decision 0023, superseding the race noted in 0007): the
 -- click writer inserts each bus message's clicks with an insert_deduplication_token derived from
 -- the message's click ids, so two live consumers that both write the same message (a rebalance, a
 -- zombie consumer, a reclaimed stream entry) store it once: ClickHouse keeps the tokens of the last

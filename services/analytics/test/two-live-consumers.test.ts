@@ -3,7 +3,7 @@
 // both insert it). Each consumer is in its own group here, so every message is held by both, which
 // is what a rebalance or a consumer outliving its session does to some messages. The sum of what
 // the two consumers inserted shows that their writes did overlap; the store still counts every
-// click once, in the raw table (even without FINAL) and in every rollup (decision 0021).
+// click once, in the raw table (even without FINAL) and in every rollup (decision 0023).
 import { randomUUID } from "node:crypto";
 import { createBus, type EventBus, type Subscription, topicName } from "@kurz/bus";
 import { type KafkaMock, startKafkaMock } from "@kurz/bus/testing";

@@ -7,7 +7,7 @@
 // (a rebalance, a consumer that outlived its session, a reclaimed stream entry) could both find a
 // click missing. Each message is therefore inserted on its own with a deduplication token derived
 // from its click ids: ClickHouse stores the first of the two inserts and drops the other, in the raw
-// table and in every rollup (migration 0004, decision 0021).
+// table and in every rollup (migration 0004, decision 0023).
 import { createHash } from "node:crypto";
 import type { KurzClickHouse } from "@kurz/clickhouse";
 import type { ClickRow } from "./click-rows.ts";
