@@ -151,11 +151,20 @@ export async function run(args: string[]): Promise<string> {
     const getUrl = `/api/v1/links/${seeded!.id}`;
     await sleep(2_000); // the warm-up creates' outbox events are relayed meanwhile
     await load("warm-up", { url: `${reference.url}${getUrl}`, headers }, 2, 4);
-    const gets: Record<"ref" | "get", Figures[]> = { ref: [], get: [] };
+    const gets: Record<"ref" | "get" | "gw", Figures[]> = { ref: [], get: [], gw: [] };
     // CPU per request of each process, over the GET runs and over the reference runs.
-    const cpu: Record<"ref" | "get", Record<string, number | undefined>[]> = { ref: [], get: [] };
-    for (const which of ["ref", "get", "get", "ref"] as const) {
-      const url = which === "ref" ? `${reference.url}${getUrl}` : `${stack.origin}${getUrl}`;
+    const cpu: Record<"ref" | "get" | "gw", Record<string, number | undefined>[]> = {
+      ref: [],
+      get: [],
+      gw: [],
+    };
+    // "gw" is the same GET sent to the gateway's own port: what the public origin's hop (the
+    // redirect's forwarder, decision 0006) costs, measured in the same run.
+    for (const which of ["ref", "get", "gw", "gw", "get", "ref"] as const) {
+      const url =
+        which === "ref"
+          ? `${reference.url}${getUrl}`
+          : `${which === "gw" ? stack.urls.gatewayInternal : stack.origin}${getUrl}`;
       const shared = { postgres: pidsNamed("postgres"), redis: pidsNamed("redis-server") };
       const meter = cpuMeter(
         which === "ref" ? { reference: reference.pid, ...shared } : { ...stack.pids, ...shared },
@@ -165,6 +174,7 @@ export async function run(args: string[]): Promise<string> {
       cpu[which].push(meter.perRequest(figures.requests));
     }
     const getOne = mean("GET /links/:id", gets.get);
+    const getGateway = mean("GET /links/:id at the gateway's own port (no public-origin hop)", gets.gw);
     const ref = mean("reference: bare node:http, Redis GET + rate-limit script + pg by id", gets.ref);
     // Creates on the empty and the full account alternate A B B A; each figure is the mean of its two.
     const creates: Record<"empty" | "full", Figures[]> = { empty: [], full: [] };
@@ -184,7 +194,7 @@ export async function run(args: string[]): Promise<string> {
       `POST /links (create) on an account with ${LINKS.toLocaleString("en")} links`,
       creates.full,
     );
-    const figures: Figures[] = [ref, getOne, createEmpty, createFull];
+    const figures: Figures[] = [ref, getOne, getGateway, createEmpty, createFull];
     if (!coreOnly)
       for (const [name, query] of [
         ["GET /links?per_page=100 (page 1)", "per_page=100"],
@@ -252,10 +262,11 @@ export async function run(args: string[]): Promise<string> {
       `Load average (1 min) at the end of the run: ${load1}; NODE_ENV=production (no response validation).`,
       "",
       `- \`GET /links/:id\` through the public origin / the bare-Node reference: **${pct(getOne.rps, ref.rps)}** (target ≥ 40%), p99 ${fmt(getOne.p99)} ms (target < 20 ms)`,
+      `- the same GET at the gateway's own port (without the public origin's hop) / the reference: ${pct(getGateway.rps, ref.rps)}, p99 ${fmt(getGateway.p99)} ms`,
       `- create at ${LINKS.toLocaleString("en")} links / create on the empty account: **${pct(createFull.rps, createEmpty.rps)}** (target ≥ 90%)`,
       `- one account's create / \`GET /links/:id\` throughput: **${pct(createFull.rps, getOne.rps)}** at ${LINKS.toLocaleString("en")} links, ${pct(createEmpty.rps, getOne.rps)} on the empty account (target ≥ 50%)`,
       "",
-      `CPU per request (user + system, from /proc): GET through the origin: ${cpuLine(cpu.get)}; the reference: ${cpuLine(cpu.ref)}.`,
+      `CPU per request (user + system, from /proc): GET through the origin: ${cpuLine(cpu.get)}; GET at the gateway's port: ${cpuLine(cpu.gw)}; the reference: ${cpuLine(cpu.ref)}.`,
       "",
       "| endpoint | req/s | p50 ms | p99 ms | requests | non-2xx | errors |",
       "|---|---|---|---|---|---|---|",

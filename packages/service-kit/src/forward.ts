@@ -14,6 +14,9 @@ import {
 
 // Hop-by-hop headers (RFC 9110 §7.6.1) describe one connection only and are never forwarded.
 // Transfer-Encoding stays: node:http then frames a chunked body the same way on the next hop.
+/** How long an idle upstream connection is kept for reuse. */
+export const IDLE_UPSTREAM_SOCKET_MS = 30_000;
+
 const HOP_BY_HOP = ["connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade"];
 
 export interface ForwardOptions {
@@ -49,7 +52,13 @@ export function createForwarder(opts: {
   timeoutMs?: number;
   maxSockets?: number;
 }): Forwarder {
-  const agent = new Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? 256 });
+  // Idle sockets are closed by the agent (its `timeout` applies to pooled sockets) well before the
+  // upstream's keep-alive timeout (SERVER_KEEP_ALIVE_MS in lifecycle.ts) could close them under it.
+  const agent = new Agent({
+    keepAlive: true,
+    maxSockets: opts.maxSockets ?? 256,
+    timeout: IDLE_UPSTREAM_SOCKET_MS,
+  });
   const timeoutMs = opts.timeoutMs ?? 30_000;
 
   const forward = (req: IncomingMessage, res: ServerResponse, options: ForwardOptions): void => {

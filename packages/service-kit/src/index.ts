@@ -4,6 +4,7 @@ export * from "./bus.ts";
 export * from "./canonical-path.ts";
 export * from "./client-budget.ts";
 export * from "./config.ts";
+export * from "./direct-routes.ts";
 export * from "./envelope.ts";
 export * from "./errors.ts";
 export * from "./forward.ts";

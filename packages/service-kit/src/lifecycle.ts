@@ -28,7 +28,18 @@ export interface RunningService {
   shutdown(reason: string, exitCode?: number): void;
 }
 
+/**
+ * How long a service keeps an idle keep-alive connection: longer than the forwarders' agents keep
+ * theirs (IDLE_UPSTREAM_SOCKET_MS), so the server never closes a socket an agent is about to reuse,
+ * which would answer the client 503 (an ECONNRESET seen under load with Node's 5 s default).
+ */
+export const SERVER_KEEP_ALIVE_MS = 65_000;
+
 export function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
+  if (server.keepAliveTimeout < SERVER_KEEP_ALIVE_MS) {
+    server.keepAliveTimeout = SERVER_KEEP_ALIVE_MS;
+    server.headersTimeout = Math.max(server.headersTimeout, SERVER_KEEP_ALIVE_MS + 1_000);
+  }
   return new Promise((resolve, reject) => {
     const onError = (err: Error) => {
       server.off("listening", onListening);

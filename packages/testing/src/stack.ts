@@ -28,7 +28,15 @@ export interface Stack {
    * Direct URLs of each service, for tests that must bypass the gateway; `redirectOps` is the
    * redirect's operational listener (/health, /ready, /metrics), which the public origin never serves.
    */
-  urls: { gateway: string; management: string; redirect: string; analytics: string; redirectOps: string };
+  urls: {
+    gateway: string;
+    /** The gateway's own listener, behind the public origin (to measure what that hop costs). */
+    gatewayInternal: string;
+    management: string;
+    redirect: string;
+    analytics: string;
+    redirectOps: string;
+  };
   databaseUrl: string;
   env: Record<string, string>;
   /** Each service's process id (all the test's own process when in-process), e.g. for RSS readings. */
@@ -101,6 +109,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const readyPort = (name: string, port: number) => (name === "redirect" ? ops : port);
   const urls = {
     gateway: origin,
+    gatewayInternal: `http://127.0.0.1:${gw}`,
     management: env.MANAGEMENT_URL!,
     redirect: env.REDIRECT_URL!,
     analytics: env.ANALYTICS_URL!,
@@ -144,6 +153,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   // As `./kurz up` and the images run them: from their bundles (decision 0016).
   // KURZ_STACK_FROM_SOURCE=1 runs them from source through tsx instead (to compare start-up and memory).
   const fromSource = process.env.KURZ_STACK_FROM_SOURCE === "1";
+  // KURZ_STACK_NODE_FLAGS adds node flags to every service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p` to
+  // profile them under a benchmark; node refuses --cpu-prof in NODE_OPTIONS).
+  const extraFlags = (process.env.KURZ_STACK_NODE_FLAGS ?? "").split(" ").filter(Boolean);
   if (!fromSource)
     await ensureBundles().catch(async (err: unknown) => {
       await cleanup();
@@ -156,7 +168,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       cmd: process.execPath,
       args: fromSource
         ? ["--import", "tsx", `services/${name}/src/main.ts`]
-        : [...BUNDLE_NODE_FLAGS, bundlePath(name)],
+        : [...BUNDLE_NODE_FLAGS, ...extraFlags, bundlePath(name)],
       cwd: root,
       env: { ...env, ...own[name], ...opts.extraEnv, PORT: String(port) },
       readyUrl: `http://127.0.0.1:${readyPort(name, port)}/ready`,

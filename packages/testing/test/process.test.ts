@@ -99,8 +99,9 @@ describe("startProcess", () => {
       cmd: process.execPath,
       args: ["-e", "console.log('up but never ready'); setInterval(() => {}, 1000)"],
       readyLine: "ready!",
-      readyTimeoutMs: 300,
+      // Long enough for a node start on a loaded machine to print its line (300 ms was not, at load 30).
+      readyTimeoutMs: 3000,
     });
-    await expect(started).rejects.toThrow(/not ready within 300 ms[\s\S]*up but never ready/);
+    await expect(started).rejects.toThrow(/not ready within 3000 ms[\s\S]*up but never ready/);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { periodOf, splitPeriod } from "../src/queries/period.ts";
+import { linkUnit, periodOf, splitPeriod } from "../src/queries/period.ts";
 
 describe("periodOf", () => {
   it("applies only when both ends are given, and a bare end date includes that day", () => {
@@ -63,5 +63,19 @@ describe("splitPeriod", () => {
       hours: [span("2026-11-01T00:00:00.000Z", "2026-11-03T00:00:00.000Z")],
       raw: [],
     });
+  });
+});
+
+describe("linkUnit", () => {
+  const p = (from: string, to: string) => ({ from: new Date(from), to: new Date(to) });
+
+  it("reads a short period with times of day from hourly rows, anything else by whole days", () => {
+    expect(linkUnit(null)).toBe("day");
+    expect(linkUnit(p("2026-11-01T00:00:00.000Z", "2026-11-07T23:59:59.999Z"))).toBe("day");
+    expect(linkUnit(p("2026-11-01T10:30:00.000Z", "2026-11-08T10:30:00.000Z"))).toBe("hour");
+    expect(linkUnit(p("2026-11-01T10:30:00.000Z", "2026-11-09T10:29:59.999Z"))).toBe("hour");
+    expect(linkUnit(p("2026-11-01T10:30:00.000Z", "2026-11-09T10:30:00.000Z"))).toBe("day");
+    expect(linkUnit(p("2026-11-01T10:30:00.000Z", "2026-11-30T10:30:00.000Z"))).toBe("day");
+    expect(linkUnit(p("2026-11-01T10:30:00.000Z", "2026-11-08T10:30:00.000Z"), 0)).toBe("day");
   });
 });

@@ -1,6 +1,9 @@
+import type { RequestListener } from "node:http";
+import { ROUTES } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import {
   createApp,
+  directRoutes,
   healthRoutes,
   installErrorHandlers,
   type Logger,
@@ -73,6 +76,21 @@ export function managementRoutes(deps: ManagementAppDeps): MountedRoute[] {
     ...webhooksRoutes({ prisma: deps.prisma, ...deps.webhooks }),
     ...legacyRoutes(deps),
   ];
+}
+
+/** Records answered on plain node:http before Express (decision 0023): the hottest keyed reads. */
+const DIRECT: ReadonlySet<unknown> = new Set([ROUTES.getLink]);
+
+/** The service's request listener: the direct routes, then the Express app for everything else. */
+export function createManagementListener(deps: ManagementAppDeps): RequestListener {
+  return directRoutes(
+    {
+      routes: managementRoutes(deps).filter((r) => DIRECT.has(r.def)),
+      internalToken: deps.internalToken,
+      logger: deps.logger,
+    },
+    createManagementApp(deps),
+  );
 }
 
 export function createManagementApp(deps: ManagementAppDeps): Express {

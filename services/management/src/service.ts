@@ -5,7 +5,7 @@ import { createPrisma } from "@kurz/db";
 import { createServiceBus, type Logger, listen, type StartedService } from "@kurz/service-kit";
 import { Redis } from "ioredis";
 import { keyLimitsFrom } from "./api-keys.ts";
-import { createManagementApp } from "./app.ts";
+import { createManagementListener } from "./app.ts";
 import type { ManagementConfig } from "./config.ts";
 import { subscribeClickTotals } from "./consumers/click-totals.ts";
 import { createTxtLookup } from "./domain-verification.ts";
@@ -37,7 +37,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
   const retiredCodeGraceMs = config.RETIRED_CODE_DAYS * DAY_MS;
   const webhooks = startWebhooks(config, { prisma, bus, logger });
   const legacyRecords = new LegacyRecords(redis, logger);
-  const app = createManagementApp({
+  const app = createManagementListener({
     prisma,
     records: new RedirectRecords(redis, logger),
     titles,

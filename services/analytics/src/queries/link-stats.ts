@@ -3,7 +3,7 @@
 // excluded from every count.
 import type { KurzClickHouse } from "@kurz/clickhouse";
 import { type AnalyticsInterval, type LinkAnalytics, TOP_LIST_SIZE } from "@kurz/contracts";
-import { type Period, periodSql, rawClicks } from "./period.ts";
+import { linkUnit, type Period, periodSql, rawClicks } from "./period.ts";
 
 export interface LinkRef {
   link_id: string;
@@ -47,10 +47,14 @@ export async function linkStats(
   link: LinkRef,
   period: Period | null,
   interval: Interval = "day",
+  /** Tests set it to 0 to check the day-based split on short periods too. */
+  hourlyOnlyMaxMs?: number,
 ): Promise<LinkAnalytics> {
-  // Breakdowns and visitors use whole days where they can; the series splits by its own interval.
-  const p = periodSql(period, "day");
-  const s = interval === "day" ? p : periodSql(period, "hour");
+  // Breakdowns and visitors use whole days where they can (linkUnit: not in a short period with times
+  // of day); the series splits by its own interval.
+  const unit = linkUnit(period, hourlyOnlyMaxMs);
+  const p = periodSql(period, unit);
+  const s = interval === "day" || unit === "hour" ? p : periodSql(period, "hour");
   const params = { ...p.params, ...s.params, id: link.link_id, account: link.account_id };
   const ofLink = "account_id = {account:UUID} AND link_id = {id:UUID}";
 

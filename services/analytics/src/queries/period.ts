@@ -68,6 +68,23 @@ export function splitPeriod(p: Period, unit: "day" | "hour" = "day"): PeriodSpli
   return { days: byDay.whole, hours, raw };
 }
 
+/** Up to this long, a period with times of day is read from hourly rows alone (see linkUnit). */
+export const HOURLY_ONLY_MAX_MS = 8 * DAY_MS;
+
+/**
+ * How a link query splits `period`: by whole days where they exist, except for a period of at most
+ * about a week that has times of day. There the whole days would add a third source (daily rollups)
+ * to the hourly rows and raw minutes every query reads anyway, and on embedded ClickHouse each
+ * source costs a fixed ~5-10 ms whatever its size, more than reading a week of hourly rows
+ * (docs/benchmarks.md, analytics); so such a period reads its whole days from the hourly rollups.
+ */
+export function linkUnit(period: Period | null, hourlyOnlyMaxMs = HOURLY_ONLY_MAX_MS): "day" | "hour" {
+  if (!period) return "day";
+  const span = { from: period.from.getTime(), to: period.to.getTime() + 1 };
+  if (span.to - span.from > hourlyOnlyMaxMs) return "day";
+  return cut(span, DAY_MS).rest.length > 0 ? "hour" : "day";
+}
+
 const date = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const dateTime = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace("T", " ");
 
