@@ -85,4 +85,15 @@ ensure_test_tools() {
   [ -x /usr/bin/chromium ] || missing+=(chromium)
   [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
   bash "$ROOT/infra/kafka-mock/build.sh" >/dev/null
+  ensure_nginx
+}
+
+# nginx is the edge of `./kurz up --scale` (infra/local/edge-config.ts) and of its tests. Installed
+# without starting Debian's own nginx service (it would take port 80): the stack runs its own.
+ensure_nginx() {
+  [ -x /usr/sbin/nginx ] && return
+  local policy=/usr/sbin/policy-rc.d added=""
+  if is_root && [ ! -e "$policy" ]; then printf '#!/bin/sh\nexit 101\n' >"$policy"; chmod +x "$policy"; added=1; fi
+  apt_install nginx-light || apt_install nginx
+  [ -z "$added" ] || rm -f "$policy"
 }

@@ -4,22 +4,47 @@
 // that dies is restarted with backoff while the others keep serving (supervisor.ts).
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { BUNDLE_NODE_FLAGS, bundlePath } from "../build/bundle.ts";
+import { localEdgeConfig } from "./edge-config.ts";
 import { Supervised } from "./supervisor.ts";
 
+const SERVICES = ["management", "analytics", "gateway", "redirect"] as const;
+const NGINX = "/usr/sbin/nginx";
+
 const root = resolve(import.meta.dirname, "../..");
-const dataDir = resolve(root, ".data");
 const env = process.env;
+const { scale, basePort } = parseArgs(process.argv.slice(2));
+const scaled = Object.values(scale).some((n) => n > 1);
+const dataDir = resolve(root, env.KURZ_DATA_DIR ?? ".data");
+const runDir = resolve(dataDir, "run");
 const redisPort = Number(env.KURZ_REDIS_PORT ?? 6380);
 const ownRedis = !env.REDIS_URL;
+// Ports from one base (default 8080), so that a test can run a whole stack on free ports:
+//   base      public origin          base+1  management     base+3  analytics     base+4  gateway
+//   base+1002 redirect's operational listener (9082 by default)
+// With --scale, the edge (nginx) owns base, base+1 and base+3, and the instances are numbered from
+//   base+20 (management), base+30 (gateway), base+40 (redirect; its operational listeners base+60),
+//   base+50 (analytics), with the edge's own health answer on base+10.
+const port = {
+  management: basePort + 1,
+  analytics: basePort + 3,
+  gateway: basePort + 4,
+  ops: Number(env.OPS_PORT || basePort + 1002),
+  edgeHealth: basePort + 10,
+  instance: (service: ServiceName, i: number) =>
+    basePort + { management: 20, gateway: 30, redirect: 40, analytics: 50 }[service] + i,
+  instanceOps: (i: number) => basePort + 60 + i,
+};
 const shared: Record<string, string> = {
   REDIS_URL: env.REDIS_URL ?? `redis://127.0.0.1:${redisPort}`,
   DATABASE_URL: env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/kurz",
-  PUBLIC_BASE_URL: env.PUBLIC_BASE_URL ?? "http://127.0.0.1:8080",
+  PUBLIC_BASE_URL: env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${basePort}`,
   CLICKHOUSE_PATH: env.CLICKHOUSE_PATH ?? resolve(dataDir, "clickhouse"),
   SPOOL_DIR: env.SPOOL_DIR ?? resolve(dataDir, "spool"),
+  MANAGEMENT_URL: `http://127.0.0.1:${port.management}`,
+  ANALYTICS_URL: `http://127.0.0.1:${port.analytics}`,
   // Every internal credential derives from this secret. Unless one is given, each run makes its own,
   // so the public development default is never in use (docs/security.md).
   INTERNAL_TOKEN: env.INTERNAL_TOKEN || randomBytes(32).toString("hex"),
@@ -27,20 +52,97 @@ const shared: Record<string, string> = {
 // Only the public origin listens where HOST says (loopback unless set); the internal services are
 // reachable from this machine only, whatever HOST is.
 const INTERNAL_HOST = "127.0.0.1";
-// The redirect service owns the public port: short links pay no Node hop, and it pipes /api, /docs and
-// /c/ to the gateway on an internal port (docs/decisions/0006).
 const publicPort = Number(new URL(shared.PUBLIC_BASE_URL!).port || 80);
-const GATEWAY_PORT = 8084;
-const services: { name: string; port: number; env: Record<string, string> }[] = [
-  { name: "management", port: 8081, env: { HOST: INTERNAL_HOST } },
-  { name: "analytics", port: 8083, env: { HOST: INTERNAL_HOST } },
-  { name: "gateway", port: GATEWAY_PORT, env: { HOST: INTERNAL_HOST, REDIRECT_URL: "", TRUST_PROXY: "1" } },
-  {
-    name: "redirect",
-    port: publicPort,
-    env: { API_UPSTREAM_URL: `http://127.0.0.1:${GATEWAY_PORT}`, TRUST_PROXY: "false" },
-  },
-];
+
+interface Instance {
+  /** Console name: the service, with its instance number when scaled. */
+  name: string;
+  service: ServiceName;
+  port: number;
+  /** Where /ready answers. */
+  readyPort: number;
+  env: Record<string, string>;
+}
+
+function instances(): Instance[] {
+  if (!scaled) {
+    // Single-machine mode: the redirect service owns the public port, so short links pay no Node hop,
+    // and it pipes /api, /docs and /c/ to the gateway on an internal port (docs/decisions/0006).
+    return [
+      {
+        name: "management",
+        service: "management",
+        port: port.management,
+        readyPort: port.management,
+        env: { HOST: INTERNAL_HOST },
+      },
+      {
+        name: "analytics",
+        service: "analytics",
+        port: port.analytics,
+        readyPort: port.analytics,
+        env: { HOST: INTERNAL_HOST },
+      },
+      {
+        name: "gateway",
+        service: "gateway",
+        port: port.gateway,
+        readyPort: port.gateway,
+        env: { HOST: INTERNAL_HOST, REDIRECT_URL: "", TRUST_PROXY: "1" },
+      },
+      {
+        name: "redirect",
+        service: "redirect",
+        port: publicPort,
+        // The redirect answers readiness on its operational listener only (OPS_PORT).
+        readyPort: port.ops,
+        env: {
+          API_UPSTREAM_URL: `http://127.0.0.1:${port.gateway}`,
+          TRUST_PROXY: "false",
+          OPS_PORT: String(port.ops),
+        },
+      },
+    ];
+  }
+  // Scaled: nginx is the edge, routing as the compose edge does (infra/edge/nginx.conf); every
+  // instance is its own supervised process on its own loopback port. Analytics on the embedded store
+  // stays one process (chDB opens a data directory from one process only); with CLICKHOUSE_URL it
+  // scales like the others.
+  const out: Instance[] = [];
+  for (const service of SERVICES) {
+    const n = scale[service] ?? 1;
+    for (let i = 0; i < n; i++) {
+      // One management or analytics: on its usual port, without the edge between it and its callers.
+      const p =
+        n === 1 && (service === "management" || service === "analytics")
+          ? port[service]
+          : port.instance(service, i);
+      const name = n > 1 ? `${service}-${i + 1}` : service;
+      const base = { name, service, port: p, readyPort: p };
+      if (service === "redirect") {
+        out.push({
+          ...base,
+          readyPort: port.instanceOps(i),
+          env: {
+            HOST: INTERNAL_HOST,
+            // The edge overwrites X-Forwarded-For with its peer; API paths never reach this instance.
+            TRUST_PROXY: "true",
+            API_UPSTREAM_URL: "",
+            OPS_PORT: String(port.instanceOps(i)),
+            // Each instance journals and spools in its own directory (the spool is locked by one process).
+            SPOOL_DIR: resolve(shared.SPOOL_DIR!, `redirect-${i + 1}`),
+          },
+        });
+      } else if (service === "gateway") {
+        out.push({ ...base, env: { HOST: INTERNAL_HOST, REDIRECT_URL: "", TRUST_PROXY: "1" } });
+      } else {
+        out.push({ ...base, env: { HOST: INTERNAL_HOST } });
+      }
+    }
+  }
+  return out;
+}
+
 const colors = [36, 35, 33, 32, 34];
 const children: Supervised[] = [];
 let stopping = false;
@@ -68,6 +170,8 @@ function start(name: string, cmd: string, args: string[], extraEnv: Record<strin
         stdio: ["ignore", "pipe", "pipe"],
       });
       prefixOutput(name, proc, color);
+      // <data>/run/<name>.pid: which process is which instance, for an operator (or a fault test).
+      if (proc.pid) writeFileSync(resolve(runDir, `${name}.pid`), `${proc.pid}\n`);
       return proc;
     },
     say: (line) => console.error(`\x1b[1m${line}\x1b[0m`),
@@ -101,7 +205,7 @@ async function stopAll(code: number): Promise<never> {
 async function main(): Promise<void> {
   process.on("SIGINT", () => void stopAll(0));
   process.on("SIGTERM", () => void stopAll(0));
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(runDir, { recursive: true });
 
   if (ownRedis) {
     const ping = spawnSync("redis-cli", ["-p", String(redisPort), "ping"], { encoding: "utf8" });
@@ -127,13 +231,11 @@ async function main(): Promise<void> {
   // a source change is live after a restart. Built by a child process: the supervisor then never holds
   // the bundles in memory (measured: 164 MB RSS when it built them itself, see docs/benchmarks.md).
   const started = Date.now();
-  await runChild("building the service bundles", [
-    "--import",
-    "tsx",
-    "infra/build/bundle.ts",
-    ...services.map((s) => s.name),
-  ]);
-  console.log(`built the service bundles in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  // KURZ_SKIP_BUILD=1: the bundles are fresh already (a test run builds them once for every stack).
+  if (env.KURZ_SKIP_BUILD !== "1")
+    await runChild("building the service bundles", ["--import", "tsx", "infra/build/bundle.ts", ...SERVICES]);
+  if (env.KURZ_SKIP_BUILD !== "1")
+    console.log(`built the service bundles in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   // The dashboard's static files (services/web/dist), which the gateway serves; rebuilt only when its
   // sources are newer (infra/build/web.ts).
   await runChild("building the dashboard", ["--import", "tsx", "infra/build/web.ts"]);
@@ -144,28 +246,54 @@ async function main(): Promise<void> {
   await runChild("database migrations", [bundlePath("management", "migrate")], {
     DATABASE_URL: shared.DATABASE_URL!,
   });
-  for (const [i, s] of services.entries()) {
+  const all = instances();
+  for (const s of all) {
     start(
       s.name,
       process.execPath,
-      [...BUNDLE_NODE_FLAGS, bundlePath(s.name)],
+      [...BUNDLE_NODE_FLAGS, bundlePath(s.service)],
       { PORT: String(s.port), ...s.env },
-      colors[i]!,
+      colors[SERVICES.indexOf(s.service)]!,
     );
   }
-  // The redirect answers readiness on its operational listener only (OPS_PORT, default 9082).
-  const readyPort = (s: { name: string; port: number }) =>
-    s.name === "redirect" ? Number(env.OPS_PORT || 9082) : s.port;
-  await Promise.all(services.map((s) => waitReady(s.name, `http://127.0.0.1:${readyPort(s)}/ready`)));
+  if (scaled) startEdge(all);
+  await Promise.all(all.map((s) => waitReady(s.name, `http://127.0.0.1:${s.readyPort}/ready`)));
+  if (scaled) await waitReady("edge", `http://127.0.0.1:${port.edgeHealth}/health`);
 
   console.log(`
 Kurz is up.
-  public origin (API + short links)  ${shared.PUBLIC_BASE_URL}
+  public origin (API + short links)  ${shared.PUBLIC_BASE_URL}${scaled ? `   (nginx in front of ${all.map((s) => s.name).join(", ")})` : ""}
   API                                ${shared.PUBLIC_BASE_URL}/api/v1   docs: ${shared.PUBLIC_BASE_URL}/docs
   data                               ${dataDir}
 Create an account and its first API key:
   ./kurz accounts:create --email you@example.com
 Press Ctrl-C to stop.`);
+}
+
+/** nginx as the edge of a scaled stack, its configuration generated from the compose edge's. */
+function startEdge(all: Instance[]): void {
+  const prefix = resolve(dataDir, "edge");
+  mkdirSync(prefix, { recursive: true });
+  // nginx's workers run as an unprivileged user when it is started as root: they must reach the prefix.
+  chmodSync(prefix, 0o755);
+  const ports = (service: ServiceName) => all.filter((s) => s.service === service).map((s) => s.port);
+  const internal = (["management", "analytics"] as const)
+    .filter((s) => ports(s).length > 0 && ports(s)[0] !== port[s])
+    .map((s) => ({ name: s, port: port[s], instances: ports(s) }));
+  const conf = resolve(prefix, "nginx.conf");
+  writeFileSync(
+    conf,
+    localEdgeConfig({
+      publicHost: env.HOST || "127.0.0.1",
+      publicPort,
+      healthPort: port.edgeHealth,
+      gateway: ports("gateway"),
+      redirect: ports("redirect"),
+      internal,
+      prefix,
+    }),
+  );
+  start("edge", NGINX, ["-p", prefix, "-c", conf, "-e", "stderr", "-g", "daemon off;"], {}, 37);
 }
 
 /** Runs node with `args` to completion; its errors go to this terminal. */
@@ -190,6 +318,52 @@ async function waitForRedis(): Promise<void> {
     await new Promise((res) => setTimeout(res, 200));
   }
   throw new Error(`Redis did not start on port ${redisPort}`);
+}
+
+type ServiceName = (typeof SERVICES)[number];
+
+/** `--scale redirect=2,gateway=2` and `--base-port 18080` (or KURZ_BASE_PORT). */
+function parseArgs(args: string[]): { scale: Partial<Record<ServiceName, number>>; basePort: number } {
+  const scale: Partial<Record<ServiceName, number>> = {};
+  let basePort = Number(env.KURZ_BASE_PORT || 8080);
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const flag = arg.startsWith("--") ? arg.split("=")[0] : arg;
+    // --flag value or --flag=value
+    const value = () => (arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : args[++i]);
+    if (flag === "--scale") {
+      const spec = value();
+      for (const part of (spec ?? "").split(",").filter(Boolean)) {
+        const [name, count] = part.split("=");
+        const n = Number(count);
+        if (!SERVICES.includes(name as ServiceName) || !Number.isInteger(n) || n < 1 || n > 9) {
+          usage(`--scale: "${part}" is not service=count (services: ${SERVICES.join(", ")}; count 1-9)`);
+        }
+        scale[name as ServiceName] = n;
+      }
+    } else if (flag === "--base-port") {
+      basePort = Number(value());
+    } else {
+      usage(`unknown argument "${arg}"`);
+    }
+  }
+  if (!Number.isInteger(basePort) || basePort < 1024 || basePort > 65_535 - 1100) {
+    usage("--base-port: a port from 1024 to 64435 (the stack uses ports up to base+1002)");
+  }
+  if ((scale.analytics ?? 1) > 1 && !env.CLICKHOUSE_URL) {
+    usage(
+      "--scale analytics=N needs CLICKHOUSE_URL: the embedded store opens its data directory from one process only",
+    );
+  }
+  return { scale, basePort };
+}
+
+function usage(problem: string): never {
+  console.error(`kurz up: ${problem}
+usage: ./kurz up [--scale service=N,...] [--base-port PORT]
+  --scale redirect=3,gateway=2,management=2   several instances of a service behind nginx (the edge)
+  --base-port 18080                           the public origin's port; the others follow from it`);
+  process.exit(2);
 }
 
 main().catch((err) => {

@@ -36,7 +36,13 @@ describe("migrate with the package's migrations", () => {
   it("creates clicks, links and the rollups, records each file, and applies nothing the second time", async () => {
     const ch = await freshDatabase("real");
     expect(await migrate(ch)).toEqual({
-      applied: ["0001_clicks.sql", "0002_analytics_rollups.sql", "0003_hourly_rollups.sql"],
+      applied: [
+        "0001_clicks.sql",
+        "0002_analytics_rollups.sql",
+        "0003_hourly_rollups.sql",
+        "0004_campaign_members.sql",
+        "0005_insert_deduplication.sql",
+      ],
     });
     expect(await migrate(ch)).toEqual({ applied: [] });
 
@@ -97,6 +103,7 @@ describe("migrate with the package's migrations", () => {
       { version: 1, name: "clicks", len: 64 },
       { version: 2, name: "analytics_rollups", len: 64 },
       { version: 3, name: "hourly_rollups", len: 64 },
+      { version: 4, name: "insert_deduplication", len: 64 },
     ]);
   });
 });

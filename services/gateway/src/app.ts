@@ -327,6 +327,9 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
       }
       // An unread body would stall the client's keep-alive connection for its next request.
       if (!req.complete) req.resume();
+      // Every 503 says when to try again (a key not checkable, the rate limiter's Redis down), as the
+      // forwarder's own does; found by the fault suite (tests/chaos/faults.test.ts, Redis stopped).
+      if (apiError.status === 503 && !res.hasHeader("Retry-After")) res.setHeader("Retry-After", "1");
       sendError(res, apiError, envelopeForPath(pathOf(req.url ?? "/")));
     });
   };

@@ -90,6 +90,7 @@ describe("upstream down", () => {
   it("answers 503 when a key cannot be checked, rather than calling it invalid", async () => {
     const res = await get("/api/v1/account", `Bearer kurz_live_${"B".repeat(32)}`);
     expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("1");
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("SERVICE_UNAVAILABLE");
     // A key that cannot be valid needs no lookup and is refused as before.
     expect((await get("/api/v1/account", "Bearer nope")).status).toBe(401);

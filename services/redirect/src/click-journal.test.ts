@@ -90,6 +90,25 @@ describe("ClickJournal", () => {
     expect((await ClickJournal.open({ dir })).replay).toEqual([]);
   });
 
+  it("syncs a segment before closing it when sync and rotation fall due in one turn", async () => {
+    const dir = tempDir();
+    let clock = 0;
+    const errors: unknown[] = [];
+    const { journal } = await ClickJournal.open({ dir, now: () => clock, onError: (e) => errors.push(e) });
+    for (let turn = 0; turn < 50; turn++) {
+      journal.append(click(turn));
+      clock += 1_000; // each turn: the sync interval and the rotation both due
+      journal.writeTurn();
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    expect(errors).toEqual([]);
+    journal.confirm([0, 1, 2].map((n) => click(n)));
+    await journal.close();
+    const reopened = await ClickJournal.open({ dir });
+    expect(reopened.replay).toHaveLength(50);
+    await reopened.journal.close();
+  });
+
   it("skips a torn last line and keeps the whole ones", async () => {
     const dir = tempDir();
     const { journal } = await ClickJournal.open({ dir });

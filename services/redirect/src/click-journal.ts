@@ -8,7 +8,7 @@
 // What a write survives: the process dying in any way (the bytes are in the kernel's page cache). What
 // it does not: the machine losing power or crashing within `syncIntervalMs` of the write, since the
 // segment is fdatasync'ed on that interval rather than on every turn (docs/reliability.md).
-import { closeSync, fdatasync, openSync, writeSync } from "node:fs";
+import { close, closeSync, fdatasync, openSync, writeSync } from "node:fs";
 import { mkdir, readdir, readFile, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { type ClickEvent, ClickEvent as ClickEventSchema } from "@kurz/contracts";
@@ -119,11 +119,14 @@ export class ClickJournal {
         segment.outstanding++;
       }
       const now = this.now();
-      if (now - this.lastSync >= (this.opts.syncIntervalMs ?? 1_000)) {
+      if (now - this.openedAt >= ROTATE_MS) {
+        // Rotation syncs the segment it closes.
+        this.rotate();
+        this.lastSync = now;
+      } else if (now - this.lastSync >= (this.opts.syncIntervalMs ?? 1_000)) {
         fdatasync(this.fd, (err) => err && this.opts.onError?.(err));
         this.lastSync = now;
       }
-      if (now - this.openedAt >= ROTATE_MS) this.rotate();
     } catch (err) {
       // The clicks still go to the bus; only their protection against a crash is lost.
       this.lost += events.length;
@@ -134,8 +137,14 @@ export class ClickJournal {
   private rotate(): void {
     const old = this.current;
     old.closed = true;
-    closeSync(this.fd);
+    const fd = this.fd;
     this.begin(old.id + 1);
+    // Synced, then closed, off the hot path. Closing at once used to race a sync still queued on the
+    // thread pool (EBADF under load, and the segment's last writes unsynced; issue 14's fault runs).
+    fdatasync(fd, (err) => {
+      if (err) this.opts.onError?.(err);
+      close(fd, (closeErr) => closeErr && this.opts.onError?.(closeErr));
+    });
     if (old.outstanding === 0) void this.remove(old);
   }
 

@@ -3,6 +3,12 @@
 // So before inserting, the writer drops clicks that are already stored (a redelivery after a crash
 // or a rebalance, or a publisher retry), copies within the batch, and clicks of links known to be
 // deleted (in flight when the link went; their code may already belong to a new link).
+// That check and the insert are two steps, so two live consumers writing the same message at once
+// (a rebalance, a consumer that outlived its session, a reclaimed stream entry) could both find a
+// click missing. Each message is therefore inserted on its own with a deduplication token derived
+// from its click ids: ClickHouse stores the first of the two inserts and drops the other, in the raw
+// table and in every rollup (migration 0005, decision 0028).
+import { createHash } from "node:crypto";
 import type { KurzClickHouse } from "@kurz/clickhouse";
 import type { ClickRow } from "./click-rows.ts";
 
@@ -16,20 +22,72 @@ export interface WriteResult {
   deletedLinks: number;
 }
 
-export async function writeClicks(ch: KurzClickHouse, batch: ClickRow[]): Promise<WriteResult> {
-  const unique = new Map<string, ClickRow>();
-  for (const row of batch) if (!unique.has(row.click_id)) unique.set(row.click_id, row);
-  let rows = [...unique.values()];
+/** The clicks of one bus message: the unit that is inserted, and deduplicated, as a whole. */
+export type ClickMessage = ClickRow[];
 
-  const deleted = await deletedLinkIds(ch, [...new Set(rows.map((r) => r.link_id))]);
-  const beforeDeleted = rows.length;
-  if (deleted.size > 0) rows = rows.filter((r) => !deleted.has(r.link_id));
-  const deletedLinks = beforeDeleted - rows.length;
+/**
+ * `batch`: the clicks of one message, or a list of messages (each inserted with its own token). Only
+ * clicks are deduplicated across messages; the tokens stop a message being inserted twice.
+ */
+export async function writeClicks(
+  ch: KurzClickHouse,
+  batch: ClickRow[] | ClickMessage[],
+): Promise<WriteResult> {
+  const messages = (batch.length > 0 && Array.isArray(batch[0]) ? batch : [batch]) as ClickMessage[];
+  const total = messages.reduce((n, m) => n + m.length, 0);
+  // A click is written with the first message that holds it.
+  const seen = new Set<string>();
+  const perMessage = messages.map((message) => {
+    const token = messageToken(message);
+    const rows: ClickRow[] = [];
+    for (const row of message) {
+      if (seen.has(row.click_id)) continue;
+      seen.add(row.click_id);
+      rows.push(row);
+    }
+    return { token, rows };
+  });
+  const all = perMessage.flatMap((m) => m.rows);
 
-  const stored = await storedClickIds(ch, rows);
-  const fresh = stored.size > 0 ? rows.filter((r) => !stored.has(r.click_id)) : rows;
-  if (fresh.length > 0) await insertRows(ch, fresh);
-  return { inserted: fresh, duplicates: batch.length - deletedLinks - fresh.length, deletedLinks };
+  const deleted = await deletedLinkIds(ch, [...new Set(all.map((r) => r.link_id))]);
+  const stored = await storedClickIds(
+    ch,
+    all.filter((r) => !deleted.has(r.link_id)),
+  );
+  let deletedLinks = 0;
+  const inserted: ClickRow[] = [];
+  for (const { token, rows } of perMessage) {
+    const fresh = rows.filter((r) => {
+      if (deleted.has(r.link_id)) {
+        deletedLinks++;
+        return false;
+      }
+      return !stored.has(r.click_id);
+    });
+    // One insert per month: `clicks` is partitioned by month, and an insert is deduplicated per
+    // partition block, so each block gets its own token (the same for every consumer of the message).
+    for (const [month, rowsOfMonth] of byMonth(fresh)) await insertRows(ch, rowsOfMonth, `${token}:${month}`);
+    inserted.push(...fresh);
+  }
+  return { inserted, duplicates: total - deletedLinks - inserted.length, deletedLinks };
+}
+
+/** Same clicks, same token, whichever consumer computes it. */
+function messageToken(message: ClickMessage): string {
+  const hash = createHash("sha256");
+  for (const row of message) hash.update(row.click_id);
+  return `clicks:${hash.digest("base64url")}`;
+}
+
+function byMonth(rows: ClickRow[]): Map<string, ClickRow[]> {
+  const out = new Map<string, ClickRow[]>();
+  for (const row of rows) {
+    const month = row.ts.slice(0, 7);
+    const list = out.get(month);
+    if (list) list.push(row);
+    else out.set(month, [row]);
+  }
+  return out;
 }
 
 const COLUMNS = [
@@ -53,10 +111,14 @@ const COLUMNS = [
  * Rows as arrays (JSONCompactEachRow) rather than objects: parsing drops by about a third without
  * the repeated keys, and parsing is most of an insert's cost.
  */
-async function insertRows(ch: KurzClickHouse, rows: ClickRow[]): Promise<void> {
+async function insertRows(ch: KurzClickHouse, rows: ClickRow[], token: string): Promise<void> {
+  if (!/^[A-Za-z0-9_:.-]+$/.test(token)) throw new Error(`unexpected deduplication token ${token}`);
   await ch.raw.insert({
-    table: "clicks",
-    columns: [...COLUMNS],
+    // Settings go in the statement, not in clickhouse_settings: chDB would keep those for the whole
+    // session (packages/clickhouse, PINNED_SETTINGS).
+    table:
+      `clicks (${COLUMNS.join(", ")}) SETTINGS insert_deduplicate = 1, ` +
+      `insert_deduplication_token = '${token}', deduplicate_blocks_in_dependent_materialized_views = 1`,
     values: rows.map((r) => COLUMNS.map((c) => r[c])),
     format: "JSONCompactEachRow",
   });

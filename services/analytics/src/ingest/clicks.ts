@@ -19,6 +19,10 @@ export interface ClickIngestDeps extends Enrichers {
   onInserted?: (rows: ClickRow[]) => void;
   /** Bus messages per handler call; each holds up to 200 clicks. */
   maxBatchSize?: number;
+  /** Called with the number of messages of each handled batch, once it is written. */
+  onHandled?: (messages: number) => void;
+  /** Default CLICKS_GROUP; a second group reads every click again (tests of two live consumers). */
+  group?: string;
 }
 
 export async function subscribeClicks(deps: ClickIngestDeps): Promise<Subscription> {
@@ -26,11 +30,11 @@ export async function subscribeClicks(deps: ClickIngestDeps): Promise<Subscripti
   const stopping = new AbortController();
   const subscription = await deps.bus.subscribe<unknown>({
     topic: TOPICS.clicks,
-    group: CLICKS_GROUP,
+    group: deps.group ?? CLICKS_GROUP,
     maxBatchSize: deps.maxBatchSize ?? 100,
     maxWaitMs: 100,
     handler: async (messages) => {
-      const rows: ClickRow[] = [];
+      const rows: ClickRow[][] = [];
       const rejected: IncomingMessage<unknown>[] = [];
       for (const message of messages) {
         const clicks = decodeClickBatch(message.value);
@@ -38,10 +42,13 @@ export async function subscribeClicks(deps: ClickIngestDeps): Promise<Subscripti
           rejected.push(message);
           continue;
         }
-        for (const click of clicks) rows.push(toClickRow(click, deps));
+        rows.push(clicks.map((click) => toClickRow(click, deps)));
       }
       if (rejected.length > 0) await deadLetter(deps, rejected);
-      if (rows.length === 0) return;
+      if (rows.every((message) => message.length === 0)) {
+        deps.onHandled?.(messages.length);
+        return;
+      }
       const result = await retryWhileTransient(() => writeClicks(deps.ch, rows), {
         signal: stopping.signal,
         logger: deps.logger,
@@ -54,6 +61,7 @@ export async function subscribeClicks(deps: ClickIngestDeps): Promise<Subscripti
         );
       }
       if (result.inserted.length > 0) deps.onInserted?.(result.inserted);
+      deps.onHandled?.(messages.length);
     },
   });
   return {
@@ -79,7 +87,7 @@ async function deadLetter(deps: ClickIngestDeps, messages: IncomingMessage<unkno
         "x-dlq-original-topic": TOPICS.clicks,
         "x-dlq-original-id": m.id,
         "x-dlq-attempts": String(m.deliveryAttempt),
-        "x-dlq-group": CLICKS_GROUP,
+        "x-dlq-group": deps.group ?? CLICKS_GROUP,
         "x-dlq-failed-at": new Date().toISOString(),
       },
     })),

@@ -1,0 +1,143 @@
+// Two live click consumers over the same partitions of the Kafka mock cluster (3 brokers), writing
+// into one store at the same moment: the rollup race of decision 0007 (both find a click missing,
+// both insert it). Each consumer is in its own group here, so every message is held by both, which
+// is what a rebalance or a consumer outliving its session does to some messages. The sum of what
+// the two consumers inserted shows that their writes did overlap; the store still counts every
+// click once, in the raw table (even without FINAL) and in every rollup (decision 0028).
+import { randomUUID } from "node:crypto";
+import { createBus, type EventBus, type Subscription, topicName } from "@kurz/bus";
+import { type KafkaMock, startKafkaMock } from "@kurz/bus/testing";
+import { createClickHouse, type KurzClickHouse, migrate } from "@kurz/clickhouse";
+import { type ClickBatch, clickPartitionKey, TOPICS } from "@kurz/contracts";
+import { createLogger } from "@kurz/service-kit";
+import { uniquePrefix, waitFor } from "@kurz/testing";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { GeoIp } from "../src/enrich/geoip.ts";
+import { VisitorHasher } from "../src/enrich/visitor-hash.ts";
+import { subscribeClicks } from "../src/ingest/clicks.ts";
+
+const prefix = uniquePrefix("an-two");
+const logger = createLogger("two-consumers", "warn");
+let kafka: KafkaMock;
+let ch: KurzClickHouse;
+let publisher: EventBus;
+const buses: EventBus[] = [];
+const subscriptions: Subscription[] = [];
+const insertedBy = [0, 0];
+
+const kafkaBus = (clientId: string) =>
+  createBus({
+    kind: "kafka",
+    clientId,
+    prefix,
+    kafkaBrokers: kafka.brokers,
+    // The mock cluster's group joins wait sessionTimeout - 1 s (docs/decisions/0003): test-only values.
+    kafka: { sessionTimeout: 3000, rebalanceTimeout: 3000, heartbeatInterval: 300 },
+    logger,
+  });
+
+beforeAll(async () => {
+  kafka = await startKafkaMock({ topics: [`${topicName(prefix, TOPICS.clicks)}:6`], brokers: 3 });
+  ch = await createClickHouse({ path: ":memory:", database: "two" });
+  await migrate(ch);
+  publisher = kafkaBus("two-publisher");
+}, 60_000);
+
+afterAll(async () => {
+  for (const s of subscriptions) await s.stop();
+  for (const b of [...buses, publisher]) await b?.close();
+  await ch?.close();
+  await kafka?.stop();
+});
+
+function batch(link: string, account: string, n: number): ClickBatch {
+  return {
+    v: 1,
+    clicks: Array.from({ length: n }, (_, i) => ({
+      v: 1 as const,
+      click_id: uuidv7(),
+      link_id: link,
+      account_id: account,
+      short_code: `c${link.slice(0, 4)}`,
+      ts: new Date(Date.now() - i).toISOString(),
+      ip: null,
+      user_agent: "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
+      referrer: i % 2 === 0 ? null : "https://ref.example/",
+      host: "kurz.test",
+    })),
+  };
+}
+
+it("counts every click once while two consumers write the same messages at the same time", {
+  timeout: 90_000,
+}, async () => {
+  const account = randomUUID();
+  const links = Array.from({ length: 6 }, () => randomUUID());
+  const batches = Array.from({ length: 60 }, (_, b) => batch(links[b % links.length]!, account, 20));
+  // Publisher retries: one batch twice, and one batch's clicks again split into two messages.
+  const again = batches[9]!;
+  const split: ClickBatch[] = [
+    { v: 1, clicks: again.clicks.slice(0, 10) },
+    { v: 1, clicks: again.clicks.slice(10) },
+  ];
+  const messages = [...batches, batches[3]!, ...split].map((value) => ({
+    key: clickPartitionKey(value.clicks[0]!.link_id),
+    value,
+  }));
+  const distinct = 60 * 20;
+  // Published before either consumer starts: both then begin on the same messages together.
+  await publisher.publish(TOPICS.clicks, messages);
+
+  const handled = [0, 0];
+  await Promise.all(
+    [0, 1].map(async (c) => {
+      const bus = kafkaBus(`two-consumer-${c}`);
+      buses.push(bus);
+      subscriptions.push(
+        await subscribeClicks({
+          bus,
+          ch,
+          logger,
+          geo: new GeoIp(""),
+          visitors: new VisitorHasher("test"),
+          group: `analytics-clicks-${c}`,
+          maxBatchSize: 7,
+          onInserted: (rows) => {
+            insertedBy[c]! += rows.length;
+          },
+          onHandled: (count) => {
+            handled[c]! += count;
+          },
+        }),
+      );
+    }),
+  );
+  await waitFor(async () => handled[0] === messages.length && handled[1] === messages.length, {
+    timeoutMs: 60_000,
+    intervalMs: 100,
+    description: "both consumers handled every message",
+  });
+
+  const one = async (sql: string) => Number(Object.values((await ch.query(sql))[0]!)[0]);
+  expect(await one("SELECT count() FROM clicks")).toBe(distinct);
+  expect(await one("SELECT uniqExact(click_id) FROM clicks")).toBe(distinct);
+  expect(await one("SELECT sum(clicks) FROM link_daily")).toBe(distinct);
+  expect(await one("SELECT sum(clicks) FROM link_hourly")).toBe(distinct);
+  expect(await one("SELECT sum(clicks) FROM link_dim_daily WHERE dim = 'referrer'")).toBe(distinct);
+  expect(await one("SELECT sum(clicks) FROM link_dim_hourly WHERE dim = 'browser'")).toBe(distinct);
+  expect(await one("SELECT sum(clicks) FROM link_dim_total WHERE dim = 'country'")).toBe(distinct);
+  // Each consumer inserted what it found missing; together more than there are clicks, so both
+  // wrote some of the same clicks at the same time, and the store kept one of each.
+  expect(insertedBy[0]! + insertedBy[1]!).toBeGreaterThan(distinct);
+});
+
+/** UUIDv7 (RFC 9562), as the redirect makes click ids: 48-bit milliseconds, then random bits. */
+function uuidv7(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  const ms = BigInt(Date.now());
+  for (let i = 0; i < 6; i++) bytes[i] = Number((ms >> BigInt(40 - 8 * i)) & 0xffn);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = Buffer.from(bytes).toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

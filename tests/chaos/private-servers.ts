@@ -1,0 +1,125 @@
+// A Postgres and a Redis of the fault suite's own, on free loopback ports in temporary directories:
+// stopping them harms nobody (the machine's shared servers carry other engineers' tests).
+import { execFileSync, spawn } from "node:child_process";
+import { chmodSync, chownSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { getFreePort } from "@kurz/testing";
+
+/** Debian's newest PostgreSQL binaries (/usr/lib/postgresql/<version>/bin). */
+function pgBin(tool: string): string {
+  const versions = readdirSync("/usr/lib/postgresql").sort((a, b) => Number(b) - Number(a));
+  return join("/usr/lib/postgresql", versions[0]!, "bin", tool);
+}
+
+/** initdb refuses to run as root: run the server tools as the postgres user then. */
+function asPostgres(cmd: string, args: string[]): [string, string[]] {
+  return process.getuid?.() === 0 ? ["runuser", ["-u", "postgres", "--", cmd, ...args]] : [cmd, args];
+}
+
+export interface PrivatePostgres {
+  adminUrl: string;
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+  const dir = mkdtempSync(join(tmpdir(), "kurz-chaos-pg-"));
+  chmodSync(dir, 0o755);
+  if (process.getuid?.() === 0) {
+    const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim());
+    const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim());
+    chownSync(dir, uid, gid);
+  }
+  const data = join(dir, "data");
+  const port = await getFreePort();
+  const run = (tool: string, args: string[]) => {
+    const [cmd, argv] = asPostgres(pgBin(tool), args);
+    execFileSync(cmd, argv, { stdio: "ignore", cwd: dir });
+  };
+  run("initdb", ["-D", data, "-U", "postgres", "-A", "trust", "--no-sync"]);
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
+  const ctl = (...args: string[]) =>
+    run("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-o", options, "-w", ...args]);
+  ctl("start");
+  return {
+    adminUrl: `postgresql://postgres@127.0.0.1:${port}/postgres`,
+    async restart() {
+      ctl("restart", "-m", "fast");
+    },
+    async stop() {
+      try {
+        ctl("stop", "-m", "immediate");
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+export interface PrivateRedis {
+  url: string;
+  /** Stops the server (its append-only file keeps the streams), for `ms`, then starts it again. */
+  outage(ms: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startPrivateRedis(): Promise<PrivateRedis> {
+  const dir = mkdtempSync(join(tmpdir(), "kurz-chaos-redis-"));
+  const port = await getFreePort();
+  const start = async () => {
+    spawn(
+      "redis-server",
+      [
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        String(port),
+        "--dir",
+        dir,
+        "--appendonly",
+        "yes",
+        "--appendfsync",
+        "everysec",
+        "--save",
+        "",
+        "--daemonize",
+        "yes",
+        "--logfile",
+        join(dir, "log"),
+      ],
+      { stdio: "ignore" },
+    );
+    for (let i = 0; i < 100; i++) {
+      try {
+        if (execFileSync("redis-cli", ["-p", String(port), "ping"], { encoding: "utf8" }).trim() === "PONG")
+          return;
+      } catch {
+        // not up yet
+      }
+      await sleep(50);
+    }
+    throw new Error("private redis did not start");
+  };
+  const shutdown = () => {
+    try {
+      execFileSync("redis-cli", ["-p", String(port), "shutdown"], { stdio: "ignore" });
+    } catch {
+      // already gone (redis-cli reports the closed connection as an error)
+    }
+  };
+  await start();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async outage(ms) {
+      shutdown();
+      await sleep(ms);
+      await start();
+    },
+    async stop() {
+      shutdown();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,142 @@
+// A scaled stack as an operator starts it: `./kurz up --scale ...` (infra/local/up.ts, its supervisor
+// and the nginx edge), on free ports, over the Kafka mock cluster with 3 brokers, a test database and
+// a private data directory. Only the bundles are built beforehand (once for every test file).
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { type KafkaMock, startKafkaMock } from "@kurz/bus/testing";
+import { migrateDatabase } from "@kurz/db";
+import {
+  cleanupRedisPrefix,
+  createTestDatabase,
+  ensureRedis,
+  type StartedProcess,
+  startProcess,
+  testRedisUrl,
+  uniquePrefix,
+} from "@kurz/testing";
+import { accountCreator } from "@kurz/testing/accounts";
+import { ensureBundles } from "@kurz/testing/bundles";
+import { stackTopics } from "@kurz/testing/stack";
+
+const root = resolve(import.meta.dirname, "../..");
+
+export interface ScaledStack {
+  origin: string;
+  base: number;
+  dataDir: string;
+  kafka: KafkaMock;
+  /** Loopback URL of redirect instance i (0-based), bypassing the edge. */
+  redirectUrl(i: number): string;
+  /** Process id of an instance as `./kurz up` names it (e.g. redirect-2), from <data>/run. */
+  pid(name: string): number;
+  createAccount(email: string): Promise<{ account_id: string; api_key: string }>;
+  output(): string;
+  databaseUrl: string;
+  stop(): Promise<void>;
+}
+
+export interface ScaledStackOptions {
+  scale: Record<string, number>;
+  env?: Record<string, string>;
+  /** A private Postgres's admin URL (default: the machine's test server). */
+  pgAdminUrl?: string;
+  /** A private Redis (default: the machine's test server). */
+  redisUrl?: string;
+}
+
+/** A base port whose whole range (base .. base+1002) is free right now. */
+async function freeBase(): Promise<number> {
+  const offsets = [0, 1, 3, 4, 10, 20, 21, 22, 30, 31, 32, 40, 41, 42, 43, 60, 61, 62, 63, 1002];
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * 2_000) * 10;
+    const free = await Promise.all(offsets.map((o) => portFree(base + o)));
+    if (free.every(Boolean)) return base;
+  }
+  throw new Error("no free port range for a scaled stack");
+}
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((r) => {
+    const s = createServer();
+    s.once("error", () => r(false));
+    s.listen(port, "127.0.0.1", () => s.close(() => r(true)));
+  });
+}
+
+export async function startScaledStack(opts: ScaledStackOptions): Promise<ScaledStack> {
+  const redisUrl = opts.redisUrl ?? testRedisUrl();
+  await ensureRedis(redisUrl);
+  await ensureBundles();
+  const prefix = uniquePrefix("chaos");
+  const topics = stackTopics(prefix).map((t) => (t.endsWith(".clicks") ? `${t}:6` : t));
+  const kafka = await startKafkaMock({ topics, partitions: 3, brokers: 3 });
+  const db = await createTestDatabase("chaos", {
+    migrate: migrateDatabase,
+    ...(opts.pgAdminUrl ? { adminUrl: opts.pgAdminUrl } : {}),
+  });
+  const dataDir = await mkdtemp(join(tmpdir(), "kurz-chaos-"));
+  const base = await freeBase();
+  const env: Record<string, string> = {
+    LOG_LEVEL: "warn",
+    KURZ_SKIP_BUILD: "1",
+    KURZ_DATA_DIR: dataDir,
+    DATABASE_URL: db.url,
+    REDIS_URL: redisUrl,
+    REDIS_KEY_PREFIX: `${prefix}:`,
+    BUS: "kafka",
+    BUS_PREFIX: prefix,
+    KAFKA_BROKERS: kafka.brokers.join(","),
+    // The mock cluster's group joins wait sessionTimeout - 1 s (decision 0003): test-only values.
+    KAFKA_SESSION_TIMEOUT_MS: "3000",
+    KAFKA_REBALANCE_TIMEOUT_MS: "3000",
+    KAFKA_HEARTBEAT_MS: "300",
+    INTERNAL_TOKEN: `token-${prefix}`,
+    OUTBOX_POLL_MS: "50",
+    ...opts.env,
+  };
+  const scale = Object.entries(opts.scale)
+    .map(([s, n]) => `${s}=${n}`)
+    .join(",");
+  let proc: StartedProcess;
+  try {
+    proc = await startProcess({
+      cmd: process.execPath,
+      args: ["--import", "tsx", "infra/local/up.ts", "--scale", scale, "--base-port", String(base)],
+      cwd: root,
+      env,
+      readyLine: "Kurz is up.",
+      readyTimeoutMs: 150_000,
+    });
+  } catch (err) {
+    await kafka.stop();
+    await db.drop();
+    throw err;
+  }
+  const accounts = accountCreator({ ...process.env, ...env, DATABASE_URL: db.url });
+  return {
+    origin: `http://127.0.0.1:${base}`,
+    base,
+    dataDir,
+    kafka,
+    redirectUrl: (i) => `http://127.0.0.1:${base + 40 + i}`,
+    pid: (name) => Number(readFileSync(join(dataDir, "run", `${name}.pid`), "utf8").trim()),
+    createAccount: (email) => accounts.createAccount(email),
+    output: () => proc.output(),
+    databaseUrl: db.url,
+    async stop() {
+      try {
+        // up.ts stops every instance in reverse order on SIGTERM (SIGKILL after its grace period).
+        await proc.stop("SIGTERM");
+      } finally {
+        await accounts.close();
+        await kafka.stop();
+        await cleanupRedisPrefix(redisUrl, prefix).catch(() => {});
+        await db.drop();
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    },
+  };
+}
