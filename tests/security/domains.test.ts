@@ -135,8 +135,7 @@ describe("proof of control", () => {
       timeoutMs: 10_000,
       description: "the verified domain's redirectroot",
     });
-    // Links live on one host (issue 13): the owner's links on the domain serve there, its main-host
-    // links do not (that domain's "not found").
+    // The owner's links on the domain serve there (issue 13), and so do its main-host links.
     const alias = `${victimAlias}-on-${seq}`;
     const made = await ctx.asVictim("POST", "/api/v1/links", {
       url: "https://bank.example/login",
@@ -149,7 +148,7 @@ describe("proof of control", () => {
     expect(link.headers.location).toBe("https://bank.example/login");
     expect(await onHost(host, `/${victimAlias}`)).toMatchObject({
       status: 302,
-      headers: { location: "https://bank.example/missing" },
+      headers: { location: "https://bank.example/login" },
     });
     // Another account's code on the bank's host is that domain's "not found" (issue 11 item 2).
     const foreign = await onHost(host, `/${attackerAlias}`);

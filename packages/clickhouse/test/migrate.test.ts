@@ -50,6 +50,7 @@ describe("migrate with the package's migrations", () => {
       "SELECT name, engine, sorting_key FROM system.tables WHERE database = currentDatabase() ORDER BY name",
     );
     expect(tables).toEqual([
+      { name: "campaign_members", engine: "ReplacingMergeTree", sorting_key: "campaign_id" },
       { name: "clicks", engine: "ReplacingMergeTree", sorting_key: "link_id, toDate(ts), click_id" },
       { name: "link_daily", engine: "SummingMergeTree", sorting_key: "account_id, link_id, day" },
       // Since 0003 the daily rollups are fed from the hourly ones, which clicks feed.

@@ -105,11 +105,12 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
     domain === null || domain.account_id === accountId;
 
   /**
-   * A link is served only on its own host (issue 13): a link of a branded domain only there, a link of
-   * the public host only on the public host. Records without `domain_id` are the public host's.
+   * A link created on a branded domain is served only there (issue 13). A link without one (every link
+   * made before links had domains) is served on the public host and, as it always was, on its owner's
+   * verified branded domains, so branded URLs already handed out keep working.
    */
   const linkServedOn = (domain: DomainRecord | null, record: RedirectRecord) =>
-    (record.domain_id ?? null) === (domain === null ? null : domain.id) &&
+    (record.domain_id == null || (domain !== null && record.domain_id === domain.id)) &&
     servedOn(domain, record.account_id);
 
   function answer(

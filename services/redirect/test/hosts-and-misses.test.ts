@@ -308,11 +308,11 @@ describe("branded domains", () => {
     expect(bare.body).toContain("Link not found");
     expect((await on("bare.brand.test", "/r/foreign-rot")).status).toBe(404);
     expect((await on("bare.brand.test", "/owned-2")).status).toBe(302);
-    // A link lives on one host: another domain's link, or a main-host link of the owner, is not found.
+    // A link created on a domain lives there only; the owner's main-host links are served on its domains.
     expect((await on("bare.brand.test", "/owned-1")).status).toBe(404);
     expect(await on("go.brand.test", "/owned-main")).toMatchObject({
       status: 302,
-      location: "https://brand.example/404",
+      location: "https://example.com/owned-main",
     });
     expect((await visit("/owned-1", { ip })).status).toBe(404);
     expect((await visit("/owned-main", { ip })).status).toBe(302);

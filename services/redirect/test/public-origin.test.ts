@@ -293,11 +293,11 @@ describe("branded domains and rotators", () => {
       status: 302,
       location: "https://brand.example/missing",
     });
-    // A link of the public host is not served on a branded domain, not even its owner's (issue 13):
-    // that domain's "not found". Links created on a domain are in tests/e2e/campaigns-domains.test.ts.
+    // A link of the public host is also served on its owner's branded domains (links created on a
+    // domain, served only there, are in tests/e2e/campaigns-domains.test.ts).
     expect(await visitHost("go.brand.test", `/${link.short_code}`)).toEqual({
       status: 302,
-      location: "https://brand.example/missing",
+      location: "https://example.com/branded",
     });
     expect((await visitHost("bare.brand.test", "/")).status).toBe(404);
     expect((await visitHost("bare.brand.test", "/nope-nope")).status).toBe(404);
