@@ -104,7 +104,8 @@ describe("migrate with the package's migrations", () => {
       { version: 1, name: "clicks", len: 64 },
       { version: 2, name: "analytics_rollups", len: 64 },
       { version: 3, name: "hourly_rollups", len: 64 },
-      { version: 4, name: "insert_deduplication", len: 64 },
+      { version: 4, name: "campaign_members", len: 64 },
+      { version: 5, name: "insert_deduplication", len: 64 },
     ]);
   });
 });
