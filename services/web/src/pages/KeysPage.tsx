@@ -10,7 +10,7 @@ import { useState } from "preact/hooks";
 import { invalidate, useQuery } from "../api/cache.ts";
 import { call, fieldError, messageOf } from "../api/client.ts";
 import { Confirm } from "../components/Confirm.tsx";
-import { Dialog } from "../components/Dialog.tsx";
+import { Dialog, DialogDone } from "../components/Dialog.tsx";
 import { KeyReveal } from "../components/KeyReveal.tsx";
 import { Failed, fmtDate, Loading, PageHead } from "./common.tsx";
 
@@ -174,11 +174,7 @@ export function KeysPage() {
       {dialog !== null && typeof dialog === "object" && "created" in dialog && (
         <Dialog title="Your new API key" onClose={() => setDialog(null)}>
           <KeyReveal apiKey={dialog.created} intro="Copy it now: it is shown only once." />
-          <div class="dialog-actions">
-            <button type="button" class="btn primary" onClick={() => setDialog(null)}>
-              Done
-            </button>
-          </div>
+          <DialogDone onDone={() => setDialog(null)} />
         </Dialog>
       )}
       {dialog !== null && typeof dialog === "object" && "revoke" in dialog && (

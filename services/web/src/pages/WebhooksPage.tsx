@@ -15,8 +15,8 @@ import { Link } from "wouter-preact";
 import { invalidate, useQuery } from "../api/cache.ts";
 import { call, fieldError } from "../api/client.ts";
 import { Confirm } from "../components/Confirm.tsx";
-import { CopyButton } from "../components/CopyButton.tsx";
-import { Dialog } from "../components/Dialog.tsx";
+import { Dialog, DialogDone } from "../components/Dialog.tsx";
+import { SecretReveal } from "../components/SecretReveal.tsx";
 import { Failed, fmtDate, Loading, PageHead } from "./common.tsx";
 import "./data/data.css";
 
@@ -143,25 +143,19 @@ function WebhookForm({
 }
 
 /** The one time a signing secret is on screen. */
-function SecretReveal({ hook, onDone }: { hook: WebhookWithSecret; onDone: () => void }) {
+function SigningSecretReveal({ hook, onDone }: { hook: WebhookWithSecret; onDone: () => void }) {
   return (
     <>
-      <div class="key-reveal">
-        <p>Copy the signing secret now: it is shown only once.</p>
-        <div class="key-box">
-          <code data-testid="webhook-secret">{hook.secret}</code>
-          <CopyButton text={hook.secret} label="Copy secret" />
-        </div>
-        <p class="hint">
-          Verify each request's <code>webhook-signature</code> header with it (Standard Webhooks). Kurz keeps
-          it encrypted and cannot show it again; rotate it if you lose it.
-        </p>
-      </div>
-      <div class="dialog-actions">
-        <button type="button" class="btn primary" onClick={onDone}>
-          Done
-        </button>
-      </div>
+      <SecretReveal
+        secret={hook.secret}
+        intro="Copy the signing secret now: it is shown only once."
+        copyLabel="Copy secret"
+        testid="webhook-secret"
+      >
+        Verify each request's <code>webhook-signature</code> header with it (Standard Webhooks). Kurz keeps it
+        encrypted and cannot show it again; rotate it if you lose it.
+      </SecretReveal>
+      <DialogDone onDone={onDone} />
     </>
   );
 }
@@ -315,7 +309,7 @@ export function WebhooksPage() {
           title={d.rotated ? "The new signing secret" : "Endpoint created"}
           onClose={() => setDialog(null)}
         >
-          <SecretReveal hook={d.secret} onDone={() => setDialog(null)} />
+          <SigningSecretReveal hook={d.secret} onDone={() => setDialog(null)} />
         </Dialog>
       )}
       {d && "rotate" in d && (

@@ -7,7 +7,7 @@ import { invalidate, useQuery } from "../../api/cache.ts";
 import { call, messageOf } from "../../api/client.ts";
 import { Confirm } from "../../components/Confirm.tsx";
 import { CopyButton } from "../../components/CopyButton.tsx";
-import { Dialog } from "../../components/Dialog.tsx";
+import { Dialog, DialogDone } from "../../components/Dialog.tsx";
 import { RangePicker } from "../../components/RangePicker.tsx";
 import { type Range, rangeKey, rangeQuery } from "../../ranges.ts";
 import { Failed, Loading, PageHead } from "../common.tsx";
@@ -213,11 +213,7 @@ function CampaignLinks({ campaign, onDone }: { campaign: LegacyCampaign; onDone:
           </table>
         </div>
       )}
-      <div class="dialog-actions">
-        <button type="button" class="btn primary" onClick={onDone}>
-          Done
-        </button>
-      </div>
+      <DialogDone onDone={onDone} />
     </>
   );
 }

@@ -7,7 +7,7 @@ import { Link } from "wouter-preact";
 import { invalidate, useQuery } from "../../api/cache.ts";
 import { call, messageOf } from "../../api/client.ts";
 import { Confirm } from "../../components/Confirm.tsx";
-import { Dialog } from "../../components/Dialog.tsx";
+import { Dialog, DialogDone } from "../../components/Dialog.tsx";
 import { Failed, Loading, PageHead } from "../common.tsx";
 import "./manage.css";
 import {
@@ -131,11 +131,7 @@ function ChannelLinks({ channel, onDone }: { channel: LegacyChannel; onDone: () 
           ))}
         </ul>
       )}
-      <div class="dialog-actions">
-        <button type="button" class="btn primary" onClick={onDone}>
-          Done
-        </button>
-      </div>
+      <DialogDone onDone={onDone} />
     </>
   );
 }

@@ -8,7 +8,7 @@ import { invalidate } from "../../api/cache.ts";
 import { call, messageOf } from "../../api/client.ts";
 import { Confirm } from "../../components/Confirm.tsx";
 import { CopyButton } from "../../components/CopyButton.tsx";
-import { Dialog } from "../../components/Dialog.tsx";
+import { Dialog, DialogDone } from "../../components/Dialog.tsx";
 import { Failed, fmtDate, Loading, PageHead } from "../common.tsx";
 import "./manage.css";
 import { Field, FormActions, FormError, LIST_QUERY, useFreshQuery, useSubmit } from "./shared.tsx";
@@ -222,11 +222,7 @@ export function DomainsPage() {
         <Dialog title={`Verify ${hostOf(dialog.domain)}`} onClose={() => setDialog(null)}>
           <p>Publish this DNS record at your DNS provider, then press Verify on the domain.</p>
           <TxtRecord domain={dialog.domain} />
-          <div class="dialog-actions">
-            <button type="button" class="btn primary" onClick={() => setDialog(null)}>
-              Done
-            </button>
-          </div>
+          <DialogDone onDone={() => setDialog(null)} />
         </Dialog>
       )}
       {dialog?.kind === "edit" && (

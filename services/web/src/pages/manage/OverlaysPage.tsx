@@ -16,7 +16,7 @@ import { useState } from "preact/hooks";
 import { invalidate, useQuery } from "../../api/cache.ts";
 import { call, pathOf } from "../../api/client.ts";
 import { Confirm } from "../../components/Confirm.tsx";
-import { Dialog } from "../../components/Dialog.tsx";
+import { Dialog, DialogDone } from "../../components/Dialog.tsx";
 import { Failed, fmtDate, Loading, PageHead } from "../common.tsx";
 import "./manage.css";
 import { Field, FormActions, FormError, LIST_QUERY, useFreshQuery, useSubmit } from "./shared.tsx";
@@ -203,14 +203,11 @@ function Submissions({ overlay, onDone }: { overlay: LegacyOverlayDetail; onDone
           </table>
         </div>
       )}
-      <div class="dialog-actions">
+      <DialogDone onDone={onDone}>
         <a class="btn" href={pathOf(ROUTES.legacyExportOverlaySubmissions, params)} download>
           Export CSV
         </a>
-        <button type="button" class="btn primary" onClick={onDone}>
-          Done
-        </button>
-      </div>
+      </DialogDone>
     </>
   );
 }
