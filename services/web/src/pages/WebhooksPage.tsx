@@ -17,7 +17,8 @@ import { call, fieldError } from "../api/client.ts";
 import { Confirm } from "../components/Confirm.tsx";
 import { Dialog, DialogDone } from "../components/Dialog.tsx";
 import { SecretReveal } from "../components/SecretReveal.tsx";
-import { Failed, fmtDate, Loading, PageHead } from "./common.tsx";
+import { ActionsHeader, TableCard } from "../components/TableCard.tsx";
+import { Failed, fmtDate, PageHead } from "./common.tsx";
 import "./data/data.css";
 
 const EVENT_HINTS: Record<WebhookEventType, string> = {
@@ -209,81 +210,71 @@ export function WebhooksPage() {
           {notice}
         </p>
       )}
-      {list.error !== undefined && <Failed error={list.error} />}
-      {rowError !== null && <Failed error={rowError} />}
-      <div class="card table-card">
-        {!list.data ? (
-          <Loading what="Loading endpoints" />
-        ) : hooks.length === 0 ? (
-          <p class="empty">No endpoints yet. Add one to hear about every link event.</p>
-        ) : (
-          <table>
-            <caption class="sr-only">Your webhook endpoints</caption>
-            <thead>
-              <tr>
-                <th scope="col">Endpoint</th>
-                <th scope="col" class="col-hide">
-                  Events
-                </th>
-                <th scope="col">State</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {hooks.map((h) => (
-                <tr key={h.id} data-testid="webhook-row">
-                  <td class="hook-url">
-                    <Link href={`/dashboard/webhooks/${h.id}`}>{h.url}</Link>
-                    {h.description && <div class="muted small">{h.description}</div>}
-                    <div class="muted small">
-                      Secret <code>{h.secret_prefix}…</code>
-                    </div>
-                  </td>
-                  <td class="col-hide">
-                    {h.events.map((t) => (
-                      <span class="pill" key={t}>
-                        {t}
-                      </span>
-                    ))}
-                  </td>
-                  <td>
-                    <WebhookState hook={h} />
-                    {h.consecutive_failures > 0 && (
-                      <div class="muted small">{h.consecutive_failures} failed in a row</div>
-                    )}
-                  </td>
-                  <td class="actions row-actions">
-                    {h.enabled ? (
-                      <button type="button" class="btn small ghost" onClick={() => setEnabled(h, false)}>
-                        Disable<span class="sr-only"> {h.url}</span>
-                      </button>
-                    ) : (
-                      <button type="button" class="btn small primary" onClick={() => setEnabled(h, true)}>
-                        Re-enable<span class="sr-only"> {h.url}</span>
-                      </button>
-                    )}
-                    <button type="button" class="btn small" onClick={() => setDialog({ edit: h })}>
-                      Edit<span class="sr-only"> {h.url}</span>
-                    </button>
-                    <button type="button" class="btn small" onClick={() => setDialog({ rotate: h })}>
-                      Rotate secret<span class="sr-only"> of {h.url}</span>
-                    </button>
-                    <button
-                      type="button"
-                      class="btn small danger-ghost"
-                      onClick={() => setDialog({ remove: h })}
-                    >
-                      Delete<span class="sr-only"> {h.url}</span>
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </div>
+      <TableCard
+        query={list}
+        actionError={rowError}
+        isEmpty={hooks.length === 0}
+        loading="Loading endpoints"
+        empty="No endpoints yet. Add one to hear about every link event."
+        caption="Your webhook endpoints"
+      >
+        <thead>
+          <tr>
+            <th scope="col">Endpoint</th>
+            <th scope="col" class="col-hide">
+              Events
+            </th>
+            <th scope="col">State</th>
+            <ActionsHeader />
+          </tr>
+        </thead>
+        <tbody>
+          {hooks.map((h) => (
+            <tr key={h.id} data-testid="webhook-row">
+              <td class="hook-url">
+                <Link href={`/dashboard/webhooks/${h.id}`}>{h.url}</Link>
+                {h.description && <div class="muted small">{h.description}</div>}
+                <div class="muted small">
+                  Secret <code>{h.secret_prefix}…</code>
+                </div>
+              </td>
+              <td class="col-hide">
+                {h.events.map((t) => (
+                  <span class="pill" key={t}>
+                    {t}
+                  </span>
+                ))}
+              </td>
+              <td>
+                <WebhookState hook={h} />
+                {h.consecutive_failures > 0 && (
+                  <div class="muted small">{h.consecutive_failures} failed in a row</div>
+                )}
+              </td>
+              <td class="actions row-actions">
+                {h.enabled ? (
+                  <button type="button" class="btn small ghost" onClick={() => setEnabled(h, false)}>
+                    Disable<span class="sr-only"> {h.url}</span>
+                  </button>
+                ) : (
+                  <button type="button" class="btn small primary" onClick={() => setEnabled(h, true)}>
+                    Re-enable<span class="sr-only"> {h.url}</span>
+                  </button>
+                )}
+                <button type="button" class="btn small" onClick={() => setDialog({ edit: h })}>
+                  Edit<span class="sr-only"> {h.url}</span>
+                </button>
+                <button type="button" class="btn small" onClick={() => setDialog({ rotate: h })}>
+                  Rotate secret<span class="sr-only"> of {h.url}</span>
+                </button>
+                <button type="button" class="btn small danger-ghost" onClick={() => setDialog({ remove: h })}>
+                  Delete<span class="sr-only"> {h.url}</span>
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </TableCard>
       {dialog === "create" && (
         <Dialog title="Add webhook endpoint" onClose={() => setDialog(null)}>
           <WebhookForm
