@@ -9,9 +9,10 @@ import {
 import { useState } from "preact/hooks";
 import { invalidate, useQuery } from "../api/cache.ts";
 import { call, fieldError, messageOf } from "../api/client.ts";
-import { Confirm } from "../components/Confirm.tsx";
+import { ConfirmDelete } from "../components/ConfirmDelete.tsx";
 import { Dialog, DialogDone } from "../components/Dialog.tsx";
 import { KeyReveal } from "../components/KeyReveal.tsx";
+import { RowButton } from "../components/RowButton.tsx";
 import { ActionsHeader, TableCard } from "../components/TableCard.tsx";
 import { fmtDate, PageHead } from "./common.tsx";
 
@@ -149,9 +150,9 @@ export function KeysPage() {
                 {k.rate_limit_per_minute}/min · {k.rate_limit_per_hour}/h
               </td>
               <td class="actions">
-                <button type="button" class="btn small danger-ghost" onClick={() => setDialog({ revoke: k })}>
-                  Revoke<span class="sr-only"> {k.name}</span>
-                </button>
+                <RowButton item={k.name} class="danger-ghost" onClick={() => setDialog({ revoke: k })}>
+                  Revoke
+                </RowButton>
               </td>
             </tr>
           ))}
@@ -169,21 +170,18 @@ export function KeysPage() {
         </Dialog>
       )}
       {dialog !== null && typeof dialog === "object" && "revoke" in dialog && (
-        <Confirm
+        <ConfirmDelete
           title={`Revoke “${dialog.revoke.name}”?`}
           confirmLabel="Revoke key"
-          danger
           onClose={() => setDialog(null)}
-          onConfirm={async () => {
-            await call(V1_ROUTES.revokeApiKey, { params: { id: dialog.revoke.id } });
-            invalidate("usage");
-          }}
+          remove={() => call(V1_ROUTES.revokeApiKey, { params: { id: dialog.revoke.id } })}
+          invalidates={["usage"]}
         >
           <p>
             Requests with <code>{dialog.revoke.key_prefix}…</code> will be refused from now on. This cannot be
             undone.
           </p>
-        </Confirm>
+        </ConfirmDelete>
       )}
     </>
   );

@@ -16,6 +16,7 @@ import { invalidate, useQuery } from "../api/cache.ts";
 import { call, fieldError } from "../api/client.ts";
 import { Confirm } from "../components/Confirm.tsx";
 import { Dialog, DialogDone } from "../components/Dialog.tsx";
+import { RowButton } from "../components/RowButton.tsx";
 import { SecretReveal } from "../components/SecretReveal.tsx";
 import { ActionsHeader, TableCard } from "../components/TableCard.tsx";
 import { Failed, fmtDate, PageHead } from "./common.tsx";
@@ -253,23 +254,23 @@ export function WebhooksPage() {
               </td>
               <td class="actions row-actions">
                 {h.enabled ? (
-                  <button type="button" class="btn small ghost" onClick={() => setEnabled(h, false)}>
-                    Disable<span class="sr-only"> {h.url}</span>
-                  </button>
+                  <RowButton item={h.url} class="ghost" onClick={() => setEnabled(h, false)}>
+                    Disable
+                  </RowButton>
                 ) : (
-                  <button type="button" class="btn small primary" onClick={() => setEnabled(h, true)}>
-                    Re-enable<span class="sr-only"> {h.url}</span>
-                  </button>
+                  <RowButton item={h.url} class="primary" onClick={() => setEnabled(h, true)}>
+                    Re-enable
+                  </RowButton>
                 )}
-                <button type="button" class="btn small" onClick={() => setDialog({ edit: h })}>
-                  Edit<span class="sr-only"> {h.url}</span>
-                </button>
-                <button type="button" class="btn small" onClick={() => setDialog({ rotate: h })}>
-                  Rotate secret<span class="sr-only"> of {h.url}</span>
-                </button>
-                <button type="button" class="btn small danger-ghost" onClick={() => setDialog({ remove: h })}>
-                  Delete<span class="sr-only"> {h.url}</span>
-                </button>
+                <RowButton item={h.url} onClick={() => setDialog({ edit: h })}>
+                  Edit
+                </RowButton>
+                <RowButton item={`of ${h.url}`} onClick={() => setDialog({ rotate: h })}>
+                  Rotate secret
+                </RowButton>
+                <RowButton item={h.url} class="danger-ghost" onClick={() => setDialog({ remove: h })}>
+                  Delete
+                </RowButton>
               </td>
             </tr>
           ))}

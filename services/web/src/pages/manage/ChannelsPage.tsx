@@ -6,8 +6,9 @@ import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { invalidate, useQuery } from "../../api/cache.ts";
 import { call, messageOf } from "../../api/client.ts";
-import { Confirm } from "../../components/Confirm.tsx";
+import { ConfirmDelete } from "../../components/ConfirmDelete.tsx";
 import { Dialog, DialogDone } from "../../components/Dialog.tsx";
+import { RowButton } from "../../components/RowButton.tsx";
 import { ActionsHeader, TableCard } from "../../components/TableCard.tsx";
 import { Loading, PageHead } from "../common.tsx";
 import "./manage.css";
@@ -183,27 +184,19 @@ export function ChannelsPage() {
                 <Link class="btn small ghost" href={`/dashboard/links?channel=${c.id}`}>
                   View links<span class="sr-only"> of {c.name}</span>
                 </Link>
-                <button
-                  type="button"
-                  class="btn small"
-                  onClick={() => setDialog({ kind: "links", channel: c })}
-                >
-                  Assign links<span class="sr-only"> to {c.name}</span>
-                </button>
-                <button
-                  type="button"
-                  class="btn small"
-                  onClick={() => setDialog({ kind: "edit", channel: c })}
-                >
-                  Edit<span class="sr-only"> {c.name}</span>
-                </button>
-                <button
-                  type="button"
-                  class="btn small danger-ghost"
+                <RowButton item={`to ${c.name}`} onClick={() => setDialog({ kind: "links", channel: c })}>
+                  Assign links
+                </RowButton>
+                <RowButton item={c.name} onClick={() => setDialog({ kind: "edit", channel: c })}>
+                  Edit
+                </RowButton>
+                <RowButton
+                  item={c.name}
+                  class="danger-ghost"
                   onClick={() => setDialog({ kind: "delete", channel: c })}
                 >
-                  Delete<span class="sr-only"> {c.name}</span>
-                </button>
+                  Delete
+                </RowButton>
               </td>
             </tr>
           ))}
@@ -225,18 +218,15 @@ export function ChannelsPage() {
         </Dialog>
       )}
       {dialog?.kind === "delete" && (
-        <Confirm
+        <ConfirmDelete
           title={`Delete ${dialog.channel.name}?`}
           confirmLabel="Delete channel"
-          danger
           onClose={() => setDialog(null)}
-          onConfirm={async () => {
-            await call(ROUTES.legacyDeleteChannel, { params: { id: String(dialog.channel.id) } });
-            invalidate(KEY, "links");
-          }}
+          remove={() => call(ROUTES.legacyDeleteChannel, { params: { id: String(dialog.channel.id) } })}
+          invalidates={[KEY, "links"]}
         >
           <p>The links stay; they just leave this channel.</p>
-        </Confirm>
+        </ConfirmDelete>
       )}
     </>
   );

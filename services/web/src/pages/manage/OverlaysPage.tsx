@@ -15,8 +15,9 @@ import {
 import { useState } from "preact/hooks";
 import { invalidate, useQuery } from "../../api/cache.ts";
 import { call, pathOf } from "../../api/client.ts";
-import { Confirm } from "../../components/Confirm.tsx";
+import { ConfirmDelete } from "../../components/ConfirmDelete.tsx";
 import { Dialog, DialogDone } from "../../components/Dialog.tsx";
+import { RowButton } from "../../components/RowButton.tsx";
 import { ActionsHeader, TableCard } from "../../components/TableCard.tsx";
 import { Failed, fmtDate, Loading, PageHead } from "../common.tsx";
 import "./manage.css";
@@ -263,28 +264,23 @@ export function OverlaysPage() {
               <td class="col-hide">{fmtDate(o.date)}</td>
               <td class="actions">
                 {o.type === "contact" && (
-                  <button
-                    type="button"
-                    class="btn small"
+                  <RowButton
+                    item={`of ${o.name}`}
                     onClick={() => setDialog({ kind: "submissions", overlay: o })}
                   >
-                    Submissions<span class="sr-only"> of {o.name}</span>
-                  </button>
+                    Submissions
+                  </RowButton>
                 )}
-                <button
-                  type="button"
-                  class="btn small"
-                  onClick={() => setDialog({ kind: "edit", overlay: o })}
-                >
-                  Edit<span class="sr-only"> {o.name}</span>
-                </button>
-                <button
-                  type="button"
-                  class="btn small danger-ghost"
+                <RowButton item={o.name} onClick={() => setDialog({ kind: "edit", overlay: o })}>
+                  Edit
+                </RowButton>
+                <RowButton
+                  item={o.name}
+                  class="danger-ghost"
                   onClick={() => setDialog({ kind: "delete", overlay: o })}
                 >
-                  Delete<span class="sr-only"> {o.name}</span>
-                </button>
+                  Delete
+                </RowButton>
               </td>
             </tr>
           ))}
@@ -306,18 +302,15 @@ export function OverlaysPage() {
         </Dialog>
       )}
       {dialog?.kind === "delete" && (
-        <Confirm
+        <ConfirmDelete
           title={`Delete ${dialog.overlay.name}?`}
           confirmLabel="Delete overlay"
-          danger
           onClose={() => setDialog(null)}
-          onConfirm={async () => {
-            await call(ROUTES.legacyDeleteOverlay, { params: { id: String(dialog.overlay.id) } });
-            invalidate(KEY);
-          }}
+          remove={() => call(ROUTES.legacyDeleteOverlay, { params: { id: String(dialog.overlay.id) } })}
+          invalidates={[KEY]}
         >
           <p>Links that show it go straight to their destination again. Its submissions are deleted too.</p>
-        </Confirm>
+        </ConfirmDelete>
       )}
     </>
   );
