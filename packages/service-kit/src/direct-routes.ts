@@ -6,7 +6,7 @@
 // method, HEAD, a conditional request, an encoded or differently cased path, a trailing slash) is
 // passed to Express untouched, so both paths answer alike.
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
-import type { RouteDef } from "@kurz/contracts";
+import { ROUTE_DEFS, type RouteDef } from "@kurz/contracts";
 import etag from "etag";
 import { requestLog, trackRequest } from "./access-log.ts";
 import { envelopeForPath, sendError } from "./envelope.ts";
@@ -41,8 +41,16 @@ function compile(route: MountedRoute<RouteDef>): Compiled {
   return { route, method: def.method, segments: def.path.split("/") };
 }
 
+/**
+ * Paths that name a route of their own (`/api/v1/links/bulk`): never a parameter of another route
+ * (`/api/v1/links/:id`), whatever the method; Express, where the literal route is mounted, answers them
+ * (a GET of `/links/bulk` is its 405, not a malformed link id).
+ */
+const LITERAL_PATHS = new Set(ROUTE_DEFS.filter((d) => !d.path.includes(":")).map((d) => d.path));
+
 /** The params of `path` for `compiled`, or null when Express should decide (no match, or encoded). */
 function match(compiled: Compiled, path: string): Record<string, string> | null {
+  if (LITERAL_PATHS.has(path)) return null;
   const parts = path.split("/");
   if (parts.length !== compiled.segments.length) return null;
   const params: Record<string, string> = {};
