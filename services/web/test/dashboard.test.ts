@@ -183,6 +183,8 @@ describe.skipIf(!hasChromium)(
         await sections.getByRole("checkbox", { name }).uncheck();
         await page.waitForLoadState("networkidle");
       }
+      // The fieldset is disabled while a save is under way: wait for the last one before reading the server.
+      await expect.poll(() => sections.getByRole("checkbox", { name: /Overview/ }).isEnabled()).toBe(true);
       await expect(sections.getByRole("checkbox", { name: /Overview/ }).isChecked()).resolves.toBe(true);
       await expect(sections.getByRole("checkbox", { name: /Referrers/ }).isChecked()).resolves.toBe(true);
       await expect(sections.getByRole("checkbox", { name: /Browsers/ }).isChecked()).resolves.toBe(false);

@@ -29,3 +29,15 @@ export function Dialog({
     </dialog>
   );
 }
+
+/** A dialog's closing row: its `Done` button, after any other actions given. */
+export function DialogDone({ onDone, children }: { onDone: () => void; children?: ComponentChildren }) {
+  return (
+    <div class="dialog-actions">
+      {children}
+      <button type="button" class="btn primary" onClick={onDone}>
+        Done
+      </button>
+    </div>
+  );
+}

@@ -3,6 +3,7 @@ import { MAX_DEFAULT_EXPIRY_HOURS, PASSWORD_MIN_LENGTH, V1_ROUTES } from "@kurz/
 import { useEffect, useState } from "preact/hooks";
 import { invalidate, useQuery } from "../api/cache.ts";
 import { ApiFailure, call, fieldError, messageOf } from "../api/client.ts";
+import { FormStatus } from "../components/FormStatus.tsx";
 import { Failed, fmtDay, Loading, PageHead } from "./common.tsx";
 
 function DefaultExpiry({ hours }: { hours: number | null }) {
@@ -43,14 +44,7 @@ function DefaultExpiry({ hours }: { hours: number | null }) {
           Applied to links created without an expiry. Empty: links do not expire.
         </p>
       </div>
-      <div role="status" aria-live="polite">
-        {state.ok && <p class="ok">{state.ok}</p>}
-      </div>
-      {state.error && (
-        <p class="error" role="alert">
-          {state.error}
-        </p>
-      )}
+      <FormStatus ok={state.ok} error={state.error} />
       <button type="submit" class="btn primary">
         Save
       </button>
@@ -111,14 +105,7 @@ function ChangePassword() {
           At least {PASSWORD_MIN_LENGTH} characters.
         </p>
       </div>
-      <div role="status" aria-live="polite">
-        {state.ok && <p class="ok">{state.ok}</p>}
-      </div>
-      {state.error && (
-        <p class="error" role="alert">
-          {state.error}
-        </p>
-      )}
+      <FormStatus ok={state.ok} error={state.error} />
       <button type="submit" class="btn primary">
         Change password
       </button>

@@ -8,8 +8,9 @@ import { invalidate, useQuery } from "../api/cache.ts";
 import { call, messageOf, urlOf } from "../api/client.ts";
 import { useSession } from "../api/session.ts";
 import { upload } from "../api/upload.ts";
-import { Failed, fmtDate, Loading, PageHead } from "./common.tsx";
+import { fmtDate, PageHead } from "./common.tsx";
 import "./data/data.css";
+import { TableCard } from "../components/TableCard.tsx";
 
 const FORMATS = [
   { value: "auto", label: "Detect automatically" },
@@ -230,68 +231,61 @@ export function ImportPage() {
       <div class="section-head">
         <h2>Past imports</h2>
       </div>
-      {past.error !== undefined && <Failed error={past.error} />}
-      <div class="card table-card">
-        {!past.data ? (
-          <Loading what="Loading imports" />
-        ) : jobs.length === 0 ? (
-          <p class="empty">No imports yet.</p>
-        ) : (
-          <table>
-            <caption class="sr-only">Your imports, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">File</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="col-num col-hide">
-                  Created
-                </th>
-                <th scope="col" class="col-num col-hide">
-                  Skipped
-                </th>
-                <th scope="col" class="col-num">
-                  Refused
-                </th>
-                <th scope="col" class="col-hide">
-                  Started
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {jobs.map((j) => (
-                <tr key={j.id} data-testid="import-row">
-                  <td>
-                    {j.filename ?? "—"}
-                    <div class="muted small">
-                      {j.format}
-                      <span class="phone-only">{j.counts.created.toLocaleString()} created</span>
-                    </div>
-                  </td>
-                  <td>
-                    <StatusPill job={j} />
-                  </td>
-                  <td class="col-num col-hide">{j.counts.created.toLocaleString()}</td>
-                  <td class="col-num col-hide">{j.counts.skipped.toLocaleString()}</td>
-                  <td class="col-num">
-                    {j.counts.failed > 0 ? (
-                      <a href={errorsUrl(j)} download>
-                        {j.counts.failed.toLocaleString()}
-                        <span class="sr-only">
-                          {" "}
-                          refused rows of {j.filename ?? "this import"}, download CSV
-                        </span>
-                      </a>
-                    ) : (
-                      0
-                    )}
-                  </td>
-                  <td class="col-hide">{fmtDate(j.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </div>
+      <TableCard
+        query={past}
+        isEmpty={jobs.length === 0}
+        loading="Loading imports"
+        empty="No imports yet."
+        caption="Your imports, newest first"
+      >
+        <thead>
+          <tr>
+            <th scope="col">File</th>
+            <th scope="col">Status</th>
+            <th scope="col" class="col-num col-hide">
+              Created
+            </th>
+            <th scope="col" class="col-num col-hide">
+              Skipped
+            </th>
+            <th scope="col" class="col-num">
+              Refused
+            </th>
+            <th scope="col" class="col-hide">
+              Started
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {jobs.map((j) => (
+            <tr key={j.id} data-testid="import-row">
+              <td>
+                {j.filename ?? "—"}
+                <div class="muted small">
+                  {j.format}
+                  <span class="phone-only">{j.counts.created.toLocaleString()} created</span>
+                </div>
+              </td>
+              <td>
+                <StatusPill job={j} />
+              </td>
+              <td class="col-num col-hide">{j.counts.created.toLocaleString()}</td>
+              <td class="col-num col-hide">{j.counts.skipped.toLocaleString()}</td>
+              <td class="col-num">
+                {j.counts.failed > 0 ? (
+                  <a href={errorsUrl(j)} download>
+                    {j.counts.failed.toLocaleString()}
+                    <span class="sr-only"> refused rows of {j.filename ?? "this import"}, download CSV</span>
+                  </a>
+                ) : (
+                  0
+                )}
+              </td>
+              <td class="col-hide">{fmtDate(j.created_at)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </TableCard>
     </>
   );
 }

@@ -9,10 +9,12 @@ import {
 import { useState } from "preact/hooks";
 import { invalidate, useQuery } from "../api/cache.ts";
 import { call, fieldError, messageOf } from "../api/client.ts";
-import { Confirm } from "../components/Confirm.tsx";
-import { Dialog } from "../components/Dialog.tsx";
+import { ConfirmDelete } from "../components/ConfirmDelete.tsx";
+import { Dialog, DialogDone } from "../components/Dialog.tsx";
 import { KeyReveal } from "../components/KeyReveal.tsx";
-import { Failed, fmtDate, Loading, PageHead } from "./common.tsx";
+import { RowButton } from "../components/RowButton.tsx";
+import { ActionsHeader, TableCard } from "../components/TableCard.tsx";
+import { fmtDate, PageHead } from "./common.tsx";
 
 function CreateKey({ onCreated, onCancel }: { onCreated: (k: CreatedApiKey) => void; onCancel: () => void }) {
   const [name, setName] = useState("");
@@ -108,64 +110,54 @@ export function KeysPage() {
         Keys let scripts and apps use the API as you.{" "}
         {usage.data && `${usage.data.active_keys} of ${MAX_ACTIVE_KEYS} active.`}
       </p>
-      {usage.error !== undefined && <Failed error={usage.error} />}
-      <div class="card table-card">
-        {!usage.data ? (
-          <Loading what="Loading keys" />
-        ) : keys.length === 0 ? (
-          <p class="empty">No active keys.</p>
-        ) : (
-          <table>
-            <caption class="sr-only">Your API keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col" class="col-hide">
-                  Created
-                </th>
-                <th scope="col">Last used</th>
-                <th scope="col" class="col-hide">
-                  Expires
-                </th>
-                <th scope="col" class="col-hide">
-                  Limits
-                </th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map((k) => (
-                <tr key={k.id} data-testid="key-row">
-                  <td>{k.name}</td>
-                  <td>
-                    <code>{k.key_prefix}…</code>
-                  </td>
-                  <td class="col-hide">{fmtDate(k.created_at)}</td>
-                  <td>{fmtDate(k.last_used_at)}</td>
-                  <td class="col-hide">
-                    {expired(k) ? <span class="pill off">Expired</span> : fmtDate(k.expires_at)}
-                  </td>
-                  <td class="col-hide small">
-                    {k.rate_limit_per_minute}/min · {k.rate_limit_per_hour}/h
-                  </td>
-                  <td class="actions">
-                    <button
-                      type="button"
-                      class="btn small danger-ghost"
-                      onClick={() => setDialog({ revoke: k })}
-                    >
-                      Revoke<span class="sr-only"> {k.name}</span>
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </div>
+      <TableCard
+        query={usage}
+        isEmpty={keys.length === 0}
+        loading="Loading keys"
+        empty="No active keys."
+        caption="Your API keys"
+      >
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Key</th>
+            <th scope="col" class="col-hide">
+              Created
+            </th>
+            <th scope="col">Last used</th>
+            <th scope="col" class="col-hide">
+              Expires
+            </th>
+            <th scope="col" class="col-hide">
+              Limits
+            </th>
+            <ActionsHeader />
+          </tr>
+        </thead>
+        <tbody>
+          {keys.map((k) => (
+            <tr key={k.id} data-testid="key-row">
+              <td>{k.name}</td>
+              <td>
+                <code>{k.key_prefix}…</code>
+              </td>
+              <td class="col-hide">{fmtDate(k.created_at)}</td>
+              <td>{fmtDate(k.last_used_at)}</td>
+              <td class="col-hide">
+                {expired(k) ? <span class="pill off">Expired</span> : fmtDate(k.expires_at)}
+              </td>
+              <td class="col-hide small">
+                {k.rate_limit_per_minute}/min · {k.rate_limit_per_hour}/h
+              </td>
+              <td class="actions">
+                <RowButton item={k.name} class="danger-ghost" onClick={() => setDialog({ revoke: k })}>
+                  Revoke
+                </RowButton>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </TableCard>
       {dialog === "create" && (
         <Dialog title="Create API key" onClose={() => setDialog(null)}>
           <CreateKey onCancel={() => setDialog(null)} onCreated={(created) => setDialog({ created })} />
@@ -174,29 +166,22 @@ export function KeysPage() {
       {dialog !== null && typeof dialog === "object" && "created" in dialog && (
         <Dialog title="Your new API key" onClose={() => setDialog(null)}>
           <KeyReveal apiKey={dialog.created} intro="Copy it now: it is shown only once." />
-          <div class="dialog-actions">
-            <button type="button" class="btn primary" onClick={() => setDialog(null)}>
-              Done
-            </button>
-          </div>
+          <DialogDone onDone={() => setDialog(null)} />
         </Dialog>
       )}
       {dialog !== null && typeof dialog === "object" && "revoke" in dialog && (
-        <Confirm
+        <ConfirmDelete
           title={`Revoke “${dialog.revoke.name}”?`}
           confirmLabel="Revoke key"
-          danger
           onClose={() => setDialog(null)}
-          onConfirm={async () => {
-            await call(V1_ROUTES.revokeApiKey, { params: { id: dialog.revoke.id } });
-            invalidate("usage");
-          }}
+          remove={() => call(V1_ROUTES.revokeApiKey, { params: { id: dialog.revoke.id } })}
+          invalidates={["usage"]}
         >
           <p>
             Requests with <code>{dialog.revoke.key_prefix}…</code> will be refused from now on. This cannot be
             undone.
           </p>
-        </Confirm>
+        </ConfirmDelete>
       )}
     </>
   );

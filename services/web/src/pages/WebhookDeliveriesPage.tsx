@@ -5,9 +5,10 @@ import { useEffect, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { invalidate, useQuery } from "../api/cache.ts";
 import { call } from "../api/client.ts";
-import { Failed, fmtDate, Loading, PageHead } from "./common.tsx";
+import { Failed, fmtDate, PageHead } from "./common.tsx";
 import { WebhookState } from "./WebhooksPage.tsx";
 import "./data/data.css";
+import { TableCard } from "../components/TableCard.tsx";
 
 const PER_PAGE = 25;
 const REFRESH_MS = 3000;
@@ -89,62 +90,57 @@ export function WebhookDeliveriesPage({ id }: { id: string }) {
           Refresh
         </button>
       </div>
-      {log.error !== undefined && <Failed error={log.error} />}
-      <div class="card table-card">
-        {!log.data ? (
-          <Loading what="Loading deliveries" />
-        ) : rows.length === 0 ? (
-          <p class="empty">No deliveries yet. They appear here as events happen.</p>
-        ) : (
-          <table>
-            <caption class="sr-only">Deliveries to this endpoint, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="col-num col-hide">
-                  Response
-                </th>
-                <th scope="col" class="col-num col-hide">
-                  Latency
-                </th>
-                <th scope="col" class="col-num col-hide">
-                  Attempts
-                </th>
-                <th scope="col" class="col-hide">
-                  Next attempt
-                </th>
-                <th scope="col" class="col-hide">
-                  Created
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => (
-                <tr key={r.id} data-testid="delivery-row">
-                  <td>
-                    <code class="event-code">{r.event_type}</code>
-                  </td>
-                  <td>
-                    <StatusPill d={r} />
-                    {r.error && <div class="muted small">{r.error}</div>}
-                    <div class="muted small phone-only">
-                      {r.response_code ?? "No answer"} · {r.attempts}{" "}
-                      {r.attempts === 1 ? "attempt" : "attempts"}
-                      {r.latency_ms !== null && ` · ${r.latency_ms} ms`}
-                    </div>
-                  </td>
-                  <td class="col-num col-hide">{r.response_code ?? "—"}</td>
-                  <td class="col-num col-hide">{r.latency_ms === null ? "—" : `${r.latency_ms} ms`}</td>
-                  <td class="col-num col-hide">{r.attempts}</td>
-                  <td class="col-hide">{r.status === "pending" ? fmtDate(r.next_attempt_at, "Now") : "—"}</td>
-                  <td class="col-hide">{fmtDate(r.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </div>
+      <TableCard
+        query={log}
+        isEmpty={rows.length === 0}
+        loading="Loading deliveries"
+        empty="No deliveries yet. They appear here as events happen."
+        caption="Deliveries to this endpoint, newest first"
+      >
+        <thead>
+          <tr>
+            <th scope="col">Event</th>
+            <th scope="col">Status</th>
+            <th scope="col" class="col-num col-hide">
+              Response
+            </th>
+            <th scope="col" class="col-num col-hide">
+              Latency
+            </th>
+            <th scope="col" class="col-num col-hide">
+              Attempts
+            </th>
+            <th scope="col" class="col-hide">
+              Next attempt
+            </th>
+            <th scope="col" class="col-hide">
+              Created
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.id} data-testid="delivery-row">
+              <td>
+                <code class="event-code">{r.event_type}</code>
+              </td>
+              <td>
+                <StatusPill d={r} />
+                {r.error && <div class="muted small">{r.error}</div>}
+                <div class="muted small phone-only">
+                  {r.response_code ?? "No answer"} · {r.attempts} {r.attempts === 1 ? "attempt" : "attempts"}
+                  {r.latency_ms !== null && ` · ${r.latency_ms} ms`}
+                </div>
+              </td>
+              <td class="col-num col-hide">{r.response_code ?? "—"}</td>
+              <td class="col-num col-hide">{r.latency_ms === null ? "—" : `${r.latency_ms} ms`}</td>
+              <td class="col-num col-hide">{r.attempts}</td>
+              <td class="col-hide">{r.status === "pending" ? fmtDate(r.next_attempt_at, "Now") : "—"}</td>
+              <td class="col-hide">{fmtDate(r.created_at)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </TableCard>
       {totalPages > 1 && (
         <nav class="pager" aria-label="Pages of deliveries">
           <button type="button" class="btn small" disabled={page <= 1} onClick={() => setPage(page - 1)}>

@@ -15,9 +15,11 @@ import { Link } from "wouter-preact";
 import { invalidate, useQuery } from "../api/cache.ts";
 import { call, fieldError } from "../api/client.ts";
 import { Confirm } from "../components/Confirm.tsx";
-import { CopyButton } from "../components/CopyButton.tsx";
-import { Dialog } from "../components/Dialog.tsx";
-import { Failed, fmtDate, Loading, PageHead } from "./common.tsx";
+import { Dialog, DialogDone } from "../components/Dialog.tsx";
+import { RowButton } from "../components/RowButton.tsx";
+import { SecretReveal } from "../components/SecretReveal.tsx";
+import { ActionsHeader, TableCard } from "../components/TableCard.tsx";
+import { Failed, fmtDate, PageHead } from "./common.tsx";
 import "./data/data.css";
 
 const EVENT_HINTS: Record<WebhookEventType, string> = {
@@ -143,25 +145,19 @@ function WebhookForm({
 }
 
 /** The one time a signing secret is on screen. */
-function SecretReveal({ hook, onDone }: { hook: WebhookWithSecret; onDone: () => void }) {
+function SigningSecretReveal({ hook, onDone }: { hook: WebhookWithSecret; onDone: () => void }) {
   return (
     <>
-      <div class="key-reveal">
-        <p>Copy the signing secret now: it is shown only once.</p>
-        <div class="key-box">
-          <code data-testid="webhook-secret">{hook.secret}</code>
-          <CopyButton text={hook.secret} label="Copy secret" />
-        </div>
-        <p class="hint">
-          Verify each request's <code>webhook-signature</code> header with it (Standard Webhooks). Kurz keeps
-          it encrypted and cannot show it again; rotate it if you lose it.
-        </p>
-      </div>
-      <div class="dialog-actions">
-        <button type="button" class="btn primary" onClick={onDone}>
-          Done
-        </button>
-      </div>
+      <SecretReveal
+        secret={hook.secret}
+        intro="Copy the signing secret now: it is shown only once."
+        copyLabel="Copy secret"
+        testid="webhook-secret"
+      >
+        Verify each request's <code>webhook-signature</code> header with it (Standard Webhooks). Kurz keeps it
+        encrypted and cannot show it again; rotate it if you lose it.
+      </SecretReveal>
+      <DialogDone onDone={onDone} />
     </>
   );
 }
@@ -215,81 +211,71 @@ export function WebhooksPage() {
           {notice}
         </p>
       )}
-      {list.error !== undefined && <Failed error={list.error} />}
-      {rowError !== null && <Failed error={rowError} />}
-      <div class="card table-card">
-        {!list.data ? (
-          <Loading what="Loading endpoints" />
-        ) : hooks.length === 0 ? (
-          <p class="empty">No endpoints yet. Add one to hear about every link event.</p>
-        ) : (
-          <table>
-            <caption class="sr-only">Your webhook endpoints</caption>
-            <thead>
-              <tr>
-                <th scope="col">Endpoint</th>
-                <th scope="col" class="col-hide">
-                  Events
-                </th>
-                <th scope="col">State</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {hooks.map((h) => (
-                <tr key={h.id} data-testid="webhook-row">
-                  <td class="hook-url">
-                    <Link href={`/dashboard/webhooks/${h.id}`}>{h.url}</Link>
-                    {h.description && <div class="muted small">{h.description}</div>}
-                    <div class="muted small">
-                      Secret <code>{h.secret_prefix}…</code>
-                    </div>
-                  </td>
-                  <td class="col-hide">
-                    {h.events.map((t) => (
-                      <span class="pill" key={t}>
-                        {t}
-                      </span>
-                    ))}
-                  </td>
-                  <td>
-                    <WebhookState hook={h} />
-                    {h.consecutive_failures > 0 && (
-                      <div class="muted small">{h.consecutive_failures} failed in a row</div>
-                    )}
-                  </td>
-                  <td class="actions row-actions">
-                    {h.enabled ? (
-                      <button type="button" class="btn small ghost" onClick={() => setEnabled(h, false)}>
-                        Disable<span class="sr-only"> {h.url}</span>
-                      </button>
-                    ) : (
-                      <button type="button" class="btn small primary" onClick={() => setEnabled(h, true)}>
-                        Re-enable<span class="sr-only"> {h.url}</span>
-                      </button>
-                    )}
-                    <button type="button" class="btn small" onClick={() => setDialog({ edit: h })}>
-                      Edit<span class="sr-only"> {h.url}</span>
-                    </button>
-                    <button type="button" class="btn small" onClick={() => setDialog({ rotate: h })}>
-                      Rotate secret<span class="sr-only"> of {h.url}</span>
-                    </button>
-                    <button
-                      type="button"
-                      class="btn small danger-ghost"
-                      onClick={() => setDialog({ remove: h })}
-                    >
-                      Delete<span class="sr-only"> {h.url}</span>
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </div>
+      <TableCard
+        query={list}
+        actionError={rowError}
+        isEmpty={hooks.length === 0}
+        loading="Loading endpoints"
+        empty="No endpoints yet. Add one to hear about every link event."
+        caption="Your webhook endpoints"
+      >
+        <thead>
+          <tr>
+            <th scope="col">Endpoint</th>
+            <th scope="col" class="col-hide">
+              Events
+            </th>
+            <th scope="col">State</th>
+            <ActionsHeader />
+          </tr>
+        </thead>
+        <tbody>
+          {hooks.map((h) => (
+            <tr key={h.id} data-testid="webhook-row">
+              <td class="hook-url">
+                <Link href={`/dashboard/webhooks/${h.id}`}>{h.url}</Link>
+                {h.description && <div class="muted small">{h.description}</div>}
+                <div class="muted small">
+                  Secret <code>{h.secret_prefix}…</code>
+                </div>
+              </td>
+              <td class="col-hide">
+                {h.events.map((t) => (
+                  <span class="pill" key={t}>
+                    {t}
+                  </span>
+                ))}
+              </td>
+              <td>
+                <WebhookState hook={h} />
+                {h.consecutive_failures > 0 && (
+                  <div class="muted small">{h.consecutive_failures} failed in a row</div>
+                )}
+              </td>
+              <td class="actions row-actions">
+                {h.enabled ? (
+                  <RowButton item={h.url} class="ghost" onClick={() => setEnabled(h, false)}>
+                    Disable
+                  </RowButton>
+                ) : (
+                  <RowButton item={h.url} class="primary" onClick={() => setEnabled(h, true)}>
+                    Re-enable
+                  </RowButton>
+                )}
+                <RowButton item={h.url} onClick={() => setDialog({ edit: h })}>
+                  Edit
+                </RowButton>
+                <RowButton item={`of ${h.url}`} onClick={() => setDialog({ rotate: h })}>
+                  Rotate secret
+                </RowButton>
+                <RowButton item={h.url} class="danger-ghost" onClick={() => setDialog({ remove: h })}>
+                  Delete
+                </RowButton>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </TableCard>
       {dialog === "create" && (
         <Dialog title="Add webhook endpoint" onClose={() => setDialog(null)}>
           <WebhookForm
@@ -315,7 +301,7 @@ export function WebhooksPage() {
           title={d.rotated ? "The new signing secret" : "Endpoint created"}
           onClose={() => setDialog(null)}
         >
-          <SecretReveal hook={d.secret} onDone={() => setDialog(null)} />
+          <SigningSecretReveal hook={d.secret} onDone={() => setDialog(null)} />
         </Dialog>
       )}
       {d && "rotate" in d && (

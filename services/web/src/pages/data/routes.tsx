@@ -1,7 +1,7 @@
 // The routes of the webhooks, import and export pages (issue 16), each page its own lazily loaded chunk.
 // Kept here so the shell's router gains one line.
 import { Route } from "wouter-preact";
-import { lazyPage } from "../../lazy.tsx";
+import { lazyPage } from "../../components/lazyPage.tsx";
 
 const WebhooksPage = lazyPage(() => import("../WebhooksPage.tsx").then((m) => m.WebhooksPage));
 const WebhookDeliveriesPage = lazyPage<{ id: string }>(() =>

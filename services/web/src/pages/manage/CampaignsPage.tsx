@@ -5,10 +5,11 @@ import { type LegacyCampaign, type LegacyCampaignLink, ROUTES } from "@kurz/cont
 import { useState } from "preact/hooks";
 import { invalidate, useQuery } from "../../api/cache.ts";
 import { call, messageOf } from "../../api/client.ts";
-import { Confirm } from "../../components/Confirm.tsx";
+import { ConfirmDelete } from "../../components/ConfirmDelete.tsx";
 import { CopyButton } from "../../components/CopyButton.tsx";
-import { Dialog } from "../../components/Dialog.tsx";
+import { Dialog, DialogDone } from "../../components/Dialog.tsx";
 import { RangePicker } from "../../components/RangePicker.tsx";
+import { RowButton } from "../../components/RowButton.tsx";
 import { type Range, rangeKey, rangeQuery } from "../../ranges.ts";
 import { Failed, Loading, PageHead } from "../common.tsx";
 import "./manage.css";
@@ -213,11 +214,7 @@ function CampaignLinks({ campaign, onDone }: { campaign: LegacyCampaign; onDone:
           </table>
         </div>
       )}
-      <div class="dialog-actions">
-        <button type="button" class="btn primary" onClick={onDone}>
-          Done
-        </button>
-      </div>
+      <DialogDone onDone={onDone} />
     </>
   );
 }
@@ -271,27 +268,19 @@ export function CampaignsPage() {
                 </dd>
               </dl>
               <div class="item-actions">
-                <button
-                  type="button"
-                  class="btn small"
-                  onClick={() => setDialog({ kind: "links", campaign: c })}
-                >
-                  Links and weights<span class="sr-only"> of {c.name}</span>
-                </button>
-                <button
-                  type="button"
-                  class="btn small"
-                  onClick={() => setDialog({ kind: "edit", campaign: c })}
-                >
-                  Edit<span class="sr-only"> {c.name}</span>
-                </button>
-                <button
-                  type="button"
-                  class="btn small danger-ghost"
+                <RowButton item={`of ${c.name}`} onClick={() => setDialog({ kind: "links", campaign: c })}>
+                  Links and weights
+                </RowButton>
+                <RowButton item={c.name} onClick={() => setDialog({ kind: "edit", campaign: c })}>
+                  Edit
+                </RowButton>
+                <RowButton
+                  item={c.name}
+                  class="danger-ghost"
                   onClick={() => setDialog({ kind: "delete", campaign: c })}
                 >
-                  Delete<span class="sr-only"> {c.name}</span>
-                </button>
+                  Delete
+                </RowButton>
               </div>
             </li>
           ))}
@@ -313,18 +302,15 @@ export function CampaignsPage() {
         </Dialog>
       )}
       {dialog?.kind === "delete" && (
-        <Confirm
+        <ConfirmDelete
           title={`Delete ${dialog.campaign.name}?`}
           confirmLabel="Delete campaign"
-          danger
           onClose={() => setDialog(null)}
-          onConfirm={async () => {
-            await call(ROUTES.legacyDeleteCampaign, { params: { id: String(dialog.campaign.id) } });
-            invalidate(KEY);
-          }}
+          remove={() => call(ROUTES.legacyDeleteCampaign, { params: { id: String(dialog.campaign.id) } })}
+          invalidates={[KEY]}
         >
           <p>Its rotator and list URLs stop working; the links themselves stay.</p>
-        </Confirm>
+        </ConfirmDelete>
       )}
     </>
   );

@@ -6,9 +6,11 @@ import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { invalidate, useQuery } from "../../api/cache.ts";
 import { call, messageOf } from "../../api/client.ts";
-import { Confirm } from "../../components/Confirm.tsx";
-import { Dialog } from "../../components/Dialog.tsx";
-import { Failed, Loading, PageHead } from "../common.tsx";
+import { ConfirmDelete } from "../../components/ConfirmDelete.tsx";
+import { Dialog, DialogDone } from "../../components/Dialog.tsx";
+import { RowButton } from "../../components/RowButton.tsx";
+import { ActionsHeader, TableCard } from "../../components/TableCard.tsx";
+import { Loading, PageHead } from "../common.tsx";
 import "./manage.css";
 import {
   Field,
@@ -131,11 +133,7 @@ function ChannelLinks({ channel, onDone }: { channel: LegacyChannel; onDone: () 
           ))}
         </ul>
       )}
-      <div class="dialog-actions">
-        <button type="button" class="btn primary" onClick={onDone}>
-          Done
-        </button>
-      </div>
+      <DialogDone onDone={onDone} />
     </>
   );
 }
@@ -156,67 +154,54 @@ export function ChannelsPage() {
       <p class="muted">
         Group links by where you share them; the links table can show one channel at a time.
       </p>
-      {list.error !== undefined && <Failed error={list.error} />}
-      <div class="card table-card manage-table">
-        {!list.data ? (
-          <Loading what="Loading channels" />
-        ) : channels.length === 0 ? (
-          <p class="empty">No channels yet.</p>
-        ) : (
-          <table>
-            <caption class="sr-only">Your channels</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col" class="col-hide">
-                  Description
-                </th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {channels.map((c) => (
-                <tr key={c.id} data-testid="channel-row">
-                  <td>
-                    <span class="swatch" style={{ background: c.color }} aria-hidden="true" />
-                    {c.name}
-                    {c.starred && <span class="pill">Starred</span>}
-                  </td>
-                  <td class="col-hide">{c.description || <span class="muted">—</span>}</td>
-                  <td class="actions">
-                    <Link class="btn small ghost" href={`/dashboard/links?channel=${c.id}`}>
-                      View links<span class="sr-only"> of {c.name}</span>
-                    </Link>
-                    <button
-                      type="button"
-                      class="btn small"
-                      onClick={() => setDialog({ kind: "links", channel: c })}
-                    >
-                      Assign links<span class="sr-only"> to {c.name}</span>
-                    </button>
-                    <button
-                      type="button"
-                      class="btn small"
-                      onClick={() => setDialog({ kind: "edit", channel: c })}
-                    >
-                      Edit<span class="sr-only"> {c.name}</span>
-                    </button>
-                    <button
-                      type="button"
-                      class="btn small danger-ghost"
-                      onClick={() => setDialog({ kind: "delete", channel: c })}
-                    >
-                      Delete<span class="sr-only"> {c.name}</span>
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </div>
+      <TableCard
+        query={list}
+        isEmpty={channels.length === 0}
+        loading="Loading channels"
+        empty="No channels yet."
+        caption="Your channels"
+        class="manage-table"
+      >
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col" class="col-hide">
+              Description
+            </th>
+            <ActionsHeader />
+          </tr>
+        </thead>
+        <tbody>
+          {channels.map((c) => (
+            <tr key={c.id} data-testid="channel-row">
+              <td>
+                <span class="swatch" style={{ background: c.color }} aria-hidden="true" />
+                {c.name}
+                {c.starred && <span class="pill">Starred</span>}
+              </td>
+              <td class="col-hide">{c.description || <span class="muted">—</span>}</td>
+              <td class="actions">
+                <Link class="btn small ghost" href={`/dashboard/links?channel=${c.id}`}>
+                  View links<span class="sr-only"> of {c.name}</span>
+                </Link>
+                <RowButton item={`to ${c.name}`} onClick={() => setDialog({ kind: "links", channel: c })}>
+                  Assign links
+                </RowButton>
+                <RowButton item={c.name} onClick={() => setDialog({ kind: "edit", channel: c })}>
+                  Edit
+                </RowButton>
+                <RowButton
+                  item={c.name}
+                  class="danger-ghost"
+                  onClick={() => setDialog({ kind: "delete", channel: c })}
+                >
+                  Delete
+                </RowButton>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </TableCard>
       {dialog?.kind === "create" && (
         <Dialog title="Create channel" onClose={() => setDialog(null)}>
           <ChannelForm onDone={() => setDialog(null)} />
@@ -233,18 +218,15 @@ export function ChannelsPage() {
         </Dialog>
       )}
       {dialog?.kind === "delete" && (
-        <Confirm
+        <ConfirmDelete
           title={`Delete ${dialog.channel.name}?`}
           confirmLabel="Delete channel"
-          danger
           onClose={() => setDialog(null)}
-          onConfirm={async () => {
-            await call(ROUTES.legacyDeleteChannel, { params: { id: String(dialog.channel.id) } });
-            invalidate(KEY, "links");
-          }}
+          remove={() => call(ROUTES.legacyDeleteChannel, { params: { id: String(dialog.channel.id) } })}
+          invalidates={[KEY, "links"]}
         >
           <p>The links stay; they just leave this channel.</p>
-        </Confirm>
+        </ConfirmDelete>
       )}
     </>
   );

@@ -6,9 +6,10 @@ import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { invalidate } from "../../api/cache.ts";
 import { call, messageOf } from "../../api/client.ts";
-import { Confirm } from "../../components/Confirm.tsx";
+import { ConfirmDelete } from "../../components/ConfirmDelete.tsx";
 import { CopyButton } from "../../components/CopyButton.tsx";
-import { Dialog } from "../../components/Dialog.tsx";
+import { Dialog, DialogDone } from "../../components/Dialog.tsx";
+import { RowButton } from "../../components/RowButton.tsx";
 import { Failed, fmtDate, Loading, PageHead } from "../common.tsx";
 import "./manage.css";
 import { Field, FormActions, FormError, LIST_QUERY, useFreshQuery, useSubmit } from "./shared.tsx";
@@ -188,26 +189,22 @@ export function DomainsPage() {
                   {checking === d.id ? "Checking…" : "Verify"}
                   <span class="sr-only"> {hostOf(d)}</span>
                 </button>
-                <button
-                  type="button"
-                  class="btn small"
-                  onClick={() => setDialog({ kind: "edit", domain: d })}
-                >
-                  Edit redirects<span class="sr-only"> of {hostOf(d)}</span>
-                </button>
+                <RowButton item={`of ${hostOf(d)}`} onClick={() => setDialog({ kind: "edit", domain: d })}>
+                  Edit redirects
+                </RowButton>
                 <Link
                   class="btn small ghost"
                   href={`/dashboard/links?domain=${encodeURIComponent(hostOf(d))}`}
                 >
                   Links<span class="sr-only"> on {hostOf(d)}</span>
                 </Link>
-                <button
-                  type="button"
-                  class="btn small danger-ghost"
+                <RowButton
+                  item={hostOf(d)}
+                  class="danger-ghost"
                   onClick={() => setDialog({ kind: "delete", domain: d })}
                 >
-                  Delete<span class="sr-only"> {hostOf(d)}</span>
-                </button>
+                  Delete
+                </RowButton>
               </div>
             </li>
           ))}
@@ -222,11 +219,7 @@ export function DomainsPage() {
         <Dialog title={`Verify ${hostOf(dialog.domain)}`} onClose={() => setDialog(null)}>
           <p>Publish this DNS record at your DNS provider, then press Verify on the domain.</p>
           <TxtRecord domain={dialog.domain} />
-          <div class="dialog-actions">
-            <button type="button" class="btn primary" onClick={() => setDialog(null)}>
-              Done
-            </button>
-          </div>
+          <DialogDone onDone={() => setDialog(null)} />
         </Dialog>
       )}
       {dialog?.kind === "edit" && (
@@ -235,18 +228,15 @@ export function DomainsPage() {
         </Dialog>
       )}
       {dialog?.kind === "delete" && (
-        <Confirm
+        <ConfirmDelete
           title={`Delete ${hostOf(dialog.domain)}?`}
           confirmLabel="Delete domain"
-          danger
           onClose={() => setDialog(null)}
-          onConfirm={async () => {
-            await call(ROUTES.legacyDeleteDomain, { params: { id: String(dialog.domain.id) } });
-            invalidate(KEY);
-          }}
+          remove={() => call(ROUTES.legacyDeleteDomain, { params: { id: String(dialog.domain.id) } })}
+          invalidates={[KEY]}
         >
           <p>Links on this domain stop redirecting there. This cannot be undone.</p>
-        </Confirm>
+        </ConfirmDelete>
       )}
     </>
   );

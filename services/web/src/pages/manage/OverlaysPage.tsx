@@ -15,8 +15,10 @@ import {
 import { useState } from "preact/hooks";
 import { invalidate, useQuery } from "../../api/cache.ts";
 import { call, pathOf } from "../../api/client.ts";
-import { Confirm } from "../../components/Confirm.tsx";
-import { Dialog } from "../../components/Dialog.tsx";
+import { ConfirmDelete } from "../../components/ConfirmDelete.tsx";
+import { Dialog, DialogDone } from "../../components/Dialog.tsx";
+import { RowButton } from "../../components/RowButton.tsx";
+import { ActionsHeader, TableCard } from "../../components/TableCard.tsx";
 import { Failed, fmtDate, Loading, PageHead } from "../common.tsx";
 import "./manage.css";
 import { Field, FormActions, FormError, LIST_QUERY, useFreshQuery, useSubmit } from "./shared.tsx";
@@ -203,14 +205,11 @@ function Submissions({ overlay, onDone }: { overlay: LegacyOverlayDetail; onDone
           </table>
         </div>
       )}
-      <div class="dialog-actions">
+      <DialogDone onDone={onDone}>
         <a class="btn" href={pathOf(ROUTES.legacyExportOverlaySubmissions, params)} download>
           Export CSV
         </a>
-        <button type="button" class="btn primary" onClick={onDone}>
-          Done
-        </button>
-      </div>
+      </DialogDone>
     </>
   );
 }
@@ -232,71 +231,61 @@ export function OverlaysPage() {
         A call to action shown over a link's destination (or before it, where the site refuses framing).
         Choose one for a link in the link's form.
       </p>
-      {list.error !== undefined && <Failed error={list.error} />}
-      <div class="card table-card manage-table">
-        {!list.data ? (
-          <Loading what="Loading overlays" />
-        ) : overlays.length === 0 ? (
-          <p class="empty">No overlays yet.</p>
-        ) : (
-          <table>
-            <caption class="sr-only">Your CTA overlays</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Type</th>
-                <th scope="col" class="col-hide">
-                  Position
-                </th>
-                <th scope="col" class="col-hide">
-                  Created
-                </th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {overlays.map((o) => (
-                <tr key={o.id} data-testid="overlay-row">
-                  <td>
-                    <span class="swatch" style={{ background: o.button_color }} aria-hidden="true" />
-                    {o.name}
-                  </td>
-                  <td>{cap(o.type)}</td>
-                  <td class="col-hide">{cap(o.position)}</td>
-                  <td class="col-hide">{fmtDate(o.date)}</td>
-                  <td class="actions">
-                    {o.type === "contact" && (
-                      <button
-                        type="button"
-                        class="btn small"
-                        onClick={() => setDialog({ kind: "submissions", overlay: o })}
-                      >
-                        Submissions<span class="sr-only"> of {o.name}</span>
-                      </button>
-                    )}
-                    <button
-                      type="button"
-                      class="btn small"
-                      onClick={() => setDialog({ kind: "edit", overlay: o })}
-                    >
-                      Edit<span class="sr-only"> {o.name}</span>
-                    </button>
-                    <button
-                      type="button"
-                      class="btn small danger-ghost"
-                      onClick={() => setDialog({ kind: "delete", overlay: o })}
-                    >
-                      Delete<span class="sr-only"> {o.name}</span>
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </div>
+      <TableCard
+        query={list}
+        isEmpty={overlays.length === 0}
+        loading="Loading overlays"
+        empty="No overlays yet."
+        caption="Your CTA overlays"
+        class="manage-table"
+      >
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Type</th>
+            <th scope="col" class="col-hide">
+              Position
+            </th>
+            <th scope="col" class="col-hide">
+              Created
+            </th>
+            <ActionsHeader />
+          </tr>
+        </thead>
+        <tbody>
+          {overlays.map((o) => (
+            <tr key={o.id} data-testid="overlay-row">
+              <td>
+                <span class="swatch" style={{ background: o.button_color }} aria-hidden="true" />
+                {o.name}
+              </td>
+              <td>{cap(o.type)}</td>
+              <td class="col-hide">{cap(o.position)}</td>
+              <td class="col-hide">{fmtDate(o.date)}</td>
+              <td class="actions">
+                {o.type === "contact" && (
+                  <RowButton
+                    item={`of ${o.name}`}
+                    onClick={() => setDialog({ kind: "submissions", overlay: o })}
+                  >
+                    Submissions
+                  </RowButton>
+                )}
+                <RowButton item={o.name} onClick={() => setDialog({ kind: "edit", overlay: o })}>
+                  Edit
+                </RowButton>
+                <RowButton
+                  item={o.name}
+                  class="danger-ghost"
+                  onClick={() => setDialog({ kind: "delete", overlay: o })}
+                >
+                  Delete
+                </RowButton>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </TableCard>
       {dialog?.kind === "create" && (
         <Dialog title="Create overlay" onClose={() => setDialog(null)} wide>
           <OverlayForm onDone={() => setDialog(null)} />
@@ -313,18 +302,15 @@ export function OverlaysPage() {
         </Dialog>
       )}
       {dialog?.kind === "delete" && (
-        <Confirm
+        <ConfirmDelete
           title={`Delete ${dialog.overlay.name}?`}
           confirmLabel="Delete overlay"
-          danger
           onClose={() => setDialog(null)}
-          onConfirm={async () => {
-            await call(ROUTES.legacyDeleteOverlay, { params: { id: String(dialog.overlay.id) } });
-            invalidate(KEY);
-          }}
+          remove={() => call(ROUTES.legacyDeleteOverlay, { params: { id: String(dialog.overlay.id) } })}
+          invalidates={[KEY]}
         >
           <p>Links that show it go straight to their destination again. Its submissions are deleted too.</p>
-        </Confirm>
+        </ConfirmDelete>
       )}
     </>
   );

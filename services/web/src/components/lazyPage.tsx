@@ -1,10 +1,10 @@
 // Pages loaded on first visit (their own chunks), so the initial JavaScript stays within its budget.
 // Preact's `lazy` lives in preact/compat, which the app does not otherwise need: this is its few lines.
-import type { ComponentType } from "preact";
+import type { ComponentType, FunctionComponent } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { Loading } from "./pages/common.tsx";
+import { Loading } from "../pages/common.tsx";
 
-export function lazyPage<P extends object>(load: () => Promise<ComponentType<P>>): ComponentType<P> {
+export function lazyPage<P extends object>(load: () => Promise<ComponentType<P>>): FunctionComponent<P> {
   let loaded: ComponentType<P> | undefined;
   return function LazyPage(props: P) {
     const [Page, setPage] = useState<ComponentType<P> | undefined>(() => loaded);
