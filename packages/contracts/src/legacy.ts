@@ -148,7 +148,8 @@ export const LegacyDomain = z
     redirect404: z.url().nullable(),
     ...domainVerificationFields,
     links: z.int().nonnegative().meta({
-      description: "How many links live on this domain; deleting the domain deletes them (docs/dashboard-manage.md)",
+      description:
+        "How many links live on this domain; deleting the domain deletes them (docs/dashboard-manage.md)",
     }),
   })
   .meta({ id: "LegacyDomain" });

@@ -268,7 +268,11 @@ export interface DeletedLinks {
  * the same one): the rows, one `link.deleted` event each, their retired codes and the account's count.
  * Call afterLinksDeleted once it has committed.
  */
-export async function deleteLinksInTx(tx: Tx, accountId: string, ids: readonly string[]): Promise<DeletedLinks> {
+export async function deleteLinksInTx(
+  tx: Tx,
+  accountId: string,
+  ids: readonly string[],
+): Promise<DeletedLinks> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return { links: [], campaignIds: [] };
   const campaignIds = await campaignsOfLinks(tx, unique);
@@ -287,7 +291,10 @@ export async function deleteLinksInTx(tx: Tx, accountId: string, ids: readonly s
 }
 
 /** After the commit: the relay publishes the events, the redirect drops the codes, rotators skip them. */
-export async function afterLinksDeleted(deps: LinkWriterDeps, { links, campaignIds }: DeletedLinks): Promise<void> {
+export async function afterLinksDeleted(
+  deps: LinkWriterDeps,
+  { links, campaignIds }: DeletedLinks,
+): Promise<void> {
   if (links.length === 0) return;
   deps.onEventsWritten();
   await deps.records.removeMany(links.map((link) => link.shortCode));
