@@ -166,7 +166,10 @@ describe.skipIf(!hasChromium)(
       expect((await legacy("/api/domains")).data.domains).toEqual([]);
       await nav("Links", "Links");
       // The table shows its cached rows, then the refetch the delete asked for drops the branded link.
-      await page.getByTestId("link-row").filter({ hasText: `${host}/` }).waitFor({ state: "detached" });
+      await page
+        .getByTestId("link-row")
+        .filter({ hasText: `${host}/` })
+        .waitFor({ state: "detached" });
       await page.getByTestId("link-row").filter({ hasText: "Variant A" }).waitFor();
       const all = await fetch(`${stack.origin}/api/v1/links?limit=100`, {
         headers: { authorization: `Bearer ${apiKey}` },
