@@ -8,6 +8,8 @@ import { call, messageOf } from "../../api/client.ts";
 
 /** The older API's list routes page at most this many; the dashboard asks for one full page. */
 export const LIST_QUERY = { limit: String(LEGACY_LIMIT_MAX) };
+/** The same for the v1 list routes (overlays). */
+export const V1_LIST_QUERY = { page: "1", per_page: "100" };
 
 export function Field({
   id,
@@ -89,7 +91,7 @@ export function FormActions({
 
 /** The account's most recent links (for "assign a link" pickers). */
 export function useRecentLinks() {
-  const query = { page: "1", per_page: "100" };
+  const query = V1_LIST_QUERY;
   return useQuery(`links?${JSON.stringify(query)}`, () => call(V1_ROUTES.listLinks, { query }));
 }
 
