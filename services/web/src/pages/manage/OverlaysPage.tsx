@@ -16,11 +16,10 @@ import {
 import { useState } from "preact/hooks";
 import { invalidate, useQuery } from "../../api/cache.ts";
 import { call, pathOf } from "../../api/client.ts";
-import { ConfirmDelete } from "../../components/ConfirmDelete.tsx";
-import { Dialog, DialogDone } from "../../components/Dialog.tsx";
-import { RowButton } from "../../components/RowButton.tsx";
+import { DialogDone } from "../../components/Dialog.tsx";
 import { ActionsHeader, TableCard } from "../../components/TableCard.tsx";
 import { Failed, fmtDate, Loading, PageHead } from "../common.tsx";
+import { ItemActions, type ManageDialog, ManageDialogs } from "./ManageDialogs.tsx";
 import "./manage.css";
 import { Field, FormActions, FormError, useFreshQuery, useSubmit, V1_LIST_QUERY } from "./shared.tsx";
 
@@ -217,9 +216,7 @@ function Submissions({ overlay, onDone }: { overlay: Overlay; onDone: () => void
 
 export function OverlaysPage() {
   const list = useFreshQuery(KEY, () => call(ROUTES.listOverlays, { query: V1_LIST_QUERY }));
-  const [dialog, setDialog] = useState<
-    { kind: "create" } | { kind: "edit" | "submissions" | "delete"; overlay: Overlay } | null
-  >(null);
+  const [dialog, setDialog] = useState<ManageDialog<Overlay>>(null);
   const overlays = list.data?.data ?? [];
   return (
     <>
@@ -264,55 +261,32 @@ export function OverlaysPage() {
               <td class="col-hide">{cap(o.position)}</td>
               <td class="col-hide">{fmtDate(o.created_at)}</td>
               <td class="actions">
-                {o.type === "contact" && (
-                  <RowButton
-                    item={`of ${o.name}`}
-                    onClick={() => setDialog({ kind: "submissions", overlay: o })}
-                  >
-                    Submissions
-                  </RowButton>
-                )}
-                <RowButton item={o.name} onClick={() => setDialog({ kind: "edit", overlay: o })}>
-                  Edit
-                </RowButton>
-                <RowButton
-                  item={o.name}
-                  class="danger-ghost"
-                  onClick={() => setDialog({ kind: "delete", overlay: o })}
-                >
-                  Delete
-                </RowButton>
+                <ItemActions
+                  item={o}
+                  open={setDialog}
+                  panel={o.type === "contact" ? { label: "Submissions", joiner: "of" } : undefined}
+                />
               </td>
             </tr>
           ))}
         </tbody>
       </TableCard>
-      {dialog?.kind === "create" && (
-        <Dialog title="Create overlay" onClose={() => setDialog(null)} wide>
-          <OverlayForm onDone={() => setDialog(null)} />
-        </Dialog>
-      )}
-      {dialog?.kind === "edit" && (
-        <Dialog title={`Edit ${dialog.overlay.name}`} onClose={() => setDialog(null)} wide>
-          <OverlayForm overlay={dialog.overlay} onDone={() => setDialog(null)} />
-        </Dialog>
-      )}
-      {dialog?.kind === "submissions" && (
-        <Dialog title={`Submissions of ${dialog.overlay.name}`} onClose={() => setDialog(null)} wide>
-          <Submissions overlay={dialog.overlay} onDone={() => setDialog(null)} />
-        </Dialog>
-      )}
-      {dialog?.kind === "delete" && (
-        <ConfirmDelete
-          title={`Delete ${dialog.overlay.name}?`}
-          confirmLabel="Delete overlay"
-          onClose={() => setDialog(null)}
-          remove={() => call(ROUTES.deleteOverlay, { params: { id: String(dialog.overlay.id) } })}
-          invalidates={[KEY]}
-        >
+      <ManageDialogs
+        dialog={dialog}
+        onClose={() => setDialog(null)}
+        noun="overlay"
+        wideForm
+        form={(overlay, done) => <OverlayForm overlay={overlay} onDone={done} />}
+        panel={{
+          title: (o) => `Submissions of ${o.name}`,
+          render: (o, done) => <Submissions overlay={o} onDone={done} />,
+        }}
+        remove={(o) => call(ROUTES.deleteOverlay, { params: { id: String(o.id) } })}
+        invalidates={[KEY]}
+        deleteText={
           <p>Links that show it go straight to their destination again. Its submissions are deleted too.</p>
-        </ConfirmDelete>
-      )}
+        }
+      />
     </>
   );
 }
