@@ -1,7 +1,8 @@
 // Campaign rotators with weights, links on branded domains and the channel filter, end to end through
 // the public origin (issue 13): a weighted rotator's split over 1,000 follows is within ±5 points of
 // its weights; a link on a verified branded domain redirects only on that domain, while the owner's
-// links of the main host keep redirecting on it too (branded URLs handed out before links had domains).
+// links of the main host keep redirecting on it too (branded URLs handed out before links had domains);
+// deleting the domain deletes its links.
 import { startTestDnsServer, type TestDnsServer, waitFor } from "@kurz/testing";
 import { type Stack, startStack } from "@kurz/testing/stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -107,7 +108,7 @@ describe("weighted rotators", () => {
 });
 
 describe("links on branded domains", () => {
-  it("a verified domain's link redirects only there; the owner's main-host links redirect on it too", async () => {
+  it("a verified domain's link redirects only there; the owner's main-host links redirect on it too; deleting the domain deletes its link", async () => {
     const host = `go.brand-${unique}.test`;
     const added = await call("POST", "/api/domain/add", { domain: `https://${host}` });
     expect(added.status, added.text).toBe(200);
@@ -137,6 +138,27 @@ describe("links on branded domains", () => {
     expect(filtered.body.meta.total).toBe(1);
     const none = await call("GET", "/api/v1/links?domain=unknown.example");
     expect(none.body.data).toEqual([]);
+
+    // Deleting the domain deletes its link (docs/dashboard-manage.md "Deleting a domain"): the older
+    // API says how many, the link stops redirecting everywhere at once, the main-host link stays.
+    const before = (await call("GET", "/api/v1/account")).body.data.total_links as number;
+    const removed = await call("DELETE", `/api/domain/${added.body.id}/delete`);
+    expect(removed.status, removed.text).toBe(200);
+    expect(removed.body).toEqual({
+      error: 0,
+      message: "Domain and its link have been deleted successfully.",
+      links_deleted: 1,
+    });
+    await waitFor(async () => (await onHost(host, `/${branded.short_code}`)).status === 404, {
+      timeoutMs: 10_000,
+      description: "the deleted domain's link to stop redirecting",
+    });
+    expect((await onHost(publicHost, `/${branded.short_code}`)).status).toBe(404);
+    expect((await call("GET", `/api/v1/links/${branded.id}`)).status).toBe(404);
+    expect((await onHost(publicHost, `/${plain.short_code}`)).headers.location).toBe(
+      "https://plain.example/page",
+    );
+    expect((await call("GET", "/api/v1/account")).body.data.total_links).toBe(before - 1);
   });
 });
 

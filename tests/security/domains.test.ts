@@ -192,6 +192,44 @@ describe("proof of control", () => {
   });
 });
 
+describe("deleting a domain with its links", () => {
+  it("only the owner deletes them, and their codes stay reserved to the owner afterwards", async () => {
+    const host = bankHost();
+    const added = await victimAdds(host);
+    await dns.setTxt(added.verification.name, [added.verification.value]);
+    expect((await ctx.asVictim("POST", `/api/domain/${added.id}/verify`)).body.status).toBe("verified");
+    const alias = `${victimAlias}-del-${seq}`;
+    const made = await ctx.asVictim("POST", "/api/v1/links", {
+      url: "https://bank.example/login",
+      custom_alias: alias,
+      domain: host,
+    });
+    expect(made.status, made.text).toBe(201);
+    await waitFor(async () => (await onHost(host, `/${alias}`)).status === 302, {
+      timeoutMs: 10_000,
+      description: "the branded link to redirect",
+    });
+
+    // The attacker's delete is a 404 and takes nothing with it.
+    expectLegacyError(await ctx.asAttacker("DELETE", `/api/domain/${added.id}/delete`), 404);
+    expect((await onHost(host, `/${alias}`)).headers.location).toBe("https://bank.example/login");
+    expect((await ctx.asVictim("GET", `/api/v1/links/${made.body.data.id}`)).status).toBe(200);
+
+    const deleted = await ctx.asVictim("DELETE", `/api/domain/${added.id}/delete`);
+    expect(deleted.body).toMatchObject({ error: 0, links_deleted: 1 });
+    // The printed branded URL cannot be taken over: the code is retired to the victim for the grace.
+    const squat = await ctx.asAttacker("POST", "/api/v1/links", {
+      url: "https://attacker.example/phish",
+      custom_alias: alias,
+    });
+    expect(squat.status, squat.text).toBe(409);
+    await waitFor(async () => (await onHost(host, `/${alias}`)).status === 404, {
+      timeoutMs: 10_000,
+      description: "the deleted domain's link to stop redirecting",
+    });
+  });
+});
+
 describe("claims", () => {
   it("a host verified by another account cannot be claimed, in any spelling", async () => {
     const host = bankHost();

@@ -147,6 +147,10 @@ export const LegacyDomain = z
     redirectroot: z.url().nullable(),
     redirect404: z.url().nullable(),
     ...domainVerificationFields,
+    links: z.int().nonnegative().meta({
+      description:
+        "How many links live on this domain; deleting the domain deletes them (docs/dashboard-manage.md)",
+    }),
   })
   .meta({ id: "LegacyDomain" });
 export type LegacyDomain = z.infer<typeof LegacyDomain>;
@@ -195,6 +199,13 @@ export const LegacyDomainAddResponse = legacySuccess({
   ...domainVerificationFields,
 });
 export type LegacyDomainAddResponse = z.infer<typeof LegacyDomainAddResponse>;
+
+/** SPEC 4.2's message, plus how many links were deleted with the domain. */
+export const LegacyDomainDeleteResponse = legacySuccess({
+  message: z.string(),
+  links_deleted: z.int().nonnegative().meta({ description: "The domain's links, deleted with it" }),
+});
+export type LegacyDomainDeleteResponse = z.infer<typeof LegacyDomainDeleteResponse>;
 
 export const LegacyDomainVerifyResponse = legacySuccess({
   id: LegacyId,

@@ -45,17 +45,18 @@ export const OVERLAY_DEFAULTS = {
   position: "bottom" as OverlayPosition,
 };
 
-const overlayMembers = {
+/** What an owner sets on an overlay; create and update are both derived from it. */
+const OverlaySettings = z.object({
   name: OverlayName,
   text: OverlayText,
-  button_label: ButtonLabel.nullable(),
-  button_url: HttpUrl.nullable(),
+  button_label: ButtonLabel,
+  button_url: HttpUrl,
   fields: OverlayFields,
   bg_color: HexColor,
   text_color: HexColor,
   button_color: HexColor,
   position: OverlayPosition,
-};
+});
 
 /** A button needs both its label and where it goes. */
 const buttonComplete = (b: { button_label?: string | null; button_url?: string | null }) =>
@@ -65,19 +66,9 @@ const BUTTON_RULE = {
   path: ["button_url"],
 };
 
+/** The type and a name; every other setting optional (OVERLAY_DEFAULTS fills it in). */
 export const OverlayCreateBody = z
-  .object({
-    type: OverlayType,
-    name: OverlayName,
-    text: OverlayText.optional(),
-    button_label: ButtonLabel.optional(),
-    button_url: HttpUrl.optional(),
-    fields: OverlayFields.optional(),
-    bg_color: HexColor.optional(),
-    text_color: HexColor.optional(),
-    button_color: HexColor.optional(),
-    position: OverlayPosition.optional(),
-  })
+  .object({ type: OverlayType, ...OverlaySettings.partial().required({ name: true }).shape })
   .refine(buttonComplete, BUTTON_RULE)
   .meta({ id: "OverlayCreateBody" });
 export type OverlayCreateBody = z.infer<typeof OverlayCreateBody>;
@@ -86,18 +77,11 @@ export type OverlayCreateBody = z.infer<typeof OverlayCreateBody>;
  * Any members, at least one; `null` for either button member removes the button. A button keeps the
  * member that is not sent. The type is fixed at creation.
  */
-export const OverlayUpdateBody = z
-  .object({
-    name: overlayMembers.name.optional(),
-    text: overlayMembers.text.optional(),
-    button_label: overlayMembers.button_label.optional(),
-    button_url: overlayMembers.button_url.optional(),
-    fields: overlayMembers.fields.optional(),
-    bg_color: overlayMembers.bg_color.optional(),
-    text_color: overlayMembers.text_color.optional(),
-    button_color: overlayMembers.button_color.optional(),
-    position: overlayMembers.position.optional(),
-  })
+export const OverlayUpdateBody = OverlaySettings.extend({
+  button_label: ButtonLabel.nullable(),
+  button_url: HttpUrl.nullable(),
+})
+  .partial()
   .refine((b) => Object.values(b).some((v) => v !== undefined), "Send at least one field to change")
   .meta({ id: "OverlayUpdateBody" });
 export type OverlayUpdateBody = z.infer<typeof OverlayUpdateBody>;

@@ -17,6 +17,7 @@ import {
   LegacyChannelUpdateBody,
   LegacyDomainAddBody,
   LegacyDomainAddResponse,
+  LegacyDomainDeleteResponse,
   LegacyDomainList,
   LegacyDomainUpdateBody,
   LegacyDomainVerifyResponse,
@@ -86,8 +87,9 @@ export const LEGACY_ROUTES = {
     body: LegacyDomainUpdateBody,
     errors: ["VALIDATION_ERROR", "NOT_FOUND"],
   }),
-  legacyDeleteDomain: legacy("DELETE", "/domain/:id/delete", "Delete a branded domain", {
+  legacyDeleteDomain: legacy("DELETE", "/domain/:id/delete", "Delete a branded domain and its links", {
     params: LegacyIdParams,
+    response: LegacyDomainDeleteResponse,
     errors: ["VALIDATION_ERROR", "NOT_FOUND"],
   }),
   legacyListOverlays: legacy("GET", "/overlay", "List CTA overlays", {

@@ -69,6 +69,7 @@ describe("legacy API shapes", () => {
             verified_at: "2026-01-01 10:00:00",
             last_checked_at: "2026-01-01 10:00:00",
             verification: domainVerificationRecord("go.example.com", "0123456789abcdef0123456789abcdef"),
+            links: 3,
           },
         ],
       },

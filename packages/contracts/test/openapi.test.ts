@@ -255,6 +255,23 @@ describe("OpenAPI document", () => {
     expect(qr.responses["404"].content["application/json"]).toBeDefined();
   });
 
+  it("documents a link's overlay (create and update) and branded domain (create), and a domain's delete count", async () => {
+    const validator = new Validator();
+    await validator.validate(structuredClone(doc));
+    const resolved = validator.resolveRefs() as Json;
+    const body = (method: string, path: string) =>
+      resolved.paths[path][method].requestBody.content["application/json"].schema.properties as Json;
+    expect(Object.keys(body("post", "/api/v1/links"))).toEqual(
+      expect.arrayContaining(["overlay_id", "domain"]),
+    );
+    expect(Object.keys(body("patch", "/api/v1/links/{id}"))).toContain("overlay_id");
+    const deleted =
+      resolved.paths["/api/domain/{id}/delete"].delete.responses["200"].content["application/json"];
+    expect(deleted.schema.required).toEqual(expect.arrayContaining(["error", "message", "links_deleted"]));
+    const listed = resolved.paths["/api/domains"].get.responses["200"].content["application/json"].schema;
+    expect(listed.properties.data.properties.domains.items.required).toContain("links");
+  });
+
   it("documents legacy lists with a string error member", () => {
     const domains = operation("get", "/api/domains");
     const schema = domains.responses["200"].content["application/json"].schema;

@@ -4,7 +4,6 @@
 import { parseHost } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { ApiError } from "@kurz/service-kit";
-import type { LinkDomainInfo } from "./link-json.ts";
 
 const invalid = (field: string, message: string) =>
   new ApiError(400, "VALIDATION_ERROR", `${field}: ${message}`, {
@@ -69,16 +68,4 @@ export async function domainFilterId(
   if (!host) return null;
   const domain = await prisma.domain.findFirst({ where: { host, accountId }, select: { id: true } });
   return domain?.id ?? null;
-}
-
-/** The account's domains (few per account) for the links' JSON: id → host and origin. */
-export async function accountDomains(
-  prisma: PrismaClient,
-  accountId: string,
-): Promise<Map<number, LinkDomainInfo>> {
-  const rows = await prisma.domain.findMany({
-    where: { accountId },
-    select: { id: true, host: true, origin: true },
-  });
-  return new Map(rows.map((d) => [d.id, { host: d.host, origin: d.origin.replace(/\/+$/, "") }]));
 }

@@ -9,7 +9,7 @@ import { ApiError, apiError, notFound } from "@kurz/service-kit";
 import { campaignsOfLinks, type LegacyRecords } from "./legacy-records.ts";
 import { countLinksRemoved, linkLimitError } from "./link-count.ts";
 import { LINK_COLUMNS } from "./link-list.ts";
-import { enqueueLinkEvent, linkEvent } from "./outbox.ts";
+import { enqueueLinkEvent, enqueueLinkEvents, linkEvent } from "./outbox.ts";
 import { hashPassword } from "./passwords.ts";
 import type { RedirectRecords } from "./redirect-records.ts";
 import { CodeReserved, reservedForOthers, retireCodes } from "./retired-codes.ts";
@@ -174,6 +174,11 @@ async function insertCountedLink(
         throw new CodeReserved(`the code '${input.shortCode}' is retired or reserved`);
       case "KZ403":
         throw linkLimitError(await linkLimitOf(prisma, accountId));
+      case "23503":
+        // Its branded domain or overlay was deleted after the caller checked it (link-targets.ts).
+        throw new ApiError(400, "VALIDATION_ERROR", "The link's domain or overlay no longer exists", {
+          _errors: ["The link's domain or overlay no longer exists"],
+        });
       default:
         throw err;
     }
@@ -247,22 +252,51 @@ export async function deleteLinks(
   accountId: string,
   ids: readonly string[],
 ): Promise<Link[]> {
+  const deleted = await deps.prisma.$transaction((tx) => deleteLinksInTx(tx, accountId, ids));
+  await afterLinksDeleted(deps, deleted);
+  return deleted.links;
+}
+
+/** What deleteLinksInTx removed, and the campaigns whose rotators listed those links. */
+export interface DeletedLinks {
+  links: Link[];
+  campaignIds: number[];
+}
+
+/**
+ * The delete itself, inside the caller's transaction (a branded domain's delete removes its links in
+ * the same one): the rows, one `link.deleted` event each, their retired codes and the account's count.
+ * Call afterLinksDeleted once it has committed.
+ */
+export async function deleteLinksInTx(
+  tx: Tx,
+  accountId: string,
+  ids: readonly string[],
+): Promise<DeletedLinks> {
   const unique = [...new Set(ids)];
-  let campaignIds: number[] = [];
-  const removed = await deps.prisma.$transaction(async (tx) => {
-    campaignIds = await campaignsOfLinks(tx, unique);
-    const links = await tx.$queryRaw<Link[]>`
-      DELETE FROM links WHERE account_id = ${accountId}::uuid AND id = ANY(${unique}::uuid[])
-      RETURNING ${LINK_COLUMNS}`;
-    for (const link of links) await enqueueLinkEvent(tx, linkEvent("link.deleted", link));
-    await retireCodes(tx, accountId, links);
-    // RETURNING lists only the rows this statement deleted, so a concurrent delete of the same ids
-    // cannot make the count go down twice.
-    await countLinksRemoved(tx, accountId, links);
-    return links;
-  });
-  if (removed.length > 0) deps.onEventsWritten();
-  await Promise.all(removed.map((link) => deps.records.remove(link.shortCode)));
-  if (removed.length > 0) await deps.legacyRecords.syncRotators(deps.prisma, campaignIds);
-  return removed;
+  if (unique.length === 0) return { links: [], campaignIds: [] };
+  const campaignIds = await campaignsOfLinks(tx, unique);
+  const links = await tx.$queryRaw<Link[]>`
+    DELETE FROM links WHERE account_id = ${accountId}::uuid AND id = ANY(${unique}::uuid[])
+    RETURNING ${LINK_COLUMNS}`;
+  await enqueueLinkEvents(
+    tx,
+    links.map((link) => linkEvent("link.deleted", link)),
+  );
+  await retireCodes(tx, accountId, links);
+  // RETURNING lists only the rows this statement deleted, so a concurrent delete of the same ids
+  // cannot make the count go down twice.
+  await countLinksRemoved(tx, accountId, links);
+  return { links, campaignIds };
+}
+
+/** After the commit: the relay publishes the events, the redirect drops the codes, rotators skip them. */
+export async function afterLinksDeleted(
+  deps: LinkWriterDeps,
+  { links, campaignIds }: DeletedLinks,
+): Promise<void> {
+  if (links.length === 0) return;
+  deps.onEventsWritten();
+  await deps.records.removeMany(links.map((link) => link.shortCode));
+  await deps.legacyRecords.syncRotators(deps.prisma, campaignIds);
 }

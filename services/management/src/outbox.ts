@@ -42,8 +42,14 @@ export function linkEvent(type: LinkEvent["type"], link: Link): LinkEvent {
 }
 
 export async function enqueueLinkEvent(tx: Tx, event: LinkEvent): Promise<void> {
-  await tx.outboxEvent.create({
-    data: { topic: TOPICS.links, key: event.link_id, payload: event as object },
+  await enqueueLinkEvents(tx, [event]);
+}
+
+/** Many events in one statement (a domain's links deleted together), in the order given. */
+export async function enqueueLinkEvents(tx: Tx, events: readonly LinkEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await tx.outboxEvent.createMany({
+    data: events.map((event) => ({ topic: TOPICS.links, key: event.link_id, payload: event as object })),
   });
 }
 

@@ -64,6 +64,18 @@ export class RedirectRecords {
     }
   }
 
+  /** Many codes in one round trip (a branded domain's links deleted with it). */
+  async removeMany(shortCodes: readonly string[]): Promise<void> {
+    if (shortCodes.length === 0) return;
+    try {
+      const multi = this.redis.multi();
+      for (const code of shortCodes) multi.del(redirectKey(code)).publish(INVALIDATION_CHANNEL, code);
+      await multi.exec();
+    } catch (err) {
+      this.logger.warn({ err: String(err), count: shortCodes.length }, "redirect record deletes failed");
+    }
+  }
+
   async remove(shortCode: string): Promise<void> {
     try {
       await this.redis.multi().del(redirectKey(shortCode)).publish(INVALIDATION_CHANNEL, shortCode).exec();

@@ -1,7 +1,20 @@
 // Older API: branded domains (list, add, verify, update, delete) with proof of control through a DNS
 // TXT record served by a real DNS server on loopback, their Redis records for the redirect service
 // (written only while verified), the internal resolve endpoint, list pagination, and tenant isolation.
-import { DomainRecord, domainKey, LegacyDomain, LegacyDomainAddResponse } from "@kurz/contracts";
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import {
+  DomainRecord,
+  domainKey,
+  LegacyDomain,
+  LegacyDomainAddResponse,
+  LegacyDomainDeleteResponse,
+  redirectKey,
+  rotatorKey,
+} from "@kurz/contracts";
 import { createPrisma, type PrismaClient } from "@kurz/db";
 import { internalHeaders } from "@kurz/service-kit";
 import { printProcessOutputOnFailure, startTestDnsServer, type TestDnsServer, waitFor } from "@kurz/testing";
@@ -22,6 +35,8 @@ import {
   twoTenants,
   uniqueEmail,
 } from "./legacy-helpers.ts";
+import { v1Caller } from "./links-helpers.ts";
+import { FAST_WEBHOOKS_ENV, type Receiver, startReceiver } from "./webhooks-helpers.ts";
 
 printProcessOutputOnFailure();
 
@@ -36,15 +51,24 @@ describe("legacy branded domains", () => {
   let prisma: PrismaClient;
   let call: Caller;
   let other: Caller;
+  let ownerKey: string;
+  let receiver: Receiver;
 
   beforeAll(async () => {
     dns = await startTestDnsServer();
-    stack = await startStack({ inProcess: true, extraEnv: { ...RELAXED_LIMITS, DNS_SERVERS: dns.address } });
+    receiver = await startReceiver();
+    stack = await startStack({
+      inProcess: true,
+      extraEnv: { ...RELAXED_LIMITS, ...FAST_WEBHOOKS_ENV, DNS_SERVERS: dns.address },
+    });
     redis = new Redis(stack.env.REDIS_URL!, { keyPrefix: stack.env.REDIS_KEY_PREFIX });
     prisma = createPrisma(stack.databaseUrl);
-    ({ call, other } = await twoTenants(stack, "dom"));
+    let a: { api_key: string };
+    ({ a, call, other } = await twoTenants(stack, "dom"));
+    ownerKey = a.api_key;
   });
   afterAll(async () => {
+    await receiver?.close();
     redis?.disconnect();
     await prisma?.$disconnect();
     await stack?.stop();
@@ -102,6 +126,7 @@ describe("legacy branded domains", () => {
       verified_at: null,
       last_checked_at: null,
       verification: added.body.verification,
+      links: 0,
     });
     expect(await record(host)).toBeNull();
     expect((await resolveInternal(host)).status).toBe(404);
@@ -298,7 +323,12 @@ describe("legacy branded domains", () => {
     const host = uniqueHost();
     const body = await addVerified(call, { domain: `https://${host}` });
     expect(await record(host)).not.toBeNull();
-    expectLegacyMessage(await call("DELETE", `/domain/${body.id}/delete`), /deleted/);
+    const deleted = await call("DELETE", `/domain/${body.id}/delete`);
+    expect(LegacyDomainDeleteResponse.parse(deleted.body)).toEqual({
+      error: 0,
+      message: "Domain has been deleted successfully.",
+      links_deleted: 0,
+    });
     expect(await record(host)).toBeNull();
     expectLegacyError(await call("DELETE", `/domain/${body.id}/delete`), 404, /Domain not found/);
     expectLegacyError(await call("POST", `/domain/${body.id}/verify`), 404, /Domain not found/);
@@ -308,6 +338,135 @@ describe("legacy branded domains", () => {
     expect(again.body.verification.value).not.toBe(body.verification.value);
     expect((await other("POST", `/domain/${again.body.id}/verify`)).body.status).toBe("failed");
     expect(await record(host)).toBeNull();
+  });
+
+  it("shows a branded link's short URL on its domain everywhere a short URL appears", async () => {
+    const v1 = v1Caller(stack, ownerKey);
+    const host = uniqueHost();
+    await addVerified(call, { domain: `https://${host}` });
+    const made = await v1("POST", "/links", { url: "https://example.com/su", title: "su", domain: host });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const { id, short_code } = made.body.data as { id: string; short_code: string };
+    const url = `https://${host}/${short_code}`;
+    expect(made.body.data.short_url).toBe(url);
+    expect((await v1("GET", `/links/${id}`)).body.data.short_url).toBe(url);
+    const listed = await v1("GET", `/links?domain=${host}`);
+    expect(listed.body.data.map((l: { short_url: string }) => l.short_url)).toEqual([url]);
+    const bulk = await v1("POST", "/links/bulk", {
+      links: [{ url: "https://example.com/b", title: "b", domain: host }],
+    });
+    expect(bulk.body.data.success[0].short_url).toBe(
+      `https://${host}/${bulk.body.data.success[0].short_code}`,
+    );
+
+    // The older API's campaign links and the campaign's public page.
+    const campaign = await call("POST", "/campaign/add", { name: "Branded", public: true });
+    expectLegacyMessage(await call("POST", `/campaign/${campaign.body.id}/assign/${id}`));
+    const links = await call("GET", `/campaign/${campaign.body.id}/links`);
+    expect(links.body.data.links.map((l: { short_url: string }) => l.short_url)).toEqual([url]);
+    const page = await (await fetch(campaign.body.list)).text();
+    expect(page).toContain(`href="${url}"`);
+    expect(page).not.toContain(`${stack.origin}/${short_code}`);
+
+    // The QR code carries the branded address, the only one that serves the link.
+    const qr = await fetch(`${stack.origin}/api/v1/qr/${short_code}`, {
+      headers: { authorization: `Bearer ${ownerKey}` },
+    });
+    expect(qr.status).toBe(200);
+    const dir = await mkdtemp(join(tmpdir(), "kurz-qr-"));
+    try {
+      await writeFile(join(dir, "qr.png"), Buffer.from(await qr.arrayBuffer()));
+      const { stdout } = await promisify(execFile)("zbarimg", ["--quiet", "--raw", join(dir, "qr.png")]);
+      expect(stdout.trim()).toBe(url);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("deletes a domain with its links: each leaves as a single delete does, the others stay", async () => {
+    const v1 = v1Caller(stack, ownerKey);
+    const hook = await v1("POST", "/webhooks", {
+      url: receiver.url,
+      events: ["link.deleted", "link.updated"],
+    });
+    expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+    const host = uniqueHost();
+    const domain = await addVerified(call, { domain: `https://${host}` });
+    const newLink = async (extra: Record<string, unknown>) => {
+      const res = await v1("POST", "/links", { url: "https://example.com/d", title: "t", ...extra });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.data as { id: string; short_code: string; short_url: string };
+    };
+    const branded = [await newLink({ domain: host }), await newLink({ domain: host })];
+    const plain = await newLink({});
+    expect(branded[0]!.short_url).toBe(`https://${host}/${branded[0]!.short_code}`);
+    // A rotator lists one branded and one plain link.
+    const slug = `dom-${process.pid}-${++seq}`;
+    const campaign = await call("POST", "/campaign/add", { name: "c", slug });
+    for (const l of [branded[0]!, plain])
+      expectLegacyMessage(await call("POST", `/campaign/${campaign.body.id}/assign/${l.id}`));
+    const totalLinks = async () => (await v1("GET", "/account")).body.data.total_links as number;
+    const before = await totalLinks();
+    expect(await listed(call, domain.id)).toMatchObject({ links: 2 });
+    for (const l of branded) expect(await redis.get(redirectKey(l.short_code))).not.toBeNull();
+
+    const deleted = await call("DELETE", `/domain/${domain.id}/delete`);
+    expect(LegacyDomainDeleteResponse.parse(deleted.body)).toEqual({
+      error: 0,
+      message: "Domain and its 2 links have been deleted successfully.",
+      links_deleted: 2,
+    });
+
+    // Gone from the API, the redirect's records and the count; the plain link is untouched.
+    for (const l of branded) {
+      expect((await v1("GET", `/links/${l.id}`)).status).toBe(404);
+      expect(await redis.get(redirectKey(l.short_code))).toBeNull();
+    }
+    expect((await v1("GET", `/links/${plain.id}`)).status).toBe(200);
+    expect(await totalLinks()).toBe(before - 2);
+    // The codes stay reserved to the owner (retired-codes.ts): another account cannot take them.
+    const retired = await prisma.retiredCode.findMany({
+      where: { linkId: { in: branded.map((l) => l.id) } },
+    });
+    expect(retired).toHaveLength(2);
+    const taken = await fetch(`${stack.origin}/api/v1/links`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${(await stack.createAccount(uniqueEmail("dom-c"))).api_key}`,
+        "content-type": "application/json",
+      },
+      body: JSON.stringify({ url: "https://example.com/x", custom_alias: branded[0]!.short_code }),
+    });
+    expect(taken.status).toBe(409);
+    // The rotator lists only the plain link now.
+    const links = await call("GET", `/campaign/${campaign.body.id}/links`);
+    expect(links.body.data.links.map((l: { link_id: string }) => l.link_id)).toEqual([plain.id]);
+    const rotator = JSON.parse((await redis.get(rotatorKey(slug))) ?? "null");
+    expect(rotator?.links?.map((l: { id: string }) => l.id)).toEqual([plain.id]);
+    // One link.deleted webhook per link, and nothing else for them.
+    const hooksFor = (id: string) => receiver.accepted().filter((r) => r.json?.data?.link?.id === id);
+    await waitFor(() => branded.every((l) => hooksFor(l.id).length >= 1), {
+      timeoutMs: 20_000,
+      description: "a link.deleted webhook per link",
+    });
+    for (const l of branded) {
+      expect(hooksFor(l.id).map((r) => r.json.type)).toEqual(["link.deleted"]);
+      expect(hooksFor(l.id)[0]!.json.data.link.short_code).toBe(l.short_code);
+    }
+    expect(hooksFor(plain.id)).toEqual([]);
+    expect(await record(host)).toBeNull();
+  });
+
+  it("refuses, in the database itself, to delete a domain that still has links", async () => {
+    const v1 = v1Caller(stack, ownerKey);
+    const host = uniqueHost();
+    const domain = await addVerified(call, { domain: `https://${host}` });
+    const link = await v1("POST", "/links", { url: "https://example.com/fk", domain: host });
+    expect(link.status, JSON.stringify(link.body)).toBe(201);
+    // The foreign key is NO ACTION: a delete that forgot the links fails instead of moving them.
+    await expect(prisma.domain.delete({ where: { id: domain.id } })).rejects.toThrow();
+    expect((await v1("GET", `/links/${link.body.data.id}`)).body.data.domain).toBe(host);
+    expect((await call("DELETE", `/domain/${domain.id}/delete`)).body.links_deleted).toBe(1);
   });
 
   it("treats another account's domain as not found and changes nothing", async () => {

@@ -23,7 +23,11 @@ beforeAll(async () => {
   url.searchParams.set("connection_limit", "24");
   prisma = createPrisma(url.toString());
   // The redirect records (Redis) are not what these tests are about.
-  const records = { put: async () => {}, remove: async () => {} } as unknown as RedirectRecords;
+  const records = {
+    put: async () => {},
+    remove: async () => {},
+    removeMany: async () => {},
+  } as unknown as RedirectRecords;
   deps = {
     prisma,
     records,

@@ -87,7 +87,7 @@ describe.skipIf(!hasChromium)(
       await dns?.stop();
     });
 
-    it("branded domains: add, publish the TXT record, verify (failed, then verified), edit redirects, delete", async () => {
+    it("branded domains: add, publish the TXT record, verify (failed, then verified), edit redirects, delete with its links", async () => {
       const host = `go.brand-${unique}.test`;
       await nav("Domains", "Branded domains");
       await page.getByText("No branded domains yet.").waitFor();
@@ -152,11 +152,30 @@ describe.skipIf(!hasChromium)(
       await edit.getByRole("button", { name: "Save" }).click();
       await row.getByText("https://brand.example/missing").waitFor();
 
+      // Deleting the domain deletes its link: the confirmation says so, with the count.
+      await row.getByText("· 1 link ·").waitFor();
+      const branded = (await legacy("/api/domains")).data.domains as unknown as { links: number }[];
+      expect(branded).toMatchObject([{ links: 1 }]);
       await row.getByRole("button", { name: `Delete ${host}` }).click();
       const confirm = page.getByRole("dialog", { name: `Delete ${host}?` });
+      await confirm.getByText("Its 1 link will be deleted too").waitFor();
+      await look("domain-delete");
       await confirm.getByRole("button", { name: "Delete domain" }).click();
+      await page.getByText(`Deleted ${host} and its 1 link.`).waitFor();
       await page.getByText("No branded domains yet.").waitFor();
       expect((await legacy("/api/domains")).data.domains).toEqual([]);
+      await nav("Links", "Links");
+      // The table shows its cached rows, then the refetch the delete asked for drops the branded link.
+      await page
+        .getByTestId("link-row")
+        .filter({ hasText: `${host}/` })
+        .waitFor({ state: "detached" });
+      await page.getByTestId("link-row").filter({ hasText: "Variant A" }).waitFor();
+      const all = await fetch(`${stack.origin}/api/v1/links?limit=100`, {
+        headers: { authorization: `Bearer ${apiKey}` },
+      });
+      const rows = ((await all.json()) as { data: { domain: string | null }[] }).data;
+      expect(rows.filter((l) => l.domain === host)).toEqual([]);
     });
 
     it("campaigns: create with a rotator, copy its URLs, assign links with weights, edit, remove, delete", async () => {

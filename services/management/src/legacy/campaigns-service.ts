@@ -140,7 +140,7 @@ export async function assignLinkToCampaign(
 export async function findPublicCampaign(
   prisma: PrismaClient,
   id: number,
-): Promise<{ name: string; links: Link[] } | null> {
+): Promise<{ accountId: string; name: string; links: Link[] } | null> {
   const campaign = await prisma.campaign.findUnique({
     where: { id },
     include: { links: { orderBy: { position: "asc" }, include: { link: true } } },
@@ -155,7 +155,7 @@ export async function findPublicCampaign(
         link.passwordHash === null &&
         (link.expiresAt === null || link.expiresAt.getTime() > now),
     );
-  return { name: campaign.name, links };
+  return { accountId: campaign.accountId, name: campaign.name, links };
 }
 
 /** The campaign of the account, or 404. */

@@ -13,6 +13,7 @@ import { type Domain, isRecordMissing, isUniqueViolation, type PrismaClient } fr
 import { badRequest, conflict, notFound } from "@kurz/service-kit";
 import { newVerificationToken, releaseHostForClaim } from "../domain-verification.ts";
 import type { LegacyRecords } from "../legacy-records.ts";
+import { afterLinksDeleted, deleteLinksInTx, type LinkWriterDeps } from "../links-service.ts";
 import { type LegacyPage, legacyPage } from "./legacy-page.ts";
 
 export interface DomainWriterDeps {
@@ -104,17 +105,50 @@ export async function updateDomain(
   return domain;
 }
 
+/**
+ * Deletes the domain and every link on it, in one transaction (docs/dashboard-manage.md "Deleting a
+ * domain"): a link on a branded domain is served only there, so without the domain it would be an
+ * address nobody can follow, still counted against the link limit. Each link leaves as a single delete
+ * does (a `link.deleted` event for analytics and webhooks, its code retired, the count lowered), then
+ * the redirect drops the codes and the domain's record. Returns how many links went with it.
+ *
+ * The domain row is locked first: a link being created on it concurrently either committed before
+ * (and is deleted here) or waits and then fails its foreign key, so no link survives its domain.
+ */
 export async function deleteDomain(
-  deps: Pick<DomainWriterDeps, "prisma" | "legacyRecords">,
+  deps: LinkWriterDeps & { legacyRecords: Pick<LegacyRecords, "removeDomain" | "syncRotators"> },
   accountId: string,
   id: number,
-): Promise<void> {
-  let domain: Domain;
-  try {
-    domain = await deps.prisma.domain.delete({ where: { id, accountId } });
-  } catch (err) {
-    if (isRecordMissing(err)) throw domainNotFound();
-    throw err;
-  }
-  await deps.legacyRecords.removeDomain(domain.host);
+): Promise<{ linksDeleted: number }> {
+  const { host, deleted } = await deps.prisma.$transaction(async (tx) => {
+    const [domain] = await tx.$queryRaw<{ host: string }[]>`
+      SELECT host FROM domains WHERE id = ${id} AND account_id = ${accountId}::uuid FOR UPDATE`;
+    if (!domain) throw domainNotFound();
+    const links = await tx.link.findMany({ where: { domainId: id, accountId }, select: { id: true } });
+    const deleted = await deleteLinksInTx(
+      tx,
+      accountId,
+      links.map((l) => l.id),
+    );
+    await tx.domain.delete({ where: { id } });
+    return { host: domain.host, deleted };
+  });
+  await afterLinksDeleted(deps, deleted);
+  await deps.legacyRecords.removeDomain(host);
+  return { linksDeleted: deleted.links.length };
+}
+
+/** How many links each of the account's domains carries (what deleting it would delete). */
+export async function linkCountsByDomain(
+  prisma: PrismaClient,
+  accountId: string,
+  domainIds: readonly number[],
+): Promise<Map<number, number>> {
+  if (domainIds.length === 0) return new Map();
+  const rows = await prisma.link.groupBy({
+    by: ["domainId"],
+    where: { accountId, domainId: { in: [...domainIds] } },
+    _count: { _all: true },
+  });
+  return new Map(rows.map((r) => [r.domainId!, r._count._all]));
 }

@@ -20,8 +20,7 @@ import {
 } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
 import pLimit from "p-limit";
-import type { LinkDomainInfo } from "../link-json.ts";
-import { accountDomains, ownOverlayId, ownVerifiedDomainId } from "../link-targets.ts";
+import { ownOverlayId, ownVerifiedDomainId } from "../link-targets.ts";
 import {
   assertRoomFor,
   BULK_ALIAS_TAKEN,
@@ -30,6 +29,7 @@ import {
   type NewLink,
   unavailableAliases,
 } from "../links-service.ts";
+import { accountDomains, NO_DOMAINS, shortUrlOf } from "../short-url.ts";
 import { titleFetchAllowance } from "../title-budget.ts";
 import { fallbackTitle } from "../title-fetcher.ts";
 import type { LinksDeps } from "./links.ts";
@@ -85,7 +85,7 @@ export function bulkRoutes(deps: LinksDeps & { redis: Redis; logger: Logger }): 
       const success: BulkCreateResultItem[] = [];
       const domains = ready.some(({ item }) => item.domain !== undefined)
         ? await accountDomains(deps.prisma, accountId)
-        : new Map<number, LinkDomainInfo>();
+        : NO_DOMAINS;
       for (const { index, item } of ready) {
         try {
           // Another account's overlay or domain, or an unverified one, fails this item only.
@@ -98,11 +98,10 @@ export function bulkRoutes(deps: LinksDeps & { redis: Redis; logger: Logger }): 
           const frameable =
             overlayId !== null ? ((await deps.titles.framingAllowed?.(item.url)) ?? null) : null;
           const link = await createLink(deps, accountId, { ...item, overlayId, domainId, frameable });
-          const origin = domainId !== null ? domains.get(domainId)?.origin : undefined;
           success.push({
             id: link.id,
             short_code: link.shortCode,
-            short_url: `${origin ?? deps.baseUrl}/${link.shortCode}`,
+            short_url: shortUrlOf(link, deps.baseUrl, domains),
             original_url: link.originalUrl,
             title: link.title,
             created_at: link.createdAt.toISOString(),

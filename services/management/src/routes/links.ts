@@ -5,7 +5,7 @@ import type { PrismaClient } from "@kurz/db";
 import { type MountedRoute, route, v1Success } from "@kurz/service-kit";
 import { toLinkJson } from "../link-json.ts";
 import { listLinks } from "../link-list.ts";
-import { accountDomains, domainFilterId, ownOverlayId, ownVerifiedDomainId } from "../link-targets.ts";
+import { domainFilterId, ownOverlayId, ownVerifiedDomainId } from "../link-targets.ts";
 import {
   aliasTakenError,
   assertRoomFor,
@@ -18,6 +18,7 @@ import {
   unavailableAliases,
   updateLink,
 } from "../links-service.ts";
+import { accountDomains } from "../short-url.ts";
 import type { TitleFetcher } from "../title-fetcher.ts";
 
 export interface LinksDeps extends LinkWriterDeps {

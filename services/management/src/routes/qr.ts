@@ -1,8 +1,10 @@
-// GET /api/v1/qr/:short_code: the QR image of one of the caller's links (SPEC 4.1). Errors are JSON.
+// GET /api/v1/qr/:short_code: the QR image of one of the caller's links (SPEC 4.1), encoding its short
+// URL (on its branded domain when it has one). Errors are JSON.
 import { QR_CACHE_CONTROL, ROUTES } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { type MountedRoute, notFound, route } from "@kurz/service-kit";
 import type { QrRenderer } from "../qr-renderer.ts";
+import { accountDomains, shortUrlOf } from "../short-url.ts";
 
 export function qrRoutes(deps: { prisma: PrismaClient; qr: QrRenderer; baseUrl: string }): MountedRoute[] {
   return [
@@ -10,10 +12,12 @@ export function qrRoutes(deps: { prisma: PrismaClient; qr: QrRenderer; baseUrl: 
       // Another account's code behaves exactly like an unknown one.
       const link = await deps.prisma.link.findFirst({
         where: { shortCode: short_code, accountId },
-        select: { shortCode: true },
+        select: { shortCode: true, domainId: true },
       });
       if (!link) throw notFound("Link not found.");
-      const image = await deps.qr.render(`${deps.baseUrl}/${link.shortCode}`, query);
+      // A link on a branded domain is served only there, so that is the address the code must carry.
+      const domains = link.domainId !== null ? await accountDomains(deps.prisma, accountId) : new Map();
+      const image = await deps.qr.render(shortUrlOf(link, deps.baseUrl, domains), query);
       return {
         contentType: image.contentType,
         body: image.body,

@@ -11,10 +11,13 @@ import { invalidate, useQuery } from "../api/cache.ts";
 import { call, fieldError, messageOf } from "../api/client.ts";
 import { ConfirmDelete } from "../components/ConfirmDelete.tsx";
 import { Dialog, DialogDone } from "../components/Dialog.tsx";
+import { FormActions, FormField, fieldAria } from "../components/FormField.tsx";
 import { KeyReveal } from "../components/KeyReveal.tsx";
 import { RowButton } from "../components/RowButton.tsx";
 import { ActionsHeader, TableCard } from "../components/TableCard.tsx";
 import { fmtDate, PageHead } from "./common.tsx";
+
+const EXPIRES_HINT = "The key stops working at the end of this day.";
 
 function CreateKey({ onCreated, onCancel }: { onCreated: (k: CreatedApiKey) => void; onCancel: () => void }) {
   const [name, setName] = useState("");
@@ -47,8 +50,7 @@ function CreateKey({ onCreated, onCancel }: { onCreated: (k: CreatedApiKey) => v
           {messageOf(error)}
         </p>
       )}
-      <div class="field">
-        <label for="key-name">Name</label>
+      <FormField id="key-name" label="Name" error={nameError}>
         <input
           id="key-name"
           required
@@ -56,33 +58,19 @@ function CreateKey({ onCreated, onCancel }: { onCreated: (k: CreatedApiKey) => v
           placeholder="e.g. CI, newsletter script"
           value={name}
           onInput={(e) => setName(e.currentTarget.value)}
-          aria-invalid={nameError ? true : undefined}
-          aria-describedby={nameError ? "key-name-error" : undefined}
+          {...fieldAria("key-name", nameError)}
         />
-        {nameError && (
-          <p class="field-error" id="key-name-error">
-            {nameError}
-          </p>
-        )}
-      </div>
-      <div class="field">
-        <label for="key-expires">Expires (optional)</label>
+      </FormField>
+      <FormField id="key-expires" label="Expires (optional)" hint={EXPIRES_HINT}>
         <input
           id="key-expires"
           type="date"
           value={expires}
           onInput={(e) => setExpires(e.currentTarget.value)}
+          {...fieldAria("key-expires", null, EXPIRES_HINT)}
         />
-        <p class="hint">The key stops working at the end of this day.</p>
-      </div>
-      <div class="dialog-actions">
-        <button type="button" class="btn" onClick={onCancel}>
-          Cancel
-        </button>
-        <button type="submit" class="btn primary" disabled={busy}>
-          Create key
-        </button>
-      </div>
+      </FormField>
+      <FormActions busy={busy} label="Create key" onCancel={onCancel} />
     </form>
   );
 }

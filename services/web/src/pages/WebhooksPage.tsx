@@ -16,6 +16,7 @@ import { invalidate, useQuery } from "../api/cache.ts";
 import { call, fieldError } from "../api/client.ts";
 import { Confirm } from "../components/Confirm.tsx";
 import { Dialog, DialogDone } from "../components/Dialog.tsx";
+import { FormActions, FormField, fieldAria } from "../components/FormField.tsx";
 import { RowButton } from "../components/RowButton.tsx";
 import { SecretReveal } from "../components/SecretReveal.tsx";
 import { ActionsHeader, TableCard } from "../components/TableCard.tsx";
@@ -37,6 +38,8 @@ export function WebhookState({ hook }: { hook: Webhook }) {
     </span>
   );
 }
+
+const URL_HINT = "Kurz POSTs signed JSON here. It must be reachable on the public internet.";
 
 function WebhookForm({
   hook,
@@ -79,8 +82,7 @@ function WebhookForm({
   return (
     <form class="form" onSubmit={submit} noValidate>
       {error !== null && !urlError && !fieldError(error, "events") && <Failed error={error} />}
-      <div class="field">
-        <label for="hook-url">Endpoint URL</label>
+      <FormField id="hook-url" label="Endpoint URL" error={urlError} hint={URL_HINT}>
         <input
           id="hook-url"
           type="url"
@@ -89,19 +91,9 @@ function WebhookForm({
           placeholder="https://hooks.example.com/kurz"
           value={url}
           onInput={(e) => setUrl(e.currentTarget.value)}
-          aria-invalid={urlError ? true : undefined}
-          aria-describedby={urlError ? "hook-url-error" : "hook-url-hint"}
+          {...fieldAria("hook-url", urlError, URL_HINT)}
         />
-        {urlError ? (
-          <p class="field-error" id="hook-url-error">
-            {urlError}
-          </p>
-        ) : (
-          <p class="hint" id="hook-url-hint">
-            Kurz POSTs signed JSON here. It must be reachable on the public internet.
-          </p>
-        )}
-      </div>
+      </FormField>
       <fieldset class="field events" aria-describedby={eventsError ? "hook-events-error" : undefined}>
         <legend>Events</legend>
         {WEBHOOK_EVENT_TYPES.map((type) => (
@@ -122,8 +114,7 @@ function WebhookForm({
           </p>
         )}
       </fieldset>
-      <div class="field">
-        <label for="hook-description">Description (optional)</label>
+      <FormField id="hook-description" label="Description (optional)">
         <input
           id="hook-description"
           maxLength={WEBHOOK_DESCRIPTION_MAX_LENGTH}
@@ -131,15 +122,13 @@ function WebhookForm({
           value={description}
           onInput={(e) => setDescription(e.currentTarget.value)}
         />
-      </div>
-      <div class="dialog-actions">
-        <button type="button" class="btn" onClick={onCancel}>
-          Cancel
-        </button>
-        <button type="submit" class="btn primary" disabled={busy || events.length === 0}>
-          {hook ? "Save changes" : "Create endpoint"}
-        </button>
-      </div>
+      </FormField>
+      <FormActions
+        busy={busy}
+        disabled={events.length === 0}
+        label={hook ? "Save changes" : "Create endpoint"}
+        onCancel={onCancel}
+      />
     </form>
   );
 }

@@ -6,6 +6,7 @@ import { LegacyIdParams } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { type Response, Router } from "express";
 import { findPublicCampaign } from "../../legacy/campaigns-service.ts";
+import { accountDomains, shortUrlOf } from "../../short-url.ts";
 
 const escapeHtml = (value: string) =>
   value.replace(
@@ -45,8 +46,9 @@ export function campaignPageRouter(deps: { prisma: PrismaClient; baseUrl: string
     if (!params.success) return notFoundPage(res);
     const campaign = await findPublicCampaign(deps.prisma, params.data.id);
     if (!campaign) return notFoundPage(res);
+    const domains = await accountDomains(deps.prisma, campaign.accountId);
     const items = campaign.links.map((link) => {
-      const url = `${deps.baseUrl}/${link.shortCode}`;
+      const url = shortUrlOf(link, deps.baseUrl, domains);
       return `<li><a href="${escapeHtml(url)}" rel="nofollow">${escapeHtml(link.title)}</a><br><small>${escapeHtml(url)}</small></li>`;
     });
     const list = items.length > 0 ? `<ul>${items.join("")}</ul>` : "<p>This campaign has no links yet.</p>";

@@ -16,6 +16,7 @@ import {
   setCampaignLinkWeight,
   updateCampaign,
 } from "../../legacy/campaigns-service.ts";
+import { accountDomains, shortUrlOf } from "../../short-url.ts";
 import { legacyListBody, legacyMessage, legacyOk } from "./legacy-envelope.ts";
 
 export interface LegacyCampaignsDeps extends CampaignWriterDeps {
@@ -39,11 +40,14 @@ export function legacyCampaignsRoutes(deps: LegacyCampaignsDeps): MountedRoute[]
   const { prisma, baseUrl } = deps;
   return [
     route(ROUTES.legacyListCampaignLinks, async ({ identity, params }) => {
-      const rows = await listCampaignLinks(prisma, identity.accountId, params.id);
+      const [rows, domains] = await Promise.all([
+        listCampaignLinks(prisma, identity.accountId, params.id),
+        accountDomains(prisma, identity.accountId),
+      ]);
       const links = rows.map(({ link, weight, position }) => ({
         link_id: link.id,
         short_code: link.shortCode,
-        short_url: `${baseUrl}/${link.shortCode}`,
+        short_url: shortUrlOf(link, baseUrl, domains),
         title: link.title,
         original_url: link.originalUrl,
         weight,

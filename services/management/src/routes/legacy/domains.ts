@@ -9,12 +9,14 @@ import {
   addDomain,
   type DomainWriterDeps,
   deleteDomain,
+  linkCountsByDomain,
   listDomains,
   updateDomain,
 } from "../../legacy/domains-service.ts";
+import type { LinkWriterDeps } from "../../links-service.ts";
 import { legacyListBody, legacyMessage, legacyOk } from "./legacy-envelope.ts";
 
-export interface LegacyDomainsDeps extends DomainWriterDeps {
+export interface LegacyDomainsDeps extends DomainWriterDeps, Omit<LinkWriterDeps, "legacyRecords"> {
   /** TXT lookups for verification; the system's resolvers when absent. */
   domainTxtLookup?: TxtLookup;
 }
@@ -26,13 +28,14 @@ const verificationFields = (domain: Domain) => ({
   verification: domainVerificationRecord(domain.host, domain.verificationToken),
 });
 
-/** SPEC 2.8's fields unchanged, then where verification stands. */
-export const toLegacyDomain = (domain: Domain) => ({
+/** SPEC 2.8's fields unchanged, then where verification stands and how many links it carries. */
+export const toLegacyDomain = (domain: Domain, links: number) => ({
   id: domain.id,
   domain: domain.origin,
   redirectroot: domain.redirectRoot,
   redirect404: domain.redirect404,
   ...verificationFields(domain),
+  links,
 });
 
 const VERIFY_MESSAGES: Record<DomainStatus, string> = {
@@ -47,7 +50,13 @@ export function legacyDomainsRoutes(deps: LegacyDomainsDeps): MountedRoute[] {
   return [
     route(ROUTES.legacyListDomains, async ({ identity, query }) => {
       const page = await listDomains(prisma, identity.accountId, query);
-      return legacyListBody("domains", { ...page, items: page.items.map(toLegacyDomain) });
+      const counts = await linkCountsByDomain(
+        prisma,
+        identity.accountId,
+        page.items.map((d) => d.id),
+      );
+      const items = page.items.map((d) => toLegacyDomain(d, counts.get(d.id) ?? 0));
+      return legacyListBody("domains", { ...page, items });
     }),
     route(ROUTES.legacyAddDomain, async ({ identity, body }) => {
       const domain = await addDomain(deps, identity.accountId, body);
@@ -63,8 +72,14 @@ export function legacyDomainsRoutes(deps: LegacyDomainsDeps): MountedRoute[] {
       return legacyMessage("Domain has been updated successfully.");
     }),
     route(ROUTES.legacyDeleteDomain, async ({ identity, params }) => {
-      await deleteDomain(deps, identity.accountId, params.id);
-      return legacyMessage("Domain has been deleted successfully.");
+      const { linksDeleted } = await deleteDomain(deps, identity.accountId, params.id);
+      return legacyOk({
+        message:
+          linksDeleted === 0
+            ? "Domain has been deleted successfully."
+            : `Domain and its ${linksDeleted === 1 ? "link have" : `${linksDeleted} links have`} been deleted successfully.`,
+        links_deleted: linksDeleted,
+      });
     }),
   ];
 }

@@ -20,7 +20,10 @@ export interface LegacyDeps {
   baseUrl: string;
   domainTxtLookup?: TxtLookup;
   overlayRecords: OverlayRecords;
-  records: Pick<RedirectRecords, "put">;
+  records: RedirectRecords;
+  /** A domain's delete deletes its links (link.deleted events, retired codes). */
+  onEventsWritten: () => void;
+  retiredCodeGraceMs: number;
 }
 
 export function legacyRoutes(deps: LegacyDeps): MountedRoute[] {

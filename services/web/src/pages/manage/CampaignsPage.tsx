@@ -5,23 +5,15 @@ import { type LegacyCampaign, type LegacyCampaignLink, ROUTES } from "@kurz/cont
 import { useState } from "preact/hooks";
 import { invalidate, useQuery } from "../../api/cache.ts";
 import { call, messageOf } from "../../api/client.ts";
-import { ConfirmDelete } from "../../components/ConfirmDelete.tsx";
 import { CopyButton } from "../../components/CopyButton.tsx";
-import { Dialog, DialogDone } from "../../components/Dialog.tsx";
+import { DialogDone } from "../../components/Dialog.tsx";
 import { RangePicker } from "../../components/RangePicker.tsx";
-import { RowButton } from "../../components/RowButton.tsx";
 import { type Range, rangeKey, rangeQuery } from "../../ranges.ts";
 import { Failed, Loading, PageHead } from "../common.tsx";
+import { ItemActions, type ManageDialog, ManageDialogs } from "./ManageDialogs.tsx";
+import { AddLinkForm, RemoveLinkButton, useMembership } from "./Membership.tsx";
 import "./manage.css";
-import {
-  Field,
-  FormActions,
-  FormError,
-  LIST_QUERY,
-  LinkPicker,
-  useFreshQuery,
-  useSubmit,
-} from "./shared.tsx";
+import { Field, FormActions, FormError, LIST_QUERY, useFreshQuery, useSubmit } from "./shared.tsx";
 
 const KEY = "campaigns";
 const slugOf = (c: LegacyCampaign) => (c.rotator ? (c.rotator.split("/").pop() ?? "") : "");
@@ -111,21 +103,16 @@ function Weight({ campaign, link }: { campaign: LegacyCampaign; link: LegacyCamp
 }
 
 function CampaignLinks({ campaign, onDone }: { campaign: LegacyCampaign; onDone: () => void }) {
-  // A new key after each change here: the answer cannot be one fetched before the change.
-  const [version, setVersion] = useState(0);
+  const params = (id: string) => ({ campaignid: String(campaign.id), linkid: id });
+  const membership = useMembership({
+    assign: (id) => call(ROUTES.legacyAssignCampaign, { params: params(id) }),
+    remove: (id) => call(ROUTES.legacyRemoveCampaignLink, { params: params(id) }),
+  });
+  const { version } = membership;
   const key = `campaign-links:${campaign.id}#${version}`;
   const links = useQuery(key, () =>
     call(ROUTES.legacyListCampaignLinks, { params: { id: String(campaign.id) } }).then((r) => r.data.links),
   );
-  const [linkId, setLinkId] = useState("");
-  const [removeError, setRemoveError] = useState("");
-  const params = (id: string) => ({ campaignid: String(campaign.id), linkid: id });
-  const { busy, error, onSubmit } = useSubmit(async () => {
-    if (!linkId) throw new Error("Choose a link to add.");
-    await call(ROUTES.legacyAssignCampaign, { params: params(linkId) });
-    setLinkId("");
-    setVersion((v) => v + 1);
-  });
   const members = links.data ?? [];
   const total = members.reduce((n, l) => n + l.weight, 0);
   // Clicks per link and in total over the same ranges as a link's analytics, fetched anew on each pick.
@@ -139,20 +126,12 @@ function CampaignLinks({ campaign, onDone }: { campaign: LegacyCampaign; onDone:
     clicks.data?.links.find((c) => c.link_id === linkId)?.total_clicks.toLocaleString() ?? "–";
   return (
     <>
-      <form class="form inline-form" onSubmit={onSubmit} noValidate>
-        <FormError error={error || removeError} />
-        <Field id="campaign-link" label="Add a link">
-          <LinkPicker
-            id="campaign-link"
-            value={linkId}
-            onChange={setLinkId}
-            exclude={new Set(members.map((l) => l.link_id))}
-          />
-        </Field>
-        <button type="submit" class="btn primary" disabled={busy}>
-          Add to campaign
-        </button>
-      </form>
+      <AddLinkForm
+        id="campaign-link"
+        submitLabel="Add to campaign"
+        exclude={new Set(members.map((l) => l.link_id))}
+        membership={membership}
+      />
       <div class="clicks-head">
         <RangePicker value={range} onChange={setRange} />
         <p class="small" data-testid="campaign-clicks">
@@ -194,19 +173,7 @@ function CampaignLinks({ campaign, onDone }: { campaign: LegacyCampaign; onDone:
                   <td>{Math.round((l.weight / total) * 100)}%</td>
                   <td class="col-num">{clicksOf(l.link_id)}</td>
                   <td class="actions">
-                    <button
-                      type="button"
-                      class="btn small danger-ghost"
-                      onClick={async () => {
-                        setRemoveError("");
-                        await call(ROUTES.legacyRemoveCampaignLink, { params: params(l.link_id) }).then(
-                          () => setVersion((v) => v + 1),
-                          (err: unknown) => setRemoveError(messageOf(err)),
-                        );
-                      }}
-                    >
-                      Remove<span class="sr-only"> {l.short_code}</span>
-                    </button>
+                    <RemoveLinkButton code={l.short_code} onRemove={() => membership.removeLink(l.link_id)} />
                   </td>
                 </tr>
               ))}
@@ -221,9 +188,7 @@ function CampaignLinks({ campaign, onDone }: { campaign: LegacyCampaign; onDone:
 
 export function CampaignsPage() {
   const list = useFreshQuery(KEY, () => call(ROUTES.legacyListCampaigns, { query: LIST_QUERY }));
-  const [dialog, setDialog] = useState<
-    { kind: "create" } | { kind: "edit" | "links" | "delete"; campaign: LegacyCampaign } | null
-  >(null);
+  const [dialog, setDialog] = useState<ManageDialog<LegacyCampaign>>(null);
   const campaigns = list.data?.data.campaigns ?? [];
   return (
     <>
@@ -268,50 +233,25 @@ export function CampaignsPage() {
                 </dd>
               </dl>
               <div class="item-actions">
-                <RowButton item={`of ${c.name}`} onClick={() => setDialog({ kind: "links", campaign: c })}>
-                  Links and weights
-                </RowButton>
-                <RowButton item={c.name} onClick={() => setDialog({ kind: "edit", campaign: c })}>
-                  Edit
-                </RowButton>
-                <RowButton
-                  item={c.name}
-                  class="danger-ghost"
-                  onClick={() => setDialog({ kind: "delete", campaign: c })}
-                >
-                  Delete
-                </RowButton>
+                <ItemActions item={c} open={setDialog} panel={{ label: "Links and weights", joiner: "of" }} />
               </div>
             </li>
           ))}
         </ul>
       )}
-      {dialog?.kind === "create" && (
-        <Dialog title="Create campaign" onClose={() => setDialog(null)}>
-          <CampaignForm onDone={() => setDialog(null)} />
-        </Dialog>
-      )}
-      {dialog?.kind === "edit" && (
-        <Dialog title={`Edit ${dialog.campaign.name}`} onClose={() => setDialog(null)}>
-          <CampaignForm campaign={dialog.campaign} onDone={() => setDialog(null)} />
-        </Dialog>
-      )}
-      {dialog?.kind === "links" && (
-        <Dialog title={`Links in ${dialog.campaign.name}`} onClose={() => setDialog(null)} wide>
-          <CampaignLinks campaign={dialog.campaign} onDone={() => setDialog(null)} />
-        </Dialog>
-      )}
-      {dialog?.kind === "delete" && (
-        <ConfirmDelete
-          title={`Delete ${dialog.campaign.name}?`}
-          confirmLabel="Delete campaign"
-          onClose={() => setDialog(null)}
-          remove={() => call(ROUTES.legacyDeleteCampaign, { params: { id: String(dialog.campaign.id) } })}
-          invalidates={[KEY]}
-        >
-          <p>Its rotator and list URLs stop working; the links themselves stay.</p>
-        </ConfirmDelete>
-      )}
+      <ManageDialogs
+        dialog={dialog}
+        onClose={() => setDialog(null)}
+        noun="campaign"
+        form={(campaign, done) => <CampaignForm campaign={campaign} onDone={done} />}
+        panel={{
+          title: (c) => `Links in ${c.name}`,
+          render: (c, done) => <CampaignLinks campaign={c} onDone={done} />,
+        }}
+        remove={(c) => call(ROUTES.legacyDeleteCampaign, { params: { id: String(c.id) } })}
+        invalidates={[KEY]}
+        deleteText={<p>Its rotator and list URLs stop working; the links themselves stay.</p>}
+      />
     </>
   );
 }

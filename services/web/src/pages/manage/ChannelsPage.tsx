@@ -5,22 +5,14 @@ import { type LegacyChannel, ROUTES, V1_ROUTES } from "@kurz/contracts";
 import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { invalidate, useQuery } from "../../api/cache.ts";
-import { call, messageOf } from "../../api/client.ts";
-import { ConfirmDelete } from "../../components/ConfirmDelete.tsx";
-import { Dialog, DialogDone } from "../../components/Dialog.tsx";
-import { RowButton } from "../../components/RowButton.tsx";
+import { call } from "../../api/client.ts";
+import { DialogDone } from "../../components/Dialog.tsx";
 import { ActionsHeader, TableCard } from "../../components/TableCard.tsx";
 import { Loading, PageHead } from "../common.tsx";
+import { ItemActions, type ManageDialog, ManageDialogs } from "./ManageDialogs.tsx";
+import { AddLinkForm, RemoveLinkButton, useMembership } from "./Membership.tsx";
 import "./manage.css";
-import {
-  Field,
-  FormActions,
-  FormError,
-  LIST_QUERY,
-  LinkPicker,
-  useFreshQuery,
-  useSubmit,
-} from "./shared.tsx";
+import { Field, FormActions, FormError, LIST_QUERY, useFreshQuery, useSubmit } from "./shared.tsx";
 
 const KEY = "channels";
 
@@ -75,33 +67,19 @@ function ChannelForm({ channel, onDone }: { channel?: LegacyChannel; onDone: () 
 
 /** The channel's links (the links table's filter) with remove buttons, and a picker to add one. */
 function ChannelLinks({ channel, onDone }: { channel: LegacyChannel; onDone: () => void }) {
-  const query = { channel: String(channel.id), per_page: "100" };
-  // A new key after each change here: the answer cannot be one fetched before the change.
-  const [version, setVersion] = useState(0);
-  const key = `links?${JSON.stringify(query)}#${version}`;
-  const members = useQuery(key, () => call(V1_ROUTES.listLinks, { query }));
-  const [linkId, setLinkId] = useState("");
-  const ids = new Set((members.data?.data ?? []).map((l) => l.id));
   const params = (id: string) => ({ channelid: String(channel.id), linkid: id });
-  const { busy, error, onSubmit } = useSubmit(async () => {
-    if (!linkId) throw new Error("Choose a link to add.");
-    await call(ROUTES.legacyAssignChannel, { params: params(linkId) });
-    setLinkId("");
-    setVersion((v) => v + 1);
-    invalidate("links");
+  const membership = useMembership({
+    assign: (id) => call(ROUTES.legacyAssignChannel, { params: params(id) }),
+    remove: (id) => call(ROUTES.legacyRemoveChannelLink, { params: params(id) }),
+    onChanged: () => invalidate("links"),
   });
-  const [removeError, setRemoveError] = useState("");
+  const query = { channel: String(channel.id), per_page: "100" };
+  const key = `links?${JSON.stringify(query)}#${membership.version}`;
+  const members = useQuery(key, () => call(V1_ROUTES.listLinks, { query }));
+  const ids = new Set((members.data?.data ?? []).map((l) => l.id));
   return (
     <>
-      <form class="form inline-form" onSubmit={onSubmit} noValidate>
-        <FormError error={error || removeError} />
-        <Field id="channel-link" label="Add a link">
-          <LinkPicker id="channel-link" value={linkId} onChange={setLinkId} exclude={ids} />
-        </Field>
-        <button type="submit" class="btn primary" disabled={busy}>
-          Add to channel
-        </button>
-      </form>
+      <AddLinkForm id="channel-link" submitLabel="Add to channel" exclude={ids} membership={membership} />
       {!members.data ? (
         <Loading what="Loading links" />
       ) : members.data.data.length === 0 ? (
@@ -113,22 +91,7 @@ function ChannelLinks({ channel, onDone }: { channel: LegacyChannel; onDone: () 
               <span>
                 <code>{l.short_code}</code> {l.title ?? l.original_url}
               </span>
-              <button
-                type="button"
-                class="btn small danger-ghost"
-                onClick={async () => {
-                  setRemoveError("");
-                  await call(ROUTES.legacyRemoveChannelLink, { params: params(l.id) }).then(
-                    () => {
-                      setVersion((v) => v + 1);
-                      invalidate("links");
-                    },
-                    (err: unknown) => setRemoveError(messageOf(err)),
-                  );
-                }}
-              >
-                Remove<span class="sr-only"> {l.short_code}</span>
-              </button>
+              <RemoveLinkButton code={l.short_code} onRemove={() => membership.removeLink(l.id)} />
             </li>
           ))}
         </ul>
@@ -140,9 +103,7 @@ function ChannelLinks({ channel, onDone }: { channel: LegacyChannel; onDone: () 
 
 export function ChannelsPage() {
   const list = useFreshQuery(KEY, () => call(ROUTES.legacyListChannels, { query: LIST_QUERY }));
-  const [dialog, setDialog] = useState<
-    { kind: "create" } | { kind: "edit" | "links" | "delete"; channel: LegacyChannel } | null
-  >(null);
+  const [dialog, setDialog] = useState<ManageDialog<LegacyChannel>>(null);
   const channels = list.data?.data.channels ?? [];
   return (
     <>
@@ -184,50 +145,25 @@ export function ChannelsPage() {
                 <Link class="btn small ghost" href={`/dashboard/links?channel=${c.id}`}>
                   View links<span class="sr-only"> of {c.name}</span>
                 </Link>
-                <RowButton item={`to ${c.name}`} onClick={() => setDialog({ kind: "links", channel: c })}>
-                  Assign links
-                </RowButton>
-                <RowButton item={c.name} onClick={() => setDialog({ kind: "edit", channel: c })}>
-                  Edit
-                </RowButton>
-                <RowButton
-                  item={c.name}
-                  class="danger-ghost"
-                  onClick={() => setDialog({ kind: "delete", channel: c })}
-                >
-                  Delete
-                </RowButton>
+                <ItemActions item={c} open={setDialog} panel={{ label: "Assign links", joiner: "to" }} />
               </td>
             </tr>
           ))}
         </tbody>
       </TableCard>
-      {dialog?.kind === "create" && (
-        <Dialog title="Create channel" onClose={() => setDialog(null)}>
-          <ChannelForm onDone={() => setDialog(null)} />
-        </Dialog>
-      )}
-      {dialog?.kind === "edit" && (
-        <Dialog title={`Edit ${dialog.channel.name}`} onClose={() => setDialog(null)}>
-          <ChannelForm channel={dialog.channel} onDone={() => setDialog(null)} />
-        </Dialog>
-      )}
-      {dialog?.kind === "links" && (
-        <Dialog title={`Links in ${dialog.channel.name}`} onClose={() => setDialog(null)} wide>
-          <ChannelLinks channel={dialog.channel} onDone={() => setDialog(null)} />
-        </Dialog>
-      )}
-      {dialog?.kind === "delete" && (
-        <ConfirmDelete
-          title={`Delete ${dialog.channel.name}?`}
-          confirmLabel="Delete channel"
-          onClose={() => setDialog(null)}
-          remove={() => call(ROUTES.legacyDeleteChannel, { params: { id: String(dialog.channel.id) } })}
-          invalidates={[KEY, "links"]}
-        >
-          <p>The links stay; they just leave this channel.</p>
-        </ConfirmDelete>
-      )}
+      <ManageDialogs
+        dialog={dialog}
+        onClose={() => setDialog(null)}
+        noun="channel"
+        form={(channel, done) => <ChannelForm channel={channel} onDone={done} />}
+        panel={{
+          title: (c) => `Links in ${c.name}`,
+          render: (c, done) => <ChannelLinks channel={c} onDone={done} />,
+        }}
+        remove={(c) => call(ROUTES.legacyDeleteChannel, { params: { id: String(c.id) } })}
+        invalidates={[KEY, "links"]}
+        deleteText={<p>The links stay; they just leave this channel.</p>}
+      />
     </>
   );
 }

@@ -1,5 +1,6 @@
 // Branded domains (issue 13): add one (scheme + host), publish the DNS TXT record shown, verify,
-// see its status and when it was last checked, set its root and 404 redirects, delete it.
+// see its status and when it was last checked, set its root and 404 redirects, delete it (with its
+// links, which the confirmation counts).
 // Data: the older API's /api/domains routes with the session (one store with the API).
 import { type LegacyDomain, ROUTES } from "@kurz/contracts";
 import { useState } from "preact/hooks";
@@ -16,6 +17,25 @@ import { Field, FormActions, FormError, LIST_QUERY, useFreshQuery, useSubmit } f
 
 const KEY = "domains";
 const hostOf = (d: LegacyDomain) => new URL(d.domain).host;
+const linksOf = (n: number) => (n === 1 ? "1 link" : `${n} links`);
+
+/**
+ * What deleting a domain does (docs/dashboard-manage.md "Deleting a domain"): its links are served
+ * only on it, so they are deleted with it; say how many before the owner confirms.
+ */
+function DeleteDomainText({ domain }: { domain: LegacyDomain }) {
+  if (domain.links === 0) return <p>No links use this domain. This cannot be undone.</p>;
+  return (
+    <>
+      <p>
+        <strong>Its {linksOf(domain.links)} will be deleted too</strong>: links on a branded domain are served
+        only there, so their short URLs stop working, their click data is removed, and their codes stay
+        reserved to you for a while.
+      </p>
+      <p>This cannot be undone.</p>
+    </>
+  );
+}
 
 function StatusPill({ domain }: { domain: LegacyDomain }) {
   const cls = domain.status === "verified" ? "ok" : domain.status === "failed" ? "bad" : "";
@@ -68,6 +88,7 @@ function DomainForm({ domain, onDone }: { domain?: LegacyDomain; onDone: (added?
         domain: url.trim(),
         redirectroot: root.trim() || null,
         redirect404: notFound.trim() || null,
+        links: 0,
       });
     }
   });
@@ -166,7 +187,7 @@ export function DomainsPage() {
                 <StatusPill domain={d} />
               </div>
               <p class="small muted">
-                {d.domain} · last checked {fmtDate(d.last_checked_at)}
+                {d.domain} · {linksOf(d.links)} · last checked {fmtDate(d.last_checked_at)}
                 {d.verified_at && ` · verified ${fmtDate(d.verified_at)}`}
               </p>
               {d.status !== "verified" && (
@@ -232,10 +253,18 @@ export function DomainsPage() {
           title={`Delete ${hostOf(dialog.domain)}?`}
           confirmLabel="Delete domain"
           onClose={() => setDialog(null)}
-          remove={() => call(ROUTES.legacyDeleteDomain, { params: { id: String(dialog.domain.id) } })}
-          invalidates={[KEY]}
+          remove={async () => {
+            const host = hostOf(dialog.domain);
+            const res = await call(ROUTES.legacyDeleteDomain, { params: { id: String(dialog.domain.id) } });
+            setNotice(
+              res.links_deleted === 0
+                ? `Deleted ${host}.`
+                : `Deleted ${host} and its ${linksOf(res.links_deleted)}.`,
+            );
+          }}
+          invalidates={[KEY, "links", "summary"]}
         >
-          <p>Links on this domain stop redirecting there. This cannot be undone.</p>
+          <DeleteDomainText domain={dialog.domain} />
         </ConfirmDelete>
       )}
     </>

@@ -3,7 +3,7 @@
 import { ROUTES } from "@kurz/contracts";
 import { useQuery } from "../../api/cache.ts";
 import { call } from "../../api/client.ts";
-import { LIST_QUERY } from "./shared.tsx";
+import { LIST_QUERY, V1_LIST_QUERY } from "./shared.tsx";
 
 export interface LinkExtrasValue {
   /** Host of a verified branded domain; "" for the service's own host. */
@@ -23,11 +23,11 @@ export function LinkExtras({
   const domains = useQuery(editing ? null : "domains", () =>
     call(ROUTES.legacyListDomains, { query: LIST_QUERY }),
   );
-  const overlays = useQuery("overlays", () => call(ROUTES.legacyListOverlays, { query: LIST_QUERY }));
+  const overlays = useQuery("overlays", () => call(ROUTES.listOverlays, { query: V1_LIST_QUERY }));
   const hosts = (domains.data?.data.domains ?? [])
     .filter((d) => d.status === "verified")
     .map((d) => new URL(d.domain).host);
-  const ctas = overlays.data?.data.cta ?? [];
+  const ctas = overlays.data?.data ?? [];
   return (
     <>
       {!editing && hosts.length > 0 && (

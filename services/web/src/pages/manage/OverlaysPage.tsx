@@ -1,13 +1,14 @@
 // CTA overlays (issue 13): create and edit message and contact overlays (text, a button's label and
 // URL or a form's fields, colours, position), delete them, and read a contact overlay's submissions
-// with a CSV export. Data: the older API's /api/overlay routes with the session.
+// with a CSV export. Data: /api/v1/overlays with the session (the older API's /api/overlay routes are
+// the same store; domains, campaigns and channels have only those, so their pages use them).
 import {
-  type LegacyOverlayDetail,
   OVERLAY_DEFAULTS,
   OVERLAY_FIELDS,
   OVERLAY_LABEL_MAX,
   OVERLAY_POSITIONS,
   OVERLAY_TEXT_MAX,
+  type Overlay,
   type OverlayField,
   type OverlayPosition,
   ROUTES,
@@ -15,19 +16,18 @@ import {
 import { useState } from "preact/hooks";
 import { invalidate, useQuery } from "../../api/cache.ts";
 import { call, pathOf } from "../../api/client.ts";
-import { ConfirmDelete } from "../../components/ConfirmDelete.tsx";
-import { Dialog, DialogDone } from "../../components/Dialog.tsx";
-import { RowButton } from "../../components/RowButton.tsx";
+import { DialogDone } from "../../components/Dialog.tsx";
 import { ActionsHeader, TableCard } from "../../components/TableCard.tsx";
 import { Failed, fmtDate, Loading, PageHead } from "../common.tsx";
+import { ItemActions, type ManageDialog, ManageDialogs } from "./ManageDialogs.tsx";
 import "./manage.css";
-import { Field, FormActions, FormError, LIST_QUERY, useFreshQuery, useSubmit } from "./shared.tsx";
+import { Field, FormActions, FormError, useFreshQuery, useSubmit, V1_LIST_QUERY } from "./shared.tsx";
 
 const KEY = "overlays";
 const TYPES = ["message", "contact"] as const;
 const cap = (s: string) => s[0]!.toUpperCase() + s.slice(1);
 
-function OverlayForm({ overlay, onDone }: { overlay?: LegacyOverlayDetail; onDone: () => void }) {
+function OverlayForm({ overlay, onDone }: { overlay?: Overlay; onDone: () => void }) {
   const [type, setType] = useState<string>(overlay?.type ?? "message");
   const [name, setName] = useState(overlay?.name ?? "");
   const [text, setText] = useState(overlay?.text ?? "");
@@ -51,12 +51,12 @@ function OverlayForm({ overlay, onDone }: { overlay?: LegacyOverlayDetail; onDon
     };
     const button = label.trim() || url.trim() ? { button_label: label.trim(), button_url: url.trim() } : null;
     if (overlay)
-      await call(ROUTES.legacyUpdateOverlay, {
+      await call(ROUTES.updateOverlay, {
         params: { id: String(overlay.id) },
         body: { ...common, ...(button ?? { button_label: null, button_url: null }) },
       });
     else
-      await call(ROUTES.legacyAddOverlay, {
+      await call(ROUTES.createOverlay, {
         body: { type: type as (typeof TYPES)[number], ...common, ...(button ?? {}) },
       });
     invalidate(KEY);
@@ -163,12 +163,12 @@ function OverlayForm({ overlay, onDone }: { overlay?: LegacyOverlayDetail; onDon
   );
 }
 
-function Submissions({ overlay, onDone }: { overlay: LegacyOverlayDetail; onDone: () => void }) {
+function Submissions({ overlay, onDone }: { overlay: Overlay; onDone: () => void }) {
   const params = { id: String(overlay.id) };
   const list = useQuery(`overlay-submissions:${overlay.id}`, () =>
-    call(ROUTES.legacyListOverlaySubmissions, { params, query: LIST_QUERY }),
+    call(ROUTES.listOverlaySubmissions, { params, query: V1_LIST_QUERY }),
   );
-  const rows = list.data?.data.submissions ?? [];
+  const rows = list.data?.data ?? [];
   return (
     <>
       {list.error !== undefined && <Failed error={list.error} />}
@@ -194,7 +194,7 @@ function Submissions({ overlay, onDone }: { overlay: LegacyOverlayDetail; onDone
             <tbody>
               {rows.map((s) => (
                 <tr key={s.id} data-testid="submission-row">
-                  <td>{fmtDate(s.date)}</td>
+                  <td>{fmtDate(s.created_at)}</td>
                   <td>{s.name ?? "—"}</td>
                   <td>{s.email ?? "—"}</td>
                   <td class="col-hide">{s.phone ?? "—"}</td>
@@ -206,7 +206,7 @@ function Submissions({ overlay, onDone }: { overlay: LegacyOverlayDetail; onDone
         </div>
       )}
       <DialogDone onDone={onDone}>
-        <a class="btn" href={pathOf(ROUTES.legacyExportOverlaySubmissions, params)} download>
+        <a class="btn" href={pathOf(ROUTES.exportOverlaySubmissions, params)} download>
           Export CSV
         </a>
       </DialogDone>
@@ -215,11 +215,9 @@ function Submissions({ overlay, onDone }: { overlay: LegacyOverlayDetail; onDone
 }
 
 export function OverlaysPage() {
-  const list = useFreshQuery(KEY, () => call(ROUTES.legacyListOverlays, { query: LIST_QUERY }));
-  const [dialog, setDialog] = useState<
-    { kind: "create" } | { kind: "edit" | "submissions" | "delete"; overlay: LegacyOverlayDetail } | null
-  >(null);
-  const overlays = list.data?.data.cta ?? [];
+  const list = useFreshQuery(KEY, () => call(ROUTES.listOverlays, { query: V1_LIST_QUERY }));
+  const [dialog, setDialog] = useState<ManageDialog<Overlay>>(null);
+  const overlays = list.data?.data ?? [];
   return (
     <>
       <PageHead title="CTA overlays">
@@ -261,57 +259,34 @@ export function OverlaysPage() {
               </td>
               <td>{cap(o.type)}</td>
               <td class="col-hide">{cap(o.position)}</td>
-              <td class="col-hide">{fmtDate(o.date)}</td>
+              <td class="col-hide">{fmtDate(o.created_at)}</td>
               <td class="actions">
-                {o.type === "contact" && (
-                  <RowButton
-                    item={`of ${o.name}`}
-                    onClick={() => setDialog({ kind: "submissions", overlay: o })}
-                  >
-                    Submissions
-                  </RowButton>
-                )}
-                <RowButton item={o.name} onClick={() => setDialog({ kind: "edit", overlay: o })}>
-                  Edit
-                </RowButton>
-                <RowButton
-                  item={o.name}
-                  class="danger-ghost"
-                  onClick={() => setDialog({ kind: "delete", overlay: o })}
-                >
-                  Delete
-                </RowButton>
+                <ItemActions
+                  item={o}
+                  open={setDialog}
+                  panel={o.type === "contact" ? { label: "Submissions", joiner: "of" } : undefined}
+                />
               </td>
             </tr>
           ))}
         </tbody>
       </TableCard>
-      {dialog?.kind === "create" && (
-        <Dialog title="Create overlay" onClose={() => setDialog(null)} wide>
-          <OverlayForm onDone={() => setDialog(null)} />
-        </Dialog>
-      )}
-      {dialog?.kind === "edit" && (
-        <Dialog title={`Edit ${dialog.overlay.name}`} onClose={() => setDialog(null)} wide>
-          <OverlayForm overlay={dialog.overlay} onDone={() => setDialog(null)} />
-        </Dialog>
-      )}
-      {dialog?.kind === "submissions" && (
-        <Dialog title={`Submissions of ${dialog.overlay.name}`} onClose={() => setDialog(null)} wide>
-          <Submissions overlay={dialog.overlay} onDone={() => setDialog(null)} />
-        </Dialog>
-      )}
-      {dialog?.kind === "delete" && (
-        <ConfirmDelete
-          title={`Delete ${dialog.overlay.name}?`}
-          confirmLabel="Delete overlay"
-          onClose={() => setDialog(null)}
-          remove={() => call(ROUTES.legacyDeleteOverlay, { params: { id: String(dialog.overlay.id) } })}
-          invalidates={[KEY]}
-        >
+      <ManageDialogs
+        dialog={dialog}
+        onClose={() => setDialog(null)}
+        noun="overlay"
+        wideForm
+        form={(overlay, done) => <OverlayForm overlay={overlay} onDone={done} />}
+        panel={{
+          title: (o) => `Submissions of ${o.name}`,
+          render: (o, done) => <Submissions overlay={o} onDone={done} />,
+        }}
+        remove={(o) => call(ROUTES.deleteOverlay, { params: { id: String(o.id) } })}
+        invalidates={[KEY]}
+        deleteText={
           <p>Links that show it go straight to their destination again. Its submissions are deleted too.</p>
-        </ConfirmDelete>
-      )}
+        }
+      />
     </>
   );
 }

@@ -1,33 +1,17 @@
 // Pieces the domain, campaign, channel and overlay pages share: a labelled field, a form dialog's
-// submit handling, and the account's links for pickers.
+// submit handling and buttons, and the account's links for pickers.
 import { LEGACY_LIMIT_MAX, V1_ROUTES } from "@kurz/contracts";
-import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { invalidate, useQuery } from "../../api/cache.ts";
 import { call, messageOf } from "../../api/client.ts";
 
 /** The older API's list routes page at most this many; the dashboard asks for one full page. */
 export const LIST_QUERY = { limit: String(LEGACY_LIMIT_MAX) };
+/** The same for the v1 list routes (overlays). */
+export const V1_LIST_QUERY = { page: "1", per_page: "100" };
 
-export function Field({
-  id,
-  label,
-  hint,
-  children,
-}: {
-  id: string;
-  label: string;
-  hint?: string;
-  children: ComponentChildren;
-}) {
-  return (
-    <div class="field">
-      <label for={id}>{label}</label>
-      {children}
-      {hint && <p class="hint">{hint}</p>}
-    </div>
-  );
-}
+/** The dashboard's form field and buttons (components/FormField.tsx), under the names these pages use. */
+export { FormActions, FormField as Field } from "../../components/FormField.tsx";
 
 /**
  * The page's list, refetched on every visit: scripts change the same data through the API, so a copy
@@ -66,30 +50,9 @@ export function FormError({ error }: { error: string }) {
   ) : null;
 }
 
-export function FormActions({
-  busy,
-  label,
-  onCancel,
-}: {
-  busy: boolean;
-  label: string;
-  onCancel: () => void;
-}) {
-  return (
-    <div class="dialog-actions">
-      <button type="button" class="btn" onClick={onCancel}>
-        Cancel
-      </button>
-      <button type="submit" class="btn primary" disabled={busy}>
-        {label}
-      </button>
-    </div>
-  );
-}
-
 /** The account's most recent links (for "assign a link" pickers). */
 export function useRecentLinks() {
-  const query = { page: "1", per_page: "100" };
+  const query = V1_LIST_QUERY;
   return useQuery(`links?${JSON.stringify(query)}`, () => call(V1_ROUTES.listLinks, { query }));
 }
 

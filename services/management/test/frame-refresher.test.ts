@@ -1,0 +1,108 @@
+// The periodic framing re-check of overlay links (decision 0026, issue 13: "check X-Frame-Options/CSP
+// frame-ancestors at link save and refresh it periodically"), against the real Postgres, Redis and a
+// destination on loopback whose policy changes: a stale check is redone and the redirect record follows,
+// a fresh one and a link without an overlay are left alone.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { RedirectRecord, redirectKey } from "@kurz/contracts";
+import { createPrisma, migrateDatabase, type PrismaClient } from "@kurz/db";
+import {
+  cleanupRedisPrefix,
+  createTestDatabase,
+  type TestDatabase,
+  testRedisUrl,
+  uniquePrefix,
+} from "@kurz/testing";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { refreshFraming } from "../src/frame-refresher.ts";
+import { createLink, type LinkWriterDeps } from "../src/links-service.ts";
+import { RedirectRecords } from "../src/redirect-records.ts";
+import { TitleFetcher } from "../src/title-fetcher.ts";
+import { createTestAccount } from "./links-helpers.ts";
+
+const DAY = 86_400_000;
+let database: TestDatabase;
+let prisma: PrismaClient;
+let redis: Redis;
+let prefix: string;
+let records: RedirectRecords;
+let deps: LinkWriterDeps;
+let server: Server;
+let origin: string;
+/** What the destination answers framing with; changed by the tests. */
+let frameOptions: string | null = null;
+const titles = new TitleFetcher({ allowHosts: ["127.0.0.1"] });
+
+beforeAll(async () => {
+  database = await createTestDatabase("frame_refresh", { migrate: (url) => migrateDatabase(url) });
+  prisma = createPrisma(database.url);
+  prefix = `${uniquePrefix("frames")}:`;
+  redis = new Redis(testRedisUrl(), { keyPrefix: prefix });
+  records = new RedirectRecords(redis, { warn: () => {} });
+  deps = {
+    prisma,
+    records,
+    legacyRecords: { syncRotators: async () => {} },
+    onEventsWritten: () => {},
+    retiredCodeGraceMs: DAY,
+  };
+  server = createServer((_req, res) => {
+    if (frameOptions !== null) res.setHeader("X-Frame-Options", frameOptions);
+    res.setHeader("content-type", "text/html");
+    res.end("<title>dest</title>");
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await new Promise((r) => server?.close(r));
+  redis?.disconnect();
+  if (prefix) await cleanupRedisPrefix(testRedisUrl(), prefix);
+  await prisma?.$disconnect();
+  await database?.drop();
+});
+
+const record = async (code: string) =>
+  RedirectRecord.parse(JSON.parse((await redis.get(redirectKey(code)))!));
+
+describe("refreshFraming", () => {
+  it("redoes a stale check, rewrites the redirect record, and leaves fresh checks and plain links alone", async () => {
+    const { account_id } = await createTestAccount(prisma, "frames");
+    const overlay = await prisma.overlay.create({
+      data: { accountId: account_id, type: "message", name: "o" },
+    });
+    // Saved while the destination allowed framing.
+    const framed = await createLink(deps, account_id, {
+      url: `${origin}/page`,
+      title: "framed",
+      overlayId: overlay.id,
+      frameable: await titles.framingAllowed(`${origin}/page`),
+    });
+    expect(framed.frameable).toBe(true);
+    const plain = await createLink(deps, account_id, { url: `${origin}/plain`, title: "plain" });
+    expect((await record(framed.shortCode)).frameable).toBe(true);
+
+    // The site starts refusing frames; the check is fresh, so nothing is redone yet.
+    frameOptions = "DENY";
+    expect(await refreshFraming(prisma, titles, records, DAY)).toBe(0);
+    expect((await record(framed.shortCode)).frameable).toBe(true);
+
+    // A day later the check is stale: it is redone, and the redirect switches to the interstitial.
+    await prisma.link.update({
+      where: { id: framed.id },
+      data: { frameCheckedAt: new Date(Date.now() - 2 * DAY) },
+    });
+    expect(await refreshFraming(prisma, titles, records, DAY)).toBe(1);
+    const after = await prisma.link.findUniqueOrThrow({ where: { id: framed.id } });
+    expect(after.frameable).toBe(false);
+    expect(after.frameCheckedAt!.getTime()).toBeGreaterThan(Date.now() - DAY);
+    expect((await record(framed.shortCode)).frameable).toBe(false);
+
+    // Fresh again; the link without an overlay was never checked.
+    expect(await refreshFraming(prisma, titles, records, DAY)).toBe(0);
+    const untouched = await prisma.link.findUniqueOrThrow({ where: { id: plain.id } });
+    expect([untouched.frameable, untouched.frameCheckedAt]).toEqual([null, null]);
+  });
+});
