@@ -1,6 +1,7 @@
 import { render } from "preact";
 import { Redirect, Route, Switch } from "wouter-preact";
 import { checkSession, useSession } from "./api/session.ts";
+import { labelTableCells } from "./components/cellLabels.ts";
 import { Shell } from "./components/Shell.tsx";
 import { AccountPage } from "./pages/AccountPage.tsx";
 import { AuthPage } from "./pages/AuthPage.tsx";
@@ -63,3 +64,4 @@ function App() {
 // Public stats need no session; every other page waits for the first check.
 if (!location.pathname.startsWith("/stats/")) void checkSession();
 render(<App />, document.getElementById("app")!);
+labelTableCells();

@@ -29,7 +29,9 @@ describe.skipIf(!hasChromium)(
     const look = async (p: Page, name: string) => {
       await p.waitForLoadState("networkidle");
       expect(await seriousViolations(p), `axe on ${name}`).toEqual([]);
-      await screenshots(p, name);
+      const phone = await screenshots(p, name);
+      expect(phone.phoneViolations, `axe on ${name} at phone width`).toEqual([]);
+      expect(phone.phoneOverflow, `${name} scrolls sideways at phone width`).toEqual([]);
       pagesChecked.push(name);
     };
     const watchCsp = (p: Page) =>
@@ -275,6 +277,8 @@ describe.skipIf(!hasChromium)(
         .click();
       await page.getByRole("radio", { name: "7 days" }).check();
       await page.getByTestId("total-clicks").filter({ hasText: "1" }).waitFor();
+      // The one visitor who followed the link from the other browser, in the last 7 days.
+      await page.getByTestId("unique-visitors").filter({ hasText: /^1$/ }).waitFor();
       await page.getByText("Launch announcement").waitFor();
       await look(page, "overview");
     });
