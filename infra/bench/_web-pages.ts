@@ -114,7 +114,7 @@ const PAGES: PageSpec[] = [
   {
     name: "Account",
     path: () => "/dashboard/account",
-    usable: "the e-mail shown and the link usage (100,000 of the limit)",
+    usable: "the e-mail shown and the link usage (all the links, of the limit)",
     ready: async (page, { links }) => {
       await page.getByTestId("account-email").waitFor();
       await page.getByText(`${links.toLocaleString("en")} of`).waitFor();

@@ -89,12 +89,12 @@ async function pagesSection(links: number, runs: number, argLine: string): Promi
   };
   const over = timings.filter((t) => Math.max(...t.runs) > PAGE_BUDGET_MS);
   return [
-    "## Dashboard pages with 100k links (`./kurz bench web`)",
+    `## Dashboard pages with ${links.toLocaleString("en")} links (\`./kurz bench web\`)`,
     "",
     `\`flock /tmp/bench.lock ./kurz bench web${argLine ? ` ${argLine}` : ""}\` — a full local process stack in production mode,`,
     `Debian's Chromium (headless, 1280×800). The account holds ${links.toLocaleString("en")} links seeded in Postgres (${seedMs} ms)`,
     `and ${clicks.toLocaleString("en")} clicks on 300 of them from 200 visitors, made through the redirect service.`,
-    `Each page: one warm-up visit (assets cached), then ${runs} visits, each a fresh navigation timed to "usable".`,
+    `Each page: one warm-up visit (assets cached), then ${runs} visit${runs === 1 ? "" : "s"}, each a fresh navigation timed to "usable".`,
     `Load average (1 min) at the end: ${load1}.`,
     "",
     "| page | path | median ms | worst ms | ≤ 1 s | usable when |",
