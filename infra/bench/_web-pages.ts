@@ -27,6 +27,8 @@ export interface PageTiming {
   usable: string;
   /** Milliseconds from navigation to usable, one per visit. */
   runs: number[];
+  /** Per visit, the API call that took longest (request sent to response read), and its path. */
+  slowestApi: { path: string; ms: number }[];
 }
 
 interface Seeded {
@@ -171,7 +173,10 @@ export async function timePages(opts: {
     args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
   });
   try {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, baseURL: stack.origin });
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 800 },
+      baseURL: stack.origin,
+    });
     const reg = await context.request.post("/api/v1/auth/register", {
       data: { email: `bench-web-${Date.now()}@example.com`, password: "correct horse battery" },
     });
@@ -228,11 +233,20 @@ export async function timePages(opts: {
     const seeded: Seeded = { link: clicked[0]!.id, links: opts.links };
     const page = await context.newPage();
     page.setDefaultTimeout(30_000);
+    // What each API call of a visit took, to see where a slow page's time goes.
+    let calls: { path: string; ms: number }[] = [];
+    page.on("requestfinished", (request) => {
+      const url = new URL(request.url());
+      if (!url.pathname.startsWith("/api/")) return;
+      const t = request.timing();
+      calls.push({ path: `${request.method()} ${url.pathname}${url.search}`, ms: Math.round(t.responseEnd) });
+    });
     const timings: PageTiming[] = [];
     for (const spec of PAGES) {
       const path = spec.path(seeded);
       const visit = async () => {
         await page.goto("about:blank");
+        calls = [];
         let started = Date.now();
         await page.goto(path, { waitUntil: "commit" });
         await spec.ready(page, seeded);
@@ -245,9 +259,22 @@ export async function timePages(opts: {
       };
       await visit(); // warm-up: the page's chunk and the app into the browser cache
       const runs: number[] = [];
-      for (let i = 0; i < opts.runs; i++) runs.push(await visit());
-      opts.log(`${spec.name}: ${runs.join(", ")} ms`);
-      timings.push({ name: spec.name, path: path.replace(seeded.link, ":id"), usable: spec.usable, runs });
+      const slowestApi: { path: string; ms: number }[] = [];
+      for (let i = 0; i < opts.runs; i++) {
+        runs.push(await visit());
+        const slowest = calls.reduce((a, b) => (b.ms > a.ms ? b : a), { path: "-", ms: 0 });
+        slowestApi.push({ ...slowest, path: slowest.path.replace(seeded.link, ":id") });
+      }
+      opts.log(
+        `${spec.name}: ${runs.join(", ")} ms; slowest API: ${slowestApi.map((c) => `${c.path} ${c.ms}`).join(" | ")}`,
+      );
+      timings.push({
+        name: spec.name,
+        path: path.replace(seeded.link, ":id"),
+        usable: spec.usable,
+        runs,
+        slowestApi,
+      });
     }
     return { timings, seedMs, clicks: CLICKS };
   } finally {

@@ -84,7 +84,12 @@ describe("tenant isolation", () => {
   it("the attacker's summary counts only the attacker's links, clicks and visitors", async () => {
     const res = await ctx.asAttacker("GET", "/api/v1/analytics/summary");
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ total_links: 1, active_links: 1, total_clicks: 1, unique_visitors: 1 });
+    expect(res.body.data).toMatchObject({
+      total_links: 1,
+      active_links: 1,
+      total_clicks: 1,
+      unique_visitors: 1,
+    });
     expect(res.body.data.top_links.map((l: { id: string }) => l.id)).toEqual([attackerLink.id]);
     expect(res.text).not.toContain(victimLink.id);
     expect(res.text).not.toContain("victim.example");

@@ -99,7 +99,12 @@ describe("the account summary's unique visitors", () => {
       // Distinct across links, not the links' own counts added up (the same visitor opens several).
       if (truth > 0) {
         const perLink = links.reduce(
-          (n, l) => n + visitors(period, links.filter((x) => x !== l)),
+          (n, l) =>
+            n +
+            visitors(
+              period,
+              links.filter((x) => x !== l),
+            ),
           0,
         );
         expect(perLink).toBeGreaterThan(truth);

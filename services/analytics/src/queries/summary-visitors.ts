@@ -41,7 +41,10 @@ export async function accountUniqueVisitors(
       account: accountId,
       deleted: deletedLinkIds,
       ...(period
-        ? { v_from: date(period.from.getTime()), v_to: date(Math.floor(period.to.getTime() / DAY_MS) * DAY_MS) }
+        ? {
+            v_from: date(period.from.getTime()),
+            v_to: date(Math.floor(period.to.getTime() / DAY_MS) * DAY_MS),
+          }
         : {}),
     },
   );

@@ -29,7 +29,11 @@ export function OverviewPage() {
         <Stat label="Active links" value={s?.active_links} />
         {/* The summary's total clicks are all-time (SPEC 2.6); its visitors and chart follow the range. */}
         <Stat label="Total clicks" value={s?.total_clicks} testid="total-clicks" />
-        <Stat label="Unique visitors in range" value={s ? (s.unique_visitors ?? 0) : undefined} testid="unique-visitors" />
+        <Stat
+          label="Unique visitors in range"
+          value={s ? (s.unique_visitors ?? 0) : undefined}
+          testid="unique-visitors"
+        />
       </div>
       <section class="card">
         <h2 class="card-title">Clicks over time</h2>
