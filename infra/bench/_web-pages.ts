@@ -56,12 +56,38 @@ interface PageSpec {
 
 // The page's document, inside the browser functions below (this package is typed without the DOM;
 // a string would be eval'd, which the dashboard's CSP forbids).
-declare const document: { querySelector(selector: string): { textContent: string | null } | null };
+interface Node {
+  textContent: string | null;
+}
+declare const document: {
+  querySelector(selector: string): Node | null;
+  querySelectorAll(selector: string): Iterable<Node>;
+};
+
+/**
+ * Until an element matching `selector` (and holding `text`) is in the page, checked on every animation
+ * frame: a locator's waitFor polls at growing intervals (up to 500 ms apart), which would be measured.
+ */
+const shown = (page: Page, selector: string, text = "") =>
+  page.waitForFunction(
+    ([sel, txt]) => {
+      for (const e of document.querySelectorAll(sel)) if ((e.textContent ?? "").includes(txt)) return true;
+      return false;
+    },
+    [selector, text] as const,
+    { polling: "raf" },
+  );
 
 /** No "Loading …" line left anywhere in the page's main area. */
 const settled = (page: Page) =>
-  page.waitForFunction(() => document.querySelector("main .loading, main [aria-busy='true']") === null);
-const heading = (page: Page, name: string) => page.getByRole("heading", { level: 1, name }).waitFor();
+  page.waitForFunction(
+    () => document.querySelector("main .loading, main [aria-busy='true']") === null,
+    null,
+    {
+      polling: "raf",
+    },
+  );
+const heading = (page: Page, name: string) => shown(page, "main h1", name);
 
 const PAGES: PageSpec[] = [
   {
@@ -69,20 +95,26 @@ const PAGES: PageSpec[] = [
     path: () => "/dashboard",
     usable: "the four totals filled, the chart drawn (its canvas), the top links listed",
     ready: async (page) => {
-      await page.waitForFunction(() => {
-        const v = document.querySelector("[data-testid='unique-visitors']");
-        return v !== null && v.textContent !== "–" && document.querySelector(".chart-canvas canvas") !== null;
-      });
+      await page.waitForFunction(
+        () => {
+          const v = document.querySelector("[data-testid='unique-visitors']");
+          return (
+            v !== null && v.textContent !== "–" && document.querySelector(".chart-canvas canvas") !== null
+          );
+        },
+        null,
+        { polling: "raf" },
+      );
       await settled(page);
     },
   },
   {
     name: "Links",
     path: () => "/dashboard/links",
-    usable: "the first page of 100 rows (newest first) and the pager with the total",
-    ready: async (page) => {
-      await page.locator("[data-testid='link-row']").first().waitFor();
-      await page.locator(".pager").waitFor();
+    usable: "the first page of rows (20, newest first) and the pager with the total",
+    ready: async (page, { links }) => {
+      await shown(page, "[data-testid='link-row']");
+      await shown(page, ".pager", `${links.toLocaleString("en")} links`);
     },
   },
   {
@@ -90,20 +122,16 @@ const PAGES: PageSpec[] = [
     path: () => "/dashboard/links",
     usable:
       "typing a word that one link in five has (`cats`) to its first page of rows and the pager with their total (includes the search box's 250 ms debounce)",
-    ready: (page) => page.locator("[data-testid='link-row']").first().waitFor(),
+    ready: (page) => shown(page, "[data-testid='link-row']"),
     act: (page) => page.getByRole("searchbox").fill("cats"),
-    acted: (page, { links }) =>
-      page
-        .locator(".pager")
-        .filter({ hasText: `${Math.round(links / 5).toLocaleString("en")} links` })
-        .waitFor(),
+    acted: (page, { links }) => shown(page, ".pager", `${Math.round(links / 5).toLocaleString("en")} links`),
   },
   {
     name: "Link page",
     path: ({ link }) => `/dashboard/links/${link}`,
     usable: "the link's chart drawn and its breakdowns listed",
     ready: async (page) => {
-      await page.locator(".chart-canvas canvas").first().waitFor();
+      await shown(page, ".chart-canvas canvas");
       await settled(page);
     },
   },
@@ -111,15 +139,15 @@ const PAGES: PageSpec[] = [
     name: "API keys",
     path: () => "/dashboard/keys",
     usable: "the first key's row",
-    ready: (page) => page.locator("[data-testid='key-row']").first().waitFor(),
+    ready: (page) => shown(page, "[data-testid='key-row']"),
   },
   {
     name: "Account",
     path: () => "/dashboard/account",
     usable: "the e-mail shown and the link usage (all the links, of the limit)",
     ready: async (page, { links }) => {
-      await page.getByTestId("account-email").waitFor();
-      await page.getByText(`${links.toLocaleString("en")} of`).waitFor();
+      await shown(page, "[data-testid='account-email']");
+      await shown(page, "main", `${links.toLocaleString("en")} of`);
     },
   },
   ...(
@@ -127,7 +155,7 @@ const PAGES: PageSpec[] = [
       ["Domains", "/dashboard/domains", "Branded domains"],
       ["Campaigns", "/dashboard/campaigns", "Campaigns"],
       ["Channels", "/dashboard/channels", "Channels"],
-      ["Overlays", "/dashboard/overlays", "Overlays"],
+      ["Overlays", "/dashboard/overlays", "CTA overlays"],
       ["Webhooks", "/dashboard/webhooks", "Webhooks"],
       ["Import", "/dashboard/import", "Import links"],
       ["Export", "/dashboard/export", "Export"],
