@@ -86,7 +86,7 @@ async function pagesSection(links: number, runs: number, argLine: string): Promi
     const worst = Math.max(...t.runs);
     const verdict = worst <= PAGE_BUDGET_MS ? "yes" : "**no**";
     const api = [...t.slowestApi].sort((a, b) => a.ms - b.ms)[Math.floor(t.slowestApi.length / 2)]!;
-    return `| ${t.name} | \`${t.path}\` | ${median(t.runs)} | ${worst} | ${verdict} | \`${api.path}\` ${api.ms} | ${t.usable} |`;
+    return `| ${t.name} | \`${t.path}\` | ${median(t.runs)} | ${worst} | ${verdict} | \`${api.path.split("?")[0]}\` ${api.ms} | ${t.usable} |`;
   };
   const over = timings.filter((t) => Math.max(...t.runs) > PAGE_BUDGET_MS);
   return [
