@@ -18,6 +18,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { attackerAndVictim, expectV1Error, RELAXED_LIMITS, raw } from "./attack.ts";
 
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
+/** The victim's visitors use another browser: one visitor of theirs in the attacker's summary would show. */
+const VICTIMS_VISITOR = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0";
 
 let stack: Stack;
 let ctx: Awaited<ReturnType<typeof attackerAndVictim>>;
@@ -25,9 +27,9 @@ let ctx: Awaited<ReturnType<typeof attackerAndVictim>>;
 let victimLink: { id: string; short_code: string; short_url: string };
 let attackerLink: { id: string; short_code: string; short_url: string };
 
-async function clicked(url: string, n: number) {
+async function clicked(url: string, n: number, userAgent = BROWSER) {
   for (let i = 0; i < n; i++) {
-    const res = await fetch(url, { redirect: "manual", headers: { "user-agent": BROWSER } });
+    const res = await fetch(url, { redirect: "manual", headers: { "user-agent": userAgent } });
     expect(res.status).toBe(302);
   }
 }
@@ -43,7 +45,7 @@ beforeAll(async () => {
   expect([made.status, own.status]).toEqual([201, 201]);
   victimLink = made.body.data;
   attackerLink = own.body.data;
-  await clicked(victimLink.short_url, 2);
+  await clicked(victimLink.short_url, 2, VICTIMS_VISITOR);
   await clicked(attackerLink.short_url, 1);
   await waitFor(
     async () =>
@@ -79,10 +81,15 @@ describe("tenant isolation", () => {
     expect(await victimStats()).toEqual(before);
   });
 
-  it("the attacker's summary counts only the attacker's links and clicks", async () => {
+  it("the attacker's summary counts only the attacker's links, clicks and visitors", async () => {
     const res = await ctx.asAttacker("GET", "/api/v1/analytics/summary");
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ total_links: 1, active_links: 1, total_clicks: 1 });
+    expect(res.body.data).toMatchObject({
+      total_links: 1,
+      active_links: 1,
+      total_clicks: 1,
+      unique_visitors: 1,
+    });
     expect(res.body.data.top_links.map((l: { id: string }) => l.id)).toEqual([attackerLink.id]);
     expect(res.text).not.toContain(victimLink.id);
     expect(res.text).not.toContain("victim.example");

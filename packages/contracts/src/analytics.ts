@@ -60,6 +60,10 @@ export const AnalyticsSummary = z
     total_links: Count,
     active_links: Count,
     total_clicks: Count,
+    unique_visitors: Count.optional().meta({
+      description:
+        "Distinct visitors to the account's links in the period (all time without one), counted as a link's `unique_visitors`: per UTC day across all links, days added up; bots excluded",
+    }),
     clicks_over_time: TimeSeries(
       "One entry per day with at least one click; per hour (`{hour, count}`) with `interval=hour`",
     ),

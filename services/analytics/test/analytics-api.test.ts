@@ -244,6 +244,8 @@ describe("summary", () => {
       total_links: 7,
       active_links: 6,
       total_clicks: 21,
+      // Every human click came from one browser at one address: one visitor across the links.
+      unique_visitors: 1,
       clicks_over_time: [{ date: today, count: 21 }],
       top_links: [6, 5, 4, 3, 2].map((i) => ({
         id: links[i]!.id,
@@ -254,7 +256,7 @@ describe("summary", () => {
       })),
     });
     const past = await api(a, "GET", `/api/v1/analytics/summary?start=${dayOffset(-5)}&end=${dayOffset(-1)}`);
-    expect(past.body.data).toMatchObject({ total_clicks: 21, clicks_over_time: [] });
+    expect(past.body.data).toMatchObject({ total_clicks: 21, unique_visitors: 0, clicks_over_time: [] });
     expect((await api(a, "GET", "/api/v1/analytics/summary?start=x&end=y")).status).toBe(400);
   });
 });
@@ -290,7 +292,11 @@ describe("deleting a link", () => {
     });
     await click(second, UA.edgeWindows, IP.jp);
     await settled(a, second, 1);
-    expect((await api(a, "GET", "/api/v1/analytics/summary")).body.data.total_clicks).toBe(1);
+    // The deleted link's two visitors are gone with its clicks; the new link's one remains.
+    expect((await api(a, "GET", "/api/v1/analytics/summary")).body.data).toMatchObject({
+      total_clicks: 1,
+      unique_visitors: 1,
+    });
   });
 });
 

@@ -125,6 +125,8 @@ describe("with the outbox relay held (the link dimension lags as long as it like
         total_links: 1,
         active_links: 1,
         total_clicks: 1,
+        // Kept's one visitor (198.51.100.1); the deleted link's three are gone with its clicks.
+        unique_visitors: 1,
         clicks_over_time: [{ date: today, count: 1 }],
         top_links: [{ ...keptJson, clicks_count: 1 }],
       });
@@ -152,6 +154,8 @@ describe("with the outbox relay held (the link dimension lags as long as it like
         total_links: 2,
         active_links: 1,
         total_clicks: 3,
+        // 198.51.100.1 on both links is one visitor; 198.51.100.2 the other.
+        unique_visitors: 2,
         clicks_over_time: [{ date: today, count: 3 }],
         top_links: [
           {

@@ -54,20 +54,55 @@ export async function seriousViolations(
 
 const SHOTS = resolve(import.meta.dirname, "../../../docs/dashboard");
 
-/** Full-page screenshots at desktop and phone width: docs/dashboard/<name>-desktop.png and -phone.png. */
-export async function screenshots(page: Page, name: string): Promise<string[]> {
+/**
+ * Full-page screenshots at desktop and phone width: docs/dashboard/<name>-desktop.png and -phone.png.
+ * At phone width the page is checked as well: what axe-core finds serious or critical there (a layout
+ * of its own, with its own contrast and hidden parts), and whether anything makes the page scroll
+ * sideways (a table wider than the screen). The caller asserts both are empty.
+ */
+export async function screenshots(
+  page: Page,
+  name: string,
+): Promise<{ phoneViolations: Awaited<ReturnType<typeof seriousViolations>>; phoneOverflow: string[] }> {
   mkdirSync(SHOTS, { recursive: true });
-  const paths: string[] = [];
+  let phoneViolations: Awaited<ReturnType<typeof seriousViolations>> = [];
+  let phoneOverflow: string[] = [];
   for (const [label, size] of [
     ["desktop", DESKTOP],
     ["phone", PHONE],
   ] as const) {
     await page.setViewportSize(size);
+    // From the top: scrolled down, the sticky bar would be photographed in the middle of the page.
+    await page.evaluate("window.scrollTo(0, 0)");
     await page.waitForTimeout(150); // the chart redraws on resize
-    const path = join(SHOTS, `${name}-${label}.png`);
-    await page.screenshot({ path, fullPage: true, animations: "disabled", caret: "hide" });
-    paths.push(path);
+    if (label === "phone") {
+      phoneViolations = await seriousViolations(page);
+      phoneOverflow = await sidewaysScroll(page);
+    }
+    await page.screenshot({
+      path: join(SHOTS, `${name}-${label}.png`),
+      fullPage: true,
+      animations: "disabled",
+      caret: "hide",
+    });
   }
   await page.setViewportSize(DESKTOP);
-  return paths;
+  return { phoneViolations, phoneOverflow };
+}
+
+/**
+ * What scrolls sideways: the page itself, or a table card or dialog whose content is wider than it
+ * (each named by tag and class). The sections' tab row scrolls sideways on purpose and is left out.
+ */
+export async function sidewaysScroll(page: Page): Promise<string[]> {
+  return (await page.evaluate(`(() => {
+    const name = (e) => e.tagName.toLowerCase() + (e.className ? "." + String(e.className).split(" ").join(".") : "");
+    const wide = [];
+    const root = document.documentElement;
+    if (root.scrollWidth > root.clientWidth + 1) wide.push("page (" + root.scrollWidth + "px wide)");
+    for (const e of document.querySelectorAll(".table-card, .card, dialog, .dialog")) {
+      if (e.scrollWidth > e.clientWidth + 1) wide.push(name(e) + " (" + e.scrollWidth + " > " + e.clientWidth + "px)");
+    }
+    return wide;
+  })()`)) as string[];
 }

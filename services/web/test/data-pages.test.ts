@@ -52,7 +52,9 @@ describe.skipIf(!hasChromium)(
     const look = async (p: Page, name: string) => {
       await p.waitForLoadState("networkidle");
       expect(await seriousViolations(p), `axe on ${name}`).toEqual([]);
-      await screenshots(p, name);
+      const phone = await screenshots(p, name);
+      expect(phone.phoneViolations, `axe on ${name} at phone width`).toEqual([]);
+      expect(phone.phoneOverflow, `${name} scrolls sideways at phone width`).toEqual([]);
       pagesChecked.push(name);
     };
     const nav = (name: string) =>

@@ -27,7 +27,9 @@ describe.skipIf(!hasChromium)(
     const look = async (name: string) => {
       await page.waitForLoadState("networkidle");
       expect(await seriousViolations(page), `axe on ${name}`).toEqual([]);
-      await screenshots(page, name);
+      const phone = await screenshots(page, name);
+      expect(phone.phoneViolations, `axe on ${name} at phone width`).toEqual([]);
+      expect(phone.phoneOverflow, `${name} scrolls sideways at phone width`).toEqual([]);
     };
     /** The older API with the account's key: what a script sees. */
     const legacy = async (path: string, init: RequestInit = {}) => {

@@ -1,12 +1,14 @@
 // The account summary (SPEC 2.6). Management gives the link counts, which top links are still there
 // (with their current code, title and destination) and the links deleted recently; the rollups give
 // the clicks, without those deleted links whose deletion the link consumer has not applied yet.
-// total_clicks and top_links cover all time; clicks_over_time follows the period when one is given.
+// total_clicks and top_links cover all time; clicks_over_time and unique_visitors (summary-visitors.ts)
+// follow the period when one is given.
 import type { KurzClickHouse } from "@kurz/clickhouse";
 import { type AnalyticsSummary, LINKS_SUMMARY_MAX_CANDIDATES, SUMMARY_TOP_LINKS } from "@kurz/contracts";
 import type { LinkDirectory } from "../management-links.ts";
 import { type Interval, seriesOf } from "./link-stats.ts";
 import { type Period, periodSql, rawClicks } from "./period.ts";
+import { accountUniqueVisitors } from "./summary-visitors.ts";
 
 /**
  * Top links are picked among this many of the most clicked: candidates deleted in management but not
@@ -60,7 +62,7 @@ export async function accountSummary(
       : null,
   ].filter(Boolean);
 
-  const [totals, series] = await Promise.all([
+  const [totals, series, uniqueVisitors] = await Promise.all([
     ch.query<{ clicks: number }>(
       `SELECT toUInt64(sum(clicks)) AS clicks FROM link_daily WHERE account_id = {account:UUID}${notDeleted}`,
       params,
@@ -72,6 +74,7 @@ export async function accountSummary(
           params,
         )
       : [],
+    accountUniqueVisitors(ch, accountId, period, known.deleted_link_ids),
   ]);
 
   // A candidate management does not list is gone (or another account's): never shown.
@@ -85,6 +88,7 @@ export async function accountSummary(
     total_links: known.total_links,
     active_links: known.active_links,
     total_clicks: Number(totals[0]?.clicks ?? 0),
+    unique_visitors: uniqueVisitors,
     clicks_over_time: seriesOf(series, interval),
     top_links: top.slice(0, SUMMARY_TOP_LINKS),
   };

@@ -64,7 +64,9 @@ export function useQuery<T>(key: string | null, fetcher: () => Promise<T>): Quer
     const entry = entries.get(key) ?? { stale: true, fetcher };
     entries.set(key, entry);
     entry.fetcher = fetcher;
-    if (entry.stale) load(key, entry);
+    // A failed answer is tried again by the next page that shows it (e.g. a 401 fetched while the
+    // first session check ran, before signing in).
+    if (entry.stale || entry.error !== undefined) load(key, entry);
     return () => {
       set.delete(rerender);
     };

@@ -16,7 +16,8 @@ const NAV = [
   { href: "/dashboard/account", label: "Account" },
 ];
 
-export function Shell({ session, children }: { session: Session; children: ComponentChildren }) {
+/** `session` is undefined while the first check runs (main.tsx). */
+export function Shell({ session, children }: { session: Session | undefined; children: ComponentChildren }) {
   const [location, navigate] = useLocation();
   const current = (href: string) =>
     href === "/dashboard" ? location === "/dashboard" : location === href || location.startsWith(`${href}/`);
@@ -46,8 +47,8 @@ export function Shell({ session, children }: { session: Session; children: Compo
             ))}
           </nav>
           <div class="who">
-            <span class="email" title={session.email}>
-              {session.email}
+            <span class="email" title={session?.email}>
+              {session?.email}
             </span>
             <button
               type="button"

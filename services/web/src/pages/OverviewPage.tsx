@@ -27,7 +27,13 @@ export function OverviewPage() {
       <div class="stats">
         <Stat label="Total links" value={s?.total_links} testid="total-links" />
         <Stat label="Active links" value={s?.active_links} />
-        <Stat label="Clicks in range" value={s?.total_clicks} testid="total-clicks" />
+        {/* The summary's total clicks are all-time (SPEC 2.6); its visitors and chart follow the range. */}
+        <Stat label="Total clicks" value={s?.total_clicks} testid="total-clicks" />
+        <Stat
+          label="Unique visitors in range"
+          value={s ? (s.unique_visitors ?? 0) : undefined}
+          testid="unique-visitors"
+        />
       </div>
       <section class="card">
         <h2 class="card-title">Clicks over time</h2>
