@@ -37,8 +37,6 @@ const unionAll = (parts: (string | null)[]) => {
 // Byte order, as ClickHouse sorts strings (ties in a top list must come out as they did in SQL).
 const cmp = (x: string, y: string) => Buffer.compare(Buffer.from(x), Buffer.from(y));
 
-export const tuning = { materializeRaw: false };
-
 /** `time_series` entries: a date, or with `interval=hour` the hour's start as an ISO datetime. */
 export type Interval = AnalyticsInterval;
 
@@ -127,11 +125,13 @@ export async function linkStats(
       : null,
   ];
   const all = unionAll(parts);
-  // Every raw source reads the same partial hours (s.raw equals p.raw whenever it is set).
+  // Every raw source reads the same partial hours (s.raw equals p.raw whenever it is set), named
+  // once here. ClickHouse inlines it in each branch; reading it once instead (`AS MATERIALIZED`, an
+  // experimental setting) was measured and made no difference (docs/benchmarks.md, analytics).
   const rawWhere = p.raw ?? s.raw;
   const rawCte =
     rawWhere !== null
-      ? `WITH raw AS ${tuning.materializeRaw ? "MATERIALIZED " : ""}(${rawClicks(
+      ? `WITH raw AS (${rawClicks(
           `ts, is_bot, visitor_hash, ifNull(referrer, '') AS src_referrer, toString(country) AS src_country,
            city AS src_city, toString(device_type) AS src_device, toString(browser) AS src_browser,
            toString(os) AS src_os`,
@@ -140,7 +140,7 @@ export async function linkStats(
       : "";
   const result = all
     ? await ch.query<{ kind: "s" | "d" | "v"; a: string; b: string; c: string; n: number; bots: number }>(
-        `${rawCte}SELECT kind, a, b, c, toUInt64(n) AS n, toUInt64(bots) AS bots FROM (${all})${tuning.materializeRaw && rawCte ? " SETTINGS enable_materialized_cte = 1" : ""}`,
+        `${rawCte}SELECT kind, a, b, c, toUInt64(n) AS n, toUInt64(bots) AS bots FROM (${all})`,
         params,
       )
     : [];
