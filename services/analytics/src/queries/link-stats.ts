@@ -15,15 +15,9 @@ type Dim = "referrer" | "country" | "city" | "device" | "browser" | "os";
 
 // The same breakdown the link_dim_hourly view makes (migration 0003), for raw clicks. Source columns
 // are renamed first so that no output alias (country) can shadow the column it is computed from.
-const rawDimensions = (where: string) => `
+const RAW_DIMENSIONS = `
   SELECT tupleElement(d, 1) AS dim, tupleElement(d, 2) AS value, tupleElement(d, 3) AS country, count() AS clicks
-  FROM (
-    ${rawClicks(
-      `ifNull(referrer, '') AS src_referrer, toString(country) AS src_country, city AS src_city,
-       toString(device_type) AS src_device, toString(browser) AS src_browser, toString(os) AS src_os`,
-      where,
-    )}
-  )
+  FROM raw
   ARRAY JOIN [
     ('referrer', src_referrer, ''),
     ('country', src_country, ''),
@@ -32,12 +26,16 @@ const rawDimensions = (where: string) => `
     ('browser', src_browser, ''),
     ('os', src_os, '')
   ] AS d
+  WHERE is_bot = 0
   GROUP BY dim, value, country`;
 
 const unionAll = (parts: (string | null)[]) => {
   const present = parts.filter((p): p is string => p !== null);
   return present.length > 0 ? present.join(" UNION ALL ") : null;
 };
+
+// Byte order, as ClickHouse sorts strings (ties in a top list must come out as they did in SQL).
+const cmp = (x: string, y: string) => Buffer.compare(Buffer.from(x), Buffer.from(y));
 
 /** `time_series` entries: a date, or with `interval=hour` the hour's start as an ISO datetime. */
 export type Interval = AnalyticsInterval;
@@ -73,7 +71,7 @@ export async function linkStats(
       : null,
     s.raw !== null
       ? `SELECT ${bucket.ts} AS bucket, countIf(is_bot = 0) AS clicks, countIf(is_bot = 1) AS bots
-         FROM (${rawClicks("ts, is_bot", `link_id = {id:UUID}${s.raw}`)}) GROUP BY bucket`
+         FROM raw GROUP BY bucket`
       : null,
   ]);
   const dims = unionAll([
@@ -87,7 +85,7 @@ export async function linkStats(
       ? `SELECT toString(dim) AS dim, value, toString(country) AS country, sum(clicks) AS clicks
          FROM link_dim_hourly WHERE link_id = {id:UUID}${p.hours} GROUP BY dim, value, country`
       : null,
-    p.raw !== null ? rawDimensions(`link_id = {id:UUID} AND is_bot = 0${p.raw}`) : null,
+    p.raw !== null ? RAW_DIMENSIONS : null,
   ]);
   // Visitor hashes are salted per day: a day's hours and raw minutes merge into one set per day,
   // and days add up.
@@ -100,36 +98,61 @@ export async function linkStats(
       : null,
     p.raw !== null
       ? `SELECT toDate(ts) AS day, uniqExactState(visitor_hash) AS visitors
-         FROM (${rawClicks("ts, visitor_hash", `link_id = {id:UUID} AND is_bot = 0${p.raw}`)}) GROUP BY day`
+         FROM raw WHERE is_bot = 0 GROUP BY day`
       : null,
   ]);
 
-  const [rows, breakdown, uniques] = await Promise.all([
+  // One query per request: on embedded ClickHouse every query has a fixed cost (session settings,
+  // parsing, planning, result formatting) that three separate queries paid three times. The three
+  // answers share one row shape, told apart by `kind`: s = series bucket, d = breakdown row,
+  // v = unique visitors.
+  const parts = [
     series
-      ? ch.query<{ bucket: string; clicks: number; bots: number }>(
-          `SELECT toString(bucket) AS bucket, sum(clicks) AS clicks, sum(bots) AS bots FROM (${series})
-           GROUP BY bucket ORDER BY bucket`,
-          params,
-        )
-      : [],
+      ? `SELECT 's' AS kind, toString(bucket) AS a, '' AS b, '' AS c, sum(clicks) AS n, sum(bots) AS bots
+         FROM (${series}) GROUP BY bucket`
+      : null,
     dims
-      ? ch.query<{ dim: Dim; value: string; country: string; clicks: number }>(
-          // Unknown values ('') are left out of the lists, except direct traffic among referrers.
-          `SELECT dim, value, country, sum(clicks) AS clicks FROM (${dims})
-           WHERE value != '' OR dim = 'referrer'
-           GROUP BY dim, value, country HAVING clicks > 0
-           ORDER BY dim, clicks DESC, value, country LIMIT ${TOP_LIST_SIZE} BY dim`,
-          params,
-        )
-      : [],
+      ? // Unknown values ('') are left out of the lists, except direct traffic among referrers.
+        `SELECT * FROM (
+           SELECT 'd' AS kind, dim AS a, value AS b, country AS c, sum(clicks) AS n, toUInt64(0) AS bots
+           FROM (${dims}) WHERE value != '' OR dim = 'referrer'
+           GROUP BY dim, value, country HAVING n > 0
+           ORDER BY a, n DESC, b, c LIMIT ${TOP_LIST_SIZE} BY a)`
+      : null,
     visitors
-      ? ch.query<{ visitors: number }>(
-          `SELECT toUInt64(sum(v)) AS visitors
-           FROM (SELECT day, uniqExactMerge(visitors) AS v FROM (${visitors}) GROUP BY day)`,
-          params,
-        )
-      : [],
-  ]);
+      ? `SELECT 'v' AS kind, '' AS a, '' AS b, '' AS c, toUInt64(sum(v)) AS n, toUInt64(0) AS bots
+         FROM (SELECT day, uniqExactMerge(visitors) AS v FROM (${visitors}) GROUP BY day)`
+      : null,
+  ];
+  const all = unionAll(parts);
+  // Every raw source reads the same partial hours (s.raw equals p.raw whenever it is set), named
+  // once here. ClickHouse inlines it in each branch; reading it once instead (`AS MATERIALIZED`, an
+  // experimental setting) was measured and made no difference (docs/benchmarks.md, analytics).
+  const rawWhere = p.raw ?? s.raw;
+  const rawCte =
+    rawWhere !== null
+      ? `WITH raw AS (${rawClicks(
+          `ts, is_bot, visitor_hash, ifNull(referrer, '') AS src_referrer, toString(country) AS src_country,
+           city AS src_city, toString(device_type) AS src_device, toString(browser) AS src_browser,
+           toString(os) AS src_os`,
+          `link_id = {id:UUID}${rawWhere}`,
+        )}) `
+      : "";
+  const result = all
+    ? await ch.query<{ kind: "s" | "d" | "v"; a: string; b: string; c: string; n: number; bots: number }>(
+        `${rawCte}SELECT kind, a, b, c, toUInt64(n) AS n, toUInt64(bots) AS bots FROM (${all})`,
+        params,
+      )
+    : [];
+  const rows = result
+    .filter((r) => r.kind === "s")
+    .map((r) => ({ bucket: r.a, clicks: Number(r.n), bots: Number(r.bots) }))
+    .sort((x, y) => (x.bucket < y.bucket ? -1 : x.bucket > y.bucket ? 1 : 0));
+  const breakdown = result
+    .filter((r) => r.kind === "d")
+    .map((r) => ({ dim: r.a as Dim, value: r.b, country: r.c, clicks: Number(r.n) }))
+    .sort((x, y) => y.clicks - x.clicks || cmp(x.value, y.value) || cmp(x.country, y.country));
+  const uniques = result.filter((r) => r.kind === "v").map((r) => ({ visitors: Number(r.n) }));
 
   const of = (dim: Dim) => breakdown.filter((r) => r.dim === dim);
   const buckets = rows.filter((r) => Number(r.clicks) > 0);
