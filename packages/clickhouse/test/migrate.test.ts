@@ -96,6 +96,7 @@ describe("migrate with the package's migrations", () => {
       { name: "is_bot", type: "UInt8" },
       { name: "visitor_hash", type: "UInt64" },
       { name: "host", type: "String" },
+      { name: "message_token", type: "String" },
     ]);
     const recorded = await ch.query(
       "SELECT version, name, length(checksum) AS len FROM schema_migrations FINAL ORDER BY version",
@@ -106,6 +107,7 @@ describe("migrate with the package's migrations", () => {
       { version: 3, name: "hourly_rollups", len: 64 },
       { version: 4, name: "campaign_members", len: 64 },
       { version: 5, name: "insert_deduplication", len: 64 },
+      { version: 6, name: "click_message_token", len: 64 },
     ]);
   });
 });
