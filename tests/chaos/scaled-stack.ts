@@ -35,6 +35,8 @@ export interface ScaledStack {
   createAccount(email: string): Promise<{ account_id: string; api_key: string }>;
   output(): string;
   databaseUrl: string;
+  /** Prefix of the stack's topics, groups and Redis keys (BUS_PREFIX). */
+  prefix: string;
   stop(): Promise<void>;
 }
 
@@ -126,6 +128,7 @@ export async function startScaledStack(opts: ScaledStackOptions): Promise<Scaled
     createAccount: (email) => accounts.createAccount(email),
     output: () => proc.output(),
     databaseUrl: db.url,
+    prefix,
     async stop() {
       try {
         // up.ts stops every instance in reverse order on SIGTERM (SIGKILL after its grace period).
