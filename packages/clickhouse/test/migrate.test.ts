@@ -42,6 +42,7 @@ describe("migrate with the package's migrations", () => {
         "0003_hourly_rollups.sql",
         "0004_campaign_members.sql",
         "0005_insert_deduplication.sql",
+        "0006_click_message_token.sql",
       ],
     });
     expect(await migrate(ch)).toEqual({ applied: [] });
@@ -51,6 +52,8 @@ describe("migrate with the package's migrations", () => {
     );
     expect(tables).toEqual([
       { name: "campaign_members", engine: "ReplacingMergeTree", sorting_key: "campaign_id" },
+      // Since 0006: the messages whose click insert completed (decision 0029).
+      { name: "click_messages", engine: "ReplacingMergeTree", sorting_key: "token" },
       { name: "clicks", engine: "ReplacingMergeTree", sorting_key: "link_id, toDate(ts), click_id" },
       { name: "link_daily", engine: "SummingMergeTree", sorting_key: "account_id, link_id, day" },
       // Since 0003 the daily rollups are fed from the hourly ones, which clicks feed.
