@@ -1,4 +1,4 @@
-import { Kafka, logLevel } from "kafkajs";
+import { Kafka, logLevel, Partitioners } from "kafkajs";
 
 export interface PartitionOffsets {
   partition: number;
@@ -36,4 +36,20 @@ export async function kafkaOffsets(
   } finally {
     await admin.disconnect().catch(() => {});
   }
+}
+
+/** The partition of `partitions` that the Kafka adapter's producer (kafkajs's default) gives `key`. */
+export function kafkaPartitionOf(key: string, partitions: number): number {
+  const partitioner = Partitioners.DefaultPartitioner();
+  return partitioner({
+    topic: "any",
+    partitionMetadata: Array.from({ length: partitions }, (_, partitionId) => ({
+      partitionId,
+      leader: 0,
+      partitionErrorCode: 0,
+      replicas: [0],
+      isr: [0],
+    })),
+    message: { key, value: null },
+  });
 }
