@@ -56,7 +56,9 @@ beforeAll(async () => {
       CLICK_FLUSH_MS: "200",
     },
   });
-  key = (await stack.createAccount("faults@example.com")).api_key;
+  // The API writer creates a link every ~50 ms through every fault: past the default limit of 500, it
+  // met 403s, and the load ran on at full rate for the 20 s bound (a window three times any other's).
+  key = (await stack.createAccount("faults@example.com", 100_000)).api_key;
   const partitions = new Set<number>();
   for (let i = 0; links.length < CLICK_PARTITIONS && i < 200; i++) {
     const created = await call("POST", "/api/v1/links", { url: `https://example.com/cached-${i}` });
@@ -295,11 +297,19 @@ const FAULTS: [string, () => Promise<void>][] = [
 ];
 
 /**
- * Faults skipped because of an open bug, with the reason in the test's name. None now: the SIGKILL
- * of analytics lost the clicks of an interrupted insert (decision 0029), and the broker outage and
- * the freeze, skipped with it, passed in every run since (docs/reliability.md).
+ * Faults skipped because of an open bug, with the reason in the test's name (docs/reliability.md).
+ * Fixed: the SIGKILL of analytics lost the clicks of an interrupted insert (decision 0029), and the
+ * broker outage lost clicks the Kafka mock dropped before the consumer read them (one link's partition
+ * past the mock's 5 MiB; the load now spreads over six). The freeze stays skipped until it has passed
+ * again: in its last run the API writer had reached the account's 500-link limit, the load ran 20 s at
+ * full rate (52,905 redirects) and analytics had not consumed the last ~8 messages of each partition
+ * 60 s later (committed < log end, none dropped by the broker). The limit is raised now; whether that
+ * was all (a slow catch-up) or the consumer also stalls after its group rebalanced is not known yet.
  */
-const openBugs: Record<string, string> = {};
+const openBugs: Record<string, string> = {
+  [`analytics store unavailable ${FAULT_MS / 1000} s (process frozen)`]:
+    "2,514 clicks unconsumed 60 s after the freeze in its last run, ~8 messages per partition short of the log end, not re-run since the load's 20 s full-rate window was fixed",
+};
 const openBug = (fault: string) => fault in openBugs;
 
 for (const [fault, apply] of FAULTS) {
