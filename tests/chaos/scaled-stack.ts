@@ -32,9 +32,11 @@ export interface ScaledStack {
   redirectUrl(i: number): string;
   /** Process id of an instance as `./kurz up` names it (e.g. redirect-2), from <data>/run. */
   pid(name: string): number;
-  createAccount(email: string): Promise<{ account_id: string; api_key: string }>;
+  createAccount(email: string, linkLimit?: number): Promise<{ account_id: string; api_key: string }>;
   output(): string;
   databaseUrl: string;
+  /** Prefix of the stack's topics, groups and Redis keys (BUS_PREFIX). */
+  prefix: string;
   stop(): Promise<void>;
 }
 
@@ -123,9 +125,10 @@ export async function startScaledStack(opts: ScaledStackOptions): Promise<Scaled
     kafka,
     redirectUrl: (i) => `http://127.0.0.1:${base + 40 + i}`,
     pid: (name) => Number(readFileSync(join(dataDir, "run", `${name}.pid`), "utf8").trim()),
-    createAccount: (email) => accounts.createAccount(email),
+    createAccount: (email, linkLimit) => accounts.createAccount(email, linkLimit),
     output: () => proc.output(),
     databaseUrl: db.url,
+    prefix,
     async stop() {
       try {
         // up.ts stops every instance in reverse order on SIGTERM (SIGKILL after its grace period).

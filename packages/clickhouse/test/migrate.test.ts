@@ -42,6 +42,7 @@ describe("migrate with the package's migrations", () => {
         "0003_hourly_rollups.sql",
         "0004_campaign_members.sql",
         "0005_insert_deduplication.sql",
+        "0006_click_message_token.sql",
       ],
     });
     expect(await migrate(ch)).toEqual({ applied: [] });
@@ -51,6 +52,8 @@ describe("migrate with the package's migrations", () => {
     );
     expect(tables).toEqual([
       { name: "campaign_members", engine: "ReplacingMergeTree", sorting_key: "campaign_id" },
+      // Since 0006: the messages whose click insert completed (decision 0029).
+      { name: "click_messages", engine: "ReplacingMergeTree", sorting_key: "token" },
       { name: "clicks", engine: "ReplacingMergeTree", sorting_key: "link_id, toDate(ts), click_id" },
       { name: "link_daily", engine: "SummingMergeTree", sorting_key: "account_id, link_id, day" },
       // Since 0003 the daily rollups are fed from the hourly ones, which clicks feed.
@@ -96,6 +99,7 @@ describe("migrate with the package's migrations", () => {
       { name: "is_bot", type: "UInt8" },
       { name: "visitor_hash", type: "UInt64" },
       { name: "host", type: "String" },
+      { name: "message_token", type: "String" },
     ]);
     const recorded = await ch.query(
       "SELECT version, name, length(checksum) AS len FROM schema_migrations FINAL ORDER BY version",
@@ -106,6 +110,7 @@ describe("migrate with the package's migrations", () => {
       { version: 3, name: "hourly_rollups", len: 64 },
       { version: 4, name: "campaign_members", len: 64 },
       { version: 5, name: "insert_deduplication", len: 64 },
+      { version: 6, name: "click_message_token", len: 64 },
     ]);
   });
 });

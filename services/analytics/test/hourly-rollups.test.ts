@@ -108,9 +108,10 @@ let dir: string;
 
 beforeAll(async () => {
   ch = await createClickHouse({ path: ":memory:", database: "hourly_test" });
-  // Migrations up to 0002 first: the clicks below are "existing data" for migration 0003.
+  // Migrations up to 0002 first: the clicks below are "existing data" for migration 0003. They are
+  // written by today's writer, which needs the columns and table of 0006 (independent of 0003-0005).
   dir = mkdtempSync(join(tmpdir(), "kurz-hourly-"));
-  for (const f of ["0001_clicks.sql", "0002_analytics_rollups.sql"])
+  for (const f of ["0001_clicks.sql", "0002_analytics_rollups.sql", "0006_click_message_token.sql"])
     copyFileSync(join(MIGRATIONS_DIR, f), join(dir, f));
   await migrate(ch, dir);
   const half = clicks.filter((_, i) => i % 2 === 0);

@@ -1,1 +1,2 @@
 export { type KafkaMock, type KafkaMockOptions, startKafkaMock } from "./kafka-mock.ts";
+export { kafkaOffsets, kafkaPartitionOf, type PartitionOffsets } from "./kafka-offsets.ts";

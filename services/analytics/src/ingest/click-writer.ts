@@ -8,6 +8,12 @@
 // click missing. Each message is therefore inserted on its own with a deduplication token derived
 // from its click ids: ClickHouse stores the first of the two inserts and drops the other, in the raw
 // table and in every rollup (migration 0005, decision 0028).
+// One insert is not atomic across those tables either: each commits its own part, raw clicks first.
+// A consumer killed in between leaves clicks stored without their rollup rows, and leaving them out
+// on redelivery would lose them from every count. So a click is left out only when *another* message
+// stored it, or when this message's insert completed (`click_messages`); a message whose insert was
+// interrupted is inserted again, whole, with its token, which writes exactly the blocks that are
+// missing (migration 0006, decision 0029).
 import { createHash } from "node:crypto";
 import type { KurzClickHouse } from "@kurz/clickhouse";
 import type { ClickRow } from "./click-rows.ts";
@@ -17,7 +23,13 @@ import type { ClickRow } from "./click-rows.ts";
 const lookupChunk = (ch: KurzClickHouse) => (ch.kind === "chdb" ? 100_000 : 2_000);
 
 export interface WriteResult {
+  /** Clicks stored for the first time. */
   inserted: ClickRow[];
+  /**
+   * Clicks of a message whose earlier insert was interrupted (their raw rows stored, maybe not all
+   * their rollup rows): inserted again with the message's token, which stores only what is missing.
+   */
+  completed: ClickRow[];
   duplicates: number;
   deletedLinks: number;
 }
@@ -50,26 +62,51 @@ export async function writeClicks(
   const all = perMessage.flatMap((m) => m.rows);
 
   const deleted = await deletedLinkIds(ch, [...new Set(all.map((r) => r.link_id))]);
-  const stored = await storedClickIds(
+  const stored = await storedClicks(
     ch,
     all.filter((r) => !deleted.has(r.link_id)),
   );
+  // Messages that stored some of their own clicks before: a redelivery. Left out if that insert
+  // completed; inserted again if it was interrupted.
+  const storedBefore = perMessage
+    .filter(({ token, rows }) => rows.some((r) => stored.get(r.click_id)?.has(token)))
+    .map(({ token }) => token);
+  const complete = await completedMessages(ch, storedBefore);
   let deletedLinks = 0;
   const inserted: ClickRow[] = [];
+  const completed: ClickRow[] = [];
+  const written: string[] = [];
   for (const { token, rows } of perMessage) {
-    const fresh = rows.filter((r) => {
+    // Kept in message order, so that an interrupted insert repeated makes the same blocks.
+    const toWrite: ClickRow[] = [];
+    for (const r of rows) {
       if (deleted.has(r.link_id)) {
         deletedLinks++;
-        return false;
+        continue;
       }
-      return !stored.has(r.click_id);
-    });
+      const storedBy = stored.get(r.click_id);
+      if (storedBy === undefined) {
+        toWrite.push(r);
+        inserted.push(r);
+      } else if (storedBy.has(token) && !complete.has(token)) {
+        toWrite.push(r);
+        completed.push(r);
+      }
+    }
+    if (toWrite.length === 0) continue;
     // One insert per month: `clicks` is partitioned by month, and an insert is deduplicated per
     // partition block, so each block gets its own token (the same for every consumer of the message).
-    for (const [month, rowsOfMonth] of byMonth(fresh)) await insertRows(ch, rowsOfMonth, `${token}:${month}`);
-    inserted.push(...fresh);
+    for (const [month, rowsOfMonth] of byMonth(toWrite)) await insertRows(ch, rowsOfMonth, token, month);
+    written.push(token);
   }
-  return { inserted, duplicates: total - deletedLinks - inserted.length, deletedLinks };
+  // Only once every insert of the batch returned: a message recorded here has all its blocks.
+  if (written.length > 0) await recordCompleted(ch, written);
+  return {
+    inserted,
+    completed,
+    duplicates: total - deletedLinks - inserted.length - completed.length,
+    deletedLinks,
+  };
 }
 
 /** Same clicks, same token, whichever consumer computes it. */
@@ -109,17 +146,19 @@ const COLUMNS = [
 
 /**
  * Rows as arrays (JSONCompactEachRow) rather than objects: parsing drops by about a third without
- * the repeated keys, and parsing is most of an insert's cost.
+ * the repeated keys, and parsing is most of an insert's cost. Each row records the message that
+ * stored it (`message_token`, the look-up's way to tell a redelivery from another message's copy).
  */
-async function insertRows(ch: KurzClickHouse, rows: ClickRow[], token: string): Promise<void> {
-  if (!/^[A-Za-z0-9_:.-]+$/.test(token)) throw new Error(`unexpected deduplication token ${token}`);
+async function insertRows(ch: KurzClickHouse, rows: ClickRow[], token: string, month: string): Promise<void> {
+  const blockToken = `${token}:${month}`;
+  if (!/^[A-Za-z0-9_:.-]+$/.test(blockToken)) throw new Error(`unexpected deduplication token ${blockToken}`);
   await ch.raw.insert({
     // Settings go in the statement, not in clickhouse_settings: chDB would keep those for the whole
     // session (packages/clickhouse, PINNED_SETTINGS).
     table:
-      `clicks (${COLUMNS.join(", ")}) SETTINGS insert_deduplicate = 1, ` +
-      `insert_deduplication_token = '${token}', deduplicate_blocks_in_dependent_materialized_views = 1`,
-    values: rows.map((r) => COLUMNS.map((c) => r[c])),
+      `clicks (${COLUMNS.join(", ")}, message_token) SETTINGS insert_deduplicate = 1, ` +
+      `insert_deduplication_token = '${blockToken}', deduplicate_blocks_in_dependent_materialized_views = 1`,
+    values: rows.map((r) => [...COLUMNS.map((c) => r[c]), token]),
     format: "JSONCompactEachRow",
   });
 }
@@ -137,8 +176,9 @@ async function deletedLinkIds(ch: KurzClickHouse, linkIds: string[]): Promise<Se
   return out;
 }
 
-async function storedClickIds(ch: KurzClickHouse, rows: ClickRow[]): Promise<Set<string>> {
-  const out = new Set<string>();
+/** Click id → tokens of the messages that stored it (one, unless two messages raced). */
+async function storedClicks(ch: KurzClickHouse, rows: ClickRow[]): Promise<Map<string, Set<string>>> {
+  const out = new Map<string, Set<string>>();
   // Sorted by link and time, each chunk touches few links and a narrow time range, which the
   // primary key (link_id, day) and the click_id min/max index turn into few granules.
   const sorted = [...rows].sort((a, b) =>
@@ -148,8 +188,8 @@ async function storedClickIds(ch: KurzClickHouse, rows: ClickRow[]): Promise<Set
   for (let i = 0; i < sorted.length; i += size) {
     const chunk = sorted.slice(i, i + size);
     const days = [...new Set(chunk.map((r) => r.ts.slice(0, 10)))];
-    const found = await ch.query<{ id: string }>(
-      `SELECT toString(click_id) AS id FROM clicks
+    const found = await ch.query<{ id: string; token: string }>(
+      `SELECT toString(click_id) AS id, message_token AS token FROM clicks
        WHERE link_id IN {links:Array(UUID)} AND toDate(ts) IN {days:Array(Date)} AND click_id IN {ids:Array(UUID)}`,
       {
         links: [...new Set(chunk.map((r) => r.link_id))],
@@ -157,7 +197,33 @@ async function storedClickIds(ch: KurzClickHouse, rows: ClickRow[]): Promise<Set
         ids: chunk.map((r) => r.click_id),
       },
     );
-    for (const r of found) out.add(r.id);
+    for (const r of found) {
+      const tokens = out.get(r.id);
+      if (tokens) tokens.add(r.token);
+      else out.set(r.id, new Set([r.token]));
+    }
   }
   return out;
+}
+
+/** Which of these messages' inserts completed. Asked only on redelivery, so rarely. */
+async function completedMessages(ch: KurzClickHouse, tokens: string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  const size = lookupChunk(ch);
+  for (let i = 0; i < tokens.length; i += size) {
+    const rows = await ch.query<{ token: string }>(
+      "SELECT DISTINCT token FROM click_messages WHERE token IN {tokens:Array(String)}",
+      { tokens: tokens.slice(i, i + size) },
+    );
+    for (const r of rows) out.add(r.token);
+  }
+  return out;
+}
+
+async function recordCompleted(ch: KurzClickHouse, tokens: string[]): Promise<void> {
+  await ch.raw.insert({
+    table: "click_messages (token)",
+    values: tokens.map((t) => [t]),
+    format: "JSONCompactEachRow",
+  });
 }

@@ -15,7 +15,10 @@ export interface ClickIngestDeps extends Enrichers {
   bus: EventBus;
   ch: KurzClickHouse;
   logger: Logger;
-  /** Called with the clicks that were stored, after the insert. */
+  /**
+   * Called after the insert with the clicks whose rows it wrote: new ones, and those of a message
+   * whose earlier insert was interrupted before all its rollup rows were stored (click-writer.ts).
+   */
   onInserted?: (rows: ClickRow[]) => void;
   /** Bus messages per handler call; each holds up to 200 clicks. */
   maxBatchSize?: number;
@@ -60,7 +63,14 @@ export async function subscribeClicks(deps: ClickIngestDeps): Promise<Subscripti
           "skipped clicks already stored or of deleted links",
         );
       }
-      if (result.inserted.length > 0) deps.onInserted?.(result.inserted);
+      if (result.completed.length > 0) {
+        deps.logger.info(
+          { clicks: result.completed.length },
+          "completed the interrupted insert of a redelivered message (rollup rows it had not stored)",
+        );
+      }
+      const written = [...result.inserted, ...result.completed];
+      if (written.length > 0) deps.onInserted?.(written);
       deps.onHandled?.(messages.length);
     },
   });

@@ -1,0 +1,123 @@
+// One insert into `clicks` feeds the rollups through materialized views, and each table commits its
+// own part, raw clicks first: a consumer killed in between leaves a message's clicks stored without
+// their rollup rows. The redelivered message must complete them, not be taken for a copy of stored
+// clicks, or those clicks are missing from every count for good (decision 0029; before it, the fault
+// suite's SIGKILL of analytics lost the clicks of one in-flight message). Here that state is made
+// exactly: the views that read `clicks` are detached during the first insert, and the message is not
+// recorded as complete, as an insert that never returned is not.
+import { randomUUID } from "node:crypto";
+import { createClickHouse, type KurzClickHouse, migrate } from "@kurz/clickhouse";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { ClickRow } from "../src/ingest/click-rows.ts";
+import { writeClicks } from "../src/ingest/click-writer.ts";
+
+// The materialized views that read `clicks`; every other rollup is fed from their tables.
+const VIEWS_ON_CLICKS = ["link_hourly_mv", "link_dim_hourly_mv", "link_visitors_hourly_mv"];
+let ch: KurzClickHouse;
+
+beforeAll(async () => {
+  ch = await createClickHouse({ path: ":memory:", database: "interrupted" });
+  await migrate(ch);
+});
+afterAll(async () => {
+  await ch?.close();
+});
+
+const one = async (sql: string, params?: Record<string, unknown>) =>
+  Number(Object.values((await ch.query<Record<string, number>>(sql, params))[0]!)[0]);
+
+/** Every count the analytics API reads, for one link. */
+async function counts(link: string) {
+  const p = { link };
+  return {
+    raw: await one("SELECT uniqExact(click_id) FROM clicks WHERE link_id = {link:UUID}", p),
+    hourly: await one("SELECT sum(clicks) FROM link_hourly WHERE link_id = {link:UUID}", p),
+    daily: await one("SELECT sum(clicks) FROM link_daily WHERE link_id = {link:UUID}", p),
+    browsersByDay: await one(
+      "SELECT sum(clicks) FROM link_dim_daily WHERE link_id = {link:UUID} AND dim = 'browser'",
+      p,
+    ),
+    countriesAllTime: await one(
+      "SELECT sum(clicks) FROM link_dim_total WHERE link_id = {link:UUID} AND dim = 'country'",
+      p,
+    ),
+  };
+}
+
+function message(link: string, account: string, n: number): ClickRow[] {
+  return Array.from({ length: n }, (_, i) => ({
+    click_id: randomUUID(),
+    link_id: link,
+    account_id: account,
+    short_code: "intr",
+    ts: new Date(Date.now() - i).toISOString().replace("T", " ").replace("Z", ""),
+    referrer: null,
+    country: "DE",
+    city: "",
+    device_type: "desktop",
+    browser: "Firefox",
+    os: "Linux",
+    is_bot: 0,
+    visitor_hash: String(1000 + i),
+    host: "kurz.test",
+  }));
+}
+
+/** The state a consumer killed after the raw part of `rows`' insert and before its rollup parts leaves. */
+async function interruptedInsert(rows: ClickRow[]): Promise<void> {
+  for (const view of VIEWS_ON_CLICKS) await ch.command(`DETACH TABLE ${view}`);
+  try {
+    await writeClicks(ch, [rows]);
+  } finally {
+    for (const view of VIEWS_ON_CLICKS) await ch.command(`ATTACH TABLE ${view}`);
+  }
+  // The insert never returned, so the writer never recorded the message as complete.
+  await ch.command("DELETE FROM click_messages WHERE 1");
+}
+
+it("completes the rollups of a redelivered message whose insert was interrupted, and counts each click once", async () => {
+  const link = randomUUID();
+  const account = randomUUID();
+  const m = message(link, account, 19);
+  await interruptedInsert(m);
+  expect(await counts(link)).toMatchObject({ raw: 19, hourly: 0, daily: 0 });
+
+  // The redelivery: the same message, with a copy of two of its clicks in another message after it
+  // (a publisher retry), and a message of new clicks.
+  const retry = [m[3]!, m[4]!];
+  const fresh = message(link, account, 5);
+  const result = await writeClicks(ch, [m, retry, fresh]);
+  expect(result.completed).toHaveLength(19);
+  expect(result.inserted).toHaveLength(5);
+  expect(result.duplicates).toBe(2);
+  const all = { raw: 24, hourly: 24, daily: 24, browsersByDay: 24, countriesAllTime: 24 };
+  expect(await counts(link)).toEqual(all);
+
+  // Delivered once more (its insert completed this time): nothing is written again.
+  const again = await writeClicks(ch, [m, fresh]);
+  expect(again).toMatchObject({ inserted: [], completed: [], duplicates: 24 });
+  expect(await counts(link)).toEqual(all);
+});
+
+it("leaves out a click another message stored, even when it comes in a message whose insert was interrupted", async () => {
+  const link = randomUUID();
+  const account = randomUUID();
+  const first = message(link, account, 6);
+  await writeClicks(ch, [first]);
+  // A later message repeats two of those clicks (a journal replay) beside four new ones, and is
+  // interrupted after its raw part: only its four clicks are its own.
+  const replay = [first[0]!, ...message(link, account, 4), first[1]!];
+  await interruptedInsert(replay);
+  expect(await counts(link)).toMatchObject({ raw: 10, hourly: 6 });
+
+  const result = await writeClicks(ch, [replay]);
+  expect(result.completed).toHaveLength(4);
+  expect(result.duplicates).toBe(2);
+  expect(await counts(link)).toEqual({
+    raw: 10,
+    hourly: 10,
+    daily: 10,
+    browsersByDay: 10,
+    countriesAllTime: 10,
+  });
+});

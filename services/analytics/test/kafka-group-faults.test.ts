@@ -1,0 +1,158 @@
+// The click consumer's group disturbed on the Kafka mock cluster (3 brokers, 6 partitions), as the
+// fault suite disturbs it: each broker down for 3 s in turn (one of them leads the link's partition,
+// one coordinates the group), then the consumer process frozen (SIGSTOP) for longer than its session
+// timeout, so that its group rebalances under it. Clicks of one link are published throughout, with
+// the publisher retrying what failed, and every one must be counted once: no consumer left stalled
+// on a partition, no offset committed past what was written.
+// The load stays well under what the mock keeps per partition (about 5 MiB): past that, it drops the
+// oldest messages whether read or not, which is a lagging consumer's loss, not a stall (see
+// docs/reliability.md and the error the bus logs for it, kafka-log.ts).
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { createBus, type EventBus, topicName } from "@kurz/bus";
+import { type KafkaMock, kafkaOffsets, startKafkaMock } from "@kurz/bus/testing";
+import { createClickHouse } from "@kurz/clickhouse";
+import { type ClickBatch, clickPartitionKey, TOPICS } from "@kurz/contracts";
+import { type StartedProcess, startProcess, uniquePrefix, waitFor } from "@kurz/testing";
+import { afterAll, beforeAll, expect, it } from "vitest";
+
+const prefix = uniquePrefix("an-kafka-faults");
+const dir = mkdtempSync(join(tmpdir(), "kurz-an-kafka-faults-"));
+const clicksTopic = topicName(prefix, TOPICS.clicks);
+let kafka: KafkaMock;
+let publisher: EventBus;
+let consumer: StartedProcess | undefined;
+
+beforeAll(async () => {
+  kafka = await startKafkaMock({ topics: [`${clicksTopic}:6`, `${clicksTopic}.dlq`], brokers: 3 });
+  publisher = createBus({
+    kind: "kafka",
+    clientId: "faults-publisher",
+    prefix,
+    kafkaBrokers: kafka.brokers,
+    logger: { info() {}, warn() {}, error() {} },
+  });
+}, 60_000);
+afterAll(async () => {
+  await consumer?.stop("SIGKILL");
+  await publisher?.close();
+  await kafka?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const inserted = (p: StartedProcess) =>
+  [...p.output().matchAll(/inserted (\d+)/g)].reduce((n, m) => n + Number(m[1]), 0);
+
+it("counts every click once through each broker's outage and a freeze longer than the consumer's session", {
+  timeout: 240_000,
+}, async () => {
+  consumer = await startProcess({
+    cmd: process.execPath,
+    args: ["--import", "tsx", join(import.meta.dirname, "fixtures/click-consumer.ts")],
+    env: {
+      CLICKHOUSE_PATH: join(dir, "ch"),
+      BUS_PREFIX: prefix,
+      KAFKA_BROKERS: kafka.brokers.join(","),
+      CRASH_AFTER_INSERTS: "0",
+    },
+    readyLine: "ready",
+    readyTimeoutMs: 60_000,
+  });
+  const link = randomUUID();
+  const account = randomUUID();
+  const batch = (): ClickBatch => ({
+    v: 1,
+    clicks: Array.from({ length: 30 }, () => ({
+      v: 1 as const,
+      click_id: uuidv7(),
+      link_id: link,
+      account_id: account,
+      short_code: "faults",
+      ts: new Date().toISOString(),
+      ip: null,
+      user_agent: "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
+      referrer: null,
+      host: "kurz.test",
+    })),
+  });
+
+  // About 12 messages of 30 clicks a second (~1 MB a minute): a failed or slow publish is retried,
+  // as the redirect's publisher does, so every click reaches the bus at least once.
+  let published = 0;
+  let publishing = true;
+  const unsent: ClickBatch[] = [];
+  const load = (async () => {
+    // Bounded: stops when told, or after 2 minutes.
+    for (const started = Date.now(); (publishing || unsent.length > 0) && Date.now() - started < 120_000; ) {
+      if (publishing) unsent.push(batch());
+      const sending = unsent.splice(0);
+      try {
+        await Promise.race([
+          publisher.publish(
+            TOPICS.clicks,
+            sending.map((value) => ({ key: clickPartitionKey(link), value })),
+          ),
+          sleep(5_000).then(() => Promise.reject(new Error("publish timed out"))),
+        ]);
+        published += sending.length * 30;
+      } catch {
+        unsent.unshift(...sending);
+        await sleep(200);
+      }
+      await sleep(80);
+    }
+  })();
+
+  const brokerDown = async (id: number) => {
+    await kafka.setBroker("down", id);
+    await sleep(3_000);
+    await kafka.setBroker("up", id);
+  };
+  await sleep(3_000);
+  for (const id of [1, 2, 3]) {
+    await brokerDown(id);
+    await sleep(4_000);
+  }
+  // The test's session timeout is 3 s: the group rebalances while the consumer is frozen.
+  process.kill(consumer.pid, "SIGSTOP");
+  await sleep(3_500);
+  process.kill(consumer.pid, "SIGCONT");
+  await sleep(3_000);
+  publishing = false;
+  await load;
+
+  await waitFor(async () => inserted(consumer!) >= published, {
+    timeoutMs: 90_000,
+    intervalMs: 250,
+    description: `every published click stored (${published})`,
+  });
+  const partitions = await kafkaOffsets(kafka.brokers, clicksTopic, topicName(prefix, "analytics-clicks"));
+  const used = partitions.filter((p) => p.high > 0);
+  // One link, one partition; nothing dropped by the broker, and the group has committed all of it.
+  expect(used).toHaveLength(1);
+  expect(used[0]).toMatchObject({ low: 0, committed: used[0]!.high });
+  expect(await consumer.stop("SIGTERM")).toBe(0);
+
+  const ch = await createClickHouse({ path: join(dir, "ch"), database: "crash" });
+  try {
+    const one = async (sql: string) => Number(Object.values((await ch.query(sql, { link }))[0]!)[0]);
+    expect(await one("SELECT uniqExact(click_id) FROM clicks WHERE link_id = {link:UUID}")).toBe(published);
+    expect(await one("SELECT sum(clicks) FROM link_daily WHERE link_id = {link:UUID}")).toBe(published);
+  } finally {
+    await ch.close();
+  }
+});
+
+/** UUIDv7 (RFC 9562): 48-bit milliseconds, then random bits, with version and variant set. */
+function uuidv7(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  const ms = BigInt(Date.now());
+  for (let i = 0; i < 6; i++) bytes[i] = Number((ms >> BigInt(40 - 8 * i)) & 0xffn);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = Buffer.from(bytes).toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
