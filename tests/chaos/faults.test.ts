@@ -298,7 +298,7 @@ const FAULTS: [string, () => Promise<void>][] = [
 
 /**
  * Faults skipped because of an open bug, with the reason in the test's name (docs/reliability.md).
- * Fixed: the SIGKILL of analytics lost the clicks of an interrupted insert (decision 0029), and the
+ * Fixed: the SIGKILL of analytics lost the clicks of an interrupted insert (decision 0030), and the
  * broker outage lost clicks the Kafka mock dropped before the consumer read them (one link's partition
  * past the mock's 5 MiB; the load now spreads over six). The freeze stays skipped until it has passed
  * again: in its last run the API writer had reached the account's 500-link limit, the load ran 20 s at

@@ -1,4 +1,4 @@
--- Which bus message stored each click, and whose inserts completed (decision 0029).
+-- Which bus message stored each click, and whose inserts completed (decision 0030).
 --
 -- An insert into `clicks` feeds eight rollups through materialized views, and ClickHouse commits
 -- each table's part on its own: a consumer killed in between leaves a message's clicks in `clicks`

@@ -52,7 +52,7 @@ describe("migrate with the package's migrations", () => {
     );
     expect(tables).toEqual([
       { name: "campaign_members", engine: "ReplacingMergeTree", sorting_key: "campaign_id" },
-      // Since 0006: the messages whose click insert completed (decision 0029).
+      // Since 0006: the messages whose click insert completed (decision 0030).
       { name: "click_messages", engine: "ReplacingMergeTree", sorting_key: "token" },
       { name: "clicks", engine: "ReplacingMergeTree", sorting_key: "link_id, toDate(ts), click_id" },
       { name: "link_daily", engine: "SummingMergeTree", sorting_key: "account_id, link_id, day" },

@@ -1,7 +1,7 @@
 // One insert into `clicks` feeds the rollups through materialized views, and each table commits its
 // own part, raw clicks first: a consumer killed in between leaves a message's clicks stored without
 // their rollup rows. The redelivered message must complete them, not be taken for a copy of stored
-// clicks, or those clicks are missing from every count for good (decision 0029; before it, the fault
+// clicks, or those clicks are missing from every count for good (decision 0030; before it, the fault
 // suite's SIGKILL of analytics lost the clicks of one in-flight message). Here that state is made
 // exactly: the views that read `clicks` are detached during the first insert, and the message is not
 // recorded as complete, as an insert that never returned is not.

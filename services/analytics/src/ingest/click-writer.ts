@@ -13,7 +13,7 @@
 // on redelivery would lose them from every count. So a click is left out only when *another* message
 // stored it, or when this message's insert completed (`click_messages`); a message whose insert was
 // interrupted is inserted again, whole, with its token, which writes exactly the blocks that are
-// missing (migration 0006, decision 0029).
+// missing (migration 0006, decision 0030).
 import { createHash } from "node:crypto";
 import type { KurzClickHouse } from "@kurz/clickhouse";
 import type { ClickRow } from "./click-rows.ts";
