@@ -4,6 +4,7 @@
 // leaves a lease that expires, and the next worker resumes the job after its last committed batch.
 import type { ImportFormat } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
+import { PollLoop } from "@kurz/service-kit";
 import pLimit from "p-limit";
 import type { RedirectRecords } from "../redirect-records.ts";
 import { fallbackTitle, type TitleFetcher } from "../title-fetcher.ts";
@@ -158,48 +159,41 @@ async function releaseJob(prisma: PrismaClient, id: string) {
 }
 
 export class ImportWorker {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = false;
+  private readonly loop: PollLoop;
 
-  constructor(private readonly deps: ImportWorkerDeps) {}
+  constructor(private readonly deps: ImportWorkerDeps) {
+    this.loop = new PollLoop({
+      pollMs: deps.pollMs,
+      round: () => this.runOne(),
+      onError: (err) =>
+        deps.logger.error({ err: String(err) }, "import job failed; it resumes when its lease expires"),
+    });
+  }
 
   start(): void {
-    this.schedule(0);
+    this.loop.start();
   }
 
   /** A job was queued: look now rather than at the next poll. */
   wake(): void {
-    if (!this.stopped && !this.running) this.schedule(0);
+    this.loop.wake();
   }
 
-  private schedule(ms: number): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.running = this.tick().finally(() => (this.running = null));
-    }, ms);
-  }
-
-  private async tick(): Promise<void> {
-    let claimed = false;
+  /** Claims and runs one job; true when there was one (another may be waiting). */
+  private async runOne(): Promise<boolean> {
+    const job = await claimImportJob(this.deps.prisma, this.deps.leaseMs);
+    if (!job) return false;
     try {
-      const job = await claimImportJob(this.deps.prisma, this.deps.leaseMs);
-      if (job) {
-        claimed = true;
-        const finished = await runImportJob(this.deps, job, { shouldStop: () => this.stopped });
-        if (!finished && this.stopped) await releaseJob(this.deps.prisma, job.id);
-        this.deps.logger.info({ job: job.id, finished }, "import job run ended");
-      }
+      const finished = await runImportJob(this.deps, job, { shouldStop: () => this.loop.stopped });
+      if (!finished && this.loop.stopped) await releaseJob(this.deps.prisma, job.id);
+      this.deps.logger.info({ job: job.id, finished }, "import job run ended");
     } catch (err) {
       this.deps.logger.error({ err: String(err) }, "import job failed; it resumes when its lease expires");
     }
-    if (!this.stopped) this.schedule(claimed ? 0 : this.deps.pollMs);
+    return true;
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    await this.loop.stop();
   }
 }
