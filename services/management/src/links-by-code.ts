@@ -10,7 +10,7 @@
 // got the GIN index in some plan (custom or generic, analyzed or not). A one-value range
 // (`>= code AND <= code`) is something only a btree can answer, so the plan uses the unique index in
 // every case; for text in a deterministic collation it matches exactly the rows `=` does.
-import type { Prisma, PrismaClient } from "@kurz/db";
+import { Prisma, type PrismaClient } from "@kurz/db";
 
 type Db = Prisma.TransactionClient | PrismaClient;
 
@@ -20,11 +20,18 @@ export interface LinkByCode {
   original_url: string;
 }
 
+/**
+ * `unnest(codes) AS c(code) JOIN links l` on the short code, in the form above: for a query that needs
+ * the lookup among other parts (the import's one lookup per batch).
+ */
+export function joinLinksByCode(codes: readonly string[]): Prisma.Sql {
+  return Prisma.sql`unnest(${[...new Set(codes)]}::text[]) AS c(code)
+    JOIN links l ON l.short_code >= c.code AND l.short_code <= c.code`;
+}
+
 /** The links whose short code is one of `codes` (at most one each). */
 export async function linksByCode(db: Db, codes: readonly string[]): Promise<LinkByCode[]> {
   if (codes.length === 0) return [];
   return db.$queryRaw<LinkByCode[]>`
-    SELECT l.short_code, l.account_id::text AS account_id, l.original_url
-    FROM unnest(${[...new Set(codes)]}::text[]) AS c(code)
-    JOIN links l ON l.short_code >= c.code AND l.short_code <= c.code`;
+    SELECT l.short_code, l.account_id::text AS account_id, l.original_url FROM ${joinLinksByCode(codes)}`;
 }

@@ -8,7 +8,7 @@ import { PollLoop } from "@kurz/service-kit";
 import pLimit from "p-limit";
 import type { RedirectRecords } from "../redirect-records.ts";
 import { fallbackTitle, type TitleFetcher } from "../title-fetcher.ts";
-import { ImportJobMoved, importBatch } from "./import-batch.ts";
+import { type BatchResult, commitPreparedBatch, ImportJobMoved, prepareBatch } from "./import-batch.ts";
 import { ImportFileError, readImportFile } from "./import-file.ts";
 
 export interface ImportWorkerDeps {
@@ -107,33 +107,51 @@ export async function runImportJob(
   }
 
   async function runBatches(): Promise<boolean> {
-    while (processed < rows.length) {
-      if (opts.shouldStop?.() || (opts.maxBatches !== undefined && batches >= opts.maxBatches)) return false;
-      const slice = rows.slice(processed, processed + deps.batchSize);
-      let result: Awaited<ReturnType<typeof importBatch>>;
-      try {
-        result = await importBatch(
-          {
-            prisma: deps.prisma,
-            retiredCodeGraceMs: deps.retiredCodeGraceMs,
-            titleFor,
-            leaseMs: deps.leaseMs,
-          },
-          job,
-          processed,
-          slice,
-        );
-      } catch (err) {
-        if (err instanceof ImportJobMoved) return false; // another worker holds it now
-        throw err;
+    const batchDeps = {
+      prisma: deps.prisma,
+      retiredCodeGraceMs: deps.retiredCodeGraceMs,
+      titleFor,
+      leaseMs: deps.leaseMs,
+    };
+    // The next batch is prepared (checked, titles, hashes: the worker's own CPU) while the current one
+    // commits (Postgres' work), and the redirect records of a committed batch go to Redis while the
+    // next one runs; the job ends only after its last records are written.
+    const prepare = (from: number) => {
+      const batch = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
+        prepareBatch(batchDeps, rows.slice(from, from + deps.batchSize)),
+      );
+      // Its failure is the loop's to throw when it gets there, not an unhandled rejection before then.
+      batch.catch(() => {});
+      return batch;
+    };
+    let next = processed < rows.length ? prepare(processed) : null;
+    let records = Promise.resolve();
+    try {
+      while (next) {
+        if (opts.shouldStop?.() || (opts.maxBatches !== undefined && batches >= opts.maxBatches))
+          return false;
+        const batch = await next;
+        next = processed + batch.size < rows.length ? prepare(processed + batch.size) : null;
+        let result: BatchResult;
+        try {
+          result = await commitPreparedBatch(batchDeps, job, processed, batch);
+        } catch (err) {
+          if (err instanceof ImportJobMoved) return false; // another worker holds it now
+          throw err;
+        }
+        processed += batch.size;
+        batches++;
+        if (result.created.length > 0) {
+          deps.onEventsWritten();
+          const created = result.created;
+          records = records.then(() => deps.records.putMany(created));
+        }
+        opts.onProgress?.({ processed, total: rows.length });
       }
-      processed += slice.length;
-      batches++;
-      if (result.created.length > 0) {
-        deps.onEventsWritten();
-        await deps.records.putMany(result.created);
-      }
-      opts.onProgress?.({ processed, total: rows.length });
+    } finally {
+      await records;
+      // A batch prepared but not committed (stopped, or moved) is dropped once its preparation ends.
+      await next?.catch(() => {});
     }
     await finishJob(deps.prisma, job.id, "completed", null);
     return true;
