@@ -140,7 +140,7 @@ async function commitBatch(
     if (row.alias !== undefined) {
       const link = byCode.get(row.alias);
       const earlier = seenAliases.get(row.alias);
-      if ((link && link.own && link.url === row.url) || earlier === row.url) {
+      if ((link?.own && link.url === row.url) || earlier === row.url) {
         skipped++;
       } else if (link || earlier !== undefined || reservedCodes.has(row.alias)) {
         fail(row, IMPORT_ALIAS_TAKEN);
