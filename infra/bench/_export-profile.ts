@@ -3,7 +3,9 @@
 // seeding of `./kurz bench import`; dimensions default to none and referrer). Embedded ClickHouse in this
 // process. Prints, per export: rows, seconds, the peak RSS, V8 heap and array buffers above the level
 // before it (sampled every 20 ms), and the slowest ClickHouse query of the export. Run under
-// `flock /tmp/bench.lock` and note the load average.
+// `flock /tmp/bench.lock` and note the load average. `MODES=streamed,buffered` also runs each export
+// reading through @clickhouse/client over chdb/connection (each query's result materialised before its
+// first row: the way before chdb-streams.ts), after the streamed one, to compare within one run.
 import { loadavg } from "node:os";
 import { createClickHouse, migrate } from "@kurz/clickhouse";
 import type { ExportDimension } from "@kurz/contracts";
@@ -13,6 +15,7 @@ import { rssOf } from "./_rss.ts";
 
 const MB = 1024 * 1024;
 const clicks = Number(process.argv[2] ?? 2_000_000);
+const modes = (process.env.MODES ?? "streamed").split(",") as ("streamed" | "buffered")[];
 const dims = (
   process.argv.slice(3).length > 0 ? process.argv.slice(3) : ["none", "referrer"]
 ) as ExportDimension[];
@@ -23,7 +26,13 @@ try {
   const t0 = performance.now();
   const seeded = await seedAnalytics(ch, { linkClicks: 1_000, accountClicks: clicks, accountLinks: 2_000 });
   console.error(`seeded ${clicks} clicks in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-  for (const dimension of dims) {
+  const streamed = ch.queryRows;
+  const buffered = async function* (sql: string, params?: Record<string, unknown>) {
+    const rs = await ch.raw.query({ query: sql, format: "JSONEachRow", query_params: params });
+    for await (const rows of rs.stream()) for (const row of rows) yield row.json();
+  };
+  for (const [mode, dimension] of modes.flatMap((m) => dims.map((d) => [m, d] as const))) {
+    Object.assign(ch, { queryRows: mode === "buffered" ? buffered : streamed });
     global.gc?.();
     const before = { ...process.memoryUsage(), rss: rssOf(process.pid) ?? 0 };
     const peak = { rss: before.rss, heap: before.heapUsed, ab: before.arrayBuffers };
@@ -51,6 +60,7 @@ try {
     console.log(
       JSON.stringify({
         dimension,
+        read: mode,
         clicks,
         rows: lines - 1,
         mb: +(bytes / MB).toFixed(1),
