@@ -53,7 +53,8 @@ async function drain(res: Response): Promise<number> {
   return bytes;
 }
 
-function csvOf(rows: number): string {
+/** The bench file: half the rows with an alias, half with a title (also used by _import-profile.ts). */
+export function csvOf(rows: number): string {
   const run = Date.now().toString(36);
   const lines = ["url,alias,title"];
   for (let i = 0; i < rows; i++) {

@@ -7,6 +7,7 @@ import {
 } from "@clickhouse/client";
 import { createChdbConnection } from "chdb/connection";
 import { explainChdbOpenError } from "./chdb-lock.ts";
+import { ChdbStreams, inlineParams, sqlLiteral } from "./chdb-streams.ts";
 
 export interface ClickHouseOptions {
   /** ClickHouse server HTTP(S) URL (`CLICKHOUSE_URL`). Unset = embedded chDB. */
@@ -30,7 +31,8 @@ export interface KurzClickHouse {
   query<T = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<T[]>;
   /**
    * Runs a SELECT and yields its rows as they arrive (JSONEachRow), so a result of any size passes
-   * through in constant memory (exports). Stop iterating to abandon the query.
+   * through in constant memory (exports): over HTTP from a server, block by block from chDB
+   * (chdb-streams.ts). Stop iterating to abandon the query.
    */
   queryRows<T = Record<string, unknown>>(sql: string, params?: QueryParams): AsyncGenerator<T>;
   /** Runs a statement that returns no rows (DDL, ALTER, DELETE, ...). */
@@ -125,7 +127,23 @@ async function openChdb(path: string, opts: ClickHouseOptions): Promise<KurzClic
     await client.close();
     throw err;
   }
-  return wrap(client, "chdb", database);
+  // Streamed reads run on sessions of their own over the same data directory (`:memory:` is a
+  // temporary directory the connection chose), set up like the client's queries.
+  const streams = new ChdbStreams(connection.chdb.session.path, [
+    `USE \`${database}\``,
+    ...Object.entries(PINNED_SETTINGS).map(([name, value]) => `SET ${name} = ${sqlLiteral(value)}`),
+  ]);
+  const wrapped = wrap(client, "chdb", database);
+  return {
+    ...wrapped,
+    async *queryRows<T>(sql: string, params?: QueryParams): AsyncGenerator<T> {
+      yield* streams.rows<T>(inlineParams(sql, bind(params)));
+    },
+    async close() {
+      streams.close();
+      await wrapped.close();
+    },
+  };
 }
 
 function wrap(client: ClickHouseClient, kind: KurzClickHouse["kind"], database: string): KurzClickHouse {

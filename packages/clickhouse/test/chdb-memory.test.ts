@@ -69,6 +69,51 @@ describe("createClickHouse on embedded chDB (:memory:)", () => {
     });
   });
 
+  it("streams rows with the same parameter values as a bound query, awkward strings included", async () => {
+    const params = {
+      id: randomUUID(),
+      s: "it's a \"quote\"; a \\ backslash\tand\nnewline, \\' and {x:String}",
+      tags: ["a", "b'c", "d\\"],
+      ids: [randomUUID(), randomUUID()],
+      at: new Date("2026-11-21T06:12:00.123Z"),
+      day: "2026-11-21",
+      n: 42,
+    };
+    const sql =
+      "SELECT {id:UUID} AS id, {s:String} AS s, {tags:Array(String)} AS tags, {ids:Array(UUID)} AS ids, " +
+      "{at:DateTime64(3, 'UTC')} AS at, {day:Date} AS day, {n:UInt32} AS n";
+    const streamed = [];
+    for await (const row of ch.queryRows(sql, params)) streamed.push(row);
+    expect(streamed).toEqual(await ch.query(sql, params));
+    expect(streamed[0]).toMatchObject({ s: params.s, tags: params.tags, at: "2026-11-21 06:12:00.123" });
+  });
+
+  it("refuses to stream a query whose placeholder has no value", async () => {
+    const rows = ch.queryRows("SELECT {missing:String} AS s", {});
+    await expect(rows.next()).rejects.toThrow(/missing/);
+  });
+
+  it("streams a result of many blocks in order, and side by side with another stream", async () => {
+    const sql = "SELECT number AS n FROM numbers({count:UInt64})";
+    const count = 50_000;
+    const read = async (stop = Number.POSITIVE_INFINITY) => {
+      let next = 0;
+      for await (const row of ch.queryRows<{ n: number }>(sql, { count })) {
+        expect(row.n).toBe(next++);
+        if (next === stop) break;
+      }
+      return next;
+    };
+    expect(await Promise.all([read(), read(), read(10)])).toEqual([count, count, 10]);
+    // A stream abandoned early gave its session back in a usable state.
+    expect(await read()).toBe(count);
+  });
+
+  it("reports a failing streamed query as a rejection", async () => {
+    const rows = ch.queryRows("SELECT * FROM no_such_table_here");
+    await expect(rows.next()).rejects.toThrow(/no_such_table_here/);
+  });
+
   it("inserts JSONEachRow rows with ISO timestamps and returns 64-bit integers as numbers", async () => {
     await ch.command(
       "CREATE TABLE events (id UInt64, at DateTime64(3, 'UTC'), note Nullable(String)) ENGINE = MergeTree ORDER BY id",

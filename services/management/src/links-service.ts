@@ -9,6 +9,7 @@ import { ApiError, apiError, notFound } from "@kurz/service-kit";
 import { campaignsOfLinks, type LegacyRecords } from "./legacy-records.ts";
 import { countLinksRemoved, linkLimitError } from "./link-count.ts";
 import { LINK_COLUMNS } from "./link-list.ts";
+import { linksByCode } from "./links-by-code.ts";
 import { enqueueLinkEvent, enqueueLinkEvents, linkEvent } from "./outbox.ts";
 import { hashPassword } from "./passwords.ts";
 import type { RedirectRecords } from "./redirect-records.ts";
@@ -88,10 +89,10 @@ export async function unavailableAliases(
 ): Promise<Set<string>> {
   if (aliases.length === 0) return new Set();
   const [live, reserved] = await Promise.all([
-    deps.prisma.link.findMany({ where: { shortCode: { in: [...aliases] } }, select: { shortCode: true } }),
+    linksByCode(deps.prisma, aliases),
     reservedForOthers(deps.prisma, aliases, accountId, deps.retiredCodeGraceMs),
   ]);
-  return new Set([...live.map((l) => l.shortCode), ...reserved]);
+  return new Set([...live.map((l) => l.short_code), ...reserved]);
 }
 
 /**

@@ -7,6 +7,7 @@ import type { EventBus } from "@kurz/bus";
 import type { LinkEvent, LinkRecord } from "@kurz/contracts";
 import { TOPICS } from "@kurz/contracts";
 import type { Link, Prisma, PrismaClient } from "@kurz/db";
+import { PollLoop } from "@kurz/service-kit";
 
 type Tx = Prisma.TransactionClient;
 const RELAY_LOCK = 727_001;
@@ -54,9 +55,7 @@ export async function enqueueLinkEvents(tx: Tx, events: readonly LinkEvent[]): P
 }
 
 export class OutboxRelay {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = false;
+  private readonly loop: PollLoop;
 
   constructor(
     private readonly prisma: PrismaClient,
@@ -66,33 +65,21 @@ export class OutboxRelay {
       batchSize?: number;
       logger: { error(o: object, m?: string): void };
     },
-  ) {}
+  ) {
+    this.loop = new PollLoop({
+      pollMs: opts.pollMs,
+      round: () => this.publishBatch(),
+      onError: (err) => opts.logger.error({ err: String(err) }, "outbox relay failed; retrying"),
+    });
+  }
 
   start(): void {
-    this.schedule(0);
+    this.loop.start();
   }
 
   /** Called after a commit that wrote events, so they go out without waiting for the next poll. */
   wake(): void {
-    if (!this.stopped && !this.running) this.schedule(0);
-  }
-
-  private schedule(ms: number): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.running = this.tick().finally(() => (this.running = null));
-    }, ms);
-  }
-
-  private async tick(): Promise<void> {
-    let more = false;
-    try {
-      more = await this.publishBatch();
-    } catch (err) {
-      this.opts.logger.error({ err: String(err) }, "outbox relay failed; retrying");
-    }
-    if (!this.stopped) this.schedule(more ? 0 : this.opts.pollMs);
+    this.loop.wake();
   }
 
   /** Returns true when a full batch went out (there may be more waiting). */
@@ -128,9 +115,7 @@ export class OutboxRelay {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    await this.loop.stop();
     // Flush what is left so a clean shutdown leaves nothing behind for the next start.
     try {
       while (await this.publishBatch()) {}

@@ -111,6 +111,28 @@ describe("POST /api/v1/imports", () => {
     expect(await readRedirectRecord(stack, a)).toMatchObject({ url: "https://example.com/1", active: true });
   });
 
+  it("gives rows without expires_at the account's default expiry, in the link and in its event alike", async () => {
+    const { api, accountId } = await newCaller("imp-expiry");
+    await prisma.account.update({ where: { id: accountId }, data: { defaultExpiryHours: 48 } });
+    const before = Date.now();
+    const csv = "url,expires_at\nhttps://example.com/e1,\nhttps://example.com/e2,2031-01-01T00:00:00Z\n";
+    const job = await finished(api, (await upload(api, csv)).body.data.id);
+    expect(job.counts).toMatchObject({ created: 2, failed: 0 });
+    const links = await prisma.link.findMany({ where: { accountId }, orderBy: { originalUrl: "asc" } });
+    const defaulted = links[0]?.expiresAt?.getTime() ?? 0;
+    expect(defaulted).toBeGreaterThanOrEqual(before + 48 * 3_600_000);
+    expect(defaulted).toBeLessThanOrEqual(Date.now() + 48 * 3_600_000);
+    expect(links[1]?.expiresAt?.toISOString()).toBe("2031-01-01T00:00:00.000Z");
+    const events = await prisma.outboxEvent.findMany({ where: { key: { in: links.map((l) => l.id) } } });
+    const expiryInEvent = new Map(
+      events.map((e) => {
+        const p = e.payload as { link_id: string; link: { expires_at: string | null } };
+        return [p.link_id, p.link.expires_at];
+      }),
+    );
+    expect(links.map((l) => expiryInEvent.get(l.id))).toEqual(links.map((l) => l.expiresAt?.toISOString()));
+  });
+
   it("fetches titles only when asked (fetch_titles=true)", async () => {
     const { api, accountId } = await newCaller("imp-titles");
     const before = pageHits;

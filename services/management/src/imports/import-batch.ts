@@ -10,6 +10,7 @@
 import { randomUUID } from "node:crypto";
 import { TOPICS } from "@kurz/contracts";
 import type { Link, Prisma, PrismaClient } from "@kurz/db";
+import { joinLinksByCode } from "../links-by-code.ts";
 import { linkEvent } from "../outbox.ts";
 import { hashPassword } from "../passwords.ts";
 import { randomShortCode } from "../short-codes.ts";
@@ -48,24 +49,25 @@ class RoomGone extends Error {}
 
 const MAX_ATTEMPTS = 3;
 
-/** Processes `rows` (the job's rows from `start`) and commits them; throws ImportJobMoved when another worker did. */
-export async function importBatch(
-  deps: BatchDeps,
-  job: { id: string; accountId: string },
-  start: number,
-  rows: readonly RawImportRow[],
-): Promise<BatchResult> {
-  const errors: RowError[] = [];
-  const fail = (row: RawImportRow | ValidImportRow, error: string) =>
-    errors.push({ row: row.row, alias: row.alias ?? null, url: row.url ?? null, error });
+/** A batch checked and made ready outside any transaction: its refused rows and the rows to write. */
+export interface PreparedBatch {
+  size: number;
+  errors: RowError[];
+  rows: Prepared[];
+}
 
+/**
+ * Checks a batch's rows and does its slow parts (password hashes, title fetches) before any
+ * transaction opens; the worker prepares the next batch while the current one commits.
+ */
+export async function prepareBatch(deps: Pick<BatchDeps, "titleFor">, rows: readonly RawImportRow[]) {
+  const errors: RowError[] = [];
   const valid: ValidImportRow[] = [];
   for (const raw of rows) {
     const checked = checkImportRow(raw);
     if (checked.ok) valid.push(checked.value);
-    else fail(checked.row, checked.error);
+    else errors.push({ row: raw.row, alias: raw.alias ?? null, url: raw.url ?? null, error: checked.error });
   }
-  // Slow parts (password hashes, title fetches) happen before the transaction opens.
   const prepared = await Promise.all(
     valid.map(async (row) => ({
       ...row,
@@ -73,15 +75,23 @@ export async function importBatch(
       passwordHash: row.password !== undefined ? await hashPassword(row.password) : null,
     })),
   );
+  return { size: rows.length, errors, rows: prepared } satisfies PreparedBatch;
+}
 
+/** Commits a prepared batch (the job's rows from `start`); throws ImportJobMoved when another worker did. */
+export async function commitPreparedBatch(
+  deps: BatchDeps,
+  job: { id: string; accountId: string },
+  start: number,
+  batch: PreparedBatch,
+): Promise<BatchResult> {
   for (let attempt = 1; ; attempt++) {
-    const attemptErrors = [...errors];
+    const attemptErrors = [...batch.errors];
     try {
-      const result = await deps.prisma.$transaction(
-        (tx) => commitBatch(tx, deps, job, start, rows.length, prepared, attemptErrors),
+      return await deps.prisma.$transaction(
+        (tx) => commitBatch(tx, deps, job, start, batch.size, batch.rows, attemptErrors),
         { timeout: 120_000, maxWait: 30_000 },
       );
-      return result;
     } catch (err) {
       if (!(err instanceof RoomGone) || attempt >= MAX_ATTEMPTS) throw err;
     }
@@ -90,6 +100,9 @@ export async function importBatch(
 
 type Prepared = ValidImportRow & { title: string; passwordHash: string | null };
 
+// Five statements a batch, each for the whole batch (no statement per row): the job's token and the
+// account's room, every lookup, the links with their outbox events, the count, the refused rows with the
+// job's counters.
 async function commitBatch(
   tx: Tx,
   deps: BatchDeps,
@@ -101,36 +114,25 @@ async function commitBatch(
 ): Promise<BatchResult> {
   const fail = (row: Prepared, error: string) =>
     errors.push({ row: row.row, alias: row.alias ?? null, url: row.url, error });
+  const accountId = job.accountId;
   // The job row is the batch's token: only the worker that finds `processed` where it left it commits.
-  const [current] = await tx.$queryRaw<{ processed: number; status: string }[]>`
-    SELECT processed, status FROM import_jobs WHERE id = ${job.id}::uuid FOR UPDATE`;
+  // The account is read, not locked: its count's update below is the check that holds (decision 0012).
+  const [current] = await tx.$queryRaw<
+    {
+      processed: number;
+      status: string;
+      room: number;
+      link_limit: number;
+      default_expiry_hours: number | null;
+    }[]
+  >`
+    SELECT j.processed, j.status, a.link_limit - a.link_count AS room, a.link_limit, a.default_expiry_hours
+    FROM import_jobs j JOIN accounts a ON a.id = j.account_id
+    WHERE j.id = ${job.id}::uuid FOR UPDATE OF j`;
   if (!current || current.processed !== start || current.status !== "running") throw new ImportJobMoved();
 
-  const accountId = job.accountId;
+  const { byCode, reservedCodes, sameUrls } = await lookUp(tx, deps, accountId, rows);
   let skipped = 0;
-  const aliases = rows.flatMap((r) => (r.alias === undefined ? [] : [r.alias]));
-  const cutoff = new Date(Date.now() - deps.retiredCodeGraceMs);
-  // The planner takes the trigram GIN index of short_code (links_short_code_trgm_idx) for
-  // `short_code = ANY(...)`, where each alias's trigrams match a large part of the table: 10 s for 500
-  // aliases among 16,000 links, against 3.5 ms through the unique btree. GIN indexes are only read by
-  // bitmap scans, so turning those off for these two lookups leaves the btree.
-  await tx.$executeRaw`SET LOCAL enable_bitmapscan = off`;
-  const existing =
-    aliases.length === 0
-      ? []
-      : await tx.$queryRaw<{ short_code: string; account_id: string; original_url: string }[]>`
-          SELECT short_code, account_id, original_url FROM links WHERE short_code = ANY(${aliases}::text[])`;
-  const reserved =
-    aliases.length === 0
-      ? []
-      : await tx.$queryRaw<{ short_code: string }[]>`
-          SELECT short_code FROM retired_codes WHERE short_code = ANY(${aliases}::text[])
-            AND account_id <> ${accountId}::uuid AND retired_at > ${cutoff}::timestamptz`;
-  await tx.$executeRaw`SET LOCAL enable_bitmapscan = on`;
-  const sameUrls = await urlsAlreadyShortened(tx, accountId, rows);
-  const byCode = new Map(existing.map((l) => [l.short_code, l]));
-  const reservedCodes = new Set(reserved.map((r) => r.short_code));
-
   const toCreate: Prepared[] = [];
   const seenAliases = new Map<string, string>();
   const seenUrls = new Set<string>();
@@ -138,7 +140,7 @@ async function commitBatch(
     if (row.alias !== undefined) {
       const link = byCode.get(row.alias);
       const earlier = seenAliases.get(row.alias);
-      if ((link && link.account_id === accountId && link.original_url === row.url) || earlier === row.url) {
+      if ((link?.own && link.url === row.url) || earlier === row.url) {
         skipped++;
       } else if (link || earlier !== undefined || reservedCodes.has(row.alias)) {
         fail(row, IMPORT_ALIAS_TAKEN);
@@ -154,21 +156,17 @@ async function commitBatch(
     }
   }
 
-  const [account] = await tx.$queryRaw<{ room: number; link_limit: number }[]>`
-    SELECT link_limit - link_count AS room, link_limit FROM accounts WHERE id = ${accountId}::uuid`;
-  if (!account) throw new Error("the import's account no longer exists");
-  const room = Math.max(0, account.room);
-  for (const row of toCreate.slice(room)) fail(row, importLimitReached(account.link_limit));
-  const created = await insertLinks(tx, accountId, toCreate.slice(0, room), (row) =>
-    fail(row, IMPORT_ALIAS_TAKEN),
+  const room = Math.max(0, current.room);
+  for (const row of toCreate.slice(room)) fail(row, importLimitReached(current.link_limit));
+  const created = await insertLinks(
+    tx,
+    accountId,
+    current.default_expiry_hours,
+    toCreate.slice(0, room),
+    (row) => fail(row, IMPORT_ALIAS_TAKEN),
   );
 
   if (created.length > 0) {
-    const events = created.map((link) => linkEvent("link.created", link));
-    await tx.$executeRaw`
-      INSERT INTO outbox_events (topic, key, payload)
-      SELECT ${TOPICS.links}, k, p FROM unnest(${events.map((e) => e.link_id)}::text[],
-        ${events.map((e) => JSON.stringify(e))}::jsonb[]) AS e(k, p)`;
     // Last row lock of the transaction, as every create's (decision 0012).
     const counted = await tx.$executeRaw`
       UPDATE accounts SET link_count = link_count + ${created.length}::int
@@ -177,15 +175,13 @@ async function commitBatch(
   }
 
   errors.sort((a, b) => a.row - b.row);
-  if (errors.length > 0) {
-    await tx.$executeRaw`
+  await tx.$executeRaw`
+    WITH refused AS (
       INSERT INTO import_row_errors (job_id, row, alias, url, error)
       SELECT ${job.id}::uuid, r, a, u, e FROM unnest(${errors.map((e) => e.row)}::int[],
         ${errors.map((e) => e.alias)}::text[], ${errors.map((e) => e.url?.slice(0, 2048) ?? null)}::text[],
         ${errors.map((e) => e.error)}::text[]) AS x(r, a, u, e)
-      ON CONFLICT DO NOTHING`;
-  }
-  await tx.$executeRaw`
+      ON CONFLICT DO NOTHING)
     UPDATE import_jobs SET processed = processed + ${size}::int, created = created + ${created.length}::int,
       skipped = skipped + ${skipped}::int, failed = failed + ${errors.length}::int, updated_at = now(),
       lease_until = now() + make_interval(secs => ${deps.leaseMs / 1000}::float8)
@@ -193,79 +189,127 @@ async function commitBatch(
   return { created, skipped, errors };
 }
 
-/** URLs of alias-less rows that this account already has a link to. */
-async function urlsAlreadyShortened(tx: Tx, accountId: string, rows: Prepared[]): Promise<Set<string>> {
+/**
+ * Every lookup of a batch in one query: the links that hold its aliases (through the unique btree,
+ * links-by-code.ts), the aliases another account retired within the grace, and the URLs of its
+ * alias-less rows that this account already shortened. The URLs are joined from `unnest`, not
+ * compared with `= ANY(array)`, which compared each of the account's links with every URL in turn.
+ */
+async function lookUp(tx: Tx, deps: BatchDeps, accountId: string, rows: Prepared[]) {
+  const aliases = rows.flatMap((r) => (r.alias === undefined ? [] : [r.alias]));
   const urls = [...new Set(rows.flatMap((r) => (r.alias === undefined ? [r.url] : [])))];
-  if (urls.length === 0) return new Set();
-  // A join, not `= ANY(array)`: ANY compares each of the account's links with every URL in turn,
-  // which made a 100k-row import quadratic.
-  const found = await tx.$queryRaw<{ original_url: string }[]>`
-    SELECT DISTINCT l.original_url FROM links l JOIN unnest(${urls}::text[]) AS u(url) ON l.original_url = u.url
+  const cutoff = new Date(Date.now() - deps.retiredCodeGraceMs);
+  const found = await tx.$queryRaw<
+    { kind: "code" | "reserved" | "url"; key: string; own: boolean; url: string }[]
+  >`
+    SELECT 'code' AS kind, l.short_code AS key, l.account_id = ${accountId}::uuid AS own, l.original_url AS url
+    FROM ${joinLinksByCode(aliases)}
+    UNION ALL
+    SELECT 'reserved', rc.short_code, false, '' FROM retired_codes rc
+    WHERE rc.short_code = ANY(${aliases}::text[]) AND rc.account_id <> ${accountId}::uuid
+      AND rc.retired_at > ${cutoff}::timestamptz
+    UNION ALL
+    SELECT DISTINCT 'url', l.original_url, true, l.original_url
+    FROM links l JOIN unnest(${urls}::text[]) AS u(url) ON l.original_url = u.url
     WHERE l.account_id = ${accountId}::uuid`;
-  return new Set(found.map((r) => r.original_url));
+  const byCode = new Map<string, { own: boolean; url: string }>();
+  const reservedCodes = new Set<string>();
+  const sameUrls = new Set<string>();
+  for (const f of found) {
+    if (f.kind === "code") byCode.set(f.key, { own: f.own, url: f.url });
+    else if (f.kind === "reserved") reservedCodes.add(f.key);
+    else sameUrls.add(f.key);
+  }
+  return { byCode, reservedCodes, sameUrls };
 }
 
 /**
- * One multi-row INSERT per round. A generated code that is in use or retired is drawn again (bounded);
- * an alias taken since the check above (a concurrent create) is reported through `taken`.
+ * The links and their `link.created` outbox events in one statement per round: the events are built
+ * here from the rows as they will be inserted (the expiry defaulting from the account's setting, as
+ * the API's create does), and only those of rows the INSERT took are written. A generated code that is
+ * in use or retired is drawn again (bounded rounds); an alias taken since the lookup (a concurrent
+ * create) is reported through `taken`.
  */
 async function insertLinks(
   tx: Tx,
   accountId: string,
+  defaultExpiryHours: number | null,
   rows: Prepared[],
   taken: (row: Prepared) => void,
 ): Promise<Link[]> {
   const now = new Date();
+  const defaultExpiry =
+    defaultExpiryHours === null ? null : new Date(now.getTime() + defaultExpiryHours * 3_600_000);
   const created: Link[] = [];
-  let pending = rows.map((row) => ({ row, id: randomUUID(), code: row.alias ?? randomShortCode() }));
+  let pending = rows.map((row) => linkOf(row, accountId, row.alias ?? randomShortCode(), now, defaultExpiry));
   for (let round = 0; pending.length > 0 && round < 5; round++) {
-    const inserted = await tx.$queryRaw<{ id: string; expires_at: Date | null }[]>`
-      INSERT INTO links (id, account_id, short_code, original_url, title, password_hash, is_active,
-                         analytics_public, expires_at, created_at, updated_at)
-      SELECT r.id, a.id, r.code, r.url, r.title, r.pw, true, false,
-             COALESCE(r.exp, now() + make_interval(hours => a.default_expiry_hours)),
-             ${now}::timestamptz, ${now}::timestamptz
-      FROM unnest(${pending.map((p) => p.id)}::uuid[], ${pending.map((p) => p.code)}::text[],
-                  ${pending.map((p) => p.row.url)}::text[], ${pending.map((p) => p.row.title)}::text[],
-                  ${pending.map((p) => p.row.passwordHash)}::text[],
-                  ${pending.map((p) => p.row.expiresAt?.toISOString() ?? null)}::timestamptz[],
-                  ${pending.map((p) => p.row.alias === undefined)}::boolean[])
-             AS r(id, code, url, title, pw, exp, generated)
-      JOIN accounts a ON a.id = ${accountId}::uuid
-      WHERE NOT (r.generated AND EXISTS (SELECT 1 FROM retired_codes rc WHERE rc.short_code = r.code))
-      ON CONFLICT (short_code) DO NOTHING
-      RETURNING id, expires_at`;
-    const done = new Map(inserted.map((r) => [r.id, r.expires_at]));
+    // The batch travels as one JSON document (jsonb_to_recordset) rather than as one array per column:
+    // node-postgres escapes every element of a text[] one by one and Postgres parses the escapes back,
+    // which cost more than the INSERT's own work for the events' JSON (docs/benchmarks.md).
+    const batch = JSON.stringify(
+      pending.map(({ row, link }, n) => ({
+        n,
+        id: link.id,
+        code: link.shortCode,
+        url: link.originalUrl,
+        title: link.title,
+        pw: link.passwordHash,
+        exp: link.expiresAt?.toISOString() ?? null,
+        generated: row.alias === undefined,
+        event: linkEvent("link.created", link),
+      })),
+    );
+    const inserted = await tx.$queryRaw<{ id: string }[]>`
+      WITH r AS (
+        SELECT * FROM jsonb_to_recordset(${batch}::jsonb)
+          AS r(n int, id uuid, code text, url text, title text, pw text, exp timestamptz, generated boolean,
+               event jsonb)),
+      added AS (
+        INSERT INTO links (id, account_id, short_code, original_url, title, password_hash, is_active,
+                           analytics_public, expires_at, created_at, updated_at)
+        SELECT r.id, ${accountId}::uuid, r.code, r.url, r.title, r.pw, true, false, r.exp,
+               ${now}::timestamptz, ${now}::timestamptz
+        FROM r
+        WHERE NOT (r.generated AND EXISTS (SELECT 1 FROM retired_codes rc WHERE rc.short_code = r.code))
+        ON CONFLICT (short_code) DO NOTHING
+        RETURNING id),
+      events AS (
+        INSERT INTO outbox_events (topic, key, payload)
+        SELECT ${TOPICS.links}, r.id::text, r.event FROM r JOIN added ON added.id = r.id ORDER BY r.n)
+      SELECT id FROM added`;
+    const done = new Set(inserted.map((r) => r.id));
     const retry: typeof pending = [];
     for (const p of pending) {
-      if (done.has(p.id)) {
-        created.push({
-          id: p.id,
-          accountId,
-          shortCode: p.code,
-          originalUrl: p.row.url,
-          title: p.row.title,
-          passwordHash: p.row.passwordHash,
-          isActive: true,
-          expiresAt: done.get(p.id) ?? null,
-          clicksCount: 0n,
-          analyticsPublic: false,
-          analyticsSharedFields: null,
-          overlayId: null,
-          domainId: null,
-          frameable: null,
-          frameCheckedAt: null,
-          createdAt: now,
-          updatedAt: now,
-        });
-      } else if (p.row.alias !== undefined) {
-        taken(p.row);
-      } else {
-        retry.push({ ...p, code: randomShortCode() });
-      }
+      if (done.has(p.link.id)) created.push(p.link);
+      else if (p.row.alias !== undefined) taken(p.row);
+      else retry.push(linkOf(p.row, accountId, randomShortCode(), now, defaultExpiry));
     }
     pending = retry;
   }
   if (pending.length > 0) throw new Error("could not draw free short codes for an import batch");
   return created;
+}
+
+/** The link a row becomes, every column given (as the INSERT above writes it). */
+function linkOf(row: Prepared, accountId: string, code: string, now: Date, defaultExpiry: Date | null) {
+  const link: Link = {
+    id: randomUUID(),
+    accountId,
+    shortCode: code,
+    originalUrl: row.url,
+    title: row.title,
+    passwordHash: row.passwordHash,
+    isActive: true,
+    expiresAt: row.expiresAt ?? defaultExpiry,
+    clicksCount: 0n,
+    analyticsPublic: false,
+    analyticsSharedFields: null,
+    overlayId: null,
+    domainId: null,
+    frameable: null,
+    frameCheckedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  return { row, link };
 }

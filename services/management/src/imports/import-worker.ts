@@ -4,10 +4,11 @@
 // leaves a lease that expires, and the next worker resumes the job after its last committed batch.
 import type { ImportFormat } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
+import { PollLoop } from "@kurz/service-kit";
 import pLimit from "p-limit";
 import type { RedirectRecords } from "../redirect-records.ts";
 import { fallbackTitle, type TitleFetcher } from "../title-fetcher.ts";
-import { ImportJobMoved, importBatch } from "./import-batch.ts";
+import { type BatchResult, commitPreparedBatch, ImportJobMoved, prepareBatch } from "./import-batch.ts";
 import { ImportFileError, readImportFile } from "./import-file.ts";
 
 export interface ImportWorkerDeps {
@@ -106,33 +107,51 @@ export async function runImportJob(
   }
 
   async function runBatches(): Promise<boolean> {
-    while (processed < rows.length) {
-      if (opts.shouldStop?.() || (opts.maxBatches !== undefined && batches >= opts.maxBatches)) return false;
-      const slice = rows.slice(processed, processed + deps.batchSize);
-      let result: Awaited<ReturnType<typeof importBatch>>;
-      try {
-        result = await importBatch(
-          {
-            prisma: deps.prisma,
-            retiredCodeGraceMs: deps.retiredCodeGraceMs,
-            titleFor,
-            leaseMs: deps.leaseMs,
-          },
-          job,
-          processed,
-          slice,
-        );
-      } catch (err) {
-        if (err instanceof ImportJobMoved) return false; // another worker holds it now
-        throw err;
+    const batchDeps = {
+      prisma: deps.prisma,
+      retiredCodeGraceMs: deps.retiredCodeGraceMs,
+      titleFor,
+      leaseMs: deps.leaseMs,
+    };
+    // The next batch is prepared (checked, titles, hashes: the worker's own CPU) while the current one
+    // commits (Postgres' work), and the redirect records of a committed batch go to Redis while the
+    // next one runs; the job ends only after its last records are written.
+    const prepare = (from: number) => {
+      const batch = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
+        prepareBatch(batchDeps, rows.slice(from, from + deps.batchSize)),
+      );
+      // Its failure is the loop's to throw when it gets there, not an unhandled rejection before then.
+      batch.catch(() => {});
+      return batch;
+    };
+    let next = processed < rows.length ? prepare(processed) : null;
+    let records = Promise.resolve();
+    try {
+      while (next) {
+        if (opts.shouldStop?.() || (opts.maxBatches !== undefined && batches >= opts.maxBatches))
+          return false;
+        const batch = await next;
+        next = processed + batch.size < rows.length ? prepare(processed + batch.size) : null;
+        let result: BatchResult;
+        try {
+          result = await commitPreparedBatch(batchDeps, job, processed, batch);
+        } catch (err) {
+          if (err instanceof ImportJobMoved) return false; // another worker holds it now
+          throw err;
+        }
+        processed += batch.size;
+        batches++;
+        if (result.created.length > 0) {
+          deps.onEventsWritten();
+          const created = result.created;
+          records = records.then(() => deps.records.putMany(created));
+        }
+        opts.onProgress?.({ processed, total: rows.length });
       }
-      processed += slice.length;
-      batches++;
-      if (result.created.length > 0) {
-        deps.onEventsWritten();
-        await deps.records.putMany(result.created);
-      }
-      opts.onProgress?.({ processed, total: rows.length });
+    } finally {
+      await records;
+      // A batch prepared but not committed (stopped, or moved) is dropped once its preparation ends.
+      await next?.catch(() => {});
     }
     await finishJob(deps.prisma, job.id, "completed", null);
     return true;
@@ -158,48 +177,41 @@ async function releaseJob(prisma: PrismaClient, id: string) {
 }
 
 export class ImportWorker {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = false;
+  private readonly loop: PollLoop;
 
-  constructor(private readonly deps: ImportWorkerDeps) {}
+  constructor(private readonly deps: ImportWorkerDeps) {
+    this.loop = new PollLoop({
+      pollMs: deps.pollMs,
+      round: () => this.runOne(),
+      onError: (err) =>
+        deps.logger.error({ err: String(err) }, "import job failed; it resumes when its lease expires"),
+    });
+  }
 
   start(): void {
-    this.schedule(0);
+    this.loop.start();
   }
 
   /** A job was queued: look now rather than at the next poll. */
   wake(): void {
-    if (!this.stopped && !this.running) this.schedule(0);
+    this.loop.wake();
   }
 
-  private schedule(ms: number): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.running = this.tick().finally(() => (this.running = null));
-    }, ms);
-  }
-
-  private async tick(): Promise<void> {
-    let claimed = false;
+  /** Claims and runs one job; true when there was one (another may be waiting). */
+  private async runOne(): Promise<boolean> {
+    const job = await claimImportJob(this.deps.prisma, this.deps.leaseMs);
+    if (!job) return false;
     try {
-      const job = await claimImportJob(this.deps.prisma, this.deps.leaseMs);
-      if (job) {
-        claimed = true;
-        const finished = await runImportJob(this.deps, job, { shouldStop: () => this.stopped });
-        if (!finished && this.stopped) await releaseJob(this.deps.prisma, job.id);
-        this.deps.logger.info({ job: job.id, finished }, "import job run ended");
-      }
+      const finished = await runImportJob(this.deps, job, { shouldStop: () => this.loop.stopped });
+      if (!finished && this.loop.stopped) await releaseJob(this.deps.prisma, job.id);
+      this.deps.logger.info({ job: job.id, finished }, "import job run ended");
     } catch (err) {
       this.deps.logger.error({ err: String(err) }, "import job failed; it resumes when its lease expires");
     }
-    if (!this.stopped) this.schedule(claimed ? 0 : this.deps.pollMs);
+    return true;
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    await this.loop.stop();
   }
 }

@@ -12,7 +12,7 @@
 import { randomUUID } from "node:crypto";
 import type { WebhookPayload } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
-import type { Logger } from "@kurz/service-kit";
+import { type Logger, PollLoop } from "@kurz/service-kit";
 import pLimit from "p-limit";
 import { deliveryId } from "./enqueue.ts";
 import type { SecretBox } from "./secrets.ts";
@@ -62,9 +62,7 @@ interface Claimed {
 }
 
 export class WebhookDispatcher {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = true;
+  private readonly loop: PollLoop;
   private lastPurge = 0;
   private readonly now: () => number;
   private readonly random: () => number;
@@ -75,40 +73,24 @@ export class WebhookDispatcher {
   ) {
     this.now = deps.now ?? Date.now;
     this.random = deps.random ?? Math.random;
+    this.loop = new PollLoop({
+      pollMs: opts.pollMs,
+      round: async () => (await this.tick()) > 0,
+      onError: (err) => deps.logger.error({ err: String(err) }, "webhook dispatcher tick failed; retrying"),
+    });
   }
 
   start(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.loop.start();
   }
 
   /** New work was written: look now rather than at the next poll. */
   wake(): void {
-    if (!this.stopped && !this.running) this.schedule(0);
+    this.loop.wake();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(ms: number): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.running = this.loop().finally(() => (this.running = null));
-    }, ms);
-  }
-
-  private async loop(): Promise<void> {
-    let busy = false;
-    try {
-      busy = (await this.tick()) > 0;
-    } catch (err) {
-      this.deps.logger.error({ err: String(err) }, "webhook dispatcher tick failed; retrying");
-    }
-    if (!this.stopped) this.schedule(busy ? 0 : this.opts.pollMs);
+    await this.loop.stop();
   }
 
   /** One round: batch clicks, send what is due. Returns how many deliveries were attempted. */
