@@ -368,6 +368,20 @@ describe("legacy branded domains", () => {
     expect(page).toContain(`href="${url}"`);
     expect(page).not.toContain(`${stack.origin}/${short_code}`);
 
+    // The links export (CSV and JSON) carries it too.
+    const exported = await fetch(`${stack.origin}/api/v1/exports/links?format=json`, {
+      headers: { authorization: `Bearer ${ownerKey}` },
+    });
+    const rows = (await exported.json()) as { id: string; short_url: string }[];
+    expect(rows.find((r) => r.id === id)?.short_url).toBe(url);
+    const csv = await (
+      await fetch(`${stack.origin}/api/v1/exports/links`, {
+        headers: { authorization: `Bearer ${ownerKey}` },
+      })
+    ).text();
+    expect(csv).toContain(`,${url},`);
+    expect(csv).not.toContain(`${stack.origin}/${short_code}`);
+
     // The QR code carries the branded address, the only one that serves the link.
     const qr = await fetch(`${stack.origin}/api/v1/qr/${short_code}`, {
       headers: { authorization: `Bearer ${ownerKey}` },

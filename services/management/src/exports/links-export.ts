@@ -6,14 +6,15 @@ import { type ExportedLink, type ExportLinksFormat, LINK_EXPORT_COLUMNS } from "
 import type { Link, PrismaClient } from "@kurz/db";
 import { csvLine } from "@kurz/service-kit";
 import { LINK_COLUMNS } from "../link-list.ts";
+import { accountDomains, type DomainOrigins, shortUrlOf } from "../short-url.ts";
 
 const PAGE = 1_000;
 
-export function toExportedLink(link: Link, baseUrl: string): ExportedLink {
+export function toExportedLink(link: Link, baseUrl: string, domains: DomainOrigins): ExportedLink {
   return {
     id: link.id,
     short_code: link.shortCode,
-    short_url: `${baseUrl}/${link.shortCode}`,
+    short_url: shortUrlOf(link, baseUrl, domains),
     original_url: link.originalUrl,
     title: link.title,
     is_active: link.isActive,
@@ -51,17 +52,21 @@ export function exportLinks(
   format: ExportLinksFormat,
 ): Readable {
   async function* csv() {
+    // A branded link's short URL is on its domain; an account has a handful of domains, read once.
+    const origins = await accountDomains(prisma, accountId);
     yield csvLine(LINK_EXPORT_COLUMNS);
     for await (const link of accountLinks(prisma, accountId)) {
-      const row = toExportedLink(link, baseUrl);
+      const row = toExportedLink(link, baseUrl, origins);
       yield csvLine(LINK_EXPORT_COLUMNS.map((c) => row[c]));
     }
   }
   async function* json() {
+    // A branded link's short URL is on its domain; an account has a handful of domains, read once.
+    const origins = await accountDomains(prisma, accountId);
     yield "[";
     let first = true;
     for await (const link of accountLinks(prisma, accountId)) {
-      yield `${first ? "\n" : ",\n"}${JSON.stringify(toExportedLink(link, baseUrl))}`;
+      yield `${first ? "\n" : ",\n"}${JSON.stringify(toExportedLink(link, baseUrl, origins))}`;
       first = false;
     }
     yield "\n]\n";
