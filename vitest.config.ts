@@ -3,6 +3,9 @@ import LongestFirstSequencer from "./packages/testing/src/sequencer.ts";
 
 // One run over every workspace package; each package may add its own vitest.config.ts.
 export default defineConfig({
+  // Where vitest keeps its results cache (the durations the sequencer orders by): infra/local/test.sh
+  // gives its second vitest (the one-file-at-a-time projects) a cache of its own.
+  ...(process.env.KURZ_VITEST_CACHE_DIR ? { cacheDir: process.env.KURZ_VITEST_CACHE_DIR } : {}),
   test: {
     projects: ["packages/*", "services/*", "infra", "tests/*"],
     // Vitest's default (cores - 1) is one worker on a 2-core machine; test files mostly wait on
