@@ -9,7 +9,12 @@ export default defineConfig({
   test: {
     // infra/local/test.sh splits a whole run over several vitest processes with KURZ_VITEST_PROJECTS
     // (comma-separated globs; `!dir` leaves a project out).
-    projects: process.env.KURZ_VITEST_PROJECTS?.split(",") ?? ["packages/*", "services/*", "infra", "tests/*"],
+    projects: process.env.KURZ_VITEST_PROJECTS?.split(",") ?? [
+      "packages/*",
+      "services/*",
+      "infra",
+      "tests/*",
+    ],
     // Vitest's default (cores - 1) is one worker on a 2-core machine; test files mostly wait on
     // Postgres, Redis and timers, so one more file than cores keeps both busy (issue 15: whole run
     // in minutes). `--maxWorkers=1` still runs them one at a time.
