@@ -38,8 +38,54 @@ if [ $# -eq 0 ]; then
   checks+=($!)
 fi
 
+# The projects whose files run one at a time (fileParallelism: false in their vitest.config.ts: the
+# chaos suite's scaled stacks, the dashboard's browser tests). Vitest puts such files in a group of
+# their own that starts only after every other file has finished, so they ran alone at the end: ~4.5 of
+# ~10 minutes with one file busy (issue 15). A whole run therefore gives each of them a vitest of its
+# own beside the main one, still one file at a time, output held back like typecheck's. A run with
+# coverage stays one vitest, so that its report covers every file.
+serial=(tests/chaos services/web)
+serial_pids=()
+rm -f .data/test-results-*.json .data/test-serial-*
+if [ $# -eq 0 ] && [ ${#coverage[@]} -eq 0 ] && [ "${KURZ_TEST_ONE_VITEST:-}" != "1" ]; then
+  all="packages/*,services/*,infra,tests/*"
+  for dir in "${serial[@]}"; do
+    all="$all,!$dir"
+    name=${dir//\//-}
+    # Its own results cache (the sequencer's durations): vitest processes writing one file would each
+    # put back the others' stale entries.
+    ( s=$SECONDS
+      KURZ_VITEST_PROJECTS="$dir" KURZ_VITEST_CACHE_DIR="node_modules/.vite/$name" pnpm exec vitest run \
+        --reporter=default --reporter=json --outputFile.json=".data/test-results-$name.json" \
+        >".data/test-serial-$name.log" 2>&1
+      echo $? >".data/test-serial-$name.rc"; echo $((SECONDS - s)) >".data/test-serial-$name.secs" ) &
+    serial_pids+=($!)
+  done
+  export KURZ_VITEST_PROJECTS="$all"
+fi
+
 echo "== tests"
 pnpm exec vitest run --reporter=default --reporter=json --outputFile.json=.data/test-results.json "${coverage[@]}" "$@" || status=1
+for i in "${!serial_pids[@]}"; do
+  wait "${serial_pids[$i]}"
+  name=${serial[$i]//\//-}
+  echo "== tests of ${serial[$i]}, one file at a time ($(cat ".data/test-serial-$name.secs") s, beside the others)"
+  cat ".data/test-serial-$name.log"
+  [ "$(cat ".data/test-serial-$name.rc")" = 0 ] || status=1
+  # One results file for whoever reads it (the summary below, CI): every run's files together.
+  node -e '
+const fs = require("fs");
+const read = (f) => JSON.parse(fs.readFileSync(f, "utf8"));
+const a = read(".data/test-results.json");
+let b;
+try { b = read(process.argv[1]); } catch { process.exit(0); } // its log above says why
+for (const [k, v] of Object.entries(b)) if (typeof v === "number" && typeof a[k] === "number" && k !== "startTime") a[k] += v;
+a.startTime = Math.min(a.startTime, b.startTime);
+a.success = a.success && b.success;
+a.testResults.push(...b.testResults);
+fs.writeFileSync(".data/test-results.json", JSON.stringify(a));
+' ".data/test-results-$name.json" || status=1
+done
 tests_secs=$((SECONDS - started))
 
 for pid in "${checks[@]}"; do wait "$pid"; done

@@ -9,10 +9,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { migrateDatabase } from "@kurz/db";
 import { accountCreator } from "./accounts.ts";
 import { BUNDLE_NODE_FLAGS, bundlePath, ensureBundles } from "./bundles.ts";
-import { createTestDatabase } from "./database.ts";
+import { createMigratedDatabase } from "./migrated-database.ts";
 import { getFreePort } from "./net.ts";
 import { type StartedProcess, startProcess } from "./process.ts";
 import { cleanupRedisPrefix, uniquePrefix } from "./redis.ts";
@@ -72,7 +71,9 @@ export interface StackOptions {
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const prefix = opts.prefix ?? uniquePrefix("stack");
   const spoolDir = mkdtempSync(join(tmpdir(), `kurz-spool-${prefix}-`));
-  const db = await createTestDatabase("stack", { migrate: migrateDatabase });
+  // A copy of a template migrated once per set of migrations (migrated-database.ts), as a database
+  // after `./kurz db:migrate`.
+  const db = await createMigratedDatabase("stack");
   const [gw, mg, rd, an, ops] = await Promise.all([
     getFreePort(),
     getFreePort(),

@@ -1,6 +1,22 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, ensurePostgres, testDatabaseName } from "../src/index.ts";
+import {
+  createTestDatabase,
+  ensurePostgres,
+  TEMPLATE_PREFIX,
+  type TestDatabase,
+  testDatabaseName,
+} from "../src/index.ts";
+
+async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: "postgresql://postgres@127.0.0.1:5432/postgres" });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
 
 async function databaseExists(name: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: "postgresql://postgres@127.0.0.1:5432/postgres" });
@@ -16,7 +32,7 @@ async function databaseExists(name: string): Promise<boolean> {
 describe("createTestDatabase", () => {
   beforeAll(() => ensurePostgres());
 
-  const created: Array<{ drop(): Promise<void> }> = [];
+  const created: TestDatabase[] = [];
   afterAll(async () => {
     await Promise.all(created.map((db) => db.drop()));
   });
@@ -74,6 +90,66 @@ describe("createTestDatabase", () => {
     ).rejects.toThrow("migration broke");
     expect(seenName).not.toBe("");
     expect(await databaseExists(seenName)).toBe(false);
+  });
+
+  describe("with a template key", () => {
+    // A key of this run's own, so the template is built here and not found from an earlier run.
+    const key = `harness_${Date.now().toString(36)}`;
+    const template = `${TEMPLATE_PREFIX}${key}`;
+    let migrations = 0;
+    const migrate = async (url: string) => {
+      migrations++;
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query("CREATE TABLE marker (id int)");
+      await client.query("INSERT INTO marker VALUES (1)");
+      await client.end();
+    };
+    afterAll(() =>
+      admin(async (client) => {
+        await client.query(`ALTER DATABASE "${template}" IS_TEMPLATE false`).catch(() => {});
+        await client.query(`DROP DATABASE IF EXISTS "${template}" WITH (FORCE)`);
+      }),
+    );
+
+    it("migrates once into a template, even for callers at the same time, and copies it for each", async () => {
+      const dbs = await Promise.all(
+        [1, 2, 3].map(() => createTestDatabase("copy", { migrate, template: key })),
+      );
+      created.push(...dbs);
+      created.push(await createTestDatabase("copy", { migrate, template: key }));
+      expect(migrations).toBe(1);
+      expect(new Set(created.map((db) => db.name)).size).toBe(created.length);
+      for (const db of dbs) {
+        const client = new pg.Client({ connectionString: db.url });
+        await client.connect();
+        const { rows } = await client.query("SELECT id FROM marker");
+        await client.query("INSERT INTO marker VALUES (2)"); // a copy is the test's own to change
+        await client.end();
+        expect(rows).toEqual([{ id: 1 }]);
+      }
+      const { rows } = await admin((client) =>
+        client.query("SELECT datistemplate, datallowconn FROM pg_database WHERE datname = $1", [template]),
+      );
+      // Nobody can connect to the template, so nothing can block the next copy.
+      expect(rows).toEqual([{ datistemplate: true, datallowconn: false }]);
+    });
+
+    it("leaves no template when the migration fails, so the next caller migrates again", async () => {
+      const failingKey = `${key}_failing`;
+      await expect(
+        createTestDatabase("copy", {
+          template: failingKey,
+          migrate: () => Promise.reject(new Error("broke")),
+        }),
+      ).rejects.toThrow("broke");
+      const { rows } = await admin((client) =>
+        client.query("SELECT datname FROM pg_database WHERE datname LIKE $1", [
+          `${TEMPLATE_PREFIX}${failingKey}%`,
+        ]),
+      );
+      expect(rows).toEqual([]);
+    });
   });
 
   it("makes names that are valid identifiers from any prefix", () => {

@@ -2,9 +2,10 @@
 // v1 and bulk endpoints call: concurrent creates at the limit stay exact, deletes (single, bulk,
 // overlapping) uncount exactly what they removed, and the count always equals the rows. In-process
 // with no HTTP in between, so the races are as tight as the connection pool allows.
-import { createPrisma, isUniqueViolation, type Link, migrateDatabase, type PrismaClient } from "@kurz/db";
+import { createPrisma, isUniqueViolation, type Link, type PrismaClient } from "@kurz/db";
 import { isApiError } from "@kurz/service-kit";
-import { createTestDatabase, type TestDatabase } from "@kurz/testing";
+import type { TestDatabase } from "@kurz/testing";
+import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storedLinkCount } from "../src/link-count.ts";
 import { listLinks } from "../src/link-list.ts";
@@ -17,7 +18,7 @@ let prisma: PrismaClient;
 let deps: LinkWriterDeps;
 
 beforeAll(async () => {
-  database = await createTestDatabase("link_count", { migrate: (url) => migrateDatabase(url) });
+  database = await createMigratedDatabase("link_count");
   // More connections than racers, so every request of a race holds a transaction at the same time.
   const url = new URL(database.url);
   url.searchParams.set("connection_limit", "24");

@@ -3,9 +3,10 @@
 // disabling, click batching) is applied exactly as in production.
 import { randomUUID } from "node:crypto";
 import type { ClickEvent } from "@kurz/contracts";
-import { createPrisma, migrateDatabase, type PrismaClient } from "@kurz/db";
+import { createPrisma, type PrismaClient } from "@kurz/db";
 import { createLogger } from "@kurz/service-kit";
-import { createTestDatabase, type TestDatabase, waitFor } from "@kurz/testing";
+import { type TestDatabase, waitFor } from "@kurz/testing";
+import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount } from "../src/accounts.ts";
 import { PublicAddressGuard } from "../src/public-address-guard.ts";
@@ -43,7 +44,7 @@ const guard = new PublicAddressGuard(["127.0.0.1"]);
 const sender = new WebhookSender({ guard, timeoutMs: 2_000 });
 
 beforeAll(async () => {
-  database = await createTestDatabase("webhooks", { migrate: (url) => migrateDatabase(url) });
+  database = await createMigratedDatabase("webhooks");
   prisma = createPrisma(database.url);
 });
 
