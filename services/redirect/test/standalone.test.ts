@@ -6,9 +6,9 @@ import { INTERNAL_HEADERS, redirectKey } from "@kurz/contracts";
 import { cleanupRedisPrefix, printProcessOutputOnFailure, testRedisUrl, uniquePrefix } from "@kurz/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { edgeClick } from "../src/edge-click.ts";
 import { type FakeManagement, startFakeManagement } from "./support/fake-management.ts";
 import { redirectRecord } from "./support/records.ts";
-import { edgeClick } from "../src/edge-click.ts";
 import { bootRedirect, metrics, type RedirectProcess } from "./support/redirect-process.ts";
 
 printProcessOutputOnFailure();
@@ -147,7 +147,9 @@ describe("redirect service on its own", () => {
       const at = Date.now() - 60_000;
       const forged = `${"ab".repeat(16)} ${Math.floor(at / 1000)}.${String(at % 1000).padStart(3, "0")}`;
       for (let i = 0; i < 2; i++)
-        await get("/perm", { headers: { [INTERNAL_HEADERS.edgeRequest]: forged, "user-agent": "ua-forged-edge" } });
+        await get("/perm", {
+          headers: { [INTERNAL_HEADERS.edgeRequest]: forged, "user-agent": "ua-forged-edge" },
+        });
       const seen = await waitFor(
         () => {
           const list = observer.events.filter((e) => e.user_agent === "ua-forged-edge");
