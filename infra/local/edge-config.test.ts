@@ -1,12 +1,14 @@
 // The local edge of `./kurz up --scale`, run with Debian's nginx in front of stand-in upstreams: it
 // routes as the compose edge does (API, docs and campaign pages to a gateway, everything else to a
-// redirect), spreads requests over the instances, and keeps routing when one instance is gone.
+// redirect), spreads requests over the instances, keeps routing when one instance is gone, and sends a
+// retried request with the request id and time of its first attempt.
 import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { INTERNAL_HEADERS } from "@kurz/contracts";
 import { getFreePort } from "@kurz/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EDGE_TEMPLATE, localEdgeConfig } from "./edge-config.ts";
@@ -62,12 +64,21 @@ describe.skipIf(!hasNginx)("the local edge under Debian's nginx (skipped without
   let base = "";
   let internal = "";
   const ports: Record<string, number> = {};
+  const dropping = new Set<string>();
+  const dropped: { name: string; edge: string | string[] | null }[] = [];
 
   async function upstream(name: string): Promise<number> {
     const port = await getFreePort();
     const server = createServer((req, res) => {
+      const edge = req.headers[INTERNAL_HEADERS.edgeRequest] ?? null;
+      if (dropping.has(name)) {
+        // An instance killed with the request in flight: it read the request, and never answers.
+        dropped.push({ name, edge });
+        req.socket.destroy();
+        return;
+      }
       res.setHeader("x-upstream", name);
-      res.end(JSON.stringify({ url: req.url, xff: req.headers["x-forwarded-for"] ?? null }));
+      res.end(JSON.stringify({ url: req.url, xff: req.headers["x-forwarded-for"] ?? null, edge }));
     });
     await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
     servers.push(server);
@@ -128,7 +139,7 @@ describe.skipIf(!hasNginx)("the local edge under Debian's nginx (skipped without
     const res = await fetch(url, { headers, redirect: "manual" });
     return {
       upstream: res.headers.get("x-upstream") ?? "",
-      body: (await res.json()) as { url: string; xff: string | null },
+      body: (await res.json()) as { url: string; xff: string | null; edge: string | null },
     };
   };
 
@@ -140,7 +151,19 @@ describe.skipIf(!hasNginx)("the local edge under Debian's nginx (skipped without
     expect((await via(`${base}/abc123`)).upstream).toMatch(/^redirect-/);
     expect((await via(`${base}/apix`)).upstream).toMatch(/^redirect-/);
     const forwarded = await via(`${base}/abc123?x=1`, { "x-forwarded-for": "203.0.113.9" });
-    expect(forwarded.body).toEqual({ url: "/abc123?x=1", xff: "127.0.0.1" });
+    expect(forwarded.body).toMatchObject({ url: "/abc123?x=1", xff: "127.0.0.1" });
+  });
+
+  it("sends its own request id and time to the redirect, whatever the client sent (decision 0032)", async () => {
+    const forged = `${"0".repeat(32)} 1700000000.000`;
+    const first = await via(`${base}/abc123`, { [INTERNAL_HEADERS.edgeRequest]: forged });
+    const second = await via(`${base}/abc123`, { [INTERNAL_HEADERS.edgeRequest]: forged });
+    for (const { body } of [first, second]) {
+      expect(body.edge).toMatch(/^[0-9a-f]{32} \d{10}\.\d{3}$/);
+      expect(body.edge).not.toBe(forged);
+      expect(Math.abs(Number(body.edge!.slice(33)) * 1000 - Date.now())).toBeLessThan(60_000);
+    }
+    expect(first.body.edge!.slice(0, 32)).not.toBe(second.body.edge!.slice(0, 32));
   });
 
   it("spreads requests over every instance, and the internal address passes headers as sent", async () => {
@@ -183,5 +206,20 @@ describe.skipIf(!hasNginx)("the local edge under Debian's nginx (skipped without
     await new Promise<void>((r) => gone.close(() => r()));
     const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => via(`${base}/k${i}`)));
     expect(answers.every((a) => a.upstream === "redirect-1" || a.upstream === "redirect-3")).toBe(true);
+  });
+
+  it("retries a request whose instance died before answering with the same request id and time", async () => {
+    // redirect-2 is gone (above); redirect-1 now reads requests and drops them.
+    dropping.add("redirect-1");
+    const answers: { upstream: string; edge: string | null }[] = [];
+    for (let i = 0; i < 10 && dropped.length === 0; i++) {
+      const a = await via(`${base}/retried${i}`);
+      answers.push({ upstream: a.upstream, edge: a.body.edge });
+    }
+    expect(dropped.length, "a request reached the dropping instance").toBe(1);
+    const retried = answers.at(-1)!;
+    expect(retried.upstream).toBe("redirect-3");
+    expect(retried.edge).toMatch(/^[0-9a-f]{32} \d{10}\.\d{3}$/);
+    expect(dropped[0]!.edge).toBe(retried.edge);
   });
 });

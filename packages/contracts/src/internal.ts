@@ -18,6 +18,14 @@ export const INTERNAL_HEADERS = {
   /** Keyed hash of the client's address (per-client budgets upstream; no raw IP leaves the gateway). */
   clientHash: "x-kurz-client",
   requestId: "x-request-id",
+  /**
+   * Set by the edge (infra/edge/nginx.conf) on every request it proxies, replacing any the client sent:
+   * `<$request_id> <$msec>`, nginx's 32 hex digits for the request and its time in seconds with
+   * milliseconds. A retry of the request on another instance carries the same value, so a redirect
+   * that trusts the edge (TRUST_PROXY) derives the click id and time from it and both copies of a
+   * click share them (decision 0032).
+   */
+  edgeRequest: "x-kurz-edge-request",
 } as const;
 export type InternalHeader = (typeof INTERNAL_HEADERS)[keyof typeof INTERNAL_HEADERS];
 

@@ -43,6 +43,7 @@ describe("internal shapes", () => {
       "x-kurz-session-id",
       "x-kurz-client",
       "x-request-id",
+      "x-kurz-edge-request",
     ]);
     expect(new Set(Object.values(INTERNAL_HEADERS)).size).toBe(Object.keys(INTERNAL_HEADERS).length);
   });

@@ -2,6 +2,7 @@ import type { IncomingMessage } from "node:http";
 import { CLICK_FIELD_MAX, type ClickEvent, type RedirectRecord } from "@kurz/contracts";
 import { clickId } from "./click-id.ts";
 import { addressFrom } from "./client-ip.ts";
+import { edgeClick } from "./edge-click.ts";
 import { clickHeaders } from "./raw-headers.ts";
 
 const field = (s: string | undefined, max: number): string | null => {
@@ -20,7 +21,11 @@ const timestamp = (now: number): string => {
   return iso;
 };
 
-/** The event for one counted click; header values are capped to the contract's field sizes. */
+/**
+ * The event for one counted click; header values are capped to the contract's field sizes. Behind a
+ * trusted edge the id and time come from the edge's request header, so that a retry of the request on
+ * another instance counts the same click (edge-click.ts); otherwise they are this process's own.
+ */
 export function clickEvent(
   req: IncomingMessage,
   record: RedirectRecord,
@@ -30,13 +35,14 @@ export function clickEvent(
   const headers = clickHeaders(req.rawHeaders);
   const ip = addressFrom(req.socket.remoteAddress, headers.forwardedFor, trustedHops);
   const now = Date.now();
+  const edge = trustedHops > 0 ? edgeClick(headers.edgeRequest, now) : null;
   return {
     v: 1,
-    click_id: clickId(now),
+    click_id: edge === null ? clickId(now) : edge.clickId,
     link_id: record.id,
     account_id: record.account_id,
     short_code: shortCode,
-    ts: timestamp(now),
+    ts: timestamp(edge === null ? now : edge.ms),
     ip: ip !== null && ip.length <= 64 ? ip : null,
     user_agent: field(headers.userAgent, CLICK_FIELD_MAX.user_agent),
     referrer: field(headers.referer, CLICK_FIELD_MAX.referrer),

@@ -4,7 +4,8 @@
 // CSPRNG for every id. Ids of one process are strictly increasing, so a link's clicks sort in the
 // order they were made. The random bits come from a pool of hex digits filled 8 KiB at a time: ~75 ns
 // an id, against ~240 ns taking them from randomUUID() and 460 ns for the uuid package's v7
-// (issue 4 profiles).
+// (issue 4 profiles). A click that came through a trusted edge takes its id from the edge's request
+// id instead (edge-click.ts), outside this sequence.
 import { randomBytes, randomInt } from "node:crypto";
 
 const HEX3 = Array.from({ length: 4096 }, (_, i) => i.toString(16).padStart(3, "0"));
@@ -43,6 +44,15 @@ export function clickId(now = Date.now()): string {
     prefix = prefixOf(lastMs);
   }
   return `${prefix}${HEX3[counter]}-${randomTail()}`;
+}
+
+/**
+ * A version 7 id with the time `ms` and its random bits taken from `hex`: 19 lower-case hex digits
+ * (74 bits are used: 12 after the version, 2 in the variant nibble, 60 after it). The same inputs
+ * always give the same id.
+ */
+export function clickIdOf(ms: number, hex: string): string {
+  return `${prefixOf(ms)}${hex.slice(0, 3)}-${VARIANT[hex.charCodeAt(3)]}${hex.slice(4, 7)}-${hex.slice(7, 19)}`;
 }
 
 function prefixOf(ms: number): string {

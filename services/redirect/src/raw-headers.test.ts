@@ -54,4 +54,13 @@ describe("clickHeaders", () => {
       forwardedFor: undefined,
     });
   });
+
+  it("reads the edge's request header, and refuses it when it came more than once", () => {
+    const value = "6b542d65e2c4d0837981d44aea105cca 1795563642.835";
+    expect(clickHeaders(["X-Kurz-Edge-Request", value]).edgeRequest).toBe(value);
+    expect(clickHeaders(["x-kurz-edge-request", value]).edgeRequest).toBe(value);
+    expect(clickHeaders(["X-KURZ-EDGE-REQUEST", value]).edgeRequest).toBe(value);
+    expect(clickHeaders(["X-Kurz-Edge-Request", value, "X-Kurz-Edge-Request", value]).edgeRequest).toBe("");
+    expect(clickHeaders(["X-Kurz-Edge-Requesu", value]).edgeRequest).toBeUndefined();
+  });
 });

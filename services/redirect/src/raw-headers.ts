@@ -1,6 +1,7 @@
 // Header reads for the click path straight from `req.rawHeaders`. Node builds `req.headers` lazily,
 // on first access, from every header the client sent (a browser sends a dozen or more); the click
-// needs four of them, so it scans the raw list instead of paying for that object on every click.
+// needs a handful of them, so it scans the raw list instead of paying for that object on every click.
+import { INTERNAL_HEADERS } from "@kurz/contracts";
 
 /** The request headers a click event needs. Duplicates follow Node's rules for `req.headers`. */
 export interface ClickHeaders {
@@ -9,7 +10,14 @@ export interface ClickHeaders {
   referer: string | undefined;
   /** Every X-Forwarded-For line, joined with ", " as Node joins them. */
   forwardedFor: string | undefined;
+  /**
+   * The edge's request header (INTERNAL_HEADERS.edgeRequest, edge-click.ts); "" when it came more than
+   * once, which no edge of ours sends: such a request gets a click id of its own.
+   */
+  edgeRequest: string | undefined;
 }
+
+const EDGE_REQUEST = INTERNAL_HEADERS.edgeRequest;
 
 // Exact-case checks first: clients send the canonical or the lower-case spelling almost always.
 const is = (name: string, canonical: string, lower: string) =>
@@ -20,6 +28,7 @@ export function clickHeaders(raw: readonly string[]): ClickHeaders {
   let userAgent: string | undefined;
   let referer: string | undefined;
   let forwardedFor: string | undefined;
+  let edgeRequest: string | undefined;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i]!;
     switch (name.length) {
@@ -38,9 +47,13 @@ export function clickHeaders(raw: readonly string[]): ClickHeaders {
           forwardedFor = forwardedFor === undefined ? value : `${forwardedFor}, ${value}`;
         }
         break;
+      case 19: // EDGE_REQUEST.length, a literal so that the switch stays one of constants
+        if (is(name, "X-Kurz-Edge-Request", EDGE_REQUEST))
+          edgeRequest = edgeRequest === undefined ? raw[i + 1] : "";
+        break;
     }
   }
-  return { host, userAgent, referer, forwardedFor };
+  return { host, userAgent, referer, forwardedFor, edgeRequest };
 }
 
 /** The Host header, read from the raw list like clickHeaders (no `req.headers` on the hot path). */

@@ -86,6 +86,19 @@ function linkCompactor(): (r: RedirectRecord) => RedirectRecord {
       account = r.account_id;
       accounts.set(account, account);
     }
+    // A link with neither an overlay nor a domain (nearly all of them) is kept without those members:
+    // three fewer in-object fields, 24 bytes a link, 2.4 MB of the benchmark's 100k cached links. The
+    // hot path reads `overlay_id` and `domain_id` with `!= null`, which an absent member passes, and
+    // `frameable` only with an overlay. Two shapes keep the member reads' inline caches small.
+    if (r.overlay_id == null && r.domain_id == null)
+      return {
+        id: r.id,
+        account_id: account,
+        url: r.url,
+        active: r.active,
+        expires_at: r.expires_at,
+        password_hash: r.password_hash,
+      };
     return {
       id: r.id,
       account_id: account,
@@ -248,8 +261,8 @@ export class Resolver {
   readonly links: CachedLookup<RedirectRecord>;
   readonly domains: CachedLookup<DomainRecord>;
   readonly rotators: CachedLookup<RotatorRecord>;
-  /** CTA overlays, read only when a link carries one (decision 0026). */
-  readonly overlays: CachedLookup<OverlayRecord>;
+  private overlayLookup: CachedLookup<OverlayRecord> | undefined;
+  private readonly smallOptions: LookupOptions;
 
   constructor(opts: LookupOptions) {
     this.links = new CachedLookup(
@@ -282,29 +295,39 @@ export class Resolver {
       },
       small,
     );
-    this.overlays = new CachedLookup(
+    this.smallOptions = small;
+  }
+
+  /**
+   * CTA overlays, read only when a link carries one (decision 0026). Made on the first such link:
+   * lru-cache allocates its arrays for every entry it may hold up front, and most deployments serve
+   * no overlay at all.
+   */
+  get overlays(): CachedLookup<OverlayRecord> {
+    this.overlayLookup ??= new CachedLookup(
       {
         name: "overlay",
         schema: OverlayRecord,
         redisKey: overlayKey,
         managementPath: "/internal/overlays/resolve/",
       },
-      small,
+      this.smallOptions,
     );
+    return this.overlayLookup;
   }
 
   clear(): void {
     this.links.clear();
     this.domains.clear();
     this.rotators.clear();
-    this.overlays.clear();
+    this.overlayLookup?.clear();
   }
 
   /** A message on INVALIDATION_CHANNEL: `domain:<host>`, `rotator:<slug>` or a bare short code. */
   invalidate(message: string): void {
     if (message.startsWith("domain:")) this.domains.invalidate(message.slice(7).toLowerCase());
     else if (message.startsWith("rotator:")) this.rotators.invalidate(message.slice(8));
-    else if (message.startsWith("overlay:")) this.overlays.invalidate(message.slice(8));
+    else if (message.startsWith("overlay:")) this.overlayLookup?.invalidate(message.slice(8));
     else this.links.invalidate(message);
   }
 }

@@ -12,13 +12,18 @@ export interface Count {
 }
 
 export class WindowCounter {
-  private readonly local: LRUCache<string, { count: number; resetAt: number }>;
+  // Made on the first hit Redis cannot count: lru-cache allocates its arrays for `max` entries up
+  // front (~1.7 MB here), and the redirect holds one counter per limit while Redis is almost always up.
+  private localCounts: LRUCache<string, { count: number; resetAt: number }> | undefined;
 
   constructor(
     private readonly redis: Redis,
     private readonly windowSeconds: number,
-  ) {
-    this.local = new LRUCache({ max: 50_000, ttl: windowSeconds * 1000 });
+  ) {}
+
+  private get local(): LRUCache<string, { count: number; resetAt: number }> {
+    this.localCounts ??= new LRUCache({ max: 50_000, ttl: this.windowSeconds * 1000 });
+    return this.localCounts;
   }
 
   /** Counts one hit on each key, in one transaction; the counts in the order of the keys. */
@@ -40,14 +45,14 @@ export class WindowCounter {
 
   /** Takes one hit back (it turned out not to count). */
   async undo(key: string): Promise<void> {
-    const entry = this.local.get(key);
+    const entry = this.localCounts?.get(key);
     if (entry && entry.count > 0) entry.count--;
     // DECR on an expired key would create one without a TTL: only decrement a key that still exists.
     await this.redis.eval(UNDO, 1, key).catch(() => {});
   }
 
   async reset(key: string): Promise<void> {
-    this.local.delete(key);
+    this.localCounts?.delete(key);
     await this.redis.del(key).catch(() => {});
   }
 

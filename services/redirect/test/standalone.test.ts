@@ -2,10 +2,11 @@
 // for management's internal endpoints: configuration, edge cases of the request path, metrics.
 import { request } from "node:http";
 import { connect } from "node:net";
-import { redirectKey } from "@kurz/contracts";
+import { INTERNAL_HEADERS, redirectKey } from "@kurz/contracts";
 import { cleanupRedisPrefix, printProcessOutputOnFailure, testRedisUrl, uniquePrefix } from "@kurz/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { edgeClick } from "../src/edge-click.ts";
 import { type FakeManagement, startFakeManagement } from "./support/fake-management.ts";
 import { redirectRecord } from "./support/records.ts";
 import { bootRedirect, metrics, type RedirectProcess } from "./support/redirect-process.ts";
@@ -132,6 +133,35 @@ describe("redirect service on its own", () => {
       });
       expect(click.ip).toBe("127.0.0.1");
       expect(click.short_code).toBe("perm");
+    } finally {
+      await observer.stop();
+    }
+  });
+
+  it("ignores the edge's request header when TRUST_PROXY is false: a client cannot choose click ids", async () => {
+    const { observeClicks } = await import("./support/click-observer.ts");
+    const { waitFor } = await import("@kurz/testing");
+    const observer = await observeClicks({ prefix, redisUrl: testRedisUrl() });
+    try {
+      // Well-formed and within the clock skew a trusted edge is allowed: refused for want of trust alone.
+      const at = Date.now() - 60_000;
+      const forged = `${"ab".repeat(16)} ${Math.floor(at / 1000)}.${String(at % 1000).padStart(3, "0")}`;
+      for (let i = 0; i < 2; i++)
+        await get("/perm", {
+          headers: { [INTERNAL_HEADERS.edgeRequest]: forged, "user-agent": "ua-forged-edge" },
+        });
+      const seen = await waitFor(
+        () => {
+          const list = observer.events.filter((e) => e.user_agent === "ua-forged-edge");
+          return list.length === 2 ? list : undefined;
+        },
+        { timeoutMs: 10_000 },
+      );
+      expect(seen[0]!.click_id).not.toBe(seen[1]!.click_id);
+      for (const e of seen) {
+        expect(e.click_id).not.toBe(edgeClick(forged, at)!.clickId);
+        expect(Date.parse(e.ts)).toBeGreaterThan(at + 30_000);
+      }
     } finally {
       await observer.stop();
     }

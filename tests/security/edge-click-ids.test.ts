@@ -1,0 +1,116 @@
+// Attack: choosing click ids (decision 0032). Behind the edge, the redirect takes a click's id and
+// time from the edge's request header (INTERNAL_HEADERS.edgeRequest), so that a GET the edge retries on
+// another instance counts once. A client that could set that header itself could fold any number of
+// its clicks into one, or date them earlier. The edge replaces whatever a client sent: here Debian's
+// nginx runs the edge configuration of `./kurz up --scale` (infra/local/edge-config.ts, generated from
+// the compose edge's infra/edge/nginx.conf) in front of a test stack. The redirect behind it trusts
+// one hop (TRUST_PROXY=true), as in both deployments; asked directly, the same forged header folds the
+// clicks, which shows what the edge prevents (a redirect that is the edge itself, TRUST_PROXY=false,
+// ignores the header: services/redirect/test/standalone.test.ts).
+import { type ChildProcess, spawn } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { INTERNAL_HEADERS } from "@kurz/contracts";
+import { getFreePort, waitFor } from "@kurz/testing";
+import { type Stack, startStack } from "@kurz/testing/stack";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { localEdgeConfig } from "../../infra/local/edge-config.ts";
+import { api, RELAXED_LIMITS, raw, uniqueEmail } from "./attack.ts";
+
+const NGINX = "/usr/sbin/nginx";
+const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
+
+describe.skipIf(!existsSync(NGINX))("click ids chosen by a client (skipped without /usr/sbin/nginx)", () => {
+  let stack: Stack;
+  let edge: ChildProcess | undefined;
+  let prefix = "";
+  let origin = "";
+  let call: ReturnType<typeof api>;
+
+  beforeAll(async () => {
+    stack = await startStack({ extraEnv: RELAXED_LIMITS });
+    const port = (url: string) => Number(new URL(url).port);
+    const [publicPort, healthPort] = [await getFreePort(), await getFreePort()];
+    prefix = mkdtempSync(join(tmpdir(), "kurz-edge-attack-"));
+    chmodSync(prefix, 0o755);
+    const conf = join(prefix, "nginx.conf");
+    writeFileSync(
+      conf,
+      localEdgeConfig({
+        publicHost: "127.0.0.1",
+        publicPort,
+        healthPort,
+        gateway: [port(stack.urls.gatewayInternal)],
+        redirect: [port(stack.urls.redirect)],
+        internal: [],
+        prefix,
+      }),
+    );
+    edge = spawn(NGINX, ["-p", prefix, "-c", conf, "-e", "stderr", "-g", "daemon off;"], { stdio: "ignore" });
+    origin = `http://127.0.0.1:${publicPort}`;
+    await waitFor(
+      () =>
+        fetch(`http://127.0.0.1:${healthPort}/health`).then(
+          (r) => r.ok || undefined,
+          () => undefined,
+        ),
+      {
+        timeoutMs: 10_000,
+      },
+    );
+    const account = await stack.createAccount(uniqueEmail("edge-ids"));
+    call = api(stack, account.api_key);
+  }, 120_000);
+
+  afterAll(async () => {
+    edge?.kill("SIGTERM");
+    await sleep(100);
+    if (prefix) rmSync(prefix, { recursive: true, force: true });
+    await stack?.stop();
+  });
+
+  async function link(): Promise<{ id: string; short_code: string }> {
+    const res = await call("POST", "/api/v1/links", { url: "https://example.com/edge-ids" });
+    expect(res.status, res.text).toBe(201);
+    return res.body.data;
+  }
+
+  const totalClicks = async (id: string): Promise<number> =>
+    (await call("GET", `/api/v1/analytics/${id}`)).body.data.total_clicks;
+
+  /** Well-formed, and a minute old: within the clock skew a trusted edge is allowed. */
+  const forged = () => {
+    const at = Date.now() - 60_000;
+    return `${"5e".repeat(16)} ${Math.floor(at / 1000)}.${String(at % 1000).padStart(3, "0")}`;
+  };
+
+  const visit = (base: string, code: string, header?: string) =>
+    raw(base, "GET", `/${code}`, {
+      headers: { "user-agent": BROWSER, ...(header ? { [INTERNAL_HEADERS.edgeRequest]: header } : {}) },
+    });
+
+  it("through the edge, three visits sending one forged request id count three clicks", async () => {
+    const { id, short_code } = await link();
+    const value = forged();
+    for (let i = 0; i < 3; i++) expect((await visit(origin, short_code, value)).status).toBe(302);
+    expect(
+      await waitFor(async () => ((await totalClicks(id)) >= 3 ? totalClicks(id) : undefined), {
+        timeoutMs: 30_000,
+      }),
+    ).toBe(3);
+  });
+
+  it("asked directly, the trusting redirect folds them into one: what the edge's overwrite prevents", async () => {
+    const { id, short_code } = await link();
+    const value = forged();
+    for (let i = 0; i < 3; i++)
+      expect((await visit(stack.urls.redirect, short_code, value)).status).toBe(302);
+    // One plain visit after them: once it is counted, the forged ones before it were ingested too.
+    expect((await visit(stack.urls.redirect, short_code)).status).toBe(302);
+    await waitFor(async () => ((await totalClicks(id)) >= 2 ? true : undefined), { timeoutMs: 30_000 });
+    await sleep(1_000);
+    expect(await totalClicks(id)).toBe(2);
+  });
+});
