@@ -44,32 +44,28 @@ fi
 # ~10 minutes with one file busy (issue 15). A whole run therefore gives each of them a vitest of its
 # own beside the main one, still one file at a time, output held back like typecheck's. A run with
 # coverage stays one vitest, so that its report covers every file.
-serial=(tests/chaos services/web)
+# The chaos suite then runs alone, after everything else: it measures clicks against a load it
+# generates, and the analytics consumer of its stack must keep up with that load on two cores shared
+# with nothing else (beside the other suites it fell behind and counted clicks late, 2026-11-25).
+serial=(services/web)
+after=(tests/chaos)
 serial_pids=()
+own=()
 rm -f .data/test-results-*.json .data/test-serial-*
-if [ $# -eq 0 ] && [ ${#coverage[@]} -eq 0 ] && [ "${KURZ_TEST_ONE_VITEST:-}" != "1" ]; then
-  all="packages/*,services/*,infra,tests/*"
-  for dir in "${serial[@]}"; do
-    all="$all,!$dir"
-    name=${dir//\//-}
-    # Its own results cache (the sequencer's durations): vitest processes writing one file would each
-    # put back the others' stale entries.
-    ( s=$SECONDS
-      KURZ_VITEST_PROJECTS="$dir" KURZ_VITEST_CACHE_DIR="node_modules/.vite/$name" pnpm exec vitest run \
-        --reporter=default --reporter=json --outputFile.json=".data/test-results-$name.json" \
-        >".data/test-serial-$name.log" 2>&1
-      echo $? >".data/test-serial-$name.rc"; echo $((SECONDS - s)) >".data/test-serial-$name.secs" ) &
-    serial_pids+=($!)
-  done
-  export KURZ_VITEST_PROJECTS="$all"
-fi
-
-echo "== tests"
-pnpm exec vitest run --reporter=default --reporter=json --outputFile.json=.data/test-results.json "${coverage[@]}" "$@" || status=1
-for i in "${!serial_pids[@]}"; do
-  wait "${serial_pids[$i]}"
-  name=${serial[$i]//\//-}
-  echo "== tests of ${serial[$i]}, one file at a time ($(cat ".data/test-serial-$name.secs") s, beside the others)"
+# Runs one project directory in a vitest of its own, results to .data/test-results-<name>.json.
+run_own() {
+  local dir=$1 name=${1//\//-} s=$SECONDS
+  # Its own results cache (the sequencer's durations): vitest processes writing one file would each
+  # put back the others' stale entries.
+  KURZ_VITEST_PROJECTS="$dir" KURZ_VITEST_CACHE_DIR="node_modules/.vite/$name" pnpm exec vitest run \
+    --reporter=default --reporter=json --outputFile.json=".data/test-results-$name.json" \
+    >".data/test-serial-$name.log" 2>&1
+  echo $? >".data/test-serial-$name.rc"; echo $((SECONDS - s)) >".data/test-serial-$name.secs"
+}
+# Prints a run_own's output and merges its results into .data/test-results.json.
+report_own() {
+  local dir=$1 when=$2 name=${1//\//-}
+  echo "== tests of $dir, one file at a time ($(cat ".data/test-serial-$name.secs") s, $when)"
   cat ".data/test-serial-$name.log"
   [ "$(cat ".data/test-serial-$name.rc")" = 0 ] || status=1
   # One results file for whoever reads it (the summary below, CI): every run's files together.
@@ -85,6 +81,27 @@ a.success = a.success && b.success;
 a.testResults.push(...b.testResults);
 fs.writeFileSync(".data/test-results.json", JSON.stringify(a));
 ' ".data/test-results-$name.json" || status=1
+}
+if [ $# -eq 0 ] && [ ${#coverage[@]} -eq 0 ] && [ "${KURZ_TEST_ONE_VITEST:-}" != "1" ]; then
+  all="packages/*,services/*,infra,tests/*"
+  for dir in "${serial[@]}"; do
+    all="$all,!$dir"
+    run_own "$dir" &
+    serial_pids+=($!)
+  done
+  for dir in "${after[@]}"; do all="$all,!$dir"; own+=("$dir"); done
+  export KURZ_VITEST_PROJECTS="$all"
+fi
+
+echo "== tests"
+pnpm exec vitest run --reporter=default --reporter=json --outputFile.json=.data/test-results.json "${coverage[@]}" "$@" || status=1
+for i in "${!serial_pids[@]}"; do
+  wait "${serial_pids[$i]}"
+  report_own "${serial[$i]}" "beside the others"
+done
+for dir in "${own[@]}"; do
+  run_own "$dir"
+  report_own "$dir" "alone, after the others"
 done
 tests_secs=$((SECONDS - started))
 

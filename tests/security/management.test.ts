@@ -5,7 +5,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createPrisma, type PrismaClient } from "@kurz/db";
-import { printProcessOutputOnFailure } from "@kurz/testing";
+import { printProcessOutputOnFailure, withMinuteLeft } from "@kurz/testing";
 import { type Stack, startStack } from "@kurz/testing/stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, attackerAndVictim, expectV1Error, RELAXED_LIMITS, raw, uniqueEmail } from "./attack.ts";
@@ -50,15 +50,6 @@ async function countingSite(host: string) {
         server.close(() => resolve());
       }),
   };
-}
-
-/**
- * Rate budgets count in clock minutes: start a budget-sensitive attack with at least `seconds` left in
- * the current minute, so a window reset cannot change what the attack observes.
- */
-async function withMinuteLeft(seconds: number): Promise<void> {
-  const into = (Date.now() % 60_000) / 1000;
-  if (60 - into < seconds) await new Promise((r) => setTimeout(r, (60 - into) * 1000 + 250));
 }
 
 let stack: Stack;

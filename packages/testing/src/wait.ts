@@ -43,3 +43,13 @@ export async function waitFor<T>(
     cause: lastError,
   });
 }
+
+/**
+ * Rate budgets count in clock minutes (fixed windows aligned to the clock): start a budget-sensitive
+ * sequence with at least `seconds` left in the current minute, so a window reset cannot change what
+ * it observes.
+ */
+export async function withMinuteLeft(seconds: number): Promise<void> {
+  const into = (Date.now() % 60_000) / 1000;
+  if (60 - into < seconds) await new Promise((r) => setTimeout(r, (60 - into) * 1000 + 250));
+}
