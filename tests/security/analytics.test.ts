@@ -179,12 +179,20 @@ describe("management's internal analytics endpoints", () => {
     ],
   ];
 
-  it.each(refusals)("refuse %s", async (_what, status, code, headers) => {
-    for (const path of paths()) {
+  it.each(refusals)("refuse %s", async (what, status, code, headers) => {
+    // The gateway may ask the public answer (a stats page's status): tested on its own below.
+    const refused = what === "the gateway's caller credential" ? paths().slice(0, 2) : paths();
+    for (const path of refused) {
       const res = await call(path, headers(secret(), ctx.victim.account_id));
       expectV1Error(res, status, code);
       expect(res.text, path).not.toContain(victimLink.short_code);
     }
+  });
+
+  it("give the gateway's credential the public answer only: a private link is not found", async () => {
+    const res = await call(paths()[2]!, internalHeaders(secret(), "gateway"));
+    expectV1Error(res, 404, "NOT_FOUND");
+    expect(res.text).not.toContain(victimLink.short_code);
   });
 
   it("are not reachable through the public origin, even by traversal", async () => {

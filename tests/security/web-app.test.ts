@@ -70,6 +70,35 @@ describe("the dashboard's files", () => {
     }
   });
 
+  it("answers a stats page 404 unless the link's analytics are public, and charges the public budget", async () => {
+    const { api_key } = await stack.createAccount("stats-pages@example.com");
+    const v1 = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${stack.origin}/api/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${api_key}`, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return (await res.json()) as { data: { id: string; short_code: string } };
+    };
+    const shared = (await v1("POST", "/links", { url: "https://example.com/shared" })).data;
+    const secret = (await v1("POST", "/links", { url: "https://example.com/secret" })).data;
+    await v1("PATCH", `/links/${shared.id}`, { analytics_public: true });
+
+    const page = (code: string) => raw(stack.origin, "GET", `/stats/${code}`);
+    const open = await page(shared.short_code);
+    expect(open.status).toBe(200);
+    expect(open.text).toContain('<div id="app">');
+    expect(open.headers["x-ratelimit-limit"]).toBeDefined();
+    // Private, unknown and deleted links look alike: the same page, 404.
+    for (const code of [secret.short_code, "no-such-link"]) {
+      const res = await page(code);
+      expect(res.status, code).toBe(404);
+      expect(res.text, code).toContain('<div id="app">');
+    }
+    await v1("DELETE", `/links/${shared.id}`);
+    expect((await page(shared.short_code)).status).toBe(404);
+  });
+
   it("refuses writes to its pages", async () => {
     const res = await raw(stack.origin, "POST", "/login", {
       headers: { "content-type": "application/x-www-form-urlencoded" },

@@ -27,6 +27,7 @@ import {
   forbidden,
   handleHealth,
   type Identity,
+  internalHeaders,
   isApiError,
   type Logger,
   methodNotAllowedError,
@@ -50,7 +51,7 @@ import { createForwarder } from "./proxy.ts";
 import { type RateLimiter, reportedWindow, type Window, type WindowState } from "./rate-limit.ts";
 import { RouteTable } from "./route-table.ts";
 import { Sessions } from "./sessions.ts";
-import { createWebApp } from "./web-app.ts";
+import { createWebApp, type StatsPageStatus } from "./web-app.ts";
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -99,7 +100,25 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
   const health = handleHealth(deps.readiness);
   const docs = createDocsPage();
   const openapi = buildOpenApiDocument({ baseUrl: config.PUBLIC_BASE_URL });
-  const webApp = createWebApp(config.PUBLIC_BASE_URL, config.WEB_DIST_DIR || undefined);
+  // A stats page's status comes from management's answer for public analytics (the same one analytics
+  // asks), charged to the client's public budget like the API call the page then makes.
+  const statsStatus: StatsPageStatus = async (req, res, shortCode) => {
+    try {
+      await enforceLimits(res, `public:${clientHash(req)}`, [
+        { name: "1m", seconds: 60, limit: PUBLIC_RATE_LIMIT_PER_MINUTE },
+      ]);
+    } catch (err) {
+      if (isApiError(err) && err.status === 429) return 429;
+      throw err;
+    }
+    const answer = await fetch(
+      `${config.MANAGEMENT_URL}/internal/analytics/public/${encodeURIComponent(shortCode)}`,
+      { headers: internalHeaders(config.INTERNAL_TOKEN, "gateway"), signal: AbortSignal.timeout(2_000) },
+    );
+    await answer.body?.cancel();
+    return answer.status === 404 ? 404 : 200;
+  };
+  const webApp = createWebApp(config.PUBLIC_BASE_URL, config.WEB_DIST_DIR || undefined, statsStatus);
 
   // The client's address (per-client limits on public endpoints) is the visitor's, not that of the
   // proxies in front: TRUST_PROXY hops of X-Forwarded-For are believed, with Express's semantics

@@ -48,6 +48,8 @@ const TYPES: Record<string, string> = {
 
 /** Pages of the app (docs/dashboard.md); every one is a reserved alias, so no short code is shadowed. */
 const PAGE = /^\/(?:login|signup|dashboard(?:\/[A-Za-z0-9._~-]+)*|stats\/[A-Za-z0-9-]{1,50})\/?$/;
+/** The public statistics page of one link (its short code). */
+const STATS_PAGE = /^\/stats\/([A-Za-z0-9-]{1,50})\/?$/;
 /** Vite's hashed output names: no slash, no leading dot. */
 const ASSET = /^\/assets\/([A-Za-z0-9_-][A-Za-z0-9._-]{0,127})$/;
 
@@ -62,7 +64,22 @@ const LOOPBACK = /^(?:localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
 /** Answers a dashboard path and returns true; false for any other path (the caller routes it on). */
 export type WebApp = (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
 
-export function createWebApp(publicBaseUrl: string, distDir = DEFAULT_WEB_DIST): WebApp {
+/**
+ * The HTTP status of a link's public statistics page: 404 when its analytics are not public (or it
+ * does not exist), so that crawlers and link checkers see what a visitor sees. The page is the same
+ * app either way; it shows "not public" from the API's own 404.
+ */
+export type StatsPageStatus = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  shortCode: string,
+) => Promise<number>;
+
+export function createWebApp(
+  publicBaseUrl: string,
+  distDir = DEFAULT_WEB_DIST,
+  statsStatus?: StatsPageStatus,
+): WebApp {
   const publicName = parseHost(new URL(publicBaseUrl).host)?.hostname;
   const publicIsLoopback = publicName !== undefined && LOOPBACK.test(publicName);
   const isPublicHost = (host: string | undefined) => {
@@ -138,7 +155,14 @@ export function createWebApp(publicBaseUrl: string, distDir = DEFAULT_WEB_DIST):
     }
     if (page) {
       const file = indexFile();
-      if (file) send(req, res, 200, file, "no-cache");
+      const statsCode = file && statsStatus ? STATS_PAGE.exec(path)?.[1] : undefined;
+      if (file && statsCode && statsStatus) {
+        // A failed check serves the page as 200: the app then asks the API itself and shows its answer.
+        statsStatus(req, res, statsCode).then(
+          (status) => send(req, res, status, file, "no-cache"),
+          () => send(req, res, 200, file, "no-cache"),
+        );
+      } else if (file) send(req, res, 200, file, "no-cache");
       else
         plain(
           req,

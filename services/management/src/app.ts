@@ -12,7 +12,7 @@ import {
   requireCaller,
   requireForwarded,
 } from "@kurz/service-kit";
-import type { Express } from "express";
+import type { Express, NextFunction, Request, Response } from "express";
 import type { Redis } from "ioredis";
 import type { KeyLimits } from "./api-keys.ts";
 import type { TxtLookup } from "./domain-verification.ts";
@@ -126,9 +126,13 @@ export function createManagementApp(input: ManagementAppDeps): Express {
   app.use(healthRoutes(deps.readiness));
   // Internal endpoints take a caller credential and never a user's identity (docs/security.md):
   // any known service may reach /internal at all, then each resource narrows to its callers.
+  // A link's public-analytics answer is also the gateway's, for the status of its stats page.
+  const publicAnalyticsCallers = requireCaller(deps.internalToken, ["analytics", "gateway"]);
+  const analyticsCaller = requireCaller(deps.internalToken, ["analytics"]);
   app.use(
     "/internal/analytics",
-    requireCaller(deps.internalToken, ["analytics"]),
+    (req: Request, res: Response, next: NextFunction) =>
+      (req.path.startsWith("/public/") ? publicAnalyticsCallers : analyticsCaller)(req, res, next),
     internalAnalyticsRouter(deps),
   );
   app.use("/internal", requireCaller(deps.internalToken, ["gateway", "redirect", "analytics", "management"]));
