@@ -155,25 +155,6 @@ export type InternalOverlaySubmission = z.infer<typeof InternalOverlaySubmission
 
 // ---- what the redirect reads ----
 
-/**
- * An overlay as the redirect renders it (`overlay:<id>` in Redis, written by management; a miss asks
- * `GET /internal/overlays/resolve/:id`). Links name it by id, so an edit rewrites one record.
- */
-export const OverlayRecord = z.object({
-  id: z.int(),
-  account_id: z.string(),
-  type: z.string(),
-  text: z.string(),
-  button_label: z.string().nullable(),
-  button_url: z.string().nullable(),
-  fields: z.array(z.string()),
-  bg_color: z.string(),
-  text_color: z.string(),
-  button_color: z.string(),
-  position: z.string(),
-});
-export type OverlayRecord = z.infer<typeof OverlayRecord>;
-
 export function overlayKey(id: string | number): string {
   return `overlay:${id}`;
 }
@@ -200,6 +181,17 @@ export const Overlay = z
   })
   .meta({ id: "Overlay" });
 export type Overlay = z.infer<typeof Overlay>;
+
+/**
+ * An overlay as the redirect renders it (`overlay:<id>` in Redis, written by management; a miss asks
+ * `GET /internal/overlays/resolve/:id`). Links name it by id, so an edit rewrites one record. The
+ * v1 overlay's content fields, with its owner instead of its name and dates.
+ */
+export const OverlayRecord = Overlay.omit({ name: true, created_at: true, updated_at: true }).extend({
+  id: z.int(),
+  account_id: z.string(),
+});
+export type OverlayRecord = z.infer<typeof OverlayRecord>;
 
 export const OverlaySubmission = z
   .object({
