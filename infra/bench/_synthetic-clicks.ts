@@ -1,8 +1,10 @@
 // The synthetic traffic both analytics benchmarks ingest (analytics.ts and _analytics-ingest-profile.ts):
 // clicks over 1,000 links of 50 accounts, from random public-looking IPv4 addresses and a mix of
 // browsers, phones and one link-preview bot. One generator, so both measure the same work.
+
 import { randomUUID } from "node:crypto";
 import type { ClickBatch } from "@kurz/contracts";
+import { uuidv7 } from "@kurz/testing";
 
 export type SyntheticClick = ClickBatch["clicks"][number];
 export interface SyntheticLink {
@@ -19,17 +21,6 @@ const AGENTS = [
   "Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
   "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
 ];
-
-/** A UUIDv7, as the redirect's click ids are (time-ordered, so ClickHouse sees realistic ids). */
-function uuidv7(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  const now = BigInt(Date.now());
-  for (let i = 0; i < 6; i++) bytes[i] = Number((now >> BigInt(40 - 8 * i)) & 0xffn);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = Buffer.from(bytes).toString("hex");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
 
 /** 1,000 links spread over 50 accounts. */
 export function syntheticLinks(): SyntheticLink[] {

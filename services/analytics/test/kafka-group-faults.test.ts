@@ -16,7 +16,7 @@ import { createBus, type EventBus, topicName } from "@kurz/bus";
 import { type KafkaMock, kafkaOffsets, startKafkaMock } from "@kurz/bus/testing";
 import { createClickHouse } from "@kurz/clickhouse";
 import { type ClickBatch, clickPartitionKey, TOPICS } from "@kurz/contracts";
-import { type StartedProcess, startProcess, uniquePrefix, waitFor } from "@kurz/testing";
+import { type StartedProcess, startProcess, uniquePrefix, uuidv7, waitFor } from "@kurz/testing";
 import { afterAll, beforeAll, expect, it } from "vitest";
 
 const prefix = uniquePrefix("an-kafka-faults");
@@ -145,14 +145,3 @@ it("counts every click once through each broker's outage and a freeze longer tha
     await ch.close();
   }
 });
-
-/** UUIDv7 (RFC 9562): 48-bit milliseconds, then random bits, with version and variant set. */
-function uuidv7(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  const ms = BigInt(Date.now());
-  for (let i = 0; i < 6; i++) bytes[i] = Number((ms >> BigInt(40 - 8 * i)) & 0xffn);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = Buffer.from(bytes).toString("hex");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}

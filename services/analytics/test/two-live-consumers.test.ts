@@ -10,7 +10,7 @@ import { type KafkaMock, startKafkaMock } from "@kurz/bus/testing";
 import { createClickHouse, type KurzClickHouse, migrate } from "@kurz/clickhouse";
 import { type ClickBatch, clickPartitionKey, TOPICS } from "@kurz/contracts";
 import { createLogger } from "@kurz/service-kit";
-import { uniquePrefix, waitFor } from "@kurz/testing";
+import { uniquePrefix, uuidv7, waitFor } from "@kurz/testing";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { GeoIp } from "../src/enrich/geoip.ts";
 import { VisitorHasher } from "../src/enrich/visitor-hash.ts";
@@ -146,14 +146,3 @@ it("counts every click once while two consumers write the same messages at the s
     distinct,
   );
 });
-
-/** UUIDv7 (RFC 9562), as the redirect makes click ids: 48-bit milliseconds, then random bits. */
-function uuidv7(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  const ms = BigInt(Date.now());
-  for (let i = 0; i < 6; i++) bytes[i] = Number((ms >> BigInt(40 - 8 * i)) & 0xffn);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = Buffer.from(bytes).toString("hex");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
