@@ -51,3 +51,18 @@ describe("HostClassifier on a loopback public host (./kurz up)", () => {
     expect(hosts.classify("go.bank.test")).toBe("go.bank.test");
   });
 });
+
+describe("HostClassifier's memo of answers", () => {
+  it("answers a Host the same the second time, and keeps answering after many distinct Hosts", () => {
+    const hosts = new HostClassifier("https://kurz.example");
+    const first = ["kurz.example:8443", "Go.Bank.Test.", "a b", "x".repeat(300)].map((h) =>
+      hosts.classify(h),
+    );
+    for (let i = 0; i < 3000; i++) expect(hosts.classify(`d${i}.example`)).toBe(`d${i}.example`);
+    const again = ["kurz.example:8443", "Go.Bank.Test.", "a b", "x".repeat(300)].map((h) =>
+      hosts.classify(h),
+    );
+    expect(again).toEqual(first);
+    expect(first).toEqual([PUBLIC_HOST, "go.bank.test", null, null]);
+  });
+});
