@@ -207,7 +207,7 @@ async function main(): Promise<void> {
         const ra = wrk(a, script, seconds);
         const rb = wrk(s.url, script, seconds);
         const ratio = rb.rps / ra.rps;
-        (ratios[s.name] ??= []).push(ratio);
+        ratios[s.name] = [...(ratios[s.name] ?? []), ratio];
         const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
         const row = `| ${round + 1} | ${s.name} | ${Math.round(ra.rps)} | ${Math.round(rb.rps)} | ${(ratio * 100).toFixed(1)}% | ${rb.p99.toFixed(2)} ms | ${rb.non3xx} | ${rssMb(s.child.pid!)} | ${load} |`;
         console.log(row);
