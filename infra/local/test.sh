@@ -44,28 +44,43 @@ fi
 # ~10 minutes with one file busy (issue 15). A whole run therefore gives each of them a vitest of its
 # own beside the main one, still one file at a time, output held back like typecheck's. A run with
 # coverage stays one vitest, so that its report covers every file.
-# The chaos suite then runs alone, after everything else: it measures clicks against a load it
-# generates, and the analytics consumer of its stack must keep up with that load on two cores shared
-# with nothing else (beside the other suites it fell behind and counted clicks late, 2026-11-25).
-serial=(services/web)
-after=(tests/chaos)
+# The fault suite then runs alone, after everything else: it measures clicks against a load it
+# generates and carries its count from one fault to the next, and the analytics consumer of its stack
+# must keep up with that load on two cores shared with nothing else (beside the other suites it fell
+# behind and counted one fault's clicks in the next one's window, 2026-11-25). The scale-out file runs
+# beside the others: each of its tests counts the clicks of a link of its own and waits up to 60 s
+# for them, so a consumer that lags behind there is slower, not wrong.
+# Entries are a project directory, optionally ":" and the files of it to run.
+serial=(services/web tests/chaos:tests/chaos/scale-out.test.ts)
+after=(tests/chaos:tests/chaos/faults.test.ts)
 serial_pids=()
 own=()
 rm -f .data/test-results-*.json .data/test-serial-*
-# Runs one project directory in a vitest of its own, results to .data/test-results-<name>.json.
+# An entry's name in .data: services-web, tests-chaos-faults.
+own_name() {
+  local name=${1%%:*}
+  name=${name//\//-}
+  [[ $1 == *:* ]] && name="$name-$(basename "${1##*/}" .test.ts)"
+  echo "$name"
+}
+# Runs one project directory (or the given files of it) in a vitest of its own, results to
+# .data/test-results-<name>.json.
 run_own() {
-  local dir=$1 name=${1//\//-} s=$SECONDS
+  local dir=${1%%:*} files=() name s=$SECONDS
+  [[ $1 == *:* ]] && IFS=, read -ra files <<<"${1#*:}"
+  name=$(own_name "$1")
   # Its own results cache (the sequencer's durations): vitest processes writing one file would each
   # put back the others' stale entries.
   KURZ_VITEST_PROJECTS="$dir" KURZ_VITEST_CACHE_DIR="node_modules/.vite/$name" pnpm exec vitest run \
-    --reporter=default --reporter=json --outputFile.json=".data/test-results-$name.json" \
+    --reporter=default --reporter=json --outputFile.json=".data/test-results-$name.json" "${files[@]}" \
     >".data/test-serial-$name.log" 2>&1
   echo $? >".data/test-serial-$name.rc"; echo $((SECONDS - s)) >".data/test-serial-$name.secs"
 }
 # Prints a run_own's output and merges its results into .data/test-results.json.
 report_own() {
-  local dir=$1 when=$2 name=${1//\//-}
-  echo "== tests of $dir, one file at a time ($(cat ".data/test-serial-$name.secs") s, $when)"
+  local what=$1 when=$2 name
+  name=$(own_name "$1")
+  echo "== tests of ${what/:/: }, one file at a time ($(cat ".data/test-serial-$name.secs") s, $when)"
   cat ".data/test-serial-$name.log"
   [ "$(cat ".data/test-serial-$name.rc")" = 0 ] || status=1
   # One results file for whoever reads it (the summary below, CI): every run's files together.
@@ -84,12 +99,14 @@ fs.writeFileSync(".data/test-results.json", JSON.stringify(a));
 }
 if [ $# -eq 0 ] && [ ${#coverage[@]} -eq 0 ] && [ "${KURZ_TEST_ONE_VITEST:-}" != "1" ]; then
   all="packages/*,services/*,infra,tests/*"
+  for dir in "${serial[@]}" "${after[@]}"; do
+    [[ ",$all," == *",!${dir%%:*},"* ]] || all="$all,!${dir%%:*}"
+  done
   for dir in "${serial[@]}"; do
-    all="$all,!$dir"
     run_own "$dir" &
     serial_pids+=($!)
   done
-  for dir in "${after[@]}"; do all="$all,!$dir"; own+=("$dir"); done
+  own=("${after[@]}")
   export KURZ_VITEST_PROJECTS="$all"
 fi
 
