@@ -19,6 +19,7 @@ import {
 } from "@kurz/testing";
 import { accountCreator } from "@kurz/testing/accounts";
 import { ensureBundles } from "@kurz/testing/bundles";
+import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { stackTopics } from "@kurz/testing/stack";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -71,14 +72,31 @@ function portFree(port: number): Promise<boolean> {
 export async function startScaledStack(opts: ScaledStackOptions): Promise<ScaledStack> {
   const redisUrl = opts.redisUrl ?? testRedisUrl();
   await ensureRedis(redisUrl);
-  await ensureBundles();
   const prefix = uniquePrefix("chaos");
   const topics = stackTopics(prefix).map((t) => (t.endsWith(".clicks") ? `${t}:6` : t));
-  const kafka = await startKafkaMock({ topics, partitions: 3, brokers: 3 });
-  const db = await createTestDatabase("chaos", {
-    migrate: migrateDatabase,
-    ...(opts.pgAdminUrl ? { adminUrl: opts.pgAdminUrl } : {}),
-  });
+  // The bundles, the Kafka mock cluster and the database do not depend on each other: side by side.
+  // On the machine's Postgres the database is a copy of the migrated template the other stacks use
+  // (migrated-database.ts); a private Postgres is migrated for real (a template there would be built
+  // for this one database).
+  const started = await Promise.allSettled([
+    ensureBundles(),
+    startKafkaMock({ topics, partitions: 3, brokers: 3 }),
+    opts.pgAdminUrl
+      ? createTestDatabase("chaos", { migrate: migrateDatabase, adminUrl: opts.pgAdminUrl })
+      : createMigratedDatabase("chaos"),
+  ] as const);
+  const [bundles, kafkaStarted, dbCreated] = started;
+  if (
+    bundles.status === "rejected" ||
+    kafkaStarted.status === "rejected" ||
+    dbCreated.status === "rejected"
+  ) {
+    if (kafkaStarted.status === "fulfilled") await kafkaStarted.value.stop();
+    if (dbCreated.status === "fulfilled") await dbCreated.value.drop();
+    throw started.find((r): r is PromiseRejectedResult => r.status === "rejected")!.reason;
+  }
+  const kafka = kafkaStarted.value;
+  const db = dbCreated.value;
   const dataDir = await mkdtemp(join(tmpdir(), "kurz-chaos-"));
   const base = await freeBase();
   const env: Record<string, string> = {
