@@ -42,9 +42,13 @@ const SELECT_CLICKS = `
     'kurz.test' AS host
   FROM numbers({start:UInt64}, {count:UInt64})`;
 
+// Named, so that columns added later with a default (migration 0006's message_token) keep it.
+const CLICK_COLUMNS =
+  "click_id, link_id, account_id, short_code, ts, referrer, country, city, device_type, browser, os, is_bot, visitor_hash, host";
+
 async function insertClicks(ch: KurzClickHouse, account: string, links: string[], total: number) {
   for (let start = 0; start < total; start += CHUNK) {
-    await ch.command(`INSERT INTO clicks ${SELECT_CLICKS}`, {
+    await ch.command(`INSERT INTO clicks (${CLICK_COLUMNS}) ${SELECT_CLICKS}`, {
       links,
       account,
       offset: links.length * 7919,

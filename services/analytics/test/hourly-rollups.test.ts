@@ -60,6 +60,11 @@ for (let i = 0; i < 3_000; i++) {
   clicks.push(click(pick(links, i), account, ms, i));
 }
 for (let i = 0; i < 200; i++) clicks.push(click(otherLink, otherAccount, base + i * 60_000, i));
+// Clicks exactly on an hour's first millisecond, and on its last: a raw span's ends must hold them
+// exactly once (the periods below start or end on them).
+for (const h of [5, 10, 30, 31])
+  for (const [j, ms] of [0, HOUR - 1, HOUR].entries())
+    clicks.push(click(pick(links, h + j), account, base + h * HOUR + ms, 3_000 + h * 3 + j));
 
 /** The truth for one link (or the account) and period, from the rows above. */
 function expected(rows: ClickRow[], period: Period) {
@@ -161,6 +166,10 @@ describe("periods with times of day, and hourly series", () => {
     ["within one hour", at(10, 60_000), at(10, 2_400_000)],
     ["across one midnight", at(20, 999), at(28, 7)],
     ["to the millisecond", at(1, 1), at(71, HOUR - 2)],
+    ["starting and ending on a click on an hour's first millisecond", at(5), at(31)],
+    ["starting 1 ms after an hour, ending 1 ms before one", at(5, 1), at(31, -1)],
+    ["ending on an hour's last millisecond, within one hour", at(10, 60_000), at(11, -1)],
+    ["one millisecond, on an hour boundary", at(30), at(30)],
   ];
 
   for (const [name, start, end] of periods) {
@@ -210,4 +219,40 @@ describe("periods with times of day, and hourly series", () => {
       expect(hourly.clicks_over_time).toEqual(truth.hourly);
     });
   }
+});
+
+describe("a click stored twice in raw clicks (a copy not merged away yet)", () => {
+  it("counts once in the partial hours read from raw clicks", async () => {
+    const owner = randomUUID();
+    const link = randomUUID();
+    const t = base + 40 * HOUR + 600_000;
+    const rows = [1, 2, 3, 4, 17].map((i) => click(link, owner, t + i * 1_000, i));
+    await ch.command("SYSTEM STOP MERGES clicks");
+    try {
+      await writeClicks(ch, rows);
+      // A second copy of three of them, inserted past the writer's look-up: the table now holds
+      // both copies (merges are stopped), and only the query's dedup by click id can drop them.
+      await ch.insert("clicks", rows.slice(2));
+      expect(await one(`SELECT count() FROM clicks WHERE link_id = '${link}'`)).toBe(8);
+      const period = periodOf({
+        start: new Date(t).toISOString(),
+        end: new Date(t + 60_000).toISOString(),
+      })!;
+      const truth = expected(rows, period);
+      expect(truth.bot_clicks).toBe(1);
+      const ref = { link_id: link, account_id: owner, short_code: "t" };
+      for (const stats of [await linkStats(ch, ref, period), await linkStats(ch, ref, period, "day", 0)]) {
+        expect(stats.total_clicks).toBe(truth.total_clicks);
+        expect(stats.bot_clicks).toBe(truth.bot_clicks);
+        expect(stats.time_series).toEqual(truth.daily);
+        expect(stats.referrers).toEqual(truth.referrers);
+        expect(stats.countries).toEqual(truth.countries);
+        expect(stats.browsers).toEqual(truth.browsers);
+        expect(stats.unique_visitors).toBe(truth.unique_visitors);
+      }
+      expect((await linkStats(ch, ref, period, "hour")).time_series).toEqual(truth.hourly);
+    } finally {
+      await ch.command("SYSTEM START MERGES clicks");
+    }
+  });
 });

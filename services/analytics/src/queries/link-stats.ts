@@ -13,26 +13,36 @@ export interface LinkRef {
 
 type Dim = "referrer" | "country" | "city" | "device" | "browser" | "os";
 
-// The same breakdown the link_dim_hourly view makes (migration 0003), for raw clicks. Source columns
-// are renamed first so that no output alias (country) can shadow the column it is computed from.
-const RAW_DIMENSIONS = `
-  SELECT tupleElement(d, 1) AS dim, tupleElement(d, 2) AS value, tupleElement(d, 3) AS country, count() AS clicks
-  FROM raw
-  ARRAY JOIN [
-    ('referrer', src_referrer, ''),
-    ('country', src_country, ''),
-    ('city', src_city, if(src_city = '', '', src_country)),
-    ('device', src_device, ''),
-    ('browser', src_browser, ''),
-    ('os', src_os, '')
-  ] AS d
-  WHERE is_bot = 0
-  GROUP BY dim, value, country`;
+// Every source of a request gives rows of one shape, told apart by `kind`: s = a series bucket
+// (a = the bucket, n = human clicks, bots = bot clicks), d = a breakdown row (a = the dimension,
+// b = its value, c = a city's country, n = clicks), v = one day's unique visitors (a = the day,
+// vs = the visitor set). One GROUP BY over all of them answers the whole request.
+const EMPTY_VISITORS = "arrayReduce('uniqExactState', emptyArrayUInt64())";
+const shape = (kind: string, a: string, b: string, c: string, n: string, bots: string, vs: string) =>
+  `SELECT '${kind}' AS kind, ${a} AS a, ${b} AS b, ${c} AS c, toUInt64(${n}) AS n, toUInt64(${bots}) AS bots, ${vs} AS vs`;
 
-const unionAll = (parts: (string | null)[]) => {
-  const present = parts.filter((p): p is string => p !== null);
-  return present.length > 0 ? present.join(" UNION ALL ") : null;
-};
+// Raw clicks of the partial hours are one source: each click becomes its series row and, unless it
+// is a bot, its six breakdown rows (the same breakdown the link_dim_hourly view makes, migration
+// 0003) and its visitor row. Source columns are renamed first so that no output alias (country) can
+// shadow the column it is computed from. Every row carries the click's visitor state; only the v
+// rows' sums are read.
+const rawRows = (bucket: string, clicks: string) => `
+  SELECT tupleElement(r, 1) AS kind, tupleElement(r, 2) AS a, tupleElement(r, 3) AS b, tupleElement(r, 4) AS c,
+         toUInt64(tupleElement(r, 5)) AS n, toUInt64(tupleElement(r, 6)) AS bots,
+         initializeAggregation('uniqExactState', visitor_hash) AS vs
+  FROM (${clicks})
+  ARRAY JOIN arrayConcat(
+    [('s', toString(${bucket}), '', '', toUInt8(is_bot = 0), is_bot)],
+    if(is_bot = 0, [
+      ('d', 'referrer', src_referrer, '', 1, 0),
+      ('d', 'country', src_country, '', 1, 0),
+      ('d', 'city', src_city, if(src_city = '', '', src_country), 1, 0),
+      ('d', 'device', src_device, '', 1, 0),
+      ('d', 'browser', src_browser, '', 1, 0),
+      ('d', 'os', src_os, '', 1, 0),
+      ('v', toString(toDate(ts)), '', '', 0, 0)
+    ], [])
+  ) AS r`;
 
 // Byte order, as ClickHouse sorts strings (ties in a top list must come out as they did in SQL).
 const cmp = (x: string, y: string) => Buffer.compare(Buffer.from(x), Buffer.from(y));
@@ -55,95 +65,81 @@ export async function linkStats(
   const s = interval === "day" || unit === "hour" ? p : periodSql(period, "hour");
   const params = { ...p.params, ...s.params, id: link.link_id, account: link.account_id };
   const ofLink = "account_id = {account:UUID} AND link_id = {id:UUID}";
+  const E = EMPTY_VISITORS;
 
   const bucket =
     interval === "day"
-      ? { hour: "toDate(hour)", ts: "toDate(ts)" }
-      : { hour: "hour", ts: "toDateTime(toStartOfHour(ts), 'UTC')" };
-  const series = unionAll([
+      ? { day: "toString(day)", hour: "toString(toDate(hour))", ts: "toDate(ts)" }
+      : { day: "toString(day)", hour: "toString(hour)", ts: "toDateTime(toStartOfHour(ts), 'UTC')" };
+  // On chDB each table a query reads costs a fixed few milliseconds whatever its size
+  // (docs/benchmarks.md, analytics), so the request reads each source once: up to three rollups per
+  // unit and the raw partial hours once, not once per answer.
+  const sources = [
     s.days !== null
-      ? `SELECT day AS bucket, sum(clicks) AS clicks, sum(bot_clicks) AS bots FROM link_daily
-         WHERE ${ofLink}${s.days} GROUP BY day`
+      ? `${shape("s", bucket.day, "''", "''", "clicks", "bot_clicks", E)} FROM link_daily WHERE ${ofLink}${s.days}`
       : null,
     s.hours !== null
-      ? `SELECT ${bucket.hour} AS bucket, sum(clicks) AS clicks, sum(bot_clicks) AS bots FROM link_hourly
-         WHERE ${ofLink}${s.hours} GROUP BY bucket`
+      ? `${shape("s", bucket.hour, "''", "''", "clicks", "bot_clicks", E)} FROM link_hourly WHERE ${ofLink}${s.hours}`
       : null,
-    s.raw !== null
-      ? `SELECT ${bucket.ts} AS bucket, countIf(is_bot = 0) AS clicks, countIf(is_bot = 1) AS bots
-         FROM raw GROUP BY bucket`
-      : null,
-  ]);
-  const dims = unionAll([
     p.days !== null
       ? // Without a period, the all-time table holds the same sums in far fewer rows.
-        `SELECT toString(dim) AS dim, value, toString(country) AS country, sum(clicks) AS clicks
-         FROM ${period ? "link_dim_daily" : "link_dim_total"}
-         WHERE link_id = {id:UUID}${p.days} GROUP BY dim, value, country`
+        `${shape("d", "toString(dim)", "value", "toString(country)", "clicks", "0", E)}
+         FROM ${period ? "link_dim_daily" : "link_dim_total"} WHERE link_id = {id:UUID}${p.days}`
       : null,
     p.hours !== null
-      ? `SELECT toString(dim) AS dim, value, toString(country) AS country, sum(clicks) AS clicks
-         FROM link_dim_hourly WHERE link_id = {id:UUID}${p.hours} GROUP BY dim, value, country`
+      ? `${shape("d", "toString(dim)", "value", "toString(country)", "clicks", "0", E)}
+         FROM link_dim_hourly WHERE link_id = {id:UUID}${p.hours}`
       : null,
-    p.raw !== null ? RAW_DIMENSIONS : null,
-  ]);
-  // Visitor hashes are salted per day: a day's hours and raw minutes merge into one set per day,
-  // and days add up.
-  const visitors = unionAll([
+    // Visitor hashes are salted per day: a day's hours and raw minutes merge into one set per day,
+    // and days add up.
     p.days !== null
-      ? `SELECT day, visitors FROM link_visitors_daily WHERE link_id = {id:UUID}${p.days}`
+      ? `${shape("v", "toString(day)", "''", "''", "0", "0", "visitors")}
+         FROM link_visitors_daily WHERE link_id = {id:UUID}${p.days}`
       : null,
     p.hours !== null
-      ? `SELECT toDate(hour) AS day, visitors FROM link_visitors_hourly WHERE link_id = {id:UUID}${p.hours}`
+      ? `${shape("v", "toString(toDate(hour))", "''", "''", "0", "0", "visitors")}
+         FROM link_visitors_hourly WHERE link_id = {id:UUID}${p.hours}`
       : null,
-    p.raw !== null
-      ? `SELECT toDate(ts) AS day, uniqExactState(visitor_hash) AS visitors
-         FROM raw WHERE is_bot = 0 GROUP BY day`
-      : null,
-  ]);
-
-  // One query per request: on embedded ClickHouse every query has a fixed cost (session settings,
-  // parsing, planning, result formatting) that three separate queries paid three times. The three
-  // answers share one row shape, told apart by `kind`: s = series bucket, d = breakdown row,
-  // v = unique visitors.
-  const parts = [
-    series
-      ? `SELECT 's' AS kind, toString(bucket) AS a, '' AS b, '' AS c, sum(clicks) AS n, sum(bots) AS bots
-         FROM (${series}) GROUP BY bucket`
-      : null,
-    dims
-      ? // Unknown values ('') are left out of the lists, except direct traffic among referrers.
-        `SELECT * FROM (
-           SELECT 'd' AS kind, dim AS a, value AS b, country AS c, sum(clicks) AS n, toUInt64(0) AS bots
-           FROM (${dims}) WHERE value != '' OR dim = 'referrer'
-           GROUP BY dim, value, country HAVING n > 0
-           ORDER BY a, n DESC, b, c LIMIT ${TOP_LIST_SIZE} BY a)`
-      : null,
-    visitors
-      ? `SELECT 'v' AS kind, '' AS a, '' AS b, '' AS c, toUInt64(sum(v)) AS n, toUInt64(0) AS bots
-         FROM (SELECT day, uniqExactMerge(visitors) AS v FROM (${visitors}) GROUP BY day)`
-      : null,
-  ];
-  const all = unionAll(parts);
-  // Every raw source reads the same partial hours (s.raw equals p.raw whenever it is set), named
-  // once here. ClickHouse inlines it in each branch; reading it once instead (`AS MATERIALIZED`, an
-  // experimental setting) was measured and made no difference (docs/benchmarks.md, analytics).
+  ].filter((q): q is string => q !== null);
+  // The series' raw spans equal the breakdowns' whenever either is set (both are the period's
+  // partial hours at its ends), so one raw read serves both.
   const rawWhere = p.raw ?? s.raw;
-  const rawCte =
-    rawWhere !== null
-      ? `WITH raw AS (${rawClicks(
+  if (rawWhere !== null)
+    sources.push(
+      rawRows(
+        bucket.ts,
+        rawClicks(
           `ts, is_bot, visitor_hash, ifNull(referrer, '') AS src_referrer, toString(country) AS src_country,
            city AS src_city, toString(device_type) AS src_device, toString(browser) AS src_browser,
            toString(os) AS src_os`,
           `link_id = {id:UUID}${rawWhere}`,
-        )}) `
-      : "";
-  const result = all
-    ? await ch.query<{ kind: "s" | "d" | "v"; a: string; b: string; c: string; n: number; bots: number }>(
-        `${rawCte}SELECT kind, a, b, c, toUInt64(n) AS n, toUInt64(bots) AS bots FROM (${all})`,
-        params,
-      )
-    : [];
+        ),
+      ),
+    );
+
+  // Unknown values ('') are left out of the breakdowns, except direct traffic among referrers; each
+  // breakdown keeps its top ${TOP_LIST_SIZE} (a series bucket or a day is one row per (kind, a)).
+  const result =
+    sources.length > 0
+      ? await ch.query<{
+          kind: "s" | "d" | "v";
+          a: string;
+          b: string;
+          c: string;
+          n: number;
+          bots: number;
+          v: number;
+        }>(
+          `SELECT kind, a, b, c, sum(n) AS n, sum(bots) AS bots, toUInt64(uniqExactMerge(vs)) AS v
+           FROM (${sources.join(" UNION ALL ")})
+           WHERE kind != 'd' OR b != '' OR a = 'referrer'
+           GROUP BY kind, a, b, c
+           HAVING kind != 'd' OR n > 0
+           ORDER BY kind, a, n DESC, b, c
+           LIMIT ${TOP_LIST_SIZE} BY kind, a`,
+          params,
+        )
+      : [];
   const rows = result
     .filter((r) => r.kind === "s")
     .map((r) => ({ bucket: r.a, clicks: Number(r.n), bots: Number(r.bots) }))
@@ -152,7 +148,7 @@ export async function linkStats(
     .filter((r) => r.kind === "d")
     .map((r) => ({ dim: r.a as Dim, value: r.b, country: r.c, clicks: Number(r.n) }))
     .sort((x, y) => y.clicks - x.clicks || cmp(x.value, y.value) || cmp(x.country, y.country));
-  const uniques = result.filter((r) => r.kind === "v").map((r) => ({ visitors: Number(r.n) }));
+  const visitors = result.filter((r) => r.kind === "v").reduce((n, r) => n + Number(r.v), 0);
 
   const of = (dim: Dim) => breakdown.filter((r) => r.dim === dim);
   const buckets = rows.filter((r) => Number(r.clicks) > 0);
@@ -174,7 +170,7 @@ export async function linkStats(
     browsers: of("browser").map((r) => ({ browser: r.value, count: Number(r.clicks) })),
     os: of("os").map((r) => ({ os: r.value, count: Number(r.clicks) })),
     bot_clicks: rows.reduce((n, r) => n + Number(r.bots), 0),
-    unique_visitors: Number(uniques[0]?.visitors ?? 0),
+    unique_visitors: visitors,
   };
 }
 
