@@ -50,7 +50,10 @@ try {
       const rs = await ch.raw.query({ query: sql, format: "JSONEachRow", query_params: params });
       for await (const rows of rs.stream()) for (const row of rows) yield row.json();
     };
-    const inOrder = step % 2 === 0 ? versions : [...versions].reverse();
+    // OLD_AT=<clicks,…> runs the other version at those sizes only (each old run is as long as a new one).
+    const here =
+      process.env.OLD_AT?.split(",").map(Number).includes(clicks) === false ? versions.slice(0, 1) : versions;
+    const inOrder = step % 2 === 0 ? here : [...here].reverse();
     const runs = modes.flatMap((m) => dims.flatMap((d) => inOrder.map((v) => [m, d, v] as const)));
     for (const [mode, dimension, [version, exportAnalytics]] of runs) {
       Object.assign(ch, { queryRows: mode === "buffered" ? buffered : streamed });
