@@ -7,7 +7,8 @@
 // `flock /tmp/bench.lock` and note the load average. `MODES=streamed,buffered` also runs each export
 // reading through @clickhouse/client over chdb/connection (each query's result materialised before its
 // first row: the way before chdb-streams.ts), after the streamed one, to compare within one run.
-// Also prints the RSS above the level before every 2 s of each export (`rssAboveEvery2sMb`).
+// Also prints every 2 s of each export the RSS above the level before (`rssAboveEvery2sMb`) and the V8
+// heap above it right after a forced GC (`liveHeapAboveEvery2sMb`: what the export keeps alive).
 // `EXPORT_FROM=<path>` also profiles the exportAnalytics of another file (an older copy of
 // analytics-export.ts) at each size, old and new alternating in order from one size to the next.
 import { loadavg } from "node:os";
@@ -70,10 +71,13 @@ try {
       const start = performance.now();
       // RSS above the level before, every 2 s: flat when the export's memory does not grow with its size.
       const series: number[] = [];
-      const seriesTimer = setInterval(
-        () => series.push(Math.round(((rssOf(process.pid) ?? 0) - before.rss) / MB)),
-        2_000,
-      );
+      const live: number[] = [];
+      const seriesTimer = setInterval(() => {
+        series.push(Math.round(((rssOf(process.pid) ?? 0) - before.rss) / MB));
+        // What the export holds alive, garbage aside: the heap right after a forced GC.
+        global.gc?.();
+        live.push(Math.round((process.memoryUsage().heapUsed - before.heapUsed) / MB));
+      }, 2_000);
       let lines = 0;
       let bytes = 0;
       let gap = 0;
@@ -103,6 +107,7 @@ try {
           peakHeapAboveMb: Math.round((peak.heap - before.heapUsed) / MB),
           peakArrayBuffersAboveMb: Math.round((peak.ab - before.arrayBuffers) / MB),
           rssAboveEvery2sMb: series,
+          liveHeapAboveEvery2sMb: live,
           load: loadavg().map((l) => +l.toFixed(2)),
         }),
       );

@@ -4,7 +4,8 @@
 // each) and streams exportLinks (management's exports/links-export.ts, the code behind
 // GET /api/v1/exports/links and `./kurz export links`) as CSV and as JSON to a byte counter, printing
 // per export: links, MB, seconds, the peak RSS, V8 heap and array buffers above the level after a
-// forced GC (sampled every 20 ms), and the RSS above that level every second. No stack: only this
+// forced GC (sampled every 20 ms), and every second the RSS above that level and the V8 heap right
+// after a forced GC (what the export keeps alive, garbage aside). No stack: only this
 // process and Postgres, so the figures are the export's own. Run under `flock /tmp/bench.lock`.
 import { loadavg } from "node:os";
 import { createPrisma, dropDatabase, migrateDatabase } from "@kurz/db";
@@ -47,10 +48,13 @@ try {
       };
       const timer = setInterval(sample, 20);
       const series: number[] = [];
-      const seriesTimer = setInterval(
-        () => series.push(Math.round(((rssOf(process.pid) ?? 0) - before.rss) / MB)),
-        1_000,
-      );
+      const live: number[] = [];
+      const seriesTimer = setInterval(() => {
+        series.push(Math.round(((rssOf(process.pid) ?? 0) - before.rss) / MB));
+        // What the export holds alive, garbage aside: the heap right after a forced GC.
+        global.gc?.();
+        live.push(Math.round((process.memoryUsage().heapUsed - before.heapUsed) / MB));
+      }, 1_000);
       const start = performance.now();
       let bytes = 0;
       for await (const chunk of exportLinks(prisma, ACCOUNT, "https://kurz.test", format)) {
@@ -70,6 +74,7 @@ try {
           peakHeapAboveMb: Math.round((peak.heap - before.heapUsed) / MB),
           peakArrayBuffersAboveMb: Math.round((peak.ab - before.arrayBuffers) / MB),
           rssAboveEverySecondMb: series,
+          liveHeapAboveEverySecondMb: live,
           load: loadavg().map((l) => +l.toFixed(2)),
         }),
       );
