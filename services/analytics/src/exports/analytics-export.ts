@@ -83,7 +83,8 @@ function dimWhere(f: Filter): string {
  * Rollup rows (before SummingMergeTree's merges, so at least the rows a query returns) that one query
  * may read. This bounds what ClickHouse aggregates, joins and sorts for a query, and so the export's
  * memory, whatever the account's size or the clicks per link: a fixed number of links per query grew
- * with the clicks per link (+77 MB at 6M clicks by referrer with 100 links a query).
+ * with the clicks per link (+107 MB RSS at 10M clicks by referrer with 100 links a query, +45 MB with
+ * pages of this size; docs/benchmarks.md, "import and export").
  */
 export const ROWS_PER_QUERY = 20_000;
 
