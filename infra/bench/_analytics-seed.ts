@@ -42,12 +42,19 @@ const SELECT_CLICKS = `
     'kurz.test' AS host
   FROM numbers({start:UInt64}, {count:UInt64})`;
 
-// Named, so that columns added later with a default (migration 0006's message_token) keep it.
 const CLICK_COLUMNS =
   "click_id, link_id, account_id, short_code, ts, referrer, country, city, device_type, browser, os, is_bot, visitor_hash, host";
 
-async function insertClicks(ch: KurzClickHouse, account: string, links: string[], total: number) {
-  for (let start = 0; start < total; start += CHUNK) {
+/** Clicks number `first` to `total - 1` of the account's series (so a seed can be grown in steps). */
+export async function insertClicks(
+  ch: KurzClickHouse,
+  account: string,
+  links: string[],
+  total: number,
+  first = 0,
+) {
+  for (let start = first; start < total; start += CHUNK) {
+    // Columns named: a column added later (message_token, migration 0006) keeps its default.
     await ch.command(`INSERT INTO clicks (${CLICK_COLUMNS}) ${SELECT_CLICKS}`, {
       links,
       account,

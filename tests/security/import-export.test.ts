@@ -1,6 +1,8 @@
 // Attacks on imports and exports (docs/import-export.md, docs/security.md): reading another account's
 // import or its refused rows, spreadsheet formulas smuggled through exported cells, oversized and
-// malformed uploads, and another account's link in the analytics export.
+// malformed uploads, another account's links and clicks in the analytics export (paged by rows since
+// issue 16's constant-memory work), and the import's "already shortened" check (an indexed lookup
+// since migration 20261125023845) telling one account about another's URLs.
 import { IMPORT_MAX_BYTES } from "@kurz/contracts";
 import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
 import { type Stack, startStack } from "@kurz/testing/stack";
@@ -88,6 +90,26 @@ describe("formula injection", () => {
   });
 });
 
+describe("the import's duplicate-URL check", () => {
+  it("skips only the importer's own URLs: another account's same URL is neither skipped nor touched", async () => {
+    const { attacker, victim, asVictim } = await attackerAndVictim(stack, "imp-dup");
+    const secret = `https://example.com/private-${Date.now()}/report?token=x`;
+    const mine = await asVictim("POST", "/api/v1/links", { url: secret, title: "victim's" });
+    expect(mine.status, mine.text).toBe(201);
+    // Were the check not per account, "skipped" would tell the attacker the victim shortened this URL.
+    const job = await uploadAs(attacker.api_key, `url\n${secret}\nhttps://example.com/other\n`);
+    expect(job.status, job.text).toBe(202);
+    const done = await finishedJob(attacker.api_key, job.body.data.id);
+    expect(done.counts).toMatchObject({ total: 2, created: 2, skipped: 0, failed: 0 });
+    // The victim's link is as it was, and the victim importing it is skipped as their own.
+    const after = await asVictim("GET", `/api/v1/links/${mine.body.data.id}`);
+    expect(after.body.data).toMatchObject({ original_url: secret, title: "victim's" });
+    const again = await uploadAs(victim.api_key, `url\n${secret}\n`);
+    const ownDone = await finishedJob(victim.api_key, again.body.data.id);
+    expect(ownDone.counts).toMatchObject({ total: 1, created: 0, skipped: 1 });
+  });
+});
+
 describe("uploads", () => {
   it("refuses a body over the upload limit with 413 and creates no job", async () => {
     const { victim, asVictim } = await attackerAndVictim(stack, "imp-big");
@@ -118,5 +140,41 @@ describe("analytics export", () => {
     const link = await asVictim("POST", "/api/v1/links", { url: "https://example.com/v", title: "v" });
     const res = await asAttacker("GET", `/api/v1/exports/analytics?link_id=${link.body.data.id}`);
     expectV1Error(res, 404, "NOT_FOUND");
+  });
+  it("never lists another account's clicks, whatever the dimension or period", async () => {
+    const { asAttacker, asVictim } = await attackerAndVictim(stack, "exp-tenant");
+    const link = await asVictim("POST", "/api/v1/links", { url: "https://example.com/t", title: "t" });
+    expect(link.status, link.text).toBe(201);
+    const hit = await fetch(link.body.data.short_url, {
+      redirect: "manual",
+      headers: {
+        "user-agent": "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
+        referer: "https://ref.example/",
+      },
+    });
+    expect(hit.status).toBe(302);
+    await waitFor(
+      async () => {
+        const res = await asVictim("GET", "/api/v1/exports/analytics?dimension=referrer");
+        return res.text.includes(link.body.data.id) ? res : null;
+      },
+      { timeoutMs: 20_000, intervalMs: 200, description: "the victim's click in the victim's export" },
+    );
+    for (const query of ["", "?dimension=referrer", "?dimension=city&start=2000-01-01&end=2100-01-01"]) {
+      const res = await asAttacker("GET", `/api/v1/exports/analytics${query}`);
+      expect(res.status).toBe(200);
+      expect(res.text.trim().split("\r\n")).toHaveLength(1); // the header only
+    }
+    // A period that ends before it starts, or a link id that is not one, is refused with the reason.
+    expectV1Error(
+      await asVictim("GET", "/api/v1/exports/analytics?start=2100-01-01&end=2000-01-01"),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expectV1Error(
+      await asAttacker("GET", "/api/v1/exports/analytics?link_id=x'%20OR%201=1"),
+      400,
+      "VALIDATION_ERROR",
+    );
   });
 });

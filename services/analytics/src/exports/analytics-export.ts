@@ -33,65 +33,149 @@ function filterOf(accountId: string, query: ExportAnalyticsQuery): Filter {
 }
 
 // The link dimension names each link; a link whose deletion has been applied drops out (its clicks
-// are being removed too). A link the dimension has not heard of yet keeps its rows with no code.
-const LINKS = `(SELECT link_id, short_code, deleted FROM links FINAL WHERE account_id = {account:UUID}) AS l`;
+// are being removed too). A link the dimension has not heard of yet keeps its rows with no code. Only
+// the query's own links are read, so the join's table is as small as the query.
+const LINKS = `(SELECT link_id, short_code, deleted FROM links FINAL
+  WHERE account_id = {account:UUID} AND link_id IN {ids:Array(UUID)}) AS l`;
 
-function sqlFor(dimension: ExportDimension, f: Filter): string {
+/** One query of the export: some links, or one link's range of days. */
+interface Page {
+  ids: string[];
+  from?: string;
+  to?: string;
+}
+
+/** `where` narrowed to a page: its links, and its days when it is part of one link's rows. */
+function pageWhere(where: string, page: Page): string {
+  let w = `${where} AND link_id IN {ids:Array(UUID)}`;
+  if (page.from !== undefined) w += " AND day >= {pageFrom:Date} AND day <= {pageTo:Date}";
+  return w;
+}
+
+function sqlFor(dimension: ExportDimension, f: Filter, page: Page): string {
   if (dimension === "none") {
     return `SELECT toString(d.link_id) AS link_id, l.short_code AS short_code, toString(d.day) AS day,
         d.clicks AS clicks, d.bot_clicks AS bot_clicks
       FROM (SELECT link_id, day, sum(clicks) AS clicks, sum(bot_clicks) AS bot_clicks FROM link_daily
-            WHERE ${f.where} GROUP BY link_id, day) AS d
+            WHERE ${pageWhere(f.where, page)} GROUP BY link_id, day) AS d
       LEFT JOIN ${LINKS} ON d.link_id = l.link_id
       WHERE l.deleted = 0
       ORDER BY d.link_id, d.day`;
   }
-  // link_dim_daily has no account column: the account's links are those of its link_daily rows.
-  const days = f.where.replace(/account_id = \{account:UUID\}( AND )?/, "");
+  // link_dim_daily has no account column: a page's links are the account's (they were listed from
+  // its link_daily rows), so the page's ids are the account filter here.
   return `SELECT toString(d.link_id) AS link_id, l.short_code AS short_code, toString(d.day) AS day,
       d.value AS value, d.country AS country, d.clicks AS clicks
     FROM (SELECT link_id, day, value, country, sum(clicks) AS clicks FROM link_dim_daily
-          WHERE dim = {dim:String}${days ? ` AND ${days}` : ""}
-            AND link_id IN (SELECT DISTINCT link_id FROM link_daily WHERE ${f.where})
+          WHERE dim = {dim:String} AND ${pageWhere(dimWhere(f), page)}
           GROUP BY link_id, day, value, country HAVING clicks > 0) AS d
     LEFT JOIN ${LINKS} ON d.link_id = l.link_id
     WHERE l.deleted = 0
     ORDER BY d.link_id, d.day, d.value, d.country`;
 }
 
-/** Links per query: bounds ClickHouse's GROUP BY, JOIN and ORDER BY state, whatever the account's size. */
-const LINKS_PER_QUERY = 100;
+/** The filter without its account condition, for link_dim_daily (which has no account column). */
+function dimWhere(f: Filter): string {
+  return f.where.replace(/account_id = \{account:UUID\}( AND )?/, "") || "1";
+}
+
+/**
+ * Rollup rows (before SummingMergeTree's merges, so at least the rows a query returns) that one query
+ * may read. This bounds what ClickHouse aggregates, joins and sorts for a query, and so the export's
+ * memory, whatever the account's size or the clicks per link: a fixed number of links per query grew
+ * with the clicks per link (+107 MB RSS at 10M clicks by referrer with 100 links a query, +45 MB with
+ * pages of this size; docs/benchmarks.md, "import and export").
+ */
+export const ROWS_PER_QUERY = 20_000;
+
+/**
+ * The export's pages, in link order: consecutive links whose rollup rows add up to at most `budget`,
+ * and a link with more than that alone, cut into ranges of days of at most `budget` rows (a single day
+ * over the budget is a page of its own). Reads one count per link, and one per day for such a link.
+ */
+async function* pagesOf(
+  ch: KurzClickHouse,
+  dimension: ExportDimension,
+  f: Filter,
+  budget: number,
+): AsyncGenerator<Page> {
+  const table = dimension === "none" ? "link_daily" : "link_dim_daily";
+  const where =
+    dimension === "none"
+      ? f.where
+      : `dim = {dim:String} AND ${dimWhere(f)}
+         AND link_id IN (SELECT DISTINCT link_id FROM link_daily WHERE ${f.where})`;
+  const params = dimension === "none" ? f.params : { ...f.params, dim: dimension };
+  // Named `id` and `d`: an alias `link_id` or `day` would shadow the column in WHERE (ClickHouse resolves aliases there).
+  // One row per link: the account's size, never its clicks.
+  const links = await ch.query<{ id: string; n: string | number }>(
+    `SELECT toString(link_id) AS id, count() AS n FROM ${table} WHERE ${where}
+     GROUP BY link_id ORDER BY link_id`,
+    params,
+  );
+  let ids: string[] = [];
+  let rows = 0;
+  for (const link of links) {
+    const n = Number(link.n);
+    if (ids.length > 0 && rows + n > budget) {
+      yield { ids };
+      ids = [];
+      rows = 0;
+    }
+    if (n <= budget) {
+      ids.push(link.id);
+      rows += n;
+      continue;
+    }
+    const days = await ch.query<{ d: string; n: string | number }>(
+      `SELECT toString(day) AS d, count() AS n FROM ${table}
+       WHERE ${where} AND link_id = {one:UUID} GROUP BY day ORDER BY day`,
+      { ...params, one: link.id },
+    );
+    let from: string | undefined;
+    let to = "";
+    let inRange = 0;
+    for (const d of days) {
+      const dn = Number(d.n);
+      if (from !== undefined && inRange + dn > budget) {
+        yield { ids: [link.id], from, to };
+        from = undefined;
+        inRange = 0;
+      }
+      from ??= d.d;
+      to = d.d;
+      inRange += dn;
+    }
+    if (from !== undefined) yield { ids: [link.id], from, to };
+  }
+  if (ids.length > 0) yield { ids };
+}
 
 export function exportAnalytics(
   ch: KurzClickHouse,
   accountId: string,
   query: ExportAnalyticsQuery,
+  options: { rowsPerQuery?: number } = {},
 ): Readable {
   const dimension = query.dimension ?? "none";
   const f = filterOf(accountId, query);
   // The whole account in one query made ClickHouse aggregate and sort every row before the first one
-  // came out (+750 MB at 2M clicks by referrer): the export runs link by link range instead, each
-  // query's state bounded by LINKS_PER_QUERY links, so memory does not grow with the account.
-  const chunk = { ...f, where: `${f.where} AND link_id IN {ids:Array(UUID)}` };
-  const sql = sqlFor(dimension, chunk);
+  // came out (+750 MB at 2M clicks by referrer): the export runs page by page instead (pagesOf), each
+  // query's state bounded by ROWS_PER_QUERY rollup rows, so memory grows with neither the account nor
+  // its clicks.
   const base = dimension === "none" ? f.params : { ...f.params, dim: dimension };
   async function* lines() {
-    const ids =
-      // Named `id`: an alias `link_id` would shadow the column in WHERE (ClickHouse resolves aliases there).
-      (
-        await ch.query<{ id: string }>(
-          `SELECT DISTINCT toString(link_id) AS id FROM link_daily WHERE ${f.where} ORDER BY id`,
-          f.params,
-        )
-      ).map((r) => r.id);
     yield csvLine(
       dimension === "none"
         ? ["link_id", "short_code", "day", "clicks", "bot_clicks"]
         : ["link_id", "short_code", "day", "dimension", "value", "country", "clicks"],
     );
-    for (let i = 0; i < ids.length; i += LINKS_PER_QUERY) {
-      const params = { ...base, ids: ids.slice(i, i + LINKS_PER_QUERY) };
-      for await (const r of ch.queryRows<Record<string, unknown>>(sql, params)) {
+    for await (const page of pagesOf(ch, dimension, f, options.rowsPerQuery ?? ROWS_PER_QUERY)) {
+      const params =
+        page.from === undefined
+          ? { ...base, ids: page.ids }
+          : { ...base, ids: page.ids, pageFrom: page.from, pageTo: page.to };
+      for await (const r of ch.queryRows<Record<string, unknown>>(sqlFor(dimension, f, page), params)) {
         yield dimension === "none"
           ? csvLine([r.link_id, r.short_code, r.day, r.clicks, r.bot_clicks])
           : csvLine([r.link_id, r.short_code, r.day, dimension, r.value, r.country, r.clicks]);
