@@ -88,6 +88,8 @@ export async function run(args: string[]): Promise<string> {
     extraEnv: {
       NODE_ENV: "production",
       ANALYTICS_SALT_SECRET: randomBytes(16).toString("hex"),
+      // Production refuses the development default of every secret, this one too.
+      WEBHOOK_SECRETS_KEY: randomBytes(32).toString("hex"),
       LOG_LEVEL: "error",
       TITLE_FETCH_ENABLED: "false",
       SPOOL_DIR: spool,
