@@ -39,5 +39,11 @@ export async function accountDomains(
     where: { accountId },
     select: { id: true, host: true, origin: true },
   });
-  return new Map(rows.map((d) => [d.id, { host: d.host, origin: d.origin.replace(/\/+$/, "") }]));
+  return new Map(rows.map((d) => [d.id, domainInfo(d)]));
 }
+
+/** A domain row as short URLs use it: the origin without a trailing slash. */
+export const domainInfo = (d: { host: string; origin: string }): LinkDomainInfo => ({
+  host: d.host,
+  origin: d.origin.replace(/\/+$/, ""),
+});
