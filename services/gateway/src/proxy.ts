@@ -11,6 +11,16 @@ export function createForwarder(opts: {
   onError: (err: Error, req: IncomingMessage, res: ServerResponse) => void;
 }) {
   const http = createHttpForwarder({ onError: opts.onError, timeoutMs: 30_000 });
+  // The upstreams are a handful of configured origins: each is parsed once, not on every request.
+  const origins = new Map<string, URL>();
+  const originOf = (target: string) => {
+    let url = origins.get(target);
+    if (url === undefined) {
+      url = new URL(target);
+      origins.set(target, url);
+    }
+    return url;
+  };
 
   function forward(
     req: IncomingMessage,
@@ -30,7 +40,7 @@ export function createForwarder(opts: {
     }
     headers["x-forwarded-proto"] ??= "http";
     if (req.headers.host) headers["x-forwarded-host"] ??= req.headers.host;
-    http(req, res, { target, path, headers });
+    http(req, res, { target: originOf(target), path, headers });
   }
   return Object.assign(forward, { close: () => http.close() });
 }
