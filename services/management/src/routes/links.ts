@@ -19,7 +19,7 @@ import {
   unavailableAliases,
   updateLink,
 } from "../links-service.ts";
-import { accountDomains } from "../short-url.ts";
+import { accountDomains, domainsForLink } from "../short-url.ts";
 import type { TitleFetcher } from "../title-fetcher.ts";
 
 export interface LinksDeps extends LinkWriterDeps {
@@ -56,7 +56,7 @@ export function linksRoutes(deps: LinksDeps): MountedRoute[] {
         overlayId !== null ? framing(deps, body.url) : null,
       ]);
       const link = await createLink(deps, accountId, { ...body, title, overlayId, domainId, frameable });
-      return v1Success(toLinkJson(link, deps.baseUrl, await accountDomains(prisma, accountId)));
+      return v1Success(toLinkJson(link, deps.baseUrl, await domainsForLink(prisma, accountId, link)));
     }),
 
     route(ROUTES.listLinks, async ({ identity: { accountId }, query }) => {
@@ -99,7 +99,7 @@ export function linksRoutes(deps: LinksDeps): MountedRoute[] {
         extras = { overlayId, frameable: await framing(deps, current.originalUrl) };
       }
       const link = await updateLink(deps, accountId, params.id, body, extras);
-      return v1Success(toLinkJson(link, deps.baseUrl, await accountDomains(prisma, accountId)));
+      return v1Success(toLinkJson(link, deps.baseUrl, await domainsForLink(prisma, accountId, link)));
     }),
 
     route(ROUTES.deleteLink, async ({ identity: { accountId }, params }) => {
