@@ -2,7 +2,7 @@
 // path computed once per request, see app.ts), with the identity the gateway established.
 // Every x-kurz-* header from the client is stripped first: only the gateway may assert them, and
 // the forwarding credential goes only with a user's request (docs/security.md).
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { createForwarder as createHttpForwarder, forwardedHeaders, type Identity } from "@kurz/service-kit";
 
 export function createForwarder(opts: {
@@ -30,8 +30,10 @@ export function createForwarder(opts: {
     /** Who the gateway established (none on anonymous paths); public routes send only the client hash. */
     identity?: Partial<Identity>,
   ): void {
-    const headers = { ...req.headers };
-    for (const name of Object.keys(headers)) if (name.startsWith("x-kurz-")) delete headers[name];
+    // Copied without the client's x-kurz-* in one pass (deleting from a copy cost more).
+    const headers: IncomingHttpHeaders = {};
+    const incoming = req.headers;
+    for (const name in incoming) if (!name.startsWith("x-kurz-")) headers[name] = incoming[name];
     if (identity) Object.assign(headers, forwardedHeaders(opts.internalSecret, identity));
     const peer = req.socket.remoteAddress;
     if (peer) {
