@@ -44,7 +44,7 @@ export function endToEndHeaders(headers: IncomingHttpHeaders): IncomingHttpHeade
       : null;
   const out: IncomingHttpHeaders = {};
   for (const name in headers) {
-    if (HOP_BY_HOP_SET.has(name) || (named !== null && named.includes(name))) continue;
+    if (HOP_BY_HOP_SET.has(name) || named?.includes(name)) continue;
     out[name] = headers[name];
   }
   return out;
