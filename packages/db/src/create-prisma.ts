@@ -35,21 +35,42 @@ function searchPathOption(schema: string): string {
   return pg.escapeIdentifier(schema).replace(/[\\ ]/g, "\\$&");
 }
 
+/** The pool under each client createPrisma made (decision 0037: the hottest reads skip Prisma). */
+const pools = new WeakMap<PrismaClient, pg.Pool>();
+
 /**
  * A Prisma client over a node-postgres pool (no Rust engine). The pool belongs to the client:
  * `$disconnect()` closes it. `?connection_limit=` and `?schema=` in the URL are honoured.
  */
 export function createPrisma(databaseUrl: string): PrismaClient {
   const { connectionString, schema, connectionLimit } = parseDatabaseUrl(databaseUrl);
-  const adapter = new PrismaPg(
-    {
-      connectionString,
-      max: connectionLimit ?? DEFAULT_POOL_SIZE,
-      idleTimeoutMillis: 30_000,
-      // adapter-pg qualifies its generated queries with the schema; raw SQL needs the search_path.
-      ...(schema ? { options: `-c search_path=${searchPathOption(schema)}` } : {}),
-    },
-    { ...(schema ? { schema } : {}), statementNameGenerator: preparedStatementNames() },
-  );
-  return new PrismaClient({ adapter });
+  const pool = new pg.Pool({
+    connectionString,
+    max: connectionLimit ?? DEFAULT_POOL_SIZE,
+    idleTimeoutMillis: 30_000,
+    // adapter-pg qualifies its generated queries with the schema; raw SQL needs the search_path.
+    ...(schema ? { options: `-c search_path=${searchPathOption(schema)}` } : {}),
+  });
+  // An idle connection the server closed is dropped from the pool, and the next query opens another;
+  // the adapter listens the same way once connected, but a direct read may come first.
+  pool.on("error", () => {});
+  const adapter = new PrismaPg(pool, {
+    ...(schema ? { schema } : {}),
+    statementNameGenerator: preparedStatementNames(),
+    disposeExternalPool: true,
+  });
+  const client = new PrismaClient({ adapter });
+  pools.set(client, pool);
+  return client;
+}
+
+/**
+ * The node-postgres pool under a client made by createPrisma: one pool (and one connection limit) for
+ * Prisma and the few hot reads that run as plain prepared statements (decision 0037). Those reads use
+ * node-postgres' default type parsing (timestamptz → Date, int8 → string, jsonb → parsed).
+ */
+export function poolOf(prisma: PrismaClient): Pick<pg.Pool, "query"> {
+  const pool = pools.get(prisma);
+  if (!pool) throw new Error("poolOf: this Prisma client was not made by createPrisma");
+  return pool;
 }

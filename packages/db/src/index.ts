@@ -1,5 +1,5 @@
 export { parseDatabaseUrl } from "./connection-url.ts";
-export { createPrisma } from "./create-prisma.ts";
+export { createPrisma, poolOf } from "./create-prisma.ts";
 export { dropDatabase, ensureDatabase } from "./database-admin.ts";
 export { isRecordMissing, isUniqueViolation, sqlStateOf } from "./errors.ts";
 export type {

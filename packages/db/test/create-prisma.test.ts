@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPrisma, dropDatabase, migrateDatabase, Prisma, type PrismaClient } from "../src/index.ts";
+import { createPrisma, dropDatabase, migrateDatabase, Prisma, PrismaClient, poolOf } from "../src/index.ts";
 import { uniqueDatabaseUrl } from "./databases.ts";
 
 const databaseUrl = uniqueDatabaseUrl("client");
@@ -134,6 +134,23 @@ describe("createPrisma", () => {
   });
 });
 
+describe("poolOf", () => {
+  it("is the client's own pool: a session setting made through one is seen through the other", async () => {
+    const single = createPrisma(`${databaseUrl}?connection_limit=1`);
+    try {
+      await single.$executeRawUnsafe("SET application_name = 'kurz-pool-of'");
+      const { rows } = await poolOf(single).query("SELECT current_setting('application_name') AS name");
+      expect(rows).toEqual([{ name: "kurz-pool-of" }]);
+    } finally {
+      await single.$disconnect();
+    }
+  });
+
+  it("refuses a client that createPrisma did not make", () => {
+    expect(() => poolOf(Object.create(PrismaClient.prototype) as PrismaClient)).toThrow(/createPrisma/);
+  });
+});
+
 describe("createPrisma with ?schema=", () => {
   const schemaUrl = `${uniqueDatabaseUrl("client_schema")}?schema=tenant_b`;
 
@@ -150,6 +167,11 @@ describe("createPrisma with ?schema=", () => {
       const rows = await tenant.$queryRaw<{ schema: string; accounts: bigint }[]>`
         SELECT current_schema() AS schema, (SELECT count(*) FROM accounts) AS accounts`;
       expect(rows).toEqual([{ schema: "tenant_b", accounts: 1n }]);
+      // The pool under the client (decision 0037's direct reads) is in the same schema.
+      const direct = await poolOf(tenant).query(
+        "SELECT current_schema() AS schema, count(*) AS n FROM accounts",
+      );
+      expect(direct.rows).toEqual([{ schema: "tenant_b", n: "1" }]);
     } finally {
       await tenant.$disconnect();
     }

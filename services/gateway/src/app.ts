@@ -42,6 +42,7 @@ import {
   toApiError,
   trackRequest,
 } from "@kurz/service-kit";
+import { LRUCache } from "lru-cache";
 import proxyAddr from "proxy-addr";
 import type { ApiKeys } from "./api-keys.ts";
 import type { GatewayConfig } from "./config.ts";
@@ -62,6 +63,9 @@ export interface GatewayDeps {
   keyUsage: KeyUsageRecorder;
   readiness: Record<string, () => Promise<unknown>>;
 }
+
+/** Clients whose address hash is kept in memory (client-budget.ts), about 100 bytes each. */
+const CLIENT_HASHES_MAX = 10_000;
 
 /** Same as a key's default budget (SPEC 8); public analytics are read-only and cheap. */
 const PUBLIC_RATE_LIMIT_PER_MINUTE = 60;
@@ -125,8 +129,18 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
   // (proxy-addr is what Express itself uses), and only its keyed hash is kept (client-budget.ts).
   const trustHops = config.TRUST_PROXY;
   const trust = (_address: string, hop: number) => hop < trustHops;
-  const clientHash = (req: IncomingMessage) =>
-    clientBudgetHash(config.INTERNAL_TOKEN, proxyAddr(req, trust) ?? "");
+  // An HMAC per request was measurable and a client sends many: each address's hash is kept (bounded,
+  // least recently used dropped first; the addresses stay in this process's memory only).
+  const clientHashes = new LRUCache<string, string>({ max: CLIENT_HASHES_MAX });
+  const clientHash = (req: IncomingMessage) => {
+    const address = proxyAddr(req, trust) ?? "";
+    let hash = clientHashes.get(address);
+    if (hash === undefined) {
+      hash = clientBudgetHash(config.INTERNAL_TOKEN, address);
+      clientHashes.set(address, hash);
+    }
+    return hash;
+  };
 
   const unavailable = (err: Error, req: IncomingMessage, res: ServerResponse) => {
     const path = pathOf(req.url ?? "/");

@@ -2,7 +2,7 @@
 // path computed once per request, see app.ts), with the identity the gateway established.
 // Every x-kurz-* header from the client is stripped first: only the gateway may assert them, and
 // the forwarding credential goes only with a user's request (docs/security.md).
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { createForwarder as createHttpForwarder, forwardedHeaders, type Identity } from "@kurz/service-kit";
 
 export function createForwarder(opts: {
@@ -11,6 +11,16 @@ export function createForwarder(opts: {
   onError: (err: Error, req: IncomingMessage, res: ServerResponse) => void;
 }) {
   const http = createHttpForwarder({ onError: opts.onError, timeoutMs: 30_000 });
+  // The upstreams are a handful of configured origins: each is parsed once, not on every request.
+  const origins = new Map<string, URL>();
+  const originOf = (target: string) => {
+    let url = origins.get(target);
+    if (url === undefined) {
+      url = new URL(target);
+      origins.set(target, url);
+    }
+    return url;
+  };
 
   function forward(
     req: IncomingMessage,
@@ -20,8 +30,10 @@ export function createForwarder(opts: {
     /** Who the gateway established (none on anonymous paths); public routes send only the client hash. */
     identity?: Partial<Identity>,
   ): void {
-    const headers = { ...req.headers };
-    for (const name of Object.keys(headers)) if (name.startsWith("x-kurz-")) delete headers[name];
+    // Copied without the client's x-kurz-* in one pass (deleting from a copy cost more).
+    const headers: IncomingHttpHeaders = {};
+    const incoming = req.headers;
+    for (const name in incoming) if (!name.startsWith("x-kurz-")) headers[name] = incoming[name];
     if (identity) Object.assign(headers, forwardedHeaders(opts.internalSecret, identity));
     const peer = req.socket.remoteAddress;
     if (peer) {
@@ -30,7 +42,7 @@ export function createForwarder(opts: {
     }
     headers["x-forwarded-proto"] ??= "http";
     if (req.headers.host) headers["x-forwarded-host"] ??= req.headers.host;
-    http(req, res, { target, path, headers });
+    http(req, res, { target: originOf(target), path, headers });
   }
   return Object.assign(forward, { close: () => http.close() });
 }

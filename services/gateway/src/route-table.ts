@@ -16,17 +16,33 @@ function compile(route: ApiRoute): CompiledRoute {
   return { pattern: new RegExp(`^${source}/?$`, "i"), method: route.method };
 }
 
+/** Segments of a path, one trailing slash ignored: a route can only match paths with as many as its own. */
+const segmentCount = (path: string) => {
+  let count = 0;
+  const end = path.length > 1 && path.endsWith("/") ? path.length - 1 : path.length;
+  for (let i = 0; i < end; i++) if (path.charCodeAt(i) === 47) count++; // "/"
+  return count;
+};
+
 export class RouteTable {
-  private readonly routes: CompiledRoute[];
+  /** Routes by segment count: every API request is screened, and testing all ~70 patterns was waste. */
+  private readonly routes = new Map<number, CompiledRoute[]>();
 
   constructor(routes: readonly ApiRoute[] = API_ROUTES) {
-    this.routes = routes.map(compile);
+    for (const route of routes) {
+      const n = segmentCount(route.path);
+      const bucket = this.routes.get(n) ?? [];
+      bucket.push(compile(route));
+      this.routes.set(n, bucket);
+    }
   }
 
   /** The methods a path accepts (HEAD with GET), or null when no public route has this path. */
   allowedMethods(path: string): string[] | null {
     const methods = new Set<string>();
-    for (const route of this.routes) if (route.pattern.test(path)) methods.add(route.method);
+    for (const route of this.routes.get(segmentCount(path)) ?? []) {
+      if (route.pattern.test(path)) methods.add(route.method);
+    }
     if (methods.size === 0) return null;
     if (methods.has("GET")) methods.add("HEAD");
     return [...methods];

@@ -84,5 +84,14 @@ describe("reportedWindow", () => {
     expect(minute).toMatchObject({ exceeded: true, state: { name: "1m", remaining: 0 } });
     const both = reportedWindow([state("1m", 3, 4, 100), state("1h", 4, 5, 3600)]);
     expect(both).toMatchObject({ exceeded: true, state: { name: "1h" } });
+    const bothFirst = reportedWindow([state("1h", 4, 5, 3600), state("1m", 3, 4, 100)]);
+    expect(bothFirst).toMatchObject({ exceeded: true, state: { name: "1h" } });
+  });
+
+  it("reports the first of windows that tie", () => {
+    const fewest = reportedWindow([state("a", 10, 5, 100), state("b", 20, 15, 3600)]);
+    expect(fewest).toMatchObject({ exceeded: false, state: { name: "a" } });
+    const resetTogether = reportedWindow([state("a", 1, 2, 100), state("b", 1, 3, 100)]);
+    expect(resetTogether).toMatchObject({ exceeded: true, state: { name: "a" } });
   });
 });

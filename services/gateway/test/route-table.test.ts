@@ -1,3 +1,4 @@
+import { API_ROUTES } from "@kurz/contracts";
 import { describe, expect, it } from "vitest";
 import { RouteTable } from "../src/route-table.ts";
 
@@ -27,5 +28,16 @@ describe("RouteTable", () => {
     expect(table.allowedMethods("/api/v1/links/a/b")).toBeNull();
     expect(table.allowedMethods("/api/v1/links//")).toBeNull();
     expect(table.allowedMethods("/api/domain//update")).toBeNull();
+    expect(table.allowedMethods("/api/v1")).toBeNull();
+    expect(table.allowedMethods("/")).toBeNull();
+  });
+
+  it("finds every route of the real table at its own path, whatever the segment count", () => {
+    const real = new RouteTable();
+    for (const route of API_ROUTES) {
+      const path = route.path.replace(/:[^/]+/g, "x1");
+      expect(real.allowedMethods(path), route.path).toContain(route.method);
+      expect(real.allowedMethods(`${path}/`), route.path).toContain(route.method);
+    }
   });
 });

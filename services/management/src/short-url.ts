@@ -39,5 +39,23 @@ export async function accountDomains(
     where: { accountId },
     select: { id: true, host: true, origin: true },
   });
-  return new Map(rows.map((d) => [d.id, { host: d.host, origin: d.origin.replace(/\/+$/, "") }]));
+  return new Map(rows.map((d) => [d.id, domainInfo(d)]));
 }
+
+/**
+ * The domains one link's short URL needs: none to read for a link on the main host (most links; one
+ * query less per create and update, issue 15).
+ */
+export function domainsForLink(
+  prisma: Pick<PrismaClient, "domain">,
+  accountId: string,
+  link: { domainId: number | null },
+): Promise<DomainOrigins> {
+  return link.domainId === null ? Promise.resolve(NO_DOMAINS) : accountDomains(prisma, accountId);
+}
+
+/** A domain row as short URLs use it: the origin without a trailing slash. */
+export const domainInfo = (d: { host: string; origin: string }): LinkDomainInfo => ({
+  host: d.host,
+  origin: d.origin.replace(/\/+$/, ""),
+});

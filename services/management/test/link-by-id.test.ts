@@ -1,0 +1,106 @@
+// `GET /api/v1/links/:id`'s one-statement read (decision 0037) against the real Postgres: for every kind
+// of link it returns exactly the row `prisma.link.findFirst` returns, and the JSON made from it equals the
+// JSON the Prisma path made (the link plus all the account's domains); another account's link, or an
+// unknown id, is not found.
+import { randomUUID } from "node:crypto";
+import { createPrisma, type Link, type PrismaClient } from "@kurz/db";
+import type { TestDatabase } from "@kurz/testing";
+import { createMigratedDatabase } from "@kurz/testing/migrated-database";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { linkWithDomain } from "../src/link-by-id.ts";
+import { toLinkJson } from "../src/link-json.ts";
+import { accountDomains } from "../src/short-url.ts";
+import { createTestAccount } from "./links-helpers.ts";
+
+const BASE_URL = "https://kurz.example";
+
+let database: TestDatabase;
+let prisma: PrismaClient;
+let accountA: string;
+let accountB: string;
+const links: Record<string, Link> = {};
+
+beforeAll(async () => {
+  database = await createMigratedDatabase("link_by_id");
+  prisma = createPrisma(database.url);
+  [accountA, accountB] = await Promise.all([
+    createTestAccount(prisma, "by-id-a").then((a) => a.account_id),
+    createTestAccount(prisma, "by-id-b").then((a) => a.account_id),
+  ]);
+  // A's domain is stored with a trailing slash on its origin (short URLs drop it); B's is foreign to A.
+  const ownDomain = await prisma.domain.create({
+    data: { accountId: accountA, host: "go.brand-a.example", origin: "https://go.brand-a.example/" },
+  });
+  const foreignDomain = await prisma.domain.create({
+    data: { accountId: accountB, host: "go.brand-b.example", origin: "https://go.brand-b.example" },
+  });
+  const overlay = await prisma.overlay.create({ data: { accountId: accountA, type: "message", name: "o" } });
+  const make = (key: string, data: Partial<Link>) =>
+    prisma.link
+      .create({
+        data: {
+          accountId: accountA,
+          shortCode: `byid${key}${randomUUID().slice(0, 8)}`,
+          originalUrl: `https://example.com/${key}`,
+          title: `Title ${key}`,
+          ...data,
+        } as Parameters<PrismaClient["link"]["create"]>[0]["data"],
+      })
+      .then((link) => {
+        links[key] = link;
+      });
+  await Promise.all([
+    make("plain", {}),
+    make("everything", {
+      passwordHash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA",
+      isActive: false,
+      expiresAt: new Date("2031-02-03T04:05:06.789Z"),
+      clicksCount: 9_007_199_254_740_993n,
+      analyticsPublic: true,
+      analyticsSharedFields: ["referrers", "countries"],
+      overlayId: overlay.id,
+      domainId: ownDomain.id,
+      frameable: true,
+      frameCheckedAt: new Date("2030-01-01T00:00:00.001Z"),
+      title: "Ünïcödé “quotes” \\ and emoji 🙂",
+    }),
+    make("emptyShared", { analyticsSharedFields: [] }),
+    // Not something the API lets happen; the rule of accountDomains is that a domain that is not the
+    // account's own shows the main host, and the one-statement read must agree.
+    make("foreignDomain", { domainId: foreignDomain.id }),
+  ]);
+});
+
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await database?.drop();
+});
+
+describe("linkWithDomain", () => {
+  for (const key of ["plain", "everything", "emptyShared", "foreignDomain"]) {
+    it(`reads the ${key} link exactly as Prisma does, and the same JSON comes of it`, async () => {
+      const id = links[key]!.id;
+      const viaPrisma = await prisma.link.findFirst({ where: { id, accountId: accountA } });
+      const found = await linkWithDomain(prisma, accountA, id);
+      expect(found).not.toBeNull();
+      expect(found!.link).toStrictEqual(viaPrisma);
+      expect(toLinkJson(found!.link, BASE_URL, found!.domains)).toStrictEqual(
+        toLinkJson(viaPrisma!, BASE_URL, await accountDomains(prisma, accountA)),
+      );
+    });
+  }
+
+  it("gives the branded domain's host and origin without its trailing slash", async () => {
+    const found = await linkWithDomain(prisma, accountA, links.everything!.id);
+    const json = toLinkJson(found!.link, BASE_URL, found!.domains);
+    expect(json.domain).toBe("go.brand-a.example");
+    expect(json.short_url).toBe(`https://go.brand-a.example/${links.everything!.shortCode}`);
+    expect(json.clicks_count).toBe(Number(9_007_199_254_740_993n));
+  });
+
+  it("finds nothing for another account's link, an unknown id, or a link of the asking account asked as another", async () => {
+    expect(await linkWithDomain(prisma, accountB, links.plain!.id)).toBeNull();
+    expect(await linkWithDomain(prisma, accountA, randomUUID())).toBeNull();
+    expect(await linkWithDomain(prisma, randomUUID(), links.everything!.id)).toBeNull();
+  });
+});
