@@ -109,7 +109,9 @@ it("counts every click once while two consumers write the same messages at the s
           geo: new GeoIp(""),
           visitors: new VisitorHasher("test"),
           group: `analytics-clicks-${c}`,
-          maxBatchSize: 7,
+          // Different batch sizes: each consumer's handler calls cut the partitions differently, and
+          // only the runs (decision 0034), the same for both, make their blocks and tokens agree.
+          maxBatchSize: c === 0 ? 7 : 3,
           onInserted: (rows) => {
             insertedBy[c]! += rows.length;
           },
