@@ -172,7 +172,10 @@ export class KafkaSubscription<T> implements Subscription {
     } else {
       chunks = [];
       for (let start = 0; start < messages.length; start += this.opts.maxBatchSize)
-        chunks.push({ messages: messages.slice(start, start + this.opts.maxBatchSize), runOf: () => undefined });
+        chunks.push({
+          messages: messages.slice(start, start + this.opts.maxBatchSize),
+          runOf: () => undefined,
+        });
     }
     for (const { messages: chunk, runOf } of chunks) {
       if (this.control.stopping.aborted || !isRunning() || isStale()) return;
@@ -240,7 +243,10 @@ export class KafkaSubscription<T> implements Subscription {
     try {
       await this.deps.sendCutMarker(partition);
     } catch (e) {
-      this.deps.logger.warn({ ...this.log, partition, ...errorInfo(e) }, "bus: could not append a cut marker");
+      this.deps.logger.warn(
+        { ...this.log, partition, ...errorInfo(e) },
+        "bus: could not append a cut marker",
+      );
       await sleep(backoffDelay(1, this.opts.retryBackoffMs), this.control.stopping);
     }
   }
