@@ -71,7 +71,19 @@ export async function writeClicks(
   const storedBefore = perMessage
     .filter(({ token, rows }) => rows.some((r) => stored.get(r.click_id)?.has(token)))
     .map(({ token }) => token);
-  const complete = await completedMessages(ch, storedBefore);
+  // Blocks of *other* tokens that stored some of these clicks: another message's copy, or a block of
+  // this consumer's cut before a crash whose redelivery is cut differently (a Redis batch reclaimed
+  // together with another). If such a block's insert was interrupted, it is completed here from its
+  // own raw rows, or no one would ever complete it (decision 0034).
+  const own = new Set(perMessage.map((m) => m.token));
+  const others = new Set<string>();
+  for (const tokens of stored.values()) for (const t of tokens) if (t !== "" && !own.has(t)) others.add(t);
+  const complete = await completedMessages(ch, [...storedBefore, ...others]);
+  const interruptedOthers = [...others].filter((t) => !complete.has(t));
+  for (const token of interruptedOthers) {
+    const rows = await rowsStoredBy(ch, token);
+    for (const [month, rowsOfMonth] of byMonth(rows)) await insertRows(ch, rowsOfMonth, token, month);
+  }
   let deletedLinks = 0;
   const inserted: ClickRow[] = [];
   const completed: ClickRow[] = [];
@@ -100,6 +112,7 @@ export async function writeClicks(
     written.push(token);
   }
   // Only once every insert of the batch returned: a message recorded here has all its blocks.
+  written.push(...interruptedOthers);
   if (written.length > 0) await recordCompleted(ch, written);
   return {
     inserted,
@@ -204,6 +217,22 @@ async function storedClicks(ch: KurzClickHouse, rows: ClickRow[]): Promise<Map<s
     }
   }
   return out;
+}
+
+/**
+ * The raw rows a block stored, to insert them again under its token: its raw part is committed whole
+ * (the first of an insert's parts), so these are exactly the rows its views were, or were to be, fed.
+ * Scans `message_token` of the whole table: only after an interrupted insert redelivered in another cut.
+ */
+async function rowsStoredBy(ch: KurzClickHouse, token: string): Promise<ClickRow[]> {
+  const rows = await ch.query<Record<(typeof COLUMNS)[number], string | number | null>>(
+    `SELECT toString(click_id) AS click_id, toString(link_id) AS link_id, toString(account_id) AS account_id,
+       short_code, toString(ts) AS ts, referrer, country, city, device_type, browser, os, is_bot,
+       toString(visitor_hash) AS visitor_hash, host
+     FROM clicks PREWHERE message_token = {token:String} ORDER BY link_id, ts, click_id`,
+    { token },
+  );
+  return rows.map((r) => ({ ...r, is_bot: Number(r.is_bot) }) as ClickRow);
 }
 
 /** Which of these messages' inserts completed. Asked only on redelivery, so rarely. */
