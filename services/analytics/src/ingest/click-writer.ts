@@ -3,17 +3,21 @@
 // So before inserting, the writer drops clicks that are already stored (a redelivery after a crash
 // or a rebalance, or a publisher retry), copies within the batch, and clicks of links known to be
 // deleted (in flight when the link went; their code may already belong to a new link).
-// That check and the insert are two steps, so two live consumers writing the same message at once
+// That check and the insert are two steps, so two live consumers writing the same clicks at once
 // (a rebalance, a consumer that outlived its session, a reclaimed stream entry) could both find a
-// click missing. Each message is therefore inserted on its own with a deduplication token derived
-// from its click ids: ClickHouse stores the first of the two inserts and drops the other, in the raw
-// table and in every rollup (migration 0005, decision 0028).
+// click missing. Each block the consumer hands in (a run of a Kafka partition, or a Redis batch:
+// decision 0034; a single message before it, decision 0028) is therefore inserted on its own with a
+// deduplication token derived from its click ids: ClickHouse stores the first of two inserts of the
+// same block and drops the other, in the raw table and in every rollup (migration 0005). This holds
+// only if every consumer cuts the same blocks, which Kafka runs guarantee (packages/bus kafka-runs.ts).
 // One insert is not atomic across those tables either: each commits its own part, raw clicks first.
 // A consumer killed in between leaves clicks stored without their rollup rows, and leaving them out
-// on redelivery would lose them from every count. So a click is left out only when *another* message
-// stored it, or when this message's insert completed (`click_messages`); a message whose insert was
-// interrupted is inserted again, whole, with its token, which writes exactly the blocks that are
-// missing (migration 0006, decision 0030).
+// on redelivery would lose them from every count. So a click is left out only when *another* block
+// stored it, or when this block's insert completed (`click_messages`); a block whose insert was
+// interrupted is inserted again, whole, with its token, which writes exactly the parts that are
+// missing (migration 0006, decision 0030); if the redelivery is cut differently, the interrupted
+// block is completed from its own raw rows (decision 0034).
+// ("Message" below means such a block: the unit inserted and deduplicated as a whole.)
 import { createHash } from "node:crypto";
 import type { KurzClickHouse } from "@kurz/clickhouse";
 import type { ClickRow } from "./click-rows.ts";
@@ -34,7 +38,7 @@ export interface WriteResult {
   deletedLinks: number;
 }
 
-/** The clicks of one bus message: the unit that is inserted, and deduplicated, as a whole. */
+/** The clicks of one block (a run, a batch, or one bus message): inserted, and deduplicated, as a whole. */
 export type ClickMessage = ClickRow[];
 
 /**
