@@ -228,7 +228,13 @@ export class KafkaSubscription<T> implements Subscription {
           ],
         });
       }
-      if (!finished || done < chunk.length) return;
+      if (!finished || done < chunk.length) {
+        // The fetch position may be past these messages (an unfinished run carried from the previous
+        // fetch was resolved): move it back to the first one not handled, as seek does without
+        // auto-commit, so that they are fetched again rather than skipped.
+        if (runs) resolveOffset((BigInt(chunk[done]!.offset) - 1n).toString());
+        return;
+      }
     }
     if (held === messages.length || this.control.stopping.aborted || !isRunning() || isStale()) return;
     // An unfinished run is kept here and resolved, not committed: the next fetch continues after it
