@@ -22,6 +22,8 @@ export interface Seeded {
 }
 
 const CHUNK = 1_000_000;
+const SEEDED_COLUMNS =
+  "click_id, link_id, account_id, short_code, ts, referrer, country, city, device_type, browser, os, is_bot, visitor_hash, host";
 
 // Values cycle with different periods, so combinations vary; visitors repeat (400k per link-year).
 const SELECT_CLICKS = `
@@ -44,7 +46,8 @@ const SELECT_CLICKS = `
 
 async function insertClicks(ch: KurzClickHouse, account: string, links: string[], total: number) {
   for (let start = 0; start < total; start += CHUNK) {
-    await ch.command(`INSERT INTO clicks ${SELECT_CLICKS}`, {
+    // Columns named: `clicks` has `message_token` too (migration 0006), which seeded rows leave ''.
+    await ch.command(`INSERT INTO clicks (${SEEDED_COLUMNS}) ${SELECT_CLICKS}`, {
       links,
       account,
       offset: links.length * 7919,
