@@ -291,13 +291,18 @@ const FAULTS: [string, () => Promise<void>][] = [
 
 /**
  * Faults skipped because of an open bug, with the reason in the test's name (docs/reliability.md).
- * Fixed: the SIGKILL of analytics lost the clicks of an interrupted insert (decision 0030), the broker
- * outage lost clicks the Kafka mock dropped before the consumer read them (one link's partition past
- * the mock's 5 MiB; the load now spreads over six), and the freeze left clicks unconsumed 60 s after
- * it: the consumer inserted each message on its own, ~2,500 clicks/s on chDB, too slow to catch up
- * with a fault's window at full rate (decision 0034: one insert per run of a partition now).
+ * Fixed: the SIGKILL of analytics lost the clicks of an interrupted insert (decision 0030), and the
+ * broker outage lost clicks the Kafka mock dropped before the consumer read them (one link's partition
+ * past the mock's 5 MiB; the load now spreads over six). The freeze left 2,514 clicks unconsumed 60 s
+ * after it: the consumer inserted each message on its own, 2,222-2,600 clicks/s on chDB, too slow to
+ * catch up with that run's 52,905 redirects. Since decision 0034 a run of up to 100 messages is one
+ * insert, and the fault passed its one run since (0 lost, 0 doubled); it stays skipped until it has
+ * passed twice (the bench lock, which its runs take, was not free again before the session ended).
  */
-const openBugs: Record<string, string> = {};
+const openBugs: Record<string, string> = {
+  [`analytics store unavailable ${FAULT_MS / 1000} s (process frozen)`]:
+    "passed 1 of 1 runs since decision 0034 (one insert per run; before, per-message inserts could not catch up: 2,514 clicks unconsumed 60 s after it), a second run still to make",
+};
 const openBug = (fault: string) => fault in openBugs;
 
 for (const [fault, apply] of FAULTS) {
