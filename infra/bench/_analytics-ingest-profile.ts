@@ -8,6 +8,10 @@
 // under `flock /tmp/bench.lock` and note the load average.
 // `--no-views` drops every materialized view after migrating, so the insert stage is the raw table
 // alone; run it alternately with the default and the difference is what the views cost per click.
+// Blocks are what the consumer hands writeClicks (services/analytics/src/ingest/clicks.ts): by default
+// one block per handler batch, as on Redis Streams (`./kurz bench analytics`); `--run-messages N` cuts
+// each batch into blocks of N messages, as Kafka runs do (100 at most); `--per-message` makes every
+// message its own block, decision 0028's path (one insert per message).
 import { createClickHouse, migrate } from "@kurz/clickhouse";
 import { decodeClickBatch } from "@kurz/contracts";
 import { loadAnalyticsConfig } from "../../services/analytics/src/config.ts";
@@ -20,7 +24,10 @@ import { syntheticClick, syntheticLinks } from "./_synthetic-clicks.ts";
 
 const args = process.argv.slice(2);
 const noViews = args.includes("--no-views");
-const total = Number(args.find((a) => /^\d+$/.test(a)) ?? 200_000);
+const perMessage = args.includes("--per-message");
+const runArg = args.indexOf("--run-messages");
+const runMessages = perMessage ? 1 : runArg >= 0 ? Number(args[runArg + 1]) : 100;
+const total = Number(args.find((a, i) => /^\d+$/.test(a) && args[i - 1] !== "--run-messages") ?? 200_000);
 const links = syntheticLinks();
 const messages: string[] = [];
 let pending: unknown[] = [];
@@ -67,28 +74,40 @@ ch.query = (async (sql: string, params?: Record<string, unknown>) =>
   )) as typeof ch.query;
 const insert = ch.raw.insert.bind(ch.raw);
 ch.raw.insert = ((params: Parameters<typeof insert>[0]) =>
-  timedAsync(noViews ? "  insert (no views)" : "  insert + views", () =>
-    insert(params),
+  timedAsync(
+    params.table.startsWith("click_messages")
+      ? "  record completed blocks"
+      : noViews
+        ? "  insert (no views)"
+        : "  insert + views",
+    () => insert(params),
   )) as typeof ch.raw.insert;
 
 const started = performance.now();
 for (let b = 0; b < messages.length; b += 100) {
   const values = timed("parse (JSON)", () => messages.slice(b, b + 100).map((m) => JSON.parse(m) as unknown));
-  const events = timed("validate (zod)", () => values.flatMap((v) => decodeClickBatch(v) ?? []));
+  const perMsg = timed("validate (zod)", () => values.map((v) => decodeClickBatch(v) ?? []));
+  const events = perMsg.flat();
   // Side measurements of the enrichment's parts (not counted in the total).
   timed("(side) user agent", () => events.map((e) => parseAgent(e.user_agent)));
   timed("(side) DB-IP look-up", () => events.map((e) => geo.lookup(e.ip)));
   timed("(side) visitor hash", () => events.map((e) => visitors.hash(e.ts.slice(0, 10), e.ip, e.user_agent)));
-  const rows: ClickRow[] = timed("enrich (toClickRow)", () =>
-    events.map((e) => toClickRow(e, { geo, visitors })),
-  );
-  await timedAsync("writeClicks", () => writeClicks(ch, rows));
+  const blocks: ClickRow[][] = timed("enrich (toClickRow)", () => {
+    const out: ClickRow[][] = [];
+    for (let m = 0; m < perMsg.length; m += runMessages)
+      out.push(
+        perMsg.slice(m, m + runMessages).flatMap((list) => list.map((e) => toClickRow(e, { geo, visitors }))),
+      );
+    return out;
+  });
+  await timedAsync("writeClicks", () => writeClicks(ch, blocks));
 }
 const wall = performance.now() - started;
 const side = Object.entries(spent)
   .filter(([k]) => k.startsWith("(side)"))
   .reduce((n, [, v]) => n + v, 0);
 const counted = wall - side;
+console.log(`blocks of ${runMessages} message(s) of 200 clicks, handler batches of 100 messages`);
 console.log(`| stage | µs per click | share |\n|---|---|---|`);
 for (const [stage, ms] of Object.entries(spent)) {
   const share = stage.startsWith("(side)") ? "" : `${((ms / counted) * 100).toFixed(0)} %`;

@@ -1,7 +1,8 @@
 import type { SubscribeOptions } from "./types.ts";
 
-export type ResolvedSubscribeOptions<T> = Required<Omit<SubscribeOptions<T>, "consumerName">> & {
+export type ResolvedSubscribeOptions<T> = Required<Omit<SubscribeOptions<T>, "consumerName" | "runs">> & {
   consumerName: string | undefined;
+  runs: SubscribeOptions<T>["runs"];
 };
 
 export function resolveSubscribeOptions<T>(opts: SubscribeOptions<T>): ResolvedSubscribeOptions<T> {
@@ -17,6 +18,7 @@ export function resolveSubscribeOptions<T>(opts: SubscribeOptions<T>): ResolvedS
     consumerName: opts.consumerName,
     startFrom: opts.startFrom ?? "earliest",
     drainTimeoutMs: opts.drainTimeoutMs ?? 30_000,
+    runs: opts.runs,
   };
   if (!resolved.topic || !resolved.group) throw new Error("bus: subscribe needs a topic and a group");
   if (resolved.deadLetterTopic === resolved.topic)
@@ -24,6 +26,12 @@ export function resolveSubscribeOptions<T>(opts: SubscribeOptions<T>): ResolvedS
   for (const [name, v] of [
     ["maxBatchSize", resolved.maxBatchSize],
     ["maxAttempts", resolved.maxAttempts],
+    ...(resolved.runs
+      ? ([
+          ["runs.maxMessages", resolved.runs.maxMessages],
+          ["runs.maxBytes", resolved.runs.maxBytes],
+        ] as const)
+      : []),
   ] as const) {
     if (!Number.isInteger(v) || v < 1) throw new Error(`bus: ${name} must be a positive integer`);
   }

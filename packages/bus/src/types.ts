@@ -14,6 +14,11 @@ export interface IncomingMessage<T = unknown> {
   id: string;
   /** 1 on first delivery; counts handler calls that included this message (see ADR 0003). */
   deliveryAttempt: number;
+  /**
+   * Kafka with `runs`: `${partition}:${first offset}-${last offset}` of the run this message belongs
+   * to, the same for every consumer of the partition (decision 0034). Unset otherwise.
+   */
+  run?: string;
 }
 
 export interface SubscribeOptions<T = unknown> {
@@ -39,6 +44,13 @@ export interface SubscribeOptions<T = unknown> {
    * (it is then redelivered). Default 30000.
    */
   drainTimeoutMs?: number;
+  /**
+   * Kafka only (Redis Streams ignores it): hand out each partition's messages in runs cut by a rule
+   * that reads only the log (aligned offsets, bytes, cut markers), so that every consumer cuts the
+   * same runs; a handler call holds whole runs, and an unfinished run at the end of the log waits for
+   * its end, which the consumer appends as a cut marker once it has caught up (decision 0034).
+   */
+  runs?: { maxMessages: number; maxBytes: number };
 }
 
 export interface Subscription {

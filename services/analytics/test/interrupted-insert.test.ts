@@ -121,3 +121,32 @@ it("leaves out a click another message stored, even when it comes in a message w
     countriesAllTime: 10,
   });
 });
+
+it("completes an interrupted block when its clicks come back cut differently (decision 0034)", async () => {
+  const link = randomUUID();
+  const account = randomUUID();
+  // A batch of two messages was one block (a Redis batch); its insert was interrupted after the raw part.
+  const a = message(link, account, 7);
+  const b = message(link, account, 5);
+  await interruptedInsert([...a, ...b]);
+  expect(await counts(link)).toMatchObject({ raw: 12, hourly: 0 });
+
+  // Redelivered in another cut: the first message alone, then the second with new clicks. Neither
+  // block has the interrupted block's token, so the first write completes that block from its raw
+  // rows (all 12, also those of the second message), and no click is counted twice.
+  const fresh = message(link, account, 3);
+  const first = await writeClicks(ch, [a]);
+  expect(first).toMatchObject({ inserted: [], completed: [], duplicates: 7 });
+  const all12 = { raw: 12, hourly: 12, daily: 12, browsersByDay: 12, countriesAllTime: 12 };
+  expect(await counts(link)).toEqual(all12);
+  const second = await writeClicks(ch, [[...b, ...fresh]]);
+  expect(second.inserted).toHaveLength(3);
+  expect(second.duplicates).toBe(5);
+  expect(await counts(link)).toEqual({
+    raw: 15,
+    hourly: 15,
+    daily: 15,
+    browsersByDay: 15,
+    countriesAllTime: 15,
+  });
+});

@@ -15,6 +15,7 @@ import type {
 } from "../types.ts";
 import { withTimeout } from "../with-timeout.ts";
 import { kafkaLogCreator } from "./kafka-log.ts";
+import { CUT_MARKER_HEADER } from "./kafka-runs.ts";
 import { KafkaSubscription } from "./kafka-subscription.ts";
 
 /** Kafka adapter (kafkajs): key → partition keeps per-key order across any number of consumers. */
@@ -78,11 +79,21 @@ export class KafkaBus implements EventBus {
         heartbeatInterval: k.heartbeatInterval ?? 3000,
         maxWaitTimeInMs: opts.maxWaitMs,
         allowAutoTopicCreation: true,
+        // A run must fit in one fetch, or its end would never be fetched with its start.
+        ...(opts.runs ? { maxBytesPerPartition: Math.max(1_048_576, 4 * opts.runs.maxBytes) } : {}),
       },
       logger: this.logger,
       deadLetter: (message, why) =>
         this.send(opts.deadLetterTopic, [deadLetterMessage(message, { ...why, group: opts.group })]),
       onStopped: () => this.subscriptions.delete(subscription as KafkaSubscription<unknown>),
+      sendCutMarker: async (partition) => {
+        const producer = await this.connectedProducer();
+        await producer.send({
+          topic,
+          acks: -1,
+          messages: [{ partition, value: null, headers: { [CUT_MARKER_HEADER]: "1" } }],
+        });
+      },
     });
     this.subscriptions.add(subscription as KafkaSubscription<unknown>);
     try {
@@ -122,6 +133,15 @@ export class KafkaBus implements EventBus {
     if (messages.length === 0) return;
     const physical = topicName(this.config.prefix, topic);
     await this.ensureTopic(physical);
+    const producer = await this.connectedProducer();
+    await producer.send({
+      topic: physical,
+      acks: -1,
+      messages: messages.map((m) => ({ key: m.key, value: encodeValue(m.value), headers: m.headers ?? {} })),
+    });
+  }
+
+  private async connectedProducer(): Promise<Producer> {
     this.producer ??= connected(
       this.kafka.producer({
         idempotent: this.config.kafka?.idempotent ?? false,
@@ -129,18 +149,12 @@ export class KafkaBus implements EventBus {
         createPartitioner: Partitioners.DefaultPartitioner,
       }),
     );
-    let producer: Producer;
     try {
-      producer = await this.producer;
+      return await this.producer;
     } catch (e) {
       this.producer = undefined;
       throw e;
     }
-    await producer.send({
-      topic: physical,
-      acks: -1,
-      messages: messages.map((m) => ({ key: m.key, value: encodeValue(m.value), headers: m.headers ?? {} })),
-    });
   }
 
   /**

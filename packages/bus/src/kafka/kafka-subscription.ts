@@ -1,4 +1,4 @@
-import type { Consumer, ConsumerConfig, EachBatchPayload, Kafka } from "kafkajs";
+import type { Consumer, ConsumerConfig, EachBatchPayload, Kafka, KafkaMessage } from "kafkajs";
 import { backoffDelay, sleep } from "../backoff.ts";
 import { deliverBatch } from "../deliver-batch.ts";
 import { errorInfo } from "../logger.ts";
@@ -7,6 +7,7 @@ import type { ResolvedSubscribeOptions } from "../subscribe-options.ts";
 import type { BusLogger, IncomingMessage, Subscription } from "../types.ts";
 import { withTimeout } from "../with-timeout.ts";
 import { toDelivery } from "./kafka-messages.ts";
+import { CUT_MARKER_HEADER, cutRuns } from "./kafka-runs.ts";
 
 export interface KafkaSubscriptionDeps {
   kafka: Kafka;
@@ -20,6 +21,8 @@ export interface KafkaSubscriptionDeps {
   logger: BusLogger;
   deadLetter: (message: IncomingMessage, why: { error: string; attempts: number }) => Promise<void>;
   onStopped: () => void;
+  /** Appends a cut marker to the partition and resolves once the brokers have it (`runs` only). */
+  sendCutMarker: (partition: number) => Promise<void>;
 }
 
 /**
@@ -33,6 +36,8 @@ export class KafkaSubscription<T> implements Subscription {
   private restartFailures = 0;
   private stopped: Promise<void> | undefined;
   private readonly log: object;
+  /** Per partition: the fetched messages of its unfinished run (`runs` only). */
+  private readonly carried = new Map<number, KafkaMessage[]>();
 
   constructor(
     private readonly opts: ResolvedSubscribeOptions<T>,
@@ -123,31 +128,87 @@ export class KafkaSubscription<T> implements Subscription {
   private async eachBatch(payload: EachBatchPayload): Promise<void> {
     const { batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale } = payload;
     const { partition } = batch;
-    const size = this.opts.maxBatchSize;
-    for (let start = 0; start < batch.messages.length; start += size) {
+    let messages = batch.messages;
+    const runs = this.opts.runs;
+    // The unfinished run of the previous fetch, resolved (so kafkajs fetches on) but not committed:
+    // continued when this fetch follows it; dropped when the fetch starts again at or before it (a
+    // rebalance or restart resumes at the committed offset, the run's first).
+    const carried = this.carried.get(partition);
+    this.carried.delete(partition);
+    if (carried && messages.length > 0 && BigInt(messages[0]!.offset) > BigInt(carried.at(-1)!.offset)) {
+      messages = [...carried, ...messages];
+    }
+    const isMarker = (m: KafkaMessage) => m.headers?.[CUT_MARKER_HEADER] !== undefined;
+    // Without runs, every maxBatchSize messages are a chunk; with runs, chunks hold whole runs.
+    let chunks: { messages: KafkaMessage[]; runOf: (i: number) => string | undefined }[];
+    let held = messages.length;
+    if (runs) {
+      const cut = cutRuns(
+        messages.map((m) => ({ offset: m.offset, bytes: m.value?.length ?? 0, marker: isMarker(m) })),
+        runs,
+      );
+      held = cut.held;
+      chunks = [];
+      let current: typeof cut.runs = [];
+      let size = 0;
+      const flush = () => {
+        if (current.length === 0) return;
+        const from = current[0]!.first;
+        const ids = current.flatMap((r) => Array.from({ length: r.last - r.first + 1 }, () => r.id));
+        chunks.push({
+          messages: messages.slice(from, current.at(-1)!.last + 1),
+          runOf: (i) => `${partition}:${ids[i]}`,
+        });
+        current = [];
+        size = 0;
+      };
+      for (const run of cut.runs) {
+        const length = run.last - run.first + 1;
+        if (size > 0 && size + length > this.opts.maxBatchSize) flush();
+        current.push(run);
+        size += length;
+      }
+      flush();
+    } else {
+      chunks = [];
+      for (let start = 0; start < messages.length; start += this.opts.maxBatchSize)
+        chunks.push({
+          messages: messages.slice(start, start + this.opts.maxBatchSize),
+          runOf: () => undefined,
+        });
+    }
+    for (const { messages: chunk, runOf } of chunks) {
       if (this.control.stopping.aborted || !isRunning() || isStale()) return;
-      const chunk = batch.messages.slice(start, start + size);
       // Long handler runs and retries must not cost us the partition.
       const beat = setInterval(() => {
         heartbeat().catch(() => {});
       }, this.deps.consumerConfig.heartbeatInterval);
+      // Cut markers end runs and are committed with them, never handed to the handler.
+      const markers = new Set(chunk.filter(isMarker).map((m) => `${partition}:${m.offset}`));
       let completed: Set<string>;
       let finished: boolean;
       try {
-        const result = await deliverBatch(
-          chunk.map((m) => toDelivery<T>(this.opts.topic, partition, m)),
-          {
-            handler: this.opts.handler,
-            maxAttempts: this.opts.maxAttempts,
-            backoff: this.opts.retryBackoffMs,
-            stopping: this.control.stopping,
-            abandoned: this.control.abandoned,
-            deadLetter: this.deps.deadLetter,
-            logger: this.deps.logger,
-            logContext: { ...this.log, partition },
-          },
-        );
-        completed = new Set(result.completed.map((m) => m.id));
+        const deliveries = chunk.flatMap((m, i) => {
+          if (isMarker(m)) return [];
+          const delivery = toDelivery<T>(this.opts.topic, partition, m);
+          const run = runOf(i);
+          if (run !== undefined) delivery.message.run = run;
+          return [delivery];
+        });
+        const result =
+          deliveries.length === 0
+            ? { completed: [], finished: true }
+            : await deliverBatch(deliveries, {
+                handler: this.opts.handler,
+                maxAttempts: this.opts.maxAttempts,
+                backoff: this.opts.retryBackoffMs,
+                stopping: this.control.stopping,
+                abandoned: this.control.abandoned,
+                deadLetter: this.deps.deadLetter,
+                logger: this.deps.logger,
+                logContext: { ...this.log, partition },
+              });
+        completed = new Set([...result.completed.map((m) => m.id), ...markers]);
         finished = result.finished;
       } finally {
         clearInterval(beat);
@@ -167,7 +228,32 @@ export class KafkaSubscription<T> implements Subscription {
           ],
         });
       }
-      if (!finished || done < chunk.length) return;
+      if (!finished || done < chunk.length) {
+        // The fetch position may be past these messages (an unfinished run carried from the previous
+        // fetch was resolved): move it back to the first one not handled, as seek does without
+        // auto-commit, so that they are fetched again rather than skipped.
+        if (runs) resolveOffset((BigInt(chunk[done]!.offset) - 1n).toString());
+        return;
+      }
+    }
+    if (held === messages.length || this.control.stopping.aborted || !isRunning() || isStale()) return;
+    // An unfinished run is kept here and resolved, not committed: the next fetch continues after it
+    // (a fetch may return less than a whole run: the mock broker returns one record batch). When this
+    // fetch reached the end of the log, nothing may come to end the run, so append its end: once the
+    // marker is acknowledged, a later fetch holds it (and any consumer of the partition sees it at the
+    // same offset). Otherwise the fetch stopped at a size limit and the next one goes further.
+    this.carried.set(partition, messages.slice(held));
+    resolveOffset(messages.at(-1)!.offset);
+    const lastOffset = BigInt(messages.at(-1)!.offset);
+    if (lastOffset + 1n < BigInt(batch.highWatermark)) return;
+    try {
+      await this.deps.sendCutMarker(partition);
+    } catch (e) {
+      this.deps.logger.warn(
+        { ...this.log, partition, ...errorInfo(e) },
+        "bus: could not append a cut marker",
+      );
+      await sleep(backoffDelay(1, this.opts.retryBackoffMs), this.control.stopping);
     }
   }
 }

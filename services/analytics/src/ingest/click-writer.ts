@@ -3,17 +3,21 @@
 // So before inserting, the writer drops clicks that are already stored (a redelivery after a crash
 // or a rebalance, or a publisher retry), copies within the batch, and clicks of links known to be
 // deleted (in flight when the link went; their code may already belong to a new link).
-// That check and the insert are two steps, so two live consumers writing the same message at once
+// That check and the insert are two steps, so two live consumers writing the same clicks at once
 // (a rebalance, a consumer that outlived its session, a reclaimed stream entry) could both find a
-// click missing. Each message is therefore inserted on its own with a deduplication token derived
-// from its click ids: ClickHouse stores the first of the two inserts and drops the other, in the raw
-// table and in every rollup (migration 0005, decision 0028).
+// click missing. Each block the consumer hands in (a run of a Kafka partition, or a Redis batch:
+// decision 0034; a single message before it, decision 0028) is therefore inserted on its own with a
+// deduplication token derived from its click ids: ClickHouse stores the first of two inserts of the
+// same block and drops the other, in the raw table and in every rollup (migration 0005). This holds
+// only if every consumer cuts the same blocks, which Kafka runs guarantee (packages/bus kafka-runs.ts).
 // One insert is not atomic across those tables either: each commits its own part, raw clicks first.
 // A consumer killed in between leaves clicks stored without their rollup rows, and leaving them out
-// on redelivery would lose them from every count. So a click is left out only when *another* message
-// stored it, or when this message's insert completed (`click_messages`); a message whose insert was
-// interrupted is inserted again, whole, with its token, which writes exactly the blocks that are
-// missing (migration 0006, decision 0030).
+// on redelivery would lose them from every count. So a click is left out only when *another* block
+// stored it, or when this block's insert completed (`click_messages`); a block whose insert was
+// interrupted is inserted again, whole, with its token, which writes exactly the parts that are
+// missing (migration 0006, decision 0030); if the redelivery is cut differently, the interrupted
+// block is completed from its own raw rows (decision 0034).
+// ("Message" below means such a block: the unit inserted and deduplicated as a whole.)
 import { createHash } from "node:crypto";
 import type { KurzClickHouse } from "@kurz/clickhouse";
 import type { ClickRow } from "./click-rows.ts";
@@ -34,7 +38,7 @@ export interface WriteResult {
   deletedLinks: number;
 }
 
-/** The clicks of one bus message: the unit that is inserted, and deduplicated, as a whole. */
+/** The clicks of one block (a run, a batch, or one bus message): inserted, and deduplicated, as a whole. */
 export type ClickMessage = ClickRow[];
 
 /**
@@ -71,7 +75,19 @@ export async function writeClicks(
   const storedBefore = perMessage
     .filter(({ token, rows }) => rows.some((r) => stored.get(r.click_id)?.has(token)))
     .map(({ token }) => token);
-  const complete = await completedMessages(ch, storedBefore);
+  // Blocks of *other* tokens that stored some of these clicks: another message's copy, or a block of
+  // this consumer's cut before a crash whose redelivery is cut differently (a Redis batch reclaimed
+  // together with another). If such a block's insert was interrupted, it is completed here from its
+  // own raw rows, or no one would ever complete it (decision 0034).
+  const own = new Set(perMessage.map((m) => m.token));
+  const others = new Set<string>();
+  for (const tokens of stored.values()) for (const t of tokens) if (t !== "" && !own.has(t)) others.add(t);
+  const complete = await completedMessages(ch, [...storedBefore, ...others]);
+  const interruptedOthers = [...others].filter((t) => !complete.has(t));
+  for (const token of interruptedOthers) {
+    const rows = await rowsStoredBy(ch, token);
+    for (const [month, rowsOfMonth] of byMonth(rows)) await insertRows(ch, rowsOfMonth, token, month);
+  }
   let deletedLinks = 0;
   const inserted: ClickRow[] = [];
   const completed: ClickRow[] = [];
@@ -100,6 +116,7 @@ export async function writeClicks(
     written.push(token);
   }
   // Only once every insert of the batch returned: a message recorded here has all its blocks.
+  written.push(...interruptedOthers);
   if (written.length > 0) await recordCompleted(ch, written);
   return {
     inserted,
@@ -204,6 +221,22 @@ async function storedClicks(ch: KurzClickHouse, rows: ClickRow[]): Promise<Map<s
     }
   }
   return out;
+}
+
+/**
+ * The raw rows a block stored, to insert them again under its token: its raw part is committed whole
+ * (the first of an insert's parts), so these are exactly the rows its views were, or were to be, fed.
+ * Scans `message_token` of the whole table: only after an interrupted insert redelivered in another cut.
+ */
+async function rowsStoredBy(ch: KurzClickHouse, token: string): Promise<ClickRow[]> {
+  const rows = await ch.query<Record<(typeof COLUMNS)[number], string | number | null>>(
+    `SELECT toString(click_id) AS click_id, toString(link_id) AS link_id, toString(account_id) AS account_id,
+       short_code, toString(ts) AS ts, referrer, country, city, device_type, browser, os, is_bot,
+       toString(visitor_hash) AS visitor_hash, host
+     FROM clicks PREWHERE message_token = {token:String} ORDER BY link_id, ts, click_id`,
+    { token },
+  );
+  return rows.map((r) => ({ ...r, is_bot: Number(r.is_bot) }) as ClickRow);
 }
 
 /** Which of these messages' inserts completed. Asked only on redelivery, so rarely. */

@@ -11,6 +11,12 @@ import { retryWhileTransient } from "./transient.ts";
 
 export const CLICKS_GROUP = "analytics-clicks";
 
+/**
+ * Runs of a clicks partition (Kafka), each inserted as one block: 100 messages at most (aligned on
+ * offsets), and 1 MiB of messages, so that a run fits in one fetch (decision 0034).
+ */
+export const CLICK_RUNS = { maxMessages: 100, maxBytes: 1_048_576 };
+
 export interface ClickIngestDeps extends Enrichers {
   bus: EventBus;
   ch: KurzClickHouse;
@@ -36,8 +42,10 @@ export async function subscribeClicks(deps: ClickIngestDeps): Promise<Subscripti
     group: deps.group ?? CLICKS_GROUP,
     maxBatchSize: deps.maxBatchSize ?? 100,
     maxWaitMs: 100,
+    runs: CLICK_RUNS,
     handler: async (messages) => {
-      const rows: ClickRow[][] = [];
+      // One block per run (Kafka) or per batch (Redis Streams): decision 0034.
+      const blocks = new Map<string, ClickRow[]>();
       const rejected: IncomingMessage<unknown>[] = [];
       for (const message of messages) {
         const clicks = decodeClickBatch(message.value);
@@ -45,8 +53,12 @@ export async function subscribeClicks(deps: ClickIngestDeps): Promise<Subscripti
           rejected.push(message);
           continue;
         }
-        rows.push(clicks.map((click) => toClickRow(click, deps)));
+        const block = message.run ?? "batch";
+        const rows = blocks.get(block) ?? [];
+        for (const click of clicks) rows.push(toClickRow(click, deps));
+        blocks.set(block, rows);
       }
+      const rows = [...blocks.values()];
       if (rejected.length > 0) await deadLetter(deps, rejected);
       if (rows.every((message) => message.length === 0)) {
         deps.onHandled?.(messages.length);
