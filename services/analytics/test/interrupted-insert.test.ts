@@ -122,7 +122,7 @@ it("leaves out a click another message stored, even when it comes in a message w
   });
 });
 
-it("completes an interrupted block when its clicks come back cut differently (decision 0034)", async () => {
+it("completes an interrupted block when its clicks come back cut differently (decision 0033)", async () => {
   const link = randomUUID();
   const account = randomUUID();
   // A batch of two messages was one block (a Redis batch); its insert was interrupted after the raw part.

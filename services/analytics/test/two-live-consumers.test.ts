@@ -5,7 +5,7 @@
 // the two consumers inserted shows that their writes did overlap; the store still counts every
 // click once, in the raw table (even without FINAL) and in every rollup (decision 0028). Each insert
 // is a run of a partition, which both consumers cut alike although their batch sizes differ
-// (decision 0034); with one insert per handler batch instead, this test counted 20-40 clicks twice.
+// (decision 0033); with one insert per handler batch instead, this test counted 20-40 clicks twice.
 import { randomUUID } from "node:crypto";
 import { createBus, type EventBus, type Subscription, topicName } from "@kurz/bus";
 import { type KafkaMock, startKafkaMock } from "@kurz/bus/testing";
@@ -112,7 +112,7 @@ it("counts every click once while two consumers write the same messages at the s
           visitors: new VisitorHasher("test"),
           group: `analytics-clicks-${c}`,
           // Different batch sizes: each consumer's handler calls cut the partitions differently, and
-          // only the runs (decision 0034), the same for both, make their blocks and tokens agree.
+          // only the runs (decision 0033), the same for both, make their blocks and tokens agree.
           maxBatchSize: c === 0 ? 7 : 3,
           onInserted: (rows) => {
             insertedBy[c]! += rows.length;

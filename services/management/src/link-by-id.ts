@@ -1,5 +1,5 @@
 // `GET /api/v1/links/:id`'s read: the link and its branded domain in one prepared statement on the
-// pool under Prisma (decision 0037). The Prisma path took two queries per request (findFirst, then
+// pool under Prisma (decision 0035). The Prisma path took two queries per request (findFirst, then
 // every domain of the account for the short URL) and Prisma's query interpreter on each; this is the
 // hottest keyed read of the API (issue 15). The row comes back in Prisma's `Link` shape, so the JSON is
 // still made by toLinkJson alone; `link-by-id.test.ts` holds it equal to `prisma.link.findFirst`.
