@@ -298,18 +298,14 @@ const FAULTS: [string, () => Promise<void>][] = [
 
 /**
  * Faults skipped because of an open bug, with the reason in the test's name (docs/reliability.md).
- * Fixed: the SIGKILL of analytics lost the clicks of an interrupted insert (decision 0030), and the
- * broker outage lost clicks the Kafka mock dropped before the consumer read them (one link's partition
- * past the mock's 5 MiB; the load now spreads over six). The freeze left 2,514 clicks unconsumed 60 s
- * after it: the consumer inserted each message on its own, 2,222-2,600 clicks/s on chDB, too slow to
- * catch up with that run's 52,905 redirects. Since decision 0033 a run of up to 100 messages is one
- * insert, and the fault passed its one run since (0 lost, 0 doubled); it stays skipped until it has
- * passed twice (the bench lock, which its runs take, was not free again before the session ended).
+ * None now. Fixed: the SIGKILL of analytics lost the clicks of an interrupted insert (decision 0030);
+ * the broker outage lost clicks the Kafka mock dropped before the consumer read them (one link's
+ * partition past the mock's 5 MiB; the load now spreads over six); the freeze left 2,514 clicks
+ * unconsumed 60 s after it, because the consumer inserted each message on its own (2,222-2,600
+ * clicks/s on chDB) and could not catch up; since decision 0033 a run of up to 100 messages is one
+ * insert.
  */
-const openBugs: Record<string, string> = {
-  [`analytics store unavailable ${FAULT_MS / 1000} s (process frozen)`]:
-    "passed 1 of 1 runs since decision 0033 (one insert per run; before, per-message inserts could not catch up: 2,514 clicks unconsumed 60 s after it), a second run still to make",
-};
+const openBugs: Record<string, string> = {};
 const openBug = (fault: string) => fault in openBugs;
 
 for (const [fault, apply] of FAULTS) {
