@@ -8,86 +8,26 @@
 //     name=/path/to/main.mjs name2=/path/to/other.mjs
 // --profile runs every bundle with --cpu-prof into <dir> (a profile per bundle, written at exit).
 // Run under `flock /tmp/bench.lock`.
-import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
+import { join } from "node:path";
 import { BUNDLE_NODE_FLAGS } from "../build/bundle.ts";
+import {
+  BARE_SERVER,
+  freePort,
+  LINKS,
+  median,
+  pinned,
+  rssMb,
+  seededRedis,
+  stop,
+  waitHttp,
+  wrk,
+} from "./_redirect-harness.ts";
 
-const root = resolve(import.meta.dirname, "../..");
-const LINKS = 100_000;
-
-const freePort = () =>
-  new Promise<number>((res, rej) => {
-    const s = createServer();
-    s.once("error", rej);
-    s.listen(0, "127.0.0.1", () => {
-      const a = s.address();
-      const port = typeof a === "object" && a ? a.port : 0;
-      s.close(() => res(port));
-    });
-  });
-
-async function waitHttp(url: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    try {
-      const r = await fetch(url, { redirect: "manual", signal: AbortSignal.timeout(1000) });
-      await r.body?.cancel();
-      if (r.status < 500) return;
-    } catch {}
-    await sleep(200);
-  }
-  throw new Error(`${url} did not answer`);
-}
-
-function pinned(
-  args: string[],
-  env: Record<string, string>,
-  core = 0,
-  stdout: "ignore" | number = "ignore",
-): ChildProcess {
-  const child = spawn("taskset", ["-c", String(core), ...args], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", stdout, "pipe"],
-  });
-  child.stderr?.on("data", (d: Buffer) => process.stderr.write(d));
-  return child;
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once("exit", r));
-  child.kill("SIGTERM");
-  await Promise.race([exited, sleep(20_000).then(() => child.kill("SIGKILL"))]);
-}
-
-const ms = (v: string, unit: string) => Number(v) * ({ us: 0.001, ms: 1, s: 1000 }[unit] ?? 1);
-
-function wrk(url: string, script: string, seconds: number) {
-  const out = execFileSync(
-    "taskset",
-    ["-c", "1", "wrk", "-t1", "-c64", `-d${seconds}s`, "--latency", "-s", script, url],
-    { encoding: "utf8", timeout: (seconds + 30) * 1000 },
-  );
-  const p99 = /99%\s+([\d.]+)(us|ms|s)/.exec(out);
-  return {
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
-    p99: p99 ? ms(p99[1]!, p99[2]!) : Number.NaN,
-    non3xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
-  };
-}
-
-const rssMb = (pid: number) => {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-  return `${(kb("VmRSS") / 1024).toFixed(0)}/${(kb("VmHWM") / 1024).toFixed(0)} MB`;
-};
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const mb = ({ rss, peak }: { rss: number; peak: number }) => `${rss.toFixed(0)}/${peak.toFixed(0)} MB`;
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -114,56 +54,13 @@ async function main(): Promise<void> {
   );
   const children: ChildProcess[] = [];
   try {
-    const redisPort = await freePort();
-    children.push(
-      pinned(
-        [
-          "redis-server",
-          "--port",
-          String(redisPort),
-          "--bind",
-          "127.0.0.1",
-          "--save",
-          "",
-          "--appendonly",
-          "no",
-        ],
-        {},
-        1,
-      ),
-    );
-    for (let i = 0; i < 50 && spawnSync("redis-cli", ["-p", String(redisPort), "ping"]).status !== 0; i++)
-      await sleep(100);
-    const parts: string[] = [];
-    const bulk = (s: string) => `$${Buffer.byteLength(s)}\r\n${s}\r\n`;
-    for (let i = 0; i < LINKS; i++) {
-      const record = JSON.stringify({
-        id: `0190a1b2-0000-7000-8000-${String(i).padStart(12, "0")}`,
-        account_id: "0190a1b2-0000-7000-8000-0000000000aa",
-        url: `https://example.com/landing/${i}?utm_source=bench`,
-        active: true,
-        expires_at: null,
-        password_hash: null,
-      });
-      parts.push(`*3\r\n${bulk("SET")}${bulk(`${prefix}:link:bn${i}`)}${bulk(record)}`);
-    }
-    execFileSync("redis-cli", ["-p", String(redisPort), "--pipe"], {
-      input: parts.join(""),
-      maxBuffer: 256 * 1024 * 1024,
-    });
+    const redisPort = await seededRedis(children, prefix);
     const barePort = await freePort();
-    const bare = pinned(
-      [
-        process.execPath,
-        "-e",
-        `require("node:http").createServer((req, res) => { res.writeHead(302, { location: "https://example.com/landing/1?utm_source=bench", "cache-control": "private, max-age=0", "content-length": 0 }); res.end(); }).listen(Number(process.env.PORT), "127.0.0.1");`,
-      ],
-      { PORT: String(barePort) },
-    );
+    const bare = pinned([process.execPath, "-e", BARE_SERVER], { PORT: String(barePort) });
     children.push(bare);
     const a = `http://127.0.0.1:${barePort}`;
     await waitHttp(`${a}/`);
-    wrk(a, script, 10);
+    wrk(a, script, 10, 64);
     const servers: { name: string; url: string; child: ChildProcess }[] = [];
     for (const [i, b] of bundles.entries()) {
       const [rPort, gPort, opsPort] = [await freePort(), await freePort(), await freePort()];
@@ -198,18 +95,18 @@ async function main(): Promise<void> {
       servers.push({ name: b.name, url: `http://127.0.0.1:${rPort}`, child });
     }
     // Warm-up one at a time (JIT, every code cached), then the rounds.
-    for (const s of servers) wrk(s.url, script, 10);
+    for (const s of servers) wrk(s.url, script, 10, 64);
     const rows: string[] = [];
     const ratios: Record<string, number[]> = {};
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? servers : [...servers].reverse();
       for (const s of order) {
-        const ra = wrk(a, script, seconds);
-        const rb = wrk(s.url, script, seconds);
+        const ra = wrk(a, script, seconds, 64);
+        const rb = wrk(s.url, script, seconds, 64);
         const ratio = rb.rps / ra.rps;
         ratios[s.name] = [...(ratios[s.name] ?? []), ratio];
         const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
-        const row = `| ${round + 1} | ${s.name} | ${Math.round(ra.rps)} | ${Math.round(rb.rps)} | ${(ratio * 100).toFixed(1)}% | ${rb.p99.toFixed(2)} ms | ${rb.non3xx} | ${rssMb(s.child.pid!)} | ${load} |`;
+        const row = `| ${round + 1} | ${s.name} | ${Math.round(ra.rps)} | ${Math.round(rb.rps)} | ${(ratio * 100).toFixed(1)}% | ${rb.p99.toFixed(2)} ms | ${rb.non3xx} | ${mb(rssMb(s.child.pid!))} | ${load} |`;
         console.log(row);
         rows.push(row);
       }

@@ -1,0 +1,145 @@
+// The redirect benchmark's harness, shared by `./kurz bench redirect` (redirect.ts) and the A/B of
+// bundles (_redirect-ab.ts): servers pinned to core 0, wrk and the benchmark's own Redis to core 1,
+// 100k links seeded into that Redis, a bare node:http 302 as the Node ceiling.
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+
+export const root = resolve(import.meta.dirname, "../..");
+export const LINKS = 100_000;
+
+export interface WrkResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non3xx: number;
+}
+
+export const freePort = () =>
+  new Promise<number>((res, rej) => {
+    const s = createServer();
+    s.once("error", rej);
+    s.listen(0, "127.0.0.1", () => {
+      const a = s.address();
+      const port = typeof a === "object" && a ? a.port : 0;
+      s.close(() => res(port));
+    });
+  });
+
+export async function waitHttp(url: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const r = await fetch(url, { redirect: "manual", signal: AbortSignal.timeout(1000) });
+      await r.body?.cancel();
+      if (r.status < 500) return;
+    } catch {}
+    await sleep(200);
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+/** `stdout`: a file descriptor to keep the child's output (the A/B's tracing flags), else dropped. */
+export function pinned(
+  args: string[],
+  env: Record<string, string>,
+  core = 0,
+  stdout: "ignore" | number = "ignore",
+): ChildProcess {
+  const child = spawn("taskset", ["-c", String(core), ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", stdout, "pipe"],
+  });
+  child.stderr?.on("data", (d: Buffer) => process.stderr.write(d));
+  return child;
+}
+
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once("exit", r));
+  child.kill("SIGTERM");
+  await Promise.race([exited, sleep(20_000).then(() => child.kill("SIGKILL"))]);
+}
+
+const ms = (v: string, unit: string) => Number(v) * ({ us: 0.001, ms: 1, s: 1000 }[unit] ?? 1);
+
+export function wrk(url: string, script: string, seconds: number, connections: number): WrkResult {
+  const out = execFileSync(
+    "taskset",
+    ["-c", "1", "wrk", "-t1", `-c${connections}`, `-d${seconds}s`, "--latency", "-s", script, url],
+    { encoding: "utf8", timeout: (seconds + 30) * 1000 },
+  );
+  const num = (re: RegExp) => {
+    const m = re.exec(out);
+    return m ? m : null;
+  };
+  const p50 = num(/50%\s+([\d.]+)(us|ms|s)/);
+  const p99 = num(/99%\s+([\d.]+)(us|ms|s)/);
+  const errs = num(/Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/);
+  return {
+    rps: Number(num(/Requests\/sec:\s+([\d.]+)/)?.[1] ?? 0),
+    p50: p50 ? ms(p50[1]!, p50[2]!) : Number.NaN,
+    p99: p99 ? ms(p99[1]!, p99[2]!) : Number.NaN,
+    errors: errs ? errs.slice(1).reduce((s, v) => s + Number(v), 0) : 0,
+    non3xx: Number(num(/Non-2xx or 3xx responses: (\d+)/)?.[1] ?? 0),
+  };
+}
+
+export const rssMb = (pid: number) => {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 };
+};
+
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+function redisCli(port: number, args: string[], input?: string): string {
+  return execFileSync("redis-cli", ["-p", String(port), ...args], {
+    input,
+    encoding: "utf8",
+    maxBuffer: 256 * 1024 * 1024,
+  });
+}
+
+function seed(port: number, prefix: string): void {
+  // RESP for SET commands, piped in bulk (redis-cli --pipe).
+  const parts: string[] = [];
+  const bulk = (s: string) => `$${Buffer.byteLength(s)}\r\n${s}\r\n`;
+  for (let i = 0; i < LINKS; i++) {
+    const record = JSON.stringify({
+      id: `0190a1b2-0000-7000-8000-${String(i).padStart(12, "0")}`,
+      account_id: "0190a1b2-0000-7000-8000-0000000000aa",
+      url: `https://example.com/landing/${i}?utm_source=bench`,
+      active: true,
+      expires_at: null,
+      password_hash: null,
+    });
+    parts.push(`*3\r\n${bulk("SET")}${bulk(`${prefix}:link:bn${i}`)}${bulk(record)}`);
+  }
+  redisCli(port, ["--pipe"], parts.join(""));
+}
+
+export const BARE_SERVER = `require("node:http").createServer((req, res) => {
+  res.writeHead(302, { location: "https://example.com/landing/1?utm_source=bench", "cache-control": "private, max-age=0", "content-length": 0 });
+  res.end();
+}).listen(Number(process.env.PORT), "127.0.0.1");`;
+
+/** The benchmark's own Redis on core 1 (nothing kept on disk), seeded with the links; added to `children`. */
+export async function seededRedis(children: ChildProcess[], prefix: string): Promise<number> {
+  const port = await freePort();
+  children.push(
+    pinned(
+      ["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+      {},
+      1,
+    ),
+  );
+  for (let i = 0; i < 50 && spawnSync("redis-cli", ["-p", String(port), "ping"]).status !== 0; i++)
+    await sleep(100);
+  seed(port, prefix);
+  return port;
+}
