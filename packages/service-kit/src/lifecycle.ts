@@ -120,8 +120,13 @@ export async function runService(options: RunServiceOptions): Promise<RunningSer
   let exitCode = 0;
 
   // Exit only once the last lines are out (bounded, in case stdout is a pipe nobody reads).
+  // Set once the logger's stream is ending: pino throws on a write after that, so a late error (a
+  // timer or socket callback between the end and the exit) is written to stderr instead, or its own
+  // handler's log would throw and hide it behind "SonicBoom destroyed".
+  let loggerEnded = false;
   const finish = (code: number) => {
-    const exit = () => process.exit(code);
+    const exit = () => process.exit(Math.max(code, exitCode));
+    loggerEnded = true;
     const fallback = setTimeout(exit, 5000);
     try {
       flushLoggerBeforeExit(logger, () => {
@@ -173,14 +178,19 @@ export async function runService(options: RunServiceOptions): Promise<RunningSer
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
-  process.on("uncaughtException", (err) => {
-    logger.fatal({ err }, "uncaught exception");
-    stopAndExit("uncaughtException", 1);
-  });
-  process.on("unhandledRejection", (reason) => {
-    logger.fatal({ err: reason }, "unhandled rejection");
-    stopAndExit("unhandledRejection", 1);
-  });
+  const onFatal = (what: string, err: unknown) => {
+    if (loggerEnded) {
+      exitCode = 1;
+      process.stderr.write(
+        `${name}: ${what} while exiting: ${err instanceof Error ? err.message : String(err)}\n`,
+      );
+      return; // the exit is already on its way
+    }
+    logger.fatal({ err }, what);
+    stopAndExit(what === "uncaught exception" ? "uncaughtException" : "unhandledRejection", 1);
+  };
+  process.on("uncaughtException", (err) => onFatal("uncaught exception", err));
+  process.on("unhandledRejection", (reason) => onFatal("unhandled rejection", reason));
 
   try {
     started = await options.start();

@@ -118,6 +118,15 @@ describe("runService", () => {
     expect(logLines(proc).map((l) => l.msg)).toContain("fixture resources closed");
   });
 
+  it("reports an error raised after the logger has ended on stderr and exits 1, instead of crashing in its handler", async () => {
+    const { proc } = await startFixture({ LATE_ERROR: "1" });
+    proc.child.kill("SIGTERM");
+    expect(await proc.exited).toBe(1);
+    expect(proc.output()).toContain("uncaught exception while exiting: fixture late error");
+    expect(proc.output()).not.toContain("SonicBoom destroyed");
+    expect(logLines(proc).map((l) => l.msg)).toContain("stopped");
+  });
+
   it("still drains and exits 0 when the OTLP collector is unreachable", async () => {
     const deadPort = await getFreePort();
     const { proc, url } = await startFixture({
