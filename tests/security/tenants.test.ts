@@ -245,6 +245,25 @@ describe("cross-tenant attempts", () => {
     expect(usage.keys.map((k: { id: string }) => k.id)).not.toContain(victim.keyId);
   });
 
+  it("GET /api/v1/links/:id (one prepared statement outside Prisma, decision 0035) refuses malformed ids with 400 and never reads another tenant's link", async () => {
+    for (const id of ["not-a-uuid", `${victim.link.id}' OR '1'='1`, `${victim.link.id};`]) {
+      expectV1Error(
+        await attacker.call("GET", `/api/v1/links/${encodeURIComponent(id)}`),
+        400,
+        "VALIDATION_ERROR",
+      );
+    }
+    // An encoded percent sign is refused by the path check before any route (BAD_REQUEST).
+    expectV1Error(await attacker.call("GET", "/api/v1/links/%2500"), 400, "BAD_REQUEST");
+    // The victim's id in another spelling Postgres accepts for a uuid is still the victim's: 404.
+    for (const id of [victim.link.id.toUpperCase(), `{${victim.link.id}}`]) {
+      const res = await attacker.call("GET", `/api/v1/links/${encodeURIComponent(id)}`);
+      expect([400, 404], res.text).toContain(res.status);
+      expect(res.body?.success, res.text).toBe(false);
+      expect(res.text).not.toContain("victim.example");
+    }
+  });
+
   it("the victim's resources still work for the victim (the control case)", async () => {
     const res = await victim.call("GET", `/api/v1/links/${victim.link.id}`);
     expect(res.status, res.text).toBe(200);
