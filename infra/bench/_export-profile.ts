@@ -16,7 +16,7 @@ import { createClickHouse, migrate } from "@kurz/clickhouse";
 import type { ExportDimension } from "@kurz/contracts";
 import { exportAnalytics as current } from "../../services/analytics/src/exports/analytics-export.ts";
 import { insertClicks, seedAnalytics } from "./_analytics-seed.ts";
-import { rssOf } from "./_rss.ts";
+import { watchOwnMemory } from "./_rss.ts";
 
 const MB = 1024 * 1024;
 // `2000000,6000000,10000000` grows one account to each size in turn and profiles every export at each.
@@ -58,26 +58,8 @@ try {
     const runs = modes.flatMap((m) => dims.flatMap((d) => inOrder.map((v) => [m, d, v] as const)));
     for (const [mode, dimension, [version, exportAnalytics]] of runs) {
       Object.assign(ch, { queryRows: mode === "buffered" ? buffered : streamed });
-      global.gc?.();
-      const before = { ...process.memoryUsage(), rss: rssOf(process.pid) ?? 0 };
-      const peak = { rss: before.rss, heap: before.heapUsed, ab: before.arrayBuffers };
-      const sample = () => {
-        const m = process.memoryUsage();
-        peak.rss = Math.max(peak.rss, rssOf(process.pid) ?? 0);
-        peak.heap = Math.max(peak.heap, m.heapUsed);
-        peak.ab = Math.max(peak.ab, m.arrayBuffers);
-      };
-      const timer = setInterval(sample, 20);
+      const memory = watchOwnMemory(2_000);
       const start = performance.now();
-      // RSS above the level before, every 2 s: flat when the export's memory does not grow with its size.
-      const series: number[] = [];
-      const live: number[] = [];
-      const seriesTimer = setInterval(() => {
-        series.push(Math.round(((rssOf(process.pid) ?? 0) - before.rss) / MB));
-        // What the export holds alive, garbage aside: the heap right after a forced GC.
-        global.gc?.();
-        live.push(Math.round((process.memoryUsage().heapUsed - before.heapUsed) / MB));
-      }, 2_000);
       let lines = 0;
       let bytes = 0;
       let gap = 0;
@@ -89,9 +71,7 @@ try {
         lines++;
         bytes += Buffer.byteLength(chunk as string);
       }
-      sample();
-      clearInterval(timer);
-      clearInterval(seriesTimer);
+      const m = memory.stop();
       console.log(
         JSON.stringify({
           dimension,
@@ -102,12 +82,12 @@ try {
           mb: +(bytes / MB).toFixed(1),
           seconds: +((performance.now() - start) / 1000).toFixed(1),
           longestWaitForARowMs: Math.round(gap),
-          rssBeforeMb: Math.round(before.rss / MB),
-          peakRssAboveMb: Math.round((peak.rss - before.rss) / MB),
-          peakHeapAboveMb: Math.round((peak.heap - before.heapUsed) / MB),
-          peakArrayBuffersAboveMb: Math.round((peak.ab - before.arrayBuffers) / MB),
-          rssAboveEvery2sMb: series,
-          liveHeapAboveEvery2sMb: live,
+          rssBeforeMb: m.rssBeforeMb,
+          peakRssAboveMb: m.peakRssAboveMb,
+          peakHeapAboveMb: m.peakHeapAboveMb,
+          peakArrayBuffersAboveMb: m.peakArrayBuffersAboveMb,
+          rssAboveEvery2sMb: m.rssAbove,
+          liveHeapAboveEvery2sMb: m.liveHeapAbove,
           load: loadavg().map((l) => +l.toFixed(2)),
         }),
       );

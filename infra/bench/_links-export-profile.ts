@@ -10,7 +10,7 @@
 import { loadavg } from "node:os";
 import { createPrisma, dropDatabase, migrateDatabase } from "@kurz/db";
 import { exportLinks } from "../../services/management/src/exports/links-export.ts";
-import { rssOf } from "./_rss.ts";
+import { watchOwnMemory } from "./_rss.ts";
 
 const MB = 1024 * 1024;
 const sizes = (process.argv.slice(2).length > 0 ? process.argv.slice(2) : ["10000", "50000", "100000"]).map(
@@ -37,44 +37,25 @@ try {
     have = size;
     await prisma.$executeRawUnsafe("VACUUM ANALYZE links");
     for (const format of ["csv", "json"] as const) {
-      global.gc?.();
-      const before = { ...process.memoryUsage(), rss: rssOf(process.pid) ?? 0 };
-      const peak = { rss: before.rss, heap: before.heapUsed, ab: before.arrayBuffers };
-      const sample = () => {
-        const m = process.memoryUsage();
-        peak.rss = Math.max(peak.rss, rssOf(process.pid) ?? 0);
-        peak.heap = Math.max(peak.heap, m.heapUsed);
-        peak.ab = Math.max(peak.ab, m.arrayBuffers);
-      };
-      const timer = setInterval(sample, 20);
-      const series: number[] = [];
-      const live: number[] = [];
-      const seriesTimer = setInterval(() => {
-        series.push(Math.round(((rssOf(process.pid) ?? 0) - before.rss) / MB));
-        // What the export holds alive, garbage aside: the heap right after a forced GC.
-        global.gc?.();
-        live.push(Math.round((process.memoryUsage().heapUsed - before.heapUsed) / MB));
-      }, 1_000);
+      const memory = watchOwnMemory(1_000);
       const start = performance.now();
       let bytes = 0;
       for await (const chunk of exportLinks(prisma, ACCOUNT, "https://kurz.test", format)) {
         bytes += Buffer.byteLength(chunk as string);
       }
-      sample();
-      clearInterval(timer);
-      clearInterval(seriesTimer);
+      const m = memory.stop();
       console.log(
         JSON.stringify({
           links: size,
           format,
           mb: +(bytes / MB).toFixed(1),
           seconds: +((performance.now() - start) / 1000).toFixed(1),
-          rssBeforeMb: Math.round(before.rss / MB),
-          peakRssAboveMb: Math.round((peak.rss - before.rss) / MB),
-          peakHeapAboveMb: Math.round((peak.heap - before.heapUsed) / MB),
-          peakArrayBuffersAboveMb: Math.round((peak.ab - before.arrayBuffers) / MB),
-          rssAboveEverySecondMb: series,
-          liveHeapAboveEverySecondMb: live,
+          rssBeforeMb: m.rssBeforeMb,
+          peakRssAboveMb: m.peakRssAboveMb,
+          peakHeapAboveMb: m.peakHeapAboveMb,
+          peakArrayBuffersAboveMb: m.peakArrayBuffersAboveMb,
+          rssAboveEverySecondMb: m.rssAbove,
+          liveHeapAboveEverySecondMb: m.liveHeapAbove,
           load: loadavg().map((l) => +l.toFixed(2)),
         }),
       );

@@ -58,3 +58,46 @@ export function sampleRss(pids: Record<string, number>): RssReport {
     },
   };
 }
+
+/**
+ * This process's memory while one export runs (the export profiles): the level after a forced GC,
+ * the peaks of RSS, V8 heap and array buffers above it (sampled every 20 ms), and every `everyMs` the
+ * RSS above it and the heap right after a forced GC (what the export keeps alive, garbage aside).
+ * Run node with --expose-gc for the forced GCs.
+ */
+export function watchOwnMemory(everyMs: number) {
+  const MB = 1024 * 1024;
+  global.gc?.();
+  const before = { ...process.memoryUsage(), rss: rssOf(process.pid) ?? 0 };
+  const peak = { rss: before.rss, heap: before.heapUsed, ab: before.arrayBuffers };
+  const sample = () => {
+    const m = process.memoryUsage();
+    peak.rss = Math.max(peak.rss, rssOf(process.pid) ?? 0);
+    peak.heap = Math.max(peak.heap, m.heapUsed);
+    peak.ab = Math.max(peak.ab, m.arrayBuffers);
+  };
+  const timer = setInterval(sample, 20);
+  const rssAbove: number[] = [];
+  const liveHeapAbove: number[] = [];
+  const seriesTimer = setInterval(() => {
+    rssAbove.push(Math.round(((rssOf(process.pid) ?? 0) - before.rss) / MB));
+    global.gc?.();
+    liveHeapAbove.push(Math.round((process.memoryUsage().heapUsed - before.heapUsed) / MB));
+  }, everyMs);
+  return {
+    /** Stops sampling; the figures in MB. */
+    stop() {
+      sample();
+      clearInterval(timer);
+      clearInterval(seriesTimer);
+      return {
+        rssBeforeMb: Math.round(before.rss / MB),
+        peakRssAboveMb: Math.round((peak.rss - before.rss) / MB),
+        peakHeapAboveMb: Math.round((peak.heap - before.heapUsed) / MB),
+        peakArrayBuffersAboveMb: Math.round((peak.ab - before.arrayBuffers) / MB),
+        rssAbove,
+        liveHeapAbove,
+      };
+    },
+  };
+}
