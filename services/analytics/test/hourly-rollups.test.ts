@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClickHouse, type KurzClickHouse, MIGRATIONS_DIR, migrate } from "@kurz/clickhouse";
 import { TOP_LIST_SIZE } from "@kurz/contracts";
+import { uuidv7 } from "@kurz/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClickRow } from "../src/ingest/click-rows.ts";
 import { writeClicks } from "../src/ingest/click-writer.ts";
@@ -23,12 +24,6 @@ const otherAccount = randomUUID();
 const otherLink = randomUUID();
 // Three days back from the start of this hour, so every click is in the past.
 const base = Math.floor(Date.now() / HOUR) * HOUR - 72 * HOUR;
-
-let seq = 0;
-function uuidv7(ms: number): string {
-  const hex = (ms.toString(16).padStart(12, "0") + (seq++).toString(16).padStart(20, "0")).slice(0, 32);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20)}`;
-}
 
 const pick = <T>(list: readonly T[], i: number) => list[i % list.length]!;
 const chTime = (ms: number) => new Date(ms).toISOString().replace("T", " ").replace("Z", "");

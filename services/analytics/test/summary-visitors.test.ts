@@ -4,6 +4,7 @@
 // whole days, partial days and partial hours alike (the three sources period.ts splits a period into).
 import { randomUUID } from "node:crypto";
 import { createClickHouse, type KurzClickHouse, migrate } from "@kurz/clickhouse";
+import { uuidv7 } from "@kurz/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClickRow } from "../src/ingest/click-rows.ts";
 import { writeClicks } from "../src/ingest/click-writer.ts";
@@ -18,11 +19,6 @@ const otherAccount = randomUUID();
 const otherLink = randomUUID();
 const base = Math.floor(Date.now() / HOUR) * HOUR - 72 * HOUR;
 
-let seq = 0;
-function uuidv7(ms: number): string {
-  const hex = (ms.toString(16).padStart(12, "0") + (seq++).toString(16).padStart(20, "0")).slice(0, 32);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20)}`;
-}
 const chTime = (ms: number) => new Date(ms).toISOString().replace("T", " ").replace("Z", "");
 
 function click(link: string, owner: string, ms: number, visitor: number, bot = false): ClickRow {

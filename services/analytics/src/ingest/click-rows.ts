@@ -28,7 +28,8 @@ export interface Enrichers {
 }
 
 /** ClickHouse's DateTime64 text form; ISO 'Z' strings parse too, but this is unambiguous everywhere. */
-const chTime = (iso: string) => iso.replace("T", " ").replace("Z", "");
+/** An ISO time as ClickHouse reads a DateTime64 in text. */
+export const chTime = (iso: string) => iso.replace("T", " ").replace("Z", "");
 
 export function toClickRow(e: ClickEvent, enrich: Enrichers): ClickRow {
   const agent = parseAgent(e.user_agent);

@@ -7,9 +7,8 @@ import type { EventBus, Subscription } from "@kurz/bus";
 import type { KurzClickHouse } from "@kurz/clickhouse";
 import { CampaignMembershipEvent, LinkEvent, TOPICS } from "@kurz/contracts";
 import type { Logger } from "@kurz/service-kit";
+import { chTime } from "./click-rows.ts";
 import { retryWhileTransient } from "./transient.ts";
-
-const chTime = (iso: string) => iso.replace("T", " ").replace("Z", "");
 
 /** Tables holding a link's clicks; all are emptied when the link is deleted. */
 const CLICK_TABLES = [
