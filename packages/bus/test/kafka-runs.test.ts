@@ -9,7 +9,7 @@ import {
   type Subscription,
   topicName,
 } from "../src/index.ts";
-import { cutRuns, type RunInput } from "../src/kafka/kafka-runs.ts";
+import { chunkRuns, cutRuns, type RunInput } from "../src/kafka/kafka-runs.ts";
 import { type KafkaMock, startKafkaMock } from "../src/testing/index.ts";
 import { testLogger } from "./helpers.ts";
 
@@ -163,5 +163,21 @@ describe("subscriptions with runs (Kafka mock)", () => {
     for (const [i, run] of [...a, ...a2]) expect(run, `message ${i}`).toBe(b.get(i));
     await subA2.stop();
     await subB.stop();
+  });
+});
+
+describe("chunkRuns", () => {
+  const run = (first: number, last: number) => ({ first, last, id: `${first}-${last}` });
+  it("fills handler calls with whole runs up to the batch size; a longer run is a call of its own", () => {
+    const runs = [run(0, 2), run(3, 4), run(5, 11), run(12, 12)];
+    const chunks = chunkRuns(runs, 5);
+    expect(chunks.map(({ from, to }) => [from, to])).toEqual([
+      [0, 5],
+      [5, 12],
+      [12, 13],
+    ]);
+    expect([0, 1, 2, 3, 4].map(chunks[0]!.runOf)).toEqual(["0-2", "0-2", "0-2", "3-4", "3-4"]);
+    expect(chunks[1]!.runOf(6)).toBe("5-11");
+    expect(chunkRuns([], 5)).toEqual([]);
   });
 });

@@ -53,3 +53,36 @@ export function cutRuns(messages: readonly RunInput[], opts: RunOptions): { runs
   }
   return { runs, held: first };
 }
+
+/** Messages `from`..`to` (indexes, `to` exclusive) handed to the handler together, and each one's run. */
+export interface Chunk {
+  from: number;
+  to: number;
+  /** The run id of the message at index `from + i` of the chunk. */
+  runOf: (i: number) => string;
+}
+
+/**
+ * Groups complete runs into handler calls of at most `maxBatchSize` messages, a run never split
+ * (a run longer than that is a call of its own).
+ */
+export function chunkRuns(runs: readonly Run[], maxBatchSize: number): Chunk[] {
+  const chunks: Chunk[] = [];
+  let current: Run[] = [];
+  let size = 0;
+  const flush = () => {
+    if (current.length === 0) return;
+    const ids = current.flatMap((r) => Array.from({ length: r.last - r.first + 1 }, () => r.id));
+    chunks.push({ from: current[0]!.first, to: current.at(-1)!.last + 1, runOf: (i) => ids[i]! });
+    current = [];
+    size = 0;
+  };
+  for (const run of runs) {
+    const length = run.last - run.first + 1;
+    if (size > 0 && size + length > maxBatchSize) flush();
+    current.push(run);
+    size += length;
+  }
+  flush();
+  return chunks;
+}

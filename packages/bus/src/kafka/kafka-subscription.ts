@@ -7,7 +7,7 @@ import type { ResolvedSubscribeOptions } from "../subscribe-options.ts";
 import type { BusLogger, IncomingMessage, Subscription } from "../types.ts";
 import { withTimeout } from "../with-timeout.ts";
 import { toDelivery } from "./kafka-messages.ts";
-import { CUT_MARKER_HEADER, cutRuns } from "./kafka-runs.ts";
+import { CUT_MARKER_HEADER, chunkRuns, cutRuns } from "./kafka-runs.ts";
 
 export interface KafkaSubscriptionDeps {
   kafka: Kafka;
@@ -148,27 +148,10 @@ export class KafkaSubscription<T> implements Subscription {
         runs,
       );
       held = cut.held;
-      chunks = [];
-      let current: typeof cut.runs = [];
-      let size = 0;
-      const flush = () => {
-        if (current.length === 0) return;
-        const from = current[0]!.first;
-        const ids = current.flatMap((r) => Array.from({ length: r.last - r.first + 1 }, () => r.id));
-        chunks.push({
-          messages: messages.slice(from, current.at(-1)!.last + 1),
-          runOf: (i) => `${partition}:${ids[i]}`,
-        });
-        current = [];
-        size = 0;
-      };
-      for (const run of cut.runs) {
-        const length = run.last - run.first + 1;
-        if (size > 0 && size + length > this.opts.maxBatchSize) flush();
-        current.push(run);
-        size += length;
-      }
-      flush();
+      chunks = chunkRuns(cut.runs, this.opts.maxBatchSize).map(({ from, to, runOf }) => ({
+        messages: messages.slice(from, to),
+        runOf: (i: number) => `${partition}:${runOf(i)}`,
+      }));
     } else {
       chunks = [];
       for (let start = 0; start < messages.length; start += this.opts.maxBatchSize)
