@@ -1,6 +1,7 @@
 import { get as httpGet } from "node:http";
 import { fileURLToPath } from "node:url";
 import { getFreePort, type StartedProcess, startProcess, waitFor } from "@kurz/testing";
+import { bundleFixture } from "@kurz/testing/bundles";
 import { afterEach, describe, expect, it } from "vitest";
 
 const fixture = fileURLToPath(new URL("./fixtures/slow-service.ts", import.meta.url));
@@ -15,8 +16,9 @@ async function startFixture(env: Record<string, string> = {}) {
   const port = await getFreePort();
   const proc = await startProcess({
     cmd: process.execPath,
-    // Run node directly (not the tsx CLI, which relays signals) so the signal reaches the service.
-    args: ["--import", "tsx", fixture],
+    // Run node directly (not a CLI that relays signals) so the signal reaches the service; from a
+    // bundle, as services run, rather than through tsx (a second of CPU less per start).
+    args: [await bundleFixture(fixture)],
     cwd: packageDir,
     env: { PORT: String(port), OTEL_EXPORTER_OTLP_ENDPOINT: "", ...env },
     readyUrl: `http://127.0.0.1:${port}/health`,
@@ -148,7 +150,7 @@ describe("runService start-up failures", () => {
     await expect(
       startProcess({
         cmd: process.execPath,
-        args: ["--import", "tsx", fixture],
+        args: [await bundleFixture(fixture)],
         cwd: packageDir,
         env: { PORT: "not-a-port", BUS: "nats" },
         readyLine: "listening on",

@@ -17,6 +17,7 @@ import {
   uuidv7,
   waitFor,
 } from "@kurz/testing";
+import { bundleFixture } from "@kurz/testing/bundles";
 import { afterAll, beforeAll, expect, it } from "vitest";
 
 const prefix = uniquePrefix("an-crash");
@@ -36,10 +37,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function consumer(crashAfter: number, store = "ch"): Promise<StartedProcess> {
+async function consumer(crashAfter: number, store = "ch"): Promise<StartedProcess> {
   return startProcess({
     cmd: process.execPath,
-    args: ["--import", "tsx", fixture],
+    args: [await bundleFixture(fixture)],
     env: {
       CLICKHOUSE_PATH: join(dir, store),
       BUS_PREFIX: prefix,

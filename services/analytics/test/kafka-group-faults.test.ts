@@ -17,6 +17,7 @@ import { type KafkaMock, kafkaOffsets, startKafkaMock } from "@kurz/bus/testing"
 import { createClickHouse } from "@kurz/clickhouse";
 import { type ClickBatch, clickPartitionKey, TOPICS } from "@kurz/contracts";
 import { type StartedProcess, startProcess, uniquePrefix, uuidv7, waitFor } from "@kurz/testing";
+import { bundleFixture } from "@kurz/testing/bundles";
 import { afterAll, beforeAll, expect, it } from "vitest";
 
 const prefix = uniquePrefix("an-kafka-faults");
@@ -51,7 +52,7 @@ it("counts every click once through each broker's outage and a freeze longer tha
 }, async () => {
   consumer = await startProcess({
     cmd: process.execPath,
-    args: ["--import", "tsx", join(import.meta.dirname, "fixtures/click-consumer.ts")],
+    args: [await bundleFixture(join(import.meta.dirname, "fixtures/click-consumer.ts"))],
     env: {
       CLICKHOUSE_PATH: join(dir, "ch"),
       BUS_PREFIX: prefix,
