@@ -62,7 +62,8 @@ export async function run(args: string[]): Promise<string> {
     const redisPort = await seededRedis(children, prefix);
     const redisUrl = `redis://127.0.0.1:${redisPort}`;
 
-    const [barePort, rPort, gPort, opsPort] = [
+    const [barePort, rPort, gPort, opsPort, splicePort] = [
+      await freePort(),
       await freePort(),
       await freePort(),
       await freePort(),
@@ -91,6 +92,9 @@ export async function run(args: string[]): Promise<string> {
       // /health and /metrics are answered on the operational listener only.
       OPS_PORT: String(opsPort),
       API_UPSTREAM_URL: `http://127.0.0.1:${gPort}`,
+      // As `./kurz up`: every new connection's first read is looked at for the API splice (decision
+      // 0038); short links are never spliced, so nothing listens there.
+      API_SPLICE_PORT: String(splicePort),
     });
     children.push(redirect);
     const a = `http://127.0.0.1:${barePort}`;

@@ -23,6 +23,7 @@ const redisPort = Number(env.KURZ_REDIS_PORT ?? 6380);
 const ownRedis = !env.REDIS_URL;
 // Ports from one base (default 8080), so that a test can run a whole stack on free ports:
 //   base      public origin          base+1  management     base+3  analytics     base+4  gateway
+//   base+5    the gateway's splice listener   base+6  the redirect's return listener (decision 0038)
 //   base+1002 redirect's operational listener (9082 by default)
 // With --scale, the edge (nginx) owns base, base+1 and base+3, and the instances are numbered from
 //   base+20 (management), base+30 (gateway), base+40 (redirect; its operational listeners base+60),
@@ -31,6 +32,8 @@ const port = {
   management: basePort + 1,
   analytics: basePort + 3,
   gateway: basePort + 4,
+  splice: basePort + 5,
+  spliceReturn: basePort + 6,
   ops: Number(env.OPS_PORT || basePort + 1002),
   edgeHealth: basePort + 10,
   instance: (service: ServiceName, i: number) =>
@@ -88,7 +91,16 @@ function instances(): Instance[] {
         service: "gateway",
         port: port.gateway,
         readyPort: port.gateway,
-        env: { HOST: INTERNAL_HOST, REDIRECT_URL: "", TRUST_PROXY: "1" },
+        env: {
+          HOST: INTERNAL_HOST,
+          REDIRECT_URL: "",
+          TRUST_PROXY: "1",
+          // API connections arrive spliced from the public origin (decision 0038); the redirect
+          // trusts no hop, and neither does the splice listener.
+          SPLICE_PORT: String(port.splice),
+          SPLICE_TRUST_PROXY: "false",
+          SPLICE_RETURN_URL: `http://127.0.0.1:${port.spliceReturn}`,
+        },
       },
       {
         name: "redirect",
@@ -98,6 +110,8 @@ function instances(): Instance[] {
         readyPort: port.ops,
         env: {
           API_UPSTREAM_URL: `http://127.0.0.1:${port.gateway}`,
+          API_SPLICE_PORT: String(port.splice),
+          SPLICE_RETURN_PORT: String(port.spliceReturn),
           TRUST_PROXY: "false",
           OPS_PORT: String(port.ops),
         },

@@ -15,6 +15,8 @@ export * from "./internal-auth.ts";
 export * from "./lifecycle.ts";
 export * from "./logger.ts";
 export * from "./poll-loop.ts";
+export * from "./proxy-protocol.ts";
+export * from "./public-origin.ts";
 export * from "./routes.ts";
 export * from "./session-cookie.ts";
 export * from "./telemetry.ts";

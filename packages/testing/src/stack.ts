@@ -31,6 +31,8 @@ export interface Stack {
     gateway: string;
     /** The gateway's own listener, behind the public origin (to measure what that hop costs). */
     gatewayInternal: string;
+    /** The gateway's splice listener (PROXY protocol; decision 0038), which the public origin connects to. */
+    gatewaySplice: string;
     management: string;
     redirect: string;
     analytics: string;
@@ -60,6 +62,11 @@ export interface StackOptions {
   /** Extra environment for every service (e.g. lower rate limits). */
   extraEnv?: Record<string, string>;
   /**
+   * Extra environment for one service, after extraEnv: e.g. `{ redirect: { TRUST_PROXY: "false" } }`
+   * runs the public origin as `./kurz up` does (no proxy in front).
+   */
+  serviceEnv?: Partial<Record<"gateway" | "management" | "redirect" | "analytics", Record<string, string>>>;
+  /**
    * Run the services inside this process (the test's vitest worker) by their start functions
    * (services/<name>/src/service.ts) rather than as child processes. Only one in-process stack per
    * test file: the in-memory ClickHouse (chDB) is one engine per process. KURZ_TEST_STACK=processes
@@ -74,7 +81,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   // A copy of a template migrated once per set of migrations (migrated-database.ts), as a database
   // after `./kurz db:migrate`.
   const db = await createMigratedDatabase("stack");
-  const [gw, mg, rd, an, ops] = await Promise.all([
+  const [gw, mg, rd, an, ops, splice, spliceReturn] = await Promise.all([
+    getFreePort(),
+    getFreePort(),
     getFreePort(),
     getFreePort(),
     getFreePort(),
@@ -105,15 +114,30 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     // whole run (issue 15); the service's own 200 ms is what production polls at.
     ...opts.extraEnv,
   };
+  // API connections are spliced from the public origin to the gateway (decision 0038); the splice
+  // listener believes the hops the redirect believes (TRUST_PROXY, unless a test changes it).
+  const redirectTrust =
+    opts.serviceEnv?.redirect?.TRUST_PROXY ?? opts.extraEnv?.TRUST_PROXY ?? env.TRUST_PROXY!;
   const own: Record<string, Record<string, string>> = {
-    gateway: { REDIRECT_URL: "" },
-    redirect: { API_UPSTREAM_URL: `http://127.0.0.1:${gw}`, OPS_PORT: String(ops) },
+    gateway: {
+      REDIRECT_URL: "",
+      SPLICE_PORT: String(splice),
+      SPLICE_TRUST_PROXY: redirectTrust,
+      SPLICE_RETURN_URL: `http://127.0.0.1:${spliceReturn}`,
+    },
+    redirect: {
+      API_UPSTREAM_URL: `http://127.0.0.1:${gw}`,
+      API_SPLICE_PORT: String(splice),
+      SPLICE_RETURN_PORT: String(spliceReturn),
+      OPS_PORT: String(ops),
+    },
   };
   // The redirect answers readiness only on its operational listener (docs/redirect.md).
   const readyPort = (name: string, port: number) => (name === "redirect" ? ops : port);
   const urls = {
     gateway: origin,
     gatewayInternal: `http://127.0.0.1:${gw}`,
+    gatewaySplice: `http://127.0.0.1:${splice}`,
     management: env.MANAGEMENT_URL!,
     redirect: env.REDIRECT_URL!,
     analytics: env.ANALYTICS_URL!,
@@ -130,7 +154,13 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const { startServicesInProcess } = await import("./in-process.ts");
     const ports = { management: mg, analytics: an, redirect: rd, gateway: gw };
     const services = await startServicesInProcess(
-      (name) => ({ ...env, ...own[name], ...opts.extraEnv, PORT: String(ports[name]) }),
+      (name) => ({
+        ...env,
+        ...own[name],
+        ...opts.extraEnv,
+        ...opts.serviceEnv?.[name],
+        PORT: String(ports[name]),
+      }),
       (name) => `http://127.0.0.1:${readyPort(name, ports[name])}/ready`,
     ).catch(async (err: unknown) => {
       await cleanup();
@@ -174,7 +204,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         ? ["--import", "tsx", `services/${name}/src/main.ts`]
         : [...BUNDLE_NODE_FLAGS, ...extraFlags, bundlePath(name)],
       cwd: root,
-      env: { ...env, ...own[name], ...opts.extraEnv, PORT: String(port) },
+      env: { ...env, ...own[name], ...opts.extraEnv, ...opts.serviceEnv?.[name], PORT: String(port) },
       readyUrl: `http://127.0.0.1:${readyPort(name, port)}/ready`,
       readyTimeoutMs: 60_000,
     }).then((p) => {

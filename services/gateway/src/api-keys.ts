@@ -28,15 +28,24 @@ export class ApiKeys {
   /** The last record parsed per cache key, reused while the cached text is unchanged. */
   private readonly parsed = new LRUCache<string, { text: string; record: KeyRecord }>({ max: PARSED_MAX });
 
-  /** Throws 401 (UNAUTHORIZED, KEY_EXPIRED or KEY_REVOKED) or 503; returns the live key otherwise. */
-  async authenticate(authorization: string | undefined, now = Date.now()): Promise<KeyRecord> {
+  /**
+   * Throws 401 (UNAUTHORIZED, KEY_EXPIRED or KEY_REVOKED) or 503; returns the live key otherwise.
+   * `beforeManagement`, when given, must resolve before a key missing from the cache is asked of
+   * management (its rejection is thrown instead): the caller's failed-authentication budget, checked
+   * while the cache is read, so a spent budget still costs no management query.
+   */
+  async authenticate(
+    authorization: string | undefined,
+    now = Date.now(),
+    beforeManagement?: Promise<unknown>,
+  ): Promise<KeyRecord> {
     // SnipURL's documented wording for every missing or unknown key (its clients show `error.message`);
     // what was wrong with the header is in `details`.
     const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? "");
     if (!match) throw invalidKey("Send the header 'Authorization: Bearer <API key>'");
     const key = match[1]!;
     if (!API_KEY_PATTERN.test(key)) throw invalidKey("This is not a Kurz API key");
-    const record = await this.lookup(createHash("sha256").update(key).digest("hex"));
+    const record = await this.lookup(createHash("sha256").update(key).digest("hex"), beforeManagement);
     if (!record) throw invalidKey("No such API key");
     if (record.revoked) throw keyRevoked("This API key has been revoked");
     if (record.expires_at !== null && Date.parse(record.expires_at) <= now) {
@@ -45,7 +54,7 @@ export class ApiKeys {
     return record;
   }
 
-  private async lookup(hash: string): Promise<KeyRecord | null> {
+  private async lookup(hash: string, beforeManagement?: Promise<unknown>): Promise<KeyRecord | null> {
     const cacheKey = apiKeyCacheKey(hash);
     let cached: string | null;
     try {
@@ -66,6 +75,7 @@ export class ApiKeys {
       }
       await this.redis.del(cacheKey).catch(() => {});
     }
+    await beforeManagement;
 
     let res: Response;
     try {

@@ -29,6 +29,8 @@ import {
   type Identity,
   internalHeaders,
   isApiError,
+  isApiPath,
+  isProxiedSocket,
   type Logger,
   methodNotAllowedError,
   notFound,
@@ -50,6 +52,7 @@ import { createDocsPage } from "./docs-page.ts";
 import type { KeyUsageRecorder } from "./key-usage.ts";
 import { createForwarder } from "./proxy.ts";
 import { type RateLimiter, reportedWindow, type Window, type WindowState } from "./rate-limit.ts";
+import { createReturnForwarder } from "./return-forwarder.ts";
 import { RouteTable } from "./route-table.ts";
 import { Sessions } from "./sessions.ts";
 import { createWebApp, type StatsPageStatus } from "./web-app.ts";
@@ -129,11 +132,15 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
   // (proxy-addr is what Express itself uses), and only its keyed hash is kept (client-budget.ts).
   const trustHops = config.TRUST_PROXY;
   const trust = (_address: string, hop: number) => hop < trustHops;
+  // A spliced connection (decision 0038) carries the client's bytes as the redirect received them, and
+  // its peer is the one the redirect saw (the PROXY header): the redirect's hops are the ones to believe.
+  const splicedHops = config.SPLICE_TRUST_PROXY;
+  const splicedTrust = (_address: string, hop: number) => hop < splicedHops;
   // An HMAC per request was measurable and a client sends many: each address's hash is kept (bounded,
   // least recently used dropped first; the addresses stay in this process's memory only).
   const clientHashes = new LRUCache<string, string>({ max: CLIENT_HASHES_MAX });
   const clientHash = (req: IncomingMessage) => {
-    const address = proxyAddr(req, trust) ?? "";
+    const address = proxyAddr(req, isProxiedSocket(req.socket) ? splicedTrust : trust) ?? "";
     let hash = clientHashes.get(address);
     if (hash === undefined) {
       hash = clientBudgetHash(config.INTERNAL_TOKEN, address);
@@ -150,6 +157,7 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
     sendError(res, serviceUnavailable("Service temporarily unavailable"), envelopeForPath(path));
   };
   const forward = createForwarder({ internalSecret: config.INTERNAL_TOKEN, onError: unavailable });
+  const sendBack = createReturnForwarder(config, unavailable);
 
   // Failed authentications have a budget per client (hashed address), so a flood of made-up keys
   // costs neither a key lookup per request nor a management query per new key once it is spent.
@@ -189,16 +197,21 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
   // the client's failed-authentication budget instead; 503s while keys cannot be checked report none.
   const authenticate = async (req: IncomingMessage, res: ServerResponse, legacy: boolean) => {
     const failSubject = authFailureSubject(clientHash(req));
-    const spent = await deps.limiter.peek(failSubject, authFailures).catch(limiterDown);
-    if (spent.count >= spent.limit) {
-      reportWindow(res, { ...spent, remaining: 0 });
-      throw exceededError(
-        spent,
-        legacy
-          ? `Too many failed authentications: ${spent.limit} per minute from this client; retry later`
-          : undefined,
-      );
-    }
+    const budgetLeft = deps.limiter
+      .peek(failSubject, authFailures)
+      .catch(limiterDown)
+      .then((spent) => {
+        if (spent.count < spent.limit) return;
+        reportWindow(res, { ...spent, remaining: 0 });
+        throw exceededError(
+          spent,
+          legacy
+            ? `Too many failed authentications: ${spent.limit} per minute from this client; retry later`
+            : undefined,
+        );
+      });
+    // Awaited below in every branch; this only keeps an early rejection from counting as unhandled.
+    budgetLeft.catch(() => {});
     const countFailure = async (err: unknown): Promise<never> => {
       if (isApiError(err) && err.status === 401) {
         const [state] = await deps.limiter.hit(failSubject, [authFailures]).catch(() => []);
@@ -215,10 +228,17 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
         ? sessionTokenFrom(req.headers.cookie)
         : null;
     if (sessionToken !== null) {
+      await budgetLeft;
       const session = await deps.sessions.authenticate(sessionToken).catch(countFailure);
       return authenticatedSession(req, res, session);
     }
-    const key = await deps.keys.authenticate(req.headers.authorization).catch(countFailure);
+    // The key's cache read goes out with the budget's peek, in one Redis round trip (auto-pipelining):
+    // a round trip less per keyed request. A key the cache lacks is asked of management only once the
+    // budget is known to be left, and a spent budget answers 429 whatever the key (as before).
+    const lookup = deps.keys.authenticate(req.headers.authorization, Date.now(), budgetLeft);
+    lookup.catch(() => {});
+    await budgetLeft;
+    const key = await lookup.catch(countFailure);
     deps.keyUsage.record(key.key_id);
     const windows: Window[] = legacy
       ? [{ name: "1m", seconds: 60, limit: config.LEGACY_RATE_LIMIT_PER_MINUTE }]
@@ -300,6 +320,8 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const rawUrl = req.url ?? "/";
+    // A spliced connection is the public origin's: what the redirect would not have passed on is its own.
+    if (isProxiedSocket(req.socket) && !isApiPath(rawUrl)) return sendBack(req, res, rawUrl);
     // Every /api/v1 response says which version answered, whoever produces it (docs/api.md, "Versions").
     if (isV1ApiPath(pathOf(rawUrl))) res.setHeader(API_VERSION_HEADER, API_VERSION);
 

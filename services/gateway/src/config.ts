@@ -24,6 +24,21 @@ export const gatewayConfigSchema = commonConfigSchema.extend({
     .default("false")
     .refine((v) => /^(true|false|\d{1,2})$/.test(v), "must be true, false or a number of proxy hops")
     .transform((v) => (v === "true" ? 1 : v === "false" ? 0 : Number(v))),
+  // Single-machine mode (docs/decisions/0038): a listener, on SPLICE_HOST (loopback by default: whoever
+  // reaches it states any client address), for the connections the redirect splices to this service.
+  // Each starts with a PROXY v1 header naming the visitor. 0: no such listener.
+  SPLICE_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  SPLICE_HOST: z.string().min(1).default("127.0.0.1"),
+  // X-Forwarded-For hops believed on spliced connections: the redirect's own TRUST_PROXY, since the
+  // bytes are the client's as the redirect received them (false = none; true = 1; or a number).
+  SPLICE_TRUST_PROXY: z
+    .string()
+    .default("false")
+    .refine((v) => /^(true|false|\d{1,2})$/.test(v), "must be true, false or a number of proxy hops")
+    .transform((v) => (v === "true" ? 1 : v === "false" ? 0 : Number(v))),
+  // Where a spliced connection's requests that are not the gateway's (short links, the dashboard's
+  // pages: everything but isApiPath) go: the redirect's return listener (its SPLICE_RETURN_PORT).
+  SPLICE_RETURN_URL: optionalUrl,
   // The built dashboard (services/web/dist by default, next to this service): web-app.ts.
   WEB_DIST_DIR: z.string().default(""),
   KEY_CACHE_TTL_SECONDS: z.coerce.number().int().positive().default(60),

@@ -1,7 +1,7 @@
 // Everything the gateway process runs, as one function: main.ts wraps it in runService (signals,
 // telemetry, exit codes), and the in-process test stack (@kurz/testing/stack) calls it directly.
 import { createServer } from "node:http";
-import { type Logger, listen, type StartedService } from "@kurz/service-kit";
+import { acceptProxyProtocol, type Logger, listen, type StartedService } from "@kurz/service-kit";
 import { Redis } from "ioredis";
 import { ApiKeys } from "./api-keys.ts";
 import { createGatewayApp } from "./app.ts";
@@ -39,9 +39,16 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     readiness: { redis: () => redis.ping() },
   });
   const server = createServer(app);
+  // The splice listener (decision 0038): the same app, after a PROXY header per connection.
+  const spliced = config.SPLICE_PORT > 0 ? createServer(app) : null;
+  if (spliced) {
+    if (!config.SPLICE_RETURN_URL) throw new Error("SPLICE_PORT needs SPLICE_RETURN_URL");
+    acceptProxyProtocol(spliced);
+    await listen(spliced, config.SPLICE_HOST, config.SPLICE_PORT);
+  }
   await listen(server, config.HOST, config.PORT);
   return {
-    servers: [server],
+    servers: spliced ? [server, spliced] : [server],
     close: async () => {
       await keyUsage.stop();
       redis.disconnect();

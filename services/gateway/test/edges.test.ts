@@ -75,7 +75,14 @@ beforeAll(async () => {
     AUTH_FAILURE_LIMIT_PER_MINUTE: String(FAILURE_LIMIT),
   });
   const keys = {
-    authenticate: async (authorization: string | undefined) => {
+    // As ApiKeys does for a key its cache lacks: management is asked only once the client's
+    // failed-authentication budget is known to be left (`lookups` counts those questions).
+    authenticate: async (
+      authorization: string | undefined,
+      _now?: number,
+      beforeManagement?: Promise<unknown>,
+    ) => {
+      await beforeManagement;
       lookups++;
       if (authorization === `Bearer ${GOOD_KEY}`) return record;
       throw unauthorized("Invalid API key");

@@ -16,17 +16,7 @@ import {
   serviceUnavailable,
 } from "@kurz/service-kit";
 
-export function isApiPath(url: string): boolean {
-  return (
-    url.startsWith("/api/") ||
-    url === "/api" ||
-    url.startsWith("/api?") ||
-    url.startsWith("/c/") ||
-    url === "/docs" ||
-    url.startsWith("/docs/") ||
-    url.startsWith("/docs?")
-  );
-}
+export { isApiPath } from "@kurz/service-kit";
 
 /**
  * The dashboard's paths (issue 12), which the gateway serves from services/web/dist: `/` and the app's

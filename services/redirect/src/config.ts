@@ -29,6 +29,15 @@ export const redirectConfigSchema = commonConfigSchema.extend({
     .string()
     .default("")
     .refine((s) => s === "" || URL.canParse(s), "must be a URL or empty"),
+  // With API_UPSTREAM_URL: the gateway's splice listener (its SPLICE_PORT), on API_UPSTREAM_URL's host.
+  // Connections whose first request is for the gateway are then spliced to it at the TCP level with a
+  // PROXY header instead of forwarded request by request (docs/decisions/0038). 0: never spliced.
+  API_SPLICE_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  // The listener the gateway sends a spliced connection's other requests back to (its
+  // SPLICE_RETURN_URL). It believes one X-Forwarded-For hop more than TRUST_PROXY (the gateway's), so
+  // it must be reachable by the gateway only: loopback by default. 0: none.
+  SPLICE_RETURN_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  SPLICE_RETURN_HOST: z.string().min(1).default("127.0.0.1"),
   // With API_UPSTREAM_URL: the gateway's setting of the same name. API paths this service refuses as
   // ambiguous never reach the gateway, so it reports that per-client budget on them itself (SPEC 8).
   AUTH_FAILURE_LIMIT_PER_MINUTE: positiveInt(AUTH_FAILURE_LIMIT_DEFAULT),

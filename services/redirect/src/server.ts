@@ -41,6 +41,11 @@ export interface RedirectHandlerDeps {
   hosts: HostClassifier;
   /** Single-machine mode: pipes API and dashboard paths to the gateway (see api-forwarder.ts). */
   forwardApi?: (req: IncomingMessage, res: ServerResponse) => void;
+  /**
+   * Campaigns' turns; a handler for another listener of the same process (the splice's return
+   * listener, decision 0038) shares them, so a campaign rotates once across both.
+   */
+  turns?: RotatorTurns;
   /** Contact overlays' forms (decision 0026); without it a POST to an overlay link is a 405. */
   submissions?: OverlaySubmissions;
   logger: { error(o: object, m?: string): void };
@@ -67,7 +72,7 @@ function route(url: string): Route | null {
 
 export function createRedirectHandler(deps: RedirectHandlerDeps) {
   const { resolver, publisher, limiter, missBudget, redirectStatus, trustProxy, hosts } = deps;
-  const turns = new RotatorTurns();
+  const turns = deps.turns ?? new RotatorTurns();
 
   // A click is journaled before its answer is written: the turn's clicks first, then its answers.
   const writes = new RedirectWrites(

@@ -16,6 +16,7 @@ import {
 } from "@kurz/service-kit";
 import { Redis } from "ioredis";
 import { createApiForwarder } from "./api-forwarder.ts";
+import { spliceApiConnections } from "./api-splice.ts";
 import { ClickJournal } from "./click-journal.ts";
 import { ClickPublisher } from "./click-publisher.ts";
 import { ClickSpool } from "./click-spool.ts";
@@ -28,6 +29,7 @@ import { OverlaySubmissions } from "./overlay-submissions.ts";
 import { PasswordLimiter } from "./password-limiter.ts";
 import { HostClassifier } from "./request-host.ts";
 import { Resolver } from "./resolver.ts";
+import { RotatorTurns } from "./rotator-turns.ts";
 import { createRedirectHandler } from "./server.ts";
 
 /** runService's close bound for this service: the publisher may retry the bus for up to 4 s, then spools. */
@@ -91,35 +93,42 @@ export async function startRedirect(config: RedirectConfig, logger: Logger): Pro
     redis: () => redis.ping(),
     bus: () => bus.ping(),
   });
-  const server = createServer(
+  const limiter = new PasswordLimiter(redis, {
+    perClient: config.PASSWORD_MAX_ATTEMPTS,
+    perLink: config.PASSWORD_LINK_MAX_ATTEMPTS,
+    windowSeconds: config.PASSWORD_WINDOW_SECONDS,
+  });
+  const missBudget = new MissBudget(redis, config.MISS_BUDGET_PER_MINUTE);
+  const submissions = new OverlaySubmissions(
+    redis,
+    {
+      perClient: config.OVERLAY_SUBMISSIONS_PER_CLIENT,
+      perLink: config.OVERLAY_SUBMISSIONS_PER_LINK,
+      windowSeconds: config.OVERLAY_SUBMISSIONS_WINDOW_SECONDS,
+    },
+    config.MANAGEMENT_URL,
+    callerToken(config.INTERNAL_TOKEN, "redirect"),
+  );
+  const hosts = new HostClassifier(config.PUBLIC_BASE_URL);
+  const turns = new RotatorTurns();
+  /** The whole public handler, for clients behind `trustProxy` X-Forwarded-For hops. */
+  const handlerFor = (trustProxy: number) =>
     createRedirectHandler({
       resolver,
       publisher,
       ...(journal ? { journal } : {}),
-      limiter: new PasswordLimiter(redis, {
-        perClient: config.PASSWORD_MAX_ATTEMPTS,
-        perLink: config.PASSWORD_LINK_MAX_ATTEMPTS,
-        windowSeconds: config.PASSWORD_WINDOW_SECONDS,
-      }),
-      missBudget: new MissBudget(redis, config.MISS_BUDGET_PER_MINUTE),
-      submissions: new OverlaySubmissions(
-        redis,
-        {
-          perClient: config.OVERLAY_SUBMISSIONS_PER_CLIENT,
-          perLink: config.OVERLAY_SUBMISSIONS_PER_LINK,
-          windowSeconds: config.OVERLAY_SUBMISSIONS_WINDOW_SECONDS,
-        },
-        config.MANAGEMENT_URL,
-        callerToken(config.INTERNAL_TOKEN, "redirect"),
-      ),
+      limiter,
+      missBudget,
+      submissions,
       redirectStatus: config.REDIRECT_STATUS,
-      trustProxy: config.TRUST_PROXY,
-      hosts: new HostClassifier(config.PUBLIC_BASE_URL),
+      trustProxy,
+      hosts,
+      turns,
       ...(config.API_UPSTREAM_URL
         ? {
             forwardApi: createApiForwarder(
               config.API_UPSTREAM_URL,
-              (req) => clientIp(req, config.TRUST_PROXY),
+              (req) => clientIp(req, trustProxy),
               (_req, res, ip) =>
                 reportAuthFailureBudget(
                   redis,
@@ -131,15 +140,28 @@ export async function startRedirect(config: RedirectConfig, logger: Logger): Pro
           }
         : {}),
       logger,
-    }),
-  );
+    });
+  const server = createServer(handlerFor(config.TRUST_PROXY));
+  if (config.API_UPSTREAM_URL && config.API_SPLICE_PORT > 0) {
+    spliceApiConnections(server, {
+      host: new URL(config.API_UPSTREAM_URL).hostname,
+      port: config.API_SPLICE_PORT,
+      firstReadTimeoutMs: server.headersTimeout,
+    });
+  }
   server.keepAliveTimeout = 65_000;
   // Health, readiness and metrics on a listener of their own, never on the public port (ops.ts).
   const ops = createServer(createOpsHandler({ health, metrics: () => publisher.metrics }));
   await listen(ops, config.OPS_HOST, config.OPS_PORT);
+  // A spliced connection's requests that are not the gateway's come back here from the gateway, which
+  // appends the address it was told (the PROXY header's) to X-Forwarded-For: one hop more to believe.
+  const returned = config.SPLICE_RETURN_PORT > 0 ? createServer(handlerFor(config.TRUST_PROXY + 1)) : null;
+  if (returned) {
+    await listen(returned, config.SPLICE_RETURN_HOST, config.SPLICE_RETURN_PORT);
+  }
   await listen(server, config.HOST, config.PORT);
   return {
-    servers: [server, ops],
+    servers: returned ? [server, returned, ops] : [server, ops],
     close: async () => {
       await publisher.close();
       await journal?.close();
