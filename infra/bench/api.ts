@@ -121,9 +121,8 @@ export async function run(args: string[]): Promise<string> {
        FROM generate_series(1, ${LINKS}) AS i`,
       account.account_id,
     );
-    // Rows seeded behind the API's back are counted once here, as the migration backfills them.
-    await prisma.$executeRaw`UPDATE accounts SET link_count = (SELECT count(*) FROM links WHERE account_id = ${account.account_id}::uuid)
-      WHERE id = ${account.account_id}::uuid`;
+    // Rows seeded behind the API's back are counted once here (decision 0037's kurz_recount_links).
+    await prisma.$queryRaw`SELECT kurz_recount_links(${account.account_id}::uuid)`;
     await prisma.$executeRawUnsafe("VACUUM ANALYZE links");
     const seedMs = Date.now() - seedStarted;
 
@@ -138,7 +137,7 @@ export async function run(args: string[]): Promise<string> {
     await load("warm-up", { url: base, method: "POST", headers: emptyHeaders, body: createBody }, 1, 4);
     await load("warm-up", { url: base, method: "POST", headers, body: createBody }, 1, 4);
     await prisma.$executeRaw`DELETE FROM links WHERE account_id = ${empty.account_id}::uuid`;
-    await prisma.$executeRaw`UPDATE accounts SET link_count = 0 WHERE id = ${empty.account_id}::uuid`;
+    await prisma.$queryRaw`SELECT kurz_recount_links(${empty.account_id}::uuid)`;
 
     const mean = (name: string, [a, b]: Figures[]): Figures => ({
       name,
@@ -239,10 +238,10 @@ export async function run(args: string[]): Promise<string> {
       const page = await plan(
         `SELECT * FROM links WHERE account_id = $1::uuid ${where} ORDER BY created_at DESC, id DESC LIMIT 100`,
       );
-      // The unfiltered total is the stored count (link-list.ts): one primary-key read.
+      // The unfiltered total is the stored count (link-list.ts): the sum of the account's 16 shards.
       const count =
         where === ""
-          ? `stored count: ${await plan("SELECT link_count FROM accounts WHERE id = $1::uuid")}`
+          ? `stored count: ${await plan("SELECT COALESCE(sum(used), 0) FROM link_quota WHERE account_id = $1::uuid")}`
           : await plan(`SELECT count(*) FROM links WHERE account_id = $1::uuid ${where}`);
       return `| ${label} | ${page} | ${count} |`;
     };
