@@ -196,16 +196,23 @@ export async function run(args: string[]): Promise<string> {
     const ref = mean("reference: bare node:http, Redis GET + rate-limit script + pg by id", gets.ref);
     // Creates on the empty and the full account alternate A B B A; each figure is the mean of its two.
     const creates: Record<"empty" | "full", Figures[]> = { empty: [], full: [] };
+    // CPU per create, as for the GET: whether one account's creates are held back by CPU or by a wait.
+    const createCpu: Record<string, number | undefined>[] = [];
     for (const which of ["empty", "full", "full", "empty"] as const) {
       const h = which === "empty" ? emptyHeaders : headers;
-      creates[which].push(
-        await load(
-          `POST /links (create, ${which})`,
-          { url: base, method: "POST", headers: h, body: createBody },
-          duration,
-          connections,
-        ),
+      const meter = cpuMeter({
+        ...stack.pids,
+        postgres: pidsNamed("postgres"),
+        redis: pidsNamed("redis-server"),
+      });
+      const figures = await load(
+        `POST /links (create, ${which})`,
+        { url: base, method: "POST", headers: h, body: createBody },
+        duration,
+        connections,
       );
+      creates[which].push(figures);
+      createCpu.push(meter.perRequest(figures.requests));
     }
     const createEmpty = mean("POST /links (create) on an account that starts empty", creates.empty);
     const createFull = mean(
@@ -284,7 +291,7 @@ export async function run(args: string[]): Promise<string> {
       `- create at ${LINKS.toLocaleString("en")} links / create on the empty account: **${pct(createFull.rps, createEmpty.rps)}** (target ≥ 90%)`,
       `- one account's create / \`GET /links/:id\` throughput: **${pct(createFull.rps, getOne.rps)}** at ${LINKS.toLocaleString("en")} links, ${pct(createEmpty.rps, getOne.rps)} on the empty account (target ≥ 50%)`,
       "",
-      `CPU per request (user + system, from /proc): GET through the origin: ${cpuLine(cpu.get)}; GET at the gateway's port: ${cpuLine(cpu.gw)}; the reference: ${cpuLine(cpu.ref)}.`,
+      `CPU per request (user + system, from /proc): GET through the origin: ${cpuLine(cpu.get)}; GET at the gateway's port: ${cpuLine(cpu.gw)}; the reference: ${cpuLine(cpu.ref)}; a create (both accounts): ${cpuLine(createCpu)}.`,
       "",
       "| endpoint | req/s | p50 ms | p99 ms | requests | non-2xx | errors |",
       "|---|---|---|---|---|---|---|",
