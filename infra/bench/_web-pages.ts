@@ -222,8 +222,8 @@ export async function timePages(opts: {
        FROM generate_series(1, ${opts.links}) AS i`,
       accountId,
     );
-    await prisma.$executeRaw`UPDATE accounts SET link_limit = ${opts.links * 2},
-      link_count = (SELECT count(*) FROM links WHERE account_id = ${accountId}::uuid) WHERE id = ${accountId}::uuid`;
+    await prisma.$executeRaw`UPDATE accounts SET link_limit = ${opts.links * 2} WHERE id = ${accountId}::uuid`;
+    await prisma.$queryRaw`SELECT kurz_recount_links(${accountId}::uuid)`;
     await prisma.$executeRawUnsafe("VACUUM ANALYZE links");
     const seedMs = Date.now() - seedStarted;
 

@@ -350,3 +350,41 @@ describe("account answers (items 14, 15)", () => {
     expect(pro.body.data).toMatchObject({ status: "pro", expires: "2027-05-06 07:08:09" });
   });
 });
+
+describe("link limits (decision 0037)", () => {
+  it("are per account: one account's creates and deletes neither spend nor free another's quota", async () => {
+    const [attacker, victim] = await Promise.all([
+      stack.createAccount(uniqueEmail("quota-attacker"), 4),
+      stack.createAccount(uniqueEmail("quota-victim"), 4),
+    ]);
+    const asAttacker = api(stack, attacker.api_key);
+    const asVictim = api(stack, victim.api_key);
+    const link = (tag: string, i: number) => ({ url: `https://${tag}.example/${i}`, title: `${tag} ${i}` });
+    // The attacker floods creates (single and bulk) while the victim creates up to its own limit.
+    const [flood, bulk, own] = await Promise.all([
+      Promise.all(Array.from({ length: 16 }, (_, i) => asAttacker("POST", "/api/v1/links", link("a", i)))),
+      asAttacker("POST", "/api/v1/links/bulk", { links: Array.from({ length: 8 }, (_, i) => link("b", i)) }),
+      Promise.all(Array.from({ length: 4 }, (_, i) => asVictim("POST", "/api/v1/links", link("v", i)))),
+    ]);
+    expect(own.map((r) => r.status)).toEqual([201, 201, 201, 201]);
+    // A bulk request that finds no room at all is refused whole (403); otherwise it reports per item.
+    if (bulk.status !== 201) expectV1Error(bulk, 403, "FORBIDDEN");
+    const bulkCreated = bulk.status === 201 ? bulk.body.data.success.length : 0;
+    const attackerCreated = flood.filter((r) => r.status === 201).length + bulkCreated;
+    expect(attackerCreated).toBe(4);
+    for (const r of flood.filter((r) => r.status !== 201)) expectV1Error(r, 403, "FORBIDDEN");
+
+    // Deleting the victim's links by id (single and bulk) removes and uncounts nothing of theirs.
+    const victimIds = own.map((r) => r.body.data.id as string);
+    expectV1Error(await asAttacker("DELETE", `/api/v1/links/${victimIds[0]}`), 404, "NOT_FOUND");
+    expect((await asAttacker("DELETE", "/api/v1/links/bulk", { ids: victimIds })).body.data.deleted).toBe(0);
+    // The attacker's own deletes free the attacker's room, not the victim's.
+    const mine = (await asAttacker("GET", "/api/v1/links")).body.data.map((l: { id: string }) => l.id);
+    expect((await asAttacker("DELETE", "/api/v1/links/bulk", { ids: mine })).body.data.deleted).toBe(4);
+    expectV1Error(await asVictim("POST", "/api/v1/links", link("v", 9)), 403, "FORBIDDEN");
+    const account = (await asVictim("GET", "/api/v1/account")).body.data;
+    expect(account.total_links).toBe(4);
+    expect((await asVictim("GET", "/api/v1/links")).body.meta.total).toBe(4);
+    expect((await asAttacker("GET", "/api/v1/account")).body.data.total_links).toBe(0);
+  });
+});

@@ -67,7 +67,7 @@ describe("isUniqueViolation", () => {
 
   it("is false for other database errors and for things that are not errors", async () => {
     const check = await rejection(
-      prisma.$executeRaw`UPDATE accounts SET link_count = -1 WHERE id = ${accountId}::uuid`,
+      prisma.$executeRaw`INSERT INTO link_quota (account_id, shard, used, lease) VALUES (${accountId}::uuid, 99, 1, 0)`,
     );
     expect(isUniqueViolation(check)).toBe(false);
     expect(isRecordMissing(check)).toBe(false);

@@ -6,17 +6,21 @@ import { unauthorized } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
 import { activeKeyWhere, toApiKeyItem } from "./api-keys.ts";
 import { recentKeyUse } from "./key-usage-flusher.ts";
+import { storedLinkCount } from "./link-count.ts";
 
 export async function accountOverview(prisma: PrismaClient, accountId: string): Promise<Account> {
-  // total_links is the stored count, exact because every create and delete keeps it (decision 0012).
-  const account = await prisma.account.findUnique({ where: { id: accountId } });
+  // total_links is the stored count, exact because every create and delete keeps it (decisions 0012, 0037).
+  const [account, totalLinks] = await Promise.all([
+    prisma.account.findUnique({ where: { id: accountId } }),
+    storedLinkCount(prisma, accountId),
+  ]);
   if (!account) throw unauthorized("This API key's account no longer exists");
   return {
     id: account.id,
     email: account.email,
     link_limit: account.linkLimit,
     default_expiry_hours: account.defaultExpiryHours,
-    total_links: account.linkCount,
+    total_links: totalLinks,
     total_clicks: Number(account.totalClicks),
     created_at: account.createdAt.toISOString(),
   };

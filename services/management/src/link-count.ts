@@ -1,9 +1,11 @@
-// The account's stored link count (accounts.link_count, decision 0012): kept by every link create and
-// delete in the same transaction, so the link-limit check and the totals cost one row read instead of
-// a count over the account's links. A create counts itself inside the database function that inserts
-// it (kurz_create_link, decision 0019), exact under concurrency: a second writer waits on the row lock
-// and, in READ COMMITTED, re-checks `link_count + 1 <= link_limit` against the committed count. The
-// update is the last statement of both, so the account row is locked only from it to commit.
+// The account's stored link count (decision 0012), kept in shards with leased quotas (table link_quota,
+// decision 0037) by every link create and delete in the same transaction, so the link-limit check and
+// the totals cost one indexed read of 16 rows instead of a count over the account's links. A create
+// counts itself inside the database function that inserts it (kurz_create_link → kurz_count_links):
+// one shard row, within the lease that shard holds, so one account's creates no longer queue on one
+// row until each commit is flushed. When a shard's lease is spent, a rebalance under the account's
+// row lock re-reads the exact sum and refuses at the limit. The count is the last statement of a
+// create and of a delete, so a shard is locked only from it to commit.
 import type { Prisma, PrismaClient } from "@kurz/db";
 import { type ApiError, apiError } from "@kurz/service-kit";
 
@@ -28,14 +30,24 @@ export async function countLinksRemoved(
 ): Promise<void> {
   if (removed.length === 0) return;
   const clicks = removed.reduce((sum, link) => sum + BigInt(link.clicksCount), 0n);
-  await tx.$executeRaw`
-    UPDATE accounts SET link_count = link_count - ${removed.length}::int,
-      total_clicks = GREATEST(total_clicks - ${clicks}::bigint, 0)
-    WHERE id = ${accountId}::uuid`;
+  await tx.$executeRaw`SELECT kurz_uncount_links(${accountId}::uuid, ${removed.length}::int, ${clicks}::bigint)`;
 }
 
-/** The account's link count as stored (the unfiltered list total and `total_links`). */
+/** The account's link count as stored (the unfiltered list total and `total_links`): its shards' sum. */
 export async function storedLinkCount(prisma: PrismaClient | Tx, accountId: string): Promise<number> {
-  const account = await prisma.account.findUnique({ where: { id: accountId }, select: { linkCount: true } });
-  return account?.linkCount ?? 0;
+  const [row] = await prisma.$queryRaw<{ n: number }[]>`
+    SELECT COALESCE(sum(used), 0)::int AS n FROM link_quota WHERE account_id = ${accountId}::uuid`;
+  return row?.n ?? 0;
+}
+
+/** The account's link limit and stored count, or null for an unknown account. */
+export async function linkRoom(
+  prisma: PrismaClient | Tx,
+  accountId: string,
+): Promise<{ linkLimit: number; linkCount: number } | null> {
+  const [row] = await prisma.$queryRaw<{ link_limit: number; link_count: number }[]>`
+    SELECT a.link_limit,
+      (SELECT COALESCE(sum(used), 0)::int FROM link_quota WHERE account_id = a.id) AS link_count
+    FROM accounts a WHERE a.id = ${accountId}::uuid`;
+  return row ? { linkLimit: row.link_limit, linkCount: row.link_count } : null;
 }

@@ -7,7 +7,7 @@ import { type CreateLinkBody, TOPICS, type UpdateLinkBody } from "@kurz/contract
 import { isUniqueViolation, type Link, Prisma, type PrismaClient, sqlStateOf } from "@kurz/db";
 import { ApiError, apiError, notFound } from "@kurz/service-kit";
 import { campaignsOfLinks, type LegacyRecords } from "./legacy-records.ts";
-import { countLinksRemoved, linkLimitError } from "./link-count.ts";
+import { countLinksRemoved, linkLimitError, linkRoom } from "./link-count.ts";
 import { LINK_COLUMNS } from "./link-list.ts";
 import { linksByCode } from "./links-by-code.ts";
 import { enqueueLinkEvent, enqueueLinkEvents, linkEvent } from "./outbox.ts";
@@ -70,10 +70,7 @@ export async function getLink(prisma: PrismaClient, accountId: string, id: strin
  * Not a guarantee under concurrency: createLink's counter update is (link-count.ts).
  */
 export async function assertRoomFor(prisma: PrismaClient, accountId: string, adding: number): Promise<void> {
-  const account = await prisma.account.findUnique({
-    where: { id: accountId },
-    select: { linkLimit: true, linkCount: true },
-  });
+  const account = await linkRoom(prisma, accountId);
   if (!account) throw new ApiError(401, "UNAUTHORIZED", "Unknown account");
   if (account.linkCount + adding > account.linkLimit) throw linkLimitError(account.linkLimit);
 }
@@ -123,9 +120,9 @@ export async function createLink(deps: LinkWriterDeps, accountId: string, input:
 }
 
 /**
- * One call of the database function `kurz_create_link` (migration 20261123235500, decision 0019): the
- * link row (its expiry defaulting from the account's setting), its `link.created` outbox event, and the
- * account's stored count, committed together or not at all. The event is linkEvent's, built here from
+ * One call of the database function `kurz_create_link` (migration 20261123235500, decision 0019; its
+ * count in shards since decision 0037): the link row (its expiry defaulting from the account's setting),
+ * its `link.created` outbox event, and the account's stored count, committed together or not at all. The event is linkEvent's, built here from
  * the row as it will be inserted (every column is given, none left to a default); the function fills in
  * the expiry, which only the database knows when the account's default applies. Refusals arrive as the
  * SQLSTATEs the function raises.

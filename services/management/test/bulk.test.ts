@@ -6,6 +6,7 @@ import { createPrisma, type PrismaClient } from "@kurz/db";
 import { printProcessOutputOnFailure } from "@kurz/testing";
 import type { Stack } from "@kurz/testing/stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { storedLinkCount } from "../src/link-count.ts";
 import {
   createTestAccount,
   expectV1Error,
@@ -57,9 +58,8 @@ const newCaller = async (tag: string, linkLimit?: number) => {
   return { api: v1Caller(stack, account.api_key), accountId: account.account_id };
 };
 const linkCount = (accountId: string) => prisma.link.count({ where: { accountId } });
-/** The account's stored link count (decision 0012), which must always equal linkCount. */
-const storedCount = async (accountId: string) =>
-  (await prisma.account.findUniqueOrThrow({ where: { id: accountId } })).linkCount;
+/** The account's stored link count (decisions 0012, 0037), which must always equal linkCount. */
+const storedCount = (accountId: string) => storedLinkCount(prisma, accountId);
 
 describe("POST /links/bulk", () => {
   it("creates every valid item and reports the others by index", async () => {

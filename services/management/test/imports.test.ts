@@ -12,6 +12,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createImportJob } from "../src/imports/import-jobs.ts";
 import { runImportJob } from "../src/imports/import-worker.ts";
+import { storedLinkCount } from "../src/link-count.ts";
 import { RedirectRecords } from "../src/redirect-records.ts";
 import { TitleFetcher } from "../src/title-fetcher.ts";
 import {
@@ -78,8 +79,7 @@ async function finished(api: V1Caller, id: string) {
   }
 }
 
-const storedCount = async (accountId: string) =>
-  (await prisma.account.findUniqueOrThrow({ where: { id: accountId } })).linkCount;
+const storedCount = (accountId: string) => storedLinkCount(prisma, accountId);
 const linkCount = (accountId: string) => prisma.link.count({ where: { accountId } });
 
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, "fixtures/imports", name));

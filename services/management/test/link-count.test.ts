@@ -184,17 +184,183 @@ describe("stored link count", () => {
     const { account_id: id } = await createTestAccount(prisma, "count-list");
     await createLink(deps, id, newLink(1));
     await createLink(deps, id, { ...newLink(2), title: "needle" });
-    // Only a test writes the counter by hand: it shows which total reads it.
-    await prisma.account.update({ where: { id }, data: { linkCount: 40 } });
+    // Only a test writes the counter by hand: it shows which total reads it (38 more on one shard).
+    await prisma.$executeRaw`UPDATE link_quota SET used = used + 38, lease = lease + 38
+      WHERE account_id = ${id}::uuid AND shard = 0`;
     expect((await listLinks(prisma, id, { page: 1, per_page: 10 })).total).toBe(40);
     expect((await listLinks(prisma, id, { page: 1, per_page: 10, search: "needle" })).total).toBe(1);
     expect((await listLinks(prisma, id, { page: 1, per_page: 10, is_active: true })).total).toBe(2);
   });
 
-  it("refuses a counter below zero at the database", async () => {
+  it("refuses a shard counted beyond its lease at the database", async () => {
     const { account_id: id } = await createTestAccount(prisma, "count-check");
-    await expect(prisma.account.update({ where: { id }, data: { linkCount: -1 } })).rejects.toThrow(
-      /link_count_check/,
+    await createLink(deps, id, newLink(1));
+    await expect(
+      prisma.$executeRaw`UPDATE link_quota SET used = lease + 1 WHERE account_id = ${id}::uuid AND shard = 0`,
+    ).rejects.toThrow(/link_quota_used_within_lease/);
+  });
+});
+
+// Decision 0037: the count is the sum of 16 shards, each counting creates within a leased share of the
+// room; a spent lease sends a create to the rebalance, which locks the account and every shard.
+describe("sharded count with leased quotas", () => {
+  /** Every shard within its lease, and the unused leases within the room left under the limit. */
+  async function expectLeasesWithinRoom(accountId: string): Promise<void> {
+    const [row] = await prisma.$queryRaw<{ over: number; unused: number; room: number }[]>`
+      SELECT count(*) FILTER (WHERE q.used > q.lease)::int AS over,
+        COALESCE(sum(q.lease - q.used), 0)::int AS unused,
+        (a.link_limit - COALESCE(sum(q.used), 0))::int AS room
+      FROM accounts a LEFT JOIN link_quota q ON q.account_id = a.id
+      WHERE a.id = ${accountId}::uuid GROUP BY a.link_limit`;
+    expect(row!.over).toBe(0);
+    expect(row!.unused).toBeLessThanOrEqual(Math.max(row!.room, 0));
+  }
+
+  /** Runs `workers` loops at once, each calling `step` until it returns false. */
+  const workers = (n: number, step: (worker: number) => Promise<boolean>) =>
+    Promise.all(
+      Array.from({ length: n }, async (_, w) => {
+        while (await step(w)) {}
+      }),
     );
+
+  it("lets exactly the limit through from 20 connections creating until refused", async () => {
+    const limit = 240;
+    const { account_id: id } = await createTestAccount(prisma, "quota-many", limit);
+    let created = 0;
+    const refusals: unknown[] = [];
+    await workers(20, async (w) => {
+      try {
+        await createLink(deps, id, newLink(w * 1000 + created));
+        created++;
+        return true;
+      } catch (err) {
+        refusals.push(err);
+        return false;
+      }
+    });
+    expect(created).toBe(limit);
+    expect(refusals).toHaveLength(20);
+    expectLimitErrors(refusals, limit);
+    await expectExact(id, limit);
+    await expectLeasesWithinRoom(id);
+    // The creates spread over the shards rather than queueing on one row.
+    const [spread] = await prisma.$queryRaw<{ shards: number }[]>`
+      SELECT count(*)::int AS shards FROM link_quota WHERE account_id = ${id}::uuid AND used > 0`;
+    expect(spread!.shards).toBeGreaterThan(8);
+  });
+
+  it("stays exact, without deadlocks, under creates, bulk deletes and limit changes near the limit", async () => {
+    const limit = 30;
+    const { account_id: id } = await createTestAccount(prisma, "quota-churn", limit);
+    const mine: string[] = [];
+    const unexpected: unknown[] = [];
+    let rounds = 0;
+    // 12 connections: each creates, and every third round deletes up to two of the account's links
+    // (one bulk delete), so shards go below zero, leases run out and rebalances overlap.
+    const churn = workers(12, async (w) => {
+      try {
+        mine.push((await createLink(deps, id, newLink(w * 10_000 + rounds))).id);
+      } catch (err) {
+        if (!(isApiError(err) && err.status === 403)) unexpected.push(err);
+      }
+      if (++rounds % 3 === 0) {
+        const ids = mine.splice(0, 2);
+        try {
+          await deleteLinks(deps, id, ids);
+        } catch (err) {
+          unexpected.push(err);
+        }
+      }
+      return rounds < 400;
+    });
+    // Meanwhile the limit goes down and up again (each lowering takes the leases back).
+    const limits = (async () => {
+      for (let i = 0; i < 20; i++) {
+        await prisma.account.update({ where: { id }, data: { linkLimit: i % 2 === 0 ? limit - 10 : limit } });
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    await Promise.all([churn, limits]);
+    expect(unexpected).toEqual([]);
+    const rows = await realCount(id);
+    expect(rows).toBeLessThanOrEqual(limit);
+    await expectExact(id, rows);
+    await expectLeasesWithinRoom(id);
+  });
+
+  it("refuses creates at once when the limit is lowered below the count, until deletes make room", async () => {
+    const { account_id: id } = await createTestAccount(prisma, "quota-lowered", 100);
+    const links = await Promise.all(Array.from({ length: 10 }, (_, i) => createLink(deps, id, newLink(i))));
+    // The shards hold leases for the 90 links still allowed; lowering the limit takes them back.
+    await prisma.account.update({ where: { id }, data: { linkLimit: 8 } });
+    await expectLeasesWithinRoom(id);
+    const refused = await settle(
+      Array.from({ length: 16 }, (_, i) => createLink(deps, id, newLink(100 + i))),
+    );
+    expect(refused.ok).toHaveLength(0);
+    expectLimitErrors(refused.failed, 8);
+    await expect(assertRoomFor(prisma, id, 1)).rejects.toMatchObject({ status: 403 });
+    await expectExact(id, 10);
+
+    await deleteLinks(
+      deps,
+      id,
+      links.slice(0, 4).map((l) => l.id),
+    );
+    await expectExact(id, 6);
+    const raced = await settle(Array.from({ length: 16 }, (_, i) => createLink(deps, id, newLink(200 + i))));
+    expect(raced.ok).toHaveLength(2);
+    expectLimitErrors(raced.failed, 8);
+    await expectExact(id, 8);
+
+    // Raised again: the new room is handed out by the next rebalance.
+    await prisma.account.update({ where: { id }, data: { linkLimit: 11 } });
+    const more = await settle(Array.from({ length: 8 }, (_, i) => createLink(deps, id, newLink(300 + i))));
+    expect(more.ok).toHaveLength(3);
+    await expectExact(id, 11);
+    await expectLeasesWithinRoom(id);
+  });
+
+  it("keeps each account's quota its own when two accounts race at their limits", async () => {
+    const [a, b] = await Promise.all([
+      createTestAccount(prisma, "quota-own-a", 6),
+      createTestAccount(prisma, "quota-own-b", 6),
+    ]);
+    const race = (account: string, from: number) =>
+      settle(Array.from({ length: 15 }, (_, i) => createLink(deps, account, newLink(from + i))));
+    const [ra, rb] = await Promise.all([race(a.account_id, 0), race(b.account_id, 100)]);
+    expect(ra.ok).toHaveLength(6);
+    expect(rb.ok).toHaveLength(6);
+    // A's deletes free room for A only; B's ids deleted by A remove and uncount nothing.
+    expect(
+      await deleteLinks(
+        deps,
+        a.account_id,
+        rb.ok.map((l) => l.id),
+      ),
+    ).toHaveLength(0);
+    await deleteLinks(
+      deps,
+      a.account_id,
+      ra.ok.slice(0, 3).map((l) => l.id),
+    );
+    const again = await settle(
+      Array.from({ length: 5 }, (_, i) => createLink(deps, b.account_id, newLink(200 + i))),
+    );
+    expect(again.ok).toHaveLength(0);
+    await expectExact(a.account_id, 3);
+    await expectExact(b.account_id, 6);
+  });
+
+  it("gives a newly created account its shards at its first create, and refuses an unknown account", async () => {
+    const { account_id: id } = await createTestAccount(prisma, "quota-new", 3);
+    expect(await prisma.linkQuota.count({ where: { accountId: id } })).toBe(0);
+    await createLink(deps, id, newLink(1));
+    expect(await prisma.linkQuota.count({ where: { accountId: id } })).toBe(16);
+    await expectExact(id, 1);
+    await expect(createLink(deps, "00000000-0000-4000-8000-000000000000", newLink(2))).rejects.toMatchObject({
+      status: 401,
+    });
   });
 });

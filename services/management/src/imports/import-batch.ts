@@ -9,7 +9,7 @@
 // resuming one) therefore creates nothing twice.
 import { randomUUID } from "node:crypto";
 import { TOPICS } from "@kurz/contracts";
-import type { Link, Prisma, PrismaClient } from "@kurz/db";
+import { type Link, type Prisma, type PrismaClient, sqlStateOf } from "@kurz/db";
 import { joinLinksByCode } from "../links-by-code.ts";
 import { linkEvent } from "../outbox.ts";
 import { hashPassword } from "../passwords.ts";
@@ -126,7 +126,8 @@ async function commitBatch(
       default_expiry_hours: number | null;
     }[]
   >`
-    SELECT j.processed, j.status, a.link_limit - a.link_count AS room, a.link_limit, a.default_expiry_hours
+    SELECT j.processed, j.status, a.default_expiry_hours, a.link_limit,
+      a.link_limit - (SELECT COALESCE(sum(used), 0)::int FROM link_quota WHERE account_id = a.id) AS room
     FROM import_jobs j JOIN accounts a ON a.id = j.account_id
     WHERE j.id = ${job.id}::uuid FOR UPDATE OF j`;
   if (!current || current.processed !== start || current.status !== "running") throw new ImportJobMoved();
@@ -167,11 +168,14 @@ async function commitBatch(
   );
 
   if (created.length > 0) {
-    // Last row lock of the transaction, as every create's (decision 0012).
-    const counted = await tx.$executeRaw`
-      UPDATE accounts SET link_count = link_count + ${created.length}::int
-      WHERE id = ${accountId}::uuid AND link_count + ${created.length}::int <= link_limit`;
-    if (counted !== 1) throw new RoomGone();
+    // The count's row lock comes last, as every create's (decisions 0012, 0037): KZ403 when the room
+    // read above has gone to concurrent creates.
+    try {
+      await tx.$executeRaw`SELECT kurz_count_links(${accountId}::uuid, ${created.length}::int)`;
+    } catch (err) {
+      if (sqlStateOf(err) === "KZ403") throw new RoomGone();
+      throw err;
+    }
   }
 
   errors.sort((a, b) => a.row - b.row);
