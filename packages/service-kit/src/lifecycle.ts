@@ -180,9 +180,15 @@ export async function runService(options: RunServiceOptions): Promise<RunningSer
   process.on("SIGINT", onSignal);
   const onFatal = (what: string, err: unknown) => {
     if (loggerEnded) {
-      exitCode = 1;
+      // pino throws this from a log call made after its stream ended (a late socket or timer
+      // callback): a lost line, not a failed service, so the exit code stays what the stop made it.
+      // Its stack, written here, names the caller.
+      const lateLine = err instanceof Error && err.message === "SonicBoom destroyed";
+      if (!lateLine) exitCode = 1;
+      const detail =
+        err instanceof Error ? (lateLine ? (err.stack ?? err.message) : err.message) : String(err);
       process.stderr.write(
-        `${name}: ${what} while exiting: ${err instanceof Error ? err.message : String(err)}\n`,
+        `${name}: ${lateLine ? "a log line written after the logger ended was dropped" : what} while exiting: ${detail}\n`,
       );
       return; // the exit is already on its way
     }

@@ -129,6 +129,14 @@ describe("runService", () => {
     expect(logLines(proc).map((l) => l.msg)).toContain("stopped");
   });
 
+  it("drops a log line written after the logger has ended, saying so on stderr, and still exits 0", async () => {
+    const { proc } = await startFixture({ LATE_LOG: "1" });
+    proc.child.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+    expect(proc.output()).toContain("a log line written after the logger ended was dropped while exiting");
+    expect(logLines(proc).map((l) => l.msg)).toContain("stopped");
+  });
+
   it("still drains and exits 0 when the OTLP collector is unreachable", async () => {
     const deadPort = await getFreePort();
     const { proc, url } = await startFixture({
