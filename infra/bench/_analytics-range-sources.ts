@@ -98,12 +98,21 @@ try {
     toUInt64(n) AS n, toUInt64(bots) AS bots, vs FROM link_stats_mixed
     WHERE link_id = {id:UUID} AND ((level = 0${p.hours}) OR (level = 1${p.raw}))`;
   const osql = `${prefix}${one}${tail}`;
+  // The same with a copy of a click (not yet merged away) dropped at query time: per-click rows once
+  // per (click, row), hourly rows all kept (each insert's hourly row is a partial sum).
+  const oneDedup = `SELECT toString(kind) AS kind, if(kind = 'd', toString(a), toString(toDate(hour))) AS a, b, toString(c) AS c,
+    toUInt64(n) AS n, toUInt64(bots) AS bots, vs FROM link_stats_mixed
+    WHERE link_id = {id:UUID} AND ((level = 0${p.hours}) OR (level = 1${p.raw}))
+    LIMIT 1 BY click_id, kind, a, b, c, if(level = 0, rowNumberInAllBlocks(), 0)`;
+  const odsql = `${prefix}${oneDedup}${tail}`;
   // Only v rows' visitor counts are read by linkStats (the shipped raw rows carry a state on every row).
   const norm = (rows: Record<string, unknown>[]) =>
     JSON.stringify(rows.map((r) => JSON.stringify({ ...r, v: r.kind === "v" ? r.v : 0 })).sort());
   const shipped = norm(await q(sql, params));
   if (shipped !== norm(await q(csql, params))) throw new Error("combined hourly prototype answers differ");
   if (shipped !== norm(await q(osql, params))) throw new Error("one-source prototype answers differ");
+  if (shipped !== norm(await q(odsql, params)))
+    throw new Error("one-source prototype, deduplicated, answers differ");
   const w = `link_id = {id:UUID}${p.raw}`;
   const cols = `ts, is_bot, visitor_hash, ifNull(referrer, '') AS src_referrer, toString(country) AS src_country,
     city AS src_city, toString(device_type) AS src_device, toString(browser) AS src_browser, toString(os) AS src_os`;
@@ -115,6 +124,7 @@ try {
     ["times of day SQL without its raw source (3 sources)", () => q(sqlNoRaw, params)],
     ["times of day, one combined hourly table + raw (2 sources)", () => q(csql, params)],
     ["times of day, one table of hourly and per-click rows (1 source)", () => q(osql, params)],
+    ["the same, copies of a click dropped by LIMIT 1 BY (1 source)", () => q(odsql, params)],
     ["raw: bare read, count()", () => q(`SELECT count() FROM (${rawClicks("ts", w)})`, params)],
     [
       "raw: string columns materialized",
