@@ -298,6 +298,36 @@ describe("a later request of a spliced connection", () => {
   });
 });
 
+describe("a refused body on a spliced connection", () => {
+  it("too large, on `Connection: close`, still gets its 413 while the client is sending it", async () => {
+    // The gateway refuses on the declared length, before the body; answering and closing with the body
+    // still arriving would reset the connection, and the redirect's next write of the body would lose
+    // the answer with it (found by tests/security/import-export.test.ts once uploads were spliced).
+    const size = 32 * 1024 * 1024;
+    const text = await new Promise<string>((resolve) => {
+      const socket = connect({ port: originPort(), host: "127.0.0.1" });
+      let got = "";
+      socket.on("data", (d) => {
+        got += d.toString("latin1");
+      });
+      socket.on("error", () => {});
+      const timer = setTimeout(() => socket.destroy(), 15_000);
+      socket.on("close", () => {
+        clearTimeout(timer);
+        resolve(got);
+      });
+      socket.write(
+        `POST /api/v1/links HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ctx.attacker.api_key}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${size}\r\nConnection: close\r\n\r\n`,
+      );
+      // In one write, as an HTTP client sends a buffered body: the redirect pipes it as fast as it can.
+      socket.write(Buffer.alloc(size, "a"));
+    });
+    expect(statusLines(text), text.slice(0, 200)).toEqual(["HTTP/1.1 413"]);
+    expect(text).toContain("PAYLOAD_TOO_LARGE");
+  });
+});
+
 describe("request smuggling across the splice", () => {
   // Each first request is an API one (so the connection is spliced) whose framing two readers could
   // disagree on; the bytes after it are a request for the victim's link. One parser reads them all (the

@@ -97,6 +97,31 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 const pathOf = (url: string) => url.split("?", 1)[0]!;
 
+/** How long a refusal waits for the rest of the request's body before it is sent anyway. */
+const REFUSED_BODY_DRAIN_MS = 5_000;
+
+/**
+ * Reads the rest of a refused request's body (bounded by `ms`) before the answer goes out. Answering
+ * first and closing (`Connection: close`) with bytes still arriving makes the kernel reset the
+ * connection; on a spliced connection (decision 0038) the redirect's next write to it then fails and
+ * the answer, already on its way, is lost with it. A keep-alive connection needs the body read anyway.
+ */
+function drainBody(req: IncomingMessage, ms: number): Promise<void> {
+  if (req.complete || req.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      req.off("end", done);
+      req.off("close", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    req.on("end", done);
+    req.on("close", done);
+    req.resume();
+  });
+}
+
 /** `path` is `prefix` or below it, segment-wise (as Express's `app.use(prefix)` matched). */
 const under = (path: string, prefix: string) =>
   path === prefix || (path.startsWith(prefix) && path.charCodeAt(prefix.length) === 47); // "/"
@@ -374,17 +399,16 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
 
   return (req, res) => {
     trackRequest(logger, req, res);
-    route(req, res).catch((err: unknown) => {
+    route(req, res).catch(async (err: unknown) => {
       if (res.headersSent) return res.destroy();
       const apiError = toApiError(err);
       if (apiError.status >= 500 && apiError.code === "INTERNAL_ERROR") {
         logger.error({ err, reqId: (req as { id?: unknown }).id }, "request failed");
       }
-      // An unread body would stall the client's keep-alive connection for its next request.
-      if (!req.complete) req.resume();
       // Every 503 says when to try again (a key not checkable, the rate limiter's Redis down), as the
       // forwarder's own does; found by the fault suite (tests/chaos/faults.test.ts, Redis stopped).
       if (apiError.status === 503 && !res.hasHeader("Retry-After")) res.setHeader("Retry-After", "1");
+      await drainBody(req, REFUSED_BODY_DRAIN_MS);
       sendError(res, apiError, envelopeForPath(pathOf(req.url ?? "/")));
     });
   };
