@@ -19,6 +19,32 @@ export const IDLE_UPSTREAM_SOCKET_MS = 30_000;
 
 const HOP_BY_HOP_SET = new Set(["connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade"]);
 
+/** How long an answer given before the request's body was read waits for the rest of it. */
+export const EARLY_ANSWER_DRAIN_MS = 5_000;
+
+/**
+ * Reads the rest of a request's body (discarding it, for at most `ms`) before an answer given early
+ * (a refusal, an upstream's 413) is completed. Answering and closing (`Connection: close`) with bytes
+ * still arriving makes the kernel reset the connection; on a spliced connection (decision 0038) the
+ * redirect's next write of the body then fails and the answer, already on its way, is lost with it.
+ * A keep-alive connection needs the body read anyway before its next request.
+ */
+export function drainBody(req: IncomingMessage, ms = EARLY_ANSWER_DRAIN_MS): Promise<void> {
+  if (req.complete || req.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      req.off("end", done);
+      req.off("close", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    req.on("end", done);
+    req.on("close", done);
+    req.resume();
+  });
+}
+
 export interface ForwardOptions {
   /** Upstream origin, e.g. `http://127.0.0.1:8081`; its path, if any, is ignored. */
   target: string | URL;
@@ -97,16 +123,21 @@ export function createForwarder(opts: {
       },
       (upstreamRes) => {
         res.writeHead(upstreamRes.statusCode ?? 502, endToEndHeaders(upstreamRes.headers));
-        upstreamRes.pipe(res);
         upstreamRes.on("error", () => res.destroy());
-        if (!req.complete) {
-          // The upstream answered before taking the whole body (a 413, say). Stop forwarding and drain
-          // the rest: a body left half-read stalls the client's keep-alive connection for its next
-          // request. The upstream socket is dropped once its answer is in, as it expects no more bytes.
-          req.unpipe(upstreamReq);
-          req.resume();
-          upstreamRes.once("end", () => upstreamReq.destroy());
+        if (req.complete) {
+          upstreamRes.pipe(res);
+          return;
         }
+        // The upstream answered before taking the whole body (a 413, say). Stop forwarding; the answer
+        // is completed once the rest of the body is read (drainBody). The upstream socket is dropped
+        // once its answer is in, as it expects no more bytes.
+        req.unpipe(upstreamReq);
+        const drained = drainBody(req);
+        upstreamRes.pipe(res, { end: false });
+        upstreamRes.once("end", () => {
+          upstreamReq.destroy();
+          void drained.then(() => res.end());
+        });
       },
     );
     upstreamReq.on("timeout", () =>

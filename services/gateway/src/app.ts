@@ -23,6 +23,7 @@ import {
   authFailureSubject,
   canonicalPath,
   clientBudgetHash,
+  drainBody,
   envelopeForPath,
   forbidden,
   handleHealth,
@@ -96,31 +97,6 @@ export const acceptsSessionOnLegacy = (path: string) => LEGACY_SESSION_RESOURCES
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 const pathOf = (url: string) => url.split("?", 1)[0]!;
-
-/** How long a refusal waits for the rest of the request's body before it is sent anyway. */
-const REFUSED_BODY_DRAIN_MS = 5_000;
-
-/**
- * Reads the rest of a refused request's body (bounded by `ms`) before the answer goes out. Answering
- * first and closing (`Connection: close`) with bytes still arriving makes the kernel reset the
- * connection; on a spliced connection (decision 0038) the redirect's next write to it then fails and
- * the answer, already on its way, is lost with it. A keep-alive connection needs the body read anyway.
- */
-function drainBody(req: IncomingMessage, ms: number): Promise<void> {
-  if (req.complete || req.destroyed) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      req.off("end", done);
-      req.off("close", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    req.on("end", done);
-    req.on("close", done);
-    req.resume();
-  });
-}
 
 /** `path` is `prefix` or below it, segment-wise (as Express's `app.use(prefix)` matched). */
 const under = (path: string, prefix: string) =>
@@ -408,7 +384,8 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
       // Every 503 says when to try again (a key not checkable, the rate limiter's Redis down), as the
       // forwarder's own does; found by the fault suite (tests/chaos/faults.test.ts, Redis stopped).
       if (apiError.status === 503 && !res.hasHeader("Retry-After")) res.setHeader("Retry-After", "1");
-      await drainBody(req, REFUSED_BODY_DRAIN_MS);
+      // With a body still arriving, an answer followed by a close would be reset away (drainBody).
+      await drainBody(req);
       sendError(res, apiError, envelopeForPath(pathOf(req.url ?? "/")));
     });
   };
