@@ -20,6 +20,9 @@ const scaled = Object.values(scale).some((n) => n > 1);
 const dataDir = resolve(root, env.KURZ_DATA_DIR ?? ".data");
 const runDir = resolve(dataDir, "run");
 const redisPort = Number(env.KURZ_REDIS_PORT ?? 6380);
+// Off by default: the splice makes API requests through the public origin cheaper but doubled the
+// redirect's p99 under `./kurz bench redirect` (decision 0038, "Off by default").
+const splice = env.KURZ_SPLICE === "1";
 const ownRedis = !env.REDIS_URL;
 // Ports from one base (default 8080), so that a test can run a whole stack on free ports:
 //   base      public origin          base+1  management     base+3  analytics     base+4  gateway
@@ -95,11 +98,15 @@ function instances(): Instance[] {
           HOST: INTERNAL_HOST,
           REDIRECT_URL: "",
           TRUST_PROXY: "1",
-          // API connections arrive spliced from the public origin (decision 0038); the redirect
-          // trusts no hop, and neither does the splice listener.
-          SPLICE_PORT: String(port.splice),
-          SPLICE_TRUST_PROXY: "false",
-          SPLICE_RETURN_URL: `http://127.0.0.1:${port.spliceReturn}`,
+          // KURZ_SPLICE=1: API connections arrive spliced from the public origin (decision 0038); the
+          // redirect trusts no hop, and neither does the splice listener.
+          ...(splice
+            ? {
+                SPLICE_PORT: String(port.splice),
+                SPLICE_TRUST_PROXY: "false",
+                SPLICE_RETURN_URL: `http://127.0.0.1:${port.spliceReturn}`,
+              }
+            : {}),
         },
       },
       {
@@ -110,8 +117,9 @@ function instances(): Instance[] {
         readyPort: port.ops,
         env: {
           API_UPSTREAM_URL: `http://127.0.0.1:${port.gateway}`,
-          API_SPLICE_PORT: String(port.splice),
-          SPLICE_RETURN_PORT: String(port.spliceReturn),
+          ...(splice
+            ? { API_SPLICE_PORT: String(port.splice), SPLICE_RETURN_PORT: String(port.spliceReturn) }
+            : {}),
           TRUST_PROXY: "false",
           OPS_PORT: String(port.ops),
         },
