@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { createClickHouse } from "@kurz/clickhouse";
 import { linkStats } from "../../services/analytics/src/queries/link-stats.ts";
 import { type Period, periodOf } from "../../services/analytics/src/queries/period.ts";
+import { printInterleaved, type Variant } from "./_interleaved.ts";
 
 const [path, seedFile, roundsArg] = process.argv.slice(2);
 if (!path || !seedFile)
@@ -30,7 +31,7 @@ try {
     to: new Date(Math.floor(now / H) * H - 1),
   };
   const rawOnly: Period = { from: new Date(Math.floor(now / H) * H + 1000), to: new Date(now) };
-  const variants: [string, () => Promise<unknown>][] = [
+  const variants: Variant[] = [
     ["SELECT 1", () => ch.query("SELECT 1")],
     ["last 7 days (dates)", () => linkStats(ch, link, dates)],
     ["last 7 days with times of day", () => linkStats(ch, link, times)],
@@ -38,22 +39,7 @@ try {
     ["its whole hours only (no raw)", () => linkStats(ch, link, hoursOnly)],
     ["a raw partial hour only", () => linkStats(ch, link, rawOnly)],
   ];
-  for (const [, run] of variants) for (let i = 0; i < 3; i++) await run();
-  const samples = variants.map(() => [] as number[]);
-  for (let i = 0; i < rounds; i++)
-    for (const [v, [, run]] of variants.entries()) {
-      const t = performance.now();
-      await run();
-      samples[v]!.push(performance.now() - t);
-    }
-  const pct = (s: number[], p: number) => s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-  console.log("| variant | p50 | p90 | p99 |\n|---|---|---|---|");
-  for (const [v, [name]] of variants.entries()) {
-    const s = samples[v]!.sort((a, b) => a - b);
-    console.log(
-      `| ${name} | ${pct(s, 50).toFixed(1)} ms | ${pct(s, 90).toFixed(1)} ms | ${pct(s, 99).toFixed(1)} ms |`,
-    );
-  }
+  await printInterleaved(variants, rounds);
 } finally {
   await ch.close();
 }

@@ -13,6 +13,7 @@ import { readFileSync } from "node:fs";
 import { createClickHouse, type KurzClickHouse, type QueryParams } from "@kurz/clickhouse";
 import { linkStats } from "../../services/analytics/src/queries/link-stats.ts";
 import { periodOf, periodSql, rawClicks } from "../../services/analytics/src/queries/period.ts";
+import { printInterleaved, type Variant } from "./_interleaved.ts";
 
 const [path, seedFile, roundsArg] = process.argv.slice(2);
 if (!path || !seedFile)
@@ -119,7 +120,7 @@ try {
   const sqlNoRaw = sql.slice(0, cut) + tail;
   const sqlNoDedup = sql.replace(" LIMIT 1 BY click_id", "");
   if (sqlNoDedup === sql) throw new Error("the raw read's LIMIT 1 BY was not found");
-  const variants: [string, () => Promise<unknown>][] = [
+  const variants: Variant[] = [
     ["SELECT 1", () => q("SELECT 1")],
     ["last 7 days (dates)", () => linkStats(ch, link, dates)],
     ["last 7 days with times of day (4 sources)", () => linkStats(ch, link, times)],
@@ -141,22 +142,7 @@ try {
     ["raw: the request's raw source (ARRAY JOIN), count()", () => q(`SELECT count() FROM (${raw})`, params)],
     ["raw: the request's raw source in its outer query", () => q(`${prefix}${raw}${tail}`, params)],
   ];
-  for (const [, run] of variants) for (let i = 0; i < 3; i++) await run();
-  const samples = variants.map(() => [] as number[]);
-  for (let i = 0; i < rounds; i++)
-    for (const [v, [, run]] of variants.entries()) {
-      const t = performance.now();
-      await run();
-      samples[v]!.push(performance.now() - t);
-    }
-  const pct = (s: number[], p: number) => s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-  console.log("| variant | p50 | p90 | p99 |\n|---|---|---|---|");
-  for (const [v, [name]] of variants.entries()) {
-    const s = samples[v]!.sort((x, y) => x - y);
-    console.log(
-      `| ${name} | ${pct(s, 50).toFixed(1)} ms | ${pct(s, 90).toFixed(1)} ms | ${pct(s, 99).toFixed(1)} ms |`,
-    );
-  }
+  await printInterleaved(variants, rounds);
 } finally {
   await ch.close();
 }
