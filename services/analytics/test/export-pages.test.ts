@@ -5,11 +5,11 @@
 // the export into many queries, and one heavy link into ranges of days.
 import { randomUUID } from "node:crypto";
 import { createClickHouse, type KurzClickHouse, migrate } from "@kurz/clickhouse";
-import { uuidv7 } from "@kurz/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportAnalytics } from "../src/exports/analytics-export.ts";
-import type { ClickRow } from "../src/ingest/click-rows.ts";
+import { type ClickRow, chTime } from "../src/ingest/click-rows.ts";
 import { writeClicks } from "../src/ingest/click-writer.ts";
+import { clickRow } from "./fixtures/click-row.ts";
 
 const DAY = 86_400_000;
 const account = randomUUID();
@@ -21,26 +21,8 @@ const deleted = randomUUID();
 const foreign = randomUUID();
 const codes = new Map<string, string>([heavy, ...light, deleted, foreign].map((id, i) => [id, `pg${i}`]));
 const start = Math.floor(Date.now() / DAY) * DAY - 40 * DAY;
-const chTime = (ms: number) => new Date(ms).toISOString().replace("T", " ").replace("Z", "");
-
-function click(link: string, owner: string, ms: number, referrer: string | null, bot: boolean): ClickRow {
-  return {
-    click_id: uuidv7(ms),
-    link_id: link,
-    account_id: owner,
-    short_code: codes.get(link)!,
-    ts: chTime(ms),
-    referrer,
-    country: "US",
-    city: "",
-    device_type: "desktop",
-    browser: "Firefox",
-    os: "Linux",
-    is_bot: bot ? 1 : 0,
-    visitor_hash: "1",
-    host: "kurz.test",
-  };
-}
+const click = (link: string, owner: string, ms: number, referrer: string | null, bot: boolean): ClickRow =>
+  clickRow(link, owner, ms, { short_code: codes.get(link)!, referrer, is_bot: bot ? 1 : 0 });
 
 const clicks: ClickRow[] = [];
 for (let i = 0; i < 3_000; i++) {
@@ -88,7 +70,7 @@ let ch: KurzClickHouse;
 beforeAll(async () => {
   ch = await createClickHouse({ path: ":memory:", database: "export_pages_test" });
   await migrate(ch);
-  const now = chTime(Date.now());
+  const now = chTime(new Date().toISOString());
   await ch.insert(
     "links",
     [...codes].map(([link_id, short_code]) => ({

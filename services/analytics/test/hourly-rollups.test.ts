@@ -9,13 +9,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClickHouse, type KurzClickHouse, MIGRATIONS_DIR, migrate } from "@kurz/clickhouse";
 import { TOP_LIST_SIZE } from "@kurz/contracts";
-import { uuidv7 } from "@kurz/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClickRow } from "../src/ingest/click-rows.ts";
 import { writeClicks } from "../src/ingest/click-writer.ts";
 import { linkStats } from "../src/queries/link-stats.ts";
 import { type Period, periodOf } from "../src/queries/period.ts";
 import { accountSummary } from "../src/queries/summary.ts";
+import { clickRow } from "./fixtures/click-row.ts";
 
 const HOUR = 3_600_000;
 const account = randomUUID();
@@ -26,15 +26,8 @@ const otherLink = randomUUID();
 const base = Math.floor(Date.now() / HOUR) * HOUR - 72 * HOUR;
 
 const pick = <T>(list: readonly T[], i: number) => list[i % list.length]!;
-const chTime = (ms: number) => new Date(ms).toISOString().replace("T", " ").replace("Z", "");
-
 function click(link: string, owner: string, ms: number, i: number): ClickRow {
-  return {
-    click_id: uuidv7(ms),
-    link_id: link,
-    account_id: owner,
-    short_code: "t",
-    ts: chTime(ms),
+  return clickRow(link, owner, ms, {
     referrer: i % 4 === 0 ? null : `https://ref${i % 13}.example/`,
     country: pick(["US", "GB", "DE", ""], i * 7),
     city: pick(["Austin", "", "Berlin", "London", "Leeds"], i * 3),
@@ -44,8 +37,7 @@ function click(link: string, owner: string, ms: number, i: number): ClickRow {
     is_bot: i % 17 === 0 ? 1 : 0,
     // Few distinct visitors, so the same one returns within an hour, a day and across days.
     visitor_hash: String(1_000 + (i % 37)),
-    host: "kurz.test",
-  };
+  });
 }
 
 // Pseudo-random but reproducible spread over 72 hours, with millisecond times.

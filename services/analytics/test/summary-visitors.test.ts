@@ -4,13 +4,13 @@
 // whole days, partial days and partial hours alike (the three sources period.ts splits a period into).
 import { randomUUID } from "node:crypto";
 import { createClickHouse, type KurzClickHouse, migrate } from "@kurz/clickhouse";
-import { uuidv7 } from "@kurz/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClickRow } from "../src/ingest/click-rows.ts";
 import { writeClicks } from "../src/ingest/click-writer.ts";
 import { type Period, periodOf } from "../src/queries/period.ts";
 import { accountSummary } from "../src/queries/summary.ts";
 import { accountUniqueVisitors } from "../src/queries/summary-visitors.ts";
+import { clickRow } from "./fixtures/click-row.ts";
 
 const HOUR = 3_600_000;
 const account = randomUUID();
@@ -19,26 +19,8 @@ const otherAccount = randomUUID();
 const otherLink = randomUUID();
 const base = Math.floor(Date.now() / HOUR) * HOUR - 72 * HOUR;
 
-const chTime = (ms: number) => new Date(ms).toISOString().replace("T", " ").replace("Z", "");
-
-function click(link: string, owner: string, ms: number, visitor: number, bot = false): ClickRow {
-  return {
-    click_id: uuidv7(ms),
-    link_id: link,
-    account_id: owner,
-    short_code: "t",
-    ts: chTime(ms),
-    referrer: null,
-    country: "US",
-    city: "",
-    device_type: "desktop",
-    browser: "Firefox",
-    os: "Linux",
-    is_bot: bot ? 1 : 0,
-    visitor_hash: String(visitor),
-    host: "kurz.test",
-  };
-}
+const click = (link: string, owner: string, ms: number, visitor: number, bot = false): ClickRow =>
+  clickRow(link, owner, ms, { is_bot: bot ? 1 : 0, visitor_hash: String(visitor) });
 
 // Few visitors over many clicks and three links, so the same visitor comes back to another link
 // within an hour, a day and on later days; bots and another account share those visitor hashes.
