@@ -5,6 +5,25 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { createForwarder as createHttpForwarder, forwardedHeaders, type Identity } from "@kurz/service-kit";
 
+/**
+ * The client's headers without its x-kurz-* (only the gateway asserts those; `keep` names one that may
+ * pass), and the socket's peer appended to X-Forwarded-For. Built in one pass: deleting from a copy
+ * cost more.
+ */
+export function clientHeaders(req: IncomingMessage, keep?: string): IncomingHttpHeaders {
+  const headers: IncomingHttpHeaders = {};
+  const incoming = req.headers;
+  for (const name in incoming) {
+    if (!name.startsWith("x-kurz-") || name === keep) headers[name] = incoming[name];
+  }
+  const peer = req.socket.remoteAddress;
+  if (peer) {
+    const prior = headers["x-forwarded-for"];
+    headers["x-forwarded-for"] = prior ? `${prior}, ${peer}` : peer;
+  }
+  return headers;
+}
+
 export function createForwarder(opts: {
   /** The INTERNAL_TOKEN secret; the forwarding credential is derived from it. */
   internalSecret: string;
@@ -30,16 +49,8 @@ export function createForwarder(opts: {
     /** Who the gateway established (none on anonymous paths); public routes send only the client hash. */
     identity?: Partial<Identity>,
   ): void {
-    // Copied without the client's x-kurz-* in one pass (deleting from a copy cost more).
-    const headers: IncomingHttpHeaders = {};
-    const incoming = req.headers;
-    for (const name in incoming) if (!name.startsWith("x-kurz-")) headers[name] = incoming[name];
+    const headers = clientHeaders(req);
     if (identity) Object.assign(headers, forwardedHeaders(opts.internalSecret, identity));
-    const peer = req.socket.remoteAddress;
-    if (peer) {
-      const prior = headers["x-forwarded-for"];
-      headers["x-forwarded-for"] = prior ? `${prior}, ${peer}` : peer;
-    }
     headers["x-forwarded-proto"] ??= "http";
     if (req.headers.host) headers["x-forwarded-host"] ??= req.headers.host;
     http(req, res, { target: originOf(target), path, headers });

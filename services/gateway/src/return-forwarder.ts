@@ -4,10 +4,11 @@
 // routes and refuses it as it would have on its public port), to the redirect's return listener. The
 // address the PROXY header stated is appended to X-Forwarded-For, and that listener believes one hop
 // more than the redirect's TRUST_PROXY, so clicks and password budgets see the visitor.
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { INTERNAL_HEADERS } from "@kurz/contracts";
 import { createForwarder } from "@kurz/service-kit";
 import type { GatewayConfig } from "./config.ts";
+import { clientHeaders } from "./proxy.ts";
 
 export function createReturnForwarder(
   config: Pick<GatewayConfig, "SPLICE_RETURN_URL" | "SPLICE_TRUST_PROXY">,
@@ -17,21 +18,10 @@ export function createReturnForwarder(
   const target = config.SPLICE_RETURN_URL ? new URL(config.SPLICE_RETURN_URL) : null;
   // The redirect believes an edge's request id only behind a trusted hop (edge-click.ts); with one, the
   // header is the edge's and passes on, with none it is the client's and is dropped like every x-kurz-*.
-  const keepEdgeRequest = config.SPLICE_TRUST_PROXY > 0;
+  const keep = config.SPLICE_TRUST_PROXY > 0 ? INTERNAL_HEADERS.edgeRequest : undefined;
 
   return function sendBack(req: IncomingMessage, res: ServerResponse, url: string): void {
     if (target === null) throw new Error("SPLICE_RETURN_URL is not set");
-    const headers: IncomingHttpHeaders = {};
-    const incoming = req.headers;
-    for (const name in incoming) {
-      if (name.startsWith("x-kurz-") && !(keepEdgeRequest && name === INTERNAL_HEADERS.edgeRequest)) continue;
-      headers[name] = incoming[name];
-    }
-    const peer = req.socket.remoteAddress;
-    if (peer) {
-      const prior = headers["x-forwarded-for"];
-      headers["x-forwarded-for"] = prior ? `${prior}, ${peer}` : peer;
-    }
-    http(req, res, { target, path: url, headers });
+    http(req, res, { target, path: url, headers: clientHeaders(req, keep) });
   };
 }
