@@ -3,8 +3,8 @@
 // on a chDB data directory seeded once with `CLICKHOUSE_PATH=<chdb path> node --import tsx
 // infra/bench/_analytics-seed.ts --link-clicks 1000000 --account-clicks 2000 --account-links 2 >
 // <seed.json>` (seeding is the slow part, so it is kept out of the runs). Times linkStats round robin
-// for: last 7 days as dates; the same with times of day (as shipped, and with the day-based split);
-// its whole hours alone (no raw partial hour); a raw partial hour alone. The period ends 20 minutes
+// for: last 7 days as dates; the same with times of day (daily and hourly series);
+// its whole hours alone (no partial hour); a partial hour alone. The period ends 20 minutes
 // into the hour before the last seeded click. Run it under `flock /tmp/bench.lock`.
 import { readFileSync } from "node:fs";
 import { createClickHouse } from "@kurz/clickhouse";
@@ -35,9 +35,9 @@ try {
     ["SELECT 1", () => ch.query("SELECT 1")],
     ["last 7 days (dates)", () => linkStats(ch, link, dates)],
     ["last 7 days with times of day", () => linkStats(ch, link, times)],
-    ["the same, day-based split (days + hours + raw)", () => linkStats(ch, link, times, "day", 0)],
+    ["the same, hourly series", () => linkStats(ch, link, times, "hour")],
     ["its whole hours only (no raw)", () => linkStats(ch, link, hoursOnly)],
-    ["a raw partial hour only", () => linkStats(ch, link, rawOnly)],
+    ["a partial hour only", () => linkStats(ch, link, rawOnly)],
   ];
   await printInterleaved(variants, rounds);
 } finally {

@@ -1,6 +1,6 @@
 // Periods with times of day and hourly series, checked against the same numbers computed in plain
-// code from the clicks themselves: whole days come from the daily rollups, whole hours from the
-// hourly ones, partial hours from raw clicks, and every combination must agree with the truth.
+// code from the clicks themselves: whole days, whole hours and partial hours (link_stats, migration
+// 0007; raw clicks past its click rows) in every combination must agree with the truth.
 // Also: migration 0003 on a data directory that already holds clicks (backfill, then views that
 // count every new click once).
 import { randomUUID } from "node:crypto";
@@ -47,6 +47,13 @@ for (let i = 0; i < 3_000; i++) {
   clicks.push(click(pick(links, i), account, ms, i));
 }
 for (let i = 0; i < 200; i++) clicks.push(click(otherLink, otherAccount, base + i * 60_000, i));
+// A link whose clicks are older than link_stats keeps click rows (35 days, migration 0007): partial
+// hours of its periods are read from raw clicks.
+const oldAccount = randomUUID();
+const oldLink = randomUUID();
+const oldBase = base - 40 * 24 * HOUR;
+for (let i = 0; i < 400; i++)
+  clicks.push(click(oldLink, oldAccount, oldBase + ((i * 7_919_993) % (6 * HOUR)) + (i % 1_000), i));
 // Clicks exactly on an hour's first millisecond, and on its last: a raw span's ends must hold them
 // exactly once (the periods below start or end on them).
 for (const h of [5, 10, 30, 31])
@@ -136,6 +143,22 @@ describe("migration 0003 on existing clicks", () => {
     }
   });
 
+  it("fills link_stats (0007) at every level from raw clicks, and a rerun rebuilds it rather than adds", async () => {
+    const bots = clicks.filter((c) => c.is_bot === 1).length;
+    const sums = async () => ({
+      day: await one("SELECT sum(n) + sum(bots) FROM link_stats WHERE level = 'day' AND kind = 's'"),
+      hour: await one("SELECT sum(n) FROM link_stats WHERE level = 'hour' AND a = 'city'"),
+      click: await one("SELECT count() FROM link_stats FINAL WHERE level = 'click' AND kind = 's'"),
+    });
+    // Click rows past the TTL are dropped as they are written (the old link's).
+    const recent = clicks.filter((c) => c.link_id !== oldLink).length;
+    const want = { day: clicks.length, hour: clicks.length - bots, click: recent };
+    expect(await sums()).toEqual(want);
+    await ch.command("DELETE FROM schema_migrations WHERE version = 7");
+    expect((await migrate(ch)).applied).toEqual(["0007_link_stats.sql"]);
+    expect(await sums()).toEqual(want);
+  });
+
   it("is safe to run again (a rerun after a failure halfway rebuilds the hourly rows, not adds to them)", async () => {
     await ch.command("DELETE FROM schema_migrations WHERE version = 3");
     expect((await migrate(ch)).applied).toEqual(["0003_hourly_rollups.sql"]);
@@ -180,11 +203,6 @@ describe("periods with times of day, and hourly series", () => {
         const hours = await linkStats(ch, ref, period, "hour");
         expect(hours.time_series).toEqual(truth.hourly);
         expect({ ...hours, time_series: [] }).toEqual({ ...days, time_series: [] });
-
-        // Short periods with times of day read whole days from the hourly rows (linkUnit); the
-        // daily rollups' split, used for longer periods, must give the same answers.
-        expect(await linkStats(ch, ref, period, "day", 0)).toEqual(days);
-        expect(await linkStats(ch, ref, period, "hour", 0)).toEqual(hours);
       }
 
       const truth = expected(
@@ -228,7 +246,7 @@ describe("a click stored twice in raw clicks (a copy not merged away yet)", () =
       const truth = expected(rows, period);
       expect(truth.bot_clicks).toBe(1);
       const ref = { link_id: link, account_id: owner, short_code: "t" };
-      for (const stats of [await linkStats(ch, ref, period), await linkStats(ch, ref, period, "day", 0)]) {
+      for (const stats of [await linkStats(ch, ref, period)]) {
         expect(stats.total_clicks).toBe(truth.total_clicks);
         expect(stats.bot_clicks).toBe(truth.bot_clicks);
         expect(stats.time_series).toEqual(truth.daily);
@@ -241,5 +259,44 @@ describe("a click stored twice in raw clicks (a copy not merged away yet)", () =
     } finally {
       await ch.command("SYSTEM START MERGES clicks");
     }
+  });
+});
+
+describe("partial hours older than link_stats keeps click rows", () => {
+  const at = (h: number, ms = 0) => new Date(oldBase + h * HOUR + ms).toISOString();
+  const ref = { link_id: oldLink, account_id: oldAccount, short_code: "t" };
+  const clickRows = () =>
+    one(`SELECT count() FROM link_stats WHERE link_id = '${oldLink}' AND level = 'click'`);
+
+  it("are read from raw clicks: the TTL keeps no click rows of them", async () => {
+    const periods = [
+      periodOf({ start: at(1, 123_456), end: at(5, 2_345_678) })!,
+      periodOf({ start: at(0, 1), end: at(1, -1) })!,
+      // One end older than the click rows, the other within them (no click there).
+      periodOf({ start: at(2, 999), end: new Date(Date.now() - HOUR / 2).toISOString() })!,
+    ];
+    const check = async () => {
+      for (const period of periods) {
+        const truth = expected(
+          clicks.filter((c) => c.link_id === oldLink),
+          period,
+        );
+        expect(truth.total_clicks).toBeGreaterThan(0);
+        const days = await linkStats(ch, ref, period);
+        expect(days.total_clicks).toBe(truth.total_clicks);
+        expect(days.bot_clicks).toBe(truth.bot_clicks);
+        expect(days.time_series).toEqual(truth.daily);
+        expect(days.referrers).toEqual(truth.referrers);
+        expect(days.countries).toEqual(truth.countries);
+        expect(days.browsers).toEqual(truth.browsers);
+        expect(days.unique_visitors).toBe(truth.unique_visitors);
+        expect((await linkStats(ch, ref, period, "hour")).time_series).toEqual(truth.hourly);
+      }
+    };
+    expect(await clickRows()).toBe(0);
+    expect(
+      await one(`SELECT count() FROM link_stats WHERE link_id = '${oldLink}' AND level = 'hour'`),
+    ).toBeGreaterThan(0);
+    await check();
   });
 });

@@ -12,7 +12,12 @@ import type { ClickRow } from "../src/ingest/click-rows.ts";
 import { writeClicks } from "../src/ingest/click-writer.ts";
 
 // The materialized views that read `clicks`; every other rollup is fed from their tables.
-const VIEWS_ON_CLICKS = ["link_hourly_mv", "link_dim_hourly_mv", "link_visitors_hourly_mv"];
+const VIEWS_ON_CLICKS = [
+  "link_hourly_mv",
+  "link_dim_hourly_mv",
+  "link_visitors_hourly_mv",
+  "link_stats_rows_mv",
+];
 let ch: KurzClickHouse;
 
 beforeAll(async () => {
@@ -39,6 +44,19 @@ async function counts(link: string) {
     ),
     countriesAllTime: await one(
       "SELECT sum(clicks) FROM link_dim_total WHERE link_id = {link:UUID} AND dim = 'country'",
+      p,
+    ),
+    // link_stats (migration 0007): each level on its own; click rows counted as stored, unmerged.
+    statsDays: await one(
+      "SELECT sum(n) + sum(bots) FROM link_stats WHERE link_id = {link:UUID} AND level = 'day' AND kind = 's'",
+      p,
+    ),
+    statsHourBrowsers: await one(
+      "SELECT sum(n) FROM link_stats WHERE link_id = {link:UUID} AND level = 'hour' AND a = 'browser'",
+      p,
+    ),
+    statsClicks: await one(
+      "SELECT count() FROM link_stats WHERE link_id = {link:UUID} AND level = 'click' AND kind = 's'",
       p,
     ),
   };
@@ -90,7 +108,16 @@ it("completes the rollups of a redelivered message whose insert was interrupted,
   expect(result.completed).toHaveLength(19);
   expect(result.inserted).toHaveLength(5);
   expect(result.duplicates).toBe(2);
-  const all = { raw: 24, hourly: 24, daily: 24, browsersByDay: 24, countriesAllTime: 24 };
+  const all = {
+    raw: 24,
+    hourly: 24,
+    daily: 24,
+    browsersByDay: 24,
+    countriesAllTime: 24,
+    statsDays: 24,
+    statsHourBrowsers: 24,
+    statsClicks: 24,
+  };
   expect(await counts(link)).toEqual(all);
 
   // Delivered once more (its insert completed this time): nothing is written again.
@@ -119,6 +146,9 @@ it("leaves out a click another message stored, even when it comes in a message w
     daily: 10,
     browsersByDay: 10,
     countriesAllTime: 10,
+    statsDays: 10,
+    statsHourBrowsers: 10,
+    statsClicks: 10,
   });
 });
 
@@ -137,7 +167,16 @@ it("completes an interrupted block when its clicks come back cut differently (de
   const fresh = message(link, account, 3);
   const first = await writeClicks(ch, [a]);
   expect(first).toMatchObject({ inserted: [], completed: [], duplicates: 7 });
-  const all12 = { raw: 12, hourly: 12, daily: 12, browsersByDay: 12, countriesAllTime: 12 };
+  const all12 = {
+    raw: 12,
+    hourly: 12,
+    daily: 12,
+    browsersByDay: 12,
+    countriesAllTime: 12,
+    statsDays: 12,
+    statsHourBrowsers: 12,
+    statsClicks: 12,
+  };
   expect(await counts(link)).toEqual(all12);
   const second = await writeClicks(ch, [[...b, ...fresh]]);
   expect(second.inserted).toHaveLength(3);
@@ -148,5 +187,8 @@ it("completes an interrupted block when its clicks come back cut differently (de
     daily: 15,
     browsersByDay: 15,
     countriesAllTime: 15,
+    statsDays: 15,
+    statsHourBrowsers: 15,
+    statsClicks: 15,
   });
 });

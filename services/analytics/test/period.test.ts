@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { linkUnit, periodOf, splitPeriod } from "../src/queries/period.ts";
+import { levelRanges, periodOf, splitPeriod } from "../src/queries/period.ts";
 
 describe("periodOf", () => {
   it("applies only when both ends are given, and a bare end date includes that day", () => {
@@ -66,16 +66,33 @@ describe("splitPeriod", () => {
   });
 });
 
-describe("linkUnit", () => {
+describe("levelRanges", () => {
   const p = (from: string, to: string) => ({ from: new Date(from), to: new Date(to) });
 
-  it("reads a short period with times of day from hourly rows, anything else by whole days", () => {
-    expect(linkUnit(null)).toBe("day");
-    expect(linkUnit(p("2026-11-01T00:00:00.000Z", "2026-11-07T23:59:59.999Z"))).toBe("day");
-    expect(linkUnit(p("2026-11-01T10:30:00.000Z", "2026-11-08T10:30:00.000Z"))).toBe("hour");
-    expect(linkUnit(p("2026-11-01T10:30:00.000Z", "2026-11-09T10:29:59.999Z"))).toBe("hour");
-    expect(linkUnit(p("2026-11-01T10:30:00.000Z", "2026-11-09T10:30:00.000Z"))).toBe("day");
-    expect(linkUnit(p("2026-11-01T10:30:00.000Z", "2026-11-30T10:30:00.000Z"))).toBe("day");
-    expect(linkUnit(p("2026-11-01T10:30:00.000Z", "2026-11-08T10:30:00.000Z"), 0)).toBe("day");
+  it("names the whole days, the whole hours of partial days and the partial hours' clicks", () => {
+    const r = levelRanges(p("2026-11-01T06:30:00.000Z", "2026-11-03T12:00:00.000Z"), "day", "x");
+    expect(r.where.match(/level = '(\w+)'/g)).toEqual([
+      "level = 'day'",
+      "level = 'hour'",
+      "level = 'hour'",
+      "level = 'click'",
+      "level = 'click'",
+    ]);
+    expect(r.params).toMatchObject({
+      x_day0_from: new Date("2026-11-02T00:00:00.000Z"),
+      x_day0_to: new Date("2026-11-03T00:00:00.000Z"),
+      x_hour0_from: new Date("2026-11-01T07:00:00.000Z"),
+      x_hour1_to: new Date("2026-11-03T12:00:00.000Z"),
+      x_click0_from: new Date("2026-11-01T06:30:00.000Z"),
+      x_click1_to: new Date("2026-11-03T12:00:00.001Z"),
+    });
+  });
+
+  it("reads no whole days for an hourly series, and nothing for an empty period", () => {
+    const r = levelRanges(p("2026-11-01T00:00:00.000Z", "2026-11-02T23:59:59.999Z"), "hour", "s");
+    expect(r.where).not.toContain("'day'");
+    expect(levelRanges(p("2026-11-02T00:00:00.000Z", "2026-11-01T00:00:00.000Z"), "day", "e").where).toBe(
+      "0",
+    );
   });
 });

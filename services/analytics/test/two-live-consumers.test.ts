@@ -141,6 +141,10 @@ it("counts every click once while two consumers write the same messages at the s
     expect(await one("SELECT sum(clicks) FROM link_dim_daily WHERE dim = 'referrer'")).toBe(distinct);
     expect(await one("SELECT sum(clicks) FROM link_dim_hourly WHERE dim = 'browser'")).toBe(distinct);
     expect(await one("SELECT sum(clicks) FROM link_dim_total WHERE dim = 'country'")).toBe(distinct);
+    // link_stats (migration 0007): every level, click rows as stored (not merged).
+    expect(await one("SELECT sum(n) FROM link_stats WHERE level = 'day' AND kind = 's'")).toBe(distinct);
+    expect(await one("SELECT sum(n) FROM link_stats WHERE level = 'hour' AND a = 'os'")).toBe(distinct);
+    expect(await one("SELECT count() FROM link_stats WHERE level = 'click' AND kind = 's'")).toBe(distinct);
     // Each consumer inserted what it found missing; together more than there are clicks means both
     // wrote some of the same clicks at the same time, and the store kept one of each.
     if (insertedBy[0]! + insertedBy[1]! > distinct || round === 5) break;

@@ -20,6 +20,7 @@ const CLICK_TABLES = [
   "link_hourly",
   "link_dim_hourly",
   "link_visitors_hourly",
+  "link_stats",
 ] as const;
 
 export function subscribeLinks(deps: {

@@ -1,9 +1,11 @@
-// One link's analytics (SPEC 2.5 plus bot_clicks and unique_visitors), from the daily and hourly
-// rollups and, for partial hours at the ends of a period, from raw clicks (period.ts). Bots are
-// excluded from every count.
+// One link's analytics (SPEC 2.5 plus bot_clicks and unique_visitors). Bots are excluded from every
+// count. A period, whole days or times of day, is one read of `link_stats` (migration 0007, decision
+// 0039): its whole days, the whole hours of its partial days and the clicks of its partial hours
+// are key ranges of that one table. All time reads the all-time breakdown (link_dim_total), far
+// fewer rows than every day of the link.
 import type { KurzClickHouse } from "@kurz/clickhouse";
 import { type AnalyticsInterval, type LinkAnalytics, TOP_LIST_SIZE } from "@kurz/contracts";
-import { linkUnit, type Period, periodSql, rawClicks } from "./period.ts";
+import { levelRanges, type Period } from "./period.ts";
 
 export interface LinkRef {
   link_id: string;
@@ -13,26 +15,91 @@ export interface LinkRef {
 
 type Dim = "referrer" | "country" | "city" | "device" | "browser" | "os";
 
-// Every source of a request gives rows of one shape, told apart by `kind`: s = a series bucket
-// (a = the bucket, n = human clicks, bots = bot clicks), d = a breakdown row (a = the dimension,
-// b = its value, c = a city's country, n = clicks), v = one day's unique visitors (a = the day,
-// vs = the visitor set). One GROUP BY over all of them answers the whole request.
-const EMPTY_VISITORS = "arrayReduce('uniqExactState', emptyArrayUInt64())";
+// Byte order, as ClickHouse sorts strings (ties in a top list must come out as they did in SQL).
+const cmp = (x: string, y: string) => Buffer.compare(Buffer.from(x), Buffer.from(y));
+
+/** `time_series` entries: a date, or with `interval=hour` the hour's start as an ISO datetime. */
+export type Interval = AnalyticsInterval;
+
+// Every source gives rows of one shape, told apart by `kind`: s = a series bucket (a = the bucket,
+// n = human clicks, bots = bot clicks), d = a breakdown row (a = the dimension, b = its value, c = a
+// city's country, n = clicks), v = one day's unique visitors (a = the day, vs = its visitor hashes,
+// salted per day, so days add up). One GROUP BY over them answers the whole request.
 const shape = (kind: string, a: string, b: string, c: string, n: string, bots: string, vs: string) =>
   `SELECT '${kind}' AS kind, ${a} AS a, ${b} AS b, ${c} AS c, toUInt64(${n}) AS n, toUInt64(${bots}) AS bots, ${vs} AS vs`;
 
-// Raw clicks of the partial hours are one source: each click becomes its series row and, unless it
-// is a bot, its six breakdown rows (the same breakdown the link_dim_hourly view makes, migration
-// 0003) and its visitor row. Source columns are renamed first so that no output alias (country) can
-// shadow the column it is computed from. Every row carries the click's visitor state; only the v
-// rows' sums are read.
-const rawRows = (bucket: string, clicks: string) => `
+interface Source {
+  /** Rows of the shape above. */
+  sql: string;
+  /** A group's human clicks, bot clicks and visitors, from the rows' n, bots and vs. */
+  counts: string;
+  params: Record<string, unknown>;
+}
+
+/**
+ * All time: the daily series and visitors, and the all-time breakdown. Hourly series need a period
+ * (contracts: interval=hour covers at most 7 days), so this series is daily.
+ */
+function allTime(): Source {
+  const E = "arrayReduce('uniqExactState', emptyArrayUInt64())";
+  const ofLink = "account_id = {account:UUID} AND link_id = {id:UUID}";
+  return {
+    sql: `${shape("s", "toString(day)", "''", "''", "clicks", "bot_clicks", E)} FROM link_daily WHERE ${ofLink}
+      UNION ALL ${shape("d", "toString(dim)", "value", "toString(country)", "clicks", "0", E)}
+        FROM link_dim_total WHERE link_id = {id:UUID}
+      UNION ALL ${shape("v", "toString(day)", "''", "''", "0", "0", "visitors")}
+        FROM link_visitors_daily WHERE link_id = {id:UUID}`,
+    counts: "sum(n) AS n, sum(bots) AS bots, toUInt64(uniqExactMerge(vs)) AS v",
+    params: {},
+  };
+}
+
+/**
+ * A period: breakdowns and visitors from its whole days where it has them; the series by its own
+ * interval (an hourly series reads hours where the breakdowns read days).
+ */
+function ofPeriod(period: Period, interval: Interval): Source {
+  const p = levelRanges(period, "day", "p");
+  const series = interval === "day" ? null : levelRanges(period, "hour", "s");
+  const where = series ? `((kind = 's' AND ${series.where}) OR (kind != 's' AND ${p.where}))` : p.where;
+  const bucket = (t: string) =>
+    interval === "day" ? `toString(toDate(${t}))` : `toString(toDateTime(toStartOfHour(${t}), 'UTC'))`;
+  const rows = [
+    `SELECT toString(kind) AS kind,
+       multiIf(kind = 'd', toString(link_stats.a), kind = 's', ${bucket("t")}, toString(toDate(t))) AS a,
+       b, toString(link_stats.c) AS c, n, bots, vs, level = 'click' AS one, click_id
+     FROM link_stats WHERE link_id = {id:UUID} AND ${where}`,
+  ];
+  // Both splits have the same partial hours (the period's ends), so one raw read serves both.
+  if (p.clicksWhere) rows.push(oldClicks(bucket("ts"), p.clicksWhere));
+  return {
+    sql: rows.join(" UNION ALL "),
+    // A click's own rows are counted by click id: a copy of a click that merges have not yet
+    // collapsed (its rows share their whole key with the original's, or its raw row is a copy)
+    // counts once. Visitor arrays are unions, which a copy cannot change.
+    counts: `sumIf(n, NOT one) + uniqExactIf(click_id, one AND n > 0) AS n,
+      sumIf(bots, NOT one) + uniqExactIf(click_id, one AND bots > 0) AS bots, toUInt64(uniqExactArray(vs)) AS v`,
+    params: { ...p.params, ...series?.params },
+  };
+}
+
+/**
+ * Partial hours older than `link_stats` keeps click rows, from raw clicks: each click exploded into
+ * the rows migration 0007's views make of it. Source columns are renamed first so that no output
+ * alias (country) can shadow the column it is computed from.
+ */
+const oldClicks = (bucket: string, where: string) => `
   SELECT tupleElement(r, 1) AS kind, tupleElement(r, 2) AS a, tupleElement(r, 3) AS b, tupleElement(r, 4) AS c,
          toUInt64(tupleElement(r, 5)) AS n, toUInt64(tupleElement(r, 6)) AS bots,
-         initializeAggregation('uniqExactState', visitor_hash) AS vs
-  FROM (${clicks})
+         if(kind = 'v', [visitor_hash], emptyArrayUInt64()) AS vs, true AS one, click_id
+  FROM (
+    SELECT click_id, ts, is_bot, visitor_hash, ifNull(referrer, '') AS src_referrer, toString(country) AS src_country,
+           city AS src_city, toString(device_type) AS src_device, toString(browser) AS src_browser,
+           toString(os) AS src_os
+    FROM clicks WHERE link_id = {id:UUID} AND ${where}
+  )
   ARRAY JOIN arrayConcat(
-    [('s', toString(${bucket}), '', '', toUInt8(is_bot = 0), is_bot)],
+    [('s', ${bucket}, '', '', toUInt8(is_bot = 0), is_bot)],
     if(is_bot = 0, [
       ('d', 'referrer', src_referrer, '', 1, 0),
       ('d', 'country', src_country, '', 1, 0),
@@ -44,102 +111,33 @@ const rawRows = (bucket: string, clicks: string) => `
     ], [])
   ) AS r`;
 
-// Byte order, as ClickHouse sorts strings (ties in a top list must come out as they did in SQL).
-const cmp = (x: string, y: string) => Buffer.compare(Buffer.from(x), Buffer.from(y));
-
-/** `time_series` entries: a date, or with `interval=hour` the hour's start as an ISO datetime. */
-export type Interval = AnalyticsInterval;
-
 export async function linkStats(
   ch: KurzClickHouse,
   link: LinkRef,
   period: Period | null,
   interval: Interval = "day",
-  /** Tests set it to 0 to check the day-based split on short periods too. */
-  hourlyOnlyMaxMs?: number,
 ): Promise<LinkAnalytics> {
-  // Breakdowns and visitors use whole days where they can (linkUnit: not in a short period with times
-  // of day); the series splits by its own interval.
-  const unit = linkUnit(period, hourlyOnlyMaxMs);
-  const p = periodSql(period, unit);
-  const s = interval === "day" || unit === "hour" ? p : periodSql(period, "hour");
-  const params = { ...p.params, ...s.params, id: link.link_id, account: link.account_id };
-  const ofLink = "account_id = {account:UUID} AND link_id = {id:UUID}";
-  const E = EMPTY_VISITORS;
-
-  const bucket =
-    interval === "day"
-      ? { day: "toString(day)", hour: "toString(toDate(hour))", ts: "toDate(ts)" }
-      : { day: "toString(day)", hour: "toString(hour)", ts: "toDateTime(toStartOfHour(ts), 'UTC')" };
-  // On chDB each table a query reads costs a fixed few milliseconds whatever its size
-  // (docs/benchmarks.md, analytics), so the request reads each source once: up to three rollups per
-  // unit and the raw partial hours once, not once per answer.
-  const sources = [
-    s.days !== null
-      ? `${shape("s", bucket.day, "''", "''", "clicks", "bot_clicks", E)} FROM link_daily WHERE ${ofLink}${s.days}`
-      : null,
-    s.hours !== null
-      ? `${shape("s", bucket.hour, "''", "''", "clicks", "bot_clicks", E)} FROM link_hourly WHERE ${ofLink}${s.hours}`
-      : null,
-    p.days !== null
-      ? // Without a period, the all-time table holds the same sums in far fewer rows.
-        `${shape("d", "toString(dim)", "value", "toString(country)", "clicks", "0", E)}
-         FROM ${period ? "link_dim_daily" : "link_dim_total"} WHERE link_id = {id:UUID}${p.days}`
-      : null,
-    p.hours !== null
-      ? `${shape("d", "toString(dim)", "value", "toString(country)", "clicks", "0", E)}
-         FROM link_dim_hourly WHERE link_id = {id:UUID}${p.hours}`
-      : null,
-    // Visitor hashes are salted per day: a day's hours and raw minutes merge into one set per day,
-    // and days add up.
-    p.days !== null
-      ? `${shape("v", "toString(day)", "''", "''", "0", "0", "visitors")}
-         FROM link_visitors_daily WHERE link_id = {id:UUID}${p.days}`
-      : null,
-    p.hours !== null
-      ? `${shape("v", "toString(toDate(hour))", "''", "''", "0", "0", "visitors")}
-         FROM link_visitors_hourly WHERE link_id = {id:UUID}${p.hours}`
-      : null,
-  ].filter((q): q is string => q !== null);
-  // The series' raw spans equal the breakdowns' whenever either is set (both are the period's
-  // partial hours at its ends), so one raw read serves both.
-  const rawWhere = p.raw ?? s.raw;
-  if (rawWhere !== null)
-    sources.push(
-      rawRows(
-        bucket.ts,
-        rawClicks(
-          `ts, is_bot, visitor_hash, ifNull(referrer, '') AS src_referrer, toString(country) AS src_country,
-           city AS src_city, toString(device_type) AS src_device, toString(browser) AS src_browser,
-           toString(os) AS src_os`,
-          `link_id = {id:UUID}${rawWhere}`,
-        ),
-      ),
-    );
-
+  const source = period ? ofPeriod(period, interval) : allTime();
   // Unknown values ('') are left out of the breakdowns, except direct traffic among referrers; each
   // breakdown keeps its top ${TOP_LIST_SIZE} (a series bucket or a day is one row per (kind, a)).
-  const result =
-    sources.length > 0
-      ? await ch.query<{
-          kind: "s" | "d" | "v";
-          a: string;
-          b: string;
-          c: string;
-          n: number;
-          bots: number;
-          v: number;
-        }>(
-          `SELECT kind, a, b, c, sum(n) AS n, sum(bots) AS bots, toUInt64(uniqExactMerge(vs)) AS v
-           FROM (${sources.join(" UNION ALL ")})
-           WHERE kind != 'd' OR b != '' OR a = 'referrer'
-           GROUP BY kind, a, b, c
-           HAVING kind != 'd' OR n > 0
-           ORDER BY kind, a, n DESC, b, c
-           LIMIT ${TOP_LIST_SIZE} BY kind, a`,
-          params,
-        )
-      : [];
+  const result = await ch.query<{
+    kind: "s" | "d" | "v";
+    a: string;
+    b: string;
+    c: string;
+    n: number;
+    bots: number;
+    v: number;
+  }>(
+    `SELECT kind, a, b, c, ${source.counts}
+     FROM (${source.sql})
+     WHERE kind != 'd' OR b != '' OR a = 'referrer'
+     GROUP BY kind, a, b, c
+     HAVING kind != 'd' OR n > 0
+     ORDER BY kind, a, n DESC, b, c
+     LIMIT ${TOP_LIST_SIZE} BY kind, a`,
+    { ...source.params, id: link.link_id, account: link.account_id },
+  );
   const rows = result
     .filter((r) => r.kind === "s")
     .map((r) => ({ bucket: r.a, clicks: Number(r.n), bots: Number(r.bots) }))

@@ -68,23 +68,6 @@ export function splitPeriod(p: Period, unit: "day" | "hour" = "day"): PeriodSpli
   return { days: byDay.whole, hours, raw };
 }
 
-/** Up to this long, a period with times of day is read from hourly rows alone (see linkUnit). */
-export const HOURLY_ONLY_MAX_MS = 8 * DAY_MS;
-
-/**
- * How a link query splits `period`: by whole days where they exist, except for a period of at most
- * about a week that has times of day. There the whole days would add a third source (daily rollups)
- * to the hourly rows and raw minutes every query reads anyway, and on embedded ClickHouse each
- * source costs a fixed ~5-10 ms whatever its size, more than reading a week of hourly rows
- * (docs/benchmarks.md, analytics); so such a period reads its whole days from the hourly rollups.
- */
-export function linkUnit(period: Period | null, hourlyOnlyMaxMs = HOURLY_ONLY_MAX_MS): "day" | "hour" {
-  if (!period) return "day";
-  const span = { from: period.from.getTime(), to: period.to.getTime() + 1 };
-  if (span.to - span.from > hourlyOnlyMaxMs) return "day";
-  return cut(span, DAY_MS).rest.length > 0 ? "hour" : "day";
-}
-
 const date = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const dateTime = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace("T", " ");
 
@@ -135,6 +118,60 @@ export function periodSql(period: Period | null, unit: "day" | "hour" = "day"): 
     hours: any(hours),
     raw: any(raw),
     rawHours: any(split.raw.map((_, i) => `hour = {${u}_raw${i}_hour:DateTime('UTC')}`)),
+    params,
+  };
+}
+
+/**
+ * How long `link_stats` is read click by click (its TTL keeps click rows 35 days, migration 0007);
+ * an older partial hour is read from raw clicks.
+ */
+export const CLICK_ROWS_DAYS = 30;
+
+export interface LevelRanges {
+  /** An OR of (level, t) ranges of `link_stats` (migration 0007), in parentheses; never empty. */
+  where: string;
+  /** Partial hours older than the click rows, as an OR of conditions on raw `clicks`; else null. */
+  clicksWhere: string | null;
+  params: Record<string, unknown>;
+}
+
+/**
+ * The key ranges of `link_stats` that hold a split period: its whole days at the day level, the
+ * whole hours of its partial days at the hour level, its partial hours click by click. `name`
+ * prefixes the parameters, so two splits of one period can share a query.
+ */
+export function levelRanges(
+  period: Period,
+  unit: "day" | "hour",
+  name: string,
+  clickRowsFrom = Date.now() - CLICK_ROWS_DAYS * DAY_MS,
+): LevelRanges {
+  const split = splitPeriod(period, unit);
+  const params: Record<string, unknown> = {};
+  const between = (column: string, key: string, span: Span) => {
+    params[`${name}_${key}_from`] = new Date(span.from);
+    params[`${name}_${key}_to`] = new Date(span.to);
+    return `${column} >= {${name}_${key}_from:DateTime64(3, 'UTC')} AND ${column} < {${name}_${key}_to:DateTime64(3, 'UTC')}`;
+  };
+  const level = (l: string, span: Span, i: number) =>
+    `(level = '${l}' AND ${between("t", `${l}${i}`, span)})`;
+  const recent = split.raw.filter((r) => r.from >= clickRowsFrom);
+  const old = split.raw.filter((r) => r.from < clickRowsFrom);
+  const parts = [
+    ...(split.days ? [level("day", split.days, 0)] : []),
+    ...split.hours.map((h, i) => level("hour", h, i)),
+    ...recent.map((r, i) => level("click", r, i)),
+  ];
+  // The day matches raw clicks' sorting key (link_id, toDate(ts)); a condition on ts alone would not prune.
+  const clicks = old.map((r, i) => {
+    params[`${name}_old${i}_day`] = date(r.from);
+    return `(toDate(ts) = {${name}_old${i}_day:Date} AND ${between("ts", `old${i}`, r)})`;
+  });
+  return {
+    // An empty period (end before start) matches nothing.
+    where: parts.length > 0 ? `(${parts.join(" OR ")})` : "0",
+    clicksWhere: clicks.length > 0 ? `(${clicks.join(" OR ")})` : null,
     params,
   };
 }
