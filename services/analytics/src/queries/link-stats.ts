@@ -91,7 +91,7 @@ function ofPeriod(period: Period, interval: Interval): Source {
 const oldClicks = (bucket: string, where: string) => `
   SELECT tupleElement(r, 1) AS kind, tupleElement(r, 2) AS a, tupleElement(r, 3) AS b, tupleElement(r, 4) AS c,
          toUInt64(tupleElement(r, 5)) AS n, toUInt64(tupleElement(r, 6)) AS bots,
-         if(kind = 'v', [visitor_hash], emptyArrayUInt64()) AS vs, true AS one, click_id
+         if(kind = 'v', [visitor_hash], emptyArrayUInt64()) AS vs, toUInt8(1) AS one, click_id
   FROM (
     SELECT click_id, ts, is_bot, visitor_hash, ifNull(referrer, '') AS src_referrer, toString(country) AS src_country,
            city AS src_city, toString(device_type) AS src_device, toString(browser) AS src_browser,
