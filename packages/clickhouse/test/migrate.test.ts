@@ -43,6 +43,7 @@ describe("migrate with the package's migrations", () => {
         "0004_campaign_members.sql",
         "0005_insert_deduplication.sql",
         "0006_click_message_token.sql",
+        "0007_link_stats.sql",
       ],
     });
     expect(await migrate(ch)).toEqual({ applied: [] });
@@ -74,6 +75,17 @@ describe("migrate with the package's migrations", () => {
       { name: "link_dim_total_mv", engine: "MaterializedView", sorting_key: "" },
       { name: "link_hourly", engine: "SummingMergeTree", sorting_key: "account_id, link_id, hour" },
       { name: "link_hourly_mv", engine: "MaterializedView", sorting_key: "" },
+      // Since 0007: a link's periods in one read (decision 0040), fed through a Null table.
+      {
+        name: "link_stats",
+        engine: "AggregatingMergeTree",
+        sorting_key: "link_id, level, kind, t, click_id, a, b, c",
+      },
+      { name: "link_stats_click_mv", engine: "MaterializedView", sorting_key: "" },
+      { name: "link_stats_day_mv", engine: "MaterializedView", sorting_key: "" },
+      { name: "link_stats_hour_mv", engine: "MaterializedView", sorting_key: "" },
+      { name: "link_stats_rows", engine: "Null", sorting_key: "" },
+      { name: "link_stats_rows_mv", engine: "MaterializedView", sorting_key: "" },
       { name: "link_visitors_daily", engine: "AggregatingMergeTree", sorting_key: "link_id, day" },
       { name: "link_visitors_daily_from_hourly_mv", engine: "MaterializedView", sorting_key: "" },
       { name: "link_visitors_hourly", engine: "AggregatingMergeTree", sorting_key: "link_id, hour" },
@@ -111,6 +123,7 @@ describe("migrate with the package's migrations", () => {
       { version: 4, name: "campaign_members", len: 64 },
       { version: 5, name: "insert_deduplication", len: 64 },
       { version: 6, name: "click_message_token", len: 64 },
+      { version: 7, name: "link_stats", len: 64 },
     ]);
   });
 });
