@@ -1,8 +1,11 @@
-import { defineProject } from "vitest/config";
+import { configDefaults, defineProject } from "vitest/config";
+import { unitFilesOf } from "../../vitest.unit.ts";
 
 export default defineProject({
   test: {
     name: "@kurz/clickhouse",
+    // Run by the root's "unit" project in a whole run (vitest.unit.ts).
+    exclude: [...configDefaults.exclude, ...unitFilesOf(import.meta.dirname)],
     // chDB binds one engine per process: worker threads would share it, child processes do not.
     pool: "forks",
     testTimeout: 30_000,
