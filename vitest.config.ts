@@ -1,5 +1,16 @@
 import { defineConfig } from "vitest/config";
 import LongestFirstSequencer from "./packages/testing/src/sequencer.ts";
+import { unitFilesSelected } from "./vitest.unit.ts";
+
+// infra/local/test.sh splits a whole run over several vitest processes with KURZ_VITEST_PROJECTS
+// (comma-separated globs; `!dir` leaves a project out).
+const projects = process.env.KURZ_VITEST_PROJECTS?.split(",") ?? [
+  "packages/*",
+  "services/*",
+  "infra",
+  "tests/*",
+];
+const unit = unitFilesSelected(projects);
 
 // One run over every workspace package; each package may add its own vitest.config.ts.
 export default defineConfig({
@@ -7,13 +18,17 @@ export default defineConfig({
   // gives its second vitest (the one-file-at-a-time projects) a cache of its own.
   ...(process.env.KURZ_VITEST_CACHE_DIR ? { cacheDir: process.env.KURZ_VITEST_CACHE_DIR } : {}),
   test: {
-    // infra/local/test.sh splits a whole run over several vitest processes with KURZ_VITEST_PROJECTS
-    // (comma-separated globs; `!dir` leaves a project out).
-    projects: process.env.KURZ_VITEST_PROJECTS?.split(",") ?? [
-      "packages/*",
-      "services/*",
-      "infra",
-      "tests/*",
+    projects: [
+      ...projects,
+      // The files that only import and call code, in one project without a fresh worker per file
+      // (vitest.unit.ts says which and why); their own projects leave them out.
+      ...(unit.length > 0
+        ? [
+            {
+              test: { name: "unit", include: unit, isolate: false, testTimeout: 30_000, hookTimeout: 30_000 },
+            },
+          ]
+        : []),
     ],
     // Vitest's default (cores - 1) is one worker on a 2-core machine; test files mostly wait on
     // Postgres, Redis and timers, so one more file than cores keeps both busy (issue 15: whole run

@@ -1,11 +1,17 @@
-import { defineProject } from "vitest/config";
+import { configDefaults, defineProject } from "vitest/config";
+import { unitFilesOf } from "../../vitest.unit.ts";
 
 export default defineProject({
   test: {
     name: "@kurz/bus",
+    // Run by the root's "unit" project in a whole run (vitest.unit.ts).
+    exclude: [...configDefaults.exclude, ...unitFilesOf(import.meta.dirname)],
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],
     // Kafka consumer-group joins take seconds on the mock broker.
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // Files share a worker's module graph, as in services/management/vitest.config.ts (why, and what
+    // it asks of a file): issue 15, decision 0011.
+    isolate: false,
   },
 });

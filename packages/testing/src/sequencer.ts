@@ -24,19 +24,34 @@ const SLOW_WHEN_UNSEEN: [RegExp, number][] = [
   [/^services\/(analytics|management|gateway)\/test\//, 3_000],
 ];
 
+// Files of a project whose workers run file after file (isolate: false, most projects: decision 0011)
+// share a worker only when they come one after another: vitest hands a finished worker the next file
+// in the queue if that file is of the same project, and otherwise stops the worker and forks a new one
+// (vitest 4.1, its pool's schedule()). Longest-first across all projects interleaved them, so a whole
+// run kept few workers (2026-11-27, vitest's summed import 62 s where one project alone shares almost
+// all of it). Files are therefore ordered by a class of weight (a factor of two of the measured duration;
+// on a fresh clone, what they boot), then by project, then longest first.
+const weightClass = (ms: number) => Math.floor(Math.log2(Math.max(ms, 1)));
+
 export default class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const root = this.ctx.config.root;
-    const weight = (spec: TestSpecification): number => {
+    const weigh = (spec: TestSpecification): { cls: number; ms: number } => {
       const path = relative(root, spec.moduleId);
       const key = `${spec.project.name}:${path}`;
       const seen = this.ctx.cache.getFileTestResults(key);
       // Failed files first, as vitest does: the quickest news of a regression.
-      if (seen) return seen.duration + (seen.failed ? 1e9 : 0);
+      if (seen) {
+        const ms = seen.duration + (seen.failed ? 1e9 : 0);
+        return { cls: weightClass(ms), ms };
+      }
       const slow = SLOW_WHEN_UNSEEN.find(([pattern]) => pattern.test(path))?.[1] ?? 0;
-      return slow + (this.ctx.cache.getFileStats(key)?.size ?? 0) / 10;
+      return { cls: weightClass(slow), ms: slow + (this.ctx.cache.getFileStats(key)?.size ?? 0) / 10 };
     };
-    const weights = new Map(files.map((f) => [f, weight(f)]));
-    return [...files].sort((a, b) => weights.get(b)! - weights.get(a)!);
+    const weights = new Map(files.map((f) => [f, weigh(f)]));
+    return [...files].sort((a, b) => {
+      const [wa, wb] = [weights.get(a)!, weights.get(b)!];
+      return wb.cls - wa.cls || a.project.name.localeCompare(b.project.name) || wb.ms - wa.ms;
+    });
   }
 }
