@@ -35,6 +35,11 @@ export function subscribeLinks(deps: {
     .subscribe<unknown>({
       topic: TOPICS.links,
       group: "analytics-links",
+      // Fewer, larger inserts (decision 0039): each insert is a new part for chDB to write and merge,
+      // and at a few hundred creates a second the default 100 ms wait made ten a second, most of
+      // analytics' CPU per create. Nothing waits on this copy (docs/analytics.md, "Read-your-writes"),
+      // so it may trail the outbox by up to half a second more.
+      maxWaitMs: 500,
       handler: async (messages) => {
         const events: LinkEvent[] = [];
         const campaigns: CampaignMembershipEvent[] = [];
