@@ -264,6 +264,49 @@ describe("cross-tenant attempts", () => {
     }
   });
 
+  it("POST /api/v1/links (the direct body path and one prepared statement outside Prisma, decision 0039) creates only in the caller's own account", async () => {
+    const before = await rowsOf(victim.accountId);
+    const attackerLinks = () => prisma.link.count({ where: { accountId: attacker.accountId } });
+    const count = await attackerLinks();
+    const hostile = "'); DELETE FROM links; SELECT kurz_recount_links(NULL); --";
+    const attempts: [unknown, Record<string, string>][] = [
+      // Identity in the body, in every spelling a handler might read: ignored.
+      [
+        { url: "https://a.example/1", title: "t", account_id: victim.accountId, accountId: victim.accountId },
+        {},
+      ],
+      // Identity in the gateway's own headers: stripped by the gateway before management sees them.
+      [
+        { url: "https://a.example/2", title: "t" },
+        { "x-kurz-account": victim.accountId, "x-kurz-account-id": victim.accountId },
+      ],
+      // SQL in every text the statement binds, and a prototype key in the JSON.
+      [JSON.stringify({ url: `https://a.example/?q=${encodeURIComponent(hostile)}`, title: hostile }), {}],
+      ['{"url":"https://a.example/4","title":"t","__proto__":{"accountId":"x"}}', {}],
+    ];
+    for (const [body, headers] of attempts) {
+      const res = await attacker.call("POST", "/api/v1/links", body, headers);
+      expect(res.status, res.text).toBe(201);
+      const stored = await prisma.link.findUniqueOrThrow({ where: { id: res.body.data.id } });
+      expect(stored.accountId).toBe(attacker.accountId);
+    }
+    expect((await prisma.link.findFirstOrThrow({ where: { title: hostile } })).accountId).toBe(
+      attacker.accountId,
+    );
+    // The victim's overlay and domain are not the attacker's to put on a link.
+    for (const body of [
+      { url: "https://a.example/5", title: "t", overlay_id: victim.overlayId },
+      { url: "https://a.example/6", title: "t", domain: `go-victim-${process.pid}.example.test` },
+    ]) {
+      const res = await attacker.call("POST", "/api/v1/links", body);
+      expect(res.status, res.text).toBeGreaterThanOrEqual(400);
+      expect(res.status, res.text).toBeLessThan(500);
+      expect(res.body?.success, res.text).toBe(false);
+    }
+    expect(await attackerLinks()).toBe(count + attempts.length);
+    expect(await rowsOf(victim.accountId)).toBe(before);
+  });
+
   it("the victim's resources still work for the victim (the control case)", async () => {
     const res = await victim.call("GET", `/api/v1/links/${victim.link.id}`);
     expect(res.status, res.text).toBe(200);

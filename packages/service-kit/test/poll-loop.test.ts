@@ -43,8 +43,17 @@ afterEach(async () => {
   await Promise.all(loops.splice(0).map((l) => l.stop()));
 });
 
-function loopOf(rounds: ReturnType<typeof controlledRounds>, errors: unknown[] = []) {
-  const loop = new PollLoop({ pollMs: HOUR, round: rounds.round, onError: (e) => errors.push(e) });
+function loopOf(
+  rounds: ReturnType<typeof controlledRounds>,
+  errors: unknown[] = [],
+  wakeIntervalMs?: number,
+) {
+  const loop = new PollLoop({
+    pollMs: HOUR,
+    round: rounds.round,
+    onError: (e) => errors.push(e),
+    ...(wakeIntervalMs !== undefined ? { wakeIntervalMs } : {}),
+  });
   loops.push(loop);
   return loop;
 }
@@ -125,5 +134,55 @@ describe("PollLoop", () => {
     loop.wake();
     await settle();
     expect(rounds.seen.started).toBe(1);
+  });
+
+  describe("with wakeIntervalMs", () => {
+    const INTERVAL = 200;
+
+    it("a wake after a quiet spell runs at once", async () => {
+      const rounds = controlledRounds();
+      const loop = loopOf(rounds, [], INTERVAL);
+      loop.start();
+      await rounds.started(1);
+      rounds.finish(false);
+      await new Promise((r) => setTimeout(r, INTERVAL + 20));
+      const woken = performance.now();
+      loop.wake();
+      await rounds.started(2);
+      expect(performance.now() - woken).toBeLessThan(INTERVAL / 2);
+      rounds.finish(false);
+    });
+
+    it("many wakes during and after a round give one more round, no sooner than the interval after the last start", async () => {
+      const rounds = controlledRounds();
+      const loop = loopOf(rounds, [], INTERVAL);
+      loop.start();
+      await rounds.started(1);
+      const firstStart = performance.now();
+      loop.wake(); // during the round
+      rounds.finish(false);
+      await settle();
+      for (let i = 0; i < 10; i++) loop.wake(); // after it, before the interval is over
+      await settle();
+      expect(rounds.seen.started).toBe(1);
+      for (let i = 0; i < 100 && rounds.seen.started < 2; i++) await new Promise((r) => setTimeout(r, 5));
+      expect(rounds.seen.started).toBe(2);
+      expect(performance.now() - firstStart).toBeGreaterThanOrEqual(INTERVAL - 5);
+      rounds.finish(false);
+      await new Promise((r) => setTimeout(r, INTERVAL + 20));
+      expect(rounds.seen).toEqual({ started: 2, maxActive: 1 });
+    });
+
+    it("a round with more still runs the next at once (a backlog is not held back)", async () => {
+      const rounds = controlledRounds();
+      const loop = loopOf(rounds, [], INTERVAL);
+      loop.start();
+      await rounds.started(1);
+      const finished = performance.now();
+      rounds.finish(true);
+      await rounds.started(2);
+      expect(performance.now() - finished).toBeLessThan(INTERVAL / 2);
+      rounds.finish(false);
+    });
   });
 });

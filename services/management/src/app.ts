@@ -97,8 +97,11 @@ const withOverlayRecords = (deps: ManagementAppDeps) => ({
   overlayRecords: deps.overlayRecords ?? new OverlayRecords(deps.redis, deps.logger),
 });
 
-/** Records answered on plain node:http before Express (decision 0023): the hottest keyed reads. */
-const DIRECT: ReadonlySet<unknown> = new Set([ROUTES.getLink]);
+/**
+ * Records answered on plain node:http before Express (decision 0023): the hottest keyed read, and since
+ * decision 0039 the create, when its body is plain JSON (anything else still goes through Express).
+ */
+const DIRECT: ReadonlySet<unknown> = new Set([ROUTES.getLink, ROUTES.createLink]);
 
 /** The service's request listener: the direct routes, then the Express app for everything else. */
 export function createManagementListener(input: ManagementAppDeps): RequestListener {

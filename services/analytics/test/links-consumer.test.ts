@@ -1,0 +1,124 @@
+// The links consumer against a real ClickHouse (chDB in memory), with its handler called directly
+// (decision 0039): it subscribes with a 500 ms wait to fill a batch (fewer, larger inserts); one
+// delivery mixing campaign membership, link events and a message it cannot read stores the campaign
+// and the links in one insert each and skips the unreadable one; a redelivered batch changes nothing.
+import { randomUUID } from "node:crypto";
+import type { EventBus, IncomingMessage, SubscribeOptions } from "@kurz/bus";
+import { createClickHouse, type KurzClickHouse, migrate } from "@kurz/clickhouse";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { subscribeLinks } from "../src/ingest/links.ts";
+
+let ch: KurzClickHouse;
+let options: SubscribeOptions<unknown> | undefined;
+const warnings: string[] = [];
+const inserts: string[] = [];
+
+const bus = {
+  subscribe: async (opts: SubscribeOptions<unknown>) => {
+    options = opts;
+    return { stop: async () => {} };
+  },
+} as unknown as EventBus;
+
+const logger = {
+  warn: (_o: object, m?: string) => warnings.push(m ?? ""),
+  info: () => {},
+  error: () => {},
+  debug: () => {},
+} as never;
+
+beforeAll(async () => {
+  const real = await createClickHouse({ path: ":memory:", database: "links_consumer_test" });
+  await migrate(real);
+  // The real client, with each insert's table noted.
+  ch = {
+    ...real,
+    insert: (table: string, rows: readonly object[]) => {
+      inserts.push(table);
+      return real.insert(table, rows);
+    },
+  } as KurzClickHouse;
+  await subscribeLinks({ bus, ch, logger });
+});
+
+afterAll(async () => {
+  await ch?.close();
+});
+
+const message = (value: unknown): IncomingMessage<unknown> => ({
+  topic: "links",
+  key: "k",
+  value,
+  headers: {},
+  id: randomUUID(),
+  deliveryAttempt: 1,
+});
+
+const account = randomUUID();
+const linkEvent = (code: string) => {
+  const id = randomUUID();
+  return {
+    v: 1,
+    type: "link.created",
+    link_id: id,
+    account_id: account,
+    short_code: code,
+    occurred_at: new Date().toISOString(),
+    event_id: randomUUID(),
+    link: {
+      id,
+      account_id: account,
+      short_code: code,
+      original_url: `https://example.com/${code}`,
+      title: code,
+      is_active: true,
+      expires_at: null,
+      has_password: false,
+      analytics_public: false,
+      analytics_shared_fields: null,
+    },
+  };
+};
+
+describe("the links consumer", () => {
+  it("waits up to 500 ms to fill a batch", () => {
+    expect(options?.maxWaitMs).toBe(500);
+  });
+
+  it("stores a mixed delivery's campaign and links in one insert each, skipping what it cannot read", async () => {
+    const links = [linkEvent("lc-a"), linkEvent("lc-b")];
+    const campaign = {
+      v: 1,
+      type: "campaign.links",
+      campaign_id: 7,
+      account_id: account,
+      links: [{ id: links[0]!.link_id, short_code: "lc-a" }],
+      deleted: false,
+      occurred_at: new Date().toISOString(),
+    };
+    const batch = [
+      message(links[0]),
+      message(campaign),
+      message({ type: "campaign.links", v: 1 }), // its type, not its shape
+      message({ type: "link.created" }),
+      message("not an event"),
+      message(links[1]),
+    ];
+    for (let round = 0; round < 2; round++) {
+      inserts.length = 0;
+      await options!.handler(batch);
+      expect(inserts.sort()).toEqual(["campaign_members", "links"]);
+    }
+    expect(warnings).toHaveLength(6); // three unreadable messages, in each of the two rounds
+    const stored = await ch.query<{ short_code: string }>(
+      "SELECT short_code FROM links FINAL WHERE account_id = {a:UUID} ORDER BY short_code",
+      { a: account },
+    );
+    expect(stored.map((r) => r.short_code)).toEqual(["lc-a", "lc-b"]);
+    const members = await ch.query<{ n: number }>(
+      "SELECT count() AS n FROM campaign_members FINAL WHERE campaign_id = 7",
+      {},
+    );
+    expect(members[0]?.n).toBe(1);
+  });
+});

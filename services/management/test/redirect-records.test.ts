@@ -1,0 +1,98 @@
+// RedirectRecords.put against a real Redis (decision 0039: one script instead of a MULTI): under the
+// client's key prefix it writes the record, drops the code's shared miss entry and tells the redirects
+// on the unprefixed channel, as the MULTI did; it loads the script when Redis does not know it (a
+// restarted or flushed Redis); and a Redis that cannot be reached is a warning, never a failed create.
+import { randomUUID } from "node:crypto";
+import { INVALIDATION_CHANNEL, redirectKey, redirectMissKey } from "@kurz/contracts";
+import type { Link } from "@kurz/db";
+import { cleanupRedisPrefix, testRedisUrl, uniquePrefix, waitFor } from "@kurz/testing";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RedirectRecords, toRedirectRecord } from "../src/redirect-records.ts";
+
+const prefix = `${uniquePrefix("redirect-records")}:`;
+let redis: Redis;
+let admin: Redis;
+let subscriber: Redis;
+const heard: string[] = [];
+const warnings: string[] = [];
+let records: RedirectRecords;
+
+const link = (code: string): Link => ({
+  id: randomUUID(),
+  accountId: randomUUID(),
+  shortCode: code,
+  originalUrl: "https://example.com/page",
+  title: "t",
+  passwordHash: null,
+  isActive: true,
+  expiresAt: new Date("2031-01-01T00:00:00.000Z"),
+  clicksCount: 0n,
+  analyticsPublic: false,
+  analyticsSharedFields: null,
+  createdAt: new Date(),
+  updatedAt: new Date(),
+  overlayId: null,
+  domainId: null,
+  frameable: null,
+  frameCheckedAt: null,
+});
+
+beforeAll(async () => {
+  redis = new Redis(testRedisUrl(), { keyPrefix: prefix });
+  admin = new Redis(testRedisUrl());
+  subscriber = new Redis(testRedisUrl());
+  await subscriber.subscribe(INVALIDATION_CHANNEL);
+  subscriber.on("message", (_channel: string, message: string) => heard.push(message));
+  records = new RedirectRecords(redis, { warn: (_o, m) => warnings.push(m ?? "") });
+});
+
+afterAll(async () => {
+  subscriber?.disconnect();
+  redis?.disconnect();
+  admin?.disconnect();
+  await cleanupRedisPrefix(testRedisUrl(), prefix);
+});
+
+describe("RedirectRecords.put", () => {
+  it("writes the record, drops the miss entry and publishes the code, under the client's prefix", async () => {
+    const code = `rr${randomUUID().slice(0, 8)}`;
+    await admin.set(`${prefix}${redirectMissKey(code)}`, "1");
+    const written = link(code);
+    await records.put(written);
+    expect(JSON.parse((await admin.get(`${prefix}${redirectKey(code)}`))!)).toEqual(
+      toRedirectRecord(written),
+    );
+    expect(await admin.exists(`${prefix}${redirectMissKey(code)}`)).toBe(0);
+    await waitFor(async () => heard.includes(code));
+    expect(warnings).toEqual([]);
+  });
+
+  it("sends the script itself when Redis does not know it (NOSCRIPT)", async () => {
+    // Not SCRIPT FLUSH: this Redis is shared with other test files' scripts.
+    const forgetful = new Proxy(redis, {
+      get(target, name) {
+        if (name === "evalsha") return () => Promise.reject(new Error("NOSCRIPT No matching script."));
+        const value = Reflect.get(target, name);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const code = `rr${randomUUID().slice(0, 8)}`;
+    await new RedirectRecords(forgetful, { warn: (_o, m) => warnings.push(m ?? "") }).put(link(code));
+    expect(await admin.exists(`${prefix}${redirectKey(code)}`)).toBe(1);
+    expect(warnings).toEqual([]);
+  });
+
+  it("only warns when Redis cannot be reached", async () => {
+    const down = new Redis("redis://127.0.0.1:9", {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+    });
+    down.on("error", () => {});
+    const failing = new RedirectRecords(down, { warn: (_o, m) => warnings.push(m ?? "") });
+    await expect(failing.put(link("rrdown"))).resolves.toBeUndefined();
+    expect(warnings).toEqual(["redirect record write failed; the miss path will heal it"]);
+    down.disconnect();
+  });
+});
