@@ -68,21 +68,6 @@ describe("RedirectRecords.put", () => {
     expect(warnings).toEqual([]);
   });
 
-  it("sends the script itself when Redis does not know it (NOSCRIPT)", async () => {
-    // Not SCRIPT FLUSH: this Redis is shared with other test files' scripts.
-    const forgetful = new Proxy(redis, {
-      get(target, name) {
-        if (name === "evalsha") return () => Promise.reject(new Error("NOSCRIPT No matching script."));
-        const value = Reflect.get(target, name);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-    const code = `rr${randomUUID().slice(0, 8)}`;
-    await new RedirectRecords(forgetful, { warn: (_o, m) => warnings.push(m ?? "") }).put(link(code));
-    expect(await admin.exists(`${prefix}${redirectKey(code)}`)).toBe(1);
-    expect(warnings).toEqual([]);
-  });
-
   it("only warns when Redis cannot be reached", async () => {
     const down = new Redis("redis://127.0.0.1:9", {
       lazyConnect: true,
