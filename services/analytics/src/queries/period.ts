@@ -83,6 +83,17 @@ export interface PeriodSql {
   params: Record<string, unknown>;
 }
 
+/**
+ * Raw clicks' condition for a partial-hour span, its parameters named `<key>_day/_from/_to`. The day
+ * matches the sorting key (link_id, toDate(ts)); a condition on ts alone would not prune.
+ */
+function rawSpan(span: Span, key: string, params: Record<string, unknown>): string {
+  params[`${key}_day`] = date(span.from);
+  params[`${key}_from`] = new Date(span.from);
+  params[`${key}_to`] = new Date(span.to);
+  return `(toDate(ts) = {${key}_day:Date} AND ts >= {${key}_from:DateTime64(3, 'UTC')} AND ts < {${key}_to:DateTime64(3, 'UTC')})`;
+}
+
 /** SQL conditions (each starting with " AND ") and their parameters, for a split period. */
 export function periodSql(period: Period | null, unit: "day" | "hour" = "day"): PeriodSql {
   if (!period) return { days: "", hours: null, raw: null, rawHours: null, params: {} };
@@ -102,15 +113,8 @@ export function periodSql(period: Period | null, unit: "day" | "hour" = "day"): 
     return `(hour >= {${u}_hour${i}_from:DateTime('UTC')} AND hour < {${u}_hour${i}_to:DateTime('UTC')})`;
   });
   const raw = split.raw.map((r, i) => {
-    params[`${u}_raw${i}_day`] = date(r.from);
     params[`${u}_raw${i}_hour`] = dateTime(Math.floor(r.from / HOUR_MS) * HOUR_MS);
-    params[`${u}_raw${i}_from`] = new Date(r.from);
-    params[`${u}_raw${i}_to`] = new Date(r.to);
-    // The day matches the sorting key (link_id, toDate(ts)); a condition on ts alone would not prune.
-    return (
-      `(toDate(ts) = {${u}_raw${i}_day:Date}` +
-      ` AND ts >= {${u}_raw${i}_from:DateTime64(3, 'UTC')} AND ts < {${u}_raw${i}_to:DateTime64(3, 'UTC')})`
-    );
+    return rawSpan(r, `${u}_raw${i}`, params);
   });
   const any = (parts: string[]) => (parts.length > 0 ? ` AND (${parts.join(" OR ")})` : null);
   return {
@@ -149,13 +153,12 @@ export function levelRanges(
 ): LevelRanges {
   const split = splitPeriod(period, unit);
   const params: Record<string, unknown> = {};
-  const between = (column: string, key: string, span: Span) => {
-    params[`${name}_${key}_from`] = new Date(span.from);
-    params[`${name}_${key}_to`] = new Date(span.to);
-    return `${column} >= {${name}_${key}_from:DateTime64(3, 'UTC')} AND ${column} < {${name}_${key}_to:DateTime64(3, 'UTC')}`;
+  const level = (l: string, span: Span, i: number) => {
+    const key = `${name}_${l}${i}`;
+    params[`${key}_from`] = new Date(span.from);
+    params[`${key}_to`] = new Date(span.to);
+    return `(level = '${l}' AND t >= {${key}_from:DateTime64(3, 'UTC')} AND t < {${key}_to:DateTime64(3, 'UTC')})`;
   };
-  const level = (l: string, span: Span, i: number) =>
-    `(level = '${l}' AND ${between("t", `${l}${i}`, span)})`;
   const recent = split.raw.filter((r) => r.from >= clickRowsFrom);
   const old = split.raw.filter((r) => r.from < clickRowsFrom);
   const parts = [
@@ -163,11 +166,7 @@ export function levelRanges(
     ...split.hours.map((h, i) => level("hour", h, i)),
     ...recent.map((r, i) => level("click", r, i)),
   ];
-  // The day matches raw clicks' sorting key (link_id, toDate(ts)); a condition on ts alone would not prune.
-  const clicks = old.map((r, i) => {
-    params[`${name}_old${i}_day`] = date(r.from);
-    return `(toDate(ts) = {${name}_old${i}_day:Date} AND ${between("ts", `old${i}`, r)})`;
-  });
+  const clicks = old.map((r, i) => rawSpan(r, `${name}_old${i}`, params));
   return {
     // An empty period (end before start) matches nothing.
     where: parts.length > 0 ? `(${parts.join(" OR ")})` : "0",
