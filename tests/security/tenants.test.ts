@@ -307,6 +307,36 @@ describe("cross-tenant attempts", () => {
     expect(await rowsOf(victim.accountId)).toBe(before);
   });
 
+  it("POST /api/v1/links refuses malformed bodies in the v1 envelope and creates nothing, on the direct body path and on Express alike", async () => {
+    const attackerLinks = () => prisma.link.count({ where: { accountId: attacker.accountId } });
+    const count = await attackerLinks();
+    const json = { "content-type": "application/json" };
+    const cases: [string | undefined, Record<string, string>, number, string][] = [
+      // Plain JSON bodies: read by the direct path (decision 0039).
+      ['{"url":"https://a.example/x",', json, 400, "VALIDATION_ERROR"],
+      ["1", json, 400, "VALIDATION_ERROR"],
+      ['"https://a.example/"', json, 400, "VALIDATION_ERROR"],
+      ["\ufeff{", json, 400, "VALIDATION_ERROR"],
+      ['{"url":"javascript:alert(1)"}', json, 400, "VALIDATION_ERROR"],
+      [
+        `{"url":"https://a.example/","account_id":"${victim.accountId}","custom_alias":"../x"}`,
+        json,
+        400,
+        "VALIDATION_ERROR",
+      ],
+      // Bodies of any other form: left to Express, which must answer in the same envelope (a body
+      // that claims gzip and is not: Express's inflate refuses it).
+      ['{"url":', { "content-type": "application/json; charset=latin1" }, 415, "UNSUPPORTED_MEDIA_TYPE"],
+      ['{"url":', { "content-type": "application/json", "content-encoding": "gzip" }, 400, "BAD_REQUEST"],
+    ];
+    for (const [body, headers, status, code] of cases) {
+      const res = await attacker.call("POST", "/api/v1/links", body, headers);
+      expect(res.status, `${body} ${JSON.stringify(headers)}: ${res.text}`).toBe(status);
+      expectV1Error(res, status, code);
+    }
+    expect(await attackerLinks()).toBe(count);
+  });
+
   it("the victim's resources still work for the victim (the control case)", async () => {
     const res = await victim.call("GET", `/api/v1/links/${victim.link.id}`);
     expect(res.status, res.text).toBe(200);
