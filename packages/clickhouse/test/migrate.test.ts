@@ -44,6 +44,7 @@ describe("migrate with the package's migrations", () => {
         "0005_insert_deduplication.sql",
         "0006_click_message_token.sql",
         "0007_link_stats.sql",
+        "0008_link_stats_only.sql",
       ],
     });
     expect(await migrate(ch)).toEqual({ applied: [] });
@@ -59,37 +60,25 @@ describe("migrate with the package's migrations", () => {
       { name: "link_daily", engine: "SummingMergeTree", sorting_key: "account_id, link_id, day" },
       // Since 0003 the daily rollups are fed from the hourly ones, which clicks feed.
       { name: "link_daily_from_hourly_mv", engine: "MaterializedView", sorting_key: "" },
-      {
-        name: "link_dim_daily",
-        engine: "SummingMergeTree",
-        sorting_key: "link_id, dim, day, value, country",
-      },
-      { name: "link_dim_daily_from_hourly_mv", engine: "MaterializedView", sorting_key: "" },
-      {
-        name: "link_dim_hourly",
-        engine: "SummingMergeTree",
-        sorting_key: "link_id, dim, hour, value, country",
-      },
-      { name: "link_dim_hourly_mv", engine: "MaterializedView", sorting_key: "" },
-      { name: "link_dim_total", engine: "SummingMergeTree", sorting_key: "link_id, dim, value, country" },
-      { name: "link_dim_total_mv", engine: "MaterializedView", sorting_key: "" },
+      // Since 0008 the per-link dimension and visitor rollups of 0002/0003 are gone: link_stats holds
+      // them (decision 0041).
       { name: "link_hourly", engine: "SummingMergeTree", sorting_key: "account_id, link_id, hour" },
       { name: "link_hourly_mv", engine: "MaterializedView", sorting_key: "" },
-      // Since 0007: a link's periods in one read (decision 0040), fed through a Null table.
+      // Since 0007: a link's periods in one read (decision 0040), fed through a Null table; since
+      // 0008 with an all-time level, and the visitor sets summed by views of their own.
       {
         name: "link_stats",
         engine: "AggregatingMergeTree",
         sorting_key: "link_id, level, kind, t, click_id, a, b, c",
       },
+      { name: "link_stats_all_mv", engine: "MaterializedView", sorting_key: "" },
       { name: "link_stats_click_mv", engine: "MaterializedView", sorting_key: "" },
       { name: "link_stats_day_mv", engine: "MaterializedView", sorting_key: "" },
+      { name: "link_stats_day_visitors_mv", engine: "MaterializedView", sorting_key: "" },
       { name: "link_stats_hour_mv", engine: "MaterializedView", sorting_key: "" },
+      { name: "link_stats_hour_visitors_mv", engine: "MaterializedView", sorting_key: "" },
       { name: "link_stats_rows", engine: "Null", sorting_key: "" },
       { name: "link_stats_rows_mv", engine: "MaterializedView", sorting_key: "" },
-      { name: "link_visitors_daily", engine: "AggregatingMergeTree", sorting_key: "link_id, day" },
-      { name: "link_visitors_daily_from_hourly_mv", engine: "MaterializedView", sorting_key: "" },
-      { name: "link_visitors_hourly", engine: "AggregatingMergeTree", sorting_key: "link_id, hour" },
-      { name: "link_visitors_hourly_mv", engine: "MaterializedView", sorting_key: "" },
       { name: "links", engine: "ReplacingMergeTree", sorting_key: "link_id" },
       { name: "schema_migrations", engine: "ReplacingMergeTree", sorting_key: "version" },
     ]);
@@ -124,6 +113,7 @@ describe("migrate with the package's migrations", () => {
       { version: 5, name: "insert_deduplication", len: 64 },
       { version: 6, name: "click_message_token", len: 64 },
       { version: 7, name: "link_stats", len: 64 },
+      { version: 8, name: "link_stats_only", len: 64 },
     ]);
   });
 });

@@ -32,6 +32,11 @@ function filterOf(accountId: string, query: ExportAnalyticsQuery): Filter {
   return { where, params };
 }
 
+// A dimension's rows per link and day: the breakdown rows of link_stats' day level (migration 0008),
+// in the columns of the rollup they replaced. It has no account column: see dimWhere.
+const DIM_DAYS = `(SELECT link_id, toDate(t) AS day, toString(a) AS dim, b AS value, toString(c) AS country, n AS clicks
+  FROM link_stats WHERE level = 'day' AND kind = 'd')`;
+
 // The link dimension names each link; a link whose deletion has been applied drops out (its clicks
 // are being removed too). A link the dimension has not heard of yet keeps its rows with no code. Only
 // the query's own links are read, so the join's table is as small as the query.
@@ -62,11 +67,11 @@ function sqlFor(dimension: ExportDimension, f: Filter, page: Page): string {
       WHERE l.deleted = 0
       ORDER BY d.link_id, d.day`;
   }
-  // link_dim_daily has no account column: a page's links are the account's (they were listed from
-  // its link_daily rows), so the page's ids are the account filter here.
+  // The dimension's rows have no account column: a page's links are the account's (they were listed
+  // from its link_daily rows), so the page's ids are the account filter here.
   return `SELECT toString(d.link_id) AS link_id, l.short_code AS short_code, toString(d.day) AS day,
       d.value AS value, d.country AS country, d.clicks AS clicks
-    FROM (SELECT link_id, day, value, country, sum(clicks) AS clicks FROM link_dim_daily
+    FROM (SELECT link_id, day, value, country, sum(clicks) AS clicks FROM ${DIM_DAYS}
           WHERE dim = {dim:String} AND ${pageWhere(dimWhere(f), page)}
           GROUP BY link_id, day, value, country HAVING clicks > 0) AS d
     LEFT JOIN ${LINKS} ON d.link_id = l.link_id
@@ -74,7 +79,7 @@ function sqlFor(dimension: ExportDimension, f: Filter, page: Page): string {
     ORDER BY d.link_id, d.day, d.value, d.country`;
 }
 
-/** The filter without its account condition, for link_dim_daily (which has no account column). */
+/** The filter without its account condition, for DIM_DAYS (which has no account column). */
 function dimWhere(f: Filter): string {
   return f.where.replace(/account_id = \{account:UUID\}( AND )?/, "") || "1";
 }
@@ -99,7 +104,7 @@ async function* pagesOf(
   f: Filter,
   budget: number,
 ): AsyncGenerator<Page> {
-  const table = dimension === "none" ? "link_daily" : "link_dim_daily";
+  const table = dimension === "none" ? "link_daily" : DIM_DAYS;
   const where =
     dimension === "none"
       ? f.where
