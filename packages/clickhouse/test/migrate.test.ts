@@ -60,25 +60,27 @@ describe("migrate with the package's migrations", () => {
       { name: "link_daily", engine: "SummingMergeTree", sorting_key: "account_id, link_id, day" },
       // Since 0003 the daily rollups are fed from the hourly ones, which clicks feed.
       { name: "link_daily_from_hourly_mv", engine: "MaterializedView", sorting_key: "" },
-      // Since 0008 the per-link dimension and visitor rollups of 0002/0003 are gone: link_stats holds
-      // them (decision 0041).
+      // Since 0008 the dimension rollups by hour and by day are gone (link_stats holds those rows,
+      // decision 0041); the all-time one is fed from clicks directly.
+      { name: "link_dim_total", engine: "SummingMergeTree", sorting_key: "link_id, dim, value, country" },
+      { name: "link_dim_total_from_clicks_mv", engine: "MaterializedView", sorting_key: "" },
       { name: "link_hourly", engine: "SummingMergeTree", sorting_key: "account_id, link_id, hour" },
       { name: "link_hourly_mv", engine: "MaterializedView", sorting_key: "" },
-      // Since 0007: a link's periods in one read (decision 0040), fed through a Null table; since
-      // 0008 with an all-time level, and the visitor sets summed by views of their own.
+      // Since 0007: a link's periods in one read (decision 0040), fed through a Null table.
       {
         name: "link_stats",
         engine: "AggregatingMergeTree",
         sorting_key: "link_id, level, kind, t, click_id, a, b, c",
       },
-      { name: "link_stats_all_mv", engine: "MaterializedView", sorting_key: "" },
       { name: "link_stats_click_mv", engine: "MaterializedView", sorting_key: "" },
       { name: "link_stats_day_mv", engine: "MaterializedView", sorting_key: "" },
-      { name: "link_stats_day_visitors_mv", engine: "MaterializedView", sorting_key: "" },
       { name: "link_stats_hour_mv", engine: "MaterializedView", sorting_key: "" },
-      { name: "link_stats_hour_visitors_mv", engine: "MaterializedView", sorting_key: "" },
       { name: "link_stats_rows", engine: "Null", sorting_key: "" },
       { name: "link_stats_rows_mv", engine: "MaterializedView", sorting_key: "" },
+      { name: "link_visitors_daily", engine: "AggregatingMergeTree", sorting_key: "link_id, day" },
+      { name: "link_visitors_daily_from_hourly_mv", engine: "MaterializedView", sorting_key: "" },
+      { name: "link_visitors_hourly", engine: "AggregatingMergeTree", sorting_key: "link_id, hour" },
+      { name: "link_visitors_hourly_mv", engine: "MaterializedView", sorting_key: "" },
       { name: "links", engine: "ReplacingMergeTree", sorting_key: "link_id" },
       { name: "schema_migrations", engine: "ReplacingMergeTree", sorting_key: "version" },
     ]);

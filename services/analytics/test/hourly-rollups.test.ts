@@ -148,14 +148,15 @@ describe("migration 0003 on existing clicks", () => {
     expect(await one("SELECT sum(clicks) + sum(bot_clicks) FROM link_hourly")).toBe(clicks.length);
     expect(await one("SELECT sum(clicks) + sum(bot_clicks) FROM link_daily")).toBe(clicks.length);
     expect(await one("SELECT sum(bot_clicks) FROM link_hourly")).toBe(bots);
-    // Six dimensions per human click, by hour, by day and over all time: clicks stored before the
-    // upgrade reach link_stats through the backfills of 0007 (hours, days) and 0008 (all time), later
-    // ones through its views.
-    for (const level of ["hour", "day", "all"]) {
+    // Six dimensions per human click, by hour and by day (link_stats: clicks stored before the upgrade
+    // through 0007's backfill, later ones through its views) and over all time (link_dim_total: fed
+    // through the rollups of 0002/0003 before 0008, from clicks directly after it).
+    for (const level of ["hour", "day"]) {
       expect(await one(`SELECT sum(n) FROM link_stats WHERE level = '${level}' AND kind = 'd'`)).toBe(
         6 * (clicks.length - bots),
       );
     }
+    expect(await one("SELECT sum(clicks) FROM link_dim_total")).toBe(6 * (clicks.length - bots));
   });
 
   it("fills link_stats (0007) at every level from raw clicks, and a rerun rebuilds it rather than adds", async () => {
@@ -164,7 +165,6 @@ describe("migration 0003 on existing clicks", () => {
       day: await one("SELECT sum(n) + sum(bots) FROM link_stats WHERE level = 'day' AND kind = 's'"),
       hour: await one("SELECT sum(n) FROM link_stats WHERE level = 'hour' AND a = 'city'"),
       click: await one("SELECT count() FROM link_stats FINAL WHERE level = 'click' AND kind = 's'"),
-      all: await one("SELECT sum(n) FROM link_stats WHERE level = 'all' AND a = 'os'"),
       visitorDays: await one("SELECT count() FROM link_stats FINAL WHERE level = 'day' AND kind = 'v'"),
     });
     // Click rows past the TTL are dropped as they are written (the old link's).
@@ -174,7 +174,6 @@ describe("migration 0003 on existing clicks", () => {
       day: clicks.length,
       hour: clicks.length - bots,
       click: recent,
-      all: clicks.length - bots,
       visitorDays: days,
     };
     expect(await sums()).toEqual(want);
@@ -184,8 +183,8 @@ describe("migration 0003 on existing clicks", () => {
   });
 
   it("is safe to run again (every migration from 0002 rerun rebuilds the rollups, not adds to them)", async () => {
-    // 0003 recreates the per-link rollups that 0008 drops, so a rerun of 0003 is a rerun of what
-    // follows it too.
+    // 0003 recreates views into tables that 0008 drops, so a rerun of 0003 is a rerun of what follows
+    // it too.
     await ch.command("DELETE FROM schema_migrations WHERE version >= 2");
     expect((await migrate(ch)).applied).toEqual([
       "0002_analytics_rollups.sql",
@@ -199,16 +198,16 @@ describe("migration 0003 on existing clicks", () => {
     const humans = clicks.filter((c) => c.is_bot === 0).length;
     expect(await one("SELECT sum(clicks) + sum(bot_clicks) FROM link_hourly")).toBe(clicks.length);
     expect(await one("SELECT sum(clicks) + sum(bot_clicks) FROM link_daily")).toBe(clicks.length);
-    for (const level of ["hour", "day", "all"]) {
+    for (const level of ["hour", "day"]) {
       expect(await one(`SELECT sum(n) FROM link_stats WHERE level = '${level}' AND a = 'browser'`)).toBe(
         humans,
       );
     }
-    expect(
-      await one(
-        "SELECT count() FROM system.tables WHERE database = currentDatabase() AND name LIKE 'link_dim%'",
-      ),
-    ).toBe(0);
+    expect(await one("SELECT sum(clicks) FROM link_dim_total WHERE dim = 'browser'")).toBe(humans);
+    const dimTables = await ch.query<{ name: string }>(
+      "SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 'link_dim%' ORDER BY name",
+    );
+    expect(dimTables.map((t) => t.name)).toEqual(["link_dim_total", "link_dim_total_from_clicks_mv"]);
   });
 });
 

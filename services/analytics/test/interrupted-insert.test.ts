@@ -12,7 +12,12 @@ import type { ClickRow } from "../src/ingest/click-rows.ts";
 import { writeClicks } from "../src/ingest/click-writer.ts";
 
 // The materialized views that read `clicks`; every other rollup is fed from their tables.
-const VIEWS_ON_CLICKS = ["link_hourly_mv", "link_stats_rows_mv"];
+const VIEWS_ON_CLICKS = [
+  "link_hourly_mv",
+  "link_visitors_hourly_mv",
+  "link_stats_rows_mv",
+  "link_dim_total_from_clicks_mv",
+];
 let ch: KurzClickHouse;
 
 beforeAll(async () => {
@@ -33,15 +38,15 @@ async function counts(link: string) {
     raw: await one("SELECT uniqExact(click_id) FROM clicks WHERE link_id = {link:UUID}", p),
     hourly: await one("SELECT sum(clicks) FROM link_hourly WHERE link_id = {link:UUID}", p),
     daily: await one("SELECT sum(clicks) FROM link_daily WHERE link_id = {link:UUID}", p),
-    // link_stats (migrations 0007, 0008): each level on its own; click rows counted as stored, unmerged.
     browsersByDay: await one(
       "SELECT sum(n) FROM link_stats WHERE link_id = {link:UUID} AND level = 'day' AND a = 'browser'",
       p,
     ),
     countriesAllTime: await one(
-      "SELECT sum(n) FROM link_stats WHERE link_id = {link:UUID} AND level = 'all' AND a = 'country'",
+      "SELECT sum(clicks) FROM link_dim_total WHERE link_id = {link:UUID} AND dim = 'country'",
       p,
     ),
+    // link_stats (migration 0007): each level on its own; click rows counted as stored, unmerged.
     statsDays: await one(
       "SELECT sum(n) + sum(bots) FROM link_stats WHERE link_id = {link:UUID} AND level = 'day' AND kind = 's'",
       p,

@@ -138,10 +138,10 @@ it("counts every click once while two consumers write the same messages at the s
     expect(await one("SELECT uniqExact(click_id) FROM clicks")).toBe(distinct);
     expect(await one("SELECT sum(clicks) FROM link_daily")).toBe(distinct);
     expect(await one("SELECT sum(clicks) FROM link_hourly")).toBe(distinct);
-    // link_stats (migrations 0007, 0008): every level, click rows as stored (not merged).
+    expect(await one("SELECT sum(clicks) FROM link_dim_total WHERE dim = 'country'")).toBe(distinct);
+    // link_stats (migration 0007): every level, click rows as stored (not merged).
     expect(await one("SELECT sum(n) FROM link_stats WHERE level = 'day' AND a = 'referrer'")).toBe(distinct);
     expect(await one("SELECT sum(n) FROM link_stats WHERE level = 'hour' AND a = 'browser'")).toBe(distinct);
-    expect(await one("SELECT sum(n) FROM link_stats WHERE level = 'all' AND a = 'country'")).toBe(distinct);
     expect(await one("SELECT sum(n) FROM link_stats WHERE level = 'day' AND kind = 's'")).toBe(distinct);
     expect(await one("SELECT sum(n) FROM link_stats WHERE level = 'hour' AND a = 'os'")).toBe(distinct);
     expect(await one("SELECT count() FROM link_stats WHERE level = 'click' AND kind = 's'")).toBe(distinct);

@@ -11,7 +11,15 @@ import { chTime } from "./click-rows.ts";
 import { retryWhileTransient } from "./transient.ts";
 
 /** Tables holding a link's clicks; all are emptied when the link is deleted. */
-const CLICK_TABLES = ["clicks", "link_daily", "link_hourly", "link_stats"] as const;
+const CLICK_TABLES = [
+  "clicks",
+  "link_daily",
+  "link_dim_total",
+  "link_visitors_daily",
+  "link_hourly",
+  "link_visitors_hourly",
+  "link_stats",
+] as const;
 
 export function subscribeLinks(deps: {
   bus: EventBus;

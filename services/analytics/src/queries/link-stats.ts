@@ -1,8 +1,8 @@
 // One link's analytics (SPEC 2.5 plus bot_clicks and unique_visitors). Bots are excluded from every
 // count. A period, whole days or times of day, is one read of `link_stats` (migration 0007, decision
 // 0040): its whole days, the whole hours of its partial days and the clicks of its partial hours
-// are key ranges of that one table. All time reads its all-time breakdown rows (migration 0008) and
-// its days' series and visitor rows.
+// are key ranges of that one table. All time reads the all-time breakdown (link_dim_total), far
+// fewer rows than every day of the link.
 import type { KurzClickHouse } from "@kurz/clickhouse";
 import { type AnalyticsInterval, type LinkAnalytics, TOP_LIST_SIZE } from "@kurz/contracts";
 import { levelRanges, type Period } from "./period.ts";
@@ -25,6 +25,8 @@ export type Interval = AnalyticsInterval;
 // n = human clicks, bots = bot clicks), d = a breakdown row (a = the dimension, b = its value, c = a
 // city's country, n = clicks), v = one day's unique visitors (a = the day, vs = its visitor hashes,
 // salted per day, so days add up). One GROUP BY over them answers the whole request.
+const shape = (kind: string, a: string, b: string, c: string, n: string, bots: string, vs: string) =>
+  `SELECT '${kind}' AS kind, ${a} AS a, ${b} AS b, ${c} AS c, toUInt64(${n}) AS n, toUInt64(${bots}) AS bots, ${vs} AS vs`;
 
 interface Source {
   /** Rows of the shape above. */
@@ -35,25 +37,19 @@ interface Source {
 }
 
 /**
- * All time: the daily series from the day level, the breakdowns from the all-time level (migration
- * 0008), far fewer rows than every day of a link, and each day's visitors. Those are read with
- * FINAL, which leaves one row per day whose array holds the day's distinct hashes, so their lengths
- * add up to the count: half the cost of building a set of every hash (decision 0041), which a period
- * must still do to join a partial day's hours. Hourly series need a period (contracts: interval=hour
- * covers at most 7 days), so this series is daily.
+ * All time: the daily series and visitors, and the all-time breakdown. Hourly series need a period
+ * (contracts: interval=hour covers at most 7 days), so this series is daily.
  */
 function allTime(): Source {
+  const E = "arrayReduce('uniqExactState', emptyArrayUInt64())";
+  const ofLink = "account_id = {account:UUID} AND link_id = {id:UUID}";
   return {
-    sql: `SELECT toString(kind) AS kind, if(kind = 'd', toString(link_stats.a), toString(toDate(t))) AS a,
-        b, toString(link_stats.c) AS c, n, bots, vs
-      FROM link_stats
-      WHERE link_id = {id:UUID}
-        AND ((level = 'day' AND link_stats.kind = 's') OR (level = 'all' AND link_stats.kind = 'd'))
-      UNION ALL
-      SELECT 'v' AS kind, toString(toDate(t)) AS a, '' AS b, '' AS c, toUInt64(0) AS n, toUInt64(0) AS bots, vs
-      FROM link_stats FINAL
-      WHERE link_id = {id:UUID} AND level = 'day' AND link_stats.kind = 'v'`,
-    counts: "sum(n) AS n, sum(bots) AS bots, toUInt64(sum(length(vs))) AS v",
+    sql: `${shape("s", "toString(day)", "''", "''", "clicks", "bot_clicks", E)} FROM link_daily WHERE ${ofLink}
+      UNION ALL ${shape("d", "toString(dim)", "value", "toString(country)", "clicks", "0", E)}
+        FROM link_dim_total WHERE link_id = {id:UUID}
+      UNION ALL ${shape("v", "toString(day)", "''", "''", "0", "0", "visitors")}
+        FROM link_visitors_daily WHERE link_id = {id:UUID}`,
+    counts: "sum(n) AS n, sum(bots) AS bots, toUInt64(uniqExactMerge(vs)) AS v",
     params: {},
   };
 }
