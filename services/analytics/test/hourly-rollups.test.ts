@@ -4,7 +4,7 @@
 // Also: migration 0003 on a data directory that already holds clicks (backfill, then views that
 // count every new click once).
 import { randomUUID } from "node:crypto";
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClickHouse, type KurzClickHouse, MIGRATIONS_DIR, migrate } from "@kurz/clickhouse";
@@ -186,15 +186,11 @@ describe("migration 0003 on existing clicks", () => {
     // 0003 recreates views into tables that 0008 drops, so a rerun of 0003 is a rerun of what follows
     // it too.
     await ch.command("DELETE FROM schema_migrations WHERE version >= 2");
-    expect((await migrate(ch)).applied).toEqual([
-      "0002_analytics_rollups.sql",
-      "0003_hourly_rollups.sql",
-      "0004_campaign_members.sql",
-      "0005_insert_deduplication.sql",
-      "0006_click_message_token.sql",
-      "0007_link_stats.sql",
-      "0008_link_stats_only.sql",
-    ]);
+    const fromTwo = readdirSync(MIGRATIONS_DIR)
+      .filter((f) => /^\d{4}_.*\.sql$/.test(f) && f >= "0002")
+      .sort();
+    expect(fromTwo).toContain("0008_link_stats_only.sql");
+    expect((await migrate(ch)).applied).toEqual(fromTwo);
     const humans = clicks.filter((c) => c.is_bot === 0).length;
     expect(await one("SELECT sum(clicks) + sum(bot_clicks) FROM link_hourly")).toBe(clicks.length);
     expect(await one("SELECT sum(clicks) + sum(bot_clicks) FROM link_daily")).toBe(clicks.length);
