@@ -64,6 +64,33 @@ describe("Supervised", () => {
     expect(() => process.kill(first, 0)).toThrow();
   });
 
+  it("does not call an exit unexpected when the stop follows within the settle time (Ctrl-C reaches the whole group)", async () => {
+    const lines: string[] = [];
+    const service = new Supervised({
+      name: "svc",
+      spawn: node("process.on('SIGINT', () => process.exit(0)); setInterval(() => {}, 1000)"),
+      say: (l) => lines.push(l),
+      policy,
+      exitSettleMs: 300,
+    });
+    service.start();
+    await sleep(300); // let it install its SIGINT handler
+    const pid = service.pid!;
+    process.kill(pid, "SIGINT");
+    await until(() => {
+      try {
+        process.kill(pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    service.stopRestarting(); // the stack's own SIGINT handler, a moment later
+    await sleep(300 + policy.maxDelayMs * 2);
+    expect(lines).toEqual([]);
+    expect(service.starts).toBe(1);
+  });
+
   it("stops for good: no restart after stop(), and a process that ignores SIGTERM is killed", async () => {
     const stubborn = new Supervised({
       name: "stubborn",

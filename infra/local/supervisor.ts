@@ -32,7 +32,12 @@ export interface SupervisedOptions {
   say: (line: string) => void;
   policy?: RestartPolicy;
   now?: () => number;
+  /** How long after an exit a stop() still makes it expected (default EXIT_SETTLE_MS). */
+  exitSettleMs?: number;
 }
+
+/** See the exit handler in Supervised.start. */
+export const EXIT_SETTLE_MS = 200;
 
 /** One supervised process: restarted after an unexpected exit until `stop()`. */
 export class Supervised {
@@ -58,26 +63,44 @@ export class Supervised {
     this.starts++;
     proc.once("exit", (code, signal) => {
       if (this.stopping) return;
-      const policy = this.opts.policy ?? DEFAULT_RESTART_POLICY;
       const ranFor = now() - this.startedAt;
-      this.delay = nextDelay(policy, this.delay, ranFor);
-      this.opts.say(
-        `${this.opts.name} exited unexpectedly (${signal ?? `exit ${code}`}) after ${(ranFor / 1000).toFixed(1)} s; ` +
-          `restarting in ${this.delay / 1000} s (the other services keep serving)`,
-      );
+      // Ctrl-C in a terminal signals the whole process group, so a service may exit on it before
+      // this process's own SIGINT handler has called stop(): the exit counts as unexpected only if
+      // no stop follows within a moment.
       this.timer = setTimeout(() => {
         this.timer = undefined;
-        if (this.stopping) return;
-        this.start();
-        this.opts.say(`${this.opts.name} restarted (start ${this.starts})`);
-      }, this.delay);
+        if (!this.stopping) this.restartAfter(ranFor, signal ?? `exit ${code}`);
+      }, this.opts.exitSettleMs ?? EXIT_SETTLE_MS);
     });
+  }
+
+  private restartAfter(ranFor: number, how: string): void {
+    const policy = this.opts.policy ?? DEFAULT_RESTART_POLICY;
+    this.delay = nextDelay(policy, this.delay, ranFor);
+    this.opts.say(
+      `${this.opts.name} exited unexpectedly (${how}) after ${(ranFor / 1000).toFixed(1)} s; ` +
+        `restarting in ${this.delay / 1000} s (the other services keep serving)`,
+    );
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.stopping) return;
+      this.start();
+      this.opts.say(`${this.opts.name} restarted (start ${this.starts})`);
+    }, this.delay);
+  }
+
+  /**
+   * No restart from now on, and an exit from now on is expected; the process is left running. The
+   * stack calls it on every service at once before stopping them one by one.
+   */
+  stopRestarting(): void {
+    this.stopping = true;
+    if (this.timer) clearTimeout(this.timer);
   }
 
   /** Stops restarting, then SIGTERM, and SIGKILL after `graceMs`; resolves when the process is gone. */
   async stop(graceMs = 15_000): Promise<void> {
-    this.stopping = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.stopRestarting();
     const proc = this.proc;
     if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
     const exited = new Promise<boolean>((r) => proc.once("exit", () => r(true)));

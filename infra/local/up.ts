@@ -220,6 +220,8 @@ async function waitReady(name: string, url: string, timeoutMs = 60_000): Promise
 
 async function stopAll(code: number): Promise<never> {
   stopping = true;
+  // All at once first: they are stopped one by one, and a Ctrl-C has already reached every one.
+  for (const child of children) child.stopRestarting();
   for (const child of [...children].reverse()) await child.stop();
   process.exit(code);
 }
