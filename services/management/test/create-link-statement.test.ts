@@ -7,7 +7,7 @@ import type { TestDatabase } from "@kurz/testing";
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLink, type LinkWriterDeps, type NewLink } from "../src/links-service.ts";
-import { createTestAccount } from "./links-helpers.ts";
+import { createTestAccount, inProcessWriter } from "./links-helpers.ts";
 
 let database: TestDatabase;
 let prisma: PrismaClient;
@@ -20,13 +20,9 @@ beforeAll(async () => {
   prisma = createPrisma(database.url);
   accountA = (await createTestAccount(prisma, "create-stmt-a", 3)).account_id;
   await prisma.account.update({ where: { id: accountA }, data: { defaultExpiryHours: 48 } });
-  deps = {
-    prisma,
-    records: { put: async (link: Link) => void written.push(link) } as unknown as LinkWriterDeps["records"],
-    legacyRecords: { syncRotators: async () => {} },
-    onEventsWritten: () => {},
-    retiredCodeGraceMs: 30 * 86_400_000,
-  };
+  deps = inProcessWriter(prisma, {
+    put: async (link: Link) => void written.push(link),
+  } as unknown as LinkWriterDeps["records"]);
 });
 
 afterAll(async () => {

@@ -14,7 +14,7 @@ import { refreshFraming } from "../src/frame-refresher.ts";
 import { createLink, type LinkWriterDeps } from "../src/links-service.ts";
 import { RedirectRecords } from "../src/redirect-records.ts";
 import { TitleFetcher } from "../src/title-fetcher.ts";
-import { createTestAccount } from "./links-helpers.ts";
+import { createTestAccount, inProcessWriter } from "./links-helpers.ts";
 
 const DAY = 86_400_000;
 let database: TestDatabase;
@@ -36,13 +36,7 @@ beforeAll(async () => {
   prefix = `${uniquePrefix("frames")}:`;
   redis = new Redis(testRedisUrl(), { keyPrefix: prefix });
   records = new RedirectRecords(redis, { warn: () => {} });
-  deps = {
-    prisma,
-    records,
-    legacyRecords: { syncRotators: async () => {} },
-    onEventsWritten: () => {},
-    retiredCodeGraceMs: DAY,
-  };
+  deps = inProcessWriter(prisma, records, DAY);
   server = createServer((_req, res) => {
     if (frameOptions !== null) res.setHeader("X-Frame-Options", frameOptions);
     res.setHeader("content-type", "text/html");

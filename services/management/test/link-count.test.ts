@@ -11,7 +11,7 @@ import { storedLinkCount } from "../src/link-count.ts";
 import { listLinks } from "../src/link-list.ts";
 import { assertRoomFor, createLink, deleteLinks, type LinkWriterDeps } from "../src/links-service.ts";
 import type { RedirectRecords } from "../src/redirect-records.ts";
-import { createTestAccount } from "./links-helpers.ts";
+import { createTestAccount, inProcessWriter } from "./links-helpers.ts";
 
 let database: TestDatabase;
 let prisma: PrismaClient;
@@ -29,13 +29,7 @@ beforeAll(async () => {
     remove: async () => {},
     removeMany: async () => {},
   } as unknown as RedirectRecords;
-  deps = {
-    prisma,
-    records,
-    legacyRecords: { syncRotators: async () => {} },
-    onEventsWritten: () => {},
-    retiredCodeGraceMs: 30 * 86_400_000,
-  };
+  deps = inProcessWriter(prisma, records);
 });
 
 afterAll(async () => {

@@ -8,6 +8,7 @@ import { type Stack, startStack } from "@kurz/testing/stack";
 import { Redis } from "ioredis";
 import { expect } from "vitest";
 import { createAccount } from "../src/accounts.ts";
+import type { LinkWriterDeps } from "../src/links-service.ts";
 
 /** Keys created by these stacks get limits high enough for many requests per test file. */
 export const RELAXED_LIMITS = { RATE_LIMIT_PER_MINUTE: "100000", RATE_LIMIT_PER_HOUR: "1000000" };
@@ -149,4 +150,22 @@ export function expectEnvelope(res: V1Response, what: string): void {
     expect(ERROR_CODES.has(res.body.error?.code), `${what} → ${JSON.stringify(res.body)}`).toBe(true);
     expect(typeof res.body.error.message, what).toBe("string");
   }
+}
+
+/**
+ * The link writer's dependencies for tests that call links-service.ts in this process: `records` as
+ * the test needs them, no rotators to sync, no relay to wake.
+ */
+export function inProcessWriter(
+  prisma: PrismaClient,
+  records: LinkWriterDeps["records"],
+  retiredCodeGraceMs = 30 * 86_400_000,
+): LinkWriterDeps {
+  return {
+    prisma,
+    records,
+    legacyRecords: { syncRotators: async () => {} },
+    onEventsWritten: () => {},
+    retiredCodeGraceMs,
+  };
 }
