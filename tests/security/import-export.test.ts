@@ -165,6 +165,14 @@ describe("analytics export", () => {
       expect(res.status).toBe(200);
       expect(res.text.trim().split("\r\n")).toHaveLength(1); // the header only
     }
+    // Naming the victim's link, with or without a dimension, answers as a link that does not exist.
+    for (const query of ["", "&dimension=referrer"]) {
+      expectV1Error(
+        await asAttacker("GET", `/api/v1/exports/analytics?link_id=${link.body.data.id}${query}`),
+        404,
+        "NOT_FOUND",
+      );
+    }
     // A period that ends before it starts, or a link id that is not one, is refused with the reason.
     expectV1Error(
       await asVictim("GET", "/api/v1/exports/analytics?start=2100-01-01&end=2000-01-01"),
