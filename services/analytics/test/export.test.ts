@@ -64,9 +64,16 @@ describe("GET /api/v1/exports/analytics", () => {
     await waitFor(
       async () => {
         const text = await (await get(owner, "/api/v1/exports/analytics")).text();
-        return text.trim().split("\r\n").length === 3 && text.includes(",2,1") ? text : null;
+        // The short codes come from the links consumer, which batches (up to 500 ms: decision 0039)
+        // and may store a link after its first clicks.
+        const ready =
+          text.trim().split("\r\n").length === 3 &&
+          text.includes(",2,1") &&
+          text.includes(`,${a.short_code},`) &&
+          text.includes(`,${b.short_code},`);
+        return ready ? text : null;
       },
-      { timeoutMs: 20_000, intervalMs: 200, description: "clicks in the export" },
+      { timeoutMs: 20_000, intervalMs: 200, description: "clicks and short codes in the export" },
     );
   });
 
