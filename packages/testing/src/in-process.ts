@@ -41,6 +41,10 @@ interface Running {
 const GRACE_MS = 2_000;
 const MAX_LOG_LINES = 2_000;
 const STOP_ORDER: ServiceName[] = ["redirect", "gateway", "analytics", "management"];
+// The front two drain together: an API connection the redirect spliced to the gateway (decision 0038)
+// ends only when the gateway closes its side, so a redirect draining alone waited out the whole grace
+// for every kept-alive API connection a test left (2 s of each test file's stop: issue 15).
+const DRAIN_TOGETHER: ServiceName[] = ["redirect", "gateway"];
 
 /**
  * Starts the services, each with its own environment (the process stack's variables, PORT included),
@@ -90,10 +94,12 @@ export async function startServicesInProcess(
   const untrack = trackInProcessOutput(`in-process stack ${readyUrlFor("redirect")}`, output);
   const stop = async () => {
     const failures: string[] = [];
+    const together = running.filter((r) => DRAIN_TOGETHER.includes(r.name));
+    await Promise.all(together.map((r) => drainServers(r.service.servers, GRACE_MS, r.logger)));
     for (const name of STOP_ORDER) {
       const r = running.find((s) => s.name === name);
       if (!r) continue;
-      await drainServers(r.service.servers, GRACE_MS, r.logger);
+      if (!together.includes(r)) await drainServers(r.service.servers, GRACE_MS, r.logger);
       try {
         await r.service.close();
       } catch (err) {
