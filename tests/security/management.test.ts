@@ -134,7 +134,7 @@ describe("bulk title fetches (item 11)", () => {
       data: { rateLimitPerMinute: KEY_PER_MINUTE },
     });
     const call = api(stack, account.api_key);
-    await withMinuteLeft(25);
+    await withMinuteLeft(15);
 
     const first = ["/b1", "/b2", "/b3", "/b4"];
     const res1 = await call("POST", "/api/v1/links/bulk", {
@@ -173,7 +173,7 @@ describe("bulk title fetches (item 11)", () => {
 
   it("fetch one host a few at a time and a bounded number per minute, whoever asks", async () => {
     const { asAttacker, asVictim } = await attackerAndVictim(stack, "hostcap");
-    await withMinuteLeft(25);
+    await withMinuteLeft(15);
     siteB.resetOverlap();
     const paths = Array.from({ length: HOST_PER_MINUTE + 4 }, (_, i) => `/h${i}`);
     const res = await asAttacker("POST", "/api/v1/links/bulk", {
