@@ -57,3 +57,37 @@ export function sqlStateOf(err: unknown): string | undefined {
   // Prisma's own codes (P1000–P6999) have the same shape as a SQLSTATE but are not one.
   return code !== undefined && /^[0-9A-Z]{5}$/.test(code) && !/^P[1-9]\d{3}$/.test(code) ? code : undefined;
 }
+
+// Prisma's codes for a database it cannot reach or lost mid-request: can't reach (P1001), timed out
+// (P1002, P1008), closed the connection (P1017), no pooled connection in time (P2024).
+const UNAVAILABLE_PRISMA_CODES = new Set(["P1001", "P1002", "P1008", "P1017", "P2024"]);
+const UNAVAILABLE_ADAPTER_KINDS = new Set([
+  "DatabaseNotReachable",
+  "ConnectionClosed",
+  "SocketTimeout",
+  "TooManyConnections",
+]);
+// SQLSTATEs of a server going away or not yet back: class 08 (connection exception), admin or crash
+// shutdown (57P01, 57P02), starting up (57P03), too many connections (53300).
+const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300)$/;
+// What node-postgres and the socket throw when no server answers (no SQLSTATE then).
+const UNAVAILABLE_ERRNO = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH"]);
+const PG_CONNECTION_LOST = /^Connection terminated( unexpectedly| due to connection timeout)?$/;
+
+/**
+ * The database is down, restarting or unreachable: a transient outage rather than a bug, which an API
+ * answers 503 with Retry-After so that clients retry (the fault suite's Postgres restart found a create
+ * whose connection the server terminated answered 500). From Prisma (model or raw queries, through the
+ * pg adapter) or straight from the pg pool.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (typeof err !== "object" || err === null) return false;
+  const code = codeOf(err) ?? (err as { errorCode?: unknown }).errorCode?.toString();
+  if (code !== undefined && (UNAVAILABLE_PRISMA_CODES.has(code) || UNAVAILABLE_ERRNO.has(code))) return true;
+  const cause = adapterCause(err);
+  if (cause?.kind !== undefined && UNAVAILABLE_ADAPTER_KINDS.has(cause.kind)) return true;
+  const state = sqlStateOf(err);
+  if (state !== undefined && UNAVAILABLE_SQLSTATE.test(state)) return true;
+  const message = (err as { message?: unknown }).message;
+  return typeof message === "string" && PG_CONNECTION_LOST.test(message);
+}

@@ -4,10 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createPrisma,
   dropDatabase,
+  isDatabaseUnavailable,
   isRecordMissing,
   isUniqueViolation,
   migrateDatabase,
   type PrismaClient,
+  poolOf,
 } from "../src/index.ts";
 import { uniqueDatabaseUrl } from "./databases.ts";
 
@@ -86,6 +88,62 @@ describe("isRecordMissing", () => {
     for (const err of [update, remove]) {
       expect(isRecordMissing(err)).toBe(true);
       expect(isUniqueViolation(err)).toBe(false);
+    }
+  });
+});
+
+describe("isDatabaseUnavailable", () => {
+  it("recognises a server that refuses connections, from model, raw and pool queries", async () => {
+    const down = createPrisma("postgresql://postgres@127.0.0.1:1/nowhere");
+    try {
+      const errors = [
+        await rejection(down.account.findFirst()),
+        await rejection(down.$queryRaw`SELECT 1`),
+        await rejection(poolOf(down).query("SELECT 1")),
+      ];
+      for (const err of errors) expect(isDatabaseUnavailable(err), String(err)).toBe(true);
+    } finally {
+      await down.$disconnect();
+    }
+  });
+
+  it("recognises a statement whose connection the server terminated (a restart's 57P01)", async () => {
+    const victim = createPrisma(databaseUrl);
+    try {
+      const viaPool = rejection(poolOf(victim).query("SELECT pg_sleep(30) AS victim_pool"));
+      const viaPrisma = rejection(victim.$queryRaw`SELECT pg_sleep(30) AS victim_prisma`);
+      const victims = () =>
+        prisma.$queryRaw<{ pid: number }[]>`SELECT pid FROM pg_stat_activity
+          WHERE query LIKE '%AS victim_%' AND pid <> pg_backend_pid()`;
+      for (let i = 0; i < 100 && (await victims()).length < 2; i++)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(await victims()).toHaveLength(2);
+      await prisma.$queryRaw`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE query LIKE '%AS victim_%' AND pid <> pg_backend_pid()`;
+      for (const err of [await viaPool, await viaPrisma])
+        expect(isDatabaseUnavailable(err), String(err)).toBe(true);
+    } finally {
+      await victim.$disconnect();
+    }
+  });
+
+  it("is false for refusals by the data and for things that are not database errors", async () => {
+    const unique = await rejection(prisma.account.create({ data: { email: "taken@example.com" } }));
+    const missing = await rejection(
+      prisma.account.update({ where: { id: "00000000-0000-4000-8000-000000000000" }, data: { plan: "pro" } }),
+    );
+    const syntax = await rejection(prisma.$queryRawUnsafe("SELEC 1"));
+    for (const value of [
+      unique,
+      missing,
+      syntax,
+      null,
+      undefined,
+      "P1001",
+      new Error("boom"),
+      { code: "P2002" },
+    ]) {
+      expect(isDatabaseUnavailable(value)).toBe(false);
     }
   });
 });

@@ -30,6 +30,8 @@ export interface DirectRoutesOptions {
   logger: Logger;
   /** Check responses against their records (default: responseValidationFrom(process.env)). */
   validateResponses?: boolean;
+  /** Errors meaning a dependency is down (answered 503 with Retry-After), as the Express app's. */
+  isUnavailable?: (err: unknown) => boolean;
 }
 
 interface Compiled {
@@ -231,7 +233,7 @@ export function directRoutes(options: DirectRoutesOptions, fallback: RequestList
       trackRequest(logger, req, res);
       answer(c, params, req, res).catch((err: unknown) => {
         if (res.headersSent) return res.destroy();
-        const error = toApiError(err);
+        const error = toApiError(err, options.isUnavailable);
         if (error.status >= 500) logger.error({ err, reqId: (req as { id?: unknown }).id }, "request failed");
         sendError(res, error, envelopeForPath(path));
       });

@@ -103,6 +103,12 @@ export const unsupportedMediaType = (message = "Request body must be application
 export const internalError = (message = "Internal server error") => apiError("INTERNAL_ERROR", message);
 export const serviceUnavailable = (message = "Service unavailable") =>
   apiError("SERVICE_UNAVAILABLE", message);
+/** A dependency (the database) is down or restarting: 503 with Retry-After, so that clients retry. */
+export const dependencyUnavailable = (cause?: unknown) =>
+  apiError("SERVICE_UNAVAILABLE", "Temporarily unavailable; retry shortly", undefined, {
+    headers: { "Retry-After": "1" },
+    cause,
+  });
 
 export function methodNotAllowedError(allowed: readonly string[]): ApiError {
   return apiError("METHOD_NOT_ALLOWED", "Method not allowed", undefined, {
@@ -144,11 +150,13 @@ interface HttpErrorLike {
 
 /**
  * Maps anything thrown to the ApiError the client sees. Errors from express/body-parser
- * (http-errors) keep their 4xx meaning; everything unknown becomes a bare 500 so no
- * internal message or stack reaches the client.
+ * (http-errors) keep their 4xx meaning; what `isUnavailable` recognises (a service's dependency
+ * being down, e.g. @kurz/db's isDatabaseUnavailable) is a 503 with Retry-After; everything unknown
+ * becomes a bare 500 so no internal message or stack reaches the client.
  */
-export function toApiError(err: unknown): ApiError {
+export function toApiError(err: unknown, isUnavailable?: (err: unknown) => boolean): ApiError {
   if (isApiError(err)) return err;
+  if (isUnavailable?.(err)) return dependencyUnavailable(err);
   if (isZodError(err)) return validation(err);
   if (typeof err === "object" && err !== null) {
     const e = err as HttpErrorLike;

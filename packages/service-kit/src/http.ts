@@ -10,6 +10,8 @@ const JSON_TYPES = ["application/json", "application/*+json"];
 export interface ErrorHandlerOptions {
   logger: Logger;
   envelope: EnvelopeOption;
+  /** Errors meaning a dependency is down (answered 503 with Retry-After): see toApiError. */
+  isUnavailable?: (err: unknown) => boolean;
 }
 
 export interface CreateAppOptions extends ErrorHandlerOptions {
@@ -78,14 +80,14 @@ export function installErrorHandlers(app: Express, options: ErrorHandlerOptions)
   app.use(errorHandler(options));
 }
 
-export function errorHandler({ logger, envelope }: ErrorHandlerOptions): ErrorRequestHandler {
+export function errorHandler({ logger, envelope, isUnavailable }: ErrorHandlerOptions): ErrorRequestHandler {
   return (err, req, res, next) => {
     if (res.headersSent) {
       // Too late for an envelope; express's default handler aborts the connection.
       next(err);
       return;
     }
-    const apiError = toApiError(err);
+    const apiError = toApiError(err, isUnavailable);
     if (apiError.status >= 500) {
       logger.error({ err, reqId: (req as { id?: unknown }).id }, "request failed");
     }

@@ -1,6 +1,6 @@
 import type { RequestListener } from "node:http";
 import { IMPORT_MAX_BYTES, ROUTES } from "@kurz/contracts";
-import type { PrismaClient } from "@kurz/db";
+import { isDatabaseUnavailable, type PrismaClient } from "@kurz/db";
 import {
   createApp,
   directRoutes,
@@ -111,6 +111,7 @@ export function createManagementListener(input: ManagementAppDeps): RequestListe
       routes: managementRoutes(deps).filter((r) => DIRECT.has(r.def)),
       internalToken: deps.internalToken,
       logger: deps.logger,
+      isUnavailable: isDatabaseUnavailable,
     },
     createManagementApp(deps),
   );
@@ -153,6 +154,6 @@ export function createManagementApp(input: ManagementAppDeps): Express {
   // Only requests the gateway forwarded, with the identity it established.
   app.use("/api", requireForwarded(deps.internalToken));
   mountRoutes(app, managementRoutes(deps));
-  installErrorHandlers(app, { logger: deps.logger, envelope: "auto" });
+  installErrorHandlers(app, { logger: deps.logger, envelope: "auto", isUnavailable: isDatabaseUnavailable });
   return app;
 }

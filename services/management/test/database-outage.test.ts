@@ -1,0 +1,112 @@
+// Postgres going away under the API (a restart, a network cut): management answers 503
+// SERVICE_UNAVAILABLE with Retry-After in the caller's envelope, on the direct path (the create) and
+// through Express (Prisma reads, the older API), writes nothing, and serves again once the database is
+// back. The fault suite found a create whose connection a Postgres restart terminated answered 500
+// (tests/chaos/faults.test.ts); here a TCP proxy between management and Postgres cuts the connections
+// and refuses new ones, deterministically.
+import { connect, createServer, type Server, type Socket } from "node:net";
+import { createPrisma, type PrismaClient } from "@kurz/db";
+import { getFreePort, printProcessOutputOnFailure, type TestDatabase } from "@kurz/testing";
+import { createMigratedDatabase } from "@kurz/testing/migrated-database";
+import type { Stack } from "@kurz/testing/stack";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectLegacyError, legacyCaller, uniqueEmail } from "./legacy-helpers.ts";
+import { expectV1Error, startLinksStack, v1Caller } from "./links-helpers.ts";
+
+printProcessOutputOnFailure();
+
+/** A TCP proxy to Postgres that can cut every connection and refuse new ones, then open again. */
+async function cuttableProxy(target: URL) {
+  const port = await getFreePort();
+  const sockets = new Set<Socket>();
+  let server: Server | undefined;
+  const open = () =>
+    new Promise<void>((resolve, reject) => {
+      if (server?.listening) return resolve();
+      server = createServer((client) => {
+        const upstream = connect(Number(target.port || 5432), target.hostname);
+        for (const s of [client, upstream]) {
+          sockets.add(s);
+          s.on("close", () => sockets.delete(s));
+          s.on("error", () => s.destroy());
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      server.once("error", reject);
+      server.listen(port, "127.0.0.1", resolve);
+    });
+  const cut = () =>
+    new Promise<void>((resolve) => {
+      if (!server?.listening) return resolve();
+      server.close(() => resolve());
+      for (const s of sockets) s.destroy();
+    });
+  await open();
+  return { port, cut, open };
+}
+
+let database: TestDatabase;
+let proxy: Awaited<ReturnType<typeof cuttableProxy>>;
+let stack: Stack;
+let prisma: PrismaClient;
+
+beforeAll(async () => {
+  database = await createMigratedDatabase("outage");
+  const direct = new URL(database.url);
+  proxy = await cuttableProxy(direct);
+  const proxied = new URL(database.url);
+  proxied.hostname = "127.0.0.1";
+  proxied.port = String(proxy.port);
+  stack = await startLinksStack({ DATABASE_URL: proxied.toString() });
+  prisma = createPrisma(database.url);
+});
+
+afterAll(async () => {
+  await proxy?.open();
+  await stack?.stop();
+  await prisma?.$disconnect();
+  await proxy?.cut();
+  await database?.drop();
+});
+
+describe("the database unreachable", () => {
+  it("answers 503 with Retry-After in the caller's envelope, writes nothing, and serves again after", async () => {
+    const account = await stack.createAccount(uniqueEmail("outage"));
+    const v1 = v1Caller(stack, account.api_key);
+    const legacy = legacyCaller(stack, account.api_key);
+    // Before the cut: a link, and the gateway has the key in its cache (checking a key needs management).
+    const before = await v1("POST", "/links", { url: "https://example.com/before" });
+    expect(before.status, JSON.stringify(before.body)).toBe(201);
+
+    await proxy.cut();
+    const refused = [
+      // The create on the direct path (its statement on the pool), one with a body through Express,
+      // a Prisma read, and the older API.
+      await v1("POST", "/links", { url: "https://example.com/during" }),
+      await v1("POST", "/links", JSON.stringify({ url: "https://example.com/during-express" }), {
+        "content-type": "application/json; charset=utf-8",
+      }),
+      await v1("GET", "/links"),
+      await v1("GET", `/links/${before.body.data.id}`),
+    ];
+    for (const res of refused) {
+      expectV1Error(res, 503, "SERVICE_UNAVAILABLE");
+      expect(res.headers.get("retry-after")).toBe("1");
+    }
+    const legacyRes = await legacy("GET", "/account");
+    expectLegacyError(legacyRes, 503);
+    expect(legacyRes.headers.get("retry-after")).toBe("1");
+
+    await proxy.open();
+    const after = await v1("POST", "/links", { url: "https://example.com/after" });
+    expect(after.status, JSON.stringify(after.body)).toBe(201);
+    const urls = await prisma.link.findMany({
+      where: { accountId: account.account_id },
+      select: { originalUrl: true },
+    });
+    expect(urls.map((l) => l.originalUrl).sort()).toEqual([
+      "https://example.com/after",
+      "https://example.com/before",
+    ]);
+  });
+});
