@@ -38,50 +38,52 @@ if [ $# -eq 0 ]; then
   checks+=($!)
 fi
 
-# The projects whose files run one at a time (fileParallelism: false in their vitest.config.ts: the
-# chaos suite's scaled stacks, the dashboard's browser tests). Vitest puts such files in a group of
-# their own that starts only after every other file has finished, so they ran alone at the end: ~4.5 of
-# ~10 minutes with one file busy (issue 15). A whole run therefore gives each of them a vitest of its
-# own beside the main one, still one file at a time, output held back like typecheck's. A run with
+# Lanes beside the main vitest (issue 15). The projects whose files run one at a time
+# (fileParallelism: false in their vitest.config.ts: the dashboard's browser tests, the chaos suite's
+# scaled stacks) would otherwise form a group of their own that vitest starts only after every other
+# file, and run on alone at the end. A whole run therefore gives each lane a vitest of its own beside
+# the main one, output held back like typecheck's; a lane's entries run one after another. A run with
 # coverage stays one vitest, so that its report covers every file.
-# The chaos suite then runs alone, after everything else: it measures clicks against a load it
-# generates, and the analytics consumer of its stack must keep up with that load on two cores shared
-# with nothing else. Beside the other suites it fell behind and counted clicks late: the fault suite
-# (2026-11-25 01:04) counted one fault's clicks in the next one's window, and the scale-out file
-# (2026-11-25 03:22, tried beside them because each of its tests counts a link of its own) had stored
-# 239 of 315 and 226 of 1,185 answered clicks 60 s after the load, and analytics ready 10.3 s after a
-# SIGKILL (bound 10 s).
-# Entries are a project directory, optionally ":" and the files of it to run (comma-separated).
-serial=(services/web)
-after=(tests/chaos)
-serial_pids=()
-own=()
+# - The chaos suite ran alone after everything else until 2026-11-27: beside the others its analytics
+#   consumer fell behind the load it counts (2026-11-25: one fault's clicks in the next one's window).
+#   Since its ingest inserts a run of messages at once (decision 0033) it keeps up beside them: two
+#   clean-clone runs side by side passed every fault, and the whole run took 333-415 s instead of 448.
+# - services/management follows the dashboard's tests in their lane, on two workers: its 30 files each
+#   boot an in-process stack and mostly wait on it, and at the main vitest's end they ran with the
+#   cores a third idle; the dashboard's lane is free from about two minutes in.
+# An entry is a project directory, optionally ":" and the files of it to run (comma-separated), then
+# optionally "@" and the number of workers.
+lanes=("services/web services/management@2" "tests/chaos")
+lane_pids=()
 rm -f .data/test-results-*.json .data/test-serial-*
 # An entry's name in .data: services-web, tests-chaos-faults.
 own_name() {
-  local name=${1%%:*}
+  local entry=${1%%@*} name
+  name=${entry%%:*}
   name=${name//\//-}
-  [[ $1 == *:* ]] && name="$name-$(basename "${1##*/}" .test.ts)"
+  [[ $entry == *:* ]] && name="$name-$(basename "${entry##*/}" .test.ts)"
   echo "$name"
 }
-# Runs one project directory (or the given files of it) in a vitest of its own, results to
-# .data/test-results-<name>.json.
+# Runs one entry in a vitest of its own, results to .data/test-results-<name>.json.
 run_own() {
-  local dir=${1%%:*} files=() name s=$SECONDS
-  [[ $1 == *:* ]] && IFS=, read -ra files <<<"${1#*:}"
+  local entry=${1%%@*} workers=() files=() name s=$SECONDS
+  local dir=${entry%%:*}
+  [[ $1 == *@* ]] && workers=(--maxWorkers="${1##*@}")
+  [[ $entry == *:* ]] && IFS=, read -ra files <<<"${entry#*:}"
   name=$(own_name "$1")
   # Its own results cache (the sequencer's durations): vitest processes writing one file would each
   # put back the others' stale entries.
   KURZ_VITEST_PROJECTS="$dir" KURZ_VITEST_CACHE_DIR="node_modules/.vite/$name" pnpm exec vitest run \
-    --reporter=default --reporter=json --outputFile.json=".data/test-results-$name.json" "${files[@]}" \
-    >".data/test-serial-$name.log" 2>&1
+    --reporter=default --reporter=json --outputFile.json=".data/test-results-$name.json" "${workers[@]}" \
+    "${files[@]}" >".data/test-serial-$name.log" 2>&1
   echo $? >".data/test-serial-$name.rc"; echo $((SECONDS - s)) >".data/test-serial-$name.secs"
+  echo $((SECONDS - started)) >".data/test-serial-$name.end"
 }
 # Prints a run_own's output and merges its results into .data/test-results.json.
 report_own() {
-  local what=$1 when=$2 name
+  local name
   name=$(own_name "$1")
-  echo "== tests of ${what/:/: }, one file at a time ($(cat ".data/test-serial-$name.secs") s, $when)"
+  echo "== tests of ${1%%@*}, in a lane beside the main vitest ($(cat ".data/test-serial-$name.secs") s, ended at $(cat ".data/test-serial-$name.end") s)"
   cat ".data/test-serial-$name.log"
   [ "$(cat ".data/test-serial-$name.rc")" = 0 ] || status=1
   # One results file for whoever reads it (the summary below, CI): every run's files together.
@@ -98,29 +100,32 @@ a.testResults.push(...b.testResults);
 fs.writeFileSync(".data/test-results.json", JSON.stringify(a));
 ' ".data/test-results-$name.json" || status=1
 }
+run_lane=0
 if [ $# -eq 0 ] && [ ${#coverage[@]} -eq 0 ] && [ "${KURZ_TEST_ONE_VITEST:-}" != "1" ]; then
+  run_lane=1
   all="packages/*,services/*,infra,tests/*"
-  for dir in "${serial[@]}" "${after[@]}"; do
-    [[ ",$all," == *",!${dir%%:*},"* ]] || all="$all,!${dir%%:*}"
+  for lane in "${lanes[@]}"; do
+    for entry in $lane; do
+      dir=${entry%%@*}; dir=${dir%%:*}
+      [[ ",$all," == *",!$dir,"* ]] || all="$all,!$dir"
+    done
   done
-  for dir in "${serial[@]}"; do
-    run_own "$dir" &
-    serial_pids+=($!)
+  for lane in "${lanes[@]}"; do
+    ( for entry in $lane; do run_own "$entry"; done ) &
+    lane_pids+=($!)
   done
-  own=("${after[@]}")
   export KURZ_VITEST_PROJECTS="$all"
 fi
 
 echo "== tests"
 pnpm exec vitest run --reporter=default --reporter=json --outputFile.json=.data/test-results.json "${coverage[@]}" "$@" || status=1
-for i in "${!serial_pids[@]}"; do
-  wait "${serial_pids[$i]}"
-  report_own "${serial[$i]}" "beside the others"
-done
-for dir in "${own[@]}"; do
-  run_own "$dir"
-  report_own "$dir" "alone, after the others"
-done
+echo "== main vitest ended at $((SECONDS - started)) s"
+if [ $run_lane = 1 ]; then
+  for pid in "${lane_pids[@]}"; do wait "$pid"; done
+  for lane in "${lanes[@]}"; do
+    for entry in $lane; do report_own "$entry"; done
+  done
+fi
 tests_secs=$((SECONDS - started))
 
 for pid in "${checks[@]}"; do wait "$pid"; done
