@@ -1,15 +1,55 @@
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 
-/** A port free right now on 127.0.0.1 (the OS picks it; another process could still take it). */
-export function getFreePort(host = "127.0.0.1"): Promise<number> {
+// A port the kernel hands out itself (listen on port 0, or the local end of an outgoing connection)
+// comes from the ephemeral range, so a port found free there could be taken by any connection to
+// Postgres or Redis before the service listens on it: a whole `./kurz test` hit that (EADDRINUSE on a
+// stack's boot, 2026-11-27). Ports are therefore picked at random below that range, where only another
+// listener choosing the same way could collide, and checked by binding them.
+const EPHEMERAL_START = ephemeralStart();
+const BELOW = { from: Math.max(1024, EPHEMERAL_START - 12_000), to: EPHEMERAL_START - 1 };
+const handedOut = new Set<number>();
+
+function ephemeralStart(): number {
+  try {
+    const start = Number(
+      readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0],
+    );
+    return Number.isInteger(start) ? start : 32_768;
+  } catch {
+    return 32_768; // Linux's default; elsewhere only the bind check below counts
+  }
+}
+
+/** Whether `port` (0: any) can be bound on `host` right now; resolves the port bound, or null. */
+function tryBind(port: number, host: string): Promise<number | null> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
-    server.once("error", reject);
-    server.listen(0, host, () => {
+    server.once("error", (err: NodeJS.ErrnoException) =>
+      err.code === "EADDRINUSE" || err.code === "EACCES" ? resolve(null) : reject(err),
+    );
+    server.listen(port, host, () => {
       const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
+      const bound = typeof address === "object" && address !== null ? address.port : 0;
+      server.close(() => resolve(bound));
     });
   });
+}
+
+/** A port free right now on 127.0.0.1, outside the kernel's ephemeral range when there is room. */
+export async function getFreePort(host = "127.0.0.1"): Promise<number> {
+  if (BELOW.to - BELOW.from >= 1_000) {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const port = BELOW.from + Math.floor(Math.random() * (BELOW.to - BELOW.from + 1));
+      if (handedOut.has(port)) continue;
+      // Reserved before the check, so that concurrent callers in this process never get the same one.
+      handedOut.add(port);
+      if ((await tryBind(port, host)) !== null) return port;
+      handedOut.delete(port);
+    }
+  }
+  const port = await tryBind(0, host);
+  if (port === null) throw new Error(`no free port on ${host}`);
+  return port;
 }

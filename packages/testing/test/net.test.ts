@@ -1,0 +1,39 @@
+// getFreePort picks ports below the kernel's ephemeral range, so that the local end of an outgoing
+// connection (to Postgres, Redis, a service) can never take a port a stack is about to listen on.
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { describe, expect, it } from "vitest";
+import { getFreePort } from "../src/net.ts";
+
+const ephemeralStart = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").split(/\s+/)[0]);
+
+const listenOn = (port: number) =>
+  new Promise<() => Promise<void>>((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve(() => new Promise((r) => server.close(() => r()))));
+  });
+
+describe("getFreePort", () => {
+  it("hands out distinct ports below the ephemeral range, each free to listen on", async () => {
+    const ports = await Promise.all(Array.from({ length: 40 }, () => getFreePort()));
+    expect(new Set(ports).size).toBe(ports.length);
+    for (const port of ports) {
+      expect(port).toBeGreaterThanOrEqual(1024);
+      expect(port).toBeLessThan(ephemeralStart);
+    }
+    const closers = await Promise.all(ports.map(listenOn));
+    await Promise.all(closers.map((close) => close()));
+  });
+
+  it("never hands out a port something already listens on", async () => {
+    const taken = await getFreePort();
+    const close = await listenOn(taken);
+    try {
+      const others = await Promise.all(Array.from({ length: 20 }, () => getFreePort()));
+      expect(others).not.toContain(taken);
+    } finally {
+      await close();
+    }
+  });
+});
