@@ -2,20 +2,9 @@
 // projects. Vitest's own order runs the projects one after another by name, so the process-stack
 // suites (tests/e2e, tests/security), the slowest files, started last and ran on with idle workers
 // beside them. Durations come from vitest's cache of the previous run; a file it has not seen (a fresh
-// clone) is weighed by its duration in a measured whole run (test-durations.json), and a file not
-// measured yet by what it boots, from the path, then by size, as vitest does.
-import { readFileSync } from "node:fs";
+// clone) is weighed by what it boots, from the path, then by size, as vitest does.
 import { relative } from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
-
-// Each file's duration in a whole run, for a clone that has no vitest cache yet (CI's is always
-// fresh): written by infra/local/save-test-durations.mjs from the caches of a whole `./kurz test`.
-// Without it a fresh clone ordered files by the guesses below, and files that mostly wait (the Kafka
-// suite's 34 s, the lifecycle tests' 17 s) started in the last two minutes, beside idle cores
-// (2026-11-27: the main vitest's last 100 s at 1.2 of 2 cores busy).
-const MEASURED: Record<string, number> = JSON.parse(
-  readFileSync(new URL("../test-durations.json", import.meta.url), "utf8"),
-);
 
 // Files that boot processes (whole stacks, the Prisma CLI, services from their bundles) take
 // tens of seconds; these weights only order them ahead of files that do not.
@@ -40,34 +29,29 @@ const SLOW_WHEN_UNSEEN: [RegExp, number][] = [
 // in the queue if that file is of the same project, and otherwise stops the worker and forks a new one
 // (vitest 4.1, its pool's schedule()). Longest-first across all projects interleaved them, so a whole
 // run kept few workers (2026-11-27, vitest's summed import 62 s where one project alone shares almost
-// all of it); so did classes of weight by a factor of two once every file had a measured duration
-// (import 67 s against 40 s, 2026-11-27). Files are therefore ordered by project, the projects by their
-// longest file, longest first (so that files that mostly wait, a minute of consumer restarts or of
-// Kafka group joins, start while others keep the cores busy), then a project's files longest first.
+// all of it). Files are therefore ordered by a class of weight (a factor of two of the measured duration;
+// on a fresh clone, what they boot), then by project, then longest first.
+const weightClass = (ms: number) => Math.floor(Math.log2(Math.max(ms, 1)));
+
 export default class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const root = this.ctx.config.root;
-    const weigh = (spec: TestSpecification): number => {
+    const weigh = (spec: TestSpecification): { cls: number; ms: number } => {
       const path = relative(root, spec.moduleId);
       const key = `${spec.project.name}:${path}`;
       const seen = this.ctx.cache.getFileTestResults(key);
       // Failed files first, as vitest does: the quickest news of a regression.
-      if (seen) return seen.duration + (seen.failed ? 1e9 : 0);
-      const measured = MEASURED[key];
-      if (measured !== undefined) return measured;
+      if (seen) {
+        const ms = seen.duration + (seen.failed ? 1e9 : 0);
+        return { cls: weightClass(ms), ms };
+      }
       const slow = SLOW_WHEN_UNSEEN.find(([pattern]) => pattern.test(path))?.[1] ?? 0;
-      return slow + (this.ctx.cache.getFileStats(key)?.size ?? 0) / 10;
+      return { cls: weightClass(slow), ms: slow + (this.ctx.cache.getFileStats(key)?.size ?? 0) / 10 };
     };
     const weights = new Map(files.map((f) => [f, weigh(f)]));
-    const projectWeight = new Map<string, number>();
-    for (const [f, ms] of weights)
-      projectWeight.set(f.project.name, Math.max(projectWeight.get(f.project.name) ?? 0, ms));
-    const ofProject = (f: TestSpecification) => projectWeight.get(f.project.name)!;
-    return [...files].sort(
-      (a, b) =>
-        ofProject(b) - ofProject(a) ||
-        a.project.name.localeCompare(b.project.name) ||
-        weights.get(b)! - weights.get(a)!,
-    );
+    return [...files].sort((a, b) => {
+      const [wa, wb] = [weights.get(a)!, weights.get(b)!];
+      return wb.cls - wa.cls || a.project.name.localeCompare(b.project.name) || wb.ms - wa.ms;
+    });
   }
 }
