@@ -13,8 +13,8 @@ if [ "${KURZ_COVERAGE:-}" = "1" ]; then coverage=(--coverage); fi
 started=$SECONDS
 rm -f .data/typecheck.log .data/lint.log
 # Typecheck and lint run beside the tests, not before them: test files mostly wait on Postgres, Redis,
-# timers and child processes, so the two cores have room (issue 15: ./kurz test in minutes). Their
-# output is held back and printed after the tests' own.
+# timers and child processes, so the two cores have room (issue 15: ./kurz test in minutes); in a whole
+# run they follow the first lane's tests (below). Their output is held back and printed after the tests'.
 # The Prisma client is generated once, here, and not again during the run (db's vitest globalSetup
 # and db's typecheck script would otherwise rewrite it while workers and tsc read it).
 gen=packages/db/src/generated/prisma
@@ -23,20 +23,20 @@ if [ ! -d "$gen" ] || [ packages/db/prisma/schema.prisma -nt "$gen" ]; then
 fi
 export KURZ_PRISMA_CLIENT_GENERATED=1
 checks=()
-if [ $# -eq 0 ]; then
-  # One tsc program over every package (the root tsconfig.json; every package's own config has the
-  # same options): 20 s of CPU, where one tsc per package, as `turbo run typecheck` does, took ~240 s
-  # beside the tests. A package's own `typecheck` script still checks that package alone.
+# One tsc program over every package (the root tsconfig.json; every package's own config has the
+# same options): 20 s of CPU, where one tsc per package, as `turbo run typecheck` does, took ~240 s
+# beside the tests. A package's own `typecheck` script still checks that package alone.
+run_checks() {
   ( s=$SECONDS; rc=0
     node_modules/.bin/tsc -p tsconfig.json >>.data/typecheck.log 2>&1 || rc=1
     # The dashboard's sources are browser code (DOM library, Preact JSX): their own program.
     node_modules/.bin/tsc -p services/web/tsconfig.json >>.data/typecheck.log 2>&1 || rc=1
     echo $rc >.data/typecheck.rc; echo $((SECONDS - s)) >.data/typecheck.secs ) &
-  checks+=($!)
+  local tsc=$!
   ( s=$SECONDS; pnpm exec biome check --reporter=summary . >.data/lint.log 2>&1
-    echo $? >.data/lint.rc; echo $((SECONDS - s)) >.data/lint.secs ) &
-  checks+=($!)
-fi
+    echo $? >.data/lint.rc; echo $((SECONDS - s)) >.data/lint.secs )
+  wait "$tsc"
+}
 
 # Lanes beside the main vitest (issue 15). The projects whose files run one at a time
 # (fileParallelism: false in their vitest.config.ts: the dashboard's browser tests, the chaos suite's
@@ -48,11 +48,14 @@ fi
 #   consumer fell behind the load it counts (2026-11-25: one fault's clicks in the next one's window).
 #   Since its ingest inserts a run of messages at once (decision 0033) it keeps up beside them: two
 #   clean-clone runs side by side passed every fault, and the whole run took 333-415 s instead of 448.
+# - One lane, the dashboard's tests then the chaos suite, rather than one each: the first three
+#   minutes keep both cores busy and the main vitest's last ones do not, so the chaos suite's stacks
+#   do better there (clean clones: main vitest 325 s, against 333 and 344 s with two lanes).
 # - Tried and not kept: services/management after the dashboard's tests in their lane, on two workers
 #   (the main vitest ended at 337 s, as without it).
 # An entry is a project directory, optionally ":" and the files of it to run (comma-separated), then
 # optionally "@" and the number of workers.
-lanes=("services/web" "tests/chaos")
+lanes=("services/web tests/chaos")
 lane_pids=()
 rm -f .data/test-results-*.json .data/test-serial-*
 # An entry's name in .data: services-web, tests-chaos-faults.
@@ -109,11 +112,19 @@ if [ $# -eq 0 ] && [ ${#coverage[@]} -eq 0 ] && [ "${KURZ_TEST_ONE_VITEST:-}" !=
       [[ ",$all," == *",!$dir,"* ]] || all="$all,!$dir"
     done
   done
+  # Typecheck and lint follow the first lane's tests: by then the cores have room (the first three
+  # minutes or so keep both busy, the main vitest's last ones do not).
+  first=1
   for lane in "${lanes[@]}"; do
-    ( for entry in $lane; do run_own "$entry"; done ) &
+    ( for entry in $lane; do run_own "$entry"; done
+      [ $first = 1 ] && run_checks ) &
     lane_pids+=($!)
+    first=0
   done
   export KURZ_VITEST_PROJECTS="$all"
+elif [ $# -eq 0 ]; then
+  run_checks &
+  checks+=($!)
 fi
 
 echo "== tests"
@@ -128,7 +139,7 @@ fi
 tests_secs=$((SECONDS - started))
 
 for pid in "${checks[@]}"; do wait "$pid"; done
-if [ ${#checks[@]} -gt 0 ]; then
+if [ $# -eq 0 ]; then
   for step in typecheck lint; do
     echo "== $step ($(cat .data/$step.secs) s, beside the tests)"
     cat ".data/$step.log"
