@@ -46,38 +46,34 @@ run_checks() {
 # coverage stays one vitest, so that its report covers every file.
 # - The chaos suite ran alone after everything else until 2026-11-27: beside the others its analytics
 #   consumer fell behind the load it counts (2026-11-25: one fault's clicks in the next one's window).
-#   Since its ingest inserts a run of messages at once (decision 0033) it keeps up beside them: two
-#   clean-clone runs side by side passed every fault, and the whole run took 333-415 s instead of 448.
+#   Since its ingest inserts a run of messages at once (decision 0033) it keeps up beside them: every
+#   clean clone since passed every fault there, and the tests took 325-357 s instead of 448.
 # - One lane, the dashboard's tests then the chaos suite, rather than one each: the first three
 #   minutes keep both cores busy and the main vitest's last ones do not, so the chaos suite's stacks
 #   do better there (clean clones: main vitest 325 s, against 333 and 344 s with two lanes).
 # - Tried and not kept: services/management in the dashboard's lane, on two workers, before the chaos
 #   suite (the main vitest ended at 337 s) and after it (338 s): the main vitest's end did not move.
-# An entry is a project directory, optionally ":" and the files of it to run (comma-separated), then
-# optionally "@" and the number of workers.
+# An entry is a project directory, optionally ":" and the files of it to run (comma-separated).
 lanes=("services/web tests/chaos")
 lane_pids=()
 rm -f .data/test-results-*.json .data/test-serial-*
 # An entry's name in .data: services-web, tests-chaos-faults.
 own_name() {
-  local entry=${1%%@*} name
-  name=${entry%%:*}
+  local name=${1%%:*}
   name=${name//\//-}
-  [[ $entry == *:* ]] && name="$name-$(basename "${entry##*/}" .test.ts)"
+  [[ $1 == *:* ]] && name="$name-$(basename "${1##*/}" .test.ts)"
   echo "$name"
 }
 # Runs one entry in a vitest of its own, results to .data/test-results-<name>.json.
 run_own() {
-  local entry=${1%%@*} workers=() files=() name s=$SECONDS
-  local dir=${entry%%:*}
-  [[ $1 == *@* ]] && workers=(--maxWorkers="${1##*@}")
-  [[ $entry == *:* ]] && IFS=, read -ra files <<<"${entry#*:}"
+  local dir=${1%%:*} files=() name s=$SECONDS
+  [[ $1 == *:* ]] && IFS=, read -ra files <<<"${1#*:}"
   name=$(own_name "$1")
   # Its own results cache (the sequencer's durations): vitest processes writing one file would each
   # put back the others' stale entries.
   KURZ_VITEST_PROJECTS="$dir" KURZ_VITEST_CACHE_DIR="node_modules/.vite/$name" pnpm exec vitest run \
-    --reporter=default --reporter=json --outputFile.json=".data/test-results-$name.json" "${workers[@]}" \
-    "${files[@]}" >".data/test-serial-$name.log" 2>&1
+    --reporter=default --reporter=json --outputFile.json=".data/test-results-$name.json" "${files[@]}" \
+    >".data/test-serial-$name.log" 2>&1
   echo $? >".data/test-serial-$name.rc"; echo $((SECONDS - s)) >".data/test-serial-$name.secs"
   echo $((SECONDS - started)) >".data/test-serial-$name.end"
 }
@@ -85,7 +81,7 @@ run_own() {
 report_own() {
   local name
   name=$(own_name "$1")
-  echo "== tests of ${1%%@*}, in a lane beside the main vitest ($(cat ".data/test-serial-$name.secs") s, ended at $(cat ".data/test-serial-$name.end") s)"
+  echo "== tests of ${1/:/: }, in a lane beside the main vitest ($(cat ".data/test-serial-$name.secs") s, ended at $(cat ".data/test-serial-$name.end") s)"
   cat ".data/test-serial-$name.log"
   [ "$(cat ".data/test-serial-$name.rc")" = 0 ] || status=1
   # One results file for whoever reads it (the summary below, CI): every run's files together.
@@ -108,8 +104,7 @@ if [ $# -eq 0 ] && [ ${#coverage[@]} -eq 0 ] && [ "${KURZ_TEST_ONE_VITEST:-}" !=
   all="packages/*,services/*,infra,tests/*"
   for lane in "${lanes[@]}"; do
     for entry in $lane; do
-      dir=${entry%%@*}; dir=${dir%%:*}
-      [[ ",$all," == *",!$dir,"* ]] || all="$all,!$dir"
+      [[ ",$all," == *",!${entry%%:*},"* ]] || all="$all,!${entry%%:*}"
     done
   done
   # Typecheck and lint follow the first lane's tests: by then the cores have room (the first three
