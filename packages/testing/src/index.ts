@@ -5,5 +5,6 @@ export * from "./infra.ts";
 export * from "./net.ts";
 export * from "./process.ts";
 export * from "./redis.ts";
+export * from "./tcp-proxy.ts";
 export * from "./wait.ts";
 // The whole-stack booter lives at "@kurz/testing/stack" (it pulls in @kurz/db).

@@ -4,9 +4,14 @@
 // back. The fault suite found a create whose connection a Postgres restart terminated answered 500
 // (tests/chaos/faults.test.ts); here a TCP proxy between management and Postgres cuts the connections
 // and refuses new ones, deterministically.
-import { connect, createServer, type Server, type Socket } from "node:net";
 import { createPrisma, type PrismaClient } from "@kurz/db";
-import { getFreePort, printProcessOutputOnFailure, type TestDatabase } from "@kurz/testing";
+import {
+  type CuttableProxy,
+  printProcessOutputOnFailure,
+  startCuttableProxy,
+  type TestDatabase,
+  throughProxy,
+} from "@kurz/testing";
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import type { Stack } from "@kurz/testing/stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,49 +20,16 @@ import { expectV1Error, startLinksStack, v1Caller } from "./links-helpers.ts";
 
 printProcessOutputOnFailure();
 
-/** A TCP proxy to Postgres that can cut every connection and refuse new ones, then open again. */
-async function cuttableProxy(target: URL) {
-  const port = await getFreePort();
-  const sockets = new Set<Socket>();
-  let server: Server | undefined;
-  const open = () =>
-    new Promise<void>((resolve, reject) => {
-      if (server?.listening) return resolve();
-      server = createServer((client) => {
-        const upstream = connect(Number(target.port || 5432), target.hostname);
-        for (const s of [client, upstream]) {
-          sockets.add(s);
-          s.on("close", () => sockets.delete(s));
-          s.on("error", () => s.destroy());
-        }
-        client.pipe(upstream).pipe(client);
-      });
-      server.once("error", reject);
-      server.listen(port, "127.0.0.1", resolve);
-    });
-  const cut = () =>
-    new Promise<void>((resolve) => {
-      if (!server?.listening) return resolve();
-      server.close(() => resolve());
-      for (const s of sockets) s.destroy();
-    });
-  await open();
-  return { port, cut, open };
-}
-
 let database: TestDatabase;
-let proxy: Awaited<ReturnType<typeof cuttableProxy>>;
+let proxy: CuttableProxy;
 let stack: Stack;
 let prisma: PrismaClient;
 
 beforeAll(async () => {
   database = await createMigratedDatabase("outage");
   const direct = new URL(database.url);
-  proxy = await cuttableProxy(direct);
-  const proxied = new URL(database.url);
-  proxied.hostname = "127.0.0.1";
-  proxied.port = String(proxy.port);
-  stack = await startLinksStack({ DATABASE_URL: proxied.toString() });
+  proxy = await startCuttableProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+  stack = await startLinksStack({ DATABASE_URL: throughProxy(database.url, proxy) });
   prisma = createPrisma(database.url);
 });
 
