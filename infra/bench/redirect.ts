@@ -92,9 +92,9 @@ export async function run(args: string[]): Promise<string> {
       // /health and /metrics are answered on the operational listener only.
       OPS_PORT: String(opsPort),
       API_UPSTREAM_URL: `http://127.0.0.1:${gPort}`,
-      // As `./kurz up`: the API splice (decision 0038) only with KURZ_SPLICE=1; then every new
-      // connection's first read is looked at (short links are never spliced, so nothing listens there).
-      ...(process.env.KURZ_SPLICE === "1" ? { API_SPLICE_PORT: String(splicePort) } : {}),
+      // As `./kurz up`: the API splice (decision 0038) unless KURZ_SPLICE=0; every new connection's
+      // first read is looked at (short links are never spliced, so nothing listens there).
+      ...(process.env.KURZ_SPLICE !== "0" ? { API_SPLICE_PORT: String(splicePort) } : {}),
     });
     children.push(redirect);
     const a = `http://127.0.0.1:${barePort}`;

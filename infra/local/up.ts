@@ -20,9 +20,10 @@ const scaled = Object.values(scale).some((n) => n > 1);
 const dataDir = resolve(root, env.KURZ_DATA_DIR ?? ".data");
 const runDir = resolve(dataDir, "run");
 const redisPort = Number(env.KURZ_REDIS_PORT ?? 6380);
-// Off by default: the splice makes API requests through the public origin cheaper but doubled the
-// redirect's p99 under `./kurz bench redirect` (decision 0038, "Off by default").
-const splice = env.KURZ_SPLICE === "1";
+// On unless KURZ_SPLICE=0: API connections through the public origin are spliced to the gateway
+// (decision 0038). It was off by default from 2026-11-25 for a p99 the redirect bench later did not
+// reproduce (the decision's "On by default again").
+const splice = env.KURZ_SPLICE !== "0";
 const ownRedis = !env.REDIS_URL;
 // Ports from one base (default 8080), so that a test can run a whole stack on free ports:
 //   base      public origin          base+1  management     base+3  analytics     base+4  gateway
@@ -98,7 +99,7 @@ function instances(): Instance[] {
           HOST: INTERNAL_HOST,
           REDIRECT_URL: "",
           TRUST_PROXY: "1",
-          // KURZ_SPLICE=1: API connections arrive spliced from the public origin (decision 0038); the
+          // Unless KURZ_SPLICE=0: API connections arrive spliced from the public origin (decision 0038); the
           // redirect trusts no hop, and neither does the splice listener.
           ...(splice
             ? {

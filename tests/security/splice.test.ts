@@ -1,6 +1,6 @@
 // Attacks on the public origin's splice (decision 0038): an API connection is handed to the gateway at
 // the TCP level with a PROXY header, and every later request on it is the gateway's to route. Run as
-// `KURZ_SPLICE=1 ./kurz up` runs it: the redirect trusts no proxy hop, so clients are told apart by their socket
+// `./kurz up` runs it: the redirect trusts no proxy hop, so clients are told apart by their socket
 // address (127.0.0.2, .3, ... are all this machine's loopback), never by a header they send.
 // - a forged PROXY header, at the public origin and at the gateway's own port;
 // - budgets (failed authentications, passwords) per visitor on spliced connections, on the gateway's
