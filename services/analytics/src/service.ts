@@ -24,18 +24,6 @@ export async function startAnalytics(config: AnalyticsConfig, logger: Logger): P
   if (applied.length > 0) logger.info({ applied }, "ClickHouse migrations applied");
   const bus = createServiceBus(config, "analytics", logger);
   const totals = new ClickTotalsPublisher({ bus, ch, logger, intervalMs: config.CLICK_TOTALS_INTERVAL_MS });
-  const subscriptions = await Promise.all([
-    subscribeLinks({ bus, ch, logger }),
-    subscribeClicks({
-      bus,
-      ch,
-      logger,
-      geo: new GeoIp(config.GEOIP_DB_PATH, logger),
-      visitors: new VisitorHasher(config.ANALYTICS_SALT_SECRET),
-      onInserted: (rows) => totals.touch(rows),
-    }),
-  ]);
-  totals.start();
   const links = new ManagementLinks({
     managementUrl: config.MANAGEMENT_URL,
     internalToken: config.INTERNAL_TOKEN,
@@ -49,8 +37,35 @@ export async function startAnalytics(config: AnalyticsConfig, logger: Logger): P
     internalToken: config.INTERNAL_TOKEN,
     readiness: { clickhouse: () => ch.ping(), bus: () => bus.ping() },
   });
+  // The API answers from ClickHouse alone, so it listens before the consumers have joined their
+  // groups. On Kafka a restarted consumer's join waits for its killed predecessor's session to time
+  // out: seconds in which the analytics API used to be down after a crash, though nothing it answers
+  // depends on the join. The consumers start from the earliest unconsumed message (the bus's default),
+  // so nothing published meanwhile is missed; it is counted once they have joined.
   const server = createServer(app);
   await listen(server, config.HOST, config.PORT);
+  let subscriptions: { stop(): Promise<void> }[];
+  try {
+    subscriptions = await Promise.all([
+      subscribeLinks({ bus, ch, logger }),
+      subscribeClicks({
+        bus,
+        ch,
+        logger,
+        geo: new GeoIp(config.GEOIP_DB_PATH, logger),
+        visitors: new VisitorHasher(config.ANALYTICS_SALT_SECRET),
+        onInserted: (rows) => totals.touch(rows),
+      }),
+    ]);
+  } catch (err) {
+    // A start that fails leaves nothing listening or open behind it (the in-process test stack).
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await bus.close().catch(() => {});
+    await ch.close().catch(() => {});
+    throw err;
+  }
+  totals.start();
   return {
     servers: [server],
     close: async () => {
