@@ -165,3 +165,23 @@ export async function createTestDatabase(
   }
   return database;
 }
+
+/**
+ * Holds a session-level advisory lock on its own connection until `release` (or the connection's
+ * end): e.g. the outbox relay's, so that the events a test's writes leave in the outbox stay there
+ * for the test to read (the relay deletes what it publishes; services/management/src/outbox.ts).
+ */
+export async function holdAdvisoryLock(
+  databaseUrl: string,
+  key: number,
+): Promise<{ release(): Promise<void> }> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query("SELECT pg_advisory_lock($1)", [key]);
+  } catch (err) {
+    await client.end();
+    throw err;
+  }
+  return { release: () => client.end() };
+}

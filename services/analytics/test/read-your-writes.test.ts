@@ -86,13 +86,7 @@ async function clicksSettled(a: Account, link: LinkData, clicks: number) {
 }
 
 const unpublished = async (linkId: string) =>
-  Number(
-    (
-      await db.query("SELECT count(*)::int AS n FROM outbox_events WHERE key = $1 AND published_at IS NULL", [
-        linkId,
-      ])
-    ).rows[0].n,
-  );
+  Number((await db.query("SELECT count(*)::int AS n FROM outbox_events WHERE key = $1", [linkId])).rows[0].n);
 
 describe("with the outbox relay held (the link dimension lags as long as it likes)", () => {
   it("agrees with management at once after create, update and delete", async () => {

@@ -1,7 +1,8 @@
 // Transactional outbox: events are written in the same transaction as the change they describe, and a
-// relay publishes them. One relay publishes at a time (advisory lock), so per-link order survives any
-// number of management instances; a crash between publish and mark re-publishes (at-least-once), which
-// consumers absorb because events carry ids and absolute state.
+// relay publishes them, then deletes them (decision 0042: every row is an event not yet published).
+// One relay publishes at a time (advisory lock), so per-link order survives any number of management
+// instances; a crash between publish and delete re-publishes (at-least-once), which consumers absorb
+// because events carry ids and absolute state.
 import { randomUUID } from "node:crypto";
 import type { EventBus } from "@kurz/bus";
 import type { LinkEvent, LinkRecord } from "@kurz/contracts";
@@ -10,7 +11,8 @@ import type { Link, Prisma, PrismaClient } from "@kurz/db";
 import { PollLoop } from "@kurz/service-kit";
 
 type Tx = Prisma.TransactionClient;
-const RELAY_LOCK = 727_001;
+/** The relay's advisory lock: whoever holds it (a test, to keep events in the table) stops every relay. */
+export const RELAY_LOCK = 727_001;
 /**
  * Rounds run because of a wake start at most this often (decision 0039). Every create wakes the relay,
  * and a round is a transaction of five statements and a publish whatever it carries: at hundreds of
@@ -103,11 +105,7 @@ export class OutboxRelay {
           { locked: boolean }[]
         >`SELECT pg_try_advisory_xact_lock(${RELAY_LOCK}) AS locked`;
         if (!lock?.locked) return false;
-        const rows = await tx.outboxEvent.findMany({
-          where: { publishedAt: null },
-          orderBy: { id: "asc" },
-          take: size,
-        });
+        const rows = await tx.outboxEvent.findMany({ orderBy: { id: "asc" }, take: size });
         if (rows.length === 0) return false;
         const byTopic = new Map<string, { key: string; value: unknown; headers: Record<string, string> }[]>();
         for (const r of rows) {
@@ -116,10 +114,9 @@ export class OutboxRelay {
           byTopic.set(r.topic, list);
         }
         for (const [topic, messages] of byTopic) await this.bus.publish(topic, messages);
-        await tx.outboxEvent.updateMany({
-          where: { id: { in: rows.map((r) => r.id) } },
-          data: { publishedAt: new Date() },
-        });
+        // Deleted, not marked: a mark was an UPDATE writing a new version of the row (payload and all)
+        // and an entry in each index, and the marked rows stayed forever (decision 0042).
+        await tx.outboxEvent.deleteMany({ where: { id: { in: rows.map((r) => r.id) } } });
         return rows.length === size;
       },
       { timeout: 30_000 },

@@ -6,13 +6,14 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { createPrisma, type PrismaClient } from "@kurz/db";
-import { printProcessOutputOnFailure } from "@kurz/testing";
+import { holdAdvisoryLock, printProcessOutputOnFailure } from "@kurz/testing";
 import type { Stack } from "@kurz/testing/stack";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createImportJob } from "../src/imports/import-jobs.ts";
 import { runImportJob } from "../src/imports/import-worker.ts";
 import { storedLinkCount } from "../src/link-count.ts";
+import { RELAY_LOCK } from "../src/outbox.ts";
 import { RedirectRecords } from "../src/redirect-records.ts";
 import { TitleFetcher } from "../src/title-fetcher.ts";
 import {
@@ -30,6 +31,7 @@ printProcessOutputOnFailure();
 
 let stack: Stack;
 let prisma: PrismaClient;
+let relay: { release(): Promise<void> } | undefined;
 let page: Server;
 let pageOrigin: string;
 let pageHits = 0;
@@ -49,9 +51,13 @@ beforeAll(async () => {
     TITLE_FETCH_ALLOW_HOSTS: "127.0.0.1",
   });
   prisma = createPrisma(stack.databaseUrl);
+  // The relay deletes what it publishes (decision 0042): held, it leaves this file's events in the
+  // outbox for the assertions that read them.
+  relay = await holdAdvisoryLock(stack.databaseUrl, RELAY_LOCK);
 });
 
 afterAll(async () => {
+  await relay?.release();
   await prisma?.$disconnect();
   await stack?.stop();
   page?.closeAllConnections();
