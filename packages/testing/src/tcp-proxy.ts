@@ -42,10 +42,11 @@ export async function startCuttableProxy(target: { host: string; port: number })
   return { port, cut, open };
 }
 
-/** `url` (a database URL) with its host and port replaced by the proxy's. */
-export function throughProxy(url: string, proxy: CuttableProxy): string {
+/** A cuttable proxy in front of the server `url` names (a database URL), and `url` through it. */
+export async function cuttableProxyFor(url: string): Promise<{ proxy: CuttableProxy; url: string }> {
   const proxied = new URL(url);
+  const proxy = await startCuttableProxy({ host: proxied.hostname, port: Number(proxied.port || 5432) });
   proxied.hostname = "127.0.0.1";
   proxied.port = String(proxy.port);
-  return proxied.toString();
+  return { proxy, url: proxied.toString() };
 }

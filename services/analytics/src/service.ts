@@ -44,27 +44,24 @@ export async function startAnalytics(config: AnalyticsConfig, logger: Logger): P
   // so nothing published meanwhile is missed; it is counted once they have joined.
   const server = createServer(app);
   await listen(server, config.HOST, config.PORT);
-  let subscriptions: { stop(): Promise<void> }[];
-  try {
-    subscriptions = await Promise.all([
-      subscribeLinks({ bus, ch, logger }),
-      subscribeClicks({
-        bus,
-        ch,
-        logger,
-        geo: new GeoIp(config.GEOIP_DB_PATH, logger),
-        visitors: new VisitorHasher(config.ANALYTICS_SALT_SECRET),
-        onInserted: (rows) => totals.touch(rows),
-      }),
-    ]);
-  } catch (err) {
+  const subscriptions = await Promise.all([
+    subscribeLinks({ bus, ch, logger }),
+    subscribeClicks({
+      bus,
+      ch,
+      logger,
+      geo: new GeoIp(config.GEOIP_DB_PATH, logger),
+      visitors: new VisitorHasher(config.ANALYTICS_SALT_SECRET),
+      onInserted: (rows) => totals.touch(rows),
+    }),
+  ]).catch(async (err: unknown) => {
     // A start that fails leaves nothing listening or open behind it (the in-process test stack).
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await bus.close().catch(() => {});
     await ch.close().catch(() => {});
     throw err;
-  }
+  });
   totals.start();
   return {
     servers: [server],

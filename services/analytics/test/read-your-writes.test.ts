@@ -4,7 +4,7 @@
 // certain, the test holds the relay's advisory lock, leaving the events unpublished in the outbox
 // (and checks that they are). The old design, which read the link dimension, fails every step there.
 import { randomUUID } from "node:crypto";
-import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
+import { holdAdvisoryLock, printProcessOutputOnFailure, waitFor } from "@kurz/testing";
 import { type Stack, startStack } from "@kurz/testing/stack";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,17 +18,13 @@ const today = new Date().toISOString().slice(0, 10);
 
 let stack: Stack;
 let db: pg.Client;
-/** Its own session: a session-level advisory lock lives as long as the connection holds it. */
-let relayHolder: pg.Client;
 
 beforeAll(async () => {
   stack = await startStack({ inProcess: true, extraEnv: { OUTBOX_POLL_MS: "2000" } });
   db = new pg.Client({ connectionString: stack.databaseUrl });
-  relayHolder = new pg.Client({ connectionString: stack.databaseUrl });
-  await Promise.all([db.connect(), relayHolder.connect()]);
+  await db.connect();
 });
 afterAll(async () => {
-  await relayHolder?.end(); // releases the lock if a failed test left it held
   await db?.end();
   await stack?.stop();
 });
@@ -102,7 +98,7 @@ describe("with the outbox relay held (the link dimension lags as long as it like
     });
 
     let fresh: LinkData | undefined;
-    await relayHolder.query("SELECT pg_advisory_lock($1)", [RELAY_LOCK]);
+    const relay = await holdAdvisoryLock(stack.databaseUrl, RELAY_LOCK);
     try {
       expect((await api(a, "DELETE", `/api/v1/links/${doomed.id}`)).status).toBe(200);
       // Deleted now: 404, like a link that never existed, and gone from every part of the summary.
@@ -178,7 +174,7 @@ describe("with the outbox relay held (the link dimension lags as long as it like
       expect(await unpublished(fresh.id)).toBe(2);
       expect(await unpublished(kept.id)).toBe(2);
     } finally {
-      await relayHolder.query("SELECT pg_advisory_unlock($1)", [RELAY_LOCK]);
+      await relay.release();
     }
 
     // Once the relay runs again the dimension catches up, and the answers stay the same.

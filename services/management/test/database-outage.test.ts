@@ -7,10 +7,9 @@
 import { createPrisma, type PrismaClient } from "@kurz/db";
 import {
   type CuttableProxy,
+  cuttableProxyFor,
   printProcessOutputOnFailure,
-  startCuttableProxy,
   type TestDatabase,
-  throughProxy,
 } from "@kurz/testing";
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import type { Stack } from "@kurz/testing/stack";
@@ -27,9 +26,9 @@ let prisma: PrismaClient;
 
 beforeAll(async () => {
   database = await createMigratedDatabase("outage");
-  const direct = new URL(database.url);
-  proxy = await startCuttableProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
-  stack = await startLinksStack({ DATABASE_URL: throughProxy(database.url, proxy) });
+  const through = await cuttableProxyFor(database.url);
+  proxy = through.proxy;
+  stack = await startLinksStack({ DATABASE_URL: through.url });
   prisma = createPrisma(database.url);
 });
 

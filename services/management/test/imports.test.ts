@@ -6,14 +6,13 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { createPrisma, type PrismaClient } from "@kurz/db";
-import { holdAdvisoryLock, printProcessOutputOnFailure } from "@kurz/testing";
+import { printProcessOutputOnFailure } from "@kurz/testing";
 import type { Stack } from "@kurz/testing/stack";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createImportJob } from "../src/imports/import-jobs.ts";
 import { runImportJob } from "../src/imports/import-worker.ts";
 import { storedLinkCount } from "../src/link-count.ts";
-import { RELAY_LOCK } from "../src/outbox.ts";
 import { RedirectRecords } from "../src/redirect-records.ts";
 import { TitleFetcher } from "../src/title-fetcher.ts";
 import {
@@ -31,7 +30,6 @@ printProcessOutputOnFailure();
 
 let stack: Stack;
 let prisma: PrismaClient;
-let relay: { release(): Promise<void> } | undefined;
 let page: Server;
 let pageOrigin: string;
 let pageHits = 0;
@@ -44,20 +42,19 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => page.listen(0, "127.0.0.1", resolve));
   pageOrigin = `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
-  stack = await startLinksStack({
-    IMPORT_POLL_MS: "100",
-    IMPORT_LEASE_MS: "1500",
-    IMPORT_BATCH_SIZE: "50",
-    TITLE_FETCH_ALLOW_HOSTS: "127.0.0.1",
-  });
+  stack = await startLinksStack(
+    {
+      IMPORT_POLL_MS: "100",
+      IMPORT_LEASE_MS: "1500",
+      IMPORT_BATCH_SIZE: "50",
+      TITLE_FETCH_ALLOW_HOSTS: "127.0.0.1",
+    },
+    { keepOutboxEvents: true },
+  );
   prisma = createPrisma(stack.databaseUrl);
-  // The relay deletes what it publishes (decision 0042): held, it leaves this file's events in the
-  // outbox for the assertions that read them.
-  relay = await holdAdvisoryLock(stack.databaseUrl, RELAY_LOCK);
 });
 
 afterAll(async () => {
-  await relay?.release();
   await prisma?.$disconnect();
   await stack?.stop();
   page?.closeAllConnections();

@@ -4,29 +4,44 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ErrorCode, redirectKey } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
+import { holdAdvisoryLock } from "@kurz/testing";
 import { type Stack, startStack } from "@kurz/testing/stack";
 import { Redis } from "ioredis";
 import { expect } from "vitest";
 import { createAccount } from "../src/accounts.ts";
 import type { LinkWriterDeps } from "../src/links-service.ts";
+import { RELAY_LOCK } from "../src/outbox.ts";
 
 /** Keys created by these stacks get limits high enough for many requests per test file. */
 export const RELAXED_LIMITS = { RATE_LIMIT_PER_MINUTE: "100000", RATE_LIMIT_PER_HOUR: "1000000" };
 
 /**
  * A stack for one links test file: relaxed key limits and its own redirect click spool (the default
- * ./.data/spool is locked by whichever stack started first).
+ * ./.data/spool is locked by whichever stack started first). With `keepOutboxEvents`, the outbox
+ * relay's lock is held until stop, so the events the file's writes leave stay in `outbox_events` for
+ * its assertions (the relay deletes what it publishes: decision 0042).
  */
-export async function startLinksStack(extraEnv: Record<string, string> = {}): Promise<Stack> {
+export async function startLinksStack(
+  extraEnv: Record<string, string> = {},
+  opts: { keepOutboxEvents?: boolean } = {},
+): Promise<Stack> {
   const spool = mkdtempSync(join(tmpdir(), "kurz-links-spool-"));
   const stack = await startStack({
     inProcess: true,
     extraEnv: { ...RELAXED_LIMITS, SPOOL_DIR: spool, ...extraEnv },
   });
+  const relay = opts.keepOutboxEvents
+    ? await holdAdvisoryLock(stack.databaseUrl, RELAY_LOCK).catch(async (err: unknown) => {
+        await stack.stop();
+        rmSync(spool, { recursive: true, force: true });
+        throw err;
+      })
+    : undefined;
   return {
     ...stack,
     stop: async () => {
       try {
+        await relay?.release();
         await stack.stop();
       } finally {
         rmSync(spool, { recursive: true, force: true });
