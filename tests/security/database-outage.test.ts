@@ -5,13 +5,8 @@
 // stack, with a TCP proxy between management and Postgres that the test cuts.
 import { API_KEY_PREFIX } from "@kurz/contracts";
 import { createPrisma, type PrismaClient } from "@kurz/db";
-import {
-  type CuttableProxy,
-  cuttableProxyFor,
-  printProcessOutputOnFailure,
-  type TestDatabase,
-} from "@kurz/testing";
-import { createMigratedDatabase } from "@kurz/testing/migrated-database";
+import { printProcessOutputOnFailure } from "@kurz/testing";
+import { type DatabaseBehindProxy, migratedDatabaseBehindProxy } from "@kurz/testing/migrated-database";
 import { type Stack, startStack } from "@kurz/testing/stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -25,34 +20,30 @@ import {
 
 printProcessOutputOnFailure();
 
-let database: TestDatabase;
-let proxy: CuttableProxy;
+let db: DatabaseBehindProxy;
 let stack: Stack;
 let prisma: PrismaClient;
 
 beforeAll(async () => {
-  database = await createMigratedDatabase("sec_outage");
-  const through = await cuttableProxyFor(database.url);
-  proxy = through.proxy;
-  stack = await startStack({ extraEnv: { ...RELAXED_LIMITS, DATABASE_URL: through.url } });
-  prisma = createPrisma(database.url);
+  db = await migratedDatabaseBehindProxy("sec_outage");
+  stack = await startStack({ extraEnv: { ...RELAXED_LIMITS, DATABASE_URL: db.url } });
+  prisma = createPrisma(db.database.url);
 });
 
 afterAll(async () => {
-  await proxy?.open();
+  await db?.proxy.open();
   await stack?.stop();
   await prisma?.$disconnect();
-  await proxy?.cut();
-  await database?.drop();
+  await db?.drop();
 });
 
 /** Nothing in an answer that names the database or the failure behind it. */
 function expectNothingInternal(res: RawResponse): void {
   const text = res.text.toLowerCase();
-  const database_ = new URL(database.url);
+  const database_ = new URL(db.database.url);
   for (const secret of [
     database_.pathname.slice(1).toLowerCase(),
-    `:${proxy.port}`,
+    `:${db.proxy.port}`,
     `:${database_.port || 5432}`,
     "postgres",
     "prisma",
@@ -74,7 +65,7 @@ describe("management's database unreachable", () => {
     // The attacker's key is checked (and cached by the gateway) before the cut.
     expect((await asAttacker("GET", "/api/v1/account")).status).toBe(200);
 
-    await proxy.cut();
+    await db.proxy.cut();
     try {
       const v1 = [
         await asAttacker("GET", `/api/v1/links/${victimLink.body.data.id}`),
@@ -99,7 +90,7 @@ describe("management's database unreachable", () => {
       const malformed = await asAttacker("POST", "/api/v1/links", "{not json");
       expectV1Error(malformed, 400, "VALIDATION_ERROR");
     } finally {
-      await proxy.open();
+      await db.proxy.open();
     }
 
     const victimRow = await prisma.link.findUniqueOrThrow({ where: { id: victimLink.body.data.id } });
@@ -112,7 +103,7 @@ describe("management's database unreachable", () => {
 
   it("lets no unchecked key or forged identity in while keys cannot be checked", async () => {
     const { victim } = await attackerAndVictim(stack, "outage-keys");
-    await proxy.cut();
+    await db.proxy.cut();
     try {
       const unknownKey = await raw(stack.origin, "GET", "/api/v1/account", {
         // Well-formed (a malformed one is refused without a lookup), never issued.
@@ -131,7 +122,7 @@ describe("management's database unreachable", () => {
       }
       expectV1Error(forged, 401, "UNAUTHORIZED");
     } finally {
-      await proxy.open();
+      await db.proxy.open();
     }
   });
 });

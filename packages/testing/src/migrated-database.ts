@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { MIGRATIONS_DIR, migrateDatabase } from "@kurz/db";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
+import { type CuttableProxy, cuttableProxyFor } from "./tcp-proxy.ts";
 
 let key: string | undefined;
 
@@ -38,4 +39,33 @@ export function createMigratedDatabase(prefix: string, adminUrl?: string): Promi
     template: `migrations_${migrationsKey()}`,
     ...(adminUrl ? { adminUrl } : {}),
   });
+}
+
+export interface DatabaseBehindProxy {
+  /** The database itself; `database.url` goes straight to Postgres (for the test's own checks). */
+  database: TestDatabase;
+  /** Cut it to take the database away from whoever connects through `url`. */
+  proxy: CuttableProxy;
+  /** The database's URL through the proxy (what the services under test are given). */
+  url: string;
+  /** Closes the proxy and drops the database. */
+  drop(): Promise<void>;
+}
+
+/** A migrated database behind a cuttable TCP proxy: an outage a test can start and end at will. */
+export async function migratedDatabaseBehindProxy(prefix: string): Promise<DatabaseBehindProxy> {
+  const database = await createMigratedDatabase(prefix);
+  const { proxy, url } = await cuttableProxyFor(database.url).catch(async (err: unknown) => {
+    await database.drop();
+    throw err;
+  });
+  return {
+    database,
+    proxy,
+    url,
+    drop: async () => {
+      await proxy.cut();
+      await database.drop();
+    },
+  };
 }

@@ -5,13 +5,8 @@
 // (tests/chaos/faults.test.ts); here a TCP proxy between management and Postgres cuts the connections
 // and refuses new ones, deterministically.
 import { createPrisma, type PrismaClient } from "@kurz/db";
-import {
-  type CuttableProxy,
-  cuttableProxyFor,
-  printProcessOutputOnFailure,
-  type TestDatabase,
-} from "@kurz/testing";
-import { createMigratedDatabase } from "@kurz/testing/migrated-database";
+import { printProcessOutputOnFailure } from "@kurz/testing";
+import { type DatabaseBehindProxy, migratedDatabaseBehindProxy } from "@kurz/testing/migrated-database";
 import type { Stack } from "@kurz/testing/stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectLegacyError, legacyCaller, uniqueEmail } from "./legacy-helpers.ts";
@@ -19,25 +14,21 @@ import { expectV1Error, startLinksStack, v1Caller } from "./links-helpers.ts";
 
 printProcessOutputOnFailure();
 
-let database: TestDatabase;
-let proxy: CuttableProxy;
+let db: DatabaseBehindProxy;
 let stack: Stack;
 let prisma: PrismaClient;
 
 beforeAll(async () => {
-  database = await createMigratedDatabase("outage");
-  const through = await cuttableProxyFor(database.url);
-  proxy = through.proxy;
-  stack = await startLinksStack({ DATABASE_URL: through.url });
-  prisma = createPrisma(database.url);
+  db = await migratedDatabaseBehindProxy("outage");
+  stack = await startLinksStack({ DATABASE_URL: db.url });
+  prisma = createPrisma(db.database.url);
 });
 
 afterAll(async () => {
-  await proxy?.open();
+  await db?.proxy.open();
   await stack?.stop();
   await prisma?.$disconnect();
-  await proxy?.cut();
-  await database?.drop();
+  await db?.drop();
 });
 
 describe("the database unreachable", () => {
@@ -49,7 +40,7 @@ describe("the database unreachable", () => {
     const before = await v1("POST", "/links", { url: "https://example.com/before" });
     expect(before.status, JSON.stringify(before.body)).toBe(201);
 
-    await proxy.cut();
+    await db.proxy.cut();
     const refused = [
       // The create on the direct path (its statement on the pool), one with a body through Express,
       // a Prisma read, and the older API.
@@ -68,7 +59,7 @@ describe("the database unreachable", () => {
     expectLegacyError(legacyRes, 503);
     expect(legacyRes.headers.get("retry-after")).toBe("1");
 
-    await proxy.open();
+    await db.proxy.open();
     const after = await v1("POST", "/links", { url: "https://example.com/after" });
     expect(after.status, JSON.stringify(after.body)).toBe(201);
     const urls = await prisma.link.findMany({
