@@ -3,7 +3,6 @@
 // a private data directory. Only the bundles are built beforehand (once for every test file).
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type KafkaMock, startKafkaMock } from "@kurz/bus/testing";
@@ -12,6 +11,7 @@ import {
   cleanupRedisPrefix,
   createTestDatabase,
   ensureRedis,
+  getFreePortBase,
   type StartedProcess,
   startProcess,
   testRedisUrl,
@@ -50,24 +50,8 @@ export interface ScaledStackOptions {
   redisUrl?: string;
 }
 
-/** A base port whose whole range (base .. base+1002) is free right now. */
-async function freeBase(): Promise<number> {
-  const offsets = [0, 1, 3, 4, 10, 20, 21, 22, 30, 31, 32, 40, 41, 42, 43, 60, 61, 62, 63, 1002];
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 2_000) * 10;
-    const free = await Promise.all(offsets.map((o) => portFree(base + o)));
-    if (free.every(Boolean)) return base;
-  }
-  throw new Error("no free port range for a scaled stack");
-}
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((r) => {
-    const s = createServer();
-    s.once("error", () => r(false));
-    s.listen(port, "127.0.0.1", () => s.close(() => r(true)));
-  });
-}
+/** The ports `./kurz up --scale` takes from its base (infra/local/up.ts): the stack's base leaves all free. */
+const STACK_PORT_OFFSETS = [0, 1, 3, 4, 10, 20, 21, 22, 30, 31, 32, 40, 41, 42, 43, 60, 61, 62, 63, 1002];
 
 export async function startScaledStack(opts: ScaledStackOptions): Promise<ScaledStack> {
   const redisUrl = opts.redisUrl ?? testRedisUrl();
@@ -98,7 +82,7 @@ export async function startScaledStack(opts: ScaledStackOptions): Promise<Scaled
   const kafka = kafkaStarted.value;
   const db = dbCreated.value;
   const dataDir = await mkdtemp(join(tmpdir(), "kurz-chaos-"));
-  const base = await freeBase();
+  const base = await getFreePortBase(STACK_PORT_OFFSETS);
   const env: Record<string, string> = {
     LOG_LEVEL: "warn",
     KURZ_SKIP_BUILD: "1",

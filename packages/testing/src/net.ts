@@ -53,3 +53,23 @@ export async function getFreePort(host = "127.0.0.1"): Promise<number> {
   if (port === null) throw new Error(`no free port on ${host}`);
   return port;
 }
+
+/**
+ * A base port such that `base + offset` is free right now for every offset (a whole stack's ports from
+ * one base: `./kurz up --base-port`), below the ephemeral range for the same reason as getFreePort.
+ */
+export async function getFreePortBase(offsets: readonly number[], host = "127.0.0.1"): Promise<number> {
+  const highest = BELOW.to - Math.max(...offsets);
+  for (let attempt = 0; highest > BELOW.from && attempt < 50; attempt++) {
+    const base = BELOW.from + Math.floor(Math.random() * (highest - BELOW.from + 1));
+    const ports = offsets.map((o) => base + o);
+    if (ports.some((p) => handedOut.has(p))) continue;
+    for (const p of ports) handedOut.add(p);
+    const bound = await Promise.all(ports.map((p) => tryBind(p, host)));
+    if (bound.every((b) => b !== null)) return base;
+    for (const p of ports) handedOut.delete(p);
+  }
+  throw new Error(
+    `no free range of ports for offsets ${offsets.join(",")} below ${EPHEMERAL_START} on ${host}`,
+  );
+}

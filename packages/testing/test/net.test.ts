@@ -1,9 +1,9 @@
-// getFreePort picks ports below the kernel's ephemeral range, so that the local end of an outgoing
+// getFreePort and getFreePortBase pick ports below the kernel's ephemeral range, so that the local end of an outgoing
 // connection (to Postgres, Redis, a service) can never take a port a stack is about to listen on.
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
-import { getFreePort } from "../src/net.ts";
+import { getFreePort, getFreePortBase } from "../src/net.ts";
 
 const ephemeralStart = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").split(/\s+/)[0]);
 
@@ -35,5 +35,22 @@ describe("getFreePort", () => {
     } finally {
       await close();
     }
+  });
+});
+
+describe("getFreePortBase", () => {
+  const offsets = [0, 1, 3, 20, 21, 1002];
+
+  it("hands out bases whose every offset is below the ephemeral range and free to listen on", async () => {
+    const bases = await Promise.all(Array.from({ length: 5 }, () => getFreePortBase(offsets)));
+    const ports = bases.flatMap((base) => offsets.map((o) => base + o));
+    // Concurrent callers never share a port of their ranges.
+    expect(new Set(ports).size).toBe(ports.length);
+    for (const port of ports) {
+      expect(port).toBeGreaterThanOrEqual(1024);
+      expect(port).toBeLessThan(ephemeralStart);
+    }
+    const closers = await Promise.all(ports.map(listenOn));
+    await Promise.all(closers.map((close) => close()));
   });
 });
