@@ -5,7 +5,11 @@
 set -eu
 cd /app
 if [ "$#" -eq 0 ]; then
-  # The flags of BUNDLE_NODE_FLAGS in infra/build/bundle.ts (decisions 0008, 0016).
-  exec node --max-semi-space-size=8 "services/${SERVICE}/dist/main.mjs"
+  # The flags of nodeFlagsFor in infra/build/bundle.ts (decisions 0008, 0016, 0043).
+  case "$SERVICE" in
+    redirect) semi=16 ;;
+    *) semi=8 ;;
+  esac
+  exec node --max-semi-space-size="$semi" "services/${SERVICE}/dist/main.mjs"
 fi
 exec "$@"

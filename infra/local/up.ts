@@ -6,7 +6,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { BUNDLE_NODE_FLAGS, bundlePath } from "../build/bundle.ts";
+import { bundlePath, nodeFlagsFor } from "../build/bundle.ts";
 import { localEdgeConfig } from "./edge-config.ts";
 import { Supervised } from "./supervisor.ts";
 
@@ -276,7 +276,7 @@ async function main(): Promise<void> {
     start(
       s.name,
       process.execPath,
-      [...BUNDLE_NODE_FLAGS, bundlePath(s.service)],
+      [...nodeFlagsFor(s.service), bundlePath(s.service)],
       { PORT: String(s.port), ...s.env },
       colors[SERVICES.indexOf(s.service)]!,
     );

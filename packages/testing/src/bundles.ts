@@ -6,15 +6,9 @@ import { mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync } from
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import {
-  BUNDLE_NODE_FLAGS,
-  bundleAll,
-  bundleEntries,
-  bundlePath,
-  SERVICES,
-} from "../../../infra/build/bundle.ts";
+import { bundleAll, bundleEntries, bundlePath, nodeFlagsFor, SERVICES } from "../../../infra/build/bundle.ts";
 
-export { BUNDLE_NODE_FLAGS, bundlePath };
+export { bundlePath, nodeFlagsFor };
 
 const root = resolve(import.meta.dirname, "../../..");
 // What a bundle is made from: every service's and package's sources (the generated Prisma client

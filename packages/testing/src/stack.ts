@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { accountCreator } from "./accounts.ts";
-import { BUNDLE_NODE_FLAGS, bundlePath, ensureBundles } from "./bundles.ts";
+import { bundlePath, ensureBundles, nodeFlagsFor } from "./bundles.ts";
 import { createMigratedDatabase } from "./migrated-database.ts";
 import { getFreePort } from "./net.ts";
 import { type StartedProcess, startProcess } from "./process.ts";
@@ -202,7 +202,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       cmd: process.execPath,
       args: fromSource
         ? ["--import", "tsx", `services/${name}/src/main.ts`]
-        : [...BUNDLE_NODE_FLAGS, ...extraFlags, bundlePath(name)],
+        : [...nodeFlagsFor(name), ...extraFlags, bundlePath(name)],
       cwd: root,
       env: { ...env, ...own[name], ...opts.extraEnv, ...opts.serviceEnv?.[name], PORT: String(port) },
       readyUrl: `http://127.0.0.1:${readyPort(name, port)}/ready`,

@@ -4,7 +4,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { getFreePort, type StartedProcess, startProcess } from "@kurz/testing";
-import { BUNDLE_NODE_FLAGS, ensureBundles } from "@kurz/testing/bundles";
+import { ensureBundles, nodeFlagsFor } from "@kurz/testing/bundles";
 
 const root = resolve(import.meta.dirname, "../../../..");
 
@@ -41,7 +41,9 @@ export async function bootRedirect(
   };
   const proc = await startProcess({
     cmd: process.execPath,
-    args: bundled ? [...BUNDLE_NODE_FLAGS, BUNDLE] : ["--import", "tsx", "services/redirect/src/main.ts"],
+    args: bundled
+      ? [...nodeFlagsFor("redirect"), BUNDLE]
+      : ["--import", "tsx", "services/redirect/src/main.ts"],
     cwd: root,
     env: full,
     // /health, not /ready: some tests boot it while the bus is deliberately down.
