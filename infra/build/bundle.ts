@@ -29,7 +29,7 @@ export const RUNTIME_EXTERNALS = [
  * HEAP_GROWING_PERCENT this cannot be set from inside the process. infra/docker/entrypoint.sh repeats
  * these flags.
  */
-export const BUNDLE_NODE_FLAGS = ["--max-semi-space-size=8"];
+const BUNDLE_NODE_FLAGS = ["--max-semi-space-size=8"];
 
 /**
  * The redirect keeps V8's 16 MB semi-spaces (decision 0043): with 8 MB, a click lived through a
@@ -37,7 +37,7 @@ export const BUNDLE_NODE_FLAGS = ["--max-semi-space-size=8"];
  * steps of 10–20 ms, set its p99. Its old generation is held lower instead (HEAP_GROWING_PERCENT 50), so
  * its peak RSS stays where it was.
  */
-export const REDIRECT_NODE_FLAGS = ["--max-semi-space-size=16"];
+const REDIRECT_NODE_FLAGS = ["--max-semi-space-size=16"];
 
 /** The flags `service`'s bundle starts with, wherever it is started. */
 export const nodeFlagsFor = (service: ServiceName | string): string[] =>

@@ -3,7 +3,8 @@
 # them instead (the migrate one-shot runs `node services/management/dist/migrate.mjs`, the admin CLI
 # `node services/management/dist/cli.mjs accounts:create …`).
 set -eu
-cd /app
+# KURZ_APP_DIR only for infra/compose.test.ts, which runs this script outside an image.
+cd "${KURZ_APP_DIR:-/app}"
 if [ "$#" -eq 0 ]; then
   # The flags of nodeFlagsFor in infra/build/bundle.ts (decisions 0008, 0016, 0043).
   case "$SERVICE" in

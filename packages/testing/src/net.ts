@@ -37,28 +37,12 @@ function tryBind(port: number, host: string): Promise<number | null> {
   });
 }
 
-/** A port free right now on 127.0.0.1, outside the kernel's ephemeral range when there is room. */
-export async function getFreePort(host = "127.0.0.1"): Promise<number> {
-  if (BELOW.to - BELOW.from >= 1_000) {
-    for (let attempt = 0; attempt < 50; attempt++) {
-      const port = BELOW.from + Math.floor(Math.random() * (BELOW.to - BELOW.from + 1));
-      if (handedOut.has(port)) continue;
-      // Reserved before the check, so that concurrent callers in this process never get the same one.
-      handedOut.add(port);
-      if ((await tryBind(port, host)) !== null) return port;
-      handedOut.delete(port);
-    }
-  }
-  const port = await tryBind(0, host);
-  if (port === null) throw new Error(`no free port on ${host}`);
-  return port;
-}
-
 /**
- * A base port such that `base + offset` is free right now for every offset (a whole stack's ports from
- * one base: `./kurz up --base-port`), below the ephemeral range for the same reason as getFreePort.
+ * A base below the ephemeral range whose `base + offset` ports are all free right now, or null after
+ * 50 tries. Its ports are reserved before they are checked, so that concurrent callers in this process
+ * never get one another's.
  */
-export async function getFreePortBase(offsets: readonly number[], host = "127.0.0.1"): Promise<number> {
+async function reserveBelow(offsets: readonly number[], host: string): Promise<number | null> {
   const highest = BELOW.to - Math.max(...offsets);
   for (let attempt = 0; highest > BELOW.from && attempt < 50; attempt++) {
     const base = BELOW.from + Math.floor(Math.random() * (highest - BELOW.from + 1));
@@ -69,7 +53,28 @@ export async function getFreePortBase(offsets: readonly number[], host = "127.0.
     if (bound.every((b) => b !== null)) return base;
     for (const p of ports) handedOut.delete(p);
   }
-  throw new Error(
-    `no free range of ports for offsets ${offsets.join(",")} below ${EPHEMERAL_START} on ${host}`,
-  );
+  return null;
+}
+
+/** A port free right now on 127.0.0.1, outside the kernel's ephemeral range when there is room. */
+export async function getFreePort(host = "127.0.0.1"): Promise<number> {
+  const port = BELOW.to - BELOW.from >= 1_000 ? await reserveBelow([0], host) : null;
+  if (port !== null) return port;
+  const any = await tryBind(0, host);
+  if (any === null) throw new Error(`no free port on ${host}`);
+  return any;
+}
+
+/**
+ * A base port such that `base + offset` is free right now for every offset (a whole stack's ports from
+ * one base: `./kurz up --base-port`), below the ephemeral range for the same reason as getFreePort.
+ */
+export async function getFreePortBase(offsets: readonly number[], host = "127.0.0.1"): Promise<number> {
+  const base = await reserveBelow(offsets, host);
+  if (base === null) {
+    throw new Error(
+      `no free range of ports for offsets ${offsets.join(",")} below ${EPHEMERAL_START} on ${host}`,
+    );
+  }
+  return base;
 }

@@ -1,5 +1,6 @@
-// getFreePort and getFreePortBase pick ports below the kernel's ephemeral range, so that the local end of an outgoing
-// connection (to Postgres, Redis, a service) can never take a port a stack is about to listen on.
+// getFreePort and getFreePortBase pick ports below the kernel's ephemeral range, so that the local end
+// of an outgoing connection (to Postgres, Redis, a service) can never take a port a stack is about to
+// listen on.
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
@@ -14,16 +15,22 @@ const listenOn = (port: number) =>
     server.listen(port, "127.0.0.1", () => resolve(() => new Promise((r) => server.close(() => r()))));
   });
 
+/** Ports handed out to concurrent callers: none shared, all below the ephemeral range, all listenable. */
+async function expectDistinctListenableBelowEphemeral(ports: number[]): Promise<void> {
+  expect(new Set(ports).size).toBe(ports.length);
+  for (const port of ports) {
+    expect(port).toBeGreaterThanOrEqual(1024);
+    expect(port).toBeLessThan(ephemeralStart);
+  }
+  const closers = await Promise.all(ports.map(listenOn));
+  await Promise.all(closers.map((close) => close()));
+}
+
 describe("getFreePort", () => {
   it("hands out distinct ports below the ephemeral range, each free to listen on", async () => {
-    const ports = await Promise.all(Array.from({ length: 40 }, () => getFreePort()));
-    expect(new Set(ports).size).toBe(ports.length);
-    for (const port of ports) {
-      expect(port).toBeGreaterThanOrEqual(1024);
-      expect(port).toBeLessThan(ephemeralStart);
-    }
-    const closers = await Promise.all(ports.map(listenOn));
-    await Promise.all(closers.map((close) => close()));
+    await expectDistinctListenableBelowEphemeral(
+      await Promise.all(Array.from({ length: 40 }, () => getFreePort())),
+    );
   });
 
   it("never hands out a port something already listens on", async () => {
@@ -43,14 +50,7 @@ describe("getFreePortBase", () => {
 
   it("hands out bases whose every offset is below the ephemeral range and free to listen on", async () => {
     const bases = await Promise.all(Array.from({ length: 5 }, () => getFreePortBase(offsets)));
-    const ports = bases.flatMap((base) => offsets.map((o) => base + o));
     // Concurrent callers never share a port of their ranges.
-    expect(new Set(ports).size).toBe(ports.length);
-    for (const port of ports) {
-      expect(port).toBeGreaterThanOrEqual(1024);
-      expect(port).toBeLessThan(ephemeralStart);
-    }
-    const closers = await Promise.all(ports.map(listenOn));
-    await Promise.all(closers.map((close) => close()));
+    await expectDistinctListenableBelowEphemeral(bases.flatMap((base) => offsets.map((o) => base + o)));
   });
 });
