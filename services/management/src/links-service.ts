@@ -4,10 +4,11 @@
 // same transaction, as its last statement.
 import { randomUUID } from "node:crypto";
 import { type CreateLinkBody, TOPICS, type UpdateLinkBody } from "@kurz/contracts";
-import { isUniqueViolation, type Link, Prisma, type PrismaClient, poolOf, sqlStateOf } from "@kurz/db";
+import { isUniqueViolation, type Link, Prisma, type PrismaClient, sqlStateOf } from "@kurz/db";
 import { ApiError, apiError, notFound } from "@kurz/service-kit";
 import { campaignsOfLinks, type LegacyRecords } from "./legacy-records.ts";
 import { countLinksRemoved, linkLimitError, linkRoom } from "./link-count.ts";
+import { createBatcherOf } from "./link-create-batch.ts";
 import { LINK_COLUMNS } from "./link-list.ts";
 import { linksByCode } from "./links-by-code.ts";
 import { enqueueLinkEvent, enqueueLinkEvents, linkEvent } from "./outbox.ts";
@@ -93,12 +94,9 @@ export async function unavailableAliases(
 }
 
 /**
- * Creates one link; throws 403 at the link limit and 409 when the alias is taken or reserved.
- * Two statements in one transaction (decision 0017): the first inserts the link and its outbox event
- * (the account's default expiry read inside it), the second counts it under the limit. The second also
- * re-checks the retired codes: a fresh statement sees a concurrent delete of the same code that the
- * insert had to wait for (a check inside the insert's own statement would use the snapshot from
- * before that wait).
+ * Creates one link; throws 403 at the link limit and 409 when the alias is taken or reserved. The insert,
+ * its event and its count are one create of a batch (insertCountedLink); a generated code found taken
+ * or retired is drawn once more.
  */
 export async function createLink(deps: LinkWriterDeps, accountId: string, input: NewLink): Promise<Link> {
   const passwordHash = input.password !== undefined ? await hashPassword(input.password) : null;
@@ -119,18 +117,14 @@ export async function createLink(deps: LinkWriterDeps, accountId: string, input:
   return link;
 }
 
-/** The create's one statement (its parameters in kurz_create_link's order). */
-const CREATE_LINK = `SELECT kurz_create_link($1::uuid, $2::uuid, $3, $4, $5, $6, $7::timestamptz,
-  $8::timestamptz, $9::boolean, $10::timestamptz, $11, $12::jsonb, $13::int, $14::int, $15::boolean,
-  $16::timestamptz) AS expires_at`;
-
 /**
- * One call of the database function `kurz_create_link` (migration 20261123235500, decision 0019; its
- * count in shards since decision 0037): the link row (its expiry defaulting from the account's setting),
- * its `link.created` outbox event, and the account's stored count, committed together or not at all. The event is linkEvent's, built here from
- * the row as it will be inserted (every column is given, none left to a default); the function fills in
- * the expiry, which only the database knows when the account's default applies. Refusals arrive as the
- * SQLSTATEs the function raises.
+ * One create through the process's batcher (link-create-batch.ts, decision 0044), which calls the
+ * database function `kurz_create_links` for the creates that arrive together: the link row (its expiry
+ * defaulting from the account's setting), its `link.created` outbox event, and the account's stored
+ * count, committed together or not at all (decisions 0019, 0037). The event is linkEvent's, built here
+ * from the row as it will be inserted (every column is given, none left to a default); the function
+ * fills in the expiry, which only the database knows when the account's default applies. Refusals
+ * arrive as the SQLSTATEs the function reports.
  */
 async function insertCountedLink(
   prisma: PrismaClient,
@@ -158,36 +152,26 @@ async function insertCountedLink(
     frameable: input.frameable ?? null,
     frameCheckedAt: input.frameable != null ? now : null,
   };
-  const event = linkEvent("link.created", planned);
-  const generated = input.custom_alias === undefined;
   try {
-    // On Prisma's pool as a named prepared statement, not through $queryRaw (decision 0039, as 0035
-    // did for the GET): the same SQL and parameters, without Prisma's per-query work on the hottest
-    // write. node-postgres parses the timestamptz it returns into a Date, as Prisma did.
-    const { rows } = await poolOf(prisma).query<{ expires_at: Date | null }>({
-      name: "kurz_create_link",
-      text: CREATE_LINK,
-      values: [
-        planned.id,
-        accountId,
-        planned.shortCode,
-        planned.originalUrl,
-        planned.title,
-        planned.passwordHash,
-        planned.expiresAt,
-        now,
-        generated,
-        cutoff,
-        TOPICS.links,
-        JSON.stringify(event),
-        planned.overlayId,
-        planned.domainId,
-        planned.frameable,
-        planned.frameCheckedAt,
-      ],
+    const expiresAt = await createBatcherOf(prisma).create({
+      id: planned.id,
+      account: accountId,
+      code: planned.shortCode,
+      url: planned.originalUrl,
+      title: planned.title,
+      password_hash: planned.passwordHash,
+      expires_at: planned.expiresAt?.toISOString() ?? null,
+      created: now.toISOString(),
+      generated: input.custom_alias === undefined,
+      cutoff: cutoff.toISOString(),
+      topic: TOPICS.links,
+      event: linkEvent("link.created", planned),
+      overlay_id: planned.overlayId,
+      domain_id: planned.domainId,
+      frameable: planned.frameable,
+      frame_checked_at: planned.frameCheckedAt?.toISOString() ?? null,
     });
-    const row = rows[0];
-    return { ...planned, expiresAt: row?.expires_at ?? null };
+    return { ...planned, expiresAt };
   } catch (err) {
     switch (sqlStateOf(err)) {
       case "KZ401":
