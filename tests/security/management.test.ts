@@ -388,3 +388,41 @@ describe("link limits (decision 0037)", () => {
     expect((await asAttacker("GET", "/api/v1/account")).body.data.total_links).toBe(0);
   });
 });
+
+describe("creates sent together (decision 0044)", () => {
+  it("are each done or refused on their own: one account's refused creates never refuse another's", async () => {
+    const [attacker, victim] = await Promise.all([
+      stack.createAccount(uniqueEmail("batch-attacker"), 2),
+      stack.createAccount(uniqueEmail("batch-victim"), 50),
+    ]);
+    const asAttacker = api(stack, attacker.api_key);
+    const asVictim = api(stack, victim.api_key);
+    const taken = `batch-taken-${Date.now().toString(36)}`;
+    expect(
+      (await asAttacker("POST", "/api/v1/links", { url: "https://a.example/", custom_alias: taken })).status,
+    ).toBe(201);
+    const link = (tag: string, i: number, alias?: string) => ({
+      url: `https://${tag}.example/${i}`,
+      title: `${tag} ${i}`,
+      ...(alias ? { custom_alias: alias } : {}),
+    });
+    // The management process batches the creates that arrive together, so these share calls: the
+    // attacker's past its limit and with a taken alias, the victim's each with an alias of its own.
+    const victimAliases = Array.from({ length: 16 }, (_, i) => `batch-v-${Date.now().toString(36)}-${i}`);
+    const [flood, taking, own] = await Promise.all([
+      Promise.all(Array.from({ length: 16 }, (_, i) => asAttacker("POST", "/api/v1/links", link("a", i)))),
+      Promise.all(
+        Array.from({ length: 8 }, (_, i) => asAttacker("POST", "/api/v1/links", link("t", i, taken))),
+      ),
+      Promise.all(victimAliases.map((alias, i) => asVictim("POST", "/api/v1/links", link("v", i, alias)))),
+    ]);
+    expect(own.map((r) => r.status)).toEqual(victimAliases.map(() => 201));
+    expect(own.map((r) => r.body.data.short_code)).toEqual(victimAliases);
+    for (const r of taking) expectV1Error(r, 409, "CONFLICT");
+    // One link of room was left: exactly one of the flood got it.
+    expect(flood.filter((r) => r.status === 201)).toHaveLength(1);
+    for (const r of flood.filter((r) => r.status !== 201)) expectV1Error(r, 403, "FORBIDDEN");
+    expect((await asVictim("GET", "/api/v1/account")).body.data.total_links).toBe(16);
+    expect((await asAttacker("GET", "/api/v1/account")).body.data.total_links).toBe(2);
+  });
+});

@@ -3,41 +3,65 @@
 // every domain of the account for the short URL) and Prisma's query interpreter on each; this is the
 // hottest keyed read of the API (issue 15). The row comes back in Prisma's `Link` shape, so the JSON is
 // still made by toLinkJson alone; `link-by-id.test.ts` holds it equal to `prisma.link.findFirst`.
+// The reads that reach the process together are one statement (decision 0044, as for creates): each
+// asks for its id *and* its account, and a row answers only the read that named both.
 import { type Link, type PrismaClient, poolOf } from "@kurz/db";
+import { CallBatcher } from "./call-batcher.ts";
 import { type DomainOrigins, domainInfo, NO_DOMAINS } from "./short-url.ts";
 
 // Every column of `links`, named as Prisma names them; the domain only if it is the account's own
 // (accountDomains' rule: a missing entry shows the main host).
-const LINK_BY_ID = `SELECT l.id, l.account_id AS "accountId", l.short_code AS "shortCode",
-  l.original_url AS "originalUrl", l.title, l.password_hash AS "passwordHash", l.is_active AS "isActive",
-  l.expires_at AS "expiresAt", l.clicks_count AS "clicksCount", l.analytics_public AS "analyticsPublic",
-  l.analytics_shared_fields AS "analyticsSharedFields", l.created_at AS "createdAt",
-  l.updated_at AS "updatedAt", l.overlay_id AS "overlayId", l.domain_id AS "domainId", l.frameable,
-  l.frame_checked_at AS "frameCheckedAt", d.host AS "domainHost", d.origin AS "domainOrigin"
-FROM links l LEFT JOIN domains d ON d.id = l.domain_id AND d.account_id = l.account_id
-WHERE l.id = $1::uuid AND l.account_id = $2::uuid`;
+const LINKS_BY_ID = `SELECT q.item::int AS item, l.id, l.account_id AS "accountId",
+  l.short_code AS "shortCode", l.original_url AS "originalUrl", l.title, l.password_hash AS "passwordHash",
+  l.is_active AS "isActive", l.expires_at AS "expiresAt", l.clicks_count AS "clicksCount",
+  l.analytics_public AS "analyticsPublic", l.analytics_shared_fields AS "analyticsSharedFields",
+  l.created_at AS "createdAt", l.updated_at AS "updatedAt", l.overlay_id AS "overlayId",
+  l.domain_id AS "domainId", l.frameable, l.frame_checked_at AS "frameCheckedAt", d.host AS "domainHost",
+  d.origin AS "domainOrigin"
+FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS q(id, account_id, item)
+JOIN links l ON l.id = q.id AND l.account_id = q.account_id
+LEFT JOIN domains d ON d.id = l.domain_id AND d.account_id = l.account_id`;
 
 type Row = Omit<Link, "clicksCount"> & {
+  /** The read's place in the call, from 1. */
+  item: number;
   /** int8 arrives as text from node-postgres. */
   clicksCount: string;
   domainHost: string | null;
   domainOrigin: string | null;
 };
 
+type Found = { link: Link; domains: DomainOrigins };
+type Read = { accountId: string; id: string };
+
+/** Reads per call at most, and calls at once per process. */
+const LIMITS = { maxBatch: 100, maxInFlight: 2 };
+
+const readers = new WeakMap<PrismaClient, CallBatcher<Read, Found | null>>();
+
 /** The account's link `id` with the domains its short URL needs, or null (unknown or another account's). */
-export async function linkWithDomain(
-  prisma: PrismaClient,
-  accountId: string,
-  id: string,
-): Promise<{ link: Link; domains: DomainOrigins } | null> {
-  const { rows } = await poolOf(prisma).query<Row>({
-    name: "kurz_link_by_id",
-    text: LINK_BY_ID,
-    values: [id, accountId],
+export function linkWithDomain(prisma: PrismaClient, accountId: string, id: string): Promise<Found | null> {
+  let reader = readers.get(prisma);
+  if (!reader) {
+    const pool = poolOf(prisma);
+    reader = new CallBatcher<Read, Found | null>((reads) => readLinks(pool, reads), LIMITS);
+    readers.set(prisma, reader);
+  }
+  return reader.submit({ accountId, id });
+}
+
+async function readLinks(pool: ReturnType<typeof poolOf>, reads: readonly Read[]): Promise<(Found | null)[]> {
+  const { rows } = await pool.query<Row>({
+    name: "kurz_links_by_id",
+    text: LINKS_BY_ID,
+    values: [reads.map((r) => r.id), reads.map((r) => r.accountId)],
   });
-  const row = rows[0];
-  if (!row) return null;
-  const { domainHost, domainOrigin, clicksCount, ...rest } = row;
+  const found: (Found | null)[] = reads.map(() => null);
+  for (const row of rows) found[row.item - 1] = fromRow(row);
+  return found;
+}
+
+function fromRow({ item: _, domainHost, domainOrigin, clicksCount, ...rest }: Row): Found {
   const link: Link = { ...rest, clicksCount: BigInt(clicksCount) };
   const domains =
     link.domainId !== null && domainHost !== null && domainOrigin !== null

@@ -1,16 +1,10 @@
 // Link creates in batches (issue 15, decision 0044): the creates that reach one management process
 // together go to Postgres as one call of `kurz_create_links`, one statement and one commit, instead of
-// a statement and a commit (and its WAL flush) each. That was about 40% of Postgres's CPU per create.
-// Each create is still done or refused on its own (the function runs each in a block of its own). A
-// whole call that fails commits nothing, so it may be sent again: as it was when Postgres chose it as a
-// deadlock's victim (two batches that wait on each other's codes), one create at a time when the error
-// came from what one create carried (so one account's create cannot fail another's), and not at all
-// when the database is unavailable (each create fails with that, as it would alone).
-//
-// A batch starts as soon as the event loop has taken in what arrived with the first create (the
-// creates of one poll phase), and while one runs the next ones gather: one account's creates under
-// load go in batches of several, a lone create waits for nothing.
-import { isDatabaseUnavailable, type PrismaClient, poolOf, sqlStateOf } from "@kurz/db";
+// a statement and a commit (and its WAL flush) each; CallBatcher forms the batches and sends a failed
+// call again. Each create is still done or refused on its own: the function runs each in a block of
+// its own and reports its refusal.
+import { type PrismaClient, poolOf } from "@kurz/db";
+import { CallBatcher } from "./call-batcher.ts";
 
 /** One create as kurz_create_links takes it (timestamps as ISO strings; `expires_at` null: the default). */
 export interface PlannedCreate {
@@ -50,19 +44,6 @@ export class CreateRefused extends Error {
 }
 
 const CREATE_LINKS = "SELECT item, expires, failure FROM kurz_create_links($1::jsonb)";
-/** Creates per call at most; a JSON parameter of this many is some tens of kilobytes. */
-const MAX_BATCH = 100;
-/** Calls running at once per process (docs/benchmarks.md, 2026-11-27 evening). */
-const MAX_IN_FLIGHT = 2;
-/** Attempts of a call Postgres broke off as a deadlock's victim (or a serialization failure). */
-const ATTEMPTS = 3;
-const RETRYABLE = new Set(["40P01", "40001"]);
-
-interface Pending {
-  item: PlannedCreate;
-  resolve: (expiresAt: Date | null) => void;
-  reject: (err: unknown) => void;
-}
 
 interface Outcome {
   item: number;
@@ -70,70 +51,19 @@ interface Outcome {
   failure: string | null;
 }
 
-export class LinkCreateBatcher {
-  private queue: Pending[] = [];
-  private inFlight = 0;
-  private scheduled = false;
-
-  constructor(private readonly pool: ReturnType<typeof poolOf>) {}
-
-  /** Creates one link; resolves to its expiry as stored, or rejects with CreateRefused (or the call's error). */
-  create(item: PlannedCreate): Promise<Date | null> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ item, resolve, reject });
-      this.schedule();
-    });
-  }
-
-  private schedule(): void {
-    if (this.scheduled || this.inFlight >= MAX_IN_FLIGHT || this.queue.length === 0) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      while (this.inFlight < MAX_IN_FLIGHT && this.queue.length > 0) {
-        const batch = this.queue.splice(0, MAX_BATCH);
-        this.inFlight++;
-        void this.run(batch).finally(() => {
-          this.inFlight--;
-          this.schedule();
-        });
-      }
-    });
-  }
-
-  private async run(batch: Pending[]): Promise<void> {
-    const param = JSON.stringify(batch.map((p, i) => ({ ...p.item, i })));
-    for (let attempt = 1; ; attempt++) {
-      let rows: Outcome[];
-      try {
-        ({ rows } = await this.pool.query<Outcome>({
-          name: "kurz_create_links",
-          text: CREATE_LINKS,
-          values: [param],
-        }));
-      } catch (err) {
-        if (attempt < ATTEMPTS && RETRYABLE.has(sqlStateOf(err) ?? "")) continue;
-        if (batch.length > 1 && !isDatabaseUnavailable(err)) {
-          for (const p of batch) await this.run([p]);
-          return;
-        }
-        for (const p of batch) p.reject(err);
-        return;
-      }
-      const settled = new Set<number>();
-      for (const row of rows) {
-        const pending = batch[row.item];
-        if (!pending || settled.has(row.item)) continue;
-        settled.add(row.item);
-        if (row.failure === null) pending.resolve(row.expires);
-        else pending.reject(refusal(row.failure));
-      }
-      batch.forEach((p, i) => {
-        if (!settled.has(i)) p.reject(new Error("kurz_create_links returned no outcome for a create"));
-      });
-      return;
-    }
-  }
+/** One call of kurz_create_links: each create's stored expiry, or its refusal. */
+async function createLinks(
+  pool: ReturnType<typeof poolOf>,
+  items: readonly PlannedCreate[],
+): Promise<(Date | null | CreateRefused)[]> {
+  const { rows } = await pool.query<Outcome>({
+    name: "kurz_create_links",
+    text: CREATE_LINKS,
+    values: [JSON.stringify(items.map((item, i) => ({ ...item, i })))],
+  });
+  const results: (Date | null | CreateRefused)[] = [];
+  for (const row of rows) results[row.item] = row.failure === null ? row.expires : refusal(row.failure);
+  return results;
 }
 
 /** "23505:links_short_code_key" or a bare SQLSTATE, as kurz_create_links reports a refusal. */
@@ -144,14 +74,25 @@ function refusal(failure: string): CreateRefused {
     : new CreateRefused(failure.slice(0, colon), failure.slice(colon + 1));
 }
 
-const batchers = new WeakMap<PrismaClient, LinkCreateBatcher>();
+/**
+ * Creates per call at most (its JSON parameter is then some tens of kilobytes), and calls at once per
+ * process: two, so that a call waiting on a lock (an alias another transaction is inserting) does not
+ * hold up every create behind it (docs/benchmarks.md, 2026-11-27 20:01).
+ */
+const LIMITS = { maxBatch: 100, maxInFlight: 2 };
 
-/** The batcher of the pool under `prisma` (one per client, so one per process in a service). */
-export function createBatcherOf(prisma: PrismaClient): LinkCreateBatcher {
+const batchers = new WeakMap<PrismaClient, CallBatcher<PlannedCreate, Date | null>>();
+
+/**
+ * Creates one link through the batcher of the pool under `prisma` (one per client, so one per process
+ * in a service): its expiry as stored, or a rejection with CreateRefused (or the call's error).
+ */
+export function createBatched(prisma: PrismaClient, item: PlannedCreate): Promise<Date | null> {
   let batcher = batchers.get(prisma);
   if (!batcher) {
-    batcher = new LinkCreateBatcher(poolOf(prisma));
+    const pool = poolOf(prisma);
+    batcher = new CallBatcher<PlannedCreate, Date | null>((items) => createLinks(pool, items), LIMITS);
     batchers.set(prisma, batcher);
   }
-  return batcher;
+  return batcher.submit(item);
 }

@@ -8,7 +8,7 @@ import { isUniqueViolation, type Link, Prisma, type PrismaClient, sqlStateOf } f
 import { ApiError, apiError, notFound } from "@kurz/service-kit";
 import { campaignsOfLinks, type LegacyRecords } from "./legacy-records.ts";
 import { countLinksRemoved, linkLimitError, linkRoom } from "./link-count.ts";
-import { createBatcherOf } from "./link-create-batch.ts";
+import { createBatched } from "./link-create-batch.ts";
 import { LINK_COLUMNS } from "./link-list.ts";
 import { linksByCode } from "./links-by-code.ts";
 import { enqueueLinkEvent, enqueueLinkEvents, linkEvent } from "./outbox.ts";
@@ -153,7 +153,7 @@ async function insertCountedLink(
     frameCheckedAt: input.frameable != null ? now : null,
   };
   try {
-    const expiresAt = await createBatcherOf(prisma).create({
+    const expiresAt = await createBatched(prisma, {
       id: planned.id,
       account: accountId,
       code: planned.shortCode,

@@ -3,10 +3,10 @@
 // JSON the Prisma path made (the link plus all the account's domains); another account's link, or an
 // unknown id, is not found.
 import { randomUUID } from "node:crypto";
-import { createPrisma, type Link, type PrismaClient } from "@kurz/db";
+import { createPrisma, type Link, type PrismaClient, poolOf } from "@kurz/db";
 import type { TestDatabase } from "@kurz/testing";
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { linkWithDomain } from "../src/link-by-id.ts";
 import { toLinkJson } from "../src/link-json.ts";
 import { accountDomains } from "../src/short-url.ts";
@@ -102,5 +102,33 @@ describe("linkWithDomain", () => {
     expect(await linkWithDomain(prisma, accountB, links.plain!.id)).toBeNull();
     expect(await linkWithDomain(prisma, accountA, randomUUID())).toBeNull();
     expect(await linkWithDomain(prisma, randomUUID(), links.everything!.id)).toBeNull();
+  });
+
+  it("answers reads sent together in one statement, each only with its own account's link", async () => {
+    const query = vi.spyOn(poolOf(prisma) as unknown as { query: (q: unknown) => unknown }, "query");
+    try {
+      const asked: [string, string][] = [
+        [accountA, links.plain!.id],
+        [accountB, links.plain!.id], // A's link asked as B
+        [accountA, links.everything!.id],
+        [accountA, randomUUID()],
+        [accountB, links.everything!.id],
+        [accountA, links.plain!.id], // the same read twice
+      ];
+      const found = await Promise.all(asked.map(([account, id]) => linkWithDomain(prisma, account, id)));
+      const calls = query.mock.calls.filter(([q]) => (q as { name?: string }).name === "kurz_links_by_id");
+      expect(calls).toHaveLength(1);
+      expect(found.map((f) => f?.link.id ?? null)).toEqual([
+        links.plain!.id,
+        null,
+        links.everything!.id,
+        null,
+        null,
+        links.plain!.id,
+      ]);
+      expect(found[2]!.domains.size).toBe(1);
+    } finally {
+      query.mockRestore();
+    }
   });
 });
