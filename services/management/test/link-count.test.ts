@@ -238,10 +238,13 @@ describe("sharded count with leased quotas", () => {
     expectLimitErrors(refusals, limit);
     await expectExact(id, limit);
     await expectLeasesWithinRoom(id);
-    // The creates spread over the shards rather than queueing on one row.
+    // The creates spread over the shards rather than queueing on one row. Each batch of them counts on
+    // one shard drawn at random (decision 0044). A batch holds at most one create per connection, so the
+    // 240 make at least 12 batches (13 when measured): the chance that 12 draws of 16 shards fall on
+    // three or fewer is about 1e-6.
     const [spread] = await prisma.$queryRaw<{ shards: number }[]>`
       SELECT count(*)::int AS shards FROM link_quota WHERE account_id = ${id}::uuid AND used > 0`;
-    expect(spread!.shards).toBeGreaterThan(8);
+    expect(spread!.shards).toBeGreaterThan(3);
   });
 
   it("stays exact, without deadlocks, under creates, bulk deletes and limit changes near the limit", async () => {
