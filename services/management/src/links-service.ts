@@ -51,6 +51,8 @@ export type NewLink = CreateLinkBody & {
   overlayId?: number | null;
   domainId?: number | null;
   frameable?: boolean | null;
+  /** `password` already hashed by the caller (bulk hashes all first, so no create waits on it). */
+  passwordHash?: string;
 };
 
 /** What an update sets besides UpdateLinkBody's own members (checked by the caller, as for NewLink). */
@@ -99,7 +101,10 @@ export async function unavailableAliases(
  * or retired is drawn once more.
  */
 export async function createLink(deps: LinkWriterDeps, accountId: string, input: NewLink): Promise<Link> {
-  const passwordHash = input.password !== undefined ? await hashPassword(input.password) : null;
+  // No await unless there is a password to hash: the create then reaches the batcher in the same turn
+  // as its caller's call, so creates started in order are counted in that order (decision 0044).
+  const passwordHash =
+    input.passwordHash ?? (input.password !== undefined ? await hashPassword(input.password) : null);
   const cutoff = new Date(Date.now() - deps.retiredCodeGraceMs);
   const create = (shortCode: string) =>
     insertCountedLink(deps.prisma, accountId, cutoff, { ...input, shortCode, passwordHash });
@@ -130,7 +135,7 @@ async function insertCountedLink(
   prisma: PrismaClient,
   accountId: string,
   cutoff: Date,
-  input: NewLink & { shortCode: string; passwordHash: string | null },
+  input: Omit<NewLink, "passwordHash"> & { shortCode: string; passwordHash: string | null },
 ): Promise<Link> {
   const now = new Date();
   const planned: Link = {

@@ -2,10 +2,10 @@
 // bounded concurrent title fetches, and bulk delete with foreign and unknown ids.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createPrisma, type PrismaClient } from "@kurz/db";
+import { createPrisma, type PrismaClient, poolOf } from "@kurz/db";
 import { printProcessOutputOnFailure } from "@kurz/testing";
 import type { Stack } from "@kurz/testing/stack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { storedLinkCount } from "../src/link-count.ts";
 import {
   createTestAccount,
@@ -122,6 +122,31 @@ describe("POST /links/bulk", () => {
     const { api, accountId } = await newCaller("bulk-invalid");
     expectV1Error(await api("POST", "/links/bulk", body), 400, "VALIDATION_ERROR");
     expect(await linkCount(accountId)).toBe(0);
+  });
+
+  it("creates the items of a batch in one database call (decision 0044)", async () => {
+    const { api, accountId } = await newCaller("bulk-one-call");
+    // The stack runs in this process: every pool's queries, management's too, pass through the
+    // prototype of this test's own pool (node-postgres' Pool).
+    const query = vi.spyOn(
+      Object.getPrototypeOf(poolOf(prisma)) as { query: (q: unknown) => unknown },
+      "query",
+    );
+    try {
+      const res = await api("POST", "/links/bulk", {
+        links: Array.from({ length: 20 }, (_, i) => ({ url: `https://example.com/${i}`, title: `T${i}` })),
+      });
+      expectV1Success(res, 201);
+      expect(res.body.data.success.map((s: { title: string }) => s.title)).toEqual(
+        Array.from({ length: 20 }, (_, i) => `T${i}`),
+      );
+      const calls = query.mock.calls.filter(([q]) => (q as { name?: string }).name === "kurz_create_links");
+      expect(calls).toHaveLength(1);
+    } finally {
+      query.mockRestore();
+    }
+    expect(await linkCount(accountId)).toBe(20);
+    expect(await storedCount(accountId)).toBe(20);
   });
 
   it("accepts exactly 50 items", async () => {

@@ -29,6 +29,7 @@ import {
   type NewLink,
   unavailableAliases,
 } from "../links-service.ts";
+import { hashPassword } from "../passwords.ts";
 import { accountDomains, NO_DOMAINS, shortUrlOf } from "../short-url.ts";
 import { titleFetchAllowance } from "../title-budget.ts";
 import { fallbackTitle } from "../title-fetcher.ts";
@@ -42,6 +43,16 @@ export function bulkRoutes(deps: LinksDeps & { redis: Redis; logger: Logger }): 
     ROUTES.bulkCreateLinks,
     async ({ identity: { accountId, keyId }, body: batch, req }) => {
       const failed: BulkCreateFailureItem[] = [];
+      // Expected refusals (alias taken, limit reached by a concurrent request) carry their message; a
+      // fault is logged and reported without internals, as the other items may be created.
+      const fail = (index: number, err: unknown) => {
+        if (isApiError(err) && err.status < 500) {
+          failed.push({ index, error: err.code === "CONFLICT" ? BULK_ALIAS_TAKEN : err.message });
+        } else {
+          requestLog(req, deps.logger)?.error({ err, index }, "bulk item failed");
+          failed.push({ index, error: "Internal error while creating this link; try again" });
+        }
+      };
       const parsedItems: { index: number; item: CreateLinkBody }[] = [];
       for (const [index, raw] of batch.links.entries()) {
         const parsed = CreateLinkBody.safeParse(raw);
@@ -81,14 +92,14 @@ export function bulkRoutes(deps: LinksDeps & { redis: Redis; logger: Logger }): 
         }),
       );
 
-      // In input order, so which of two equal aliases wins is predictable (the first).
-      const success: BulkCreateResultItem[] = [];
       const domains = ready.some(({ item }) => item.domain !== undefined)
         ? await accountDomains(deps.prisma, accountId)
         : NO_DOMAINS;
+      // Each item's overlay, domain and framing first (another account's overlay or domain, or an
+      // unverified one, fails that item only), and its password hashed...
+      const planned: { index: number; input: NewLink }[] = [];
       for (const { index, item } of ready) {
         try {
-          // Another account's overlay or domain, or an unverified one, fails this item only.
           const overlayId =
             item.overlay_id !== undefined
               ? await ownOverlayId(deps.prisma, accountId, item.overlay_id)
@@ -97,25 +108,42 @@ export function bulkRoutes(deps: LinksDeps & { redis: Redis; logger: Logger }): 
             item.domain !== undefined ? await ownVerifiedDomainId(deps.prisma, accountId, item.domain) : null;
           const frameable =
             overlayId !== null ? ((await deps.titles.framingAllowed?.(item.url)) ?? null) : null;
-          const link = await createLink(deps, accountId, { ...item, overlayId, domainId, frameable });
-          success.push({
-            id: link.id,
-            short_code: link.shortCode,
-            short_url: shortUrlOf(link, deps.baseUrl, domains),
-            original_url: link.originalUrl,
-            title: link.title,
-            created_at: link.createdAt.toISOString(),
-          });
+          planned.push({ index, input: { ...item, overlayId, domainId, frameable } });
         } catch (err) {
-          // Expected refusals (alias taken, limit reached by a concurrent request) carry their message;
-          // a fault is logged and reported without internals, as the items before it are already created.
-          if (isApiError(err) && err.status < 500) {
-            failed.push({ index, error: err.code === "CONFLICT" ? BULK_ALIAS_TAKEN : err.message });
-          } else {
-            requestLog(req, deps.logger)?.error({ err, index }, "bulk item failed");
-            failed.push({ index, error: "Internal error while creating this link; try again" });
-          }
+          fail(index, err);
         }
+      }
+      await Promise.all(
+        planned.map(async (p) => {
+          if (p.input.password !== undefined) p.input.passwordHash = await hashPassword(p.input.password);
+        }),
+      );
+      // ...then every create at once, started in input order: they reach the process's create batcher
+      // together and in that order (decision 0044), so they are one database call, the first of two
+      // equal aliases wins, and at the limit the first items get the room.
+      const outcomes = await Promise.all(
+        planned.map(({ input }) =>
+          createLink(deps, accountId, input).then(
+            (link) => ({ link }),
+            (err: unknown) => ({ err }),
+          ),
+        ),
+      );
+      const success: BulkCreateResultItem[] = [];
+      for (const [i, outcome] of outcomes.entries()) {
+        if ("err" in outcome) {
+          fail(planned[i]!.index, outcome.err);
+          continue;
+        }
+        const { link } = outcome;
+        success.push({
+          id: link.id,
+          short_code: link.shortCode,
+          short_url: shortUrlOf(link, deps.baseUrl, domains),
+          original_url: link.originalUrl,
+          title: link.title,
+          created_at: link.createdAt.toISOString(),
+        });
       }
       failed.sort((a, b) => a.index - b.index);
       return v1Success({ success, failed });
