@@ -389,7 +389,7 @@ describe("link limits (decision 0037)", () => {
   });
 });
 
-describe("creates sent together (decision 0044)", () => {
+describe("calls batched together (decision 0044)", () => {
   it("are each done or refused on their own: one account's refused creates never refuse another's", async () => {
     const [attacker, victim] = await Promise.all([
       stack.createAccount(uniqueEmail("batch-attacker"), 2),
@@ -428,5 +428,30 @@ describe("creates sent together (decision 0044)", () => {
     for (const r of flood.filter((r) => r.status !== 201)) expectV1Error(r, 403, "FORBIDDEN");
     expect((await asVictim("GET", "/api/v1/account")).body.data.total_links).toBe(16);
     expect((await asAttacker("GET", "/api/v1/account")).body.data.total_links).toBe(2);
+  });
+
+  it("reads by id answer each caller only with its own link; malformed ids are refused before any read", async () => {
+    const { asAttacker, asVictim } = await attackerAndVictim(stack, "batch-read");
+    const own = (await asVictim("POST", "/api/v1/links", { url: "https://victim.example/", title: "V" })).body
+      .data.id as string;
+    const mine = (await asAttacker("POST", "/api/v1/links", { url: "https://attacker.example/", title: "A" }))
+      .body.data.id as string;
+    // Sent at once, so management reads them in shared statements: the victim's id asked by the
+    // attacker beside the victim's and the attacker's own reads, and ids that are no UUID at all.
+    const [theirs, victims, attackers, malformed] = await Promise.all([
+      Promise.all(Array.from({ length: 12 }, () => asAttacker("GET", `/api/v1/links/${own}`))),
+      Promise.all(Array.from({ length: 12 }, () => asVictim("GET", `/api/v1/links/${own}`))),
+      Promise.all(Array.from({ length: 12 }, () => asAttacker("GET", `/api/v1/links/${mine}`))),
+      Promise.all(
+        [`${own}'--`, `${own.slice(0, -1)}g`, "00000000-0000-0000-0000-00000000000"].map((id) =>
+          asAttacker("GET", `/api/v1/links/${encodeURIComponent(id)}`),
+        ),
+      ),
+    ]);
+    for (const r of theirs) expectV1Error(r, 404, "NOT_FOUND");
+    for (const r of victims) expect([r.status, r.body.data.title]).toEqual([200, "V"]);
+    for (const r of attackers) expect([r.status, r.body.data.title]).toEqual([200, "A"]);
+    // Refused before any read (so no batch can fail for them), in the v1 envelope.
+    for (const r of malformed) expectV1Error(r, 400, "VALIDATION_ERROR");
   });
 });

@@ -8,7 +8,7 @@
 // serialization failure, one item at a time after any other error (it came from what one item carried,
 // and one request must not fail another's, which may be another account's), and not at all when the
 // database is unavailable (each item fails with that, as it would alone).
-import { isDatabaseUnavailable, sqlStateOf } from "@kurz/db";
+import { isDatabaseUnavailable, type PrismaClient, poolOf, sqlStateOf } from "@kurz/db";
 
 interface Pending<I, O> {
   item: I;
@@ -19,16 +19,46 @@ interface Pending<I, O> {
 /** Attempts of a call that Postgres broke off as a deadlock's victim or a serialization failure. */
 const ATTEMPTS = 3;
 const RETRYABLE = new Set(["40P01", "40001"]);
+/**
+ * Items per call at most (a create's JSON is under a kilobyte), and calls of one kind at once per
+ * process: two, so that a call waiting on a lock (an alias another transaction is inserting) does not
+ * hold up every item behind it (docs/benchmarks.md, 2026-11-27 20:01: one or two made no difference).
+ */
+const LIMITS = { maxBatch: 100, maxInFlight: 2 };
 
-export class CallBatcher<I, O> {
+/** The node-postgres pool under a Prisma client (decision 0035's plain prepared statements). */
+export type Pool = ReturnType<typeof poolOf>;
+
+/**
+ * `call` batched on the pool under each Prisma client (one batcher per client, so one per process in a
+ * service): the returned function takes one item and resolves to its result.
+ */
+export function batchedOnPool<I, O>(
+  call: (pool: Pool, items: readonly I[]) => Promise<readonly (O | Error)[]>,
+): (prisma: PrismaClient, item: I) => Promise<O> {
+  const batchers = new WeakMap<PrismaClient, CallBatcher<I, O>>();
+  return (prisma, item) => {
+    let batcher = batchers.get(prisma);
+    if (!batcher) {
+      const pool = poolOf(prisma);
+      batcher = new CallBatcher<I, O>((items) => call(pool, items));
+      batchers.set(prisma, batcher);
+    }
+    return batcher.submit(item);
+  };
+}
+
+class CallBatcher<I, O> {
   private queue: Pending<I, O>[] = [];
   private inFlight = 0;
   private scheduled = false;
 
   constructor(
-    /** One database call for `items`: each item's result, in order, or the Error to reject it with. */
+    /**
+     * One database call for `items`: each item's result, in order, or the Error to reject it with
+     * (undefined for an item is an error too: results never are).
+     */
     private readonly call: (items: readonly I[]) => Promise<readonly (O | Error)[]>,
-    private readonly limits: { maxBatch: number; maxInFlight: number },
   ) {}
 
   submit(item: I): Promise<O> {
@@ -39,12 +69,12 @@ export class CallBatcher<I, O> {
   }
 
   private schedule(): void {
-    if (this.scheduled || this.inFlight >= this.limits.maxInFlight || this.queue.length === 0) return;
+    if (this.scheduled || this.inFlight >= LIMITS.maxInFlight || this.queue.length === 0) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      while (this.inFlight < this.limits.maxInFlight && this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.limits.maxBatch);
+      while (this.inFlight < LIMITS.maxInFlight && this.queue.length > 0) {
+        const batch = this.queue.splice(0, LIMITS.maxBatch);
         this.inFlight++;
         void this.run(batch).finally(() => {
           this.inFlight--;
@@ -70,9 +100,9 @@ export class CallBatcher<I, O> {
       }
       batch.forEach((p, i) => {
         const result = results[i];
-        if (result instanceof Error) p.reject(result);
-        else if (i < results.length) p.resolve(result as O);
-        else p.reject(new Error("a batched call returned no result for an item"));
+        if (result === undefined) p.reject(new Error("a batched call returned no result for an item"));
+        else if (result instanceof Error) p.reject(result);
+        else p.resolve(result);
       });
       return;
     }

@@ -5,8 +5,8 @@
 // still made by toLinkJson alone; `link-by-id.test.ts` holds it equal to `prisma.link.findFirst`.
 // The reads that reach the process together are one statement (decision 0044, as for creates): each
 // asks for its id *and* its account, and a row answers only the read that named both.
-import { type Link, type PrismaClient, poolOf } from "@kurz/db";
-import { CallBatcher } from "./call-batcher.ts";
+import type { Link, PrismaClient } from "@kurz/db";
+import { batchedOnPool, type Pool } from "./call-batcher.ts";
 import { type DomainOrigins, domainInfo, NO_DOMAINS } from "./short-url.ts";
 
 // Every column of `links`, named as Prisma names them; the domain only if it is the account's own
@@ -34,23 +34,14 @@ type Row = Omit<Link, "clicksCount"> & {
 type Found = { link: Link; domains: DomainOrigins };
 type Read = { accountId: string; id: string };
 
-/** Reads per call at most, and calls at once per process. */
-const LIMITS = { maxBatch: 100, maxInFlight: 2 };
-
-const readers = new WeakMap<PrismaClient, CallBatcher<Read, Found | null>>();
+const readBatched = batchedOnPool<Read, Found | null>(readLinks);
 
 /** The account's link `id` with the domains its short URL needs, or null (unknown or another account's). */
 export function linkWithDomain(prisma: PrismaClient, accountId: string, id: string): Promise<Found | null> {
-  let reader = readers.get(prisma);
-  if (!reader) {
-    const pool = poolOf(prisma);
-    reader = new CallBatcher<Read, Found | null>((reads) => readLinks(pool, reads), LIMITS);
-    readers.set(prisma, reader);
-  }
-  return reader.submit({ accountId, id });
+  return readBatched(prisma, { accountId, id });
 }
 
-async function readLinks(pool: ReturnType<typeof poolOf>, reads: readonly Read[]): Promise<(Found | null)[]> {
+async function readLinks(pool: Pool, reads: readonly Read[]): Promise<(Found | null)[]> {
   const { rows } = await pool.query<Row>({
     name: "kurz_links_by_id",
     text: LINKS_BY_ID,

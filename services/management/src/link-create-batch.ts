@@ -3,8 +3,7 @@
 // a statement and a commit (and its WAL flush) each; CallBatcher forms the batches and sends a failed
 // call again. Each create is still done or refused on its own: the function runs each in a block of
 // its own and reports its refusal.
-import { type PrismaClient, poolOf } from "@kurz/db";
-import { CallBatcher } from "./call-batcher.ts";
+import { batchedOnPool, type Pool } from "./call-batcher.ts";
 
 /** One create as kurz_create_links takes it (timestamps as ISO strings; `expires_at` null: the default). */
 export interface PlannedCreate {
@@ -53,7 +52,7 @@ interface Outcome {
 
 /** One call of kurz_create_links: each create's stored expiry, or its refusal. */
 async function createLinks(
-  pool: ReturnType<typeof poolOf>,
+  pool: Pool,
   items: readonly PlannedCreate[],
 ): Promise<(Date | null | CreateRefused)[]> {
   const { rows } = await pool.query<Outcome>({
@@ -75,24 +74,7 @@ function refusal(failure: string): CreateRefused {
 }
 
 /**
- * Creates per call at most (its JSON parameter is then some tens of kilobytes), and calls at once per
- * process: two, so that a call waiting on a lock (an alias another transaction is inserting) does not
- * hold up every create behind it (docs/benchmarks.md, 2026-11-27 20:01).
+ * Creates one link through the process's create batcher: its expiry as stored, or a rejection with
+ * CreateRefused (or the call's error).
  */
-const LIMITS = { maxBatch: 100, maxInFlight: 2 };
-
-const batchers = new WeakMap<PrismaClient, CallBatcher<PlannedCreate, Date | null>>();
-
-/**
- * Creates one link through the batcher of the pool under `prisma` (one per client, so one per process
- * in a service): its expiry as stored, or a rejection with CreateRefused (or the call's error).
- */
-export function createBatched(prisma: PrismaClient, item: PlannedCreate): Promise<Date | null> {
-  let batcher = batchers.get(prisma);
-  if (!batcher) {
-    const pool = poolOf(prisma);
-    batcher = new CallBatcher<PlannedCreate, Date | null>((items) => createLinks(pool, items), LIMITS);
-    batchers.set(prisma, batcher);
-  }
-  return batcher.submit(item);
-}
+export const createBatched = batchedOnPool<PlannedCreate, Date | null>(createLinks);

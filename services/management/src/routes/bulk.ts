@@ -121,21 +121,16 @@ export function bulkRoutes(deps: LinksDeps & { redis: Redis; logger: Logger }): 
       // ...then every create at once, started in input order: they reach the process's create batcher
       // together and in that order (decision 0044), so they are one database call, the first of two
       // equal aliases wins, and at the limit the first items get the room.
-      const outcomes = await Promise.all(
-        planned.map(({ input }) =>
-          createLink(deps, accountId, input).then(
-            (link) => ({ link }),
-            (err: unknown) => ({ err }),
-          ),
-        ),
+      const outcomes = await Promise.allSettled(
+        planned.map(({ input }) => createLink(deps, accountId, input)),
       );
       const success: BulkCreateResultItem[] = [];
       for (const [i, outcome] of outcomes.entries()) {
-        if ("err" in outcome) {
-          fail(planned[i]!.index, outcome.err);
+        if (outcome.status === "rejected") {
+          fail(planned[i]!.index, outcome.reason);
           continue;
         }
-        const { link } = outcome;
+        const link = outcome.value;
         success.push({
           id: link.id,
           short_code: link.shortCode,
