@@ -1,8 +1,8 @@
 // How the import asks "does this account already have these URLs?" (imports/import-batch.ts, lookUp)
 // at 100,000 links: `node --import tsx infra/bench/_import-url-lookup.ts [links] [--without-index]
 // [--before-query]` migrates a scratch database (with `--without-index`, drops
-// links_original_url_hash_idx: the schema before migration 20261125023845; with `--before-query`,
-// explains the query as it was before that migration), gives one account `links` links (and another account as many, some to the same URLs), then
+// links_account_id_url_hash_idx, migration 20261128120000, leaving no index on the URL; with
+// `--before-query`, explains the query as it was before migration 20261125023845), gives one account `links` links (and another account as many, some to the same URLs), then
 // prints EXPLAIN (ANALYZE, BUFFERS) of the batch's URL lookup for 1,000 alias-less rows (half of them
 // URLs the account has), as a custom plan and as a generic one (a prepared statement's), twice each:
 // right after the insert (the trigram GIN's pending list full) and after VACUUM ANALYZE.
@@ -17,23 +17,24 @@ const OTHER = "00000000-0000-4000-8000-000000000002";
 
 // The URL part of lookUp, as import-batch.ts sends it (the account and the batch's URLs bound): before,
 // a join the planner ran as a hash join over every link of the account (or, as a prepared statement, a
-// BitmapAnd with the account's index per URL); now a lateral probe per URL that only an index on
-// original_url can answer, the account checked on the few links found (OFFSET 0 keeps the subquery
-// from being merged into the join, and so the account's index out of it).
+// BitmapAnd with the account's index per URL); now a lateral probe per URL through the btree on the
+// account and the URL's hash, the URL itself compared on what it finds.
 const BEFORE = `SELECT DISTINCT 'url', l.original_url, true, l.original_url
   FROM links l JOIN unnest($2::text[]) AS u(url) ON l.original_url = u.url
   WHERE l.account_id = $1::uuid`;
-const AFTER = `SELECT DISTINCT 'url', x.original_url, true, x.original_url
+const AFTER = `SELECT 'url', x.original_url, true, x.original_url
   FROM unnest($2::text[]) AS u(url)
-  CROSS JOIN LATERAL (SELECT l.account_id, l.original_url FROM links l WHERE l.original_url = u.url OFFSET 0) AS x
-  WHERE x.account_id = $1::uuid`;
+  CROSS JOIN LATERAL (SELECT l.original_url FROM links l
+    WHERE l.account_id = $1::uuid AND hashtextextended(l.original_url, 0) = hashtextextended(u.url, 0)
+      AND l.original_url = u.url
+    LIMIT 1) AS x`;
 const LOOKUP = process.argv.includes("--before-query") ? BEFORE : AFTER;
 
 await migrateDatabase(url);
 const db = new pg.Client({ connectionString: url });
 await db.connect();
 try {
-  if (withoutIndex) await db.query("DROP INDEX links_original_url_hash_idx");
+  if (withoutIndex) await db.query("DROP INDEX links_account_id_url_hash_idx");
   for (const [id, email] of [
     [ACCOUNT, "a@example.com"],
     [OTHER, "b@example.com"],
@@ -70,7 +71,7 @@ try {
       const { rows } = await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE lookup(${args})`);
       const { rows: found } = await db.query(`EXECUTE lookup(${args})`);
       console.log(
-        `\n## ${label}, ${LOOKUP === BEFORE ? "query before" : "query after"}, ${withoutIndex ? "without" : "with"} the hash index, ${mode} (${found.length} URLs found of 1,000)`,
+        `\n## ${label}, ${LOOKUP === BEFORE ? "query before" : "query after"}, ${withoutIndex ? "without" : "with"} the index on the URL's hash, ${mode} (${found.length} URLs found of 1,000)`,
       );
       for (const r of rows) console.log(r["QUERY PLAN"]);
     }

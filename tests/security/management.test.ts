@@ -455,3 +455,28 @@ describe("calls batched together (decision 0044)", () => {
     for (const r of malformed) expectV1Error(r, 400, "VALIDATION_ERROR");
   });
 });
+
+describe("invalidation messages naming several codes (decision 0045)", () => {
+  it("cannot be forged through an alias: a code with a space or a colon is refused and nothing is created", async () => {
+    const { asAttacker } = await attackerAndVictim(stack, "inval");
+    const before = (await asAttacker("GET", "/api/v1/account")).body.data.total_links;
+    // One code that would read as two entries of a message (or as a domain's), so one create could
+    // drop another account's cached codes or a branded domain from every redirect.
+    const forged = ["own victim1", "own%20victim1", "domain:brand.example", "own\tvictim1"];
+    for (const alias of forged) {
+      expectV1Error(
+        await asAttacker("POST", "/api/v1/links", { url: "https://a.example/", custom_alias: alias }),
+        400,
+        "VALIDATION_ERROR",
+      );
+    }
+    const bulk = await asAttacker("POST", "/api/v1/links/bulk", {
+      links: forged.map((alias) => ({ url: "https://a.example/", custom_alias: alias })),
+    });
+    // Bulk answers per item: every item refused, none created.
+    expect(bulk.status, bulk.text).toBe(201);
+    expect(bulk.body.data.success).toEqual([]);
+    expect(bulk.body.data.failed.map((f: { index: number }) => f.index)).toEqual([0, 1, 2, 3]);
+    expect((await asAttacker("GET", "/api/v1/account")).body.data.total_links).toBe(before);
+  });
+});

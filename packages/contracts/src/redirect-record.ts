@@ -115,3 +115,17 @@ export function invalidationMessage(kind: "link" | "domain" | "rotator" | "overl
   if (kind === "overlay") return `overlay:${id}`;
   return kind === "link" ? id : kind === "domain" ? domainKey(id) : rotatorKey(id);
 }
+
+/**
+ * Several invalidations in one message, separated by spaces (no short code, host, slug or id holds
+ * one): management announces the creates that finish together once (decision 0045). A message of
+ * one entry is the message alone, as before.
+ */
+export function invalidationMessages(entries: readonly string[]): string {
+  return entries.join(" ");
+}
+
+/** The entries of a message on INVALIDATION_CHANNEL (invalidationMessages), in order. */
+export function invalidationEntries(message: string): string[] {
+  return message.split(" ");
+}

@@ -3,6 +3,9 @@ import {
   apiKeyCacheKey,
   INTERNAL_HEADERS,
   INVALIDATION_CHANNEL,
+  invalidationEntries,
+  invalidationMessage,
+  invalidationMessages,
   KeyRecord,
   redirectKey,
   sessionCacheKey,
@@ -46,5 +49,18 @@ describe("internal shapes", () => {
       "x-kurz-edge-request",
     ]);
     expect(new Set(Object.values(INTERNAL_HEADERS)).size).toBe(Object.keys(INTERNAL_HEADERS).length);
+  });
+});
+
+describe("invalidation messages", () => {
+  it("carry several entries, read back in order, and a single entry is the message alone", () => {
+    const entries = [
+      "abc1234",
+      invalidationMessage("domain", "go.brand.test"),
+      invalidationMessage("overlay", "7"),
+    ];
+    expect(invalidationEntries(invalidationMessages(entries))).toEqual(entries);
+    expect(invalidationMessages(["abc1234"])).toBe("abc1234");
+    expect(invalidationEntries("abc1234")).toEqual(["abc1234"]);
   });
 });

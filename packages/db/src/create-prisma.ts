@@ -69,7 +69,7 @@ export function createPrisma(databaseUrl: string): PrismaClient {
  * Prisma and the few hot reads that run as plain prepared statements (decision 0035). Those reads use
  * node-postgres' default type parsing (timestamptz → Date, int8 → string, jsonb → parsed).
  */
-export function poolOf(prisma: PrismaClient): Pick<pg.Pool, "query"> {
+export function poolOf(prisma: PrismaClient): Pick<pg.Pool, "query" | "connect"> {
   const pool = pools.get(prisma);
   if (!pool) throw new Error("poolOf: this Prisma client was not made by createPrisma");
   return pool;

@@ -41,6 +41,20 @@ const constraintOfPgError = (err: unknown): AdapterCause["constraint"] => {
   return typeof name === "string" ? { index: name } : undefined;
 };
 
+/**
+ * A foreign key refused the write (Postgres 23503): the row it points at is gone, typically deleted by
+ * a concurrent request after the caller checked it. From a model or a raw query, or straight from pg.
+ */
+export function isForeignKeyViolation(err: unknown): boolean {
+  const cause = adapterCause(err);
+  return (
+    codeOf(err) === "P2003" ||
+    cause?.kind === "ForeignKeyConstraintViolation" ||
+    cause?.originalCode === "23503" ||
+    codeOf(err) === "23503"
+  );
+}
+
 /** A record the statement needed was gone (P2025: update or delete of a row deleted meanwhile). */
 export function isRecordMissing(err: unknown): boolean {
   return codeOf(err) === "P2025";

@@ -1,7 +1,13 @@
 export { parseDatabaseUrl } from "./connection-url.ts";
 export { createPrisma, poolOf } from "./create-prisma.ts";
 export { dropDatabase, ensureDatabase } from "./database-admin.ts";
-export { isDatabaseUnavailable, isRecordMissing, isUniqueViolation, sqlStateOf } from "./errors.ts";
+export {
+  isDatabaseUnavailable,
+  isForeignKeyViolation,
+  isRecordMissing,
+  isUniqueViolation,
+  sqlStateOf,
+} from "./errors.ts";
 export type {
   Account,
   ApiKey,

@@ -57,6 +57,15 @@ export async function migrateDatabase(databaseUrl: string, options: MigrateOptio
     // Prisma keeps _prisma_migrations in the URL's schema.
     if (schema) await client.query(`SET search_path TO ${pg.escapeIdentifier(schema)}`);
     await client.query("SELECT pg_advisory_lock($1)", [MIGRATE_LOCK_KEY]);
+    // Nothing pending (every restart of `./kurz up`, the image's migrate step, a caller that waited
+    // for another's migration): the CLI, a Node start-up and the schema engine, would take about a
+    // second to say so. A migration recorded as failed or rolled back is not applied, so it still
+    // goes to the CLI, which reports it.
+    const before = await appliedMigrationNames(client);
+    if (expected.every((name) => before.has(name))) {
+      options.log?.("No pending migrations to apply.\n");
+      return;
+    }
     const { code, output } = await runPrismaCli(["migrate", "deploy"], databaseUrl);
     options.log?.(redactUrl(output));
     if (code !== 0) {

@@ -9,3 +9,18 @@ export function uniqueDatabaseUrl(label: string): string {
   url.pathname = `/kurz_db_${label}_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
   return url.toString();
 }
+
+/**
+ * Runs `fn` with the Prisma CLI pointed at another schema engine binary. A test file's worker owns its
+ * process.env; the variable is restored before any other test runs.
+ */
+export async function withSchemaEngine<T>(binary: string, fn: () => Promise<T>): Promise<T> {
+  const previous = process.env.PRISMA_SCHEMA_ENGINE_BINARY;
+  process.env.PRISMA_SCHEMA_ENGINE_BINARY = binary;
+  try {
+    return await fn();
+  } finally {
+    if (previous === undefined) delete process.env.PRISMA_SCHEMA_ENGINE_BINARY;
+    else process.env.PRISMA_SCHEMA_ENGINE_BINARY = previous;
+  }
+}

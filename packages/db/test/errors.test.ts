@@ -5,6 +5,7 @@ import {
   createPrisma,
   dropDatabase,
   isDatabaseUnavailable,
+  isForeignKeyViolation,
   isRecordMissing,
   isUniqueViolation,
   migrateDatabase,
@@ -39,6 +40,33 @@ const rejection = async (promise: Promise<unknown>): Promise<unknown> => {
   }
   throw new Error("expected the statement to fail");
 };
+
+describe("isForeignKeyViolation", () => {
+  it("recognises a write pointing at a missing row, from a model query and from a raw query", async () => {
+    const gone = "00000000-0000-4000-8000-000000000000";
+    const model = await rejection(
+      prisma.link.create({
+        data: { accountId: gone, shortCode: "orphan", originalUrl: "https://example.com/", title: "t" },
+      }),
+    );
+    expect(isForeignKeyViolation(model)).toBe(true);
+    expect(isUniqueViolation(model)).toBe(false);
+
+    const raw = await rejection(
+      prisma.$executeRaw`INSERT INTO links (id, account_id, short_code, original_url, title, updated_at)
+        VALUES (gen_random_uuid(), ${gone}::uuid, 'orphan', 'https://example.com/', 't', now())`,
+    );
+    expect(isForeignKeyViolation(raw)).toBe(true);
+  });
+
+  it("is false for a unique violation and for things that are not errors", async () => {
+    const unique = await rejection(prisma.account.create({ data: { email: "taken@example.com" } }));
+    expect(isForeignKeyViolation(unique)).toBe(false);
+    for (const value of [null, undefined, "P2003", 23503, new Error("P2003")]) {
+      expect(isForeignKeyViolation(value)).toBe(false);
+    }
+  });
+});
 
 describe("isUniqueViolation", () => {
   it("recognises a unique violation from a model query, by index name and by column", async () => {

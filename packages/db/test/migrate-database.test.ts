@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { dropDatabase, migrateDatabase } from "../src/index.ts";
-import { uniqueDatabaseUrl } from "./databases.ts";
+import { uniqueDatabaseUrl, withSchemaEngine } from "./databases.ts";
 
 const created: string[] = [];
 function freshUrl(label: string): string {
@@ -37,6 +38,20 @@ const tablesIn = (url: string, schema = "public") =>
     [schema],
   ).then((rows) => rows.map((row) => row.table_name).sort());
 
+// One database migrated from nothing, shared by the tests that only read or write it (each migration
+// from nothing is a Prisma CLI run, about two seconds of CPU).
+let migrated: Promise<string> | undefined;
+function migratedOnce(): Promise<string> {
+  migrated ??= (async () => {
+    const url = freshUrl("empty");
+    await migrateDatabase(url);
+    return url;
+  })();
+  return migrated;
+}
+
+const MISSING_ENGINE = join(tmpdir(), "kurz-no-such-schema-engine");
+
 const SCHEMA_PATH = join(import.meta.dirname, "..", "prisma", "schema.prisma");
 // Every model's table, read from the schema itself, plus Prisma's own bookkeeping table.
 const EXPECTED_TABLES = [
@@ -46,9 +61,7 @@ const EXPECTED_TABLES = [
 
 describe("migrateDatabase", () => {
   it("creates a missing database and every table in it", async () => {
-    const url = freshUrl("empty");
-
-    await migrateDatabase(url);
+    const url = await migratedOnce();
 
     expect(await tablesIn(url)).toEqual(EXPECTED_TABLES);
     const columns = await query<{ column_name: string; data_type: string }>(
@@ -64,15 +77,28 @@ describe("migrateDatabase", () => {
     ]);
   });
 
-  it("is a no-op on an up-to-date database", async () => {
-    const url = freshUrl("twice");
-    await migrateDatabase(url);
+  it("is a no-op on an up-to-date database, without the Prisma CLI", async () => {
+    const url = await migratedOnce();
     const before = await query(url, "SELECT id, finished_at FROM _prisma_migrations ORDER BY id");
 
-    await migrateDatabase(url);
+    // A schema engine that cannot start: the CLI would fail, so succeeding proves it was not run.
+    await withSchemaEngine(MISSING_ENGINE, () => migrateDatabase(url));
 
     expect(await query(url, "SELECT id, finished_at FROM _prisma_migrations ORDER BY id")).toEqual(before);
     expect(before.length).toBeGreaterThan(0);
+  });
+
+  it("still runs the CLI when a migration is recorded as failed, and reports it", async () => {
+    const url = freshUrl("failed");
+    await migrateDatabase(url);
+    // As Prisma leaves a migration that failed half-way: recorded, not finished.
+    await query(
+      url,
+      `UPDATE _prisma_migrations SET finished_at = NULL
+        WHERE migration_name = (SELECT max(migration_name) FROM _prisma_migrations)`,
+    );
+
+    await expect(migrateDatabase(url)).rejects.toThrow(/prisma migrate deploy failed/);
   });
 
   it("migrates several databases at once from separate CLI processes", async () => {
@@ -105,8 +131,7 @@ describe("migrateDatabase", () => {
   });
 
   it("enforces lower-case emails in the database", async () => {
-    const url = freshUrl("email");
-    await migrateDatabase(url);
+    const url = await migratedOnce();
 
     await expect(
       query(

@@ -2,7 +2,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { withTimeout } from "@kurz/bus";
 import { ConfigError } from "./config.ts";
-import { flushLoggerBeforeExit, type Logger } from "./logger.ts";
+import { flushLoggerBeforeExit, type Logger, loggerStreamDone } from "./logger.ts";
 import { startTelemetry, type Telemetry } from "./telemetry.ts";
 
 export interface StartedService {
@@ -124,8 +124,12 @@ export async function runService(options: RunServiceOptions): Promise<RunningSer
   // timer or socket callback between the end and the exit) is written to stderr instead, or its own
   // handler's log would throw and hide it behind "SonicBoom destroyed".
   let loggerEnded = false;
+  let exitOnceWritten: (() => void) | undefined;
   const finish = (code: number) => {
     const exit = () => process.exit(Math.max(code, exitCode));
+    exitOnceWritten = () => {
+      if (loggerStreamDone(logger)) exit();
+    };
     loggerEnded = true;
     const fallback = setTimeout(exit, 5000);
     try {
@@ -190,7 +194,10 @@ export async function runService(options: RunServiceOptions): Promise<RunningSer
       process.stderr.write(
         `${name}: ${lateLine ? "a log line written after the logger ended was dropped" : what} while exiting: ${detail}\n`,
       );
-      return; // the exit is already on its way
+      // The exit is already on its way; if this error came from a listener of the stream's end, the
+      // exit's own listener may never run, so exit now when the lines are out (not after the fallback).
+      exitOnceWritten?.();
+      return;
     }
     logger.fatal({ err }, what);
     stopAndExit(what === "uncaught exception" ? "uncaughtException" : "unhandledRejection", 1);

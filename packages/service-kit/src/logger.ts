@@ -69,3 +69,15 @@ export function flushLoggerBeforeExit(logger: Logger, done: () => void): void {
   }
   logger.flush(() => done());
 }
+
+/**
+ * True once the logger's stream is ended and written out. A listener of the stream's "finish" or
+ * "close" that throws stops the events' other listeners, the exit's among them; the exit then asks
+ * this rather than waiting for its fallback.
+ */
+export function loggerStreamDone(logger: Logger): boolean {
+  const stream = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as
+    | Partial<EndableStream>
+    | undefined;
+  return stream?.destroyed === true;
+}

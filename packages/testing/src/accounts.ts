@@ -5,7 +5,7 @@
 // when the stack starts; the CLI itself keeps its own tests (services/management/test/legacy-*).
 //
 // Relative imports on purpose, as in in-process.ts: a package dependency on a service would be a cycle.
-import { createPrisma } from "@kurz/db";
+import { createPrisma, isUniqueViolation } from "@kurz/db";
 import { type CreatedAccount, createAccount } from "../../../services/management/src/accounts.ts";
 import { keyLimitsFrom } from "../../../services/management/src/api-keys.ts";
 import { managementConfigSchema } from "../../../services/management/src/config.ts";
@@ -34,7 +34,7 @@ export function accountCreator(cliEnv: NodeJS.ProcessEnv): AccountCreator {
         // The CLI's answer travels as JSON; the round trip keeps exactly the shape tests get from it.
         return JSON.parse(JSON.stringify(created)) as CreatedAccount;
       } catch (err) {
-        if ((err as { code?: string }).code === "P2002")
+        if (isUniqueViolation(err, "accounts_email_key"))
           throw new Error(`accounts:create: an account with e-mail ${email} already exists`);
         throw err;
       }

@@ -1,11 +1,22 @@
-import { readFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 // A port the kernel hands out itself (listen on port 0, or the local end of an outgoing connection)
 // comes from the ephemeral range, so a port found free there could be taken by any connection to
 // Postgres or Redis before the service listens on it: a whole `./kurz test` hit that (EADDRINUSE on a
 // stack's boot, 2026-11-27). Ports are therefore picked at random below that range, where only another
 // listener choosing the same way could collide, and checked by binding them.
+//
+// Other processes pick from the same range: `./kurz test` runs lanes of vitest beside the main one, and
+// each starts stacks. A port found free stays unbound until its service listens, seconds later, and a
+// process choosing meanwhile found it free too (EADDRINUSE at a stack's boot in a CI run, 2026-11-28).
+// So each port is also claimed across processes, with a file created exclusively under CLAIMS_DIR. A
+// claim older than CLAIM_TTL_MS is stale: by then its service listens (the bind check sees it) or never
+// will.
+const CLAIMS_DIR = process.env.KURZ_PORT_CLAIMS_DIR || join(tmpdir(), "kurz-port-claims");
+const CLAIM_TTL_MS = 5 * 60_000;
 const EPHEMERAL_START = ephemeralStart();
 const BELOW = { from: Math.max(1024, EPHEMERAL_START - 12_000), to: EPHEMERAL_START - 1 };
 const handedOut = new Set<number>();
@@ -18,6 +29,44 @@ function ephemeralStart(): number {
     return Number.isInteger(start) ? start : 32_768;
   } catch {
     return 32_768; // Linux's default; elsewhere only the bind check below counts
+  }
+}
+
+/** Claims `port` for this process unless another process claimed it less than CLAIM_TTL_MS ago. */
+function claim(port: number): boolean {
+  const path = join(CLAIMS_DIR, String(port));
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      closeSync(openSync(path, "wx"));
+      return true;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" && attempt === 0) {
+        try {
+          mkdirSync(CLAIMS_DIR, { recursive: true });
+        } catch {
+          return true; // no claims possible here: the bind check alone decides
+        }
+        continue;
+      }
+      // Claims cannot be made here (a read-only temporary directory): the bind check alone decides.
+      if (code !== "EEXIST") return true;
+      try {
+        if (Date.now() - statSync(path).mtimeMs < CLAIM_TTL_MS) return false;
+        unlinkSync(path);
+      } catch {
+        // claimed or released by another process meanwhile: try again
+      }
+    }
+  }
+  return false;
+}
+
+function release(port: number): void {
+  try {
+    unlinkSync(join(CLAIMS_DIR, String(port)));
+  } catch {
+    // already gone
   }
 }
 
@@ -39,8 +88,8 @@ function tryBind(port: number, host: string): Promise<number | null> {
 
 /**
  * A base below the ephemeral range whose `base + offset` ports are all free right now, or null after
- * 50 tries. Its ports are reserved before they are checked, so that concurrent callers in this process
- * never get one another's.
+ * 50 tries. Its ports are reserved (in this process) and claimed (across processes) before they are
+ * checked, so that no concurrent caller gets one of them.
  */
 async function reserveBelow(offsets: readonly number[], host: string): Promise<number | null> {
   const highest = BELOW.to - Math.max(...offsets);
@@ -49,8 +98,16 @@ async function reserveBelow(offsets: readonly number[], host: string): Promise<n
     const ports = offsets.map((o) => base + o);
     if (ports.some((p) => handedOut.has(p))) continue;
     for (const p of ports) handedOut.add(p);
-    const bound = await Promise.all(ports.map((p) => tryBind(p, host)));
-    if (bound.every((b) => b !== null)) return base;
+    const claimed: number[] = [];
+    for (const p of ports) {
+      if (!claim(p)) break;
+      claimed.push(p);
+    }
+    if (claimed.length === ports.length) {
+      const bound = await Promise.all(ports.map((p) => tryBind(p, host)));
+      if (bound.every((b) => b !== null)) return base;
+    }
+    for (const p of claimed) release(p);
     for (const p of ports) handedOut.delete(p);
   }
   return null;

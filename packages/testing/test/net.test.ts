@@ -1,8 +1,13 @@
 // getFreePort and getFreePortBase pick ports below the kernel's ephemeral range, so that the local end
 // of an outgoing connection (to Postgres, Redis, a service) can never take a port a stack is about to
 // listen on.
-import { readFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { getFreePort, getFreePortBase } from "../src/net.ts";
 
@@ -41,6 +46,31 @@ describe("getFreePort", () => {
       expect(others).not.toContain(taken);
     } finally {
       await close();
+    }
+  });
+});
+
+describe("getFreePort across processes", () => {
+  it("never hands the same port to two processes picking at once", async () => {
+    // Nothing listens on the ports handed out here, so only the claims keep the processes apart: 600
+    // random picks from a range of about 12,000 would share a port about 15 times over without them.
+    const claims = mkdtempSync(join(tmpdir(), "kurz-port-claims-test-"));
+    const root = fileURLToPath(new URL("../../..", import.meta.url));
+    const fixture = fileURLToPath(new URL("./fixtures/pick-ports.ts", import.meta.url));
+    try {
+      const outputs = await Promise.all(
+        Array.from({ length: 4 }, () =>
+          promisify(execFile)(process.execPath, ["--import", "tsx", fixture, "150"], {
+            cwd: root,
+            env: { ...process.env, KURZ_PORT_CLAIMS_DIR: claims },
+          }),
+        ),
+      );
+      const ports = outputs.flatMap(({ stdout }) => JSON.parse(stdout) as number[]);
+      expect(ports).toHaveLength(600);
+      expect(new Set(ports).size).toBe(600);
+    } finally {
+      rmSync(claims, { recursive: true, force: true });
     }
   });
 });

@@ -20,7 +20,16 @@ let stack: Stack;
 let db: pg.Client;
 
 beforeAll(async () => {
-  stack = await startStack({ inProcess: true, extraEnv: { OUTBOX_POLL_MS: "2000" } });
+  stack = await startStack({
+    inProcess: true,
+    extraEnv: {
+      OUTBOX_POLL_MS: "2000",
+      // The loops below poll analytics every 100 ms until clicks settle, with one key: on a loaded
+      // machine that took more than the default 60 requests a minute and the assertions met 429.
+      RATE_LIMIT_PER_MINUTE: "100000",
+      RATE_LIMIT_PER_HOUR: "1000000",
+    },
+  });
   db = new pg.Client({ connectionString: stack.databaseUrl });
   await db.connect();
 });

@@ -147,7 +147,9 @@ it("counts every click once while two consumers write the same messages at the s
     expect(await one("SELECT count() FROM link_stats WHERE level = 'click' AND kind = 's'")).toBe(distinct);
     // Each consumer inserted what it found missing; together more than there are clicks means both
     // wrote some of the same clicks at the same time, and the store kept one of each.
-    if (insertedBy[0]! + insertedBy[1]! > distinct || round === 5) break;
+    // Up to ten rounds: on a loaded machine (a fresh one installing packages beside the tests) five
+    // once went by without an overlap; a round is about half a second.
+    if (insertedBy[0]! + insertedBy[1]! > distinct || round === 10) break;
     await publishRound();
   }
   expect(insertedBy[0]! + insertedBy[1]!, "the two consumers' writes never overlapped").toBeGreaterThan(

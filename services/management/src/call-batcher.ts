@@ -48,7 +48,11 @@ export function batchedOnPool<I, O>(
   };
 }
 
-class CallBatcher<I, O> {
+/**
+ * The batching itself, for a call that is not a database's (the redirect records' Redis writes): the
+ * items of one turn go out together, at most LIMITS.maxBatch a call and LIMITS.maxInFlight calls at once.
+ */
+export class CallBatcher<I, O> {
   private queue: Pending<I, O>[] = [];
   private inFlight = 0;
   private scheduled = false;

@@ -2,8 +2,9 @@
 // client's key prefix it writes the record, drops the code's shared miss entry and tells the redirects
 // on the unprefixed channel, as the MULTI did; it loads the script when Redis does not know it (a
 // restarted or flushed Redis); and a Redis that cannot be reached is a warning, never a failed create.
+// The puts of one turn share one script call and one message (decision 0045).
 import { randomUUID } from "node:crypto";
-import { INVALIDATION_CHANNEL, redirectKey, redirectMissKey } from "@kurz/contracts";
+import { INVALIDATION_CHANNEL, invalidationEntries, redirectKey, redirectMissKey } from "@kurz/contracts";
 import type { Link } from "@kurz/db";
 import { cleanupRedisPrefix, testRedisUrl, uniquePrefix, waitFor } from "@kurz/testing";
 import { Redis } from "ioredis";
@@ -77,7 +78,51 @@ describe("RedirectRecords.put", () => {
     down.on("error", () => {});
     const failing = new RedirectRecords(down, { warn: (_o, m) => warnings.push(m ?? "") });
     await expect(failing.put(link("rrdown"))).resolves.toBeUndefined();
-    expect(warnings).toEqual(["redirect record write failed; the miss path will heal it"]);
+    expect(warnings).toEqual(["redirect record writes failed; the miss path will heal them"]);
     down.disconnect();
+  });
+
+  // Each call publishes once (PUT_SCRIPT), so the messages that name these codes count the calls.
+  const messagesNaming = (codes: readonly string[]) =>
+    heard.map(invalidationEntries).filter((entries) => entries.some((e) => codes.includes(e)));
+
+  it("sends the puts of one turn as one call with one message naming every code, in order", async () => {
+    const codes = Array.from({ length: 5 }, (_, i) => `rt${i}${randomUUID().slice(0, 8)}`);
+    for (const code of codes) await admin.set(`${prefix}${redirectMissKey(code)}`, "1");
+    const written = codes.map(link);
+    await Promise.all(written.map((l) => records.put(l)));
+    for (const l of written) {
+      expect(JSON.parse((await admin.get(`${prefix}${redirectKey(l.shortCode)}`))!)).toEqual(
+        toRedirectRecord(l),
+      );
+      expect(await admin.exists(`${prefix}${redirectMissKey(l.shortCode)}`)).toBe(0);
+    }
+    await waitFor(async () => messagesNaming(codes).length > 0);
+    expect(messagesNaming(codes)).toEqual([codes]);
+  });
+
+  it("splits a large batch into calls of at most 100 records, each announced", async () => {
+    const codes = Array.from({ length: 150 }, (_, i) => `rm${i}${randomUUID().slice(0, 6)}`);
+    await Promise.all(codes.map((code) => records.put(link(code))));
+    expect(await admin.exists(...codes.map((code) => `${prefix}${redirectKey(code)}`))).toBe(150);
+    await waitFor(async () => messagesNaming(codes).flat().length === 150);
+    expect(messagesNaming(codes)).toEqual([codes.slice(0, 100), codes.slice(100)]);
+  });
+
+  it("leaves a put of a later turn to a call of its own", async () => {
+    const codes = [`rl${randomUUID().slice(0, 8)}`, `rl${randomUUID().slice(0, 8)}`];
+    await records.put(link(codes[0]!));
+    await records.put(link(codes[1]!));
+    await waitFor(async () => messagesNaming(codes).length === 2);
+    expect(messagesNaming(codes)).toEqual([[codes[0]], [codes[1]]]);
+  });
+
+  it("removes many records in one call, announced in one message naming each code", async () => {
+    const codes = Array.from({ length: 3 }, (_, i) => `rx${i}${randomUUID().slice(0, 8)}`);
+    await records.putMany(codes.map(link));
+    await records.removeMany(codes);
+    expect(await admin.exists(...codes.map((code) => `${prefix}${redirectKey(code)}`))).toBe(0);
+    await waitFor(async () => messagesNaming(codes).length === 2);
+    expect(messagesNaming(codes)).toEqual([codes, codes]);
   });
 });

@@ -1,5 +1,5 @@
 // Pub/sub invalidation against a real Redis, including the reconnection that may have lost messages.
-import { INVALIDATION_CHANNEL, redirectKey } from "@kurz/contracts";
+import { INVALIDATION_CHANNEL, invalidationMessages, redirectKey } from "@kurz/contracts";
 import { cleanupRedisPrefix, testRedisUrl, uniquePrefix, waitFor } from "@kurz/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -49,6 +49,18 @@ it("drops a code when management announces it", async () => {
   await cache(`${prefix}-a`, "https://example.com/a");
   await admin.publish(INVALIDATION_CHANNEL, `${prefix}-a`);
   await waitFor(() => resolver.links.peek(`${prefix}-a`) === undefined);
+});
+
+it("drops every entry a message names (the creates that finished together, decision 0045)", async () => {
+  await cache(`${prefix}-m1`, "https://example.com/m1");
+  await cache(`${prefix}-m2`, "https://example.com/m2");
+  await cache(`${prefix}-m3`, "https://example.com/m3");
+  await admin.publish(INVALIDATION_CHANNEL, invalidationMessages([`${prefix}-m1`, `${prefix}-m3`]));
+  await waitFor(
+    () =>
+      resolver.links.peek(`${prefix}-m1`) === undefined && resolver.links.peek(`${prefix}-m3`) === undefined,
+  );
+  expect(resolver.links.peek(`${prefix}-m2`)?.url).toBe("https://example.com/m2");
 });
 
 it("drops every cache after the subscriber reconnects, since messages may have been lost", async () => {

@@ -197,12 +197,12 @@ async function commitBatch(
  * Every lookup of a batch in one query: the links that hold its aliases (through the unique btree,
  * links-by-code.ts), the aliases another account retired within the grace, and the URLs of its
  * alias-less rows that this account already shortened. The URLs are looked up one by one through
- * the hash index on original_url (migration 20261125023845), the account checked on the few links
- * found: a join on the URL with `account_id = …` was planned as a hash join over every link of the
- * account (or, prepared, a BitmapAnd with the account's index per URL), and `= ANY(array)` compared
- * each of the account's links with every URL. The lateral subquery has only `original_url = url` to
- * go on, and OFFSET 0 keeps the planner from merging it into the join (and the account's index back
- * in). EXPLAIN before and after at 100,000 links: docs/benchmarks.md, "import and export".
+ * the btree on the account and the URL's hash (migration 20261128120000), the URL itself compared on
+ * the entries found: a join on the URL with `account_id = …` was planned as a hash join over every
+ * link of the account, and `= ANY(array)` compared each of the account's links with every URL. The
+ * lateral subquery names the index's expression, so the planner has nothing else to go on, and its
+ * LIMIT 1 stops at the first of the account's links to the URL. EXPLAIN at 100,000 links:
+ * docs/benchmarks.md, "import and export".
  */
 async function lookUp(tx: Tx, deps: BatchDeps, accountId: string, rows: Prepared[]) {
   const aliases = rows.flatMap((r) => (r.alias === undefined ? [] : [r.alias]));
@@ -218,11 +218,13 @@ async function lookUp(tx: Tx, deps: BatchDeps, accountId: string, rows: Prepared
     WHERE rc.short_code = ANY(${aliases}::text[]) AND rc.account_id <> ${accountId}::uuid
       AND rc.retired_at > ${cutoff}::timestamptz
     UNION ALL
-    SELECT DISTINCT 'url', x.original_url, true, x.original_url
+    SELECT 'url', x.original_url, true, x.original_url
     FROM unnest(${urls}::text[]) AS u(url)
-    CROSS JOIN LATERAL (SELECT l.account_id, l.original_url FROM links l
-                        WHERE l.original_url = u.url OFFSET 0) AS x
-    WHERE x.account_id = ${accountId}::uuid`;
+    CROSS JOIN LATERAL (SELECT l.original_url FROM links l
+                        WHERE l.account_id = ${accountId}::uuid
+                          AND hashtextextended(l.original_url, 0) = hashtextextended(u.url, 0)
+                          AND l.original_url = u.url
+                        LIMIT 1) AS x`;
   const byCode = new Map<string, { own: boolean; url: string }>();
   const reservedCodes = new Set<string>();
   const sameUrls = new Set<string>();

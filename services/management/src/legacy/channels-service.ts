@@ -1,7 +1,7 @@
 // The older API's channels, labelled folders of links: list, create, update, delete, assign a link.
 // Another account's channel or link is not found, exactly like a missing one.
 import type { LegacyChannelAddBody, LegacyChannelUpdateBody, LegacyListQuery } from "@kurz/contracts";
-import { type Channel, isRecordMissing, type PrismaClient } from "@kurz/db";
+import { type Channel, isForeignKeyViolation, isRecordMissing, type PrismaClient } from "@kurz/db";
 import { notFound } from "@kurz/service-kit";
 import { type LegacyPage, legacyPage } from "./legacy-page.ts";
 
@@ -77,7 +77,7 @@ export async function assignLinkToChannel(
   try {
     await prisma.channelLink.createMany({ data: [{ channelId, linkId }], skipDuplicates: true });
   } catch (err) {
-    if ((err as { code?: string } | null)?.code === "P2003") throw notFound("Channel or link not found");
+    if (isForeignKeyViolation(err)) throw notFound("Channel or link not found");
     throw err;
   }
 }
