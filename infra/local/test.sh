@@ -163,6 +163,13 @@ const failedFiles = r.testResults.filter(
 ).length;
 const failed = r.numFailedTests + failedFiles;
 const note = failedFiles > 0 ? ` (${failedFiles} of them a file that failed outside its tests)` : "";
+// The failures by name last, beside the totals: CI may keep only the tail of a long output.
+for (const file of r.testResults) {
+  const where = file.name.replace(process.cwd() + "/", "");
+  const tests = file.assertionResults.filter((t) => t.status === "failed");
+  if (file.status === "failed" && tests.length === 0) console.log(`failed: ${where}: ${(file.message || "").split("\n")[0]}`);
+  for (const t of tests) console.log(`failed: ${where} > ${t.fullName}: ${(t.failureMessages[0] || "").split("\n")[0].slice(0, 300)}`);
+}
 console.log(`tests: ${r.numPassedTests} passed, ${failed} failed${note}, ${skipped} skipped`);
 ' || status=1
 # Line coverage per workspace package, from vitest's json-summary.
