@@ -345,22 +345,28 @@ describe("expiry and renewal", () => {
   });
 
   it("an idle session expires; one in use slides forward and its cookie is re-issued", async () => {
-    const [idle, busy] = await Promise.all([register("idle"), register("busy")]);
-    const started = Date.now();
-    // Used at about 55% of the lifetime: renewed, so it outlives the first expiry.
-    await sleep(TTL_MS * 0.55);
+    // Each deadline is taken from that session's own request, not from both together: registered at
+    // once on a loaded machine, one could finish seconds before the other and already be near its end.
+    const idle = await register("idle");
+    const idleUsed = Date.now(); // its last use was no later than this
+    const busyRegistering = Date.now(); // and the busy one's no earlier than this
+    const busy = await register("busy");
+    // Used at about 55% of its lifetime: renewed, so it outlives the idle one.
+    await sleep(Math.max(0, busyRegistering + TTL_MS * 0.55 - Date.now()));
+    const renewing = Date.now();
     const renewed = await call("GET", "/api/v1/account", { cookie: busy.token });
     expect(renewed.status).toBe(200);
     expect(setCookie(renewed)).toMatch(
       /^kurz_session=[A-Za-z0-9_-]{43}; Max-Age=\d+; Path=\/; HttpOnly; SameSite=Lax$/,
     );
     expect(tokenOf(renewed)).toBe(busy.token);
-    await sleep(Math.max(0, started + TTL_MS * 1.15 - Date.now()));
-    expectV1Error(await call("GET", "/api/v1/account", { cookie: idle.token }), 401, "UNAUTHORIZED");
-    expectV1Error(await call("GET", "/api/v1/auth/session", { cookie: idle.token }), 401, "UNAUTHORIZED");
+    // Past the idle one's end, and at least 0.4 of a lifetime before the renewed one's.
+    await sleep(Math.max(0, idleUsed + TTL_MS * 1.15 - Date.now()));
     const alive = await call("GET", "/api/v1/auth/session", { cookie: busy.token });
     expect(alive.status, alive.text).toBe(200);
-    expect(Date.parse(alive.body.data.expires_at)).toBeGreaterThan(started + TTL_MS);
+    expect(Date.parse(alive.body.data.expires_at)).toBeGreaterThan(renewing + TTL_MS);
+    expectV1Error(await call("GET", "/api/v1/account", { cookie: idle.token }), 401, "UNAUTHORIZED");
+    expectV1Error(await call("GET", "/api/v1/auth/session", { cookie: idle.token }), 401, "UNAUTHORIZED");
     // Left alone, it ends too.
     await sleep(TTL_MS * 1.1);
     expectV1Error(await call("GET", "/api/v1/links", { cookie: busy.token }), 401, "UNAUTHORIZED");
