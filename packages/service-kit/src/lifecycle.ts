@@ -107,7 +107,7 @@ export async function drainServers(servers: Server[], graceMs: number, logger: L
 /**
  * The one way a service process runs: start, log where it listens, and on SIGTERM/SIGINT,
  * an uncaught exception or an unhandled rejection shut down gracefully (drain, close,
- * flush telemetry) and exit (0 on a signal, 1 on a crash). A second signal exits at once.
+ * flush telemetry) and exit (0 on a signal, 1 on a crash). The same signal again exits at once.
  */
 export async function runService(options: RunServiceOptions): Promise<RunningService> {
   const { name, logger } = options;
@@ -172,13 +172,24 @@ export async function runService(options: RunServiceOptions): Promise<RunningSer
     );
   };
 
+  // The signal that asked for the stop. Ctrl-C in a terminal signals the whole process group, and
+  // `./kurz up` then stops each service with SIGTERM too: a different signal during the stop is that
+  // same request, and the drain goes on; the same signal again is somebody insisting.
+  let stopSignal: NodeJS.Signals | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
-    if (shuttingDown) {
-      logger.warn({ signal }, "second stop signal; exiting now");
-      finish(1);
+    if (!shuttingDown) {
+      stopSignal = signal;
+      stopAndExit(signal, 0);
       return;
     }
-    stopAndExit(signal, 0);
+    if (stopSignal === undefined) {
+      stopSignal = signal; // a stop a crash began: this signal asks for it too
+      return;
+    }
+    // Once the logger has ended the exit is on its way, and a log line would only throw.
+    if (signal !== stopSignal || loggerEnded) return;
+    logger.warn({ signal }, "second stop signal; exiting now");
+    finish(1);
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);

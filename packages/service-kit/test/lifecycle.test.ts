@@ -89,18 +89,49 @@ describe("runService", () => {
     expect(logLines(proc).map((l) => l.msg)).toContain("fixture resources closed");
   });
 
-  it("exits at once with 1 on a second signal", async () => {
+  it("exits at once with 1 on the same signal again", async () => {
     const { proc, url } = await startFixture();
     void fetch(`${url}/hang`).catch(() => {});
     await waitFor(hasLogged(proc, "hanging request started"));
 
     proc.child.kill("SIGTERM");
     await waitFor(hasLogged(proc, "shutting down"));
-    proc.child.kill("SIGINT");
+    proc.child.kill("SIGTERM");
 
     expect(await proc.exited).toBe(1);
     expect(logLines(proc).map((l) => l.msg)).toContain("second stop signal; exiting now");
     expect(logLines(proc).map((l) => l.msg)).not.toContain("fixture resources closed");
+  });
+
+  it("goes on draining on a different signal during the stop (Ctrl-C's SIGINT, then a supervisor's SIGTERM)", async () => {
+    const { proc, url } = await startFixture({ SLOW_MS: "1500" });
+    const inFlight = fetch(`${url}/slow`);
+    await waitFor(hasLogged(proc, "slow request started"));
+
+    proc.child.kill("SIGINT");
+    await waitFor(hasLogged(proc, "shutting down"));
+    proc.child.kill("SIGTERM");
+
+    const res = await inFlight;
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ done: true });
+    expect(await proc.exited).toBe(0);
+    const messages = logLines(proc).map((l) => l.msg);
+    expect(messages).not.toContain("second stop signal; exiting now");
+    expect(messages).toContain("fixture resources closed");
+  });
+
+  it("takes the same signal after the logger has ended quietly: the exit is already on its way", async () => {
+    const { proc } = await startFixture({ LATE_SIGNAL: "1" });
+    proc.child.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+    expect(proc.output()).not.toContain("SonicBoom destroyed");
+    expect(proc.output()).not.toContain("dropped");
+    expect(
+      logLines(proc)
+        .map((l) => l.msg)
+        .at(-1),
+    ).toBe("stopped");
   });
 
   it("shuts down gracefully with exit code 1 after an uncaught exception", async () => {
