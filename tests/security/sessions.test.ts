@@ -348,11 +348,10 @@ describe("expiry and renewal", () => {
     // Each deadline is taken from that session's own request, not from both together: registered at
     // once on a loaded machine, one could finish seconds before the other and already be near its end.
     const idle = await register("idle");
-    const idleUsed = Date.now(); // its last use was no later than this
-    const busyRegistering = Date.now(); // and the busy one's no earlier than this
+    const between = Date.now(); // the idle session's last use was before this, the busy one's after
     const busy = await register("busy");
     // Used at about 55% of its lifetime: renewed, so it outlives the idle one.
-    await sleep(Math.max(0, busyRegistering + TTL_MS * 0.55 - Date.now()));
+    await sleep(Math.max(0, between + TTL_MS * 0.55 - Date.now()));
     const renewing = Date.now();
     const renewed = await call("GET", "/api/v1/account", { cookie: busy.token });
     expect(renewed.status).toBe(200);
@@ -361,7 +360,7 @@ describe("expiry and renewal", () => {
     );
     expect(tokenOf(renewed)).toBe(busy.token);
     // Past the idle one's end, and at least 0.4 of a lifetime before the renewed one's.
-    await sleep(Math.max(0, idleUsed + TTL_MS * 1.15 - Date.now()));
+    await sleep(Math.max(0, between + TTL_MS * 1.15 - Date.now()));
     const alive = await call("GET", "/api/v1/auth/session", { cookie: busy.token });
     expect(alive.status, alive.text).toBe(200);
     expect(Date.parse(alive.body.data.expires_at)).toBeGreaterThan(renewing + TTL_MS);

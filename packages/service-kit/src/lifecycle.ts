@@ -122,15 +122,14 @@ export async function runService(options: RunServiceOptions): Promise<RunningSer
   // Exit only once the last lines are out (bounded, in case stdout is a pipe nobody reads).
   // Set once the logger's stream is ending: pino throws on a write after that, so a late error (a
   // timer or socket callback between the end and the exit) is written to stderr instead, or its own
-  // handler's log would throw and hide it behind "SonicBoom destroyed".
-  let loggerEnded = false;
-  let exitOnceWritten: (() => void) | undefined;
+  // handler's log would throw and hide it behind "SonicBoom destroyed". It exits if the lines are out.
+  let exitIfWritten: (() => void) | undefined;
+  const loggerEnded = () => exitIfWritten !== undefined;
   const finish = (code: number) => {
     const exit = () => process.exit(Math.max(code, exitCode));
-    exitOnceWritten = () => {
+    exitIfWritten = () => {
       if (loggerStreamDone(logger)) exit();
     };
-    loggerEnded = true;
     const fallback = setTimeout(exit, 5000);
     try {
       flushLoggerBeforeExit(logger, () => {
@@ -187,14 +186,14 @@ export async function runService(options: RunServiceOptions): Promise<RunningSer
       return;
     }
     // Once the logger has ended the exit is on its way, and a log line would only throw.
-    if (signal !== stopSignal || loggerEnded) return;
+    if (signal !== stopSignal || loggerEnded()) return;
     logger.warn({ signal }, "second stop signal; exiting now");
     finish(1);
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
   const onFatal = (what: string, err: unknown) => {
-    if (loggerEnded) {
+    if (loggerEnded()) {
       // pino throws this from a log call made after its stream ended (a late socket or timer
       // callback): a lost line, not a failed service, so the exit code stays what the stop made it.
       // Its stack, written here, names the caller.
@@ -207,7 +206,7 @@ export async function runService(options: RunServiceOptions): Promise<RunningSer
       );
       // The exit is already on its way; if this error came from a listener of the stream's end, the
       // exit's own listener may never run, so exit now when the lines are out (not after the fallback).
-      exitOnceWritten?.();
+      exitIfWritten?.();
       return;
     }
     logger.fatal({ err }, what);

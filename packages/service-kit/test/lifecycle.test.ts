@@ -47,6 +47,26 @@ function freshGet(url: string): Promise<number> {
   });
 }
 
+/** A slow request in flight, then `signals` sent one after another once the first began the stop. */
+async function signalDuringSlowRequest(...signals: NodeJS.Signals[]) {
+  const { proc, url } = await startFixture({ SLOW_MS: "1500" });
+  const inFlight = fetch(`${url}/slow`);
+  await waitFor(hasLogged(proc, "slow request started"));
+  const [first, ...then] = signals;
+  proc.child.kill(first);
+  await waitFor(hasLogged(proc, "shutting down"));
+  for (const signal of then) proc.child.kill(signal);
+  return { proc, url, inFlight };
+}
+
+/** The in-flight request answered in full and the process exited 0. */
+async function expectDrained(proc: StartedProcess, inFlight: Promise<Response>) {
+  const res = await inFlight;
+  expect(res.status).toBe(200);
+  expect(await res.json()).toEqual({ done: true });
+  expect(await proc.exited).toBe(0);
+}
+
 describe("runService", () => {
   it("logs where it listens", async () => {
     const { proc, url } = await startFixture();
@@ -54,20 +74,12 @@ describe("runService", () => {
   });
 
   it("on SIGTERM refuses new connections, finishes the in-flight request, closes resources and exits 0", async () => {
-    const { proc, url } = await startFixture({ SLOW_MS: "1500" });
-    const inFlight = fetch(`${url}/slow`);
-    await waitFor(hasLogged(proc, "slow request started"));
-
-    proc.child.kill("SIGTERM");
-    await waitFor(hasLogged(proc, "shutting down"));
+    const { proc, url, inFlight } = await signalDuringSlowRequest("SIGTERM");
     // A new connection, not fetch's pool: an idle keep-alive socket from start-up may still be open
     // for an instant, and that is not what "refuses new connections" is about.
     await expect(freshGet(`${url}/health`)).rejects.toThrow();
 
-    const res = await inFlight;
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ done: true });
-    expect(await proc.exited).toBe(0);
+    await expectDrained(proc, inFlight);
 
     const messages = logLines(proc).map((l) => l.msg);
     expect(messages.indexOf("fixture resources closed")).toBeGreaterThan(
@@ -90,32 +102,16 @@ describe("runService", () => {
   });
 
   it("exits at once with 1 on the same signal again", async () => {
-    const { proc, url } = await startFixture();
-    void fetch(`${url}/hang`).catch(() => {});
-    await waitFor(hasLogged(proc, "hanging request started"));
-
-    proc.child.kill("SIGTERM");
-    await waitFor(hasLogged(proc, "shutting down"));
-    proc.child.kill("SIGTERM");
-
+    const { proc, inFlight } = await signalDuringSlowRequest("SIGTERM", "SIGTERM");
+    await expect(inFlight).rejects.toThrow(); // not drained: cut with the process
     expect(await proc.exited).toBe(1);
     expect(logLines(proc).map((l) => l.msg)).toContain("second stop signal; exiting now");
     expect(logLines(proc).map((l) => l.msg)).not.toContain("fixture resources closed");
   });
 
   it("goes on draining on a different signal during the stop (Ctrl-C's SIGINT, then a supervisor's SIGTERM)", async () => {
-    const { proc, url } = await startFixture({ SLOW_MS: "1500" });
-    const inFlight = fetch(`${url}/slow`);
-    await waitFor(hasLogged(proc, "slow request started"));
-
-    proc.child.kill("SIGINT");
-    await waitFor(hasLogged(proc, "shutting down"));
-    proc.child.kill("SIGTERM");
-
-    const res = await inFlight;
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ done: true });
-    expect(await proc.exited).toBe(0);
+    const { proc, inFlight } = await signalDuringSlowRequest("SIGINT", "SIGTERM");
+    await expectDrained(proc, inFlight);
     const messages = logLines(proc).map((l) => l.msg);
     expect(messages).not.toContain("second stop signal; exiting now");
     expect(messages).toContain("fixture resources closed");
