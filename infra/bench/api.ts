@@ -113,11 +113,14 @@ export async function run(args: string[]): Promise<string> {
     });
     const seedStarted = Date.now();
     await prisma.$executeRawUnsafe(
-      `INSERT INTO links (id, account_id, short_code, original_url, title, is_active, created_at, updated_at)
+      `INSERT INTO links (id, account_id, short_code, original_url, title, is_active, expires_at, created_at, updated_at)
        SELECT gen_random_uuid(), $1::uuid, 'seed' || i,
               'https://site' || (i % 5000) || '.example.com/path/' || md5(i::text),
               'Seeded page ' || i || ' about ' || (ARRAY['cats','dogs','news','shop','blog'])[1 + i % 5],
-              i % 3 <> 0, now() - make_interval(secs => i), now()
+              i % 3 <> 0,
+              -- One link in ten expires, half of those already: what the summary's active count skips.
+              CASE WHEN i % 10 = 1 THEN now() + make_interval(secs => i - ${LINKS / 2}) END,
+              now() - make_interval(secs => i), now()
        FROM generate_series(1, ${LINKS}) AS i`,
       account.account_id,
     );
@@ -231,17 +234,16 @@ export async function run(args: string[]): Promise<string> {
         figures.push(await load(name, { url: `${base}?${query}`, headers }, duration, connections));
       }
 
+    const plan = async (sql: string) => {
+      const [row] = await prisma.$queryRawUnsafe<{ "QUERY PLAN": unknown }[]>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`,
+        account.account_id,
+      );
+      const [top] = row!["QUERY PLAN"] as { "Execution Time": number; Plan: unknown }[];
+      const indexes = [...JSON.stringify(top!.Plan).matchAll(/"Index Name":"([^"]+)"/g)].map((m) => m[1]);
+      return `${top!["Execution Time"].toFixed(2)} ms (${[...new Set(indexes)].join(", ") || "no index"})`;
+    };
     const explain = async (label: string, where: string) => {
-      const id = account.account_id;
-      const plan = async (sql: string) => {
-        const [row] = await prisma.$queryRawUnsafe<{ "QUERY PLAN": unknown }[]>(
-          `EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`,
-          id,
-        );
-        const [top] = row!["QUERY PLAN"] as { "Execution Time": number; Plan: unknown }[];
-        const indexes = [...JSON.stringify(top!.Plan).matchAll(/"Index Name":"([^"]+)"/g)].map((m) => m[1]);
-        return `${top!["Execution Time"].toFixed(2)} ms (${[...new Set(indexes)].join(", ") || "no index"})`;
-      };
       const page = await plan(
         `SELECT * FROM links WHERE account_id = $1::uuid ${where} ORDER BY created_at DESC, id DESC LIMIT 100`,
       );
@@ -261,6 +263,20 @@ export async function run(args: string[]): Promise<string> {
           await explain("is_active = false", "AND is_active = false"),
           await explain("search 'site42.example' (rare)", search("site42.example")),
           await explain("search 'cats' (common)", search("cats")),
+        ];
+    // The analytics summary's active_links (link-count.ts's linkCounts), against counting the active
+    // links themselves as it did before migration 20261128170000.
+    const activeCounts = coreOnly
+      ? []
+      : [
+          `- active links, counted directly (before): ${await plan(
+            "SELECT count(*) FROM links WHERE account_id = $1::uuid AND is_active AND (expires_at IS NULL OR expires_at > now())",
+          )}`,
+          `- active links as the stored count less those off or expired (linkCounts): ${await plan(
+            `SELECT (SELECT COALESCE(sum(used), 0) FROM link_quota WHERE account_id = $1::uuid)
+             - (SELECT count(*) FROM links WHERE account_id = $1::uuid AND NOT is_active)
+             - (SELECT count(*) FROM links WHERE account_id = $1::uuid AND is_active AND expires_at IS NOT NULL AND expires_at <= now())`,
+          )}`,
         ];
     const load1 = loadavg()[0]!.toFixed(1);
     const cpuLine = (runs: Record<string, number | undefined>[]) =>
@@ -306,6 +322,14 @@ export async function run(args: string[]): Promise<string> {
       "|---|---|---|",
       ...plans,
       "",
+      ...(activeCounts.length > 0
+        ? [
+            `The analytics summary's \`active_links\` at that size (a third of the links switched off, one in twenty expired):`,
+            "",
+            ...activeCounts,
+            "",
+          ]
+        : []),
       `Resident memory of the service processes (${process.env.KURZ_STACK_FROM_SOURCE === "1" ? "from source through tsx: KURZ_STACK_FROM_SOURCE=1" : "each from its bundle, decision 0016"}):`,
       "",
       ...rss.markdown(),

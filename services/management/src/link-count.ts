@@ -40,6 +40,28 @@ export async function storedLinkCount(prisma: PrismaClient | Tx, accountId: stri
   return row?.n ?? 0;
 }
 
+/**
+ * The account's stored link count, and of those the links that answer at `now`: all but those switched
+ * off and those whose expiry has passed (the redirect's rule). One statement, so both are of one
+ * snapshot; what it reads grows with the links that do not answer, not with the account (migration
+ * 20261128170000_links_active_count_by_expiry).
+ */
+export async function linkCounts(
+  prisma: PrismaClient | Tx,
+  accountId: string,
+  now: Date,
+): Promise<{ total: number; active: number }> {
+  const [row] = await prisma.$queryRaw<{ total: number; active: number }[]>`
+    SELECT q.total, GREATEST(0, q.total - q.inactive - q.expired)::int AS active
+    FROM (SELECT
+      (SELECT COALESCE(sum(used), 0)::int FROM link_quota WHERE account_id = ${accountId}::uuid) AS total,
+      (SELECT count(*)::int FROM links WHERE account_id = ${accountId}::uuid AND NOT is_active) AS inactive,
+      (SELECT count(*)::int FROM links WHERE account_id = ${accountId}::uuid
+        AND is_active AND expires_at IS NOT NULL AND expires_at <= ${now}) AS expired
+    ) AS q`;
+  return { total: row?.total ?? 0, active: row?.active ?? 0 };
+}
+
 /** The account's link limit and stored count, or null for an unknown account. */
 export async function linkRoom(
   prisma: PrismaClient | Tx,

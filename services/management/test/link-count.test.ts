@@ -7,7 +7,7 @@ import { isApiError } from "@kurz/service-kit";
 import type { TestDatabase } from "@kurz/testing";
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { storedLinkCount } from "../src/link-count.ts";
+import { linkCounts, storedLinkCount } from "../src/link-count.ts";
 import { listLinks } from "../src/link-list.ts";
 import { assertRoomFor, createLink, deleteLinks, type LinkWriterDeps } from "../src/links-service.ts";
 import type { RedirectRecords } from "../src/redirect-records.ts";
@@ -359,5 +359,74 @@ describe("sharded count with leased quotas", () => {
     await expect(createLink(deps, "00000000-0000-4000-8000-000000000000", newLink(2))).rejects.toMatchObject({
       status: 401,
     });
+  });
+});
+
+describe("active link count", () => {
+  /** What the redirect answers at `now`, counted row by row: the truth linkCounts must match. */
+  const answering = (accountId: string, now: Date) =>
+    prisma.link.count({
+      where: { accountId, isActive: true, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
+    });
+
+  it("equals the links that answer, whatever mix of switched off, expired and expiring", async () => {
+    const { account_id: id } = await createTestAccount(prisma, "active-mix", 1_000);
+    const other = await createTestAccount(prisma, "active-other", 1_000);
+    const now = new Date();
+    const created = [];
+    for (let i = 0; i < 60; i++) created.push(await createLink(deps, id, newLink(i)));
+    // Another account's switched-off and expired links must not be subtracted from this one's.
+    for (let i = 0; i < 5; i++) {
+      const l = await createLink(deps, other.account_id, newLink(100 + i));
+      await prisma.link.update({ where: { id: l.id }, data: { isActive: false, expiresAt: new Date(0) } });
+    }
+    // Each link gets one of six states, from a seeded sequence so that a failure repeats.
+    let seed = 7;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31);
+    for (const l of created) {
+      const r = next() % 6;
+      await prisma.link.update({
+        where: { id: l.id },
+        data: {
+          isActive: r % 2 === 0,
+          expiresAt:
+            r < 2
+              ? null
+              : r < 4
+                ? new Date(now.getTime() - 1_000 * (1 + r))
+                : new Date(now.getTime() + 60_000),
+        },
+      });
+    }
+    const expected = await answering(id, now);
+    expect(expected).toBeGreaterThan(0);
+    expect(expected).toBeLessThan(60);
+    expect(await linkCounts(prisma, id, now)).toEqual({ total: 60, active: expected });
+    expect(await linkCounts(prisma, other.account_id, now)).toEqual({ total: 5, active: 0 });
+    // A link expiring exactly at `now` no longer answers (the redirect's rule: expires_at > now).
+    const edge = created[0]!;
+    await prisma.link.update({ where: { id: edge.id }, data: { isActive: true, expiresAt: now } });
+    expect((await linkCounts(prisma, id, now)).active).toBe(await answering(id, now));
+    // Later, the links that were expiring have expired too.
+    const later = new Date(now.getTime() + 120_000);
+    expect((await linkCounts(prisma, id, later)).active).toBe(await answering(id, later));
+  });
+
+  it("follows creates and deletes through the stored count", async () => {
+    const { account_id: id } = await createTestAccount(prisma, "active-follow", 100);
+    const now = new Date();
+    expect(await linkCounts(prisma, id, now)).toEqual({ total: 0, active: 0 });
+    const [a, b, c] = [
+      await createLink(deps, id, newLink(1)),
+      await createLink(deps, id, newLink(2)),
+      await createLink(deps, id, newLink(3)),
+    ];
+    await prisma.link.update({ where: { id: b.id }, data: { isActive: false } });
+    await prisma.link.update({ where: { id: c.id }, data: { expiresAt: new Date(now.getTime() - 1) } });
+    expect(await linkCounts(prisma, id, now)).toEqual({ total: 3, active: 1 });
+    await deleteLinks(deps, id, [a.id, b.id]);
+    expect(await linkCounts(prisma, id, now)).toEqual({ total: 1, active: 0 });
+    await deleteLinks(deps, id, [c.id]);
+    expect(await linkCounts(prisma, id, now)).toEqual({ total: 0, active: 0 });
   });
 });

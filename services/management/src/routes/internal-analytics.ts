@@ -6,7 +6,6 @@
 import {
   type AnalyticsLinkRef,
   AnalyticsSharedField,
-  LINKS_SUMMARY_MAX_DELETED,
   type LinksSummary,
   LinksSummaryQuery,
   type PublicAnalyticsRef,
@@ -16,7 +15,7 @@ import type { PrismaClient } from "@kurz/db";
 import { notFound } from "@kurz/service-kit";
 import { Router } from "express";
 import * as z from "zod";
-import { storedLinkCount } from "../link-count.ts";
+import { linksSummary } from "../links-summary.ts";
 
 const LinkQuery = z.object({ account_id: Uuid });
 const LinkParams = z.object({ link_id: Uuid });
@@ -69,42 +68,10 @@ export function internalAnalyticsRouter(deps: { prisma: PrismaClient }): Router 
   router.get("/accounts/:account_id/links-summary", async (req, res) => {
     const { account_id: accountId } = AccountParams.parse(req.params);
     const { candidates, deleted_within } = LinksSummaryQuery.parse(req.query);
-    const now = new Date();
-    const since = new Date(now.getTime() - deleted_within * 1000);
-    const [total, active, live, deleted] = await Promise.all([
-      storedLinkCount(prisma, accountId),
-      // The same rule as the redirect: inactive or expired links do not count as active.
-      prisma.link.count({
-        where: { accountId, isActive: true, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
-      }),
-      candidates.length === 0
-        ? []
-        : prisma.link.findMany({
-            where: { accountId, id: { in: candidates } },
-            select: { id: true, shortCode: true, originalUrl: true, title: true },
-          }),
-      // Retired codes are written in the delete's transaction. Only links that are gone count as
-      // deleted, whatever else may retire a code in the future.
-      prisma.$queryRaw<{ link_id: string }[]>`
-        SELECT r.link_id::text AS link_id FROM retired_codes r
-        WHERE r.account_id = ${accountId}::uuid AND r.retired_at >= ${since}
-          AND NOT EXISTS (SELECT 1 FROM links l WHERE l.id = r.link_id)
-        ORDER BY r.retired_at DESC
-        LIMIT ${LINKS_SUMMARY_MAX_DELETED + 1}`,
-    ]);
-    const deletedIds = [...new Set(deleted.map((r) => r.link_id))];
-    const summary: LinksSummary = {
-      total_links: total,
-      active_links: active,
-      links: live.map((l) => ({
-        id: l.id,
-        short_code: l.shortCode,
-        original_url: l.originalUrl,
-        title: l.title,
-      })),
-      deleted_link_ids: deletedIds.slice(0, LINKS_SUMMARY_MAX_DELETED),
-      deleted_truncated: deleted.length > LINKS_SUMMARY_MAX_DELETED,
-    };
+    const summary: LinksSummary = await linksSummary(prisma, accountId, {
+      candidates,
+      deletedWithinSeconds: deleted_within,
+    });
     res.json(summary);
   });
 
