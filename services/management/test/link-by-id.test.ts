@@ -104,6 +104,40 @@ describe("linkWithDomain", () => {
     expect(await linkWithDomain(prisma, randomUUID(), links.everything!.id)).toBeNull();
   });
 
+  it("is planned once for all calls, not again at each (the generic plan is kept)", async () => {
+    // At a realistic size: on a near-empty table ten index probes cost so little that even the old
+    // statement's generic plan won.
+    const filler = await createTestAccount(prisma, "by-id-filler");
+    await prisma.$executeRaw`
+      INSERT INTO links (id, account_id, short_code, original_url, title, updated_at)
+      SELECT gen_random_uuid(), ${filler.account_id}::uuid, 'byidfill' || i, 'https://example.com/f', 'f', now()
+      FROM generate_series(1, 50000) AS i`;
+    await prisma.$executeRaw`ANALYZE links`;
+    // One connection, so that its session's prepared statement is the one every call used.
+    const url = new URL(database.url);
+    url.searchParams.set("connection_limit", "1");
+    const single = createPrisma(url.toString());
+    try {
+      for (let call = 0; call < 12; call++) {
+        // Batches of one and of three reads: a custom plan of each size costs differently.
+        const ids =
+          call % 2 === 0 ? [links.plain!.id] : [links.plain!.id, links.everything!.id, randomUUID()];
+        const found = await Promise.all(ids.map((id) => linkWithDomain(single, accountA, id)));
+        expect(found[0]?.link.id).toBe(links.plain!.id);
+      }
+      const { rows } = await poolOf(single).query<{
+        generic_plans: string;
+        custom_plans: string;
+      }>("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = 'kurz_links_by_id'");
+      expect(rows).toHaveLength(1);
+      // Postgres tries five custom plans before it weighs the generic one.
+      expect(Number(rows[0]!.custom_plans)).toBeLessThanOrEqual(5);
+      expect(Number(rows[0]!.generic_plans)).toBeGreaterThanOrEqual(7);
+    } finally {
+      await single.$disconnect();
+    }
+  });
+
   it("answers reads sent together in one statement, each only with its own account's link", async () => {
     const query = vi.spyOn(poolOf(prisma) as unknown as { query: (q: unknown) => unknown }, "query");
     try {
