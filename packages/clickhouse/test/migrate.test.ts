@@ -45,6 +45,7 @@ describe("migrate with the package's migrations", () => {
         "0006_click_message_token.sql",
         "0007_link_stats.sql",
         "0008_link_stats_only.sql",
+        "0009_link_daily_totals_projection.sql",
       ],
     });
     expect(await migrate(ch)).toEqual({ applied: [] });
@@ -116,7 +117,13 @@ describe("migrate with the package's migrations", () => {
       { version: 6, name: "click_message_token", len: 64 },
       { version: 7, name: "link_stats", len: 64 },
       { version: 8, name: "link_stats_only", len: 64 },
+      { version: 9, name: "link_daily_totals_projection", len: 64 },
     ]);
+    // Since 0009: the all-time totals per account and link, inside link_daily's parts (issue 15).
+    const projections = await ch.query(
+      "SELECT table, name FROM system.projections WHERE database = currentDatabase() ORDER BY table, name",
+    );
+    expect(projections).toEqual([{ table: "link_daily", name: "link_totals" }]);
   });
 });
 
