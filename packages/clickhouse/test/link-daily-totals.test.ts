@@ -3,21 +3,10 @@
 // answers are link_daily's own through what changes that table: clicks inserted twice under one
 // deduplication token (decision 0028), a link's clicks deleted (the links consumer), merges.
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClickHouse, type KurzClickHouse, migrate } from "../src/index.ts";
+import { describe, expect, it } from "vitest";
+import { useMigratedChDb } from "./migrated-chdb.ts";
 
-const database = `t_${randomUUID().replaceAll("-", "")}`;
-let ch: KurzClickHouse;
-
-beforeAll(async () => {
-  ch = await createClickHouse({ path: ":memory:", database });
-  await migrate(ch);
-});
-
-afterAll(async () => {
-  await ch?.command(`DROP DATABASE IF EXISTS ${database}`);
-  await ch?.close();
-});
+const chdb = useMigratedChDb();
 
 /** The summary's ranking and total, and the click-totals publisher's per-link sums, as they query. */
 const RANKED = `SELECT toString(link_id) AS id, toUInt64(sum(clicks)) AS clicks FROM link_daily
@@ -30,13 +19,13 @@ const PER_LINK = `SELECT toString(link_id) AS link, toUInt64(sum(clicks)) AS tot
 
 /** The table each query reads: the projection's name when ClickHouse answers from it. */
 async function readsFrom(sql: string, params: Record<string, unknown>): Promise<string[]> {
-  const plan = await ch.query<{ explain: string }>(`EXPLAIN ${sql}`, params);
+  const plan = await chdb().query<{ explain: string }>(`EXPLAIN ${sql}`, params);
   return plan.flatMap((r) => /ReadFromMergeTree \(([^)]+)\)/.exec(r.explain)?.[1] ?? []);
 }
 
 /** Inserts rows into link_daily with a deduplication token, as the rollup chain does. */
 async function insertDays(token: string, rows: [string, string, string, number][]): Promise<void> {
-  await ch.raw.insert({
+  await chdb().raw.insert({
     table: `link_daily (account_id, link_id, day, clicks, bot_clicks) SETTINGS insert_deduplicate = 1, insert_deduplication_token = '${token}'`,
     values: rows.map(([account, link, day, clicks]) => [account, link, day, clicks, 0]),
     format: "JSONCompactEachRow",
@@ -73,26 +62,26 @@ describe("link_daily's all-time totals per link (projection link_totals)", () =>
       { id: a, clicks: 7 },
       { id: c, clicks: 3 },
     ].sort((x, y) => y.clicks - x.clicks || x.id.localeCompare(y.id));
-    expect(await ch.query(RANKED, params)).toEqual(ranked);
-    expect(await ch.query(TOTAL, params)).toEqual([{ clicks: 14 }]);
+    expect(await chdb().query(RANKED, params)).toEqual(ranked);
+    expect(await chdb().query(TOTAL, params)).toEqual([{ clicks: 14 }]);
     const perLink = [
       { link: a, total: 7 },
       { link: b, total: 7 },
       { link: c, total: 3 },
     ].sort((x, y) => x.link.localeCompare(y.link));
-    expect(await ch.query(PER_LINK, params)).toEqual(perLink);
+    expect(await chdb().query(PER_LINK, params)).toEqual(perLink);
 
     // A deleted link's clicks go (the links consumer's statement); the projection is rebuilt with them.
-    await ch.command("DELETE FROM link_daily WHERE link_id IN {ids:Array(UUID)}", { ids: [b] });
-    expect(await ch.query(RANKED, params)).toEqual(ranked.filter((r) => r.id !== b));
+    await chdb().command("DELETE FROM link_daily WHERE link_id IN {ids:Array(UUID)}", { ids: [b] });
+    expect(await chdb().query(RANKED, params)).toEqual(ranked.filter((r) => r.id !== b));
     expect(await readsFrom(RANKED, params)).toEqual(["link_totals"]);
 
     // Merged, a SummingMergeTree's rows add up; the projection is rebuilt and answers the same.
-    await ch.command("OPTIMIZE TABLE link_daily FINAL");
-    expect(await ch.query(RANKED, params)).toEqual(ranked.filter((r) => r.id !== b));
-    expect(await ch.query(TOTAL, params)).toEqual([{ clicks: 7 }]);
+    await chdb().command("OPTIMIZE TABLE link_daily FINAL");
+    expect(await chdb().query(RANKED, params)).toEqual(ranked.filter((r) => r.id !== b));
+    expect(await chdb().query(TOTAL, params)).toEqual([{ clicks: 7 }]);
     expect(await readsFrom(TOTAL, params)).toEqual(["link_totals"]);
-    const [parts] = await ch.query<{ n: number }>(
+    const [parts] = await chdb().query<{ n: number }>(
       "SELECT toUInt32(count()) AS n FROM system.projection_parts WHERE database = currentDatabase() AND table = 'link_daily' AND name = 'link_totals' AND active",
     );
     expect(parts!.n).toBeGreaterThan(0);
