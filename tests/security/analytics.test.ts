@@ -95,6 +95,27 @@ describe("tenant isolation", () => {
     expect(res.text).not.toContain("victim.example");
   });
 
+  it("the victim's switched-off and expired links count in neither of the attacker's link totals", async () => {
+    // active_links subtracts the links that do not answer (link-count.ts): only the account's own.
+    const off = await ctx.asVictim("POST", "/api/v1/links", { url: "https://victim.example/off" });
+    const old = await ctx.asVictim("POST", "/api/v1/links", {
+      url: "https://victim.example/old",
+      expires_at: "2020-01-01T00:00:00Z",
+    });
+    expect([off.status, old.status]).toEqual([201, 201]);
+    try {
+      const patched = await ctx.asVictim("PATCH", `/api/v1/links/${off.body.data.id}`, { is_active: false });
+      expect(patched.status).toBe(200);
+      const attacker = await ctx.asAttacker("GET", "/api/v1/analytics/summary");
+      expect(attacker.body.data).toMatchObject({ total_links: 1, active_links: 1 });
+      const victim = await ctx.asVictim("GET", "/api/v1/analytics/summary");
+      expect(victim.body.data).toMatchObject({ total_links: 3, active_links: 1 });
+    } finally {
+      for (const made of [off, old])
+        expect((await ctx.asVictim("DELETE", `/api/v1/links/${made.body.data.id}`)).status).toBe(200);
+    }
+  });
+
   it("forged identity headers through the public origin do not switch accounts", async () => {
     const res = await ctx.asAttacker("GET", `/api/v1/analytics/${victimLink.id}`, undefined, {
       [ACCOUNT_ID_HEADER]: ctx.victim.account_id,
