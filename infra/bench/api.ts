@@ -27,6 +27,7 @@ import { createPrisma } from "@kurz/db";
 import { startStack } from "@kurz/testing/stack";
 import autocannon from "autocannon";
 import { Redis } from "ioredis";
+import { LINK_COUNTS_SQL } from "../../services/management/src/link-count.ts";
 import { cpuMeter, pidsNamed } from "./_cpu.ts";
 import { sampleRss } from "./_rss.ts";
 
@@ -234,10 +235,11 @@ export async function run(args: string[]): Promise<string> {
         figures.push(await load(name, { url: `${base}?${query}`, headers }, duration, connections));
       }
 
-    const plan = async (sql: string) => {
+    const plan = async (sql: string, ...more: unknown[]) => {
       const [row] = await prisma.$queryRawUnsafe<{ "QUERY PLAN": unknown }[]>(
         `EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`,
         account.account_id,
+        ...more,
       );
       const [top] = row!["QUERY PLAN"] as { "Execution Time": number; Plan: unknown }[];
       const indexes = [...JSON.stringify(top!.Plan).matchAll(/"Index Name":"([^"]+)"/g)].map((m) => m[1]);
@@ -273,9 +275,8 @@ export async function run(args: string[]): Promise<string> {
             "SELECT count(*) FROM links WHERE account_id = $1::uuid AND is_active AND (expires_at IS NULL OR expires_at > now())",
           )}`,
           `- active links as the stored count less those off or expired (linkCounts): ${await plan(
-            `SELECT (SELECT COALESCE(sum(used), 0) FROM link_quota WHERE account_id = $1::uuid)
-             - (SELECT count(*) FROM links WHERE account_id = $1::uuid AND NOT is_active)
-             - (SELECT count(*) FROM links WHERE account_id = $1::uuid AND is_active AND expires_at IS NOT NULL AND expires_at <= now())`,
+            LINK_COUNTS_SQL,
+            new Date(),
           )}`,
         ];
     const load1 = loadavg()[0]!.toFixed(1);
