@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { KurzClickHouse } from "./create-clickhouse.ts";
+import { MIGRATIONS_DIR } from "./migrations-dir.ts";
 import { splitStatements } from "./split-statements.ts";
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL("../migrations/", import.meta.url));
+export { MIGRATIONS_DIR };
 
 const FILE_NAME = /^(\d{4})_([a-z0-9_]+)\.sql$/;
 

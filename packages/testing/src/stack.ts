@@ -1,6 +1,7 @@
 // Boots the whole Kurz stack as real processes (the four services, from their bundles as in
 // production: decision 0016), isolated for one test file:
-// its own Postgres database, Redis key prefix, bus prefix, in-memory ClickHouse and free ports.
+// its own Postgres database, Redis key prefix, bus prefix, embedded ClickHouse (chDB) data directory
+// and free ports.
 // With `inProcess: true` the same four services run inside the test's own process instead (same
 // isolation, same ports and URLs): the default for handler tests, which then start in about a
 // second. Keep processes for what crosses processes for real (docs/decisions/0011-in-process-test-stack.md).
@@ -11,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { accountCreator } from "./accounts.ts";
 import { bundlePath, ensureBundles, nodeFlagsFor } from "./bundles.ts";
+import { migratedChdb } from "./migrated-chdb.ts";
 import { createMigratedDatabase } from "./migrated-database.ts";
 import { getFreePort } from "./net.ts";
 import { type StartedProcess, startProcess } from "./process.ts";
@@ -78,9 +80,17 @@ export interface StackOptions {
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const prefix = opts.prefix ?? uniquePrefix("stack");
   const spoolDir = mkdtempSync(join(tmpdir(), `kurz-spool-${prefix}-`));
-  // A copy of a template migrated once per set of migrations (migrated-database.ts), as a database
-  // after `./kurz db:migrate`.
-  const db = await createMigratedDatabase("stack");
+  // Both copies of templates migrated once per set of migrations (migrated-database.ts,
+  // migrated-chdb.ts): a stack starts with its schemas as after `./kurz db:migrate` and analytics' own
+  // migrations, without applying them.
+  const [made, copied] = await Promise.allSettled([createMigratedDatabase("stack"), migratedChdb()]);
+  if (made.status === "rejected" || copied.status === "rejected") {
+    rmSync(spoolDir, { recursive: true, force: true });
+    if (made.status === "fulfilled") await made.value.drop();
+    if (copied.status === "fulfilled") copied.value.remove();
+    throw made.status === "rejected" ? made.reason : (copied as PromiseRejectedResult).reason;
+  }
+  const [db, chdb] = [made.value, copied.value];
   const [gw, mg, rd, an, ops, splice, spliceReturn] = await Promise.all([
     getFreePort(),
     getFreePort(),
@@ -105,7 +115,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     MANAGEMENT_URL: `http://127.0.0.1:${mg}`,
     ANALYTICS_URL: `http://127.0.0.1:${an}`,
     REDIRECT_URL: `http://127.0.0.1:${rd}`,
-    CLICKHOUSE_PATH: ":memory:",
+    CLICKHOUSE_PATH: chdb.path,
     SPOOL_DIR: spoolDir,
     TRUST_PROXY: "true",
     // No OUTBOX_POLL_MS: management wakes its outbox relay after every commit that writes events, so
@@ -146,6 +156,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const cleanup = async () => {
     await cleanupRedisPrefix(REDIS_URL, prefix);
     rmSync(spoolDir, { recursive: true, force: true });
+    chdb.remove();
     await db.drop();
   };
 

@@ -4,7 +4,8 @@
 // and referrer of humans), for this account only, without its deleted link. A small budget really cuts
 // the export into many queries, and one heavy link into ranges of days.
 import { randomUUID } from "node:crypto";
-import { createClickHouse, type KurzClickHouse, migrate } from "@kurz/clickhouse";
+import type { KurzClickHouse } from "@kurz/clickhouse";
+import { openMigratedChdb } from "@kurz/testing/migrated-chdb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportAnalytics } from "../src/exports/analytics-export.ts";
 import { type ClickRow, chTime } from "../src/ingest/click-rows.ts";
@@ -68,8 +69,7 @@ function truth(dimension: "none" | "referrer", from?: string, to?: string): stri
 
 let ch: KurzClickHouse;
 beforeAll(async () => {
-  ch = await createClickHouse({ path: ":memory:", database: "export_pages_test" });
-  await migrate(ch);
+  ch = await openMigratedChdb();
   const now = chTime(new Date().toISOString());
   await ch.insert(
     "links",

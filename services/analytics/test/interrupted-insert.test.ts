@@ -6,7 +6,8 @@
 // exactly: the views that read `clicks` are detached during the first insert, and the message is not
 // recorded as complete, as an insert that never returned is not.
 import { randomUUID } from "node:crypto";
-import { createClickHouse, type KurzClickHouse, migrate } from "@kurz/clickhouse";
+import type { KurzClickHouse } from "@kurz/clickhouse";
+import { openMigratedChdb } from "@kurz/testing/migrated-chdb";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { ClickRow } from "../src/ingest/click-rows.ts";
 import { writeClicks } from "../src/ingest/click-writer.ts";
@@ -21,8 +22,7 @@ const VIEWS_ON_CLICKS = [
 let ch: KurzClickHouse;
 
 beforeAll(async () => {
-  ch = await createClickHouse({ path: ":memory:", database: "interrupted" });
-  await migrate(ch);
+  ch = await openMigratedChdb();
 });
 afterAll(async () => {
   await ch?.close();

@@ -4,7 +4,8 @@
 // the unreadable one; a redelivered batch changes nothing.
 import { randomUUID } from "node:crypto";
 import type { EventBus, IncomingMessage, SubscribeOptions } from "@kurz/bus";
-import { createClickHouse, type KurzClickHouse, migrate } from "@kurz/clickhouse";
+import type { KurzClickHouse } from "@kurz/clickhouse";
+import { openMigratedChdb } from "@kurz/testing/migrated-chdb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { subscribeLinks } from "../src/ingest/links.ts";
 
@@ -28,8 +29,7 @@ const logger = {
 } as never;
 
 beforeAll(async () => {
-  const real = await createClickHouse({ path: ":memory:", database: "links_consumer_test" });
-  await migrate(real);
+  const real = await openMigratedChdb();
   // The real client, with each insert's table noted.
   ch = {
     ...real,

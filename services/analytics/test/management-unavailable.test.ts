@@ -4,9 +4,10 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createClickHouse, type KurzClickHouse, migrate } from "@kurz/clickhouse";
+import type { KurzClickHouse } from "@kurz/clickhouse";
 import { createLogger, forwardedHeaders } from "@kurz/service-kit";
 import { getFreePort } from "@kurz/testing";
+import { openMigratedChdb } from "@kurz/testing/migrated-chdb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAnalyticsApp } from "../src/app.ts";
 import { ManagementLinks } from "../src/management-links.ts";
@@ -36,8 +37,7 @@ async function analyticsWith(managementUrl: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  ch = await createClickHouse({ path: ":memory:", database: "unavailable_test" });
-  await migrate(ch);
+  ch = await openMigratedChdb();
 });
 afterAll(async () => {
   for (const s of servers) {

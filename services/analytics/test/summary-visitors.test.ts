@@ -3,7 +3,8 @@
 // the account's links, days added up, bots and other accounts left out, deleted links left out, for
 // whole days, partial days and partial hours alike (the three sources period.ts splits a period into).
 import { randomUUID } from "node:crypto";
-import { createClickHouse, type KurzClickHouse, migrate } from "@kurz/clickhouse";
+import type { KurzClickHouse } from "@kurz/clickhouse";
+import { openMigratedChdb } from "@kurz/testing/migrated-chdb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClickRow } from "../src/ingest/click-rows.ts";
 import { writeClicks } from "../src/ingest/click-writer.ts";
@@ -48,8 +49,7 @@ function visitors(period: Period | null, without: readonly string[] = []): numbe
 
 let ch: KurzClickHouse;
 beforeAll(async () => {
-  ch = await createClickHouse({ path: ":memory:", database: "summary_visitors_test" });
-  await migrate(ch);
+  ch = await openMigratedChdb();
   await writeClicks(ch, clicks);
   // A redelivered batch must not add visitors.
   await writeClicks(ch, clicks.slice(0, 100));

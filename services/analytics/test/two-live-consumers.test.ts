@@ -9,10 +9,11 @@
 import { randomUUID } from "node:crypto";
 import { createBus, type EventBus, type Subscription, topicName } from "@kurz/bus";
 import { type KafkaMock, startKafkaMock } from "@kurz/bus/testing";
-import { createClickHouse, type KurzClickHouse, migrate } from "@kurz/clickhouse";
+import type { KurzClickHouse } from "@kurz/clickhouse";
 import { type ClickBatch, clickPartitionKey, TOPICS } from "@kurz/contracts";
 import { createLogger } from "@kurz/service-kit";
 import { uniquePrefix, uuidv7, waitFor } from "@kurz/testing";
+import { openMigratedChdb } from "@kurz/testing/migrated-chdb";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { GeoIp } from "../src/enrich/geoip.ts";
 import { VisitorHasher } from "../src/enrich/visitor-hash.ts";
@@ -40,8 +41,7 @@ const kafkaBus = (clientId: string) =>
 
 beforeAll(async () => {
   kafka = await startKafkaMock({ topics: [`${topicName(prefix, TOPICS.clicks)}:6`], brokers: 3 });
-  ch = await createClickHouse({ path: ":memory:", database: "two" });
-  await migrate(ch);
+  ch = await openMigratedChdb();
   publisher = kafkaBus("two-publisher");
 }, 60_000);
 
