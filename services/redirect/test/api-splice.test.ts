@@ -3,6 +3,7 @@
 import { createServer, type Server } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import { acceptProxyProtocol, isProxiedSocket } from "@kurz/service-kit";
+import { getFreePort } from "@kurz/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { spliceApiConnections, spliceTarget } from "../src/api-splice.ts";
 
@@ -67,11 +68,10 @@ describe("spliceApiConnections", () => {
       );
     });
     acceptProxyProtocol(gateway);
-    const gatewayPort = await listen(gateway);
-    if (!gatewayUp) {
-      gateway.close();
-      servers.pop();
-    }
+    // A gateway that is down: a port nothing listens on. Not one a listener just let go of, which the
+    // kernel may hand to another test's server in the meantime (a whole run saw a 400 from one); a
+    // claimed port below the ephemeral range stays free of other tests' listeners.
+    const gatewayPort = gatewayUp ? await listen(gateway) : await getFreePort();
     const publicServer = createServer((req, res) => {
       req.resume();
       res.end(`origin ${req.method} ${req.url}|`);
