@@ -1,18 +1,15 @@
-import { createServer } from "node:net";
 import { createClickHouse } from "@kurz/clickhouse";
+import { getFreePort } from "@kurz/testing";
 import { describe, expect, it } from "vitest";
 import { isTransient, retryWhileTransient } from "../src/ingest/transient.ts";
 
 const quiet = { warn: () => {}, info: () => {} };
 
-/** A port nothing listens on: connections to it are refused. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
+/**
+ * A port nothing listens on: connections to it are refused. Claimed below the ephemeral range (getFreePort),
+ * not let go of by a listener, which the kernel may hand to another test's server meanwhile.
+ */
+const closedPort = () => getFreePort();
 
 describe("isTransient", () => {
   it("treats an unreachable ClickHouse server as an outage", async () => {
