@@ -5,6 +5,8 @@
 //     empty account and on the full one in the same run (ABBA order, so drift during the run cancels);
 //     the ratio full/empty shows whether a create's cost grows with the account (target ≥ 90%);
 //   - GET /api/v1/links/:id on the full account: one account's create throughput against it (≥ 50%);
+//   - creates spread over 16 empty accounts, in turn with the others: one account's creates against
+//     them show whether that account's creates wait on each other (a lock) or only on the CPU;
 //   - list: GET /api/v1/links?per_page=100, first page, a deep page, is_active and search filters;
 //   - EXPLAIN ANALYZE of the list queries at that size, to show which indexes serve them;
 //   - the reference (_api-reference.ts): the same work as GET /links/:id in one bare node:http process
@@ -35,6 +37,8 @@ export const description =
   "v1 API through the gateway: create-link on an empty account and on one with 100k links, get, list (per_page 100)";
 
 const LINKS = 100_000;
+/** Accounts the spread creates go to, in turn. */
+const SPREAD_ACCOUNTS = 16;
 
 interface Figures {
   name: string;
@@ -48,15 +52,39 @@ interface Figures {
 
 async function load(
   name: string,
-  opts: { url: string; method?: "GET" | "POST"; body?: string; headers: Record<string, string> },
+  opts: {
+    url: string;
+    method?: "GET" | "POST";
+    body?: string;
+    headers: Record<string, string>;
+    /** API keys to send in turn, one per request, instead of the authorization header's. */
+    keys?: readonly string[];
+  },
   duration: number,
   connections: number,
 ): Promise<Figures> {
+  const keys = opts.keys;
+  let turn = 0;
   const result = await autocannon({
     url: opts.url,
     method: opts.method ?? "GET",
     headers: opts.headers,
     ...(opts.body !== undefined ? { body: opts.body } : {}),
+    ...(keys
+      ? {
+          requests: [
+            {
+              setupRequest: (request) => {
+                request.headers = {
+                  ...request.headers,
+                  authorization: `Bearer ${keys[turn++ % keys.length]}`,
+                };
+                return request;
+              },
+            },
+          ],
+        }
+      : {}),
     connections,
     duration,
   });
@@ -103,13 +131,17 @@ export async function run(args: string[]): Promise<string> {
   const prisma = createPrisma(stack.databaseUrl);
   const reference = await startReference(stack);
   try {
-    const [account, empty] = await Promise.all([
+    const [account, empty, ...spread] = await Promise.all([
       stack.createAccount(`bench-${Date.now()}@example.com`, 10_000_000),
       stack.createAccount(`bench-empty-${Date.now()}@example.com`, 10_000_000),
+      ...Array.from({ length: SPREAD_ACCOUNTS }, (_, i) =>
+        stack.createAccount(`bench-spread-${i}-${Date.now()}@example.com`, 10_000_000),
+      ),
     ]);
+    const spreadKeys = spread.map((a) => a!.api_key);
     // Per-key limits live on the key; raise them before its first use so the gateway caches these.
     await prisma.apiKey.updateMany({
-      where: { accountId: { in: [account.account_id, empty.account_id] } },
+      where: { accountId: { in: [account, empty, ...spread].map((a) => a!.account_id) } },
       data: { rateLimitPerMinute: 1_000_000_000, rateLimitPerHour: 1_000_000_000 },
     });
     const seedStarted = Date.now();
@@ -140,8 +172,11 @@ export async function run(args: string[]): Promise<string> {
     await load("warm-up", { url: `${base}?per_page=100`, headers }, 2, 4);
     await load("warm-up", { url: base, method: "POST", headers: emptyHeaders, body: createBody }, 1, 4);
     await load("warm-up", { url: base, method: "POST", headers, body: createBody }, 1, 4);
-    await prisma.$executeRaw`DELETE FROM links WHERE account_id = ${empty.account_id}::uuid`;
-    await prisma.$queryRaw`SELECT kurz_recount_links(${empty.account_id}::uuid)`;
+    await load("warm-up", { url: base, method: "POST", headers, body: createBody, keys: spreadKeys }, 1, 4);
+    for (const a of [empty, ...spread]) {
+      await prisma.$executeRaw`DELETE FROM links WHERE account_id = ${a!.account_id}::uuid`;
+      await prisma.$queryRaw`SELECT kurz_recount_links(${a!.account_id}::uuid)`;
+    }
 
     const mean = (name: string, [a, b]: Figures[]): Figures => ({
       name,
@@ -198,11 +233,12 @@ export async function run(args: string[]): Promise<string> {
     const getOne = mean("GET /links/:id", gets.get);
     const getGateway = mean("GET /links/:id at the gateway's own port (no public-origin hop)", gets.gw);
     const ref = mean("reference: bare node:http, Redis GET + rate-limit script + pg by id", gets.ref);
-    // Creates on the empty and the full account alternate A B B A; each figure is the mean of its two.
-    const creates: Record<"empty" | "full", Figures[]> = { empty: [], full: [] };
+    // Creates on the empty and the full account and spread over many alternate A B C C B A; each
+    // figure is the mean of its two.
+    const creates: Record<"empty" | "full" | "spread", Figures[]> = { empty: [], full: [], spread: [] };
     // CPU per create, as for the GET: whether one account's creates are held back by CPU or by a wait.
-    const createCpu: Record<string, number | undefined>[] = [];
-    for (const which of ["empty", "full", "full", "empty"] as const) {
+    const createCpu: Record<"one" | "spread", Record<string, number | undefined>[]> = { one: [], spread: [] };
+    for (const which of ["empty", "full", "spread", "spread", "full", "empty"] as const) {
       const h = which === "empty" ? emptyHeaders : headers;
       const meter = cpuMeter({
         ...stack.pids,
@@ -211,19 +247,29 @@ export async function run(args: string[]): Promise<string> {
       });
       const figures = await load(
         `POST /links (create, ${which})`,
-        { url: base, method: "POST", headers: h, body: createBody },
+        {
+          url: base,
+          method: "POST",
+          headers: h,
+          body: createBody,
+          ...(which === "spread" ? { keys: spreadKeys } : {}),
+        },
         duration,
         connections,
       );
       creates[which].push(figures);
-      createCpu.push(meter.perRequest(figures.requests));
+      createCpu[which === "spread" ? "spread" : "one"].push(meter.perRequest(figures.requests));
     }
     const createEmpty = mean("POST /links (create) on an account that starts empty", creates.empty);
     const createFull = mean(
       `POST /links (create) on an account with ${LINKS.toLocaleString("en")} links`,
       creates.full,
     );
-    const figures: Figures[] = [ref, getOne, getGateway, createEmpty, createFull];
+    const createSpread = mean(
+      `POST /links (create) spread over ${SPREAD_ACCOUNTS} accounts that start empty, in turn`,
+      creates.spread,
+    );
+    const figures: Figures[] = [ref, getOne, getGateway, createEmpty, createFull, createSpread];
     if (!coreOnly)
       for (const [name, query] of [
         ["GET /links?per_page=100 (page 1)", "per_page=100"],
@@ -299,7 +345,8 @@ export async function run(args: string[]): Promise<string> {
       `\`./kurz bench api --duration ${duration} --connections ${connections}\` — full local stack (gateway → management → Postgres),`,
       `autocannon with ${connections} connections for ${duration} s per row, on the same machine as the services.`,
       `The full account holds ${LINKS.toLocaleString("en")} links seeded in Postgres (${seedMs} ms) plus those the create runs add;`,
-      "the other starts empty. Create rows are the mean of two runs each, taken in the order empty, full, full, empty.",
+      `the other starts empty, as do the ${SPREAD_ACCOUNTS} the spread creates go to in turn. Create rows are the mean of two runs each,`,
+      "taken in the order empty, full, spread, spread, full, empty.",
       "",
       `Load average (1 min) at the end of the run: ${load1}; NODE_ENV=production (no response validation).`,
       "",
@@ -307,8 +354,9 @@ export async function run(args: string[]): Promise<string> {
       `- the same GET at the gateway's own port (without the public origin's hop) / the reference: ${pct(getGateway.rps, ref.rps)}, p99 ${fmt(getGateway.p99)} ms`,
       `- create at ${LINKS.toLocaleString("en")} links / create on the empty account: **${pct(createFull.rps, createEmpty.rps)}** (target ≥ 90%)`,
       `- one account's create / \`GET /links/:id\` throughput: **${pct(createFull.rps, getOne.rps)}** at ${LINKS.toLocaleString("en")} links, ${pct(createEmpty.rps, getOne.rps)} on the empty account (target ≥ 50%)`,
+      `- one account's create / creates spread over ${SPREAD_ACCOUNTS} accounts: ${pct(createFull.rps, createSpread.rps)} at ${LINKS.toLocaleString("en")} links, ${pct(createEmpty.rps, createSpread.rps)} on the empty account (about 100%: one account's creates do not wait on each other, and what is left between them and the GET is a create's CPU)`,
       "",
-      `CPU per request (user + system, from /proc): GET through the origin: ${cpuLine(cpu.get)}; GET at the gateway's port: ${cpuLine(cpu.gw)}; the reference: ${cpuLine(cpu.ref)}; a create (both accounts): ${cpuLine(createCpu)}.`,
+      `CPU per request (user + system, from /proc): GET through the origin: ${cpuLine(cpu.get)}; GET at the gateway's port: ${cpuLine(cpu.gw)}; the reference: ${cpuLine(cpu.ref)}; a create on one account (both): ${cpuLine(createCpu.one)}; a create spread over ${SPREAD_ACCOUNTS} accounts: ${cpuLine(createCpu.spread)}.`,
       "",
       "| endpoint | req/s | p50 ms | p99 ms | requests | non-2xx | errors |",
       "|---|---|---|---|---|---|---|",
