@@ -107,7 +107,9 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
   const routes = new RouteTable();
   const health = handleHealth(deps.readiness);
   const docs = createDocsPage();
-  const openapi = buildOpenApiDocument({ baseUrl: config.PUBLIC_BASE_URL });
+  // Built on its first request, not at start: it is derived from every route's record (tens of ms of
+  // CPU), and every gateway start, a test stack's too, paid for it whether anyone asked or not.
+  let openapi: ReturnType<typeof buildOpenApiDocument> | undefined;
   // A stats page's status comes from management's answer for public analytics (the same one analytics
   // asks), charged to the client's public budget like the API call the page then makes.
   const statsStatus: StatsPageStatus = async (req, res, shortCode) => {
@@ -347,6 +349,7 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
     if (health(req, res)) return;
     if (path === "/api/v1/openapi.json" || path === "/api/v1/openapi.json/") {
       if (req.method !== "GET" && req.method !== "HEAD") throw methodNotAllowedError(["GET", "HEAD"]);
+      openapi ??= buildOpenApiDocument({ baseUrl: config.PUBLIC_BASE_URL });
       return sendJson(res, 200, openapi);
     }
     if (under(path, "/docs") && docs(req, res, path)) return;
