@@ -1,11 +1,20 @@
 // A chDB data directory with every ClickHouse migration applied, for the test stacks and the tests that
 // need the schema: a copy of a template migrated once per set of migrations and chDB version, as
 // migrated-database.ts does for Postgres. Applying the migrations to an empty engine cost each stack
-// about 0.6 s of CPU and 1.3–2 s of wall time on a middling host (some sixty engines a run); a copy
+// about 0.6 s of CPU and 1.3–2 s of wall time on a slower host (some sixty engines a run); a copy
 // costs about 0.1 s. packages/clickhouse's own tests still migrate for real.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -33,6 +42,10 @@ function templateKey(): string {
   return hash.digest("hex").slice(0, 16);
 }
 
+// In the clone's own .data (as the services' bundles), not the system's temporary directory, whose
+// cleaner may delete a long-unused template's files one by one and leave a broken one behind.
+const TEMPLATES_DIR = join(root, ".data", "chdb-templates");
+
 let template: Promise<string> | undefined;
 
 /**
@@ -43,8 +56,10 @@ let template: Promise<string> | undefined;
  */
 export function migratedChdbTemplate(): Promise<string> {
   template ??= (async () => {
-    const path = join(tmpdir(), `kurz-chdb-template-${templateKey()}`);
+    const key = templateKey();
+    const path = join(TEMPLATES_DIR, key);
     if (isDirectory(path)) return path;
+    mkdirSync(TEMPLATES_DIR, { recursive: true });
     const building = mkdtempSync(`${path}.building-`);
     try {
       await promisify(execFile)(process.execPath, ["--import", "tsx", BUILDER, building, CHDB_DATABASE], {
@@ -56,6 +71,11 @@ export function migratedChdbTemplate(): Promise<string> {
       if (!isDirectory(path)) throw err;
     } finally {
       rmSync(building, { recursive: true, force: true });
+    }
+    // Templates of earlier migrations are not used again in this clone.
+    for (const entry of readdirSync(TEMPLATES_DIR)) {
+      if (entry !== key && !entry.includes(".building-"))
+        rmSync(join(TEMPLATES_DIR, entry), { recursive: true, force: true });
     }
     return path;
   })();
