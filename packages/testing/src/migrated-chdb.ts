@@ -46,20 +46,23 @@ function templateKey(): string {
 // cleaner may delete a long-unused template's files one by one and leave a broken one behind.
 const TEMPLATES_DIR = join(root, ".data", "chdb-templates");
 
-let template: Promise<string> | undefined;
+/** Each templates directory's template, as this process last found or built it. */
+const templates = new Map<string, Promise<string>>();
 
 /**
- * The template's directory, built if missing. Built in a child process: chDB opens one data directory
- * per process, and the caller may have one open (an in-process stack). Processes that build at once
- * each rename their own finished copy into place; the first wins and the others discard theirs, so a
- * half-built template is never seen.
+ * The template's directory under `dir`, built if missing. Built in a child process: chDB opens one
+ * data directory per process, and the caller may have one open (an in-process stack). Processes that
+ * build at once each rename their own finished copy into place; the first wins and the others discard
+ * theirs, so a half-built template is never seen.
  */
-export function migratedChdbTemplate(): Promise<string> {
-  template ??= (async () => {
+export function migratedChdbTemplate(dir = TEMPLATES_DIR): Promise<string> {
+  let template = templates.get(dir);
+  if (template) return template;
+  template = (async () => {
     const key = templateKey();
-    const path = join(TEMPLATES_DIR, key);
+    const path = join(dir, key);
     if (isDirectory(path)) return path;
-    mkdirSync(TEMPLATES_DIR, { recursive: true });
+    mkdirSync(dir, { recursive: true });
     const building = mkdtempSync(`${path}.building-`);
     try {
       await promisify(execFile)(process.execPath, ["--import", "tsx", BUILDER, building, CHDB_DATABASE], {
@@ -73,16 +76,15 @@ export function migratedChdbTemplate(): Promise<string> {
       rmSync(building, { recursive: true, force: true });
     }
     // Templates of earlier migrations are not used again in this clone.
-    for (const entry of readdirSync(TEMPLATES_DIR)) {
+    for (const entry of readdirSync(dir)) {
       if (entry !== key && !entry.includes(".building-"))
-        rmSync(join(TEMPLATES_DIR, entry), { recursive: true, force: true });
+        rmSync(join(dir, entry), { recursive: true, force: true });
     }
     return path;
   })();
+  templates.set(dir, template);
   // A failed build is retried by the next caller rather than remembered.
-  template.catch(() => {
-    template = undefined;
-  });
+  template.catch(() => templates.delete(dir));
   return template;
 }
 
@@ -93,15 +95,30 @@ export interface MigratedChdb {
   remove(): void;
 }
 
-/** A fresh copy of the template: a data directory of its own, every migration applied. */
-export async function migratedChdb(): Promise<MigratedChdb> {
-  const source = await migratedChdbTemplate();
+/**
+ * A fresh copy of the template: a data directory of its own, every migration applied. A template
+ * deleted since this process found it (`rm -rf .data` during a run) is built again.
+ */
+export async function migratedChdb(templatesDir = TEMPLATES_DIR): Promise<MigratedChdb> {
   const dir = mkdtempSync(join(tmpdir(), "kurz-chdb-"));
   const path = join(dir, "data");
-  // The template's table links are relative (data/<db>/<table> -> ../../store/...): kept as they are,
-  // they point into the copy.
-  cpSync(source, path, { recursive: true, verbatimSymlinks: true });
-  return { path, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  for (let attempt = 1; ; attempt++) {
+    const source = await migratedChdbTemplate(templatesDir);
+    try {
+      // The template's table links are relative (data/<db>/<table> -> ../../store/...): kept as they
+      // are, they point into the copy.
+      cpSync(source, path, { recursive: true, verbatimSymlinks: true });
+      return { path, remove };
+    } catch (err) {
+      rmSync(path, { recursive: true, force: true });
+      if (attempt > 1 || isDirectory(source)) {
+        remove();
+        throw err;
+      }
+      templates.delete(templatesDir);
+    }
+  }
 }
 
 function isDirectory(path: string): boolean {

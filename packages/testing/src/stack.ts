@@ -71,7 +71,7 @@ export interface StackOptions {
   /**
    * Run the services inside this process (the test's vitest worker) by their start functions
    * (services/<name>/src/service.ts) rather than as child processes. Only one in-process stack per
-   * test file: the in-memory ClickHouse (chDB) is one engine per process. KURZ_TEST_STACK=processes
+   * test file: embedded ClickHouse (chDB) opens one data directory per process. KURZ_TEST_STACK=processes
    * turns it off for a whole run.
    */
   inProcess?: boolean;

@@ -1,9 +1,11 @@
 // The chDB copies test stacks start from: every migration applied, each copy its own, gone once closed.
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { migrate } from "@kurz/clickhouse";
 import { MIGRATIONS_DIR } from "@kurz/clickhouse/migrations-dir";
 import { expect, it } from "vitest";
-import { migratedChdb, openMigratedChdb } from "../src/migrated-chdb.ts";
+import { migratedChdb, migratedChdbTemplate, openMigratedChdb } from "../src/migrated-chdb.ts";
 
 it("a copy has every migration applied, so migrating it applies nothing", async () => {
   const files = readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith(".sql"));
@@ -47,3 +49,26 @@ it("each copy is its own: a write to one is not in the next, and closing deletes
   copy.remove();
   expect(existsSync(copy.path)).toBe(false);
 });
+
+it("builds a template in a directory of its own, drops earlier ones, and builds it again once deleted", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "kurz-chdb-templates-test-"));
+  try {
+    mkdirSync(join(dir, "0123456789abcdef")); // a template of earlier migrations
+    const first = await migratedChdb(dir);
+    first.remove();
+    const template = await migratedChdbTemplate(dir);
+    expect(readdirSync(dir)).toEqual([template.slice(dir.length + 1)]);
+
+    // Deleted under this process (as `rm -rf .data` during a run): the next copy builds it again.
+    rmSync(template, { recursive: true, force: true });
+    const second = await migratedChdb(dir);
+    try {
+      expect(existsSync(join(second.path, "metadata"))).toBe(true);
+      expect(existsSync(template)).toBe(true);
+    } finally {
+      second.remove();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 120_000);
