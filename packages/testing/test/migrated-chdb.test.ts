@@ -2,15 +2,31 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { migrate } from "@kurz/clickhouse";
+import { type KurzClickHouse, migrate } from "@kurz/clickhouse";
 import { MIGRATIONS_DIR } from "@kurz/clickhouse/migrations-dir";
 import { expect, it } from "vitest";
 import { migratedChdb, migratedChdbTemplate, openMigratedChdb } from "../src/migrated-chdb.ts";
 
-it("a copy has every migration applied, so migrating it applies nothing", async () => {
-  const files = readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith(".sql"));
+/** Opens a fresh copy, runs `use` on it, closes it (which deletes it). */
+async function withCopy<T>(use: (ch: KurzClickHouse) => Promise<T>): Promise<T> {
   const ch = await openMigratedChdb();
   try {
+    return await use(ch);
+  } finally {
+    await ch.close();
+  }
+}
+
+const marked = async (ch: KurzClickHouse) => {
+  const [row] = await ch.query<{ n: string }>(
+    "SELECT count() AS n FROM schema_migrations WHERE version = 9999",
+  );
+  return Number(row?.n);
+};
+
+it("a copy has every migration applied, so migrating it applies nothing", async () => {
+  const files = readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith(".sql"));
+  await withCopy(async (ch) => {
     expect((await migrate(ch)).applied).toEqual([]);
     const [row] = await ch.query<{ n: string }>("SELECT count() AS n FROM schema_migrations FINAL");
     expect(Number(row?.n)).toBe(files.length);
@@ -18,31 +34,16 @@ it("a copy has every migration applied, so migrating it applies nothing", async 
       "SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name",
     );
     expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(["clicks", "link_daily", "links"]));
-  } finally {
-    await ch.close();
-  }
+  });
 });
 
 it("each copy is its own: a write to one is not in the next, and closing deletes it", async () => {
-  const first = await openMigratedChdb();
-  try {
-    await first.insert("schema_migrations", [{ version: 9999, name: "only_here", checksum: "x" }]);
-    const [row] = await first.query<{ n: string }>(
-      "SELECT count() AS n FROM schema_migrations WHERE version = 9999",
-    );
-    expect(Number(row?.n)).toBe(1);
-  } finally {
-    await first.close();
-  }
-  const second = await openMigratedChdb();
-  try {
-    const [row] = await second.query<{ n: string }>(
-      "SELECT count() AS n FROM schema_migrations WHERE version = 9999",
-    );
-    expect(Number(row?.n)).toBe(0);
-  } finally {
-    await second.close();
-  }
+  const inFirst = await withCopy(async (ch) => {
+    await ch.insert("schema_migrations", [{ version: 9999, name: "only_here", checksum: "x" }]);
+    return marked(ch);
+  });
+  expect(inFirst).toBe(1);
+  expect(await withCopy(marked)).toBe(0);
   // The path itself, as a stack gets it: gone after remove().
   const copy = await migratedChdb();
   expect(existsSync(copy.path)).toBe(true);
