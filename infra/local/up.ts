@@ -183,7 +183,19 @@ function prefixOutput(name: string, proc: ChildProcess, color: number): void {
   }
 }
 
-function start(name: string, cmd: string, args: string[], extraEnv: Record<string, string>, color: number) {
+/**
+ * `detached`: in a process group of its own, out of reach of the terminal's Ctrl-C, which reaches the
+ * supervisor and every service at once; stopAll stops it after them instead (Redis, which the services
+ * drain into).
+ */
+function start(
+  name: string,
+  cmd: string,
+  args: string[],
+  extraEnv: Record<string, string>,
+  color: number,
+  opts: { detached?: boolean } = {},
+) {
   const supervised = new Supervised({
     name,
     spawn: () => {
@@ -191,6 +203,7 @@ function start(name: string, cmd: string, args: string[], extraEnv: Record<strin
         cwd: root,
         env: { ...env, ...shared, ...extraEnv },
         stdio: ["ignore", "pipe", "pipe"],
+        detached: opts.detached ?? false,
       });
       prefixOutput(name, proc, color);
       // <data>/run/<name>.pid: which process is which instance, for an operator (or a fault test).
@@ -230,6 +243,8 @@ async function stopAll(code: number): Promise<never> {
 async function main(): Promise<void> {
   process.on("SIGINT", () => void stopAll(0));
   process.on("SIGTERM", () => void stopAll(0));
+  // A closed terminal: Redis, in its own process group, gets no hangup of its own.
+  process.on("SIGHUP", () => void stopAll(0));
   mkdirSync(runDir, { recursive: true });
 
   if (ownRedis) {
@@ -247,7 +262,10 @@ async function main(): Promise<void> {
         resolve(dataDir, "redis"),
       ];
       redisArgs.push("--appendonly", "yes", "--appendfsync", "everysec", "--save", "");
-      start("redis", "redis-server", redisArgs, {}, 90);
+      // Stopped last, after the services have drained (their buses, the redirect's rate-limit windows):
+      // a Redis that took the Ctrl-C too was gone first, and analytics' and management's drains waited
+      // out their 10 s on it and exited 1.
+      start("redis", "redis-server", redisArgs, {}, 90, { detached: true });
       await waitForRedis();
     }
   }

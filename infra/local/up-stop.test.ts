@@ -1,0 +1,90 @@
+// `./kurz up` stopped with Ctrl-C as a terminal sends it: SIGINT to the whole foreground process group
+// (the supervisor and every service it started). Each service drains and exits 0, and the supervisor's
+// own Redis, which carries the bus, is stopped after them: a Redis that took the Ctrl-C itself went
+// first, and analytics' drain then waited 10 s on the bus and exited 1 (seen by hand, 2026-11-28).
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { getFreePort, getFreePortBase } from "@kurz/testing";
+import { ensureBundles } from "@kurz/testing/bundles";
+import { createMigratedDatabase } from "@kurz/testing/migrated-database";
+import { Redis } from "ioredis";
+import { afterAll, expect, it } from "vitest";
+
+const root = resolve(import.meta.dirname, "../..");
+const dataDir = mkdtempSync(join(tmpdir(), "kurz-up-stop-"));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+it("a Ctrl-C stops every service cleanly, and the stack's own Redis after them", {
+  timeout: 180_000,
+}, async () => {
+  const [db, base, redisPort] = await Promise.all([
+    createMigratedDatabase("up_stop"),
+    getFreePortBase([0, 1, 3, 4, 5, 6, 1002]),
+    getFreePort(),
+    ensureBundles(),
+  ]);
+  try {
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      DATABASE_URL: db.url,
+      KURZ_DATA_DIR: dataDir,
+      KURZ_REDIS_PORT: String(redisPort),
+      KURZ_SKIP_BUILD: "1",
+      LOG_LEVEL: "info",
+    };
+    delete env.REDIS_URL;
+    // A process group of its own, as a terminal's foreground job is.
+    const up = spawn(
+      process.execPath,
+      ["--import", "tsx", "infra/local/up.ts", "--base-port", String(base)],
+      {
+        cwd: root,
+        env,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let output = "";
+    for (const stream of [up.stdout, up.stderr]) stream.on("data", (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<number | null>((r) => up.once("exit", (code) => r(code)));
+    try {
+      const deadline = Date.now() + 120_000;
+      while (!output.includes("Kurz is up.")) {
+        if (Date.now() > deadline || up.exitCode !== null)
+          throw new Error(`./kurz up did not come up:\n${output}`);
+        await sleep(200);
+      }
+      process.kill(-up.pid!, "SIGINT");
+      const code = await Promise.race([exited, sleep(60_000).then(() => "timeout")]);
+      expect(code, output).toBe(0);
+    } finally {
+      if (up.exitCode === null) {
+        process.kill(-up.pid!, "SIGKILL");
+        // Redis is in a group of its own: not left behind by a failed run.
+        try {
+          process.kill(Number(readFileSync(join(dataDir, "run", "redis.pid"), "utf8")), "SIGKILL");
+        } catch {
+          // not started, or gone already
+        }
+      }
+    }
+    for (const service of ["management", "analytics", "gateway", "redirect"])
+      expect(output, service).toContain(`"service":"${service}","exitCode":0,"msg":"stopped"`);
+    expect(output).not.toMatch(/timed out|did not stop within/);
+    // Stopped by the supervisor, not left running.
+    const redis = new Redis({
+      port: redisPort,
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
+    redis.on("error", () => {});
+    await expect(redis.connect()).rejects.toThrow();
+    redis.disconnect();
+  } finally {
+    await db.drop();
+  }
+});
