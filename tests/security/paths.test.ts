@@ -319,6 +319,42 @@ function seeded(seed: number) {
   };
 }
 
+describe("the OpenAPI document, built on its first request", () => {
+  const DOC = "/api/v1/openapi.json";
+
+  it("answers concurrent first requests alike, and names only public API routes and no secret", async () => {
+    const answers = await Promise.all(Array.from({ length: 8 }, () => raw(stack.origin, "GET", DOC)));
+    for (const res of answers) {
+      expect(res.status, res.text).toBe(200);
+      expect(String(res.headers["content-type"])).toMatch(/^application\/json/);
+      expect(res.text).toBe(answers[0]!.text);
+    }
+    const paths = Object.keys(answers[0]!.body.paths);
+    expect(paths.length).toBeGreaterThan(0);
+    expect(paths.filter((p) => !p.startsWith("/api/"))).toEqual([]);
+    expect(answers[0]!.text).not.toContain(secret);
+    expect(answers[0]!.text.toLowerCase()).not.toContain("x-kurz-");
+  });
+
+  it("refuses other methods and path tricks in the v1 envelope, and the document stays as it was", async () => {
+    const before = await raw(stack.origin, "GET", DOC);
+    for (const method of ["POST", "PUT", "PATCH", "DELETE"]) {
+      const res = await raw(stack.origin, method, DOC, {
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      });
+      expectV1Error(res, 405, "METHOD_NOT_ALLOWED");
+    }
+    for (const path of [
+      `${DOC}/%2e%2e/%2e%2e/%2e%2e/internal/links/resolve/${victimLink.code}`,
+      "/api/v1/links/%2e%2e/openapi.json",
+      `${DOC}/..\\..\\..\\internal`,
+    ])
+      expectPathRefusal(await raw(stack.origin, "GET", path), "v1", path);
+    expect((await raw(stack.origin, "GET", DOC)).text).toBe(before.text);
+  });
+});
+
 describe("fuzzed paths", () => {
   it("never answer 5xx and never leak the victim's link, over a few hundred seeded paths", async () => {
     const seed = Number(process.env.KURZ_FUZZ_SEED ?? 1123);
