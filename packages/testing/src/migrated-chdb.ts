@@ -4,42 +4,26 @@
 // about 0.6 s of CPU and 1.3–2 s of wall time on a slower host (some sixty engines a run); a copy
 // costs about 0.1 s. packages/clickhouse's own tests still migrate for real.
 import { execFile } from "node:child_process";
-import { createHash } from "node:crypto";
-import {
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-} from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import type { KurzClickHouse } from "@kurz/clickhouse";
 import { MIGRATIONS_DIR } from "@kurz/clickhouse/migrations-dir";
+import { filesKey } from "./files-key.ts";
 
 const root = resolve(import.meta.dirname, "../../..");
 const BUILDER = join(import.meta.dirname, "migrated-chdb-build.ts");
 /** The database the services use when CLICKHOUSE_DATABASE is not set (services/analytics/src/config.ts). */
 export const CHDB_DATABASE = "kurz";
 
-/** The migrations' names and contents and the chDB package that reads them: the template's name. */
+/**
+ * The migrations and the chDB package that reads them (pnpm's path to it names its version and its
+ * peers', which decide the on-disk format): the template's name.
+ */
 function templateKey(): string {
-  const hash = createHash("sha256");
-  for (const name of readdirSync(MIGRATIONS_DIR).sort()) {
-    hash
-      .update(`${name}\0`)
-      .update(readFileSync(join(MIGRATIONS_DIR, name)))
-      .update("\0");
-  }
-  // pnpm's path to the package names its version (and its peers'), which decides the on-disk format.
-  const requireFromClickhouse = createRequire(join(MIGRATIONS_DIR, "..", "package.json"));
-  hash.update(requireFromClickhouse.resolve("chdb"));
-  return hash.digest("hex").slice(0, 16);
+  return filesKey(MIGRATIONS_DIR, createRequire(join(MIGRATIONS_DIR, "..", "package.json")).resolve("chdb"));
 }
 
 // In the clone's own .data (as the services' bundles), not the system's temporary directory, whose

@@ -2,34 +2,16 @@
 // of migrations (database.ts, `template`): the stacks and the tests that need the schema get it in tens
 // of milliseconds, where `prisma migrate deploy` per database cost a Node start-up and ~2 s of CPU.
 // packages/db's own tests still migrate for real; so does the first database after any migration changes.
-import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { MIGRATIONS_DIR, migrateDatabase } from "@kurz/db";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
+import { filesKey } from "./files-key.ts";
 import { type CuttableProxy, cuttableProxyFor } from "./tcp-proxy.ts";
 
 let key: string | undefined;
 
-/** A hash of every file under prisma/migrations (names and contents): the template's name. */
-export function migrationsKey(): string {
-  if (key) return key;
-  const hash = createHash("sha256");
-  const visit = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
-      a.name.localeCompare(b.name),
-    )) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) visit(path);
-      else
-        hash
-          .update(`${path.slice(MIGRATIONS_DIR.length)}\0`)
-          .update(readFileSync(path))
-          .update("\0");
-    }
-  };
-  visit(MIGRATIONS_DIR);
-  key = hash.digest("hex").slice(0, 16);
+/** The Postgres migrations' key (files-key.ts): the template's name. */
+function migrationsKey(): string {
+  key ??= filesKey(MIGRATIONS_DIR);
   return key;
 }
 
