@@ -46,6 +46,7 @@ describe("migrate with the package's migrations", () => {
         "0007_link_stats.sql",
         "0008_link_stats_only.sql",
         "0009_link_daily_totals_projection.sql",
+        "0010_click_feed.sql",
       ],
     });
     expect(await migrate(ch)).toEqual({ applied: [] });
@@ -55,6 +56,9 @@ describe("migrate with the package's migrations", () => {
     );
     expect(tables).toEqual([
       { name: "campaign_members", engine: "ReplacingMergeTree", sorting_key: "campaign_id" },
+      // Since 0010 clicks feed the rollups through a Null table, which a rebuild feeds alone (decision 0049).
+      { name: "click_feed", engine: "Null", sorting_key: "" },
+      { name: "click_feed_mv", engine: "MaterializedView", sorting_key: "" },
       // Since 0006: the messages whose click insert completed (decision 0030).
       { name: "click_messages", engine: "ReplacingMergeTree", sorting_key: "token" },
       { name: "clicks", engine: "ReplacingMergeTree", sorting_key: "link_id, toDate(ts), click_id" },
@@ -62,7 +66,7 @@ describe("migrate with the package's migrations", () => {
       // Since 0003 the daily rollups are fed from the hourly ones, which clicks feed.
       { name: "link_daily_from_hourly_mv", engine: "MaterializedView", sorting_key: "" },
       // Since 0008 the dimension rollups by hour and by day are gone (link_stats holds those rows,
-      // decision 0041); the all-time one is fed from clicks directly.
+      // decision 0041); the all-time one is fed from clicks directly (through click_feed since 0010).
       { name: "link_dim_total", engine: "SummingMergeTree", sorting_key: "link_id, dim, value, country" },
       { name: "link_dim_total_from_clicks_mv", engine: "MaterializedView", sorting_key: "" },
       { name: "link_hourly", engine: "SummingMergeTree", sorting_key: "account_id, link_id, hour" },
@@ -118,6 +122,7 @@ describe("migrate with the package's migrations", () => {
       { version: 7, name: "link_stats", len: 64 },
       { version: 8, name: "link_stats_only", len: 64 },
       { version: 9, name: "link_daily_totals_projection", len: 64 },
+      { version: 10, name: "click_feed", len: 64 },
     ]);
     // Since 0009: the all-time totals per account and link, inside link_daily's parts (issue 15).
     const projections = await ch.query(

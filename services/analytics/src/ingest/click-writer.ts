@@ -14,9 +14,14 @@
 // A consumer killed in between leaves clicks stored without their rollup rows, and leaving them out
 // on redelivery would lose them from every count. So a click is left out only when *another* block
 // stored it, or when this block's insert completed (`click_messages`); a block whose insert was
-// interrupted is inserted again, whole, with its token, which writes exactly the parts that are
-// missing (migration 0006, decision 0030); if the redelivery is cut differently, the interrupted
-// block is completed from its own raw rows (decision 0033).
+// interrupted is completed (decision 0030; if the redelivery is cut differently, from its own raw
+// rows: decision 0033). How depends on where ClickHouse runs (decision 0049):
+// - a server outlives the consumer, and an insert it abandons commits nothing more: the block is
+//   inserted again, whole, with its token, which writes exactly the parts that are missing ("repeat");
+// - embedded chDB dies with the consumer, possibly between recording a block in a table's
+//   deduplication log and committing its part, and then drops the repeat as a copy. But it has one
+//   writer, the consumer itself: the rollups of the block's links are rebuilt from their raw clicks
+//   ("rebuild"), and inserts carry no token, which nothing else needs there.
 // ("Message" below means such a block: the unit inserted and deduplicated as a whole.)
 import { createHash } from "node:crypto";
 import type { KurzClickHouse } from "@kurz/clickhouse";
@@ -41,6 +46,22 @@ export interface WriteResult {
 /** The clicks of one block (a run, a batch, or one bus message): inserted, and deduplicated, as a whole. */
 export type ClickMessage = ClickRow[];
 
+/** How an interrupted insert is completed (the header above); the default follows `ch.kind`. */
+export type Completion = "repeat" | "rebuild";
+
+/**
+ * The tables the click views feed, each keyed by link: what a rebuild empties and refills for a link,
+ * and what a deleted link's clicks are deleted from (links.ts, with `clicks`).
+ */
+export const ROLLUP_TABLES = [
+  "link_hourly",
+  "link_daily",
+  "link_visitors_hourly",
+  "link_visitors_daily",
+  "link_stats",
+  "link_dim_total",
+] as const;
+
 /**
  * `batch`: the clicks of one message, or a list of messages (each inserted with its own token). Only
  * clicks are deduplicated across messages; the tokens stop a message being inserted twice.
@@ -48,6 +69,7 @@ export type ClickMessage = ClickRow[];
 export async function writeClicks(
   ch: KurzClickHouse,
   batch: ClickRow[] | ClickMessage[],
+  completion: Completion = ch.kind === "chdb" ? "rebuild" : "repeat",
 ): Promise<WriteResult> {
   const messages = (batch.length > 0 && Array.isArray(batch[0]) ? batch : [batch]) as ClickMessage[];
   const total = messages.reduce((n, m) => n + m.length, 0);
@@ -84,9 +106,16 @@ export async function writeClicks(
   for (const tokens of stored.values()) for (const t of tokens) if (t !== "" && !own.has(t)) others.add(t);
   const complete = await completedMessages(ch, [...storedBefore, ...others]);
   const interruptedOthers = [...others].filter((t) => !complete.has(t));
+  // Links whose rollups are rebuilt from their raw clicks, once this batch's inserts are done.
+  const rebuild = new Set<string>();
   for (const token of interruptedOthers) {
+    if (completion === "rebuild") {
+      for (const id of await linksStoredBy(ch, token)) rebuild.add(id);
+      continue;
+    }
     const rows = await rowsStoredBy(ch, token);
-    for (const [month, rowsOfMonth] of byMonth(rows)) await insertRows(ch, rowsOfMonth, token, month);
+    for (const [month, rowsOfMonth] of byMonth(rows))
+      await insertRows(ch, rowsOfMonth, completion, token, month);
   }
   let deletedLinks = 0;
   const inserted: ClickRow[] = [];
@@ -95,6 +124,7 @@ export async function writeClicks(
   for (const { token, rows } of perMessage) {
     // Kept in message order, so that an interrupted insert repeated makes the same blocks.
     const toWrite: ClickRow[] = [];
+    let interrupted = false;
     for (const r of rows) {
       if (deleted.has(r.link_id)) {
         deletedLinks++;
@@ -105,16 +135,22 @@ export async function writeClicks(
         toWrite.push(r);
         inserted.push(r);
       } else if (storedBy.has(token) && !complete.has(token)) {
-        toWrite.push(r);
+        interrupted = true;
         completed.push(r);
+        if (completion === "repeat") toWrite.push(r);
+        else rebuild.add(r.link_id);
       }
     }
-    if (toWrite.length === 0) continue;
-    // One insert per month: `clicks` is partitioned by month, and an insert is deduplicated per
-    // partition block, so each block gets its own token (the same for every consumer of the message).
-    for (const [month, rowsOfMonth] of byMonth(toWrite)) await insertRows(ch, rowsOfMonth, token, month);
-    written.push(token);
+    if (toWrite.length > 0) {
+      // One insert per month: `clicks` is partitioned by month, and an insert is deduplicated per
+      // partition block, so each block gets its own token (the same for every consumer of the message).
+      for (const [month, rowsOfMonth] of byMonth(toWrite))
+        await insertRows(ch, rowsOfMonth, completion, token, month);
+    }
+    if (toWrite.length > 0 || interrupted) written.push(token);
   }
+  const toRebuild = [...rebuild].filter((id) => !deleted.has(id));
+  await rebuildRollups(ch, toRebuild);
   // Only once every insert of the batch returned: a message recorded here has all its blocks.
   written.push(...interruptedOthers);
   if (written.length > 0) await recordCompleted(ch, written);
@@ -166,18 +202,47 @@ const COLUMNS = [
  * the repeated keys, and parsing is most of an insert's cost. Each row records the message that
  * stored it (`message_token`, the look-up's way to tell a redelivery from another message's copy).
  */
-async function insertRows(ch: KurzClickHouse, rows: ClickRow[], token: string, month: string): Promise<void> {
+async function insertRows(
+  ch: KurzClickHouse,
+  rows: ClickRow[],
+  completion: Completion,
+  token: string,
+  month: string,
+): Promise<void> {
   const blockToken = `${token}:${month}`;
   if (!/^[A-Za-z0-9_:.-]+$/.test(blockToken)) throw new Error(`unexpected deduplication token ${blockToken}`);
+  // Settings go in the statement, not in clickhouse_settings: chDB would keep those for the whole
+  // session (packages/clickhouse, PINNED_SETTINGS). Without deduplication, chDB would still drop a
+  // block by its content (deduplicate_insert, on by default since ClickHouse 26.2).
+  const settings =
+    completion === "repeat"
+      ? `insert_deduplicate = 1, insert_deduplication_token = '${blockToken}', ` +
+        "deduplicate_blocks_in_dependent_materialized_views = 1"
+      : "deduplicate_insert = 'disable'";
   await ch.raw.insert({
-    // Settings go in the statement, not in clickhouse_settings: chDB would keep those for the whole
-    // session (packages/clickhouse, PINNED_SETTINGS).
-    table:
-      `clicks (${COLUMNS.join(", ")}, message_token) SETTINGS insert_deduplicate = 1, ` +
-      `insert_deduplication_token = '${blockToken}', deduplicate_blocks_in_dependent_materialized_views = 1`,
+    table: `clicks (${COLUMNS.join(", ")}, message_token) SETTINGS ${settings}`,
     values: rows.map((r) => [...COLUMNS.map((c) => r[c]), token]),
     format: "JSONCompactEachRow",
   });
+}
+
+/**
+ * Empties these links' rollups and feeds their stored clicks through the views again (click_feed,
+ * migration 0010): exact whatever part of an interrupted insert reached each rollup, because chDB
+ * has no other writer. Repeated whole if interrupted itself (its block is recorded complete only
+ * after). Costs a read of each link's clicks, on the rare path of an insert cut short by a crash.
+ */
+async function rebuildRollups(ch: KurzClickHouse, linkIds: string[]): Promise<void> {
+  if (linkIds.length === 0) return;
+  for (const table of ROLLUP_TABLES) {
+    await ch.command(`DELETE FROM ${table} WHERE link_id IN {ids:Array(UUID)}`, { ids: linkIds });
+  }
+  await ch.command(
+    `INSERT INTO click_feed (${COLUMNS.join(", ")})
+     SELECT ${COLUMNS.join(", ")} FROM clicks FINAL WHERE link_id IN {ids:Array(UUID)}
+     SETTINGS deduplicate_insert = 'disable'`,
+    { ids: linkIds },
+  );
 }
 
 async function deletedLinkIds(ch: KurzClickHouse, linkIds: string[]): Promise<Set<string>> {
@@ -237,6 +302,15 @@ async function rowsStoredBy(ch: KurzClickHouse, token: string): Promise<ClickRow
     { token },
   );
   return rows.map((r) => ({ ...r, is_bot: Number(r.is_bot) }) as ClickRow);
+}
+
+/** The links of the clicks a block stored (a block of another cut, to rebuild them). */
+async function linksStoredBy(ch: KurzClickHouse, token: string): Promise<string[]> {
+  const rows = await ch.query<{ id: string }>(
+    "SELECT DISTINCT toString(link_id) AS id FROM clicks PREWHERE message_token = {token:String}",
+    { token },
+  );
+  return rows.map((r) => r.id);
 }
 
 /** Which of these messages' inserts completed. Asked only on redelivery, so rarely. */

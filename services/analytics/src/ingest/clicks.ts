@@ -6,7 +6,7 @@ import type { KurzClickHouse } from "@kurz/clickhouse";
 import { decodeClickBatch, TOPICS } from "@kurz/contracts";
 import type { Logger } from "@kurz/service-kit";
 import { type ClickRow, type Enrichers, toClickRow } from "./click-rows.ts";
-import { writeClicks } from "./click-writer.ts";
+import { type Completion, writeClicks } from "./click-writer.ts";
 import { retryWhileTransient } from "./transient.ts";
 
 export const CLICKS_GROUP = "analytics-clicks";
@@ -32,6 +32,12 @@ export interface ClickIngestDeps extends Enrichers {
   onHandled?: (messages: number) => void;
   /** Default CLICKS_GROUP; a second group reads every click again (tests of two live consumers). */
   group?: string;
+  /**
+   * How a redelivered message whose insert was interrupted is completed (click-writer.ts): by
+   * default "rebuild" in embedded chDB, which has this consumer as its one writer, and "repeat" on a
+   * server. Tests that stand two consumers beside each other on chDB, as only a server allows, say "repeat".
+   */
+  completion?: Completion;
 }
 
 export async function subscribeClicks(deps: ClickIngestDeps): Promise<Subscription> {
@@ -64,7 +70,7 @@ export async function subscribeClicks(deps: ClickIngestDeps): Promise<Subscripti
         deps.onHandled?.(messages.length);
         return;
       }
-      const result = await retryWhileTransient(() => writeClicks(deps.ch, rows), {
+      const result = await retryWhileTransient(() => writeClicks(deps.ch, rows, deps.completion), {
         signal: stopping.signal,
         logger: deps.logger,
         what: "click insert",

@@ -8,18 +8,11 @@ import type { KurzClickHouse } from "@kurz/clickhouse";
 import { CampaignMembershipEvent, LinkEvent, TOPICS } from "@kurz/contracts";
 import type { Logger } from "@kurz/service-kit";
 import { chTime } from "./click-rows.ts";
+import { ROLLUP_TABLES } from "./click-writer.ts";
 import { retryWhileTransient } from "./transient.ts";
 
 /** Tables holding a link's clicks; all are emptied when the link is deleted. */
-const CLICK_TABLES = [
-  "clicks",
-  "link_daily",
-  "link_dim_total",
-  "link_visitors_daily",
-  "link_hourly",
-  "link_visitors_hourly",
-  "link_stats",
-] as const;
+const CLICK_TABLES = ["clicks", ...ROLLUP_TABLES] as const;
 
 export function subscribeLinks(deps: {
   bus: EventBus;
