@@ -12,6 +12,7 @@ import { CHDB_DATABASE, type MigratedChdb, migratedChdb } from "@kurz/testing/mi
 import { afterEach, expect, it } from "vitest";
 import type { ClickRow } from "../src/ingest/click-rows.ts";
 import { type Completion, ROLLUP_TABLES, writeClicks } from "../src/ingest/click-writer.ts";
+import { clickRows } from "./click-rows-fixture.ts";
 
 let copy: MigratedChdb | undefined;
 let ch: KurzClickHouse | undefined;
@@ -29,27 +30,7 @@ async function open(): Promise<KurzClickHouse> {
   return ch;
 }
 
-// One visitor a click, so that unique visitors count clicks too.
-let visitors = 1000;
-
-function message(link: string, n: number): ClickRow[] {
-  return Array.from({ length: n }, (_, i) => ({
-    click_id: randomUUID(),
-    link_id: link,
-    account_id: randomUUID(),
-    short_code: "crash",
-    ts: new Date(Date.now() - i).toISOString().replace("T", " ").replace("Z", ""),
-    referrer: i % 2 === 0 ? "https://ref.example/" : null,
-    country: "DE",
-    city: "",
-    device_type: "desktop",
-    browser: "Firefox",
-    os: "Linux",
-    is_bot: 0,
-    visitor_hash: String(visitors++),
-    host: "kurz.test",
-  }));
-}
+const message = (link: string, n: number) => clickRows(link, randomUUID(), n);
 
 /**
  * Writes `m` as `first` writes, then leaves the state of a process killed between recording

@@ -13,6 +13,7 @@ import { openMigratedChdb } from "@kurz/testing/migrated-chdb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClickRow } from "../src/ingest/click-rows.ts";
 import { type Completion, writeClicks } from "../src/ingest/click-writer.ts";
+import { clickRows } from "./click-rows-fixture.ts";
 
 // The one materialized view that reads `clicks` (migration 0010); every rollup is fed from its table.
 const VIEWS_ON_CLICKS = ["click_feed_mv"];
@@ -59,24 +60,7 @@ async function counts(link: string) {
   };
 }
 
-function message(link: string, account: string, n: number): ClickRow[] {
-  return Array.from({ length: n }, (_, i) => ({
-    click_id: randomUUID(),
-    link_id: link,
-    account_id: account,
-    short_code: "intr",
-    ts: new Date(Date.now() - i).toISOString().replace("T", " ").replace("Z", ""),
-    referrer: null,
-    country: "DE",
-    city: "",
-    device_type: "desktop",
-    browser: "Firefox",
-    os: "Linux",
-    is_bot: 0,
-    visitor_hash: String(1000 + i),
-    host: "kurz.test",
-  }));
-}
+const message = clickRows;
 
 /** The state a consumer killed after the raw part of `rows`' insert and before its rollup parts leaves. */
 async function interruptedInsert(rows: ClickRow[], completion: Completion): Promise<void> {
