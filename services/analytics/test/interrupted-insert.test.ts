@@ -6,7 +6,7 @@
 // exactly: the view that reads `clicks` is detached during the first insert, and the message is not
 // recorded as complete, as an insert that never returned is not. Both ways of completing such a
 // message (click-writer.ts, decision 0049) must give every count whole: a ClickHouse server's
-// ("repeat") and embedded chDB's ("rebuild"); crash-mid-commit.test.ts has the state only chDB leaves.
+// ("repeat") and embedded chDB's ("checked"); crash-mid-commit.test.ts has the state only chDB leaves.
 import { randomUUID } from "node:crypto";
 import type { KurzClickHouse } from "@kurz/clickhouse";
 import { openMigratedChdb } from "@kurz/testing/migrated-chdb";
@@ -74,7 +74,7 @@ async function interruptedInsert(rows: ClickRow[], completion: Completion): Prom
   await ch.command("DELETE FROM click_messages WHERE 1");
 }
 
-describe.each(["repeat", "rebuild"] as const)("completed by %s", (completion) => {
+describe.each(["repeat", "checked"] as const)("completed by %s", (completion) => {
   it("completes the rollups of a redelivered message whose insert was interrupted, and counts each click once", async () => {
     const link = randomUUID();
     const account = randomUUID();

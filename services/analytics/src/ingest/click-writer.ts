@@ -14,14 +14,15 @@
 // A consumer killed in between leaves clicks stored without their rollup rows, and leaving them out
 // on redelivery would lose them from every count. So a click is left out only when *another* block
 // stored it, or when this block's insert completed (`click_messages`); a block whose insert was
-// interrupted is completed (decision 0030; if the redelivery is cut differently, from its own raw
-// rows: decision 0033). How depends on where ClickHouse runs (decision 0049):
-// - a server outlives the consumer, and an insert it abandons commits nothing more: the block is
-//   inserted again, whole, with its token, which writes exactly the parts that are missing ("repeat");
-// - embedded chDB dies with the consumer, possibly between recording a block in a table's
-//   deduplication log and committing its part, and then drops the repeat as a copy. But it has one
-//   writer, the consumer itself: the rollups of the block's links are rebuilt from their raw clicks
-//   ("rebuild"), and inserts carry no token, which nothing else needs there.
+// interrupted is inserted again, whole, with its token, which writes exactly the parts that are
+// missing (migration 0006, decision 0030); if the redelivery is cut differently, the interrupted
+// block is completed from its own raw rows (decision 0033).
+// Embedded chDB dies with the consumer, and a kill can fall between a table's recording of a block
+// in its deduplication log and the commit of the block's part: that table then drops the repeat as
+// a copy. So with chDB ("checked", decision 0049) every rollup is then checked against the raw
+// clicks over the repeated blocks' links and hours, and a link whose rollups fall short is rebuilt
+// from its raw clicks. A server outlives its consumers and never leaves such a record behind for one
+// ("repeat", the repeat alone); its consumers could not rebuild anyway, as several may write a link.
 // ("Message" below means such a block: the unit inserted and deduplicated as a whole.)
 import { createHash } from "node:crypto";
 import type { KurzClickHouse } from "@kurz/clickhouse";
@@ -47,7 +48,7 @@ export interface WriteResult {
 export type ClickMessage = ClickRow[];
 
 /** How an interrupted insert is completed (the header above); the default follows `ch.kind`. */
-export type Completion = "repeat" | "rebuild";
+export type Completion = "repeat" | "checked";
 
 /**
  * The tables the click views feed, each keyed by link: what a rebuild empties and refills for a link,
@@ -69,7 +70,7 @@ export const ROLLUP_TABLES = [
 export async function writeClicks(
   ch: KurzClickHouse,
   batch: ClickRow[] | ClickMessage[],
-  completion: Completion = ch.kind === "chdb" ? "rebuild" : "repeat",
+  completion: Completion = ch.kind === "chdb" ? "checked" : "repeat",
 ): Promise<WriteResult> {
   const messages = (batch.length > 0 && Array.isArray(batch[0]) ? batch : [batch]) as ClickMessage[];
   const total = messages.reduce((n, m) => n + m.length, 0);
@@ -106,16 +107,12 @@ export async function writeClicks(
   for (const tokens of stored.values()) for (const t of tokens) if (t !== "" && !own.has(t)) others.add(t);
   const complete = await completedMessages(ch, [...storedBefore, ...others]);
   const interruptedOthers = [...others].filter((t) => !complete.has(t));
-  // Links whose rollups are rebuilt from their raw clicks, once this batch's inserts are done.
-  const rebuild = new Set<string>();
+  // The clicks of interrupted blocks, repeated below: what "checked" compares the rollups over.
+  const repeated: ClickRow[] = [];
   for (const token of interruptedOthers) {
-    if (completion === "rebuild") {
-      for (const id of await linksStoredBy(ch, token)) rebuild.add(id);
-      continue;
-    }
     const rows = await rowsStoredBy(ch, token);
-    for (const [month, rowsOfMonth] of byMonth(rows))
-      await insertRows(ch, rowsOfMonth, completion, token, month);
+    for (const [month, rowsOfMonth] of byMonth(rows)) await insertRows(ch, rowsOfMonth, token, month);
+    repeated.push(...rows);
   }
   let deletedLinks = 0;
   const inserted: ClickRow[] = [];
@@ -124,7 +121,6 @@ export async function writeClicks(
   for (const { token, rows } of perMessage) {
     // Kept in message order, so that an interrupted insert repeated makes the same blocks.
     const toWrite: ClickRow[] = [];
-    let interrupted = false;
     for (const r of rows) {
       if (deleted.has(r.link_id)) {
         deletedLinks++;
@@ -135,22 +131,24 @@ export async function writeClicks(
         toWrite.push(r);
         inserted.push(r);
       } else if (storedBy.has(token) && !complete.has(token)) {
-        interrupted = true;
+        toWrite.push(r);
         completed.push(r);
-        if (completion === "repeat") toWrite.push(r);
-        else rebuild.add(r.link_id);
       }
     }
-    if (toWrite.length > 0) {
-      // One insert per month: `clicks` is partitioned by month, and an insert is deduplicated per
-      // partition block, so each block gets its own token (the same for every consumer of the message).
-      for (const [month, rowsOfMonth] of byMonth(toWrite))
-        await insertRows(ch, rowsOfMonth, completion, token, month);
-    }
-    if (toWrite.length > 0 || interrupted) written.push(token);
+    if (toWrite.length === 0) continue;
+    // One insert per month: `clicks` is partitioned by month, and an insert is deduplicated per
+    // partition block, so each block gets its own token (the same for every consumer of the message).
+    for (const [month, rowsOfMonth] of byMonth(toWrite)) await insertRows(ch, rowsOfMonth, token, month);
+    written.push(token);
   }
-  const toRebuild = [...rebuild].filter((id) => !deleted.has(id));
-  await rebuildRollups(ch, toRebuild);
+  repeated.push(...completed);
+  if (completion === "checked" && repeated.length > 0) {
+    const short = await linksWithShortRollups(ch, repeated);
+    await rebuildRollups(
+      ch,
+      short.filter((id) => !deleted.has(id)),
+    );
+  }
   // Only once every insert of the batch returned: a message recorded here has all its blocks.
   written.push(...interruptedOthers);
   if (written.length > 0) await recordCompleted(ch, written);
@@ -202,35 +200,121 @@ const COLUMNS = [
  * the repeated keys, and parsing is most of an insert's cost. Each row records the message that
  * stored it (`message_token`, the look-up's way to tell a redelivery from another message's copy).
  */
-async function insertRows(
-  ch: KurzClickHouse,
-  rows: ClickRow[],
-  completion: Completion,
-  token: string,
-  month: string,
-): Promise<void> {
+async function insertRows(ch: KurzClickHouse, rows: ClickRow[], token: string, month: string): Promise<void> {
   const blockToken = `${token}:${month}`;
   if (!/^[A-Za-z0-9_:.-]+$/.test(blockToken)) throw new Error(`unexpected deduplication token ${blockToken}`);
-  // Settings go in the statement, not in clickhouse_settings: chDB would keep those for the whole
-  // session (packages/clickhouse, PINNED_SETTINGS). Without deduplication, chDB would still drop a
-  // block by its content (deduplicate_insert, on by default since ClickHouse 26.2).
-  const settings =
-    completion === "repeat"
-      ? `insert_deduplicate = 1, insert_deduplication_token = '${blockToken}', ` +
-        "deduplicate_blocks_in_dependent_materialized_views = 1"
-      : "deduplicate_insert = 'disable'";
   await ch.raw.insert({
-    table: `clicks (${COLUMNS.join(", ")}, message_token) SETTINGS ${settings}`,
+    // Settings go in the statement, not in clickhouse_settings: chDB would keep those for the whole
+    // session (packages/clickhouse, PINNED_SETTINGS).
+    table:
+      `clicks (${COLUMNS.join(", ")}, message_token) SETTINGS insert_deduplicate = 1, ` +
+      `insert_deduplication_token = '${blockToken}', deduplicate_blocks_in_dependent_materialized_views = 1`,
     values: rows.map((r) => [...COLUMNS.map((c) => r[c]), token]),
     format: "JSONCompactEachRow",
   });
 }
 
 /**
+ * The links whose rollups do not hold all their stored clicks, over the hours and days of `rows`:
+ * each hourly rollup against the raw clicks of those hours, each daily one against its hourly
+ * source, link_stats' click rows against the clicks, and the all-time breakdown against link_daily.
+ * Every block of those links and hours is whole except the repeated ones (one consumer, one batch at
+ * a time), so a difference is a block a table dropped. Reads those links' clicks of those hours.
+ */
+async function linksWithShortRollups(ch: KurzClickHouse, rows: ClickRow[]): Promise<string[]> {
+  const params = {
+    links: [...new Set(rows.map((r) => r.link_id))],
+    hours: [...new Set(rows.map((r) => `${r.ts.slice(0, 13)}:00:00`))],
+    days: [...new Set(rows.map((r) => r.ts.slice(0, 10)))],
+  };
+  const inLinks = "link_id IN {links:Array(UUID)}";
+  const pairs: [expected: string, actual: string][] = [
+    // Per link and hour: all clicks, and unique human visitors.
+    [
+      `SELECT toString(link_id) AS l, toUnixTimestamp(toStartOfHour(ts)) AS b, count() AS n FROM clicks
+       WHERE ${inLinks} AND toDate(ts) IN {days:Array(Date)} AND toDateTime(toStartOfHour(ts)) IN {hours:Array(DateTime('UTC'))}
+       GROUP BY l, b`,
+      `SELECT toString(link_id) AS l, toUnixTimestamp(hour) AS b, sum(clicks) + sum(bot_clicks) AS n FROM link_hourly
+       WHERE ${inLinks} AND hour IN {hours:Array(DateTime('UTC'))} GROUP BY l, b`,
+    ],
+    [
+      `SELECT toString(link_id) AS l, toUnixTimestamp(toStartOfHour(ts)) AS b, count() AS n FROM clicks
+       WHERE ${inLinks} AND toDate(ts) IN {days:Array(Date)} AND toDateTime(toStartOfHour(ts)) IN {hours:Array(DateTime('UTC'))}
+       GROUP BY l, b`,
+      `SELECT toString(link_id) AS l, toUnixTimestamp(toDateTime(t)) AS b, sum(n) + sum(bots) AS n FROM link_stats
+       WHERE ${inLinks} AND level = 'hour' AND kind = 's' AND toDateTime(t) IN {hours:Array(DateTime('UTC'))}
+       GROUP BY l, b`,
+    ],
+    [
+      `SELECT toString(link_id) AS l, toUnixTimestamp(toStartOfHour(ts)) AS b, uniqExact(visitor_hash) AS n FROM clicks
+       WHERE ${inLinks} AND is_bot = 0 AND toDate(ts) IN {days:Array(Date)}
+         AND toDateTime(toStartOfHour(ts)) IN {hours:Array(DateTime('UTC'))}
+       GROUP BY l, b`,
+      `SELECT toString(link_id) AS l, toUnixTimestamp(hour) AS b, uniqExactMerge(visitors) AS n FROM link_visitors_hourly
+       WHERE ${inLinks} AND hour IN {hours:Array(DateTime('UTC'))} GROUP BY l, b`,
+    ],
+    // Per link and day, against the hourly rows the daily ones are made of.
+    [
+      `SELECT toString(link_id) AS l, toString(toDate(hour)) AS b, sum(clicks) + sum(bot_clicks) AS n FROM link_hourly
+       WHERE ${inLinks} AND toDate(hour) IN {days:Array(Date)} GROUP BY l, b`,
+      `SELECT toString(link_id) AS l, toString(day) AS b, sum(clicks) + sum(bot_clicks) AS n FROM link_daily
+       WHERE ${inLinks} AND day IN {days:Array(Date)} GROUP BY l, b`,
+    ],
+    [
+      `SELECT toString(link_id) AS l, toString(toDate(t)) AS b, sum(n) + sum(bots) AS n FROM link_stats
+       WHERE ${inLinks} AND level = 'hour' AND kind = 's' AND toDate(t) IN {days:Array(Date)} GROUP BY l, b`,
+      `SELECT toString(link_id) AS l, toString(toDate(t)) AS b, sum(n) + sum(bots) AS n FROM link_stats
+       WHERE ${inLinks} AND level = 'day' AND kind = 's' AND toDate(t) IN {days:Array(Date)} GROUP BY l, b`,
+    ],
+    [
+      `SELECT toString(link_id) AS l, toString(toDate(hour)) AS b, uniqExactMerge(visitors) AS n
+       FROM link_visitors_hourly WHERE ${inLinks} AND toDate(hour) IN {days:Array(Date)} GROUP BY l, b`,
+      `SELECT toString(link_id) AS l, toString(day) AS b, uniqExactMerge(visitors) AS n
+       FROM link_visitors_daily WHERE ${inLinks} AND day IN {days:Array(Date)} GROUP BY l, b`,
+    ],
+    // Per link, all time: the breakdown's human clicks (each counted once per dimension).
+    [
+      `SELECT toString(link_id) AS l, '' AS b, sum(clicks) AS n FROM link_daily WHERE ${inLinks} GROUP BY l`,
+      `SELECT toString(link_id) AS l, '' AS b, sum(clicks) AS n FROM link_dim_total
+       WHERE ${inLinks} AND dim = 'country' GROUP BY l`,
+    ],
+    // link_stats' click rows (kept 35 days: only clicks younger than 30 are looked for).
+    [
+      `SELECT toString(link_id) AS l, '' AS b, count() AS n FROM clicks
+       WHERE ${inLinks} AND toDate(ts) IN {days:Array(Date)} AND toDateTime(toStartOfHour(ts)) IN {hours:Array(DateTime('UTC'))}
+         AND ts > now() - INTERVAL 30 DAY GROUP BY l`,
+      `SELECT toString(link_id) AS l, '' AS b, sum(n) + sum(bots) AS n FROM link_stats
+       WHERE ${inLinks} AND level = 'click' AND kind = 's' AND toDateTime(toStartOfHour(t)) IN {hours:Array(DateTime('UTC'))}
+         AND t > now() - INTERVAL 30 DAY GROUP BY l`,
+    ],
+  ];
+  // Each read once (the raw clicks by hour are the reference of two rollups).
+  const reads = new Map<string, Promise<Map<string, number>>>();
+  const read = (sql: string) => {
+    let result = reads.get(sql);
+    if (!result) {
+      result = ch
+        .query<{ l: string; b: string | number; n: number | string }>(sql, params)
+        .then((rows) => new Map(rows.map((r) => [`${r.l} ${r.b}`, Number(r.n)])));
+      reads.set(sql, result);
+    }
+    return result;
+  };
+  const short = new Set<string>();
+  for (const [expected, actual] of pairs) {
+    const [want, have] = [await read(expected), await read(actual)];
+    // Both ways: a key only one side has is a difference too.
+    for (const key of new Set([...want.keys(), ...have.keys()]))
+      if ((want.get(key) ?? 0) !== (have.get(key) ?? 0)) short.add(key.slice(0, key.indexOf(" ")));
+  }
+  return [...short];
+}
+
+/**
  * Empties these links' rollups and feeds their stored clicks through the views again (click_feed,
- * migration 0010): exact whatever part of an interrupted insert reached each rollup, because chDB
- * has no other writer. Repeated whole if interrupted itself (its block is recorded complete only
- * after). Costs a read of each link's clicks, on the rare path of an insert cut short by a crash.
+ * migration 0010). Exact because chDB has no other writer, and repeatable whole if interrupted
+ * itself (its blocks are recorded complete only after). Reads every stored click of these links:
+ * only for a link a check found short, which takes a kill in the middle of a commit.
  */
 async function rebuildRollups(ch: KurzClickHouse, linkIds: string[]): Promise<void> {
   if (linkIds.length === 0) return;
@@ -302,15 +386,6 @@ async function rowsStoredBy(ch: KurzClickHouse, token: string): Promise<ClickRow
     { token },
   );
   return rows.map((r) => ({ ...r, is_bot: Number(r.is_bot) }) as ClickRow);
-}
-
-/** The links of the clicks a block stored (a block of another cut, to rebuild them). */
-async function linksStoredBy(ch: KurzClickHouse, token: string): Promise<string[]> {
-  const rows = await ch.query<{ id: string }>(
-    "SELECT DISTINCT toString(link_id) AS id FROM clicks PREWHERE message_token = {token:String}",
-    { token },
-  );
-  return rows.map((r) => r.id);
 }
 
 /** Which of these messages' inserts completed. Asked only on redelivery, so rarely. */
