@@ -166,6 +166,7 @@ it.each<{ lost: string; parts: Part[] }>([
   const result = await writeClicks(db, [m, fresh], "checked");
   expect(result.completed).toHaveLength(30);
   expect(result.inserted).toHaveLength(5);
+  expect(result.rebuiltLinks).toBe(1);
   expect(await counts(db, link)).toEqual(whole(35));
   // Rebuilt from its raw clicks: the drift is gone.
   expect(await statsHours(db, link)).toBe(35);
@@ -196,6 +197,7 @@ it("completes an insert interrupted before its rollups by the repeat alone: the 
   expect(await counts(db, link)).toMatchObject({ raw: 30, hourly: 0 });
   const result = await writeClicks(db, [m], "checked");
   expect(result.completed).toHaveLength(30);
+  expect(result.rebuiltLinks).toBe(0);
   expect(await counts(db, link)).toEqual(whole(30));
   // Not rebuilt: the drift outside the message's hours is still there.
   expect(await statsHours(db, link)).toBe(30 + 5);

@@ -42,6 +42,8 @@ export interface WriteResult {
   completed: ClickRow[];
   duplicates: number;
   deletedLinks: number;
+  /** Links whose rollups a check found short after a repeat, rebuilt from their raw clicks ("checked"). */
+  rebuiltLinks: number;
 }
 
 /** The clicks of one block (a run, a batch, or one bus message): inserted, and deduplicated, as a whole. */
@@ -142,12 +144,11 @@ export async function writeClicks(
     written.push(token);
   }
   repeated.push(...completed);
+  let rebuiltLinks = 0;
   if (completion === "checked" && repeated.length > 0) {
-    const short = await linksWithShortRollups(ch, repeated);
-    await rebuildRollups(
-      ch,
-      short.filter((id) => !deleted.has(id)),
-    );
+    const short = (await linksWithShortRollups(ch, repeated)).filter((id) => !deleted.has(id));
+    await rebuildRollups(ch, short);
+    rebuiltLinks = short.length;
   }
   // Only once every insert of the batch returned: a message recorded here has all its blocks.
   written.push(...interruptedOthers);
@@ -157,6 +158,7 @@ export async function writeClicks(
     completed,
     duplicates: total - deletedLinks - inserted.length - completed.length,
     deletedLinks,
+    rebuiltLinks,
   };
 }
 

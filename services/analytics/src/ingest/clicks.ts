@@ -87,6 +87,12 @@ export async function subscribeClicks(deps: ClickIngestDeps): Promise<Subscripti
           "completed the interrupted insert of a redelivered message (rollup rows it had not stored)",
         );
       }
+      if (result.rebuiltLinks > 0) {
+        deps.logger.warn(
+          { links: result.rebuiltLinks },
+          "rebuilt the rollups of links a repeated insert left short (a crash inside a commit, decision 0049)",
+        );
+      }
       const written = [...result.inserted, ...result.completed];
       if (written.length > 0) deps.onInserted?.(written);
       deps.onHandled?.(messages.length);
