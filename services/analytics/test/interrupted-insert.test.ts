@@ -62,6 +62,18 @@ async function counts(link: string) {
 
 const message = clickRows;
 
+/** Every count at `n`. */
+const whole = (n: number) => ({
+  raw: n,
+  hourly: n,
+  daily: n,
+  browsersByDay: n,
+  countriesAllTime: n,
+  statsDays: n,
+  statsHourBrowsers: n,
+  statsClicks: n,
+});
+
 /** The state a consumer killed after the raw part of `rows`' insert and before its rollup parts leaves. */
 async function interruptedInsert(rows: ClickRow[], completion: Completion): Promise<void> {
   for (const view of VIEWS_ON_CLICKS) await ch.command(`DETACH TABLE ${view}`);
@@ -90,16 +102,7 @@ describe.each(["repeat", "checked"] as const)("completed by %s", (completion) =>
     expect(result.completed).toHaveLength(19);
     expect(result.inserted).toHaveLength(5);
     expect(result.duplicates).toBe(2);
-    const all = {
-      raw: 24,
-      hourly: 24,
-      daily: 24,
-      browsersByDay: 24,
-      countriesAllTime: 24,
-      statsDays: 24,
-      statsHourBrowsers: 24,
-      statsClicks: 24,
-    };
+    const all = whole(24);
     expect(await counts(link)).toEqual(all);
 
     // Delivered once more (its insert completed this time): nothing is written again.
@@ -122,16 +125,7 @@ describe.each(["repeat", "checked"] as const)("completed by %s", (completion) =>
     const result = await writeClicks(ch, [replay], completion);
     expect(result.completed).toHaveLength(4);
     expect(result.duplicates).toBe(2);
-    expect(await counts(link)).toEqual({
-      raw: 10,
-      hourly: 10,
-      daily: 10,
-      browsersByDay: 10,
-      countriesAllTime: 10,
-      statsDays: 10,
-      statsHourBrowsers: 10,
-      statsClicks: 10,
-    });
+    expect(await counts(link)).toEqual(whole(10));
   });
 
   it("completes an interrupted block when its clicks come back cut differently (decision 0033)", async () => {
@@ -149,29 +143,11 @@ describe.each(["repeat", "checked"] as const)("completed by %s", (completion) =>
     const fresh = message(link, account, 3);
     const first = await writeClicks(ch, [a], completion);
     expect(first).toMatchObject({ inserted: [], completed: [], duplicates: 7 });
-    const all12 = {
-      raw: 12,
-      hourly: 12,
-      daily: 12,
-      browsersByDay: 12,
-      countriesAllTime: 12,
-      statsDays: 12,
-      statsHourBrowsers: 12,
-      statsClicks: 12,
-    };
+    const all12 = whole(12);
     expect(await counts(link)).toEqual(all12);
     const second = await writeClicks(ch, [[...b, ...fresh]], completion);
     expect(second.inserted).toHaveLength(3);
     expect(second.duplicates).toBe(5);
-    expect(await counts(link)).toEqual({
-      raw: 15,
-      hourly: 15,
-      daily: 15,
-      browsersByDay: 15,
-      countriesAllTime: 15,
-      statsDays: 15,
-      statsHourBrowsers: 15,
-      statsClicks: 15,
-    });
+    expect(await counts(link)).toEqual(whole(15));
   });
 });
