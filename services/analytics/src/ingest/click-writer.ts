@@ -21,8 +21,10 @@
 // in its deduplication log and the commit of the block's part: that table then drops the repeat as
 // a copy. So with chDB ("checked", decision 0049) every rollup is then checked against the raw
 // clicks over the repeated blocks' links and hours, and a link whose rollups fall short is rebuilt
-// from its raw clicks. A server outlives its consumers and never leaves such a record behind for one
-// ("repeat", the repeat alone); its consumers could not rebuild anyway, as several may write a link.
+// from its raw clicks; a new block that some table drops as a copy (the raw part's commit was cut) is
+// stored again under a token of its own and checked the same way. A server outlives its consumers and
+// never leaves such a record behind for one ("repeat", the repeat alone); its consumers could not
+// rebuild anyway, as several may write a link.
 // ("Message" below means such a block: the unit inserted and deduplicated as a whole.)
 import { createHash } from "node:crypto";
 import type { KurzClickHouse } from "@kurz/clickhouse";
@@ -123,6 +125,7 @@ export async function writeClicks(
   for (const { token, rows } of perMessage) {
     // Kept in message order, so that an interrupted insert repeated makes the same blocks.
     const toWrite: ClickRow[] = [];
+    let repeat = false;
     for (const r of rows) {
       if (deleted.has(r.link_id)) {
         deletedLinks++;
@@ -135,12 +138,25 @@ export async function writeClicks(
       } else if (storedBy.has(token) && !complete.has(token)) {
         toWrite.push(r);
         completed.push(r);
+        repeat = true;
       }
     }
     if (toWrite.length === 0) continue;
+    // A block none of whose clicks were stored has no deduplication record in any table, unless a
+    // kill cut a commit of it (decision 0049): if any of its parts is dropped as a copy, it is checked.
+    const fresh = completion === "checked" && !repeat;
+    const duplicatesBefore = fresh ? await duplicatedBlocks(ch) : 0;
     // One insert per month: `clicks` is partitioned by month, and an insert is deduplicated per
     // partition block, so each block gets its own token (the same for every consumer of the message).
     for (const [month, rowsOfMonth] of byMonth(toWrite)) await insertRows(ch, rowsOfMonth, token, month);
+    if (fresh && (await duplicatedBlocks(ch)) > duplicatesBefore) {
+      // The raw part itself may be the one dropped: what `clicks` lacks goes in under a token of its own.
+      const storedNow = await storedClicks(ch, toWrite);
+      const lacking = toWrite.filter((r) => !storedNow.has(r.click_id));
+      for (const [month, rowsOfMonth] of byMonth(lacking))
+        await insertRows(ch, rowsOfMonth, token, `${month}:again`);
+      repeated.push(...toWrite);
+    }
     written.push(token);
   }
   repeated.push(...completed);
@@ -160,6 +176,18 @@ export async function writeClicks(
     deletedLinks,
     rebuiltLinks,
   };
+}
+
+/**
+ * ClickHouse's count of blocks it dropped as copies, since the engine started. In chDB only this
+ * consumer inserts into tables that deduplicate, one batch at a time, so a rise during an insert is
+ * that insert's.
+ */
+async function duplicatedBlocks(ch: KurzClickHouse): Promise<number> {
+  const rows = await ch.query<{ n: number | string }>(
+    "SELECT sum(value) AS n FROM system.events WHERE event = 'DuplicatedInsertedBlocks'",
+  );
+  return Number(rows[0]?.n ?? 0);
 }
 
 /** Same clicks, same token, whichever consumer computes it. */
