@@ -68,9 +68,13 @@ async function killedMidCommit(m: ClickRow[], first: Completion, parts: Part[]):
   return db;
 }
 
+/** The one value of a query's one row, about `link`. */
+async function value(db: KurzClickHouse, sql: string, link: string): Promise<number> {
+  return Number(Object.values((await db.query<Record<string, number>>(sql, { link }))[0]!)[0]);
+}
+
 async function counts(db: KurzClickHouse, link: string) {
-  const one = async (sql: string) =>
-    Number(Object.values((await db.query<Record<string, number>>(sql, { link }))[0]!)[0]);
+  const one = (sql: string) => value(db, sql, link);
   const of = "link_id = {link:UUID}";
   return {
     raw: await one(`SELECT uniqExact(click_id) FROM clicks WHERE ${of}`),
@@ -122,16 +126,12 @@ async function drift(db: KurzClickHouse, link: string): Promise<void> {
     { link },
   );
 }
-const statsHours = async (db: KurzClickHouse, link: string) =>
-  Number(
-    Object.values(
-      (
-        await db.query<Record<string, number>>(
-          "SELECT sum(n) FROM link_stats WHERE link_id = {link:UUID} AND level = 'hour' AND kind = 's'",
-          { link },
-        )
-      )[0]!,
-    )[0],
+/** A link's hour rows in link_stats, the drift's included. */
+const statsHours = (db: KurzClickHouse, link: string) =>
+  value(
+    db,
+    "SELECT sum(n) FROM link_stats WHERE link_id = {link:UUID} AND level = 'hour' AND kind = 's'",
+    link,
   );
 
 // One table's part lost, or a table's and the one fed from it (which of them commits first is

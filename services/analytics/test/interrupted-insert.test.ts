@@ -60,8 +60,6 @@ async function counts(link: string) {
   };
 }
 
-const message = clickRows;
-
 /** Every count at `n`. */
 const whole = (n: number) => ({
   raw: n,
@@ -90,14 +88,14 @@ describe.each(["repeat", "checked"] as const)("completed by %s", (completion) =>
   it("completes the rollups of a redelivered message whose insert was interrupted, and counts each click once", async () => {
     const link = randomUUID();
     const account = randomUUID();
-    const m = message(link, account, 19);
+    const m = clickRows(link, account, 19);
     await interruptedInsert(m, completion);
     expect(await counts(link)).toMatchObject({ raw: 19, hourly: 0, daily: 0 });
 
     // The redelivery: the same message, with a copy of two of its clicks in another message after it
     // (a publisher retry), and a message of new clicks.
     const retry = [m[3]!, m[4]!];
-    const fresh = message(link, account, 5);
+    const fresh = clickRows(link, account, 5);
     const result = await writeClicks(ch, [m, retry, fresh], completion);
     expect(result.completed).toHaveLength(19);
     expect(result.inserted).toHaveLength(5);
@@ -114,11 +112,11 @@ describe.each(["repeat", "checked"] as const)("completed by %s", (completion) =>
   it("leaves out a click another message stored, even when it comes in a message whose insert was interrupted", async () => {
     const link = randomUUID();
     const account = randomUUID();
-    const first = message(link, account, 6);
+    const first = clickRows(link, account, 6);
     await writeClicks(ch, [first], completion);
     // A later message repeats two of those clicks (a journal replay) beside four new ones, and is
     // interrupted after its raw part: only its four clicks are its own.
-    const replay = [first[0]!, ...message(link, account, 4), first[1]!];
+    const replay = [first[0]!, ...clickRows(link, account, 4), first[1]!];
     await interruptedInsert(replay, completion);
     expect(await counts(link)).toMatchObject({ raw: 10, hourly: 6 });
 
@@ -132,15 +130,15 @@ describe.each(["repeat", "checked"] as const)("completed by %s", (completion) =>
     const link = randomUUID();
     const account = randomUUID();
     // A batch of two messages was one block (a Redis batch); its insert was interrupted after the raw part.
-    const a = message(link, account, 7);
-    const b = message(link, account, 5);
+    const a = clickRows(link, account, 7);
+    const b = clickRows(link, account, 5);
     await interruptedInsert([...a, ...b], completion);
     expect(await counts(link)).toMatchObject({ raw: 12, hourly: 0 });
 
     // Redelivered in another cut: the first message alone, then the second with new clicks. Neither
     // block has the interrupted block's token, so the first write completes that block from its raw
     // rows (all 12, also those of the second message), and no click is counted twice.
-    const fresh = message(link, account, 3);
+    const fresh = clickRows(link, account, 3);
     const first = await writeClicks(ch, [a], completion);
     expect(first).toMatchObject({ inserted: [], completed: [], duplicates: 7 });
     const all12 = whole(12);

@@ -258,28 +258,26 @@ async function linksWithShortRollups(ch: KurzClickHouse, rows: ClickRow[]): Prom
     days: [...new Set(rows.map((r) => r.ts.slice(0, 10)))],
   };
   const inLinks = "link_id IN {links:Array(UUID)}";
+  // The raw clicks of those hours (the day first: the sorting key's).
+  const ofHours = `${inLinks} AND toDate(ts) IN {days:Array(Date)} AND toDateTime(toStartOfHour(ts)) IN {hours:Array(DateTime('UTC'))}`;
+  const clicksByHour = `SELECT toString(link_id) AS l, toUnixTimestamp(toStartOfHour(ts)) AS b, count() AS n
+    FROM clicks WHERE ${ofHours} GROUP BY l, b`;
   const pairs: [expected: string, actual: string][] = [
     // Per link and hour: all clicks, and unique human visitors.
     [
-      `SELECT toString(link_id) AS l, toUnixTimestamp(toStartOfHour(ts)) AS b, count() AS n FROM clicks
-       WHERE ${inLinks} AND toDate(ts) IN {days:Array(Date)} AND toDateTime(toStartOfHour(ts)) IN {hours:Array(DateTime('UTC'))}
-       GROUP BY l, b`,
+      clicksByHour,
       `SELECT toString(link_id) AS l, toUnixTimestamp(hour) AS b, sum(clicks) + sum(bot_clicks) AS n FROM link_hourly
        WHERE ${inLinks} AND hour IN {hours:Array(DateTime('UTC'))} GROUP BY l, b`,
     ],
     [
-      `SELECT toString(link_id) AS l, toUnixTimestamp(toStartOfHour(ts)) AS b, count() AS n FROM clicks
-       WHERE ${inLinks} AND toDate(ts) IN {days:Array(Date)} AND toDateTime(toStartOfHour(ts)) IN {hours:Array(DateTime('UTC'))}
-       GROUP BY l, b`,
+      clicksByHour,
       `SELECT toString(link_id) AS l, toUnixTimestamp(toDateTime(t)) AS b, sum(n) + sum(bots) AS n FROM link_stats
        WHERE ${inLinks} AND level = 'hour' AND kind = 's' AND toDateTime(t) IN {hours:Array(DateTime('UTC'))}
        GROUP BY l, b`,
     ],
     [
       `SELECT toString(link_id) AS l, toUnixTimestamp(toStartOfHour(ts)) AS b, uniqExact(visitor_hash) AS n FROM clicks
-       WHERE ${inLinks} AND is_bot = 0 AND toDate(ts) IN {days:Array(Date)}
-         AND toDateTime(toStartOfHour(ts)) IN {hours:Array(DateTime('UTC'))}
-       GROUP BY l, b`,
+       WHERE ${ofHours} AND is_bot = 0 GROUP BY l, b`,
       `SELECT toString(link_id) AS l, toUnixTimestamp(hour) AS b, uniqExactMerge(visitors) AS n FROM link_visitors_hourly
        WHERE ${inLinks} AND hour IN {hours:Array(DateTime('UTC'))} GROUP BY l, b`,
     ],
@@ -311,14 +309,13 @@ async function linksWithShortRollups(ch: KurzClickHouse, rows: ClickRow[]): Prom
     // link_stats' click rows (kept 35 days: only clicks younger than 30 are looked for).
     [
       `SELECT toString(link_id) AS l, '' AS b, count() AS n FROM clicks
-       WHERE ${inLinks} AND toDate(ts) IN {days:Array(Date)} AND toDateTime(toStartOfHour(ts)) IN {hours:Array(DateTime('UTC'))}
-         AND ts > now() - INTERVAL 30 DAY GROUP BY l`,
+       WHERE ${ofHours} AND ts > now() - INTERVAL 30 DAY GROUP BY l`,
       `SELECT toString(link_id) AS l, '' AS b, sum(n) + sum(bots) AS n FROM link_stats
        WHERE ${inLinks} AND level = 'click' AND kind = 's' AND toDateTime(toStartOfHour(t)) IN {hours:Array(DateTime('UTC'))}
          AND t > now() - INTERVAL 30 DAY GROUP BY l`,
     ],
   ];
-  // Each read once (the raw clicks by hour are the reference of two rollups).
+  // Each read once: clicksByHour is the reference of two rollups.
   const reads = new Map<string, Promise<Map<string, number>>>();
   const read = (sql: string) => {
     let result = reads.get(sql);

@@ -34,7 +34,7 @@ export interface ClickIngestDeps extends Enrichers {
   group?: string;
   /**
    * How a redelivered message whose insert was interrupted is completed (click-writer.ts): by
-   * default "rebuild" in embedded chDB, which has this consumer as its one writer, and "repeat" on a
+   * default "checked" in embedded chDB, which has this consumer as its one writer, and "repeat" on a
    * server. Tests that stand two consumers beside each other on chDB, as only a server allows, say "repeat".
    */
   completion?: Completion;
