@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { useMemoryTmpdir } from "./packages/testing/src/memory-tmpdir.ts";
 import LongestFirstSequencer from "./packages/testing/src/sequencer.ts";
 import { unitFilesSelected } from "./vitest.unit.ts";
 
@@ -11,6 +12,9 @@ const projects = process.env.KURZ_VITEST_PROJECTS?.split(",") ?? [
   "tests/*",
 ];
 const unit = unitFilesSelected(projects);
+// Scratch files (chDB data directories, spools, browser profiles) on /dev/shm, before any worker or
+// service process starts and inherits TMPDIR: packages/testing/src/memory-tmpdir.ts says why.
+useMemoryTmpdir();
 
 // One run over every workspace package; each package may add its own vitest.config.ts.
 export default defineConfig({

@@ -1,0 +1,61 @@
+// The tests' temporary files on a memory file system (/dev/shm), not the disk's.
+//
+// A run creates and deletes tens of thousands of files: each stack's chDB data directory (a template's
+// copy, then ClickHouse's parts as they are written and merged), spool directories, Chromium profiles,
+// DNS and nginx configurations. On these machines the disk is ext4 without a journal, where creating a
+// file skips every inode of its group deleted in the last minutes, reading each from the buffer cache:
+// with a run's churn, a quarter of the kernel's time and a tenth of the whole run's CPU went to
+// `recently_deleted` and `find_get_block_common` under openat and mkdir (perf, 2026-11-28;
+// docs/benchmarks.md, "`./kurz test`"). tmpfs has no such scan.
+//
+// Everything that makes scratch files asks os.tmpdir(), which reads TMPDIR, and the services a test
+// starts as processes inherit it. The root vitest.config.ts calls this before any worker starts.
+import { accessSync, constants, mkdirSync, readdirSync, rmSync, statfsSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+const TMPFS_MAGIC = 0x01021994;
+/** Below this much free memory file system, the disk's temporary directory is used as before. */
+const MIN_FREE_BYTES = 2 * 1024 ** 3;
+/** Left behind by a killed run: removed by a later one. */
+const STALE_MS = 24 * 60 * 60_000;
+
+export interface MemoryTmpdirOptions {
+  /** The memory file system's mount point. */
+  mount?: string;
+  env?: NodeJS.ProcessEnv;
+  now?: number;
+}
+
+/**
+ * Points TMPDIR at `<mount>/kurz-test` when `mount` is a tmpfs with room, and TMPDIR is not set
+ * already (a developer's own choice wins; KURZ_TEST_TMPDIR=disk turns this off). Returns the directory
+ * now in use, or undefined when nothing changed.
+ */
+export function useMemoryTmpdir(options: MemoryTmpdirOptions = {}): string | undefined {
+  const { mount = "/dev/shm", env = process.env, now = Date.now() } = options;
+  if (env.TMPDIR || env.KURZ_TEST_TMPDIR === "disk") return undefined;
+  try {
+    const fs = statfsSync(mount);
+    if (fs.type !== TMPFS_MAGIC || fs.bavail * fs.bsize < MIN_FREE_BYTES) return undefined;
+    const dir = join(mount, "kurz-test");
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+    removeStale(dir, now);
+    env.TMPDIR = dir;
+    return dir;
+  } catch {
+    return undefined; // no /dev/shm, or not ours to write: the disk's temporary directory
+  }
+}
+
+/** Entries of killed runs: memory stays taken until removed. */
+function removeStale(dir: string, now: number): void {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    try {
+      if (now - statSync(path).mtimeMs > STALE_MS) rmSync(path, { recursive: true, force: true });
+    } catch {
+      // removed meanwhile by its own run
+    }
+  }
+}
