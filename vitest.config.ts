@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 import { useMemoryTmpdir } from "./packages/testing/src/memory-tmpdir.ts";
 import LongestFirstSequencer from "./packages/testing/src/sequencer.ts";
@@ -14,7 +15,8 @@ const projects = process.env.KURZ_VITEST_PROJECTS?.split(",") ?? [
 const unit = unitFilesSelected(projects);
 // Scratch files (chDB data directories, spools, browser profiles) on /dev/shm, before any worker or
 // service process starts and inherits TMPDIR: packages/testing/src/memory-tmpdir.ts says why.
-useMemoryTmpdir();
+const scratch = useMemoryTmpdir();
+if (scratch) process.once("exit", () => rmSync(scratch, { recursive: true, force: true }));
 
 // One run over every workspace package; each package may add its own vitest.config.ts.
 export default defineConfig({

@@ -56,6 +56,40 @@ ensure_postgres() {
   die "PostgreSQL did not become ready"
 }
 
+# `./kurz test` runs its databases on a PostgreSQL of its own, in memory: /dev/shm/kurz-pg on
+# 127.0.0.1:55432 (KURZ_TEST_PG_DIR, KURZ_TEST_PG_PORT), started once and left running like the tests'
+# Redis; a reboot empties it and the next run makes it again. A run creates and drops a database per
+# test file and stack (thousands of files each), and on these machines' ext4 without a journal every
+# file created scans the inodes deleted in the last minutes: Postgres spent ~18 s of a run's CPU in
+# openat there (decision 0050). fsync is off: nothing in it outlives a test. Where it cannot run (no
+# tmpfs, initdb fails) the tests use the PostgreSQL on 5432 as before; so does a run given
+# TEST_PG_ADMIN_URL or KURZ_TEST_PG=system. Prints nothing on stdout; exports TEST_PG_ADMIN_URL.
+ensure_test_postgres() {
+  [ -n "${TEST_PG_ADMIN_URL:-}" ] || [ "${KURZ_TEST_PG:-}" = system ] && return 0
+  local port=${KURZ_TEST_PG_PORT:-55432} base=${KURZ_TEST_PG_DIR:-/dev/shm/kurz-pg}
+  local url="postgresql://postgres@127.0.0.1:$port/postgres"
+  if pg_isready -q -h 127.0.0.1 -p "$port" 2>/dev/null; then export TEST_PG_ADMIN_URL=$url; return 0; fi
+  if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" != tmpfs ]; then
+    log "no tmpfs at /dev/shm: the tests use the PostgreSQL on 127.0.0.1:5432"; return 0
+  fi
+  local bin as=()
+  bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+  is_root && as=(runuser -u postgres --) # initdb and postgres refuse to run as root
+  if [ ! -f "$base/data/PG_VERSION" ]; then
+    rm -rf "$base" && mkdir -p "$base" && { ! is_root || chown postgres:postgres "$base"; } &&
+      "${as[@]}" "$bin/initdb" -D "$base/data" -U postgres -A trust --no-sync >"$base/initdb.log" 2>&1 || {
+      log "initdb failed ($base/initdb.log): the tests use the PostgreSQL on 127.0.0.1:5432"; return 0; }
+  fi
+  log "starting the tests' PostgreSQL on 127.0.0.1:$port (in memory: $base)"
+  # wal_level minimal and fsync off: no replica, no crash of the machine to survive. max_wal_size
+  # bounds the memory the WAL takes (a copied template is written through it).
+  "${as[@]}" "$bin/pg_ctl" -D "$base/data" -l "$base/log" -w -t 60 -o "-p $port -k $base \
+-c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off \
+-c wal_level=minimal -c max_wal_senders=0 -c max_wal_size=256MB -c max_connections=200" start >/dev/null || {
+    log "the tests' PostgreSQL did not start ($base/log): the tests use the one on 127.0.0.1:5432"; return 0; }
+  export TEST_PG_ADMIN_URL=$url
+}
+
 # Tests use a Redis on 127.0.0.1:6379 (every test file works under its own key prefix).
 ensure_redis() {
   command -v redis-server >/dev/null || apt_install redis-server

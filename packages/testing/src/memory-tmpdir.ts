@@ -9,8 +9,20 @@
 // docs/benchmarks.md, "`./kurz test`"). tmpfs has no such scan.
 //
 // Everything that makes scratch files asks os.tmpdir(), which reads TMPDIR, and the services a test
-// starts as processes inherit it. The root vitest.config.ts calls this before any worker starts.
-import { accessSync, constants, mkdirSync, readdirSync, rmSync, statfsSync, statSync } from "node:fs";
+// starts as processes inherit it. The root vitest.config.ts calls this before any worker starts, and
+// removes the run's directory when the run ends: what a test left there (a fixture's bundle whose
+// worker was ended without its exit handlers, a killed service's spool) would otherwise hold memory.
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statfsSync,
+  statSync,
+} from "node:fs";
 import { join } from "node:path";
 
 const TMPFS_MAGIC = 0x01021994;
@@ -27,9 +39,10 @@ export interface MemoryTmpdirOptions {
 }
 
 /**
- * Points TMPDIR at `<mount>/kurz-test` when `mount` is a tmpfs with room, and TMPDIR is not set
- * already (a developer's own choice wins; KURZ_TEST_TMPDIR=disk turns this off). Returns the directory
- * now in use, or undefined when nothing changed.
+ * Points TMPDIR at a directory of this run's own under `<mount>/kurz-test` when `mount` is a tmpfs with
+ * room, and TMPDIR is not set already (a developer's own choice wins; KURZ_TEST_TMPDIR=disk turns this
+ * off). The port claims (net.ts) stay shared between runs, beside it. Returns the run's directory, or
+ * undefined when nothing changed.
  */
 export function useMemoryTmpdir(options: MemoryTmpdirOptions = {}): string | undefined {
   const { mount = "/dev/shm", env = process.env, now = Date.now() } = options;
@@ -37,18 +50,21 @@ export function useMemoryTmpdir(options: MemoryTmpdirOptions = {}): string | und
   try {
     const fs = statfsSync(mount);
     if (fs.type !== TMPFS_MAGIC || fs.bavail * fs.bsize < MIN_FREE_BYTES) return undefined;
-    const dir = join(mount, "kurz-test");
-    mkdirSync(dir, { recursive: true });
-    accessSync(dir, constants.W_OK);
-    removeStale(dir, now);
-    env.TMPDIR = dir;
-    return dir;
+    const shared = join(mount, "kurz-test");
+    mkdirSync(shared, { recursive: true });
+    accessSync(shared, constants.W_OK);
+    removeStale(shared, now);
+    const run = mkdtempSync(join(shared, "run-"));
+    chmodSync(run, 0o755); // servers a test runs as another user (the postgres of tests/chaos) reach in
+    env.KURZ_PORT_CLAIMS_DIR ||= join(shared, "kurz-port-claims");
+    env.TMPDIR = run;
+    return run;
   } catch {
     return undefined; // no /dev/shm, or not ours to write: the disk's temporary directory
   }
 }
 
-/** Entries of killed runs: memory stays taken until removed. */
+/** Runs that were killed: their memory stays taken until removed. */
 function removeStale(dir: string, now: number): void {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);

@@ -3,13 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createTestDatabase,
   ensurePostgres,
+  pgAdminUrl,
   TEMPLATE_PREFIX,
   type TestDatabase,
   testDatabaseName,
 } from "../src/index.ts";
 
 async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: "postgresql://postgres@127.0.0.1:5432/postgres" });
+  const client = new pg.Client({ connectionString: pgAdminUrl() });
   await client.connect();
   try {
     return await fn(client);
@@ -19,7 +20,7 @@ async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
 }
 
 async function databaseExists(name: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: "postgresql://postgres@127.0.0.1:5432/postgres" });
+  const client = new pg.Client({ connectionString: pgAdminUrl() });
   await client.connect();
   try {
     const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);

@@ -1,6 +1,15 @@
 // useMemoryTmpdir moves the tests' scratch files to a memory file system, and leaves TMPDIR alone
 // where that is not possible or not wanted.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statfsSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statfsSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { useMemoryTmpdir } from "../src/memory-tmpdir.ts";
@@ -17,13 +26,19 @@ afterEach(() => {
 
 describe("useMemoryTmpdir", () => {
   it.runIf(existsSync(shm))(
-    "points TMPDIR at a directory of /dev/shm when TMPDIR is unset (skipped: no /dev/shm)",
+    "points TMPDIR at a run's own directory on /dev/shm when TMPDIR is unset (skipped: no /dev/shm)",
     () => {
       const env: NodeJS.ProcessEnv = {};
-      const dir = useMemoryTmpdir({ env });
-      expect(dir).toBe(join(shm, "kurz-test"));
+      const dir = useMemoryTmpdir({ env }) as string;
+      made.push(dir);
+      expect(dir.startsWith(join(shm, "kurz-test", "run-"))).toBe(true);
       expect(env.TMPDIR).toBe(dir);
-      expect(existsSync(dir as string)).toBe(true);
+      expect(statSync(dir).mode & 0o777).toBe(0o755);
+      // Port claims stay shared between runs; a second run gets a directory of its own.
+      expect(env.KURZ_PORT_CLAIMS_DIR).toBe(join(shm, "kurz-test", "kurz-port-claims"));
+      const other = useMemoryTmpdir({ env: {} }) as string;
+      made.push(other);
+      expect(other).not.toBe(dir);
     },
   );
 
@@ -62,7 +77,7 @@ describe("useMemoryTmpdir", () => {
       const now = Date.now();
       const twoDaysAgo = new Date(now - 2 * 24 * 60 * 60_000);
       utimesSync(old, twoDaysAgo, twoDaysAgo);
-      useMemoryTmpdir({ env: {}, now });
+      made.push(useMemoryTmpdir({ env: {}, now }) as string);
       expect(existsSync(old)).toBe(false);
       expect(existsSync(recent)).toBe(true);
     },
