@@ -2,7 +2,7 @@
 // found again by the next run; left out when the caller names a server or asks for the system's.
 
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { getFreePort } from "@kurz/testing";
@@ -60,6 +60,39 @@ it.runIf(dir.startsWith("/dev/shm/"))(
     } finally {
       await client.end();
     }
+  },
+);
+
+it.runIf(dir.startsWith("/dev/shm/"))(
+  "starts it again after a SIGKILL, and makes it anew when its files cannot be recovered (skipped: no /dev/shm)",
+  { timeout: 60_000 },
+  async () => {
+    const port = await getFreePort();
+    const env = { KURZ_TEST_PG_PORT: String(port), KURZ_TEST_PG_DIR: join(dir, "pg") };
+    const url = ensure(env);
+    const startedAt = async () => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        return (await client.query("SELECT pg_postmaster_start_time() AS t")).rows[0].t as Date;
+      } finally {
+        await client.end();
+      }
+    };
+    const first = await startedAt();
+    const killServer = () => {
+      const pid = Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]);
+      process.kill(pid, "SIGKILL");
+    };
+    killServer();
+    expect(ensure(env)).toBe(url);
+    const second = await startedAt();
+    expect(second.getTime()).toBeGreaterThan(first.getTime());
+    // A control file gone: the server cannot start on these files, so they are made again.
+    killServer();
+    rmSync(join(data, "global", "pg_control"));
+    expect(ensure(env)).toBe(url);
+    expect((await startedAt()).getTime()).toBeGreaterThan(second.getTime());
   },
 );
 
