@@ -1,6 +1,6 @@
 // ensure_test_postgres (infra/local/lib.sh): `./kurz test`'s own PostgreSQL in memory, made once and
-// found again by the next run; left out when the caller names a server or asks for the system's.
-
+// found again by the next run; started again after a kill, made anew when its files are broken; left
+// out when the caller names a server or asks for the system's.
 import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,7 +12,7 @@ import { afterAll, expect, it } from "vitest";
 const root = resolve(import.meta.dirname, "../..");
 const dir = mkdtempSync(join(tmpdir(), "kurz-test-pg-"));
 chmodSync(dir, 0o755); // the server runs as postgres when the tests run as root
-const data = join(dir, "pg", "data");
+const dataDirs: string[] = [];
 
 /** Sources lib.sh, runs ensure_test_postgres, and returns the TEST_PG_ADMIN_URL it left. */
 function ensure(env: Record<string, string>): string {
@@ -28,71 +28,84 @@ function ensure(env: Record<string, string>): string {
   ).trim();
 }
 
+/** A server of the test's own: its directory and port, and what the test asks of it. */
+async function testServer(name: string) {
+  const base = join(dir, name);
+  const data = join(base, "data");
+  dataDirs.push(data);
+  const port = await getFreePort();
+  const env = { KURZ_TEST_PG_PORT: String(port), KURZ_TEST_PG_DIR: base };
+  const url = `postgresql://postgres@127.0.0.1:${port}/postgres`;
+  return {
+    data,
+    env,
+    url,
+    async one(sql: string): Promise<unknown> {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const [row] = (await client.query(sql)).rows;
+        return row ? Object.values(row)[0] : undefined;
+      } finally {
+        await client.end();
+      }
+    },
+    kill(): void {
+      process.kill(Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]), "SIGKILL");
+    },
+  };
+}
+
 afterAll(() => {
-  if (existsSync(join(data, "postmaster.pid"))) {
-    const stop = [
-      "bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)",
-      'if [ "$(id -u)" = 0 ]; then set -- runuser -u postgres -- "$bin/pg_ctl" -D "$1"; else set -- "$bin/pg_ctl" -D "$1"; fi',
-      '"$@" -m immediate stop',
-    ].join("; ");
-    execFileSync("bash", ["-c", stop, "stop", data], { stdio: "ignore" });
+  const stop = [
+    "bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)",
+    'if [ "$(id -u)" = 0 ]; then set -- runuser -u postgres -- "$bin/pg_ctl" -D "$1"; else set -- "$bin/pg_ctl" -D "$1"; fi',
+    '"$@" -m immediate stop',
+  ].join("; ");
+  for (const data of dataDirs) {
+    if (existsSync(join(data, "postmaster.pid")))
+      execFileSync("bash", ["-c", stop, "stop", data], { stdio: "ignore" });
   }
   rmSync(dir, { recursive: true, force: true });
 });
 
-it.runIf(dir.startsWith("/dev/shm/"))(
+const onShm = dir.startsWith("/dev/shm/");
+
+it.runIf(onShm)(
   "starts a PostgreSQL in memory with fsync off, and the next run finds it running (skipped: no /dev/shm)",
   { timeout: 60_000 },
   async () => {
-    const port = await getFreePort();
-    const env = { KURZ_TEST_PG_PORT: String(port), KURZ_TEST_PG_DIR: join(dir, "pg") };
-    const url = ensure(env);
-    expect(url).toBe(`postgresql://postgres@127.0.0.1:${port}/postgres`);
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      const one = async (sql: string) => Object.values((await client.query(sql)).rows[0])[0];
-      expect(await one("SHOW data_directory")).toBe(data);
-      expect(await one("SHOW fsync")).toBe("off");
-      const started = await one("SELECT pg_postmaster_start_time()");
-      expect(ensure(env)).toBe(url);
-      expect(await one("SELECT pg_postmaster_start_time()")).toEqual(started);
-    } finally {
-      await client.end();
-    }
+    const server = await testServer("reused");
+    expect(ensure(server.env)).toBe(server.url);
+    expect(await server.one("SHOW data_directory")).toBe(server.data);
+    expect(await server.one("SHOW fsync")).toBe("off");
+    const started = await server.one("SELECT pg_postmaster_start_time()");
+    expect(ensure(server.env)).toBe(server.url);
+    expect(await server.one("SELECT pg_postmaster_start_time()")).toEqual(started);
   },
 );
 
-it.runIf(dir.startsWith("/dev/shm/"))(
+it.runIf(onShm)(
   "starts it again after a SIGKILL, and makes it anew when its files cannot be recovered (skipped: no /dev/shm)",
   { timeout: 60_000 },
   async () => {
-    const port = await getFreePort();
-    const env = { KURZ_TEST_PG_PORT: String(port), KURZ_TEST_PG_DIR: join(dir, "pg") };
-    const url = ensure(env);
-    const startedAt = async () => {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      try {
-        return (await client.query("SELECT pg_postmaster_start_time() AS t")).rows[0].t as Date;
-      } finally {
-        await client.end();
-      }
-    };
+    const server = await testServer("killed");
+    expect(ensure(server.env)).toBe(server.url);
+    await server.one("CREATE DATABASE kept");
+    const startedAt = async () => (await server.one("SELECT pg_postmaster_start_time()")) as Date;
     const first = await startedAt();
-    const killServer = () => {
-      const pid = Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]);
-      process.kill(pid, "SIGKILL");
-    };
-    killServer();
-    expect(ensure(env)).toBe(url);
+    server.kill();
+    expect(ensure(server.env)).toBe(server.url);
     const second = await startedAt();
     expect(second.getTime()).toBeGreaterThan(first.getTime());
-    // A control file gone: the server cannot start on these files, so they are made again.
-    killServer();
-    rmSync(join(data, "global", "pg_control"));
-    expect(ensure(env)).toBe(url);
+    // Recovered, not made anew: what it held is there.
+    expect(await server.one("SELECT count(*)::int FROM pg_database WHERE datname = 'kept'")).toBe(1);
+    // Its control file gone, the server cannot start on these files: they are made again.
+    server.kill();
+    rmSync(join(server.data, "global", "pg_control"));
+    expect(ensure(server.env)).toBe(server.url);
     expect((await startedAt()).getTime()).toBeGreaterThan(second.getTime());
+    expect(await server.one("SELECT count(*)::int FROM pg_database WHERE datname = 'kept'")).toBe(0);
   },
 );
 
