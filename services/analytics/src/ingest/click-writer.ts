@@ -122,6 +122,13 @@ export async function writeClicks(
   const inserted: ClickRow[] = [];
   const completed: ClickRow[] = [];
   const written: string[] = [];
+  // A block none of whose clicks were stored has no deduplication record in any table, unless a kill
+  // cut a commit of it (decision 0049). So if ClickHouse drops any block as a copy while the batch is
+  // inserted, the fresh blocks are checked too: counted once around the whole batch, as in chDB only
+  // this consumer inserts. (A repeat in the same batch raises the count as well; the fresh blocks are
+  // then checked for nothing, and found whole: that takes a crash just before.)
+  const fresh: { token: string; rows: ClickRow[] }[] = [];
+  const duplicatesBefore = completion === "checked" ? await duplicatedBlocks(ch) : 0;
   for (const { token, rows } of perMessage) {
     // Kept in message order, so that an interrupted insert repeated makes the same blocks.
     const toWrite: ClickRow[] = [];
@@ -142,22 +149,24 @@ export async function writeClicks(
       }
     }
     if (toWrite.length === 0) continue;
-    // A block none of whose clicks were stored has no deduplication record in any table, unless a
-    // kill cut a commit of it (decision 0049): if any of its parts is dropped as a copy, it is checked.
-    const fresh = completion === "checked" && !repeat;
-    const duplicatesBefore = fresh ? await duplicatedBlocks(ch) : 0;
     // One insert per month: `clicks` is partitioned by month, and an insert is deduplicated per
     // partition block, so each block gets its own token (the same for every consumer of the message).
     for (const [month, rowsOfMonth] of byMonth(toWrite)) await insertRows(ch, rowsOfMonth, token, month);
-    if (fresh && (await duplicatedBlocks(ch)) > duplicatesBefore) {
-      // The raw part itself may be the one dropped: what `clicks` lacks goes in under a token of its own.
-      const storedNow = await storedClicks(ch, toWrite);
-      const lacking = toWrite.filter((r) => !storedNow.has(r.click_id));
+    if (completion === "checked" && !repeat) fresh.push({ token, rows: toWrite });
+    written.push(token);
+  }
+  if (fresh.length > 0 && (await duplicatedBlocks(ch)) > duplicatesBefore) {
+    // The raw part itself may be the one dropped: what `clicks` lacks goes in under a token of its own.
+    const storedNow = await storedClicks(
+      ch,
+      fresh.flatMap((m) => m.rows),
+    );
+    for (const { token, rows } of fresh) {
+      const lacking = rows.filter((r) => !storedNow.has(r.click_id));
       for (const [month, rowsOfMonth] of byMonth(lacking))
         await insertRows(ch, rowsOfMonth, token, `${month}:again`);
-      repeated.push(...toWrite);
+      repeated.push(...rows);
     }
-    written.push(token);
   }
   repeated.push(...completed);
   let rebuiltLinks = 0;
