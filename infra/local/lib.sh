@@ -69,8 +69,8 @@ ensure_test_postgres() {
   local port=${KURZ_TEST_PG_PORT:-55432} base=${KURZ_TEST_PG_DIR:-/dev/shm/kurz-pg}
   local url="postgresql://postgres@127.0.0.1:$port/postgres"
   if pg_isready -q -h 127.0.0.1 -p "$port" 2>/dev/null; then export TEST_PG_ADMIN_URL=$url; return 0; fi
-  if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" != tmpfs ]; then
-    log "no tmpfs at /dev/shm: the tests use the PostgreSQL on 127.0.0.1:5432"; return 0
+  if [ "$(stat -f -c %T "$(dirname "$base")" 2>/dev/null)" != tmpfs ]; then
+    log "no tmpfs at $(dirname "$base"): the tests use the PostgreSQL on 127.0.0.1:5432"; return 0
   fi
   log "starting the tests' PostgreSQL on 127.0.0.1:$port (in memory: $base)"
   # A server killed a moment ago (CI ends what a session left running) may still hold its lock for a

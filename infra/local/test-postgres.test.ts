@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { getFreePort } from "@kurz/testing";
+import { asPostgres, getFreePort } from "@kurz/testing";
 import pg from "pg";
 import { afterAll, expect, it } from "vitest";
 
@@ -56,23 +56,22 @@ async function testServer(name: string) {
   };
 }
 
-afterAll(() => {
-  const stop = [
-    "bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)",
-    'if [ "$(id -u)" = 0 ]; then set -- runuser -u postgres -- "$bin/pg_ctl" -D "$1"; else set -- "$bin/pg_ctl" -D "$1"; fi',
-    '"$@" -m immediate stop',
-  ].join("; ");
-  for (const data of dataDirs) {
-    if (existsSync(join(data, "postmaster.pid")))
-      execFileSync("bash", ["-c", stop, "stop", data], { stdio: "ignore" });
+/** Stops a server left on `data`, if any (pg_ctl as the postgres user when root). */
+function stopServer(data: string): void {
+  if (existsSync(join(data, "postmaster.pid"))) {
+    execFileSync(...asPostgres("pg_ctl", ["-D", data, "-m", "immediate", "stop"]), { stdio: "ignore" });
   }
+}
+
+afterAll(() => {
+  for (const data of dataDirs) stopServer(data);
   rmSync(dir, { recursive: true, force: true });
 });
 
 const onShm = dir.startsWith("/dev/shm/");
 
 it.runIf(onShm)(
-  "starts a PostgreSQL in memory with fsync off, and the next run finds it running (skipped: no /dev/shm)",
+  "starts a PostgreSQL in memory with fsync off, and the next run finds it running (skipped: the run's scratch is not in memory)",
   { timeout: 60_000 },
   async () => {
     const server = await testServer("reused");
@@ -86,7 +85,7 @@ it.runIf(onShm)(
 );
 
 it.runIf(onShm)(
-  "starts it again after a SIGKILL, and makes it anew when its files cannot be recovered (skipped: no /dev/shm)",
+  "starts it again after a SIGKILL, and makes it anew when its files cannot be recovered (skipped: the run's scratch is not in memory)",
   { timeout: 60_000 },
   async () => {
     const server = await testServer("killed");
@@ -115,4 +114,17 @@ it("keeps a server the caller named, or the system's when asked, and starts noth
   expect(ensure({ TEST_PG_ADMIN_URL: named, KURZ_TEST_PG_DIR: unused })).toBe(named);
   expect(ensure({ KURZ_TEST_PG: "system", KURZ_TEST_PG_DIR: unused })).toBe("");
   expect(existsSync(unused)).toBe(false);
+});
+
+it("starts nothing on a directory that is not in memory, and leaves the tests on the system's server", async () => {
+  // The project's own .data: on disk wherever the clone is.
+  const onDisk = mkdtempSync(join(root, ".data", "test-pg-on-disk-"));
+  try {
+    const port = String(await getFreePort());
+    expect(ensure({ KURZ_TEST_PG_DIR: join(onDisk, "pg"), KURZ_TEST_PG_PORT: port })).toBe("");
+    expect(existsSync(join(onDisk, "pg"))).toBe(false);
+  } finally {
+    stopServer(join(onDisk, "pg", "data")); // only if the check failed
+    rmSync(onDisk, { recursive: true, force: true });
+  }
 });

@@ -1,22 +1,11 @@
 // A Postgres and a Redis of the fault suite's own, on free loopback ports in temporary directories:
 // stopping them harms nobody (the machine's shared servers carry other engineers' tests).
 import { execFileSync, spawn } from "node:child_process";
-import { chmodSync, chownSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { getFreePort } from "@kurz/testing";
-
-/** Debian's newest PostgreSQL binaries (/usr/lib/postgresql/<version>/bin). */
-function pgBin(tool: string): string {
-  const versions = readdirSync("/usr/lib/postgresql").sort((a, b) => Number(b) - Number(a));
-  return join("/usr/lib/postgresql", versions[0]!, "bin", tool);
-}
-
-/** initdb refuses to run as root: run the server tools as the postgres user then. */
-function asPostgres(cmd: string, args: string[]): [string, string[]] {
-  return process.getuid?.() === 0 ? ["runuser", ["-u", "postgres", "--", cmd, ...args]] : [cmd, args];
-}
+import { asPostgres, getFreePort } from "@kurz/testing";
 
 export interface PrivatePostgres {
   adminUrl: string;
@@ -35,7 +24,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const data = join(dir, "data");
   const port = await getFreePort();
   const run = (tool: string, args: string[]) => {
-    const [cmd, argv] = asPostgres(pgBin(tool), args);
+    const [cmd, argv] = asPostgres(tool, args);
     execFileSync(cmd, argv, { stdio: "ignore", cwd: dir });
   };
   run("initdb", ["-D", data, "-U", "postgres", "-A", "trust", "--no-sync"]);

@@ -3,6 +3,7 @@ export * from "./dns.ts";
 export * from "./ids.ts";
 export * from "./infra.ts";
 export * from "./net.ts";
+export * from "./postgres-tools.ts";
 export * from "./process.ts";
 export * from "./redis.ts";
 export * from "./tcp-proxy.ts";
