@@ -11,7 +11,7 @@
 // disabled until its owner re-enables it. All times come from `now`, so tests can run a day in seconds.
 import { randomUUID } from "node:crypto";
 import type { WebhookPayload } from "@kurz/contracts";
-import type { PrismaClient } from "@kurz/db";
+import { type PrismaClient, poolOf } from "@kurz/db";
 import { type Logger, PollLoop } from "@kurz/service-kit";
 import pLimit from "p-limit";
 import { deliveryId } from "./enqueue.ts";
@@ -104,12 +104,20 @@ export class WebhookDispatcher {
   }
 
   async batchClicks(): Promise<void> {
-    const { prisma } = this.deps;
     const now = this.now();
-    const waiting = await prisma.$queryRaw<{ endpoint_id: string; n: bigint; oldest: Date }[]>`
-      SELECT c.endpoint_id, count(*) AS n, min(c.created_at) AS oldest
-      FROM webhook_clicks c JOIN webhook_endpoints e ON e.id = c.endpoint_id AND e.enabled
-      WHERE c.delivery_id IS NULL GROUP BY c.endpoint_id`;
+    // This read and the claim run on every tick of every instance, mostly finding nothing: on the plain
+    // pool, as the outbox relay's (decision 0046), they cost an idle instance a fraction of what Prisma
+    // queries did. node-postgres gives count(*) as a string.
+    const { rows: waiting } = await poolOf(this.deps.prisma).query<{
+      endpoint_id: string;
+      n: string;
+      oldest: Date;
+    }>({
+      name: "kurz_webhook_clicks_waiting",
+      text: `SELECT c.endpoint_id, count(*) AS n, min(c.created_at) AS oldest
+             FROM webhook_clicks c JOIN webhook_endpoints e ON e.id = c.endpoint_id AND e.enabled
+             WHERE c.delivery_id IS NULL GROUP BY c.endpoint_id`,
+    });
     for (const w of waiting) {
       let left = Number(w.n);
       if (left < this.opts.clickBatchMax && w.oldest.getTime() > now - this.opts.clickBatchMs) continue;
@@ -164,22 +172,26 @@ export class WebhookDispatcher {
     const lease = new Date(now.getTime() + this.opts.leaseMs);
     // Only a link's oldest pending delivery is eligible, so its events go out one after another in
     // order; clicks (no order key) are not held back by each other.
-    return this.deps.prisma.$queryRaw<Claimed[]>`
-      UPDATE webhook_deliveries AS u SET next_attempt_at = ${lease}
-      FROM (
-        SELECT d.id FROM webhook_deliveries d
-        JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled
-        WHERE d.status = 'pending' AND d.next_attempt_at <= ${now}
-          AND NOT EXISTS (
-            SELECT 1 FROM webhook_deliveries p
-            WHERE p.endpoint_id = d.endpoint_id AND p.order_key = d.order_key
-              AND p.status = 'pending' AND p.seq < d.seq)
-        ORDER BY d.next_attempt_at, d.seq
-        LIMIT ${this.opts.claimBatch ?? 100}
-        FOR UPDATE OF d SKIP LOCKED
-      ) AS due
-      WHERE u.id = due.id
-      RETURNING u.id, u.endpoint_id, u.payload, u.attempts, u.give_up_at`;
+    const { rows } = await poolOf(this.deps.prisma).query<Claimed>({
+      name: "kurz_webhook_claim",
+      text: `UPDATE webhook_deliveries AS u SET next_attempt_at = $1
+             FROM (
+               SELECT d.id FROM webhook_deliveries d
+               JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled
+               WHERE d.status = 'pending' AND d.next_attempt_at <= $2
+                 AND NOT EXISTS (
+                   SELECT 1 FROM webhook_deliveries p
+                   WHERE p.endpoint_id = d.endpoint_id AND p.order_key = d.order_key
+                     AND p.status = 'pending' AND p.seq < d.seq)
+               ORDER BY d.next_attempt_at, d.seq
+               LIMIT $3
+               FOR UPDATE OF d SKIP LOCKED
+             ) AS due
+             WHERE u.id = due.id
+             RETURNING u.id, u.endpoint_id, u.payload, u.attempts, u.give_up_at`,
+      values: [lease, now, this.opts.claimBatch ?? 100],
+    });
+    return rows;
   }
 
   private async attempt(d: Claimed): Promise<void> {
