@@ -68,28 +68,34 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const onShm = dir.startsWith("/dev/shm/");
+/** A test of the server itself, which runs only where the scratch is in memory (as ./kurz test's is). */
+const inMemory = (title: string, fn: () => Promise<void>) =>
+  it.runIf(dir.startsWith("/dev/shm/"))(
+    `${title} (skipped: the run's scratch is not in memory)`,
+    { timeout: 60_000 },
+    fn,
+  );
 
-it.runIf(onShm)(
-  "starts a PostgreSQL in memory with fsync off, and the next run finds it running (skipped: the run's scratch is not in memory)",
-  { timeout: 60_000 },
-  async () => {
-    const server = await testServer("reused");
-    expect(ensure(server.env)).toBe(server.url);
-    expect(await server.one("SHOW data_directory")).toBe(server.data);
-    expect(await server.one("SHOW fsync")).toBe("off");
-    const started = await server.one("SELECT pg_postmaster_start_time()");
-    expect(ensure(server.env)).toBe(server.url);
-    expect(await server.one("SELECT pg_postmaster_start_time()")).toEqual(started);
-  },
-);
+/** A server of the test's own, made and started by ensure_test_postgres. */
+async function startedServer(name: string) {
+  const server = await testServer(name);
+  expect(ensure(server.env)).toBe(server.url);
+  return server;
+}
 
-it.runIf(onShm)(
-  "starts it again after a SIGKILL, and makes it anew when its files cannot be recovered (skipped: the run's scratch is not in memory)",
-  { timeout: 60_000 },
+inMemory("starts a PostgreSQL in memory with fsync off, and the next run finds it running", async () => {
+  const server = await startedServer("reused");
+  expect(await server.one("SHOW data_directory")).toBe(server.data);
+  expect(await server.one("SHOW fsync")).toBe("off");
+  const started = await server.one("SELECT pg_postmaster_start_time()");
+  expect(ensure(server.env)).toBe(server.url);
+  expect(await server.one("SELECT pg_postmaster_start_time()")).toEqual(started);
+});
+
+inMemory(
+  "starts it again after a SIGKILL, and makes it anew when its files cannot be recovered",
   async () => {
-    const server = await testServer("killed");
-    expect(ensure(server.env)).toBe(server.url);
+    const server = await startedServer("killed");
     await server.one("CREATE DATABASE kept");
     const startedAt = async () => (await server.one("SELECT pg_postmaster_start_time()")) as Date;
     const first = await startedAt();

@@ -25,7 +25,8 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 
-const TMPFS_MAGIC = 0x01021994;
+/** statfs' type of a tmpfs. */
+export const TMPFS_MAGIC = 0x01021994;
 /** Below this much free memory file system, the disk's temporary directory is used as before. */
 const MIN_FREE_BYTES = 2 * 1024 ** 3;
 /** Left behind by a killed run: removed by a later one. */

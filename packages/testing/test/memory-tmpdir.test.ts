@@ -12,10 +12,9 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { useMemoryTmpdir } from "../src/memory-tmpdir.ts";
+import { TMPFS_MAGIC, useMemoryTmpdir } from "../src/memory-tmpdir.ts";
 
 const shm = "/dev/shm";
-const TMPFS_MAGIC = 0x01021994;
 // The project's own .data, on disk wherever the clone is (this test's own tmpdir() is /dev/shm's).
 const onDisk = join(import.meta.dirname, "../../../.data");
 mkdirSync(onDisk, { recursive: true });

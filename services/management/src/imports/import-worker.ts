@@ -63,7 +63,7 @@ export async function claimImportJob(prisma: PrismaClient, leaseMs: number): Pro
     accountId: job.account_id,
     format: job.format as ImportFormat,
     fetchTitles: job.fetch_titles,
-    content: Buffer.from(job.content ?? new Uint8Array()),
+    content: job.content ?? Buffer.alloc(0), // node-postgres reads bytea as a Buffer: no copy of the file
     processed: job.processed,
   };
 }
