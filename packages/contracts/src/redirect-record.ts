@@ -29,8 +29,29 @@ export const RedirectRecord = z.object({
   domain_id: z.int().nullable().optional().meta({
     description: "Branded domain the link lives on (served only there); null/absent: the public host",
   }),
+  // Absent in records written before versions (decision 0051): read as 0, so any versioned write wins.
+  v: z.int().nonnegative().optional().meta({
+    description: "The link row's version; Redis keeps the highest written (decision 0051)",
+  }),
 });
 export type RedirectRecord = z.infer<typeof RedirectRecord>;
+
+/**
+ * What a deleted link's key holds for a while instead of its record (decision 0051): a write of that
+ * link that reaches Redis after its delete (an edit or a miss-path read that committed or read before
+ * it) is refused, so a deleted link never redirects again. The redirect reads it as "no such link",
+ * without asking management.
+ */
+export const RedirectTombstone = z.object({
+  id: z.string(),
+  deleted: z.literal(true),
+});
+export type RedirectTombstone = z.infer<typeof RedirectTombstone>;
+
+/** Whether a value read from a redirect key is a deleted link's tombstone. */
+export function isRedirectTombstone(value: unknown): boolean {
+  return (value as { deleted?: unknown } | null)?.deleted === true;
+}
 
 export const REDIRECT_KEY_PREFIX = "link:";
 

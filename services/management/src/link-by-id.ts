@@ -22,17 +22,18 @@ const LINKS_BY_ID = `SELECT q.item::int AS item, l.id, l.account_id AS "accountI
   l.is_active AS "isActive", l.expires_at AS "expiresAt", l.clicks_count AS "clicksCount",
   l.analytics_public AS "analyticsPublic", l.analytics_shared_fields AS "analyticsSharedFields",
   l.created_at AS "createdAt", l.updated_at AS "updatedAt", l.overlay_id AS "overlayId",
-  l.domain_id AS "domainId", l.frameable, l.frame_checked_at AS "frameCheckedAt", d.host AS "domainHost",
+  l.domain_id AS "domainId", l.frameable, l.frame_checked_at AS "frameCheckedAt", l.version, d.host AS "domainHost",
   d.origin AS "domainOrigin"
 FROM (SELECT * FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS u(id, account_id, item) LIMIT $3) AS q
 JOIN links l ON l.id = q.id AND l.account_id = q.account_id
 LEFT JOIN domains d ON d.id = l.domain_id AND d.account_id = l.account_id`;
 
-type Row = Omit<Link, "clicksCount"> & {
+type Row = Omit<Link, "clicksCount" | "version"> & {
   /** The read's place in the call, from 1. */
   item: number;
   /** int8 arrives as text from node-postgres. */
   clicksCount: string;
+  version: string;
   domainHost: string | null;
   domainOrigin: string | null;
 };
@@ -58,8 +59,8 @@ async function readLinks(pool: Pool, reads: readonly Read[]): Promise<(Found | n
   return found;
 }
 
-function fromRow({ item: _, domainHost, domainOrigin, clicksCount, ...rest }: Row): Found {
-  const link: Link = { ...rest, clicksCount: BigInt(clicksCount) };
+function fromRow({ item: _, domainHost, domainOrigin, clicksCount, version, ...rest }: Row): Found {
+  const link: Link = { ...rest, clicksCount: BigInt(clicksCount), version: BigInt(version) };
   const domains =
     link.domainId !== null && domainHost !== null && domainOrigin !== null
       ? new Map([[link.domainId, domainInfo({ host: domainHost, origin: domainOrigin })]])

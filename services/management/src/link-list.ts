@@ -10,7 +10,8 @@ export const LINK_COLUMNS = Prisma.sql`id, account_id AS "accountId", short_code
   original_url AS "originalUrl", title, password_hash AS "passwordHash", is_active AS "isActive",
   expires_at AS "expiresAt", clicks_count AS "clicksCount", analytics_public AS "analyticsPublic",
   analytics_shared_fields AS "analyticsSharedFields", created_at AS "createdAt", updated_at AS "updatedAt",
-  overlay_id AS "overlayId", domain_id AS "domainId", frameable, frame_checked_at AS "frameCheckedAt"`;
+  overlay_id AS "overlayId", domain_id AS "domainId", frameable, frame_checked_at AS "frameCheckedAt",
+  version`;
 
 /** `%`, `_` and the escape character itself match literally inside the search term. */
 export const likeContains = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

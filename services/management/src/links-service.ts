@@ -156,6 +156,7 @@ async function insertCountedLink(
     domainId: input.domainId ?? null,
     frameable: input.frameable ?? null,
     frameCheckedAt: input.frameable != null ? now : null,
+    version: 1n, // the column's default: a new row's first version
   };
   try {
     const expiresAt = await createBatched(prisma, {
@@ -309,6 +310,6 @@ export async function afterLinksDeleted(
 ): Promise<void> {
   if (links.length === 0) return;
   deps.onEventsWritten();
-  await deps.records.removeMany(links.map((link) => link.shortCode));
+  await deps.records.removeMany(links);
   await deps.legacyRecords.syncRotators(deps.prisma, campaignIds);
 }

@@ -4,10 +4,16 @@
 // Every write also deletes the code's shared negative entry (`miss:<code>`, set by the redirect when
 // this service answered 404), in the same transaction: a code created just after a visitor's miss
 // redirects at once, on every instance.
+//
+// Writes happen after the commit, so two writes of one link can reach Redis in either order: two edits
+// on two instances, an edit and the miss path's read, a delete and any write that committed or read
+// before it. Each record carries the row's version and Redis keeps the highest; a delete leaves a
+// tombstone that refuses every later write of that link (decision 0051).
 import {
   INVALIDATION_CHANNEL,
   invalidationMessages,
   type RedirectRecord,
+  type RedirectTombstone,
   redirectKey,
   redirectMissKey,
 } from "@kurz/contracts";
@@ -26,22 +32,46 @@ export function toRedirectRecord(link: Link): RedirectRecord {
     overlay_id: link.overlayId,
     frameable: link.frameable,
     domain_id: link.domainId,
+    v: Number(link.version),
   };
 }
 
 /**
+ * How long a deleted link's tombstone refuses late writes. A late write is one that committed or read
+ * before the delete and reached Redis after it: milliseconds apart, or as long as ioredis holds a
+ * command while Redis is away. A day covers both; after it the key is gone and the redirect's miss path
+ * answers from Postgres, which no longer has the link.
+ */
+export const TOMBSTONE_TTL_SECONDS = 86_400;
+
+/**
  * The writes of put and putMany for n records (KEYS: each record's key and its miss entry's; ARGV: each
- * record's JSON, then the channel and one message naming every code): the records written, their
- * shared miss entries dropped, the redirects told once. One script, as atomic as a MULTI (decision
- * 0039), for any number of records (decision 0045).
+ * record's JSON, link id and version, then the channel and one message naming every code): each record
+ * written unless its key holds the same link at a higher version or as deleted (decision 0051), the
+ * shared miss entries of those written dropped, the redirects told once. One script, as atomic as a
+ * MULTI (decision 0039), for any number of records (decision 0045). A value that is not JSON, or another
+ * link's (a code used again after its link was deleted), is overwritten.
  */
 const PUT_SCRIPT = `local n = #KEYS / 2
+local written = 0
 for i = 1, n do
-  redis.call('SET', KEYS[2 * i - 1], ARGV[i])
-  redis.call('DEL', KEYS[2 * i])
+  local key = KEYS[2 * i - 1]
+  local write = true
+  local current = redis.call('GET', key)
+  if current then
+    local ok, held = pcall(cjson.decode, current)
+    if ok and type(held) == 'table' and held.id == ARGV[3 * i - 1] then
+      if held.deleted == true or (tonumber(held.v) or 0) > (tonumber(ARGV[3 * i]) or 0) then write = false end
+    end
+  end
+  if write then
+    redis.call('SET', key, ARGV[3 * i - 2])
+    redis.call('DEL', KEYS[2 * i])
+    written = written + 1
+  end
 end
-redis.call('PUBLISH', ARGV[n + 1], ARGV[n + 2])
-return n`;
+redis.call('PUBLISH', ARGV[3 * n + 1], ARGV[3 * n + 2])
+return written`;
 
 /** Records per script call: a record is a few hundred bytes, and Redis runs a script alone. */
 const RECORDS_PER_CALL = 100;
@@ -77,7 +107,11 @@ export class RedirectRecords {
     for (let start = 0; start < links.length; start += RECORDS_PER_CALL) {
       const chunk = links.slice(start, start + RECORDS_PER_CALL);
       const keys = chunk.flatMap((link) => [redirectKey(link.shortCode), redirectMissKey(link.shortCode)]);
-      const records = chunk.map((link) => JSON.stringify(toRedirectRecord(link)));
+      const records = chunk.flatMap((link) => [
+        JSON.stringify(toRedirectRecord(link)),
+        link.id,
+        String(link.version),
+      ]);
       const message = invalidationMessages(chunk.map((link) => link.shortCode));
       try {
         // The keys get the client's prefix; the channel is passed as it was to PUBLISH, without it.
@@ -97,18 +131,23 @@ export class RedirectRecords {
     }
   }
 
-  /** Many codes in one round trip (a branded domain's links deleted with it), announced in one message. */
-  async removeMany(shortCodes: readonly string[]): Promise<void> {
-    if (shortCodes.length === 0) return;
+  /**
+   * Deleted links' records replaced by tombstones (decision 0051), many in one round trip (a branded
+   * domain's links deleted with it), announced in one message.
+   */
+  async removeMany(links: readonly Pick<Link, "id" | "shortCode">[]): Promise<void> {
+    if (links.length === 0) return;
+    const codes = links.map((link) => link.shortCode);
     try {
-      await this.redis
-        .multi()
-        .del(...shortCodes.map(redirectKey))
-        .publish(INVALIDATION_CHANNEL, invalidationMessages(shortCodes))
-        .exec();
+      const multi = this.redis.multi();
+      for (const link of links) {
+        const tombstone: RedirectTombstone = { id: link.id, deleted: true };
+        multi.set(redirectKey(link.shortCode), JSON.stringify(tombstone), "EX", TOMBSTONE_TTL_SECONDS);
+      }
+      await multi.publish(INVALIDATION_CHANNEL, invalidationMessages(codes)).exec();
     } catch (err) {
       this.logger.warn(
-        { err: String(err), count: shortCodes.length, code: shortCodes[0] },
+        { err: String(err), count: links.length, code: codes[0] },
         "redirect record deletes failed",
       );
     }

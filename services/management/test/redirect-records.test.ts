@@ -2,14 +2,15 @@
 // client's key prefix it writes the record, drops the code's shared miss entry and tells the redirects
 // on the unprefixed channel, as the MULTI did; it loads the script when Redis does not know it (a
 // restarted or flushed Redis); and a Redis that cannot be reached is a warning, never a failed create.
-// The puts of one turn share one script call and one message (decision 0045).
+// The puts of one turn share one script call and one message (decision 0045). Writes that arrive out
+// of order leave the newest version, and none brings a deleted link back (decision 0051).
 import { randomUUID } from "node:crypto";
 import { INVALIDATION_CHANNEL, invalidationEntries, redirectKey, redirectMissKey } from "@kurz/contracts";
 import type { Link } from "@kurz/db";
 import { cleanupRedisPrefix, testRedisUrl, uniquePrefix, waitFor } from "@kurz/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RedirectRecords, toRedirectRecord } from "../src/redirect-records.ts";
+import { RedirectRecords, TOMBSTONE_TTL_SECONDS, toRedirectRecord } from "../src/redirect-records.ts";
 
 const prefix = `${uniquePrefix("redirect-records")}:`;
 let redis: Redis;
@@ -37,6 +38,7 @@ const link = (code: string): Link => ({
   domainId: null,
   frameable: null,
   frameCheckedAt: null,
+  version: 1n,
 });
 
 beforeAll(async () => {
@@ -117,12 +119,74 @@ describe("RedirectRecords.put", () => {
     expect(messagesNaming(codes)).toEqual([[codes[0]], [codes[1]]]);
   });
 
-  it("removes many records in one call, announced in one message naming each code", async () => {
-    const codes = Array.from({ length: 3 }, (_, i) => `rx${i}${randomUUID().slice(0, 8)}`);
-    await records.putMany(codes.map(link));
-    await records.removeMany(codes);
-    expect(await admin.exists(...codes.map((code) => `${prefix}${redirectKey(code)}`))).toBe(0);
+  it("replaces many records by tombstones in one call, announced in one message naming each code", async () => {
+    const removed = Array.from({ length: 3 }, (_, i) => link(`rx${i}${randomUUID().slice(0, 8)}`));
+    const codes = removed.map((l) => l.shortCode);
+    await records.putMany(removed);
+    await records.removeMany(removed);
+    for (const l of removed) {
+      const key = `${prefix}${redirectKey(l.shortCode)}`;
+      expect(JSON.parse((await admin.get(key))!)).toEqual({ id: l.id, deleted: true });
+      const ttl = await admin.ttl(key);
+      expect(ttl).toBeGreaterThan(TOMBSTONE_TTL_SECONDS - 60);
+      expect(ttl).toBeLessThanOrEqual(TOMBSTONE_TTL_SECONDS);
+    }
     await waitFor(async () => messagesNaming(codes).length === 2);
     expect(messagesNaming(codes)).toEqual([codes, codes]);
+  });
+});
+
+// Writes reach Redis after their commits, in either order (decision 0051): the highest version stays,
+// and a deleted link's write that arrives after its delete is refused.
+describe("RedirectRecords: writes that arrive out of order", () => {
+  const held = async (code: string) => JSON.parse((await admin.get(`${prefix}${redirectKey(code)}`))!);
+  const edited = (l: Link, version: bigint, originalUrl: string): Link => ({ ...l, version, originalUrl });
+
+  it("keeps the higher version when an older write arrives after a newer one", async () => {
+    const first = link(`ro${randomUUID().slice(0, 8)}`);
+    const newer = edited(first, 3n, "https://example.com/newer");
+    await records.put(newer);
+    await records.put(edited(first, 2n, "https://example.com/older"));
+    expect(await held(first.shortCode)).toEqual(toRedirectRecord(newer));
+    // The same version again (an edit of a column the record does not hold) is written.
+    const retitled = { ...newer, title: "retitled" };
+    await records.put(retitled);
+    expect(await held(first.shortCode)).toEqual(toRedirectRecord(retitled));
+    await records.put(edited(first, 4n, "https://example.com/newest"));
+    expect((await held(first.shortCode)).url).toBe("https://example.com/newest");
+  });
+
+  it("refuses any write of a deleted link, whatever its version, and keeps the miss entry", async () => {
+    const gone = link(`rd${randomUUID().slice(0, 8)}`);
+    await records.put(gone);
+    await records.removeMany([gone]);
+    await admin.set(`${prefix}${redirectMissKey(gone.shortCode)}`, "1");
+    await records.put(gone); // e.g. the miss path's read, made before the delete committed
+    await records.putMany([edited(gone, 9n, "https://example.com/late-edit")]);
+    expect(await held(gone.shortCode)).toEqual({ id: gone.id, deleted: true });
+    expect(await admin.exists(`${prefix}${redirectMissKey(gone.shortCode)}`)).toBe(1);
+  });
+
+  it("writes another link over a tombstone (the code used again), and over a value that is not JSON", async () => {
+    const gone = link(`ra${randomUUID().slice(0, 8)}`);
+    await records.put(gone);
+    await records.removeMany([gone]);
+    const again = link(gone.shortCode);
+    await records.put(again);
+    expect(await held(gone.shortCode)).toEqual(toRedirectRecord(again));
+    expect(await admin.ttl(`${prefix}${redirectKey(gone.shortCode)}`)).toBe(-1);
+
+    const garbled = link(`rg${randomUUID().slice(0, 8)}`);
+    await admin.set(`${prefix}${redirectKey(garbled.shortCode)}`, "not json");
+    await records.put(garbled);
+    expect(await held(garbled.shortCode)).toEqual(toRedirectRecord(garbled));
+  });
+
+  it("reads a record written before versions as version 0", async () => {
+    const old = link(`rv${randomUUID().slice(0, 8)}`);
+    const { v: _, ...unversioned } = toRedirectRecord(old);
+    await admin.set(`${prefix}${redirectKey(old.shortCode)}`, JSON.stringify(unversioned));
+    await records.put(old);
+    expect(await held(old.shortCode)).toEqual(toRedirectRecord(old));
   });
 });

@@ -1,5 +1,6 @@
 // The lookup cache against a real Redis: expiry refreshes in the background instead of stalling a
-// request, and a stale record keeps serving while neither Redis nor management can answer.
+// request, a stale record keeps serving while neither Redis nor management can answer, and a deleted
+// link's tombstone is no link.
 import { redirectKey } from "@kurz/contracts";
 import { cleanupRedisPrefix, testRedisUrl, uniquePrefix, waitFor } from "@kurz/testing";
 import { Redis } from "ioredis";
@@ -67,4 +68,21 @@ it("keeps serving a stale record while neither Redis nor management answers", as
   await new Promise((res) => setTimeout(res, 100));
   expect(up.links.peek("outage")?.url).toBe("https://example.com/kept");
   down.disconnect();
+});
+
+it("reads a deleted link's tombstone as no link, without asking management (decision 0051)", async () => {
+  const r = resolver(100);
+  const tombstone = JSON.stringify({ id: "0190a1b2-0000-7000-8000-0000000000c1", deleted: true });
+  await redis.set(redirectKey("gone"), tombstone);
+  // Management is unreachable here: had the lookup gone on to it, this would reject as unavailable.
+  await expect(r.links.resolve("gone")).resolves.toBeNull();
+  expect(r.links.peek("gone")).toBeNull();
+
+  // A link deleted while cached: its expired entry reloads to the tombstone and stops being served.
+  await redis.set(redirectKey("deleted-later"), JSON.stringify(record("https://example.com/was")));
+  expect((await r.links.resolve("deleted-later"))?.url).toBe("https://example.com/was");
+  await redis.set(redirectKey("deleted-later"), tombstone);
+  await new Promise((res) => setTimeout(res, 150));
+  r.links.peek("deleted-later"); // stale: served once more while it reloads
+  await waitFor(() => r.links.peek("deleted-later") === null, { timeoutMs: 2_000 });
 });

@@ -10,6 +10,7 @@ import {
   DomainRecord,
   domainKey,
   INTERNAL_HEADERS,
+  isRedirectTombstone,
   OverlayRecord,
   overlayKey,
   RedirectRecord,
@@ -197,9 +198,10 @@ export class CachedLookup<T extends object> {
   }
 
   /**
-   * undefined = not there or Redis unavailable; null = a shared miss and no record. A record of
-   * another shape counts as not there. The record wins over a miss: a miss written by an instance
-   * whose lookup raced with the code's creation cannot hide the new record.
+   * undefined = not there or Redis unavailable; null = a shared miss and no record, or a deleted link's
+   * tombstone (decision 0051: Postgres has nothing more to say of it). A record of another shape counts
+   * as not there. The record wins over a miss: a miss written by an instance whose lookup raced with the
+   * code's creation cannot hide the new record.
    */
   private async fromRedis(id: string): Promise<T | null | undefined> {
     try {
@@ -209,7 +211,9 @@ export class CachedLookup<T extends object> {
         ? await redis.mget(this.kind.redisKey(id), missKey(id))
         : [await redis.get(this.kind.redisKey(id)), null];
       if (raw == null) return miss == null ? undefined : null;
-      const parsed = this.kind.schema.safeParse(JSON.parse(raw));
+      const value: unknown = JSON.parse(raw);
+      if (isRedirectTombstone(value)) return null;
+      const parsed = this.kind.schema.safeParse(value);
       return parsed.success ? parsed.data : undefined;
     } catch (err) {
       this.opts.onError?.(err, "redis");

@@ -323,6 +323,7 @@ function linkOf(row: Prepared, accountId: string, code: string, now: Date, defau
     frameCheckedAt: null,
     createdAt: now,
     updatedAt: now,
+    version: 1n, // the column's default: a new row's first version
   };
   return { row, link };
 }
