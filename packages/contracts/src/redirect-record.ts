@@ -48,8 +48,15 @@ export const RedirectTombstone = z.object({
 });
 export type RedirectTombstone = z.infer<typeof RedirectTombstone>;
 
-/** Whether a value read from a redirect key is a deleted link's tombstone. */
-export function isRedirectTombstone(value: unknown): boolean {
+/**
+ * What a removed branded domain's, rotator's or overlay's key holds for a while (decision 0051): the
+ * miss path's healing write only fills an empty key, so a read made before the removal cannot put the
+ * record back.
+ */
+export const RECORD_TOMBSTONE = JSON.stringify({ deleted: true });
+
+/** Whether a value read from any key the redirect reads is a tombstone (a link's or another record's). */
+export function isRecordTombstone(value: unknown): boolean {
   return (value as { deleted?: unknown } | null)?.deleted === true;
 }
 

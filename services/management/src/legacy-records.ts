@@ -1,16 +1,26 @@
 // Write-through of branded domains and campaign rotators into Redis for the redirect service. As with
 // link records, Redis is a cache: a failed write is healed by the redirect's miss path (the internal
 // resolve endpoints), so failures are logged and never fail the API request.
+//
+// A removal leaves a tombstone for a while, and the miss path's healing write only fills an empty key
+// (decision 0051): a read made just before a domain's delete or a campaign's, written just after it,
+// would otherwise put the record back for good.
 import {
   type DomainRecord,
   domainKey,
   INVALIDATION_CHANNEL,
   invalidationMessage,
+  RECORD_TOMBSTONE,
   type RotatorRecord,
   rotatorKey,
 } from "@kurz/contracts";
 import type { Domain, Prisma, PrismaClient } from "@kurz/db";
 import type { Redis } from "ioredis";
+import { TOMBSTONE_TTL_SECONDS } from "./redirect-records.ts";
+
+type Kind = "domain" | "rotator";
+/** A write as the API's changes make it, a removal, or the miss path's heal (only into an empty key). */
+type Write = { value: string; heal?: boolean } | { removed: true };
 
 export function toDomainRecord(domain: Domain): DomainRecord {
   return {
@@ -70,7 +80,13 @@ export class LegacyRecords {
   /** Only a verified domain is visible to the redirect (docs/security.md): anything else is removed. */
   async putDomain(host: string, domain: Domain): Promise<void> {
     if (domain.status !== "verified") return this.removeDomain(host);
-    await this.write("domain", host, JSON.stringify(toDomainRecord(domain)));
+    await this.write("domain", host, { value: JSON.stringify(toDomainRecord(domain)) });
+  }
+
+  /** The miss path's write of what it read: into an empty key only (never over a removal or an edit). */
+  async healDomain(domain: Domain): Promise<void> {
+    if (domain.status !== "verified") return;
+    await this.write("domain", domain.host, { value: JSON.stringify(toDomainRecord(domain)), heal: true });
   }
 
   /**
@@ -95,15 +111,20 @@ export class LegacyRecords {
   }
 
   async removeDomain(host: string): Promise<void> {
-    await this.write("domain", host, null);
+    await this.write("domain", host, { removed: true });
   }
 
   async putRotator(slug: string, record: RotatorRecord): Promise<void> {
-    await this.write("rotator", slug, JSON.stringify(record));
+    await this.write("rotator", slug, { value: JSON.stringify(record) });
+  }
+
+  /** As healDomain, for a rotator the miss path read. */
+  async healRotator(slug: string, record: RotatorRecord): Promise<void> {
+    await this.write("rotator", slug, { value: JSON.stringify(record), heal: true });
   }
 
   async removeRotator(slug: string): Promise<void> {
-    await this.write("rotator", slug, null);
+    await this.write("rotator", slug, { removed: true });
   }
 
   /** Rewrites the rotator of a campaign from Postgres (or removes `previousSlug` when it changed). */
@@ -123,12 +144,13 @@ export class LegacyRecords {
     for (const id of campaignIds) await this.syncRotator(prisma, id, null);
   }
 
-  private async write(kind: "domain" | "rotator", id: string, value: string | null): Promise<void> {
+  private async write(kind: Kind, id: string, write: Write): Promise<void> {
     const key = kind === "domain" ? domainKey(id) : rotatorKey(id);
     try {
       const tx = this.redis.multi();
-      if (value === null) tx.del(key);
-      else tx.set(key, value);
+      if ("removed" in write) tx.set(key, RECORD_TOMBSTONE, "EX", TOMBSTONE_TTL_SECONDS);
+      else if (write.heal) tx.set(key, write.value, "NX");
+      else tx.set(key, write.value);
       await tx.publish(INVALIDATION_CHANNEL, invalidationMessage(kind, id)).exec();
     } catch (err) {
       this.logger.warn(

@@ -1,9 +1,17 @@
 // Write-through of CTA overlays into Redis for the redirect (`overlay:<id>`), as legacy-records.ts does
 // for domains and rotators: Redis is a cache, a failed write is healed by the redirect's miss path
-// (`GET /internal/overlays/resolve/:id`), so failures are logged and never fail the API request.
-import { INVALIDATION_CHANNEL, invalidationMessage, type OverlayRecord, overlayKey } from "@kurz/contracts";
+// (`GET /internal/overlays/resolve/:id`), so failures are logged and never fail the API request. A
+// removal leaves a tombstone and the heal only fills an empty key, as there (decision 0051).
+import {
+  INVALIDATION_CHANNEL,
+  invalidationMessage,
+  type OverlayRecord,
+  overlayKey,
+  RECORD_TOMBSTONE,
+} from "@kurz/contracts";
 import type { Overlay } from "@kurz/db";
 import type { Redis } from "ioredis";
+import { TOMBSTONE_TTL_SECONDS } from "./redirect-records.ts";
 
 export function toOverlayRecord(overlay: Overlay): OverlayRecord {
   return {
@@ -28,17 +36,23 @@ export class OverlayRecords {
   ) {}
 
   put(overlay: Overlay): Promise<void> {
-    return this.write(overlay.id, JSON.stringify(toOverlayRecord(overlay)));
+    return this.write(overlay.id, JSON.stringify(toOverlayRecord(overlay)), "put");
+  }
+
+  /** The miss path's write of what it read: into an empty key only (never over a removal or an edit). */
+  heal(overlay: Overlay): Promise<void> {
+    return this.write(overlay.id, JSON.stringify(toOverlayRecord(overlay)), "heal");
   }
 
   remove(id: number): Promise<void> {
-    return this.write(id, null);
+    return this.write(id, RECORD_TOMBSTONE, "remove");
   }
 
-  private async write(id: number, value: string | null): Promise<void> {
+  private async write(id: number, value: string, how: "put" | "heal" | "remove"): Promise<void> {
     try {
       const tx = this.redis.multi();
-      if (value === null) tx.del(overlayKey(id));
+      if (how === "remove") tx.set(overlayKey(id), value, "EX", TOMBSTONE_TTL_SECONDS);
+      else if (how === "heal") tx.set(overlayKey(id), value, "NX");
       else tx.set(overlayKey(id), value);
       await tx.publish(INVALIDATION_CHANNEL, invalidationMessage("overlay", String(id))).exec();
     } catch (err) {

@@ -10,7 +10,7 @@ import {
   DomainRecord,
   domainKey,
   INTERNAL_HEADERS,
-  isRedirectTombstone,
+  isRecordTombstone,
   OverlayRecord,
   overlayKey,
   RedirectRecord,
@@ -198,8 +198,8 @@ export class CachedLookup<T extends object> {
   }
 
   /**
-   * undefined = not there or Redis unavailable; null = a shared miss and no record, or a deleted link's
-   * tombstone (decision 0051: Postgres has nothing more to say of it). A record of another shape counts
+   * undefined = not there or Redis unavailable; null = a shared miss and no record, or a tombstone (a
+   * deleted link's or a removed domain's, rotator's or overlay's: decision 0051). A record of another shape counts
    * as not there. The record wins over a miss: a miss written by an instance whose lookup raced with the
    * code's creation cannot hide the new record.
    */
@@ -212,7 +212,7 @@ export class CachedLookup<T extends object> {
         : [await redis.get(this.kind.redisKey(id)), null];
       if (raw == null) return miss == null ? undefined : null;
       const value: unknown = JSON.parse(raw);
-      if (isRedirectTombstone(value)) return null;
+      if (isRecordTombstone(value)) return null;
       const parsed = this.kind.schema.safeParse(value);
       return parsed.success ? parsed.data : undefined;
     } catch (err) {

@@ -1,5 +1,6 @@
 // The redirect service's miss path for branded domains and rotators (internal token required). A hit
-// here also rewrites the Redis record, healing the cache for every other redirect instance.
+// here also writes the Redis record, healing the cache for every other redirect instance: into an
+// empty key only, so a read made before a removal or an edit cannot undo it (decision 0051).
 import { isIpLiteral, parseHost } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { notFound } from "@kurz/service-kit";
@@ -17,14 +18,14 @@ export function internalLegacyRouter(deps: { prisma: PrismaClient; legacyRecords
       throw notFound("No such branded domain");
     const domain = await prisma.domain.findUnique({ where: { host: parsed.hostname } });
     if (domain?.status !== "verified") throw notFound("No such branded domain");
-    await legacyRecords.putDomain(domain.host, domain);
+    await legacyRecords.healDomain(domain);
     res.json(toDomainRecord(domain));
   });
 
   router.get("/rotators/resolve/:slug", async (req, res) => {
     const rotator = await loadRotatorRecord(prisma, { slug: req.params.slug });
     if (!rotator) throw notFound("No such rotator");
-    await legacyRecords.putRotator(rotator.slug, rotator.record);
+    await legacyRecords.healRotator(rotator.slug, rotator.record);
     res.json(rotator.record);
   });
 
