@@ -5,22 +5,19 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { RedirectRecord, redirectKey } from "@kurz/contracts";
-import { createPrisma, type PrismaClient } from "@kurz/db";
-import { cleanupRedisPrefix, type TestDatabase, testRedisUrl, uniquePrefix } from "@kurz/testing";
-import { createMigratedDatabase } from "@kurz/testing/migrated-database";
-import { Redis } from "ioredis";
+import type { PrismaClient } from "@kurz/db";
+import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refreshFraming } from "../src/frame-refresher.ts";
 import { createLink, type LinkWriterDeps } from "../src/links-service.ts";
-import { RedirectRecords } from "../src/redirect-records.ts";
+import type { RedirectRecords } from "../src/redirect-records.ts";
 import { TitleFetcher } from "../src/title-fetcher.ts";
-import { createTestAccount, inProcessWriter } from "./links-helpers.ts";
+import { createTestAccount, type InProcessWriterBed, startInProcessWriter } from "./links-helpers.ts";
 
 const DAY = 86_400_000;
-let database: TestDatabase;
+let bed: InProcessWriterBed;
 let prisma: PrismaClient;
 let redis: Redis;
-let prefix: string;
 let records: RedirectRecords;
 let deps: LinkWriterDeps;
 let server: Server;
@@ -30,13 +27,8 @@ let frameOptions: string | null = null;
 const titles = new TitleFetcher({ allowHosts: ["127.0.0.1"] });
 
 beforeAll(async () => {
-  // A copy of the migrated template, as the stacks get (the Prisma CLI per database is ~2 s of CPU).
-  database = await createMigratedDatabase("frame_refresh");
-  prisma = createPrisma(database.url);
-  prefix = `${uniquePrefix("frames")}:`;
-  redis = new Redis(testRedisUrl(), { keyPrefix: prefix });
-  records = new RedirectRecords(redis, { warn: () => {} });
-  deps = inProcessWriter(prisma, records, DAY);
+  bed = await startInProcessWriter("frame_refresh", DAY);
+  ({ prisma, redis, records, deps } = bed);
   server = createServer((_req, res) => {
     if (frameOptions !== null) res.setHeader("X-Frame-Options", frameOptions);
     res.setHeader("content-type", "text/html");
@@ -48,10 +40,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await new Promise((r) => server?.close(r));
-  redis?.disconnect();
-  if (prefix) await cleanupRedisPrefix(testRedisUrl(), prefix);
-  await prisma?.$disconnect();
-  await database?.drop();
+  await bed?.stop();
 });
 
 const record = async (code: string) =>

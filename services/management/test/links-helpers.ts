@@ -3,14 +3,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ErrorCode, redirectKey } from "@kurz/contracts";
-import type { PrismaClient } from "@kurz/db";
-import { holdAdvisoryLock } from "@kurz/testing";
+import { createPrisma, type PrismaClient } from "@kurz/db";
+import { cleanupRedisPrefix, holdAdvisoryLock, testRedisUrl, uniquePrefix } from "@kurz/testing";
+import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { type Stack, startStack } from "@kurz/testing/stack";
 import { Redis } from "ioredis";
 import { expect } from "vitest";
 import { createAccount } from "../src/accounts.ts";
 import type { LinkWriterDeps } from "../src/links-service.ts";
 import { RELAY_LOCK } from "../src/outbox.ts";
+import { RedirectRecords } from "../src/redirect-records.ts";
 
 /** Keys created by these stacks get limits high enough for many requests per test file. */
 export const RELAXED_LIMITS = { RATE_LIMIT_PER_MINUTE: "100000", RATE_LIMIT_PER_HOUR: "1000000" };
@@ -182,5 +184,41 @@ export function inProcessWriter(
     legacyRecords: { syncRotators: async () => {} },
     onEventsWritten: () => {},
     retiredCodeGraceMs,
+  };
+}
+
+/**
+ * A copy of the migrated database, a Redis under a prefix of its own and the link writer over both,
+ * for tests that call links-service.ts in this process and read the redirect records it writes.
+ */
+export interface InProcessWriterBed {
+  prisma: PrismaClient;
+  redis: Redis;
+  records: RedirectRecords;
+  deps: LinkWriterDeps;
+  stop(): Promise<void>;
+}
+
+export async function startInProcessWriter(
+  name: string,
+  retiredCodeGraceMs: number,
+): Promise<InProcessWriterBed> {
+  // A copy of the migrated template, as the stacks get (the Prisma CLI per database is ~2 s of CPU).
+  const database = await createMigratedDatabase(name);
+  const prisma = createPrisma(database.url);
+  const prefix = `${uniquePrefix(name)}:`;
+  const redis = new Redis(testRedisUrl(), { keyPrefix: prefix });
+  const records = new RedirectRecords(redis, { warn: () => {} });
+  return {
+    prisma,
+    redis,
+    records,
+    deps: inProcessWriter(prisma, records, retiredCodeGraceMs),
+    stop: async () => {
+      redis.disconnect();
+      await cleanupRedisPrefix(testRedisUrl(), prefix);
+      await prisma.$disconnect();
+      await database.drop();
+    },
   };
 }

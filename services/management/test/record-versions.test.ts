@@ -4,38 +4,28 @@
 // the redirect's miss path, a delete and any write read before it) leave the newest state, and a deleted
 // link never comes back. Against the real Postgres and Redis.
 import { RedirectRecord, redirectKey } from "@kurz/contracts";
-import { createPrisma, type PrismaClient } from "@kurz/db";
-import { cleanupRedisPrefix, type TestDatabase, testRedisUrl, uniquePrefix } from "@kurz/testing";
-import { createMigratedDatabase } from "@kurz/testing/migrated-database";
-import { Redis } from "ioredis";
+import type { PrismaClient } from "@kurz/db";
+import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLink, deleteLinks, type LinkWriterDeps, updateLink } from "../src/links-service.ts";
-import { RedirectRecords } from "../src/redirect-records.ts";
-import { createTestAccount, inProcessWriter } from "./links-helpers.ts";
+import type { RedirectRecords } from "../src/redirect-records.ts";
+import { createTestAccount, type InProcessWriterBed, startInProcessWriter } from "./links-helpers.ts";
 
-let database: TestDatabase;
+let bed: InProcessWriterBed;
 let prisma: PrismaClient;
 let redis: Redis;
-let prefix: string;
 let records: RedirectRecords;
 let deps: LinkWriterDeps;
 let accountId: string;
 
 beforeAll(async () => {
-  database = await createMigratedDatabase("record_versions");
-  prisma = createPrisma(database.url);
-  prefix = `${uniquePrefix("versions")}:`;
-  redis = new Redis(testRedisUrl(), { keyPrefix: prefix });
-  records = new RedirectRecords(redis, { warn: () => {} });
-  deps = inProcessWriter(prisma, records, 86_400_000);
+  bed = await startInProcessWriter("record_versions", 86_400_000);
+  ({ prisma, redis, records, deps } = bed);
   accountId = (await createTestAccount(prisma, "versions")).account_id;
 });
 
 afterAll(async () => {
-  redis?.disconnect();
-  if (prefix) await cleanupRedisPrefix(testRedisUrl(), prefix);
-  await prisma?.$disconnect();
-  await database?.drop();
+  await bed?.stop();
 });
 
 const stored = async (id: string) => (await prisma.link.findUniqueOrThrow({ where: { id } })).version;
