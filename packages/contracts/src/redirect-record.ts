@@ -33,6 +33,10 @@ export const RedirectRecord = z.object({
   v: z.int().nonnegative().optional().meta({
     description: "The link row's version; Redis keeps the highest written (decision 0051)",
   }),
+  c: z.int().nonnegative().optional().meta({
+    description:
+      "When the link was created (epoch ms): of two links that held the code, the later one's writes win (decision 0051)",
+  }),
 });
 export type RedirectRecord = z.infer<typeof RedirectRecord>;
 
@@ -45,6 +49,8 @@ export type RedirectRecord = z.infer<typeof RedirectRecord>;
 export const RedirectTombstone = z.object({
   id: z.string(),
   deleted: z.literal(true),
+  /** The deleted link's creation (epoch ms), as its record's `c`. */
+  c: z.int().nonnegative(),
 });
 export type RedirectTombstone = z.infer<typeof RedirectTombstone>;
 

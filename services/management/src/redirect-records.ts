@@ -33,6 +33,7 @@ export function toRedirectRecord(link: Link): RedirectRecord {
     frameable: link.frameable,
     domain_id: link.domainId,
     v: Number(link.version),
+    c: link.createdAt.getTime(),
   };
 }
 
@@ -46,11 +47,15 @@ export const TOMBSTONE_TTL_SECONDS = 86_400;
 
 /**
  * The writes of put and putMany for n records (KEYS: each record's key and its miss entry's; ARGV: each
- * record's JSON, link id and version, then the channel and one message naming every code): each record
- * written unless its key holds the same link at a higher version or as deleted (decision 0051), the
- * shared miss entries of those written dropped, the redirects told once. One script, as atomic as a
- * MULTI (decision 0039), for any number of records (decision 0045). A value that is not JSON, or another
- * link's (a code used again after its link was deleted), is overwritten.
+ * record's JSON, link id, version and creation time, then the channel and one message naming every
+ * code): each record written unless its key holds the same link at a higher version or as deleted, or
+ * holds another link created after this one (decision 0051), the shared miss entries of those written
+ * dropped, the redirects told once. One script, as atomic as a MULTI (decision 0039), for any number of
+ * records (decision 0045).
+ *
+ * Of two links that held one code, the later-created one is the live one: the code is unique in
+ * Postgres, so the earlier link was deleted before the later was made, and its writes are late ones. A
+ * value that is not JSON, or a record from before `c` (read as 0), is overwritten.
  */
 const PUT_SCRIPT = `local n = #KEYS / 2
 local written = 0
@@ -60,17 +65,21 @@ for i = 1, n do
   local current = redis.call('GET', key)
   if current then
     local ok, held = pcall(cjson.decode, current)
-    if ok and type(held) == 'table' and held.id == ARGV[3 * i - 1] then
-      if held.deleted == true or (tonumber(held.v) or 0) > (tonumber(ARGV[3 * i]) or 0) then write = false end
+    if ok and type(held) == 'table' then
+      if held.id == ARGV[4 * i - 2] then
+        if held.deleted == true or (tonumber(held.v) or 0) > (tonumber(ARGV[4 * i - 1]) or 0) then write = false end
+      elseif (tonumber(held.c) or 0) > (tonumber(ARGV[4 * i]) or 0) then
+        write = false
+      end
     end
   end
   if write then
-    redis.call('SET', key, ARGV[3 * i - 2])
+    redis.call('SET', key, ARGV[4 * i - 3])
     redis.call('DEL', KEYS[2 * i])
     written = written + 1
   end
 end
-redis.call('PUBLISH', ARGV[3 * n + 1], ARGV[3 * n + 2])
+redis.call('PUBLISH', ARGV[4 * n + 1], ARGV[4 * n + 2])
 return written`;
 
 /** Records per script call: a record is a few hundred bytes, and Redis runs a script alone. */
@@ -111,6 +120,7 @@ export class RedirectRecords {
         JSON.stringify(toRedirectRecord(link)),
         link.id,
         String(link.version),
+        String(link.createdAt.getTime()),
       ]);
       const message = invalidationMessages(chunk.map((link) => link.shortCode));
       try {
@@ -135,13 +145,13 @@ export class RedirectRecords {
    * Deleted links' records replaced by tombstones (decision 0051), many in one round trip (a branded
    * domain's links deleted with it), announced in one message.
    */
-  async removeMany(links: readonly Pick<Link, "id" | "shortCode">[]): Promise<void> {
+  async removeMany(links: readonly Pick<Link, "id" | "shortCode" | "createdAt">[]): Promise<void> {
     if (links.length === 0) return;
     const codes = links.map((link) => link.shortCode);
     try {
       const multi = this.redis.multi();
       for (const link of links) {
-        const tombstone: RedirectTombstone = { id: link.id, deleted: true };
+        const tombstone: RedirectTombstone = { id: link.id, deleted: true, c: link.createdAt.getTime() };
         multi.set(redirectKey(link.shortCode), JSON.stringify(tombstone), "EX", TOMBSTONE_TTL_SECONDS);
       }
       await multi.publish(INVALIDATION_CHANNEL, invalidationMessages(codes)).exec();

@@ -436,7 +436,11 @@ describe("legacy branded domains", () => {
     // Gone from the API, the redirect's records and the count; the plain link is untouched.
     for (const l of branded) {
       expect((await v1("GET", `/links/${l.id}`)).status).toBe(404);
-      expect(JSON.parse((await redis.get(redirectKey(l.short_code)))!)).toEqual({ id: l.id, deleted: true });
+      expect(JSON.parse((await redis.get(redirectKey(l.short_code)))!)).toEqual({
+        id: l.id,
+        deleted: true,
+        c: expect.any(Number),
+      });
     }
     expect((await v1("GET", `/links/${plain.id}`)).status).toBe(200);
     expect(await totalLinks()).toBe(before - 2);

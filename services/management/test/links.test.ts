@@ -510,7 +510,11 @@ describe("DELETE /links/:id", () => {
     expectV1Error(await api("GET", `/links/${link.id}`), 404, "NOT_FOUND");
     expectV1Error(await api("DELETE", `/links/${link.id}`), 404, "NOT_FOUND");
     // The record is a tombstone (decision 0051): no late write brings the link back.
-    expect(await readRedirectRecord(stack, alias)).toEqual({ id: link.id, deleted: true });
+    expect(await readRedirectRecord(stack, alias)).toEqual({
+      id: link.id,
+      deleted: true,
+      c: Date.parse(link.created_at),
+    });
     expect((await fetch(link.short_url, { redirect: "manual" })).status).toBe(404);
     expect(await outboxTypes(link.id)).toEqual(["link.created", "link.deleted"]);
     // The code stays reserved to its former owner (docs/security.md): another account gets the

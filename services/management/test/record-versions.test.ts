@@ -66,9 +66,9 @@ describe("redirect records written out of their commit order", () => {
     const link = await createLink(deps, accountId, { url: "https://example.com/doomed", title: "t" });
     const readBefore = await prisma.link.findUniqueOrThrow({ where: { id: link.id } });
     await deleteLinks(deps, accountId, [link.id]);
-    expect(await held(link.shortCode)).toEqual({ id: link.id, deleted: true });
+    expect(await held(link.shortCode)).toEqual({ id: link.id, deleted: true, c: link.createdAt.getTime() });
     await records.put(readBefore);
     await records.putMany([{ ...readBefore, version: readBefore.version + 10n }]);
-    expect(await held(link.shortCode)).toEqual({ id: link.id, deleted: true });
+    expect(await held(link.shortCode)).toEqual({ id: link.id, deleted: true, c: link.createdAt.getTime() });
   });
 });

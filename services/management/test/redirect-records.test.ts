@@ -126,7 +126,11 @@ describe("RedirectRecords.put", () => {
     await records.removeMany(removed);
     for (const l of removed) {
       const key = `${prefix}${redirectKey(l.shortCode)}`;
-      expect(JSON.parse((await admin.get(key))!)).toEqual({ id: l.id, deleted: true });
+      expect(JSON.parse((await admin.get(key))!)).toEqual({
+        id: l.id,
+        deleted: true,
+        c: l.createdAt.getTime(),
+      });
       const ttl = await admin.ttl(key);
       expect(ttl).toBeGreaterThan(TOMBSTONE_TTL_SECONDS - 60);
       expect(ttl).toBeLessThanOrEqual(TOMBSTONE_TTL_SECONDS);
@@ -163,7 +167,7 @@ describe("RedirectRecords: writes that arrive out of order", () => {
     await admin.set(`${prefix}${redirectMissKey(gone.shortCode)}`, "1");
     await records.put(gone); // e.g. the miss path's read, made before the delete committed
     await records.putMany([edited(gone, 9n, "https://example.com/late-edit")]);
-    expect(await held(gone.shortCode)).toEqual({ id: gone.id, deleted: true });
+    expect(await held(gone.shortCode)).toEqual({ id: gone.id, deleted: true, c: gone.createdAt.getTime() });
     expect(await admin.exists(`${prefix}${redirectMissKey(gone.shortCode)}`)).toBe(1);
   });
 
@@ -182,11 +186,31 @@ describe("RedirectRecords: writes that arrive out of order", () => {
     expect(await held(garbled.shortCode)).toEqual(toRedirectRecord(garbled));
   });
 
-  it("reads a record written before versions as version 0", async () => {
+  it("refuses a late write of a deleted link over the link that took its code since", async () => {
+    const code = `rc${randomUUID().slice(0, 8)}`;
+    const gone = { ...link(code), createdAt: new Date("2026-11-01T00:00:00.000Z") };
+    await records.put(gone);
+    await records.removeMany([gone]);
+    const again = { ...link(code), createdAt: new Date("2026-11-02T00:00:00.000Z") };
+    await records.put(again);
+    await records.put(gone); // read before the delete, held back (a Redis outage) past the new create
+    expect(await held(code)).toEqual(toRedirectRecord(again));
+    // Nor over the new link's tombstone, once that one is deleted too.
+    await records.removeMany([again]);
+    await records.put(gone);
+    expect(await held(code)).toEqual({ id: again.id, deleted: true, c: again.createdAt.getTime() });
+  });
+
+  it("reads a record written before versions as version 0 and created at 0", async () => {
     const old = link(`rv${randomUUID().slice(0, 8)}`);
-    const { v: _, ...unversioned } = toRedirectRecord(old);
+    const { v: _v, c: _c, ...unversioned } = toRedirectRecord(old);
     await admin.set(`${prefix}${redirectKey(old.shortCode)}`, JSON.stringify(unversioned));
     await records.put(old);
     expect(await held(old.shortCode)).toEqual(toRedirectRecord(old));
+    // Another link's record from before `c`: the link now holding the code writes over it.
+    await admin.set(`${prefix}${redirectKey(old.shortCode)}`, JSON.stringify(unversioned));
+    const successor = link(old.shortCode);
+    await records.put(successor);
+    expect(await held(old.shortCode)).toEqual(toRedirectRecord(successor));
   });
 });
