@@ -127,5 +127,5 @@ export async function releaseHostForClaim(
   const { count } = await prisma.domain.deleteMany({
     where: { id: existing.id, status: { not: "verified" }, verificationToken: existing.verificationToken },
   });
-  if (count > 0) await legacyRecords.removeDomain(host);
+  if (count > 0) await legacyRecords.removeDomain(host, existing.id);
 }

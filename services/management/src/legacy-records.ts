@@ -4,23 +4,32 @@
 //
 // A removal leaves a tombstone for a while, and the miss path's healing write only fills an empty key
 // (decision 0051): a read made just before a domain's delete or a campaign's, written just after it,
-// would otherwise put the record back for good.
+// would otherwise put the record back for good. A deleted row's tombstone names it, and the API's own
+// writes of that row are refused over it (an edit that committed before the delete and was written
+// after it); a removal of a row that may come back (a domain no longer verified, a slug given up)
+// names none, and any write replaces it.
 import {
   type DomainRecord,
   domainKey,
   INVALIDATION_CHANNEL,
   invalidationMessage,
-  RECORD_TOMBSTONE,
   type RotatorRecord,
   rotatorKey,
 } from "@kurz/contracts";
 import type { Domain, Prisma, PrismaClient } from "@kurz/db";
 import type { Redis } from "ioredis";
-import { TOMBSTONE_TTL_SECONDS } from "./redirect-records.ts";
+import { defineGuardedSet, type GuardedSet, TOMBSTONE_TTL_SECONDS, tombstoneOf } from "./redirect-records.ts";
 
 type Kind = "domain" | "rotator";
-/** A write as the API's changes make it, a removal, or the miss path's heal (only into an empty key). */
-type Write = { value: string; heal?: boolean } | { removed: true };
+/**
+ * A write as the API's changes make it (`rowId`: the domain's or campaign's id, refused over that
+ * row's tombstone), a removal (`deletedId`: the row is gone for good), or the miss path's heal (only
+ * into an empty key).
+ */
+type Write =
+  | { value: string; rowId: number }
+  | { value: string; heal: true }
+  | { removed: true; deletedId?: number };
 
 export function toDomainRecord(domain: Domain): DomainRecord {
   return {
@@ -75,12 +84,14 @@ export class LegacyRecords {
   constructor(
     private readonly redis: Redis,
     private readonly logger: { warn(o: object, m?: string): void },
-  ) {}
+  ) {
+    defineGuardedSet(redis);
+  }
 
   /** Only a verified domain is visible to the redirect (docs/security.md): anything else is removed. */
   async putDomain(host: string, domain: Domain): Promise<void> {
     if (domain.status !== "verified") return this.removeDomain(host);
-    await this.write("domain", host, { value: JSON.stringify(toDomainRecord(domain)) });
+    await this.write("domain", host, { value: JSON.stringify(toDomainRecord(domain)), rowId: domain.id });
   }
 
   /** The miss path's write of what it read: into an empty key only (never over a removal or an edit). */
@@ -110,12 +121,13 @@ export class LegacyRecords {
     }
   }
 
-  async removeDomain(host: string): Promise<void> {
-    await this.write("domain", host, { removed: true });
+  /** `deletedId`: the domain row was deleted (never to come back); without it, it only stopped serving. */
+  async removeDomain(host: string, deletedId?: number): Promise<void> {
+    await this.write("domain", host, { removed: true, deletedId });
   }
 
   async putRotator(slug: string, record: RotatorRecord): Promise<void> {
-    await this.write("rotator", slug, { value: JSON.stringify(record) });
+    await this.write("rotator", slug, { value: JSON.stringify(record), rowId: record.campaign_id });
   }
 
   /** As healDomain, for a rotator the miss path read. */
@@ -123,8 +135,9 @@ export class LegacyRecords {
     await this.write("rotator", slug, { value: JSON.stringify(record), heal: true });
   }
 
-  async removeRotator(slug: string): Promise<void> {
-    await this.write("rotator", slug, { removed: true });
+  /** `deletedId`: the campaign was deleted; without it, the slug was given up (it may be taken back). */
+  async removeRotator(slug: string, deletedId?: number): Promise<void> {
+    await this.write("rotator", slug, { removed: true, deletedId });
   }
 
   /** Rewrites the rotator of a campaign from Postgres (or removes `previousSlug` when it changed). */
@@ -148,9 +161,9 @@ export class LegacyRecords {
     const key = kind === "domain" ? domainKey(id) : rotatorKey(id);
     try {
       const tx = this.redis.multi();
-      if ("removed" in write) tx.set(key, RECORD_TOMBSTONE, "EX", TOMBSTONE_TTL_SECONDS);
-      else if (write.heal) tx.set(key, write.value, "NX");
-      else tx.set(key, write.value);
+      if ("removed" in write) tx.set(key, tombstoneOf(write.deletedId), "EX", TOMBSTONE_TTL_SECONDS);
+      else if ("heal" in write) tx.set(key, write.value, "NX");
+      else (tx as unknown as GuardedSet).kurzGuardedSet(key, write.value, String(write.rowId));
       await tx.publish(INVALIDATION_CHANNEL, invalidationMessage(kind, id)).exec();
     } catch (err) {
       this.logger.warn(

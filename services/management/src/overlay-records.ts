@@ -2,16 +2,10 @@
 // for domains and rotators: Redis is a cache, a failed write is healed by the redirect's miss path
 // (`GET /internal/overlays/resolve/:id`), so failures are logged and never fail the API request. A
 // removal leaves a tombstone and the heal only fills an empty key, as there (decision 0051).
-import {
-  INVALIDATION_CHANNEL,
-  invalidationMessage,
-  type OverlayRecord,
-  overlayKey,
-  RECORD_TOMBSTONE,
-} from "@kurz/contracts";
+import { INVALIDATION_CHANNEL, invalidationMessage, type OverlayRecord, overlayKey } from "@kurz/contracts";
 import type { Overlay } from "@kurz/db";
 import type { Redis } from "ioredis";
-import { TOMBSTONE_TTL_SECONDS } from "./redirect-records.ts";
+import { defineGuardedSet, type GuardedSet, TOMBSTONE_TTL_SECONDS, tombstoneOf } from "./redirect-records.ts";
 
 export function toOverlayRecord(overlay: Overlay): OverlayRecord {
   return {
@@ -33,7 +27,9 @@ export class OverlayRecords {
   constructor(
     private readonly redis: Redis,
     private readonly logger: { warn(o: object, m?: string): void },
-  ) {}
+  ) {
+    defineGuardedSet(redis);
+  }
 
   put(overlay: Overlay): Promise<void> {
     return this.write(overlay.id, JSON.stringify(toOverlayRecord(overlay)), "put");
@@ -44,8 +40,9 @@ export class OverlayRecords {
     return this.write(overlay.id, JSON.stringify(toOverlayRecord(overlay)), "heal");
   }
 
+  /** An overlay is deleted for good: its tombstone refuses every later write of it. */
   remove(id: number): Promise<void> {
-    return this.write(id, RECORD_TOMBSTONE, "remove");
+    return this.write(id, tombstoneOf(id), "remove");
   }
 
   private async write(id: number, value: string, how: "put" | "heal" | "remove"): Promise<void> {
@@ -53,7 +50,7 @@ export class OverlayRecords {
       const tx = this.redis.multi();
       if (how === "remove") tx.set(overlayKey(id), value, "EX", TOMBSTONE_TTL_SECONDS);
       else if (how === "heal") tx.set(overlayKey(id), value, "NX");
-      else tx.set(overlayKey(id), value);
+      else (tx as unknown as GuardedSet).kurzGuardedSet(overlayKey(id), value, String(id));
       await tx.publish(INVALIDATION_CHANNEL, invalidationMessage("overlay", String(id))).exec();
     } catch (err) {
       this.logger.warn({ err: String(err), id }, "overlay record write failed; the miss path will heal it");

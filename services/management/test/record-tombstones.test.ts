@@ -1,6 +1,7 @@
 // Branded domains', rotators' and overlays' records in Redis (decision 0051): a removal leaves a
 // tombstone for a day, and the miss path's healing write only fills an empty key, so a read made just
-// before a removal (or an edit), written just after it, cannot undo it. Against a real Redis.
+// before a removal (or an edit), written just after it, cannot undo it; a deleted row's tombstone also
+// refuses the API's own late writes of that row, and nothing else. Against a real Redis.
 import { domainKey, isRecordTombstone, overlayKey, type RotatorRecord, rotatorKey } from "@kurz/contracts";
 import type { Domain, Overlay } from "@kurz/db";
 import { cleanupRedisPrefix, testRedisUrl, uniquePrefix } from "@kurz/testing";
@@ -101,6 +102,54 @@ describe("a removal's tombstone", () => {
     await overlays.put(o);
     await overlays.remove(o.id);
     await overlays.heal(o);
+    expect(await held(overlayKey(o.id))).toBe("tombstone");
+  });
+});
+
+describe("a deleted row's tombstone", () => {
+  it("refuses an edit of the deleted domain written after the delete, not a domain added again", async () => {
+    const d = domain("https://example.com/root");
+    await legacy.putDomain(d.host, d);
+    await legacy.removeDomain(d.host, d.id);
+    await legacy.putDomain(d.host, { ...d, redirectRoot: "https://example.com/edited-before-the-delete" });
+    expect(await held(domainKey(d.host))).toBe("tombstone");
+    const again = { ...domain(null), host: d.host };
+    await legacy.putDomain(again.host, again);
+    expect(await held(domainKey(d.host))).toMatchObject({ id: again.id });
+  });
+
+  it("lets a domain that only stopped serving (no longer verified) serve again when verified", async () => {
+    const d = domain(null);
+    await legacy.putDomain(d.host, { ...d, status: "pending" }); // a failed check removes it
+    expect(await held(domainKey(d.host))).toBe("tombstone");
+    await legacy.putDomain(d.host, d);
+    expect(await held(domainKey(d.host))).toMatchObject({ id: d.id });
+  });
+
+  it("refuses a deleted campaign's rotator, not another campaign's or a slug given back", async () => {
+    const slug = `autumn-${++seq}`;
+    const r = rotator(["a1"]);
+    await legacy.putRotator(slug, r);
+    await legacy.removeRotator(slug, r.campaign_id);
+    await legacy.putRotator(slug, r); // a sync that read the campaign before its delete
+    expect(await held(rotatorKey(slug))).toBe("tombstone");
+    const other = rotator(["b2"]);
+    await legacy.putRotator(slug, other);
+    expect(await held(rotatorKey(slug))).toMatchObject({ campaign_id: other.campaign_id });
+
+    // A slug given up (no id in its tombstone) and taken back by the same campaign.
+    const moved = `moved-${++seq}`;
+    await legacy.putRotator(moved, other);
+    await legacy.removeRotator(moved);
+    await legacy.putRotator(moved, other);
+    expect(await held(rotatorKey(moved))).toMatchObject({ campaign_id: other.campaign_id });
+  });
+
+  it("refuses an edit of a deleted overlay written after the delete", async () => {
+    const o = overlay("before");
+    await overlays.put(o);
+    await overlays.remove(o.id);
+    await overlays.put({ ...o, text: "edited before the delete" });
     expect(await held(overlayKey(o.id))).toBe("tombstone");
   });
 });

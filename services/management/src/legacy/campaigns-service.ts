@@ -96,7 +96,7 @@ export async function deleteCampaign(deps: CampaignWriterDeps, accountId: string
     if (isRecordMissing(err)) throw campaignNotFound();
     throw err;
   }
-  if (campaign.slug) await deps.legacyRecords.removeRotator(campaign.slug);
+  if (campaign.slug) await deps.legacyRecords.removeRotator(campaign.slug, campaign.id);
 }
 
 /**

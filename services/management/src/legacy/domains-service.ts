@@ -134,7 +134,7 @@ export async function deleteDomain(
     return { host: domain.host, deleted };
   });
   await afterLinksDeleted(deps, deleted);
-  await deps.legacyRecords.removeDomain(host);
+  await deps.legacyRecords.removeDomain(host, id);
   return { linksDeleted: deleted.links.length };
 }
 
