@@ -18,7 +18,12 @@ import {
 } from "@kurz/contracts";
 import type { Domain, Prisma, PrismaClient } from "@kurz/db";
 import type { Redis } from "ioredis";
-import { defineGuardedSet, type GuardedSet, TOMBSTONE_TTL_SECONDS, tombstoneOf } from "./redirect-records.ts";
+import {
+  defineGuardedSet,
+  type GuardedSet,
+  TOMBSTONE_TTL_SECONDS,
+  tombstoneOf,
+} from "./record-tombstones.ts";
 
 type Kind = "domain" | "rotator";
 /**

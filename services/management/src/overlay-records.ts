@@ -5,7 +5,12 @@
 import { INVALIDATION_CHANNEL, invalidationMessage, type OverlayRecord, overlayKey } from "@kurz/contracts";
 import type { Overlay } from "@kurz/db";
 import type { Redis } from "ioredis";
-import { defineGuardedSet, type GuardedSet, TOMBSTONE_TTL_SECONDS, tombstoneOf } from "./redirect-records.ts";
+import {
+  defineGuardedSet,
+  type GuardedSet,
+  TOMBSTONE_TTL_SECONDS,
+  tombstoneOf,
+} from "./record-tombstones.ts";
 
 export function toOverlayRecord(overlay: Overlay): OverlayRecord {
   return {

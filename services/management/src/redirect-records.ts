@@ -12,7 +12,6 @@
 import {
   INVALIDATION_CHANNEL,
   invalidationMessages,
-  RECORD_TOMBSTONE,
   type RedirectRecord,
   type RedirectTombstone,
   redirectKey,
@@ -21,6 +20,7 @@ import {
 import type { Link } from "@kurz/db";
 import type { Redis } from "ioredis";
 import { CallBatcher } from "./call-batcher.ts";
+import { TOMBSTONE_TTL_SECONDS } from "./record-tombstones.ts";
 
 export function toRedirectRecord(link: Link): RedirectRecord {
   return {
@@ -37,14 +37,6 @@ export function toRedirectRecord(link: Link): RedirectRecord {
     c: link.createdAt.getTime(),
   };
 }
-
-/**
- * How long a deleted link's tombstone refuses late writes. A late write is one that committed or read
- * before the delete and reached Redis after it: milliseconds apart, or as long as ioredis holds a
- * command while Redis is away. A day covers both; after it the key is gone and the redirect's miss path
- * answers from Postgres, which no longer has the link.
- */
-export const TOMBSTONE_TTL_SECONDS = 86_400;
 
 /**
  * The writes of put and putMany for n records (KEYS: each record's key and its miss entry's; ARGV: each
@@ -82,35 +74,6 @@ for i = 1, n do
 end
 redis.call('PUBLISH', ARGV[4 * n + 1], ARGV[4 * n + 2])
 return written`;
-
-/**
- * A branded domain's, rotator's or overlay's tombstone (decision 0051): `{"deleted":true}`, with the
- * row's id when the row was deleted for good, so the API's later writes of that row are refused.
- */
-export function tombstoneOf(deletedId?: number): string {
-  return deletedId === undefined ? RECORD_TOMBSTONE : JSON.stringify({ deleted: true, id: deletedId });
-}
-
-/**
- * The API's write of a domain, rotator or overlay record (KEYS: its key; ARGV: the record, the row's
- * id): written unless the key holds that row's tombstone (decision 0051).
- */
-const GUARDED_SET_SCRIPT = `local current = redis.call('GET', KEYS[1])
-if current then
-  local ok, held = pcall(cjson.decode, current)
-  if ok and type(held) == 'table' and held.deleted == true and held.id ~= nil and tostring(held.id) == ARGV[2] then
-    return 0
-  end
-end
-redis.call('SET', KEYS[1], ARGV[1])
-return 1`;
-
-/** The guarded write as a command of the client, and of its MULTIs. */
-export type GuardedSet = { kurzGuardedSet(key: string, value: string, rowId: string): unknown };
-
-export function defineGuardedSet(redis: Redis): void {
-  redis.defineCommand("kurzGuardedSet", { numberOfKeys: 1, lua: GUARDED_SET_SCRIPT });
-}
 
 /** Records per script call: a record is a few hundred bytes, and Redis runs a script alone. */
 const RECORDS_PER_CALL = 100;

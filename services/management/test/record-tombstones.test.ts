@@ -9,7 +9,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LegacyRecords } from "../src/legacy-records.ts";
 import { OverlayRecords } from "../src/overlay-records.ts";
-import { TOMBSTONE_TTL_SECONDS } from "../src/redirect-records.ts";
+import { TOMBSTONE_TTL_SECONDS } from "../src/record-tombstones.ts";
 
 const prefix = `${uniquePrefix("tombstones")}:`;
 let redis: Redis;
