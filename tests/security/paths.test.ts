@@ -245,6 +245,8 @@ describe("internal endpoints called directly", () => {
       [keyPath(), { "x-kurz-internal-token": callerToken("some-other-secret", "gateway") }],
       ["/internal/domains/resolve/go.bank.test", internalHeaders(secret, "gateway")],
       ["/internal/rotators/resolve/spring", { "x-kurz-internal-token": secret }],
+      ["/internal/overlays/resolve/1", internalHeaders(secret, "gateway")],
+      ["/internal/overlays/resolve/1", {}],
     ];
     for (const [path, headers] of attempts) {
       const res = await raw(stack.urls.management, "GET", path, { headers });

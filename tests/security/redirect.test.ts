@@ -4,9 +4,12 @@
 //   its owner would: a TXT record on a real DNS server on loopback, then the verify action);
 // - paths that cannot be codes, and floods of unknown codes;
 // - the operational endpoints;
-// - password guessing spread over many addresses, and over one IPv6 /64; short passwords.
+// - password guessing spread over many addresses, and over one IPv6 /64; short passwords;
+// - a deleted link brought back by the redirect's miss path racing with its delete.
 // Clients are told apart by X-Forwarded-For (the stack runs with TRUST_PROXY=true), each attack
 // speaking as addresses of its own, so that budgets never leak from one attack into another.
+import { setTimeout as sleep } from "node:timers/promises";
+import { internalHeaders } from "@kurz/service-kit";
 import { startTestDnsServer, type TestDnsServer, waitFor } from "@kurz/testing";
 import { type Stack, startStack } from "@kurz/testing/stack";
 import { Redis } from "ioredis";
@@ -356,5 +359,36 @@ describe("password links", () => {
     );
     const stored = after.find((l: { id: string }) => l.id === link.id);
     expect(stored.has_password).toBe(false);
+  });
+});
+
+describe("a deleted link", () => {
+  // The redirect's miss path (management's /internal/links/resolve) reads the link, then writes its
+  // record to Redis: a read made just before the delete and written just after it put the deleted link
+  // back for good (decision 0051). Here that path runs without pause while the owner deletes.
+  it("never redirects again, however the miss path races with the delete, and costs no lookup", async () => {
+    const headers = internalHeaders(stack.env.INTERNAL_TOKEN!, "redirect");
+    // One address for every visit: were a tombstone asked of management, the miss budget would answer 429.
+    const ip = "198.51.100.77";
+    for (let round = 0; round < 15; round++) {
+      const link = await createLink(ctx.asVictim, { url: `https://bank.example/doomed/${round}` });
+      let racing = true;
+      const missPath = async () => {
+        while (racing) {
+          await raw(stack.urls.management, "GET", `/internal/links/resolve/${link.short_code}`, { headers });
+        }
+      };
+      const loops = Array.from({ length: 6 }, missPath);
+      await sleep(5);
+      const deleted = await ctx.asVictim("DELETE", `/api/v1/links/${link.id}`);
+      expect(deleted.status, deleted.text).toBe(200);
+      await sleep(10);
+      racing = false;
+      await Promise.all(loops);
+      const held = JSON.parse((await redis.get(`${stack.prefix}:link:${link.short_code}`)) ?? "null");
+      expect(held?.url, `round ${round}: the deleted link's record is back`).toBeUndefined();
+      expect404Page(await visit(`/${link.short_code}`, { ip }), `round ${round}`);
+      expect(held, `round ${round}`).toMatchObject({ id: link.id, deleted: true });
+    }
   });
 });
