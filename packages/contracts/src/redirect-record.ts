@@ -41,29 +41,20 @@ export const RedirectRecord = z.object({
 export type RedirectRecord = z.infer<typeof RedirectRecord>;
 
 /**
- * What a deleted link's key holds for a while instead of its record (decision 0051): a write of that
- * link that reaches Redis after its delete (an edit or a miss-path read that committed or read before
- * it) is refused, so a deleted link never redirects again. The redirect reads it as "no such link",
- * without asking management.
+ * What a removed record's key holds for a while instead of it (decision 0051), written by management
+ * and read by the redirect as "no such record", without asking management. A deleted link's names it
+ * (`id`, and its creation as `c`) and refuses every later write of that link; a branded domain's,
+ * rotator's or overlay's names the row (`id`) only when the row was deleted for good.
  */
-export const RedirectTombstone = z.object({
-  id: z.string(),
-  deleted: z.literal(true),
-  /** The deleted link's creation (epoch ms), as its record's `c`. */
-  c: z.int().nonnegative(),
-});
-export type RedirectTombstone = z.infer<typeof RedirectTombstone>;
+export interface RecordTombstone {
+  deleted: true;
+  id?: string | number;
+  c?: number;
+}
 
-/**
- * What a removed branded domain's, rotator's or overlay's key holds for a while (decision 0051): the
- * miss path's healing write only fills an empty key, so a read made before the removal cannot put the
- * record back.
- */
-export const RECORD_TOMBSTONE = JSON.stringify({ deleted: true });
-
-/** Whether a value read from any key the redirect reads is a tombstone (a link's or another record's). */
+/** Whether a value read from any key the redirect reads is a tombstone. */
 export function isRecordTombstone(value: unknown): boolean {
-  return (value as { deleted?: unknown } | null)?.deleted === true;
+  return (value as Partial<RecordTombstone> | null)?.deleted === true;
 }
 
 export const REDIRECT_KEY_PREFIX = "link:";

@@ -18,12 +18,7 @@ import {
 } from "@kurz/contracts";
 import type { Domain, Prisma, PrismaClient } from "@kurz/db";
 import type { Redis } from "ioredis";
-import {
-  defineGuardedSet,
-  type GuardedSet,
-  TOMBSTONE_TTL_SECONDS,
-  tombstoneOf,
-} from "./record-tombstones.ts";
+import { defineGuardedSet, type GuardedSet, TOMBSTONE_TTL_SECONDS, tombstone } from "./record-tombstones.ts";
 
 type Kind = "domain" | "rotator";
 /**
@@ -166,7 +161,8 @@ export class LegacyRecords {
     const key = kind === "domain" ? domainKey(id) : rotatorKey(id);
     try {
       const tx = this.redis.multi();
-      if ("removed" in write) tx.set(key, tombstoneOf(write.deletedId), "EX", TOMBSTONE_TTL_SECONDS);
+      // Without deletedId the tombstone names nothing (JSON leaves an undefined member out).
+      if ("removed" in write) tx.set(key, tombstone({ id: write.deletedId }), "EX", TOMBSTONE_TTL_SECONDS);
       else if ("heal" in write) tx.set(key, write.value, "NX");
       else (tx as unknown as GuardedSet).kurzGuardedSet(key, write.value, String(write.rowId));
       await tx.publish(INVALIDATION_CHANNEL, invalidationMessage(kind, id)).exec();

@@ -1,8 +1,9 @@
 // `GET /api/v1/links/:id`'s read: the link and its branded domain in one prepared statement on the
 // pool under Prisma (decision 0035). The Prisma path took two queries per request (findFirst, then
 // every domain of the account for the short URL) and Prisma's query interpreter on each; this is the
-// hottest keyed read of the API (issue 15). The row comes back in Prisma's `Link` shape, so the JSON is
-// still made by toLinkJson alone; `link-by-id.test.ts` holds it equal to `prisma.link.findFirst`.
+// hottest keyed read of the API (issue 15). The row comes back in Prisma's `Link` shape less the redirect
+// record's version, which the API never shows, so the JSON is still made by toLinkJson alone;
+// `link-by-id.test.ts` holds it equal to `prisma.link.findFirst`'s row.
 // The reads that reach the process together are one statement (decision 0044, as for creates): each
 // asks for its id *and* its account, and a row answers only the read that named both.
 import type { Link, PrismaClient } from "@kurz/db";
@@ -22,23 +23,25 @@ const LINKS_BY_ID = `SELECT q.item::int AS item, l.id, l.account_id AS "accountI
   l.is_active AS "isActive", l.expires_at AS "expiresAt", l.clicks_count AS "clicksCount",
   l.analytics_public AS "analyticsPublic", l.analytics_shared_fields AS "analyticsSharedFields",
   l.created_at AS "createdAt", l.updated_at AS "updatedAt", l.overlay_id AS "overlayId",
-  l.domain_id AS "domainId", l.frameable, l.frame_checked_at AS "frameCheckedAt", l.version, d.host AS "domainHost",
+  l.domain_id AS "domainId", l.frameable, l.frame_checked_at AS "frameCheckedAt", d.host AS "domainHost",
   d.origin AS "domainOrigin"
 FROM (SELECT * FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS u(id, account_id, item) LIMIT $3) AS q
 JOIN links l ON l.id = q.id AND l.account_id = q.account_id
 LEFT JOIN domains d ON d.id = l.domain_id AND d.account_id = l.account_id`;
 
-type Row = Omit<Link, "clicksCount" | "version"> & {
+/** A link as the API shows it: every column but the redirect record's version (decision 0051). */
+type ShownLink = Omit<Link, "version">;
+
+type Row = Omit<ShownLink, "clicksCount"> & {
   /** The read's place in the call, from 1. */
   item: number;
   /** int8 arrives as text from node-postgres. */
   clicksCount: string;
-  version: string;
   domainHost: string | null;
   domainOrigin: string | null;
 };
 
-type Found = { link: Link; domains: DomainOrigins };
+type Found = { link: ShownLink; domains: DomainOrigins };
 type Read = { accountId: string; id: string };
 
 const readBatched = batchedOnPool<Read, Found | null>(readLinks);
@@ -59,8 +62,8 @@ async function readLinks(pool: Pool, reads: readonly Read[]): Promise<(Found | n
   return found;
 }
 
-function fromRow({ item: _, domainHost, domainOrigin, clicksCount, version, ...rest }: Row): Found {
-  const link: Link = { ...rest, clicksCount: BigInt(clicksCount), version: BigInt(version) };
+function fromRow({ item: _, domainHost, domainOrigin, clicksCount, ...rest }: Row): Found {
+  const link: ShownLink = { ...rest, clicksCount: BigInt(clicksCount) };
   const domains =
     link.domainId !== null && domainHost !== null && domainOrigin !== null
       ? new Map([[link.domainId, domainInfo({ host: domainHost, origin: domainOrigin })]])

@@ -7,7 +7,7 @@ import { type DomainOrigins, shortUrlOf } from "./short-url.ts";
  * branded domain (issue 13) has its short URL on that domain: `domains` maps the account's domain ids
  * to their origins (short-url.ts).
  */
-export function toLinkJson(link: Link, baseUrl: string, domains: DomainOrigins): LinkJson {
+export function toLinkJson(link: Omit<Link, "version">, baseUrl: string, domains: DomainOrigins): LinkJson {
   const domain = link.domainId != null ? domains.get(link.domainId) : undefined;
   return {
     id: link.id,

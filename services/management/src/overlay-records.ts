@@ -5,12 +5,7 @@
 import { INVALIDATION_CHANNEL, invalidationMessage, type OverlayRecord, overlayKey } from "@kurz/contracts";
 import type { Overlay } from "@kurz/db";
 import type { Redis } from "ioredis";
-import {
-  defineGuardedSet,
-  type GuardedSet,
-  TOMBSTONE_TTL_SECONDS,
-  tombstoneOf,
-} from "./record-tombstones.ts";
+import { defineGuardedSet, type GuardedSet, TOMBSTONE_TTL_SECONDS, tombstone } from "./record-tombstones.ts";
 
 export function toOverlayRecord(overlay: Overlay): OverlayRecord {
   return {
@@ -47,7 +42,7 @@ export class OverlayRecords {
 
   /** An overlay is deleted for good: its tombstone refuses every later write of it. */
   remove(id: number): Promise<void> {
-    return this.write(id, tombstoneOf(id), "remove");
+    return this.write(id, tombstone({ id }), "remove");
   }
 
   private async write(id: number, value: string, how: "put" | "heal" | "remove"): Promise<void> {

@@ -2,7 +2,7 @@
 // commit, so a write that committed or read before a delete can reach Redis after it; a tombstone in the
 // deleted record's place refuses it, where a deleted key would let it in. The link records' own rules
 // (versions, creation times) are in redirect-records.ts' put script; these are the other records'.
-import { RECORD_TOMBSTONE } from "@kurz/contracts";
+import type { RecordTombstone } from "@kurz/contracts";
 import type { Redis } from "ioredis";
 
 /**
@@ -13,12 +13,10 @@ import type { Redis } from "ioredis";
  */
 export const TOMBSTONE_TTL_SECONDS = 86_400;
 
-/**
- * A branded domain's, rotator's or overlay's tombstone (decision 0051): `{"deleted":true}`, with the
- * row's id when the row was deleted for good, so the API's later writes of that row are refused.
- */
-export function tombstoneOf(deletedId?: number): string {
-  return deletedId === undefined ? RECORD_TOMBSTONE : JSON.stringify({ deleted: true, id: deletedId });
+/** A tombstone's JSON: `{"deleted":true}` and what it names (contracts' RecordTombstone). */
+export function tombstone(names: Omit<RecordTombstone, "deleted"> = {}): string {
+  const value: RecordTombstone = { deleted: true, ...names };
+  return JSON.stringify(value);
 }
 
 /**
@@ -38,6 +36,8 @@ return 1`;
 /** The guarded write as a command of the client, and of its MULTIs. */
 export type GuardedSet = { kurzGuardedSet(key: string, value: string, rowId: string): unknown };
 
+/** Once per client: the domain, rotator and overlay writers share management's Redis client. */
 export function defineGuardedSet(redis: Redis): void {
+  if ("kurzGuardedSet" in redis) return;
   redis.defineCommand("kurzGuardedSet", { numberOfKeys: 1, lua: GUARDED_SET_SCRIPT });
 }

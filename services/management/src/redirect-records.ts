@@ -13,14 +13,13 @@ import {
   INVALIDATION_CHANNEL,
   invalidationMessages,
   type RedirectRecord,
-  type RedirectTombstone,
   redirectKey,
   redirectMissKey,
 } from "@kurz/contracts";
 import type { Link } from "@kurz/db";
 import type { Redis } from "ioredis";
 import { CallBatcher } from "./call-batcher.ts";
-import { TOMBSTONE_TTL_SECONDS } from "./record-tombstones.ts";
+import { TOMBSTONE_TTL_SECONDS, tombstone } from "./record-tombstones.ts";
 
 export function toRedirectRecord(link: Link): RedirectRecord {
   return {
@@ -48,7 +47,9 @@ export function toRedirectRecord(link: Link): RedirectRecord {
  *
  * Of two links that held one code, the later-created one is the live one: the code is unique in
  * Postgres, so the earlier link was deleted before the later was made, and its writes are late ones. A
- * value that is not JSON, or a record from before `c` (read as 0), is overwritten.
+ * value that is not JSON, or a record from before `c` (read as 0), is overwritten. The new record's id,
+ * version and creation come as arguments of their own, though its JSON holds them: Redis runs a script
+ * alone, so it decodes only the value it holds, not each value it is given.
  */
 const PUT_SCRIPT = `local n = #KEYS / 2
 local written = 0
@@ -144,8 +145,8 @@ export class RedirectRecords {
     try {
       const multi = this.redis.multi();
       for (const link of links) {
-        const tombstone: RedirectTombstone = { id: link.id, deleted: true, c: link.createdAt.getTime() };
-        multi.set(redirectKey(link.shortCode), JSON.stringify(tombstone), "EX", TOMBSTONE_TTL_SECONDS);
+        const value = tombstone({ id: link.id, c: link.createdAt.getTime() });
+        multi.set(redirectKey(link.shortCode), value, "EX", TOMBSTONE_TTL_SECONDS);
       }
       await multi.publish(INVALIDATION_CHANNEL, invalidationMessages(codes)).exec();
     } catch (err) {
