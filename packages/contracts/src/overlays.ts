@@ -5,6 +5,7 @@ import * as z from "zod";
 import { legacyList, legacySuccess, PaginationMeta, successEnvelope } from "./envelope.ts";
 import { LEGACY_ID_MAX, LegacyDateTime, OverlayType } from "./legacy.ts";
 import { HttpUrl, queryInt, StoredText, Timestamp, Uuid, withQueryDefault } from "./primitives.ts";
+import { RecordVersion } from "./redirect-record.ts";
 
 export const OVERLAY_POSITIONS = ["top", "bottom", "center"] as const;
 export const OverlayPosition = z.enum(OVERLAY_POSITIONS).meta({
@@ -190,6 +191,7 @@ export type Overlay = z.infer<typeof Overlay>;
 export const OverlayRecord = Overlay.omit({ name: true, created_at: true, updated_at: true }).extend({
   id: z.int(),
   account_id: z.string(),
+  v: RecordVersion,
 });
 export type OverlayRecord = z.infer<typeof OverlayRecord>;
 

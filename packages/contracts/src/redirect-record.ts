@@ -44,13 +44,21 @@ export type RedirectRecord = z.infer<typeof RedirectRecord>;
  * What a removed record's key holds for a while instead of it (decision 0051), written by management
  * and read by the redirect as "no such record", without asking management. A deleted link's names it
  * (`id`, and its creation as `c`) and refuses every later write of that link; a branded domain's,
- * rotator's or overlay's names the row (`id`) only when the row was deleted for good.
+ * rotator's or overlay's names the row (`id`) only when the row was deleted for good, and carries the
+ * version (`v`) of the removal when the row may come back (decision 0052).
  */
 export interface RecordTombstone {
   deleted: true;
   id?: string | number;
   c?: number;
+  v?: number;
 }
+
+/**
+ * The version a domain's, rotator's or overlay's record carries (decision 0052): drawn from one
+ * Postgres sequence, so of two writes Redis keeps the later-drawn. Absent in records written before it.
+ */
+export const RecordVersion = z.number().int().nonnegative().optional();
 
 /** Whether a value read from any key the redirect reads is a tombstone. */
 export function isRecordTombstone(value: unknown): boolean {
@@ -100,6 +108,7 @@ export const DomainRecord = z.object({
   account_id: z.string(),
   redirect_root: z.string().nullable(),
   redirect_404: z.string().nullable(),
+  v: RecordVersion,
 });
 export type DomainRecord = z.infer<typeof DomainRecord>;
 
@@ -125,6 +134,7 @@ export const RotatorRecord = z.object({
       weight: z.int().positive().optional(),
     }),
   ),
+  v: RecordVersion,
 });
 export type RotatorRecord = z.infer<typeof RotatorRecord>;
 

@@ -98,7 +98,7 @@ export async function verifyDomain(
   if (count === 0) throw notFound("Domain not found");
   const updated = await prisma.domain.findFirst({ where: { id, accountId } });
   if (!updated) throw notFound("Domain not found");
-  await legacyRecords.putDomain(updated.host, updated); // removes the record unless verified
+  await legacyRecords.putDomain(updated); // removes the record unless verified
   return updated;
 }
 
@@ -124,8 +124,10 @@ export async function releaseHostForClaim(
   if (now.getTime() - since < UNVERIFIED_CLAIM_HOLD_MS) {
     throw conflict("This domain is already in use (pending verification by another account)");
   }
-  const { count } = await prisma.domain.deleteMany({
-    where: { id: existing.id, status: { not: "verified" }, verificationToken: existing.verificationToken },
-  });
-  if (count > 0) await legacyRecords.removeDomain(host, existing.id);
+  // The tombstone's version is drawn after the row's last, under the delete's lock (decision 0052).
+  const [deleted] = await prisma.$queryRaw<{ version: bigint }[]>`
+    DELETE FROM domains
+    WHERE id = ${existing.id} AND status <> 'verified' AND verification_token = ${existing.verificationToken}
+    RETURNING kurz_new_record_version() AS version`;
+  if (deleted) await legacyRecords.removeDomain(host, { id: existing.id, version: deleted.version });
 }

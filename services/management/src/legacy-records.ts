@@ -2,12 +2,11 @@
 // link records, Redis is a cache: a failed write is healed by the redirect's miss path (the internal
 // resolve endpoints), so failures are logged and never fail the API request.
 //
-// A removal leaves a tombstone for a while, and the miss path's healing write only fills an empty key
-// (decision 0051): a read made just before a domain's delete or a campaign's, written just after it,
-// would otherwise put the record back for good. A deleted row's tombstone names it, and the API's own
-// writes of that row are refused over it (an edit that committed before the delete and was written
-// after it); a removal of a row that may come back (a domain no longer verified, a slug given up)
-// names none, and any write replaces it.
+// Every write carries a version and Redis keeps the highest (decision 0052), so two writes that cross
+// (two edits, an edit and a failed verification, an edit and the miss path's read) leave the later
+// state. A removal leaves a tombstone for a while with its version (decision 0051), so a read made just
+// before it and written just after it cannot put the record back; a deleted row's tombstone also names
+// the row and refuses every later write of it.
 import {
   type DomainRecord,
   domainKey,
@@ -18,18 +17,17 @@ import {
 } from "@kurz/contracts";
 import type { Domain, Prisma, PrismaClient } from "@kurz/db";
 import type { Redis } from "ioredis";
-import { defineGuardedSet, type GuardedSet, TOMBSTONE_TTL_SECONDS, tombstone } from "./record-tombstones.ts";
+import {
+  defineVersionedSet,
+  drawRecordVersion,
+  TOMBSTONE_TTL_SECONDS,
+  tombstone,
+  type VersionedSet,
+  type VersionedValue,
+  versionedSetArgs,
+} from "./record-tombstones.ts";
 
 type Kind = "domain" | "rotator";
-/**
- * A write as the API's changes make it (`rowId`: the domain's or campaign's id, refused over that
- * row's tombstone), a removal (`deletedId`: the row is gone for good), or the miss path's heal (only
- * into an empty key).
- */
-type Write =
-  | { value: string; rowId: number }
-  | { value: string; heal: true }
-  | { removed: true; deletedId?: number };
 
 export function toDomainRecord(domain: Domain): DomainRecord {
   return {
@@ -37,27 +35,48 @@ export function toDomainRecord(domain: Domain): DomainRecord {
     account_id: domain.accountId,
     redirect_root: domain.redirectRoot,
     redirect_404: domain.redirect404,
+    v: Number(domain.version),
   };
 }
 
-/** The rotator of a campaign with a slug, its links in assignment order; null when it has no slug. */
+/**
+ * The rotator of a campaign with a slug, its links in assignment order; null when it has no slug. Its
+ * version is drawn first, then it is read (decision 0052): of two reads, the later-drawn sees at least
+ * what the other saw, and a change's own write after its commit draws later than any read made before.
+ */
 export async function loadRotatorRecord(
   prisma: PrismaClient,
   where: { id: number } | { slug: string },
 ): Promise<{ slug: string; record: RotatorRecord } | null> {
+  return (await readRotator(prisma, where)).rotator;
+}
+
+async function readRotator(
+  prisma: PrismaClient,
+  where: { id: number } | { slug: string },
+): Promise<{ version: bigint; rotator: { slug: string; record: RotatorRecord } | null }> {
+  const version = await drawRecordVersion(prisma);
   const campaign = await prisma.campaign.findUnique({
     where,
     include: {
       links: { orderBy: { position: "asc" }, include: { link: { select: { id: true, shortCode: true } } } },
     },
   });
-  if (!campaign?.slug) return null;
+  if (!campaign?.slug) return { version, rotator: null };
   return {
-    slug: campaign.slug,
-    record: {
-      campaign_id: campaign.id,
-      account_id: campaign.accountId,
-      links: campaign.links.map(({ link, weight }) => ({ id: link.id, short_code: link.shortCode, weight })),
+    version,
+    rotator: {
+      slug: campaign.slug,
+      record: {
+        campaign_id: campaign.id,
+        account_id: campaign.accountId,
+        links: campaign.links.map(({ link, weight }) => ({
+          id: link.id,
+          short_code: link.shortCode,
+          weight,
+        })),
+        v: Number(version),
+      },
     },
   };
 }
@@ -85,19 +104,29 @@ export class LegacyRecords {
     private readonly redis: Redis,
     private readonly logger: { warn(o: object, m?: string): void },
   ) {
-    defineGuardedSet(redis);
+    defineVersionedSet(redis);
   }
 
-  /** Only a verified domain is visible to the redirect (docs/security.md): anything else is removed. */
-  async putDomain(host: string, domain: Domain): Promise<void> {
-    if (domain.status !== "verified") return this.removeDomain(host);
-    await this.write("domain", host, { value: JSON.stringify(toDomainRecord(domain)), rowId: domain.id });
+  /**
+   * The domain's record at its version. Only a verified domain is visible to the redirect
+   * (docs/security.md): any other leaves a tombstone of that version, which its verification replaces.
+   */
+  async putDomain(domain: Domain): Promise<void> {
+    const value =
+      domain.status === "verified"
+        ? { value: JSON.stringify(toDomainRecord(domain)), rowId: domain.id, version: domain.version }
+        : {
+            value: tombstone({ v: Number(domain.version) }),
+            rowId: domain.id,
+            version: domain.version,
+            ttlSeconds: TOMBSTONE_TTL_SECONDS,
+          };
+    await this.write("domain", domain.host, value);
   }
 
-  /** The miss path's write of what it read: into an empty key only (never over a removal or an edit). */
+  /** The miss path's write of a verified domain it read: kept only if no later version is there. */
   async healDomain(domain: Domain): Promise<void> {
-    if (domain.status !== "verified") return;
-    await this.write("domain", domain.host, { value: JSON.stringify(toDomainRecord(domain)), heal: true });
+    if (domain.status === "verified") await this.putDomain(domain);
   }
 
   /**
@@ -110,37 +139,43 @@ export class LegacyRecords {
     for (;;) {
       const batch = await prisma.domain.findMany({
         where: { id: { gt: after }, status: { not: "verified" } },
-        select: { id: true, host: true },
         orderBy: { id: "asc" },
         take: 500,
       });
       if (batch.length === 0) return removed;
-      for (const { host } of batch) await this.removeDomain(host);
+      for (const domain of batch) await this.putDomain(domain);
       removed += batch.length;
       after = batch[batch.length - 1]!.id;
     }
   }
 
-  /** `deletedId`: the domain row was deleted (never to come back); without it, it only stopped serving. */
-  async removeDomain(host: string, deletedId?: number): Promise<void> {
-    await this.write("domain", host, { removed: true, deletedId });
+  /**
+   * A deleted domain's tombstone: it names the row (no write of it is taken again) and carries a version
+   * drawn after the row's last (in the delete's transaction), so a domain added later for the host,
+   * whose version is drawn later still, replaces it.
+   */
+  async removeDomain(host: string, deleted: { id: number; version: bigint }): Promise<void> {
+    await this.write("domain", host, {
+      value: tombstone({ id: deleted.id, v: Number(deleted.version) }),
+      rowId: deleted.id,
+      version: deleted.version,
+      ttlSeconds: TOMBSTONE_TTL_SECONDS,
+    });
   }
 
-  async putRotator(slug: string, record: RotatorRecord): Promise<void> {
-    await this.write("rotator", slug, { value: JSON.stringify(record), rowId: record.campaign_id });
-  }
-
-  /** As healDomain, for a rotator the miss path read. */
+  /** The miss path's write of the rotator it read (loadRotatorRecord): kept only if nothing later is. */
   async healRotator(slug: string, record: RotatorRecord): Promise<void> {
-    await this.write("rotator", slug, { value: JSON.stringify(record), heal: true });
+    await this.write("rotator", slug, {
+      value: JSON.stringify(record),
+      rowId: record.campaign_id,
+      version: record.v ?? 0,
+    });
   }
 
-  /** `deletedId`: the campaign was deleted; without it, the slug was given up (it may be taken back). */
-  async removeRotator(slug: string, deletedId?: number): Promise<void> {
-    await this.write("rotator", slug, { removed: true, deletedId });
-  }
-
-  /** Rewrites the rotator of a campaign from Postgres (or removes `previousSlug` when it changed). */
+  /**
+   * Rewrites a campaign's rotator from Postgres, and `previousSlug`'s when the slug changed (the
+   * campaign gave it up, and another may hold it now).
+   */
   async syncRotator(prisma: PrismaClient, campaignId: number, previousSlug: string | null): Promise<void> {
     let current: Awaited<ReturnType<typeof loadRotatorRecord>>;
     try {
@@ -149,22 +184,43 @@ export class LegacyRecords {
       this.logger.warn({ err: String(err), campaignId }, "rotator record reload failed");
       return;
     }
-    if (previousSlug !== null && previousSlug !== current?.slug) await this.removeRotator(previousSlug);
-    if (current) await this.putRotator(current.slug, current.record);
+    if (current) await this.healRotator(current.slug, current.record);
+    if (previousSlug !== null && previousSlug !== current?.slug) await this.syncSlug(prisma, previousSlug);
   }
 
   async syncRotators(prisma: PrismaClient, campaignIds: number[]): Promise<void> {
     for (const id of campaignIds) await this.syncRotator(prisma, id, null);
   }
 
-  private async write(kind: Kind, id: string, write: Write): Promise<void> {
+  /**
+   * What `slug` names now, read after its campaign let it go (deleted, or renamed): the rotator of the
+   * campaign that took it since, or a tombstone, each at a version drawn before the read. A tombstone
+   * written blindly there would hide the new holder's rotator. When Postgres cannot be read, the key is
+   * dropped: the redirect's miss path then reads Postgres itself.
+   */
+  async syncSlug(prisma: PrismaClient, slug: string): Promise<void> {
+    let read: Awaited<ReturnType<typeof readRotator>>;
+    try {
+      read = await readRotator(prisma, { slug });
+    } catch (err) {
+      this.logger.warn({ err: String(err), slug }, "rotator record reload failed; dropping the record");
+      await this.redis.del(rotatorKey(slug)).catch(() => undefined);
+      return;
+    }
+    if (read.rotator) return this.healRotator(slug, read.rotator.record);
+    await this.write("rotator", slug, {
+      value: tombstone({ v: Number(read.version) }),
+      rowId: 0,
+      version: read.version,
+      ttlSeconds: TOMBSTONE_TTL_SECONDS,
+    });
+  }
+
+  private async write(kind: Kind, id: string, value: VersionedValue): Promise<void> {
     const key = kind === "domain" ? domainKey(id) : rotatorKey(id);
     try {
       const tx = this.redis.multi();
-      // Without deletedId the tombstone names nothing (JSON leaves an undefined member out).
-      if ("removed" in write) tx.set(key, tombstone({ id: write.deletedId }), "EX", TOMBSTONE_TTL_SECONDS);
-      else if ("heal" in write) tx.set(key, write.value, "NX");
-      else (tx as unknown as GuardedSet).kurzGuardedSet(key, write.value, String(write.rowId));
+      (tx as unknown as VersionedSet).kurzVersionedSet(key, ...versionedSetArgs(value));
       await tx.publish(INVALIDATION_CHANNEL, invalidationMessage(kind, id)).exec();
     } catch (err) {
       this.logger.warn(

@@ -1,11 +1,19 @@
 // Write-through of CTA overlays into Redis for the redirect (`overlay:<id>`), as legacy-records.ts does
 // for domains and rotators: Redis is a cache, a failed write is healed by the redirect's miss path
-// (`GET /internal/overlays/resolve/:id`), so failures are logged and never fail the API request. A
-// removal leaves a tombstone and the heal only fills an empty key, as there (decision 0051).
+// (`GET /internal/overlays/resolve/:id`), so failures are logged and never fail the API request. Each
+// write carries the row's version and Redis keeps the highest (decision 0052); a deleted overlay leaves
+// a tombstone that refuses every later write of it (decision 0051).
 import { INVALIDATION_CHANNEL, invalidationMessage, type OverlayRecord, overlayKey } from "@kurz/contracts";
 import type { Overlay } from "@kurz/db";
 import type { Redis } from "ioredis";
-import { defineGuardedSet, type GuardedSet, TOMBSTONE_TTL_SECONDS, tombstone } from "./record-tombstones.ts";
+import {
+  defineVersionedSet,
+  TOMBSTONE_TTL_SECONDS,
+  tombstone,
+  type VersionedSet,
+  type VersionedValue,
+  versionedSetArgs,
+} from "./record-tombstones.ts";
 
 export function toOverlayRecord(overlay: Overlay): OverlayRecord {
   return {
@@ -20,6 +28,7 @@ export function toOverlayRecord(overlay: Overlay): OverlayRecord {
     text_color: overlay.textColor,
     button_color: overlay.buttonColor,
     position: overlay.position,
+    v: Number(overlay.version),
   };
 }
 
@@ -28,29 +37,33 @@ export class OverlayRecords {
     private readonly redis: Redis,
     private readonly logger: { warn(o: object, m?: string): void },
   ) {
-    defineGuardedSet(redis);
+    defineVersionedSet(redis);
   }
 
+  /** The overlay's record at its version: kept only if no later version is there. */
   put(overlay: Overlay): Promise<void> {
-    return this.write(overlay.id, JSON.stringify(toOverlayRecord(overlay)), "put");
+    const value = JSON.stringify(toOverlayRecord(overlay));
+    return this.write(overlay.id, { value, rowId: overlay.id, version: overlay.version });
   }
 
-  /** The miss path's write of what it read: into an empty key only (never over a removal or an edit). */
+  /** The miss path's write of what it read: as put, so never over a removal or a later edit. */
   heal(overlay: Overlay): Promise<void> {
-    return this.write(overlay.id, JSON.stringify(toOverlayRecord(overlay)), "heal");
+    return this.put(overlay);
   }
 
-  /** An overlay is deleted for good: its tombstone refuses every later write of it. */
-  remove(id: number): Promise<void> {
-    return this.write(id, tombstone({ id }), "remove");
+  /**
+   * A deleted overlay's tombstone, refusing every later write of it; `version` is drawn after its last
+   * (in the delete's transaction).
+   */
+  remove(id: number, version: bigint): Promise<void> {
+    const value = tombstone({ id, v: Number(version) });
+    return this.write(id, { value, rowId: id, version, ttlSeconds: TOMBSTONE_TTL_SECONDS });
   }
 
-  private async write(id: number, value: string, how: "put" | "heal" | "remove"): Promise<void> {
+  private async write(id: number, value: VersionedValue): Promise<void> {
     try {
       const tx = this.redis.multi();
-      if (how === "remove") tx.set(overlayKey(id), value, "EX", TOMBSTONE_TTL_SECONDS);
-      else if (how === "heal") tx.set(overlayKey(id), value, "NX");
-      else (tx as unknown as GuardedSet).kurzGuardedSet(overlayKey(id), value, String(id));
+      (tx as unknown as VersionedSet).kurzVersionedSet(overlayKey(id), ...versionedSetArgs(value));
       await tx.publish(INVALIDATION_CHANNEL, invalidationMessage("overlay", String(id))).exec();
     } catch (err) {
       this.logger.warn({ err: String(err), id }, "overlay record write failed; the miss path will heal it");

@@ -1,8 +1,10 @@
-// Tombstones in Redis for the redirect's records (decision 0051). Management writes a record after its
-// commit, so a write that committed or read before a delete can reach Redis after it; a tombstone in the
-// deleted record's place refuses it, where a deleted key would let it in. The link records' own rules
-// (versions, creation times) are in redirect-records.ts' put script; these are the other records'.
+// Tombstones and versions in Redis for the redirect's records (decisions 0051, 0052). Management writes
+// a record after its commit, so a write that committed or read before another can reach Redis after
+// it: each record carries a version and Redis keeps the highest, and a removed record leaves a tombstone
+// in its place, where a deleted key would let a late write in. The link records' own rules (versions,
+// creation times) are in redirect-records.ts' put script; these are the other records'.
 import type { RecordTombstone } from "@kurz/contracts";
+import type { PrismaClient } from "@kurz/db";
 import type { Redis } from "ioredis";
 
 /**
@@ -20,24 +22,59 @@ export function tombstone(names: Omit<RecordTombstone, "deleted"> = {}): string 
 }
 
 /**
- * The API's write of a domain, rotator or overlay record (KEYS: its key; ARGV: the record, the row's
- * id): written unless the key holds that row's tombstone (decision 0051).
+ * Every write of a domain, rotator or overlay record or of its tombstone (KEYS: its key; ARGV: the value,
+ * the row's id, the version, the tombstone's TTL in seconds or 0 for none): written unless the key holds
+ * that row's tombstone (the row was deleted, decision 0051) or a value of the same or a higher version
+ * (decision 0052). Versions come from one Postgres sequence: a domain's and an overlay's are the row's,
+ * drawn anew by each UPDATE under the row's lock; a rotator's is drawn before it is read. So of two
+ * writes that cross, the later state wins, whichever reaches Redis first; the miss path's heal is one
+ * more such write. A value without a version (written before them) is replaced.
  */
-const GUARDED_SET_SCRIPT = `local current = redis.call('GET', KEYS[1])
+const VERSIONED_SET_SCRIPT = `local current = redis.call('GET', KEYS[1])
 if current then
   local ok, held = pcall(cjson.decode, current)
-  if ok and type(held) == 'table' and held.deleted == true and held.id ~= nil and tostring(held.id) == ARGV[2] then
-    return 0
+  if ok and type(held) == 'table' then
+    if held.deleted == true and held.id ~= nil and tostring(held.id) == ARGV[2] then return 0 end
+    if (tonumber(held.v) or 0) >= (tonumber(ARGV[3]) or 0) then return 0 end
   end
 end
-redis.call('SET', KEYS[1], ARGV[1])
+if ARGV[4] == '0' then
+  redis.call('SET', KEYS[1], ARGV[1])
+else
+  redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[4])
+end
 return 1`;
 
-/** The guarded write as a command of the client, and of its MULTIs. */
-export type GuardedSet = { kurzGuardedSet(key: string, value: string, rowId: string): unknown };
+/** The versioned write as a command of the client, and of its MULTIs. */
+export type VersionedSet = {
+  kurzVersionedSet(key: string, value: string, rowId: string, version: string, ttlSeconds: string): unknown;
+};
 
 /** Once per client: the domain, rotator and overlay writers share management's Redis client. */
-export function defineGuardedSet(redis: Redis): void {
-  if ("kurzGuardedSet" in redis) return;
-  redis.defineCommand("kurzGuardedSet", { numberOfKeys: 1, lua: GUARDED_SET_SCRIPT });
+export function defineVersionedSet(redis: Redis): void {
+  if ("kurzVersionedSet" in redis) return;
+  redis.defineCommand("kurzVersionedSet", { numberOfKeys: 1, lua: VERSIONED_SET_SCRIPT });
+}
+
+/** A value for `kurzVersionedSet`: a record or a tombstone, its row and version, how long it lasts. */
+export interface VersionedValue {
+  value: string;
+  rowId: string | number;
+  version: bigint | number;
+  /** A tombstone's TTL_SECONDS; a record lasts. */
+  ttlSeconds?: number;
+}
+
+/** The arguments of `kurzVersionedSet` after its key. */
+export function versionedSetArgs(v: VersionedValue): [string, string, string, string] {
+  return [v.value, String(v.rowId), String(v.version), String(v.ttlSeconds ?? 0)];
+}
+
+/**
+ * A rotator's version (decision 0052): drawn before its read, as a separate statement, so a read that
+ * sees more was drawn later. A rotator has no row of its own to carry one.
+ */
+export async function drawRecordVersion(prisma: PrismaClient): Promise<bigint> {
+  const [row] = await prisma.$queryRaw<{ v: bigint }[]>`SELECT kurz_new_record_version() AS v`;
+  return row!.v;
 }

@@ -71,6 +71,7 @@ describe("legacy campaigns", () => {
       campaign_id: res.body.id,
       account_id: expect.any(String),
       links: [],
+      v: expect.any(Number), // decision 0052
     });
   });
 
@@ -257,6 +258,7 @@ describe("legacy campaigns", () => {
       campaign_id: id,
       account_id: expect.any(String),
       links: [{ id: link.id, short_code: link.short_code, weight: 1 }],
+      v: expect.any(Number),
     });
     expect(await rotator(slug)).not.toBeNull();
     const missing = await fetch(`${stack.urls.management}/internal/rotators/resolve/no-such-${slug}`, {

@@ -174,6 +174,7 @@ describe("legacy branded domains", () => {
       account_id: expect.any(String),
       redirect_root: null,
       redirect_404: "https://example.com/404",
+      v: expect.any(Number), // decision 0052
     });
   });
 
@@ -594,6 +595,7 @@ describe("legacy branded domains", () => {
         account_id: expect.any(String),
         redirect_root: null,
         redirect_404: "https://example.com/gone",
+        v: expect.any(Number),
       });
     }
     // The miss healed the cache for every other redirect instance.

@@ -1,69 +1,57 @@
-// Branded domains', rotators' and overlays' records in Redis (decision 0051): a removal leaves a
-// tombstone for a day, and the miss path's healing write only fills an empty key, so a read made just
-// before a removal (or an edit), written just after it, cannot undo it; a deleted row's tombstone also
-// refuses the API's own late writes of that row, and nothing else. Against a real Redis.
-import { domainKey, isRecordTombstone, overlayKey, type RotatorRecord, rotatorKey } from "@kurz/contracts";
-import type { Domain, Overlay } from "@kurz/db";
-import { cleanupRedisPrefix, testRedisUrl, uniquePrefix } from "@kurz/testing";
-import { Redis } from "ioredis";
+// Branded domains', rotators' and overlays' records in Redis. Management writes them after its commit,
+// so two writes can reach Redis out of their order: each carries a version and Redis keeps the highest
+// (decision 0052), and a removal leaves a tombstone for a day (decision 0051), so neither a read made
+// before a change (the miss path's) nor an edit that crossed another, written late, undoes it. Against
+// the real Postgres (the versions are its) and Redis.
+import { domainKey, isRecordTombstone, overlayKey, rotatorKey } from "@kurz/contracts";
+import type { Domain, PrismaClient } from "@kurz/db";
+import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LegacyRecords } from "../src/legacy-records.ts";
+import { deleteCampaign } from "../src/legacy/campaigns-service.ts";
+import { deleteDomain } from "../src/legacy/domains-service.ts";
+import { deleteOverlay } from "../src/legacy/overlays-service.ts";
+import { LegacyRecords, loadRotatorRecord } from "../src/legacy-records.ts";
+import { createLink, type LinkWriterDeps } from "../src/links-service.ts";
 import { OverlayRecords } from "../src/overlay-records.ts";
 import { TOMBSTONE_TTL_SECONDS } from "../src/record-tombstones.ts";
+import { createTestAccount, type InProcessWriterBed, startInProcessWriter } from "./links-helpers.ts";
 
-const prefix = `${uniquePrefix("tombstones")}:`;
+let bed: InProcessWriterBed;
+let prisma: PrismaClient;
 let redis: Redis;
+let deps: LinkWriterDeps;
 let legacy: LegacyRecords;
 let overlays: OverlayRecords;
+let accountId: string;
 let seq = 0;
 
-beforeAll(() => {
-  redis = new Redis(testRedisUrl(), { keyPrefix: prefix });
+beforeAll(async () => {
+  bed = await startInProcessWriter("tombstones", 86_400_000);
+  ({ prisma, redis, deps } = bed);
   legacy = new LegacyRecords(redis, { warn: () => {} });
   overlays = new OverlayRecords(redis, { warn: () => {} });
+  accountId = (await createTestAccount(prisma, "tombstones")).account_id;
 });
 
 afterAll(async () => {
-  redis?.disconnect();
-  await cleanupRedisPrefix(testRedisUrl(), prefix);
+  await bed?.stop();
 });
 
-const domain = (redirectRoot: string | null): Domain => ({
-  id: ++seq,
-  accountId: "0190a1b2-0000-7000-8000-0000000000d1",
-  host: `t${seq}-${Date.now()}.brand.test`,
-  origin: "https://brand.test",
-  redirectRoot,
-  redirect404: null,
-  verificationToken: "token",
-  status: "verified",
-  verifiedAt: new Date(),
-  lastCheckedAt: null,
-  createdAt: new Date(),
-});
-
-const overlay = (text: string): Overlay => ({
-  id: 1_000_000 + ++seq,
-  accountId: "0190a1b2-0000-7000-8000-0000000000d1",
-  type: "message",
-  name: "o",
-  text,
-  buttonLabel: null,
-  buttonUrl: null,
-  fields: [],
-  bgColor: "#FFFFFF",
-  textColor: "#111111",
-  buttonColor: "#2563EB",
-  position: "bottom",
-  createdAt: new Date(),
-  updatedAt: new Date(),
-});
-
-const rotator = (codes: string[]): RotatorRecord => ({
-  campaign_id: ++seq,
-  account_id: "0190a1b2-0000-7000-8000-0000000000d1",
-  links: codes.map((c, i) => ({ id: `0190a1b2-0000-7000-8000-00000000000${i}`, short_code: c })),
-});
+const newDomain = (host = `t${++seq}-${Date.now()}.brand.test`) =>
+  prisma.domain.create({
+    data: { accountId, host, origin: `https://${host}`, status: "verified", verifiedAt: new Date() },
+  });
+const editDomain = (id: number, data: Partial<Pick<Domain, "redirectRoot" | "status">>) =>
+  prisma.domain.update({ where: { id }, data });
+const newOverlay = (text: string) =>
+  prisma.overlay.create({ data: { accountId, type: "message", name: `o${++seq}`, text } });
+const newCampaign = (slug: string) => prisma.campaign.create({ data: { accountId, name: slug, slug } });
+const addLink = async (campaignId: number, position: number) => {
+  const link = await createLink(deps, accountId, { url: `https://example.com/r${++seq}`, title: "r" });
+  await prisma.campaignLink.create({ data: { campaignId, linkId: link.id, position } });
+  return link;
+};
+const legacyDeps = () => ({ ...deps, legacyRecords: legacy });
 
 /** What the key holds: a record, "tombstone", or null (nothing). */
 const held = async (key: string) => {
@@ -73,105 +61,145 @@ const held = async (key: string) => {
   return isRecordTombstone(value) ? "tombstone" : value;
 };
 
-describe("a removal's tombstone", () => {
-  it("refuses the miss path's heal of a domain read before the delete, for a day", async () => {
-    const d = domain("https://example.com/root");
-    await legacy.putDomain(d.host, d);
-    await legacy.removeDomain(d.host);
-    await legacy.healDomain(d);
-    expect(await held(domainKey(d.host))).toBe("tombstone");
-    expect(await redis.ttl(domainKey(d.host))).toBeGreaterThan(TOMBSTONE_TTL_SECONDS - 60);
-    // Added again (verified anew): the API's write replaces the tombstone.
-    await legacy.putDomain(d.host, d);
+describe("two writes that cross", () => {
+  it("keep a domain's later edit, whichever reaches Redis last", async () => {
+    const d = await newDomain();
+    const first = await editDomain(d.id, { redirectRoot: "https://example.com/first" });
+    const second = await editDomain(d.id, { redirectRoot: "https://example.com/second" });
+    expect(second.version).toBeGreaterThan(first.version); // the trigger's, on every UPDATE
+    await legacy.putDomain(second);
+    await legacy.putDomain(first); // the first edit's write, late
     expect(await held(domainKey(d.host))).toMatchObject({
-      id: d.id,
-      redirect_root: "https://example.com/root",
+      redirect_root: "https://example.com/second",
+      v: Number(second.version),
     });
-    expect(await redis.ttl(domainKey(d.host))).toBe(-1);
   });
 
-  it("refuses the heal of a rotator and of an overlay read before their removal", async () => {
-    const slug = `spring-${++seq}`;
-    const r = rotator(["a1", "b2"]);
-    await legacy.putRotator(slug, r);
-    await legacy.removeRotator(slug);
-    await legacy.healRotator(slug, r);
-    expect(await held(rotatorKey(slug))).toBe("tombstone");
+  it("keep a domain removed when a failed verification crosses an edit made while it was verified", async () => {
+    const d = await newDomain();
+    const edited = await editDomain(d.id, { redirectRoot: "https://example.com/edited" });
+    const failed = await editDomain(d.id, { status: "failed" });
+    await legacy.putDomain(failed); // a failed check removes the record
+    await legacy.putDomain(edited); // the edit's write, late: an unverified domain must not serve
+    expect(await held(domainKey(d.host))).toBe("tombstone");
+    // Verified again, it serves again.
+    await legacy.putDomain(await editDomain(d.id, { status: "verified" }));
+    expect(await held(domainKey(d.host))).toMatchObject({
+      id: d.id,
+      redirect_root: "https://example.com/edited",
+    });
+  });
 
-    const o = overlay("hello");
-    await overlays.put(o);
-    await overlays.remove(o.id);
-    await overlays.heal(o);
-    expect(await held(overlayKey(o.id))).toBe("tombstone");
+  it("keep an overlay's later edit", async () => {
+    const o = await newOverlay("first");
+    const a = await prisma.overlay.update({ where: { id: o.id }, data: { text: "a" } });
+    const b = await prisma.overlay.update({ where: { id: o.id }, data: { text: "b" } });
+    await overlays.put(b);
+    await overlays.put(a);
+    expect(await held(overlayKey(o.id))).toMatchObject({ text: "b" });
+  });
+
+  it("keep a rotator read after a change over one read before it", async () => {
+    const slug = `spring-${++seq}-${Date.now()}`;
+    const c = await newCampaign(slug);
+    await addLink(c.id, 0);
+    const before = (await loadRotatorRecord(prisma, { id: c.id }))!; // the miss path's read
+    await addLink(c.id, 1);
+    await legacy.syncRotator(prisma, c.id, null); // the change's own write
+    await legacy.healRotator(before.slug, before.record); // the read from before it, late
+    expect(await held(rotatorKey(slug))).toMatchObject({ campaign_id: c.id, links: [{}, {}] });
+  });
+
+  it("replace a record written before versions", async () => {
+    const d = await newDomain();
+    await redis.set(
+      domainKey(d.host),
+      JSON.stringify({ id: d.id, account_id: accountId, redirect_root: null }),
+    );
+    await legacy.putDomain(await editDomain(d.id, { redirectRoot: "https://example.com/now" }));
+    expect(await held(domainKey(d.host))).toMatchObject({ redirect_root: "https://example.com/now" });
   });
 });
 
-describe("a deleted row's tombstone", () => {
-  it("refuses an edit of the deleted domain written after the delete, not a domain added again", async () => {
-    const d = domain("https://example.com/root");
-    await legacy.putDomain(d.host, d);
-    await legacy.removeDomain(d.host, d.id);
-    await legacy.putDomain(d.host, { ...d, redirectRoot: "https://example.com/edited-before-the-delete" });
+describe("a deletion's tombstone", () => {
+  it("refuses a domain's heal and edit read before the delete, for a day; a domain added again serves", async () => {
+    const d = await newDomain();
+    const edited = await editDomain(d.id, { redirectRoot: "https://example.com/root" });
+    await legacy.putDomain(edited);
+    await deleteDomain(legacyDeps(), accountId, d.id);
+    await legacy.healDomain(edited);
+    await legacy.putDomain(edited);
     expect(await held(domainKey(d.host))).toBe("tombstone");
-    const again = { ...domain(null), host: d.host };
-    await legacy.putDomain(again.host, again);
+    expect(await redis.ttl(domainKey(d.host))).toBeGreaterThan(TOMBSTONE_TTL_SECONDS - 60);
+    // Added again (verified anew): a new row, a later version.
+    const again = await newDomain(d.host);
+    await legacy.putDomain(again);
     expect(await held(domainKey(d.host))).toMatchObject({ id: again.id });
+    expect(await redis.ttl(domainKey(d.host))).toBe(-1);
   });
 
-  it("lets a domain that only stopped serving (no longer verified) serve again when verified", async () => {
-    const d = domain(null);
-    await legacy.putDomain(d.host, { ...d, status: "pending" }); // a failed check removes it
-    expect(await held(domainKey(d.host))).toBe("tombstone");
-    await legacy.putDomain(d.host, d);
-    expect(await held(domainKey(d.host))).toMatchObject({ id: d.id });
-  });
-
-  it("refuses a deleted campaign's rotator, not another campaign's or a slug given back", async () => {
-    const slug = `autumn-${++seq}`;
-    const r = rotator(["a1"]);
-    await legacy.putRotator(slug, r);
-    await legacy.removeRotator(slug, r.campaign_id);
-    await legacy.putRotator(slug, r); // a sync that read the campaign before its delete
-    expect(await held(rotatorKey(slug))).toBe("tombstone");
-    const other = rotator(["b2"]);
-    await legacy.putRotator(slug, other);
-    expect(await held(rotatorKey(slug))).toMatchObject({ campaign_id: other.campaign_id });
-
-    // A slug given up (no id in its tombstone) and taken back by the same campaign.
-    const moved = `moved-${++seq}`;
-    await legacy.putRotator(moved, other);
-    await legacy.removeRotator(moved);
-    await legacy.putRotator(moved, other);
-    expect(await held(rotatorKey(moved))).toMatchObject({ campaign_id: other.campaign_id });
-  });
-
-  it("refuses an edit of a deleted overlay written after the delete", async () => {
-    const o = overlay("before");
+  it("refuses an overlay's heal and edit read before its delete", async () => {
+    const o = await newOverlay("before");
     await overlays.put(o);
-    await overlays.remove(o.id);
-    await overlays.put({ ...o, text: "edited before the delete" });
+    const edited = await prisma.overlay.update({ where: { id: o.id }, data: { text: "edited" } });
+    await deleteOverlay({ ...deps, overlayRecords: overlays }, accountId, o.id);
+    await overlays.heal(o);
+    await overlays.put(edited);
     expect(await held(overlayKey(o.id))).toBe("tombstone");
+  });
+
+  it("refuses a deleted campaign's rotator read before the delete", async () => {
+    const slug = `autumn-${++seq}-${Date.now()}`;
+    const c = await newCampaign(slug);
+    await addLink(c.id, 0);
+    const before = (await loadRotatorRecord(prisma, { slug }))!;
+    await deleteCampaign({ prisma, legacyRecords: legacy }, accountId, c.id);
+    await legacy.healRotator(before.slug, before.record);
+    expect(await held(rotatorKey(slug))).toBe("tombstone");
+  });
+});
+
+describe("a slug given up", () => {
+  it("is read again, not tombstoned: another campaign that took it keeps its rotator", async () => {
+    const slug = `moved-${++seq}-${Date.now()}`;
+    const first = await newCampaign(slug);
+    await legacy.syncRotator(prisma, first.id, null);
+    // The first campaign moves to another slug, and a second takes this one and writes its rotator,
+    // all before the first's own write gets to the slug it gave up.
+    await prisma.campaign.update({ where: { id: first.id }, data: { slug: `${slug}-new` } });
+    const second = await newCampaign(slug);
+    await addLink(second.id, 0);
+    await legacy.syncRotator(prisma, second.id, null);
+    await legacy.syncRotator(prisma, first.id, slug);
+    expect(await held(rotatorKey(slug))).toMatchObject({ campaign_id: second.id, links: [{}] });
+    expect(await held(rotatorKey(`${slug}-new`))).toMatchObject({ campaign_id: first.id });
+  });
+
+  it("held by nobody leaves a tombstone that a campaign taking it later replaces", async () => {
+    const slug = `free-${++seq}-${Date.now()}`;
+    const c = await newCampaign(slug);
+    await legacy.syncRotator(prisma, c.id, null);
+    await prisma.campaign.update({ where: { id: c.id }, data: { slug: null } });
+    await legacy.syncRotator(prisma, c.id, slug);
+    expect(await held(rotatorKey(slug))).toBe("tombstone");
+    const taker = await newCampaign(slug);
+    await legacy.syncRotator(prisma, taker.id, null);
+    expect(await held(rotatorKey(slug))).toMatchObject({ campaign_id: taker.id });
   });
 });
 
 describe("the miss path's heal", () => {
-  it("fills an empty key, and never writes over an edit made after its read", async () => {
-    const d = domain(null);
+  it("fills an empty key", async () => {
+    const d = await newDomain();
     await legacy.healDomain(d);
     expect(await held(domainKey(d.host))).toMatchObject({ id: d.id, redirect_root: null });
-    await legacy.putDomain(d.host, { ...d, redirectRoot: "https://example.com/edited" });
-    await legacy.healDomain(d);
-    expect(await held(domainKey(d.host))).toMatchObject({ redirect_root: "https://example.com/edited" });
-
-    const o = overlay("first");
+    const o = await newOverlay("first");
     await overlays.heal(o);
-    await overlays.put({ ...o, text: "edited" });
-    await overlays.heal(o);
-    expect(await held(overlayKey(o.id))).toMatchObject({ text: "edited" });
+    expect(await held(overlayKey(o.id))).toMatchObject({ text: "first" });
   });
 
   it("writes nothing for a domain that is not verified", async () => {
-    const d = { ...domain(null), status: "pending" };
+    const d = await editDomain((await newDomain()).id, { status: "pending" });
     await legacy.healDomain(d);
     expect(await held(domainKey(d.host))).toBeNull();
   });

@@ -10,7 +10,7 @@ import { type LegacyPage, legacyPage } from "./legacy-page.ts";
 
 export interface CampaignWriterDeps {
   prisma: PrismaClient;
-  legacyRecords: Pick<LegacyRecords, "syncRotator" | "removeRotator">;
+  legacyRecords: Pick<LegacyRecords, "syncRotator" | "syncSlug">;
 }
 
 const DEFAULT_CAMPAIGN_NAME = "Untitled campaign";
@@ -96,7 +96,8 @@ export async function deleteCampaign(deps: CampaignWriterDeps, accountId: string
     if (isRecordMissing(err)) throw campaignNotFound();
     throw err;
   }
-  if (campaign.slug) await deps.legacyRecords.removeRotator(campaign.slug, campaign.id);
+  // Read again, not tombstoned blindly: another campaign may have taken the slug meanwhile.
+  if (campaign.slug) await deps.legacyRecords.syncSlug(deps.prisma, campaign.slug);
 }
 
 /**

@@ -101,7 +101,7 @@ export async function updateDomain(
     if (isRecordMissing(err)) throw domainNotFound();
     throw err;
   }
-  await deps.legacyRecords.putDomain(domain.host, domain); // removes the record unless verified
+  await deps.legacyRecords.putDomain(domain); // removes the record unless verified
   return domain;
 }
 
@@ -120,7 +120,7 @@ export async function deleteDomain(
   accountId: string,
   id: number,
 ): Promise<{ linksDeleted: number }> {
-  const { host, deleted } = await deps.prisma.$transaction(async (tx) => {
+  const { host, deleted, version } = await deps.prisma.$transaction(async (tx) => {
     const [domain] = await tx.$queryRaw<{ host: string }[]>`
       SELECT host FROM domains WHERE id = ${id} AND account_id = ${accountId}::uuid FOR UPDATE`;
     if (!domain) throw domainNotFound();
@@ -130,11 +130,13 @@ export async function deleteDomain(
       accountId,
       links.map((l) => l.id),
     );
-    await tx.domain.delete({ where: { id } });
-    return { host: domain.host, deleted };
+    // The tombstone's version, drawn after the row's last under the delete's lock (decision 0052).
+    const [gone] = await tx.$queryRaw<{ version: bigint }[]>`
+      DELETE FROM domains WHERE id = ${id} RETURNING kurz_new_record_version() AS version`;
+    return { host: domain.host, deleted, version: gone!.version };
   });
   await afterLinksDeleted(deps, deleted);
-  await deps.legacyRecords.removeDomain(host, id);
+  await deps.legacyRecords.removeDomain(host, { id, version });
   return { linksDeleted: deleted.links.length };
 }
 
