@@ -4,7 +4,7 @@
 // before a change (the miss path's) nor an edit that crossed another, written late, undoes it. Against
 // the real Postgres (the versions are its) and Redis.
 import { domainKey, isRecordTombstone, overlayKey, rotatorKey } from "@kurz/contracts";
-import type { Domain, PrismaClient } from "@kurz/db";
+import { createPrisma, type Domain, type PrismaClient } from "@kurz/db";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteCampaign } from "../src/legacy/campaigns-service.ts";
@@ -185,6 +185,20 @@ describe("a slug given up", () => {
     const taker = await newCampaign(slug);
     await legacy.syncRotator(prisma, taker.id, null);
     expect(await held(rotatorKey(slug))).toMatchObject({ campaign_id: taker.id });
+  });
+
+  it("is dropped when Postgres cannot be read then, for the redirect's miss path to read it", async () => {
+    const slug = `dark-${++seq}-${Date.now()}`;
+    const c = await newCampaign(slug);
+    await legacy.syncRotator(prisma, c.id, null);
+    expect(await held(rotatorKey(slug))).toMatchObject({ campaign_id: c.id });
+    const unreachable = createPrisma("postgresql://postgres@127.0.0.1:1/none");
+    try {
+      await legacy.syncSlug(unreachable, slug);
+    } finally {
+      await unreachable.$disconnect();
+    }
+    expect(await held(rotatorKey(slug))).toBeNull();
   });
 });
 
