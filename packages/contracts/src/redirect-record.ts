@@ -1,6 +1,13 @@
 import * as z from "zod";
 
 /**
+ * A redirect record's version (decisions 0051, 0052): a link's from its row, a domain's, rotator's or
+ * overlay's from one Postgres sequence; Redis keeps the highest written. Absent in records written
+ * before versions: read as 0, so any versioned write wins.
+ */
+export const RecordVersion = z.int().nonnegative().optional();
+
+/**
  * What management writes to Redis for the redirect (write-through; Redis is a cache, never the only copy).
  * Read on every cache miss of the redirect hot path, so it is flat JSON with short members.
  */
@@ -29,8 +36,7 @@ export const RedirectRecord = z.object({
   domain_id: z.int().nullable().optional().meta({
     description: "Branded domain the link lives on (served only there); null/absent: the public host",
   }),
-  // Absent in records written before versions (decision 0051): read as 0, so any versioned write wins.
-  v: z.int().nonnegative().optional().meta({
+  v: RecordVersion.meta({
     description: "The link row's version; Redis keeps the highest written (decision 0051)",
   }),
   c: z.int().nonnegative().optional().meta({
@@ -53,12 +59,6 @@ export interface RecordTombstone {
   c?: number;
   v?: number;
 }
-
-/**
- * The version a domain's, rotator's or overlay's record carries (decision 0052): drawn from one
- * Postgres sequence, so of two writes Redis keeps the later-drawn. Absent in records written before it.
- */
-export const RecordVersion = z.number().int().nonnegative().optional();
 
 /** Whether a value read from any key the redirect reads is a tombstone. */
 export function isRecordTombstone(value: unknown): boolean {

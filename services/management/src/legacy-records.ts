@@ -10,7 +10,6 @@
 import {
   type DomainRecord,
   domainKey,
-  INVALIDATION_CHANNEL,
   invalidationMessage,
   type RotatorRecord,
   rotatorKey,
@@ -18,13 +17,11 @@ import {
 import type { Domain, Prisma, PrismaClient } from "@kurz/db";
 import type { Redis } from "ioredis";
 import {
-  defineVersionedSet,
   drawRecordVersion,
   TOMBSTONE_TTL_SECONDS,
   tombstone,
-  type VersionedSet,
   type VersionedValue,
-  versionedSetArgs,
+  writeVersioned,
 } from "./record-tombstones.ts";
 
 type Kind = "domain" | "rotator";
@@ -103,12 +100,11 @@ export class LegacyRecords {
   constructor(
     private readonly redis: Redis,
     private readonly logger: { warn(o: object, m?: string): void },
-  ) {
-    defineVersionedSet(redis);
-  }
+  ) {}
 
   /**
-   * The domain's record at its version. Only a verified domain is visible to the redirect
+   * The domain's record at its version, kept only if no later version is there: the API's writes and the
+   * miss path's (what it read) alike. Only a verified domain is visible to the redirect
    * (docs/security.md): any other leaves a tombstone of that version, which its verification replaces.
    */
   async putDomain(domain: Domain): Promise<void> {
@@ -122,11 +118,6 @@ export class LegacyRecords {
             ttlSeconds: TOMBSTONE_TTL_SECONDS,
           };
     await this.write("domain", domain.host, value);
-  }
-
-  /** The miss path's write of a verified domain it read: kept only if no later version is there. */
-  async healDomain(domain: Domain): Promise<void> {
-    if (domain.status === "verified") await this.putDomain(domain);
   }
 
   /**
@@ -163,8 +154,8 @@ export class LegacyRecords {
     });
   }
 
-  /** The miss path's write of the rotator it read (loadRotatorRecord): kept only if nothing later is. */
-  async healRotator(slug: string, record: RotatorRecord): Promise<void> {
+  /** A rotator as loadRotatorRecord read it, kept only if nothing later is (the miss path's write too). */
+  async putRotator(slug: string, record: RotatorRecord): Promise<void> {
     await this.write("rotator", slug, {
       value: JSON.stringify(record),
       rowId: record.campaign_id,
@@ -184,7 +175,7 @@ export class LegacyRecords {
       this.logger.warn({ err: String(err), campaignId }, "rotator record reload failed");
       return;
     }
-    if (current) await this.healRotator(current.slug, current.record);
+    if (current) await this.putRotator(current.slug, current.record);
     if (previousSlug !== null && previousSlug !== current?.slug) await this.syncSlug(prisma, previousSlug);
   }
 
@@ -207,7 +198,7 @@ export class LegacyRecords {
       await this.redis.del(rotatorKey(slug)).catch(() => undefined);
       return;
     }
-    if (read.rotator) return this.healRotator(slug, read.rotator.record);
+    if (read.rotator) return this.putRotator(slug, read.rotator.record);
     await this.write("rotator", slug, {
       value: tombstone({ v: Number(read.version) }),
       rowId: 0,
@@ -219,9 +210,7 @@ export class LegacyRecords {
   private async write(kind: Kind, id: string, value: VersionedValue): Promise<void> {
     const key = kind === "domain" ? domainKey(id) : rotatorKey(id);
     try {
-      const tx = this.redis.multi();
-      (tx as unknown as VersionedSet).kurzVersionedSet(key, ...versionedSetArgs(value));
-      await tx.publish(INVALIDATION_CHANNEL, invalidationMessage(kind, id)).exec();
+      await writeVersioned(this.redis, key, value, invalidationMessage(kind, id));
     } catch (err) {
       this.logger.warn(
         { err: String(err), kind, id },

@@ -3,16 +3,14 @@
 // (`GET /internal/overlays/resolve/:id`), so failures are logged and never fail the API request. Each
 // write carries the row's version and Redis keeps the highest (decision 0052); a deleted overlay leaves
 // a tombstone that refuses every later write of it (decision 0051).
-import { INVALIDATION_CHANNEL, invalidationMessage, type OverlayRecord, overlayKey } from "@kurz/contracts";
+import { invalidationMessage, type OverlayRecord, overlayKey } from "@kurz/contracts";
 import type { Overlay } from "@kurz/db";
 import type { Redis } from "ioredis";
 import {
-  defineVersionedSet,
   TOMBSTONE_TTL_SECONDS,
   tombstone,
-  type VersionedSet,
   type VersionedValue,
-  versionedSetArgs,
+  writeVersioned,
 } from "./record-tombstones.ts";
 
 export function toOverlayRecord(overlay: Overlay): OverlayRecord {
@@ -36,19 +34,15 @@ export class OverlayRecords {
   constructor(
     private readonly redis: Redis,
     private readonly logger: { warn(o: object, m?: string): void },
-  ) {
-    defineVersionedSet(redis);
-  }
+  ) {}
 
-  /** The overlay's record at its version: kept only if no later version is there. */
+  /**
+   * The overlay's record at its version: kept only if no later version is there, so the API's write
+   * and the miss path's (what it read) are the same write.
+   */
   put(overlay: Overlay): Promise<void> {
     const value = JSON.stringify(toOverlayRecord(overlay));
     return this.write(overlay.id, { value, rowId: overlay.id, version: overlay.version });
-  }
-
-  /** The miss path's write of what it read: as put, so never over a removal or a later edit. */
-  heal(overlay: Overlay): Promise<void> {
-    return this.put(overlay);
   }
 
   /**
@@ -62,9 +56,7 @@ export class OverlayRecords {
 
   private async write(id: number, value: VersionedValue): Promise<void> {
     try {
-      const tx = this.redis.multi();
-      (tx as unknown as VersionedSet).kurzVersionedSet(overlayKey(id), ...versionedSetArgs(value));
-      await tx.publish(INVALIDATION_CHANNEL, invalidationMessage("overlay", String(id))).exec();
+      await writeVersioned(this.redis, overlayKey(id), value, invalidationMessage("overlay", String(id)));
     } catch (err) {
       this.logger.warn({ err: String(err), id }, "overlay record write failed; the miss path will heal it");
     }

@@ -3,7 +3,7 @@
 // it: each record carries a version and Redis keeps the highest, and a removed record leaves a tombstone
 // in its place, where a deleted key would let a late write in. The link records' own rules (versions,
 // creation times) are in redirect-records.ts' put script; these are the other records'.
-import type { RecordTombstone } from "@kurz/contracts";
+import { INVALIDATION_CHANNEL, type RecordTombstone } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import type { Redis } from "ioredis";
 
@@ -45,18 +45,11 @@ else
 end
 return 1`;
 
-/** The versioned write as a command of the client, and of its MULTIs. */
-export type VersionedSet = {
+type VersionedSet = {
   kurzVersionedSet(key: string, value: string, rowId: string, version: string, ttlSeconds: string): unknown;
 };
 
-/** Once per client: the domain, rotator and overlay writers share management's Redis client. */
-export function defineVersionedSet(redis: Redis): void {
-  if ("kurzVersionedSet" in redis) return;
-  redis.defineCommand("kurzVersionedSet", { numberOfKeys: 1, lua: VERSIONED_SET_SCRIPT });
-}
-
-/** A value for `kurzVersionedSet`: a record or a tombstone, its row and version, how long it lasts. */
+/** A record or a tombstone to write, its row and version, and how long it lasts. */
 export interface VersionedValue {
   value: string;
   rowId: string | number;
@@ -65,9 +58,29 @@ export interface VersionedValue {
   ttlSeconds?: number;
 }
 
-/** The arguments of `kurzVersionedSet` after its key. */
-export function versionedSetArgs(v: VersionedValue): [string, string, string, string] {
-  return [v.value, String(v.rowId), String(v.version), String(v.ttlSeconds ?? 0)];
+/**
+ * Writes `v` at `key` by the versioned script and announces `invalidation` to the redirects, in one
+ * MULTI; throws what Redis throws (the callers log it: the miss path heals a write that failed).
+ */
+export async function writeVersioned(
+  redis: Redis,
+  key: string,
+  v: VersionedValue,
+  invalidation: string,
+): Promise<void> {
+  // Defined on first use, once per client (ioredis sends it by SHA, and the script itself when unknown).
+  if (!("kurzVersionedSet" in redis)) {
+    redis.defineCommand("kurzVersionedSet", { numberOfKeys: 1, lua: VERSIONED_SET_SCRIPT });
+  }
+  const tx = redis.multi();
+  (tx as unknown as VersionedSet).kurzVersionedSet(
+    key,
+    v.value,
+    String(v.rowId),
+    String(v.version),
+    String(v.ttlSeconds ?? 0),
+  );
+  await tx.publish(INVALIDATION_CHANNEL, invalidation).exec();
 }
 
 /**

@@ -1,8 +1,8 @@
 // Branded domains', rotators' and overlays' records in Redis. Management writes them after its commit,
 // so two writes can reach Redis out of their order: each carries a version and Redis keeps the highest
 // (decision 0052), and a removal leaves a tombstone for a day (decision 0051), so neither a read made
-// before a change (the miss path's) nor an edit that crossed another, written late, undoes it. Against
-// the real Postgres (the versions are its) and Redis.
+// before a change (the miss path's, which writes what it read as the API does) nor an edit that
+// crossed another, written late, undoes it. Against the real Postgres (the versions are its) and Redis.
 import { domainKey, isRecordTombstone, overlayKey, rotatorKey } from "@kurz/contracts";
 import { createPrisma, type Domain, type PrismaClient } from "@kurz/db";
 import type { Redis } from "ioredis";
@@ -106,7 +106,7 @@ describe("two writes that cross", () => {
     const before = (await loadRotatorRecord(prisma, { id: c.id }))!; // the miss path's read
     await addLink(c.id, 1);
     await legacy.syncRotator(prisma, c.id, null); // the change's own write
-    await legacy.healRotator(before.slug, before.record); // the read from before it, late
+    await legacy.putRotator(before.slug, before.record); // the read from before it, late
     expect(await held(rotatorKey(slug))).toMatchObject({ campaign_id: c.id, links: [{}, {}] });
   });
 
@@ -122,12 +122,11 @@ describe("two writes that cross", () => {
 });
 
 describe("a deletion's tombstone", () => {
-  it("refuses a domain's heal and edit read before the delete, for a day; a domain added again serves", async () => {
+  it("refuses a write of the domain read before the delete (an edit's, the miss path's), for a day; a domain added again serves", async () => {
     const d = await newDomain();
     const edited = await editDomain(d.id, { redirectRoot: "https://example.com/root" });
     await legacy.putDomain(edited);
     await deleteDomain(legacyDeps(), accountId, d.id);
-    await legacy.healDomain(edited);
     await legacy.putDomain(edited);
     expect(await held(domainKey(d.host))).toBe("tombstone");
     expect(await redis.ttl(domainKey(d.host))).toBeGreaterThan(TOMBSTONE_TTL_SECONDS - 60);
@@ -138,12 +137,12 @@ describe("a deletion's tombstone", () => {
     expect(await redis.ttl(domainKey(d.host))).toBe(-1);
   });
 
-  it("refuses an overlay's heal and edit read before its delete", async () => {
+  it("refuses writes of an overlay read before its delete, whichever version they carry", async () => {
     const o = await newOverlay("before");
     await overlays.put(o);
     const edited = await prisma.overlay.update({ where: { id: o.id }, data: { text: "edited" } });
     await deleteOverlay({ ...deps, overlayRecords: overlays }, accountId, o.id);
-    await overlays.heal(o);
+    await overlays.put(o);
     await overlays.put(edited);
     expect(await held(overlayKey(o.id))).toBe("tombstone");
   });
@@ -154,7 +153,7 @@ describe("a deletion's tombstone", () => {
     await addLink(c.id, 0);
     const before = (await loadRotatorRecord(prisma, { slug }))!;
     await deleteCampaign({ prisma, legacyRecords: legacy }, accountId, c.id);
-    await legacy.healRotator(before.slug, before.record);
+    await legacy.putRotator(before.slug, before.record);
     expect(await held(rotatorKey(slug))).toBe("tombstone");
   });
 });
@@ -199,22 +198,5 @@ describe("a slug given up", () => {
       await unreachable.$disconnect();
     }
     expect(await held(rotatorKey(slug))).toBeNull();
-  });
-});
-
-describe("the miss path's heal", () => {
-  it("fills an empty key", async () => {
-    const d = await newDomain();
-    await legacy.healDomain(d);
-    expect(await held(domainKey(d.host))).toMatchObject({ id: d.id, redirect_root: null });
-    const o = await newOverlay("first");
-    await overlays.heal(o);
-    expect(await held(overlayKey(o.id))).toMatchObject({ text: "first" });
-  });
-
-  it("writes nothing for a domain that is not verified", async () => {
-    const d = await editDomain((await newDomain()).id, { status: "pending" });
-    await legacy.healDomain(d);
-    expect(await held(domainKey(d.host))).toBeNull();
   });
 });

@@ -18,14 +18,14 @@ export function internalLegacyRouter(deps: { prisma: PrismaClient; legacyRecords
       throw notFound("No such branded domain");
     const domain = await prisma.domain.findUnique({ where: { host: parsed.hostname } });
     if (domain?.status !== "verified") throw notFound("No such branded domain");
-    await legacyRecords.healDomain(domain);
+    await legacyRecords.putDomain(domain);
     res.json(toDomainRecord(domain));
   });
 
   router.get("/rotators/resolve/:slug", async (req, res) => {
     const rotator = await loadRotatorRecord(prisma, { slug: req.params.slug });
     if (!rotator) throw notFound("No such rotator");
-    await legacyRecords.healRotator(rotator.slug, rotator.record);
+    await legacyRecords.putRotator(rotator.slug, rotator.record);
     res.json(rotator.record);
   });
 

@@ -19,7 +19,7 @@ export function internalOverlaysRouter(deps: {
     const id = /^[1-9]\d{0,9}$/.test(req.params.id) ? Number(req.params.id) : 0;
     const overlay = id > 0 && id <= 2_147_483_647 ? await prisma.overlay.findUnique({ where: { id } }) : null;
     if (!overlay) throw notFound("No such overlay");
-    await deps.overlayRecords.heal(overlay); // heal the cache for every other redirect instance
+    await deps.overlayRecords.put(overlay); // heal the cache for every other redirect instance
     res.json(toOverlayRecord(overlay));
   });
 
