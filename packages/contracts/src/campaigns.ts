@@ -52,6 +52,14 @@ export const CampaignMembershipEvent = z.object({
 });
 export type CampaignMembershipEvent = z.infer<typeof CampaignMembershipEvent>;
 
+/**
+ * Whether a `links` topic message claims to be a campaign's membership, by its type alone: told apart
+ * before any parse, since a failed parse builds its whole error (decision 0039).
+ */
+export function isCampaignMembershipMessage(value: unknown): boolean {
+  return (value as { type?: unknown } | null)?.type === "campaign.links";
+}
+
 export const CampaignAnalyticsParams = z.object({
   id: z
     .string()

@@ -5,7 +5,7 @@
 // a redelivered or reordered event never overwrites newer state.
 import type { EventBus, Subscription } from "@kurz/bus";
 import type { KurzClickHouse } from "@kurz/clickhouse";
-import { CampaignMembershipEvent, LinkEvent, TOPICS } from "@kurz/contracts";
+import { CampaignMembershipEvent, isCampaignMembershipMessage, LinkEvent, TOPICS } from "@kurz/contracts";
 import type { Logger } from "@kurz/service-kit";
 import { chTime } from "./click-rows.ts";
 import { ROLLUP_TABLES } from "./click-writer.ts";
@@ -39,7 +39,7 @@ export function subscribeLinks(deps: {
           // Campaign membership shares the topic (issue 13): analytics learns campaigns from it. Only
           // a message of its type is parsed as one (decision 0039): every link event used to fail that
           // parse first, and a failed parse builds its whole error (a create's event, each time).
-          if ((m.value as { type?: unknown } | null)?.type === "campaign.links") {
+          if (isCampaignMembershipMessage(m.value)) {
             const campaign = CampaignMembershipEvent.safeParse(m.value);
             if (campaign.success) {
               campaigns.push(campaign.data);

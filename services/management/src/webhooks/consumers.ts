@@ -3,7 +3,13 @@
 // nor delay messages from analytics or click totals. A batch is committed only after its pending work
 // is in Postgres, so a crash re-reads it, and the enqueue functions make that harmless.
 import type { EventBus, Subscription } from "@kurz/bus";
-import { decodeClickBatch, type LinkEvent, LinkEvent as LinkEventSchema, TOPICS } from "@kurz/contracts";
+import {
+  decodeClickBatch,
+  isCampaignMembershipMessage,
+  type LinkEvent,
+  LinkEvent as LinkEventSchema,
+  TOPICS,
+} from "@kurz/contracts";
 import type { Logger } from "@kurz/service-kit";
 import { type EnqueueDeps, enqueueClicks, enqueueLinkEvents } from "./enqueue.ts";
 
@@ -20,6 +26,8 @@ export async function subscribeWebhookInputs(
     handler: async (messages) => {
       const events: LinkEvent[] = [];
       for (const m of messages) {
+        // Campaign membership shares the topic (analytics' input); no webhook event comes of it.
+        if (isCampaignMembershipMessage(m.value)) continue;
         const parsed = LinkEventSchema.safeParse(m.value);
         if (parsed.success) events.push(parsed.data);
         else deps.logger.warn({ id: m.id }, "webhooks skipped a link event this version cannot read");
