@@ -20,6 +20,13 @@ import { cleanupRedisPrefix, uniquePrefix } from "./redis.ts";
 
 const root = resolve(import.meta.dirname, "../../..");
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+/**
+ * How long a stopped service may take before it is killed (and its stop fails the test). A service
+ * bounds its own shutdown at 25 s (service-kit's lifecycle.ts: 10 s for open connections to finish,
+ * 10 s for close(), 5 s for the last log lines); 15 s here once killed a service inside that budget on
+ * a slow host, while a client's connection held its drain (2026-11-29).
+ */
+const SERVICE_STOP_MS = 30_000;
 
 export interface Stack {
   /** The public origin (the gateway), e.g. http://127.0.0.1:41234 */
@@ -251,7 +258,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     createAccount: (email, linkLimit) => accounts.createAccount(email, linkLimit),
     stop: async () => {
       await accounts.close();
-      const codes = await Promise.all([...procs].reverse().map((p) => p.stop("SIGTERM")));
+      const codes = await Promise.all([...procs].reverse().map((p) => p.stop("SIGTERM", SERVICE_STOP_MS)));
       await cleanup();
       if (codes.some((c) => c !== 0)) {
         for (const p of procs) console.error(p.output());
