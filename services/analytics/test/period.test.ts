@@ -68,9 +68,16 @@ describe("splitPeriod", () => {
 
 describe("levelRanges", () => {
   const p = (from: string, to: string) => ({ from: new Date(from), to: new Date(to) });
+  // The clock: click rows are kept from a fixed moment, so the answer does not depend on today.
+  const clickRowsFrom = Date.parse("2026-10-15T00:00:00.000Z");
 
   it("names the whole days, the whole hours of partial days and the partial hours' clicks", () => {
-    const r = levelRanges(p("2026-11-01T06:30:00.000Z", "2026-11-03T12:00:00.000Z"), "day", "x");
+    const r = levelRanges(
+      p("2026-11-01T06:30:00.000Z", "2026-11-03T12:00:00.000Z"),
+      "day",
+      "x",
+      clickRowsFrom,
+    );
     expect(r.where.match(/level = '(\w+)'/g)).toEqual([
       "level = 'day'",
       "level = 'hour'",
@@ -89,10 +96,27 @@ describe("levelRanges", () => {
   });
 
   it("reads no whole days for an hourly series, and nothing for an empty period", () => {
-    const r = levelRanges(p("2026-11-01T00:00:00.000Z", "2026-11-02T23:59:59.999Z"), "hour", "s");
-    expect(r.where).not.toContain("'day'");
-    expect(levelRanges(p("2026-11-02T00:00:00.000Z", "2026-11-01T00:00:00.000Z"), "day", "e").where).toBe(
-      "0",
+    const r = levelRanges(
+      p("2026-11-01T00:00:00.000Z", "2026-11-02T23:59:59.999Z"),
+      "hour",
+      "s",
+      clickRowsFrom,
     );
+    expect(r.where).not.toContain("'day'");
+    expect(
+      levelRanges(p("2026-11-02T00:00:00.000Z", "2026-11-01T00:00:00.000Z"), "day", "e", clickRowsFrom).where,
+    ).toBe("0");
+  });
+
+  it("reads a partial hour older than the click rows from raw clicks", () => {
+    const r = levelRanges(
+      p("2026-11-01T06:30:00.000Z", "2026-11-03T12:00:00.000Z"),
+      "day",
+      "o",
+      Date.parse("2026-11-02T00:00:00.000Z"),
+    );
+    expect(r.where.match(/level = 'click'/g)).toEqual(["level = 'click'"]);
+    expect(r.clicksWhere).not.toBeNull();
+    expect(r.params).toMatchObject({ o_old0_from: new Date("2026-11-01T06:30:00.000Z") });
   });
 });
