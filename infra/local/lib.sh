@@ -7,9 +7,12 @@ is_root() { [ "$(id -u)" = 0 ]; }
 
 apt_install() {
   is_root || die "missing $*; install it (apt-get install $*) or run ./kurz as root"
-  if [ -z "${KURZ_APT_UPDATED:-}" ]; then apt-get update -qq >/dev/null; export KURZ_APT_UPDATED=1; fi
+  # Another apt on the machine (a second checkout's ./kurz test, an operator) holds dpkg's lock for a
+  # while: wait for it rather than fail.
+  local wait=(-o DPkg::Lock::Timeout=600)
+  if [ -z "${KURZ_APT_UPDATED:-}" ]; then apt-get "${wait[@]}" update -qq >/dev/null; export KURZ_APT_UPDATED=1; fi
   log "installing $* with apt"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get "${wait[@]}" install -y -qq "$@" >/dev/null
 }
 
 ensure_toolchain() {
