@@ -27,6 +27,7 @@ export const UNIT_TEST_FILES = [
   "packages/testing/test/dns.test.ts",
   "packages/testing/test/files-key.test.ts",
   "packages/testing/test/memory-tmpdir.test.ts",
+  "packages/testing/test/utc-day-left.test.ts",
   "services/analytics/test/period.test.ts",
   "services/gateway/test/route-table.test.ts",
   "services/management/src/frame-policy.test.ts",

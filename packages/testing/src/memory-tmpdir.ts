@@ -36,6 +36,7 @@ export interface MemoryTmpdirOptions {
   /** The memory file system's mount point. */
   mount?: string;
   env?: NodeJS.ProcessEnv;
+  /** The time other runs' directories are judged by; by default the file system's (below). */
   now?: number;
 }
 
@@ -46,7 +47,7 @@ export interface MemoryTmpdirOptions {
  * undefined when nothing changed.
  */
 export function useMemoryTmpdir(options: MemoryTmpdirOptions = {}): string | undefined {
-  const { mount = "/dev/shm", env = process.env, now = Date.now() } = options;
+  const { mount = "/dev/shm", env = process.env } = options;
   if (env.TMPDIR || env.KURZ_TEST_TMPDIR === "disk") return undefined;
   try {
     const fs = statfsSync(mount);
@@ -54,8 +55,10 @@ export function useMemoryTmpdir(options: MemoryTmpdirOptions = {}): string | und
     const shared = join(mount, "kurz-test");
     mkdirSync(shared, { recursive: true });
     accessSync(shared, constants.W_OK);
-    removeStale(shared, now);
     const run = mkdtempSync(join(shared, "run-"));
+    // Ages are measured on the file system's clock, which stamped the other runs' directories too (the
+    // new directory's time): a run under a faked clock (faketime) takes no live run for a stale one.
+    removeStale(shared, options.now ?? statSync(run).mtimeMs, run);
     chmodSync(run, 0o755); // servers a test runs as another user (the postgres of tests/chaos) reach in
     env.KURZ_PORT_CLAIMS_DIR ||= join(shared, "kurz-port-claims");
     env.TMPDIR = run;
@@ -66,9 +69,10 @@ export function useMemoryTmpdir(options: MemoryTmpdirOptions = {}): string | und
 }
 
 /** Runs that were killed: their memory stays taken until removed. */
-function removeStale(dir: string, now: number): void {
+function removeStale(dir: string, now: number, own: string): void {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
+    if (path === own) continue;
     try {
       if (now - statSync(path).mtimeMs > STALE_MS) rmSync(path, { recursive: true, force: true });
     } catch {

@@ -73,10 +73,11 @@ describe("useMemoryTmpdir", () => {
       const recent = mkdtempSync(join(root, "kurz-chdb-"));
       made.push(old, recent);
       writeFileSync(join(old, "part"), "x");
-      const now = Date.now();
-      const twoDaysAgo = new Date(now - 2 * 24 * 60 * 60_000);
+      // Two days before `recent` by the file system's clock, which the ages are judged by (not this
+      // process's, which a faked clock moves).
+      const twoDaysAgo = new Date(statSync(recent).mtimeMs - 2 * 24 * 60 * 60_000);
       utimesSync(old, twoDaysAgo, twoDaysAgo);
-      made.push(useMemoryTmpdir({ env: {}, now }) as string);
+      made.push(useMemoryTmpdir({ env: {} }) as string);
       expect(existsSync(old)).toBe(false);
       expect(existsSync(recent)).toBe(true);
     },

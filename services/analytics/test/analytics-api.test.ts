@@ -2,10 +2,10 @@
 // X-Forwarded-For produce exactly the expected analytics; date filters; ownership; deleting a link
 // and reusing its alias; public analytics; click totals back in management.
 import { randomUUID } from "node:crypto";
-import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
+import { printProcessOutputOnFailure, waitFor, withUtcDayLeft } from "@kurz/testing";
 import { type Stack, startStack } from "@kurz/testing/stack";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
 printProcessOutputOnFailure();
 
@@ -24,8 +24,14 @@ const IP = { us: "8.8.8.8", gb: "81.2.69.160", jp: "210.140.92.183", unknown: "2
 
 let stack: Stack;
 let db: pg.Client;
-const today = new Date().toISOString().slice(0, 10);
-const dayOffset = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+const DAY = 86_400_000;
+/** The UTC day `n` days from `day`. */
+const dayFrom = (day: string, n: number) => new Date(Date.parse(day) + n * DAY).toISOString().slice(0, 10);
+/**
+ * Before a test's clicks: the day they all fall in (a test's time limit is left of it, see
+ * withUtcDayLeft), which its answers are expected in, and the moment they start.
+ */
+const clickDay = () => withUtcDayLeft(60_000);
 
 interface Account {
   account_id: string;
@@ -94,11 +100,15 @@ describe("link analytics", () => {
   let owner: Account;
   let other: Account;
   let link: LinkData;
+  let today: string;
+  let clickedFrom: number;
+  const dayOffset = (n: number) => dayFrom(today, n);
 
   beforeAll(async () => {
     owner = await stack.createAccount(`owner-${randomUUID()}@example.com`);
     other = await stack.createAccount(`other-${randomUUID()}@example.com`);
     link = await createLink(owner, { url: "https://example.com/a" });
+    ({ day: today, at: clickedFrom } = await clickDay());
     await click(link, UA.firefoxLinux, IP.us, "https://news.example.org/item");
     await click(link, UA.firefoxLinux, IP.us, "https://news.example.org/item"); // same visitor
     await click(link, UA.iphone, IP.gb, "https://social.example.com/");
@@ -160,8 +170,9 @@ describe("link analytics", () => {
     expect((await get(`start=${today}&end=${today}`)).total_clicks).toBe(5);
     expect((await get(`start=${dayOffset(-3)}`)).total_clicks).toBe(5);
     // Times of day: partial days are read from raw clicks, so the boundary is exact.
-    const later = new Date(Date.now() + 3_600_000).toISOString();
-    const earlier = new Date(Date.now() - 3_600_000).toISOString();
+    // An hour after the clicks began (they took seconds), and an hour before.
+    const later = new Date(clickedFrom + 3_600_000).toISOString();
+    const earlier = new Date(clickedFrom - 3_600_000).toISOString();
     const yesterday = `${dayOffset(-1)}T12:00:00.000Z`;
     expect((await get(`start=${later}&end=${dayOffset(1)}`)).total_clicks).toBe(0);
     const ranged = await get(`start=${encodeURIComponent(yesterday)}&end=${encodeURIComponent(later)}`);
@@ -218,6 +229,12 @@ describe("link analytics", () => {
 });
 
 describe("summary", () => {
+  let today: string;
+  // In a hook: its wait for the next day, when that comes, is not spent from the test's time.
+  beforeEach(async () => {
+    ({ day: today } = await clickDay());
+  });
+
   it("counts links, clicks over time and the top links of the account only", async () => {
     const a = await stack.createAccount(`summary-${randomUUID()}@example.com`);
     const links: LinkData[] = [];
@@ -255,7 +272,11 @@ describe("summary", () => {
         clicks_count: i,
       })),
     });
-    const past = await api(a, "GET", `/api/v1/analytics/summary?start=${dayOffset(-5)}&end=${dayOffset(-1)}`);
+    const past = await api(
+      a,
+      "GET",
+      `/api/v1/analytics/summary?start=${dayFrom(today, -5)}&end=${dayFrom(today, -1)}`,
+    );
     expect(past.body.data).toMatchObject({ total_clicks: 21, unique_visitors: 0, clicks_over_time: [] });
     expect((await api(a, "GET", "/api/v1/analytics/summary?start=x&end=y")).status).toBe(400);
   });
@@ -301,6 +322,11 @@ describe("deleting a link", () => {
 });
 
 describe("public analytics", () => {
+  let today: string;
+  beforeEach(async () => {
+    ({ day: today } = await clickDay());
+  });
+
   it("serves only shared sections of public links, without a key", async () => {
     const a = await stack.createAccount(`public-${randomUUID()}@example.com`);
     const link = await createLink(a, { url: "https://example.com/public" });

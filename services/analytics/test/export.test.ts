@@ -1,14 +1,13 @@
 // GET /api/v1/exports/analytics end to end: real clicks through the redirect, the rollups in embedded
 // ClickHouse, the CSV streamed back through the gateway (which routes /exports/analytics here).
 import { randomUUID } from "node:crypto";
-import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
+import { printProcessOutputOnFailure, waitFor, withUtcDayLeft } from "@kurz/testing";
 import { type Stack, startStack } from "@kurz/testing/stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 printProcessOutputOnFailure();
 
 let stack: Stack;
-const today = new Date().toISOString().slice(0, 10);
 
 beforeAll(async () => {
   stack = await startStack({ inProcess: true, extraEnv: { TRUST_PROXY: "2" } });
@@ -51,12 +50,15 @@ describe("GET /api/v1/exports/analytics", () => {
   let other: Account;
   let a: Awaited<ReturnType<typeof createLink>>;
   let b: Awaited<ReturnType<typeof createLink>>;
+  /** The UTC day of the clicks below, which the export lists them in. */
+  let today: string;
 
   beforeAll(async () => {
     owner = await stack.createAccount(`exp-owner-${randomUUID()}@example.com`);
     other = await stack.createAccount(`exp-other-${randomUUID()}@example.com`);
     a = await createLink(owner, "https://example.com/a");
     b = await createLink(owner, "https://example.com/b");
+    ({ day: today } = await withUtcDayLeft(60_000));
     await click(a.short_url, FIREFOX, "https://news.example.org/item");
     await click(a.short_url, FIREFOX, "https://news.example.org/item");
     await click(a.short_url, SLACK);

@@ -4,20 +4,21 @@
 // certain, the test holds the relay's advisory lock, leaving the events unpublished in the outbox
 // (and checks that they are). The old design, which read the link dimension, fails every step there.
 import { randomUUID } from "node:crypto";
-import { holdAdvisoryLock, printProcessOutputOnFailure, waitFor } from "@kurz/testing";
+import { holdAdvisoryLock, printProcessOutputOnFailure, waitFor, withUtcDayLeft } from "@kurz/testing";
 import { type Stack, startStack } from "@kurz/testing/stack";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
 printProcessOutputOnFailure();
 
 /** The relay's pg_try_advisory_xact_lock key (services/management/src/outbox.ts). */
 const RELAY_LOCK = 727_001;
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
-const today = new Date().toISOString().slice(0, 10);
 
 let stack: Stack;
 let db: pg.Client;
+/** The UTC day of a test's clicks, which its answers are expected in. */
+let today: string;
 
 beforeAll(async () => {
   stack = await startStack({
@@ -36,6 +37,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await db?.end();
   await stack?.stop();
+});
+// A test's clicks fall in one UTC day, its time limit ahead (the wait for the next day, when that
+// comes, is the hook's time, not the test's).
+beforeEach(async () => {
+  ({ day: today } = await withUtcDayLeft(60_000));
 });
 
 interface Account {

@@ -117,9 +117,12 @@ describe("API keys", () => {
     const res = await createKey(api_key, { name: "temp", expires_at: expires.toISOString() });
     expect(res.status).toBe(201);
     expect(res.body.data.expires_at).toBe(expires.toISOString());
-    const withOffset = await createKey(api_key, { name: "offset", expires_at: "2099-01-01T01:00:00+01:00" });
+    // A moment a year ahead (whole seconds), written at an offset of +01:00: stored as that moment.
+    const ahead = new Date(Math.floor((Date.now() + 365 * 86_400_000) / 1000) * 1000);
+    const atOffset = `${new Date(ahead.getTime() + 3_600_000).toISOString().slice(0, 19)}+01:00`;
+    const withOffset = await createKey(api_key, { name: "offset", expires_at: atOffset });
     expect(withOffset.status).toBe(201);
-    expect(withOffset.body.data.expires_at).toBe("2099-01-01T00:00:00.000Z");
+    expect(withOffset.body.data.expires_at).toBe(ahead.toISOString());
   });
 
   it.each([
