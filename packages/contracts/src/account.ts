@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { Count, DateTimeInput, StoredText, Timestamp, Uuid } from "./primitives.ts";
+import { Count, ExpiresAtInput, StoredText, Timestamp, Uuid } from "./primitives.ts";
 
 /** Key format (ARCHITECTURE): `kurz_live_` + 32 base62 characters; key_prefix is its first 14 characters. */
 export const API_KEY_PREFIX = "kurz_live_";
@@ -59,7 +59,7 @@ export type ApiKeyIdParams = z.infer<typeof ApiKeyIdParams>;
 export const CreateApiKeyBody = z
   .object({
     name: StoredText().trim().min(1).max(KEY_NAME_MAX_LENGTH),
-    expires_at: DateTimeInput.optional(),
+    expires_at: ExpiresAtInput.optional(),
   })
   .meta({ id: "CreateApiKeyBody" });
 export type CreateApiKeyBody = z.infer<typeof CreateApiKeyBody>;
