@@ -17,6 +17,19 @@ export const Account = z
     total_links: Count,
     total_clicks: Count,
     created_at: Timestamp,
+    // Beyond SPEC 2.3, set by an operator (`./kurz accounts:update`); Kurz always sends them, optional
+    // so that SPEC's samples still parse.
+    status: z.string().optional().meta({ description: "Plan status, e.g. free or pro" }),
+    rate_limit_per_minute: z
+      .int()
+      .positive()
+      .optional()
+      .meta({ description: "Requests per minute each of the account's API keys may make" }),
+    rate_limit_per_hour: z
+      .int()
+      .positive()
+      .optional()
+      .meta({ description: "Requests per hour each of the account's API keys may make" }),
   })
   .meta({ id: "Account" });
 export type Account = z.infer<typeof Account>;
