@@ -225,18 +225,44 @@ describe("every request example of the docs pages", () => {
     expect((await fetch(res.body.data.short_url, { redirect: "manual" })).status).toBe(410);
   });
 
+  it("SPEC 4.1's expires_at is ISO 8601: a date is midnight UTC, an offset is kept as its instant, answered in UTC with milliseconds", async () => {
+    const ctx = await account("dates");
+    const created = await send(ctx, "POST", "/links", {
+      json: true,
+      body: { url: "https://example.com/dated", expires_at: "2030-01-01" },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.data.expires_at).toBe("2030-01-01T00:00:00.000Z");
+    const patched = await send(ctx, "PATCH", `/links/${created.body.data.id}`, {
+      json: true,
+      body: { expires_at: "2030-01-01T12:00:00+02:00" },
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.body.data.expires_at).toBe("2030-01-01T10:00:00.000Z");
+    const bulk = await send(ctx, "POST", "/links/bulk", {
+      json: true,
+      body: { links: [{ url: "https://example.com/dated-bulk", expires_at: "2030-06-30" }] },
+    });
+    expect(bulk.status, JSON.stringify(bulk.body)).toBe(201);
+    const read = await send(ctx, "GET", `/links/${bulk.body.data.success[0].id}`);
+    expect(read.body.data.expires_at).toBe("2030-06-30T00:00:00.000Z");
+    // A local time without a zone is still refused, with what to send instead.
+    const local = await send(ctx, "POST", "/links", {
+      json: true,
+      body: { url: "https://example.com/local", expires_at: "2030-01-01T00:00:00" },
+    });
+    expectError(local, 400, "VALIDATION_ERROR");
+    expect(local.body.error.details.expires_at._errors[0]).toMatch(/^Expected an ISO 8601 date \(2030-01-01/);
+  });
+
   it("links/bulk-create.mdx: curl (five links, one expired on arrival), then the JavaScript and Python three", async () => {
     const ctx = await account("bulk");
     const curl = await send(ctx, "POST", "/links/bulk", { json: true, body: { links: BULK_CREATE_LINKS } });
     expect(curl.status, JSON.stringify(curl.body)).toBe(201);
     expectEveryResponseHeaders(curl, 60);
-    // The one documented request Kurz refuses on purpose: "secret" is shorter than the 8 characters a
-    // link password needs (docs/security.md, "weak link passwords"). Only that item fails, as SnipURL's
-    // non-transactional bulk describes; the other four are created.
-    expect(curl.body.data.failed).toEqual([
-      { index: 3, error: "password: A link password needs at least 8 characters" },
-    ]);
-    expect(curl.body.data.success).toHaveLength(4);
+    // All five as the page shows them, "secret" (a link password is any non-empty string) included.
+    expect(curl.body.data.failed).toEqual([]);
+    expect(curl.body.data.success).toHaveLength(5);
     for (const [i, item] of curl.body.data.success.entries()) expectShape(item, "bulkItem", `success[${i}]`);
     expect(curl.body.data.success[0]).toMatchObject({
       title: "Page One",
@@ -247,6 +273,18 @@ describe("every request example of the docs pages", () => {
       (item: { original_url: string }) => item.original_url === "https://example.com/page-5",
     );
     expect((await fetch(expired.short_url, { redirect: "manual" })).status).toBe(410);
+    // page-4 asks for its password, and "secret" opens it.
+    const guarded = curl.body.data.success.find(
+      (item: { original_url: string }) => item.original_url === "https://example.com/page-4",
+    );
+    const unlocked = await fetch(guarded.short_url, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "password=secret",
+    });
+    expect(unlocked.status).toBe(303);
+    expect(unlocked.headers.get("location")).toBe("https://example.com/page-4");
 
     // The same alias again: the documented partial failure, with its documented wording.
     for (const example of ["javascript", "python"]) {

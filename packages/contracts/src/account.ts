@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { Count, DateTimeInput, StoredText, Timestamp, Uuid } from "./primitives.ts";
+import { Count, ExpiresAtInput, StoredText, Timestamp, Uuid } from "./primitives.ts";
 
 /** Key format (ARCHITECTURE): `kurz_live_` + 32 base62 characters; key_prefix is its first 14 characters. */
 export const API_KEY_PREFIX = "kurz_live_";
@@ -17,6 +17,19 @@ export const Account = z
     total_links: Count,
     total_clicks: Count,
     created_at: Timestamp,
+    // Beyond SPEC 2.3, set by an operator (`./kurz accounts:update`); Kurz always sends them, optional
+    // so that SPEC's samples still parse.
+    status: z.string().optional().meta({ description: "Plan status, e.g. free or pro" }),
+    rate_limit_per_minute: z
+      .int()
+      .positive()
+      .optional()
+      .meta({ description: "Requests per minute each of the account's API keys may make" }),
+    rate_limit_per_hour: z
+      .int()
+      .positive()
+      .optional()
+      .meta({ description: "Requests per hour each of the account's API keys may make" }),
   })
   .meta({ id: "Account" });
 export type Account = z.infer<typeof Account>;
@@ -59,7 +72,7 @@ export type ApiKeyIdParams = z.infer<typeof ApiKeyIdParams>;
 export const CreateApiKeyBody = z
   .object({
     name: StoredText().trim().min(1).max(KEY_NAME_MAX_LENGTH),
-    expires_at: DateTimeInput.optional(),
+    expires_at: ExpiresAtInput.optional(),
   })
   .meta({ id: "CreateApiKeyBody" });
 export type CreateApiKeyBody = z.infer<typeof CreateApiKeyBody>;

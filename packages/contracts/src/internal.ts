@@ -19,6 +19,11 @@ export const INTERNAL_HEADERS = {
   clientHash: "x-kurz-client",
   requestId: "x-request-id",
   /**
+   * The operators' credential (management's ADMIN_TOKEN, sent as configured) on `/internal/admin/*`;
+   * like every x-kurz-* header, the gateway drops it from a client's request.
+   */
+  adminToken: "x-kurz-admin-token",
+  /**
    * Set by the edge (infra/edge/nginx.conf) on every request it proxies, replacing any the client sent:
    * `<$request_id> <$msec>`, nginx's 32 hex digits for the request and its time in seconds with
    * milliseconds. A retry of the request on another instance carries the same value, so a redirect

@@ -7,13 +7,36 @@ export const Timestamp = z.iso.datetime({ precision: 3 }).meta({
   examples: ["2026-01-31T12:00:00.000Z"],
 });
 
+/** What a malformed expiry is told: the two forms accepted, each with an example. */
+export const EXPIRES_AT_MESSAGE =
+  "Expected an ISO 8601 date (2030-01-01, midnight UTC) or date-time with Z or an offset (2030-01-01T12:00:00+02:00)";
+
+const isoDate = z.iso.date();
+const isoDateTimeWithZone = z.iso.datetime({ offset: true });
+
 /**
- * Datetimes clients send: ISO 8601 with `Z` or a numeric offset, any sub-second precision.
- * A bare local time is rejected because its instant would depend on the server's time zone.
+ * An expiry clients send (`expires_at` of links, bulk items, imports and API keys), answered in SPEC 2's
+ * form: an ISO 8601 date is midnight UTC of that day; a date-time needs `Z` or a numeric offset, with
+ * any sub-second precision. A bare local time is refused because its instant would depend on the
+ * server's time zone. The parsed value is the instant in UTC with milliseconds
+ * (`2030-01-01` → `2030-01-01T00:00:00.000Z`, `2030-01-01T12:00:00+02:00` → `2030-01-01T10:00:00.000Z`),
+ * within the four-digit years a Timestamp can show.
  */
-export const DateTimeInput = z.iso
-  .datetime({ offset: true })
-  .meta({ description: "ISO 8601 datetime with Z or an offset", examples: ["2026-12-31T23:59:59+01:00"] });
+export const ExpiresAtInput = z
+  .string()
+  .refine((s) => isoDate.safeParse(s).success || isoDateTimeWithZone.safeParse(s).success, EXPIRES_AT_MESSAGE)
+  .transform((s, ctx) => {
+    const instant = new Date(s.length === 10 ? `${s}T00:00:00Z` : s);
+    if (instant.getUTCFullYear() > 9999) {
+      ctx.issues.push({ code: "custom", input: s, message: "Must be before the year 10000" });
+      return z.NEVER;
+    }
+    return instant.toISOString();
+  })
+  .meta({
+    description: "ISO 8601 date (midnight UTC) or date-time with Z or an offset",
+    examples: ["2030-01-01", "2030-01-01T12:00:00+02:00"],
+  });
 
 /** A calendar day, `YYYY-MM-DD`. */
 export const DateOnly = z.iso.date().meta({ examples: ["2026-01-31"] });

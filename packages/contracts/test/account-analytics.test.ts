@@ -35,7 +35,11 @@ describe("account", () => {
     expect(
       CreateApiKeyBody.safeParse({ name: "x".repeat(100), expires_at: "2027-01-01T00:00:00Z" }).success,
     ).toBe(true);
-    expect(CreateApiKeyBody.safeParse({ name: "x", expires_at: "2027-01-01" }).success).toBe(false);
+    // The same expiry rule as links': a date is midnight UTC, a local time without a zone is refused.
+    expect(CreateApiKeyBody.parse({ name: "x", expires_at: "2027-01-01" }).expires_at).toBe(
+      "2027-01-01T00:00:00.000Z",
+    );
+    expect(CreateApiKeyBody.safeParse({ name: "x", expires_at: "2027-01-01T00:00:00" }).success).toBe(false);
   });
 
   it("returns the full key once, in the kurz_live_ format", () => {

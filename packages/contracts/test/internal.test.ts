@@ -46,6 +46,7 @@ describe("internal shapes", () => {
       "x-kurz-session-id",
       "x-kurz-client",
       "x-request-id",
+      "x-kurz-admin-token",
       "x-kurz-edge-request",
     ]);
     expect(new Set(Object.values(INTERNAL_HEADERS)).size).toBe(Object.keys(INTERNAL_HEADERS).length);

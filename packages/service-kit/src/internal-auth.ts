@@ -10,10 +10,15 @@
  *   (`requireForwarded`).
  * An `/internal/*` route refuses any request carrying end-user identity or the forwarding
  * credential, so a user request that reaches it (a traversal, a confused proxy) acts as nobody.
+ *
+ * The operators' routes (`/internal/admin/*`) take a credential of their own, ADMIN_TOKEN, configured
+ * on management only and derived from nothing (`requireAdmin`): INTERNAL_TOKEN is held by every
+ * service, the public-facing redirect included, so no credential derived from it may change an
+ * account's limits.
  */
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { INTERNAL_HEADERS } from "@kurz/contracts";
+import { ADMIN_TOKEN_MIN_LENGTH, INTERNAL_HEADERS } from "@kurz/contracts";
 import type { RequestHandler, Response } from "express";
 import { forbidden, unauthorized } from "./errors.ts";
 
@@ -27,6 +32,8 @@ export const ACCOUNT_ID_HEADER = INTERNAL_HEADERS.accountId;
 export const KEY_ID_HEADER = INTERNAL_HEADERS.keyId;
 export const SESSION_ID_HEADER = INTERNAL_HEADERS.sessionId;
 export const CLIENT_HASH_HEADER = INTERNAL_HEADERS.clientHash;
+/** Carries the operators' credential (ADMIN_TOKEN) on `/internal/admin/*`. */
+export const ADMIN_TOKEN_HEADER = INTERNAL_HEADERS.adminToken;
 
 /** Every header a client must never be able to set; the gateway strips them all before forwarding. */
 export const TRUSTED_HEADERS = [
@@ -37,6 +44,7 @@ export const TRUSTED_HEADERS = [
   KEY_ID_HEADER,
   SESSION_ID_HEADER,
   CLIENT_HASH_HEADER,
+  ADMIN_TOKEN_HEADER,
 ] as const;
 
 export type Caller = "gateway" | "redirect" | "analytics" | "management";
@@ -225,4 +233,54 @@ export function requireIdentity(res: Response): {
 /** The keyed hash of the client's address the gateway sent, on a route behind requireForwarded. */
 export function clientHashOf(res: Response): string | null {
   return (res.locals.identity as Identity | undefined)?.clientHash ?? null;
+}
+
+/**
+ * Why `adminToken` cannot be the operators' credential, or null: it must be long, and distinct from
+ * INTERNAL_TOKEN and from every credential derived from it (those are held or presented by services).
+ */
+export function adminTokenProblem(adminToken: string, internalSecret: string): string | null {
+  if (adminToken.length < ADMIN_TOKEN_MIN_LENGTH) {
+    return `must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters (a long random secret)`;
+  }
+  const serviceCredentials = [
+    internalSecret,
+    forwardToken(internalSecret),
+    ...CALLERS.map((caller) => callerToken(internalSecret, caller)),
+  ];
+  if (serviceCredentials.includes(adminToken)) {
+    return "must differ from INTERNAL_TOKEN and from every credential derived from it";
+  }
+  return null;
+}
+
+/**
+ * Guards `/internal/admin/*`: only ADMIN_TOKEN, presented in its own header, passes (401 otherwise).
+ * A request carrying end-user identity, the forwarding credential or a service's caller credential
+ * is refused (403) whatever else it presents, and with no ADMIN_TOKEN configured the routes are off
+ * (403). Sets `res.locals.caller` to "admin" and a null `res.locals.identity`.
+ */
+export function requireAdmin(adminToken: string | undefined, internalSecret: string): RequestHandler {
+  if (adminToken !== undefined) {
+    const problem = adminTokenProblem(adminToken, internalSecret);
+    if (problem !== null) throw new Error(`requireAdmin: ADMIN_TOKEN ${problem}`);
+  }
+  return (req, res, next) => {
+    if (carriesUserContext(req) || req.headers[INTERNAL_TOKEN_HEADER] !== undefined) {
+      next(forbidden("Admin endpoints take the admin credential only, never a user's or a service's"));
+      return;
+    }
+    if (adminToken === undefined) {
+      next(forbidden("The admin endpoints are off: management has no ADMIN_TOKEN"));
+      return;
+    }
+    const presented = singleHeader(req, ADMIN_TOKEN_HEADER);
+    if (presented === null || !sameSecret(presented, adminToken)) {
+      next(unauthorized("Missing or invalid admin credential"));
+      return;
+    }
+    res.locals.caller = "admin";
+    res.locals.identity = { accountId: null, keyId: null } satisfies Identity;
+    next();
+  };
 }

@@ -4,17 +4,23 @@ import type { Account, Usage } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { unauthorized } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
-import { activeKeyWhere, toApiKeyItem } from "./api-keys.ts";
+import { accountKeyLimits } from "./account-limits.ts";
+import { activeKeyWhere, type KeyLimits, toApiKeyItem } from "./api-keys.ts";
 import { recentKeyUse } from "./key-usage-flusher.ts";
 import { storedLinkCount } from "./link-count.ts";
 
-export async function accountOverview(prisma: PrismaClient, accountId: string): Promise<Account> {
+export async function accountOverview(
+  prisma: PrismaClient,
+  accountId: string,
+  keyLimits: KeyLimits,
+): Promise<Account> {
   // total_links is the stored count, exact because every create and delete keeps it (decisions 0012, 0037).
   const [account, totalLinks] = await Promise.all([
     prisma.account.findUnique({ where: { id: accountId } }),
     storedLinkCount(prisma, accountId),
   ]);
   if (!account) throw unauthorized("This API key's account no longer exists");
+  const limits = accountKeyLimits(account, keyLimits);
   return {
     id: account.id,
     email: account.email,
@@ -23,6 +29,9 @@ export async function accountOverview(prisma: PrismaClient, accountId: string): 
     total_links: totalLinks,
     total_clicks: Number(account.totalClicks),
     created_at: account.createdAt.toISOString(),
+    status: account.plan,
+    rate_limit_per_minute: limits.perMinute,
+    rate_limit_per_hour: limits.perHour,
   };
 }
 

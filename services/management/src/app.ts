@@ -9,6 +9,7 @@ import {
   type Logger,
   type MountedRoute,
   mountRoutes,
+  requireAdmin,
   requireCaller,
   requireForwarded,
 } from "@kurz/service-kit";
@@ -26,6 +27,7 @@ import { bulkRoutes } from "./routes/bulk.ts";
 import { exportsRoutes } from "./routes/exports.ts";
 import { importsRoutes } from "./routes/imports.ts";
 import { internalRouter } from "./routes/internal.ts";
+import { internalAdminRouter } from "./routes/internal-admin.ts";
 import { internalAnalyticsRouter } from "./routes/internal-analytics.ts";
 import { internalLegacyRouter } from "./routes/internal-legacy.ts";
 import { internalOverlaysRouter } from "./routes/internal-overlays.ts";
@@ -57,6 +59,8 @@ export interface ManagementAppDeps {
   domainTxtLookup?: TxtLookup;
   logger: Logger;
   internalToken: string;
+  /** ADMIN_TOKEN: the operators' credential for /internal/admin; absent, those routes are off. */
+  adminToken?: string;
   baseUrl: string;
   readiness: Record<string, () => Promise<unknown>>;
   onEventsWritten: () => void;
@@ -139,6 +143,8 @@ export function createManagementApp(input: ManagementAppDeps): Express {
       (req.path.startsWith("/public/") ? publicAnalyticsCallers : analyticsCaller)(req, res, next),
     internalAnalyticsRouter(deps),
   );
+  // The operators' routes take the admin credential, which no service holds (internal-auth.ts).
+  app.use("/internal/admin", requireAdmin(deps.adminToken, deps.internalToken), internalAdminRouter(deps));
   app.use("/internal", requireCaller(deps.internalToken, ["gateway", "redirect", "analytics", "management"]));
   app.use(["/internal/keys", "/internal/sessions"], requireCaller(deps.internalToken, ["gateway"]));
   app.use(

@@ -1,12 +1,16 @@
 // Admin CLI: `./kurz accounts:create --email a@example.com [--link-limit N]`,
+// `./kurz accounts:update --email a@example.com [--link-limit N] [--rate-limit N] [--rate-limit-hour N]
+// [--status pro]` (the same use case as PATCH /internal/admin/accounts),
 // `./kurz overlays:create --account a@example.com --type message --name "Spring promo"`.
 // `./kurz import --account a@example.com FILE`, `./kurz export --account a@example.com links|analytics`
 // (docs/import-export.md).
 // The last stdout line is machine-readable JSON, so scripts can take the key from it.
 import { parseArgs } from "node:util";
-import { OVERLAY_TYPES, toLegacyDateTime } from "@kurz/contracts";
+import { OVERLAY_TYPES, toLegacyDateTime, UpdateAccountLimitsBody } from "@kurz/contracts";
 import { createPrisma, isUniqueViolation, migrateDatabase, type PrismaClient } from "@kurz/db";
+import { Redis } from "ioredis";
 import { z } from "zod";
+import { updateAccountLimits } from "./account-limits.ts";
 import { createAccount } from "./accounts.ts";
 import { keyLimitsFrom } from "./api-keys.ts";
 import { loadManagementConfig, type ManagementConfig, managementConfigSchema } from "./config.ts";
@@ -50,6 +54,73 @@ const commands: Record<string, (argv: string[]) => Promise<void>> = {
     } finally {
       await prisma.$disconnect();
     }
+  },
+  "accounts:update": async (argv) => {
+    const { values } = parseArgs({
+      args: argv,
+      options: {
+        email: { type: "string" },
+        "link-limit": { type: "string" },
+        "rate-limit": { type: "string" },
+        "rate-limit-hour": { type: "string" },
+        status: { type: "string" },
+      },
+      strict: true,
+    });
+    const whole = (flag: string, value: string | undefined) => {
+      if (value === undefined) return undefined;
+      if (!/^\d{1,9}$/.test(value)) throw new Error(`${flag} must be a whole number`);
+      return Number(value);
+    };
+    const parsed = UpdateAccountLimitsBody.safeParse({
+      email: values.email,
+      link_limit: whole("--link-limit", values["link-limit"]),
+      rate_limit_per_minute: whole("--rate-limit", values["rate-limit"]),
+      rate_limit_per_hour: whole("--rate-limit-hour", values["rate-limit-hour"]),
+      status: values.status,
+    });
+    if (!parsed.success) {
+      const flags: Record<string, string> = {
+        email: "--email",
+        link_limit: "--link-limit",
+        rate_limit_per_minute: "--rate-limit",
+        rate_limit_per_hour: "--rate-limit-hour",
+        status: "--status",
+      };
+      const said = parsed.error.issues.map((i) => {
+        const field = String(i.path[0] ?? "");
+        return field ? `${flags[field] ?? field}: ${i.message}` : i.message;
+      });
+      throw new Error(said.join("; "));
+    }
+    await withDatabase(async (_argv, prisma, config) => {
+      // The gateway caches key records in Redis: rewriting them makes new rate limits count at once.
+      const redis = new Redis(config.REDIS_URL, {
+        keyPrefix: config.REDIS_KEY_PREFIX,
+        lazyConnect: true,
+        maxRetriesPerRequest: 1,
+        enableOfflineQueue: false,
+        retryStrategy: () => null,
+      });
+      const connected = await redis.connect().then(
+        () => true,
+        () => false,
+      );
+      try {
+        const { limits, cachesUpdated } = await updateAccountLimits(
+          { prisma, redis: connected ? redis : null, keyLimits: keyLimitsFrom(config) },
+          parsed.data,
+        );
+        if (!cachesUpdated) {
+          console.error(
+            "warning: Redis was not reachable, so the gateway counts against the old rate limits until its cached key records expire (KEY_CACHE_TTL_SECONDS, 60 s by default)",
+          );
+        }
+        console.log(JSON.stringify(limits));
+      } finally {
+        redis.disconnect();
+      }
+    })([]);
   },
   // CTA overlays have no dashboard yet; until they do, an operator creates them here.
   "overlays:create": async (argv) => {

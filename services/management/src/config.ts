@@ -1,10 +1,13 @@
 import { Resolver } from "node:dns";
 import {
+  adminTokenProblem,
   booleanFlag,
+  ConfigError,
   commaList,
   commonConfigSchema,
   DEV_WEBHOOK_SECRETS_KEY,
   loadConfig,
+  unsetIfEmpty,
 } from "@kurz/service-kit";
 import { z } from "zod";
 
@@ -45,6 +48,9 @@ export const managementConfigSchema = commonConfigSchema.extend({
   // Accounts and sessions (docs/api.md, "Sessions"). Closed sign-up refuses POST /api/v1/auth/register;
   // the admin CLI creates accounts either way.
   SIGNUP: z.enum(["open", "closed"]).default("open"),
+  // The operators' credential for PATCH /internal/admin/accounts (docs/api.md, "Plans and limits"): a long random
+  // secret of its own, never derived from INTERNAL_TOKEN; unset, the admin endpoints are off.
+  ADMIN_TOKEN: unsetIfEmpty(z.string().optional()),
   // Idle lifetime of a session: each use pushes its end this far forward (fractions allowed).
   SESSION_TTL_HOURS: z.coerce
     .number()
@@ -102,5 +108,10 @@ function validResolverAddresses(servers: string[]): boolean {
 
 export type ManagementConfig = z.infer<typeof managementConfigSchema>;
 
-export const loadManagementConfig = (env = process.env): ManagementConfig =>
-  loadConfig(managementConfigSchema, env);
+export function loadManagementConfig(env = process.env): ManagementConfig {
+  const config = loadConfig(managementConfigSchema, env);
+  const problem =
+    config.ADMIN_TOKEN === undefined ? null : adminTokenProblem(config.ADMIN_TOKEN, config.INTERNAL_TOKEN);
+  if (problem !== null) throw new ConfigError([`ADMIN_TOKEN: ${problem}`]);
+  return config;
+}

@@ -3,6 +3,7 @@
 import { type CreateApiKeyBody, type CreatedApiKey, fieldErrors, MAX_ACTIVE_KEYS } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { forbidden, unauthorized, validation } from "@kurz/service-kit";
+import { accountKeyLimits } from "./account-limits.ts";
 import { activeKeyWhere, generateApiKey, type KeyLimits, toApiKeyItem } from "./api-keys.ts";
 
 export async function createApiKey(
@@ -21,23 +22,29 @@ export async function createApiKey(
   const { key, hash, prefix } = generateApiKey();
   const created = await prisma.$transaction(async (tx) => {
     // Serialises key creation per account so concurrent requests cannot pass the limit.
-    const locked = await tx.$queryRaw<{ id: string }[]>`
-      SELECT id FROM accounts WHERE id = ${accountId}::uuid FOR UPDATE`;
-    if (locked.length === 0) throw unauthorized("This API key's account no longer exists");
+    const locked = await tx.$queryRaw<
+      { id: string; rateLimitPerMinute: number | null; rateLimitPerHour: number | null }[]
+    >`
+      SELECT id, rate_limit_per_minute AS "rateLimitPerMinute", rate_limit_per_hour AS "rateLimitPerHour"
+      FROM accounts WHERE id = ${accountId}::uuid FOR UPDATE`;
+    const account = locked[0];
+    if (account === undefined) throw unauthorized("This API key's account no longer exists");
     const active = await tx.apiKey.count({ where: activeKeyWhere(accountId) });
     if (active >= MAX_ACTIVE_KEYS) {
       throw forbidden(
         `Key limit reached: an account can have at most ${MAX_ACTIVE_KEYS} active API keys. Revoke a key you no longer use first.`,
       );
     }
+    // The account's own limits when an operator set them (account-limits.ts), else the service's.
+    const limits = accountKeyLimits(account, deps.keyLimits);
     return tx.apiKey.create({
       data: {
         accountId,
         name: body.name,
         keyHash: hash,
         keyPrefix: prefix,
-        rateLimitPerMinute: deps.keyLimits.perMinute,
-        rateLimitPerHour: deps.keyLimits.perHour,
+        rateLimitPerMinute: limits.perMinute,
+        rateLimitPerHour: limits.perHour,
         expiresAt,
       },
     });

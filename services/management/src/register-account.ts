@@ -47,6 +47,6 @@ export async function registerAccount(deps: AuthDeps, body: RegisterBody) {
     if (isUniqueViolation(err)) throw conflict("An account with this e-mail address already exists");
     throw err;
   }
-  const account = await accountOverview(deps.prisma, created.accountId);
+  const account = await accountOverview(deps.prisma, created.accountId, deps.keyLimits);
   return { account, api_key: created.apiKey, session: created.session, token: created.token };
 }

@@ -62,6 +62,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     domainTxtLookup: createTxtLookup({ servers: config.DNS_SERVERS }),
     logger,
     internalToken: config.INTERNAL_TOKEN,
+    adminToken: config.ADMIN_TOKEN,
     baseUrl: config.PUBLIC_BASE_URL,
     readiness: {
       postgres: () => prisma.$queryRaw`SELECT 1`,

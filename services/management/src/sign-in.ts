@@ -38,7 +38,7 @@ export async function signIn(deps: AuthDeps, body: LoginBody, clientHash: string
   await clearAccountFailures(deps.redis, deps.signinLimits, body.email);
   const issued = await issueSession(deps.prisma, account.id, deps.sessionTtlMs);
   return {
-    account: await accountOverview(deps.prisma, account.id),
+    account: await accountOverview(deps.prisma, account.id, deps.keyLimits),
     session: toSession(issued.row),
     token: issued.token,
   };

@@ -1,14 +1,16 @@
 // PATCH /api/v1/account: the account's own settings (the dashboard's account page). Only
-// default_expiry_hours for now; the link limit is the operator's (admin CLI).
+// default_expiry_hours for now; the plan and its limits are the operator's (account-limits.ts).
 import type { Account, UpdateAccountBody } from "@kurz/contracts";
 import { isRecordMissing, type PrismaClient } from "@kurz/db";
 import { unauthorized } from "@kurz/service-kit";
 import { accountOverview } from "./account-service.ts";
+import type { KeyLimits } from "./api-keys.ts";
 
 export async function updateAccount(
   prisma: PrismaClient,
   accountId: string,
   body: UpdateAccountBody,
+  keyLimits: KeyLimits,
 ): Promise<Account> {
   if (body.default_expiry_hours !== undefined) {
     try {
@@ -21,5 +23,5 @@ export async function updateAccount(
       throw err;
     }
   }
-  return accountOverview(prisma, accountId);
+  return accountOverview(prisma, accountId, keyLimits);
 }

@@ -46,7 +46,7 @@ describe("account and usage", () => {
     expect(res.status).toBe(201);
   }
 
-  it("answers the account with exactly the SPEC 2.3 fields and types", async () => {
+  it("answers the account with the SPEC 2.3 fields and types, and its plan status and key rate limits", async () => {
     const res = await get(alice.api_key, "/account");
     expect(res.status).toBe(200);
     expect(res.headers.get("x-ratelimit-limit")).toBe("60");
@@ -61,8 +61,15 @@ describe("account and usage", () => {
         "link_limit",
         "total_clicks",
         "total_links",
+        // Beyond SPEC 2.3: what an operator sets (./kurz accounts:update).
+        "status",
+        "rate_limit_per_minute",
+        "rate_limit_per_hour",
       ].sort(),
     );
+    expect(a.status).toBe("free");
+    expect(a.rate_limit_per_minute).toBe(60);
+    expect(a.rate_limit_per_hour).toBe(1000);
     expect(a.id).toBe(alice.account_id);
     expect(a.email).toBe(alice.email);
     expect(a.link_limit).toBe(25);

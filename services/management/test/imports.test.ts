@@ -183,7 +183,7 @@ describe("POST /api/v1/imports", () => {
       `https://example.com/ok,${ok},,`,
       "not a url,,,",
       `https://example.com/t,${taken},,`,
-      "https://example.com/short-pw,,short,",
+      `https://example.com/long-pw,,${"x".repeat(129)},`,
       "https://example.com/date,,,someday",
       "https://example.com/bad-alias,-bad-,,",
       `https://example.com/dup,${ok},,`,
@@ -202,7 +202,7 @@ describe("POST /api/v1/imports", () => {
     expect(lines[1]).toMatch(/^2,,not a url,url:/);
     expect(lines[2]).toBe(`3,${taken},https://example.com/t,Alias already taken`);
     expect(lines[3]).toMatch(/^4,.*password/);
-    expect(lines[4]).toMatch(/^5,.*expires_at: not a date/);
+    expect(lines[4]).toMatch(/^5,.*expires_at: Expected an ISO 8601 date/);
     expect(lines[6]).toBe(`7,${ok},https://example.com/dup,Alias already taken`);
   });
 

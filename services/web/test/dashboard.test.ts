@@ -2,6 +2,7 @@
 // service in front, the gateway serving the app and the API behind it): sign up, keep the first key,
 // create a link, have someone follow it, see the click, share the statistics, revoke the key, sign out.
 // Every page is checked with axe-core and photographed at desktop and phone width (docs/dashboard.md).
+import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -24,6 +25,8 @@ describe.skipIf(!hasChromium)(
     const pagesChecked: string[] = [];
     const email = `ada-${Date.now()}@example.com`;
     const password = "correct horse battery";
+    /** The operators' credential of this stack (management's ADMIN_TOKEN). */
+    const ADMIN_TOKEN = randomBytes(32).toString("hex");
 
     /** Axe finds nothing serious or critical, then both screenshots are taken. */
     const look = async (p: Page, name: string) => {
@@ -48,7 +51,10 @@ describe.skipIf(!hasChromium)(
       await new Promise<void>((r) => destination.listen(0, "127.0.0.1", r));
       landing = `http://127.0.0.1:${(destination.address() as AddressInfo).port}/launch?utm_source=kurz`;
       await buildWeb();
-      [stack, browser] = await Promise.all([startStack(), launchChromium()]);
+      [stack, browser] = await Promise.all([
+        startStack({ serviceEnv: { management: { ADMIN_TOKEN: ADMIN_TOKEN } } }),
+        launchChromium(),
+      ]);
       owner = await browser.newContext({ viewport: DESKTOP, baseURL: stack.origin });
       await owner.grantPermissions(["clipboard-read", "clipboard-write"], { origin: stack.origin });
       owner.setDefaultTimeout(15_000);
@@ -269,7 +275,31 @@ describe.skipIf(!hasChromium)(
         .click();
       await page.getByTestId("account-email").filter({ hasText: email }).waitFor();
       await page.getByText(/1 of [\d,]+/).waitFor();
+      expect(await page.getByTestId("account-plan").textContent()).toBe("free");
+      expect(await page.getByTestId("account-rate-limit").textContent()).toMatch(
+        /^60 a minute, 1,000 an hour$/,
+      );
       await look(page, "account");
+    });
+
+    it("shows the plan and limits an operator set, after the operator raised them", async () => {
+      const res = await fetch(`${stack.urls.management}/internal/admin/accounts`, {
+        method: "PATCH",
+        headers: { "content-type": "application/json", "x-kurz-admin-token": ADMIN_TOKEN },
+        body: JSON.stringify({
+          email,
+          status: "pro",
+          link_limit: 5000,
+          rate_limit_per_minute: 120,
+          rate_limit_per_hour: 5000,
+        }),
+      });
+      expect(res.status, await res.clone().text()).toBe(200);
+      await page.reload();
+      await page.getByTestId("account-plan").filter({ hasText: "pro" }).waitFor();
+      await page.getByText("1 of 5,000").waitFor();
+      expect(await page.getByTestId("account-rate-limit").textContent()).toBe("120 a minute, 5,000 an hour");
+      await look(page, "account-pro");
     });
 
     it("shows the overview with the click and the top link", async () => {

@@ -11,14 +11,14 @@ import { updateAccount } from "../update-account.ts";
 export function accountRoutes(deps: AuthDeps): MountedRoute[] {
   return [
     route(ROUTES.updateAccount, async ({ identity: { accountId }, body }) =>
-      v1Success(await updateAccount(deps.prisma, accountId, body)),
+      v1Success(await updateAccount(deps.prisma, accountId, body, deps.keyLimits)),
     ),
     route(ROUTES.changePassword, async ({ identity, body, res }) => {
       await changePassword(deps, identity, body, clientHashOf(res));
       return v1Success({ changed: true as const });
     }),
     route(ROUTES.getAccount, async ({ identity: { accountId } }) =>
-      v1Success(await accountOverview(deps.prisma, accountId)),
+      v1Success(await accountOverview(deps.prisma, accountId, deps.keyLimits)),
     ),
     route(ROUTES.getUsage, async ({ identity: { accountId, keyId } }) =>
       v1Success(await keyUsage(deps, accountId, keyId)),

@@ -2,7 +2,7 @@
 // allows (the URL and the code are immutable, SPEC 4.1). An expiry in the past needs a second click.
 import {
   ALIAS_MAX_LENGTH,
-  LINK_PASSWORD_MIN_LENGTH,
+  LINK_PASSWORD_MAX_LENGTH,
   type Link,
   TITLE_MAX_LENGTH,
   type UpdateLinkBody,
@@ -175,7 +175,7 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
           aria-invalid={err("password") ? true : undefined}
           aria-describedby="lf-password-note"
         />,
-        `Visitors must enter it. At least ${LINK_PASSWORD_MIN_LENGTH} characters.`,
+        `Visitors must enter it. Up to ${LINK_PASSWORD_MAX_LENGTH} characters.`,
       )}
       {editing && link.has_password && (
         <label class="check">

@@ -1,4 +1,4 @@
-// Account: e-mail, link limit and usage, default expiry, password change.
+// Account: e-mail, plan and limits (set by the server's operator), usage, default expiry, password change.
 import { MAX_DEFAULT_EXPIRY_HOURS, PASSWORD_MIN_LENGTH, V1_ROUTES } from "@kurz/contracts";
 import { useEffect, useState } from "preact/hooks";
 import { invalidate, useQuery } from "../api/cache.ts";
@@ -143,7 +143,26 @@ export function AccountPage() {
           </dd>
           <dt>Clicks in all</dt>
           <dd>{a.total_clicks.toLocaleString()}</dd>
+          {a.status !== undefined && (
+            <>
+              <dt>Plan</dt>
+              <dd data-testid="account-plan">{a.status}</dd>
+            </>
+          )}
+          {a.rate_limit_per_minute !== undefined && a.rate_limit_per_hour !== undefined && (
+            <>
+              <dt>API requests per key</dt>
+              <dd data-testid="account-rate-limit">
+                {a.rate_limit_per_minute.toLocaleString()} a minute, {a.rate_limit_per_hour.toLocaleString()}{" "}
+                an hour
+              </dd>
+            </>
+          )}
         </dl>
+        <p class="hint" id="limits-hint">
+          The plan, the link limit and the request limits are set by the operator of this server: ask them to
+          raise a limit.
+        </p>
       </section>
       <div class="grid-2">
         <DefaultExpiry hours={a.default_expiry_hours} />
