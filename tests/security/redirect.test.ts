@@ -5,10 +5,13 @@
 // - paths that cannot be codes, and floods of unknown codes;
 // - the operational endpoints;
 // - password guessing spread over many addresses, and over one IPv6 /64; over-long passwords;
-// - a deleted link brought back by the redirect's miss path racing with its delete.
+// - a deleted link brought back by the redirect's miss path racing with its delete;
+// - destinations a URI does not allow (quotes, angle brackets, spaces, braces, stray `%`, CR/LF),
+//   stored now or by an older management: the Location is a valid URI and carries no header.
 // Clients are told apart by X-Forwarded-For (the stack runs with TRUST_PROXY=true), each attack
 // speaking as addresses of its own, so that budgets never leak from one attack into another.
 import { setTimeout as sleep } from "node:timers/promises";
+import { INVALIDATION_CHANNEL } from "@kurz/contracts";
 import { internalHeaders } from "@kurz/service-kit";
 import { startTestDnsServer, type TestDnsServer, waitFor } from "@kurz/testing";
 import { type Stack, startStack } from "@kurz/testing/stack";
@@ -395,6 +398,56 @@ describe("a deleted link", () => {
       expect(held?.url, `round ${round}: the deleted link's record is back`).toBeUndefined();
       expect404Page(await visit(`/${link.short_code}`, { ip }), `round ${round}`);
       expect(held, `round ${round}`).toMatchObject({ id: link.id, deleted: true });
+    }
+  });
+});
+
+/** RFC 3986's characters only, every `%` an escape, at most one `#`. */
+function isUriReference(s: string): boolean {
+  return (
+    !/[^A-Za-z0-9\-._~!$&'()*+,;=:@/?#[\]%]/.test(s) &&
+    !/%(?![0-9A-Fa-f]{2})/.test(s) &&
+    s.indexOf("#") === s.lastIndexOf("#")
+  );
+}
+
+describe("a destination a URI does not allow", () => {
+  const NASTY = 'https://bank.example/a b"<>{}|^`/100%?q={"a":1}&x=<y>&p=100%&s=\\#f#g';
+  const INJECTION = "https://bank.example/x\r\nSet-Cookie: pwn=1\r\nX-Injected: 1\r\n\r\n<script>";
+
+  function expectSafeLocation(res: RawResponse, what: string): string {
+    expect(res.status, what).toBe(302);
+    const location = res.headers.location as string;
+    expect(isUriReference(location), `${what}: ${location}`).toBe(true);
+    expect(new URL(location).host, what).toBe("bank.example");
+    expect(res.headers["set-cookie"], what).toBeUndefined();
+    expect(res.headers["x-injected"], what).toBeUndefined();
+    return location;
+  }
+
+  it("goes out as a valid URI when created through the API: encoded, CR/LF dropped, no header injected", async () => {
+    const plain = await createLink(ctx.asAttacker, { url: 'https://bank.example/?q={"a":1}&x=<y>&p=100%' });
+    const res = await visit(`/${plain.short_code}`, { ip: "198.51.100.91" });
+    expect(expectSafeLocation(res, "plain")).toBe(
+      "https://bank.example/?q=%7B%22a%22:1%7D&x=%3Cy%3E&p=100%25",
+    );
+    for (const url of [NASTY, INJECTION]) {
+      const link = await createLink(ctx.asAttacker, { url });
+      expectSafeLocation(await visit(`/${link.short_code}`, { ip: "198.51.100.91" }), url);
+    }
+  });
+
+  it("goes out as a valid URI from a record an older management wrote as given, CR/LF and all", async () => {
+    for (const url of [NASTY, INJECTION, 'https://bank.example/?q={"a":1}&x=<y>']) {
+      const link = await createLink(ctx.asAttacker, { url: "https://bank.example/placeholder" });
+      const key = `${stack.prefix}:link:${link.short_code}`;
+      const record = JSON.parse(await waitFor(() => redis.get(key)));
+      await redis.set(key, JSON.stringify({ ...record, url }));
+      // Not visited yet, so in no redirect's cache; dropped anyway, as management would.
+      await redis.publish(INVALIDATION_CHANNEL, link.short_code);
+      const res = await visit(`/${link.short_code}`, { ip: "198.51.100.92" });
+      const location = expectSafeLocation(res, JSON.stringify(url));
+      expect(location).not.toMatch(/[\r\n"<>{} ]/);
     }
   });
 });

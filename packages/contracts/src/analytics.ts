@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { AnalyticsSharedField, ShortCode } from "./link.ts";
 import { Count, DateOnly, DateOrDateTimeInput, Uuid } from "./primitives.ts";
+import { AnyUrl } from "./url.ts";
 
 export const TOP_LIST_SIZE = 10;
 export const SUMMARY_TOP_LINKS = 5;
@@ -72,7 +73,7 @@ export const AnalyticsSummary = z
         z.object({
           id: Uuid,
           short_code: z.string(),
-          original_url: z.url(),
+          original_url: AnyUrl(),
           title: z.string(),
           clicks_count: Count,
         }),

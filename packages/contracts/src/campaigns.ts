@@ -4,6 +4,7 @@ import * as z from "zod";
 import { legacySuccess } from "./envelope.ts";
 import { LEGACY_ID_MAX } from "./legacy.ts";
 import { Count, Timestamp, Uuid } from "./primitives.ts";
+import { AnyUrl } from "./url.ts";
 
 export const CAMPAIGN_WEIGHT_MAX = 1000;
 
@@ -20,7 +21,7 @@ export const LegacyCampaignLink = z
   .object({
     link_id: Uuid,
     short_code: z.string(),
-    short_url: z.url(),
+    short_url: AnyUrl(),
     title: z.string(),
     original_url: z.string(),
     weight: z.int().positive(),

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { AnalyticsSharedField } from "./link.ts";
 import { Timestamp, Uuid } from "./primitives.ts";
+import { AnyUrl } from "./url.ts";
 
 /**
  * Bus events. Every message carries `v: 1`; fields added later must be optional so old and new
@@ -139,7 +140,7 @@ export const LinkRecord = z.object({
   id: Uuid,
   account_id: Uuid,
   short_code: z.string(),
-  original_url: z.url(),
+  original_url: AnyUrl(),
   title: z.string(),
   is_active: z.boolean(),
   expires_at: Timestamp.nullable(),

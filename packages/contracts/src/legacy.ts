@@ -4,6 +4,7 @@ import { legacyList, legacySuccess } from "./envelope.ts";
 import { brandedDomainHost } from "./host.ts";
 import { ALIAS_MAX_LENGTH, ALIAS_MIN_LENGTH, ALIAS_PATTERN } from "./link.ts";
 import { HttpUrl, queryInt, StoredText, Uuid, withQueryDefault } from "./primitives.ts";
+import { AnyUrl, parseUrl } from "./url.ts";
 
 /** Older API (SPEC 2.7-2.10, 4.2). Identifiers are integers; dates are `YYYY-MM-DD HH:MM:SS` (UTC). */
 
@@ -74,7 +75,7 @@ export const LegacyAccount = z
     id: LegacyId,
     email: z.email(),
     username: z.string(),
-    avatar: z.url().meta({ description: "Gravatar URL derived from the e-mail address" }),
+    avatar: AnyUrl().meta({ description: "Gravatar URL derived from the e-mail address" }),
     status: z.string().meta({ description: "Plan status, e.g. free or pro" }),
     expires: LegacyDateTime.meta({
       description: `Plan expiry (UTC); ${LEGACY_NO_EXPIRY} when the plan does not expire`,
@@ -143,9 +144,9 @@ const domainVerificationFields = {
 export const LegacyDomain = z
   .object({
     id: LegacyId,
-    domain: z.url().meta({ description: "Includes the http or https scheme" }),
-    redirectroot: z.url().nullable(),
-    redirect404: z.url().nullable(),
+    domain: AnyUrl().meta({ description: "Includes the http or https scheme" }),
+    redirectroot: AnyUrl().nullable(),
+    redirect404: AnyUrl().nullable(),
     ...domainVerificationFields,
     links: z.int().nonnegative().meta({
       description:
@@ -161,8 +162,8 @@ export type LegacyDomain = z.infer<typeof LegacyDomain>;
  */
 export const BrandedDomainUrl = HttpUrl.superRefine((value, ctx) => {
   // zod runs refinements after a failed format check too; that failure is already reported.
-  if (!URL.canParse(value)) return;
-  const url = new URL(value);
+  const url = parseUrl(value);
+  if (url === null) return;
   if (url.pathname !== "/" || url.search || url.hash || url.username || url.password) {
     ctx.addIssue({ code: "custom", message: "Expected a scheme and host only, e.g. https://go.example.com" });
     return;
@@ -242,8 +243,10 @@ export type LegacyOverlayList = z.infer<typeof LegacyOverlayList>;
 const CampaignCommon = {
   id: LegacyId,
   public: z.boolean(),
-  rotator: z.union([z.url(), z.literal(false)]).meta({ description: "Rotator URL, or false without a slug" }),
-  list: z.url().meta({ description: "Public list URL" }),
+  rotator: z
+    .union([AnyUrl(), z.literal(false)])
+    .meta({ description: "Rotator URL, or false without a slug" }),
+  list: AnyUrl().meta({ description: "Public list URL" }),
 };
 
 /** List item: the name is in `name`. */

@@ -10,6 +10,7 @@ import {
   withQueryDefault,
 } from "./primitives.ts";
 import { isReservedAlias } from "./reserved-aliases.ts";
+import { AnyUrl } from "./url.ts";
 
 export const ALIAS_MIN_LENGTH = 3;
 export const ALIAS_MAX_LENGTH = 50;
@@ -58,8 +59,8 @@ export const Link = z
   .object({
     id: Uuid,
     short_code: z.string(),
-    short_url: z.url(),
-    original_url: z.url(),
+    short_url: AnyUrl(),
+    original_url: AnyUrl(),
     title: z.string(),
     is_active: z.boolean(),
     has_password: z.boolean(),
@@ -219,8 +220,8 @@ export const BulkCreateResultItem = z
   .object({
     id: Uuid,
     short_code: z.string(),
-    short_url: z.url(),
-    original_url: z.url(),
+    short_url: AnyUrl(),
+    original_url: AnyUrl(),
     title: z.string(),
     created_at: Timestamp,
   })

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import type { ZodOpenApiOverrideMetaContext } from "zod-openapi";
+import { HttpUrlString } from "./url.ts";
 
 /** Timestamps the API returns: ISO 8601, UTC, exactly millisecond precision (SPEC 2). */
 export const Timestamp = z.iso.datetime({ precision: 3 }).meta({
@@ -65,8 +66,7 @@ const hasControlChar = (s: string) => {
 export const StoredText = () => z.string().refine((s) => !hasNul(s), "Must not contain NUL characters");
 
 /** Absolute http(s) URL. IP-literal and single-label hosts are allowed: reachability is not a shape rule. */
-export const HttpUrl = z
-  .url({ protocol: /^https?$/, hostname: /^.+$/ })
+export const HttpUrl = HttpUrlString()
   .max(MAX_URL_LENGTH)
   .refine((s) => !hasControlChar(s), "Must not contain control characters")
   .meta({ description: "Absolute http:// or https:// URL", examples: ["https://example.com/page"] });

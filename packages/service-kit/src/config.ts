@@ -1,3 +1,4 @@
+import { HttpUrlString } from "@kurz/contracts";
 import { z } from "zod";
 
 export const DEV_INTERNAL_TOKEN = "kurz-dev-internal-token";
@@ -133,7 +134,7 @@ export const booleanFlag = (defaultValue: boolean) =>
       .transform((v) => v === "true" || v === "1" || v === "yes"),
   );
 
-const httpUrlSchema = () => z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
+const httpUrlSchema = () => HttpUrlString("must be an http(s) URL");
 
 /** An http(s) URL; unset or empty gives the default (so "" cannot mean "off": use optionalHttpUrl). */
 export const httpUrl = (defaultUrl: string) => unsetIfEmpty(httpUrlSchema().default(defaultUrl));

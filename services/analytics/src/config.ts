@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
-import { LINKS_SUMMARY_MAX_WINDOW_SECONDS } from "@kurz/contracts";
+import { AnyUrl, LINKS_SUMMARY_MAX_WINDOW_SECONDS } from "@kurz/contracts";
 import { commonConfigSchema, DEV_ANALYTICS_SALT_SECRET, loadConfig } from "@kurz/service-kit";
 import { z } from "zod";
 
@@ -37,7 +37,7 @@ export const analyticsConfigSchema = commonConfigSchema.extend({
   // How often click totals go back to management (clicks_count, total_clicks).
   CLICK_TOTALS_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
   // Management answers which links exist and whose they are, on every analytics request.
-  MANAGEMENT_URL: z.url().default("http://127.0.0.1:8081"),
+  MANAGEMENT_URL: AnyUrl().default("http://127.0.0.1:8081"),
   // How far back the summary asks management for deleted links, to leave out their clicks until the
   // link consumer has applied the deletion: keep it above the longest consumer lag you expect.
   DELETED_LINKS_WINDOW_SECONDS: z.coerce

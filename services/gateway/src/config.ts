@@ -1,17 +1,18 @@
+import { AnyUrl, isUrl } from "@kurz/contracts";
 import { AUTH_FAILURE_LIMIT_DEFAULT, commonConfigSchema, loadConfig } from "@kurz/service-kit";
 import { z } from "zod";
 
 const optionalUrl = z
   .string()
   .default("")
-  .refine((s) => s === "" || URL.canParse(s), "must be a URL or empty");
+  .refine((s) => s === "" || isUrl(s), "must be a URL or empty");
 
 // v1 limits are stored on each key (management's RATE_LIMIT_PER_MINUTE / _PER_HOUR set them when a key
 // is created); the gateway enforces whatever the key says. The legacy limit is one setting for all keys.
 export const gatewayConfigSchema = commonConfigSchema.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  MANAGEMENT_URL: z.url().default("http://127.0.0.1:8081"),
-  ANALYTICS_URL: z.url().default("http://127.0.0.1:8083"),
+  MANAGEMENT_URL: AnyUrl().default("http://127.0.0.1:8081"),
+  ANALYTICS_URL: AnyUrl().default("http://127.0.0.1:8083"),
   REDIRECT_URL: optionalUrl.default("http://127.0.0.1:8082"),
   LEGACY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(30),
   // Requests with a missing or invalid key allowed per client address and minute; beyond it the

@@ -13,6 +13,7 @@ import {
   invalidationMessage,
   type RotatorRecord,
   rotatorKey,
+  toLocation,
 } from "@kurz/contracts";
 import type { Domain, Prisma, PrismaClient } from "@kurz/db";
 import type { Redis } from "ioredis";
@@ -30,8 +31,9 @@ export function toDomainRecord(domain: Domain): DomainRecord {
   return {
     id: domain.id,
     account_id: domain.accountId,
-    redirect_root: domain.redirectRoot,
-    redirect_404: domain.redirect404,
+    // In their Location form, as a link's url (redirect-records.ts).
+    redirect_root: domain.redirectRoot === null ? null : toLocation(domain.redirectRoot),
+    redirect_404: domain.redirect404 === null ? null : toLocation(domain.redirect404),
     v: Number(domain.version),
   };
 }

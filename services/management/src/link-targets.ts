@@ -1,7 +1,7 @@
 // What a link may point its visitors through besides its destination (issue 13): one of the account's
 // CTA overlays, and one of its verified branded domains. Checked before a link is written; another
 // account's overlay or domain is refused exactly like one that does not exist, so ids reveal nothing.
-import { parseHost } from "@kurz/contracts";
+import { parseHost, parseUrl } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { ApiError } from "@kurz/service-kit";
 
@@ -28,9 +28,7 @@ export async function ownOverlayId(
 /** `go.example.com` or `https://go.example.com/` → `go.example.com` (canonical); null when no host. */
 export function domainHostOf(value: string): string | null {
   const hostPart = /^[a-z][a-z0-9+.-]*:\/\//i.test(value)
-    ? URL.canParse(value)
-      ? new URL(value).host
-      : ""
+    ? (parseUrl(value)?.host ?? "")
     : value.replace(/\/+$/, "");
   const parsed = parseHost(hostPart);
   return parsed && parsed.port === null ? parsed.hostname : null;

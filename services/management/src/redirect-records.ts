@@ -15,6 +15,7 @@ import {
   type RedirectRecord,
   redirectKey,
   redirectMissKey,
+  toLocation,
 } from "@kurz/contracts";
 import type { Link } from "@kurz/db";
 import type { Redis } from "ioredis";
@@ -25,7 +26,8 @@ export function toRedirectRecord(link: Link): RedirectRecord {
   return {
     id: link.id,
     account_id: link.accountId,
-    url: link.originalUrl,
+    // The Location the redirect sends as it is (a valid URI); the link keeps the URL as it was given.
+    url: toLocation(link.originalUrl),
     active: link.isActive,
     expires_at: link.expiresAt ? link.expiresAt.getTime() : null,
     password_hash: link.passwordHash,

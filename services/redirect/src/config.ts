@@ -1,3 +1,4 @@
+import { AnyUrl, isUrl } from "@kurz/contracts";
 import {
   AUTH_FAILURE_LIMIT_DEFAULT,
   booleanFlag,
@@ -12,7 +13,7 @@ const positiveInt = (defaultValue: number) => z.coerce.number().int().positive()
 
 export const redirectConfigSchema = commonConfigSchema.extend({
   PORT: port(8082),
-  MANAGEMENT_URL: z.url().default("http://127.0.0.1:8081"),
+  MANAGEMENT_URL: AnyUrl().default("http://127.0.0.1:8081"),
   REDIRECT_STATUS: z.coerce
     .number()
     .refine((n) => [301, 302, 307, 308].includes(n), "must be 301, 302, 307 or 308")
@@ -28,7 +29,7 @@ export const redirectConfigSchema = commonConfigSchema.extend({
   API_UPSTREAM_URL: z
     .string()
     .default("")
-    .refine((s) => s === "" || URL.canParse(s), "must be a URL or empty"),
+    .refine((s) => s === "" || isUrl(s), "must be a URL or empty"),
   // With API_UPSTREAM_URL: the gateway's splice listener (its SPLICE_PORT), on API_UPSTREAM_URL's host.
   // Connections whose first request is for the gateway are then spliced to it at the TCP level with a
   // PROXY header instead of forwarded request by request (docs/decisions/0038). 0: never spliced.

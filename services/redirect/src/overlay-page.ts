@@ -7,7 +7,7 @@
 // checked again here. The page runs no script at all, and its own CSP says so: styles only with this
 // response's nonce, frames only of the destination's origin, forms only back to this origin.
 import { randomBytes } from "node:crypto";
-import type { OverlayRecord } from "@kurz/contracts";
+import { type OverlayRecord, parseUrl } from "@kurz/contracts";
 
 const ESCAPES: Record<string, string> = {
   "&": "&amp;",
@@ -23,9 +23,8 @@ const colour = (c: string, fallback: string) => (HEX.test(c) ? c : fallback);
 
 /** An http(s) URL to put in an attribute, or null (nothing else is ever linked or framed). */
 function safeUrl(raw: string | null): URL | null {
-  if (raw === null || !URL.canParse(raw)) return null;
-  const url = new URL(raw);
-  return url.protocol === "http:" || url.protocol === "https:" ? url : null;
+  const url = raw === null ? null : parseUrl(raw);
+  return url !== null && (url.protocol === "http:" || url.protocol === "https:") ? url : null;
 }
 
 export type OverlayState =

@@ -6,7 +6,13 @@
 // only its owner's, and anything else is that domain's "not found"; on any other host nothing
 // (request-host.ts). Paths that cannot name a code are a 404 before any lookup (code-grammar.ts).
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { DomainRecord, OverlayRecord, RedirectRecord, RotatorRecord } from "@kurz/contracts";
+import {
+  type DomainRecord,
+  type OverlayRecord,
+  type RedirectRecord,
+  type RotatorRecord,
+  toLocation,
+} from "@kurz/contracts";
 import { verify } from "@node-rs/argon2";
 import { isbot } from "isbot";
 import { isApiPath, isWebAppPath } from "./api-forwarder.ts";
@@ -52,7 +58,9 @@ export interface RedirectHandlerDeps {
 }
 
 const MAX_FORM_BYTES = 4096;
-const NOT_PLAIN_ASCII = /[^\x21-\x7e]/;
+// A character no URI holds. Records reach the cache already in their Location form (resolver.ts), so
+// this one scan per redirect only guards: whatever slips past goes out percent-encoded, never raw.
+const NOT_URI_CHAR = /[^A-Za-z0-9\-._~!$&'()*+,;=:@/?#%[\]]/;
 
 type Route = { kind: "code"; id: string } | { kind: "rotator"; id: string } | { kind: "root" };
 const ROOT: Route = { kind: "root" };
@@ -84,8 +92,7 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
   );
 
   function redirect(res: ServerResponse, location: string, status = redirectStatus): void {
-    // Node would send non-ASCII as Latin-1 bytes, which browsers misread: send the percent-encoded form.
-    const value = NOT_PLAIN_ASCII.test(location) ? new URL(location).href : location;
+    const value = NOT_URI_CHAR.test(location) ? toLocation(location) : location;
     writes.send(res, status, value);
   }
 

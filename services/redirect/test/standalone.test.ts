@@ -62,6 +62,26 @@ describe("redirect service on its own", () => {
     expect(res.headers.get("location")).toBe("https://example.com/%C3%BC?q=%C3%A4");
   });
 
+  // Records written before management wrote urls in their Location form hold them as they were given.
+  it("sends any stored destination as a valid URI: what a URI does not allow percent-encoded, the rest as stored", async () => {
+    const cases: [stored: string, location: string][] = [
+      ['https://example.com/?q={"a":1}&x=<y>', "https://example.com/?q=%7B%22a%22:1%7D&x=%3Cy%3E"],
+      ["https://example.com/100%", "https://example.com/100%25"],
+      ["https://example.com/a b|c^d`e#f#g", "https://example.com/a%20b%7Cc%5Ed%60e#f%23g"],
+      ["https://münchen.de/straße?x=%41", "https://xn--mnchen-3ya.de/stra%C3%9Fe?x=%41"],
+      ["https://Example.com/a/../%7e?q=%E2%82%AC", "https://Example.com/a/../%7e?q=%E2%82%AC"],
+    ];
+    for (const [i, [stored, location]] of cases.entries()) {
+      await redis.set(redirectKey(`odd-${i}`), JSON.stringify(record(stored)));
+      mgmt.links.set(`odd-m-${i}`, record(stored));
+      for (const code of [`odd-${i}`, `odd-m-${i}`]) {
+        const res = await get(`/${code}`);
+        expect(res.status, code).toBe(308);
+        expect(res.headers.get("location"), code).toBe(location);
+      }
+    }
+  });
+
   it("falls back to management on a Redis miss and caches management's 404", async () => {
     mgmt.links.set("from-mgmt", record("https://example.com/m"));
     expect((await get("/from-mgmt")).headers.get("location")).toBe("https://example.com/m");
