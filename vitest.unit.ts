@@ -16,6 +16,7 @@ export const UNIT_TEST_FILES = [
   "packages/clickhouse/test/split-statements.test.ts",
   "packages/contracts/test/*.test.ts",
   "packages/db/test/schema-engine-env.test.ts",
+  "packages/service-kit/test/client-budget.test.ts",
   "packages/service-kit/test/direct-routes.test.ts",
   "packages/service-kit/test/errors.test.ts",
   "packages/service-kit/test/forward.test.ts",
