@@ -24,6 +24,7 @@ export const UNIT_TEST_FILES = [
   "packages/service-kit/test/internal-auth.test.ts",
   "packages/service-kit/test/poll-loop.test.ts",
   "packages/service-kit/test/routes.test.ts",
+  "packages/service-kit/test/security-headers.test.ts",
   "packages/service-kit/test/session-cookie.test.ts",
   "packages/testing/test/dns.test.ts",
   "packages/testing/test/files-key.test.ts",
