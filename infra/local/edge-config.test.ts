@@ -184,7 +184,7 @@ describe.skipIf(!hasNginx)("the local edge under Debian's nginx (skipped without
     expect((await via(`${internal}/x`, { "x-forwarded-for": "203.0.113.9" })).body.xff).toBe("203.0.113.9");
   });
 
-  it("answers 503 with Retry-After in the API's envelope when no gateway can answer", async () => {
+  it("answers 503 with Retry-After and nosniff in the API's envelope when no gateway can answer", async () => {
     for (const name of ["gateway-1", "gateway-2"]) {
       const server = servers.find((s) => (s.address() as { port: number } | null)?.port === ports[name])!;
       await new Promise<void>((r) => server.close(() => r()));
@@ -192,12 +192,14 @@ describe.skipIf(!hasNginx)("the local edge under Debian's nginx (skipped without
     const v1 = await fetch(`${base}/api/v1/links`, { method: "POST" });
     expect(v1.status).toBe(503);
     expect(v1.headers.get("retry-after")).toBe("1");
+    expect(v1.headers.get("x-content-type-options")).toBe("nosniff");
     expect(await v1.json()).toEqual({
       success: false,
       error: { code: "SERVICE_UNAVAILABLE", message: "Service temporarily unavailable" },
     });
     const legacy = await fetch(`${base}/api/shorten`, { method: "POST" });
     expect(legacy.status).toBe(503);
+    expect(legacy.headers.get("x-content-type-options")).toBe("nosniff");
     expect(await legacy.json()).toEqual({ error: 1, message: "Service temporarily unavailable" });
   });
 

@@ -425,6 +425,51 @@ describe("fuzzed paths", () => {
   });
 });
 
+// The gateway's per-client budgets count an IPv6 client by its /64, as the redirect's do: one line or
+// host is routinely given a whole /64, and rotating through it must not buy a fresh budget per address.
+// Clients are told apart by X-Forwarded-For (the stack trusts it); these addresses are this test's own.
+describe("per-client budgets of IPv6 clients", () => {
+  const from = (ip: string, key?: string) => (path: string) =>
+    raw(stack.origin, "GET", path, {
+      headers: { "x-forwarded-for": ip, ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    });
+
+  it("failed authentications from every address of one /64 spend one budget; the next /64 has its own", async () => {
+    await withMinuteLeft(8);
+    let refusedAt = -1;
+    for (let i = 1; i <= AUTH_FAILURES_PER_MINUTE + 1; i++) {
+      const res = await from(
+        `2001:db8:4a:1::${i.toString(16)}`,
+        `kurz_live_${String(i).padStart(32, "V")}`,
+      )("/api/v1/links");
+      if (res.status === 429) {
+        refusedAt = i;
+        break;
+      }
+      expectV1Error(res, 401, "UNAUTHORIZED");
+    }
+    expect(refusedAt).toBe(AUTH_FAILURES_PER_MINUTE + 1);
+    const sameNetwork = await from(
+      "2001:db8:4a:1:ffff:ffff:ffff:fffe",
+      ctx.attacker.api_key,
+    )("/api/v1/links");
+    expectV1Error(sameNetwork, 429, "RATE_LIMIT_EXCEEDED");
+    const nextNetwork = await from("2001:db8:4a:2::1", `kurz_live_${"W".repeat(32)}`)("/api/v1/links");
+    expectV1Error(nextNetwork, 401, "UNAUTHORIZED");
+  });
+
+  it("public analytics from two addresses of one /64 draw on one budget", async () => {
+    await withMinuteLeft(8);
+    const path = `/api/v1/public/analytics/${victimLink.code}`;
+    const first = await from("2001:db8:4b:1::1")(path);
+    const second = await from("2001:db8:4b:1::2")(path);
+    const other = await from("2001:db8:4b:2::1")(path);
+    const left = (res: RawResponse) => Number(res.headers["x-ratelimit-remaining"]);
+    expect(left(second), second.text).toBe(left(first) - 1);
+    expect(left(other), other.text).toBe(left(first));
+  });
+});
+
 // Last: once the budget is spent, every keyed request from this client is refused for the minute.
 describe("a flood of bad keys (item 4)", () => {
   it("counts failures per client with X-RateLimit-* headers, then answers 429 without checking keys", async () => {

@@ -1,7 +1,9 @@
 // Attacks on webhooks (docs/webhooks.md, docs/security.md "Webhooks"): endpoint URLs aimed at private,
 // loopback or link-local addresses (refused when created or changed, and again at every delivery,
 // including a host whose DNS answer turns private after it was accepted: DNS rebinding), another
-// account's webhook ids, and the signing secret leaking through any answer after its creation.
+// account's webhook ids, and the signing secret leaking through any answer after its creation. What a
+// refusal and the delivery log say must not be an oracle: one answer for an internal name and an
+// unknown one, and a category (timeout, refused, TLS, DNS, HTTP status) instead of the socket's code.
 // DNS answers come from a real DNS server on loopback (dnsmasq) that the stack's webhooks resolve with.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -15,6 +17,8 @@ printProcessOutputOnFailure();
 
 /** An address that is public by every rule the guard applies (no request is ever sent to it here). */
 const PUBLIC_IP = "93.184.216.34";
+/** The one name exempt from the address check in this stack; it resolves to the receiver on loopback. */
+const ALLOWED_HOST = "receiver.allowed.test";
 
 let stack: Stack;
 let prisma: PrismaClient;
@@ -35,7 +39,9 @@ beforeAll(async () => {
     inProcess: true,
     extraEnv: {
       ...RELAXED_LIMITS,
-      // No WEBHOOK_ALLOW_HOSTS: the production default, nothing on loopback is reachable.
+      // Nothing on loopback is reachable, as by default, except through the one name allowed here for
+      // the delivery log's attack (a receiver's TLS failure).
+      WEBHOOK_ALLOW_HOSTS: ALLOWED_HOST,
       WEBHOOK_DNS_SERVERS: dns.address,
       WEBHOOK_POLL_MS: "100",
       WEBHOOK_RETRY_BASE_MS: "200",
@@ -61,6 +67,7 @@ describe("webhook endpoint URLs", () => {
     await dns.setAddresses("metadata6.rebind.test", ["fd00:ec2::254"]);
     const owner = await stack.createAccount(uniqueEmail("wh-ssrf"));
     const call = api(stack, owner.api_key);
+    const refusals = new Map<string, unknown>();
     for (const url of [
       `http://127.0.0.1:${port}/hook`,
       "http://localhost/hook",
@@ -83,8 +90,14 @@ describe("webhook endpoint URLs", () => {
     ]) {
       const res = await call("POST", "/api/v1/webhooks", { url, events: ["link.created"] });
       expectV1Error(res, 400, "VALIDATION_ERROR");
+      refusals.set(url, res.body.error);
     }
     expect(await prisma.webhookEndpoint.count({ where: { accountId: owner.account_id } })).toBe(0);
+    // One answer for all of them: an internal name (private.rebind.test) and an unknown one
+    // (does-not-exist.rebind.test) are refused alike, so the answer tells no name that exists.
+    const [first, ...rest] = [...refusals.values()];
+    for (const [url, error] of refusals) expect(error, url).toEqual(first);
+    expect(rest).toHaveLength(17);
   });
 
   it("refuses changing an endpoint's URL to a private target, and keeps the old URL", async () => {
@@ -129,8 +142,7 @@ describe("webhook endpoint URLs", () => {
       },
       { timeoutMs: 20_000, description: "two refused attempts" },
     );
-    expect(log).toMatchObject({ status: "pending", response_code: null });
-    expect(log.error).toMatch(/^refused: /);
+    expect(log).toMatchObject({ status: "pending", response_code: null, error: "DNS" });
     expect(hits).toBe(before);
   });
 
@@ -155,7 +167,46 @@ describe("webhook endpoint URLs", () => {
     );
     expect(log).toBe(true);
     const [d] = (await call("GET", `/api/v1/webhooks/${id}/deliveries`)).body.data;
-    expect(d.error).toMatch(/^refused: /);
+    expect(d.error).toBe("DNS");
+    expect(hits).toBe(before);
+  });
+});
+
+describe("the delivery log", () => {
+  it("names a failed attempt's category, never the receiver's TLS or socket error code", async () => {
+    await dns.setAddresses(ALLOWED_HOST, ["127.0.0.1"]);
+    const owner = await stack.createAccount(uniqueEmail("wh-log"));
+    const call = api(stack, owner.api_key);
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    // TLS spoken to the plain-HTTP receiver (a handshake failure), and a port nobody listens on.
+    const expected = new Map([
+      [`https://${ALLOWED_HOST}:${port}/hook`, "TLS"],
+      [`http://${ALLOWED_HOST}:${closedPort}/hook`, "refused"],
+    ]);
+    const ids = new Map<string, string>();
+    for (const url of expected.keys()) {
+      const created = await call("POST", "/api/v1/webhooks", { url, events: ["link.created"] });
+      expect(created.status, created.text).toBe(201);
+      ids.set(url, created.body.data.id);
+    }
+    const before = hits;
+    expect((await call("POST", "/api/v1/links", { url: "https://example.com/log", title: "l" })).status).toBe(
+      201,
+    );
+    for (const [url, category] of expected) {
+      const d = await waitFor(
+        async () => {
+          const [row] = (await call("GET", `/api/v1/webhooks/${ids.get(url)}/deliveries`)).body.data ?? [];
+          return row?.attempts >= 1 ? row : null;
+        },
+        { timeoutMs: 20_000, description: `an attempt to ${url}` },
+      );
+      expect(d, url).toMatchObject({ status: "pending", response_code: null, error: category });
+      expect(JSON.stringify(d)).not.toMatch(/ERR_|SSL|ECONN|EPROTO/);
+    }
     expect(hits).toBe(before);
   });
 });

@@ -98,7 +98,10 @@ export const WebhookDelivery = z
     }),
     attempts: z.int().nonnegative(),
     response_code: z.int().nullable().meta({ description: "HTTP status of the last attempt" }),
-    error: z.string().nullable().meta({ description: "Why the last attempt failed without a status" }),
+    error: z.string().nullable().meta({
+      description:
+        "Why the last attempt failed, as a category: `HTTP <status>`, or without a status `timeout`, `refused` (connection refused), `connection` (reset or unreachable), `TLS`, `DNS` (the host does not resolve to public addresses only) or `cannot sign`",
+    }),
     latency_ms: z.int().nonnegative().nullable(),
     next_attempt_at: Timestamp.nullable(),
     last_attempt_at: Timestamp.nullable(),

@@ -20,6 +20,7 @@ import { apiError, badRequest, internalError, toApiError, unauthorized, validati
 import { hasForwardToken, identityFrom } from "./internal-auth.ts";
 import type { Logger } from "./logger.ts";
 import { type MountedRoute, type RouteInput, responseValidationFrom } from "./routes.ts";
+import { NOSNIFF, NOSNIFF_HEADER } from "./security-headers.ts";
 
 export interface DirectRoutesOptions {
   /** Records to answer here: keyed (forwarded) JSON routes without query (a body only on a non-GET). */
@@ -204,6 +205,7 @@ export function directRoutes(options: DirectRoutesOptions, fallback: RequestList
     const payload = JSON.stringify(result);
     res.statusCode = def.status;
     res.setHeader("Content-Type", "application/json; charset=utf-8");
+    res.setHeader(NOSNIFF_HEADER, NOSNIFF);
     res.setHeader("Content-Length", Buffer.byteLength(payload));
     res.setHeader("ETag", etag(payload, { weak: true }));
     res.end(payload);

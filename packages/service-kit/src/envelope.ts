@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { toLegacyError, toV1Error } from "./errors.ts";
+import { NOSNIFF, NOSNIFF_HEADER } from "./security-headers.ts";
 
 export type EnvelopeKind = "v1" | "legacy";
 /** "auto": the older API lives under `/api/` except `/api/v1/`; everything else speaks v1. */
@@ -42,6 +43,7 @@ export function sendJson(
   res.statusCode = status;
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.setHeader("Content-Type", "application/json; charset=utf-8");
+  res.setHeader(NOSNIFF_HEADER, NOSNIFF);
   res.setHeader("Content-Length", Buffer.byteLength(payload));
   res.end(res.req?.method === "HEAD" ? undefined : payload);
 }

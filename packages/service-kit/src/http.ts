@@ -4,6 +4,7 @@ import { trackRequest } from "./access-log.ts";
 import { type EnvelopeOption, resolveEnvelope, sendError } from "./envelope.ts";
 import { methodNotAllowedError, notFound, toApiError, unsupportedMediaType } from "./errors.ts";
 import type { Logger } from "./logger.ts";
+import { NOSNIFF, NOSNIFF_HEADER } from "./security-headers.ts";
 
 const JSON_TYPES = ["application/json", "application/*+json"];
 
@@ -56,6 +57,11 @@ export function createApp(options: CreateAppOptions): Express {
   const app = express();
   app.disable("x-powered-by");
   app.use(accessLog(options.logger));
+  // Every answer, JSON or file, is read as the type it declares (security-headers.ts).
+  app.use((_req, res, next) => {
+    res.setHeader(NOSNIFF_HEADER, NOSNIFF);
+    next();
+  });
   if (options.json !== false) {
     const rawBodies = options.rawBodies ?? [];
     const raw = rawBodies.map((r) => ({ ...r, parse: express.raw({ type: () => true, limit: r.limit }) }));

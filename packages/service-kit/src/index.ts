@@ -18,5 +18,6 @@ export * from "./poll-loop.ts";
 export * from "./proxy-protocol.ts";
 export * from "./public-origin.ts";
 export * from "./routes.ts";
+export * from "./security-headers.ts";
 export * from "./session-cookie.ts";
 export * from "./telemetry.ts";

@@ -34,6 +34,8 @@ import {
   isProxiedSocket,
   type Logger,
   methodNotAllowedError,
+  NOSNIFF,
+  NOSNIFF_HEADER,
   notFound,
   payloadTooLarge,
   sendError,
@@ -378,6 +380,9 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
 
   return (req, res) => {
     trackRequest(logger, req, res);
+    // Every answer of the public API, the docs and the dashboard, forwarded ones too (an upstream's
+    // headers are merged over it): never sniffed into another type (security-headers.ts).
+    res.setHeader(NOSNIFF_HEADER, NOSNIFF);
     route(req, res).catch(async (err: unknown) => {
       if (res.headersSent) return res.destroy();
       const apiError = toApiError(err);

@@ -6,7 +6,7 @@ import { stat } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { methodNotAllowedError, notFound, sendError } from "@kurz/service-kit";
+import { htmlPageHeaders, methodNotAllowedError, notFound, sendError } from "@kurz/service-kit";
 
 const distDir = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
 // Only what the page loads; the package also ships a demo index pointing at a public petstore.
@@ -44,8 +44,9 @@ const INIT = `window.ui = SwaggerUIBundle({
 });
 `;
 
-const CSP =
-  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'";
+const PAGE_HEADERS = htmlPageHeaders(
+  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'",
+);
 
 const TYPES: Record<string, string> = {
   css: "text/css; charset=utf-8",
@@ -67,13 +68,7 @@ export function createDocsPage(): (req: IncomingMessage, res: ServerResponse, pa
         sendError(res, methodNotAllowedError(["GET", "HEAD"]), "v1");
         return true;
       }
-      send(
-        req,
-        res,
-        200,
-        { "Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": CSP },
-        html,
-      );
+      send(req, res, 200, { ...PAGE_HEADERS, "Content-Type": "text/html; charset=utf-8" }, html);
       return true;
     }
     if (!read) return false;

@@ -10,11 +10,12 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { parseHost } from "@kurz/contracts";
+import { htmlPageHeaders } from "@kurz/service-kit";
 
 /** services/web/dist, next to this service in the repository (and in the image). */
 export const DEFAULT_WEB_DIST = resolve(fileURLToPath(new URL("../../web/dist", import.meta.url)));
 
-export const WEB_CSP = [
+const APP_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
@@ -22,20 +23,18 @@ export const WEB_CSP = [
   "connect-src 'self'",
   "font-src 'self'",
   "manifest-src 'self'",
-  "base-uri 'none'",
   "form-action 'self'",
-  "frame-ancestors 'none'",
 ].join("; ");
 
 const SECURITY_HEADERS: Record<string, string> = {
-  "content-security-policy": WEB_CSP,
-  "x-frame-options": "DENY",
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "strict-origin-when-cross-origin",
+  ...htmlPageHeaders(APP_POLICY),
   "cross-origin-opener-policy": "same-origin",
   "cross-origin-resource-policy": "same-origin",
   "permissions-policy": "camera=(), microphone=(), geolocation=(), payment=()",
 };
+
+/** The app's whole Content-Security-Policy, as sent (its own directives, then no framing, no `<base>`). */
+export const WEB_CSP = SECURITY_HEADERS["Content-Security-Policy"]!;
 
 const TYPES: Record<string, string> = {
   js: "text/javascript; charset=utf-8",

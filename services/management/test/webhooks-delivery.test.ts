@@ -2,6 +2,8 @@
 // retries or a minute of downtime runs in seconds while every time rule (backoff, retry window,
 // disabling, click batching) is applied exactly as in production.
 import { randomUUID } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { ClickEvent } from "@kurz/contracts";
 import { createPrisma, type PrismaClient } from "@kurz/db";
 import { createLogger } from "@kurz/service-kit";
@@ -359,6 +361,39 @@ describe("webhook delivery", () => {
     const stored = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: s.endpoint.id } });
     expect(stored.secretCiphertext).not.toContain(s.endpoint.secret.slice(6, 30));
     await receiver.close();
+  });
+
+  it("logs a failed attempt's category, never the network stack's code", async () => {
+    // A server that accepts connections and never answers: the attempt times out.
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const silentPort = (silent.address() as AddressInfo).port;
+    const receiver = await startReceiver(() => 503);
+    const closed = await startReceiver();
+    await closed.close();
+    const quick = new WebhookSender({ guard, timeoutMs: 500 });
+    const send = (url: string) => quick.send(url, {}, "{}");
+    try {
+      expect(await send(receiver.url)).toMatchObject({ ok: false, status: 503, error: "HTTP 503" });
+      // TLS spoken to a plain-HTTP server fails its handshake (ERR_SSL_WRONG_VERSION_NUMBER or EPROTO).
+      expect(await send(`https://127.0.0.1:${receiver.port}/hook`)).toMatchObject({
+        status: null,
+        error: "TLS",
+      });
+      expect(await send(closed.url)).toMatchObject({ status: null, error: "refused" });
+      expect(await send(`http://127.0.0.1:${silentPort}/hook`)).toMatchObject({
+        status: null,
+        error: "timeout",
+      });
+      // Not public and not resolving are one category, so the log tells nothing of internal names.
+      expect(await send("http://10.0.0.1/hook")).toMatchObject({ status: null, error: "DNS" });
+      expect(await send("http://does-not-exist.invalid/hook")).toMatchObject({ status: null, error: "DNS" });
+    } finally {
+      await quick.close();
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+      await receiver.close();
+    }
   });
 
   it("computes backoff within its bounds", () => {

@@ -8,6 +8,7 @@
 // response's nonce, frames only of the destination's origin, forms only back to this origin.
 import { randomBytes } from "node:crypto";
 import { type OverlayRecord, parseUrl } from "@kurz/contracts";
+import { htmlPageHeaders } from "@kurz/service-kit";
 
 const ESCAPES: Record<string, string> = {
   "&": "&amp;",
@@ -124,18 +125,17 @@ export function renderOverlayPage(
     `<title>${escapeHtml(dest?.host ?? "Continue")}</title><style nonce="${nonce}">${style}</style></head>` +
     `<body>${frame}<aside class="ov" data-overlay="${o.id}" data-mode="${showFrame ? "framed" : "interstitial"}">` +
     `${callToAction(o, state)}${cont}</aside></body></html>`;
+  // The page frames its destination (frame-src) and is itself never framed (htmlPageHeaders).
   const csp =
-    `default-src 'none'; style-src 'nonce-${nonce}'; form-action 'self'; base-uri 'none'; ` +
-    `frame-ancestors 'none'; frame-src ${showFrame ? dest!.origin : "'none'"}`;
+    `default-src 'none'; style-src 'nonce-${nonce}'; form-action 'self'; ` +
+    `frame-src ${showFrame ? dest!.origin : "'none'"}`;
   const status = state.kind === "invalid" ? 400 : state.kind === "limited" ? 429 : 200;
   return {
     status,
     html,
     headers: {
+      ...htmlPageHeaders(csp),
       "content-type": "text/html; charset=utf-8",
-      "content-security-policy": csp,
-      "x-content-type-options": "nosniff",
-      "referrer-policy": "strict-origin-when-cross-origin",
       "cache-control": "no-store",
     },
   };

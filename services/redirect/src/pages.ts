@@ -1,9 +1,18 @@
 // Small self-contained pages for visitors, JSON when the client asks for it. Every page is fixed
-// text rendered once at startup: nothing from the request is reflected into them.
+// text rendered once at startup: nothing from the request is reflected into them. sendPage is the one
+// place their headers are set; the plain redirect (turn-writes.ts) has no body and none of these.
+import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { htmlPageHeaders, NOSNIFF, NOSNIFF_HEADER } from "@kurz/service-kit";
 
 const STYLE =
   "body{font:16px/1.5 system-ui,sans-serif;color:#1a1410;background:#faf8f5;display:grid;place-items:center;min-height:90vh;margin:0}main{max-width:28rem;padding:2rem;text-align:center}h1{font-size:1.5rem;margin:0 0 .5rem}p{color:#5c534b}form{display:flex;gap:.5rem;justify-content:center;margin-top:1rem}input{font:inherit;padding:.4rem .6rem;border:1px solid #c9bfb5;border-radius:.3rem}button{font:inherit;padding:.4rem .9rem;border:0;border-radius:.3rem;background:#1a1410;color:#faf8f5;cursor:pointer}.error{color:#a4262c}";
+
+// The pages' one inline style, allowed by its hash; nothing else loads. No form-action: the password
+// form's POST answers with a 303 to the link's destination, and browsers check form-action on that
+// redirect too.
+const STYLE_HASH = createHash("sha256").update(STYLE).digest("base64");
+const HTML_HEADERS = htmlPageHeaders(`default-src 'none'; style-src 'sha256-${STYLE_HASH}'`);
 
 function html(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${title}</title><style>${STYLE}</style></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
@@ -93,6 +102,7 @@ export const wantsJson = (req: IncomingMessage) => req.headers.accept?.includes(
 
 const HTML_TYPE = "text/html; charset=utf-8";
 const JSON_TYPE = "application/json; charset=utf-8";
+const JSON_HEADERS = { [NOSNIFF_HEADER]: NOSNIFF };
 
 export function sendPage(
   req: IncomingMessage,
@@ -103,6 +113,7 @@ export function sendPage(
   const json = wantsJson(req);
   const body = json ? p.json : p.html;
   res.writeHead(p.status, {
+    ...(json ? JSON_HEADERS : HTML_HEADERS),
     "content-type": json ? JSON_TYPE : HTML_TYPE,
     "content-length": body.length,
     "cache-control": "no-store",

@@ -6,6 +6,7 @@ import type {
   WebhookEventType,
 } from "@kurz/contracts";
 import type { PrismaClient, WebhookDelivery as Row } from "@kurz/db";
+import { publicAttemptError } from "./attempt-error.ts";
 import { findWebhook } from "./endpoints.ts";
 
 const toJson = (d: Row): WebhookDelivery => ({
@@ -15,7 +16,7 @@ const toJson = (d: Row): WebhookDelivery => ({
   status: d.status as WebhookDelivery["status"],
   attempts: d.attempts,
   response_code: d.responseCode,
-  error: d.error,
+  error: publicAttemptError(d.error),
   latency_ms: d.latencyMs,
   next_attempt_at: d.status === "pending" ? (d.nextAttemptAt?.toISOString() ?? null) : null,
   last_attempt_at: d.lastAttemptAt?.toISOString() ?? null,

@@ -14,6 +14,7 @@ import type { WebhookPayload } from "@kurz/contracts";
 import { type PrismaClient, poolOf } from "@kurz/db";
 import { type Logger, PollLoop } from "@kurz/service-kit";
 import pLimit from "p-limit";
+import { ATTEMPT_ERRORS } from "./attempt-error.ts";
 import { deliveryId } from "./enqueue.ts";
 import type { SecretBox } from "./secrets.ts";
 import type { SendResult, WebhookSender } from "./sender.ts";
@@ -213,7 +214,7 @@ export class WebhookDispatcher {
     } catch (err) {
       // Only a secret that cannot be opened lands here (WEBHOOK_SECRETS_KEY changed); never log it.
       this.deps.logger.error({ endpoint: d.endpoint_id, err: (err as Error).name }, "webhook not signed");
-      result = { ok: false, status: null, latencyMs: 0, error: "cannot sign: secret unreadable" };
+      result = { ok: false, status: null, latencyMs: 0, error: ATTEMPT_ERRORS.cannotSign };
     }
     await this.record(d, result);
   }

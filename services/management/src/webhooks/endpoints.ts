@@ -12,7 +12,7 @@ import {
 } from "@kurz/contracts";
 import type { PrismaClient, WebhookEndpoint } from "@kurz/db";
 import { forbidden, notFound, unauthorized, validation } from "@kurz/service-kit";
-import { OutboundRefused, type PublicAddressGuard } from "../public-address-guard.ts";
+import type { PublicAddressGuard } from "../public-address-guard.ts";
 import { generateWebhookSecret, type SecretBox, secretPrefix } from "./secrets.ts";
 
 export interface WebhookEndpointDeps {
@@ -41,6 +41,9 @@ export function toWebhookJson(e: WebhookEndpoint): Webhook {
   };
 }
 
+/** The one refusal of a URL whose host is not, or does not resolve to, public addresses only. */
+export const NOT_DELIVERABLE = "The URL's host must resolve to public addresses only";
+
 /**
  * Refuses a URL Kurz must never call: credentials in it (they would show in every listing), or a host
  * that is, or resolves to, anything but public addresses. Checked again on every delivery attempt.
@@ -49,12 +52,13 @@ async function assertDeliverable(guard: PublicAddressGuard, raw: string): Promis
   const url = new URL(raw);
   const refuse = (message: string) => validation(message, fieldErrors({ url: message }));
   if (url.username !== "" || url.password !== "") throw refuse("The URL must not contain credentials");
+  // One answer whether the host does not resolve or resolves to a non-public address: two would tell
+  // a caller which internal names exist (`http://vm/` refused as private, an unknown name as unresolved).
   try {
     guard.assertUrl(url);
     await guard.addressesOf(url.hostname);
-  } catch (err) {
-    if (err instanceof OutboundRefused) throw refuse("The URL must point to a public address");
-    throw refuse("The URL's host does not resolve");
+  } catch {
+    throw refuse(NOT_DELIVERABLE);
   }
 }
 

@@ -4,13 +4,14 @@
 // address (DNS rebinding) is refused then. Redirects are not followed (a 3xx is a failed attempt):
 // there is no second hop to check. Time and the bytes read back are bounded.
 import { Agent, fetch } from "undici";
-import { OutboundRefused, type PublicAddressGuard } from "../public-address-guard.ts";
+import type { PublicAddressGuard } from "../public-address-guard.ts";
+import { categoryOfError, httpStatusError } from "./attempt-error.ts";
 
 export interface SendResult {
   ok: boolean;
   status: number | null;
   latencyMs: number;
-  /** A short reason without a status (refused, timeout, connection error); never the URL. */
+  /** The failure's category (attempt-error.ts), `HTTP <status>` for a non-2xx; never a raw code or the URL. */
   error: string | null;
 }
 
@@ -54,9 +55,9 @@ export class WebhookSender {
       });
       await this.drain(res.body);
       const ok = res.status >= 200 && res.status < 300;
-      return done({ ok, status: res.status, error: ok ? null : `HTTP ${res.status}` });
+      return done({ ok, status: res.status, error: ok ? null : httpStatusError(res.status) });
     } catch (err) {
-      return done({ ok: false, status: null, error: reasonOf(err) });
+      return done({ ok: false, status: null, error: categoryOfError(err) });
     }
   }
 
@@ -81,14 +82,4 @@ export class WebhookSender {
       await reader.cancel().catch(() => {});
     }
   }
-}
-
-function reasonOf(err: unknown): string {
-  const cause = (err as { cause?: unknown }).cause;
-  const refused = err instanceof OutboundRefused ? err : cause instanceof OutboundRefused ? cause : null;
-  if (refused) return `refused: ${refused.message}`;
-  const name = (err as { name?: string }).name;
-  if (name === "TimeoutError" || name === "AbortError") return "timeout";
-  const code = (cause as { code?: string } | undefined)?.code ?? (err as { code?: string }).code;
-  return code ? `connection failed (${code})` : "connection failed";
 }

@@ -2,8 +2,10 @@
 // campaign is public. No authentication: the gateway forwards /c/ here without identity. Every other
 // case (unknown id, private campaign, malformed id) is the same 404 page, so private campaigns cannot
 // be told apart from missing ones. Which links are listed is legacy/campaigns-service.ts's rule.
+import { createHash } from "node:crypto";
 import { LegacyIdParams } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
+import { htmlPageHeaders } from "@kurz/service-kit";
 import { type Response, Router } from "express";
 import { findPublicCampaign } from "../../legacy/campaigns-service.ts";
 import { accountDomains, shortUrlOf } from "../../short-url.ts";
@@ -18,15 +20,20 @@ const STYLE =
   "body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#1a1410}" +
   "li{margin:.6rem 0}a{color:#0b57d0}small{color:#666}";
 
+// The one inline style, by its hash; no scripts, frames, forms or remote loads; never framed
+// (htmlPageHeaders).
+const STYLE_HASH = createHash("sha256").update(STYLE).digest("base64");
+const PAGE_HEADERS = htmlPageHeaders(
+  `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; form-action 'none'`,
+  { referrerPolicy: "no-referrer" },
+);
+
 function page(res: Response, status: number, title: string, body: string): void {
   res
     .status(status)
     .set({
+      ...PAGE_HEADERS,
       "Content-Type": "text/html; charset=utf-8",
-      // Inline style only; no scripts, frames or remote loads.
-      "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
-      "X-Content-Type-Options": "nosniff",
-      "Referrer-Policy": "no-referrer",
       // Making a campaign private must take effect at once.
       "Cache-Control": "no-cache",
     })
