@@ -9,6 +9,7 @@ import {
   type Logger,
   type MountedRoute,
   mountRoutes,
+  originHosts,
   requireCaller,
   requireForwarded,
 } from "@kurz/service-kit";
@@ -58,6 +59,8 @@ export interface ManagementAppDeps {
   logger: Logger;
   internalToken: string;
   baseUrl: string;
+  /** PUBLIC_HOSTS: more names of the public origin besides baseUrl's (service-kit's origin-hosts.ts). */
+  publicHosts?: readonly string[];
   readiness: Record<string, () => Promise<unknown>>;
   onEventsWritten: () => void;
   /** How long a deleted code stays reserved to its former owner (RETIRED_CODE_DAYS). */
@@ -150,7 +153,7 @@ export function createManagementApp(input: ManagementAppDeps): Express {
   app.use("/internal", internalLegacyRouter(deps));
   app.use("/internal", internalOverlaysRouter(deps));
   // Public campaign list pages (no identity): the gateway forwards /c/ here.
-  app.use("/c", campaignPageRouter(deps));
+  app.use("/c", campaignPageRouter({ ...deps, originHosts: originHosts(deps.baseUrl, deps.publicHosts) }));
   // Only requests the gateway forwarded, with the identity it established.
   app.use("/api", requireForwarded(deps.internalToken));
   mountRoutes(app, managementRoutes(deps));
