@@ -77,7 +77,8 @@ beforeAll(async () => {
     async () => (await onHost(BANK, "/no-such-code")).headers.location === "https://bank.example/missing",
     { timeoutMs: 10_000, description: "the verified domain serving" },
   );
-});
+  // A stack, two accounts with a campaign each and a verified domain: more than most files' set-up.
+}, 240_000);
 afterAll(async () => {
   await stack?.stop();
   await dns?.stop();
@@ -105,13 +106,29 @@ describe("the origin's own pages on a host that is not the origin's", () => {
     }
   });
 
-  it("a sign-up or sign-in posted to a foreign host reaches nothing", async () => {
-    const res = await raw(stack.origin, "POST", "/api/v1/auth/signin", {
-      headers: { host: PHISH, "content-type": "application/json" },
-      body: JSON.stringify({ email: "someone@example.com", password: "correct horse battery" }),
-    });
-    expect(res.status, res.text).toBe(404);
-    expect(res.headers["set-cookie"]).toBeUndefined();
+  it("a sign-in or sign-up posted to a foreign host reaches nothing", async () => {
+    const post = (host: string, path: string, body: object) =>
+      raw(stack.origin, "POST", path, {
+        headers: { host, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const signin = { email: ctx.attacker.email, password: "not the password at all" };
+    // The control: on the origin the API answers the wrong password itself.
+    const own = await post(new URL(stack.origin).host, "/api/v1/auth/login", signin);
+    expect(own.status, own.text).toBe(401);
+    expect(own.body.success).toBe(false);
+    for (const [path, body] of [
+      ["/api/v1/auth/login", signin],
+      [
+        "/api/v1/auth/register",
+        { email: `phished-${unique}@example.com`, password: "a long pass phrase 42" },
+      ],
+    ] as const) {
+      const res = await post(PHISH, path, body);
+      expect(res.status, res.text).toBe(404);
+      expect(String(res.headers["content-type"])).toMatch(/^text\/html/);
+      expect(res.headers["set-cookie"]).toBeUndefined();
+    }
   });
 
   it("no account's campaign page is served on a foreign host", async () => {
