@@ -4,7 +4,7 @@
 // retried request with the request id and time of its first attempt.
 import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { createServer, request, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EDGE_TEMPLATE, localEdgeConfig } from "./edge-config.ts";
 
 const NGINX = "/usr/sbin/nginx";
+const FOREIGN_HOST = "phish.example";
 const hasNginx = existsSync(NGINX);
 
 describe("localEdgeConfig", () => {
@@ -78,6 +79,12 @@ describe.skipIf(!hasNginx)("the local edge under Debian's nginx (skipped without
         return;
       }
       res.setHeader("x-upstream", name);
+      // As the gateway answers a Host that is not the origin's own (docs/security.md "Hosts").
+      if (name.startsWith("gateway-") && req.headers.host === FOREIGN_HOST) {
+        res.statusCode = 421;
+        res.end("misdirected");
+        return;
+      }
       res.end(JSON.stringify({ url: req.url, xff: req.headers["x-forwarded-for"] ?? null, edge }));
     });
     await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
@@ -152,6 +159,29 @@ describe.skipIf(!hasNginx)("the local edge under Debian's nginx (skipped without
     expect((await via(`${base}/apix`)).upstream).toMatch(/^redirect-/);
     const forwarded = await via(`${base}/abc123?x=1`, { "x-forwarded-for": "203.0.113.9" });
     expect(forwarded.body).toMatchObject({ url: "/abc123?x=1", xff: "127.0.0.1" });
+  });
+
+  it("hands a gateway's 421 (a Host not the origin's) to a redirect; campaign pages stay the gateway's", async () => {
+    const onForeignHost = (path: string) =>
+      new Promise<{ status: number; upstream: string }>((resolve, reject) => {
+        const url = new URL(base);
+        const req = request(
+          { host: url.hostname, port: url.port, path, headers: { host: FOREIGN_HOST }, agent: false },
+          (res) => {
+            res.resume();
+            res.on("end", () =>
+              resolve({ status: res.statusCode ?? 0, upstream: String(res.headers["x-upstream"] ?? "") }),
+            );
+          },
+        );
+        req.on("error", reject);
+        req.end();
+      });
+    for (const path of ["/api/v1/links", "/api", "/docs", "/", "/dashboard", "/login"]) {
+      const answer = await onForeignHost(path);
+      expect(answer, path).toEqual({ status: 200, upstream: expect.stringMatching(/^redirect-/) });
+    }
+    expect((await onForeignHost("/c/spring")).upstream).toMatch(/^gateway-/);
   });
 
   it("sends its own request id and time to the redirect, whatever the client sent (decision 0032)", async () => {

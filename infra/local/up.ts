@@ -48,6 +48,9 @@ const shared: Record<string, string> = {
   REDIS_URL: env.REDIS_URL ?? `redis://127.0.0.1:${redisPort}`,
   DATABASE_URL: env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/kurz",
   PUBLIC_BASE_URL: env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${basePort}`,
+  // The origin's own hosts (docs/configuration.md): PUBLIC_BASE_URL's, any given, and this machine's
+  // names, so that a local stack answers on localhost and 127.0.0.1 whatever PUBLIC_BASE_URL names.
+  PUBLIC_HOSTS: [env.PUBLIC_HOSTS, "localhost,127.0.0.1,[::1]"].filter(Boolean).join(","),
   CLICKHOUSE_PATH: env.CLICKHOUSE_PATH ?? resolve(dataDir, "clickhouse"),
   SPOOL_DIR: env.SPOOL_DIR ?? resolve(dataDir, "spool"),
   MANAGEMENT_URL: `http://127.0.0.1:${port.management}`,

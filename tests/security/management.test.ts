@@ -110,7 +110,7 @@ describe("public campaign pages (item 10)", () => {
       const assigned = await asVictim("POST", `/api/campaign/${campaign.id}/assign/${link.id}`);
       expect(assigned.body.error, assigned.text).toBe(0);
     }
-    const page = await raw(stack.origin, "GET", `/c/${campaign.id}`);
+    const page = await raw(stack.origin, "GET", new URL(campaign.list).pathname);
     expect(page.status).toBe(200);
     expect(page.text).toContain("Spring catalogue");
     expect(page.text).toContain(open.short_code);

@@ -165,7 +165,7 @@ describe("the splice itself", () => {
     expect(new URL(stack.urls.gatewaySplice).hostname).toBe("127.0.0.1");
     const text = await rawExchange(
       Number(new URL(stack.urls.gatewaySplice).port),
-      `GET /api/v1/links HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ctx.attacker.api_key}\r\n\r\n`,
+      `GET /api/v1/links HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ctx.attacker.api_key}\r\n\r\n`,
     );
     expect(text).toBe("");
   });
@@ -175,7 +175,7 @@ describe("a forged PROXY header", () => {
   it("at the public origin is a malformed request, answered 400 by the edge, and reaches nothing", async () => {
     const text = await rawExchange(
       originPort(),
-      `PROXY TCP4 6.6.6.6 127.0.0.1 1234 80\r\nGET /api/v1/links HTTP/1.1\r\nHost: x\r\n${Object.entries(
+      `PROXY TCP4 6.6.6.6 127.0.0.1 1234 80\r\nGET /api/v1/links HTTP/1.1\r\nHost: 127.0.0.1\r\n${Object.entries(
         bearer(ctx.attacker.api_key),
       )[0]!.join(": ")}\r\n\r\n`,
     );
@@ -183,8 +183,8 @@ describe("a forged PROXY header", () => {
   });
 
   it("as a later request of a spliced connection is a malformed request for the gateway: 400, connection closed", async () => {
-    const text = await rawExchange(originPort(), "GET /api/v1/links HTTP/1.1\r\nHost: x\r\n\r\n", [
-      "PROXY TCP4 6.6.6.6 127.0.0.1 1 2\r\nGET /api/v1/links HTTP/1.1\r\nHost: x\r\n\r\n",
+    const text = await rawExchange(originPort(), "GET /api/v1/links HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", [
+      "PROXY TCP4 6.6.6.6 127.0.0.1 1 2\r\nGET /api/v1/links HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
     ]);
     expect(statusLines(text), text).toEqual(["HTTP/1.1 401", "HTTP/1.1 400"]);
   });
@@ -192,7 +192,7 @@ describe("a forged PROXY header", () => {
   it("at the gateway's own port is not spoken there either", async () => {
     const text = await rawExchange(
       Number(new URL(stack.urls.gatewayInternal).port),
-      "PROXY TCP4 6.6.6.6 127.0.0.1 1 2\r\nGET /api/v1/links HTTP/1.1\r\nHost: x\r\n\r\n",
+      "PROXY TCP4 6.6.6.6 127.0.0.1 1 2\r\nGET /api/v1/links HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
     );
     expect(statusLines(text)).toEqual(["HTTP/1.1 400"]);
   });
@@ -321,7 +321,7 @@ describe("a refused body on a spliced connection", () => {
         resolve(got);
       });
       socket.write(
-        `POST /api/v1/links HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ctx.attacker.api_key}\r\n` +
+        `POST /api/v1/links HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ctx.attacker.api_key}\r\n` +
           `Content-Type: application/json\r\nContent-Length: ${size}\r\nConnection: close\r\n\r\n`,
       );
       // In one write, as an HTTP client sends a buffered body: the redirect pipes it as fast as it can.
@@ -337,38 +337,38 @@ describe("request smuggling across the splice", () => {
   // disagree on; the bytes after it are a request for the victim's link. One parser reads them all (the
   // gateway's), and it refuses the first: one 400, then the connection is closed.
   const smuggled = () =>
-    `GET /api/v1/links/${victim.id} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ctx.victim.api_key}\r\n\r\n` +
-    `GET /${victim.code} HTTP/1.1\r\nHost: x\r\n\r\n`;
+    `GET /api/v1/links/${victim.id} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ctx.victim.api_key}\r\n\r\n` +
+    `GET /${victim.code} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
   const attacks: [string, (inner: string) => string][] = [
     [
       "CL.TE",
       (inner) =>
-        `POST /api/v1/links HTTP/1.1\r\nHost: x\r\nContent-Length: ${5 + inner.length}\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n${inner}`,
+        `POST /api/v1/links HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ${5 + inner.length}\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n${inner}`,
     ],
     [
       "TE.CL",
       (inner) =>
-        `POST /api/v1/links HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 4\r\n\r\n${inner.length.toString(16)}\r\n${inner}\r\n0\r\n\r\n`,
+        `POST /api/v1/links HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 4\r\n\r\n${inner.length.toString(16)}\r\n${inner}\r\n0\r\n\r\n`,
     ],
     [
       "two Content-Lengths",
       (inner) =>
-        `POST /api/v1/links HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: ${inner.length}\r\n\r\n${inner}`,
+        `POST /api/v1/links HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nContent-Length: ${inner.length}\r\n\r\n${inner}`,
     ],
     [
       "an obfuscated Transfer-Encoding",
       (inner) =>
-        `POST /api/v1/links HTTP/1.1\r\nHost: x\r\nContent-Length: ${5 + inner.length}\r\nTransfer-Encoding : chunked\r\n\r\n0\r\n\r\n${inner}`,
+        `POST /api/v1/links HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ${5 + inner.length}\r\nTransfer-Encoding : chunked\r\n\r\n0\r\n\r\n${inner}`,
     ],
     [
       "a folded Transfer-Encoding",
       (inner) =>
-        `POST /api/v1/links HTTP/1.1\r\nHost: x\r\nContent-Length: ${5 + inner.length}\r\nTransfer-Encoding:\r\n chunked\r\n\r\n0\r\n\r\n${inner}`,
+        `POST /api/v1/links HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ${5 + inner.length}\r\nTransfer-Encoding:\r\n chunked\r\n\r\n0\r\n\r\n${inner}`,
     ],
     [
       "a bare LF inside the headers",
       (inner) =>
-        `POST /api/v1/links HTTP/1.1\r\nHost: x\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n0\r\n\r\n${inner}`,
+        `POST /api/v1/links HTTP/1.1\r\nHost: 127.0.0.1\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n0\r\n\r\n${inner}`,
     ],
   ];
 
@@ -384,7 +384,7 @@ describe("request smuggling across the splice", () => {
     const inner = smuggled();
     const text = await rawExchange(
       originPort(),
-      `POST /api/v1/links HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ctx.attacker.api_key}\r\nContent-Type: text/plain\r\nContent-Length: ${inner.length}\r\nConnection: close\r\n\r\n${inner}`,
+      `POST /api/v1/links HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ctx.attacker.api_key}\r\nContent-Type: text/plain\r\nContent-Length: ${inner.length}\r\nConnection: close\r\n\r\n${inner}`,
     );
     expect(statusLines(text)).toHaveLength(1);
     expect(text).not.toContain(victim.destination);

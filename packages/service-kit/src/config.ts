@@ -1,4 +1,4 @@
-import { HttpUrlString } from "@kurz/contracts";
+import { HttpUrlString, parseHost } from "@kurz/contracts";
 import { z } from "zod";
 
 export const DEV_INTERNAL_TOKEN = "kurz-dev-internal-token";
@@ -177,6 +177,18 @@ export const commonConfigSchema = z.object({
     .regex(/^[A-Za-z0-9._-]*$/, "may contain only letters, digits, '.', '_' and '-'")
     .default(""),
   PUBLIC_BASE_URL: httpUrl("http://127.0.0.1:8080").transform((url) => url.replace(/\/+$/, "")),
+  // More names of the public origin besides PUBLIC_BASE_URL's host (origin-hosts.ts): the API, docs,
+  // dashboard and campaign pages answer only on these; every other host is a branded domain or nothing.
+  PUBLIC_HOSTS: commaList().pipe(
+    z.array(
+      z
+        .string()
+        .refine(
+          (host) => parseHost(host) !== null,
+          "each must be a host name (name or name:port, no scheme)",
+        ),
+    ),
+  ),
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalHttpUrl(),
   OTEL_SERVICE_NAME: unsetIfEmpty(z.string().optional()),
   HOST: unsetIfEmpty(z.string().default("127.0.0.1")),

@@ -14,6 +14,7 @@ export * from "./http.ts";
 export * from "./internal-auth.ts";
 export * from "./lifecycle.ts";
 export * from "./logger.ts";
+export * from "./origin-hosts.ts";
 export * from "./poll-loop.ts";
 export * from "./proxy-protocol.ts";
 export * from "./public-origin.ts";

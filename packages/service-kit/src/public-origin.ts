@@ -15,3 +15,11 @@ export function isApiPath(url: string): boolean {
     url.startsWith("/docs?")
   );
 }
+
+/**
+ * A campaign's public list page (`/c/<public id>`): the one gateway path a branded domain also serves,
+ * for its owner's campaigns only (management decides, from the Host).
+ */
+export function isCampaignPagePath(url: string): boolean {
+  return url.startsWith("/c/");
+}

@@ -118,6 +118,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     BUS_PREFIX: prefix,
     ...(opts.kafkaBrokers ? { KAFKA_BROKERS: opts.kafkaBrokers.join(",") } : {}),
     PUBLIC_BASE_URL: origin,
+    // As in `./kurz up`: this machine's names are the origin's too, whatever PUBLIC_BASE_URL names (a test
+    // may give it a DNS name and still reach the stack on 127.0.0.1); any other Host is a tenant's or none.
+    PUBLIC_HOSTS: "localhost,127.0.0.1,[::1]",
     INTERNAL_TOKEN: `token-${prefix}`,
     MANAGEMENT_URL: `http://127.0.0.1:${mg}`,
     ANALYTICS_URL: `http://127.0.0.1:${an}`,

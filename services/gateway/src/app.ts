@@ -31,12 +31,14 @@ import {
   internalHeaders,
   isApiError,
   isApiPath,
+  isCampaignPagePath,
   isProxiedSocket,
   type Logger,
   methodNotAllowedError,
   NOSNIFF,
   NOSNIFF_HEADER,
   notFound,
+  originHosts,
   payloadTooLarge,
   sendError,
   sendJson,
@@ -130,7 +132,8 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
     await answer.body?.cancel();
     return answer.status === 404 ? 404 : 200;
   };
-  const webApp = createWebApp(config.PUBLIC_BASE_URL, config.WEB_DIST_DIR || undefined, statsStatus);
+  const origin = originHosts(config.PUBLIC_BASE_URL, config.PUBLIC_HOSTS);
+  const webApp = createWebApp(origin, config.WEB_DIST_DIR || undefined, statsStatus);
 
   // The client's address (per-client limits on public endpoints) is the visitor's, not that of the
   // proxies in front: TRUST_PROXY hops of X-Forwarded-For are believed, with Express's semantics
@@ -323,10 +326,27 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
     forward(req, res, config.MANAGEMENT_URL, url, { clientHash: client });
   };
 
+  // On a host that is not the origin's own (a branded domain, or any name pointed at this address) the
+  // API, the docs page and the dashboard do not exist; the redirect answers such a request as that
+  // host's (the domain's redirect_404, or the plain 404 page). A spliced connection's request goes back
+  // to it; any other gets 421 Misdirected Request, on which the edge (infra/edge/nginx.conf) hands it to
+  // the redirect, so the edge needs no list of the origin's hosts. Campaign pages are forwarded on every
+  // host: management serves one on a branded domain to the domain's owner only.
+  const elsewhere = (req: IncomingMessage, res: ServerResponse, rawUrl: string) => {
+    if (isProxiedSocket(req.socket)) return sendBack(req, res, rawUrl);
+    req.resume();
+    res.writeHead(421, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" });
+    res.end(req.method === "HEAD" ? undefined : "Misdirected request: not a page of this host\n");
+  };
+
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const rawUrl = req.url ?? "/";
     // A spliced connection is the public origin's: what the redirect would not have passed on is its own.
     if (isProxiedSocket(req.socket) && !isApiPath(rawUrl)) return sendBack(req, res, rawUrl);
+    // Readiness and liveness answer on the gateway's own address (a container's healthcheck), which
+    // the public origin never forwards to.
+    if (health(req, res)) return;
+    if (!origin.has(req.headers.host) && !isCampaignPagePath(rawUrl)) return elsewhere(req, res, rawUrl);
     // Every /api/v1 response says which version answered, whoever produces it (docs/api.md, "Versions").
     if (isV1ApiPath(pathOf(rawUrl))) res.setHeader(API_VERSION_HEADER, API_VERSION);
 
@@ -348,7 +368,6 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
     // Routes match without regard to case, as Express's did; the path is forwarded as sent.
     const path = pathOf(url).toLowerCase();
 
-    if (health(req, res)) return;
     if (path === "/api/v1/openapi.json" || path === "/api/v1/openapi.json/") {
       if (req.method !== "GET" && req.method !== "HEAD") throw methodNotAllowedError(["GET", "HEAD"]);
       openapi ??= buildOpenApiDocument({ baseUrl: config.PUBLIC_BASE_URL });

@@ -1,5 +1,5 @@
 // The dashboard's static files (services/web/dist, built by infra/build/web.ts; issue 12): index.html
-// for the app's pages, hashed files under /assets/ with an immutable cache. Only on the public host:
+// for the app's pages, hashed files under /assets/ with an immutable cache. Only on the origin's hosts:
 // a branded domain's paths stay its own (its `/` is its redirect_root, decided by the redirect or the
 // edge). Only names from a fixed pattern are looked up, inside dist/assets, so no path can leave it.
 // Every answer carries a strict Content-Security-Policy: the app loads scripts, styles and data from
@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { parseHost } from "@kurz/contracts";
-import { htmlPageHeaders } from "@kurz/service-kit";
+import { htmlPageHeaders, type OriginHosts } from "@kurz/service-kit";
 
 /** services/web/dist, next to this service in the repository (and in the image). */
 export const DEFAULT_WEB_DIST = resolve(fileURLToPath(new URL("../../web/dist", import.meta.url)));
@@ -58,8 +58,6 @@ interface File {
   type: string;
 }
 
-const LOOPBACK = /^(?:localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
-
 /** Answers a dashboard path and returns true; false for any other path (the caller routes it on). */
 export type WebApp = (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
 
@@ -75,17 +73,11 @@ export type StatsPageStatus = (
 ) => Promise<number>;
 
 export function createWebApp(
-  publicBaseUrl: string,
+  origin: OriginHosts,
   distDir = DEFAULT_WEB_DIST,
   statsStatus?: StatsPageStatus,
 ): WebApp {
-  const publicName = parseHost(new URL(publicBaseUrl).host)?.hostname;
-  const publicIsLoopback = publicName !== undefined && LOOPBACK.test(publicName);
-  const isPublicHost = (host: string | undefined) => {
-    if (host === undefined) return true;
-    const name = parseHost(host)?.hostname;
-    return name !== undefined && (name === publicName || (publicIsLoopback && LOOPBACK.test(name)));
-  };
+  const isPublicHost = (host: string | undefined) => origin.has(host);
 
   // Files are read once and kept: the build replaces dist whole (new names), and a rebuilt index.html
   // is picked up by its modification time.

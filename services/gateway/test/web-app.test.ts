@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
+import { originHosts } from "@kurz/service-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWebApp, WEB_CSP } from "../src/web-app.ts";
 
@@ -23,7 +24,7 @@ describe("the dashboard's static files", () => {
     writeFileSync(join(dir, "dist/assets/.secret.js"), "hidden");
     writeFileSync(join(dir, "dist/assets/notes.txt"), "not a served type");
     writeFileSync(join(dir, "secret.js"), "outside dist");
-    const app = createWebApp("https://kurz.example", join(dir, "dist"));
+    const app = createWebApp(originHosts("https://kurz.example"), join(dir, "dist"));
     server = createServer((req, res) => {
       if (!app(req, res, (req.url ?? "/").split("?")[0]!)) {
         res.statusCode = 599;

@@ -9,6 +9,7 @@ import {
   type Logger,
   type MountedRoute,
   mountRoutes,
+  originHosts,
   requireAdmin,
   requireCaller,
   requireForwarded,
@@ -62,6 +63,8 @@ export interface ManagementAppDeps {
   /** ADMIN_TOKEN: the operators' credential for /internal/admin; absent, those routes are off. */
   adminToken?: string;
   baseUrl: string;
+  /** PUBLIC_HOSTS: more names of the public origin besides baseUrl's (service-kit's origin-hosts.ts). */
+  publicHosts?: readonly string[];
   readiness: Record<string, () => Promise<unknown>>;
   onEventsWritten: () => void;
   /** How long a deleted code stays reserved to its former owner (RETIRED_CODE_DAYS). */
@@ -156,7 +159,7 @@ export function createManagementApp(input: ManagementAppDeps): Express {
   app.use("/internal", internalLegacyRouter(deps));
   app.use("/internal", internalOverlaysRouter(deps));
   // Public campaign list pages (no identity): the gateway forwards /c/ here.
-  app.use("/c", campaignPageRouter(deps));
+  app.use("/c", campaignPageRouter({ ...deps, originHosts: originHosts(deps.baseUrl, deps.publicHosts) }));
   // Only requests the gateway forwarded, with the identity it established.
   app.use("/api", requireForwarded(deps.internalToken));
   mountRoutes(app, managementRoutes(deps));

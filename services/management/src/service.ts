@@ -64,6 +64,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     internalToken: config.INTERNAL_TOKEN,
     adminToken: config.ADMIN_TOKEN,
     baseUrl: config.PUBLIC_BASE_URL,
+    publicHosts: config.PUBLIC_HOSTS,
     readiness: {
       postgres: () => prisma.$queryRaw`SELECT 1`,
       redis: () => redis.ping(),

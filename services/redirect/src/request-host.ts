@@ -1,20 +1,16 @@
 // Which tenant a request's Host names (issue 11 item 2, docs/redirect.md "Hosts"):
-// - the public host (PUBLIC_BASE_URL's host name, on any port, or no Host at all): every link;
-// - any other well-formed host: looked up as a branded domain, which serves only its owner's links;
-//   a host that is not a (verified) branded domain serves nothing;
+// - one of the origin's own hosts (PUBLIC_BASE_URL's and PUBLIC_HOSTS' names, on any port, or no Host
+//   at all; service-kit's origin-hosts.ts): every link, and the API, docs, dashboard and campaign pages;
+// - any other well-formed host: looked up as a branded domain, which serves only its owner's links,
+//   rotators and campaign pages; a host that is not a (verified) branded domain serves nothing;
 // - a Host that is not a host name at all: nothing, without a lookup.
 // Hosts are compared in their canonical form (`parseHost` of packages/contracts: case, trailing dot,
-// default ports, IDNA), so no spelling of a host can pass for another. The public host is compared
-// by name only: the edge may drop or keep the port (nginx's `$host` drops it), and every port of the
-// platform's own name is the platform's. Branded domains never carry a port (contracts' host.ts).
+// default ports, IDNA), so no spelling of a host can pass for another.
 import { parseHost } from "@kurz/contracts";
+import { type OriginHosts, originHosts } from "@kurz/service-kit";
 
-/** The public host: every link resolves on it. */
+/** One of the origin's own hosts: every link resolves on it. */
 export const PUBLIC_HOST = Symbol("public host");
-
-/** Names of this machine: a loopback public host is reachable under each, and none can be branded. */
-const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
-const isLoopback = (name: string) => LOOPBACK_NAMES.includes(name) || /^127\.\d+\.\d+\.\d+$/.test(name);
 
 /**
  * How many distinct Host values keep their answer. classify() of a Host other than the exact public
@@ -30,17 +26,13 @@ type HostClass = typeof PUBLIC_HOST | string | null;
 export class HostClassifier {
   /** The public host exactly as clients send it for PUBLIC_BASE_URL: the fast path. */
   private readonly exact: string;
-  private readonly publicName: string;
-  /** A single-machine stack (`./kurz up`) answers on 127.0.0.1 and localhost alike. */
-  private readonly publicIsLoopback: boolean;
+  private readonly origin: OriginHosts;
   private readonly memo = new Map<string, HostClass>();
 
-  constructor(publicBaseUrl: string) {
+  constructor(publicBaseUrl: string, publicHosts: readonly string[] = []) {
     this.exact = new URL(publicBaseUrl).host;
-    const parts = parseHost(this.exact);
-    if (!parts) throw new Error(`PUBLIC_BASE_URL has no usable host: ${this.exact}`);
-    this.publicName = parts.hostname;
-    this.publicIsLoopback = isLoopback(this.publicName);
+    if (!parseHost(this.exact)) throw new Error(`PUBLIC_BASE_URL has no usable host: ${this.exact}`);
+    this.origin = originHosts(publicBaseUrl, publicHosts);
   }
 
   /** PUBLIC_HOST, the host name to look up as a branded domain, or null for a Host that is no host. */
@@ -60,8 +52,6 @@ export class HostClassifier {
   private parse(host: string): HostClass {
     const parts = parseHost(host);
     if (parts === null) return null;
-    if (parts.hostname === this.publicName) return PUBLIC_HOST;
-    if (this.publicIsLoopback && isLoopback(parts.hostname)) return PUBLIC_HOST;
-    return parts.hostname;
+    return this.origin.has(host) ? PUBLIC_HOST : parts.hostname;
   }
 }

@@ -13,6 +13,7 @@ import {
   type RotatorRecord,
   toLocation,
 } from "@kurz/contracts";
+import { isCampaignPagePath } from "@kurz/service-kit";
 import { verify } from "@node-rs/argon2";
 import { isbot } from "isbot";
 import { isApiPath, isWebAppPath } from "./api-forwarder.ts";
@@ -351,7 +352,16 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
-    if (deps.forwardApi && isApiPath(req.url ?? "/")) {
+    const host = hosts.classify(rawHost(req.rawHeaders));
+    // The API, the docs page and the dashboard live on the origin's own hosts only; on a branded
+    // domain (or a host that is none) their paths are the domain's, here. Campaign pages go to the
+    // gateway on any named host: management serves one on a branded domain only to the domain's owner.
+    const url = req.url ?? "/";
+    if (
+      deps.forwardApi &&
+      host !== null &&
+      (host === PUBLIC_HOST ? isApiPath(url) : isCampaignPagePath(url))
+    ) {
       deps.forwardApi(req, res);
       return;
     }
@@ -361,13 +371,11 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
       sendPage(req, res, PAGES.methodNotAllowed, { allow: "GET, HEAD, POST" });
       return;
     }
-    const host = hosts.classify(rawHost(req.rawHeaders));
-    // The dashboard lives on the public host only; on a branded domain these paths stay the domain's.
-    if (host === PUBLIC_HOST && deps.forwardApi && isWebAppPath(req.url ?? "/")) {
+    if (host === PUBLIC_HOST && deps.forwardApi && isWebAppPath(url)) {
       deps.forwardApi(req, res);
       return;
     }
-    const r = route(req.url ?? "/");
+    const r = route(url);
     if (host === null || (host === PUBLIC_HOST && r === null)) {
       req.resume();
       sendPage(req, res, PAGES.notFound);

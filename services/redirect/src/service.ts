@@ -109,7 +109,7 @@ export async function startRedirect(config: RedirectConfig, logger: Logger): Pro
     config.MANAGEMENT_URL,
     callerToken(config.INTERNAL_TOKEN, "redirect"),
   );
-  const hosts = new HostClassifier(config.PUBLIC_BASE_URL);
+  const hosts = new HostClassifier(config.PUBLIC_BASE_URL, config.PUBLIC_HOSTS);
   const turns = new RotatorTurns();
   /** The whole public handler, for clients behind `trustProxy` X-Forwarded-For hops. */
   const handlerFor = (trustProxy: number) =>

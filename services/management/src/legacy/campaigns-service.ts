@@ -137,16 +137,28 @@ export async function assignLinkToCampaign(
  * unknown or private campaign, so the page cannot tell the two apart. The rotator's rule: inactive
  * and expired links would end on an error page, and a password-protected one is not listed at all,
  * since its title (or even its existence) may be what the password protects (docs/legacy-api.md).
+ *
+ * `brandedHost` is the Host's name when the page is asked for on a host other than the origin's own:
+ * then the campaign is found only when that host is one of its account's verified branded domains, so
+ * no account's page can be shown under another account's name.
  */
 export async function findPublicCampaign(
   prisma: PrismaClient,
-  id: number,
+  publicId: string,
+  brandedHost: string | null,
 ): Promise<{ accountId: string; name: string; links: Link[] } | null> {
   const campaign = await prisma.campaign.findUnique({
-    where: { id },
+    where: { publicId },
     include: { links: { orderBy: { position: "asc" }, include: { link: true } } },
   });
   if (!campaign?.public) return null;
+  if (brandedHost !== null) {
+    const domain = await prisma.domain.findFirst({
+      where: { host: brandedHost, accountId: campaign.accountId, status: "verified" },
+      select: { id: true },
+    });
+    if (!domain) return null;
+  }
   const now = Date.now();
   const links = campaign.links
     .map(({ link }) => link)

@@ -7,10 +7,9 @@ import {
   type LegacyDomainAddBody,
   type LegacyDomainUpdateBody,
   type LegacyListQuery,
-  parseHost,
 } from "@kurz/contracts";
 import { type Domain, isRecordMissing, isUniqueViolation, type PrismaClient } from "@kurz/db";
-import { badRequest, conflict, notFound } from "@kurz/service-kit";
+import { badRequest, conflict, notFound, originHosts } from "@kurz/service-kit";
 import { newVerificationToken, releaseHostForClaim } from "../domain-verification.ts";
 import type { LegacyRecords } from "../legacy-records.ts";
 import { afterLinksDeleted, deleteLinksInTx, type LinkWriterDeps } from "../links-service.ts";
@@ -19,17 +18,19 @@ import { type LegacyPage, legacyPage } from "./legacy-page.ts";
 export interface DomainWriterDeps {
   prisma: PrismaClient;
   legacyRecords: LegacyRecords;
-  /** The service's public origin: its own host is never a branded domain. */
+  /** The service's public origin: its own hosts (and PUBLIC_HOSTS) are never a branded domain. */
   baseUrl: string;
+  publicHosts?: readonly string[];
 }
 
 const domainNotFound = () => notFound("Domain not found");
 
-/** Every spelling of the platform's own host (case, trailing dot, default port, IDNA) compares equal. */
-function isPlatformHost(host: string, baseUrl: string): boolean {
-  const own = parseHost(new URL(baseUrl).host);
-  return own !== null && own.hostname === parseHost(host)?.hostname;
-}
+/**
+ * Every spelling of one of the platform's own hosts (case, trailing dot, default port, IDNA) compares
+ * equal (service-kit's origin-hosts.ts).
+ */
+const isPlatformHost = (host: string, deps: Pick<DomainWriterDeps, "baseUrl" | "publicHosts">) =>
+  originHosts(deps.baseUrl, deps.publicHosts).has(host);
 
 /** The account's domains, newest first. */
 export function listDomains(
@@ -59,7 +60,7 @@ export async function addDomain(
   const branded = brandedDomainHost(url.host);
   if (!branded.ok) throw badRequest(branded.reason);
   const host = branded.host;
-  if (isPlatformHost(host, deps.baseUrl)) {
+  if (isPlatformHost(host, deps)) {
     throw badRequest("This is the service's own address, not a branded domain");
   }
   await releaseHostForClaim(deps.prisma, deps.legacyRecords, accountId, host);

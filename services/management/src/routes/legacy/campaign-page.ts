@@ -1,11 +1,14 @@
-// GET /c/:id: the public list page of a campaign (the `list` URL of SPEC 2.10), served only while the
-// campaign is public. No authentication: the gateway forwards /c/ here without identity. Every other
-// case (unknown id, private campaign, malformed id) is the same 404 page, so private campaigns cannot
-// be told apart from missing ones. Which links are listed is legacy/campaigns-service.ts's rule.
+// GET /c/:publicId: the public list page of a campaign (the `list` URL of SPEC 2.10), served only while
+// the campaign is public. No authentication: the gateway forwards /c/ here without identity. The
+// address is the campaign's random public id, never its sequential `id`, so counting finds nothing.
+// On the origin's own hosts (PUBLIC_BASE_URL, PUBLIC_HOSTS) any public campaign is served; on any other
+// host only a campaign whose account verified that host as its branded domain. Every other case
+// (unknown id, private campaign, another account's domain, malformed id or Host) is the same 404 page,
+// so none can be told apart from a missing one. Which links are listed is legacy/campaigns-service.ts's.
 import { createHash } from "node:crypto";
-import { LegacyIdParams } from "@kurz/contracts";
+import { parseHost } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
-import { htmlPageHeaders } from "@kurz/service-kit";
+import { htmlPageHeaders, type OriginHosts } from "@kurz/service-kit";
 import { type Response, Router } from "express";
 import { findPublicCampaign } from "../../legacy/campaigns-service.ts";
 import { accountDomains, shortUrlOf } from "../../short-url.ts";
@@ -45,13 +48,28 @@ function page(res: Response, status: number, title: string, body: string): void 
 const notFoundPage = (res: Response) =>
   page(res, 404, "Not found", "<h1>Not found</h1><p>There is no public campaign at this address.</p>");
 
-export function campaignPageRouter(deps: { prisma: PrismaClient; baseUrl: string }): Router {
+/** A campaign's public id as the database makes it: 32 lower-case hex digits. */
+const PUBLIC_ID = /^[0-9a-f]{32}$/;
+
+export function campaignPageRouter(deps: {
+  prisma: PrismaClient;
+  baseUrl: string;
+  originHosts: OriginHosts;
+}): Router {
   const router = Router();
 
-  router.get("/:id", async (req, res) => {
-    const params = LegacyIdParams.safeParse(req.params);
-    if (!params.success) return notFoundPage(res);
-    const campaign = await findPublicCampaign(deps.prisma, params.data.id);
+  router.get("/:publicId", async (req, res) => {
+    const { publicId } = req.params;
+    if (!PUBLIC_ID.test(publicId)) return notFoundPage(res);
+    const host = req.headers.host;
+    let brandedHost: string | null = null;
+    if (!deps.originHosts.has(host)) {
+      const parts = host === undefined ? null : parseHost(host);
+      // Branded domains never carry a port (contracts' host.ts); the name is compared.
+      if (parts === null) return notFoundPage(res);
+      brandedHost = parts.hostname;
+    }
+    const campaign = await findPublicCampaign(deps.prisma, publicId, brandedHost);
     if (!campaign) return notFoundPage(res);
     const domains = await accountDomains(deps.prisma, campaign.accountId);
     const items = campaign.links.map((link) => {

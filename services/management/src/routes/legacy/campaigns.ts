@@ -1,7 +1,8 @@
 // /api/campaigns, /api/campaign/*: campaigns with rotators (SPEC 2.10, 4.2). Records in contracts'
 // routes-legacy.ts, use cases in legacy/campaigns-service.ts. A campaign with a slug has a rotator at
 // {base_url}/r/<slug>, which the redirect service serves from the Redis record the use cases write;
-// its public list page is {base_url}/c/<id> (campaign-page.ts).
+// its public list page is {base_url}/c/<public id> (campaign-page.ts): a random id, so that pages
+// cannot be found by counting; `id` stays the API's integer (SPEC 2.10).
 import { ROUTES } from "@kurz/contracts";
 import type { Campaign } from "@kurz/db";
 import { type MountedRoute, route } from "@kurz/service-kit";
@@ -26,7 +27,7 @@ export interface LegacyCampaignsDeps extends CampaignWriterDeps {
 export function campaignUrls(campaign: Campaign, baseUrl: string) {
   return {
     rotator: campaign.slug ? `${baseUrl}/r/${campaign.slug}` : (false as const),
-    list: `${baseUrl}/c/${campaign.id}`,
+    list: `${baseUrl}/c/${campaign.publicId}`,
   };
 }
 

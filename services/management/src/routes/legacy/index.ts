@@ -18,6 +18,8 @@ export interface LegacyDeps {
   redis: Redis;
   legacyRecords: LegacyRecords;
   baseUrl: string;
+  /** PUBLIC_HOSTS: more names of the origin, none of which can be a branded domain. */
+  publicHosts?: readonly string[];
   domainTxtLookup?: TxtLookup;
   overlayRecords: OverlayRecords;
   records: RedirectRecords;
