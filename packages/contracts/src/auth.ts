@@ -4,7 +4,8 @@
 // session's CSRF token in a header, which a cross-site form cannot set.
 import * as z from "zod";
 import { Account, CreatedApiKey } from "./account.ts";
-import { StoredText, Timestamp, Uuid } from "./primitives.ts";
+import { Count, StoredText, Timestamp, Uuid } from "./primitives.ts";
+import { CurrentPassword, PASSWORD_MAX_LENGTH } from "./sudo.ts";
 
 /** The cookie that carries the session token. */
 export const SESSION_COOKIE = "kurz_session";
@@ -14,7 +15,6 @@ export const CSRF_HEADER = "x-csrf-token";
 export const SESSION_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 export const PASSWORD_MIN_LENGTH = 8;
-export const PASSWORD_MAX_LENGTH = 256;
 export const EMAIL_MAX_LENGTH = 254;
 
 const Password = StoredText().min(PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH);
@@ -63,11 +63,21 @@ export const SignedOut = z.object({ signed_out: z.literal(true) });
 export type SignedOut = z.infer<typeof SignedOut>;
 
 export const ChangePasswordBody = z
-  .object({ current_password: StoredText().min(1).max(PASSWORD_MAX_LENGTH), new_password: Password })
+  .object({
+    current_password: CurrentPassword,
+    new_password: Password,
+    revoke_keys: z
+      .boolean()
+      .optional()
+      .meta({ description: "Also revoke every API key of the account (a key outlives a password change)" }),
+  })
   .meta({ id: "ChangePasswordBody" });
 export type ChangePasswordBody = z.infer<typeof ChangePasswordBody>;
 
-export const PasswordChanged = z.object({ changed: z.literal(true) });
+export const PasswordChanged = z.object({
+  changed: z.literal(true),
+  revoked_keys: Count.meta({ description: "API keys revoked with the change (0 unless revoke_keys)" }),
+});
 export type PasswordChanged = z.infer<typeof PasswordChanged>;
 
 export const MAX_DEFAULT_EXPIRY_HOURS = 87_600;

@@ -24,4 +24,5 @@ export * from "./routes-all.ts";
 export * from "./routes-campaigns.ts";
 export * from "./routes-legacy.ts";
 export * from "./routes-overlays.ts";
+export * from "./sudo.ts";
 export * from "./webhooks.ts";

@@ -96,6 +96,7 @@ describe("OpenAPI document", () => {
       "POST /api/v1/auth/login",
       "POST /api/v1/auth/logout",
       "GET /api/v1/auth/session",
+      "POST /api/v1/auth/confirm",
       "GET /api/v1/account",
       "PATCH /api/v1/account",
       "POST /api/v1/account/password",

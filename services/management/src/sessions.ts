@@ -24,16 +24,21 @@ export interface IssuedSession {
 type SessionDb = Pick<PrismaClient, "session">;
 
 /** Always a fresh token: a token the client brought is never adopted (no session fixation). */
-export async function issueSession(db: SessionDb, accountId: string, ttlMs: number): Promise<IssuedSession> {
+export async function issueSession(
+  db: SessionDb,
+  accountId: string,
+  ttlMs: number,
+  now = new Date(),
+): Promise<IssuedSession> {
   const token = randomBytes(32).toString("base64url");
-  const now = Date.now();
   const row = await db.session.create({
     data: {
       accountId,
       tokenHash: hashSessionToken(token),
       csrfToken: randomBytes(32).toString("base64url"),
-      renewedAt: new Date(now),
-      expiresAt: new Date(now + ttlMs),
+      createdAt: now,
+      renewedAt: now,
+      expiresAt: new Date(now.getTime() + ttlMs),
     },
     include: { account: { select: { email: true } } },
   });

@@ -23,7 +23,7 @@ describe.skipIf(!hasChromium)(
     const cspViolations: string[] = [];
     const pagesChecked: string[] = [];
     const email = `ada-${Date.now()}@example.com`;
-    const password = "correct horse battery";
+    let password = "correct horse battery";
 
     /** Axe finds nothing serious or critical, then both screenshots are taken. */
     const look = async (p: Page, name: string) => {
@@ -260,6 +260,24 @@ describe.skipIf(!hasChromium)(
       expect(res.status).toBe(401);
     });
 
+    let secondKey = "";
+    it("creates a key only with the password re-entered", async () => {
+      await page.getByRole("button", { name: "Create key" }).click();
+      const dialog = page.getByRole("dialog", { name: "Create API key" });
+      await dialog.getByLabel("Name").fill("deploy script");
+      await dialog.getByLabel("Your password").fill("not my password");
+      await dialog.getByRole("button", { name: "Create key" }).click();
+      await dialog.getByText("The current password is wrong").waitFor();
+      await look(page, "keys-create-wrong-password");
+      await dialog.getByLabel("Your password").fill(password);
+      await dialog.getByRole("button", { name: "Create key" }).click();
+      const shown = page.getByRole("dialog", { name: "Your new API key" });
+      secondKey = (await shown.getByTestId("full-key").textContent()) ?? "";
+      expect(secondKey).toMatch(/^kurz_live_[A-Za-z0-9]{32}$/);
+      await shown.getByRole("button", { name: "Done" }).click();
+      await page.getByTestId("key-row").getByText(secondKey.slice(0, 14)).waitFor();
+    });
+
     it("shows the account with its limit and usage", async () => {
       await page
         .getByRole("navigation", { name: "Dashboard" })
@@ -268,6 +286,22 @@ describe.skipIf(!hasChromium)(
       await page.getByTestId("account-email").filter({ hasText: email }).waitFor();
       await page.getByText(/1 of [\d,]+/).waitFor();
       await look(page, "account");
+    });
+
+    it("changes the password and, when asked, revokes every key", async () => {
+      await page.getByLabel("Current password").fill(password);
+      await page.getByLabel("New password").fill("a new and longer passphrase");
+      await page.getByLabel(/Also revoke every API key/).check();
+      await page.getByRole("button", { name: "Change password" }).click();
+      await page
+        .getByText("Password changed. Your other sessions were signed out and 1 API key revoked.")
+        .waitFor();
+      password = "a new and longer passphrase";
+      await look(page, "account-password-changed");
+      const res = await fetch(`${stack.origin}/api/v1/account`, {
+        headers: { authorization: `Bearer ${secondKey}` },
+      });
+      expect(res.status).toBe(401);
     });
 
     it("shows the overview with the click and the top link", async () => {

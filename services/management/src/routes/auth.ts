@@ -1,5 +1,6 @@
-// /api/v1/auth/*: sign-up, sign-in, sign-out and the current session (docs/api.md, "Sessions").
-// The use cases are in register-account.ts, sign-in.ts and sessions.ts; this file sets the cookie.
+// /api/v1/auth/*: sign-up, sign-in, sign-out, the current session and confirming the password
+// (docs/api.md, "Sessions"). The use cases are in register-account.ts, sign-in.ts, sessions.ts and
+// sudo.ts; this file sets the cookie.
 import { ROUTES } from "@kurz/contracts";
 import {
   clearedSessionCookie,
@@ -14,6 +15,7 @@ import type { AuthDeps } from "../auth-deps.ts";
 import { registerAccount } from "../register-account.ts";
 import { currentSession, endSessions } from "../sessions.ts";
 import { signIn } from "../sign-in.ts";
+import { confirmPassword } from "../sudo.ts";
 
 export function authRoutes(deps: AuthDeps): MountedRoute[] {
   const cookieOptions = { publicBaseUrl: deps.baseUrl };
@@ -38,6 +40,16 @@ export function authRoutes(deps: AuthDeps): MountedRoute[] {
       res.setHeader("Set-Cookie", clearedSessionCookie(cookieOptions));
       return v1Success({ signed_out: true as const });
     }),
+    route(ROUTES.confirmPassword, async ({ identity, body, res }) =>
+      v1Success(
+        await confirmPassword(
+          deps,
+          { accountId: identity.accountId, sessionId: identity.sessionId! },
+          body.current_password,
+          clientHashOf(res),
+        ),
+      ),
+    ),
     route(ROUTES.getSession, async ({ identity, res }) => {
       const session = await currentSession(deps.prisma, identity.accountId, identity.sessionId!);
       res.setHeader("Cache-Control", "no-store");

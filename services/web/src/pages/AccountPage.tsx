@@ -55,19 +55,30 @@ function DefaultExpiry({ hours }: { hours: number | null }) {
 function ChangePassword() {
   const [current, setCurrent] = useState("");
   const [next, setNext] = useState("");
+  const [revokeKeys, setRevokeKeys] = useState(false);
   const [state, setState] = useState<{ ok?: string; error?: string }>({});
   const submit = async (e: Event) => {
     e.preventDefault();
     setState({});
     try {
-      await call(V1_ROUTES.changePassword, { body: { current_password: current, new_password: next } });
+      const { data } = await call(V1_ROUTES.changePassword, {
+        body: { current_password: current, new_password: next, revoke_keys: revokeKeys },
+      });
       setCurrent("");
       setNext("");
-      setState({ ok: "Password changed. Your other sessions were signed out." });
+      setRevokeKeys(false);
+      if (data.revoked_keys > 0) invalidate("usage");
+      setState({
+        ok: `Password changed. Your other sessions were signed out${
+          revokeKeys
+            ? ` and ${data.revoked_keys} API ${data.revoked_keys === 1 ? "key" : "keys"} revoked`
+            : ""
+        }.`,
+      });
     } catch (err) {
       setState({
         error:
-          err instanceof ApiFailure && err.status === 401
+          err instanceof ApiFailure && err.code === "FORBIDDEN"
             ? "The current password is wrong."
             : (fieldError(err, "new_password") ?? messageOf(err)),
       });
@@ -105,6 +116,14 @@ function ChangePassword() {
           At least {PASSWORD_MIN_LENGTH} characters.
         </p>
       </div>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={revokeKeys}
+          onChange={(e) => setRevokeKeys(e.currentTarget.checked)}
+        />
+        Also revoke every API key (they keep working otherwise)
+      </label>
       <FormStatus ok={state.ok} error={state.error} />
       <button type="submit" class="btn primary">
         Change password
