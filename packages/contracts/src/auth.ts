@@ -9,6 +9,11 @@ import { CurrentPassword, PASSWORD_MAX_LENGTH } from "./sudo.ts";
 
 /** The cookie that carries the session token. */
 export const SESSION_COOKIE = "kurz_session";
+/**
+ * Its name when the public origin is https: browsers accept a `__Host-` cookie only from that very
+ * host, Secure, with Path=/ and no Domain, so a sibling subdomain cannot plant or overwrite it.
+ */
+export const SESSION_COOKIE_TLS = `__Host-${SESSION_COOKIE}`;
 /** The header that carries the session's CSRF token on POST, PUT, PATCH and DELETE. */
 export const CSRF_HEADER = "x-csrf-token";
 /** Session tokens: 32 random bytes, base64url (43 characters). */

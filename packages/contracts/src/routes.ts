@@ -39,6 +39,7 @@ import {
   UpdateLinkBody,
 } from "./link.ts";
 import { QR_CACHE_CONTROL, QR_CONTENT_TYPES, QrParams, QrQuery } from "./qr.ts";
+import { SessionList, SessionsEnded } from "./session-list.ts";
 import { ConfirmPasswordBody, PasswordConfirmed, SUDO_WINDOW_MINUTES } from "./sudo.ts";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -154,6 +155,27 @@ export const V1_ROUTES = {
     status: 200,
     response: ok(PasswordConfirmed),
     errors: ["VALIDATION_ERROR", "FORBIDDEN"],
+  }),
+  listSessions: defineRoute({
+    method: "GET",
+    path: `${V1}/auth/sessions`,
+    tag: "auth",
+    summary: "The account's signed-in sessions, most recently used first",
+    auth: "session",
+    status: 200,
+    response: ok(SessionList),
+    errors: [],
+  }),
+  endAllSessions: defineRoute({
+    method: "DELETE",
+    path: `${V1}/auth/sessions`,
+    tag: "auth",
+    summary:
+      "Sign out everywhere: ends every session of the account, this one included, and clears the cookie",
+    auth: "session",
+    status: 200,
+    response: ok(SessionsEnded),
+    errors: ["FORBIDDEN"],
   }),
   // -- account --
   getAccount: defineRoute({

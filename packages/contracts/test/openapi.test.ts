@@ -97,6 +97,8 @@ describe("OpenAPI document", () => {
       "POST /api/v1/auth/logout",
       "GET /api/v1/auth/session",
       "POST /api/v1/auth/confirm",
+      "GET /api/v1/auth/sessions",
+      "DELETE /api/v1/auth/sessions",
       "GET /api/v1/account",
       "PATCH /api/v1/account",
       "POST /api/v1/account/password",

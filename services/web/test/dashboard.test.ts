@@ -335,5 +335,27 @@ describe.skipIf(!hasChromium)(
         `axe-core: no serious or critical violation on ${pagesChecked.length} pages: ${pagesChecked.join(", ")}`,
       );
     });
+
+    it("lists the signed-in sessions and signs out everywhere, ending another browser's session too", async () => {
+      const elsewhere = await fetch(`${stack.origin}/api/v1/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email, password }),
+      });
+      expect(elsewhere.status).toBe(200);
+      const cookie = (elsewhere.headers.get("set-cookie") ?? "").split(";")[0]!;
+      await page
+        .getByRole("navigation", { name: "Dashboard" })
+        .getByRole("link", { name: "Account" })
+        .click();
+      await page.getByRole("heading", { name: "Signed-in sessions" }).waitFor();
+      await expect.poll(() => page.getByTestId("session-row").count()).toBe(2);
+      await page.getByTestId("session-row").filter({ hasText: "This browser" }).waitFor();
+      await look(page, "account-sessions");
+      await page.getByRole("button", { name: "Sign out everywhere" }).click();
+      await page.waitForURL("**/login");
+      const after = await fetch(`${stack.origin}/api/v1/auth/session`, { headers: { cookie } });
+      expect(after.status).toBe(401);
+    });
   },
 );

@@ -1,5 +1,5 @@
-// /api/v1/auth/*: sign-up, sign-in, sign-out, the current session and confirming the password
-// (docs/api.md, "Sessions"). The use cases are in register-account.ts, sign-in.ts, sessions.ts and
+// /api/v1/auth/*: sign-up, sign-in, sign-out (here or everywhere), the current session, the list of
+// sessions and confirming the password (docs/api.md, "Sessions"). The use cases are in register-account.ts, sign-in.ts, sessions.ts and
 // sudo.ts; this file sets the cookie.
 import { ROUTES } from "@kurz/contracts";
 import {
@@ -13,7 +13,7 @@ import {
 import type { Response } from "express";
 import type { AuthDeps } from "../auth-deps.ts";
 import { registerAccount } from "../register-account.ts";
-import { currentSession, endSessions } from "../sessions.ts";
+import { currentSession, endSessions, listSessions } from "../sessions.ts";
 import { signIn } from "../sign-in.ts";
 import { confirmPassword } from "../sudo.ts";
 
@@ -50,6 +50,15 @@ export function authRoutes(deps: AuthDeps): MountedRoute[] {
         ),
       ),
     ),
+    route(ROUTES.listSessions, async ({ identity, res }) => {
+      res.setHeader("Cache-Control", "no-store");
+      return v1Success(await listSessions(deps.prisma, identity.accountId, identity.sessionId!));
+    }),
+    route(ROUTES.endAllSessions, async ({ identity, res }) => {
+      const ended = await endSessions(deps, { accountId: identity.accountId });
+      res.setHeader("Set-Cookie", clearedSessionCookie(cookieOptions));
+      return v1Success({ ended });
+    }),
     route(ROUTES.getSession, async ({ identity, res }) => {
       const session = await currentSession(deps.prisma, identity.accountId, identity.sessionId!);
       res.setHeader("Cache-Control", "no-store");

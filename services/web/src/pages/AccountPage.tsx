@@ -5,6 +5,7 @@ import { invalidate, useQuery } from "../api/cache.ts";
 import { ApiFailure, call, fieldError, messageOf } from "../api/client.ts";
 import { FormStatus } from "../components/FormStatus.tsx";
 import { Failed, fmtDay, Loading, PageHead } from "./common.tsx";
+import { SessionsCard } from "./SessionsCard.tsx";
 
 function DefaultExpiry({ hours }: { hours: number | null }) {
   const [value, setValue] = useState(hours === null ? "" : String(hours));
@@ -168,6 +169,7 @@ export function AccountPage() {
         <DefaultExpiry hours={a.default_expiry_hours} />
         <ChangePassword />
       </div>
+      <SessionsCard />
     </>
   );
 }
