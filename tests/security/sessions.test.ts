@@ -503,7 +503,7 @@ describe("sign-in guessing", () => {
         { cookie: user.token, csrf: user.csrf },
         { current_password: current, new_password: "attacker's password" },
       );
-    for (let i = 0; i < PER_ACCOUNT; i++) expectV1Error(await guess(`guess-${i}`), 401, "UNAUTHORIZED");
+    for (let i = 0; i < PER_ACCOUNT; i++) expectV1Error(await guess(`guess-${i}`), 403, "FORBIDDEN");
     expectV1Error(await guess(user.password), 429, "RATE_LIMIT_EXCEEDED");
     expect((await login(user.email, "attacker's password")).status).not.toBe(200);
   });

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { Count, ExpiresAtInput, StoredText, Timestamp, Uuid } from "./primitives.ts";
+import { CurrentPassword, SUDO_WINDOW_MINUTES } from "./sudo.ts";
 
 /** Key format (ARCHITECTURE): `kurz_live_` + 32 base62 characters; key_prefix is its first 14 characters. */
 export const API_KEY_PREFIX = "kurz_live_";
@@ -73,6 +74,9 @@ export const CreateApiKeyBody = z
   .object({
     name: StoredText().trim().min(1).max(KEY_NAME_MAX_LENGTH),
     expires_at: ExpiresAtInput.optional(),
+    current_password: CurrentPassword.optional().meta({
+      description: `Required with a session unless the password was confirmed in the last ${SUDO_WINDOW_MINUTES} minutes (POST /api/v1/auth/confirm); not needed with a key`,
+    }),
   })
   .meta({ id: "CreateApiKeyBody" });
 export type CreateApiKeyBody = z.infer<typeof CreateApiKeyBody>;

@@ -4,17 +4,22 @@
 // session's CSRF token in a header, which a cross-site form cannot set.
 import * as z from "zod";
 import { Account, CreatedApiKey } from "./account.ts";
-import { StoredText, Timestamp, Uuid } from "./primitives.ts";
+import { Count, StoredText, Timestamp, Uuid } from "./primitives.ts";
+import { CurrentPassword, PASSWORD_MAX_LENGTH } from "./sudo.ts";
 
 /** The cookie that carries the session token. */
 export const SESSION_COOKIE = "kurz_session";
+/**
+ * Its name when the public origin is https: browsers accept a `__Host-` cookie only from that very
+ * host, Secure, with Path=/ and no Domain, so a sibling subdomain cannot plant or overwrite it.
+ */
+export const SESSION_COOKIE_TLS = `__Host-${SESSION_COOKIE}`;
 /** The header that carries the session's CSRF token on POST, PUT, PATCH and DELETE. */
 export const CSRF_HEADER = "x-csrf-token";
 /** Session tokens: 32 random bytes, base64url (43 characters). */
 export const SESSION_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 export const PASSWORD_MIN_LENGTH = 8;
-export const PASSWORD_MAX_LENGTH = 256;
 export const EMAIL_MAX_LENGTH = 254;
 
 const Password = StoredText().min(PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH);
@@ -63,11 +68,21 @@ export const SignedOut = z.object({ signed_out: z.literal(true) });
 export type SignedOut = z.infer<typeof SignedOut>;
 
 export const ChangePasswordBody = z
-  .object({ current_password: StoredText().min(1).max(PASSWORD_MAX_LENGTH), new_password: Password })
+  .object({
+    current_password: CurrentPassword,
+    new_password: Password,
+    revoke_keys: z
+      .boolean()
+      .optional()
+      .meta({ description: "Also revoke every API key of the account (a key outlives a password change)" }),
+  })
   .meta({ id: "ChangePasswordBody" });
 export type ChangePasswordBody = z.infer<typeof ChangePasswordBody>;
 
-export const PasswordChanged = z.object({ changed: z.literal(true) });
+export const PasswordChanged = z.object({
+  changed: z.literal(true),
+  revoked_keys: Count.meta({ description: "API keys revoked with the change (0 unless revoke_keys)" }),
+});
 export type PasswordChanged = z.infer<typeof PasswordChanged>;
 
 export const MAX_DEFAULT_EXPIRY_HOURS = 87_600;

@@ -25,5 +25,7 @@ export * from "./routes-all.ts";
 export * from "./routes-campaigns.ts";
 export * from "./routes-legacy.ts";
 export * from "./routes-overlays.ts";
+export * from "./session-list.ts";
+export * from "./sudo.ts";
 export * from "./url.ts";
 export * from "./webhooks.ts";

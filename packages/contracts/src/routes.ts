@@ -39,6 +39,8 @@ import {
   UpdateLinkBody,
 } from "./link.ts";
 import { QR_CACHE_CONTROL, QR_CONTENT_TYPES, QrParams, QrQuery } from "./qr.ts";
+import { SessionList, SessionsEnded } from "./session-list.ts";
+import { ConfirmPasswordBody, PasswordConfirmed, SUDO_WINDOW_MINUTES } from "./sudo.ts";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 export type ApiTag = "auth" | "account" | "links" | "analytics" | "qr" | "overlays" | "webhooks" | "legacy";
@@ -143,6 +145,38 @@ export const V1_ROUTES = {
     response: ok(Session),
     errors: [],
   }),
+  confirmPassword: defineRoute({
+    method: "POST",
+    path: `${V1}/auth/confirm`,
+    tag: "auth",
+    summary: `Confirm the current password: for ${SUDO_WINDOW_MINUTES} minutes this session may create API keys without sending it again (signing in does not count)`,
+    auth: "session",
+    body: ConfirmPasswordBody,
+    status: 200,
+    response: ok(PasswordConfirmed),
+    errors: ["VALIDATION_ERROR", "FORBIDDEN"],
+  }),
+  listSessions: defineRoute({
+    method: "GET",
+    path: `${V1}/auth/sessions`,
+    tag: "auth",
+    summary: "The account's signed-in sessions, most recently used first",
+    auth: "session",
+    status: 200,
+    response: ok(SessionList),
+    errors: [],
+  }),
+  endAllSessions: defineRoute({
+    method: "DELETE",
+    path: `${V1}/auth/sessions`,
+    tag: "auth",
+    summary:
+      "Sign out everywhere: ends every session of the account, this one included, and clears the cookie",
+    auth: "session",
+    status: 200,
+    response: ok(SessionsEnded),
+    errors: ["FORBIDDEN"],
+  }),
   // -- account --
   getAccount: defineRoute({
     method: "GET",
@@ -169,7 +203,8 @@ export const V1_ROUTES = {
     method: "POST",
     path: `${V1}/account/password`,
     tag: "account",
-    summary: "Change the password; ends every other session of the account",
+    summary:
+      "Change the password (the current one required); ends every other session of the account, and with revoke_keys revokes every key",
     auth: "key",
     body: ChangePasswordBody,
     status: 200,
@@ -190,7 +225,8 @@ export const V1_ROUTES = {
     method: "POST",
     path: `${V1}/account/keys`,
     tag: "account",
-    summary: "Create an API key (the full key is returned once)",
+    summary:
+      "Create an API key (the full key is returned once); a session must send current_password or have confirmed it",
     auth: "key",
     body: CreateApiKeyBody,
     status: 201,

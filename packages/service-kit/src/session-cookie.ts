@@ -1,37 +1,52 @@
 // The session cookie (docs/decisions/0021-sessions-and-csrf.md), written by management when it signs
 // a browser in or out and by the gateway when it renews a session: one home for its attributes.
 // HttpOnly keeps the token from scripts; SameSite=Lax keeps it off cross-site subrequests and
-// form POSTs; Secure whenever the public origin is https.
-import { SESSION_COOKIE } from "@kurz/contracts";
+// form POSTs. Whenever the public origin is https the cookie is Secure and named `__Host-kurz_session`:
+// browsers then accept it only from this exact host, so a sibling subdomain (another tenant's page on
+// a neighbouring host, say) can neither plant a session in the browser nor shadow ours, and only
+// that name is read.
+import { SESSION_COOKIE, SESSION_COOKIE_TLS } from "@kurz/contracts";
 
 export interface SessionCookieOptions {
   /** The public base URL (PUBLIC_BASE_URL): https there makes the cookie Secure. */
   publicBaseUrl: string;
 }
 
-const attributes = ({ publicBaseUrl }: SessionCookieOptions) =>
-  `Path=/; HttpOnly; SameSite=Lax${publicBaseUrl.toLowerCase().startsWith("https:") ? "; Secure" : ""}`;
+const overTls = ({ publicBaseUrl }: SessionCookieOptions) => publicBaseUrl.toLowerCase().startsWith("https:");
+
+/** The cookie's name: `__Host-kurz_session` behind https, `kurz_session` otherwise. */
+export const sessionCookieName = (opts: SessionCookieOptions) =>
+  overTls(opts) ? SESSION_COOKIE_TLS : SESSION_COOKIE;
+
+// `__Host-` requires exactly these: Secure, Path=/ and no Domain attribute.
+const attributes = (opts: SessionCookieOptions) =>
+  `Path=/; HttpOnly; SameSite=Lax${overTls(opts) ? "; Secure" : ""}`;
 
 /** `Set-Cookie` value that stores the token for `maxAgeSeconds`. */
 export function sessionCookie(token: string, maxAgeSeconds: number, opts: SessionCookieOptions): string {
-  return `${SESSION_COOKIE}=${token}; Max-Age=${Math.max(0, Math.floor(maxAgeSeconds))}; ${attributes(opts)}`;
+  return `${sessionCookieName(opts)}=${token}; Max-Age=${Math.max(0, Math.floor(maxAgeSeconds))}; ${attributes(opts)}`;
 }
 
 /** `Set-Cookie` value that removes the cookie. */
 export function clearedSessionCookie(opts: SessionCookieOptions): string {
-  return `${SESSION_COOKIE}=; Max-Age=0; ${attributes(opts)}`;
+  return `${sessionCookieName(opts)}=; Max-Age=0; ${attributes(opts)}`;
 }
 
 /**
- * The session token a request's Cookie header carries, or null. When the header names the cookie more
- * than once (a cookie planted for a parent domain beside ours) the request is ambiguous and carries none.
+ * The session token a request's Cookie header carries under the cookie's name (sessionCookieName), or
+ * null. When the header names the cookie more than once (a cookie planted for a parent domain beside
+ * ours) the request is ambiguous and carries none.
  */
-export function sessionTokenFrom(cookieHeader: string | undefined): string | null {
+export function sessionTokenFrom(
+  cookieHeader: string | undefined,
+  opts: SessionCookieOptions,
+): string | null {
   if (!cookieHeader) return null;
+  const name = sessionCookieName(opts);
   let found: string | null = null;
   for (const part of cookieHeader.split(";")) {
     const eq = part.indexOf("=");
-    if (eq < 0 || part.slice(0, eq).trim() !== SESSION_COOKIE) continue;
+    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
     if (found !== null) return null;
     found = part.slice(eq + 1).trim();
   }

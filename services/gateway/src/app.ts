@@ -233,7 +233,7 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
     // browser's identity).
     const sessionToken =
       (!legacy || acceptsSessionOnLegacy(pathOf(req.url ?? "/"))) && req.headers.authorization === undefined
-        ? sessionTokenFrom(req.headers.cookie)
+        ? sessionTokenFrom(req.headers.cookie, { publicBaseUrl: config.PUBLIC_BASE_URL })
         : null;
     if (sessionToken !== null) {
       await budgetLeft;

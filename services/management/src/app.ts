@@ -77,6 +77,8 @@ export interface ManagementAppDeps {
   signup: "open" | "closed";
   /** SESSION_TTL_HOURS in milliseconds: a session's idle lifetime. */
   sessionTtlMs: number;
+  /** SESSION_MAX_AGE_DAYS in milliseconds: a session ends this long after sign-in, however used. */
+  sessionMaxAgeMs: number;
   signinLimits: SigninLimits;
 }
 

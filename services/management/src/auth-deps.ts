@@ -10,6 +10,7 @@ export interface AuthDeps {
   keyLimits: KeyLimits;
   signup: "open" | "closed";
   sessionTtlMs: number;
+  sessionMaxAgeMs: number;
   signinLimits: SigninLimits;
   /** PUBLIC_BASE_URL: decides the cookie's Secure attribute. */
   baseUrl: string;

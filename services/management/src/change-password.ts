@@ -1,32 +1,25 @@
 // Changing the password (POST /api/v1/account/password): the current one must match, and every
 // other session of the account ends at once (rows deleted, gateway caches tombstoned), so a session
-// stolen before the change dies with it. The caller's own session, when it is one, stays.
+// stolen before the change dies with it. The caller's own session, when it is one, stays. With
+// `revoke_keys` every API key of the account is revoked too: a key outlives any password change.
 // Wrong current passwords spend the account's sign-in budget, so this is no side door for guessing.
-import type { ChangePasswordBody } from "@kurz/contracts";
-import { unauthorized } from "@kurz/service-kit";
+import type { ChangePasswordBody, PasswordChanged } from "@kurz/contracts";
 import type { AuthDeps } from "./auth-deps.ts";
 import { hashPassword } from "./passwords.ts";
+import { revokeAllApiKeys } from "./revoke-api-key.ts";
 import { endSessions } from "./sessions.ts";
-import { passwordMatches } from "./sign-in.ts";
-import { checkSigninBudget, recordSigninFailure } from "./signin-limits.ts";
+import { verifyCurrentPassword } from "./sudo.ts";
 
 export async function changePassword(
   deps: AuthDeps,
   identity: { accountId: string; sessionId: string | null },
   body: ChangePasswordBody,
   clientHash: string | null,
-): Promise<void> {
-  const account = await deps.prisma.account.findUnique({
-    where: { id: identity.accountId },
-    select: { email: true, passwordHash: true },
-  });
-  if (!account) throw unauthorized("Unknown account");
-  await checkSigninBudget(deps.redis, deps.signinLimits, account.email, clientHash);
-  if (!(await passwordMatches(account.passwordHash, body.current_password))) {
-    await recordSigninFailure(deps.redis, deps.signinLimits, account.email, clientHash);
-    throw unauthorized("The current password is wrong");
-  }
+): Promise<PasswordChanged> {
+  await verifyCurrentPassword(deps, identity.accountId, body.current_password, clientHash);
   const passwordHash = await hashPassword(body.new_password);
   await deps.prisma.account.update({ where: { id: identity.accountId }, data: { passwordHash } });
+  const revoked = body.revoke_keys ? await revokeAllApiKeys(deps, identity.accountId) : 0;
   await endSessions(deps, { accountId: identity.accountId, keep: identity.sessionId });
+  return { changed: true, revoked_keys: revoked };
 }

@@ -57,6 +57,8 @@ export const managementConfigSchema = commonConfigSchema.extend({
     .positive()
     .max(24 * 366)
     .default(14 * 24),
+  // Absolute lifetime of a session: it ends this long after sign-in however much it is used.
+  SESSION_MAX_AGE_DAYS: z.coerce.number().positive().max(366).default(30),
   // Failed sign-ins allowed per account (e-mail) and per client address in SIGNIN_WINDOW_MINUTES;
   // beyond either, sign-in answers 429 until the window ends, without checking the password.
   SIGNIN_ATTEMPTS_PER_ACCOUNT: z.coerce.number().int().positive().default(10),

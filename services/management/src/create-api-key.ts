@@ -1,17 +1,22 @@
 // Creating an API key (beyond the SPEC, ARCHITECTURE "API keys"): the full key is returned once and
 // never stored; an account has at most MAX_ACTIVE_KEYS active keys, checked under the account's lock.
+// A key outlives sign-out and password changes, so a session mints one only with the password
+// re-entered (sudo.ts): a stolen cookie must not turn into a lasting credential.
 import { type CreateApiKeyBody, type CreatedApiKey, fieldErrors, MAX_ACTIVE_KEYS } from "@kurz/contracts";
-import type { PrismaClient } from "@kurz/db";
 import { forbidden, unauthorized, validation } from "@kurz/service-kit";
 import { accountKeyLimits } from "./account-limits.ts";
 import { activeKeyWhere, generateApiKey, type KeyLimits, toApiKeyItem } from "./api-keys.ts";
+import type { AuthDeps } from "./auth-deps.ts";
+import { type Caller, requireRecentPassword } from "./sudo.ts";
 
 export async function createApiKey(
-  deps: { prisma: PrismaClient; keyLimits: KeyLimits },
-  accountId: string,
+  deps: Pick<AuthDeps, "prisma" | "redis" | "keyLimits" | "signinLimits">,
+  caller: Caller,
   body: CreateApiKeyBody,
+  clientHash: string | null,
 ): Promise<CreatedApiKey> {
   const { prisma } = deps;
+  const { accountId } = caller;
   const expiresAt = body.expires_at !== undefined ? new Date(body.expires_at) : null;
   if (expiresAt && expiresAt.getTime() <= Date.now()) {
     throw validation(
@@ -19,6 +24,7 @@ export async function createApiKey(
       fieldErrors({ expires_at: "Must be in the future" }),
     );
   }
+  await requireRecentPassword(deps, caller, body.current_password, clientHash);
   const { key, hash, prefix } = generateApiKey();
   const created = await prisma.$transaction(async (tx) => {
     // Serialises key creation per account so concurrent requests cannot pass the limit.

@@ -26,6 +26,24 @@ export async function revokeApiKey(
 }
 
 /**
+ * Revokes every live key of the account (a password change's `revoke_keys`) and replaces each one's
+ * cached record; returns how many were revoked. The rows go first, so a gateway miss afterwards finds
+ * them revoked; when the cache cannot be written the request fails with 503 (the keys stay revoked,
+ * and a gateway's older copy lasts at most its KEY_CACHE_TTL_SECONDS).
+ */
+export async function revokeAllApiKeys(
+  deps: { prisma: PrismaClient; redis: Redis },
+  accountId: string,
+): Promise<number> {
+  const revoked = await deps.prisma.apiKey.updateManyAndReturn({
+    where: { accountId, revokedAt: null },
+    data: { revokedAt: new Date() },
+  });
+  await Promise.all(revoked.map((key) => invalidateGatewayCache(deps.redis, key)));
+  return revoked.length;
+}
+
+/**
  * Replaces the gateway's cached record with the revoked one rather than deleting it: a gateway that
  * read the key just before the revocation writes its stale copy with SET NX, which then loses.
  * On failure the request fails, and repeating it (idempotent) retries the invalidation.

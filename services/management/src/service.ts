@@ -74,7 +74,9 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     retiredCodeGraceMs,
     onImportQueued: () => imports.wake(),
     signup: config.SIGNUP,
-    sessionTtlMs: config.SESSION_TTL_HOURS * HOUR_MS,
+    // An idle lifetime longer than the absolute one would never be reached.
+    sessionTtlMs: Math.min(config.SESSION_TTL_HOURS, config.SESSION_MAX_AGE_DAYS * 24) * HOUR_MS,
+    sessionMaxAgeMs: config.SESSION_MAX_AGE_DAYS * 24 * HOUR_MS,
     signinLimits: signinLimitsFrom(config),
     webhooks: webhooks.endpointDeps,
   });

@@ -5,7 +5,13 @@
 // again, and a gateway lookup that raced with the end cannot write it back (it writes only where no
 // tombstone is).
 import { createHash, randomBytes } from "node:crypto";
-import { SESSION_TOMBSTONE, type Session, type SessionRecord, sessionCacheKey } from "@kurz/contracts";
+import {
+  SESSION_TOMBSTONE,
+  type Session,
+  type SessionList,
+  type SessionRecord,
+  sessionCacheKey,
+} from "@kurz/contracts";
 import { Prisma, type PrismaClient, type Session as SessionRow } from "@kurz/db";
 import { serviceUnavailable, unauthorized } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
@@ -24,16 +30,21 @@ export interface IssuedSession {
 type SessionDb = Pick<PrismaClient, "session">;
 
 /** Always a fresh token: a token the client brought is never adopted (no session fixation). */
-export async function issueSession(db: SessionDb, accountId: string, ttlMs: number): Promise<IssuedSession> {
+export async function issueSession(
+  db: SessionDb,
+  accountId: string,
+  ttlMs: number,
+  now = new Date(),
+): Promise<IssuedSession> {
   const token = randomBytes(32).toString("base64url");
-  const now = Date.now();
   const row = await db.session.create({
     data: {
       accountId,
       tokenHash: hashSessionToken(token),
       csrfToken: randomBytes(32).toString("base64url"),
-      renewedAt: new Date(now),
-      expiresAt: new Date(now + ttlMs),
+      createdAt: now,
+      renewedAt: now,
+      expiresAt: new Date(now.getTime() + ttlMs),
     },
     include: { account: { select: { email: true } } },
   });
@@ -78,13 +89,45 @@ export async function currentSession(prisma: PrismaClient, accountId: string, id
   return toSession(row);
 }
 
-/** Pushes a live session's end `ttlMs` past now; null when it has ended meanwhile. */
-export async function renewSession(prisma: PrismaClient, tokenHash: string, ttlMs: number) {
-  const now = new Date();
-  const { count } = await prisma.session.updateMany({
-    where: { tokenHash, expiresAt: { gt: now } },
-    data: { renewedAt: now, expiresAt: new Date(now.getTime() + ttlMs) },
+/** The account's live sessions, most recently used first, the caller's marked `current`. */
+export async function listSessions(
+  prisma: PrismaClient,
+  accountId: string,
+  currentId: string,
+  now = new Date(),
+): Promise<SessionList> {
+  const rows = await prisma.session.findMany({
+    where: { accountId, expiresAt: { gt: now } },
+    orderBy: [{ renewedAt: "desc" }, { id: "asc" }],
   });
+  return {
+    sessions: rows.map((row) => ({
+      id: row.id,
+      created_at: row.createdAt.toISOString(),
+      last_used_at: row.renewedAt.toISOString(),
+      expires_at: row.expiresAt.toISOString(),
+      current: row.id === currentId,
+    })),
+  };
+}
+
+/**
+ * Pushes a live session's end `sessionTtlMs` past `now`, but never beyond `sessionMaxAgeMs` after it
+ * was created (the absolute lifetime: a session in constant use still ends); null when it has ended,
+ * this renewal included.
+ */
+export async function renewSession(
+  prisma: PrismaClient,
+  tokenHash: string,
+  lifetime: { sessionTtlMs: number; sessionMaxAgeMs: number },
+  now = new Date(),
+) {
+  const idleEnd = new Date(now.getTime() + lifetime.sessionTtlMs);
+  const count = await prisma.$executeRaw`
+    UPDATE sessions
+    SET renewed_at = ${now}::timestamptz,
+        expires_at = LEAST(${idleEnd}::timestamptz, created_at + make_interval(secs => ${lifetime.sessionMaxAgeMs / 1000}))
+    WHERE token_hash = ${tokenHash} AND expires_at > ${now}::timestamptz`;
   return count === 0 ? null : findLiveSession(prisma, tokenHash, now);
 }
 

@@ -162,11 +162,17 @@ describe("accounts and sessions", () => {
     expect(created.status).toBe(201);
     const list = await call("GET", "/links", { cookie: user.token });
     expect(list.body.data.map((l: Json) => l.id)).toEqual([created.body.data.id]);
-    // Keys made from the dashboard (the write needs the token too).
-    const key = await call("POST", "/account/keys", {
+    // Keys made from the dashboard (the write needs the token too, and the password re-entered).
+    const unconfirmed = await call("POST", "/account/keys", {
       cookie: user.token,
       csrf: csrf_token,
       body: { name: "ci" },
+    });
+    expect(unconfirmed.status).toBe(403);
+    const key = await call("POST", "/account/keys", {
+      cookie: user.token,
+      csrf: csrf_token,
+      body: { name: "ci", current_password: user.password },
     });
     expect(key.status).toBe(201);
   });
@@ -233,7 +239,8 @@ describe("accounts and sessions", () => {
       csrf,
       body: { current_password: "not it at all", new_password: "new password 1" },
     });
-    expect(wrong.status).toBe(401);
+    // 403, not 401: the session is fine, and the dashboard must not take it for a sign-out.
+    expect(wrong.status).toBe(403);
     const short = await call("POST", "/account/password", {
       cookie: user.token,
       csrf,
@@ -248,7 +255,7 @@ describe("accounts and sessions", () => {
       body: { current_password: user.password, new_password: "new password 1" },
     });
     expect(changed.status).toBe(200);
-    expect(changed.body.data).toEqual({ changed: true });
+    expect(changed.body.data).toEqual({ changed: true, revoked_keys: 0 });
     expect((await call("GET", "/auth/session", { cookie: other })).status).toBe(401);
     expect((await call("GET", "/auth/session", { cookie: user.token })).status).toBe(200);
     const oldLogin = await call("POST", "/auth/login", {

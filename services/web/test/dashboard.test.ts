@@ -24,7 +24,7 @@ describe.skipIf(!hasChromium)(
     const cspViolations: string[] = [];
     const pagesChecked: string[] = [];
     const email = `ada-${Date.now()}@example.com`;
-    const password = "correct horse battery";
+    let password = "correct horse battery";
     /** The operators' credential of this stack (management's ADMIN_TOKEN). */
     const ADMIN_TOKEN = randomBytes(32).toString("hex");
 
@@ -268,6 +268,24 @@ describe.skipIf(!hasChromium)(
       expect(res.status).toBe(401);
     });
 
+    let secondKey = "";
+    it("creates a key only with the password re-entered", async () => {
+      await page.getByRole("button", { name: "Create key" }).click();
+      const dialog = page.getByRole("dialog", { name: "Create API key" });
+      await dialog.getByLabel("Name").fill("deploy script");
+      await dialog.getByLabel("Your password").fill("not my password");
+      await dialog.getByRole("button", { name: "Create key" }).click();
+      await dialog.getByText("The current password is wrong").waitFor();
+      await look(page, "keys-create-wrong-password");
+      await dialog.getByLabel("Your password").fill(password);
+      await dialog.getByRole("button", { name: "Create key" }).click();
+      const shown = page.getByRole("dialog", { name: "Your new API key" });
+      secondKey = (await shown.getByTestId("full-key").textContent()) ?? "";
+      expect(secondKey).toMatch(/^kurz_live_[A-Za-z0-9]{32}$/);
+      await shown.getByRole("button", { name: "Done" }).click();
+      await page.getByTestId("key-row").getByText(secondKey.slice(0, 14)).waitFor();
+    });
+
     it("shows the account with its limit and usage", async () => {
       await page
         .getByRole("navigation", { name: "Dashboard" })
@@ -302,6 +320,22 @@ describe.skipIf(!hasChromium)(
       await look(page, "account-pro");
     });
 
+    it("changes the password and, when asked, revokes every key", async () => {
+      await page.getByLabel("Current password").fill(password);
+      await page.getByLabel("New password").fill("a new and longer passphrase");
+      await page.getByLabel(/Also revoke every API key/).check();
+      await page.getByRole("button", { name: "Change password" }).click();
+      await page
+        .getByText("Password changed. Your other sessions were signed out and 1 API key revoked.")
+        .waitFor();
+      password = "a new and longer passphrase";
+      await look(page, "account-password-changed");
+      const res = await fetch(`${stack.origin}/api/v1/account`, {
+        headers: { authorization: `Bearer ${secondKey}` },
+      });
+      expect(res.status).toBe(401);
+    });
+
     it("shows the overview with the click and the top link", async () => {
       await page
         .getByRole("navigation", { name: "Dashboard" })
@@ -332,6 +366,28 @@ describe.skipIf(!hasChromium)(
       console.log(
         `axe-core: no serious or critical violation on ${pagesChecked.length} pages: ${pagesChecked.join(", ")}`,
       );
+    });
+
+    it("lists the signed-in sessions and signs out everywhere, ending another browser's session too", async () => {
+      const elsewhere = await fetch(`${stack.origin}/api/v1/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email, password }),
+      });
+      expect(elsewhere.status).toBe(200);
+      const cookie = (elsewhere.headers.get("set-cookie") ?? "").split(";")[0]!;
+      await page
+        .getByRole("navigation", { name: "Dashboard" })
+        .getByRole("link", { name: "Account" })
+        .click();
+      await page.getByRole("heading", { name: "Signed-in sessions" }).waitFor();
+      await expect.poll(() => page.getByTestId("session-row").count()).toBe(2);
+      await page.getByTestId("session-row").filter({ hasText: "This browser" }).waitFor();
+      await look(page, "account-sessions");
+      await page.getByRole("button", { name: "Sign out everywhere" }).click();
+      await page.waitForURL("**/login");
+      const after = await fetch(`${stack.origin}/api/v1/auth/session`, { headers: { cookie } });
+      expect(after.status).toBe(401);
     });
   },
 );

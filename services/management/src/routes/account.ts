@@ -13,10 +13,9 @@ export function accountRoutes(deps: AuthDeps): MountedRoute[] {
     route(ROUTES.updateAccount, async ({ identity: { accountId }, body }) =>
       v1Success(await updateAccount(deps.prisma, accountId, body, deps.keyLimits)),
     ),
-    route(ROUTES.changePassword, async ({ identity, body, res }) => {
-      await changePassword(deps, identity, body, clientHashOf(res));
-      return v1Success({ changed: true as const });
-    }),
+    route(ROUTES.changePassword, async ({ identity, body, res }) =>
+      v1Success(await changePassword(deps, identity, body, clientHashOf(res))),
+    ),
     route(ROUTES.getAccount, async ({ identity: { accountId } }) =>
       v1Success(await accountOverview(deps.prisma, accountId, deps.keyLimits)),
     ),

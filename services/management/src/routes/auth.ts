@@ -1,5 +1,6 @@
-// /api/v1/auth/*: sign-up, sign-in, sign-out and the current session (docs/api.md, "Sessions").
-// The use cases are in register-account.ts, sign-in.ts and sessions.ts; this file sets the cookie.
+// /api/v1/auth/*: sign-up, sign-in, sign-out (here or everywhere), the current session, the list of
+// sessions and confirming the password (docs/api.md, "Sessions"). The use cases are in register-account.ts, sign-in.ts, sessions.ts and
+// sudo.ts; this file sets the cookie.
 import { ROUTES } from "@kurz/contracts";
 import {
   clearedSessionCookie,
@@ -12,8 +13,9 @@ import {
 import type { Response } from "express";
 import type { AuthDeps } from "../auth-deps.ts";
 import { registerAccount } from "../register-account.ts";
-import { currentSession, endSessions } from "../sessions.ts";
+import { currentSession, endSessions, listSessions } from "../sessions.ts";
 import { signIn } from "../sign-in.ts";
+import { confirmPassword } from "../sudo.ts";
 
 export function authRoutes(deps: AuthDeps): MountedRoute[] {
   const cookieOptions = { publicBaseUrl: deps.baseUrl };
@@ -37,6 +39,25 @@ export function authRoutes(deps: AuthDeps): MountedRoute[] {
       await endSessions(deps, { accountId: identity.accountId, id: identity.sessionId! });
       res.setHeader("Set-Cookie", clearedSessionCookie(cookieOptions));
       return v1Success({ signed_out: true as const });
+    }),
+    route(ROUTES.confirmPassword, async ({ identity, body, res }) =>
+      v1Success(
+        await confirmPassword(
+          deps,
+          { accountId: identity.accountId, sessionId: identity.sessionId! },
+          body.current_password,
+          clientHashOf(res),
+        ),
+      ),
+    ),
+    route(ROUTES.listSessions, async ({ identity, res }) => {
+      res.setHeader("Cache-Control", "no-store");
+      return v1Success(await listSessions(deps.prisma, identity.accountId, identity.sessionId!));
+    }),
+    route(ROUTES.endAllSessions, async ({ identity, res }) => {
+      const ended = await endSessions(deps, { accountId: identity.accountId });
+      res.setHeader("Set-Cookie", clearedSessionCookie(cookieOptions));
+      return v1Success({ ended });
     }),
     route(ROUTES.getSession, async ({ identity, res }) => {
       const session = await currentSession(deps.prisma, identity.accountId, identity.sessionId!);

@@ -9,7 +9,11 @@ const notFound = (res: Response) =>
 
 const isTokenHash = (value: string) => /^[0-9a-f]{64}$/.test(value);
 
-export function internalSessionsRouter(deps: { prisma: PrismaClient; sessionTtlMs: number }): Router {
+export function internalSessionsRouter(deps: {
+  prisma: PrismaClient;
+  sessionTtlMs: number;
+  sessionMaxAgeMs: number;
+}): Router {
   const router = Router();
 
   router.get("/:hash", async (req, res) => {
@@ -20,9 +24,7 @@ export function internalSessionsRouter(deps: { prisma: PrismaClient; sessionTtlM
 
   // Sliding expiry: the gateway calls this when a session in use was last renewed a while ago.
   router.post("/:hash/renew", async (req, res) => {
-    const row = isTokenHash(req.params.hash)
-      ? await renewSession(deps.prisma, req.params.hash, deps.sessionTtlMs)
-      : null;
+    const row = isTokenHash(req.params.hash) ? await renewSession(deps.prisma, req.params.hash, deps) : null;
     if (!row) return void notFound(res);
     res.json(toSessionRecord(row));
   });

@@ -46,6 +46,15 @@ export async function signOut(): Promise<void> {
   }
 }
 
+/**
+ * Ends every session of the account, this browser's included. Unlike signOut, a failure keeps this
+ * session (and throws): the person must learn that the others may still be signed in.
+ */
+export async function signOutEverywhere(): Promise<void> {
+  await call(V1_ROUTES.endAllSessions);
+  setSession(null);
+}
+
 setUnauthorizedHandler(() => {
   if (current) setSession(null);
 });

@@ -5,6 +5,7 @@ import { invalidate, useQuery } from "../api/cache.ts";
 import { ApiFailure, call, fieldError, messageOf } from "../api/client.ts";
 import { FormStatus } from "../components/FormStatus.tsx";
 import { Failed, fmtDay, Loading, PageHead } from "./common.tsx";
+import { SessionsCard } from "./SessionsCard.tsx";
 
 function DefaultExpiry({ hours }: { hours: number | null }) {
   const [value, setValue] = useState(hours === null ? "" : String(hours));
@@ -55,19 +56,30 @@ function DefaultExpiry({ hours }: { hours: number | null }) {
 function ChangePassword() {
   const [current, setCurrent] = useState("");
   const [next, setNext] = useState("");
+  const [revokeKeys, setRevokeKeys] = useState(false);
   const [state, setState] = useState<{ ok?: string; error?: string }>({});
   const submit = async (e: Event) => {
     e.preventDefault();
     setState({});
     try {
-      await call(V1_ROUTES.changePassword, { body: { current_password: current, new_password: next } });
+      const { data } = await call(V1_ROUTES.changePassword, {
+        body: { current_password: current, new_password: next, revoke_keys: revokeKeys },
+      });
       setCurrent("");
       setNext("");
-      setState({ ok: "Password changed. Your other sessions were signed out." });
+      setRevokeKeys(false);
+      if (data.revoked_keys > 0) invalidate("usage");
+      setState({
+        ok: `Password changed. Your other sessions were signed out${
+          revokeKeys
+            ? ` and ${data.revoked_keys} API ${data.revoked_keys === 1 ? "key" : "keys"} revoked`
+            : ""
+        }.`,
+      });
     } catch (err) {
       setState({
         error:
-          err instanceof ApiFailure && err.status === 401
+          err instanceof ApiFailure && err.code === "FORBIDDEN"
             ? "The current password is wrong."
             : (fieldError(err, "new_password") ?? messageOf(err)),
       });
@@ -105,6 +117,14 @@ function ChangePassword() {
           At least {PASSWORD_MIN_LENGTH} characters.
         </p>
       </div>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={revokeKeys}
+          onChange={(e) => setRevokeKeys(e.currentTarget.checked)}
+        />
+        Also revoke every API key (they keep working otherwise)
+      </label>
       <FormStatus ok={state.ok} error={state.error} />
       <button type="submit" class="btn primary">
         Change password
@@ -168,6 +188,7 @@ export function AccountPage() {
         <DefaultExpiry hours={a.default_expiry_hours} />
         <ChangePassword />
       </div>
+      <SessionsCard />
     </>
   );
 }

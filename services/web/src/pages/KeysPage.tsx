@@ -1,4 +1,6 @@
 // API keys: the account's keys (GET /account/usage), a new key shown once, revoke with confirmation.
+// Creating a key asks for the password: a key keeps working after sign-out, so a session alone
+// (a cookie someone else got hold of) must not be enough to make one (docs/security.md).
 import {
   type ApiKeyItem,
   type CreatedApiKey,
@@ -8,7 +10,7 @@ import {
 } from "@kurz/contracts";
 import { useState } from "preact/hooks";
 import { invalidate, useQuery } from "../api/cache.ts";
-import { call, fieldError, messageOf } from "../api/client.ts";
+import { ApiFailure, call, fieldError, messageOf } from "../api/client.ts";
 import { ConfirmDelete } from "../components/ConfirmDelete.tsx";
 import { Dialog, DialogDone } from "../components/Dialog.tsx";
 import { FormActions, FormField, fieldAria } from "../components/FormField.tsx";
@@ -18,10 +20,12 @@ import { ActionsHeader, TableCard } from "../components/TableCard.tsx";
 import { fmtDate, PageHead } from "./common.tsx";
 
 const EXPIRES_HINT = "The key stops working at the end of this day.";
+const PASSWORD_HINT = "A key keeps working after you sign out, so creating one needs your password.";
 
 function CreateKey({ onCreated, onCancel }: { onCreated: (k: CreatedApiKey) => void; onCancel: () => void }) {
   const [name, setName] = useState("");
   const [expires, setExpires] = useState("");
+  const [password, setPassword] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const submit = async (e: Event) => {
@@ -33,6 +37,7 @@ function CreateKey({ onCreated, onCancel }: { onCreated: (k: CreatedApiKey) => v
         body: {
           name: name.trim(),
           expires_at: expires ? new Date(`${expires}T23:59:59`).toISOString() : undefined,
+          current_password: password,
         },
       });
       invalidate("usage");
@@ -43,9 +48,14 @@ function CreateKey({ onCreated, onCancel }: { onCreated: (k: CreatedApiKey) => v
     }
   };
   const nameError = fieldError(error, "name");
+  // The server refuses a wrong password with 403 (a 401 would mean the session ended).
+  const passwordError =
+    error instanceof ApiFailure && error.code === "FORBIDDEN"
+      ? messageOf(error)
+      : fieldError(error, "current_password");
   return (
     <form class="form" onSubmit={submit} noValidate>
-      {error !== null && !nameError && (
+      {error !== null && !nameError && !passwordError && (
         <p class="error" role="alert">
           {messageOf(error)}
         </p>
@@ -68,6 +78,17 @@ function CreateKey({ onCreated, onCancel }: { onCreated: (k: CreatedApiKey) => v
           value={expires}
           onInput={(e) => setExpires(e.currentTarget.value)}
           {...fieldAria("key-expires", null, EXPIRES_HINT)}
+        />
+      </FormField>
+      <FormField id="key-password" label="Your password" error={passwordError} hint={PASSWORD_HINT}>
+        <input
+          id="key-password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onInput={(e) => setPassword(e.currentTarget.value)}
+          {...fieldAria("key-password", passwordError, PASSWORD_HINT)}
         />
       </FormField>
       <FormActions busy={busy} label="Create key" onCancel={onCancel} />

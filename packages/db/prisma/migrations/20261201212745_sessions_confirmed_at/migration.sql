@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "sessions" ADD COLUMN     "confirmed_at" TIMESTAMPTZ(3);

@@ -1,0 +1,188 @@
+// Sessions behind https, how long they can last, and ending all of them (docs/security.md, "Sessions and
+// CSRF"). The stack's gateway and management are told their public origin is https (the connection
+// itself stays plain loopback): the cookie is then `__Host-kurz_session`, which a browser accepts only
+// from this exact host, and the plain name, which any sibling host could set, is no session at all. A
+// session in constant use still ends 30 days after sign-in. "Sign out everywhere" ends every session
+// of the account, and only that account's. Time is moved by rewriting stored moments: nothing sleeps.
+import { createHash } from "node:crypto";
+import { createPrisma, type PrismaClient } from "@kurz/db";
+import { printProcessOutputOnFailure } from "@kurz/testing";
+import { type Stack, startStack } from "@kurz/testing/stack";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectV1Error, type RawResponse, RELAXED_LIMITS, raw, uniqueEmail } from "./attack.ts";
+
+printProcessOutputOnFailure();
+
+const COOKIE = "__Host-kurz_session";
+const PUBLIC = { PUBLIC_BASE_URL: "https://kurz-tls.example" };
+
+let stack: Stack;
+let prisma: PrismaClient;
+let redis: Redis;
+
+beforeAll(async () => {
+  stack = await startStack({
+    inProcess: true,
+    extraEnv: {
+      ...RELAXED_LIMITS,
+      AUTH_RATE_LIMIT_PER_MINUTE: "100000",
+      AUTH_FAILURE_LIMIT_PER_MINUTE: "100000",
+    },
+    serviceEnv: { gateway: PUBLIC, management: PUBLIC },
+  });
+  prisma = createPrisma(stack.databaseUrl);
+  redis = new Redis(stack.env.REDIS_URL!, { keyPrefix: `${stack.prefix}:` });
+});
+afterAll(async () => {
+  redis?.disconnect();
+  await prisma?.$disconnect();
+  await stack?.stop();
+});
+
+interface Caller {
+  cookie?: string;
+  cookieName?: string;
+  csrf?: string;
+  key?: string;
+}
+
+function call(method: string, path: string, who: Caller = {}, body?: unknown): Promise<RawResponse> {
+  const headers: Record<string, string> = {};
+  if (who.cookie !== undefined) headers.cookie = `${who.cookieName ?? COOKIE}=${who.cookie}`;
+  if (who.csrf !== undefined) headers["x-csrf-token"] = who.csrf;
+  if (who.key !== undefined) headers.authorization = `Bearer ${who.key}`;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  return raw(stack.origin, method, path, {
+    headers,
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+}
+
+const setCookie = (res: RawResponse) => {
+  const header = res.headers["set-cookie"];
+  return Array.isArray(header) ? header.join("\n") : (header ?? "");
+};
+
+interface Owner {
+  email: string;
+  password: string;
+  accountId: string;
+  key: string;
+}
+
+async function register(tag: string): Promise<Owner> {
+  const email = uniqueEmail(tag);
+  const password = `pw-${tag}-long-enough`;
+  const res = await call("POST", "/api/v1/auth/register", {}, { email, password });
+  expect(res.status, res.text).toBe(201);
+  return { email, password, accountId: res.body.data.account.id, key: res.body.data.api_key.key };
+}
+
+async function signIn(owner: Owner) {
+  const res = await call("POST", "/api/v1/auth/login", {}, { email: owner.email, password: owner.password });
+  expect(res.status, res.text).toBe(200);
+  const token = new RegExp(`^${COOKIE}=([A-Za-z0-9_-]{43});`).exec(setCookie(res))?.[1];
+  expect(token, setCookie(res)).toBeDefined();
+  return { cookie: token!, csrf: res.body.data.session.csrf_token as string, setCookie: setCookie(res) };
+}
+
+const hashOf = (token: string) => createHash("sha256").update(token).digest("hex");
+
+describe("the cookie behind https", () => {
+  it("is __Host-kurz_session, Secure, for the whole host and no Domain; the plain name is no session", async () => {
+    const owner = await register("host-prefix");
+    const session = await signIn(owner);
+    expect(session.setCookie).toMatch(
+      new RegExp(`^${COOKIE}=[A-Za-z0-9_-]{43}; Max-Age=\\d+; Path=/; HttpOnly; SameSite=Lax; Secure$`),
+    );
+    expect(session.setCookie).not.toMatch(/domain=/i);
+    expect((await call("GET", "/api/v1/account", session)).status).toBe(200);
+
+    // The same valid token under the name a sibling host (or plain http) could set: refused.
+    const plain = { ...session, cookieName: "kurz_session" };
+    expectV1Error(await call("GET", "/api/v1/account", plain), 401, "UNAUTHORIZED");
+    expectV1Error(
+      await call("POST", "/api/v1/links", plain, { url: "https://planted.example/" }),
+      401,
+      "UNAUTHORIZED",
+    );
+    // Sign-out clears the prefixed cookie.
+    const out = await call("POST", "/api/v1/auth/logout", session);
+    expect(out.status, out.text).toBe(200);
+    expect(setCookie(out)).toMatch(
+      new RegExp(`^${COOKIE}=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax; Secure$`),
+    );
+  });
+});
+
+describe("the absolute lifetime", () => {
+  /** As if the session had signed in `days` ago and, used ever since, was last renewed 2 minutes ago. */
+  async function age(token: string, days: number) {
+    const rows = await prisma.$executeRaw`
+      UPDATE sessions SET created_at = now() - make_interval(days => ${days}),
+                          renewed_at = now() - interval '2 minutes'
+      WHERE token_hash = ${hashOf(token)}`;
+    expect(rows).toBe(1);
+    // The gateway's cached copy lasts a minute at most; it is gone as it would be by then.
+    await redis.del(`session:${hashOf(token)}`);
+  }
+
+  it("a session in constant use ends 30 days after sign-in", async () => {
+    const owner = await register("absolute");
+    const session = await signIn(owner);
+    await age(session.cookie, 30);
+    expectV1Error(await call("GET", "/api/v1/account", session), 401, "UNAUTHORIZED");
+    expectV1Error(await call("GET", "/api/v1/auth/session", session), 401, "UNAUTHORIZED");
+  });
+
+  it("a day before, it is renewed only up to that end, not for another 14 days", async () => {
+    const owner = await register("absolute-near");
+    const session = await signIn(owner);
+    await age(session.cookie, 29);
+    const res = await call("GET", "/api/v1/auth/session", session);
+    expect(res.status, res.text).toBe(200);
+    const row = await prisma.session.findFirstOrThrow({ where: { tokenHash: hashOf(session.cookie) } });
+    const absoluteEnd = row.createdAt.getTime() + 30 * 24 * 3_600_000;
+    expect(row.expiresAt.getTime()).toBe(absoluteEnd);
+    expect(Date.parse(res.body.data.expires_at)).toBeLessThanOrEqual(absoluteEnd);
+    // The re-issued cookie lasts no longer either (a day, give or take the request).
+    const maxAge = Number(/Max-Age=(\d+)/.exec(setCookie(res))?.[1]);
+    expect(maxAge).toBeGreaterThan(0);
+    expect(maxAge).toBeLessThanOrEqual(24 * 3600);
+  });
+});
+
+describe("sign out everywhere", () => {
+  it("lists the account's sessions and ends every one of them, and only the account's", async () => {
+    const [owner, other] = await Promise.all([register("everywhere"), register("everywhere-other")]);
+    const [mine, laptop, phone] = [await signIn(owner), await signIn(owner), await signIn(owner)];
+    const stranger = await signIn(other);
+
+    const listed = await call("GET", "/api/v1/auth/sessions", mine);
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.headers["cache-control"]).toBe("no-store");
+    const rows = await prisma.session.findMany({ where: { accountId: owner.accountId } });
+    expect(listed.body.data.sessions.map((s: { id: string }) => s.id).sort()).toEqual(
+      rows.map((r) => r.id).sort(),
+    );
+    const current = listed.body.data.sessions.filter((s: { current: boolean }) => s.current);
+    expect(current).toHaveLength(1);
+    expect(current[0].id).toBe(rows.find((r) => r.tokenHash === hashOf(mine.cookie))!.id);
+    // A key has no sessions to list: session-only routes refuse it.
+    expectV1Error(await call("GET", "/api/v1/auth/sessions", { key: owner.key }), 401, "UNAUTHORIZED");
+
+    const ended = await call("DELETE", "/api/v1/auth/sessions", mine);
+    expect(ended.status, ended.text).toBe(200);
+    expect(ended.body.data).toEqual({ ended: 4 });
+    expect(setCookie(ended)).toMatch(new RegExp(`^${COOKIE}=; Max-Age=0;`));
+    for (const session of [mine, laptop, phone]) {
+      expectV1Error(await call("GET", "/api/v1/account", session), 401, "UNAUTHORIZED");
+      expect(await redis.get(`session:${hashOf(session.cookie)}`)).toBe("revoked");
+    }
+    expect(await prisma.session.count({ where: { accountId: owner.accountId } })).toBe(0);
+    // Another account's session, and the owner's keys (not sessions), are untouched.
+    expect((await call("GET", "/api/v1/account", stranger)).status).toBe(200);
+    expect((await call("GET", "/api/v1/account", { key: owner.key })).status).toBe(200);
+  });
+});
