@@ -11,6 +11,7 @@ import { Redis } from "ioredis";
 import { createAccount } from "../../services/management/src/accounts.ts";
 import { createImportJob } from "../../services/management/src/imports/import-jobs.ts";
 import { claimImportJob, runImportJob } from "../../services/management/src/imports/import-worker.ts";
+import { hashPassword } from "../../services/management/src/passwords.ts";
 import { RedirectRecords } from "../../services/management/src/redirect-records.ts";
 import { csvOf } from "./import.ts";
 
@@ -46,6 +47,8 @@ try {
     prisma,
     records: new RedirectRecords(redis, console),
     titles: { titleFor: async () => "unused" },
+    chargeTitles: async () => 0,
+    hashes: { hash: (password: string) => hashPassword(password) },
     onEventsWritten: () => {},
     retiredCodeGraceMs: 30 * 86_400_000,
     logger: console,

@@ -11,6 +11,7 @@ import { subscribeClickTotals } from "./consumers/click-totals.ts";
 import { createTxtLookup } from "./domain-verification.ts";
 import { startFrameRefresh } from "./frame-refresher.ts";
 import { ImportWorker } from "./imports/import-worker.ts";
+import { PasswordHashPool } from "./imports/password-hash-pool.ts";
 import { KeyUsageFlusher } from "./key-usage-flusher.ts";
 import { LegacyRecords } from "./legacy-records.ts";
 import { OutboxRelay } from "./outbox.ts";
@@ -19,6 +20,7 @@ import { RedirectRecords } from "./redirect-records.ts";
 import { DAY_MS, startRetiredCodePurge } from "./retired-codes.ts";
 import { HOUR_MS, startSessionPrune } from "./sessions.ts";
 import { signinLimitsFrom } from "./signin-limits.ts";
+import { chargeImportTitles } from "./title-budget.ts";
 import { TitleFetcher } from "./title-fetcher.ts";
 import { startWebhooks } from "./webhooks/start.ts";
 
@@ -40,10 +42,20 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
   const webhooks = startWebhooks(config, { prisma, bus, logger });
   const legacyRecords = new LegacyRecords(redis, logger);
   const records = new RedirectRecords(redis, logger);
+  const hashes = new PasswordHashPool(config.IMPORT_HASH_THREADS);
   const imports = new ImportWorker({
     prisma,
     records,
     titles,
+    hashes,
+    chargeTitles: (budget, wanting) =>
+      chargeImportTitles(
+        { prisma, redis, sessionPerMinute: config.SESSION_RATE_LIMIT_PER_MINUTE, logger },
+        budget,
+        wanting,
+      ),
+    concurrency: config.IMPORT_CONCURRENCY,
+    sliceMs: config.IMPORT_SLICE_MS,
     onEventsWritten: () => relay.wake(),
     retiredCodeGraceMs,
     logger,
@@ -100,6 +112,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     close: async () => {
       stopPurge();
       await imports.stop();
+      await hashes.close();
       stopFrameRefresh();
       stopSessionPrune();
       await relay.stop();

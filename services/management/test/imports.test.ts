@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createImportJob } from "../src/imports/import-jobs.ts";
 import { runImportJob } from "../src/imports/import-worker.ts";
 import { storedLinkCount } from "../src/link-count.ts";
+import { hashPassword } from "../src/passwords.ts";
 import { RedirectRecords } from "../src/redirect-records.ts";
 import { TitleFetcher } from "../src/title-fetcher.ts";
 import {
@@ -265,6 +266,8 @@ describe("POST /api/v1/imports", () => {
           prisma,
           records: new RedirectRecords(redis, console),
           titles: new TitleFetcher({ enabled: false, allowHosts: [], perHostPerMinute: 1 }),
+          chargeTitles: async () => 0,
+          hashes: { hash: (password) => hashPassword(password) },
           onEventsWritten: () => {},
           retiredCodeGraceMs: 0,
           logger: console,
@@ -272,7 +275,15 @@ describe("POST /api/v1/imports", () => {
           leaseMs: 1500,
           pollMs: 100,
         },
-        { id: job.id, accountId, format: "csv", fetchTitles: false, content: file, processed: 0 },
+        {
+          id: job.id,
+          accountId,
+          format: "csv",
+          fetchTitles: false,
+          titleBudget: null,
+          content: file,
+          processed: 0,
+        },
         { maxBatches: 1 }, // the worker "dies" after one committed batch
       );
       expect(finishedHere).toBe(false);

@@ -14,6 +14,7 @@ import { RedirectRecords } from "../redirect-records.ts";
 import { TitleFetcher } from "../title-fetcher.ts";
 import { createImportJob, getImportJob, toImportJson } from "./import-jobs.ts";
 import { runImportJob } from "./import-worker.ts";
+import { PasswordHashPool } from "./password-hash-pool.ts";
 
 const BAR_WIDTH = 30;
 
@@ -83,6 +84,7 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
       allowHosts: config.TITLE_FETCH_ALLOW_HOSTS,
       perHostPerMinute: config.TITLE_FETCH_HOST_PER_MINUTE,
     });
+    const hashes = new PasswordHashPool(config.IMPORT_HASH_THREADS);
     const progress = progressPrinter(process.stderr);
     progress({ processed: job.processed, total: job.total });
     try {
@@ -91,6 +93,9 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
           prisma,
           records: new RedirectRecords(redis, { warn: (o, m) => console.error(m, o) }),
           titles,
+          hashes,
+          // The operator's job has no budget (its title_budget is null): nothing is ever charged.
+          chargeTitles: async () => 0,
           // Events wait in the outbox for management's relay.
           onEventsWritten: () => {},
           retiredCodeGraceMs: config.RETIRED_CODE_DAYS * 86_400_000,
@@ -104,6 +109,7 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
           accountId: account.id,
           format: job.format as never,
           fetchTitles: job.fetchTitles,
+          titleBudget: job.titleBudget,
           content: Buffer.from(job.content),
           processed: job.processed,
         },
@@ -111,6 +117,7 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
       );
     } finally {
       await titles.close();
+      await hashes.close();
       redis.disconnect();
     }
     job = await getImportJob(prisma, account.id, job.id);
