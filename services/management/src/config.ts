@@ -29,8 +29,12 @@ export const managementConfigSchema = commonConfigSchema.extend({
   // Resolvers for branded-domain verification (TXT lookups): comma-separated `ip` or `ip:port`
   // (`[v6]:port`); empty uses the system's resolvers. Tests point it at a DNS server on loopback.
   DNS_SERVERS: dnsServers,
-  // Title fetches started per destination host per minute by one management process; beyond it the
-  // title is the host name, so Kurz cannot be turned into a request amplifier against one site.
+  // Resolvers for title fetches (same form as DNS_SERVERS); empty uses the system's. Tests point it at
+  // a DNS server on loopback to give many names one address.
+  TITLE_FETCH_DNS_SERVERS: dnsServers,
+  // Title fetches started per destination site (registrable domain) per minute by one management
+  // process; beyond it the title is the host name, so Kurz cannot be turned into a request amplifier
+  // against one site.
   TITLE_FETCH_HOST_PER_MINUTE: z.coerce.number().int().positive().default(60),
   /** How often links with an overlay have stale framing checks redone, and how old is stale (decision 0026). */
   FRAME_CHECK_INTERVAL_MS: z.coerce.number().int().positive().default(600_000),

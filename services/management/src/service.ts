@@ -15,6 +15,7 @@ import { PasswordHashPool } from "./imports/password-hash-pool.ts";
 import { KeyUsageFlusher } from "./key-usage-flusher.ts";
 import { LegacyRecords } from "./legacy-records.ts";
 import { OutboxRelay } from "./outbox.ts";
+import { serversResolve } from "./public-address-guard.ts";
 import { QrRenderer } from "./qr-renderer.ts";
 import { RedirectRecords } from "./redirect-records.ts";
 import { DAY_MS, startRetiredCodePurge } from "./retired-codes.ts";
@@ -37,6 +38,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     enabled: config.TITLE_FETCH_ENABLED,
     allowHosts: config.TITLE_FETCH_ALLOW_HOSTS,
     perHostPerMinute: config.TITLE_FETCH_HOST_PER_MINUTE,
+    ...(config.TITLE_FETCH_DNS_SERVERS.length > 0 ? { resolve: serversResolve(config.TITLE_FETCH_DNS_SERVERS) } : {}),
   });
   const retiredCodeGraceMs = config.RETIRED_CODE_DAYS * DAY_MS;
   const webhooks = startWebhooks(config, { prisma, bus, logger });

@@ -10,6 +10,7 @@ import type { PrismaClient } from "@kurz/db";
 import { Redis } from "ioredis";
 import { z } from "zod";
 import type { ManagementConfig } from "../config.ts";
+import { serversResolve } from "../public-address-guard.ts";
 import { RedirectRecords } from "../redirect-records.ts";
 import { TitleFetcher } from "../title-fetcher.ts";
 import { createImportJob, getImportJob, toImportJson } from "./import-jobs.ts";
@@ -83,6 +84,10 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
       enabled: config.TITLE_FETCH_ENABLED,
       allowHosts: config.TITLE_FETCH_ALLOW_HOSTS,
       perHostPerMinute: config.TITLE_FETCH_HOST_PER_MINUTE,
+      ...(config.TITLE_FETCH_DNS_SERVERS.length > 0
+        ? { resolve: serversResolve(config.TITLE_FETCH_DNS_SERVERS) }
+        : {}),
+    ...(config.TITLE_FETCH_DNS_SERVERS.length > 0 ? { resolve: serversResolve(config.TITLE_FETCH_DNS_SERVERS) } : {}),
     });
     const hashes = new PasswordHashPool(config.IMPORT_HASH_THREADS);
     const progress = progressPrinter(process.stderr);
