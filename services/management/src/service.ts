@@ -38,7 +38,9 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     enabled: config.TITLE_FETCH_ENABLED,
     allowHosts: config.TITLE_FETCH_ALLOW_HOSTS,
     perHostPerMinute: config.TITLE_FETCH_HOST_PER_MINUTE,
-    ...(config.TITLE_FETCH_DNS_SERVERS.length > 0 ? { resolve: serversResolve(config.TITLE_FETCH_DNS_SERVERS) } : {}),
+    ...(config.TITLE_FETCH_DNS_SERVERS.length > 0
+      ? { resolve: serversResolve(config.TITLE_FETCH_DNS_SERVERS) }
+      : {}),
   });
   const retiredCodeGraceMs = config.RETIRED_CODE_DAYS * DAY_MS;
   const webhooks = startWebhooks(config, { prisma, bus, logger });
@@ -113,8 +115,11 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     servers: [server],
     close: async () => {
       stopPurge();
-      await imports.stop();
+      // The pool closes as soon as the worker stops claiming: a batch's hashes still queued are
+      // dropped (the batch was not committed, so its job resumes before it) instead of awaited.
+      const importsStopped = imports.stop();
       await hashes.close();
+      await importsStopped;
       stopFrameRefresh();
       stopSessionPrune();
       await relay.stop();

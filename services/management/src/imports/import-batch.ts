@@ -9,7 +9,7 @@
 // resuming one) therefore creates nothing twice.
 import { randomUUID } from "node:crypto";
 import { TOPICS } from "@kurz/contracts";
-import { type Link, type Prisma, type PrismaClient, sqlStateOf } from "@kurz/db";
+import { type Link, Prisma, type PrismaClient, sqlStateOf } from "@kurz/db";
 import { joinLinksByCode } from "../links-by-code.ts";
 import { linkEvent } from "../outbox.ts";
 import { randomShortCode } from "../short-codes.ts";
@@ -102,15 +102,12 @@ export async function prepareBatch(
   }
 
   await ready;
-  // The same reads and the same decision as the transaction's, without its lock; the transaction
-  // decides again over the rows kept here, so a change in between can only refuse or skip more.
-  const [account] = await deps.prisma.$queryRaw<{ room: number; link_limit: number }[]>`
-    SELECT a.link_limit,
-      a.link_limit - (SELECT COALESCE(sum(used), 0)::int FROM link_quota WHERE account_id = a.id) AS room
-    FROM accounts a WHERE a.id = ${job.accountId}::uuid`;
-  if (!account) throw new ImportJobMoved(); // the account was deleted: its job with it
-  const found = await lookUp(deps.prisma, deps, job.accountId, valid);
-  const decided = decide(valid, found, account.room, account.link_limit);
+  // The same reads and the same decision as the transaction's, in one query without its lock; the
+  // transaction decides again over the rows kept here, so a change in between can only refuse or skip
+  // more.
+  const found = await lookUp(deps.prisma, deps, job.accountId, valid, { withRoom: true });
+  if (!found.account) throw new ImportJobMoved(); // the account was deleted: its job with it
+  const decided = decide(valid, found, found.account.room, found.account.linkLimit);
   errors.push(...decided.errors);
 
   const titled = decided.toCreate.filter((row) => row.title === undefined);
@@ -139,6 +136,7 @@ export async function commitPreparedBatch(
   start: number,
   batch: PreparedBatch,
 ): Promise<BatchResult> {
+  if (batch.rows.length === 0) return commitRefusals(deps, job, start, batch);
   for (let attempt = 1; ; attempt++) {
     const attemptErrors = [...batch.errors];
     try {
@@ -150,6 +148,36 @@ export async function commitPreparedBatch(
       if (!(err instanceof RoomGone) || attempt >= MAX_ATTEMPTS) throw err;
     }
   }
+}
+
+/**
+ * A batch with nothing to write (every row refused or already imported: an account at its limit) in
+ * one statement: the job's counters move only where the job is still this worker's at `start`, and its
+ * refused rows are written only then.
+ */
+async function commitRefusals(
+  deps: BatchDeps,
+  job: { id: string },
+  start: number,
+  batch: PreparedBatch,
+): Promise<BatchResult> {
+  const errors = [...batch.errors].sort((a, b) => a.row - b.row);
+  const [moved] = await deps.prisma.$queryRaw<{ n: number }[]>`
+    WITH job AS (
+      UPDATE import_jobs SET processed = processed + ${batch.size}::int, skipped = skipped + ${batch.skipped}::int,
+        failed = failed + ${errors.length}::int, updated_at = now(),
+        lease_until = now() + make_interval(secs => ${deps.leaseMs / 1000}::float8)
+      WHERE id = ${job.id}::uuid AND processed = ${start}::int AND status = 'running'
+      RETURNING id),
+    refused AS (
+      INSERT INTO import_row_errors (job_id, row, alias, url, error)
+      SELECT job.id, r, a, u, e FROM job CROSS JOIN unnest(${errors.map((e) => e.row)}::int[],
+        ${errors.map((e) => e.alias)}::text[], ${errors.map((e) => e.url?.slice(0, 2048) ?? null)}::text[],
+        ${errors.map((e) => e.error)}::text[]) AS x(r, a, u, e)
+      ON CONFLICT DO NOTHING)
+    SELECT count(*)::int AS n FROM job`;
+  if (moved?.n !== 1) throw new ImportJobMoved();
+  return { created: [], skipped: batch.skipped, errors };
 }
 
 type Found = Awaited<ReturnType<typeof lookUp>>;
@@ -260,7 +288,12 @@ async function commitBatch(
   return { created, skipped, errors };
 }
 
-const NOTHING_FOUND: Found = { byCode: new Map(), reservedCodes: new Set(), sameUrls: new Set() };
+const NOTHING_FOUND: Found = {
+  byCode: new Map(),
+  reservedCodes: new Set(),
+  sameUrls: new Set(),
+  account: null,
+};
 
 /**
  * Every lookup of a batch in one query: the links that hold its aliases (through the unique btree,
@@ -278,12 +311,13 @@ async function lookUp(
   deps: Pick<BatchDeps, "retiredCodeGraceMs">,
   accountId: string,
   rows: readonly ValidImportRow[],
+  opts: { withRoom?: boolean } = {},
 ) {
   const aliases = rows.flatMap((r) => (r.alias === undefined ? [] : [r.alias]));
   const urls = [...new Set(rows.flatMap((r) => (r.alias === undefined ? [r.url] : [])))];
   const cutoff = new Date(Date.now() - deps.retiredCodeGraceMs);
   const found = await tx.$queryRaw<
-    { kind: "code" | "reserved" | "url"; key: string; own: boolean; url: string }[]
+    { kind: "code" | "reserved" | "url" | "room"; key: string; own: boolean; url: string }[]
   >`
     SELECT 'code' AS kind, l.short_code AS key, l.account_id = ${accountId}::uuid AS own, l.original_url AS url
     FROM ${joinLinksByCode(aliases)}
@@ -298,16 +332,26 @@ async function lookUp(
                         WHERE l.account_id = ${accountId}::uuid
                           AND hashtextextended(l.original_url, 0) = hashtextextended(u.url, 0)
                           AND l.original_url = u.url
-                        LIMIT 1) AS x`;
+                        LIMIT 1) AS x
+    ${
+      opts.withRoom
+        ? Prisma.sql`UNION ALL
+    SELECT 'room', (a.link_limit - (SELECT COALESCE(sum(used), 0)::int FROM link_quota WHERE account_id = a.id))::text,
+      false, a.link_limit::text
+    FROM accounts a WHERE a.id = ${accountId}::uuid`
+        : Prisma.empty
+    }`;
   const byCode = new Map<string, { own: boolean; url: string }>();
   const reservedCodes = new Set<string>();
   const sameUrls = new Set<string>();
+  let account: { room: number; linkLimit: number } | null = null;
   for (const f of found) {
     if (f.kind === "code") byCode.set(f.key, { own: f.own, url: f.url });
     else if (f.kind === "reserved") reservedCodes.add(f.key);
+    else if (f.kind === "room") account = { room: Number(f.key), linkLimit: Number(f.url) };
     else sameUrls.add(f.key);
   }
-  return { byCode, reservedCodes, sameUrls };
+  return { byCode, reservedCodes, sameUrls, account };
 }
 
 /**

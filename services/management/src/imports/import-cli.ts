@@ -87,7 +87,9 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
       ...(config.TITLE_FETCH_DNS_SERVERS.length > 0
         ? { resolve: serversResolve(config.TITLE_FETCH_DNS_SERVERS) }
         : {}),
-    ...(config.TITLE_FETCH_DNS_SERVERS.length > 0 ? { resolve: serversResolve(config.TITLE_FETCH_DNS_SERVERS) } : {}),
+      ...(config.TITLE_FETCH_DNS_SERVERS.length > 0
+        ? { resolve: serversResolve(config.TITLE_FETCH_DNS_SERVERS) }
+        : {}),
     });
     const hashes = new PasswordHashPool(config.IMPORT_HASH_THREADS);
     const progress = progressPrinter(process.stderr);

@@ -309,6 +309,11 @@ export class ImportWorker {
       if (!finished && (this.loop.stopped || yielded)) await releaseJob(this.deps.prisma, job.id);
       this.deps.logger.info({ job: job.id, finished, yielded }, "import job run ended");
     } catch (err) {
+      if (this.loop.stopped) {
+        // Stopping (its hashes were dropped): handed back for the next worker, not left to expire.
+        await releaseJob(this.deps.prisma, job.id).catch(() => {});
+        return;
+      }
       this.deps.logger.error({ err: String(err) }, "import job failed; it resumes when its lease expires");
     }
   }
