@@ -250,6 +250,21 @@ describe("POST /api/v1/imports", () => {
     expect(again.body.data.status).toBe("running");
   });
 
+  it("refuses an account's third job queued or running, for the CLI (which creates its job held) as for the API", async () => {
+    const { accountId } = await newCaller("imp-cap");
+    const file = (n: number) => Buffer.from(`url\nhttps://example.com/cap/${uniqueAlias("c")}/${n}\n`);
+    await createImportJob(prisma, accountId, file(1), {}, { claimedForMs: 60_000 });
+    await createImportJob(prisma, accountId, file(2), {}, { claimedForMs: 60_000 });
+    await expect(
+      createImportJob(prisma, accountId, file(3), {}, { claimedForMs: 60_000 }),
+    ).rejects.toMatchObject({
+      status: 429,
+      code: "RATE_LIMIT_EXCEEDED",
+      message: expect.stringMatching(/already has 2 imports queued or running/),
+    });
+    expect(await prisma.importJob.count({ where: { accountId } })).toBe(2);
+  });
+
   it("resumes a job interrupted mid-way after its lease expires, without duplicates", async () => {
     const { api, accountId } = await newCaller("imp-resume");
     const rows = Array.from(

@@ -82,38 +82,42 @@ export async function createImportJob(
     throw err;
   }
   const sha = createHash("sha256").update(file).digest("hex");
-  return prisma.$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended('import_jobs:' || ${accountId}, 0))`;
-    const active = await tx.importJob.findMany({
-      where: { accountId, status: { in: ["queued", "running"] } },
-      orderBy: { createdAt: "desc" },
-      omit: { content: true },
-    });
-    const same = active.find((j) => j.contentSha256 === sha && j.format === read.format);
-    if (same) {
-      // The caller (the CLI) reads the file of the job it answers.
-      const withContent = await tx.importJob.findUnique({ where: { id: same.id } });
-      if (withContent) return { job: withContent, reused: true };
-    }
-    if (active.length >= IMPORT_JOBS_PER_ACCOUNT) throw tooManyImports();
-    const job = await tx.importJob.create({
-      data: {
-        accountId,
-        format: read.format,
-        filename: query.filename ?? null,
-        fetchTitles: query.fetch_titles ?? false,
-        titleBudget: options.titleBudget ?? null,
-        content: new Uint8Array(file),
-        contentSha256: sha,
-        total: read.rows.length,
-        // The CLI runs the job itself: it is created already held, so the service's worker leaves it alone.
-        ...(options.claimedForMs !== undefined
-          ? { status: "running", leaseUntil: new Date(Date.now() + options.claimedForMs) }
-          : {}),
-      },
-    });
-    return { job, reused: false };
-  });
+  return prisma.$transaction(
+    async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended('import_jobs:' || ${accountId}, 0))`;
+      const active = await tx.importJob.findMany({
+        where: { accountId, status: { in: ["queued", "running"] } },
+        orderBy: { createdAt: "desc" },
+        omit: { content: true },
+      });
+      const same = active.find((j) => j.contentSha256 === sha && j.format === read.format);
+      if (same) {
+        // The caller (the CLI) reads the file of the job it answers.
+        const withContent = await tx.importJob.findUnique({ where: { id: same.id } });
+        if (withContent) return { job: withContent, reused: true };
+      }
+      if (active.length >= IMPORT_JOBS_PER_ACCOUNT) throw tooManyImports();
+      const job = await tx.importJob.create({
+        data: {
+          accountId,
+          format: read.format,
+          filename: query.filename ?? null,
+          fetchTitles: query.fetch_titles ?? false,
+          titleBudget: options.titleBudget ?? null,
+          content: new Uint8Array(file),
+          contentSha256: sha,
+          total: read.rows.length,
+          // The CLI runs the job itself: it is created already held, so the service's worker leaves it alone.
+          ...(options.claimedForMs !== undefined
+            ? { status: "running", leaseUntil: new Date(Date.now() + options.claimedForMs) }
+            : {}),
+        },
+      });
+      return { job, reused: false };
+      // A file of 32 MiB takes a while to write on a busy database: more than the default 5 s.
+    },
+    { timeout: 120_000, maxWait: 30_000 },
+  );
 }
 
 export async function getImportJob(prisma: PrismaClient, accountId: string, id: string): Promise<ImportJob> {
