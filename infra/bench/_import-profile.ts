@@ -1,5 +1,6 @@
 // Where an import's time goes, without the HTTP stack: `node --import tsx infra/bench/_import-profile.ts
-// [rows] [batch]` (default 30000 rows, batches of 1,000; the same file as `./kurz bench import`). Runs
+// [rows] [batch] [refused]` (default 30000 rows, batches of 1,000; the same file as `./kurz bench
+// import`; with `refused`, rows with passwords into an account with no room, as its refused-rows part). Runs
 // management's worker (`runImportJob`) against a fresh migrated database with Redis for the redirect
 // records, and prints the seconds of the whole run, of reading the file, and per batch (first, median,
 // last). Add `--cpu-prof` to node to see where the process's own CPU goes. Run under
@@ -11,13 +12,15 @@ import { Redis } from "ioredis";
 import { createAccount } from "../../services/management/src/accounts.ts";
 import { createImportJob } from "../../services/management/src/imports/import-jobs.ts";
 import { claimImportJob, runImportJob } from "../../services/management/src/imports/import-worker.ts";
+import { hashPassword } from "../../services/management/src/passwords.ts";
 import { RedirectRecords } from "../../services/management/src/redirect-records.ts";
-import { csvOf } from "./import.ts";
+import { csvOf, passwordCsv } from "./import.ts";
 
 const rows = Number(process.argv[2] ?? 30_000);
 const batchSize = Number(process.argv[3] ?? 1_000);
 const run = Date.now().toString(36);
-const file = Buffer.from(csvOf(rows));
+const refused = process.argv[4] === "refused";
+const file = Buffer.from(refused ? passwordCsv(rows, "profile") : csvOf(rows));
 
 const db = await createTestDatabase("import_profile", { migrate: (url) => migrateDatabase(url) });
 // LOG_SQL=1: every statement's duration goes to the server's log, under this database's name.
@@ -32,7 +35,7 @@ const redis = new Redis("redis://127.0.0.1:6379", { keyPrefix: `import-profile-$
 try {
   const account = await createAccount(prisma, {
     email: `profile-${run}@example.com`,
-    linkLimit: rows + 10,
+    linkLimit: refused ? 0 : rows + 10,
     keyLimits: { perMinute: 1000, perHour: 10000 },
   });
   const t0 = performance.now();
@@ -46,6 +49,8 @@ try {
     prisma,
     records: new RedirectRecords(redis, console),
     titles: { titleFor: async () => "unused" },
+    chargeTitles: async () => 0,
+    hashes: { hash: (password: string) => hashPassword(password) },
     onEventsWritten: () => {},
     retiredCodeGraceMs: 30 * 86_400_000,
     logger: console,

@@ -7,18 +7,25 @@
 //   - analytics export: --clicks clicks (default 10,000,000) seeded in embedded ClickHouse over 2,000
 //     links, exported per link and day, and per link, day and referrer (exportAnalytics read to the
 //     end); seconds, rows, and peak RSS above the level before it.
-// `--rows 0`/`--clicks 0` skip a part. Constant memory shows as a peak RSS that does not grow with the size exported (compare --rows or
+//   - refused rows: a file of --refused rows (default 200,000), each with a password, into an account at
+//     its link limit; seconds from the upload to `completed` (target <= 10 s: no row costs a hash) and
+//     the hashes the job made;
+//   - a busy neighbour: while account A imports --busy rows with passwords (default 100,000), account
+//     B's sign-in p99 against its p99 before A's upload (target <= 2x) and B's 100-row import with
+//     passwords (target <= 5 s); A's job is left unfinished (the stack stops under it).
+// `--rows 0`/`--clicks 0`/`--refused 0`/`--busy 0` skip a part. Constant memory shows as a peak RSS that does not grow with the size exported (compare --rows or
 // --clicks at two sizes). Run under `flock /tmp/bench.lock` on a shared machine.
-import { loadavg } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { createClickHouse, migrate } from "@kurz/clickhouse";
-import { startStack } from "@kurz/testing/stack";
+import { createPrisma } from "@kurz/db";
+import { type Stack, startStack } from "@kurz/testing/stack";
 import { exportAnalytics } from "../../services/analytics/src/exports/analytics-export.ts";
 import { seedAnalytics } from "./_analytics-seed.ts";
 import { rssOf } from "./_rss.ts";
 
 export const description =
-  "import 100k CSV rows through the API (target < 60 s); links export and 10M-click analytics export in constant memory";
+  "import 100k CSV rows through the API (target < 60 s); 200k refused rows with passwords (target <= 10 s); sign-in and a small import beside a 100k-row import with passwords; links export and 10M-click analytics export in constant memory";
 
 const MB = 1024 * 1024;
 const int = (n: number) => Math.round(n).toLocaleString("en-US");
@@ -68,15 +75,27 @@ export function csvOf(rows: number): string {
 export async function run(args: string[]): Promise<string> {
   const { values } = parseArgs({
     args,
-    options: { rows: { type: "string", default: "100000" }, clicks: { type: "string", default: "10000000" } },
+    options: {
+      rows: { type: "string", default: "100000" },
+      clicks: { type: "string", default: "10000000" },
+      refused: { type: "string", default: "200000" },
+      busy: { type: "string", default: "100000" },
+    },
     strict: true,
   });
   const rows = Number(values.rows);
   const clicks = Number(values.clicks);
+  const refused = Number(values.refused);
+  const busy = Number(values.busy);
   const out: string[] = [`### import and export (${new Date().toISOString().slice(0, 16)} UTC)`, ""];
-  out.push(`Command: \`flock /tmp/bench.lock ./kurz bench import --rows ${rows} --clicks ${clicks}\``, "");
+  out.push(
+    `Command: \`flock /tmp/bench.lock ./kurz bench import --rows ${rows} --clicks ${clicks} --refused ${refused} --busy ${busy}\``,
+    `(${cpus().length} cores, load before ${load()})`,
+    "",
+  );
 
   if (rows > 0) await importAndExportLinks(rows, out);
+  if (refused > 0 || busy > 0) await importCosts(refused, busy, out);
   if (clicks === 0) return out.join("\n"); // --clicks 0: no analytics export
   const ch = await createClickHouse({ path: ":memory:", database: "bench_export" });
   try {
@@ -169,6 +188,153 @@ async function importAndExportLinks(rows: number, out: string[]): Promise<void> 
     }
     out.push("");
   } finally {
+    await stack.stop();
+  }
+}
+
+/** Rows each with a password (the refused-rows and busy-neighbour parts; _import-profile.ts). */
+export function passwordCsv(rows: number, tag: string): string {
+  const run = `${tag}-${Date.now().toString(36)}`;
+  const lines = ["url,password"];
+  for (let i = 0; i < rows; i++) lines.push(`https://example.com/${run}/${i},pw-${run}-${i}`);
+  return `${lines.join("\n")}\n`;
+}
+
+const percentile = (samples: number[], p: number) => {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+};
+
+async function uploadCsv(stack: Stack, apiKey: string, body: string): Promise<string> {
+  const res = await fetch(`${stack.origin}/api/v1/imports`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${apiKey}`, "content-type": "text/csv" },
+    body,
+  });
+  if (res.status !== 202) throw new Error(`upload answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { data: { id: string } }).data.id;
+}
+
+async function waitCompleted(stack: Stack, apiKey: string, id: string, limitMs: number) {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const res = await fetch(`${stack.origin}/api/v1/imports/${id}`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    const job = ((await res.json()) as { data: { status: string; counts: Record<string, number> } }).data;
+    if (job.status === "completed" || job.status === "failed" || Date.now() > deadline) return job;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Sign-ins one after another; their latencies in ms. */
+async function signIns(stack: Stack, email: string, password: string, n: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    const res = await fetch(`${stack.origin}/api/v1/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password }),
+    });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`sign-in answered ${res.status}`);
+    times.push(performance.now() - t0);
+  }
+  return times;
+}
+
+/** What an import with passwords costs: refused rows, and the neighbours of a big one. */
+async function importCosts(refused: number, busy: number, out: string[]): Promise<void> {
+  const stack = await startStack({
+    inProcess: true,
+    extraEnv: {
+      RATE_LIMIT_PER_MINUTE: "100000",
+      RATE_LIMIT_PER_HOUR: "1000000",
+      AUTH_RATE_LIMIT_PER_MINUTE: "100000",
+      IMPORT_POLL_MS: "100",
+    },
+  });
+  const prisma = createPrisma(stack.databaseUrl);
+  const hashesOf = async (id: string) =>
+    (await prisma.importJob.findUniqueOrThrow({ where: { id } })).passwordsHashed;
+  try {
+    if (refused > 0) {
+      const account = await stack.createAccount(`bench-refused-${Date.now()}@example.com`, 1);
+      const created = await fetch(`${stack.origin}/api/v1/links`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${account.api_key}`, "content-type": "application/json" },
+        body: JSON.stringify({ url: "https://example.com/the-one-link" }),
+      });
+      if (created.status !== 201) throw new Error(`the account's one link: ${created.status}`);
+      const file = passwordCsv(refused, "refused");
+      const loadBefore = load();
+      const started = performance.now();
+      const id = await uploadCsv(stack, account.api_key, file);
+      const uploaded = (performance.now() - started) / 1000;
+      const job = await waitCompleted(stack, account.api_key, id, 10 * 60_000);
+      const seconds = (performance.now() - started) / 1000;
+      console.error(`refused: ${job.status} in ${seconds.toFixed(1)} s`, job.counts);
+      out.push(
+        `${int(refused)} rows with passwords (${(file.length / MB).toFixed(1)} MB CSV) into an account at its link limit (target ≤ 10 s, all refused):`,
+        "",
+        "| status | created | failed | password hashes | upload answered (s) | upload to completed (s) | load before / after (1, 5, 15 min) |",
+        "|---|---|---|---|---|---|---|",
+        `| ${job.status} | ${int(job.counts.created ?? 0)} | ${int(job.counts.failed ?? 0)} | ${await hashesOf(id)} | ${uploaded.toFixed(1)} | **${seconds.toFixed(1)}** | ${loadBefore} → ${load()} |`,
+        "",
+      );
+    }
+    if (busy > 0) {
+      const password = "bench-neighbour-passphrase-4711";
+      const email = `bench-b-${Date.now()}@example.com`;
+      const registered = await fetch(`${stack.origin}/api/v1/auth/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email, password }),
+      });
+      if (registered.status !== 201)
+        throw new Error(`register: ${registered.status} ${await registered.text()}`);
+      const bKey = ((await registered.json()) as { data: { api_key: { key: string } } }).data.api_key.key;
+      const a = await stack.createAccount(`bench-a-${Date.now()}@example.com`, busy + 10);
+      const SIGNINS = 60;
+      await signIns(stack, email, password, 5); // warm-up
+      const loadIdle = load();
+      const idle = await signIns(stack, email, password, SIGNINS);
+
+      const aId = await uploadCsv(stack, a.api_key, passwordCsv(busy, "busy-a"));
+      // Measured once A has committed its first batch (its hashing under way).
+      for (let i = 0; i < 600 && (await hashesOf(aId)) === 0; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const hashesAtStart = await hashesOf(aId);
+      const loadBusy = load();
+      const during = await signIns(stack, email, password, SIGNINS);
+      console.error(
+        `busy: B's sign-in p99 ${percentile(idle, 99).toFixed(0)} ms before, ${percentile(during, 99).toFixed(0)} ms during (A: ${hashesAtStart} hashes committed)`,
+      );
+      const started = performance.now();
+      const bId = await uploadCsv(stack, bKey, passwordCsv(100, "busy-b"));
+      const bJob = await waitCompleted(stack, bKey, bId, 5 * 60_000);
+      const bSeconds = (performance.now() - started) / 1000;
+      const hashesAtEnd = await hashesOf(aId);
+      const ratio = percentile(during, 99) / percentile(idle, 99);
+      console.error(
+        `busy: B sign-in p99 ${percentile(idle, 99).toFixed(0)} → ${percentile(during, 99).toFixed(0)} ms; B import ${bJob.status} in ${bSeconds.toFixed(1)} s`,
+      );
+      out.push(
+        `Account B beside account A's import of ${int(busy)} rows with passwords (${SIGNINS} sign-ins one after another each time; B's file: 100 rows with passwords):`,
+        "",
+        "| B's sign-in | p50 ms | p99 ms | load (1, 5, 15 min) |",
+        "|---|---|---|---|",
+        `| before A's upload | ${percentile(idle, 50).toFixed(0)} | ${percentile(idle, 99).toFixed(0)} | ${loadIdle} |`,
+        `| during A's import | ${percentile(during, 50).toFixed(0)} | ${percentile(during, 99).toFixed(0)} | ${loadBusy} |`,
+        "",
+        `p99 during / before: **${ratio.toFixed(2)}×** (target ≤ 2×). B's 100-row import: ${bJob.status}, ${int(bJob.counts.created ?? 0)} created, in **${bSeconds.toFixed(1)} s** (target ≤ 5 s). A's job meanwhile: ${int(hashesAtStart)} → ${int(hashesAtEnd)} hashes (its rows are hashed only once written, so it is left unfinished here).`,
+        "",
+      );
+    }
+  } finally {
+    await prisma.$disconnect();
     await stack.stop();
   }
 }

@@ -32,8 +32,12 @@ export const managementConfigSchema = commonConfigSchema.extend({
   // Resolvers for branded-domain verification (TXT lookups): comma-separated `ip` or `ip:port`
   // (`[v6]:port`); empty uses the system's resolvers. Tests point it at a DNS server on loopback.
   DNS_SERVERS: dnsServers,
-  // Title fetches started per destination host per minute by one management process; beyond it the
-  // title is the host name, so Kurz cannot be turned into a request amplifier against one site.
+  // Resolvers for title fetches (same form as DNS_SERVERS); empty uses the system's. Tests point it at
+  // a DNS server on loopback to give many names one address.
+  TITLE_FETCH_DNS_SERVERS: dnsServers,
+  // Title fetches started per destination site (registrable domain) per minute by one management
+  // process; beyond it the title is the host name, so Kurz cannot be turned into a request amplifier
+  // against one site.
   TITLE_FETCH_HOST_PER_MINUTE: z.coerce.number().int().positive().default(60),
   /** How often links with an overlay have stale framing checks redone, and how old is stale (decision 0026). */
   FRAME_CHECK_INTERVAL_MS: z.coerce.number().int().positive().default(600_000),
@@ -45,6 +49,15 @@ export const managementConfigSchema = commonConfigSchema.extend({
   IMPORT_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(1000),
   IMPORT_POLL_MS: z.coerce.number().int().positive().default(1000),
   IMPORT_LEASE_MS: z.coerce.number().int().positive().default(60_000),
+  // Jobs one instance runs at once (each of another account), how long one runs before a waiting
+  // account's job takes its turn, and the threads that hash the rows' passwords (apart from the pool
+  // sign-in's hashes use, at a lower scheduling priority).
+  IMPORT_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
+  IMPORT_SLICE_MS: z.coerce.number().int().positive().default(30_000),
+  IMPORT_HASH_THREADS: z.coerce.number().int().min(1).max(16).default(2),
+  // The gateway's budget of an account's sessions (the same variable): an import uploaded from the
+  // dashboard charges its title fetches to it.
+  SESSION_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
   // Accounts and sessions (docs/api.md, "Sessions"). Closed sign-up refuses POST /api/v1/auth/register;
   // the admin CLI creates accounts either way.
   SIGNUP: z.enum(["open", "closed"]).default("open"),

@@ -11,14 +11,17 @@ import { subscribeClickTotals } from "./consumers/click-totals.ts";
 import { createTxtLookup } from "./domain-verification.ts";
 import { startFrameRefresh } from "./frame-refresher.ts";
 import { ImportWorker } from "./imports/import-worker.ts";
+import { PasswordHashPool } from "./imports/password-hash-pool.ts";
 import { KeyUsageFlusher } from "./key-usage-flusher.ts";
 import { LegacyRecords } from "./legacy-records.ts";
 import { OutboxRelay } from "./outbox.ts";
+import { serversResolve } from "./public-address-guard.ts";
 import { QrRenderer } from "./qr-renderer.ts";
 import { RedirectRecords } from "./redirect-records.ts";
 import { DAY_MS, startRetiredCodePurge } from "./retired-codes.ts";
 import { HOUR_MS, startSessionPrune } from "./sessions.ts";
 import { signinLimitsFrom } from "./signin-limits.ts";
+import { chargeImportTitles } from "./title-budget.ts";
 import { TitleFetcher } from "./title-fetcher.ts";
 import { startWebhooks } from "./webhooks/start.ts";
 
@@ -35,15 +38,28 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     enabled: config.TITLE_FETCH_ENABLED,
     allowHosts: config.TITLE_FETCH_ALLOW_HOSTS,
     perHostPerMinute: config.TITLE_FETCH_HOST_PER_MINUTE,
+    ...(config.TITLE_FETCH_DNS_SERVERS.length > 0
+      ? { resolve: serversResolve(config.TITLE_FETCH_DNS_SERVERS) }
+      : {}),
   });
   const retiredCodeGraceMs = config.RETIRED_CODE_DAYS * DAY_MS;
   const webhooks = startWebhooks(config, { prisma, bus, logger });
   const legacyRecords = new LegacyRecords(redis, logger);
   const records = new RedirectRecords(redis, logger);
+  const hashes = new PasswordHashPool(config.IMPORT_HASH_THREADS);
   const imports = new ImportWorker({
     prisma,
     records,
     titles,
+    hashes,
+    chargeTitles: (budget, wanting) =>
+      chargeImportTitles(
+        { prisma, redis, sessionPerMinute: config.SESSION_RATE_LIMIT_PER_MINUTE, logger },
+        budget,
+        wanting,
+      ),
+    concurrency: config.IMPORT_CONCURRENCY,
+    sliceMs: config.IMPORT_SLICE_MS,
     onEventsWritten: () => relay.wake(),
     retiredCodeGraceMs,
     logger,
@@ -103,7 +119,11 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     servers: [server],
     close: async () => {
       stopPurge();
-      await imports.stop();
+      // The pool closes as soon as the worker stops claiming: a batch's hashes still queued are
+      // dropped (the batch was not committed, so its job resumes before it) instead of awaited.
+      const importsStopped = imports.stop();
+      await hashes.close();
+      await importsStopped;
       stopFrameRefresh();
       stopSessionPrune();
       await relay.stop();

@@ -1,8 +1,15 @@
-// Bulk title fetches count against the key's rate budget (docs/api.md, "Bulk"). The gateway counts a
-// bulk create as one request, yet it may fetch up to 50 titles; each fetch beyond the first is charged
-// as one request to the same Redis counters the gateway counts in (names from @kurz/contracts), so a
-// batch costs what the single creates it replaces would have cost.
-import { RATE_LIMIT_WINDOWS, rateLimitKey, rateLimitKeyTtlSeconds, rateLimitSubject } from "@kurz/contracts";
+// Bulk and import title fetches count against the caller's rate budget (docs/api.md, "Bulk";
+// docs/import-export.md). The gateway counts a bulk create or an upload as one request, yet it may fetch
+// up to 50 titles (bulk) or one per row (an import); each fetch beyond what the request paid for is
+// charged as one request to the same Redis counters the gateway counts in (names from @kurz/contracts),
+// so a batch costs what the single creates it replaces would have cost.
+import {
+  RATE_LIMIT_WINDOWS,
+  type RateLimitSpan,
+  rateLimitKey,
+  rateLimitKeyTtlSeconds,
+  rateLimitSubject,
+} from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import type { Redis } from "ioredis";
 
@@ -30,19 +37,31 @@ export interface KeyBudget {
 }
 
 /** Charges up to `wanted` requests to the key's v1 budget, as many as it has left; returns how many. */
-export async function chargeKeyBudget(
+export function chargeKeyBudget(redis: Redis, budget: KeyBudget, wanted: number, now = Date.now()) {
+  return chargeBudget(
+    redis,
+    rateLimitSubject("v1", budget.keyId),
+    [
+      { window: RATE_LIMIT_WINDOWS.minute, limit: budget.perMinute },
+      { window: RATE_LIMIT_WINDOWS.hour, limit: budget.perHour },
+    ],
+    wanted,
+    now,
+  );
+}
+
+/** The gateway's budget of a session: one per account (services/gateway/src/app.ts). */
+export const sessionBudgetSubject = (accountId: string) => `session:${accountId}`;
+
+async function chargeBudget(
   redis: Redis,
-  budget: KeyBudget,
+  subject: string,
+  windows: { window: RateLimitSpan; limit: number }[],
   wanted: number,
-  now = Date.now(),
+  now: number,
 ): Promise<number> {
   if (wanted <= 0) return 0;
   const nowSec = Math.floor(now / 1000);
-  const subject = rateLimitSubject("v1", budget.keyId);
-  const windows = [
-    { window: RATE_LIMIT_WINDOWS.minute, limit: budget.perMinute },
-    { window: RATE_LIMIT_WINDOWS.hour, limit: budget.perHour },
-  ];
   const taken = await redis.eval(
     CHARGE,
     windows.length,
@@ -76,5 +95,47 @@ export async function titleFetchAllowance(
   } catch (err) {
     deps.logger?.warn({ err: String(err) }, "title budget unavailable; fetching one title only");
     return 1;
+  }
+}
+
+/**
+ * Charges `wanting` title fetches of an import to the budget its job names (`v1:<key id>`: the key's
+ * minute and hour windows; `session:<account id>`: the sessions' minute window of that account); returns
+ * how many it may make. A key since deleted, an unknown subject or a Redis failure: none.
+ */
+export async function chargeImportTitles(
+  deps: {
+    prisma: PrismaClient;
+    redis: Redis;
+    sessionPerMinute: number;
+    logger?: { warn(o: object, m?: string): void };
+  },
+  budget: string,
+  wanting: number,
+  now = Date.now(),
+): Promise<number> {
+  try {
+    if (budget.startsWith("session:")) {
+      const windows = [{ window: RATE_LIMIT_WINDOWS.minute, limit: deps.sessionPerMinute }];
+      return await chargeBudget(deps.redis, budget, windows, wanting, now);
+    }
+    const keyId = budget.startsWith("v1:") ? budget.slice(3) : null;
+    const key =
+      keyId === null
+        ? null
+        : await deps.prisma.apiKey.findUnique({
+            where: { id: keyId },
+            select: { rateLimitPerMinute: true, rateLimitPerHour: true },
+          });
+    if (!key || keyId === null) return 0;
+    return await chargeKeyBudget(
+      deps.redis,
+      { keyId, perMinute: key.rateLimitPerMinute, perHour: key.rateLimitPerHour },
+      wanting,
+      now,
+    );
+  } catch (err) {
+    deps.logger?.warn({ err: String(err) }, "title budget unavailable; the import's rows get host names");
+    return 0;
   }
 }

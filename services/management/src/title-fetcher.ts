@@ -2,13 +2,16 @@
 // client, so every fetch is treated as hostile: only public addresses (checked after DNS resolution and
 // on every redirect hop, with the connection pinned to the address that was checked, so a second DNS
 // answer cannot swap in a private one), bounded time and bytes, a few redirects, http(s) only.
-// Every destination host also has a budget (HostBudget): a few fetches at a time and a number per
-// minute, so clients cannot aim Kurz's fetches at one site as a request amplifier.
+// Every destination site also has a budget (HostBudget): a few fetches at a time and a number per
+// minute, so clients cannot aim Kurz's fetches at one site as a request amplifier. A site is the
+// registrable domain (tldts, the Public Suffix List's ICANN section): a.victim.example and
+// b.victim.example share victim.example's budget, so fresh subdomains do not buy fresh fetches.
 import { Parser } from "htmlparser2";
 import pLimit, { type LimitFunction } from "p-limit";
+import { getDomain } from "tldts";
 import { Agent, fetch, type Response } from "undici";
 import { allowsFraming } from "./frame-policy.ts";
-import { OutboundRefused, PublicAddressGuard } from "./public-address-guard.ts";
+import { OutboundRefused, PublicAddressGuard, type Resolve } from "./public-address-guard.ts";
 
 export { isPublicAddress } from "./public-address-guard.ts";
 
@@ -23,9 +26,11 @@ export interface TitleFetcherOptions {
   timeoutMs?: number;
   maxBytes?: number;
   maxRedirects?: number;
-  /** Fetches in flight to one host (more wait their turn). */
+  /** Who answers DNS for the fetches (the system's resolver by default; tests name their own). */
+  resolve?: Resolve;
+  /** Fetches in flight to one site (registrable domain; more wait their turn). */
   perHostConcurrency?: number;
-  /** Fetches started per host per clock minute, redirect hops included; beyond it: the fallback title. */
+  /** Fetches started per site per clock minute, redirect hops included; beyond it: the fallback title. */
   perHostPerMinute?: number;
 }
 
@@ -33,7 +38,13 @@ export interface TitleFetcherOptions {
 export const fallbackTitle = (url: string): string => new URL(url).hostname;
 
 /**
- * Per-host limits of this process. In process rather than in Redis: concurrency is a property of one
+ * The site a host belongs to, as budgets count it: its registrable domain (`a.b.example.co.uk` →
+ * `example.co.uk`); an address, a bare suffix or a single label counts as itself.
+ */
+export const siteOf = (hostname: string): string => getDomain(hostname) ?? hostname.toLowerCase();
+
+/**
+ * Per-site limits of this process (callers pass siteOf(host)). In process rather than in Redis: concurrency is a property of one
  * process anyway, a minute budget needs no round trip per fetch, and with N instances a host sees at
  * most N times the budget, a bound that is still fixed and small (docs/security.md).
  */
@@ -47,7 +58,7 @@ export class HostBudget {
     private readonly perMinute: number,
   ) {}
 
-  /** Counts one fetch started towards `host`; false once this minute's budget is spent. */
+  /** Counts one fetch started towards `host` (a site); false once this minute's budget is spent. */
   take(host: string, now = Date.now()): boolean {
     const minute = Math.floor(now / 60_000);
     if (minute !== this.minute) {
@@ -158,7 +169,7 @@ export class TitleFetcher {
     this.maxRedirects = opts.maxRedirects ?? 3;
     // The socket connects to whatever the guard's lookup answers, so the check and the connection
     // cannot disagree (no DNS-rebinding window between them).
-    this.guard = new PublicAddressGuard(opts.allowHosts ?? []);
+    this.guard = new PublicAddressGuard(opts.allowHosts ?? [], opts.resolve);
     const lookup = this.guard.lookup;
     this.agent = new Agent({
       connect: { lookup, timeout: this.timeoutMs },
@@ -175,9 +186,10 @@ export class TitleFetcher {
    */
   async titleFor(url: string): Promise<string> {
     const host = fallbackTitle(url);
-    if (!this.enabled || !this.hosts.take(host)) return host;
+    const site = siteOf(host);
+    if (!this.enabled || !this.hosts.take(site)) return host;
     try {
-      return (await this.hosts.run(host, () => this.fetchTitle(url))) ?? host;
+      return (await this.hosts.run(site, () => this.fetchTitle(url))) ?? host;
     } catch {
       return host;
     }
@@ -201,10 +213,10 @@ export class TitleFetcher {
    * Never throws.
    */
   async framingAllowed(url: string): Promise<boolean | null> {
-    const host = fallbackTitle(url);
-    if (!this.enabled || !this.hosts.take(host)) return null;
+    const site = siteOf(fallbackTitle(url));
+    if (!this.enabled || !this.hosts.take(site)) return null;
     try {
-      return await this.hosts.run(host, async () => {
+      return await this.hosts.run(site, async () => {
         const res = await this.fetchFinal(url, AbortSignal.timeout(this.timeoutMs));
         await res.body?.cancel();
         return res.ok ? allowsFraming(res.headers) : null;
@@ -243,9 +255,10 @@ export class TitleFetcher {
         await res.body?.cancel();
         if (hop >= this.maxRedirects) throw new TitleFetchRefused("too many redirects");
         const next = new URL(location, current);
-        // A hop to another host is a fetch of that host too: redirects must not launder the budget.
-        if (next.hostname !== current.hostname && !this.hosts.take(next.hostname)) {
-          throw new TitleFetchRefused(`${next.hostname} has no title fetches left this minute`);
+        // A hop to another site is a fetch of that site too: redirects must not launder the budget.
+        const nextSite = siteOf(next.hostname);
+        if (nextSite !== siteOf(current.hostname) && !this.hosts.take(nextSite)) {
+          throw new TitleFetchRefused(`${nextSite} has no title fetches left this minute`);
         }
         current = next;
         continue;

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createImportJob } from "../src/imports/import-jobs.ts";
 import { runImportJob } from "../src/imports/import-worker.ts";
 import { storedLinkCount } from "../src/link-count.ts";
+import { hashPassword } from "../src/passwords.ts";
 import { RedirectRecords } from "../src/redirect-records.ts";
 import { TitleFetcher } from "../src/title-fetcher.ts";
 import {
@@ -249,6 +250,21 @@ describe("POST /api/v1/imports", () => {
     expect(again.body.data.status).toBe("running");
   });
 
+  it("refuses an account's third job queued or running, for the CLI (which creates its job held) as for the API", async () => {
+    const { accountId } = await newCaller("imp-cap");
+    const file = (n: number) => Buffer.from(`url\nhttps://example.com/cap/${uniqueAlias("c")}/${n}\n`);
+    await createImportJob(prisma, accountId, file(1), {}, { claimedForMs: 60_000 });
+    await createImportJob(prisma, accountId, file(2), {}, { claimedForMs: 60_000 });
+    await expect(
+      createImportJob(prisma, accountId, file(3), {}, { claimedForMs: 60_000 }),
+    ).rejects.toMatchObject({
+      status: 429,
+      code: "RATE_LIMIT_EXCEEDED",
+      message: expect.stringMatching(/already has 2 imports queued or running/),
+    });
+    expect(await prisma.importJob.count({ where: { accountId } })).toBe(2);
+  });
+
   it("resumes a job interrupted mid-way after its lease expires, without duplicates", async () => {
     const { api, accountId } = await newCaller("imp-resume");
     const rows = Array.from(
@@ -265,6 +281,8 @@ describe("POST /api/v1/imports", () => {
           prisma,
           records: new RedirectRecords(redis, console),
           titles: new TitleFetcher({ enabled: false, allowHosts: [], perHostPerMinute: 1 }),
+          chargeTitles: async () => 0,
+          hashes: { hash: (password) => hashPassword(password) },
           onEventsWritten: () => {},
           retiredCodeGraceMs: 0,
           logger: console,
@@ -272,7 +290,15 @@ describe("POST /api/v1/imports", () => {
           leaseMs: 1500,
           pollMs: 100,
         },
-        { id: job.id, accountId, format: "csv", fetchTitles: false, content: file, processed: 0 },
+        {
+          id: job.id,
+          accountId,
+          format: "csv",
+          fetchTitles: false,
+          titleBudget: null,
+          content: file,
+          processed: 0,
+        },
         { maxBatches: 1 }, // the worker "dies" after one committed batch
       );
       expect(finishedHere).toBe(false);

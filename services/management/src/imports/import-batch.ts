@@ -9,11 +9,11 @@
 // resuming one) therefore creates nothing twice.
 import { randomUUID } from "node:crypto";
 import { TOPICS } from "@kurz/contracts";
-import { type Link, type Prisma, type PrismaClient, sqlStateOf } from "@kurz/db";
+import { type Link, Prisma, type PrismaClient, sqlStateOf } from "@kurz/db";
 import { joinLinksByCode } from "../links-by-code.ts";
 import { linkEvent } from "../outbox.ts";
-import { hashPassword } from "../passwords.ts";
 import { randomShortCode } from "../short-codes.ts";
+import { fallbackTitle } from "../title-fetcher.ts";
 import type { RawImportRow } from "./import-file.ts";
 import { checkImportRow, type ValidImportRow } from "./import-rows.ts";
 
@@ -38,9 +38,16 @@ export interface BatchResult {
 export interface BatchDeps {
   prisma: PrismaClient;
   retiredCodeGraceMs: number;
-  /** The title of a row without one: a fetch when the job asked for it, otherwise the URL's host. */
-  titleFor: (url: string) => Promise<string>;
   leaseMs: number;
+}
+
+/** The slow per-row work of a batch, done only for the rows that the batch will write. */
+export interface RowWork {
+  /** Whether the job fetches titles (then a row without one costs a fetch). */
+  fetchTitles: boolean;
+  /** The titles of these URLs, fetched while the job's budget lasts; the rest get the host name. */
+  titlesFor: (urls: readonly string[]) => Promise<string[]>;
+  hashPassword: (password: string) => Promise<string>;
 }
 
 export class ImportJobMoved extends Error {}
@@ -53,14 +60,29 @@ const MAX_ATTEMPTS = 3;
 export interface PreparedBatch {
   size: number;
   errors: RowError[];
+  /** Rows found already imported before the transaction (those rows are not in `rows`). */
+  skipped: number;
+  /** The rows that may be written, with their titles and password hashes. */
   rows: Prepared[];
+  /** Password hashes made for this batch. */
+  hashed: number;
 }
 
 /**
- * Checks a batch's rows and does its slow parts (password hashes, title fetches) before any
- * transaction opens; the worker prepares the next batch while the current one commits.
+ * Checks a batch's rows and, outside any transaction, does its slow parts (password hashes, title
+ * fetches) for the rows that will be written only. A batch with such work first reads what its
+ * transaction will decide (the account's room, the aliases and URLs it has) once `ready` resolves, that
+ * is once the batch before it committed: a row refused for the link limit, an alias taken or a link
+ * already imported costs no hash and no fetch. A batch without slow work is prepared at once (the
+ * worker prepares it while the one before commits) and decided in its transaction alone.
  */
-export async function prepareBatch(deps: Pick<BatchDeps, "titleFor">, rows: readonly RawImportRow[]) {
+export async function prepareBatch(
+  deps: Pick<BatchDeps, "prisma" | "retiredCodeGraceMs">,
+  work: RowWork,
+  job: { accountId: string },
+  rows: readonly RawImportRow[],
+  ready: Promise<unknown> = Promise.resolve(),
+): Promise<PreparedBatch> {
   const errors: RowError[] = [];
   const valid: ValidImportRow[] = [];
   for (const raw of rows) {
@@ -68,14 +90,43 @@ export async function prepareBatch(deps: Pick<BatchDeps, "titleFor">, rows: read
     if (checked.ok) valid.push(checked.value);
     else errors.push({ row: raw.row, alias: raw.alias ?? null, url: raw.url ?? null, error: checked.error });
   }
-  const prepared = await Promise.all(
-    valid.map(async (row) => ({
+  const slow = (row: ValidImportRow) =>
+    row.password !== undefined || (work.fetchTitles && row.title === undefined);
+  if (!valid.some(slow)) {
+    const prepared = valid.map((row) => ({
       ...row,
-      title: row.title ?? (await deps.titleFor(row.url)),
-      passwordHash: row.password !== undefined ? await hashPassword(row.password) : null,
-    })),
+      title: row.title ?? fallbackTitle(row.url),
+      passwordHash: null,
+    }));
+    return { size: rows.length, errors, skipped: 0, rows: prepared, hashed: 0 };
+  }
+
+  await ready;
+  // The same reads and the same decision as the transaction's, in one query without its lock; the
+  // transaction decides again over the rows kept here, so a change in between can only refuse or skip
+  // more.
+  const found = await lookUp(deps.prisma, deps, job.accountId, valid, { withRoom: true });
+  if (!found.account) throw new ImportJobMoved(); // the account was deleted: its job with it
+  const decided = decide(valid, found, found.account.room, found.account.linkLimit);
+  errors.push(...decided.errors);
+
+  const titled = decided.toCreate.filter((row) => row.title === undefined);
+  const titles = work.fetchTitles
+    ? await work.titlesFor(titled.map((row) => row.url))
+    : titled.map((row) => fallbackTitle(row.url));
+  const titleOf = new Map(titled.map((row, i) => [row, titles[i] as string]));
+  let hashed = 0;
+  const prepared = await Promise.all(
+    decided.toCreate.map(async (row) => {
+      let passwordHash: string | null = null;
+      if (row.password !== undefined) {
+        passwordHash = await work.hashPassword(row.password);
+        hashed++;
+      }
+      return { ...row, title: row.title ?? (titleOf.get(row) as string), passwordHash };
+    }),
   );
-  return { size: rows.length, errors, rows: prepared } satisfies PreparedBatch;
+  return { size: rows.length, errors, skipped: decided.skipped, rows: prepared, hashed };
 }
 
 /** Commits a prepared batch (the job's rows from `start`); throws ImportJobMoved when another worker did. */
@@ -85,17 +136,87 @@ export async function commitPreparedBatch(
   start: number,
   batch: PreparedBatch,
 ): Promise<BatchResult> {
+  if (batch.rows.length === 0) return commitRefusals(deps, job, start, batch);
   for (let attempt = 1; ; attempt++) {
     const attemptErrors = [...batch.errors];
     try {
-      return await deps.prisma.$transaction(
-        (tx) => commitBatch(tx, deps, job, start, batch.size, batch.rows, attemptErrors),
-        { timeout: 120_000, maxWait: 30_000 },
-      );
+      return await deps.prisma.$transaction((tx) => commitBatch(tx, deps, job, start, batch, attemptErrors), {
+        timeout: 120_000,
+        maxWait: 30_000,
+      });
     } catch (err) {
       if (!(err instanceof RoomGone) || attempt >= MAX_ATTEMPTS) throw err;
     }
   }
+}
+
+/**
+ * A batch with nothing to write (every row refused or already imported: an account at its limit) in
+ * one statement: the job's counters move only where the job is still this worker's at `start`, and its
+ * refused rows are written only then.
+ */
+async function commitRefusals(
+  deps: BatchDeps,
+  job: { id: string },
+  start: number,
+  batch: PreparedBatch,
+): Promise<BatchResult> {
+  const errors = [...batch.errors].sort((a, b) => a.row - b.row);
+  const [moved] = await deps.prisma.$queryRaw<{ n: number }[]>`
+    WITH job AS (
+      UPDATE import_jobs SET processed = processed + ${batch.size}::int, skipped = skipped + ${batch.skipped}::int,
+        failed = failed + ${errors.length}::int, updated_at = now(),
+        lease_until = now() + make_interval(secs => ${deps.leaseMs / 1000}::float8)
+      WHERE id = ${job.id}::uuid AND processed = ${start}::int AND status = 'running'
+      RETURNING id),
+    refused AS (
+      INSERT INTO import_row_errors (job_id, row, alias, url, error)
+      SELECT job.id, r, a, u, e FROM job CROSS JOIN unnest(${errors.map((e) => e.row)}::int[],
+        ${errors.map((e) => e.alias)}::text[], ${errors.map((e) => e.url?.slice(0, 2048) ?? null)}::text[],
+        ${errors.map((e) => e.error)}::text[]) AS x(r, a, u, e)
+      ON CONFLICT DO NOTHING)
+    SELECT count(*)::int AS n FROM job`;
+  if (moved?.n !== 1) throw new ImportJobMoved();
+  return { created: [], skipped: batch.skipped, errors };
+}
+
+type Found = Awaited<ReturnType<typeof lookUp>>;
+
+/**
+ * Which rows are written, skipped (already imported) or refused (alias taken, link limit), in file
+ * order: the rows beyond the account's room are refused.
+ */
+function decide<R extends ValidImportRow>(rows: readonly R[], found: Found, room: number, linkLimit: number) {
+  const { byCode, reservedCodes, sameUrls } = found;
+  const errors: RowError[] = [];
+  const fail = (row: R, error: string) =>
+    errors.push({ row: row.row, alias: row.alias ?? null, url: row.url, error });
+  let skipped = 0;
+  const candidates: R[] = [];
+  const seenAliases = new Map<string, string>();
+  const seenUrls = new Set<string>();
+  for (const row of rows) {
+    if (row.alias !== undefined) {
+      const link = byCode.get(row.alias);
+      const earlier = seenAliases.get(row.alias);
+      if ((link?.own && link.url === row.url) || earlier === row.url) {
+        skipped++;
+      } else if (link || earlier !== undefined || reservedCodes.has(row.alias)) {
+        fail(row, IMPORT_ALIAS_TAKEN);
+      } else {
+        seenAliases.set(row.alias, row.url);
+        candidates.push(row);
+      }
+    } else if (sameUrls.has(row.url) || seenUrls.has(row.url)) {
+      skipped++;
+    } else {
+      seenUrls.add(row.url);
+      candidates.push(row);
+    }
+  }
+  const fits = Math.max(0, room);
+  for (const row of candidates.slice(fits)) fail(row, importLimitReached(linkLimit));
+  return { toCreate: candidates.slice(0, fits), skipped, errors };
 }
 
 type Prepared = ValidImportRow & { title: string; passwordHash: string | null };
@@ -108,8 +229,7 @@ async function commitBatch(
   deps: BatchDeps,
   job: { id: string; accountId: string },
   start: number,
-  size: number,
-  rows: Prepared[],
+  batch: PreparedBatch,
   errors: RowError[],
 ): Promise<BatchResult> {
   const fail = (row: Prepared, error: string) =>
@@ -132,39 +252,13 @@ async function commitBatch(
     WHERE j.id = ${job.id}::uuid FOR UPDATE OF j`;
   if (!current || current.processed !== start || current.status !== "running") throw new ImportJobMoved();
 
-  const { byCode, reservedCodes, sameUrls } = await lookUp(tx, deps, accountId, rows);
-  let skipped = 0;
-  const toCreate: Prepared[] = [];
-  const seenAliases = new Map<string, string>();
-  const seenUrls = new Set<string>();
-  for (const row of rows) {
-    if (row.alias !== undefined) {
-      const link = byCode.get(row.alias);
-      const earlier = seenAliases.get(row.alias);
-      if ((link?.own && link.url === row.url) || earlier === row.url) {
-        skipped++;
-      } else if (link || earlier !== undefined || reservedCodes.has(row.alias)) {
-        fail(row, IMPORT_ALIAS_TAKEN);
-      } else {
-        seenAliases.set(row.alias, row.url);
-        toCreate.push(row);
-      }
-    } else if (sameUrls.has(row.url) || seenUrls.has(row.url)) {
-      skipped++;
-    } else {
-      seenUrls.add(row.url);
-      toCreate.push(row);
-    }
-  }
-
-  const room = Math.max(0, current.room);
-  for (const row of toCreate.slice(room)) fail(row, importLimitReached(current.link_limit));
-  const created = await insertLinks(
-    tx,
-    accountId,
-    current.default_expiry_hours,
-    toCreate.slice(0, room),
-    (row) => fail(row, IMPORT_ALIAS_TAKEN),
+  const found = batch.rows.length > 0 ? await lookUp(tx, deps, accountId, batch.rows) : NOTHING_FOUND;
+  const decided = decide(batch.rows, found, current.room, current.link_limit);
+  errors.push(...decided.errors);
+  const skipped = batch.skipped + decided.skipped;
+  const toCreate = decided.toCreate;
+  const created = await insertLinks(tx, accountId, current.default_expiry_hours, toCreate, (row) =>
+    fail(row, IMPORT_ALIAS_TAKEN),
   );
 
   if (created.length > 0) {
@@ -186,12 +280,20 @@ async function commitBatch(
         ${errors.map((e) => e.alias)}::text[], ${errors.map((e) => e.url?.slice(0, 2048) ?? null)}::text[],
         ${errors.map((e) => e.error)}::text[]) AS x(r, a, u, e)
       ON CONFLICT DO NOTHING)
-    UPDATE import_jobs SET processed = processed + ${size}::int, created = created + ${created.length}::int,
-      skipped = skipped + ${skipped}::int, failed = failed + ${errors.length}::int, updated_at = now(),
+    UPDATE import_jobs SET processed = processed + ${batch.size}::int, created = created + ${created.length}::int,
+      skipped = skipped + ${skipped}::int, failed = failed + ${errors.length}::int,
+      passwords_hashed = passwords_hashed + ${batch.hashed}::int, updated_at = now(),
       lease_until = now() + make_interval(secs => ${deps.leaseMs / 1000}::float8)
     WHERE id = ${job.id}::uuid`;
   return { created, skipped, errors };
 }
+
+const NOTHING_FOUND: Found = {
+  byCode: new Map(),
+  reservedCodes: new Set(),
+  sameUrls: new Set(),
+  account: null,
+};
 
 /**
  * Every lookup of a batch in one query: the links that hold its aliases (through the unique btree,
@@ -204,12 +306,18 @@ async function commitBatch(
  * LIMIT 1 stops at the first of the account's links to the URL. EXPLAIN at 100,000 links:
  * docs/benchmarks.md, "import and export".
  */
-async function lookUp(tx: Tx, deps: BatchDeps, accountId: string, rows: Prepared[]) {
+async function lookUp(
+  tx: Tx | PrismaClient,
+  deps: Pick<BatchDeps, "retiredCodeGraceMs">,
+  accountId: string,
+  rows: readonly ValidImportRow[],
+  opts: { withRoom?: boolean } = {},
+) {
   const aliases = rows.flatMap((r) => (r.alias === undefined ? [] : [r.alias]));
   const urls = [...new Set(rows.flatMap((r) => (r.alias === undefined ? [r.url] : [])))];
   const cutoff = new Date(Date.now() - deps.retiredCodeGraceMs);
   const found = await tx.$queryRaw<
-    { kind: "code" | "reserved" | "url"; key: string; own: boolean; url: string }[]
+    { kind: "code" | "reserved" | "url" | "room"; key: string; own: boolean; url: string }[]
   >`
     SELECT 'code' AS kind, l.short_code AS key, l.account_id = ${accountId}::uuid AS own, l.original_url AS url
     FROM ${joinLinksByCode(aliases)}
@@ -224,16 +332,26 @@ async function lookUp(tx: Tx, deps: BatchDeps, accountId: string, rows: Prepared
                         WHERE l.account_id = ${accountId}::uuid
                           AND hashtextextended(l.original_url, 0) = hashtextextended(u.url, 0)
                           AND l.original_url = u.url
-                        LIMIT 1) AS x`;
+                        LIMIT 1) AS x
+    ${
+      opts.withRoom
+        ? Prisma.sql`UNION ALL
+    SELECT 'room', (a.link_limit - (SELECT COALESCE(sum(used), 0)::int FROM link_quota WHERE account_id = a.id))::text,
+      false, a.link_limit::text
+    FROM accounts a WHERE a.id = ${accountId}::uuid`
+        : Prisma.empty
+    }`;
   const byCode = new Map<string, { own: boolean; url: string }>();
   const reservedCodes = new Set<string>();
   const sameUrls = new Set<string>();
+  let account: { room: number; linkLimit: number } | null = null;
   for (const f of found) {
     if (f.kind === "code") byCode.set(f.key, { own: f.own, url: f.url });
     else if (f.kind === "reserved") reservedCodes.add(f.key);
+    else if (f.kind === "room") account = { room: Number(f.key), linkLimit: Number(f.url) };
     else sameUrls.add(f.key);
   }
-  return { byCode, reservedCodes, sameUrls };
+  return { byCode, reservedCodes, sameUrls, account };
 }
 
 /**

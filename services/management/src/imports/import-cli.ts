@@ -10,10 +10,12 @@ import type { PrismaClient } from "@kurz/db";
 import { Redis } from "ioredis";
 import { z } from "zod";
 import type { ManagementConfig } from "../config.ts";
+import { serversResolve } from "../public-address-guard.ts";
 import { RedirectRecords } from "../redirect-records.ts";
 import { TitleFetcher } from "../title-fetcher.ts";
 import { createImportJob, getImportJob, toImportJson } from "./import-jobs.ts";
 import { runImportJob } from "./import-worker.ts";
+import { PasswordHashPool } from "./password-hash-pool.ts";
 
 const BAR_WIDTH = 30;
 
@@ -82,7 +84,14 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
       enabled: config.TITLE_FETCH_ENABLED,
       allowHosts: config.TITLE_FETCH_ALLOW_HOSTS,
       perHostPerMinute: config.TITLE_FETCH_HOST_PER_MINUTE,
+      ...(config.TITLE_FETCH_DNS_SERVERS.length > 0
+        ? { resolve: serversResolve(config.TITLE_FETCH_DNS_SERVERS) }
+        : {}),
+      ...(config.TITLE_FETCH_DNS_SERVERS.length > 0
+        ? { resolve: serversResolve(config.TITLE_FETCH_DNS_SERVERS) }
+        : {}),
     });
+    const hashes = new PasswordHashPool(config.IMPORT_HASH_THREADS);
     const progress = progressPrinter(process.stderr);
     progress({ processed: job.processed, total: job.total });
     try {
@@ -91,6 +100,9 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
           prisma,
           records: new RedirectRecords(redis, { warn: (o, m) => console.error(m, o) }),
           titles,
+          hashes,
+          // The operator's job has no budget (its title_budget is null): nothing is ever charged.
+          chargeTitles: async () => 0,
           // Events wait in the outbox for management's relay.
           onEventsWritten: () => {},
           retiredCodeGraceMs: config.RETIRED_CODE_DAYS * 86_400_000,
@@ -104,6 +116,7 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
           accountId: account.id,
           format: job.format as never,
           fetchTitles: job.fetchTitles,
+          titleBudget: job.titleBudget,
           content: Buffer.from(job.content),
           processed: job.processed,
         },
@@ -111,6 +124,7 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
       );
     } finally {
       await titles.close();
+      await hashes.close();
       redis.disconnect();
     }
     job = await getImportJob(prisma, account.id, job.id);

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import type { CreateImportQuery, ImportJob as ImportJobJson } from "@kurz/contracts";
 import type { ImportJob, PrismaClient } from "@kurz/db";
-import { badRequest, csvLine, notFound } from "@kurz/service-kit";
+import { apiError, badRequest, csvLine, notFound } from "@kurz/service-kit";
 import { ImportFileError, readImportFile } from "./import-file.ts";
 
 const PREVIEW_ERRORS = 20;
@@ -44,20 +44,35 @@ export async function toImportJson(prisma: PrismaClient, job: ImportJob): Promis
   };
 }
 
+/** Jobs one account may have queued or running at once; one more is refused (429). */
+export const IMPORT_JOBS_PER_ACCOUNT = 2;
+
+export const tooManyImports = () =>
+  apiError(
+    "RATE_LIMIT_EXCEEDED",
+    `This account already has ${IMPORT_JOBS_PER_ACCOUNT} imports queued or running; upload this file once one of them has finished (GET /api/v1/imports shows their progress).`,
+    { limit: IMPORT_JOBS_PER_ACCOUNT },
+  );
+
 /**
  * Reads the file now, so a file that cannot be read is refused with its reason before a job exists.
  * The same file uploaded again by the same account (same bytes and format) while its job is still
  * queued or running answers that job instead of a second one: two jobs of one file running side by
  * side could both create a row without alias before either sees the other's. Once a job has ended, the
  * same file runs again as a new job whose rows are skipped where their links exist (import-batch.ts),
- * so links deleted since are created again.
+ * so links deleted since are created again. An account has at most IMPORT_JOBS_PER_ACCOUNT jobs
+ * queued or running (a lock per account makes two uploads at once count each other).
  */
 export async function createImportJob(
   prisma: PrismaClient,
   accountId: string,
   file: Buffer,
   query: CreateImportQuery,
-  options: { claimedForMs?: number } = {},
+  options: {
+    claimedForMs?: number;
+    /** The rate-limit subject the job's title fetches are charged to; null: none (the operator's CLI). */
+    titleBudget?: string | null;
+  } = {},
 ): Promise<{ job: ImportJob; reused: boolean }> {
   let read: ReturnType<typeof readImportFile>;
   try {
@@ -67,32 +82,42 @@ export async function createImportJob(
     throw err;
   }
   const sha = createHash("sha256").update(file).digest("hex");
-  const same = await prisma.importJob.findFirst({
-    where: {
-      accountId,
-      contentSha256: sha,
-      format: read.format,
-      status: { in: ["queued", "running"] },
+  return prisma.$transaction(
+    async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended('import_jobs:' || ${accountId}, 0))`;
+      const active = await tx.importJob.findMany({
+        where: { accountId, status: { in: ["queued", "running"] } },
+        orderBy: { createdAt: "desc" },
+        omit: { content: true },
+      });
+      const same = active.find((j) => j.contentSha256 === sha && j.format === read.format);
+      if (same) {
+        // The caller (the CLI) reads the file of the job it answers.
+        const withContent = await tx.importJob.findUnique({ where: { id: same.id } });
+        if (withContent) return { job: withContent, reused: true };
+      }
+      if (active.length >= IMPORT_JOBS_PER_ACCOUNT) throw tooManyImports();
+      const job = await tx.importJob.create({
+        data: {
+          accountId,
+          format: read.format,
+          filename: query.filename ?? null,
+          fetchTitles: query.fetch_titles ?? false,
+          titleBudget: options.titleBudget ?? null,
+          content: new Uint8Array(file),
+          contentSha256: sha,
+          total: read.rows.length,
+          // The CLI runs the job itself: it is created already held, so the service's worker leaves it alone.
+          ...(options.claimedForMs !== undefined
+            ? { status: "running", leaseUntil: new Date(Date.now() + options.claimedForMs) }
+            : {}),
+        },
+      });
+      return { job, reused: false };
+      // A file of 32 MiB takes a while to write on a busy database: more than the default 5 s.
     },
-    orderBy: { createdAt: "desc" },
-  });
-  if (same) return { job: same, reused: true };
-  const job = await prisma.importJob.create({
-    data: {
-      accountId,
-      format: read.format,
-      filename: query.filename ?? null,
-      fetchTitles: query.fetch_titles ?? false,
-      content: new Uint8Array(file),
-      contentSha256: sha,
-      total: read.rows.length,
-      // The CLI runs the job itself: it is created already held, so the service's worker leaves it alone.
-      ...(options.claimedForMs !== undefined
-        ? { status: "running", leaseUntil: new Date(Date.now() + options.claimedForMs) }
-        : {}),
-    },
-  });
-  return { job, reused: false };
+    { timeout: 120_000, maxWait: 30_000 },
+  );
 }
 
 export async function getImportJob(prisma: PrismaClient, accountId: string, id: string): Promise<ImportJob> {

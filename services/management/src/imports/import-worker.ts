@@ -1,26 +1,44 @@
-// Runs import jobs inside management (docs/import-export.md). A worker claims one job at a time with a
-// lease (`lease_until`), reads its file once and commits it batch by batch (import-batch.ts), renewing
-// the lease with each batch. A worker that stops cleanly hands the job back at once; one that crashed
-// leaves a lease that expires, and the next worker resumes the job after its last committed batch.
+// Runs import jobs inside management (docs/import-export.md). A worker runs up to `concurrency` jobs at
+// once, each of another account, claimed with a lease (`lease_until`); it reads a job's file and commits
+// it batch by batch (import-batch.ts), renewing the lease with each batch. Accounts take turns: a job
+// that has run for `sliceMs` while another account's job waits hands its lease back after its batch and
+// goes behind that job (claims take the job that has waited longest since it last ran). A worker that
+// stops cleanly hands its jobs back at once; one that crashed leaves leases that expire, and the next
+// worker resumes each job after its last committed batch.
 import type { ImportFormat } from "@kurz/contracts";
 import { type PrismaClient, poolOf } from "@kurz/db";
 import { PollLoop } from "@kurz/service-kit";
 import pLimit from "p-limit";
 import type { RedirectRecords } from "../redirect-records.ts";
 import { fallbackTitle, type TitleFetcher } from "../title-fetcher.ts";
-import { type BatchResult, commitPreparedBatch, ImportJobMoved, prepareBatch } from "./import-batch.ts";
+import {
+  type BatchResult,
+  commitPreparedBatch,
+  ImportJobMoved,
+  type PreparedBatch,
+  prepareBatch,
+  type RowWork,
+} from "./import-batch.ts";
 import { ImportFileError, readImportFile } from "./import-file.ts";
+import type { PasswordHashPool } from "./password-hash-pool.ts";
 
 export interface ImportWorkerDeps {
   prisma: PrismaClient;
   records: Pick<RedirectRecords, "putMany">;
   titles: Pick<TitleFetcher, "titleFor">;
+  /** Charges `wanting` title fetches to a job's budget (its `title_budget`); returns how many it may make. */
+  chargeTitles: (budget: string, wanting: number) => Promise<number>;
+  hashes: Pick<PasswordHashPool, "hash">;
   onEventsWritten: () => void;
   retiredCodeGraceMs: number;
   logger: { info(o: object, m?: string): void; error(o: object, m?: string): void };
   batchSize: number;
   leaseMs: number;
   pollMs: number;
+  /** Jobs this worker runs at once (each of another account). */
+  concurrency?: number;
+  /** How long a job runs before it gives its turn to a job of another account that is waiting. */
+  sliceMs?: number;
 }
 
 export interface ClaimedJob {
@@ -28,13 +46,26 @@ export interface ClaimedJob {
   accountId: string;
   format: ImportFormat;
   fetchTitles: boolean;
+  /** Whose rate budget its title fetches are charged to; null: none (an operator's CLI run). */
+  titleBudget: string | null;
   content: Buffer;
   processed: number;
 }
 
 const TITLE_CONCURRENCY = 8;
 
-/** Takes the oldest job nobody holds (queued, or running with an expired lease). */
+// A job is claimable when nobody holds it (queued, handed back, or its worker's lease expired) and no
+// job of its account is held: an account's second job waits for its first, so the jobs running are
+// each another account's. The one that has waited longest since it last ran (`updated_at`) goes first.
+// Two workers claiming at the same instant may each take one job of the same account; the next claims
+// see both held.
+const CLAIMABLE = `
+  SELECT j.id FROM import_jobs j
+  WHERE j.status IN ('queued', 'running') AND (j.lease_until IS NULL OR j.lease_until < now())
+    AND NOT EXISTS (SELECT 1 FROM import_jobs h
+                    WHERE h.account_id = j.account_id AND h.status = 'running' AND h.lease_until >= now())`;
+
+/** Takes the job that has waited longest of the accounts with no job running. */
 export async function claimImportJob(prisma: PrismaClient, leaseMs: number): Promise<ClaimedJob | null> {
   // On the plain pool, not through Prisma: every idle management instance runs this once a second, and
   // a Prisma query there cost several times a plain one's CPU (decision 0046's reason for the relay).
@@ -45,16 +76,15 @@ export async function claimImportJob(prisma: PrismaClient, leaseMs: number): Pro
     account_id: string;
     format: string;
     fetch_titles: boolean;
+    title_budget: string | null;
     content: Buffer | null;
     processed: number;
   }>({
     name: "kurz_claim_import_job",
     text: `UPDATE import_jobs SET status = 'running', updated_at = now(),
              lease_until = now() + make_interval(secs => $1::float8)
-           WHERE id = (SELECT id FROM import_jobs
-                       WHERE status IN ('queued', 'running') AND (lease_until IS NULL OR lease_until < now())
-                       ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-           RETURNING id, account_id, format, fetch_titles, content, processed`,
+           WHERE id = (${CLAIMABLE} ORDER BY j.updated_at, j.created_at LIMIT 1 FOR UPDATE OF j SKIP LOCKED)
+           RETURNING id, account_id, format, fetch_titles, title_budget, content, processed`,
     values: [leaseMs / 1000],
   });
   if (!job) return null;
@@ -63,21 +93,37 @@ export async function claimImportJob(prisma: PrismaClient, leaseMs: number): Pro
     accountId: job.account_id,
     format: job.format as ImportFormat,
     fetchTitles: job.fetch_titles,
+    titleBudget: job.title_budget,
     content: job.content ?? Buffer.alloc(0), // node-postgres reads bytea as a Buffer: no copy of the file
     processed: job.processed,
   };
+}
+
+/** Whether a job of another account than `accountId` is waiting for a turn. */
+async function anotherAccountWaits(prisma: PrismaClient, accountId: string): Promise<boolean> {
+  const { rows } = await poolOf(prisma).query({
+    name: "kurz_import_job_waiting",
+    text: `${CLAIMABLE} AND j.account_id <> $1::uuid LIMIT 1`,
+    values: [accountId],
+  });
+  return rows.length > 0;
 }
 
 export interface RunOptions {
   /** Stop after this many batches (tests interrupt a job with it); the job stays claimed. */
   maxBatches?: number;
   shouldStop?: () => boolean;
+  /** Asked after each committed batch: true ends the run there (the job is not finished). */
+  shouldYield?: () => Promise<boolean>;
   onProgress?: (p: { processed: number; total: number }) => void;
 }
 
+/** Why a prepared batch was not used: the run ended after the batch before it. */
+class RunEnded extends Error {}
+
 /** Processes a claimed job to its end (or until told to stop). Returns true when the job finished. */
 export async function runImportJob(
-  deps: ImportWorkerDeps,
+  deps: Omit<ImportWorkerDeps, "concurrency" | "sliceMs">,
   job: ClaimedJob,
   opts: RunOptions = {},
 ): Promise<boolean> {
@@ -90,9 +136,20 @@ export async function runImportJob(
     return true;
   }
   const limit = pLimit(TITLE_CONCURRENCY);
-  const titleFor = job.fetchTitles
-    ? (url: string) => limit(() => deps.titles.titleFor(url))
-    : async (url: string) => fallbackTitle(url);
+  const work: RowWork = {
+    fetchTitles: job.fetchTitles,
+    // Each fetch is charged to the job's budget before it is made (title-budget.ts); the rows beyond
+    // what the budget has left get the host name, as a bulk create's do.
+    titlesFor: async (urls) => {
+      if (urls.length === 0) return [];
+      const allowed =
+        job.titleBudget === null ? urls.length : await deps.chargeTitles(job.titleBudget, urls.length);
+      return Promise.all(
+        urls.map((url, i) => (i < allowed ? limit(() => deps.titles.titleFor(url)) : fallbackTitle(url))),
+      );
+    },
+    hashPassword: (password) => deps.hashes.hash(password, job.id),
+  };
   let processed = job.processed;
   let batches = 0;
   // A batch renews the lease when it commits; a slow one (titles fetched for 1,000 rows) could outlast
@@ -115,31 +172,46 @@ export async function runImportJob(
     const batchDeps = {
       prisma: deps.prisma,
       retiredCodeGraceMs: deps.retiredCodeGraceMs,
-      titleFor,
       leaseMs: deps.leaseMs,
     };
-    // The next batch is prepared (checked, titles, hashes: the worker's own CPU) while the current one
-    // commits (Postgres' work), and the redirect records of a committed batch go to Redis while the
-    // next one runs; the job ends only after its last records are written.
-    const prepare = (from: number) => {
+    // The next batch is prepared while the current one commits (Postgres' work), and the redirect
+    // records of a committed batch go to Redis while the next one runs; the job ends only after its
+    // last records are written. A batch with passwords or titles does its slow part only once the
+    // batch before it committed and the run goes on (`ready`), so it knows what it will write.
+    const prepare = (from: number, ready: Promise<unknown>) => {
       const batch = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
-        prepareBatch(batchDeps, rows.slice(from, from + deps.batchSize)),
+        prepareBatch(batchDeps, work, job, rows.slice(from, from + deps.batchSize), ready),
       );
       // Its failure is the loop's to throw when it gets there, not an unhandled rejection before then.
       batch.catch(() => {});
       return batch;
     };
-    let next = processed < rows.length ? prepare(processed) : null;
+    const stopNow = () =>
+      opts.shouldStop?.() || (opts.maxBatches !== undefined && batches >= opts.maxBatches);
+    let next: Promise<PreparedBatch> | null =
+      processed < rows.length ? prepare(processed, Promise.resolve()) : null;
     let records = Promise.resolve();
     try {
       while (next) {
-        if (opts.shouldStop?.() || (opts.maxBatches !== undefined && batches >= opts.maxBatches))
-          return false;
+        if (stopNow()) return false;
         const batch = await next;
-        next = processed + batch.size < rows.length ? prepare(processed + batch.size) : null;
+        const commit = commitPreparedBatch(batchDeps, job, processed, batch);
+        // After this batch: go on (prepare the next), or end the run here.
+        const counted = batches + 1;
+        const goOn = commit.then(async () => {
+          if (opts.shouldStop?.() || (opts.maxBatches !== undefined && counted >= opts.maxBatches))
+            return false;
+          return !(await opts.shouldYield?.());
+        });
+        goOn.catch(() => {});
+        const ready = goOn.then((yes) => {
+          if (!yes) throw new RunEnded();
+        });
+        ready.catch(() => {}); // a batch prepared without waiting for it never reads it
+        next = processed + batch.size < rows.length ? prepare(processed + batch.size, ready) : null;
         let result: BatchResult;
         try {
-          result = await commitPreparedBatch(batchDeps, job, processed, batch);
+          result = await commit;
         } catch (err) {
           if (err instanceof ImportJobMoved) return false; // another worker holds it now
           throw err;
@@ -152,6 +224,7 @@ export async function runImportJob(
           records = records.then(() => deps.records.putMany(created));
         }
         opts.onProgress?.({ processed, total: rows.length });
+        if (next && !(await goOn)) return false;
       }
     } finally {
       await records;
@@ -176,18 +249,24 @@ async function finishJob(
     WHERE id = ${id}::uuid`;
 }
 
-/** Hands a job back without waiting for its lease to expire (clean shutdown). */
+/** Hands a job back without waiting for its lease to expire, behind the jobs waiting for a turn. */
 async function releaseJob(prisma: PrismaClient, id: string) {
-  await prisma.$executeRaw`UPDATE import_jobs SET lease_until = NULL WHERE id = ${id}::uuid AND status = 'running'`;
+  await prisma.$executeRaw`
+    UPDATE import_jobs SET lease_until = NULL, updated_at = now() WHERE id = ${id}::uuid AND status = 'running'`;
 }
 
 export class ImportWorker {
   private readonly loop: PollLoop;
+  private readonly running = new Set<Promise<void>>();
+  private readonly concurrency: number;
+  private readonly sliceMs: number;
 
   constructor(private readonly deps: ImportWorkerDeps) {
+    this.concurrency = deps.concurrency ?? 2;
+    this.sliceMs = deps.sliceMs ?? 30_000;
     this.loop = new PollLoop({
       pollMs: deps.pollMs,
-      round: () => this.runOne(),
+      round: () => this.claimMore(),
       onError: (err) =>
         deps.logger.error({ err: String(err) }, "import job failed; it resumes when its lease expires"),
     });
@@ -197,26 +276,50 @@ export class ImportWorker {
     this.loop.start();
   }
 
-  /** A job was queued: look now rather than at the next poll. */
+  /** A job was queued (or one ended): look now rather than at the next poll. */
   wake(): void {
     this.loop.wake();
   }
 
-  /** Claims and runs one job; true when there was one (another may be waiting). */
-  private async runOne(): Promise<boolean> {
+  /** Claims jobs while it has room; true when it took one (another may be waiting). */
+  private async claimMore(): Promise<boolean> {
+    if (this.running.size >= this.concurrency) return false;
     const job = await claimImportJob(this.deps.prisma, this.deps.leaseMs);
     if (!job) return false;
+    const run = this.runOne(job).finally(() => {
+      this.running.delete(run);
+      this.wake();
+    });
+    this.running.add(run);
+    return true;
+  }
+
+  private async runOne(job: ClaimedJob): Promise<void> {
+    const started = performance.now();
+    let yielded = false;
     try {
-      const finished = await runImportJob(this.deps, job, { shouldStop: () => this.loop.stopped });
-      if (!finished && this.loop.stopped) await releaseJob(this.deps.prisma, job.id);
-      this.deps.logger.info({ job: job.id, finished }, "import job run ended");
+      const finished = await runImportJob(this.deps, job, {
+        shouldStop: () => this.loop.stopped,
+        shouldYield: async () => {
+          if (performance.now() - started < this.sliceMs) return false;
+          yielded = await anotherAccountWaits(this.deps.prisma, job.accountId);
+          return yielded;
+        },
+      });
+      if (!finished && (this.loop.stopped || yielded)) await releaseJob(this.deps.prisma, job.id);
+      this.deps.logger.info({ job: job.id, finished, yielded }, "import job run ended");
     } catch (err) {
+      if (this.loop.stopped) {
+        // Stopping (its hashes were dropped): handed back for the next worker, not left to expire.
+        await releaseJob(this.deps.prisma, job.id).catch(() => {});
+        return;
+      }
       this.deps.logger.error({ err: String(err) }, "import job failed; it resumes when its lease expires");
     }
-    return true;
   }
 
   async stop(): Promise<void> {
     await this.loop.stop();
+    await Promise.all(this.running);
   }
 }

@@ -1,6 +1,6 @@
 // /api/v1/imports: upload a file (the body) → 202 with the job; read it, list them, download the refused
 // rows. The worker (imports/import-worker.ts) does the work; these handlers only call the use cases.
-import { ROUTES } from "@kurz/contracts";
+import { ROUTES, rateLimitSubject } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { type MountedRoute, route, v1Success } from "@kurz/service-kit";
 import {
@@ -10,13 +10,16 @@ import {
   listImportJobs,
   toImportJson,
 } from "../imports/import-jobs.ts";
+import { sessionBudgetSubject } from "../title-budget.ts";
 
 export function importsRoutes(deps: { prisma: PrismaClient; onImportQueued: () => void }): MountedRoute[] {
   const { prisma } = deps;
   return [
-    route(ROUTES.createImport, async ({ identity: { accountId }, body, query }) => {
+    route(ROUTES.createImport, async ({ identity: { accountId, keyId }, body, query }) => {
       const file = Buffer.from(body.buffer, body.byteOffset, body.byteLength); // a view, not a copy
-      const { job } = await createImportJob(prisma, accountId, file, query);
+      // Its title fetches are the uploader's requests: a key's budget, or the account's sessions'.
+      const titleBudget = keyId ? rateLimitSubject("v1", keyId) : sessionBudgetSubject(accountId);
+      const { job } = await createImportJob(prisma, accountId, file, query, { titleBudget });
       deps.onImportQueued();
       return v1Success(await toImportJson(prisma, job));
     }),
