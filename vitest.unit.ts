@@ -33,6 +33,7 @@ export const UNIT_TEST_FILES = [
   "services/analytics/test/period.test.ts",
   "services/gateway/test/route-table.test.ts",
   "services/management/src/frame-policy.test.ts",
+  "services/management/src/imports/import-rows.test.ts",
   "services/management/src/webhooks/attempt-error.test.ts",
   "services/management/src/passwords.test.ts",
   "services/management/test/domain-verification.test.ts",
