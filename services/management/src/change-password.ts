@@ -4,6 +4,7 @@
 // Wrong current passwords spend the account's sign-in budget, so this is no side door for guessing.
 import type { ChangePasswordBody } from "@kurz/contracts";
 import { unauthorized } from "@kurz/service-kit";
+import { requireStrongPassword } from "./account-password.ts";
 import type { AuthDeps } from "./auth-deps.ts";
 import { hashPassword } from "./passwords.ts";
 import { endSessions } from "./sessions.ts";
@@ -21,6 +22,7 @@ export async function changePassword(
     select: { email: true, passwordHash: true },
   });
   if (!account) throw unauthorized("Unknown account");
+  requireStrongPassword(body.new_password, { field: "new_password", email: account.email });
   await checkSigninBudget(deps.redis, deps.signinLimits, account.email, clientHash);
   if (!(await passwordMatches(account.passwordHash, body.current_password))) {
     await recordSigninFailure(deps.redis, deps.signinLimits, account.email, clientHash);

@@ -4,6 +4,7 @@ import type { LegacyAccountUpdateBody } from "@kurz/contracts";
 import { type Account, isRecordMissing, isUniqueViolation, type PrismaClient } from "@kurz/db";
 import { conflict, unauthorized } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
+import { requireStrongPassword } from "../account-password.ts";
 import { hashPassword } from "../passwords.ts";
 import { endSessions } from "../sessions.ts";
 
@@ -27,8 +28,12 @@ export async function updateAccount(
 ): Promise<void> {
   const data: { email?: string; passwordHash?: string } = {};
   if (body.email !== undefined) data.email = body.email.trim().toLowerCase();
-  if (body.password !== undefined) data.passwordHash = await hashPassword(body.password);
   const { prisma } = deps;
+  if (body.password !== undefined) {
+    const email = data.email ?? (await getAccount(prisma, accountId)).email;
+    requireStrongPassword(body.password, { field: "password", email });
+    data.passwordHash = await hashPassword(body.password);
+  }
   try {
     await prisma.account.update({ where: { id: accountId }, data });
   } catch (err) {
