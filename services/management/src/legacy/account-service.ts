@@ -19,7 +19,8 @@ export async function getAccount(prisma: PrismaClient, accountId: string): Promi
 
 /**
  * E-mail addresses are stored trimmed and lower-cased; 409 when another account has it. A new
- * password ends every session of the account (the caller holds a key, not a session).
+ * password must not be easy to guess for the account's address (the new one when both change), and
+ * ends every session of the account (the caller holds a key, not a session).
  */
 export async function updateAccount(
   deps: { prisma: PrismaClient; redis: Redis },
