@@ -22,7 +22,16 @@ export const SESSION_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 export const PASSWORD_MIN_LENGTH = 8;
 export const EMAIL_MAX_LENGTH = 254;
 
-const Password = StoredText().min(PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH);
+/**
+ * An account password's shape. Its strength (not easy to guess) is checked by the server with
+ * password-strength.ts, which the dashboard loads separately: its dictionaries do not belong here.
+ */
+const Password = StoredText()
+  .min(PASSWORD_MIN_LENGTH)
+  .max(PASSWORD_MAX_LENGTH)
+  .meta({
+    description: `At least ${PASSWORD_MIN_LENGTH} characters and not easy to guess: common passwords, words, names, keyboard patterns, repeats, dates and the e-mail address are refused (VALIDATION_ERROR with the reason)`,
+  });
 
 /** E-mail addresses compare without regard to case: stored and looked up lower-case. */
 export const Email = z

@@ -94,7 +94,12 @@ export const LEGACY_PASSWORD_MIN_LENGTH = 8;
 export const LegacyAccountUpdateBody = z
   .object({
     email: z.email().optional(),
-    password: z.string().min(LEGACY_PASSWORD_MIN_LENGTH).max(200).optional(),
+    password: z
+      .string()
+      .min(LEGACY_PASSWORD_MIN_LENGTH)
+      .max(200)
+      .optional()
+      .meta({ description: "The new password: the same strength rule as sign-up (error 1 with the reason)" }),
   })
   .refine((body) => body.email !== undefined || body.password !== undefined, "Send email, password or both");
 export type LegacyAccountUpdateBody = z.infer<typeof LegacyAccountUpdateBody>;

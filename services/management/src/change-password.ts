@@ -4,6 +4,7 @@
 // `revoke_keys` every API key of the account is revoked too: a key outlives any password change.
 // Wrong current passwords spend the account's sign-in budget, so this is no side door for guessing.
 import type { ChangePasswordBody, PasswordChanged } from "@kurz/contracts";
+import { requireStrongPassword } from "./account-password.ts";
 import type { AuthDeps } from "./auth-deps.ts";
 import { hashPassword } from "./passwords.ts";
 import { revokeAllApiKeys } from "./revoke-api-key.ts";
@@ -16,7 +17,8 @@ export async function changePassword(
   body: ChangePasswordBody,
   clientHash: string | null,
 ): Promise<PasswordChanged> {
-  await verifyCurrentPassword(deps, identity.accountId, body.current_password, clientHash);
+  const { email } = await verifyCurrentPassword(deps, identity.accountId, body.current_password, clientHash);
+  requireStrongPassword(body.new_password, { field: "new_password", email });
   const passwordHash = await hashPassword(body.new_password);
   await deps.prisma.account.update({ where: { id: identity.accountId }, data: { passwordHash } });
   const revoked = body.revoke_keys ? await revokeAllApiKeys(deps, identity.accountId) : 0;

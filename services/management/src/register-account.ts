@@ -4,6 +4,7 @@
 import type { CreatedApiKey, RegisterBody, Session } from "@kurz/contracts";
 import { isUniqueViolation } from "@kurz/db";
 import { conflict, forbidden } from "@kurz/service-kit";
+import { requireStrongPassword } from "./account-password.ts";
 import { accountOverview } from "./account-service.ts";
 import { generateApiKey, toApiKeyItem } from "./api-keys.ts";
 import type { AuthDeps } from "./auth-deps.ts";
@@ -14,6 +15,7 @@ export async function registerAccount(deps: AuthDeps, body: RegisterBody) {
   if (deps.signup === "closed") {
     throw forbidden("Sign-up is closed on this server; ask its operator for an account");
   }
+  requireStrongPassword(body.password, { field: "password", email: body.email });
   const passwordHash = await hashPassword(body.password);
   const { key, hash, prefix } = generateApiKey();
   let created: { accountId: string; apiKey: CreatedApiKey; session: Session; token: string };

@@ -30,7 +30,7 @@ export async function verifyCurrentPassword(
   accountId: string,
   password: string,
   clientHash: string | null,
-): Promise<void> {
+): Promise<{ email: string }> {
   const account = await deps.prisma.account.findUnique({
     where: { id: accountId },
     select: { email: true, passwordHash: true },
@@ -41,6 +41,7 @@ export async function verifyCurrentPassword(
     await recordSigninFailure(deps.redis, deps.signinLimits, account.email, clientHash);
     throw forbidden("The current password is wrong");
   }
+  return { email: account.email };
 }
 
 /** Marks the session as confirmed at `now`; 401 when it has ended meanwhile. */

@@ -65,7 +65,7 @@ describe("accounts and sessions", () => {
   it("signs up: account, first API key shown once, session cookie with its attributes", async () => {
     const address = email("Signup").replace("auth-", "Auth-");
     const res = await call("POST", "/auth/register", {
-      body: { email: `  ${address.toUpperCase()} `, password: "eight888" },
+      body: { email: `  ${address.toUpperCase()} `, password: "plum kayak lantern" },
     });
     expect(res.status).toBe(201);
     const { account, api_key, session } = res.body.data;

@@ -23,6 +23,7 @@ describe.skipIf(!hasChromium)(
     let page: Page;
     const cspViolations: string[] = [];
     const pagesChecked: string[] = [];
+    const scriptsLoaded: string[] = [];
     const email = `ada-${Date.now()}@example.com`;
     let password = "correct horse battery";
     /** The operators' credential of this stack (management's ADMIN_TOKEN). */
@@ -60,6 +61,9 @@ describe.skipIf(!hasChromium)(
       owner.setDefaultTimeout(15_000);
       page = await owner.newPage();
       watchCsp(page);
+      page.on("request", (r) => {
+        if (r.resourceType() === "script") scriptsLoaded.push(r.url());
+      });
     });
     afterAll(async () => {
       await browser?.close();
@@ -80,6 +84,8 @@ describe.skipIf(!hasChromium)(
       await page.getByRole("button", { name: "Sign in" }).click();
       await page.getByRole("alert").filter({ hasText: "Invalid e-mail or password" }).waitFor();
       await look(page, "sign-in");
+      // Signing in needs no strength meter: its dictionaries are not loaded.
+      expect(scriptsLoaded.filter((u) => /password-strength/.test(u))).toEqual([]);
     });
 
     it("signs up and shows the first API key once, with a copy button", async () => {
@@ -89,9 +95,33 @@ describe.skipIf(!hasChromium)(
       await page.getByLabel("Password").fill("short");
       await page.getByRole("button", { name: "Create account" }).click();
       await page.getByText("Too short: use at least 8 characters.").waitFor();
+
+      // The strength meter runs the server's own rule, whose dictionaries load in a chunk of their own
+      // once a password is typed on this page, outside the initial bundle. Its message is the
+      // password's description and a polite live region, so a screen reader hears why as it changes.
+      const note = page.locator("#password-hint");
+      await expect(page.getByLabel("Password").getAttribute("aria-describedby")).resolves.toBe(
+        "password-hint",
+      );
+      await expect(note.getAttribute("aria-live")).resolves.toBe("polite");
+      await page.getByLabel("Password").fill("12345678");
+      const why = "This password is too weak: it is one of the ten most used passwords.";
+      // The first estimate waits for the chunk and its dictionaries: on a loaded machine, seconds.
+      await note.filter({ hasText: why }).waitFor({ timeout: 60_000 });
+      await expect(page.getByTestId("password-strength").getAttribute("value")).resolves.toBe("1");
+      expect(scriptsLoaded.filter((u) => /password-strength/.test(u))).toHaveLength(1);
+      await page.getByLabel("Password").fill(email.split("@")[0]!.replace(/[^a-z0-9]/g, ""));
+      await note.filter({ hasText: "made from your e-mail address" }).waitFor();
+      // Sent anyway: the server refuses it for the same reason.
+      await page.getByLabel("Password").fill("12345678");
+      await page.getByRole("button", { name: "Create account" }).click();
+      await page.getByRole("alert").filter({ hasText: "Check the highlighted fields." }).waitFor();
+      await note.filter({ hasText: new RegExp(`^${why}`) }).waitFor();
+      await expect(page.getByLabel("Password").getAttribute("aria-invalid")).resolves.toBe("true");
       await look(page, "sign-up");
 
       await page.getByLabel("Password").fill(password);
+      await note.filter({ hasText: /^Strength: (Strong|Very strong)\.$/ }).waitFor();
       await page.getByRole("button", { name: "Create account" }).click();
       await page.getByRole("heading", { name: "Your account is ready" }).waitFor();
       apiKey = (await page.getByTestId("full-key").textContent()) ?? "";
@@ -297,7 +327,12 @@ describe.skipIf(!hasChromium)(
       expect(await page.getByTestId("account-rate-limit").textContent()).toMatch(
         /^60 a minute, 1,000 an hour$/,
       );
+      // The new password's meter: the account's own address counts against it.
+      const newPassword = page.getByLabel("New password");
+      await newPassword.fill(`${email.split("@")[0]!.replace(/[^a-z0-9]/g, "")}`);
+      await page.locator("#new-password-hint").filter({ hasText: "made from your e-mail address" }).waitFor();
       await look(page, "account");
+      await newPassword.fill("");
     });
 
     it("shows the plan and limits an operator set, after the operator raised them", async () => {

@@ -4,6 +4,7 @@ import type { LegacyAccountUpdateBody } from "@kurz/contracts";
 import { type Account, isRecordMissing, isUniqueViolation, type PrismaClient } from "@kurz/db";
 import { conflict, unauthorized } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
+import { requireStrongPassword } from "../account-password.ts";
 import { hashPassword } from "../passwords.ts";
 import { endSessions } from "../sessions.ts";
 
@@ -18,7 +19,8 @@ export async function getAccount(prisma: PrismaClient, accountId: string): Promi
 
 /**
  * E-mail addresses are stored trimmed and lower-cased; 409 when another account has it. A new
- * password ends every session of the account (the caller holds a key, not a session).
+ * password must not be easy to guess for the account's address (the new one when both change), and
+ * ends every session of the account (the caller holds a key, not a session).
  */
 export async function updateAccount(
   deps: { prisma: PrismaClient; redis: Redis },
@@ -27,8 +29,12 @@ export async function updateAccount(
 ): Promise<void> {
   const data: { email?: string; passwordHash?: string } = {};
   if (body.email !== undefined) data.email = body.email.trim().toLowerCase();
-  if (body.password !== undefined) data.passwordHash = await hashPassword(body.password);
   const { prisma } = deps;
+  if (body.password !== undefined) {
+    const email = data.email ?? (await getAccount(prisma, accountId)).email;
+    requireStrongPassword(body.password, { field: "password", email });
+    data.passwordHash = await hashPassword(body.password);
+  }
   try {
     await prisma.account.update({ where: { id: accountId }, data });
   } catch (err) {

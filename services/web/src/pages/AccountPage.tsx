@@ -4,6 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import { invalidate, useQuery } from "../api/cache.ts";
 import { ApiFailure, call, fieldError, messageOf } from "../api/client.ts";
 import { FormStatus } from "../components/FormStatus.tsx";
+import { PasswordMeter } from "../components/PasswordMeter.tsx";
 import { Failed, fmtDay, Loading, PageHead } from "./common.tsx";
 import { SessionsCard } from "./SessionsCard.tsx";
 
@@ -53,7 +54,7 @@ function DefaultExpiry({ hours }: { hours: number | null }) {
   );
 }
 
-function ChangePassword() {
+function ChangePassword({ email }: { email: string }) {
   const [current, setCurrent] = useState("");
   const [next, setNext] = useState("");
   const [revokeKeys, setRevokeKeys] = useState(false);
@@ -113,9 +114,7 @@ function ChangePassword() {
           onInput={(e) => setNext(e.currentTarget.value)}
           aria-describedby="new-password-hint"
         />
-        <p class="hint" id="new-password-hint">
-          At least {PASSWORD_MIN_LENGTH} characters.
-        </p>
+        <PasswordMeter id="new-password-hint" password={next} email={email} />
       </div>
       <label class="check">
         <input
@@ -186,7 +185,7 @@ export function AccountPage() {
       </section>
       <div class="grid-2">
         <DefaultExpiry hours={a.default_expiry_hours} />
-        <ChangePassword />
+        <ChangePassword email={a.email} />
       </div>
       <SessionsCard />
     </>

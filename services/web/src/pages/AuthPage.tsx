@@ -6,6 +6,7 @@ import { Link, Redirect, useLocation, useSearch } from "wouter-preact";
 import { ApiFailure, call, fieldError, messageOf } from "../api/client.ts";
 import { setSession, useSession } from "../api/session.ts";
 import { KeyReveal } from "../components/KeyReveal.tsx";
+import { PasswordMeter } from "../components/PasswordMeter.tsx";
 
 function safeNext(search: string): string {
   const next = new URLSearchParams(search).get("next") ?? "";
@@ -31,6 +32,8 @@ export function AuthPage({ mode }: { mode: "login" | "signup" }) {
   const search = useSearch();
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
+  // The password as last sent: the server's refusal is about that one, not what is typed since.
+  const [sent, setSent] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [firstKey, setFirstKey] = useState<CreatedApiKey | null>(null);
@@ -48,6 +51,7 @@ export function AuthPage({ mode }: { mode: "login" | "signup" }) {
     e.preventDefault();
     setBusy(true);
     setError(null);
+    setSent(password);
     try {
       if (signup) {
         const { data } = await call(V1_ROUTES.register, { body: { email, password } });
@@ -129,11 +133,16 @@ export function AuthPage({ mode }: { mode: "login" | "signup" }) {
             aria-describedby={signup ? "password-hint" : undefined}
           />
           {signup && (
-            <p class={passwordError ? "field-error" : "hint"} id="password-hint">
-              {passwordError && password.length < PASSWORD_MIN_LENGTH
-                ? `Too short: use at least ${PASSWORD_MIN_LENGTH} characters.`
-                : (passwordError ?? `At least ${PASSWORD_MIN_LENGTH} characters.`)}
-            </p>
+            <PasswordMeter
+              id="password-hint"
+              password={password}
+              email={email}
+              error={
+                passwordError && sent.length < PASSWORD_MIN_LENGTH
+                  ? `Too short: use at least ${PASSWORD_MIN_LENGTH} characters.`
+                  : passwordError
+              }
+            />
           )}
           <button type="submit" class="btn primary block" disabled={busy}>
             {busy ? "Please wait…" : signup ? "Create account" : "Sign in"}
