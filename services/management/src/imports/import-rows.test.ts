@@ -5,11 +5,12 @@ const row = (expires_at: string) => checkImportRow({ row: 2, url: "https://examp
 
 describe("an import row's expires_at", () => {
   it("reads a date-time without a zone as UTC, as SQL dumps and spreadsheets write it", () => {
-    for (const [given, instant] of [
+    const cases: [string, string][] = [
       ["2031-01-01 12:00:00", "2031-01-01T12:00:00.000Z"],
       ["2031-01-01T12:00", "2031-01-01T12:00:00.000Z"],
       ["2031-01-01 12:00:00.250", "2031-01-01T12:00:00.250Z"],
-    ]) {
+    ];
+    for (const [given, instant] of cases) {
       const r = row(given);
       expect(r.ok && r.value.expiresAt?.toISOString(), given).toBe(instant);
     }
