@@ -144,14 +144,17 @@ describe("messages and details tell a stranger nothing new", () => {
   });
 
   it("a validation tree names the caller's own fields only, and never echoes a password", async () => {
+    // A link password is any non-empty string up to 128 characters: one past the cap is refused.
+    const password = `pw-${"z".repeat(126)}`;
     const res = await ctx.asAttacker("POST", "/api/v1/links", {
       url: "javascript:alert(1)",
-      password: "x",
+      password,
       expires_at: "soon",
     });
     expectV1Error(res, 400, "VALIDATION_ERROR");
     expect(Object.keys(res.body.error.details).sort()).toEqual(["_errors", "expires_at", "password", "url"]);
     expect(JSON.stringify(res.body.error.details)).not.toContain("alert(1)");
+    expect(JSON.stringify(res.body)).not.toContain(password.slice(0, 20));
   });
 });
 

@@ -9,7 +9,6 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { parseHost } from "@kurz/contracts";
 import { htmlPageHeaders, type OriginHosts } from "@kurz/service-kit";
 
 /** services/web/dist, next to this service in the repository (and in the image). */

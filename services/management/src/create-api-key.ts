@@ -5,7 +5,7 @@
 import { type CreateApiKeyBody, type CreatedApiKey, fieldErrors, MAX_ACTIVE_KEYS } from "@kurz/contracts";
 import { forbidden, unauthorized, validation } from "@kurz/service-kit";
 import { accountKeyLimits } from "./account-limits.ts";
-import { activeKeyWhere, generateApiKey, type KeyLimits, toApiKeyItem } from "./api-keys.ts";
+import { activeKeyWhere, generateApiKey, toApiKeyItem } from "./api-keys.ts";
 import type { AuthDeps } from "./auth-deps.ts";
 import { type Caller, requireRecentPassword } from "./sudo.ts";
 
