@@ -117,6 +117,12 @@ describe("import files", () => {
     expect(readImportFile(fixture(`yourls-dump/${name}`), "yourls").rows).toEqual(rows);
   });
 
+  it("reads a --batch dump whose lines a Windows editor ended with CR LF", () => {
+    const crlf = Buffer.from(fixture("yourls-dump/batch.tsv").toString("utf8").replace(/\n/g, "\r\n"));
+    const rows = readImportFile(crlf, "auto").rows.map(({ row: _, ...rest }) => rest);
+    expect(rows.sort(byAlias)).toEqual([...inserted].sort(byAlias));
+  });
+
   it("keeps a backslash in an ordinary CSV (Kurz, Bitly or YOURLS with a header) as written", () => {
     const kurz = Buffer.from(
       'url,alias,title\nhttps://example.com/a,a1,C:\\Users\\N\nhttps://example.com/b,b1,"x \\"""\n',
