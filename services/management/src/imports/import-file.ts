@@ -58,7 +58,8 @@ const text = (value: unknown): string | undefined => {
   return s === "" ? undefined : s;
 };
 
-function rowsFromRecords(records: Record<string, unknown>[]): RawImportRow[] {
+/** `exported`: the file came from an export that neutralises formulas (not a database dump). */
+function rowsFromRecords(records: Record<string, unknown>[], exported: boolean): RawImportRow[] {
   if (records.length > IMPORT_MAX_ROWS) {
     throw new ImportFileError(`The file has ${records.length} rows; at most ${IMPORT_MAX_ROWS} per import.`);
   }
@@ -66,7 +67,8 @@ function rowsFromRecords(records: Record<string, unknown>[]): RawImportRow[] {
     const byName = new Map<string, unknown>();
     for (const [key, value] of Object.entries(record)) {
       const k = norm(key);
-      if (!byName.has(k)) byName.set(k, typeof value === "string" ? unquoteFormula(value) : value);
+      if (!byName.has(k))
+        byName.set(k, exported && typeof value === "string" ? unquoteFormula(value) : value);
     }
     const row: RawImportRow = { row: i + 1 };
     for (const field of Object.keys(COLUMNS) as Field[]) {
@@ -197,7 +199,7 @@ export function readImportFile(
       ? dumpRecords(content, dump)
       : readCsv(content);
   if (records.length === 0) throw new ImportFileError("The file has no rows to import.");
-  const rows = rowsFromRecords(records);
+  const rows = rowsFromRecords(records, dump === undefined);
   if (rows.every((r) => r.url === undefined)) {
     throw new ImportFileError(
       `No destination URL column found for format ${format}; see docs/import-export.md for the columns.`,
