@@ -86,6 +86,66 @@ describe("import files", () => {
     expect(readImportFile(fixture("yourls.csv"), "auto")).toEqual({ format: "yourls", rows: expected });
   });
 
+  // The rows fixtures/imports/yourls-dump/yourls-dump.sql inserted, as the JS strings they hold.
+  const inserted: { alias: string; url: string; title?: string }[] = [
+    { alias: "1", url: "https://example.com/", title: "Plain title" },
+    { alias: "a", url: "https://example.com/q?x=1&y=2", title: 'Say "hello", world' },
+    { alias: "tab", url: "https://example.com/t", title: "before\tafter" },
+    { alias: "nl", url: "https://example.com/n", title: "line one\nline two" },
+    { alias: "win", url: "https://example.com/w", title: "C:\\Users\\ozh\\file.txt" },
+    { alias: "uni", url: "https://münchen.de/straße?q=ü", title: "Grüße — 日本語 🎉" },
+    { alias: "nul", url: "https://example.com/none" },
+    { alias: "pct", url: "https://example.com/search?q=100%25&r=a%2Fb", title: "100% sure, 50%off" },
+    { alias: "q", url: 'https://example.com/json?q={"a":1}', title: '"quoted" at start' },
+    { alias: "bs", url: "https://example.com/e", title: "ends with backslash\\" },
+    { alias: "NULL", url: "https://example.com/n2", title: "\\N and \\t literally" },
+    { alias: "crlf", url: "https://example.com/c", title: "carriage\r\nreturn, comma" },
+    // A database dump never neutralises formulas, so its leading quote is the title's own.
+    { alias: "f", url: "https://example.com/f", title: "'=1+1 starts like a formula" },
+  ];
+  const byAlias = (a: { alias?: string }, b: { alias?: string }) =>
+    (a.alias ?? "") < (b.alias ?? "") ? -1 : 1;
+
+  it.each([
+    ["mariadb --batch", "batch.tsv"],
+    ["INTO OUTFILE … FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '\"'", "outfile.csv"],
+    ["INTO OUTFILE (tab-separated)", "outfile.tsv"],
+  ])("reads YOURLS' table dumped by %s with every field as inserted", (_how, name) => {
+    const { format, rows } = readImportFile(fixture(`yourls-dump/${name}`), "auto");
+    expect(format).toBe("yourls");
+    expect(rows.map(({ row: _, ...rest }) => rest).sort(byAlias)).toEqual([...inserted].sort(byAlias));
+    expect(rows.map((r) => r.row)).toEqual(inserted.map((_, i) => i + 1));
+    // Named explicitly the file reads the same.
+    expect(readImportFile(fixture(`yourls-dump/${name}`), "yourls").rows).toEqual(rows);
+  });
+
+  it("reads a --batch dump whose lines a Windows editor ended with CR LF", () => {
+    const crlf = Buffer.from(fixture("yourls-dump/batch.tsv").toString("utf8").replace(/\n/g, "\r\n"));
+    const rows = readImportFile(crlf, "auto").rows.map(({ row: _, ...rest }) => rest);
+    expect(rows.sort(byAlias)).toEqual([...inserted].sort(byAlias));
+  });
+
+  it("keeps a backslash in an ordinary CSV (Kurz, Bitly or YOURLS with a header) as written", () => {
+    const kurz = Buffer.from(
+      'url,alias,title\nhttps://example.com/a,a1,C:\\Users\\N\nhttps://example.com/b,b1,"x \\"""\n',
+    );
+    expect(readImportFile(kurz, "auto")).toEqual({
+      format: "csv",
+      rows: [
+        { row: 1, url: "https://example.com/a", alias: "a1", title: "C:\\Users\\N" },
+        { row: 2, url: "https://example.com/b", alias: "b1", title: 'x \\"' },
+      ],
+    });
+    const bitly = Buffer.from("long_url,link,title\nhttps://example.com/c,https://bit.ly/c1,C:\\Users\n");
+    expect(readImportFile(bitly, "auto").rows).toEqual([
+      { row: 1, url: "https://example.com/c", alias: "c1", title: "C:\\Users" },
+    ]);
+    const yourlsCsv = Buffer.from("keyword,url,title\nw,https://example.com/w,C:\\Users\n");
+    expect(readImportFile(yourlsCsv, "auto").rows).toEqual([
+      { row: 1, url: "https://example.com/w", alias: "w", title: "C:\\Users" },
+    ]);
+  });
+
   it("removes the quote an export put before a formula-like cell", () => {
     const file = Buffer.from("url,title\nhttps://example.com,'=SUM(A1)\n");
     expect(readImportFile(file, "csv").rows[0]?.title).toBe("=SUM(A1)");

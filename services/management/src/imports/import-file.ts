@@ -1,10 +1,12 @@
 // Reads an uploaded import file into plain rows (docs/import-export.md): CSV (Kurz's own columns, any
-// header case or order, extra columns ignored) and the export files of Bitly, Shlink, Kutt and YOURLS.
+// header case or order, extra columns ignored) and the export files of Bitly, Shlink, Kutt and YOURLS
+// (its API's JSON, a CSV of its table, or the table dumped by MySQL/MariaDB: mysql-dump.ts).
 // Nothing here validates a row's values; that is import-rows.ts. A file that cannot be read at all
 // throws ImportFileError with a message for the person who uploaded it.
 import type { ImportFormat } from "@kurz/contracts";
 import { IMPORT_MAX_ROWS } from "@kurz/contracts";
 import { parse as parseCsv } from "csv-parse/sync";
+import { dumpRecords, yourlsDumpDialect } from "./mysql-dump.ts";
 
 /** One record of the file, as its source spelled it; `row` is 1-based among the records. */
 export interface RawImportRow {
@@ -56,7 +58,8 @@ const text = (value: unknown): string | undefined => {
   return s === "" ? undefined : s;
 };
 
-function rowsFromRecords(records: Record<string, unknown>[]): RawImportRow[] {
+/** `exported`: the file came from an export that neutralises formulas (not a database dump). */
+function rowsFromRecords(records: Record<string, unknown>[], exported: boolean): RawImportRow[] {
   if (records.length > IMPORT_MAX_ROWS) {
     throw new ImportFileError(`The file has ${records.length} rows; at most ${IMPORT_MAX_ROWS} per import.`);
   }
@@ -64,7 +67,8 @@ function rowsFromRecords(records: Record<string, unknown>[]): RawImportRow[] {
     const byName = new Map<string, unknown>();
     for (const [key, value] of Object.entries(record)) {
       const k = norm(key);
-      if (!byName.has(k)) byName.set(k, typeof value === "string" ? unquoteFormula(value) : value);
+      if (!byName.has(k))
+        byName.set(k, exported && typeof value === "string" ? unquoteFormula(value) : value);
     }
     const row: RawImportRow = { row: i + 1 };
     for (const field of Object.keys(COLUMNS) as Field[]) {
@@ -170,6 +174,7 @@ export function detectFormat(content: string): ImportFormat {
     if (first && "shorturl" in first) return "yourls";
     throw new ImportFileError("This JSON file is not a Shlink, Kutt or YOURLS export; choose a format.");
   }
+  if (yourlsDumpDialect(content)) return "yourls";
   const firstLine = content.replace(/^\uFEFF/, "").split(/\r?\n/, 1)[0] ?? "";
   const headers = new Set(firstLine.split(/[,;\t]/).map((h) => norm(h.replace(/^"|"$/g, ""))));
   if (headers.has("keyword") && headers.has("url")) return "yourls";
@@ -187,9 +192,14 @@ export function readImportFile(
   const content = data.toString("utf8");
   if (content.includes("\u0000")) throw new ImportFileError("The file is binary, not CSV or JSON.");
   const format = requested === "auto" ? detectFormat(content) : requested;
-  const records = looksJson(content) ? jsonRecords(format, readJson(content)) : readCsv(content);
+  const dump = format === "yourls" && !looksJson(content) ? yourlsDumpDialect(content) : undefined;
+  const records = looksJson(content)
+    ? jsonRecords(format, readJson(content))
+    : dump
+      ? dumpRecords(content, dump)
+      : readCsv(content);
   if (records.length === 0) throw new ImportFileError("The file has no rows to import.");
-  const rows = rowsFromRecords(records);
+  const rows = rowsFromRecords(records, dump === undefined);
   if (rows.every((r) => r.url === undefined)) {
     throw new ImportFileError(
       `No destination URL column found for format ${format}; see docs/import-export.md for the columns.`,
