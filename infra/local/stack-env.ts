@@ -20,6 +20,11 @@ export function localDataDir(env: NodeJS.ProcessEnv): string {
   return resolve(root, env.KURZ_DATA_DIR ?? ".data");
 }
 
+/** The internal services' ports a single-machine stack (not scaled) gives from its base port. */
+export function localServicePorts(basePort: number): { management: number; analytics: number } {
+  return { management: basePort + 1, analytics: basePort + 3 };
+}
+
 /**
  * What every service of the single-machine stack (and the CLI) is given: where Postgres, Redis (which
  * also carries the bus) and the embedded analytics store are, and the public origin. Explicit
@@ -30,6 +35,7 @@ export function localStackEnv(
   basePort: number = localBasePort(env),
 ): Record<string, string> {
   const dataDir = localDataDir(env);
+  const ports = localServicePorts(basePort);
   return {
     REDIS_URL: env.REDIS_URL ?? `redis://127.0.0.1:${localRedisPort(env)}`,
     DATABASE_URL: env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/kurz",
@@ -39,7 +45,7 @@ export function localStackEnv(
     PUBLIC_HOSTS: [env.PUBLIC_HOSTS, "localhost,127.0.0.1,[::1]"].filter(Boolean).join(","),
     CLICKHOUSE_PATH: env.CLICKHOUSE_PATH ?? resolve(dataDir, "clickhouse"),
     SPOOL_DIR: env.SPOOL_DIR ?? resolve(dataDir, "spool"),
-    MANAGEMENT_URL: `http://127.0.0.1:${basePort + 1}`,
-    ANALYTICS_URL: `http://127.0.0.1:${basePort + 3}`,
+    MANAGEMENT_URL: `http://127.0.0.1:${ports.management}`,
+    ANALYTICS_URL: `http://127.0.0.1:${ports.analytics}`,
   };
 }

@@ -8,7 +8,13 @@ import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { bundlePath, nodeFlagsFor } from "../build/bundle.ts";
 import { localEdgeConfig } from "./edge-config.ts";
-import { localBasePort, localDataDir, localRedisPort, localStackEnv } from "./stack-env.ts";
+import {
+  localBasePort,
+  localDataDir,
+  localRedisPort,
+  localServicePorts,
+  localStackEnv,
+} from "./stack-env.ts";
 import { Supervised } from "./supervisor.ts";
 
 const SERVICES = ["management", "analytics", "gateway", "redirect"] as const;
@@ -34,8 +40,7 @@ const ownRedis = !env.REDIS_URL;
 //   base+20 (management), base+30 (gateway), base+40 (redirect; its operational listeners base+60),
 //   base+50 (analytics), with the edge's own health answer on base+10.
 const port = {
-  management: basePort + 1,
-  analytics: basePort + 3,
+  ...localServicePorts(basePort),
   gateway: basePort + 4,
   splice: basePort + 5,
   spliceReturn: basePort + 6,
