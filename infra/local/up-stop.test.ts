@@ -2,11 +2,13 @@
 // (the supervisor and every service it started). Each service drains and exits 0, and the supervisor's
 // own Redis, which carries the bus, is stopped after them: a Redis that took the Ctrl-C itself went
 // first, and analytics' drain then waited 10 s on the bus and exited 1 (seen by hand, 2026-11-28).
-import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+// While it runs, the admin CLI imports next to it (importThroughTheCli).
+import { execFile, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { promisify } from "node:util";
 import { getFreePort, getFreePortBase } from "@kurz/testing";
 import { ensureBundles } from "@kurz/testing/bundles";
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
@@ -14,11 +16,54 @@ import { Redis } from "ioredis";
 import { afterAll, expect, it } from "vitest";
 
 const root = resolve(import.meta.dirname, "../..");
+const run = promisify(execFile);
 const dataDir = mkdtempSync(join(tmpdir(), "kurz-up-stop-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
+/**
+ * `./kurz import` next to this `./kurz up`, given only what the operator gave the stack (no REDIS_URL:
+ * both take the stack's Redis from KURZ_REDIS_PORT through infra/local/stack-env.ts). A CLI writing to
+ * another Redis leaves a deleted link's tombstone in the stack's, and the same code imported again
+ * answers 404 for a day.
+ */
+async function importThroughTheCli(env: Record<string, string | undefined>, base: number) {
+  const cliEnv = { ...env, KURZ_BASE_PORT: String(base) };
+  const cli = async (args: string[]) => {
+    const { stdout } = await run(process.execPath, ["--import", "tsx", "infra/local/cli.ts", ...args], {
+      cwd: root,
+      env: cliEnv,
+      timeout: 120_000,
+    });
+    return JSON.parse(stdout.trim().split("\n").at(-1)!);
+  };
+  const origin = `http://127.0.0.1:${base}`;
+  const account = await cli(["accounts:create", "--email", "cli-next-to-up@example.com"]);
+  const file = join(dataDir, "links.csv");
+  writeFileSync(file, "url,alias\nhttps://example.com/poster,cli-poster\n");
+  expect(await cli(["import", "--account", account.email, file])).toMatchObject({
+    status: "completed",
+    counts: { created: 1 },
+  });
+  const follow = () => fetch(`${origin}/cli-poster`, { redirect: "manual" });
+  expect((await follow()).headers.get("location")).toBe("https://example.com/poster");
+  const auth = { authorization: `Bearer ${account.api_key}` };
+  const list = (await (await fetch(`${origin}/api/v1/links`, { headers: auth })).json()) as {
+    data: { id: string }[];
+  };
+  const deleted = await fetch(`${origin}/api/v1/links/${list.data[0]!.id}`, {
+    method: "DELETE",
+    headers: auth,
+  });
+  expect(deleted.status).toBe(200);
+  expect((await follow()).status).toBe(404);
+  expect(await cli(["import", "--account", account.email, file])).toMatchObject({
+    counts: { created: 1 },
+  });
+  expect((await follow()).headers.get("location")).toBe("https://example.com/poster");
+}
+
 it("a Ctrl-C stops every service cleanly, and the stack's own Redis after them", {
-  timeout: 180_000,
+  timeout: 420_000,
 }, async () => {
   const [db, base, redisPort] = await Promise.all([
     createMigratedDatabase("up_stop"),
@@ -57,6 +102,7 @@ it("a Ctrl-C stops every service cleanly, and the stack's own Redis after them",
           throw new Error(`./kurz up did not come up:\n${output}`);
         await sleep(200);
       }
+      await importThroughTheCli(env, base);
       process.kill(-up.pid!, "SIGINT");
       const code = await Promise.race([exited, sleep(60_000).then(() => "timeout")]);
       expect(code, output).toBe(0);

@@ -8,6 +8,13 @@ import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { bundlePath, nodeFlagsFor } from "../build/bundle.ts";
 import { localEdgeConfig } from "./edge-config.ts";
+import {
+  localBasePort,
+  localDataDir,
+  localRedisPort,
+  localServicePorts,
+  localStackEnv,
+} from "./stack-env.ts";
 import { Supervised } from "./supervisor.ts";
 
 const SERVICES = ["management", "analytics", "gateway", "redirect"] as const;
@@ -17,9 +24,9 @@ const root = resolve(import.meta.dirname, "../..");
 const env = process.env;
 const { scale, basePort } = parseArgs(process.argv.slice(2));
 const scaled = Object.values(scale).some((n) => n > 1);
-const dataDir = resolve(root, env.KURZ_DATA_DIR ?? ".data");
+const dataDir = localDataDir(env);
 const runDir = resolve(dataDir, "run");
-const redisPort = Number(env.KURZ_REDIS_PORT ?? 6380);
+const redisPort = localRedisPort(env);
 // On unless KURZ_SPLICE=0: API connections through the public origin are spliced to the gateway
 // (decision 0038). It was off by default from 2026-11-25 for a p99 the redirect bench later did not
 // reproduce (the decision's "On by default again").
@@ -33,8 +40,7 @@ const ownRedis = !env.REDIS_URL;
 //   base+20 (management), base+30 (gateway), base+40 (redirect; its operational listeners base+60),
 //   base+50 (analytics), with the edge's own health answer on base+10.
 const port = {
-  management: basePort + 1,
-  analytics: basePort + 3,
+  ...localServicePorts(basePort),
   gateway: basePort + 4,
   splice: basePort + 5,
   spliceReturn: basePort + 6,
@@ -44,17 +50,10 @@ const port = {
     basePort + { management: 20, gateway: 30, redirect: 40, analytics: 50 }[service] + i,
   instanceOps: (i: number) => basePort + 60 + i,
 };
+// Where Postgres, Redis and the analytics store are, and the public origin: the same settings the admin
+// CLI runs with (stack-env.ts), so `./kurz import` writes where this stack reads.
 const shared: Record<string, string> = {
-  REDIS_URL: env.REDIS_URL ?? `redis://127.0.0.1:${redisPort}`,
-  DATABASE_URL: env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/kurz",
-  PUBLIC_BASE_URL: env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${basePort}`,
-  // The origin's own hosts (docs/configuration.md): PUBLIC_BASE_URL's, any given, and this machine's
-  // names, so that a local stack answers on localhost and 127.0.0.1 whatever PUBLIC_BASE_URL names.
-  PUBLIC_HOSTS: [env.PUBLIC_HOSTS, "localhost,127.0.0.1,[::1]"].filter(Boolean).join(","),
-  CLICKHOUSE_PATH: env.CLICKHOUSE_PATH ?? resolve(dataDir, "clickhouse"),
-  SPOOL_DIR: env.SPOOL_DIR ?? resolve(dataDir, "spool"),
-  MANAGEMENT_URL: `http://127.0.0.1:${port.management}`,
-  ANALYTICS_URL: `http://127.0.0.1:${port.analytics}`,
+  ...localStackEnv(env, basePort),
   // Every internal credential derives from this secret. Unless one is given, each run makes its own,
   // so the public development default is never in use (docs/security.md).
   INTERNAL_TOKEN: env.INTERNAL_TOKEN || randomBytes(32).toString("hex"),
@@ -371,7 +370,7 @@ type ServiceName = (typeof SERVICES)[number];
 /** `--scale redirect=2,gateway=2` and `--base-port 18080` (or KURZ_BASE_PORT). */
 function parseArgs(args: string[]): { scale: Partial<Record<ServiceName, number>>; basePort: number } {
   const scale: Partial<Record<ServiceName, number>> = {};
-  let basePort = Number(env.KURZ_BASE_PORT || 8080);
+  let basePort = localBasePort(env);
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const flag = arg.startsWith("--") ? arg.split("=")[0] : arg;

@@ -1,0 +1,112 @@
+// `./kurz import` next to a running stack: the CLI (infra/local/cli.ts, as ./kurz runs it) takes the
+// stack's settings from the one place that knows them (infra/local/stack-env.ts), so its links and
+// their Redis records land where the stack serves from. The stack here has a Redis of its own on a
+// free port, as `./kurz up` has (6380 by default), told to the CLI only as KURZ_REDIS_PORT: a CLI that
+// fell back to another Redis would leave a deleted link's tombstone in the stack's, and the re-imported
+// link would answer 404.
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { getFreePort, printProcessOutputOnFailure, type StartedProcess, startProcess } from "@kurz/testing";
+import { type Stack, startStack } from "@kurz/testing/stack";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { localStackEnv } from "../../infra/local/stack-env.ts";
+import { api, raw, uniqueEmail } from "../security/attack.ts";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const run = promisify(execFile);
+// Each CLI run starts Node with tsx: seconds on an idle machine, a minute on a loaded one.
+const CLI_TIMEOUT_MS = 120_000;
+
+printProcessOutputOnFailure();
+
+let redis: StartedProcess;
+let redisPort: number;
+let stack: Stack;
+let dir: string;
+
+beforeAll(async () => {
+  redisPort = await getFreePort();
+  redis = await startProcess({
+    cmd: "redis-server",
+    args: ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    readyLine: /Ready to accept connections/,
+  });
+  stack = await startStack({
+    extraEnv: { REDIS_URL: localStackEnv({ KURZ_REDIS_PORT: String(redisPort) }).REDIS_URL! },
+  });
+  dir = mkdtempSync(join(tmpdir(), "kurz-cli-stack-"));
+}, 180_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  await redis?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** `./kurz import …` as the script runs it, with the stack's database and only KURZ_REDIS_PORT for Redis. */
+async function cliImport(email: string, file: string) {
+  const { REDIS_URL: _stacks, ...stackEnv } = stack.env;
+  const { REDIS_URL: _callers, ...callerEnv } = process.env;
+  const { stdout } = await run(
+    process.execPath,
+    ["--import", "tsx", "infra/local/cli.ts", "import", "--account", email, file],
+    {
+      cwd: ROOT,
+      env: { ...callerEnv, ...stackEnv, KURZ_REDIS_PORT: String(redisPort) },
+      timeout: CLI_TIMEOUT_MS,
+    },
+  );
+  return JSON.parse(stdout.trim().split("\n").at(-1)!);
+}
+
+describe("the CLI and the stack it runs next to", () => {
+  it("name the same Redis, Postgres and origin, and the operator's variables win", () => {
+    const stackEnv = localStackEnv({});
+    expect(stackEnv.REDIS_URL).toBe("redis://127.0.0.1:6380");
+    expect(stackEnv.DATABASE_URL).toBe("postgresql://postgres@127.0.0.1:5432/kurz");
+    expect(stackEnv.PUBLIC_BASE_URL).toBe("http://127.0.0.1:8080");
+    const given = localStackEnv({ REDIS_URL: "redis://redis.internal:7000", KURZ_BASE_PORT: "18080" });
+    expect(given.REDIS_URL).toBe("redis://redis.internal:7000");
+    expect(given.PUBLIC_BASE_URL).toBe("http://127.0.0.1:18080");
+  });
+
+  it("imports links that redirect through the public origin, also after a delete and a re-import", {
+    timeout: 3 * CLI_TIMEOUT_MS,
+  }, async () => {
+    const user = await stack.createAccount(uniqueEmail("cli-stack"));
+    const call = api(stack, user.api_key);
+    const file = join(dir, "links.csv");
+    writeFileSync(
+      file,
+      "url,alias\nhttps://example.com/poster-a,cli-poster-a\nhttps://example.org/poster-b?x=1,cli-poster-b\n",
+    );
+    const first = await cliImport(user.email, file);
+    expect(first).toMatchObject({ status: "completed", counts: { created: 2 } });
+
+    const follow = (code: string) => raw(stack.origin, "GET", `/${code}`);
+    const a = await follow("cli-poster-a");
+    expect(a.status).toBeGreaterThanOrEqual(301);
+    expect(a.status).toBeLessThanOrEqual(308);
+    expect(a.headers.location).toBe("https://example.com/poster-a");
+    expect((await follow("cli-poster-b")).headers.location).toBe("https://example.org/poster-b?x=1");
+
+    // Delete one: the stack's Redis now holds its tombstone, and the link answers 404.
+    const list = await call("GET", "/api/v1/links?limit=100");
+    const link = (list.body.data as { id: string; short_code: string }[]).find(
+      (l) => l.short_code === "cli-poster-a",
+    )!;
+    expect((await call("DELETE", `/api/v1/links/${link.id}`)).status).toBe(200);
+    expect((await follow("cli-poster-a")).status).toBe(404);
+
+    // The same file again: the deleted code is the account's own, so it is created again and the CLI
+    // replaces the tombstone in the stack's Redis; the other row is there already.
+    const second = await cliImport(user.email, file);
+    expect(second).toMatchObject({ status: "completed", counts: { created: 1 } });
+    const again = await follow("cli-poster-a");
+    expect(again.headers.location).toBe("https://example.com/poster-a");
+    expect((await follow("cli-poster-b")).headers.location).toBe("https://example.org/poster-b?x=1");
+  });
+});
