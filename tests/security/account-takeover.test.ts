@@ -13,9 +13,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   expectLegacyError,
   expectV1Error,
+  type Owner,
   type RawResponse,
   RELAXED_LIMITS,
   raw,
+  registerOwner,
+  sessionTokenOf,
   uniqueEmail,
 } from "./attack.ts";
 
@@ -71,32 +74,13 @@ function call(method: string, path: string, who: Caller = {}, body?: unknown): P
   });
 }
 
-const tokenOf = (res: RawResponse) => {
-  const header = res.headers["set-cookie"];
-  const all = Array.isArray(header) ? header.join("\n") : (header ?? "");
-  return /kurz_session=([^;]*)/.exec(all)?.[1] ?? "";
-};
-
-interface Owner {
-  email: string;
-  password: string;
-  accountId: string;
-  key: string;
-}
-
-async function register(tag: string): Promise<Owner> {
-  const email = uniqueEmail(tag);
-  const password = `pw-${tag}-long-enough`;
-  const res = await call("POST", "/api/v1/auth/register", {}, { email, password });
-  expect(res.status, res.text).toBe(201);
-  return { email, password, accountId: res.body.data.account.id, key: res.body.data.api_key.key };
-}
+const register = (tag: string): Promise<Owner> => registerOwner(stack.origin, tag);
 
 /** A fresh sign-in, as the owner makes it and as a cookie stolen right after it gives the attacker. */
 async function signIn(owner: Owner): Promise<Required<Pick<Caller, "cookie" | "csrf">>> {
   const res = await call("POST", "/api/v1/auth/login", {}, { email: owner.email, password: owner.password });
   expect(res.status, res.text).toBe(200);
-  return { cookie: tokenOf(res), csrf: res.body.data.session.csrf_token };
+  return { cookie: sessionTokenOf(res), csrf: res.body.data.session.csrf_token };
 }
 
 /** What the attacker holds: the cookie, and the CSRF token read back with it. */

@@ -90,6 +90,48 @@ let seq = 0;
 export const uniqueEmail = (tag: string) =>
   `${tag}-${process.pid}-${Date.now().toString(36)}-${++seq}@example.test`;
 
+/** A response's Set-Cookie headers as one string (Node gives an array when there are several). */
+export const setCookieOf = (res: RawResponse): string => {
+  const header = res.headers["set-cookie"];
+  return Array.isArray(header) ? header.join("\n") : (header ?? "");
+};
+
+/** The session cookie's value a response sets over plain http (`kurz_session`), or "". */
+export const sessionTokenOf = (res: RawResponse): string =>
+  /kurz_session=([^;]*)/.exec(setCookieOf(res))?.[1] ?? "";
+
+/** An account made by signing up through the public origin, as a person does: its session and key. */
+export interface Owner {
+  email: string;
+  password: string;
+  accountId: string;
+  key: string;
+  /** The session cookie's value (`kurz_session` over plain http). */
+  token: string;
+  csrf: string;
+}
+
+export async function registerOwner(
+  origin: string,
+  tag: string,
+  password = `pw-${tag}-long-enough`,
+): Promise<Owner> {
+  const email = uniqueEmail(tag);
+  const res = await raw(origin, "POST", "/api/v1/auth/register", {
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email, password }),
+  });
+  expect(res.status, res.text).toBe(201);
+  return {
+    email,
+    password,
+    accountId: res.body.data.account.id,
+    key: res.body.data.api_key.key,
+    token: sessionTokenOf(res),
+    csrf: res.body.data.session.csrf_token,
+  };
+}
+
 /** Two accounts on one stack: the attacker and the victim. */
 export async function attackerAndVictim(stack: Stack, tag: string) {
   const [attacker, victim] = await Promise.all([

@@ -13,6 +13,8 @@ import {
   type RawResponse,
   RELAXED_LIMITS,
   raw,
+  registerOwner,
+  sessionTokenOf,
   uniqueEmail,
 } from "./attack.ts";
 
@@ -67,26 +69,7 @@ function call(method: string, path: string, who: Caller, body: unknown): Promise
   return raw(stack.origin, method, path, { headers, body: JSON.stringify(body) });
 }
 
-const tokenOf = (res: RawResponse) => {
-  const header = res.headers["set-cookie"];
-  const cookies = Array.isArray(header) ? header.join("\n") : (header ?? "");
-  return /kurz_session=([^;]*)/.exec(cookies)?.[1] ?? "";
-};
-
-async function register(tag: string) {
-  const email = uniqueEmail(tag);
-  const password = "plum kayak lantern";
-  const res = await call("POST", "/api/v1/auth/register", {}, { email, password });
-  expect(res.status, res.text).toBe(201);
-  return {
-    email,
-    password,
-    accountId: res.body.data.account.id as string,
-    key: res.body.data.api_key.key as string,
-    token: tokenOf(res),
-    csrf: res.body.data.session.csrf_token as string,
-  };
-}
+const register = (tag: string) => registerOwner(stack.origin, tag, "plum kayak lantern");
 
 /** The v1 refusal: VALIDATION_ERROR whose details name the field and give the reason. */
 function expectWeak(res: RawResponse, field: string, why: RegExp) {
@@ -134,7 +117,7 @@ describe("weak account passwords", () => {
 
   it("the v1 password change refuses each; the password, the sessions and the keys stay", async () => {
     const user = await register("pwchange");
-    const other = tokenOf(
+    const other = sessionTokenOf(
       await call("POST", "/api/v1/auth/login", {}, { email: user.email, password: user.password }),
     );
     const before = await footprint(user.accountId);

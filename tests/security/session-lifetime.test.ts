@@ -10,7 +10,15 @@ import { printProcessOutputOnFailure } from "@kurz/testing";
 import { type Stack, startStack } from "@kurz/testing/stack";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectV1Error, type RawResponse, RELAXED_LIMITS, raw, uniqueEmail } from "./attack.ts";
+import {
+  expectV1Error,
+  type Owner,
+  type RawResponse,
+  RELAXED_LIMITS,
+  raw,
+  registerOwner,
+  setCookieOf,
+} from "./attack.ts";
 
 printProcessOutputOnFailure();
 
@@ -59,32 +67,14 @@ function call(method: string, path: string, who: Caller = {}, body?: unknown): P
   });
 }
 
-const setCookie = (res: RawResponse) => {
-  const header = res.headers["set-cookie"];
-  return Array.isArray(header) ? header.join("\n") : (header ?? "");
-};
-
-interface Owner {
-  email: string;
-  password: string;
-  accountId: string;
-  key: string;
-}
-
-async function register(tag: string): Promise<Owner> {
-  const email = uniqueEmail(tag);
-  const password = `pw-${tag}-long-enough`;
-  const res = await call("POST", "/api/v1/auth/register", {}, { email, password });
-  expect(res.status, res.text).toBe(201);
-  return { email, password, accountId: res.body.data.account.id, key: res.body.data.api_key.key };
-}
+const register = (tag: string): Promise<Owner> => registerOwner(stack.origin, tag);
 
 async function signIn(owner: Owner) {
   const res = await call("POST", "/api/v1/auth/login", {}, { email: owner.email, password: owner.password });
   expect(res.status, res.text).toBe(200);
-  const token = new RegExp(`^${COOKIE}=([A-Za-z0-9_-]{43});`).exec(setCookie(res))?.[1];
-  expect(token, setCookie(res)).toBeDefined();
-  return { cookie: token!, csrf: res.body.data.session.csrf_token as string, setCookie: setCookie(res) };
+  const token = new RegExp(`^${COOKIE}=([A-Za-z0-9_-]{43});`).exec(setCookieOf(res))?.[1];
+  expect(token, setCookieOf(res)).toBeDefined();
+  return { cookie: token!, csrf: res.body.data.session.csrf_token as string, setCookie: setCookieOf(res) };
 }
 
 const hashOf = (token: string) => createHash("sha256").update(token).digest("hex");
@@ -110,7 +100,7 @@ describe("the cookie behind https", () => {
     // Sign-out clears the prefixed cookie.
     const out = await call("POST", "/api/v1/auth/logout", session);
     expect(out.status, out.text).toBe(200);
-    expect(setCookie(out)).toMatch(
+    expect(setCookieOf(out)).toMatch(
       new RegExp(`^${COOKIE}=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax; Secure$`),
     );
   });
@@ -147,7 +137,7 @@ describe("the absolute lifetime", () => {
     expect(row.expiresAt.getTime()).toBe(absoluteEnd);
     expect(Date.parse(res.body.data.expires_at)).toBeLessThanOrEqual(absoluteEnd);
     // The re-issued cookie lasts no longer either (a day, give or take the request).
-    const maxAge = Number(/Max-Age=(\d+)/.exec(setCookie(res))?.[1]);
+    const maxAge = Number(/Max-Age=(\d+)/.exec(setCookieOf(res))?.[1]);
     expect(maxAge).toBeGreaterThan(0);
     expect(maxAge).toBeLessThanOrEqual(24 * 3600);
   });
@@ -175,7 +165,7 @@ describe("sign out everywhere", () => {
     const ended = await call("DELETE", "/api/v1/auth/sessions", mine);
     expect(ended.status, ended.text).toBe(200);
     expect(ended.body.data).toEqual({ ended: 4 });
-    expect(setCookie(ended)).toMatch(new RegExp(`^${COOKIE}=; Max-Age=0;`));
+    expect(setCookieOf(ended)).toMatch(new RegExp(`^${COOKIE}=; Max-Age=0;`));
     for (const session of [mine, laptop, phone]) {
       expectV1Error(await call("GET", "/api/v1/account", session), 401, "UNAUTHORIZED");
       expect(await redis.get(`session:${hashOf(session.cookie)}`)).toBe("revoked");
