@@ -11,12 +11,12 @@ import { type Stack, startStack } from "@kurz/testing/stack";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
+  type Caller,
+  callAs,
   expectLegacyError,
   expectV1Error,
   type Owner,
-  type RawResponse,
   RELAXED_LIMITS,
-  raw,
   registerOwner,
   sessionTokenOf,
   uniqueEmail,
@@ -56,23 +56,8 @@ beforeEach(async () => {
   if (keys.length > 0) await redis.del(...keys.map((k) => k.slice(stack.prefix.length + 1)));
 });
 
-interface Caller {
-  cookie?: string;
-  csrf?: string;
-  key?: string;
-}
-
-function call(method: string, path: string, who: Caller = {}, body?: unknown): Promise<RawResponse> {
-  const headers: Record<string, string> = {};
-  if (who.cookie !== undefined) headers.cookie = `kurz_session=${who.cookie}`;
-  if (who.csrf !== undefined) headers["x-csrf-token"] = who.csrf;
-  if (who.key !== undefined) headers.authorization = `Bearer ${who.key}`;
-  if (body !== undefined) headers["content-type"] = "application/json";
-  return raw(stack.origin, method, path, {
-    headers,
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-}
+const call = (method: string, path: string, who: Caller = {}, body?: unknown) =>
+  callAs(stack.origin, method, path, who, body);
 
 const register = (tag: string): Promise<Owner> => registerOwner(stack.origin, tag);
 

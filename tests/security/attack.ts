@@ -90,6 +90,34 @@ let seq = 0;
 export const uniqueEmail = (tag: string) =>
   `${tag}-${process.pid}-${Date.now().toString(36)}-${++seq}@example.test`;
 
+/** Who a request speaks as: a session (its cookie, under `cookieName`, and CSRF token) and/or a key. */
+export interface Caller {
+  cookie?: string;
+  /** The session cookie's name: `kurz_session` over plain http, `__Host-kurz_session` over https. */
+  cookieName?: string;
+  csrf?: string;
+  key?: string;
+}
+
+/** A request through `origin` as `who`, with a JSON body when one is given. */
+export function callAs(
+  origin: string,
+  method: string,
+  path: string,
+  who: Caller = {},
+  body?: unknown,
+): Promise<RawResponse> {
+  const headers: Record<string, string> = {};
+  if (who.cookie !== undefined) headers.cookie = `${who.cookieName ?? "kurz_session"}=${who.cookie}`;
+  if (who.csrf !== undefined) headers["x-csrf-token"] = who.csrf;
+  if (who.key !== undefined) headers.authorization = `Bearer ${who.key}`;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  return raw(origin, method, path, {
+    headers,
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+}
+
 /** A response's Set-Cookie headers as one string (Node gives an array when there are several). */
 export const setCookieOf = (res: RawResponse): string => {
   const header = res.headers["set-cookie"];

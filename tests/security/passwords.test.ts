@@ -8,6 +8,8 @@ import { printProcessOutputOnFailure } from "@kurz/testing";
 import { type Stack, startStack } from "@kurz/testing/stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  type Caller,
+  callAs,
   expectLegacyError,
   expectV1Error,
   type RawResponse,
@@ -55,19 +57,8 @@ function ownName(email: string): string {
   return password;
 }
 
-interface Caller {
-  cookie?: string;
-  csrf?: string;
-  key?: string;
-}
-
-function call(method: string, path: string, who: Caller, body: unknown): Promise<RawResponse> {
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  if (who.cookie !== undefined) headers.cookie = `kurz_session=${who.cookie}`;
-  if (who.csrf !== undefined) headers["x-csrf-token"] = who.csrf;
-  if (who.key !== undefined) headers.authorization = `Bearer ${who.key}`;
-  return raw(stack.origin, method, path, { headers, body: JSON.stringify(body) });
-}
+const call = (method: string, path: string, who: Caller, body: unknown) =>
+  callAs(stack.origin, method, path, who, body);
 
 const register = (tag: string) => registerOwner(stack.origin, tag, "plum kayak lantern");
 

@@ -11,11 +11,11 @@ import { type Stack, startStack } from "@kurz/testing/stack";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  type Caller,
+  callAs,
   expectV1Error,
   type Owner,
-  type RawResponse,
   RELAXED_LIMITS,
-  raw,
   registerOwner,
   setCookieOf,
 } from "./attack.ts";
@@ -48,24 +48,9 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-interface Caller {
-  cookie?: string;
-  cookieName?: string;
-  csrf?: string;
-  key?: string;
-}
-
-function call(method: string, path: string, who: Caller = {}, body?: unknown): Promise<RawResponse> {
-  const headers: Record<string, string> = {};
-  if (who.cookie !== undefined) headers.cookie = `${who.cookieName ?? COOKIE}=${who.cookie}`;
-  if (who.csrf !== undefined) headers["x-csrf-token"] = who.csrf;
-  if (who.key !== undefined) headers.authorization = `Bearer ${who.key}`;
-  if (body !== undefined) headers["content-type"] = "application/json";
-  return raw(stack.origin, method, path, {
-    headers,
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-}
+// Over https the session cookie is the __Host- one unless a call names another.
+const call = (method: string, path: string, who: Caller = {}, body?: unknown) =>
+  callAs(stack.origin, method, path, { ...who, cookieName: who.cookieName ?? COOKIE }, body);
 
 const register = (tag: string): Promise<Owner> => registerOwner(stack.origin, tag);
 
