@@ -25,7 +25,7 @@ export const RUNTIME_EXTERNALS = [
 
 /**
  * Node flags a bundled service starts with: 8 MB semi-spaces instead of V8's 16 MB, ~15 MB less peak
- * RSS under load (docs/benchmarks.md). V8 sizes the young generation at start-up, so unlike
+ * RSS under load (docs/benchmarks/2026-11.md). V8 sizes the young generation at start-up, so unlike
  * HEAP_GROWING_PERCENT this cannot be set from inside the process. infra/docker/entrypoint.sh repeats
  * these flags.
  */

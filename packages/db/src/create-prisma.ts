@@ -12,7 +12,7 @@ const MAX_PREPARED_STATEMENTS = 1_000;
 /**
  * Names for prepared statements, one per distinct SQL text: node-postgres then parses and plans a
  * statement once per connection instead of on every call. Planning a lookup by id on `links` (many
- * indexes) cost Postgres more than running it (docs/benchmarks.md, "Where a GET's time goes").
+ * indexes) cost Postgres more than running it (docs/benchmarks/2026-11.md, "Where a GET's time goes").
  * Bounded, because a backend keeps every statement prepared on it: SQL built at run time (a raw
  * query with an interpolated list, say) could otherwise grow that without end. An empty name is
  * node-postgres' unnamed statement.

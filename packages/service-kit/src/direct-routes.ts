@@ -1,6 +1,6 @@
 // The hottest keyed reads answered on plain node:http in front of Express (decision 0023). Express's
 // router, its middleware chain and `res.json` were about a quarter of management's CPU for a
-// `GET /api/v1/links/:id` (docs/benchmarks.md). The route is still its record from contracts
+// `GET /api/v1/links/:id` (docs/benchmarks/2026-11.md). The route is still its record from contracts
 // (decision 0010): the record's params schema parses, its response schema checks (in development and
 // tests), its handler answers. Anything this path does not handle exactly as Express would (another
 // method, HEAD, a conditional request, an encoded or differently cased path, a trailing slash) is

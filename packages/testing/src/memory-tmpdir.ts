@@ -6,7 +6,7 @@
 // file skips every inode of its group deleted in the last minutes, reading each from the buffer cache:
 // with a run's churn, a quarter of the kernel's time and a tenth of the whole run's CPU went to
 // `recently_deleted` and `find_get_block_common` under openat and mkdir (perf, 2026-11-28;
-// docs/benchmarks.md, "`./kurz test`"). tmpfs has no such scan.
+// docs/benchmarks/2026-11.md, "`./kurz test`"). tmpfs has no such scan.
 //
 // Everything that makes scratch files asks os.tmpdir(), which reads TMPDIR, and the services a test
 // starts as processes inherit it. The root vitest.config.ts calls this before any worker starts, and

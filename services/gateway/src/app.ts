@@ -3,7 +3,8 @@
 // canonical once, before anything routes on it, and exactly that path is forwarded (docs/security.md).
 //
 // Plain node:http, no framework: every API request crosses this process, and Express's router and
-// middleware chain were a fifth to a quarter of its CPU per request (docs/benchmarks.md, decision 0018).
+// middleware chain were a fifth to a quarter of its CPU per request (docs/benchmarks/2026-11.md,
+// decision 0018).
 // The gateway routes on a handful of prefixes, so a framework buys it nothing.
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import {

@@ -40,7 +40,7 @@ export class RateLimiter {
 }
 
 // Plain literals and loops: these run for every API request, and the spread and sorts they replaced
-// were ~2–3% of the gateway's CPU (docs/benchmarks.md, 2026-11-25).
+// were ~2–3% of the gateway's CPU (docs/benchmarks/2026-11.md, 2026-11-25).
 const windowState = (w: Window, count: number, nowSec: number): WindowState => ({
   name: w.name,
   seconds: w.seconds,

@@ -22,7 +22,7 @@ const RETRYABLE = new Set(["40P01", "40001"]);
 /**
  * Items per call at most (a create's JSON is under a kilobyte), and calls of one kind at once per
  * process: two, so that a call waiting on a lock (an alias another transaction is inserting) does not
- * hold up every item behind it (docs/benchmarks.md, 2026-11-27 20:01: one or two made no difference).
+ * hold up every item behind it (docs/benchmarks/2026-11.md, 2026-11-27 20:01: one or two made no difference).
  */
 const LIMITS = { maxBatch: 100, maxInFlight: 2 };
 

@@ -16,8 +16,9 @@ import { type DomainOrigins, domainInfo, NO_DOMAINS } from "./short-url.ts";
 // estimates ten rows from the arrays, costs ten index probes, and loses to a custom plan of the actual
 // batch every time, so Postgres planned the statement again at each call: 0.19–0.26 ms of its CPU per
 // one-read call, against 0.04 ms with the limit, whose generic plan (estimated at one row) is chosen
-// after the first calls and kept (docs/benchmarks.md, 2026-11-28 16:21). The plan is the same either way:
-// a nested loop of primary-key probes. link-by-id.test.ts holds it to one plan (pg_prepared_statements).
+// after the first calls and kept (docs/benchmarks/2026-11.md, 2026-11-28 16:21). The plan is the same
+// either way: a nested loop of primary-key probes. link-by-id.test.ts holds it to one plan
+// (pg_prepared_statements).
 const LINKS_BY_ID = `SELECT q.item::int AS item, l.id, l.account_id AS "accountId",
   l.short_code AS "shortCode", l.original_url AS "originalUrl", l.title, l.password_hash AS "passwordHash",
   l.is_active AS "isActive", l.expires_at AS "expiresAt", l.clicks_count AS "clicksCount",

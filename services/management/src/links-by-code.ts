@@ -6,8 +6,8 @@
 // outgrows gin_pending_list_limit (4 MB by default: ~16,000 links here) or a vacuum, and the planner
 // costs that index far below the btree while every GIN lookup reads the whole pending list: 500 codes
 // among 16,000 fresh links took 3-5 s through it against 0.5 ms through the btree (EXPLAIN ANALYZE in
-// docs/benchmarks.md, "import and export"). `IN (...)`, `= ANY($1)` and an equality join on unnest all
-// got the GIN index in some plan (custom or generic, analyzed or not). A one-value range
+// docs/benchmarks/2026-11.md, "import and export"). `IN (...)`, `= ANY($1)` and an equality join on
+// unnest all got the GIN index in some plan (custom or generic, analyzed or not). A one-value range
 // (`>= code AND <= code`) is something only a btree can answer, so the plan uses the unique index in
 // every case; for text in a deterministic collation it matches exactly the rows `=` does.
 import { Prisma, type PrismaClient } from "@kurz/db";

@@ -296,7 +296,7 @@ export class ClickPublisher {
  * id), so each link's clicks stay in one partition: a flush costs up to CLICK_PARTITION_KEYS messages.
  * On a bus that keeps publish order whatever the key (Redis Streams) that grouping buys nothing, and
  * consecutive clicks share a message: a flush of 1,000 clicks is 5 XADDs instead of ~64, and its bus
- * cost fell from 0.86 to 0.33 µs a click (docs/benchmarks.md). Such a message is published under its
+ * cost fell from 0.86 to 0.33 µs a click (docs/benchmarks/2026-11.md). Such a message is published under its
  * first click's key.
  */
 export function toMessages(events: ClickEvent[], partitionsByKey = true) {

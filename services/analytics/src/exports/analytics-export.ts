@@ -90,7 +90,7 @@ function dimWhere(f: Filter): string {
  * may read. This bounds what ClickHouse aggregates, joins and sorts for a query, and so the export's
  * memory, whatever the account's size or the clicks per link: a fixed number of links per query grew
  * with the clicks per link (+107 MB RSS at 10M clicks by referrer with 100 links a query, +45 MB with
- * pages of this size; docs/benchmarks.md, "import and export").
+ * pages of this size; docs/benchmarks/2026-11.md, "import and export").
  */
 export const ROWS_PER_QUERY = 20_000;
 

@@ -304,7 +304,7 @@ const NOTHING_FOUND: Found = {
  * link of the account, and `= ANY(array)` compared each of the account's links with every URL. The
  * lateral subquery names the index's expression, so the planner has nothing else to go on, and its
  * LIMIT 1 stops at the first of the account's links to the URL. EXPLAIN at 100,000 links:
- * docs/benchmarks.md, "import and export".
+ * docs/benchmarks/2026-11.md, "import and export".
  */
 async function lookUp(
   tx: Tx | PrismaClient,
@@ -376,7 +376,7 @@ async function insertLinks(
   for (let round = 0; pending.length > 0 && round < 5; round++) {
     // The batch travels as one JSON document (jsonb_to_recordset) rather than as one array per column:
     // node-postgres escapes every element of a text[] one by one and Postgres parses the escapes back,
-    // which cost more than the INSERT's own work for the events' JSON (docs/benchmarks.md).
+    // which cost more than the INSERT's own work for the events' JSON (docs/benchmarks/2026-11.md).
     const batch = JSON.stringify(
       pending.map(({ row, link }, n) => ({
         n,
