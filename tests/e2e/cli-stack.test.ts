@@ -5,7 +5,7 @@
 // fell back to another Redis would leave a deleted link's tombstone in the stack's, and the re-imported
 // link would answer 404.
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -13,6 +13,12 @@ import { getFreePort, printProcessOutputOnFailure, type StartedProcess, startPro
 import { type Stack, startStack } from "@kurz/testing/stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localStackEnv } from "../../infra/local/stack-env.ts";
+import {
+  kuttDir,
+  kuttPages,
+  type PeerReplay,
+  startPeerReplay,
+} from "../../services/management/test/peer-replay.ts";
 import { api, raw, uniqueEmail } from "../security/attack.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -26,6 +32,8 @@ let redis: StartedProcess;
 let redisPort: number;
 let stack: Stack;
 let dir: string;
+let peer: PeerReplay;
+const KUTT_KEY = "kutt-key-cli-5a4b3c2d1e0f";
 
 beforeAll(async () => {
   redisPort = await getFreePort();
@@ -38,27 +46,33 @@ beforeAll(async () => {
     extraEnv: { REDIS_URL: localStackEnv({ KURZ_REDIS_PORT: String(redisPort) }).REDIS_URL! },
   });
   dir = mkdtempSync(join(tmpdir(), "kurz-cli-stack-"));
+  peer = await startPeerReplay(KUTT_KEY, "unused-signature");
 }, 180_000);
 
 afterAll(async () => {
+  await peer?.close();
   await stack?.stop();
   await redis?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 /** `./kurz import …` as the script runs it, with the stack's database and only KURZ_REDIS_PORT for Redis. */
-async function cliImport(email: string, file: string) {
+async function cliRun(email: string, args: string[], env: Record<string, string> = {}) {
   const { REDIS_URL: _stacks, ...stackEnv } = stack.env;
   const { REDIS_URL: _callers, ...callerEnv } = process.env;
-  const { stdout } = await run(
+  return run(
     process.execPath,
-    ["--import", "tsx", "infra/local/cli.ts", "import", "--account", email, file],
+    ["--import", "tsx", "infra/local/cli.ts", "import", "--account", email, ...args],
     {
       cwd: ROOT,
-      env: { ...callerEnv, ...stackEnv, KURZ_REDIS_PORT: String(redisPort) },
+      env: { ...callerEnv, ...stackEnv, KURZ_REDIS_PORT: String(redisPort), ...env },
       timeout: CLI_TIMEOUT_MS,
     },
   );
+}
+
+async function cliImport(email: string, file: string) {
+  const { stdout } = await cliRun(email, [file]);
   return JSON.parse(stdout.trim().split("\n").at(-1)!);
 }
 
@@ -108,5 +122,47 @@ describe("the CLI and the stack it runs next to", () => {
     const again = await follow("cli-poster-a");
     expect(again.headers.location).toBe("https://example.com/poster-a");
     expect((await follow("cli-poster-b")).headers.location).toBe("https://example.org/poster-b?x=1");
+  });
+  it("imports every link of a running Kutt in one command, page by page, and says what a wrong key got", {
+    timeout: 3 * CLI_TIMEOUT_MS,
+  }, async () => {
+    // The recorded Kutt answers (peer-replay.ts): 50 links a page whatever is asked, then its total.
+    const pages = [...kuttPages().values()].map((b) => JSON.parse(b.toString()));
+    const total = pages[0].total as number;
+    const user = await stack.createAccount(uniqueEmail("cli-kutt"));
+    const from = peer.requests.length;
+    const { stdout, stderr } = await cliRun(user.email, ["--from-kutt", peer.origin], {
+      KUTT_API_KEY: KUTT_KEY,
+    });
+    const job = JSON.parse(stdout.trim().split("\n").at(-1)!);
+    expect(job).toMatchObject({ status: "completed", format: "kutt", counts: { total, processed: total } });
+    expect(peer.requests.slice(from).map((u) => Number(u.searchParams.get("skip")))).toEqual(
+      pages.map((_, i) => i * 50),
+    );
+    expect(stderr).toContain(`Kutt: read ${total} of ${total} links`);
+    expect(stdout + stderr).not.toContain(KUTT_KEY);
+
+    // A plain recorded link redirects where Kutt itself sent it.
+    const served = JSON.parse(readFileSync(join(kuttDir, "destinations.json"), "utf8")).codes;
+    const plain = pages[0].data.find(
+      (l: { address: string; password: boolean; target: string }) =>
+        /^[A-Za-z0-9]{6}$/.test(l.address) && !l.password && /^https:\/\/[\x21-\x7e]+$/.test(l.target),
+    );
+    expect((await raw(stack.origin, "GET", `/${plain.address}`)).headers.location).toBe(
+      served[plain.address].location,
+    );
+
+    const wrong = await cliRun(user.email, [
+      "--from-kutt",
+      peer.origin,
+      "--kutt-key",
+      "wrong-key-778899",
+    ]).then(
+      () => undefined,
+      (err: { code: number; stdout: string; stderr: string }) => err,
+    );
+    expect(wrong?.code).not.toBe(0);
+    expect(wrong?.stderr).toContain(`Kutt at ${peer.origin}/api/v2/links answered 401: Unauthorized.`);
+    expect(`${wrong?.stdout}${wrong?.stderr}`).not.toContain("wrong-key-778899");
   });
 });

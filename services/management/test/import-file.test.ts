@@ -146,6 +146,35 @@ describe("import files", () => {
     ]);
   });
 
+  it("reads Kutt's pages saved one after another in one file, or as a JSON array of pages", () => {
+    // Kutt answers at most 50 links a page; a whole export is every page, saved as Kutt sent them.
+    const pages = ["page-1.json", "page-2.json", "page-3.json"].map((n) => fixture(`kutt-v3/${n}`));
+    const docs = pages.map((p) => JSON.parse(p.toString()));
+    const codes = docs.flatMap((d) => d.data.map((l: { address: string }) => l.address));
+    expect(codes).toHaveLength(docs[0].total);
+
+    const concatenated = readImportFile(Buffer.concat(pages), "auto");
+    expect(concatenated.format).toBe("kutt");
+    expect(concatenated.rows.map((r) => r.alias)).toEqual(codes);
+    expect(concatenated.rows.at(-1)?.row).toBe(codes.length);
+    const withNewlines = readImportFile(Buffer.from(pages.join("\n")), "kutt");
+    expect(withNewlines.rows).toEqual(concatenated.rows);
+    const asArray = readImportFile(Buffer.from(JSON.stringify(docs, null, 2)), "auto");
+    expect(asArray).toEqual(concatenated);
+
+    const broken = Buffer.concat([pages[0]!, Buffer.from('{"data": [}')]);
+    expect(() => readImportFile(broken, "auto")).toThrow(ImportFileError);
+    expect(() => readImportFile(Buffer.from("{} oops"), "auto")).toThrow(/not valid JSON/);
+  });
+
+  it("reads YOURLS' stats saved page by page (limit and start) in one file", () => {
+    const whole = readImportFile(fixture("yourls-api/stats-limit-1000.json"), "auto");
+    const pages = [0, 50, 100].map((start) => fixture(`yourls-api/stats-limit-50-start-${start}.json`));
+    const paged = readImportFile(Buffer.concat(pages), "auto");
+    expect(paged.format).toBe("yourls");
+    expect(paged.rows).toEqual(whole.rows);
+  });
+
   it("removes the quote an export put before a formula-like cell", () => {
     const file = Buffer.from("url,title\nhttps://example.com,'=SUM(A1)\n");
     expect(readImportFile(file, "csv").rows[0]?.title).toBe("=SUM(A1)");

@@ -170,6 +170,18 @@ describe("POST /api/v1/imports", () => {
     expect(await linkCount(accountId)).toBe(8);
   });
 
+  it("takes a real Kutt export saved page by page as one file, every row read", async () => {
+    // Kutt answers 50 links a page; its three recorded pages, one after another as `curl >>` saves them.
+    const pages = ["page-1.json", "page-2.json", "page-3.json"].map((n) => fixture(`kutt-v3/${n}`));
+    const total = JSON.parse(pages[0]!.toString()).total as number;
+    const { api } = await newCaller("imp-kutt-pages");
+    const res = await upload(api, Buffer.concat(pages), "", "application/json");
+    expectV1Success(res, 202);
+    const job = await finished(api, res.body.data.id);
+    expect(job).toMatchObject({ status: "completed", format: "kutt", counts: { total, processed: total } });
+    expect(job.counts.created + job.counts.skipped + job.counts.failed).toBe(total);
+  });
+
   it("reports invalid rows and taken aliases per row, downloadable as CSV, and creates the rest", async () => {
     const { api: other } = await newCaller("imp-other");
     const taken = uniqueAlias("tkn");

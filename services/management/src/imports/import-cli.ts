@@ -1,6 +1,9 @@
 // `./kurz import --account a@example.com FILE [--format auto|csv|bitly|shlink|kutt|yourls] [--fetch-titles]`
 // runs the import in this process against the database, with a progress bar on stderr, instead of
-// leaving it to a running management (which may not be up). The job is created already held by this
+// leaving it to a running management (which may not be up). Instead of FILE, `--from-kutt URL
+// --kutt-key KEY` or `--from-yourls URL --signature SIG` read a running peer's links through its API
+// (fetch-peer-export.ts) and import them as the same peer's saved export would be; the key and the
+// signature may come from KUTT_API_KEY and YOURLS_SIGNATURE instead, to keep them out of `ps`. The job is created already held by this
 // process, so a running management's worker does not take it while it is going; if this process dies,
 // the job's lease expires and a running management resumes it. The last stdout line is the job as JSON.
 import { readFileSync, statSync } from "node:fs";
@@ -13,6 +16,7 @@ import type { ManagementConfig } from "../config.ts";
 import { serversResolve } from "../public-address-guard.ts";
 import { RedirectRecords } from "../redirect-records.ts";
 import { TitleFetcher } from "../title-fetcher.ts";
+import { fetchKuttExport, fetchYourlsExport } from "./fetch-peer-export.ts";
 import { createImportJob, getImportJob, toImportJson } from "./import-jobs.ts";
 import { runImportJob } from "./import-worker.ts";
 import { PasswordHashPool } from "./password-hash-pool.ts";
@@ -37,6 +41,37 @@ function progressPrinter(stream: NodeJS.WriteStream) {
   };
 }
 
+/** What to import: a file, or the links read from a running Kutt or YOURLS. */
+async function importSource(
+  values: Record<string, string | boolean | undefined>,
+  file: string | undefined,
+  format: string,
+): Promise<{ content: Buffer; filename: string; format: string }> {
+  const fromKutt = values["from-kutt"] as string | undefined;
+  const fromYourls = values["from-yourls"] as string | undefined;
+  if ([file, fromKutt, fromYourls].filter((s) => s !== undefined).length !== 1) {
+    throw new Error("give one of: a FILE, --from-kutt URL or --from-yourls URL");
+  }
+  const progress = (peer: string) => (read: number, total: number) =>
+    console.error(`${peer}: read ${read} of ${total} links`);
+  if (fromKutt !== undefined) {
+    const key = (values["kutt-key"] as string | undefined) ?? process.env.KUTT_API_KEY;
+    if (!key) throw new Error("--from-kutt needs Kutt's API key: --kutt-key KEY or KUTT_API_KEY");
+    const content = await fetchKuttExport(fromKutt, key, { onPage: progress("Kutt") });
+    return { content, filename: `kutt-${new URL(fromKutt).host}.json`, format: "kutt" };
+  }
+  if (fromYourls !== undefined) {
+    const signature = (values.signature as string | undefined) ?? process.env.YOURLS_SIGNATURE;
+    const content = await fetchYourlsExport(fromYourls, signature, { onPage: progress("YOURLS") });
+    return { content, filename: `yourls-${new URL(fromYourls).host}.json`, format: "yourls" };
+  }
+  const path = file as string;
+  if (statSync(path).size > IMPORT_MAX_BYTES) {
+    throw new Error(`${path} is larger than the ${IMPORT_MAX_BYTES / 1024 / 1024} MiB an import takes`);
+  }
+  return { content: readFileSync(path), filename: path.split("/").pop() ?? path, format };
+}
+
 export async function importCommand(argv: string[], prisma: PrismaClient, config: ManagementConfig) {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -44,6 +79,10 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
       account: { type: "string" },
       format: { type: "string", default: "auto" },
       "fetch-titles": { type: "boolean", default: false },
+      "from-kutt": { type: "string" },
+      "kutt-key": { type: "string" },
+      "from-yourls": { type: "string" },
+      signature: { type: "string" },
     },
     allowPositionals: true,
     strict: true,
@@ -51,22 +90,24 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
   const input = z
     .object({
       account: z.email("--account must be the account's e-mail address"),
-      file: z.string("give the file to import"),
+      file: z.string().optional(),
       format: CreateImportQuery.shape.format.unwrap(),
     })
     .parse({ account: values.account, file: positionals[0], format: values.format });
-  if (statSync(input.file).size > IMPORT_MAX_BYTES) {
-    throw new Error(`${input.file} is larger than the ${IMPORT_MAX_BYTES / 1024 / 1024} MiB an import takes`);
-  }
+  // The account is checked before a peer is asked for anything.
   const account = await prisma.account.findUnique({ where: { email: input.account.trim().toLowerCase() } });
   if (!account) throw new Error(`no account with e-mail ${input.account}`);
 
-  const file = readFileSync(input.file);
+  const source = await importSource(values, input.file, input.format);
   let { job, reused } = await createImportJob(
     prisma,
     account.id,
-    file,
-    { format: input.format, fetch_titles: values["fetch-titles"], filename: input.file.split("/").pop() },
+    source.content,
+    {
+      format: source.format as typeof input.format,
+      fetch_titles: values["fetch-titles"],
+      filename: source.filename,
+    },
     { claimedForMs: config.IMPORT_LEASE_MS },
   ).catch((err: unknown) => {
     // The API's 400 for an unreadable file, as a plain message.

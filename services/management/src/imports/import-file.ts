@@ -125,12 +125,74 @@ function readCsv(content: string): Record<string, unknown>[] {
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
-function readJson(content: string): unknown {
-  try {
-    return JSON.parse(content);
-  } catch (err) {
-    throw new ImportFileError(`The file is not valid JSON: ${(err as Error).message}`);
+/**
+ * The top-level values of a text holding several JSON documents one after another, as saving each
+ * page of an API's answer into one file makes (`curl … >> all.json`, `cat page-*.json`); undefined
+ * when the text is not a sequence of objects and arrays.
+ */
+export function splitJsonDocuments(content: string): string[] | undefined {
+  const docs: string[] = [];
+  let depth = 0;
+  let start = -1;
+  let inString = false;
+  for (let i = 0; i < content.length; i++) {
+    const c = content[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') {
+      if (depth === 0) return undefined;
+      inString = true;
+    } else if (c === "{" || c === "[") {
+      if (depth++ === 0) start = i;
+    } else if (c === "}" || c === "]") {
+      if (--depth < 0) return undefined;
+      if (depth === 0) docs.push(content.slice(start, i + 1));
+    } else if (depth === 0 && !/[\s\uFEFF,]/.test(c ?? "")) {
+      return undefined;
+    }
   }
+  return depth === 0 ? docs : undefined;
+}
+
+/**
+ * Pages of one export joined into one document of the same shape: Kutt's and Kurz's
+ * `{ data: [...] }`, Shlink's `{ shortUrls: { data: [...] } }`, YOURLS's `{ links: { link_1: … } }`.
+ * `pages` is what the file held: several documents, or one JSON array of page objects.
+ */
+function joinPages(pages: unknown[]): unknown {
+  if (pages.length === 0 || !pages.every(isRecord)) return pages;
+  if (pages.every((p) => Array.isArray(p.data))) return { data: pages.flatMap((p) => p.data as unknown[]) };
+  if (pages.every((p) => isRecord(p.shortUrls) && Array.isArray(p.shortUrls.data)))
+    return { shortUrls: { data: pages.flatMap((p) => (p.shortUrls as { data: unknown[] }).data) } };
+  if (pages.every((p) => isRecord(p.links))) {
+    const links = pages.flatMap((p) => Object.values(p.links as Record<string, unknown>));
+    return { links: Object.fromEntries(links.map((link, i) => [`link_${i + 1}`, link])) };
+  }
+  return pages;
+}
+
+/** The file's JSON, with saved pages of an export (several documents or an array of pages) joined. */
+function readJson(content: string): unknown {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(content);
+  } catch (err) {
+    const docs = splitJsonDocuments(content);
+    if (!docs || docs.length < 2) {
+      throw new ImportFileError(`The file is not valid JSON: ${(err as Error).message}`);
+    }
+    doc = docs.map((text, i) => {
+      try {
+        return JSON.parse(text);
+      } catch (inner) {
+        throw new ImportFileError(
+          `JSON document ${i + 1} of the file is not valid: ${(inner as Error).message}`,
+        );
+      }
+    });
+  }
+  return Array.isArray(doc) ? joinPages(doc) : doc;
 }
 
 /** The list of link objects inside each source's JSON (API responses or saved pages of them). */
