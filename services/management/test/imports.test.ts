@@ -296,6 +296,8 @@ describe("POST /api/v1/imports", () => {
           format: "csv",
           fetchTitles: false,
           titleBudget: null,
+          domainId: null,
+          renameReserved: null,
           content: file,
           processed: 0,
         },

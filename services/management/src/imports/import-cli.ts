@@ -1,4 +1,5 @@
-// `./kurz import --account a@example.com FILE [--format auto|csv|bitly|shlink|kutt|yourls] [--fetch-titles]`
+// `./kurz import --account a@example.com FILE [--format auto|csv|bitly|shlink|kutt|yourls] [--fetch-titles]
+//  [--domain HOST] [--rename-reserved PREFIX]`
 // runs the import in this process against the database, with a progress bar on stderr, instead of
 // leaving it to a running management (which may not be up). The job is created already held by this
 // process, so a running management's worker does not take it while it is going; if this process dies,
@@ -44,6 +45,8 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
       account: { type: "string" },
       format: { type: "string", default: "auto" },
       "fetch-titles": { type: "boolean", default: false },
+      domain: { type: "string" },
+      "rename-reserved": { type: "string" },
     },
     allowPositionals: true,
     strict: true,
@@ -53,8 +56,16 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
       account: z.email("--account must be the account's e-mail address"),
       file: z.string("give the file to import"),
       format: CreateImportQuery.shape.format.unwrap(),
+      domain: CreateImportQuery.shape.domain,
+      renameReserved: CreateImportQuery.shape.rename_reserved,
     })
-    .parse({ account: values.account, file: positionals[0], format: values.format });
+    .parse({
+      account: values.account,
+      file: positionals[0],
+      format: values.format,
+      domain: values.domain,
+      renameReserved: values["rename-reserved"],
+    });
   if (statSync(input.file).size > IMPORT_MAX_BYTES) {
     throw new Error(`${input.file} is larger than the ${IMPORT_MAX_BYTES / 1024 / 1024} MiB an import takes`);
   }
@@ -66,7 +77,13 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
     prisma,
     account.id,
     file,
-    { format: input.format, fetch_titles: values["fetch-titles"], filename: input.file.split("/").pop() },
+    {
+      format: input.format,
+      fetch_titles: values["fetch-titles"],
+      filename: input.file.split("/").pop(),
+      domain: input.domain,
+      rename_reserved: input.renameReserved,
+    },
     { claimedForMs: config.IMPORT_LEASE_MS },
   ).catch((err: unknown) => {
     // The API's 400 for an unreadable file, as a plain message.
@@ -117,6 +134,8 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
           format: job.format as never,
           fetchTitles: job.fetchTitles,
           titleBudget: job.titleBudget,
+          domainId: job.domainId,
+          renameReserved: job.renameReserved,
           content: Buffer.from(job.content),
           processed: job.processed,
         },
