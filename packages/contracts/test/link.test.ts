@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   BulkCreateBatch,
@@ -393,5 +395,14 @@ describe("the code rule of imports (isCodeShaped, ImportCode)", () => {
     expect(ShortCode.safeParse("a").success).toBe(true);
     expect(ShortCode.safeParse("release_notes").success).toBe(true);
     expect(ShortCode.safeParse("a".repeat(101)).success).toBe(false);
+  });
+});
+
+describe("the reserved codes in docs/import-export.md", () => {
+  it("lists every reserved word a code can be", () => {
+    const doc = readFileSync(join(import.meta.dirname, "../../../docs/import-export.md"), "utf8");
+    const section = doc.slice(doc.indexOf("#### Reserved codes"), doc.indexOf("### Idempotency"));
+    const listed = new Set([...section.matchAll(/`([^`]+)`/g)].map((m) => m[1]));
+    expect(RESERVED_ALIASES.filter((word) => isCodeShaped(word) && !listed.has(word))).toEqual([]);
   });
 });
