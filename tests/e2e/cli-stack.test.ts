@@ -47,12 +47,12 @@ afterAll(async () => {
 });
 
 /** `./kurz import …` as the script runs it, with the stack's database and only KURZ_REDIS_PORT for Redis. */
-async function cliImport(email: string, file: string) {
+async function cliImport(email: string, file: string, ...options: string[]) {
   const { REDIS_URL: _stacks, ...stackEnv } = stack.env;
   const { REDIS_URL: _callers, ...callerEnv } = process.env;
   const { stdout } = await run(
     process.execPath,
-    ["--import", "tsx", "infra/local/cli.ts", "import", "--account", email, file],
+    ["--import", "tsx", "infra/local/cli.ts", "import", "--account", email, file, ...options],
     {
       cwd: ROOT,
       env: { ...callerEnv, ...stackEnv, KURZ_REDIS_PORT: String(redisPort) },
@@ -108,5 +108,28 @@ describe("the CLI and the stack it runs next to", () => {
     const again = await follow("cli-poster-a");
     expect(again.headers.location).toBe("https://example.com/poster-a");
     expect((await follow("cli-poster-b")).headers.location).toBe("https://example.org/poster-b?x=1");
+  });
+
+  it("keeps a peer's codes, renames Kurz's own paths with --rename-reserved, refuses a domain not the account's", {
+    timeout: 3 * CLI_TIMEOUT_MS,
+  }, async () => {
+    const user = await stack.createAccount(uniqueEmail("cli-codes"));
+    const file = join(dir, "yourls.csv");
+    const kept = `k_${Date.now().toString(36)}`;
+    writeFileSync(file, `keyword,url\nhelp,https://example.com/help\n${kept},https://example.com/kept\n`);
+    const job = await cliImport(user.email, file, "--rename-reserved", "yourls");
+    expect(job).toMatchObject({
+      status: "completed",
+      rename_reserved: "yourls",
+      counts: { created: 2, failed: 0 },
+      renamed: 1,
+      renamed_preview: [{ row: 1, code: "help", short_code: "yourls-help" }],
+    });
+    const follow = (code: string) => raw(stack.origin, "GET", `/${code}`);
+    expect((await follow("yourls-help")).headers.location).toBe("https://example.com/help");
+    expect((await follow(kept)).headers.location).toBe("https://example.com/kept");
+
+    const refused = cliImport(user.email, file, "--domain", "go.not-theirs.test");
+    await expect(refused).rejects.toThrow(/Not a branded domain of your account/);
   });
 });
