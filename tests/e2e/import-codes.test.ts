@@ -104,6 +104,11 @@ describe("codes as YOURLS and Kutt made them", () => {
 
     for (const code of yourlsCodes) await expectRedirect(code, `https://yourls.example/${code}`);
     for (const code of kuttCodes) await expectRedirect(code, `https://kutt.example/${code}`);
+    // The QR code of any of them, as of any link.
+    for (const code of ["a", "release_notes", "-beta", long]) {
+      const qr = await call("GET", `/api/v1/qr/${code}?format=svg`);
+      expect({ code, status: qr.status }).toEqual({ code, status: 200 });
+    }
     // Case is significant: `x` is not `X`, and each of `zZ` and `Zz` is its own link.
     expect((await follow("/x")).status).toBe(404);
     // The public host's own pages are untouched.
