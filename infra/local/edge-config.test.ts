@@ -157,6 +157,11 @@ describe.skipIf(!hasNginx)("the local edge under Debian's nginx (skipped without
     expect((await via(`${base}/c/spring`)).upstream).toMatch(/^gateway-/);
     expect((await via(`${base}/abc123`)).upstream).toMatch(/^redirect-/);
     expect((await via(`${base}/apix`)).upstream).toMatch(/^redirect-/);
+    // Codes an import keeps (1 character, `_`, edge hyphens) that begin like a dashboard page.
+    for (const code of ["/login_old", "/dashboard-2", "/signupx", "/stats", "/c", "/r", "/-beta", "/a"])
+      expect((await via(`${base}${code}`)).upstream, code).toMatch(/^redirect-/);
+    for (const page of ["/login", "/login/", "/dashboard/links", "/stats/a_b", "/assets/x.js"])
+      expect((await via(`${base}${page}`)).upstream, page).toMatch(/^gateway-/);
     const forwarded = await via(`${base}/abc123?x=1`, { "x-forwarded-for": "203.0.113.9" });
     expect(forwarded.body).toMatchObject({ url: "/abc123?x=1", xff: "127.0.0.1" });
   });

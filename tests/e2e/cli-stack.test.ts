@@ -71,8 +71,8 @@ async function cliRun(email: string, args: string[], env: Record<string, string>
   );
 }
 
-async function cliImport(email: string, file: string) {
-  const { stdout } = await cliRun(email, [file]);
+async function cliImport(email: string, file: string, ...options: string[]) {
+  const { stdout } = await cliRun(email, [file, ...options]);
   return JSON.parse(stdout.trim().split("\n").at(-1)!);
 }
 
@@ -164,5 +164,28 @@ describe("the CLI and the stack it runs next to", () => {
     expect(wrong?.code).not.toBe(0);
     expect(wrong?.stderr).toContain(`Kutt at ${peer.origin}/api/v2/links answered 401: Unauthorized.`);
     expect(`${wrong?.stdout}${wrong?.stderr}`).not.toContain("wrong-key-778899");
+  });
+
+  it("keeps a peer's codes, renames Kurz's own paths with --rename-reserved, refuses a domain not the account's", {
+    timeout: 3 * CLI_TIMEOUT_MS,
+  }, async () => {
+    const user = await stack.createAccount(uniqueEmail("cli-codes"));
+    const file = join(dir, "yourls.csv");
+    const kept = `k_${Date.now().toString(36)}`;
+    writeFileSync(file, `keyword,url\nhelp,https://example.com/help\n${kept},https://example.com/kept\n`);
+    const job = await cliImport(user.email, file, "--rename-reserved", "yourls");
+    expect(job).toMatchObject({
+      status: "completed",
+      rename_reserved: "yourls",
+      counts: { created: 2, failed: 0 },
+      renamed: 1,
+      renamed_preview: [{ row: 1, code: "help", short_code: "yourls-help" }],
+    });
+    const follow = (code: string) => raw(stack.origin, "GET", `/${code}`);
+    expect((await follow("yourls-help")).headers.location).toBe("https://example.com/help");
+    expect((await follow(kept)).headers.location).toBe("https://example.com/kept");
+
+    const refused = cliImport(user.email, file, "--domain", "go.not-theirs.test");
+    await expect(refused).rejects.toThrow(/Not a branded domain of your account/);
   });
 });

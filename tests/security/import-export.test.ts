@@ -76,7 +76,7 @@ describe("formula injection", () => {
     const { victim } = await attackerAndVictim(stack, "imp-formula");
     const job = await uploadAs(
       victim.api_key,
-      "url,alias\n\"=cmd|' /C calc'!A0\",@evil\nhttps://example.com,-bad\n",
+      "url,alias\n\"=cmd|' /C calc'!A0\",@evil\nhttps://example.com,-bad!\n",
     );
     expect(job.status, job.text).toBe(202);
     await finishedJob(victim.api_key, job.body.data.id);
@@ -86,7 +86,7 @@ describe("formula injection", () => {
     const rows = errors.text.trim().split("\r\n").slice(1);
     expect(rows).toHaveLength(2);
     expect(rows[0]).toMatch(/^1,'@evil,'=cmd\|' \/C calc'!A0,/);
-    expect(rows[1]).toMatch(/^2,'-bad,https:\/\/example.com,/);
+    expect(rows[1]).toMatch(/^2,'-bad!,https:\/\/example.com,/);
   });
 });
 

@@ -3,7 +3,7 @@
 // links in batches, and the job reports its progress, counts and per-row errors.
 import * as z from "zod";
 import { PaginationMeta, successEnvelope } from "./envelope.ts";
-import { PER_PAGE_DEFAULT } from "./link.ts";
+import { CODE_PATTERN, CODE_RULE, LinkDomain, PER_PAGE_DEFAULT } from "./link.ts";
 import { Count, queryInt, Timestamp, Uuid, withQueryDefault } from "./primitives.ts";
 import { defineRoute } from "./routes.ts";
 
@@ -34,6 +34,21 @@ export const ImportCounts = z.object({
 });
 export type ImportCounts = z.infer<typeof ImportCounts>;
 
+/** The longest `rename_reserved` prefix: `<prefix>-<code>` must still fit the code rule's 100 characters. */
+export const IMPORT_RENAME_PREFIX_MAX_LENGTH = 20;
+export const ImportRenamePrefix = z
+  .string()
+  .min(1)
+  .max(IMPORT_RENAME_PREFIX_MAX_LENGTH)
+  .regex(CODE_PATTERN, `Only ${CODE_RULE}`);
+
+/** A created row whose code is one of Kurz's own paths, kept as `<rename_reserved>-<code>`. */
+export const ImportRename = z.object({
+  row: z.int().positive(),
+  code: z.string().meta({ description: "The code in the file" }),
+  short_code: z.string().meta({ description: "The code the link was created with" }),
+});
+
 export const ImportJob = z
   .object({
     id: Uuid,
@@ -41,6 +56,14 @@ export const ImportJob = z
     format: ImportFormat,
     filename: z.string().nullable(),
     fetch_titles: z.boolean(),
+    domain: z
+      .string()
+      .nullable()
+      .meta({ description: "The branded domain (host) the job's links live on; null: the public host" }),
+    rename_reserved: z
+      .string()
+      .nullable()
+      .meta({ description: "The prefix a code that is one of Kurz's own paths is kept under" }),
     counts: ImportCounts,
     progress: z.number().min(0).max(1).meta({ description: "processed / total (1 when there are no rows)" }),
     error: z
@@ -49,6 +72,9 @@ export const ImportJob = z
       .meta({ description: "Why a failed job stopped (a file that cannot be read)" }),
     /** The first few row errors, so a client can show them without downloading the CSV. */
     errors_preview: z.array(z.object({ row: z.int().positive(), error: z.string() })).max(20),
+    renamed: Count.meta({ description: "Rows created under rename_reserved's prefix" }),
+    /** The first few renamed rows; all of them are the links whose code starts with the prefix. */
+    renamed_preview: z.array(ImportRename).max(20),
     created_at: Timestamp,
     updated_at: Timestamp,
     finished_at: Timestamp.nullable(),
@@ -70,6 +96,16 @@ export const CreateImportQuery = z.object({
     description: "Fetch the page title of rows without one (slow; default false: the URL's host is used)",
   }),
   filename: z.string().max(200).optional().meta({ description: "Shown in the job list" }),
+  domain: LinkDomain.optional().meta({
+    description:
+      "A verified branded domain of your account: the links live on it, and a code that is one of Kurz's own paths (docs, api, …) is kept there",
+    examples: ["go.example.com"],
+  }),
+  rename_reserved: ImportRenamePrefix.optional().meta({
+    description:
+      "Without a domain, keep a code that is one of Kurz's own paths as `<prefix>-<code>` instead of refusing its row",
+    examples: ["old"],
+  }),
 });
 export type CreateImportQuery = z.infer<typeof CreateImportQuery>;
 
@@ -105,7 +141,7 @@ export const IMPORT_ROUTES = {
     consumes: IMPORT_MEDIA_TYPES,
     status: 202,
     response: successEnvelope(ImportJob),
-    errors: ["VALIDATION_ERROR", "BAD_REQUEST", "PAYLOAD_TOO_LARGE"],
+    errors: ["VALIDATION_ERROR", "BAD_REQUEST", "FORBIDDEN", "PAYLOAD_TOO_LARGE"],
   }),
   listImports: defineRoute({
     method: "GET",

@@ -32,12 +32,31 @@ export const LINK_PASSWORD_MAX_LENGTH = 128;
 export const AnalyticsSharedField = z.enum(["overview", "locations", "devices", "referrers", "browsers"]);
 export type AnalyticsSharedField = z.infer<typeof AnalyticsSharedField>;
 
-/** Any short code in a path: generated codes and aliases share the character set. */
-export const ShortCode = z
+/**
+ * The code rule of imports: the code a peer made (YOURLS' 1-character keywords, Kutt's `_` and edge
+ * hyphens, aliases longer than 50) is kept as it is, so a short link already printed keeps working.
+ * Letters, digits, `_` and `-`, 1 to 100 characters, at least one of them a letter or a digit (`-` or
+ * `__` alone names nothing). Every API alias (CustomAlias) and every generated code follows it too, so it
+ * is also the shape of every code the redirect serves. ASCII only: no letter of another script that
+ * looks like a Latin one.
+ */
+export const CODE_MAX_LENGTH = 100;
+export const CODE_PATTERN = /^[A-Za-z0-9_-]*[A-Za-z0-9][A-Za-z0-9_-]*$/;
+export const CODE_RULE = `letters, digits, _ and -, 1 to ${CODE_MAX_LENGTH} characters, at least one a letter or digit`;
+
+/** Whether `code` can name a link at all (the import rule above; case is significant). */
+export function isCodeShaped(code: string): boolean {
+  return code.length >= 1 && code.length <= CODE_MAX_LENGTH && CODE_PATTERN.test(code);
+}
+
+/** A code an import keeps (CODE_PATTERN); whether it collides with Kurz's own paths is isReservedAlias. */
+export const ImportCode = z
   .string()
-  .min(1)
-  .max(ALIAS_MAX_LENGTH)
-  .regex(/^[A-Za-z0-9-]+$/, "Expected letters, digits and hyphens");
+  .refine(isCodeShaped, `Only ${CODE_RULE}`)
+  .meta({ pattern: CODE_PATTERN.source, minLength: 1, maxLength: CODE_MAX_LENGTH });
+
+/** Any short code in a path (QR, public statistics): an alias, a generated code or an imported one. */
+export const ShortCode = ImportCode;
 
 export const CustomAlias = z
   .string()

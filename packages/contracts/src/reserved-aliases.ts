@@ -2,6 +2,10 @@
  * Words a custom alias may not take: every top-level path the platform serves or is likely to serve,
  * plus well-known files browsers and crawlers request at the root. Some entries (`r`, `favicon.ico`) can
  * never pass the alias pattern; they are listed so that generated codes and other callers share one list.
+ * The paths the public host hands to the gateway (`/api`, `/docs`, `/c/…`, `/login`, `/signup`,
+ * `/dashboard`, `/stats/…`, `/assets/…`) and the redirect's rotators (`/r/…`) are all here. An import
+ * keeps such a code only on a branded domain, where these paths are the domain's own, or renamed
+ * (docs/import-export.md).
  */
 export const RESERVED_ALIASES: readonly string[] = Object.freeze([
   // API and platform

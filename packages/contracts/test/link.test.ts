@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   BulkCreateBatch,
@@ -5,12 +7,16 @@ import {
   BulkCreateResult,
   BulkDeleteBody,
   CreateLinkBody,
+  CustomAlias,
+  ImportCode,
+  isCodeShaped,
   isReservedAlias,
   Link,
   LinkWithSharedFields,
   ListLinksQuery,
   parseUpdateLinkBody,
   RESERVED_ALIASES,
+  ShortCode,
   UpdateLinkBody,
 } from "../src/index.ts";
 import { LINK_ID, link } from "./samples.ts";
@@ -343,5 +349,60 @@ describe("bulk bodies", () => {
     expect(BulkCreateResult.safeParse({ ...result, failed: [{ index: -1, error: "x" }] }).success).toBe(
       false,
     );
+  });
+});
+
+describe("the code rule of imports (isCodeShaped, ImportCode)", () => {
+  it("keeps what YOURLS and Kutt make: 1-2 characters, `_`, edge hyphens, up to 100 characters", () => {
+    for (const code of [
+      "1",
+      "a",
+      "X",
+      "10",
+      "zZ",
+      "release_notes",
+      "-beta",
+      "beta-",
+      "_x",
+      "a".repeat(100),
+    ]) {
+      expect(isCodeShaped(code), code).toBe(true);
+      expect(ImportCode.safeParse(code).success, code).toBe(true);
+    }
+  });
+
+  it("refuses a code of no letter or digit, other characters, other scripts and 101 characters", () => {
+    const refused = ["", "-", "_", "--", "_-_", "..", ".", "%2e", "a.b", "a/b", "a b", "a:b", "a%41"];
+    refused.push("а", "pаypal", "ａ", "é", "ß", "a".repeat(101)); // Cyrillic а, full-width ａ
+    for (const code of refused) {
+      expect(isCodeShaped(code), code).toBe(false);
+      expect(ImportCode.safeParse(code).success, code).toBe(false);
+    }
+  });
+
+  it("is a superset of the API's alias rule, which stays SPEC's", () => {
+    for (const alias of ["abc", "my-link", "A1b2", "x".repeat(50)]) {
+      expect(CustomAlias.safeParse(alias).success, alias).toBe(true);
+      expect(isCodeShaped(alias), alias).toBe(true);
+    }
+    for (const alias of ["ab", "a_b", "-beta", "x".repeat(51)]) {
+      expect(CustomAlias.safeParse(alias).success, alias).toBe(false);
+      expect(isCodeShaped(alias), alias).toBe(true);
+    }
+  });
+
+  it("is the shape of a code in a path (QR, public statistics)", () => {
+    expect(ShortCode.safeParse("a").success).toBe(true);
+    expect(ShortCode.safeParse("release_notes").success).toBe(true);
+    expect(ShortCode.safeParse("a".repeat(101)).success).toBe(false);
+  });
+});
+
+describe("the reserved codes in docs/import-export.md", () => {
+  it("lists every reserved word a code can be", () => {
+    const doc = readFileSync(join(import.meta.dirname, "../../../docs/import-export.md"), "utf8");
+    const section = doc.slice(doc.indexOf("#### Reserved codes"), doc.indexOf("### Idempotency"));
+    const listed = new Set([...section.matchAll(/`([^`]+)`/g)].map((m) => m[1]));
+    expect(RESERVED_ALIASES.filter((word) => isCodeShaped(word) && !listed.has(word))).toEqual([]);
   });
 });

@@ -45,9 +45,9 @@ const TYPES: Record<string, string> = {
 };
 
 /** Pages of the app (docs/dashboard.md); every one is a reserved alias, so no short code is shadowed. */
-const PAGE = /^\/(?:login|signup|dashboard(?:\/[A-Za-z0-9._~-]+)*|stats\/[A-Za-z0-9-]{1,50})\/?$/;
-/** The public statistics page of one link (its short code). */
-const STATS_PAGE = /^\/stats\/([A-Za-z0-9-]{1,50})\/?$/;
+const PAGE = /^\/(?:login|signup|dashboard(?:\/[A-Za-z0-9._~-]+)*|stats\/[A-Za-z0-9_-]{1,100})\/?$/;
+/** The public statistics page of one link: its short code, any code the redirect serves (isCodeShaped). */
+const STATS_PAGE = /^\/stats\/([A-Za-z0-9_-]{1,100})\/?$/;
 /** Vite's hashed output names: no slash, no leading dot. */
 const ASSET = /^\/assets\/([A-Za-z0-9_-][A-Za-z0-9._-]{0,127})$/;
 

@@ -198,7 +198,7 @@ describe("POST /api/v1/imports", () => {
       `https://example.com/t,${taken},,`,
       `https://example.com/long-pw,,${"x".repeat(129)},`,
       "https://example.com/date,,,someday",
-      "https://example.com/bad-alias,-bad-,,",
+      "https://example.com/bad-alias,bad.alias,,",
       `https://example.com/dup,${ok},,`,
     ].join("\n");
     const job = await finished(api, (await upload(api, csv)).body.data.id);
@@ -308,6 +308,8 @@ describe("POST /api/v1/imports", () => {
           format: "csv",
           fetchTitles: false,
           titleBudget: null,
+          domainId: null,
+          renameReserved: null,
           content: file,
           processed: 0,
         },

@@ -21,7 +21,7 @@ import { clickEvent } from "./click-event.ts";
 import type { ClickJournal } from "./click-journal.ts";
 import type { ClickPublisher } from "./click-publisher.ts";
 import { clientIp } from "./client-ip.ts";
-import { isCodeShaped } from "./code-grammar.ts";
+import { isCodeShaped, isSlugShaped } from "./code-grammar.ts";
 import type { MissBudget } from "./miss-budget.ts";
 import { type OverlayState, renderOverlayPage } from "./overlay-page.ts";
 import type { OverlaySubmissions } from "./overlay-submissions.ts";
@@ -73,7 +73,7 @@ function route(url: string): Route | null {
   if (path === "/") return ROOT;
   if (path.startsWith("/r/")) {
     const slug = path.slice(3);
-    return isCodeShaped(slug) ? { kind: "rotator", id: slug } : null;
+    return isSlugShaped(slug) ? { kind: "rotator", id: slug } : null;
   }
   const code = path.slice(1);
   return path.charCodeAt(0) === 47 /* / */ && isCodeShaped(code) ? { kind: "code", id: code } : null;

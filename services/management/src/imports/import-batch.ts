@@ -15,7 +15,7 @@ import { linkEvent } from "../outbox.ts";
 import { randomShortCode } from "../short-codes.ts";
 import { fallbackTitle } from "../title-fetcher.ts";
 import type { RawImportRow } from "./import-file.ts";
-import { checkImportRow, type ValidImportRow } from "./import-rows.ts";
+import { type CodeOptions, checkImportRow, type ValidImportRow } from "./import-rows.ts";
 
 type Tx = Prisma.TransactionClient;
 
@@ -50,6 +50,20 @@ export interface RowWork {
   hashPassword: (password: string) => Promise<string>;
 }
 
+/** The job as a batch needs it: whose links, on which host, and what it does with reserved codes. */
+export interface BatchJob {
+  id: string;
+  accountId: string;
+  /** The branded domain its links live on; null: the public host. */
+  domainId: number | null;
+  renameReserved: string | null;
+}
+
+const codeOptionsOf = (job: Pick<BatchJob, "domainId" | "renameReserved">): CodeOptions => ({
+  branded: job.domainId !== null,
+  renameReserved: job.renameReserved,
+});
+
 export class ImportJobMoved extends Error {}
 /** The account's room was taken by concurrent creates between the read and the count's update. */
 class RoomGone extends Error {}
@@ -79,14 +93,14 @@ export interface PreparedBatch {
 export async function prepareBatch(
   deps: Pick<BatchDeps, "prisma" | "retiredCodeGraceMs">,
   work: RowWork,
-  job: { accountId: string },
+  job: Pick<BatchJob, "accountId" | "domainId" | "renameReserved">,
   rows: readonly RawImportRow[],
   ready: Promise<unknown> = Promise.resolve(),
 ): Promise<PreparedBatch> {
   const errors: RowError[] = [];
   const valid: ValidImportRow[] = [];
   for (const raw of rows) {
-    const checked = checkImportRow(raw);
+    const checked = checkImportRow(raw, codeOptionsOf(job));
     if (checked.ok) valid.push(checked.value);
     else errors.push({ row: raw.row, alias: raw.alias ?? null, url: raw.url ?? null, error: checked.error });
   }
@@ -132,7 +146,7 @@ export async function prepareBatch(
 /** Commits a prepared batch (the job's rows from `start`); throws ImportJobMoved when another worker did. */
 export async function commitPreparedBatch(
   deps: BatchDeps,
-  job: { id: string; accountId: string },
+  job: BatchJob,
   start: number,
   batch: PreparedBatch,
 ): Promise<BatchResult> {
@@ -227,7 +241,7 @@ type Prepared = ValidImportRow & { title: string; passwordHash: string | null };
 async function commitBatch(
   tx: Tx,
   deps: BatchDeps,
-  job: { id: string; accountId: string },
+  job: BatchJob,
   start: number,
   batch: PreparedBatch,
   errors: RowError[],
@@ -257,9 +271,12 @@ async function commitBatch(
   errors.push(...decided.errors);
   const skipped = batch.skipped + decided.skipped;
   const toCreate = decided.toCreate;
-  const created = await insertLinks(tx, accountId, current.default_expiry_hours, toCreate, (row) =>
+  const created = await insertLinks(tx, job, current.default_expiry_hours, toCreate, (row) =>
     fail(row, IMPORT_ALIAS_TAKEN),
   );
+  // The rows created under rename_reserved's prefix, for the job's report.
+  const createdCodes = new Set(created.map((link) => link.shortCode));
+  const renamed = toCreate.filter((row) => row.renamedFrom !== undefined && createdCodes.has(row.alias!));
 
   if (created.length > 0) {
     // The count's row lock comes last, as every create's (decisions 0012, 0037): KZ403 when the room
@@ -279,6 +296,11 @@ async function commitBatch(
       SELECT ${job.id}::uuid, r, a, u, e FROM unnest(${errors.map((e) => e.row)}::int[],
         ${errors.map((e) => e.alias)}::text[], ${errors.map((e) => e.url?.slice(0, 2048) ?? null)}::text[],
         ${errors.map((e) => e.error)}::text[]) AS x(r, a, u, e)
+      ON CONFLICT DO NOTHING),
+    renames AS (
+      INSERT INTO import_row_renames (job_id, row, code, short_code)
+      SELECT ${job.id}::uuid, r, c, s FROM unnest(${renamed.map((r) => r.row)}::int[],
+        ${renamed.map((r) => r.renamedFrom!)}::text[], ${renamed.map((r) => r.alias!)}::text[]) AS x(r, c, s)
       ON CONFLICT DO NOTHING)
     UPDATE import_jobs SET processed = processed + ${batch.size}::int, created = created + ${created.length}::int,
       skipped = skipped + ${skipped}::int, failed = failed + ${errors.length}::int,
@@ -363,7 +385,7 @@ async function lookUp(
  */
 async function insertLinks(
   tx: Tx,
-  accountId: string,
+  job: Pick<BatchJob, "accountId" | "domainId">,
   defaultExpiryHours: number | null,
   rows: Prepared[],
   taken: (row: Prepared) => void,
@@ -372,7 +394,9 @@ async function insertLinks(
   const defaultExpiry =
     defaultExpiryHours === null ? null : new Date(now.getTime() + defaultExpiryHours * 3_600_000);
   const created: Link[] = [];
-  let pending = rows.map((row) => linkOf(row, accountId, row.alias ?? randomShortCode(), now, defaultExpiry));
+  const { accountId, domainId } = job;
+  const linkOf = (row: Prepared, code: string) => linkOfRow(row, job, code, now, defaultExpiry);
+  let pending = rows.map((row) => linkOf(row, row.alias ?? randomShortCode()));
   for (let round = 0; pending.length > 0 && round < 5; round++) {
     // The batch travels as one JSON document (jsonb_to_recordset) rather than as one array per column:
     // node-postgres escapes every element of a text[] one by one and Postgres parses the escapes back,
@@ -397,8 +421,8 @@ async function insertLinks(
                event jsonb)),
       added AS (
         INSERT INTO links (id, account_id, short_code, original_url, title, password_hash, is_active,
-                           analytics_public, expires_at, created_at, updated_at)
-        SELECT r.id, ${accountId}::uuid, r.code, r.url, r.title, r.pw, true, false, r.exp,
+                           analytics_public, expires_at, domain_id, created_at, updated_at)
+        SELECT r.id, ${accountId}::uuid, r.code, r.url, r.title, r.pw, true, false, r.exp, ${domainId}::int,
                ${now}::timestamptz, ${now}::timestamptz
         FROM r
         WHERE NOT (r.generated AND EXISTS (SELECT 1 FROM retired_codes rc WHERE rc.short_code = r.code))
@@ -413,7 +437,7 @@ async function insertLinks(
     for (const p of pending) {
       if (done.has(p.link.id)) created.push(p.link);
       else if (p.row.alias !== undefined) taken(p.row);
-      else retry.push(linkOf(p.row, accountId, randomShortCode(), now, defaultExpiry));
+      else retry.push(linkOf(p.row, randomShortCode()));
     }
     pending = retry;
   }
@@ -422,10 +446,16 @@ async function insertLinks(
 }
 
 /** The link a row becomes, every column given (as the INSERT above writes it). */
-function linkOf(row: Prepared, accountId: string, code: string, now: Date, defaultExpiry: Date | null) {
+function linkOfRow(
+  row: Prepared,
+  job: Pick<BatchJob, "accountId" | "domainId">,
+  code: string,
+  now: Date,
+  defaultExpiry: Date | null,
+) {
   const link: Link = {
     id: randomUUID(),
-    accountId,
+    accountId: job.accountId,
     shortCode: code,
     originalUrl: row.url,
     title: row.title,
@@ -436,7 +466,7 @@ function linkOf(row: Prepared, accountId: string, code: string, now: Date, defau
     analyticsPublic: false,
     analyticsSharedFields: null,
     overlayId: null,
-    domainId: null,
+    domainId: job.domainId,
     frameable: null,
     frameCheckedAt: null,
     createdAt: now,

@@ -1,4 +1,5 @@
-// `./kurz import --account a@example.com FILE [--format auto|csv|bitly|shlink|kutt|yourls] [--fetch-titles]`
+// `./kurz import --account a@example.com FILE [--format auto|csv|bitly|shlink|kutt|yourls] [--fetch-titles]
+//  [--domain HOST] [--rename-reserved PREFIX]`
 // runs the import in this process against the database, with a progress bar on stderr, instead of
 // leaving it to a running management (which may not be up). Instead of FILE, `--from-kutt URL
 // --kutt-key KEY` or `--from-yourls URL --signature SIG` read a running peer's links through its API
@@ -83,6 +84,8 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
       "kutt-key": { type: "string" },
       "from-yourls": { type: "string" },
       signature: { type: "string" },
+      domain: { type: "string" },
+      "rename-reserved": { type: "string" },
     },
     allowPositionals: true,
     strict: true,
@@ -92,8 +95,16 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
       account: z.email("--account must be the account's e-mail address"),
       file: z.string().optional(),
       format: CreateImportQuery.shape.format.unwrap(),
+      domain: CreateImportQuery.shape.domain,
+      renameReserved: CreateImportQuery.shape.rename_reserved,
     })
-    .parse({ account: values.account, file: positionals[0], format: values.format });
+    .parse({
+      account: values.account,
+      file: positionals[0],
+      format: values.format,
+      domain: values.domain,
+      renameReserved: values["rename-reserved"],
+    });
   // The account is checked before a peer is asked for anything.
   const account = await prisma.account.findUnique({ where: { email: input.account.trim().toLowerCase() } });
   if (!account) throw new Error(`no account with e-mail ${input.account}`);
@@ -107,6 +118,8 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
       format: source.format as typeof input.format,
       fetch_titles: values["fetch-titles"],
       filename: source.filename,
+      domain: input.domain,
+      rename_reserved: input.renameReserved,
     },
     { claimedForMs: config.IMPORT_LEASE_MS },
   ).catch((err: unknown) => {
@@ -125,9 +138,6 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
       enabled: config.TITLE_FETCH_ENABLED,
       allowHosts: config.TITLE_FETCH_ALLOW_HOSTS,
       perHostPerMinute: config.TITLE_FETCH_HOST_PER_MINUTE,
-      ...(config.TITLE_FETCH_DNS_SERVERS.length > 0
-        ? { resolve: serversResolve(config.TITLE_FETCH_DNS_SERVERS) }
-        : {}),
       ...(config.TITLE_FETCH_DNS_SERVERS.length > 0
         ? { resolve: serversResolve(config.TITLE_FETCH_DNS_SERVERS) }
         : {}),
@@ -158,6 +168,8 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
           format: job.format as never,
           fetchTitles: job.fetchTitles,
           titleBudget: job.titleBudget,
+          domainId: job.domainId,
+          renameReserved: job.renameReserved,
           content: Buffer.from(job.content),
           processed: job.processed,
         },

@@ -5,6 +5,7 @@ import { Readable } from "node:stream";
 import type { CreateImportQuery, ImportJob as ImportJobJson } from "@kurz/contracts";
 import type { ImportJob, PrismaClient } from "@kurz/db";
 import { apiError, badRequest, csvLine, notFound } from "@kurz/service-kit";
+import { ownVerifiedDomainId } from "../link-targets.ts";
 import { ImportFileError, readImportFile } from "./import-file.ts";
 
 const PREVIEW_ERRORS = 20;
@@ -22,12 +23,27 @@ export async function toImportJson(prisma: PrismaClient, job: ImportJob): Promis
           take: PREVIEW_ERRORS,
           select: { row: true, error: true },
         });
+  const [domain, renamed, renames] = await Promise.all([
+    job.domainId === null
+      ? null
+      : prisma.domain.findUnique({ where: { id: job.domainId }, select: { host: true } }),
+    job.renameReserved === null ? 0 : prisma.importRowRename.count({ where: { jobId: job.id } }),
+    job.renameReserved === null
+      ? []
+      : prisma.importRowRename.findMany({
+          where: { jobId: job.id },
+          orderBy: { row: "asc" },
+          take: PREVIEW_ERRORS,
+        }),
+  ]);
   return {
     id: job.id,
     status: job.status as ImportJobJson["status"],
     format: job.format as ImportJobJson["format"],
     filename: job.filename,
     fetch_titles: job.fetchTitles,
+    domain: domain?.host ?? null,
+    rename_reserved: job.renameReserved,
     counts: {
       total: job.total,
       processed: job.processed,
@@ -38,6 +54,8 @@ export async function toImportJson(prisma: PrismaClient, job: ImportJob): Promis
     progress: job.total === 0 ? 1 : Math.min(1, job.processed / job.total),
     error: job.error,
     errors_preview: preview,
+    renamed,
+    renamed_preview: renames.map((r) => ({ row: r.row, code: r.code, short_code: r.shortCode })),
     created_at: job.createdAt.toISOString(),
     updated_at: job.updatedAt.toISOString(),
     finished_at: job.finishedAt?.toISOString() ?? null,
@@ -61,7 +79,8 @@ export const tooManyImports = () =>
  * side could both create a row without alias before either sees the other's. Once a job has ended, the
  * same file runs again as a new job whose rows are skipped where their links exist (import-batch.ts),
  * so links deleted since are created again. An account has at most IMPORT_JOBS_PER_ACCOUNT jobs
- * queued or running (a lock per account makes two uploads at once count each other).
+ * queued or running (a lock per account makes two uploads at once count each other). A `domain` must be
+ * a verified branded domain of the account, checked here, before a job exists.
  */
 export async function createImportJob(
   prisma: PrismaClient,
@@ -81,6 +100,9 @@ export async function createImportJob(
     if (err instanceof ImportFileError) throw badRequest(err.message);
     throw err;
   }
+  const domainId =
+    query.domain === undefined ? null : await ownVerifiedDomainId(prisma, accountId, query.domain);
+  const renameReserved = query.rename_reserved ?? null;
   const sha = createHash("sha256").update(file).digest("hex");
   return prisma.$transaction(
     async (tx) => {
@@ -90,7 +112,13 @@ export async function createImportJob(
         orderBy: { createdAt: "desc" },
         omit: { content: true },
       });
-      const same = active.find((j) => j.contentSha256 === sha && j.format === read.format);
+      const same = active.find(
+        (j) =>
+          j.contentSha256 === sha &&
+          j.format === read.format &&
+          j.domainId === domainId &&
+          j.renameReserved === renameReserved,
+      );
       if (same) {
         // The caller (the CLI) reads the file of the job it answers.
         const withContent = await tx.importJob.findUnique({ where: { id: same.id } });
@@ -104,6 +132,8 @@ export async function createImportJob(
           filename: query.filename ?? null,
           fetchTitles: query.fetch_titles ?? false,
           titleBudget: options.titleBudget ?? null,
+          domainId,
+          renameReserved,
           content: new Uint8Array(file),
           contentSha256: sha,
           total: read.rows.length,

@@ -31,3 +31,49 @@ describe("an import row's expires_at", () => {
     }
   });
 });
+
+describe("an import row's code", () => {
+  const withCode = (alias: string, codes?: Parameters<typeof checkImportRow>[1]) =>
+    checkImportRow({ row: 3, url: "https://example.com/", alias }, codes);
+
+  it("is kept as the peer made it: 1-2 characters, `_`, edge hyphens, up to 100 characters, case kept", () => {
+    for (const code of ["1", "a", "X", "10", "release_notes", "-beta", "beta-", "Q".repeat(100)]) {
+      const r = withCode(code);
+      expect(r.ok && r.value.alias, code).toBe(code);
+    }
+  });
+
+  it("is refused, with the field named, when it is no code", () => {
+    for (const code of ["-", "__", "a.b", "a/b", "pаypal", "a".repeat(101)]) {
+      const r = withCode(code);
+      expect(r.ok, code).toBe(false);
+      if (!r.ok) expect(r.error).toMatch(/^custom_alias: Only letters, digits, _ and -/);
+    }
+  });
+
+  it("that is one of Kurz's own paths is refused on the public host, saying what to do", () => {
+    for (const code of ["docs", "API", "c", "Dashboard", "login"]) {
+      const r = withCode(code);
+      expect(r.ok, code).toBe(false);
+      if (!r.ok) {
+        expect(r.error).toContain(`"${code}" is one of Kurz's own paths`);
+        expect(r.error).toContain("domain=HOST");
+        expect(r.error).toContain(`rename_reserved=PREFIX`);
+      }
+    }
+  });
+
+  it("that is one of Kurz's own paths is kept on a branded domain", () => {
+    const r = withCode("docs", { branded: true, renameReserved: "old" });
+    expect(r.ok && r.value).toMatchObject({ alias: "docs" });
+    expect(r.ok && r.value.renamedFrom).toBeUndefined();
+  });
+
+  it("that is one of Kurz's own paths is kept as PREFIX-code with rename_reserved, and only that one", () => {
+    const renamed = withCode("Docs", { branded: false, renameReserved: "old" });
+    expect(renamed.ok && renamed.value).toMatchObject({ alias: "old-Docs", renamedFrom: "Docs" });
+    const plain = withCode("docs2", { branded: false, renameReserved: "old" });
+    expect(plain.ok && plain.value).toMatchObject({ alias: "docs2" });
+    expect(plain.ok && plain.value.renamedFrom).toBeUndefined();
+  });
+});

@@ -48,6 +48,9 @@ export interface ClaimedJob {
   fetchTitles: boolean;
   /** Whose rate budget its title fetches are charged to; null: none (an operator's CLI run). */
   titleBudget: string | null;
+  /** The branded domain its links live on (null: the public host). */
+  domainId: number | null;
+  renameReserved: string | null;
   content: Buffer;
   processed: number;
 }
@@ -77,6 +80,8 @@ export async function claimImportJob(prisma: PrismaClient, leaseMs: number): Pro
     format: string;
     fetch_titles: boolean;
     title_budget: string | null;
+    domain_id: number | null;
+    rename_reserved: string | null;
     content: Buffer | null;
     processed: number;
   }>({
@@ -84,7 +89,8 @@ export async function claimImportJob(prisma: PrismaClient, leaseMs: number): Pro
     text: `UPDATE import_jobs SET status = 'running', updated_at = now(),
              lease_until = now() + make_interval(secs => $1::float8)
            WHERE id = (${CLAIMABLE} ORDER BY j.updated_at, j.created_at LIMIT 1 FOR UPDATE OF j SKIP LOCKED)
-           RETURNING id, account_id, format, fetch_titles, title_budget, content, processed`,
+           RETURNING id, account_id, format, fetch_titles, title_budget, domain_id, rename_reserved, content,
+             processed`,
     values: [leaseMs / 1000],
   });
   if (!job) return null;
@@ -94,6 +100,8 @@ export async function claimImportJob(prisma: PrismaClient, leaseMs: number): Pro
     format: job.format as ImportFormat,
     fetchTitles: job.fetch_titles,
     titleBudget: job.title_budget,
+    domainId: job.domain_id,
+    renameReserved: job.rename_reserved,
     content: job.content ?? Buffer.alloc(0), // node-postgres reads bytea as a Buffer: no copy of the file
     processed: job.processed,
   };
