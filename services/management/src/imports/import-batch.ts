@@ -7,8 +7,13 @@
 // Idempotency per row: a row whose alias already names a link of this account to the same URL, or a
 // row without alias whose URL this account already shortened, is skipped; re-running a file (or
 // resuming one) therefore creates nothing twice.
+//
+// Every row ends in exactly one count: created, skipped, needs_attention (a link created inactive for
+// its owner to finish: a password the source did not export, listed in import_row_attention with
+// its link) or failed (no link; its reason in import_row_errors). A batch moves `processed` by its
+// size and those four by its rows, in the same statement, so they always add up.
 import { randomUUID } from "node:crypto";
-import { TOPICS } from "@kurz/contracts";
+import { type ImportFormat, TOPICS } from "@kurz/contracts";
 import { type Link, Prisma, type PrismaClient, sqlStateOf } from "@kurz/db";
 import { joinLinksByCode } from "../links-by-code.ts";
 import { linkEvent } from "../outbox.ts";
@@ -19,8 +24,10 @@ import { checkImportRow, type ValidImportRow } from "./import-rows.ts";
 
 type Tx = Prisma.TransactionClient;
 
-export const IMPORT_ALIAS_TAKEN = "Alias already taken";
-export const importLimitReached = (limit: number) => `Link limit reached (${limit} links)`;
+export const IMPORT_ALIAS_TAKEN =
+  "Alias already taken: another link has this code (or another account deleted it lately). To import it, change the alias in the file, or leave it empty for a generated code";
+export const importLimitReached = (limit: number) =>
+  `Link limit reached (${limit} links). To import it, delete links you no longer need or ask for a higher limit, then import the file again: the rows already imported are skipped`;
 
 export interface RowError {
   row: number;
@@ -30,8 +37,11 @@ export interface RowError {
 }
 
 export interface BatchResult {
+  /** Every link the batch made, the inactive ones that need attention included. */
   created: Link[];
   skipped: number;
+  /** How many of `created` were made inactive for their owner to finish. */
+  needsAttention: number;
   errors: RowError[];
 }
 
@@ -79,14 +89,14 @@ export interface PreparedBatch {
 export async function prepareBatch(
   deps: Pick<BatchDeps, "prisma" | "retiredCodeGraceMs">,
   work: RowWork,
-  job: { accountId: string },
+  job: { accountId: string; format: ImportFormat },
   rows: readonly RawImportRow[],
   ready: Promise<unknown> = Promise.resolve(),
 ): Promise<PreparedBatch> {
   const errors: RowError[] = [];
   const valid: ValidImportRow[] = [];
   for (const raw of rows) {
-    const checked = checkImportRow(raw);
+    const checked = checkImportRow(raw, job.format);
     if (checked.ok) valid.push(checked.value);
     else errors.push({ row: raw.row, alias: raw.alias ?? null, url: raw.url ?? null, error: checked.error });
   }
@@ -177,7 +187,7 @@ async function commitRefusals(
       ON CONFLICT DO NOTHING)
     SELECT count(*)::int AS n FROM job`;
   if (moved?.n !== 1) throw new ImportJobMoved();
-  return { created: [], skipped: batch.skipped, errors };
+  return { created: [], skipped: batch.skipped, needsAttention: 0, errors };
 }
 
 type Found = Awaited<ReturnType<typeof lookUp>>;
@@ -257,9 +267,11 @@ async function commitBatch(
   errors.push(...decided.errors);
   const skipped = batch.skipped + decided.skipped;
   const toCreate = decided.toCreate;
-  const created = await insertLinks(tx, accountId, current.default_expiry_hours, toCreate, (row) =>
+  const inserted = await insertLinks(tx, accountId, current.default_expiry_hours, toCreate, (row) =>
     fail(row, IMPORT_ALIAS_TAKEN),
   );
+  const created = inserted.map((i) => i.link);
+  const attention = inserted.filter((i) => i.row.attention !== null);
 
   if (created.length > 0) {
     // The count's row lock comes last, as every create's (decisions 0012, 0037): KZ403 when the room
@@ -279,13 +291,22 @@ async function commitBatch(
       SELECT ${job.id}::uuid, r, a, u, e FROM unnest(${errors.map((e) => e.row)}::int[],
         ${errors.map((e) => e.alias)}::text[], ${errors.map((e) => e.url?.slice(0, 2048) ?? null)}::text[],
         ${errors.map((e) => e.error)}::text[]) AS x(r, a, u, e)
+      ON CONFLICT DO NOTHING),
+    attention AS (
+      INSERT INTO import_row_attention (job_id, row, link_id, alias, url, reason)
+      SELECT ${job.id}::uuid, r, l, a, u, e FROM unnest(${attention.map((i) => i.row.row)}::int[],
+        ${attention.map((i) => i.link.id)}::uuid[], ${attention.map((i) => i.row.alias ?? null)}::text[],
+        ${attention.map((i) => i.row.url)}::text[], ${attention.map((i) => i.row.attention)}::text[])
+        AS x(r, l, a, u, e)
       ON CONFLICT DO NOTHING)
-    UPDATE import_jobs SET processed = processed + ${batch.size}::int, created = created + ${created.length}::int,
+    UPDATE import_jobs SET processed = processed + ${batch.size}::int,
+      created = created + ${created.length - attention.length}::int,
+      needs_attention = needs_attention + ${attention.length}::int,
       skipped = skipped + ${skipped}::int, failed = failed + ${errors.length}::int,
       passwords_hashed = passwords_hashed + ${batch.hashed}::int, updated_at = now(),
       lease_until = now() + make_interval(secs => ${deps.leaseMs / 1000}::float8)
     WHERE id = ${job.id}::uuid`;
-  return { created, skipped, errors };
+  return { created, skipped, needsAttention: attention.length, errors };
 }
 
 const NOTHING_FOUND: Found = {
@@ -359,7 +380,8 @@ async function lookUp(
  * here from the rows as they will be inserted (the expiry defaulting from the account's setting, as
  * the API's create does), and only those of rows the INSERT took are written. A generated code that is
  * in use or retired is drawn again (bounded rounds); an alias taken since the lookup (a concurrent
- * create) is reported through `taken`.
+ * create) is reported through `taken`. A row that needs attention is inserted inactive: the redirect
+ * answers it as any inactive link (404) until its owner sets a password and activates it.
  */
 async function insertLinks(
   tx: Tx,
@@ -367,11 +389,11 @@ async function insertLinks(
   defaultExpiryHours: number | null,
   rows: Prepared[],
   taken: (row: Prepared) => void,
-): Promise<Link[]> {
+): Promise<{ row: Prepared; link: Link }[]> {
   const now = new Date();
   const defaultExpiry =
     defaultExpiryHours === null ? null : new Date(now.getTime() + defaultExpiryHours * 3_600_000);
-  const created: Link[] = [];
+  const created: { row: Prepared; link: Link }[] = [];
   let pending = rows.map((row) => linkOf(row, accountId, row.alias ?? randomShortCode(), now, defaultExpiry));
   for (let round = 0; pending.length > 0 && round < 5; round++) {
     // The batch travels as one JSON document (jsonb_to_recordset) rather than as one array per column:
@@ -385,6 +407,7 @@ async function insertLinks(
         url: link.originalUrl,
         title: link.title,
         pw: link.passwordHash,
+        active: link.isActive,
         exp: link.expiresAt?.toISOString() ?? null,
         generated: row.alias === undefined,
         event: linkEvent("link.created", link),
@@ -393,12 +416,12 @@ async function insertLinks(
     const inserted = await tx.$queryRaw<{ id: string }[]>`
       WITH r AS (
         SELECT * FROM jsonb_to_recordset(${batch}::jsonb)
-          AS r(n int, id uuid, code text, url text, title text, pw text, exp timestamptz, generated boolean,
-               event jsonb)),
+          AS r(n int, id uuid, code text, url text, title text, pw text, active boolean, exp timestamptz,
+               generated boolean, event jsonb)),
       added AS (
         INSERT INTO links (id, account_id, short_code, original_url, title, password_hash, is_active,
                            analytics_public, expires_at, created_at, updated_at)
-        SELECT r.id, ${accountId}::uuid, r.code, r.url, r.title, r.pw, true, false, r.exp,
+        SELECT r.id, ${accountId}::uuid, r.code, r.url, r.title, r.pw, r.active, false, r.exp,
                ${now}::timestamptz, ${now}::timestamptz
         FROM r
         WHERE NOT (r.generated AND EXISTS (SELECT 1 FROM retired_codes rc WHERE rc.short_code = r.code))
@@ -411,7 +434,7 @@ async function insertLinks(
     const done = new Set(inserted.map((r) => r.id));
     const retry: typeof pending = [];
     for (const p of pending) {
-      if (done.has(p.link.id)) created.push(p.link);
+      if (done.has(p.link.id)) created.push(p);
       else if (p.row.alias !== undefined) taken(p.row);
       else retry.push(linkOf(p.row, accountId, randomShortCode(), now, defaultExpiry));
     }
@@ -430,7 +453,7 @@ function linkOf(row: Prepared, accountId: string, code: string, now: Date, defau
     originalUrl: row.url,
     title: row.title,
     passwordHash: row.passwordHash,
-    isActive: true,
+    isActive: row.attention === null,
     expiresAt: row.expiresAt ?? defaultExpiry,
     clicksCount: 0n,
     analyticsPublic: false,

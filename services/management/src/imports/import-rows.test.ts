@@ -31,3 +31,52 @@ describe("an import row's expires_at", () => {
     }
   });
 });
+
+describe("a refused row's reason", () => {
+  const reason = (raw: Parameters<typeof checkImportRow>[0]) => {
+    const r = checkImportRow(raw);
+    return r.ok ? null : r.error;
+  };
+
+  it("says what is wrong with each field and how to fix it in the file", () => {
+    const cases: [Parameters<typeof checkImportRow>[0], RegExp][] = [
+      [{ row: 1 }, /^url: missing\. Give the row its destination .* or remove the row$/],
+      [
+        { row: 1, url: "not a url" },
+        /^url: .+\. To import it, give an absolute http:\/\/ or https:\/\/ address/,
+      ],
+      [
+        { row: 1, url: "https://example.com/", alias: "-bad-" },
+        /^alias: .+\. To import it, change the alias/,
+      ],
+      [
+        { row: 1, url: "https://example.com/", password: "x".repeat(129) },
+        /^password: A link password has at most 128 characters\. To import it, correct the password/,
+      ],
+      [
+        { row: 1, url: "https://example.com/", expires_at: "someday" },
+        /^expires_at: Expected an ISO 8601 date.*\. To import it, write the date as 2031-01-01/,
+      ],
+    ];
+    for (const [raw, expected] of cases) expect(reason(raw), JSON.stringify(raw)).toMatch(expected);
+  });
+
+  it("names every refused field, one clause each", () => {
+    const both = reason({ row: 1, url: "nope", alias: "-bad-", expires_at: "someday" }) ?? "";
+    expect(both.split("; ").map((part) => part.split(":")[0])).toEqual(["url", "alias", "expires_at"]);
+  });
+});
+
+describe("a row protected at its source", () => {
+  it("needs its owner when the file says a password is set but not which", () => {
+    const r = checkImportRow({ row: 3, url: "https://example.com/", passwordWithheld: true }, "kutt");
+    expect(r.ok && r.value.attention).toBe(
+      "protected in Kutt; Kutt does not export passwords: set a password and activate",
+    );
+  });
+
+  it("needs nothing when the file holds the password itself", () => {
+    const r = checkImportRow({ row: 3, url: "https://example.com/", password: "hunter2hunter2" }, "csv");
+    expect(r.ok && r.value.attention).toBeNull();
+  });
+});

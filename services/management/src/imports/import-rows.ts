@@ -1,9 +1,10 @@
 // A raw import row checked against the same rules as POST /links (contracts' CreateLinkBody: its
 // expiry and link password rules included), with import-friendly readings: a title cut to the stored
 // maximum, and a date-time without a zone (`2031-01-01 12:00:00`, as SQL dumps and spreadsheets write
-// it) read as UTC.
-import { CreateLinkBody, TITLE_MAX_LENGTH } from "@kurz/contracts";
-import { summarizeIssues } from "@kurz/service-kit";
+// it) read as UTC. A refused row's reason says what is wrong and how to fix it in the file: the person
+// reading it has the file, not the API.
+import { CreateLinkBody, type ImportFormat, TITLE_MAX_LENGTH } from "@kurz/contracts";
+import type * as z from "zod";
 import type { RawImportRow } from "./import-file.ts";
 
 export interface ValidImportRow {
@@ -13,6 +14,11 @@ export interface ValidImportRow {
   title?: string;
   expiresAt: Date | null;
   password?: string;
+  /**
+   * Why the row's link is created inactive for its owner to finish (counted as needs_attention), or
+   * null: a row protected at its source whose password the file does not hold.
+   */
+  attention: string | null;
 }
 
 export type CheckedRow =
@@ -28,8 +34,52 @@ export function asUtcExpiry(value: string | undefined): string | undefined {
   return m ? `${m[1]}T${m[2]}${m[3] ?? ":00"}Z` : value;
 }
 
-export function checkImportRow(raw: RawImportRow): CheckedRow {
-  if (raw.url === undefined) return { ok: false, row: raw, error: "url: missing" };
+const SOURCE_NAMES: Record<ImportFormat, string> = {
+  csv: "the file",
+  bitly: "Bitly",
+  shlink: "Shlink",
+  kutt: "Kutt",
+  yourls: "YOURLS",
+};
+
+/** The reason of a row whose source protects its link with a password the export leaves out. */
+export const passwordWithheldReason = (format: ImportFormat) =>
+  `protected in ${SOURCE_NAMES[format]}; ${SOURCE_NAMES[format]} does not export passwords: set a password and activate`;
+
+export const URL_MISSING =
+  "url: missing. Give the row its destination (an absolute http:// or https:// address) or remove the row";
+
+/** What to do about a refused field, after what is wrong with it. */
+const FIX: Record<string, string> = {
+  url: "give an absolute http:// or https:// address of at most 2048 characters, or remove the row",
+  custom_alias: "change the alias in the file, or leave it empty for a generated code",
+  title: "correct the title in the file, or leave it empty for the URL's host name",
+  password: "correct the password in the file, or leave it empty for a link without one",
+  expires_at:
+    "write the date as 2031-01-01 or 2031-01-01T12:00:00Z (a date-time without a zone is read as UTC), or leave it empty",
+};
+/** The file's column names the reader takes for each field (import-file.ts), as the person sees them. */
+const FIELD_NAMES: Record<string, string> = { custom_alias: "alias" };
+
+/** `field: what is wrong. What to do` for each refused field, at most five, in the schema's order. */
+function refusal(issues: readonly z.core.$ZodIssue[]): string {
+  const byField = new Map<string, string[]>();
+  for (const issue of issues) {
+    const field = String(issue.path[0] ?? "row");
+    byField.set(field, [...(byField.get(field) ?? []), issue.message]);
+  }
+  return [...byField]
+    .slice(0, 5)
+    .map(([field, messages]) => {
+      const fix = FIX[field];
+      const what = `${FIELD_NAMES[field] ?? field}: ${messages.join(", ")}`;
+      return fix ? `${what}. To import it, ${fix}` : what;
+    })
+    .join("; ");
+}
+
+export function checkImportRow(raw: RawImportRow, format: ImportFormat = "csv"): CheckedRow {
+  if (raw.url === undefined) return { ok: false, row: raw, error: URL_MISSING };
   const parsed = CreateLinkBody.safeParse({
     url: raw.url,
     custom_alias: raw.alias,
@@ -37,8 +87,20 @@ export function checkImportRow(raw: RawImportRow): CheckedRow {
     password: raw.password,
     expires_at: asUtcExpiry(raw.expires_at),
   });
-  if (!parsed.success) return { ok: false, row: raw, error: summarizeIssues(parsed.error.issues) };
+  if (!parsed.success) return { ok: false, row: raw, error: refusal(parsed.error.issues) };
   const { url, custom_alias, title, password, expires_at } = parsed.data;
   const expiresAt = expires_at === undefined ? null : new Date(expires_at);
-  return { ok: true, value: { row: raw.row, url, alias: custom_alias, title, expiresAt, password } };
+  return {
+    ok: true,
+    value: {
+      row: raw.row,
+      url,
+      alias: custom_alias,
+      title,
+      expiresAt,
+      password,
+      attention:
+        raw.passwordWithheld === true && password === undefined ? passwordWithheldReason(format) : null,
+    },
+  };
 }
