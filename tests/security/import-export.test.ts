@@ -1,6 +1,6 @@
 // Attacks on imports and exports (docs/import-export.md, docs/security.md): reading another account's
-// import or its refused rows, spreadsheet formulas smuggled through exported cells, oversized and
-// malformed uploads, another account's links and clicks in the analytics export (paged by rows since
+// import, its refused rows or its rows that need their owner (and finishing those links), spreadsheet
+// formulas smuggled through exported cells, oversized and malformed uploads, another account's links and clicks in the analytics export (paged by rows since
 // issue 16's constant-memory work), and the import's "already shortened" check (an indexed lookup
 // since migration 20261125023845) telling one account about another's URLs.
 import { IMPORT_MAX_BYTES } from "@kurz/contracts";
@@ -50,6 +50,48 @@ describe("imports are the account's own", () => {
     // The same bytes uploaded by the attacker make the attacker's own job, never the victim's.
     const mine = await uploadAs(attacker.api_key, "url\nnot-a-url\n");
     expect(mine.body.data.id).not.toBe(id);
+  });
+});
+
+describe("rows that need their owner are the account's own", () => {
+  it("another account can neither list a protected Kutt row nor set its password and activate its link", async () => {
+    const { attacker, victim, asAttacker, asVictim } = await attackerAndVictim(stack, "imp-attention");
+    const code = `kutt-${Date.now().toString(36)}`;
+    const kutt = (target: string) =>
+      JSON.stringify({ data: [{ address: code, target, password: true }], total: 1, limit: 1, skip: 0 });
+    const upload = await uploadAs(
+      victim.api_key,
+      kutt("https://example.com/victim-private"),
+      "application/json",
+    );
+    expect(upload.status, upload.text).toBe(202);
+    const job = await finishedJob(victim.api_key, upload.body.data.id);
+    expect(job.counts).toMatchObject({ created: 0, needs_attention: 1 });
+    const linkId = job.attention_preview[0].link_id as string;
+
+    expectV1Error(await asAttacker("GET", `/api/v1/imports/${job.id}/attention`), 404, "NOT_FOUND");
+    expectV1Error(await asAttacker("GET", `/api/v1/imports/${job.id}`), 404, "NOT_FOUND");
+    // The link the row names, through the links API the dashboard uses to finish it.
+    expectV1Error(await asAttacker("GET", `/api/v1/links/${linkId}`), 404, "NOT_FOUND");
+    expectV1Error(
+      await asAttacker("PATCH", `/api/v1/links/${linkId}`, { password: "attacker-chosen", is_active: true }),
+      404,
+      "NOT_FOUND",
+    );
+    // The same code in the attacker's own Kutt file is another account's: refused, nothing to finish.
+    const theirs = await uploadAs(attacker.api_key, kutt("https://evil.example/"), "application/json");
+    const refused = await finishedJob(attacker.api_key, theirs.body.data.id);
+    expect(refused.counts).toMatchObject({ created: 0, needs_attention: 0, failed: 1 });
+    expect(refused.attention_preview).toEqual([]);
+    const own = await asAttacker("GET", `/api/v1/imports/${refused.id}/attention`);
+    expect(own.body.data).toEqual([]);
+
+    // The victim's link is as the import left it: inactive, without a password, not served.
+    const link = await asVictim("GET", `/api/v1/links/${linkId}`);
+    expect(link.body.data).toMatchObject({ is_active: false, has_password: false });
+    expect((await raw(stack.origin, "GET", `/${code}`)).status).toBe(404);
+    const rows = await asVictim("GET", `/api/v1/imports/${job.id}/attention`);
+    expect(rows.body.data[0].link).toEqual({ short_code: code, is_active: false, has_password: false });
   });
 });
 

@@ -115,6 +115,7 @@ function attemptsFor(method: string, path: string): Attempt[] | undefined {
     "DELETE /api/v1/links/:id": [{ path: `/api/v1/links/${v.link.id}` }],
     "GET /api/v1/imports/:id": [{ path: `/api/v1/imports/${v.importId}` }],
     "GET /api/v1/imports/:id/errors": [{ path: `/api/v1/imports/${v.importId}/errors` }],
+    "GET /api/v1/imports/:id/attention": [{ path: `/api/v1/imports/${v.importId}/attention` }],
     "GET /api/v1/webhooks/:id": [{ path: `/api/v1/webhooks/${v.webhookId}` }],
     "PATCH /api/v1/webhooks/:id": [
       { path: `/api/v1/webhooks/${v.webhookId}`, body: { url: "http://93.184.216.35/attacker" } },

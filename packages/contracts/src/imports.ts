@@ -25,12 +25,20 @@ export type ImportFormat = z.infer<typeof ImportFormat>;
 export const ImportStatus = z.enum(["queued", "running", "completed", "failed"]);
 export type ImportStatus = z.infer<typeof ImportStatus>;
 
+// Every row ends in exactly one of created, skipped, needs_attention and failed, so their sum is
+// `processed`, and `total` once the job has completed.
 export const ImportCounts = z.object({
   total: Count.meta({ description: "Rows in the file" }),
-  processed: Count.meta({ description: "Rows handled so far (created + skipped + failed)" }),
-  created: Count,
+  processed: Count.meta({
+    description: "Rows handled so far: created + skipped + needs_attention + failed (total once completed)",
+  }),
+  created: Count.meta({ description: "Rows that became links ready to serve" }),
   skipped: Count.meta({ description: "Rows whose link already exists in the account (re-runs)" }),
-  failed: Count.meta({ description: "Rows refused; see GET /imports/:id/errors" }),
+  needs_attention: Count.meta({
+    description:
+      "Rows that became inactive links their owner must finish (a password the source did not export); see GET /imports/:id/attention",
+  }),
+  failed: Count.meta({ description: "Rows refused, no link made; see GET /imports/:id/errors" }),
 });
 export type ImportCounts = z.infer<typeof ImportCounts>;
 
@@ -48,6 +56,29 @@ export const ImportRename = z.object({
   code: z.string().meta({ description: "The code in the file" }),
   short_code: z.string().meta({ description: "The code the link was created with" }),
 });
+
+/** One row that became an inactive link its owner must finish, with that link as it is now. */
+export const ImportAttentionRow = z
+  .object({
+    row: z.int().positive(),
+    link_id: Uuid,
+    alias: z
+      .string()
+      .nullable()
+      .meta({ description: "The code the row asked for (null: one was generated)" }),
+    url: z.string(),
+    reason: z.string().meta({ description: "What is missing and what to do" }),
+    link: z
+      .object({
+        short_code: z.string(),
+        is_active: z.boolean(),
+        has_password: z.boolean(),
+      })
+      .nullable()
+      .meta({ description: "The link now (null: deleted since); done once active" }),
+  })
+  .meta({ id: "ImportAttentionRow" });
+export type ImportAttentionRow = z.infer<typeof ImportAttentionRow>;
 
 export const ImportJob = z
   .object({
@@ -75,6 +106,8 @@ export const ImportJob = z
     renamed: Count.meta({ description: "Rows created under rename_reserved's prefix" }),
     /** The first few renamed rows; all of them are the links whose code starts with the prefix. */
     renamed_preview: z.array(ImportRename).max(20),
+    /** The first few rows that need their owner; all of them: GET /imports/:id/attention. */
+    attention_preview: z.array(ImportAttentionRow).max(20),
     created_at: Timestamp,
     updated_at: Timestamp,
     finished_at: Timestamp.nullable(),
@@ -163,6 +196,19 @@ export const IMPORT_ROUTES = {
     params: ImportIdParams,
     status: 200,
     response: successEnvelope(ImportJob),
+    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
+  }),
+  getImportAttention: defineRoute({
+    method: "GET",
+    path: `${V1}/imports/:id/attention`,
+    tag: "links",
+    summary:
+      "An import's rows that became inactive links needing their owner (e.g. a password to set), with each link's state now",
+    auth: "key",
+    params: ImportIdParams,
+    query: ListImportsQuery,
+    status: 200,
+    response: successEnvelope(z.array(ImportAttentionRow), PaginationMeta),
     errors: ["VALIDATION_ERROR", "NOT_FOUND"],
   }),
   getImportErrors: defineRoute({

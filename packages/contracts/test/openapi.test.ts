@@ -119,6 +119,7 @@ describe("OpenAPI document", () => {
       "POST /api/v1/imports",
       "GET /api/v1/imports",
       "GET /api/v1/imports/:id",
+      "GET /api/v1/imports/:id/attention",
       "GET /api/v1/imports/:id/errors",
       "GET /api/v1/exports/links",
       "GET /api/v1/exports/analytics",

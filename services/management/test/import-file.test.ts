@@ -61,7 +61,7 @@ describe("import files", () => {
     });
   });
 
-  it("reads Kutt's links listing", () => {
+  it("reads Kutt's links listing, marking a protected link whose password Kutt does not export", () => {
     expect(readImportFile(fixture("kutt.json"), "auto")).toEqual({
       format: "kutt",
       rows: [
@@ -72,7 +72,7 @@ describe("import files", () => {
           title: "First Kutt link",
           expires_at: "2032-01-01T00:00:00.000Z",
         },
-        { row: 2, url: "https://example.net/second", alias: "kutt-two" },
+        { row: 2, url: "https://example.net/second", alias: "kutt-two", passwordWithheld: true },
       ],
     });
   });

@@ -8,8 +8,10 @@ import { join } from "node:path";
 import { createPrisma, type PrismaClient } from "@kurz/db";
 import { printProcessOutputOnFailure } from "@kurz/testing";
 import type { Stack } from "@kurz/testing/stack";
+import { parse as parseCsv } from "csv-parse/sync";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { IMPORT_ALIAS_TAKEN, importLimitReached } from "../src/imports/import-batch.ts";
 import { createImportJob } from "../src/imports/import-jobs.ts";
 import { runImportJob } from "../src/imports/import-worker.ts";
 import { storedLinkCount } from "../src/link-count.ts";
@@ -71,12 +73,20 @@ const newCaller = async (tag: string, linkLimit?: number) => {
 const upload = (api: V1Caller, file: string | Buffer, query = "", type = "text/csv") =>
   api("POST", `/imports${query}`, file.toString(), { "content-type": type });
 
-/** Polls the job until it ends (bounded: 20 s). */
+/** Every row is in exactly one count: the four add up to the rows handled, all of them once completed. */
+function expectCountsAddUp(job: { status: string; counts: Record<string, number> }) {
+  const c = job.counts;
+  expect(c.created! + c.skipped! + c.needs_attention! + c.failed!, JSON.stringify(c)).toBe(c.processed);
+  if (job.status === "completed") expect(c.processed).toBe(c.total);
+}
+
+/** Polls the job until it ends (bounded: 20 s); its counts add up at every look. */
 async function finished(api: V1Caller, id: string) {
   const deadline = Date.now() + 20_000;
   for (;;) {
     const res = await api("GET", `/imports/${id}`);
     expectV1Success(res);
+    expectCountsAddUp(res.body.data);
     if (res.body.data.status === "completed" || res.body.data.status === "failed") return res.body.data;
     if (Date.now() > deadline) throw new Error(`import ${id} still ${res.body.data.status}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -100,7 +110,14 @@ describe("POST /api/v1/imports", () => {
 
     const job = await finished(api, res.body.data.id);
     expect(job).toMatchObject({ status: "completed", progress: 1, error: null });
-    expect(job.counts).toEqual({ total: 2, processed: 2, created: 2, skipped: 0, failed: 0 });
+    expect(job.counts).toEqual({
+      total: 2,
+      processed: 2,
+      created: 2,
+      skipped: 0,
+      needs_attention: 0,
+      failed: 0,
+    });
 
     const links = await prisma.link.findMany({ where: { accountId }, orderBy: { originalUrl: "asc" } });
     expect(links.map((l) => [l.originalUrl, l.title, l.passwordHash !== null])).toEqual([
@@ -155,19 +172,143 @@ describe("POST /api/v1/imports", () => {
     expect(titles).toEqual(["Page fetched", "127.0.0.1"]);
   });
 
-  it("imports each source's sample file", async () => {
-    // Sample codes are global: one account per run would collide, so each sample is imported once here.
+  it("imports every sample file of every format, each job's counts adding up to its rows", async () => {
+    // Sample codes are global: one account per run would collide, so each sample is imported once here
+    // (the samples of one source share codes and URLs: the second of them is skipped).
     const { api, accountId } = await newCaller("imp-samples");
-    const created: Record<string, number> = {};
-    for (const name of ["bitly.csv", "shlink.json", "kutt.json", "yourls.json"]) {
+    const samples = [
+      "kurz.csv",
+      "kurz-reordered.csv",
+      "bitly.csv",
+      "shlink.json",
+      "shlink.csv",
+      "kutt.json",
+      "yourls.json",
+      "yourls.csv",
+      "yourls-dump/batch.tsv",
+      "yourls-dump/outfile.csv",
+      "yourls-dump/outfile.tsv",
+    ];
+    const outcome: Record<string, unknown> = {};
+    for (const name of samples) {
       const type = name.endsWith(".json") ? "application/json" : "text/csv";
       const res = await upload(api, fixture(name), "", type);
       expectV1Success(res, 202);
       const job = await finished(api, res.body.data.id);
-      created[job.format] = job.counts.created + job.counts.skipped;
+      expect(job.status, name).toBe("completed");
+      const { created, skipped, needs_attention, failed } = job.counts;
+      outcome[name] = { format: job.format, created, skipped, needs_attention, failed };
     }
-    expect(created).toEqual({ bitly: 2, shlink: 2, kutt: 2, yourls: 2 });
-    expect(await linkCount(accountId)).toBe(8);
+    const counts = (format: string, created: number, skipped = 0, needs_attention = 0) => ({
+      format,
+      created,
+      skipped,
+      needs_attention,
+      failed: 0,
+    });
+    expect(outcome).toEqual({
+      "kurz.csv": counts("csv", 3),
+      "kurz-reordered.csv": counts("csv", 1),
+      "bitly.csv": counts("bitly", 2),
+      "shlink.json": counts("shlink", 2),
+      "shlink.csv": counts("shlink", 0, 2),
+      // Kutt says kutt-two has a password but not which: an inactive link for its owner to finish.
+      "kutt.json": counts("kutt", 1, 0, 1),
+      "yourls.json": counts("yourls", 2),
+      "yourls.csv": counts("yourls", 0, 2),
+      // Which of the dumps' codes are taken depends on the code rules; their counts add up all the same.
+      "yourls-dump/batch.tsv": expect.objectContaining({ format: "yourls", needs_attention: 0 }),
+      "yourls-dump/outfile.csv": expect.objectContaining({
+        format: "yourls",
+        created: 0,
+        needs_attention: 0,
+      }),
+      "yourls-dump/outfile.tsv": expect.objectContaining({
+        format: "yourls",
+        created: 0,
+        needs_attention: 0,
+      }),
+    });
+    // Each link made is a created or a needs_attention row of exactly one job.
+    const made = Object.values(outcome).reduce<number>((sum, o) => {
+      const { created, needs_attention } = o as { created: number; needs_attention: number };
+      return sum + created + needs_attention;
+    }, 0);
+    expect(await linkCount(accountId)).toBe(made);
+  });
+
+  it("creates a Kutt link protected by a password it does not export inactive, for its owner to finish", async () => {
+    const { api, accountId } = await newCaller("imp-kutt-protected");
+    const open = uniqueAlias("ko");
+    const locked = uniqueAlias("kl");
+    const kutt = JSON.stringify({
+      data: [
+        { address: open, target: "https://example.net/open", password: false, description: "Open" },
+        { address: locked, target: "https://example.net/locked", password: true, description: "Locked" },
+      ],
+      total: 2,
+      limit: 10,
+      skip: 0,
+    });
+    const job = await finished(api, (await upload(api, kutt, "", "application/json")).body.data.id);
+    expect(job.counts).toEqual({
+      total: 2,
+      processed: 2,
+      created: 1,
+      skipped: 0,
+      needs_attention: 1,
+      failed: 0,
+    });
+    const needing = {
+      row: 2,
+      alias: locked,
+      url: "https://example.net/locked",
+      reason: "protected in Kutt; Kutt does not export passwords: set a password and activate",
+      link: { short_code: locked, is_active: false, has_password: false },
+    };
+    expect(job.attention_preview).toEqual([expect.objectContaining(needing)]);
+    const linkId = job.attention_preview[0].link_id as string;
+    const listed = await api("GET", `/imports/${job.id}/attention`);
+    expectV1Success(listed);
+    expect(listed.body.data).toEqual([{ ...needing, link_id: linkId }]);
+    expect(listed.body.meta).toEqual({ page: 1, per_page: 20, total: 1, total_pages: 1 });
+
+    // Until its owner acts, the protected link answers as any inactive link: not found, no redirect.
+    const short = (code: string) => `${stack.origin}/${code}`;
+    expect((await fetch(short(open), { redirect: "manual" })).status).toBe(302);
+    const before = await fetch(short(locked), { redirect: "manual" });
+    expect(before.status).toBe(404);
+    expect(await readRedirectRecord(stack, locked)).toMatchObject({ active: false, password_hash: null });
+
+    // Re-importing the file (before or after activation) creates nothing twice.
+    const again = await finished(api, (await upload(api, kutt, "", "application/json")).body.data.id);
+    expect(again.counts).toEqual({
+      total: 2,
+      processed: 2,
+      created: 0,
+      skipped: 2,
+      needs_attention: 0,
+      failed: 0,
+    });
+    expect(await linkCount(accountId)).toBe(2);
+
+    // The owner sets the password they used in Kutt and activates the link (the links API's PATCH).
+    expectV1Success(await api("PATCH", `/links/${linkId}`, { password: "kutt-secret-1", is_active: true }));
+    const form = await fetch(short(locked), { redirect: "manual" });
+    expect(form.status).toBe(200);
+    expect(await form.text()).toMatch(/password/i);
+    const through = await fetch(short(locked), {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "password=kutt-secret-1",
+    });
+    expect(through.status).toBe(303); // the browser follows with a GET: the password is not re-posted
+    expect(through.headers.get("location")).toBe("https://example.net/locked");
+    const after = await api("GET", `/imports/${job.id}/attention`);
+    expect(after.body.data[0].link).toEqual({ short_code: locked, is_active: true, has_password: true });
+    expect((await api("GET", `/imports/${job.id}`)).body.data.counts.needs_attention).toBe(1);
+    expect(await linkCount(accountId)).toBe(2);
   });
 
   it("takes a real Kutt export saved page by page as one file, every row read", async () => {
@@ -202,21 +343,30 @@ describe("POST /api/v1/imports", () => {
       `https://example.com/dup,${ok},,`,
     ].join("\n");
     const job = await finished(api, (await upload(api, csv)).body.data.id);
-    expect(job.counts).toEqual({ total: 7, processed: 7, created: 1, skipped: 0, failed: 6 });
+    expect(job.counts).toEqual({
+      total: 7,
+      processed: 7,
+      created: 1,
+      skipped: 0,
+      needs_attention: 0,
+      failed: 6,
+    });
     expect(job.errors_preview.map((e: { row: number }) => e.row)).toEqual([2, 3, 4, 5, 6, 7]);
     expect(await linkCount(accountId)).toBe(1);
 
     const errors = await api("GET", `/imports/${job.id}/errors`);
     expect(errors.status).toBe(200);
     expect(errors.headers.get("content-type")).toMatch(/^text\/csv/);
-    const lines = String(errors.body).trim().split("\r\n");
-    expect(lines[0]).toBe("row,alias,url,error");
+    const lines: string[][] = parseCsv(String(errors.body));
+    expect(lines[0]).toEqual(["row", "alias", "url", "error"]);
     expect(lines).toHaveLength(7);
-    expect(lines[1]).toMatch(/^2,,not a url,url:/);
-    expect(lines[2]).toBe(`3,${taken},https://example.com/t,Alias already taken`);
-    expect(lines[3]).toMatch(/^4,.*password/);
-    expect(lines[4]).toMatch(/^5,.*expires_at: Expected an ISO 8601 date/);
-    expect(lines[6]).toBe(`7,${ok},https://example.com/dup,Alias already taken`);
+    expect(lines[1]?.slice(0, 3)).toEqual(["2", "", "not a url"]);
+    expect(lines[1]?.[3]).toMatch(/^url: Invalid URL\. To import it, /);
+    expect(lines[2]).toEqual(["3", taken, "https://example.com/t", IMPORT_ALIAS_TAKEN]);
+    expect(lines[3]?.[3]).toMatch(/^password: .*\. To import it, /);
+    expect(lines[4]?.[3]).toMatch(/^expires_at: Expected an ISO 8601 date.*\. To import it, /);
+    expect(lines[5]?.[3]).toMatch(/^alias: .*\. To import it, /);
+    expect(lines[6]).toEqual(["7", ok, "https://example.com/dup", IMPORT_ALIAS_TAKEN]);
   });
 
   it("stops at the link limit mid-file and reports each row past it", async () => {
@@ -225,8 +375,15 @@ describe("POST /api/v1/imports", () => {
     // 120 rows in batches of 50: the limit falls inside the first batch.
     const rows = Array.from({ length: 120 }, (_, i) => `https://example.com/limit/${i}`);
     const job = await finished(api, (await upload(api, `url\n${rows.join("\n")}\n`)).body.data.id);
-    expect(job.counts).toEqual({ total: 120, processed: 120, created: 4, skipped: 0, failed: 116 });
-    expect(job.errors_preview[0]).toEqual({ row: 5, error: "Link limit reached (5 links)" });
+    expect(job.counts).toEqual({
+      total: 120,
+      processed: 120,
+      created: 4,
+      skipped: 0,
+      needs_attention: 0,
+      failed: 116,
+    });
+    expect(job.errors_preview[0]).toEqual({ row: 5, error: importLimitReached(5) });
     expect(await linkCount(accountId)).toBe(5);
     expect(await storedCount(accountId)).toBe(5);
   });
@@ -242,11 +399,25 @@ describe("POST /api/v1/imports", () => {
     // The same bytes after the job ended: a new job, every row already there.
     const again = await finished(api, (await upload(api, csv)).body.data.id);
     expect(again.id).not.toBe(job.id);
-    expect(again.counts).toEqual({ total: 2, processed: 2, created: 0, skipped: 2, failed: 0 });
+    expect(again.counts).toEqual({
+      total: 2,
+      processed: 2,
+      created: 0,
+      skipped: 2,
+      needs_attention: 0,
+      failed: 0,
+    });
 
     const extended = await upload(api, `${csv}https://example.com/r3,\n`);
     const second = await finished(api, extended.body.data.id);
-    expect(second.counts).toEqual({ total: 3, processed: 3, created: 1, skipped: 2, failed: 0 });
+    expect(second.counts).toEqual({
+      total: 3,
+      processed: 3,
+      created: 1,
+      skipped: 2,
+      needs_attention: 0,
+      failed: 0,
+    });
     expect(await linkCount(accountId)).toBe(3);
     expect(await storedCount(accountId)).toBe(3);
   });
@@ -322,7 +493,14 @@ describe("POST /api/v1/imports", () => {
     expect(await linkCount(accountId)).toBe(50);
     // The service's worker takes it over once the dead worker's lease expires.
     const done = await finished(api, job.id);
-    expect(done.counts).toEqual({ total: 130, processed: 130, created: 130, skipped: 0, failed: 0 });
+    expect(done.counts).toEqual({
+      total: 130,
+      processed: 130,
+      created: 130,
+      skipped: 0,
+      needs_attention: 0,
+      failed: 0,
+    });
     expect(await linkCount(accountId)).toBe(130);
     expect(await storedCount(accountId)).toBe(130);
     const events = await prisma.outboxEvent.count({

@@ -2,7 +2,8 @@
 // through the stack's public origin: add a webhook endpoint (a receiver on loopback, allowed by
 // WEBHOOK_ALLOW_HOSTS as in tests/security/webhooks.test.ts), keep its secret, create a link and watch
 // the signed delivery arrive and appear in the log; manage the endpoint; import a CSV and watch its
-// progress reach 100%; download the links and analytics exports. Every page is checked with axe-core
+// progress reach 100%; import a Kutt export and finish its password-protected link (set its password,
+// activate it); download the links and analytics exports. Every page is checked with axe-core
 // and photographed at desktop and phone width (docs/dashboard.md).
 import { createHmac } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -254,6 +255,73 @@ describe.skipIf(!hasChromium)(
       ).toBe(0);
     });
 
+    it("imports a Kutt export: its password-protected link waits, not served, until its password is set here", async () => {
+      const locked = `kprot-${stamp}`;
+      const kutt = join(files, "kutt.json");
+      writeFileSync(
+        kutt,
+        JSON.stringify({
+          data: [
+            { address: `kopen-${stamp}`, target: "https://example.org/kutt-open", password: false },
+            { address: locked, target: "https://example.org/kutt-locked", password: true },
+          ],
+          total: 2,
+          limit: 10,
+          skip: 0,
+        }),
+      );
+      await nav("Import").click();
+      await page.getByRole("heading", { name: "Import links" }).waitFor();
+      await page.getByLabel("File").setInputFiles(kutt);
+      await page.getByLabel("Format").selectOption("kutt");
+      await page.getByRole("button", { name: "Start import" }).click();
+      const job = page.getByTestId("import-job");
+      await job.getByText("Completed", { exact: true }).waitFor({ timeout: 60_000 });
+      expect(await job.getByTestId("count-created").textContent()).toBe("1");
+      expect(await job.getByTestId("count-needs-attention").textContent()).toBe("1");
+      expect(await job.getByTestId("count-failed").textContent()).toBe("0");
+
+      const waiting = job.getByTestId("attention-row").filter({ hasText: locked });
+      await waiting
+        .getByText("protected in Kutt; Kutt does not export passwords: set a password and activate")
+        .waitFor();
+      await look(page, "import-attention");
+      // Until then a visitor gets what any inactive link answers.
+      const short = `${stack.origin}/${locked}`;
+      expect((await fetch(short, { redirect: "manual" })).status).toBe(404);
+
+      const finish = waiting.getByRole("button", { name: `Set password and activate ${locked}` });
+      await finish.click();
+      await waiting
+        .getByRole("alert")
+        .getByText(/Enter the password/)
+        .waitFor();
+      await waiting.getByLabel(`Password for ${locked}`).fill("kutt-secret-1");
+      await finish.click();
+      await waiting.getByText("Protected by its password.").waitFor();
+      await look(page, "import-attention-done");
+
+      const form = await fetch(short, { redirect: "manual" });
+      expect(form.status).toBe(200);
+      expect(await form.text()).toMatch(/password/i);
+      const through = await fetch(short, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "password=kutt-secret-1",
+      });
+      expect(through.headers.get("location")).toBe("https://example.org/kutt-locked");
+
+      // The past import's row reopens the job with its list, the link shown done.
+      await page.reload();
+      await page
+        .getByTestId("import-row")
+        .first()
+        .getByRole("button", { name: /need you, show them/ })
+        .click();
+      await page.getByTestId("import-attention").getByText("Protected by its password.").waitFor();
+    });
+
     it("downloads the links as CSV and JSON, and the analytics as CSV", async () => {
       await nav("Export").click();
       await page.getByRole("heading", { name: "Export" }).waitFor();
@@ -275,7 +343,14 @@ describe.skipIf(!hasChromium)(
       ]);
       const links = JSON.parse(await saved(jsonFile)) as { short_code: string }[];
       expect(links.map((l) => l.short_code).sort()).toEqual(
-        [`hooked-${stamp}`, `imp1-${stamp}`, `imp2-${stamp}`, `imp3-${stamp}`].sort(),
+        [
+          `hooked-${stamp}`,
+          `imp1-${stamp}`,
+          `imp2-${stamp}`,
+          `imp3-${stamp}`,
+          `kopen-${stamp}`,
+          `kprot-${stamp}`,
+        ].sort(),
       );
 
       await page.getByLabel("Rows").selectOption("country");

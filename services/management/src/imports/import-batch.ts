@@ -7,8 +7,13 @@
 // Idempotency per row: a row whose alias already names a link of this account to the same URL, or a
 // row without alias whose URL this account already shortened, is skipped; re-running a file (or
 // resuming one) therefore creates nothing twice.
+//
+// Every row ends in exactly one count: created, skipped, needs_attention (a link created inactive for
+// its owner to finish: a password the source did not export, listed in import_row_attention with
+// its link) or failed (no link; its reason in import_row_errors). A batch moves `processed` by its
+// size and those four by its rows, in the same statement, so they always add up.
 import { randomUUID } from "node:crypto";
-import { TOPICS } from "@kurz/contracts";
+import { type ImportFormat, TOPICS } from "@kurz/contracts";
 import { type Link, Prisma, type PrismaClient, sqlStateOf } from "@kurz/db";
 import { joinLinksByCode } from "../links-by-code.ts";
 import { linkEvent } from "../outbox.ts";
@@ -19,8 +24,10 @@ import { type CodeOptions, checkImportRow, type ValidImportRow } from "./import-
 
 type Tx = Prisma.TransactionClient;
 
-export const IMPORT_ALIAS_TAKEN = "Alias already taken";
-export const importLimitReached = (limit: number) => `Link limit reached (${limit} links)`;
+export const IMPORT_ALIAS_TAKEN =
+  "Alias already taken: another link has this code (or another account deleted it lately). To import it, change the alias in the file, or leave it empty for a generated code";
+export const importLimitReached = (limit: number) =>
+  `Link limit reached (${limit} links). To import it, delete links you no longer need or ask for a higher limit, then import the file again: the rows already imported are skipped`;
 
 export interface RowError {
   row: number;
@@ -30,8 +37,11 @@ export interface RowError {
 }
 
 export interface BatchResult {
+  /** Every link the batch made, the inactive ones that need attention included. */
   created: Link[];
   skipped: number;
+  /** How many of `created` were made inactive for their owner to finish. */
+  needsAttention: number;
   errors: RowError[];
 }
 
@@ -57,6 +67,7 @@ export interface BatchJob {
   /** The branded domain its links live on; null: the public host. */
   domainId: number | null;
   renameReserved: string | null;
+  format: ImportFormat;
 }
 
 const codeOptionsOf = (job: Pick<BatchJob, "domainId" | "renameReserved">): CodeOptions => ({
@@ -93,14 +104,14 @@ export interface PreparedBatch {
 export async function prepareBatch(
   deps: Pick<BatchDeps, "prisma" | "retiredCodeGraceMs">,
   work: RowWork,
-  job: Pick<BatchJob, "accountId" | "domainId" | "renameReserved">,
+  job: Pick<BatchJob, "accountId" | "domainId" | "renameReserved" | "format">,
   rows: readonly RawImportRow[],
   ready: Promise<unknown> = Promise.resolve(),
 ): Promise<PreparedBatch> {
   const errors: RowError[] = [];
   const valid: ValidImportRow[] = [];
   for (const raw of rows) {
-    const checked = checkImportRow(raw, codeOptionsOf(job));
+    const checked = checkImportRow(raw, { ...codeOptionsOf(job), format: job.format });
     if (checked.ok) valid.push(checked.value);
     else errors.push({ row: raw.row, alias: raw.alias ?? null, url: raw.url ?? null, error: checked.error });
   }
@@ -191,7 +202,7 @@ async function commitRefusals(
       ON CONFLICT DO NOTHING)
     SELECT count(*)::int AS n FROM job`;
   if (moved?.n !== 1) throw new ImportJobMoved();
-  return { created: [], skipped: batch.skipped, errors };
+  return { created: [], skipped: batch.skipped, needsAttention: 0, errors };
 }
 
 type Found = Awaited<ReturnType<typeof lookUp>>;
@@ -271,12 +282,13 @@ async function commitBatch(
   errors.push(...decided.errors);
   const skipped = batch.skipped + decided.skipped;
   const toCreate = decided.toCreate;
-  const created = await insertLinks(tx, job, current.default_expiry_hours, toCreate, (row) =>
+  const inserted = await insertLinks(tx, job, current.default_expiry_hours, toCreate, (row) =>
     fail(row, IMPORT_ALIAS_TAKEN),
   );
+  const created = inserted.map((i) => i.link);
+  const attention = inserted.filter((i) => i.row.attention !== null);
   // The rows created under rename_reserved's prefix, for the job's report.
-  const createdCodes = new Set(created.map((link) => link.shortCode));
-  const renamed = toCreate.filter((row) => row.renamedFrom !== undefined && createdCodes.has(row.alias!));
+  const renamed = inserted.filter((i) => i.row.renamedFrom !== undefined).map((i) => i.row);
 
   if (created.length > 0) {
     // The count's row lock comes last, as every create's (decisions 0012, 0037): KZ403 when the room
@@ -301,13 +313,22 @@ async function commitBatch(
       INSERT INTO import_row_renames (job_id, row, code, short_code)
       SELECT ${job.id}::uuid, r, c, s FROM unnest(${renamed.map((r) => r.row)}::int[],
         ${renamed.map((r) => r.renamedFrom!)}::text[], ${renamed.map((r) => r.alias!)}::text[]) AS x(r, c, s)
+      ON CONFLICT DO NOTHING),
+    attention AS (
+      INSERT INTO import_row_attention (job_id, row, link_id, alias, url, reason)
+      SELECT ${job.id}::uuid, r, l, a, u, e FROM unnest(${attention.map((i) => i.row.row)}::int[],
+        ${attention.map((i) => i.link.id)}::uuid[], ${attention.map((i) => i.row.alias ?? null)}::text[],
+        ${attention.map((i) => i.row.url)}::text[], ${attention.map((i) => i.row.attention)}::text[])
+        AS x(r, l, a, u, e)
       ON CONFLICT DO NOTHING)
-    UPDATE import_jobs SET processed = processed + ${batch.size}::int, created = created + ${created.length}::int,
+    UPDATE import_jobs SET processed = processed + ${batch.size}::int,
+      created = created + ${created.length - attention.length}::int,
+      needs_attention = needs_attention + ${attention.length}::int,
       skipped = skipped + ${skipped}::int, failed = failed + ${errors.length}::int,
       passwords_hashed = passwords_hashed + ${batch.hashed}::int, updated_at = now(),
       lease_until = now() + make_interval(secs => ${deps.leaseMs / 1000}::float8)
     WHERE id = ${job.id}::uuid`;
-  return { created, skipped, errors };
+  return { created, skipped, needsAttention: attention.length, errors };
 }
 
 const NOTHING_FOUND: Found = {
@@ -381,7 +402,8 @@ async function lookUp(
  * here from the rows as they will be inserted (the expiry defaulting from the account's setting, as
  * the API's create does), and only those of rows the INSERT took are written. A generated code that is
  * in use or retired is drawn again (bounded rounds); an alias taken since the lookup (a concurrent
- * create) is reported through `taken`.
+ * create) is reported through `taken`. A row that needs attention is inserted inactive: the redirect
+ * answers it as any inactive link (404) until its owner sets a password and activates it.
  */
 async function insertLinks(
   tx: Tx,
@@ -389,11 +411,11 @@ async function insertLinks(
   defaultExpiryHours: number | null,
   rows: Prepared[],
   taken: (row: Prepared) => void,
-): Promise<Link[]> {
+): Promise<{ row: Prepared; link: Link }[]> {
   const now = new Date();
   const defaultExpiry =
     defaultExpiryHours === null ? null : new Date(now.getTime() + defaultExpiryHours * 3_600_000);
-  const created: Link[] = [];
+  const created: { row: Prepared; link: Link }[] = [];
   const { accountId, domainId } = job;
   const linkOf = (row: Prepared, code: string) => linkOfRow(row, job, code, now, defaultExpiry);
   let pending = rows.map((row) => linkOf(row, row.alias ?? randomShortCode()));
@@ -409,6 +431,7 @@ async function insertLinks(
         url: link.originalUrl,
         title: link.title,
         pw: link.passwordHash,
+        active: link.isActive,
         exp: link.expiresAt?.toISOString() ?? null,
         generated: row.alias === undefined,
         event: linkEvent("link.created", link),
@@ -417,12 +440,12 @@ async function insertLinks(
     const inserted = await tx.$queryRaw<{ id: string }[]>`
       WITH r AS (
         SELECT * FROM jsonb_to_recordset(${batch}::jsonb)
-          AS r(n int, id uuid, code text, url text, title text, pw text, exp timestamptz, generated boolean,
-               event jsonb)),
+          AS r(n int, id uuid, code text, url text, title text, pw text, active boolean, exp timestamptz,
+               generated boolean, event jsonb)),
       added AS (
         INSERT INTO links (id, account_id, short_code, original_url, title, password_hash, is_active,
                            analytics_public, expires_at, domain_id, created_at, updated_at)
-        SELECT r.id, ${accountId}::uuid, r.code, r.url, r.title, r.pw, true, false, r.exp, ${domainId}::int,
+        SELECT r.id, ${accountId}::uuid, r.code, r.url, r.title, r.pw, r.active, false, r.exp, ${domainId}::int,
                ${now}::timestamptz, ${now}::timestamptz
         FROM r
         WHERE NOT (r.generated AND EXISTS (SELECT 1 FROM retired_codes rc WHERE rc.short_code = r.code))
@@ -435,7 +458,7 @@ async function insertLinks(
     const done = new Set(inserted.map((r) => r.id));
     const retry: typeof pending = [];
     for (const p of pending) {
-      if (done.has(p.link.id)) created.push(p.link);
+      if (done.has(p.link.id)) created.push(p);
       else if (p.row.alias !== undefined) taken(p.row);
       else retry.push(linkOf(p.row, randomShortCode()));
     }
@@ -460,7 +483,7 @@ function linkOfRow(
     originalUrl: row.url,
     title: row.title,
     passwordHash: row.passwordHash,
-    isActive: true,
+    isActive: row.attention === null,
     expiresAt: row.expiresAt ?? defaultExpiry,
     clicksCount: 0n,
     analyticsPublic: false,

@@ -185,7 +185,10 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
   const json = await toImportJson(prisma, job);
   const c = json.counts;
   console.error(
-    `${json.status}: ${c.created} created, ${c.skipped} skipped, ${c.failed} failed of ${c.total} rows` +
+    `${json.status}: ${c.created} created, ${c.skipped} skipped, ${c.needs_attention} need attention, ${c.failed} failed of ${c.total} rows` +
+      (c.needs_attention > 0
+        ? ` (links created inactive, to finish in the dashboard's import page: GET /api/v1/imports/${json.id}/attention)`
+        : "") +
       (c.failed > 0 ? ` (refused rows: GET /api/v1/imports/${json.id}/errors)` : ""),
   );
   console.log(JSON.stringify(json));

@@ -16,6 +16,11 @@ export interface RawImportRow {
   title?: string;
   expires_at?: string;
   password?: string;
+  /**
+   * The source marks the link password-protected but does not give the password (Kutt's JSON says
+   * `"password": true`): the link is created inactive, for its owner to set a password (import-batch.ts).
+   */
+  passwordWithheld?: true;
 }
 
 export class ImportFileError extends Error {}
@@ -23,7 +28,7 @@ export class ImportFileError extends Error {}
 /** Header names compared without case, spaces, `_` or `-`: "Long URL", "long_url" and "longUrl" match. */
 const norm = (header: string) => header.toLowerCase().replace(/[^a-z0-9]/g, "");
 
-type Field = Exclude<keyof RawImportRow, "row">;
+type Field = Exclude<keyof RawImportRow, "row" | "passwordWithheld">;
 /** Per field, the headers that carry it, best first. Short-URL columns give their last path segment. */
 const COLUMNS: Record<Field, readonly string[]> = {
   url: ["url", "originalurl", "longurl", "target", "destination", "destinationurl"],
@@ -80,6 +85,8 @@ function rowsFromRecords(records: Record<string, unknown>[], exported: boolean):
         }
       }
     }
+    // A JSON `true` where the password goes says only that one is set; a string is the password itself.
+    if (row.password === undefined && byName.get("password") === true) row.passwordWithheld = true;
     if (row.alias === undefined) {
       for (const name of SHORT_URL_COLUMNS) {
         const value = text(byName.get(name));

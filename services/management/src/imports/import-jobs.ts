@@ -1,8 +1,10 @@
-// The import job resource: create from an upload, read, list, and the refused rows as CSV. Jobs are
-// the account's own: another account's id answers 404 like an unknown one.
+// The import job resource: create from an upload, read, list, the refused rows as CSV and the rows that
+// need their owner (links created inactive), each with its link as it is now. Jobs are the account's
+// own: another account's id answers 404 like an unknown one, and a row's link is shown only while it
+// is the job's account's.
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
-import type { CreateImportQuery, ImportJob as ImportJobJson } from "@kurz/contracts";
+import type { CreateImportQuery, ImportAttentionRow, ImportJob as ImportJobJson } from "@kurz/contracts";
 import type { ImportJob, PrismaClient } from "@kurz/db";
 import { apiError, badRequest, csvLine, notFound } from "@kurz/service-kit";
 import { ownVerifiedDomainId } from "../link-targets.ts";
@@ -14,16 +16,16 @@ const ERROR_PAGE = 5_000;
 export const importNotFound = () => notFound("Import not found.");
 
 export async function toImportJson(prisma: PrismaClient, job: ImportJob): Promise<ImportJobJson> {
-  const preview =
+  const [preview, attention, domain, renamed, renames] = await Promise.all([
     job.failed === 0
       ? []
-      : await prisma.importRowError.findMany({
+      : prisma.importRowError.findMany({
           where: { jobId: job.id },
           orderBy: { row: "asc" },
           take: PREVIEW_ERRORS,
           select: { row: true, error: true },
-        });
-  const [domain, renamed, renames] = await Promise.all([
+        }),
+    job.needsAttention === 0 ? [] : attentionRows(prisma, job, 0, PREVIEW_ERRORS),
     job.domainId === null
       ? null
       : prisma.domain.findUnique({ where: { id: job.domainId }, select: { host: true } }),
@@ -49,6 +51,7 @@ export async function toImportJson(prisma: PrismaClient, job: ImportJob): Promis
       processed: job.processed,
       created: job.created,
       skipped: job.skipped,
+      needs_attention: job.needsAttention,
       failed: job.failed,
     },
     progress: job.total === 0 ? 1 : Math.min(1, job.processed / job.total),
@@ -56,6 +59,7 @@ export async function toImportJson(prisma: PrismaClient, job: ImportJob): Promis
     errors_preview: preview,
     renamed,
     renamed_preview: renames.map((r) => ({ row: r.row, code: r.code, short_code: r.shortCode })),
+    attention_preview: attention,
     created_at: job.createdAt.toISOString(),
     updated_at: job.updatedAt.toISOString(),
     finished_at: job.finishedAt?.toISOString() ?? null,
@@ -192,4 +196,43 @@ export function importErrorsCsv(prisma: PrismaClient, jobId: string): Readable {
     }
   }
   return Readable.from(lines());
+}
+
+/**
+ * A page of the job's rows that need their owner, in row order, each with its link now: the link is
+ * read by id within the job's account, so a link deleted (or never the account's) shows as null.
+ */
+export async function attentionRows(
+  prisma: PrismaClient,
+  job: Pick<ImportJob, "id" | "accountId">,
+  skip: number,
+  take: number,
+): Promise<ImportAttentionRow[]> {
+  const rows = await prisma.importRowAttention.findMany({
+    where: { jobId: job.id },
+    orderBy: { row: "asc" },
+    skip,
+    take,
+  });
+  const links =
+    rows.length === 0
+      ? []
+      : await prisma.link.findMany({
+          where: { accountId: job.accountId, id: { in: rows.map((r) => r.linkId) } },
+          select: { id: true, shortCode: true, isActive: true, passwordHash: true },
+        });
+  const byId = new Map(links.map((l) => [l.id, l]));
+  return rows.map((r) => {
+    const link = byId.get(r.linkId);
+    return {
+      row: r.row,
+      link_id: r.linkId,
+      alias: r.alias,
+      url: r.url,
+      reason: r.reason,
+      link: link
+        ? { short_code: link.shortCode, is_active: link.isActive, has_password: link.passwordHash !== null }
+        : null,
+    };
+  });
 }

@@ -47,7 +47,7 @@ describe("an import row's code", () => {
     for (const code of ["-", "__", "a.b", "a/b", "pаypal", "a".repeat(101)]) {
       const r = withCode(code);
       expect(r.ok, code).toBe(false);
-      if (!r.ok) expect(r.error).toMatch(/^custom_alias: Only letters, digits, _ and -/);
+      if (!r.ok) expect(r.error).toMatch(/^alias: Only letters, digits, _ and -/);
     }
   });
 
@@ -75,5 +75,57 @@ describe("an import row's code", () => {
     const plain = withCode("docs2", { branded: false, renameReserved: "old" });
     expect(plain.ok && plain.value).toMatchObject({ alias: "docs2" });
     expect(plain.ok && plain.value.renamedFrom).toBeUndefined();
+  });
+});
+
+describe("a refused row's reason", () => {
+  const reason = (raw: Parameters<typeof checkImportRow>[0]) => {
+    const r = checkImportRow(raw);
+    return r.ok ? null : r.error;
+  };
+
+  it("says what is wrong with each field and how to fix it in the file", () => {
+    const cases: [Parameters<typeof checkImportRow>[0], RegExp][] = [
+      [{ row: 1 }, /^url: missing\. Give the row its destination .* or remove the row$/],
+      [
+        { row: 1, url: "not a url" },
+        /^url: .+\. To import it, give an absolute http:\/\/ or https:\/\/ address/,
+      ],
+      [{ row: 1, url: "https://example.com/", alias: "a.b" }, /^alias: .+\. To import it, change the alias/],
+      [
+        { row: 1, url: "https://example.com/", password: "x".repeat(129) },
+        /^password: A link password has at most 128 characters\. To import it, correct the password/,
+      ],
+      [
+        { row: 1, url: "https://example.com/", expires_at: "someday" },
+        /^expires_at: Expected an ISO 8601 date.*\. To import it, write the date as 2031-01-01/,
+      ],
+    ];
+    for (const [raw, expected] of cases) expect(reason(raw), JSON.stringify(raw)).toMatch(expected);
+  });
+
+  it("names every refused field, one clause each", () => {
+    const both = reason({ row: 1, url: "nope", alias: "a.b", expires_at: "someday" }) ?? "";
+    expect(both.split("; ").map((part) => part.split(":")[0])).toEqual(["url", "alias", "expires_at"]);
+  });
+});
+
+describe("a row protected at its source", () => {
+  it("needs its owner when the file says a password is set but not which", () => {
+    const r = checkImportRow(
+      { row: 3, url: "https://example.com/", passwordWithheld: true },
+      { format: "kutt" },
+    );
+    expect(r.ok && r.value.attention).toBe(
+      "protected in Kutt; Kutt does not export passwords: set a password and activate",
+    );
+  });
+
+  it("needs nothing when the file holds the password itself", () => {
+    const r = checkImportRow(
+      { row: 3, url: "https://example.com/", password: "hunter2hunter2" },
+      { format: "csv" },
+    );
+    expect(r.ok && r.value.attention).toBeNull();
   });
 });

@@ -1,9 +1,10 @@
 // /api/v1/imports: upload a file (the body) → 202 with the job; read it, list them, download the refused
-// rows. The worker (imports/import-worker.ts) does the work; these handlers only call the use cases.
+// rows, page through the rows that need their owner. The worker (imports/import-worker.ts) does the work; these handlers only call the use cases.
 import { ROUTES, rateLimitSubject } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { type MountedRoute, route, v1Success } from "@kurz/service-kit";
 import {
+  attentionRows,
   createImportJob,
   getImportJob,
   importErrorsCsv,
@@ -39,6 +40,20 @@ export function importsRoutes(deps: { prisma: PrismaClient; onImportQueued: () =
     route(ROUTES.getImport, async ({ identity: { accountId }, params }) =>
       v1Success(await toImportJson(prisma, await getImportJob(prisma, accountId, params.id))),
     ),
+    route(ROUTES.getImportAttention, async ({ identity: { accountId }, params, query }) => {
+      const job = await getImportJob(prisma, accountId, params.id);
+      const rows = await attentionRows(prisma, job, (query.page - 1) * query.per_page, query.per_page);
+      return {
+        success: true as const,
+        data: rows,
+        meta: {
+          page: query.page,
+          per_page: query.per_page,
+          total: job.needsAttention,
+          total_pages: Math.ceil(job.needsAttention / query.per_page),
+        },
+      };
+    }),
     route(ROUTES.getImportErrors, async ({ identity: { accountId }, params }) => {
       const job = await getImportJob(prisma, accountId, params.id);
       return {

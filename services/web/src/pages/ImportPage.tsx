@@ -1,5 +1,6 @@
 // Import: choose a file and its format (or let Kurz detect it), start a job, watch its progress bar
-// (the job is polled until it ends), read the counts, download the refused rows; past imports below.
+// (the job is polled until it ends), read the counts, download the refused rows, finish the links that
+// need their owner (ImportAttention.tsx); past imports below, each one reopened from its row.
 // The upload is the file itself as the body of POST /api/v1/imports (docs/import-export.md).
 import { IMPORT_MAX_BYTES, IMPORT_ROUTES, type ImportJob } from "@kurz/contracts";
 import { useEffect, useRef, useState } from "preact/hooks";
@@ -11,6 +12,7 @@ import { upload } from "../api/upload.ts";
 import { fmtDate, PageHead } from "./common.tsx";
 import "./data/data.css";
 import { TableCard } from "../components/TableCard.tsx";
+import { ImportAttention } from "./ImportAttention.tsx";
 
 const FORMATS = [
   { value: "auto", label: "Detect automatically" },
@@ -63,6 +65,10 @@ function JobProgress({ job }: { job: ImportJob }) {
           <dd data-testid="count-skipped">{c.skipped.toLocaleString()}</dd>
         </div>
         <div>
+          <dt>Need you</dt>
+          <dd data-testid="count-needs-attention">{c.needs_attention.toLocaleString()}</dd>
+        </div>
+        <div>
           <dt>Refused</dt>
           <dd data-testid="count-failed">{c.failed.toLocaleString()}</dd>
         </div>
@@ -86,7 +92,7 @@ function JobProgress({ job }: { job: ImportJob }) {
       )}
       <p class="sr-only" role="status">
         {done(job)
-          ? `Import ${job.status}: ${c.created} created, ${c.skipped} already there, ${c.failed} refused.`
+          ? `Import ${job.status}: ${c.created} created, ${c.skipped} already there, ${c.needs_attention} need you, ${c.failed} refused.`
           : ""}
       </p>
       {done(job) && (
@@ -103,6 +109,7 @@ function JobProgress({ job }: { job: ImportJob }) {
           )}
         </div>
       )}
+      {done(job) && <ImportAttention job={job} />}
     </section>
   );
 }
@@ -249,6 +256,9 @@ export function ImportPage() {
               Skipped
             </th>
             <th scope="col" class="col-num">
+              Need you
+            </th>
+            <th scope="col" class="col-num">
               Refused
             </th>
             <th scope="col" class="col-hide">
@@ -271,6 +281,16 @@ export function ImportPage() {
               </td>
               <td class="col-num col-hide">{j.counts.created.toLocaleString()}</td>
               <td class="col-num col-hide">{j.counts.skipped.toLocaleString()}</td>
+              <td class="col-num">
+                {j.counts.needs_attention > 0 && done(j) ? (
+                  <button type="button" class="btn small" onClick={() => setJob(j)}>
+                    {j.counts.needs_attention.toLocaleString()}
+                    <span class="sr-only"> links of {j.filename ?? "this import"} need you, show them</span>
+                  </button>
+                ) : (
+                  j.counts.needs_attention.toLocaleString()
+                )}
+              </td>
               <td class="col-num">
                 {j.counts.failed > 0 ? (
                   <a href={errorsUrl(j)} download>
