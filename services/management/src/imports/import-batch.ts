@@ -14,8 +14,7 @@ import { joinLinksByCode } from "../links-by-code.ts";
 import { linkEvent } from "../outbox.ts";
 import { randomShortCode } from "../short-codes.ts";
 import { fallbackTitle } from "../title-fetcher.ts";
-import type { RawImportRow } from "./import-file.ts";
-import { checkImportRow, type ValidImportRow } from "./import-rows.ts";
+import type { CheckedRow, ValidImportRow } from "./import-rows.ts";
 
 type Tx = Prisma.TransactionClient;
 
@@ -69,7 +68,7 @@ export interface PreparedBatch {
 }
 
 /**
- * Checks a batch's rows and, outside any transaction, does its slow parts (password hashes, title
+ * Sorts a batch's checked rows (import-rows.ts) and, outside any transaction, does its slow parts (password hashes, title
  * fetches) for the rows that will be written only. A batch with such work first reads what its
  * transaction will decide (the account's room, the aliases and URLs it has) once `ready` resolves, that
  * is once the batch before it committed: a row refused for the link limit, an alias taken or a link
@@ -80,15 +79,17 @@ export async function prepareBatch(
   deps: Pick<BatchDeps, "prisma" | "retiredCodeGraceMs">,
   work: RowWork,
   job: { accountId: string },
-  rows: readonly RawImportRow[],
+  rows: readonly CheckedRow[],
   ready: Promise<unknown> = Promise.resolve(),
 ): Promise<PreparedBatch> {
   const errors: RowError[] = [];
   const valid: ValidImportRow[] = [];
-  for (const raw of rows) {
-    const checked = checkImportRow(raw);
+  for (const checked of rows) {
     if (checked.ok) valid.push(checked.value);
-    else errors.push({ row: raw.row, alias: raw.alias ?? null, url: raw.url ?? null, error: checked.error });
+    else {
+      const raw = checked.row;
+      errors.push({ row: raw.row, alias: raw.alias ?? null, url: raw.url ?? null, error: checked.error });
+    }
   }
   const slow = (row: ValidImportRow) =>
     row.password !== undefined || (work.fetchTitles && row.title === undefined);
