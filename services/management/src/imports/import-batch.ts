@@ -102,10 +102,20 @@ export async function prepareBatch(
     return { size: rows.length, errors, skipped: 0, rows: prepared, hashed: 0 };
   }
 
-  await ready;
   // The same reads and the same decision as the transaction's, in one query without its lock; the
   // transaction decides again over the rows kept here, so a change in between can only refuse or skip
-  // more.
+  // more. Read first without waiting for the batch before: a batch that writes nothing on that reading
+  // (every row refused or already imported, as in a file for an account at its limit) writes nothing
+  // after it either, since the batch before only adds links, and with no room it added none. Such a
+  // batch is ready while the one before commits; the others read again once it has.
+  const early = await lookUp(deps.prisma, deps, job.accountId, valid, { withRoom: true });
+  if (!early.account) throw new ImportJobMoved(); // the account was deleted: its job with it
+  const nothing = decide(valid, early, early.account.room, early.account.linkLimit);
+  if (nothing.toCreate.length === 0) {
+    errors.push(...nothing.errors);
+    return { size: rows.length, errors, skipped: nothing.skipped, rows: [], hashed: 0 };
+  }
+  await ready;
   const found = await lookUp(deps.prisma, deps, job.accountId, valid, { withRoom: true });
   if (!found.account) throw new ImportJobMoved(); // the account was deleted: its job with it
   const decided = decide(valid, found, found.account.room, found.account.linkLimit);

@@ -29,7 +29,7 @@ export interface ImportWorkerDeps {
   titles: Pick<TitleFetcher, "titleFor">;
   /** Charges `wanting` title fetches to a job's budget (its `title_budget`); returns how many it may make. */
   chargeTitles: (budget: string, wanting: number) => Promise<number>;
-  hashes: Pick<PasswordHashPool, "hash">;
+  hashes: Pick<PasswordHashPool, "hash"> & Partial<Pick<PasswordHashPool, "forget">>;
   onEventsWritten: () => void;
   retiredCodeGraceMs: number;
   logger: { info(o: object, m?: string): void; error(o: object, m?: string): void };
@@ -173,6 +173,7 @@ export async function runImportJob(
   } finally {
     clearInterval(heartbeat);
     rows.close();
+    deps.hashes.forget?.(job.id);
   }
 
   async function runBatches(): Promise<boolean> {
