@@ -11,7 +11,7 @@
 // thread is free.
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { dirname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { ImportFormat } from "@kurz/contracts";
@@ -27,7 +27,7 @@ const BUILT_THREAD = "import-file-thread.mjs";
 function startThread(): Worker {
   const workerData = { nice: READ_THREAD_NICE };
   const script = process.argv[1];
-  const built = script === undefined ? undefined : join(dirname(script), BUILT_THREAD);
+  const built = script === undefined ? undefined : resolve(dirname(script), BUILT_THREAD);
   if (built !== undefined && existsSync(built)) return new Worker(built, { workerData });
   // Run from source (tests, benches, `node --import tsx`): the thread registers tsx's ESM loader
   // (tsx/esm/api, whose ESM build sits beside tsx/esm) before it imports the TypeScript module.
