@@ -48,9 +48,14 @@ export function bundlePath(service: ServiceName | string, entry = "main"): strin
 }
 
 // Besides main.mjs: the management image runs its admin CLI and the migrate one-shot without a
-// TypeScript loader too (its runtime has production dependencies only).
+// TypeScript loader too (its runtime has production dependencies only), and its import file threads
+// start from their own bundle beside main.mjs and cli.mjs (imports/import-file-threads.ts).
 const EXTRA_ENTRIES: Record<string, Record<string, string>> = {
-  management: { cli: "services/management/src/cli.ts", migrate: "packages/db/scripts/migrate.ts" },
+  management: {
+    cli: "services/management/src/cli.ts",
+    migrate: "packages/db/scripts/migrate.ts",
+    "import-file-thread": "services/management/src/imports/import-file-thread.ts",
+  },
 };
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");

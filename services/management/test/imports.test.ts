@@ -320,7 +320,13 @@ describe("POST /api/v1/imports", () => {
     expectV1Success(res, 202);
     const job = await finished(api, res.body.data.id);
     expect(job).toMatchObject({ status: "completed", format: "kutt", counts: { total, processed: total } });
-    expect(job.counts.created + job.counts.skipped + job.counts.failed).toBe(total);
+    const { created, skipped, needs_attention, failed } = job.counts;
+    expect(created + skipped + needs_attention + failed).toBe(total);
+    // Kutt's protected links (README of kutt-v3/) need their owner; the rest of the codes are kept.
+    expect(needs_attention).toBe(
+      pages.flatMap((p) => JSON.parse(p.toString()).data).filter((l: { password: boolean }) => l.password)
+        .length,
+    );
   });
 
   it("reports invalid rows and taken aliases per row, downloadable as CSV, and creates the rest", async () => {

@@ -19,8 +19,7 @@ import { joinLinksByCode } from "../links-by-code.ts";
 import { linkEvent } from "../outbox.ts";
 import { randomShortCode } from "../short-codes.ts";
 import { fallbackTitle } from "../title-fetcher.ts";
-import type { RawImportRow } from "./import-file.ts";
-import { type CodeOptions, checkImportRow, type ValidImportRow } from "./import-rows.ts";
+import type { CheckedRow, ValidImportRow } from "./import-rows.ts";
 
 type Tx = Prisma.TransactionClient;
 
@@ -70,11 +69,6 @@ export interface BatchJob {
   format: ImportFormat;
 }
 
-const codeOptionsOf = (job: Pick<BatchJob, "domainId" | "renameReserved">): CodeOptions => ({
-  branded: job.domainId !== null,
-  renameReserved: job.renameReserved,
-});
-
 export class ImportJobMoved extends Error {}
 /** The account's room was taken by concurrent creates between the read and the count's update. */
 class RoomGone extends Error {}
@@ -94,7 +88,7 @@ export interface PreparedBatch {
 }
 
 /**
- * Checks a batch's rows and, outside any transaction, does its slow parts (password hashes, title
+ * Sorts a batch's checked rows (import-rows.ts) and, outside any transaction, does its slow parts (password hashes, title
  * fetches) for the rows that will be written only. A batch with such work first reads what its
  * transaction will decide (the account's room, the aliases and URLs it has) once `ready` resolves, that
  * is once the batch before it committed: a row refused for the link limit, an alias taken or a link
@@ -104,16 +98,18 @@ export interface PreparedBatch {
 export async function prepareBatch(
   deps: Pick<BatchDeps, "prisma" | "retiredCodeGraceMs">,
   work: RowWork,
-  job: Pick<BatchJob, "accountId" | "domainId" | "renameReserved" | "format">,
-  rows: readonly RawImportRow[],
+  job: { accountId: string },
+  rows: readonly CheckedRow[],
   ready: Promise<unknown> = Promise.resolve(),
 ): Promise<PreparedBatch> {
   const errors: RowError[] = [];
   const valid: ValidImportRow[] = [];
-  for (const raw of rows) {
-    const checked = checkImportRow(raw, { ...codeOptionsOf(job), format: job.format });
+  for (const checked of rows) {
     if (checked.ok) valid.push(checked.value);
-    else errors.push({ row: raw.row, alias: raw.alias ?? null, url: raw.url ?? null, error: checked.error });
+    else {
+      const raw = checked.row;
+      errors.push({ row: raw.row, alias: raw.alias ?? null, url: raw.url ?? null, error: checked.error });
+    }
   }
   const slow = (row: ValidImportRow) =>
     row.password !== undefined || (work.fetchTitles && row.title === undefined);
@@ -126,10 +122,20 @@ export async function prepareBatch(
     return { size: rows.length, errors, skipped: 0, rows: prepared, hashed: 0 };
   }
 
-  await ready;
   // The same reads and the same decision as the transaction's, in one query without its lock; the
   // transaction decides again over the rows kept here, so a change in between can only refuse or skip
-  // more.
+  // more. Read first without waiting for the batch before: a batch that writes nothing on that reading
+  // (every row refused or already imported, as in a file for an account at its limit) writes nothing
+  // after it either, since the batch before only adds links, and with no room it added none. Such a
+  // batch is ready while the one before commits; the others read again once it has.
+  const early = await lookUp(deps.prisma, deps, job.accountId, valid, { withRoom: true });
+  if (!early.account) throw new ImportJobMoved(); // the account was deleted: its job with it
+  const nothing = decide(valid, early, early.account.room, early.account.linkLimit);
+  if (nothing.toCreate.length === 0) {
+    errors.push(...nothing.errors);
+    return { size: rows.length, errors, skipped: nothing.skipped, rows: [], hashed: 0 };
+  }
+  await ready;
   const found = await lookUp(deps.prisma, deps, job.accountId, valid, { withRoom: true });
   if (!found.account) throw new ImportJobMoved(); // the account was deleted: its job with it
   const decided = decide(valid, found, found.account.room, found.account.linkLimit);

@@ -41,6 +41,15 @@ export interface CodeOptions {
   renameReserved: string | null;
 }
 
+/** What a job with these settings does with a code that is one of Kurz's own paths. */
+export const codeOptionsOf = (job: {
+  domainId: number | null;
+  renameReserved: string | null;
+}): CodeOptions => ({
+  branded: job.domainId !== null,
+  renameReserved: job.renameReserved,
+});
+
 /** How a job reads its rows: its source's name for reasons, and what it does with reserved codes. */
 export type RowOptions = Partial<CodeOptions> & { format?: ImportFormat };
 

@@ -19,7 +19,9 @@ import {
   prepareBatch,
   type RowWork,
 } from "./import-batch.ts";
-import { ImportFileError, readImportFile } from "./import-file.ts";
+import { ImportFileError } from "./import-file.ts";
+import { type ImportRowsReader, importFileThreads } from "./import-file-threads.ts";
+import { codeOptionsOf } from "./import-rows.ts";
 import type { PasswordHashPool } from "./password-hash-pool.ts";
 
 export interface ImportWorkerDeps {
@@ -28,7 +30,7 @@ export interface ImportWorkerDeps {
   titles: Pick<TitleFetcher, "titleFor">;
   /** Charges `wanting` title fetches to a job's budget (its `title_budget`); returns how many it may make. */
   chargeTitles: (budget: string, wanting: number) => Promise<number>;
-  hashes: Pick<PasswordHashPool, "hash">;
+  hashes: Pick<PasswordHashPool, "hash"> & Partial<Pick<PasswordHashPool, "forget">>;
   onEventsWritten: () => void;
   retiredCodeGraceMs: number;
   logger: { info(o: object, m?: string): void; error(o: object, m?: string): void };
@@ -135,9 +137,15 @@ export async function runImportJob(
   job: ClaimedJob,
   opts: RunOptions = {},
 ): Promise<boolean> {
-  let rows: ReturnType<typeof readImportFile>["rows"];
+  // The file is read and its rows checked on a thread (import-file-threads.ts), which hands them
+  // back a batch at a time from the first row not yet committed.
+  let rows: ImportRowsReader;
   try {
-    rows = readImportFile(job.content, job.format).rows;
+    rows = await importFileThreads().open(job.content, job.format, {
+      from: job.processed,
+      batchSize: deps.batchSize,
+      codes: codeOptionsOf(job),
+    });
   } catch (err) {
     if (!(err instanceof ImportFileError)) throw err;
     await finishJob(deps.prisma, job.id, "failed", err.message);
@@ -174,6 +182,8 @@ export async function runImportJob(
     return await runBatches();
   } finally {
     clearInterval(heartbeat);
+    rows.close();
+    deps.hashes.forget?.(job.id);
   }
 
   async function runBatches(): Promise<boolean> {
@@ -186,18 +196,19 @@ export async function runImportJob(
     // records of a committed batch go to Redis while the next one runs; the job ends only after its
     // last records are written. A batch with passwords or titles does its slow part only once the
     // batch before it committed and the run goes on (`ready`), so it knows what it will write.
-    const prepare = (from: number, ready: Promise<unknown>) => {
-      const batch = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
-        prepareBatch(batchDeps, work, job, rows.slice(from, from + deps.batchSize), ready),
-      );
+    // Batches are prepared one after another, in file order: each takes the reader's next rows.
+    const prepare = (ready: Promise<unknown>) => {
+      const batch = rows.next().then((checked) => {
+        if (checked.length === 0) throw new Error("the import file has fewer rows than its job counts");
+        return prepareBatch(batchDeps, work, job, checked, ready);
+      });
       // Its failure is the loop's to throw when it gets there, not an unhandled rejection before then.
       batch.catch(() => {});
       return batch;
     };
     const stopNow = () =>
       opts.shouldStop?.() || (opts.maxBatches !== undefined && batches >= opts.maxBatches);
-    let next: Promise<PreparedBatch> | null =
-      processed < rows.length ? prepare(processed, Promise.resolve()) : null;
+    let next: Promise<PreparedBatch> | null = processed < rows.total ? prepare(Promise.resolve()) : null;
     let records = Promise.resolve();
     try {
       while (next) {
@@ -216,7 +227,7 @@ export async function runImportJob(
           if (!yes) throw new RunEnded();
         });
         ready.catch(() => {}); // a batch prepared without waiting for it never reads it
-        next = processed + batch.size < rows.length ? prepare(processed + batch.size, ready) : null;
+        next = processed + batch.size < rows.total ? prepare(ready) : null;
         let result: BatchResult;
         try {
           result = await commit;
@@ -231,7 +242,7 @@ export async function runImportJob(
           const created = result.created;
           records = records.then(() => deps.records.putMany(created));
         }
-        opts.onProgress?.({ processed, total: rows.length });
+        opts.onProgress?.({ processed, total: rows.total });
         if (next && !(await goOn)) return false;
       }
     } finally {

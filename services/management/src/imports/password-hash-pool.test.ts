@@ -27,9 +27,28 @@ describe("PasswordHashPool", () => {
       Array.from({ length: n }, (_, i) =>
         pool!.hash(`${owner}${i}`, owner).then(() => done.push(`${owner}${i}`)),
       );
-    // a0 starts at once on the one thread; then each owner gives one hash in turn.
+    // a0 starts at once on the one thread; then b, which has had fewer, and each owner in turn.
     await Promise.all([...queue("a", 4), ...queue("b", 2)]);
-    expect(done).toEqual(["a0", "a1", "b0", "a2", "b1", "a3"]);
+    expect(done).toEqual(["a0", "b0", "a1", "b1", "a2", "a3"]);
+  });
+
+  it("serves a job with fewer hashes made first, for at most its head start", async () => {
+    pool = new PasswordHashPool(1, 3);
+    const done: string[] = [];
+    const queue = (owner: string, n: number) =>
+      Array.from({ length: n }, (_, i) =>
+        pool!.hash(`${owner}${i}`, owner).then(() => done.push(`${owner}${i}`)),
+      );
+    // a has had its head start (3 hashes); b, queued later, has all of its own before they take turns.
+    await Promise.all(queue("a", 4));
+    done.length = 0;
+    await Promise.all([...queue("a", 4), ...queue("b", 5)]);
+    expect(done).toEqual(["a0", "b0", "b1", "b2", "a1", "b3", "a2", "b4", "a3"]);
+    // A forgotten owner (its job ended) starts again from none.
+    pool.forget("a");
+    done.length = 0;
+    await Promise.all([...queue("b", 2), ...queue("a", 2)]);
+    expect(done).toEqual(["b0", "a0", "a1", "b1"]);
   });
 
   it("rejects what is queued when it closes, and every hash after", async () => {

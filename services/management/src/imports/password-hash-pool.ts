@@ -4,13 +4,19 @@
 // Each thread lowers its own scheduling priority (on Linux a thread has its own nice value), so the
 // operating system gives a sign-in's hash the core first when both want it. Jobs take turns: the pool
 // runs one hash of each job that is waiting before a second of any, so a small import is not stuck
-// behind a large one's batch. docs/import-export.md, "Passwords".
+// behind a large one's batch; and a job that has had fewer than HEAD_START hashes goes before those
+// that have had more, so an import of a few hundred rows with passwords runs on every thread rather
+// than one in two beside a large one, and a large one gives way for at most that many hashes of each
+// newcomer. docs/import-export.md, "Passwords".
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import { ARGON2_OPTIONS } from "../passwords.ts";
 
 /** Nice value of the hashing threads: below every thread of the process that serves requests. */
 const HASH_THREAD_NICE = 10;
+
+/** Hashes a job has before it only takes turns (a batch's worth). */
+const HEAD_START = 1_000;
 
 // Plain CommonJS evaluated in the thread, so the pool works the same under tsx and in a build. The
 // argon2 module is loaded by the path this module resolves (an evaluated worker resolves from the cwd).
@@ -40,11 +46,16 @@ export class PasswordHashPool {
   /** Waiting tasks per owner (an import job); the owners in the order they take their turns. */
   private readonly queues = new Map<string, Task[]>();
   private turn: string[] = [];
+  /** Hashes made per owner (counted up to the head start) until the owner is forgotten. */
+  private readonly served = new Map<string, number>();
   private nextId = 0;
   private closed = false;
   private done = 0;
 
-  constructor(private readonly size: number) {
+  constructor(
+    private readonly size: number,
+    private readonly headStart = HEAD_START,
+  ) {
     if (!Number.isInteger(size) || size < 1) throw new Error("a hash pool needs at least one thread");
   }
 
@@ -68,6 +79,11 @@ export class PasswordHashPool {
     });
   }
 
+  /** The owner's job has ended (or handed its turn back): its count of hashes made starts again. */
+  forget(owner: string): void {
+    if (!this.queues.has(owner)) this.served.delete(owner);
+  }
+
   /** Stops the threads; what is queued or running is rejected. */
   async close(): Promise<void> {
     this.closed = true;
@@ -85,8 +101,14 @@ export class PasswordHashPool {
       if (this.turn.length === 0) return;
       const thread = this.idleThread();
       if (!thread) return;
-      // Round robin over owners: the one at the head gives one task and goes to the back.
-      const owner = this.turn.shift() as string;
+      // The owner with the fewest hashes made while under its head start, else round robin: the one
+      // at the head gives one task and goes to the back.
+      let pick = 0;
+      for (let i = 0; i < this.turn.length; i++) {
+        if (this.servedOf(this.turn[i] as string) < this.servedOf(this.turn[pick] as string)) pick = i;
+      }
+      const owner = this.turn.splice(pick, 1)[0] as string;
+      this.served.set(owner, this.servedOf(owner) + 1);
       const queue = this.queues.get(owner) as Task[];
       const task = queue.shift() as Task;
       if (queue.length === 0) this.queues.delete(owner);
@@ -95,6 +117,10 @@ export class PasswordHashPool {
       thread.worker.ref();
       thread.worker.postMessage({ id: task.id, password: task.password });
     }
+  }
+
+  private servedOf(owner: string): number {
+    return Math.min(this.served.get(owner) ?? 0, this.headStart);
   }
 
   /** An idle thread; threads start on first use, so a process that never imports passwords has none. */
