@@ -20,6 +20,7 @@ export * from "./qr.ts";
 export * from "./rate-limit.ts";
 export * from "./redirect-record.ts";
 export * from "./reserved-aliases.ts";
+export * from "./route-dispatch.ts";
 export * from "./routes.ts";
 export * from "./routes-all.ts";
 export * from "./routes-campaigns.ts";

@@ -9,12 +9,13 @@ import type { IncomingMessage, RequestListener, ServerResponse } from "node:http
 import {
   API_VERSION,
   API_VERSION_HEADER,
+  type ApiService,
   buildOpenApiDocument,
   CSRF_HEADER,
+  createRouteDispatch,
   IMPORT_MAX_BYTES,
   isV1ApiPath,
   RATE_LIMIT_HEADERS,
-  ROUTE_DEFS,
   ROUTES,
 } from "@kurz/contracts";
 import {
@@ -78,15 +79,8 @@ const CLIENT_HASHES_MAX = 10_000;
 /** Same as a key's default budget (SPEC 8); public analytics are read-only and cheap. */
 const PUBLIC_RATE_LIMIT_PER_MINUTE = 60;
 
-/**
- * Management's routes that take neither key nor session (sign-up, sign-in), from contracts' records;
- * public analytics have their own branch below.
- */
-const PUBLIC_MANAGEMENT_PATHS = new Set(
-  ROUTE_DEFS.filter((d) => d.auth === "public" && d.tag !== "analytics").map((d) => d.path.toLowerCase()),
-);
-const isPublicManagementPath = (path: string) =>
-  PUBLIC_MANAGEMENT_PATHS.has(path.endsWith("/") ? path.slice(0, -1) : path);
+/** Which service answers an API path and whether it takes a credential, from contracts' records. */
+const dispatch = createRouteDispatch();
 
 /**
  * The older API's routes a browser session may use: the resources the dashboard manages (issue 13).
@@ -339,6 +333,28 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
     res.end(req.method === "HEAD" ? undefined : "Misdirected request: not a page of this host\n");
   };
 
+  const upstreams: Record<ApiService, string> = {
+    management: config.MANAGEMENT_URL,
+    analytics: config.ANALYTICS_URL,
+  };
+
+  /**
+   * An API request, to the service its route record names (management for a path no record's prefix
+   * covers), with the credentials the record takes.
+   */
+  const api = async (req: IncomingMessage, res: ServerResponse, url: string, path: string) => {
+    const { service, auth } = dispatch(path) ?? { service: "management", auth: "key" };
+    if (auth !== "public") return keyed(req, res, url, path, upstreams[service]);
+    if (service === "management") return anonymous(req, res, url, path);
+    // Published analytics: no key, so the budget is per client address (hashed: no raw IPs kept).
+    // Counted first, so a refused method reports the budget it was charged to like any answer.
+    await enforceLimits(res, `public:${clientHash(req)}`, [
+      { name: "1m", seconds: 60, limit: PUBLIC_RATE_LIMIT_PER_MINUTE },
+    ]);
+    if (req.method !== "GET" && req.method !== "HEAD") throw methodNotAllowedError(["GET", "HEAD"]);
+    return forward(req, res, upstreams[service], url);
+  };
+
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const rawUrl = req.url ?? "/";
     // A spliced connection is the public origin's: what the redirect would not have passed on is its own.
@@ -375,20 +391,7 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
     }
     if (under(path, "/docs") && docs(req, res, path)) return;
 
-    // Public analytics (issue 5): no key, so the budget is per client address (hashed: no raw IPs
-    // kept). Counted first, so a refused method reports the budget it was charged to like any answer.
-    if (under(path, "/api/v1/public/analytics")) {
-      await enforceLimits(res, `public:${clientHash(req)}`, [
-        { name: "1m", seconds: 60, limit: PUBLIC_RATE_LIMIT_PER_MINUTE },
-      ]);
-      if (req.method !== "GET" && req.method !== "HEAD") throw methodNotAllowedError(["GET", "HEAD"]);
-      return forward(req, res, config.ANALYTICS_URL, url);
-    }
-    if (isPublicManagementPath(path)) return anonymous(req, res, url, path);
-    if (under(path, "/api/v1/analytics")) return keyed(req, res, url, path, config.ANALYTICS_URL);
-    // Clicks are analytics' (issue 16): their export is too; the links export stays with management.
-    if (under(path, "/api/v1/exports/analytics")) return keyed(req, res, url, path, config.ANALYTICS_URL);
-    if (under(path, "/api")) return keyed(req, res, url, path, config.MANAGEMENT_URL);
+    if (under(path, "/api")) return api(req, res, url, path);
     // Public campaign list pages (legacy API `list` URLs) are served by management, without a key.
     if (under(path, "/c")) return forward(req, res, config.MANAGEMENT_URL, url);
     // The dashboard's pages and files (issue 12); its asset names are case-sensitive.
