@@ -11,6 +11,7 @@ export * from "./host.ts";
 export * from "./imports.ts";
 export * from "./internal.ts";
 export * from "./internal-analytics.ts";
+export * from "./internal-routes.ts";
 export * from "./legacy.ts";
 export * from "./link.ts";
 export * from "./openapi.ts";

@@ -14,6 +14,7 @@ import {
   CSRF_HEADER,
   createRouteDispatch,
   IMPORT_MAX_BYTES,
+  INTERNAL_ROUTES,
   isV1ApiPath,
   RATE_LIMIT_HEADERS,
   ROUTES,
@@ -24,6 +25,7 @@ import {
   authFailureSubject,
   canonicalPath,
   clientBudgetHash,
+  createInternalClient,
   drainBody,
   envelopeForPath,
   forbidden,
@@ -108,6 +110,10 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
   // Built on its first request, not at start: it is derived from every route's record (tens of ms of
   // CPU), and every gateway start, a test stack's too, paid for it whether anyone asked or not.
   let openapi: ReturnType<typeof buildOpenApiDocument> | undefined;
+  const management = createInternalClient(
+    config.MANAGEMENT_URL,
+    internalHeaders(config.INTERNAL_TOKEN, "gateway"),
+  );
   // A stats page's status comes from management's answer for public analytics (the same one analytics
   // asks), charged to the client's public budget like the API call the page then makes.
   const statsStatus: StatsPageStatus = async (req, res, shortCode) => {
@@ -119,9 +125,10 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
       if (isApiError(err) && err.status === 429) return 429;
       throw err;
     }
-    const answer = await fetch(
-      `${config.MANAGEMENT_URL}/internal/analytics/public/${encodeURIComponent(shortCode)}`,
-      { headers: internalHeaders(config.INTERNAL_TOKEN, "gateway"), signal: AbortSignal.timeout(2_000) },
+    const answer = await management.call(
+      INTERNAL_ROUTES.getPublicAnalyticsLink,
+      { short_code: shortCode },
+      { timeoutMs: 2_000 },
     );
     await answer.body?.cancel();
     return answer.status === 404 ? 404 : 200;
