@@ -91,6 +91,7 @@ export const EXPORT_ROUTES = {
     method: "GET",
     path: `${V1}/exports/analytics`,
     tag: "analytics",
+    service: "analytics",
     summary: "Clicks per link and day (optionally per dimension value) as CSV, streamed",
     auth: "key",
     query: ExportAnalyticsQuery,

@@ -17,6 +17,7 @@ export const CAMPAIGN_ROUTES = {
     method: "GET",
     path: "/api/v1/analytics/campaigns/:id",
     tag: "analytics",
+    service: "analytics",
     summary: "Clicks of a campaign's links (older API campaign id), per link and in total",
     auth: "key",
     params: CampaignAnalyticsParams,

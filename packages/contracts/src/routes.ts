@@ -51,6 +51,8 @@ export type ApiTag = "auth" | "account" | "links" | "analytics" | "qr" | "overla
  * "public": nobody's.
  */
 export type RouteAuth = "key" | "session" | "public";
+/** The services that answer the public API; the gateway forwards each route to its owner. */
+export type ApiService = "management" | "analytics";
 
 /** One public API route; `path` is Express style (`/api/v1/links/:id`). */
 export interface ApiRoute {
@@ -63,6 +65,8 @@ export interface ApiRoute {
 export interface RouteDef extends ApiRoute {
   summary: string;
   auth: RouteAuth;
+  /** The service that answers the route (route-dispatch.ts derives the gateway's routing); absent: management. */
+  service?: ApiService;
   params?: z.ZodObject<z.ZodRawShape>;
   query?: z.ZodType;
   /** The documented body, parsed before the handler runs unless `bodyParser` is given. */
@@ -336,6 +340,7 @@ export const V1_ROUTES = {
     method: "GET",
     path: `${V1}/analytics/summary`,
     tag: "analytics",
+    service: "analytics",
     summary: "Aggregate analytics",
     auth: "key",
     query: AnalyticsQuery,
@@ -347,6 +352,7 @@ export const V1_ROUTES = {
     method: "GET",
     path: `${V1}/analytics/:link_id`,
     tag: "analytics",
+    service: "analytics",
     summary: "Analytics of one link",
     auth: "key",
     params: AnalyticsLinkParams,
@@ -359,6 +365,7 @@ export const V1_ROUTES = {
     method: "GET",
     path: `${V1}/public/analytics/:short_code`,
     tag: "analytics",
+    service: "analytics",
     summary: "Public analytics of a link whose owner made them public (shared sections only)",
     auth: "public",
     params: PublicAnalyticsParams,

@@ -1,8 +1,8 @@
 // The hottest keyed reads answered on plain node:http in front of Express (decision 0023). Express's
 // router, its middleware chain and `res.json` were about a quarter of management's CPU for a
 // `GET /api/v1/links/:id` (docs/benchmarks/2026-11.md). The route is still its record from contracts
-// (decision 0010): the record's params schema parses, its response schema checks (in development and
-// tests), its handler answers. Anything this path does not handle exactly as Express would (another
+// (decision 0010), run by the same pipeline as on Express (route-pipeline.ts): this file is only a
+// transport, which matches the path, reads the body and sends the JSON. Anything this path does not handle exactly as Express would (another
 // method, HEAD, a conditional request, an encoded or differently cased path, a trailing slash) is
 // passed to Express untouched, so both paths answer alike.
 // Since decision 0039 a keyed JSON route with a body (`POST /api/v1/links`, the hottest write) can be
@@ -14,12 +14,12 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { ROUTE_DEFS, type RouteDef } from "@kurz/contracts";
 import etag from "etag";
-import { requestLog, trackRequest } from "./access-log.ts";
+import { trackRequest } from "./access-log.ts";
 import { envelopeForPath, sendError } from "./envelope.ts";
-import { apiError, badRequest, internalError, toApiError, unauthorized, validation } from "./errors.ts";
+import { toApiError, unauthorized } from "./errors.ts";
 import { hasForwardToken, identityFrom } from "./internal-auth.ts";
 import type { Logger } from "./logger.ts";
-import { type MountedRoute, type RouteInput, responseValidationFrom } from "./routes.ts";
+import { type MountedRoute, type RouteRequest, responseValidationFrom, runRoute } from "./route-pipeline.ts";
 import { NOSNIFF, NOSNIFF_HEADER } from "./security-headers.ts";
 
 export interface DirectRoutesOptions {
@@ -140,8 +140,8 @@ function match(compiled: Compiled, path: string): Record<string, string> | null 
 /** A request listener answering `routes` itself and passing every other request to `fallback`. */
 export function directRoutes(options: DirectRoutesOptions, fallback: RequestListener): RequestListener {
   const compiled = options.routes.map(compile);
-  const validate = options.validateResponses ?? responseValidationFrom(process.env);
   const { logger, internalToken } = options;
+  const check = { validate: options.validateResponses ?? responseValidationFrom(process.env), logger };
   const bodyLimit = options.bodyLimitBytes ?? BODY_LIMIT;
 
   const answer = async (
@@ -150,57 +150,17 @@ export function directRoutes(options: DirectRoutesOptions, fallback: RequestList
     req: IncomingMessage,
     res: ServerResponse,
   ) => {
-    const { def, handler } = c.route;
+    const { def } = c.route;
     // Express parses the body before any route or credential check: a malformed one is its 400 first.
-    const raw = c.body ? parseJson(await readBody(req)) : undefined;
+    const body = c.body ? parseJson(await readBody(req)) : undefined;
+    // The hop from the gateway, as requireForwarded checks it before Express's routes.
     if (!hasForwardToken(req, internalToken)) throw unauthorized("Missing or invalid internal token");
-    const identity = identityFrom(req);
-    if (!identity.accountId) throw unauthorized("No account identity on this request");
-    if (def.auth === "session" && !identity.sessionId)
-      throw unauthorized("Sign in: this route needs a session");
-    let parsedParams: unknown;
-    if (def.params) {
-      const parsed = def.params.safeParse(params);
-      if (!parsed.success) {
-        throw def.invalidParams
-          ? apiError(def.invalidParams.code, def.invalidParams.message)
-          : validation(parsed.error);
-      }
-      parsedParams = parsed.data;
-    }
-    let body: unknown;
-    if (c.body) {
-      // As the Express mount's inputFor: the record's own refusal first, then its schema.
-      const rejected = def.rejectBody?.(raw);
-      if (rejected !== undefined) throw badRequest(rejected);
-      const parsed = def.body!.safeParse(raw);
-      if (!parsed.success) throw validation(parsed.error);
-      body = parsed.data;
-    }
-    const input = {
-      params: parsedParams,
-      query: undefined,
-      body,
-      identity: {
-        accountId: identity.accountId,
-        keyId: identity.keyId,
-        sessionId: identity.sessionId ?? null,
-      },
+    const result = await runRoute(
+      c.route,
       // Handlers on this path use only their parsed input (the records above have no query).
-      req,
-      res,
-    } as unknown as RouteInput<RouteDef>;
-    const result = await handler(input);
-    if (validate) {
-      const checked = def.response!.safeParse(result);
-      if (!checked.success) {
-        requestLog(req, logger)?.error(
-          { route: `${def.method} ${def.path}`, issues: checked.error.issues },
-          "response does not match route schema",
-        );
-        throw internalError();
-      }
-    }
+      { identity: identityFrom(req), params, query: undefined, body, req, res } as unknown as RouteRequest,
+      check,
+    );
     // As Express's res.json: the same body, content type and weak ETag.
     const payload = JSON.stringify(result);
     res.statusCode = def.status;

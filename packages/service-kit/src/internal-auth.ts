@@ -18,7 +18,7 @@
  */
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { ADMIN_TOKEN_MIN_LENGTH, INTERNAL_HEADERS } from "@kurz/contracts";
+import { ADMIN_TOKEN_MIN_LENGTH, INTERNAL_HEADERS, type InternalCaller } from "@kurz/contracts";
 import type { RequestHandler, Response } from "express";
 import { forbidden, unauthorized } from "./errors.ts";
 
@@ -47,7 +47,7 @@ export const TRUSTED_HEADERS = [
   ADMIN_TOKEN_HEADER,
 ] as const;
 
-export type Caller = "gateway" | "redirect" | "analytics" | "management";
+export type Caller = InternalCaller;
 export const CALLERS: readonly Caller[] = ["gateway", "redirect", "analytics", "management"];
 
 /** Who the gateway says is calling; null on internal calls made on nobody's behalf. */

@@ -1,87 +1,27 @@
-// Mounts contracts' route records on Express (docs/decisions/0010-routes-declared-once.md): the record
-// parses the request and checks the response, so a handler only maps typed input to a typed result.
+// Mounts contracts' route records on Express (docs/decisions/0010-routes-declared-once.md): a thin
+// transport over route-pipeline.ts, which parses the request and checks the response with the record,
+// so a handler only maps typed input to a typed result.
 
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { RouteDef } from "@kurz/contracts";
 import type { Express, Request, Response, Router } from "express";
-import type * as z from "zod";
-import { requestLog } from "./access-log.ts";
-import { apiError, badRequest, internalError, unauthorized, validation } from "./errors.ts";
 import { methodNotAllowed } from "./http.ts";
-import { requireIdentity } from "./internal-auth.ts";
+import type { Identity } from "./internal-auth.ts";
 import type { Logger } from "./logger.ts";
-
-export interface KeyIdentity {
-  accountId: string;
-  keyId: string | null;
-  /** Set when a session (not an API key) authenticated the request; always set on "session" routes. */
-  sessionId: string | null;
-}
-
-type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
-
-export interface RouteInput<R extends RouteDef> {
-  params: Parsed<R["params"]>;
-  query: Parsed<R["query"]>;
-  body: R["bodyParser"] extends z.ZodType ? z.output<R["bodyParser"]> : Parsed<R["body"]>;
-  identity: R["auth"] extends "public" ? null : KeyIdentity;
-  /** For what the record does not cover (the request's logger); the input above is already parsed. */
-  req: Request;
-  /** For extra headers only: the layer sends the result. */
-  res: Response;
-}
-
-/** What a non-JSON route (a record without `response`) returns; sent as-is with the record's status. */
-export interface RawReply {
-  contentType: string;
-  /** A stream is piped as it is produced (exports); an error after the first byte aborts the response. */
-  body: Buffer | string | Readable;
-  headers?: Record<string, string>;
-}
-
-export type RouteResult<R extends RouteDef> = R["response"] extends z.ZodType
-  ? z.input<R["response"]>
-  : RawReply;
-
-export type RouteHandler<R extends RouteDef> = (
-  input: RouteInput<R>,
-) => Promise<RouteResult<R>> | RouteResult<R>;
-
-/** `MountedRoute` alone is a route of any record, for lists that mix them. */
-// biome-ignore lint/suspicious/noExplicitAny: a handler's input differs per record, so lists need any
-export interface MountedRoute<R extends RouteDef = any> {
-  readonly def: R;
-  readonly handler: RouteHandler<R>;
-}
-
-/** Pairs a record with its handler; the handler's types come from the record. */
-export function route<R extends RouteDef>(def: R, handler: RouteHandler<R>): MountedRoute<R> {
-  return { def, handler };
-}
+import {
+  type MountedRoute,
+  type RawReply,
+  type ResponseCheck,
+  responseValidationFrom,
+  runRoute,
+} from "./route-pipeline.ts";
 
 export interface MountOptions {
   /** Check every response against its record (default: responseValidationFrom(process.env)). */
   validateResponses?: boolean;
   /** Where a response that breaks its record is logged when the request has no logger of its own. */
   logger?: Logger;
-}
-
-const ON = new Set(["true", "1", "yes", "on"]);
-const OFF = new Set(["false", "0", "no", "off"]);
-const CHECKED_ENVIRONMENTS = new Set(["", "development", "test"]);
-
-/**
- * VALIDATE_RESPONSES=true|false; when unset, on in development and tests (NODE_ENV unset, development
- * or test) and off otherwise, so production does not pay for a check the tests already made.
- */
-export function responseValidationFrom(env: NodeJS.ProcessEnv): boolean {
-  const explicit = env.VALIDATE_RESPONSES?.trim().toLowerCase();
-  if (explicit && ON.has(explicit)) return true;
-  if (explicit && OFF.has(explicit)) return false;
-  if (explicit)
-    throw new Error(`VALIDATE_RESPONSES: expected true or false, got "${env.VALIDATE_RESPONSES}"`);
-  return CHECKED_ENVIRONMENTS.has(env.NODE_ENV?.trim() ?? "");
 }
 
 type Mountable = Express | Router;
@@ -101,7 +41,10 @@ export function mountRoutes(
   routes: readonly MountedRoute[],
   options: MountOptions = {},
 ): void {
-  const validate = options.validateResponses ?? responseValidationFrom(process.env);
+  const check: ResponseCheck = {
+    validate: options.validateResponses ?? responseValidationFrom(process.env),
+    ...(options.logger ? { logger: options.logger } : {}),
+  };
   const byPath = new Map<string, MountedRoute[]>();
   for (const mountedRoute of routes) {
     const { path, method } = mountedRoute.def;
@@ -114,7 +57,7 @@ export function mountRoutes(
     const chain = app.route(path);
     for (const mountedRoute of onPath) {
       const method = mountedRoute.def.method.toLowerCase() as "get" | "post" | "put" | "patch" | "delete";
-      chain[method](handlerFor(mountedRoute, validate, options.logger));
+      chain[method](handlerFor(mountedRoute, check));
     }
     chain.all(methodNotAllowed(onPath.map((r) => r.def.method)));
   }
@@ -137,62 +80,31 @@ function bySpecificity(a: string, b: string): number {
   return as.length - bs.length;
 }
 
-function parsePart(schema: z.ZodType | undefined, raw: unknown): unknown {
-  if (!schema) return undefined;
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw validation(parsed.error);
-  return parsed.data;
-}
-
-function inputFor(def: RouteDef, req: Request, res: Response): RouteInput<RouteDef> {
-  const identity = def.auth === "public" ? null : requireIdentity(res);
-  if (def.auth === "session" && !identity?.sessionId)
-    throw unauthorized("Sign in: this route needs a session");
-  let params: unknown;
-  if (def.params) {
-    const parsed = def.params.safeParse(req.params);
-    if (!parsed.success) {
-      throw def.invalidParams
-        ? apiError(def.invalidParams.code, def.invalidParams.message)
-        : validation(parsed.error);
-    }
-    params = parsed.data;
-  }
-  const query = parsePart(def.query, req.query);
-  const rejected = def.rejectBody?.(req.body);
-  if (rejected !== undefined) throw badRequest(rejected);
-  const body = parsePart(def.bodyParser ?? def.body, req.body);
-  return { params, query, body, identity, req, res } as RouteInput<RouteDef>;
-}
-
+/** Express's transport: requireForwarded (mounted before) left the identity on `res.locals`. */
 function handlerFor(
-  { def, handler }: MountedRoute<RouteDef>,
-  validate: boolean,
-  fallbackLogger: Logger | undefined,
+  mountedRoute: MountedRoute<RouteDef>,
+  check: ResponseCheck,
 ): (req: Request, res: Response) => Promise<void> {
-  const name = `${def.method} ${def.path}`;
-  const drift = (req: Request, problem: Record<string, unknown>) => {
-    requestLog(req, fallbackLogger)?.error(
-      { route: name, ...problem },
-      "response does not match route schema",
-    );
-    return internalError();
-  };
+  const { def } = mountedRoute;
   // Express 5 passes a rejected promise to the error handler, which answers in the path's envelope.
   return async (req, res) => {
-    const result = await handler(inputFor(def, req, res));
+    const result = await runRoute(
+      mountedRoute,
+      {
+        identity: res.locals.identity as Identity | undefined,
+        params: req.params,
+        query: def.query ? req.query : undefined,
+        body: req.body,
+        req,
+        res,
+      },
+      check,
+    );
     if (def.response) {
-      if (validate) {
-        const checked = def.response.safeParse(result);
-        if (!checked.success) throw drift(req, { issues: checked.error.issues });
-      }
       res.status(def.status).json(result);
       return;
     }
     const reply = result as RawReply;
-    if (validate && !def.produces?.includes(reply.contentType)) {
-      throw drift(req, { contentType: reply.contentType, produces: def.produces ?? [] });
-    }
     res.status(def.status);
     if (reply.headers) res.set(reply.headers);
     res.set("Content-Type", reply.contentType);

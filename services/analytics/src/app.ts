@@ -1,4 +1,5 @@
 import type { KurzClickHouse } from "@kurz/clickhouse";
+import { authenticatedPrefixes } from "@kurz/contracts";
 import {
   createApp,
   healthRoutes,
@@ -37,9 +38,9 @@ export function analyticsRoutes(deps: AnalyticsAppDeps): MountedRoute[] {
 export function createAnalyticsApp(deps: AnalyticsAppDeps): Express {
   const app = createApp({ logger: deps.logger, envelope: "v1" });
   app.use(healthRoutes(deps.readiness));
-  // Public analytics carry no identity: the gateway forwards them unauthenticated, and they show only
-  // what a link's owner chose to publish.
-  app.use(["/api/v1/analytics", "/api/v1/exports"], requireForwarded(deps.internalToken));
+  // Every route of this service takes the gateway's forwarding credential except the public ones
+  // (their records say which): those carry no identity, and show only what a link's owner published.
+  app.use(authenticatedPrefixes("analytics"), requireForwarded(deps.internalToken));
   mountRoutes(app, analyticsRoutes(deps));
   installErrorHandlers(app, { logger: deps.logger, envelope: "v1" });
   return app;

@@ -4,14 +4,20 @@
 // nothing in process: every instance answers the same as soon as a create or delete has answered.
 // When management cannot answer, the request fails with 503, never with a guess (a wrong 200 or 404).
 import {
-  AnalyticsLinkRef,
-  LinksSummary,
-  PublicAnalyticsRef,
+  INTERNAL_ROUTES,
+  type InternalRouteDef,
+  type PathParams,
   type AnalyticsLinkRef as TAnalyticsLinkRef,
   type LinksSummary as TLinksSummary,
   type PublicAnalyticsRef as TPublicAnalyticsRef,
 } from "@kurz/contracts";
-import { internalHeaders, type Logger, serviceUnavailable } from "@kurz/service-kit";
+import {
+  createInternalClient,
+  type InternalClient,
+  internalHeaders,
+  type Logger,
+  serviceUnavailable,
+} from "@kurz/service-kit";
 import type * as z from "zod";
 
 export interface ManagementLinksOptions {
@@ -34,36 +40,33 @@ export interface LinkDirectory {
 }
 
 export class ManagementLinks implements LinkDirectory {
-  private readonly base: string;
-  private readonly headers: Record<string, string>;
+  private readonly management: InternalClient;
   private readonly timeoutMs: number;
 
   constructor(private readonly opts: ManagementLinksOptions) {
-    this.base = `${opts.managementUrl.replace(/\/+$/, "")}/internal/analytics`;
-    this.headers = internalHeaders(opts.internalToken, "analytics");
+    this.management = createInternalClient(
+      opts.managementUrl,
+      internalHeaders(opts.internalToken, "analytics"),
+    );
     this.timeoutMs = opts.timeoutMs ?? 2_000;
   }
 
   /** The account's live link, or null when it has none with this id (another account's included). */
   link(accountId: string, linkId: string): Promise<TAnalyticsLinkRef | null> {
-    const query = new URLSearchParams({ account_id: accountId });
-    return this.get(`/links/${encodeURIComponent(linkId)}?${query}`, AnalyticsLinkRef);
+    return this.get(INTERNAL_ROUTES.getAnalyticsLink, { link_id: linkId }, { account_id: accountId });
   }
 
   /** A live link whose owner made its analytics public, or null. */
   publicLink(shortCode: string): Promise<TPublicAnalyticsRef | null> {
-    return this.get(`/public/${encodeURIComponent(shortCode)}`, PublicAnalyticsRef);
+    return this.get(INTERNAL_ROUTES.getPublicAnalyticsLink, { short_code: shortCode });
   }
 
   /** Link counts, the live ones among `candidates` (with details), and the recently deleted ids. */
   async linksSummary(accountId: string, candidates: readonly string[]): Promise<TLinksSummary> {
-    const query = new URLSearchParams({
-      candidates: candidates.join(","),
-      deleted_within: String(this.opts.deletedWindowSeconds),
-    });
     const summary = await this.get(
-      `/accounts/${encodeURIComponent(accountId)}/links-summary?${query}`,
-      LinksSummary,
+      INTERNAL_ROUTES.getLinksSummary,
+      { account_id: accountId },
+      { candidates: candidates.join(","), deleted_within: String(this.opts.deletedWindowSeconds) },
     );
     if (!summary) throw unavailable(); // the route always exists: a 404 means a misrouted call
     if (summary.deleted_truncated) {
@@ -75,12 +78,16 @@ export class ManagementLinks implements LinkDirectory {
     return summary;
   }
 
-  private async get<S extends z.ZodType>(path: string, schema: S): Promise<z.infer<S> | null> {
+  private async get<R extends InternalRouteDef & { response: z.ZodType }>(
+    route: R,
+    params: PathParams<R["path"]>,
+    query?: Record<string, string>,
+  ): Promise<z.infer<R["response"]> | null> {
     let res: Response;
     try {
-      res = await fetch(`${this.base}${path}`, {
-        headers: this.headers,
-        signal: AbortSignal.timeout(this.timeoutMs),
+      res = await this.management.call(route, params, {
+        ...(query ? { query } : {}),
+        timeoutMs: this.timeoutMs,
       });
     } catch (err) {
       this.opts.logger.warn({ err: String(err) }, "management did not answer a link lookup");
@@ -90,12 +97,12 @@ export class ManagementLinks implements LinkDirectory {
       await res.body?.cancel();
       return null;
     }
-    const parsed = res.ok ? schema.safeParse(await res.json().catch(() => undefined)) : null;
+    const parsed = res.ok ? route.response.safeParse(await res.json().catch(() => undefined)) : null;
     if (!parsed?.success) {
       if (!res.bodyUsed) await res.body?.cancel();
       this.opts.logger.warn({ status: res.status }, "management answered a link lookup unexpectedly");
       throw unavailable();
     }
-    return parsed.data;
+    return parsed.data as z.infer<R["response"]>;
   }
 }

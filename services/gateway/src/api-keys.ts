@@ -1,8 +1,15 @@
 // Resolves a Bearer key to its record: Redis cache first, management's internal lookup on a miss, so
 // authentication costs no database query on the hot path. Unknown keys are cached briefly too.
 import { createHash } from "node:crypto";
-import { API_KEY_PATTERN, apiKeyCacheKey, KeyRecord } from "@kurz/contracts";
-import { apiError, internalHeaders, keyExpired, keyRevoked, serviceUnavailable } from "@kurz/service-kit";
+import { API_KEY_PATTERN, apiKeyCacheKey, INTERNAL_ROUTES, type KeyRecord } from "@kurz/contracts";
+import {
+  apiError,
+  createInternalClient,
+  internalHeaders,
+  keyExpired,
+  keyRevoked,
+  serviceUnavailable,
+} from "@kurz/service-kit";
 import type { Redis } from "ioredis";
 import { LRUCache } from "lru-cache";
 
@@ -15,7 +22,11 @@ const invalidKey = (hint: string) => apiError("UNAUTHORIZED", "Invalid API key."
 
 const unavailable = () => serviceUnavailable("Authentication is temporarily unavailable; retry shortly");
 
+const { getKey } = INTERNAL_ROUTES;
+
 export class ApiKeys {
+  private readonly management;
+
   constructor(
     private readonly redis: Redis,
     private readonly opts: {
@@ -23,7 +34,12 @@ export class ApiKeys {
       internalSecret: string;
       ttlSeconds: number;
     },
-  ) {}
+  ) {
+    this.management = createInternalClient(
+      opts.managementUrl,
+      internalHeaders(opts.internalSecret, "gateway"),
+    );
+  }
 
   /** The last record parsed per cache key, reused while the cached text is unchanged. */
   private readonly parsed = new LRUCache<string, { text: string; record: KeyRecord }>({ max: PARSED_MAX });
@@ -68,7 +84,7 @@ export class ApiKeys {
       const known = this.parsed.get(cacheKey);
       if (known?.text === cached) return known.record;
       // A damaged entry is treated as a miss and replaced from management, never trusted.
-      const parsed = KeyRecord.safeParse(parseJson(cached));
+      const parsed = getKey.response.safeParse(parseJson(cached));
       if (parsed.success) {
         this.parsed.set(cacheKey, { text: cached, record: parsed.data });
         return parsed.data;
@@ -79,10 +95,7 @@ export class ApiKeys {
 
     let res: Response;
     try {
-      res = await fetch(`${this.opts.managementUrl}/internal/keys/${hash}`, {
-        headers: internalHeaders(this.opts.internalSecret, "gateway"),
-        signal: AbortSignal.timeout(3_000),
-      });
+      res = await this.management.call(getKey, { hash }, { timeoutMs: 3_000 });
     } catch {
       throw unavailable();
     }
@@ -90,7 +103,7 @@ export class ApiKeys {
       await this.cache(cacheKey, UNKNOWN, UNKNOWN_TTL_SECONDS);
       return null;
     }
-    const parsed = res.ok ? KeyRecord.safeParse(await res.json().catch(() => null)) : null;
+    const parsed = res.ok ? getKey.response.safeParse(await res.json().catch(() => null)) : null;
     if (!parsed?.success) throw unavailable();
     await this.cache(cacheKey, JSON.stringify(parsed.data), this.opts.ttlSeconds);
     return parsed.data;

@@ -6,13 +6,14 @@
 // ago (at most a minute), management pushes its end forward and the cookie is re-issued.
 import { createHash, timingSafeEqual } from "node:crypto";
 import {
+  INTERNAL_ROUTES,
   SESSION_TOKEN_PATTERN,
   SESSION_TOMBSTONE,
   type SessionRecord,
   SessionRecord as SessionRecordSchema,
   sessionCacheKey,
 } from "@kurz/contracts";
-import { apiError, internalHeaders, serviceUnavailable } from "@kurz/service-kit";
+import { apiError, createInternalClient, internalHeaders, serviceUnavailable } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
 
 const UNKNOWN = "unknown";
@@ -37,10 +38,17 @@ export interface AuthenticatedSession {
 }
 
 export class Sessions {
+  private readonly management;
+
   constructor(
     private readonly redis: Redis,
     private readonly opts: { managementUrl: string; internalSecret: string; cacheTtlSeconds: number },
-  ) {}
+  ) {
+    this.management = createInternalClient(
+      opts.managementUrl,
+      internalHeaders(opts.internalSecret, "gateway"),
+    );
+  }
 
   /** Throws 401 (unknown, ended or expired session) or 503; returns the live session otherwise. */
   async authenticate(token: string, now = Date.now()): Promise<AuthenticatedSession> {
@@ -82,7 +90,7 @@ export class Sessions {
       if (parsed.success) return parsed.data;
       await this.redis.del(cacheKey).catch(() => {});
     }
-    const res = await this.call("GET", tokenHash, "");
+    const res = await this.call(INTERNAL_ROUTES.getSession, tokenHash);
     if (res.status === 404) {
       await this.redis.set(cacheKey, UNKNOWN, "EX", UNKNOWN_TTL_SECONDS, "NX").catch(() => {});
       return null;
@@ -92,7 +100,7 @@ export class Sessions {
 
   /** The renewed record; null when the session ended meanwhile; throws when management is unreachable. */
   private async renew(tokenHash: string): Promise<SessionRecord | null> {
-    const res = await this.call("POST", tokenHash, "/renew");
+    const res = await this.call(INTERNAL_ROUTES.renewSession, tokenHash);
     if (res.status === 404) {
       await this.redis
         .set(sessionCacheKey(tokenHash), UNKNOWN, "EX", UNKNOWN_TTL_SECONDS, "NX")
@@ -102,13 +110,12 @@ export class Sessions {
     return this.store(sessionCacheKey(tokenHash), res);
   }
 
-  private async call(method: "GET" | "POST", tokenHash: string, suffix: string): Promise<Response> {
+  private async call(
+    route: typeof INTERNAL_ROUTES.getSession | typeof INTERNAL_ROUTES.renewSession,
+    hash: string,
+  ): Promise<Response> {
     try {
-      return await fetch(`${this.opts.managementUrl}/internal/sessions/${tokenHash}${suffix}`, {
-        method,
-        headers: internalHeaders(this.opts.internalSecret, "gateway"),
-        signal: AbortSignal.timeout(3_000),
-      });
+      return await this.management.call(route, { hash }, { timeoutMs: 3_000 });
     } catch {
       throw unavailable();
     }

@@ -2,7 +2,8 @@
 // budgets shared by every redirect instance, like password attempts (password-limiter.ts): per link
 // and client (by a hash of its address, an IPv6 client by its /64) and per link for all clients. The
 // form is validated here and again by management, which stores it; no address is sent or stored.
-import { INTERNAL_HEADERS, OverlaySubmissionBody } from "@kurz/contracts";
+import { INTERNAL_HEADERS, INTERNAL_ROUTES, OverlaySubmissionBody } from "@kurz/contracts";
+import { createInternalClient, type InternalClient } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
 import { clientKey } from "./client-key.ts";
 import type { OverlayState } from "./overlay-page.ts";
@@ -18,14 +19,16 @@ export type SubmissionOutcome = OverlayState | { kind: "gone" } | { kind: "unava
 
 export class OverlaySubmissions {
   private readonly counter: WindowCounter;
+  private readonly management: InternalClient;
 
   constructor(
     redis: Redis,
     private readonly limits: SubmissionLimits,
-    private readonly managementUrl: string,
-    private readonly internalToken: string,
+    managementUrl: string,
+    internalToken: string,
   ) {
     this.counter = new WindowCounter(redis, limits.windowSeconds);
+    this.management = createInternalClient(managementUrl, { [INTERNAL_HEADERS.token]: internalToken });
   }
 
   async submit(code: string, ip: string | null, form: URLSearchParams): Promise<SubmissionOutcome> {
@@ -44,12 +47,11 @@ export class OverlaySubmissions {
     }
     let res: Response;
     try {
-      res = await fetch(`${this.managementUrl}/internal/overlays/submissions`, {
-        method: "POST",
-        headers: { "content-type": "application/json", [INTERNAL_HEADERS.token]: this.internalToken },
-        body: JSON.stringify({ ...parsed.data, short_code: code }),
-        signal: AbortSignal.timeout(3_000),
-      });
+      res = await this.management.call(
+        INTERNAL_ROUTES.submitOverlay,
+        {},
+        { body: { ...parsed.data, short_code: code }, timeoutMs: 3_000 },
+      );
     } catch {
       return { kind: "unavailable" };
     }

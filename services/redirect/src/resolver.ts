@@ -10,9 +10,12 @@ import {
   DomainRecord,
   domainKey,
   INTERNAL_HEADERS,
+  INTERNAL_ROUTES,
+  type InternalRouteDef,
   isRecordTombstone,
   OverlayRecord,
   overlayKey,
+  type PathParams,
   RedirectRecord,
   RotatorRecord,
   redirectKey,
@@ -20,6 +23,7 @@ import {
   rotatorKey,
   toLocation,
 } from "@kurz/contracts";
+import { createInternalClient, type InternalClient } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
 import { LRUCache } from "lru-cache";
 import type { z } from "zod";
@@ -66,7 +70,8 @@ interface Kind<T> {
   redisKey: (id: string) => string;
   /** The shared negative entry's key, for kinds whose misses are shared through Redis. */
   missKey?: (id: string) => string;
-  managementPath: string;
+  /** Management's answer for `id`: its internal resolve route (contracts' INTERNAL_ROUTES). */
+  fromManagement: (id: string) => Promise<Response>;
   /** The form kept in the cache, when it can be smaller than the parsed one. */
   compact?: (record: T) => T;
 }
@@ -248,13 +253,7 @@ export class CachedLookup<T extends object> {
   /** undefined = management could not answer; null = management says there is no such record. */
   private async fromManagement(id: string): Promise<T | null | undefined> {
     try {
-      const res = await fetch(
-        `${this.opts.managementUrl}${this.kind.managementPath}${encodeURIComponent(id)}`,
-        {
-          headers: { [INTERNAL_HEADERS.token]: this.opts.internalToken },
-          signal: AbortSignal.timeout(2_000),
-        },
-      );
+      const res = await this.kind.fromManagement(id);
       if (res.status === 404) {
         await res.body?.cancel();
         return null;
@@ -278,15 +277,19 @@ export class Resolver {
   readonly rotators: CachedLookup<RotatorRecord>;
   private overlayLookup: CachedLookup<OverlayRecord> | undefined;
   private readonly smallOptions: LookupOptions;
+  private readonly management: InternalClient;
 
   constructor(opts: LookupOptions) {
+    this.management = createInternalClient(opts.managementUrl, {
+      [INTERNAL_HEADERS.token]: opts.internalToken,
+    });
     this.links = new CachedLookup(
       {
         name: "link",
         schema: RedirectRecord,
         redisKey: redirectKey,
         missKey: redirectMissKey,
-        managementPath: "/internal/links/resolve/",
+        fromManagement: (id) => this.resolve(INTERNAL_ROUTES.resolveLink, { code: id }),
         compact: linkCompactor(),
       },
       opts,
@@ -297,7 +300,7 @@ export class Resolver {
         name: "domain",
         schema: DomainRecord,
         redisKey: domainKey,
-        managementPath: "/internal/domains/resolve/",
+        fromManagement: (id) => this.resolve(INTERNAL_ROUTES.resolveDomain, { host: id }),
         compact: domainLocations,
       },
       small,
@@ -307,7 +310,7 @@ export class Resolver {
         name: "rotator",
         schema: RotatorRecord,
         redisKey: rotatorKey,
-        managementPath: "/internal/rotators/resolve/",
+        fromManagement: (id) => this.resolve(INTERNAL_ROUTES.resolveRotator, { slug: id }),
       },
       small,
     );
@@ -325,11 +328,15 @@ export class Resolver {
         name: "overlay",
         schema: OverlayRecord,
         redisKey: overlayKey,
-        managementPath: "/internal/overlays/resolve/",
+        fromManagement: (id) => this.resolve(INTERNAL_ROUTES.resolveOverlay, { id }),
       },
       this.smallOptions,
     );
     return this.overlayLookup;
+  }
+
+  private resolve<R extends InternalRouteDef>(route: R, params: PathParams<R["path"]>): Promise<Response> {
+    return this.management.call(route, params, { timeoutMs: 2_000 });
   }
 
   clear(): void {

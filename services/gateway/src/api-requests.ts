@@ -1,0 +1,104 @@
+// The API's requests (`/api/*`, canonical and lower-cased): each goes to the service its route record
+// names, with the credentials the record takes (contracts' route-dispatch.ts), after the checks every
+// upstream shares (405, body size).
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { type ApiService, createRouteDispatch, IMPORT_MAX_BYTES, ROUTES } from "@kurz/contracts";
+import { envelopeForPath, methodNotAllowedError, payloadTooLarge } from "@kurz/service-kit";
+import type { Authenticator } from "./authenticate.ts";
+import { type Budgets, PUBLIC_RATE_LIMIT_PER_MINUTE } from "./budgets.ts";
+import type { ClientHash } from "./client-hash.ts";
+import type { GatewayConfig } from "./config.ts";
+import type { createForwarder } from "./proxy.ts";
+import { RouteTable } from "./route-table.ts";
+
+/** Which service answers an API path and whether it takes a credential, from contracts' records. */
+const dispatch = createRouteDispatch();
+
+export interface ApiRequestDeps {
+  config: GatewayConfig;
+  forward: ReturnType<typeof createForwarder>;
+  budgets: Budgets;
+  authenticate: Authenticator["authenticate"];
+  clientHash: ClientHash;
+}
+
+/** Answers an API request at `url` (the canonical URL, forwarded as is) routed by `path`. */
+export type ApiRequests = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: string,
+  path: string,
+) => Promise<void>;
+
+export function createApiRequests({
+  config,
+  forward,
+  budgets,
+  authenticate,
+  clientHash,
+}: ApiRequestDeps): ApiRequests {
+  const routes = new RouteTable();
+  const { enforceLimits } = budgets;
+
+  // Answered here so every upstream gets the same 405 and oversized bodies never travel further.
+  const screen = (req: IncomingMessage, path: string) => {
+    const allowed = routes.allowedMethods(path);
+    if (allowed && !allowed.includes(req.method ?? "")) throw methodNotAllowedError(allowed);
+    const length = Number(req.headers["content-length"] ?? 0);
+    // An import's body is a file (docs/import-export.md): its own limit, which management enforces too.
+    const isUpload =
+      req.method === ROUTES.createImport.method && path.replace(/\/+$/, "") === ROUTES.createImport.path;
+    const limit = isUpload ? IMPORT_MAX_BYTES : config.MAX_BODY_BYTES;
+    if (length > limit) {
+      throw payloadTooLarge(`Request body is larger than ${limit} bytes`);
+    }
+  };
+
+  /** A keyed API request: authenticated, counted, checked, then forwarded with the caller's identity. */
+  const keyed = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: string,
+    path: string,
+    target: string,
+  ) => {
+    const identity = await authenticate(req, res, envelopeForPath(path) === "legacy");
+    screen(req, path);
+    // Upstreams act on the identity established here; the session token never travels further.
+    delete req.headers.cookie;
+    forward(req, res, target, url, identity);
+  };
+
+  /** Sign-up and sign-in: no credential; a budget per client, whose keyed hash management also gets. */
+  const anonymous = async (req: IncomingMessage, res: ServerResponse, url: string, path: string) => {
+    const client = clientHash(req);
+    await enforceLimits(res, `auth:${client}`, [
+      { name: "1m", seconds: 60, limit: config.AUTH_RATE_LIMIT_PER_MINUTE },
+    ]);
+    screen(req, path);
+    delete req.headers.cookie;
+    forward(req, res, config.MANAGEMENT_URL, url, { clientHash: client });
+  };
+
+  const upstreams: Record<ApiService, string> = {
+    management: config.MANAGEMENT_URL,
+    analytics: config.ANALYTICS_URL,
+  };
+
+  /**
+   * An API request, to the service its route record names (management for a path no record's prefix
+   * covers), with the credentials the record takes.
+   */
+  return async (req: IncomingMessage, res: ServerResponse, url: string, path: string) => {
+    const { service, auth } = dispatch(path) ?? { service: "management", auth: "key" };
+    if (auth !== "public") return keyed(req, res, url, path, upstreams[service]);
+    if (service === "management") return anonymous(req, res, url, path);
+    // Published analytics: no key, so the budget is per client address (hashed: no raw IPs kept).
+    // Counted first, so a refused method reports the budget it was charged to like any answer.
+    await enforceLimits(res, `public:${clientHash(req)}`, [
+      { name: "1m", seconds: 60, limit: PUBLIC_RATE_LIMIT_PER_MINUTE },
+    ]);
+    if (req.method !== "GET" && req.method !== "HEAD") throw methodNotAllowedError(["GET", "HEAD"]);
+    forward(req, res, upstreams[service], url);
+  };
+}
