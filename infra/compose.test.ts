@@ -356,7 +356,7 @@ describe("infra/edge/nginx.conf and infra/otel/collector.yaml", () => {
     expect(nginx).toMatch(/proxy_set_header X-Forwarded-For \$remote_addr;/);
     expect(nginx).toMatch(/proxy_set_header X-Forwarded-Proto \$scheme;/);
     expect(nginx).toMatch(/proxy_set_header Host \$host;/);
-    // The request id and time the redirect derives click ids from (decision 0032), set in the http
+    // The request id and time the redirect derives click ids from (decision 0049), set in the http
     // block for every location: a location with a proxy_set_header of its own would lose it.
     expect(nginx).toMatch(/^ {4}proxy_set_header X-Kurz-Edge-Request "\$request_id \$msec";$/m);
     expect(INTERNAL_HEADERS.edgeRequest).toBe("X-Kurz-Edge-Request".toLowerCase());

@@ -11,7 +11,7 @@
 // Blocks are what the consumer hands writeClicks (services/analytics/src/ingest/clicks.ts): by default
 // one block per handler batch, as on Redis Streams (`./kurz bench analytics`); `--run-messages N` cuts
 // each batch into blocks of N messages, as Kafka runs do (100 at most); `--per-message` makes every
-// message its own block, decision 0028's path (one insert per message).
+// message its own block, decision 0049's path (one insert per message).
 import { createClickHouse, migrate } from "@kurz/clickhouse";
 import { decodeClickBatch } from "@kurz/contracts";
 import { loadAnalyticsConfig } from "../../services/analytics/src/config.ts";

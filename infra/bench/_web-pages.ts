@@ -3,7 +3,7 @@
 //
 // A whole local process stack in production mode, as deployed. The account signs up through the API in
 // the browser's cookie jar (a real session); its links are seeded in Postgres directly, as the API
-// bench does, with the stored link count set to match (decision 0012). Clicks come through the redirect
+// bench does, with the stored link count set to match (decision 0037). Clicks come through the redirect
 // service like anyone's, from a few hundred visitors on a few hundred links, so the overview, the link
 // page and the top links have data to draw.
 //

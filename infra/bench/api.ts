@@ -1,6 +1,6 @@
 // `./kurz bench api`: the v1 API through the gateway (auth, rate limit, proxy, management, Postgres) on
 // a full local stack, with two accounts: one that starts empty and one with 100k links seeded directly
-// in Postgres (its stored link count set to match, decision 0012).
+// in Postgres (its stored link count set to match, decision 0037).
 //   - create-link: POST /api/v1/links with a title (no title fetch), each request a new link, on the
 //     empty account and on the full one in the same run (ABBA order, so drift during the run cancels);
 //     the ratio full/empty shows whether a create's cost grows with the account (target ≥ 90%);
@@ -201,7 +201,7 @@ export async function run(args: string[]): Promise<string> {
       gw: [],
     };
     // "gw" is the same GET sent to the gateway's own port: what the public origin's hop (the
-    // redirect's forwarder, decision 0006) costs, measured in the same run.
+    // redirect's forwarder, decision 0038) costs, measured in the same run.
     // The reference reads the gateway's cache entry for the key, which expires KEY_CACHE_TTL_SECONDS (60)
     // after the gateway wrote it; a run that outlived it answered 401s at the reference's speed (seen
     // 2026-11-25: 162k of 215k non-2xx). Before each reference row the entry is dropped and the gateway
@@ -379,7 +379,7 @@ export async function run(args: string[]): Promise<string> {
             "",
           ]
         : []),
-      `Resident memory of the service processes (${process.env.KURZ_STACK_FROM_SOURCE === "1" ? "from source through tsx: KURZ_STACK_FROM_SOURCE=1" : "each from its bundle, decision 0016"}):`,
+      `Resident memory of the service processes (${process.env.KURZ_STACK_FROM_SOURCE === "1" ? "from source through tsx: KURZ_STACK_FROM_SOURCE=1" : "each from its bundle, decision 0001"}):`,
       "",
       ...rss.markdown(),
       "",

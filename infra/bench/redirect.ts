@@ -1,14 +1,14 @@
 // `./kurz bench redirect`: redirect throughput against the Node ceiling, in one run.
 //   (a) a bare node:http server answering 302 with no lookup,
 //   (b) the redirect service (LRU → Redis, click publishing to the Redis Streams bus on),
-//   (b) is configured as `./kurz up` runs it: it owns the public origin (API_UPSTREAM_URL set, decision 0006),
+//   (b) is configured as `./kurz up` runs it: it owns the public origin (API_UPSTREAM_URL set, decision 0038),
 //   so (b) is also the figure "through the public origin" for short links.
-//   (c) for comparison, the layout before decision 0006: the gateway in front, forwarding to redirect.
+//   (c) for comparison, the layout before decision 0038: the gateway in front, forwarding to redirect.
 // Servers are pinned to core 0 with taskset; wrk and a Redis server of the benchmark's own are pinned
 // to core 1, so the server core is the server's alone, as it would be with Redis on another host.
 // 100k links are seeded into that Redis and every request asks for a random one. (a) and (b) are
 // measured in turns, so a slow spell of a shared host weighs on both; the ratio is the median of the
-// pairs. The redirect runs from its bundle, as `./kurz up` runs it (decision 0008).
+// pairs. The redirect runs from its bundle, as `./kurz up` runs it (decision 0001).
 // Options: --duration <s> (default 10), --runs <n> (default 3), --connections <n> (default 64).
 // Run under `flock /tmp/bench.lock` on a shared machine.
 import type { ChildProcess } from "node:child_process";
@@ -119,7 +119,7 @@ export async function run(args: string[]): Promise<string> {
     const mb = (name: string) => (metric(name) / 1048576).toFixed(0);
     memory = `heap used ${mb("nodejs_heap_size_used_bytes")} MB of ${mb("nodejs_heap_size_total_bytes")} MB, external ${mb("nodejs_external_memory_bytes")} MB`;
 
-    // (c) for comparison, the layout before decision 0006: the gateway in front
+    // (c) for comparison, the layout before decision 0038: the gateway in front
     const gateway = pinned([process.execPath, "--import", "tsx", "services/gateway/src/main.ts"], {
       ...env,
       PORT: String(gPort),
@@ -153,7 +153,7 @@ export async function run(args: string[]): Promise<string> {
     "|---|---|---|---|---|",
     row("(a) bare `node:http` 302, no lookup", "a"),
     row("(b) redirect service (bundle) as the public origin, click publishing on", "b"),
-    row("(c) for comparison: gateway in front of redirect (layout before decision 0006), one run", "c"),
+    row("(c) for comparison: gateway in front of redirect (layout before decision 0038), one run", "c"),
     "",
     `Ratio (b)/(a), median of the pairs: **${pct(median(pairs))}** (pairs: ${pairs.map(pct).join(", ")}; target ≥ 60%).`,
     `p99 of (b): median ${median(results.b!.map((w) => w.p99)).toFixed(2)} ms, worst run ${worstP99.toFixed(2)} ms (target < 10 ms).`,

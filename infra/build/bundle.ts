@@ -1,6 +1,6 @@
 // `node --import tsx infra/build/bundle.ts [service…]`: bundles services/<service>/src/main.ts into one
 // ESM file, services/<service>/dist/main.mjs, with esbuild (every service when none is named). Every
-// service runs from its bundle (decisions 0008 and 0016): no TypeScript loader at run time and only
+// service runs from its bundle (decision 0001): no TypeScript loader at run time and only
 // the code it uses. The bundle stays inside the repository layout it was built in: it reaches files
 // and native addons of the workspace by paths relative to itself.
 import { mkdir, rename, writeFile } from "node:fs/promises";
@@ -32,7 +32,7 @@ export const RUNTIME_EXTERNALS = [
 const BUNDLE_NODE_FLAGS = ["--max-semi-space-size=8"];
 
 /**
- * The redirect keeps V8's 16 MB semi-spaces (decision 0043): with 8 MB, a click lived through a
+ * The redirect keeps V8's 16 MB semi-spaces (decision 0038): with 8 MB, a click lived through a
  * scavenge and was promoted, and the full collections that cleared them up, one every 1–2 s with marking
  * steps of 10–20 ms, set its p99. Its old generation is held lower instead (HEAP_GROWING_PERCENT 50), so
  * its peak RSS stays where it was.

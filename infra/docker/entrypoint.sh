@@ -6,7 +6,7 @@ set -eu
 # KURZ_APP_DIR only for infra/compose.test.ts, which runs this script outside an image.
 cd "${KURZ_APP_DIR:-/app}"
 if [ "$#" -eq 0 ]; then
-  # The flags of nodeFlagsFor in infra/build/bundle.ts (decisions 0008, 0016, 0043).
+  # The flags of nodeFlagsFor in infra/build/bundle.ts (decisions 0001 and 0038).
   case "$SERVICE" in
     redirect) semi=16 ;;
     *) semi=8 ;;

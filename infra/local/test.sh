@@ -46,7 +46,7 @@ run_checks() {
 # coverage stays one vitest, so that its report covers every file.
 # - The chaos suite ran alone after everything else until 2026-11-27: beside the others its analytics
 #   consumer fell behind the load it counts (2026-11-25: one fault's clicks in the next one's window).
-#   Since its ingest inserts a run of messages at once (decision 0033) it keeps up beside them: every
+#   Since its ingest inserts a run of messages at once (decision 0049) it keeps up beside them: every
 #   clean clone since passed every fault there, and the tests took 325-357 s instead of 448.
 # - One lane, the dashboard's tests then the chaos suite, rather than one each: the first three
 #   minutes keep both cores busy and the main vitest's last ones do not, so the chaos suite's stacks

@@ -272,7 +272,7 @@ async function main(): Promise<void> {
     }
   }
 
-  // Every service runs from its esbuild bundle (decisions 0008, 0016), rebuilt on each start so that
+  // Every service runs from its esbuild bundle (decision 0001), rebuilt on each start so that
   // a source change is live after a restart. Built by a child process: the supervisor then never holds
   // the bundles in memory (measured: 164 MB RSS when it built them itself, see docs/benchmarks/2026-11.md).
   const started = Date.now();

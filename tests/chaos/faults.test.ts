@@ -50,10 +50,10 @@ beforeAll(async () => {
       RATE_LIMIT_PER_MINUTE: "100000",
       RATE_LIMIT_PER_HOUR: "1000000",
       // The redirect publishes one message per partition key and flush, and analytics inserts each
-      // message on its own (decision 0028): six links at the default 50 ms made six times the inserts
+      // message on its own (decision 0049): six links at the default 50 ms made six times the inserts
       // of one link, more than the consumer keeps up with on two loaded cores (1,013 clicks counted
       // only after the 60 s settle time). At 500 ms the six links cost less than one did at 50 ms
-      // (decision 0028 records this per-message cost as open).
+      // (decision 0049 records this per-message cost as open).
       CLICK_FLUSH_MS: "500",
     },
   });
@@ -298,11 +298,11 @@ const FAULTS: [string, () => Promise<void>][] = [
 
 /**
  * Faults skipped because of an open bug, with the reason in the test's name (docs/reliability.md).
- * None now. Fixed: the SIGKILL of analytics lost the clicks of an interrupted insert (decision 0030);
+ * None now. Fixed: the SIGKILL of analytics lost the clicks of an interrupted insert (decision 0049);
  * the broker outage lost clicks the Kafka mock dropped before the consumer read them (one link's
  * partition past the mock's 5 MiB; the load now spreads over six); the freeze left 2,514 clicks
  * unconsumed 60 s after it, because the consumer inserted each message on its own (2,222-2,600
- * clicks/s on chDB) and could not catch up; since decision 0033 a run of up to 100 messages is one
+ * clicks/s on chDB) and could not catch up; since decision 0049 a run of up to 100 messages is one
  * insert.
  */
 const openBugs: Record<string, string> = {};
@@ -321,7 +321,7 @@ for (const [fault, apply] of FAULTS) {
     expect(row.lost, `clicks lost${row.lost > 0 ? `; ${await whereClicksWent()}` : ""}`).toBe(0);
     // A redirect killed with SIGKILL has journaled the clicks of requests it had not answered; the
     // edge retries those GETs on another instance with the same request id, so both copies carry one
-    // click id and analytics keeps one (decision 0032): no allowance, for this fault either.
+    // click id and analytics keeps one (decision 0049): no allowance, for this fault either.
     expect(row.doubled, "clicks doubled").toBe(0);
     expect(row.ackedMissing, "acknowledged writes missing").toBe(0);
     expect([...row.redirects.keys()], "redirect statuses").toEqual([302]);

@@ -1,4 +1,4 @@
-// Attack: choosing click ids (decision 0032). Behind the edge, the redirect takes a click's id and
+// Attack: choosing click ids (decision 0049). Behind the edge, the redirect takes a click's id and
 // time from the edge's request header (INTERNAL_HEADERS.edgeRequest), so that a GET the edge retries on
 // another instance counts once. A client that could set that header itself could fold any number of
 // its clicks into one, or date them earlier. The edge replaces whatever a client sent: here Debian's

@@ -456,7 +456,7 @@ describe("calls batched together (decision 0044)", () => {
   });
 });
 
-describe("invalidation messages naming several codes (decision 0045)", () => {
+describe("invalidation messages naming several codes (decision 0052)", () => {
   it("cannot be forged through an alias: a code with a space or a colon is refused and nothing is created", async () => {
     const { asAttacker } = await attackerAndVictim(stack, "inval");
     const before = (await asAttacker("GET", "/api/v1/account")).body.data.total_links;

@@ -372,7 +372,7 @@ describe("password links", () => {
 describe("a deleted link", () => {
   // The redirect's miss path (management's /internal/links/resolve) reads the link, then writes its
   // record to Redis: a read made just before the delete and written just after it put the deleted link
-  // back for good (decision 0051). Here that path runs without pause while the owner deletes.
+  // back for good (decision 0052). Here that path runs without pause while the owner deletes.
   it("never redirects again, however the miss path races with the delete, and costs no lookup", async () => {
     const headers = internalHeaders(stack.env.INTERNAL_TOKEN!, "redirect");
     // One address for every visit: were a tombstone asked of management, the miss budget would answer 429.

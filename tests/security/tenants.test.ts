@@ -246,7 +246,7 @@ describe("cross-tenant attempts", () => {
     expect(usage.keys.map((k: { id: string }) => k.id)).not.toContain(victim.keyId);
   });
 
-  it("GET /api/v1/links/:id (one prepared statement outside Prisma, decision 0035) refuses malformed ids with 400 and never reads another tenant's link", async () => {
+  it("GET /api/v1/links/:id (one prepared statement outside Prisma, decision 0044) refuses malformed ids with 400 and never reads another tenant's link", async () => {
     for (const id of ["not-a-uuid", `${victim.link.id}' OR '1'='1`, `${victim.link.id};`]) {
       expectV1Error(
         await attacker.call("GET", `/api/v1/links/${encodeURIComponent(id)}`),
@@ -265,7 +265,7 @@ describe("cross-tenant attempts", () => {
     }
   });
 
-  it("POST /api/v1/links (the direct body path and one prepared statement outside Prisma, decision 0039) creates only in the caller's own account", async () => {
+  it("POST /api/v1/links (the direct body path and one prepared statement outside Prisma, decision 0044) creates only in the caller's own account", async () => {
     const before = await rowsOf(victim.accountId);
     const attackerLinks = () => prisma.link.count({ where: { accountId: attacker.accountId } });
     const count = await attackerLinks();
@@ -313,7 +313,7 @@ describe("cross-tenant attempts", () => {
     const count = await attackerLinks();
     const json = { "content-type": "application/json" };
     const cases: [string | undefined, Record<string, string>, number, string][] = [
-      // Plain JSON bodies: read by the direct path (decision 0039).
+      // Plain JSON bodies: read by the direct path (decision 0044).
       ['{"url":"https://a.example/x",', json, 400, "VALIDATION_ERROR"],
       ["1", json, 400, "VALIDATION_ERROR"],
       ['"https://a.example/"', json, 400, "VALIDATION_ERROR"],

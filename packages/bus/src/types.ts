@@ -16,7 +16,7 @@ export interface IncomingMessage<T = unknown> {
   deliveryAttempt: number;
   /**
    * Kafka with `runs`: `${partition}:${first offset}-${last offset}` of the run this message belongs
-   * to, the same for every consumer of the partition (decision 0033). Unset otherwise.
+   * to, the same for every consumer of the partition (decision 0049). Unset otherwise.
    */
   run?: string;
 }
@@ -48,7 +48,7 @@ export interface SubscribeOptions<T = unknown> {
    * Kafka only (Redis Streams ignores it): hand out each partition's messages in runs cut by a rule
    * that reads only the log (aligned offsets, bytes, cut markers), so that every consumer cuts the
    * same runs; a handler call holds whole runs, and an unfinished run at the end of the log waits for
-   * its end, which the consumer appends as a cut marker once it has caught up (decision 0033).
+   * its end, which the consumer appends as a cut marker once it has caught up (decision 0049).
    */
   runs?: { maxMessages: number; maxBytes: number };
 }

@@ -1,4 +1,4 @@
-// Runs (decision 0033): every consumer of a partition must cut the same runs, whatever its fetches and
+// Runs (decision 0049): every consumer of a partition must cut the same runs, whatever its fetches and
 // batch sizes, and an unfinished run must neither be handed out early nor lost when its consumer stops.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

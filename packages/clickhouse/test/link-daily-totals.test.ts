@@ -1,7 +1,7 @@
 // Migration 0009: link_daily's projection of all-time totals per account and link. The aggregates the
 // account summary and the click-totals publisher run are answered from it (EXPLAIN names it), and its
 // answers are link_daily's own through what changes that table: clicks inserted twice under one
-// deduplication token (decision 0028), a link's clicks deleted (the links consumer), merges.
+// deduplication token (decision 0049), a link's clicks deleted (the links consumer), merges.
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { useMigratedChDb } from "./migrated-chdb.ts";

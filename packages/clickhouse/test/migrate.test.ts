@@ -59,19 +59,19 @@ describe("migrate with the package's migrations", () => {
       // Since 0010 clicks feed the rollups through a Null table, which a rebuild feeds alone (decision 0049).
       { name: "click_feed", engine: "Null", sorting_key: "" },
       { name: "click_feed_mv", engine: "MaterializedView", sorting_key: "" },
-      // Since 0006: the messages whose click insert completed (decision 0030).
+      // Since 0006: the messages whose click insert completed (decision 0049).
       { name: "click_messages", engine: "ReplacingMergeTree", sorting_key: "token" },
       { name: "clicks", engine: "ReplacingMergeTree", sorting_key: "link_id, toDate(ts), click_id" },
       { name: "link_daily", engine: "SummingMergeTree", sorting_key: "account_id, link_id, day" },
       // Since 0003 the daily rollups are fed from the hourly ones, which clicks feed.
       { name: "link_daily_from_hourly_mv", engine: "MaterializedView", sorting_key: "" },
       // Since 0008 the dimension rollups by hour and by day are gone (link_stats holds those rows,
-      // decision 0041); the all-time one is fed from clicks directly (through click_feed since 0010).
+      // decision 0048); the all-time one is fed from clicks directly (through click_feed since 0010).
       { name: "link_dim_total", engine: "SummingMergeTree", sorting_key: "link_id, dim, value, country" },
       { name: "link_dim_total_from_clicks_mv", engine: "MaterializedView", sorting_key: "" },
       { name: "link_hourly", engine: "SummingMergeTree", sorting_key: "account_id, link_id, hour" },
       { name: "link_hourly_mv", engine: "MaterializedView", sorting_key: "" },
-      // Since 0007: a link's periods in one read (decision 0040), fed through a Null table.
+      // Since 0007: a link's periods in one read (decision 0048), fed through a Null table.
       {
         name: "link_stats",
         engine: "AggregatingMergeTree",

@@ -1,4 +1,4 @@
-// Campaign membership beyond the original product (issue 13, decision 0027): a weight per assigned
+// Campaign membership beyond the original product (issue 13, decision 0026): a weight per assigned
 // link for the rotator's split, the campaign's links, and removing one. Legacy envelopes and ids.
 import * as z from "zod";
 import { legacySuccess } from "./envelope.ts";
@@ -55,7 +55,7 @@ export type CampaignMembershipEvent = z.infer<typeof CampaignMembershipEvent>;
 
 /**
  * Whether a `links` topic message claims to be a campaign's membership, by its type alone: told apart
- * before any parse, since a failed parse builds its whole error (decision 0039).
+ * before any parse, since a failed parse builds its whole error (decision 0044).
  */
 export function isCampaignMembershipMessage(value: unknown): boolean {
   return (value as { type?: unknown } | null)?.type === "campaign.links";

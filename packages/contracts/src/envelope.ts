@@ -72,7 +72,7 @@ export function successEnvelope(data: z.ZodType, meta?: z.ZodType) {
 
 /**
  * Body of `error.details` for VALIDATION_ERROR: zod's formatted tree (`{"_errors":[],"url":{"_errors":[…]}}`),
- * the shape SnipURL's documented clients read (docs/decisions/0014-validation-details-formatted-tree.md).
+ * the shape SnipURL's documented clients read (docs/decisions/0010-routes-declared-once.md).
  */
 export function validationDetails(error: z.core.$ZodError): ValidationDetails {
   return z.formatError(error) as ValidationDetails;

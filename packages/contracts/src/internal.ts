@@ -28,7 +28,7 @@ export const INTERNAL_HEADERS = {
    * `<$request_id> <$msec>`, nginx's 32 hex digits for the request and its time in seconds with
    * milliseconds. A retry of the request on another instance carries the same value, so a redirect
    * that trusts the edge (TRUST_PROXY) derives the click id and time from it and both copies of a
-   * click share them (decision 0032).
+   * click share them (decision 0049).
    */
   edgeRequest: "x-kurz-edge-request",
 } as const;

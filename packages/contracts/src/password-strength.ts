@@ -1,6 +1,6 @@
 // How strong an account password must be, in one place for the server that enforces it and the
 // dashboard's meter that explains it as the person types (docs/security.md, "Sessions and CSRF";
-// decision 0057). Its own entry point (`@kurz/contracts/password-strength`), never re-exported from the
+// decision 0021). Its own entry point (`@kurz/contracts/password-strength`), never re-exported from the
 // package's index: the dictionaries weigh about 2 MB, so the dashboard loads this file in a chunk of its
 // own when a password field is used, and the rest of contracts stays light.
 //

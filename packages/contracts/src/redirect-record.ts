@@ -1,7 +1,7 @@
 import * as z from "zod";
 
 /**
- * A redirect record's version (decisions 0051, 0052): a link's from its row, a domain's, rotator's or
+ * A redirect record's version (decision 0052): a link's from its row, a domain's, rotator's or
  * overlay's from one Postgres sequence; Redis keeps the highest written. Absent in records written
  * before versions: read as 0, so any versioned write wins.
  */
@@ -37,17 +37,17 @@ export const RedirectRecord = z.object({
     description: "Branded domain the link lives on (served only there); null/absent: the public host",
   }),
   v: RecordVersion.meta({
-    description: "The link row's version; Redis keeps the highest written (decision 0051)",
+    description: "The link row's version; Redis keeps the highest written (decision 0052)",
   }),
   c: z.int().nonnegative().optional().meta({
     description:
-      "When the link was created (epoch ms): of two links that held the code, the later one's writes win (decision 0051)",
+      "When the link was created (epoch ms): of two links that held the code, the later one's writes win (decision 0052)",
   }),
 });
 export type RedirectRecord = z.infer<typeof RedirectRecord>;
 
 /**
- * What a removed record's key holds for a while instead of it (decision 0051), written by management
+ * What a removed record's key holds for a while instead of it (decision 0052), written by management
  * and read by the redirect as "no such record", without asking management. A deleted link's names it
  * (`id`, and its creation as `c`) and refuses every later write of that link; a branded domain's,
  * rotator's or overlay's names the row (`id`) only when the row was deleted for good, and carries the
@@ -153,7 +153,7 @@ export function invalidationMessage(kind: "link" | "domain" | "rotator" | "overl
 
 /**
  * Several invalidations in one message, separated by spaces (no short code, host, slug or id holds
- * one): management announces the creates that finish together once (decision 0045). A message of
+ * one): management announces the creates that finish together once (decision 0052). A message of
  * one entry is the message alone, as before.
  */
 export function invalidationMessages(entries: readonly string[]): string {

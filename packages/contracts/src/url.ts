@@ -1,5 +1,5 @@
 // Whether a string is a URL, and the form a URL takes in a Location header: decided here, for every
-// service, the dashboard and every schema (decision 0059).
+// service, the dashboard and every schema (decision 0010).
 //
 // The WHATWG parser decides, through `new URL` in a try/catch. Never `URL.canParse` (nor `z.url()`,
 // which calls it): on Node 20 and 22, once V8 optimises its caller, `URL.canParse` answers false for

@@ -1,5 +1,5 @@
 // Every URL check called often enough for V8 to optimise it, each answer held to what the URL is.
-// `URL.canParse` answered false for IDN URLs only once its caller was optimised (decision 0059), so a
+// `URL.canParse` answered false for IDN URLs only once its caller was optimised (decision 0010), so a
 // check is trusted only after this many calls. Run by url.test.ts under the Node running the tests
 // and, through url-warm-cli.ts, under Node 22. Plain TypeScript with erasable types only, so Node 22
 // runs it without a build.

@@ -35,7 +35,7 @@ function searchPathOption(schema: string): string {
   return pg.escapeIdentifier(schema).replace(/[\\ ]/g, "\\$&");
 }
 
-/** The pool under each client createPrisma made (decision 0035: the hottest reads skip Prisma). */
+/** The pool under each client createPrisma made (decision 0044: the hottest reads skip Prisma). */
 const pools = new WeakMap<PrismaClient, pg.Pool>();
 
 /**
@@ -66,7 +66,7 @@ export function createPrisma(databaseUrl: string): PrismaClient {
 
 /**
  * The node-postgres pool under a client made by createPrisma: one pool (and one connection limit) for
- * Prisma and the few hot reads that run as plain prepared statements (decision 0035). Those reads use
+ * Prisma and the few hot reads that run as plain prepared statements (decision 0044). Those reads use
  * node-postgres' default type parsing (timestamptz → Date, int8 → string, jsonb → parsed).
  */
 export function poolOf(prisma: PrismaClient): Pick<pg.Pool, "query" | "connect"> {

@@ -164,7 +164,7 @@ describe("createPrisma with ?schema=", () => {
       const rows = await tenant.$queryRaw<{ schema: string; accounts: bigint }[]>`
         SELECT current_schema() AS schema, (SELECT count(*) FROM accounts) AS accounts`;
       expect(rows).toEqual([{ schema: "tenant_b", accounts: 1n }]);
-      // The pool under the client (decision 0035's direct reads) is in the same schema.
+      // The pool under the client (decision 0044's direct reads) is in the same schema.
       const direct = await poolOf(tenant).query(
         "SELECT current_schema() AS schema, count(*) AS n FROM accounts",
       );

@@ -1,5 +1,5 @@
 // The stored link count's migrations, replayed on a database that holds links from before them:
-// stored_link_count (decision 0012) backfills accounts.link_count from the rows, and link_quota_shards
+// stored_link_count (decision 0037) backfills accounts.link_count from the rows, and link_quota_shards
 // (decision 0037) moves that count into the account's shards.
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";

@@ -1,6 +1,6 @@
 // One access-log line per finished request, framework-free, for Express apps and bare node:http
 // handlers alike. pino-http made a child logger and serialized the request for every request, even
-// with the level off; here nothing is built unless the line will be written (decision 0018), and a
+// with the level off; here nothing is built unless the line will be written (decision 0044), and a
 // request's logger is made only when something logs through it (an error, mostly).
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";

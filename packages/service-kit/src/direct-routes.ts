@@ -1,11 +1,11 @@
-// The hottest keyed reads answered on plain node:http in front of Express (decision 0023). Express's
+// The hottest keyed reads answered on plain node:http in front of Express (decision 0044). Express's
 // router, its middleware chain and `res.json` were about a quarter of management's CPU for a
 // `GET /api/v1/links/:id` (docs/benchmarks/2026-11.md). The route is still its record from contracts
 // (decision 0010), run by the same pipeline as on Express (route-pipeline.ts): this file is only a
 // transport, which matches the path, reads the body and sends the JSON. Anything this path does not handle exactly as Express would (another
 // method, HEAD, a conditional request, an encoded or differently cased path, a trailing slash) is
 // passed to Express untouched, so both paths answer alike.
-// Since decision 0039 a keyed JSON route with a body (`POST /api/v1/links`, the hottest write) can be
+// Since decision 0044 a keyed JSON route with a body (`POST /api/v1/links`, the hottest write) can be
 // answered here too, but only for the one plain form of body every client sends: `application/json`
 // (charset UTF-8 or none), no content coding, a Content-Length within the limit. Every other body (chunked,
 // compressed, another media type or charset, too large, empty) goes to Express and its body parser,

@@ -3,7 +3,7 @@
 // `wake()` after a commit that made new work skips the wait. One round at a time, so a worker never
 // races itself. A wake that arrives while a round runs is kept: that round may have read the table
 // before the new work was committed, so another round follows at once instead of after the poll.
-// With `wakeIntervalMs`, woken rounds start at most that often (decision 0039): under a stream of
+// With `wakeIntervalMs`, woken rounds start at most that often (decision 0044): under a stream of
 // wakes (one per create) the work of many commits goes out in one round instead of one round each,
 // while a wake after a quiet spell still runs at once.
 

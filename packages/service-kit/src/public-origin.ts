@@ -1,5 +1,5 @@
 /**
- * Which paths of the single-machine public origin belong to the gateway (decisions 0006, 0038): `/api`,
+ * Which paths of the single-machine public origin belong to the gateway (decision 0038): `/api`,
  * the docs page and campaign pages under `/c/`. The redirect, which owns the public port, forwards or
  * splices these to the gateway; the gateway sends every other request of a spliced connection back
  * to the redirect. Both must draw the line in the same place, so it is drawn once, here.

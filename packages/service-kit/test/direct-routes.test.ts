@@ -1,4 +1,4 @@
-// The direct path (decision 0023) must answer exactly as the Express mount of the same record does:
+// The direct path (decision 0044) must answer exactly as the Express mount of the same record does:
 // one server of each, the same requests, the same statuses, bodies and headers.
 import type { RequestListener } from "node:http";
 import { gzipSync } from "node:zlib";
@@ -47,7 +47,7 @@ const routes: MountedRoute[] = [
     if (params.id === BROKEN) return v1Success({ ...link, clicks_count: "many" } as unknown as typeof link);
     return v1Success(link);
   }),
-  // Routes with a body (decision 0039): the created or updated link echoes what was parsed.
+  // Routes with a body (decision 0044): the created or updated link echoes what was parsed.
   route(ROUTES.createLink, ({ body, identity }) => {
     if (identity.accountId !== ACCOUNT) throw notFound("Link not found.");
     return v1Success({ ...link, original_url: body.url, title: body.title ?? "fetched" });

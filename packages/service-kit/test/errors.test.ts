@@ -32,7 +32,7 @@ describe("error envelopes", () => {
     const { status, body } = toV1Error(result.error);
     expect(status).toBe(400);
     expect(body.error.code).toBe("VALIDATION_ERROR");
-    // zod's formatted tree, the shape SnipURL's clients read (decision 0014).
+    // zod's formatted tree, the shape SnipURL's clients read (decision 0010).
     expect(body.error.details).toEqual({
       _errors: [],
       url: { _errors: [expect.any(String)] },

@@ -1,5 +1,5 @@
 // The process stack runs every service from its esbuild bundle, as `./kurz up` and the images do
-// (docs/decisions/0016-every-service-runs-from-a-bundle.md): closer to production, and each boot is
+// (docs/decisions/0001-runtime-layout-and-local-mode.md): closer to production, and each boot is
 // about half the CPU of a tsx one. Bundles are rebuilt when any source they are made from is newer,
 // once per change however many test files ask at the same time.
 import { mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync } from "node:fs";

@@ -1,5 +1,5 @@
 // Boots the whole Kurz stack as real processes (the four services, from their bundles as in
-// production: decision 0016), isolated for one test file:
+// production: decision 0001), isolated for one test file:
 // its own Postgres database, Redis key prefix, bus prefix, embedded ClickHouse (chDB) data directory
 // and free ports.
 // With `inProcess: true` the same four services run inside the test's own process instead (same
@@ -205,7 +205,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     };
   }
 
-  // As `./kurz up` and the images run them: from their bundles (decision 0016).
+  // As `./kurz up` and the images run them: from their bundles (decision 0001).
   // KURZ_STACK_FROM_SOURCE=1 runs them from source through tsx instead (to compare start-up and memory).
   const fromSource = process.env.KURZ_STACK_FROM_SOURCE === "1";
   // KURZ_STACK_NODE_FLAGS adds node flags to every service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p` to

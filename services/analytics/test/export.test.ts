@@ -66,7 +66,7 @@ describe("GET /api/v1/exports/analytics", () => {
     await waitFor(
       async () => {
         const text = await (await get(owner, "/api/v1/exports/analytics")).text();
-        // The short codes come from the links consumer, which batches (up to 500 ms: decision 0039)
+        // The short codes come from the links consumer, which batches (up to 500 ms: decision 0044)
         // and may store a link after its first clicks.
         const ready =
           text.trim().split("\r\n").length === 3 &&

@@ -1,7 +1,7 @@
 // One insert into `clicks` feeds the rollups through materialized views, and each table commits its
 // own part, raw clicks first: a consumer killed in between leaves a message's clicks stored without
 // their rollup rows. The redelivered message must complete them, not be taken for a copy of stored
-// clicks, or those clicks are missing from every count for good (decision 0030; before it, the fault
+// clicks, or those clicks are missing from every count for good (decision 0049; before it, the fault
 // suite's SIGKILL of analytics lost the clicks of one in-flight message). Here that state is made
 // exactly: the view that reads `clicks` is detached during the first insert, and the message is not
 // recorded as complete, as an insert that never returned is not. Both ways of completing such a
@@ -126,7 +126,7 @@ describe.each(["repeat", "checked"] as const)("completed by %s", (completion) =>
     expect(await counts(link)).toEqual(whole(10));
   });
 
-  it("completes an interrupted block when its clicks come back cut differently (decision 0033)", async () => {
+  it("completes an interrupted block when its clicks come back cut differently (decision 0049)", async () => {
     const link = randomUUID();
     const account = randomUUID();
     // A batch of two messages was one block (a Redis batch); its insert was interrupted after the raw part.

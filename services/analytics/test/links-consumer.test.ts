@@ -1,5 +1,5 @@
 // The links consumer against a real ClickHouse (chDB in memory), with its handler called directly
-// (decision 0039), as a bus delivery would call it: one delivery mixing campaign membership, link
+// (decision 0044), as a bus delivery would call it: one delivery mixing campaign membership, link
 // events and a message it cannot read stores the campaign and the links in one insert each and skips
 // the unreadable one; a redelivered batch changes nothing.
 import { randomUUID } from "node:crypto";

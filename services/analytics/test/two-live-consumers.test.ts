@@ -1,11 +1,11 @@
 // Two live click consumers over the same partitions of the Kafka mock cluster (3 brokers), writing
-// into one store at the same moment: the rollup race of decision 0007 (both find a click missing,
+// into one store at the same moment: the rollup race of decision 0049 (both find a click missing,
 // both insert it). Each consumer is in its own group here, so every message is held by both, which
 // is what a rebalance or a consumer outliving its session does to some messages. The sum of what
 // the two consumers inserted shows that their writes did overlap; the store still counts every
-// click once, in the raw table (even without FINAL) and in every rollup (decision 0028). Each insert
+// click once, in the raw table (even without FINAL) and in every rollup (decision 0049). Each insert
 // is a run of a partition, which both consumers cut alike although their batch sizes differ
-// (decision 0033); with one insert per handler batch instead, this test counted 20-40 clicks twice.
+// (decision 0049); with one insert per handler batch instead, this test counted 20-40 clicks twice.
 import { randomUUID } from "node:crypto";
 import { createBus, type EventBus, type Subscription, topicName } from "@kurz/bus";
 import { type KafkaMock, startKafkaMock } from "@kurz/bus/testing";
@@ -112,7 +112,7 @@ it("counts every click once while two consumers write the same messages at the s
           visitors: new VisitorHasher("test"),
           group: `analytics-clicks-${c}`,
           // Different batch sizes: each consumer's handler calls cut the partitions differently, and
-          // only the runs (decision 0033), the same for both, make their blocks and tokens agree.
+          // only the runs (decision 0049), the same for both, make their blocks and tokens agree.
           maxBatchSize: c === 0 ? 7 : 3,
           // Two consumers writing into one store at once need a ClickHouse server (embedded chDB has
           // one process, and it one consumer), whose consumers complete interrupted inserts by repeating

@@ -4,7 +4,7 @@
 //
 // Plain node:http, no framework: every API request crosses this process, and Express's router and
 // middleware chain were a fifth to a quarter of its CPU per request (docs/benchmarks/2026-11.md,
-// decision 0018).
+// decision 0044).
 // The gateway routes on a handful of prefixes, so a framework buys it nothing.
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import {

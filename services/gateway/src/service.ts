@@ -15,7 +15,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     keyPrefix: config.REDIS_KEY_PREFIX,
     maxRetriesPerRequest: 2,
     // Every API request sends two or three commands (key, failed-auth budget, rate limit); commands of
-    // concurrent requests issued in one turn of the event loop go out in one write (decision 0017).
+    // concurrent requests issued in one turn of the event loop go out in one write (decision 0044).
     enableAutoPipelining: true,
   });
   redis.on("error", () => {});

@@ -14,7 +14,7 @@ export async function accountOverview(
   accountId: string,
   keyLimits: KeyLimits,
 ): Promise<Account> {
-  // total_links is the stored count, exact because every create and delete keeps it (decisions 0012, 0037).
+  // total_links is the stored count, exact because every create and delete keeps it (decision 0037).
   const [account, totalLinks] = await Promise.all([
     prisma.account.findUnique({ where: { id: accountId } }),
     storedLinkCount(prisma, accountId),

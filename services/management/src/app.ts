@@ -107,8 +107,8 @@ const withOverlayRecords = (deps: ManagementAppDeps) => ({
 });
 
 /**
- * Records answered on plain node:http before Express (decision 0023): the hottest keyed read, and since
- * decision 0039 the create, when its body is plain JSON (anything else still goes through Express).
+ * Records answered on plain node:http before Express (decision 0044): the hottest keyed read, and since
+ * decision 0044 the create, when its body is plain JSON (anything else still goes through Express).
  */
 const DIRECT: ReadonlySet<unknown> = new Set([ROUTES.getLink, ROUTES.createLink]);
 

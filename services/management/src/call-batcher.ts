@@ -26,7 +26,7 @@ const RETRYABLE = new Set(["40P01", "40001"]);
  */
 const LIMITS = { maxBatch: 100, maxInFlight: 2 };
 
-/** The node-postgres pool under a Prisma client (decision 0035's plain prepared statements). */
+/** The node-postgres pool under a Prisma client (decision 0044's plain prepared statements). */
 export type Pool = ReturnType<typeof poolOf>;
 
 /**

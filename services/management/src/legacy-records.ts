@@ -4,7 +4,7 @@
 //
 // Every write carries a version and Redis keeps the highest (decision 0052), so two writes that cross
 // (two edits, an edit and a failed verification, an edit and the miss path's read) leave the later
-// state. A removal leaves a tombstone for a while with its version (decision 0051), so a read made just
+// state. A removal leaves a tombstone for a while with its version (decision 0052), so a read made just
 // before it and written just after it cannot put the record back; a deleted row's tombstone also names
 // the row and refuses every later write of it.
 import {

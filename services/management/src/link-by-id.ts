@@ -1,5 +1,5 @@
 // `GET /api/v1/links/:id`'s read: the link and its branded domain in one prepared statement on the
-// pool under Prisma (decision 0035). The Prisma path took two queries per request (findFirst, then
+// pool under Prisma (decision 0044). The Prisma path took two queries per request (findFirst, then
 // every domain of the account for the short URL) and Prisma's query interpreter on each; this is the
 // hottest keyed read of the API (issue 15). The row comes back in Prisma's `Link` shape less the redirect
 // record's version, which the API never shows, so the JSON is still made by toLinkJson alone;
@@ -30,7 +30,7 @@ FROM (SELECT * FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS u(id, acco
 JOIN links l ON l.id = q.id AND l.account_id = q.account_id
 LEFT JOIN domains d ON d.id = l.domain_id AND d.account_id = l.account_id`;
 
-/** A link as the API shows it: every column but the redirect record's version (decision 0051). */
+/** A link as the API shows it: every column but the redirect record's version (decision 0052). */
 type ShownLink = Omit<Link, "version">;
 
 type Row = Omit<ShownLink, "clicksCount"> & {

@@ -1,4 +1,4 @@
-// The account's stored link count (decision 0012), kept in shards with leased quotas (table link_quota,
+// The account's stored link count (decision 0037), kept in shards with leased quotas (table link_quota,
 // decision 0037) by every link create and delete in the same transaction, so the link-limit check and
 // the totals cost one indexed read of 16 rows instead of a count over the account's links. A create
 // counts itself inside the database function that inserts it (kurz_create_links →

@@ -1,6 +1,6 @@
 // GET /links: one account's links, newest first, optionally filtered. Raw SQL so that the search is an
 // ILIKE with explicit escaping, matching the trigram indexes the migration created for it. The
-// unfiltered total is the account's stored link count (decision 0012); a filtered one is counted.
+// unfiltered total is the account's stored link count (decision 0037); a filtered one is counted.
 import type { ListLinksQuery } from "@kurz/contracts";
 import { type Link, Prisma, type PrismaClient } from "@kurz/db";
 import { storedLinkCount } from "./link-count.ts";

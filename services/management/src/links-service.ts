@@ -1,6 +1,6 @@
 // Link writes shared by the single and bulk endpoints: every change commits its outbox event in the same
 // transaction and then writes the redirect record, so analytics and the redirect see it at once.
-// Creates and deletes keep the account's stored link count (link-count.ts, decision 0012) in that
+// Creates and deletes keep the account's stored link count (link-count.ts, decision 0037) in that
 // same transaction, as its last statement.
 import { randomUUID } from "node:crypto";
 import { type CreateLinkBody, TOPICS, type UpdateLinkBody } from "@kurz/contracts";
@@ -126,7 +126,7 @@ export async function createLink(deps: LinkWriterDeps, accountId: string, input:
  * One create through the process's batcher (link-create-batch.ts, decision 0044), which calls the
  * database function `kurz_create_links` for the creates that arrive together: the link row (its expiry
  * defaulting from the account's setting), its `link.created` outbox event, and the account's stored
- * count, committed together or not at all (decisions 0019, 0037). The event is linkEvent's, built here
+ * count, committed together or not at all (decisions 0044, 0037). The event is linkEvent's, built here
  * from the row as it will be inserted (every column is given, none left to a default); the function
  * fills in the expiry, which only the database knows when the account's default applies. Refusals
  * arrive as the SQLSTATEs the function reports.

@@ -1,5 +1,5 @@
 // Transactional outbox: events are written in the same transaction as the change they describe, and a
-// relay publishes them, then deletes them (decision 0042: every row is an event not yet published).
+// relay publishes them, then deletes them (decision 0003: every row is an event not yet published).
 // One relay publishes at a time (advisory lock), so per-link order survives any number of management
 // instances; a crash between publish and delete re-publishes (at-least-once), which consumers absorb
 // because events carry ids and absolute state.
@@ -14,8 +14,8 @@ type Tx = Prisma.TransactionClient;
 /** The relay's advisory lock: whoever holds it (a test, to keep events in the table) stops every relay. */
 export const RELAY_LOCK = 727_001;
 /**
- * Rounds run because of a wake start at most this often (decision 0039). Every create wakes the relay,
- * and a round is a transaction and a publish whatever it carries (decision 0046): at hundreds of
+ * Rounds run because of a wake start at most this often (decision 0044). Every create wakes the relay,
+ * and a round is a transaction and a publish whatever it carries (decision 0003): at hundreds of
  * creates a second, rounds back to back carried a few events each, and their cost per create was a
  * large part of management's and Postgres's CPU. At most 40 rounds a second carry the same events in
  * fewer, larger batches (fewer, larger deliveries for the consumers too); an event waits at most this
@@ -109,7 +109,7 @@ export class OutboxRelay {
 
   /**
    * Returns true when a full batch went out (there may be more waiting). On the node-postgres pool, not
-   * through Prisma (decision 0046): as an interactive Prisma transaction a round cost management about
+   * through Prisma (decision 0003): as an interactive Prisma transaction a round cost management about
    * 3 ms of CPU even when it found nothing, so five idle polls a second were most of an idle instance's
    * CPU, and up to 40 rounds a second under load a part of a create's. A round is two round trips,
    * three with events: the constants and ids are inlined (numbers only), so each trip may carry
@@ -153,7 +153,7 @@ export class OutboxRelay {
         "outbox publish",
       );
       // Deleted, not marked: a mark was an UPDATE writing a new version of the row (payload and all)
-      // and an entry in each index, and the marked rows stayed forever (decision 0042). BigInt turns
+      // and an entry in each index, and the marked rows stayed forever (decision 0003). BigInt turns
       // each id into plain digits (or throws), so the inlined list is numbers only.
       const ids = rows.map((r) => BigInt(r.id)).join(",");
       await client.query(`DELETE FROM outbox_events WHERE id IN (${ids}); COMMIT`);

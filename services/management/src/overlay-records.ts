@@ -2,7 +2,7 @@
 // for domains and rotators: Redis is a cache, a failed write is healed by the redirect's miss path
 // (`GET /internal/overlays/resolve/:id`), so failures are logged and never fail the API request. Each
 // write carries the row's version and Redis keeps the highest (decision 0052); a deleted overlay leaves
-// a tombstone that refuses every later write of it (decision 0051).
+// a tombstone that refuses every later write of it (decision 0052).
 import { invalidationMessage, type OverlayRecord, overlayKey } from "@kurz/contracts";
 import type { Overlay } from "@kurz/db";
 import type { Redis } from "ioredis";

@@ -1,4 +1,4 @@
-// Tombstones and versions in Redis for the redirect's records (decisions 0051, 0052). Management writes
+// Tombstones and versions in Redis for the redirect's records (decision 0052). Management writes
 // a record after its commit, so a write that committed or read before another can reach Redis after
 // it: each record carries a version and Redis keeps the highest, and a removed record leaves a tombstone
 // in its place, where a deleted key would let a late write in. The link records' own rules (versions,
@@ -24,7 +24,7 @@ export function tombstone(names: Omit<RecordTombstone, "deleted"> = {}): string 
 /**
  * Every write of a domain, rotator or overlay record or of its tombstone (KEYS: its key; ARGV: the value,
  * the row's id, the version, the tombstone's TTL in seconds or 0 for none): written unless the key holds
- * that row's tombstone (the row was deleted, decision 0051) or a value of the same or a higher version
+ * that row's tombstone (the row was deleted, decision 0052) or a value of the same or a higher version
  * (decision 0052). Versions come from one Postgres sequence: a domain's and an overlay's are the row's,
  * drawn anew by each UPDATE under the row's lock; a rotator's is drawn before it is read. So of two
  * writes that cross, the later state wins, whichever reaches Redis first; the miss path's heal is one

@@ -8,7 +8,7 @@
 // Writes happen after the commit, so two writes of one link can reach Redis in either order: two edits
 // on two instances, an edit and the miss path's read, a delete and any write that committed or read
 // before it. Each record carries the row's version and Redis keeps the highest; a delete leaves a
-// tombstone that refuses every later write of that link (decision 0051).
+// tombstone that refuses every later write of that link (decision 0052).
 import {
   INVALIDATION_CHANNEL,
   invalidationMessages,
@@ -43,9 +43,9 @@ export function toRedirectRecord(link: Link): RedirectRecord {
  * The writes of put and putMany for n records (KEYS: each record's key and its miss entry's; ARGV: each
  * record's JSON, link id, version and creation time, then the channel and one message naming every
  * code): each record written unless its key holds the same link at a higher version or as deleted, or
- * holds another link created after this one (decision 0051), the shared miss entries of those written
- * dropped, the redirects told once. One script, as atomic as a MULTI (decision 0039), for any number of
- * records (decision 0045).
+ * holds another link created after this one (decision 0052), the shared miss entries of those written
+ * dropped, the redirects told once. One script, as atomic as a MULTI (decision 0044), for any number of
+ * records (decision 0052).
  *
  * Of two links that held one code, the later-created one is the live one: the code is unique in
  * Postgres, so the earlier link was deleted before the later was made, and its writes are late ones. A
@@ -100,7 +100,7 @@ export class RedirectRecords {
   /**
    * Writes one link's record. The puts that arrive in one turn of the event loop (the creates that one
    * database call committed together, decision 0044) go out as one script call with one message to the
-   * redirects (decision 0045): every redirect instance handles every message, so a message per create
+   * redirects (decision 0052): every redirect instance handles every message, so a message per create
    * cost each instance a message per create.
    */
   async put(link: Link): Promise<void> {
@@ -138,7 +138,7 @@ export class RedirectRecords {
   }
 
   /**
-   * Deleted links' records replaced by tombstones (decision 0051), many in one round trip (a branded
+   * Deleted links' records replaced by tombstones (decision 0052), many in one round trip (a branded
    * domain's links deleted with it), announced in one message.
    */
   async removeMany(links: readonly Pick<Link, "id" | "shortCode" | "createdAt">[]): Promise<void> {

@@ -95,7 +95,7 @@ describe("account and usage", () => {
     expect(b.total_links).toBe(0);
     expect(b.total_clicks).toBe(0);
     expect(b.link_limit).toBe(500);
-    // total_links is the stored count (decision 0012): a delete takes it down in the same transaction.
+    // total_links is the stored count (decision 0037): a delete takes it down in the same transaction.
     const list = await get(alice.api_key, "/links");
     const del = await fetch(`${stack.origin}/api/v1/links/${list.body.data[0].id}`, {
       method: "DELETE",

@@ -58,7 +58,7 @@ const newCaller = async (tag: string, linkLimit?: number) => {
   return { api: v1Caller(stack, account.api_key), accountId: account.account_id };
 };
 const linkCount = (accountId: string) => prisma.link.count({ where: { accountId } });
-/** The account's stored link count (decisions 0012, 0037), which must always equal linkCount. */
+/** The account's stored link count (decision 0037), which must always equal linkCount. */
 const storedCount = (accountId: string) => storedLinkCount(prisma, accountId);
 
 describe("POST /links/bulk", () => {

@@ -1,4 +1,4 @@
-// A create's statement on Prisma's pool (decisions 0039, 0044) against the real Postgres: the link
+// A create's statement on Prisma's pool (decision 0044) against the real Postgres: the link
 // createLink returns is exactly the row `prisma.link.findFirst` reads back (so its JSON and its redirect
 // record are what they were when the call went through Prisma), its outbox event carries the stored
 // expiry, and the function's refusals still arrive as the API's errors. Creates sent together are one

@@ -2,7 +2,7 @@
 // created one by one and in bulk, listed again and again (each answer checked against its response
 // schema, so the URL check runs thousands of times, past V8's optimisation), exported, and followed.
 // `URL.canParse` answered false for such URLs once optimised, which made create and every later list
-// of the account answer 500 (decision 0059).
+// of the account answer 500 (decision 0010).
 import { toLocation } from "@kurz/contracts";
 import { createPrisma, type PrismaClient } from "@kurz/db";
 import { printProcessOutputOnFailure } from "@kurz/testing";

@@ -49,7 +49,7 @@ describe("legacy campaigns", () => {
 
   const rotator = async (slug: string) => {
     const json = await redis.get(rotatorKey(slug));
-    // A removed rotator's tombstone (decision 0051) is no rotator, as the redirect reads it.
+    // A removed rotator's tombstone (decision 0052) is no rotator, as the redirect reads it.
     return json === null || isRecordTombstone(JSON.parse(json))
       ? null
       : RotatorRecord.parse(JSON.parse(json));

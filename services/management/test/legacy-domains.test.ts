@@ -78,7 +78,7 @@ describe("legacy branded domains", () => {
 
   const record = async (host: string) => {
     const json = await redis.get(domainKey(host));
-    // A removed domain's tombstone (decision 0051) is no domain, as the redirect reads it.
+    // A removed domain's tombstone (decision 0052) is no domain, as the redirect reads it.
     return json === null || isRecordTombstone(JSON.parse(json)) ? null : DomainRecord.parse(JSON.parse(json));
   };
   const listed = async (caller: Caller, id: number) =>

@@ -93,7 +93,7 @@ export async function runCli(
   stack: Stack,
   args: string[],
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  // The CLI's bundle (what the image runs, decision 0016): a third of tsx's start-up CPU per call.
+  // The CLI's bundle (what the image runs, decision 0001): a third of tsx's start-up CPU per call.
   await ensureBundles();
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [bundlePath("management", "cli"), ...args], {

@@ -1,4 +1,4 @@
-// `GET /api/v1/links/:id`'s one-statement read (decision 0035) against the real Postgres: for every kind
+// `GET /api/v1/links/:id`'s one-statement read (decision 0044) against the real Postgres: for every kind
 // of link it returns exactly the row `prisma.link.findFirst` returns (less the redirect record's version),
 // and the JSON made from it equals the JSON the Prisma path made (the link plus all the account's
 // domains); another account's link, or an unknown id, is not found.

@@ -1,4 +1,4 @@
-// The stored link count (decision 0012) against the real Postgres, through the service functions the
+// The stored link count (decision 0037) against the real Postgres, through the service functions the
 // v1 and bulk endpoints call: concurrent creates at the limit stay exact, deletes (single, bulk,
 // overlapping) uncount exactly what they removed, and the count always equals the rows. In-process
 // with no HTTP in between, so the races are as tight as the connection pool allows.

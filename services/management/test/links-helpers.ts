@@ -21,7 +21,7 @@ export const RELAXED_LIMITS = { RATE_LIMIT_PER_MINUTE: "100000", RATE_LIMIT_PER_
  * A stack for one links test file: relaxed key limits and its own redirect click spool (the default
  * ./.data/spool is locked by whichever stack started first). With `keepOutboxEvents`, the outbox
  * relay's lock is held until stop, so the events the file's writes leave stay in `outbox_events` for
- * its assertions (the relay deletes what it publishes: decision 0042).
+ * its assertions (the relay deletes what it publishes: decision 0003).
  */
 export async function startLinksStack(
   extraEnv: Record<string, string> = {},

@@ -511,7 +511,7 @@ describe("DELETE /links/:id", () => {
     expect(res.body.data).toEqual({ deleted: true });
     expectV1Error(await api("GET", `/links/${link.id}`), 404, "NOT_FOUND");
     expectV1Error(await api("DELETE", `/links/${link.id}`), 404, "NOT_FOUND");
-    // The record is a tombstone (decision 0051): no late write brings the link back.
+    // The record is a tombstone (decision 0052): no late write brings the link back.
     expect(await readRedirectRecord(stack, alias)).toEqual({
       id: link.id,
       deleted: true,

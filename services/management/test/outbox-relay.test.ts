@@ -1,4 +1,4 @@
-// The outbox relay on a real Postgres and a real Redis Streams bus (decision 0042): it publishes the
+// The outbox relay on a real Postgres and a real Redis Streams bus (decision 0003): it publishes the
 // events in id order and deletes what it published, so the table holds only events not yet out;
 // while another session holds the relay's lock nothing is published or deleted; an event written
 // during a round is neither published nor deleted by it. Its rounds run on the plain pool (decision

@@ -1,6 +1,6 @@
 // Branded domains', rotators' and overlays' records in Redis. Management writes them after its commit,
 // so two writes can reach Redis out of their order: each carries a version and Redis keeps the highest
-// (decision 0052), and a removal leaves a tombstone for a day (decision 0051), so neither a read made
+// (decision 0052), and a removal leaves a tombstone for a day (decision 0052), so neither a read made
 // before a change (the miss path's, which writes what it read as the API does) nor an edit that
 // crossed another, written late, undoes it. Against the real Postgres (the versions are its) and Redis.
 import { domainKey, isRecordTombstone, overlayKey, rotatorKey } from "@kurz/contracts";

@@ -1,4 +1,4 @@
-// A link's redirect record carries the row's version (decision 0051): a trigger adds one whenever an
+// A link's redirect record carries the row's version (decision 0052): a trigger adds one whenever an
 // UPDATE sets a column the record holds, whichever path wrote it, and Redis keeps the highest version it
 // is given. So writes that reach Redis out of their commit order (two edits on two instances, an edit and
 // the redirect's miss path, a delete and any write read before it) leave the newest state, and a deleted

@@ -1,9 +1,9 @@
-// RedirectRecords.put against a real Redis (decision 0039: one script instead of a MULTI): under the
+// RedirectRecords.put against a real Redis (decision 0044: one script instead of a MULTI): under the
 // client's key prefix it writes the record, drops the code's shared miss entry and tells the redirects
 // on the unprefixed channel, as the MULTI did; it loads the script when Redis does not know it (a
 // restarted or flushed Redis); and a Redis that cannot be reached is a warning, never a failed create.
-// The puts of one turn share one script call and one message (decision 0045). Writes that arrive out
-// of order leave the newest version, and none brings a deleted link back (decision 0051).
+// The puts of one turn share one script call and one message (decision 0052). Writes that arrive out
+// of order leave the newest version, and none brings a deleted link back (decision 0052).
 import { randomUUID } from "node:crypto";
 import { INVALIDATION_CHANNEL, invalidationEntries, redirectKey, redirectMissKey } from "@kurz/contracts";
 import type { Link } from "@kurz/db";
@@ -141,7 +141,7 @@ describe("RedirectRecords.put", () => {
   });
 });
 
-// Writes reach Redis after their commits, in either order (decision 0051): the highest version stays,
+// Writes reach Redis after their commits, in either order (decision 0052): the highest version stays,
 // and a deleted link's write that arrives after its delete is refused.
 describe("RedirectRecords: writes that arrive out of order", () => {
   const held = async (code: string) => JSON.parse((await admin.get(`${prefix}${redirectKey(code)}`))!);

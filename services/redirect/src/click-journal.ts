@@ -3,7 +3,7 @@
 // before that turn's answers are written (turn-writes.ts), and a segment is deleted once every click in
 // it is safe elsewhere: published on the bus, or synced to the spool. On start, what the segments still
 // hold is replayed through the publisher; a click both journaled and already published is published
-// again, and ingest keeps it once by its click id (exactly once end to end, decision 0007).
+// again, and ingest keeps it once by its click id (exactly once end to end, decision 0049).
 //
 // What a write survives: the process dying in any way (the bytes are in the kernel's page cache). What
 // it does not: the machine losing power or crashing within `syncIntervalMs` of the write, since the

@@ -63,7 +63,7 @@ export const redirectConfigSchema = commonConfigSchema.extend({
   CLICK_JOURNAL_SYNC_MS: positiveInt(1_000),
   // V8 lets the old generation grow to up to 4x what survived the last full GC; under load that is
   // mostly dead bus payloads. 50 caps growth at 1.5x: RSS under 200 MB in the benchmark with 100k
-  // cached links and the 16 MB semi-spaces this service starts with (decision 0043; 75 with 8 MB ones
+  // cached links and the 16 MB semi-spaces this service starts with (decision 0038; 75 with 8 MB ones
   // before). 0 leaves V8's own heuristics.
   HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(300).default(50),
   // Password attempts allowed per link and client (an IPv6 client by its /64) within the window, and

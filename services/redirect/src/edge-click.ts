@@ -1,10 +1,10 @@
-// The click id and time of a request that came through the edge (decision 0032). The edge
+// The click id and time of a request that came through the edge (decision 0049). The edge
 // (infra/edge/nginx.conf) sends INTERNAL_HEADERS.edgeRequest, `<$request_id> <$msec>`, on every request
 // it proxies, and a retry of the request on another redirect instance carries the same bytes. A
 // redirect killed with SIGKILL has journaled the clicks of the requests it had not answered yet, and
 // replays them when it restarts; the instance that answers the retry counts the same click. Deriving
 // both the id and the time from the edge's value gives the two copies one click id, and analytics
-// keeps one (decisions 0007 and 0028); the same time keeps them in one day of the `clicks` table's
+// keeps one (decision 0049); the same time keeps them in one day of the `clicks` table's
 // key.
 //
 // Only a trusted edge may choose them (TRUST_PROXY, the trust that already decides whether

@@ -51,7 +51,7 @@ it("drops a code when management announces it", async () => {
   await waitFor(() => resolver.links.peek(`${prefix}-a`) === undefined);
 });
 
-it("drops every entry a message names (the creates that finished together, decision 0045)", async () => {
+it("drops every entry a message names (the creates that finished together, decision 0052)", async () => {
   await cache(`${prefix}-m1`, "https://example.com/m1");
   await cache(`${prefix}-m2`, "https://example.com/m2");
   await cache(`${prefix}-m3`, "https://example.com/m3");

@@ -18,7 +18,7 @@ export function followInvalidations(
     }
     connectedBefore = true;
   });
-  // A message may name several entries (the creates that finished together, decision 0045).
+  // A message may name several entries (the creates that finished together, decision 0052).
   subscriber.on("message", (_channel: string, message: string) => {
     for (const entry of invalidationEntries(message)) resolver.invalidate(entry);
   });

@@ -70,7 +70,7 @@ it("keeps serving a stale record while neither Redis nor management answers", as
   down.disconnect();
 });
 
-it("reads a deleted link's tombstone as no link, without asking management (decision 0051)", async () => {
+it("reads a deleted link's tombstone as no link, without asking management (decision 0052)", async () => {
   const r = resolver(100);
   const tombstone = JSON.stringify({ id: "0190a1b2-0000-7000-8000-0000000000c1", deleted: true });
   await redis.set(redirectKey("gone"), tombstone);

@@ -215,7 +215,7 @@ export class CachedLookup<T extends object> {
 
   /**
    * undefined = not there or Redis unavailable; null = a shared miss and no record, or a tombstone (a
-   * deleted link's or a removed domain's, rotator's or overlay's: decision 0051). A record of another shape counts
+   * deleted link's or a removed domain's, rotator's or overlay's: decision 0052). A record of another shape counts
    * as not there. The record wins over a miss: a miss written by an instance whose lookup raced with the
    * code's creation cannot hide the new record.
    */

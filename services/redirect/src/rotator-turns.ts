@@ -7,7 +7,7 @@ interface Turn {
 }
 
 /**
- * Whose turn it is in each campaign rotator, by smooth weighted round robin (decision 0027): every
+ * Whose turn it is in each campaign rotator, by smooth weighted round robin (decision 0026): every
  * pick adds each link's weight to its running score, takes the highest score and takes the sum of
  * the weights off it. Over each cycle of `sum(weights)` visits every link gets exactly its weight, and
  * the picks are spread through the cycle (80/20 gives A A B A A, not A A A A B); equal weights are plain

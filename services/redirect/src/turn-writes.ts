@@ -2,7 +2,7 @@
 // one as each request is handled. Every write to a client's socket wakes whatever reads it (the client,
 // or a proxy in front); responses that arrive back to back wake it once. Where waking a sleeping reader
 // is dear (a halted vCPU costs a VM exit on the machines the benchmark runs on), this took the redirect
-// from ~48k to ~62k req/s (decision 0009, docs/benchmarks/2026-11.md). A response waits at most for the rest
+// from ~48k to ~62k req/s (decision 0038, docs/benchmarks/2026-11.md). A response waits at most for the rest
 // of the current turn (the other requests that arrived in the same poll, each a few microseconds), and
 // never behind more than MAX_PENDING others: a poll can return a thousand ready sockets.
 import type { ServerResponse } from "node:http";

@@ -1,4 +1,4 @@
-// The single-machine API forwarder (decision 0006): API paths are piped to the gateway, and an early
+// The single-machine API forwarder (decision 0038): API paths are piped to the gateway, and an early
 // answer from upstream never leaves the visitor's keep-alive connection stuck.
 import { Agent, createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";

@@ -1,4 +1,4 @@
-// The bundle `./kurz up`, the benchmark and the image run (decision 0008): built by the same command,
+// The bundle `./kurz up`, the benchmark and the image run (decision 0001): built by the same command,
 // then booted and used like the service from source: a redirect with its click on the bus, a password
 // link (the argon2 addon stays outside the bundle and must still load), metrics.
 import { execFileSync } from "node:child_process";

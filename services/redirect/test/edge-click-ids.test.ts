@@ -1,6 +1,6 @@
 // Two redirect instances behind a trusted edge (TRUST_PROXY) share the click id and time of a request
 // the edge sent to both, as it does when it retries a GET whose first instance died before answering
-// (decision 0032); analytics then keeps one click. Without trust the header is ignored: the SIGKILL
+// (decision 0049); analytics then keeps one click. Without trust the header is ignored: the SIGKILL
 // scenario itself is in tests/chaos/faults.test.ts, the untrusted client in standalone.test.ts and
 // tests/security/edge-click-ids.test.ts.
 import { INTERNAL_HEADERS, redirectKey } from "@kurz/contracts";

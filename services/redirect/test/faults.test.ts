@@ -125,7 +125,7 @@ describe("redirect under faults", () => {
   });
 
   // Redis stopped under the publisher: an XADD it applied whose reply was lost is sent again, so the bus
-  // may hold a copy (at-least-once, click-publisher.ts); ingest keeps one per click id (decision 0007).
+  // may hold a copy (at-least-once, click-publisher.ts); ingest keeps one per click id (decision 0049).
   // What must hold here: every click made is on the bus, and nothing else is.
   it("delivered every click, and no click it did not make", async () => {
     const observer = await observeClicks({ prefix, redisUrl: redisServer.url });

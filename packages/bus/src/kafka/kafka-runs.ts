@@ -1,6 +1,6 @@
 // Runs: a partition's log cut into consecutive ranges of offsets by a rule that reads only the log
 // (offsets, message sizes, cut markers), so every consumer of the partition, in any group and
-// whatever its fetches returned, cuts the same runs (decision 0033). A run ends at a message when
+// whatever its fetches returned, cuts the same runs (decision 0049). A run ends at a message when
 //   - its offset + 1 is a multiple of `maxMessages` (aligned: runs resynchronise there whatever came
 //     before), or
 //   - the run's value bytes reach `maxBytes` (so a run always fits in one fetch), or

@@ -1,6 +1,6 @@
 // GET /api/v1/exports/analytics (docs/import-export.md): the account's clicks per link and UTC day, or
 // per link, day and value of one dimension, as CSV. Rows come from the daily rollups (link_daily;
-// link_stats' day rows for a dimension, decision 0041) and stream from ClickHouse through to the
+// link_stats' day rows for a dimension, decision 0048) and stream from ClickHouse through to the
 // response, so ten million clicks cost no more memory than ten. Days are whole UTC days: a start or
 // end with a time of day counts from its day.
 import { Readable } from "node:stream";

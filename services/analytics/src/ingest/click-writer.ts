@@ -6,7 +6,7 @@
 // That check and the insert are two steps, so two live consumers writing the same clicks at once
 // (a rebalance, a consumer that outlived its session, a reclaimed stream entry) could both find a
 // click missing. Each block the consumer hands in (a run of a Kafka partition, or a Redis batch:
-// decision 0033; a single message before it, decision 0028) is therefore inserted on its own with a
+// decision 0049; a single message before it, decision 0049) is therefore inserted on its own with a
 // deduplication token derived from its click ids: ClickHouse stores the first of two inserts of the
 // same block and drops the other, in the raw table and in every rollup (migration 0005). This holds
 // only if every consumer cuts the same blocks, which Kafka runs guarantee (packages/bus kafka-runs.ts).
@@ -15,8 +15,8 @@
 // on redelivery would lose them from every count. So a click is left out only when *another* block
 // stored it, or when this block's insert completed (`click_messages`); a block whose insert was
 // interrupted is inserted again, whole, with its token, which writes exactly the parts that are
-// missing (migration 0006, decision 0030); if the redelivery is cut differently, the interrupted
-// block is completed from its own raw rows (decision 0033).
+// missing (migration 0006, decision 0049); if the redelivery is cut differently, the interrupted
+// block is completed from its own raw rows (decision 0049).
 // Embedded chDB dies with the consumer, and a kill can fall between a table's recording of a block
 // in its deduplication log and the commit of the block's part: that table then drops the repeat as
 // a copy. So with chDB ("checked", decision 0049) every rollup is then checked against the raw
@@ -105,7 +105,7 @@ export async function writeClicks(
   // Blocks of *other* tokens that stored some of these clicks: another message's copy, or a block of
   // this consumer's cut before a crash whose redelivery is cut differently (a Redis batch reclaimed
   // together with another). If such a block's insert was interrupted, it is completed here from its
-  // own raw rows, or no one would ever complete it (decision 0033).
+  // own raw rows, or no one would ever complete it (decision 0049).
   const own = new Set(perMessage.map((m) => m.token));
   const others = new Set<string>();
   for (const tokens of stored.values()) for (const t of tokens) if (t !== "" && !own.has(t)) others.add(t);

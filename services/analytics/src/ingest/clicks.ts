@@ -13,7 +13,7 @@ export const CLICKS_GROUP = "analytics-clicks";
 
 /**
  * Runs of a clicks partition (Kafka), each inserted as one block: 100 messages at most (aligned on
- * offsets), and 1 MiB of messages, so that a run fits in one fetch (decision 0033).
+ * offsets), and 1 MiB of messages, so that a run fits in one fetch (decision 0049).
  */
 export const CLICK_RUNS = { maxMessages: 100, maxBytes: 1_048_576 };
 
@@ -50,7 +50,7 @@ export async function subscribeClicks(deps: ClickIngestDeps): Promise<Subscripti
     maxWaitMs: 100,
     runs: CLICK_RUNS,
     handler: async (messages) => {
-      // One block per run (Kafka) or per batch (Redis Streams): decision 0033.
+      // One block per run (Kafka) or per batch (Redis Streams): decision 0049.
       const blocks = new Map<string, ClickRow[]>();
       const rejected: IncomingMessage<unknown>[] = [];
       for (const message of messages) {

@@ -27,7 +27,7 @@ export function subscribeLinks(deps: {
     .subscribe<unknown>({
       topic: TOPICS.links,
       group: "analytics-links",
-      // Fewer, larger inserts (decision 0039): each insert is a new part for chDB to write and merge,
+      // Fewer, larger inserts (decision 0044): each insert is a new part for chDB to write and merge,
       // and at a few hundred creates a second the default 100 ms wait made ten a second, most of
       // analytics' CPU per create. Nothing waits on this copy (docs/analytics.md, "Read-your-writes"),
       // so it may trail the outbox by up to half a second more.
@@ -37,7 +37,7 @@ export function subscribeLinks(deps: {
         const campaigns: CampaignMembershipEvent[] = [];
         for (const m of messages) {
           // Campaign membership shares the topic (issue 13): analytics learns campaigns from it. Only
-          // a message of its type is parsed as one (decision 0039): every link event used to fail that
+          // a message of its type is parsed as one (decision 0044): every link event used to fail that
           // parse first, and a failed parse builds its whole error (a create's event, each time).
           if (isCampaignMembershipMessage(m.value)) {
             const campaign = CampaignMembershipEvent.safeParse(m.value);

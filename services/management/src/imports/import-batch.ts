@@ -1,5 +1,5 @@
 // One batch of an import in one transaction (docs/import-export.md): the batch's new links, their
-// `link.created` outbox events, the account's stored link count (decision 0012, still the last row
+// `link.created` outbox events, the account's stored link count (decision 0037, still the last row
 // lock taken), the rows it refused and the job's counters commit together or not at all. The job's
 // `processed` moves by exactly the batch, so a job interrupted anywhere resumes after the last batch
 // that committed and never creates a row twice.
@@ -267,7 +267,7 @@ async function commitBatch(
     errors.push({ row: row.row, alias: row.alias ?? null, url: row.url, error });
   const accountId = job.accountId;
   // The job row is the batch's token: only the worker that finds `processed` where it left it commits.
-  // The account is read, not locked: its count's update below is the check that holds (decision 0012).
+  // The account is read, not locked: its count's update below is the check that holds (decision 0037).
   const [current] = await tx.$queryRaw<
     {
       processed: number;
@@ -297,7 +297,7 @@ async function commitBatch(
   const renamed = inserted.filter((i) => i.row.renamedFrom !== undefined).map((i) => i.row);
 
   if (created.length > 0) {
-    // The count's row lock comes last, as every create's (decisions 0012, 0037): KZ403 when the room
+    // The count's row lock comes last, as every create's (decision 0037): KZ403 when the room
     // read above has gone to concurrent creates.
     try {
       await tx.$executeRaw`SELECT kurz_count_links(${accountId}::uuid, ${created.length}::int)`;

@@ -73,7 +73,7 @@ const CLAIMABLE = `
 /** Takes the job that has waited longest of the accounts with no job running. */
 export async function claimImportJob(prisma: PrismaClient, leaseMs: number): Promise<ClaimedJob | null> {
   // On the plain pool, not through Prisma: every idle management instance runs this once a second, and
-  // a Prisma query there cost several times a plain one's CPU (decision 0046's reason for the relay).
+  // a Prisma query there cost several times a plain one's CPU (decision 0003's reason for the relay).
   const {
     rows: [job],
   } = await poolOf(prisma).query<{

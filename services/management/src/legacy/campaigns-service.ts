@@ -193,7 +193,7 @@ export async function listCampaignLinks(
   return rows.map(({ link, weight, position }) => ({ link, weight, position }));
 }
 
-/** Sets the rotator weight of a link already in the campaign (decision 0027). */
+/** Sets the rotator weight of a link already in the campaign (decision 0026). */
 export async function setCampaignLinkWeight(
   deps: CampaignWriterDeps,
   accountId: string,

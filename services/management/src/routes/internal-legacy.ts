@@ -1,6 +1,6 @@
 // The redirect service's miss path for branded domains and rotators (internal token required). A hit
 // here also writes the Redis record, healing the cache for every other redirect instance, at the
-// version it read: a read made before a removal or an edit cannot undo it (decisions 0051, 0052).
+// version it read: a read made before a removal or an edit cannot undo it (decision 0052).
 import { isIpLiteral, parseHost } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { notFound } from "@kurz/service-kit";

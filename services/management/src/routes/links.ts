@@ -79,7 +79,7 @@ export function linksRoutes(deps: LinksDeps): MountedRoute[] {
     }),
 
     route(ROUTES.getLink, async ({ identity: { accountId }, params }) => {
-      // One prepared statement for the link and its domain (decision 0035), not Prisma's two queries.
+      // One prepared statement for the link and its domain (decision 0044), not Prisma's two queries.
       const found = await linkWithDomain(prisma, accountId, params.id);
       if (!found) throw linkNotFound();
       const { link, domains } = found;

@@ -107,7 +107,7 @@ export class WebhookDispatcher {
   async batchClicks(): Promise<void> {
     const now = this.now();
     // This read and the claim run on every tick of every instance, mostly finding nothing: on the plain
-    // pool, as the outbox relay's (decision 0046), they cost an idle instance a fraction of what Prisma
+    // pool, as the outbox relay's (decision 0003), they cost an idle instance a fraction of what Prisma
     // queries did. node-postgres gives count(*) as a string.
     const { rows: waiting } = await poolOf(this.deps.prisma).query<{
       endpoint_id: string;

@@ -16,7 +16,7 @@ export interface RedirectProcess {
   env: Record<string, string>;
 }
 
-/** The redirect as `./kurz up` and the image run it: the esbuild bundle (decisions 0008, 0016). */
+/** The redirect as `./kurz up` and the image run it: the esbuild bundle (decision 0001). */
 export const BUNDLE = "services/redirect/dist/main.mjs";
 
 /**
