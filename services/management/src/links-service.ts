@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { type CreateLinkBody, TOPICS, type UpdateLinkBody } from "@kurz/contracts";
 import { isUniqueViolation, type Link, Prisma, type PrismaClient, sqlStateOf } from "@kurz/db";
 import { ApiError, apiError, notFound } from "@kurz/service-kit";
+import { enqueueCampaignMembership } from "./legacy/campaign-events.ts";
 import { campaignsOfLinks, type LegacyRecords } from "./legacy-records.ts";
 import { countLinksRemoved, linkLimitError, linkRoom } from "./link-count.ts";
 import { createBatched } from "./link-create-batch.ts";
@@ -296,6 +297,8 @@ export async function deleteLinksInTx(
     tx,
     links.map((link) => linkEvent("link.deleted", link)),
   );
+  // The cascade took the links out of their campaigns: analytics hears each campaign's new membership.
+  for (const id of campaignIds) await enqueueCampaignMembership(tx, { id, accountId });
   await retireCodes(tx, accountId, links);
   // RETURNING lists only the rows this statement deleted, so a concurrent delete of the same ids
   // cannot make the count go down twice.
