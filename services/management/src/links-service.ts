@@ -297,8 +297,15 @@ export async function deleteLinksInTx(
     tx,
     links.map((link) => linkEvent("link.deleted", link)),
   );
-  // The cascade took the links out of their campaigns: analytics hears each campaign's new membership.
-  for (const id of campaignIds) await enqueueCampaignMembership(tx, { id, accountId });
+  // The cascade took the links out of their campaigns: analytics hears each one's new membership. Only
+  // when a link was deleted, and only of the account's own campaigns: `ids` may name anyone's links.
+  if (links.length > 0) {
+    const campaigns = await tx.campaign.findMany({
+      where: { id: { in: campaignIds }, accountId },
+      select: { id: true, accountId: true },
+    });
+    for (const campaign of campaigns) await enqueueCampaignMembership(tx, campaign);
+  }
   await retireCodes(tx, accountId, links);
   // RETURNING lists only the rows this statement deleted, so a concurrent delete of the same ids
   // cannot make the count go down twice.
