@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPrisma } from "@kurz/db";
 import { startStack } from "@kurz/testing/stack";
+import "./_stack-services.ts";
 import { chromium, type Page } from "playwright-core";
 
 export const PAGE_BUDGET_MS = 1_000;

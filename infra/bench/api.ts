@@ -27,6 +27,7 @@ import { parseArgs } from "node:util";
 import { apiKeyCacheKey } from "@kurz/contracts";
 import { createPrisma } from "@kurz/db";
 import { startStack } from "@kurz/testing/stack";
+import "./_stack-services.ts";
 import autocannon from "autocannon";
 import { Redis } from "ioredis";
 import { LINK_COUNTS_SQL } from "../../services/management/src/link-count.ts";

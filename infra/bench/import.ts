@@ -20,6 +20,7 @@ import { parseArgs } from "node:util";
 import { createClickHouse, migrate } from "@kurz/clickhouse";
 import { createPrisma } from "@kurz/db";
 import { type Stack, startStack } from "@kurz/testing/stack";
+import "./_stack-services.ts";
 import { exportAnalytics } from "../../services/analytics/src/exports/analytics-export.ts";
 import { seedAnalytics } from "./_analytics-seed.ts";
 import { rssOf } from "./_rss.ts";

@@ -1,9 +1,11 @@
 import { configDefaults, defineProject } from "vitest/config";
+import { STACK_SETUP_FILES } from "../../vitest.stack.ts";
 import { unitFilesOf } from "../../vitest.unit.ts";
 
 export default defineProject({
   test: {
     name: "@kurz/gateway",
+    setupFiles: STACK_SETUP_FILES,
     // Run by the root's "unit" project in a whole run (vitest.unit.ts).
     exclude: [...configDefaults.exclude, ...unitFilesOf(import.meta.dirname)],
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],

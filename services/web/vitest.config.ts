@@ -1,10 +1,12 @@
 import { defineProject } from "vitest/config";
+import { STACK_SETUP_FILES } from "../../vitest.stack.ts";
 
 // The dashboard's browser tests: real Chromium (Debian's, driven by playwright-core) against a whole
 // process stack through its public origin. Slow by nature, so generous timeouts.
 export default defineProject({
   test: {
     name: "@kurz/web",
+    setupFiles: STACK_SETUP_FILES,
     include: ["test/**/*.test.ts"],
     // One file at a time: each boots a whole stack and Chromium, and each builds services/web/dist.
     fileParallelism: false,

@@ -1,8 +1,10 @@
 import { defineProject } from "vitest/config";
+import { STACK_SETUP_FILES } from "../../vitest.stack.ts";
 
 export default defineProject({
   test: {
     name: "chaos",
+    setupFiles: STACK_SETUP_FILES,
     testTimeout: 60_000,
     hookTimeout: 240_000,
     // Each file runs a whole scaled stack: two at once on two cores would measure each other.

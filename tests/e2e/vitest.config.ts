@@ -1,8 +1,10 @@
 import { defineProject } from "vitest/config";
+import { STACK_SETUP_FILES } from "../../vitest.stack.ts";
 
 export default defineProject({
   test: {
     name: "e2e",
+    setupFiles: STACK_SETUP_FILES,
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Files share a worker's module graph, as in services/management/vitest.config.ts (why, and what

@@ -70,6 +70,9 @@ export const CampaignAnalyticsParams = z.object({
 });
 export type CampaignAnalyticsParams = z.infer<typeof CampaignAnalyticsParams>;
 
+/** Campaigns are small: their analytics report the first this many links (in rotation order). */
+export const CAMPAIGN_ANALYTICS_LINKS_MAX = 100;
+
 export const CampaignAnalytics = z
   .object({
     campaign_id: z.int().positive(),

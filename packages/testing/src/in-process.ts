@@ -2,25 +2,21 @@
 // start functions their main.ts hands to runService, so a handler test pays neither four Node
 // start-ups nor four tsx compilations. What runService adds around them (signal handlers, telemetry,
 // process exit) is process-wide and stays out: docs/decisions/0011-in-process-test-stack.md.
-// Loaded by startStack({ inProcess: true }) only, so process stacks never load service code.
-//
-// Relative imports on purpose: every service depends on @kurz/testing for its tests, so a
-// package dependency back would be a cycle.
-import { loadAnalyticsConfig } from "../../../services/analytics/src/config.ts";
-import { startAnalytics } from "../../../services/analytics/src/service.ts";
-import { loadGatewayConfig } from "../../../services/gateway/src/config.ts";
-import { startGateway } from "../../../services/gateway/src/service.ts";
-import type { CreatedAccount } from "../../../services/management/src/accounts.ts";
-import { loadManagementConfig } from "../../../services/management/src/config.ts";
-import { startManagement } from "../../../services/management/src/service.ts";
-import { loadRedirectConfig } from "../../../services/redirect/src/config.ts";
-import { startRedirect } from "../../../services/redirect/src/service.ts";
-import { createLogger, drainServers, type Logger, type StartedService } from "../../service-kit/src/index.ts";
-import { type AccountCreator, accountCreator } from "./accounts.ts";
+// Loaded by startStack({ inProcess: true }) only. The services' start functions are the ones they
+// registered (stack-services.ts): this package never imports a service.
+import { drainServers, type Logger, type StartedService } from "../../service-kit/src/index.ts";
 import { trackInProcessOutput } from "./process.ts";
+import {
+  type AccountCreator,
+  accountCreator,
+  type CreatedAccount,
+  inProcessStarter,
+  type LogDestination,
+  type ServiceName,
+} from "./stack-services.ts";
 import { waitFor } from "./wait.ts";
 
-export type ServiceName = "management" | "analytics" | "redirect" | "gateway";
+export type { ServiceName };
 
 export interface InProcessServices {
   /** Drains and closes every service, front (redirect) to back; rejects if one failed to close. */
@@ -58,35 +54,10 @@ export async function startServicesInProcess(
   const lines: string[] = [];
   const output = () => lines.join("");
   // pino writes whole lines; a bounded buffer keeps a chatty test from growing the worker's heap.
-  const destination = {
+  const destination: LogDestination = {
     write(line: string) {
       lines.push(line);
       if (lines.length > MAX_LOG_LINES) lines.shift();
-    },
-  };
-  const starters: Record<
-    ServiceName,
-    (env: NodeJS.ProcessEnv) => { logger: Logger; start: Promise<StartedService> }
-  > = {
-    management: (env) => {
-      const config = loadManagementConfig(env);
-      const logger = createLogger("management", config.LOG_LEVEL, destination);
-      return { logger, start: startManagement(config, logger) };
-    },
-    analytics: (env) => {
-      const config = loadAnalyticsConfig(env);
-      const logger = createLogger("analytics", config.LOG_LEVEL, destination);
-      return { logger, start: startAnalytics(config, logger) };
-    },
-    redirect: (env) => {
-      const config = loadRedirectConfig(env);
-      const logger = createLogger("redirect", config.LOG_LEVEL, destination);
-      return { logger, start: startRedirect(config, logger) };
-    },
-    gateway: (env) => {
-      const config = loadGatewayConfig(env);
-      const logger = createLogger("gateway", config.LOG_LEVEL, destination);
-      return { logger, start: startGateway(config, logger) };
     },
   };
 
@@ -116,8 +87,8 @@ export async function startServicesInProcess(
   const booted = await Promise.allSettled(
     (["management", "analytics", "redirect", "gateway"] as const).map(async (name) => {
       // The child process would see the parent's environment under its own; so does the config here.
-      const { logger, start } = starters[name]({ ...process.env, ...envFor(name) });
-      running.push({ name, service: await start, logger });
+      const started = await inProcessStarter(name)({ ...process.env, ...envFor(name) }, destination);
+      running.push({ name, ...started });
       await waitFor(() => answers200(readyUrlFor(name)), {
         timeoutMs: 60_000,
         description: `${name} ready at ${readyUrlFor(name)}`,

@@ -10,13 +10,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { accountCreator } from "./accounts.ts";
 import { bundlePath, ensureBundles, nodeFlagsFor } from "./bundles.ts";
 import { migratedChdb } from "./migrated-chdb.ts";
 import { createMigratedDatabase } from "./migrated-database.ts";
 import { getFreePort } from "./net.ts";
 import { type StartedProcess, startProcess } from "./process.ts";
 import { cleanupRedisPrefix, uniquePrefix } from "./redis.ts";
+import { accountCreator } from "./stack-services.ts";
 
 const root = resolve(import.meta.dirname, "../../..");
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -257,7 +257,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     databaseUrl: db.url,
     env,
     pids,
-    // What the CLI does, in this process (accounts.ts): a CLI process per account cost 7–15 s here.
+    // What the CLI does, in this process (management registers it: stack-services.ts): a CLI process
+    // per account cost 7–15 s here.
     createAccount: (email, linkLimit) => accounts.createAccount(email, linkLimit),
     stop: async () => {
       await accounts.close();

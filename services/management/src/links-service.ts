@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { type CreateLinkBody, TOPICS, type UpdateLinkBody } from "@kurz/contracts";
 import { isUniqueViolation, type Link, Prisma, type PrismaClient, sqlStateOf } from "@kurz/db";
 import { ApiError, apiError, notFound } from "@kurz/service-kit";
+import { enqueueCampaignMembership } from "./legacy/campaign-events.ts";
 import { campaignsOfLinks, type LegacyRecords } from "./legacy-records.ts";
 import { countLinksRemoved, linkLimitError, linkRoom } from "./link-count.ts";
 import { createBatched } from "./link-create-batch.ts";
@@ -296,6 +297,15 @@ export async function deleteLinksInTx(
     tx,
     links.map((link) => linkEvent("link.deleted", link)),
   );
+  // The cascade took the links out of their campaigns: analytics hears each one's new membership. Only
+  // when a link was deleted, and only of the account's own campaigns: `ids` may name anyone's links.
+  if (links.length > 0) {
+    const campaigns = await tx.campaign.findMany({
+      where: { id: { in: campaignIds }, accountId },
+      select: { id: true, accountId: true },
+    });
+    for (const campaign of campaigns) await enqueueCampaignMembership(tx, campaign);
+  }
   await retireCodes(tx, accountId, links);
   // RETURNING lists only the rows this statement deleted, so a concurrent delete of the same ids
   // cannot make the count go down twice.

@@ -35,7 +35,17 @@ describe("legacy campaigns", () => {
   let keyB: string;
 
   beforeAll(async () => {
-    stack = await startStack({ inProcess: true, extraEnv: RELAXED_LIMITS });
+    stack = await startStack({
+      inProcess: true,
+      extraEnv: {
+        ...RELAXED_LIMITS,
+        // The outbox poll is out of reach here: the relay publishes a write's events only because the
+        // write woke it (the campaign analytics test below depends on that, and polls analytics).
+        OUTBOX_POLL_MS: "600000",
+        RATE_LIMIT_PER_MINUTE: "100000",
+        RATE_LIMIT_PER_HOUR: "1000000",
+      },
+    });
     redis = new Redis(stack.env.REDIS_URL!, { keyPrefix: stack.env.REDIS_KEY_PREFIX });
     const tenants = await twoTenants(stack, "camp");
     keyA = tenants.a.api_key;
@@ -201,6 +211,66 @@ describe("legacy campaigns", () => {
     });
     expect(del.status).toBe(200);
     expect((await rotator(slug))?.links).toEqual([{ id: keep.id, short_code: keep.short_code, weight: 1 }]);
+  });
+
+  it("tells analytics of a campaign from its create on, each change woken out at once", async () => {
+    const analytics = async (key: string, id: number) => {
+      const res = await fetch(`${stack.origin}/api/v1/analytics/campaigns/${id}`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, never> };
+    };
+    /** Analytics' answer once its links are `ids` (its membership follows management's through the bus). */
+    const settled = (id: number, ids: string[], description: string) =>
+      waitFor(
+        async () => {
+          const res = await analytics(keyA, id);
+          const data = res.body.data as { links: { link_id: string }[] } | undefined;
+          return res.status === 200 &&
+            JSON.stringify(data?.links.map((l) => l.link_id)) === JSON.stringify(ids)
+            ? data
+            : null;
+        },
+        { timeoutMs: 15_000, intervalMs: 100, description },
+      );
+
+    const { id } = (await call("POST", "/campaign/add", { name: "Fresh" })).body;
+    // An empty campaign has no clicks, which is an answer, not "not found".
+    expect(await settled(id, [], "the new campaign in analytics")).toEqual({
+      campaign_id: id,
+      total_clicks: 0,
+      links: [],
+    });
+    const link = await createLink(stack, keyA, "https://example.com/fresh");
+    expectLegacyMessage(await call("POST", `/campaign/${id}/assign/${link.id}`), /added/);
+    expect(await settled(id, [link.id], "the assigned link in analytics")).toEqual({
+      campaign_id: id,
+      total_clicks: 0,
+      links: [{ link_id: link.id, short_code: link.short_code, total_clicks: 0 }],
+    });
+    // The link's delete takes it out of the campaign in analytics too.
+    const del = await fetch(`${stack.origin}/api/v1/links/${link.id}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${keyA}` },
+    });
+    expect(del.status).toBe(200);
+    await settled(id, [], "the deleted link out of the campaign in analytics");
+
+    // Another account's campaign, an unknown one and a deleted one are one 404: existence never shows.
+    const foreign = await analytics(keyB, id);
+    const unknown = await analytics(keyB, 999_999_999);
+    expectLegacyMessage(await call("DELETE", `/campaign/${id}/delete`));
+    const gone = await waitFor(
+      async () => {
+        const res = await analytics(keyA, id);
+        return res.status === 404 ? res : null;
+      },
+      { timeoutMs: 15_000, intervalMs: 100, description: "the deleted campaign gone from analytics" },
+    );
+    for (const res of [foreign, unknown, gone]) {
+      expect(res.status).toBe(404);
+      expect(res.body.error).toEqual(foreign.body.error);
+    }
   });
 
   it("assigns only the caller's own links to the caller's own campaigns", async () => {

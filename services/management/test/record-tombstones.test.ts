@@ -152,7 +152,7 @@ describe("a deletion's tombstone", () => {
     const c = await newCampaign(slug);
     await addLink(c.id, 0);
     const before = (await loadRotatorRecord(prisma, { slug }))!;
-    await deleteCampaign({ prisma, legacyRecords: legacy }, accountId, c.id);
+    await deleteCampaign(legacyDeps(), accountId, c.id);
     await legacy.putRotator(before.slug, before.record);
     expect(await held(rotatorKey(slug))).toBe("tombstone");
   });

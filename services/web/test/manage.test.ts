@@ -3,7 +3,7 @@
 // page is checked with axe-core and photographed at desktop and phone width (docs/dashboard.md), and
 // what the dashboard shows is what the older API answers with a key (one store, no copies).
 import { existsSync } from "node:fs";
-import { startTestDnsServer, type TestDnsServer } from "@kurz/testing";
+import { holdAdvisoryLock, startTestDnsServer, type TestDnsServer, waitFor } from "@kurz/testing";
 import { type Stack, startStack } from "@kurz/testing/stack";
 import type { Browser, BrowserContext, ConsoleMessage, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +12,8 @@ import { CHROMIUM, DESKTOP, launchChromium, screenshots, seriousViolations, VISI
 
 const hasChromium = existsSync(CHROMIUM);
 const unique = `${process.pid}${Date.now().toString(36)}`;
+/** Management's outbox relay publishes only while no one else holds this advisory lock (its outbox.ts). */
+const RELAY_LOCK = 727_001;
 
 describe.skipIf(!hasChromium)(
   "issue 13's pages in Chromium (skipped without /usr/bin/chromium: ./kurz test installs it)",
@@ -269,6 +271,84 @@ describe.skipIf(!hasChromium)(
         .click();
       await page.getByText("No campaigns yet.").waitFor();
       expect((await legacy("/api/campaigns")).data.campaigns).toEqual([]);
+    });
+
+    it("campaigns: opened before analytics has heard of its links, the dialog shows them with no clicks, then catches up", async () => {
+      // Analytics learns a campaign's links from management's events; holding the relay keeps them in
+      // the outbox, so the dialog opens in the moment between an assignment and its event, for certain.
+      const slug = `autumn-${unique}`;
+      const lock = await holdAdvisoryLock(stack.databaseUrl, RELAY_LOCK);
+      let held = true;
+      const release = async () => {
+        if (held) await lock.release();
+        held = false;
+      };
+      let id = 0;
+      try {
+        await legacy("/api/campaign/add", {
+          method: "POST",
+          body: JSON.stringify({ name: "Autumn sale", slug }),
+        });
+        id = await campaignId("Autumn sale");
+        for (const l of links) await legacy(`/api/campaign/${id}/assign/${l.id}`, { method: "POST" });
+        const direct = await fetch(`${stack.origin}/api/v1/analytics/campaigns/${id}`, {
+          headers: { authorization: `Bearer ${apiKey}` },
+        });
+        expect(direct.status, "analytics has not heard of the campaign").toBe(404);
+        // A visitor follows the rotator meanwhile; the link's own analytics count it at once. The links
+        // have clicks of the tests before this one: the campaign's are all of theirs, one more.
+        const clicksOf = async (linkId: string) => {
+          const res = await fetch(`${stack.origin}/api/v1/analytics/${linkId}`, {
+            headers: { authorization: `Bearer ${apiKey}` },
+          });
+          return ((await res.json()) as { data: { total_clicks: number } }).data.total_clicks;
+        };
+        const before = await Promise.all(links.map((l) => clicksOf(l.id)));
+        const follow = await fetch(`${stack.origin}/r/${slug}`, {
+          redirect: "manual",
+          headers: { "user-agent": VISITOR_UA },
+        });
+        const countedAt = follow.headers.get("location") === "https://example.com/a" ? 0 : 1;
+        const after = before.map((n, i) => (i === countedAt ? n + 1 : n));
+        await waitFor(async () => (await clicksOf(links[countedAt]!.id)) === after[countedAt], {
+          timeoutMs: 45_000,
+          intervalMs: 500,
+          description: "the rotator's click in the link's analytics",
+        });
+
+        await nav("Overview", "Overview");
+        await nav("Campaigns", "Campaigns");
+        const row = page.getByTestId("campaign-row").filter({ hasText: "Autumn sale" });
+        await row.getByRole("button", { name: "Links and weights of Autumn sale" }).click();
+        const members = page.getByRole("dialog", { name: "Links in Autumn sale" });
+        for (const l of links) {
+          const member = members.getByTestId("campaign-link").filter({ hasText: l.short_code });
+          await member.locator("td.col-num", { hasText: /^0$/ }).waitFor();
+        }
+        await members
+          .getByTestId("campaign-clicks")
+          .filter({ hasText: /total: 0$/ })
+          .waitFor();
+        expect(await members.getByRole("alert").count(), "no error in the dialog").toBe(0);
+        expect(await seriousViolations(page), "axe on the campaign's links").toEqual([]);
+
+        // The events go out: the open dialog asks again until analytics counts the campaign's links.
+        await release();
+        const total = after.reduce((a, b) => a + b, 0);
+        await members
+          .getByTestId("campaign-clicks")
+          .filter({ hasText: new RegExp(`total: ${total}$`) })
+          .waitFor({ timeout: 45_000 });
+        expect(await members.locator("td.col-num").allTextContents()).toEqual(after.map(String));
+        expect(await members.getByRole("alert").count(), "no error in the dialog").toBe(0);
+        await members.getByRole("button", { name: "Done" }).click();
+      } finally {
+        await release();
+        if (id) await legacy(`/api/campaign/${id}/delete`, { method: "DELETE" });
+      }
+      await nav("Overview", "Overview");
+      await nav("Campaigns", "Campaigns");
+      await page.getByText("No campaigns yet.").waitFor();
     });
 
     async function campaignId(name: string): Promise<number> {

@@ -1,17 +1,16 @@
-// GET /api/v1/analytics/campaigns/:id (issue 13): clicks of a campaign's links, per link and in total,
+// GET /api/v1/analytics/campaigns/:id: clicks of a campaign's links, per link and in total,
 // over the same periods as a link's analytics (the same query and the same per-link statistics). Which
 // links make up a campaign, and whose it is, comes from management's `campaign.links` events
 // (campaign_members): analytics owns clicks, management owns campaigns. Another account's campaign,
-// a deleted one and an unknown one are the same 404. A rotator's click names its destination link, so
+// a deleted one and an unknown one are the same 404, and so is one whose create event has not arrived
+// yet (a moment after it is made): the dashboard, which knows the campaign exists, reads that as "no
+// clicks yet" and asks again. A rotator's click names its destination link, so
 // the rotator's traffic appears under each destination.
 import type { KurzClickHouse } from "@kurz/clickhouse";
-import { ROUTES } from "@kurz/contracts";
+import { CAMPAIGN_ANALYTICS_LINKS_MAX, ROUTES } from "@kurz/contracts";
 import { type MountedRoute, notFound, route, v1Success } from "@kurz/service-kit";
 import { linkStats } from "../queries/link-stats.ts";
 import { periodOf } from "../queries/period.ts";
-
-/** Campaigns are small; beyond this many links only the first (in rotation order) are reported. */
-const CAMPAIGN_LINKS_MAX = 100;
 
 interface MembersRow {
   account_id: string;
@@ -33,7 +32,7 @@ export function campaignAnalyticsRoutes(deps: { ch: KurzClickHouse }): MountedRo
         throw notFound("Campaign not found.");
       }
       const period = periodOf(query);
-      const ids = members.link_ids.slice(0, CAMPAIGN_LINKS_MAX);
+      const ids = members.link_ids.slice(0, CAMPAIGN_ANALYTICS_LINKS_MAX);
       const links = [];
       for (const [i, link_id] of ids.entries()) {
         const short_code = members.short_codes[i] ?? "";

@@ -1,6 +1,7 @@
-// Campaign membership for analytics (issue 13): analytics owns clicks and learns which links make up a
+// Campaign membership for analytics: analytics owns clicks and learns which links make up a
 // campaign from these events (the whole membership each time), written to the outbox in the
-// transaction that changed it, like link events (outbox.ts).
+// transaction that changed it, like link events (outbox.ts): on create (empty), assign, remove, a
+// member link's delete and the campaign's delete. The writer wakes the relay after the commit.
 import { type CampaignMembershipEvent, TOPICS } from "@kurz/contracts";
 import type { Prisma } from "@kurz/db";
 

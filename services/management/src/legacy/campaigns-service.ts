@@ -11,6 +11,8 @@ import { type LegacyPage, legacyPage } from "./legacy-page.ts";
 export interface CampaignWriterDeps {
   prisma: PrismaClient;
   legacyRecords: Pick<LegacyRecords, "syncRotator" | "syncSlug">;
+  /** Wakes the outbox relay after a commit that wrote membership events, so analytics hears at once. */
+  onEventsWritten: () => void;
 }
 
 const DEFAULT_CAMPAIGN_NAME = "Untitled campaign";
@@ -31,7 +33,10 @@ export function listCampaigns(
   );
 }
 
-/** Without a name the campaign is named after its slug; 409 when the slug is taken. */
+/**
+ * Without a name the campaign is named after its slug; 409 when the slug is taken. Its (empty)
+ * membership goes to analytics with it, so its analytics answer "no clicks" rather than "not found".
+ */
 export async function createCampaign(
   deps: CampaignWriterDeps,
   accountId: string,
@@ -39,18 +44,23 @@ export async function createCampaign(
 ): Promise<Campaign> {
   let campaign: Campaign;
   try {
-    campaign = await deps.prisma.campaign.create({
-      data: {
-        accountId,
-        name: body.name ?? body.slug ?? DEFAULT_CAMPAIGN_NAME,
-        slug: body.slug ?? null,
-        public: body.public ?? false,
-      },
+    campaign = await deps.prisma.$transaction(async (tx) => {
+      const created = await tx.campaign.create({
+        data: {
+          accountId,
+          name: body.name ?? body.slug ?? DEFAULT_CAMPAIGN_NAME,
+          slug: body.slug ?? null,
+          public: body.public ?? false,
+        },
+      });
+      await enqueueCampaignMembership(tx, created);
+      return created;
     });
   } catch (err) {
     if (isUniqueViolation(err) && body.slug) throw slugTaken(body.slug);
     throw err;
   }
+  deps.onEventsWritten();
   await deps.legacyRecords.syncRotator(deps.prisma, campaign.id, null);
   return campaign;
 }
@@ -96,6 +106,7 @@ export async function deleteCampaign(deps: CampaignWriterDeps, accountId: string
     if (isRecordMissing(err)) throw campaignNotFound();
     throw err;
   }
+  deps.onEventsWritten();
   // Read again, not tombstoned blindly: another campaign may have taken the slug meanwhile.
   if (campaign.slug) await deps.legacyRecords.syncSlug(deps.prisma, campaign.slug);
 }
@@ -128,7 +139,10 @@ export async function assignLinkToCampaign(
     await enqueueCampaignMembership(tx, { id: campaignId, accountId });
     return true;
   });
-  if (added) await deps.legacyRecords.syncRotator(deps.prisma, campaignId, null);
+  if (added) {
+    deps.onEventsWritten();
+    await deps.legacyRecords.syncRotator(deps.prisma, campaignId, null);
+  }
   return added;
 }
 
@@ -223,5 +237,6 @@ export async function removeLinkFromCampaign(
     if (removed.count === 0) throw notFound("Link is not in this campaign");
     await enqueueCampaignMembership(tx, { id: campaignId, accountId });
   });
+  deps.onEventsWritten();
   await deps.legacyRecords.syncRotator(deps.prisma, campaignId, null);
 }

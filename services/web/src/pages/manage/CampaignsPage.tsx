@@ -1,10 +1,16 @@
-// Campaigns (issue 13): create and edit (name, rotator slug, public flag), the rotator and public list
+// Campaigns: create and edit (name, rotator slug, public flag), the rotator and public list
 // URLs with copy buttons, the campaign's links with a weight each (the rotator's split), assign and
 // remove links, delete. Data: the older API's /api/campaign routes with the session.
-import { type LegacyCampaign, type LegacyCampaignLink, ROUTES } from "@kurz/contracts";
-import { useState } from "preact/hooks";
+import {
+  CAMPAIGN_ANALYTICS_LINKS_MAX,
+  type CampaignAnalytics,
+  type LegacyCampaign,
+  type LegacyCampaignLink,
+  ROUTES,
+} from "@kurz/contracts";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { invalidate, useQuery } from "../../api/cache.ts";
-import { call, messageOf } from "../../api/client.ts";
+import { ApiFailure, call, messageOf } from "../../api/client.ts";
 import { CopyButton } from "../../components/CopyButton.tsx";
 import { DialogDone } from "../../components/Dialog.tsx";
 import { RangePicker } from "../../components/RangePicker.tsx";
@@ -102,6 +108,42 @@ function Weight({ campaign, link }: { campaign: LegacyCampaign; link: LegacyCamp
   );
 }
 
+/**
+ * While analytics lags behind the links, the dialog asks again after 0.5 s, then waits twice as long
+ * each time up to 5 s, for about two minutes: the lag is normally well under a second.
+ */
+const catchUpDelay = (tries: number) => Math.min(500 * 2 ** tries, 5000);
+const CATCH_UP_TRIES = 30;
+
+/**
+ * Analytics' answer, or null while analytics has not heard of the campaign: it learns a campaign and its
+ * links from management's events, a moment after each change, and answers 404 until the first arrives
+ * (the same 404 as for an unknown campaign). The dialog's campaign exists, so that is "no clicks yet".
+ * Wrapped, so each answer is a new value even when two say the same.
+ */
+async function campaignClicks(id: number, range: Range): Promise<{ answer: CampaignAnalytics | null }> {
+  try {
+    const res = await call(ROUTES.getCampaignAnalytics, {
+      params: { id: String(id) },
+      query: rangeQuery(range),
+    });
+    return { answer: res.data };
+  } catch (err) {
+    if (err instanceof ApiFailure && err.status === 404) return { answer: null };
+    throw err;
+  }
+}
+
+/** Whether analytics counts the links the campaign has now (as many of them as it reports). */
+function inStep(answer: CampaignAnalytics | null, members: readonly LegacyCampaignLink[]): boolean {
+  if (answer === null) return members.length === 0;
+  const ids = new Set(members.map((l) => l.link_id));
+  return (
+    answer.links.every((l) => ids.has(l.link_id)) &&
+    answer.links.length === Math.min(members.length, CAMPAIGN_ANALYTICS_LINKS_MAX)
+  );
+}
+
 function CampaignLinks({ campaign, onDone }: { campaign: LegacyCampaign; onDone: () => void }) {
   const params = (id: string) => ({ campaignid: String(campaign.id), linkid: id });
   const membership = useMembership({
@@ -117,13 +159,28 @@ function CampaignLinks({ campaign, onDone }: { campaign: LegacyCampaign; onDone:
   const total = members.reduce((n, l) => n + l.weight, 0);
   // Clicks per link and in total over the same ranges as a link's analytics, fetched anew on each pick.
   const [range, setRange] = useState<Range>({ key: "30d" });
-  const clicks = useFreshQuery(`campaign-clicks:${campaign.id}:${rangeKey(range)}#${version}`, () =>
-    call(ROUTES.getCampaignAnalytics, { params: { id: String(campaign.id) }, query: rangeQuery(range) }).then(
-      (r) => r.data,
-    ),
-  );
-  const clicksOf = (linkId: string) =>
-    clicks.data?.links.find((c) => c.link_id === linkId)?.total_clicks.toLocaleString() ?? "–";
+  const clicksKey = `campaign-clicks:${campaign.id}:${rangeKey(range)}#${version}`;
+  const clicks = useFreshQuery(clicksKey, () => campaignClicks(campaign.id, range));
+  const answer = clicks.data?.answer;
+  // Until analytics has the links the list shows, ask again after each answer, a bounded number of times.
+  const caughtUp = answer === undefined || !links.data || inStep(answer, members);
+  const tries = useRef({ key: "", n: 0 });
+  useEffect(() => {
+    if (tries.current.key !== clicksKey) tries.current = { key: clicksKey, n: 0 };
+    if (caughtUp || tries.current.n >= CATCH_UP_TRIES) return;
+    const timer = setTimeout(() => {
+      tries.current.n += 1;
+      invalidate(clicksKey);
+    }, catchUpDelay(tries.current.n));
+    return () => clearTimeout(timer);
+  }, [clicksKey, clicks.data, caughtUp]);
+  // A link analytics does not report yet has no clicks yet; one beyond what it reports has none shown.
+  const clicksOf = (linkId: string, position: number) => {
+    if (answer === undefined) return "–";
+    const counted = answer?.links.find((c) => c.link_id === linkId);
+    if (counted) return counted.total_clicks.toLocaleString();
+    return position < CAMPAIGN_ANALYTICS_LINKS_MAX ? "0" : "–";
+  };
   return (
     <>
       <AddLinkForm
@@ -135,7 +192,8 @@ function CampaignLinks({ campaign, onDone }: { campaign: LegacyCampaign; onDone:
       <div class="clicks-head">
         <RangePicker value={range} onChange={setRange} />
         <p class="small" data-testid="campaign-clicks">
-          Clicks in total: <strong>{clicks.data ? clicks.data.total_clicks.toLocaleString() : "–"}</strong>
+          Clicks in total:{" "}
+          <strong>{answer === undefined ? "–" : (answer?.total_clicks ?? 0).toLocaleString()}</strong>
         </p>
       </div>
       {links.error !== undefined && <Failed error={links.error} />}
@@ -162,7 +220,7 @@ function CampaignLinks({ campaign, onDone }: { campaign: LegacyCampaign; onDone:
               </tr>
             </thead>
             <tbody>
-              {members.map((l) => (
+              {members.map((l, i) => (
                 <tr key={l.link_id} data-testid="campaign-link">
                   <td>
                     <code>{l.short_code}</code> <span class="small muted">{l.title || l.original_url}</span>
@@ -171,7 +229,7 @@ function CampaignLinks({ campaign, onDone }: { campaign: LegacyCampaign; onDone:
                     <Weight campaign={campaign} link={l} />
                   </td>
                   <td>{Math.round((l.weight / total) * 100)}%</td>
-                  <td class="col-num">{clicksOf(l.link_id)}</td>
+                  <td class="col-num">{clicksOf(l.link_id, i)}</td>
                   <td class="actions">
                     <RemoveLinkButton code={l.short_code} onRemove={() => membership.removeLink(l.link_id)} />
                   </td>
