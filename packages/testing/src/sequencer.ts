@@ -8,12 +8,12 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 // Files that boot processes (whole stacks, the Prisma CLI, services from their bundles) take
 // tens of seconds; these weights only order them ahead of files that do not.
-// Measured on a fresh clone (issue 15): the Kafka suite (consumer-group joins on the mock broker)
-// takes ~35 s, and the services' handler tests (an in-process stack each) seconds, not milliseconds.
-// First match wins. On a fresh clone (2026-11-25, main 8472a4c) the analytics consumer-group files
-// (50-70 s: group joins and restarts on the mock broker) and the management files that spawn the CLI
-// or wait for a fresh rate-limit minute (~20 s) were weighed as ordinary handler tests, started in the
-// last two minutes and ran on with idle workers beside them: named here, they start among the first.
+// Measured on a fresh clone: the Kafka suite (consumer-group joins on the mock broker) takes ~35 s,
+// and the services' handler tests (an in-process stack each) seconds, not milliseconds. First match
+// wins. The analytics consumer-group files (50-70 s: group joins and restarts on the mock broker) and
+// the management files that spawn the CLI or wait for a fresh rate-limit minute (~20 s) are named so
+// that they start among the first: weighed as ordinary handler tests, they would start in the last
+// two minutes and run on with idle workers beside them.
 const SLOW_WHEN_UNSEEN: [RegExp, number][] = [
   [/^services\/analytics\/test\/(kafka-group-faults|consumer-restart)\.test\.ts$/, 60_000],
   [/^tests\/(security|e2e)\//, 60_000],

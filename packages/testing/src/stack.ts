@@ -130,8 +130,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     TRUST_PROXY: "true",
     // No OUTBOX_POLL_MS: management wakes its outbox relay after every commit that writes events, so
     // the poll only picks up what another process wrote (an import CLI, a second instance). At 50 ms
-    // it cost each idle management ~5 % of a core and Postgres as much again, in every stack of a
-    // whole run (issue 15); the service's own 200 ms is what production polls at.
+    // it costs each idle management ~5 % of a core and Postgres as much again, in every stack of a
+    // whole run; the service's own 200 ms is what production polls at.
     ...opts.extraEnv,
   };
   // API connections are spliced from the public origin to the gateway (decision 0038); the splice
