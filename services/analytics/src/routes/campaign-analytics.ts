@@ -1,4 +1,4 @@
-// GET /api/v1/analytics/campaigns/:id (issue 13): clicks of a campaign's links, per link and in total,
+// GET /api/v1/analytics/campaigns/:id: clicks of a campaign's links, per link and in total,
 // over the same periods as a link's analytics (the same query and the same per-link statistics). Which
 // links make up a campaign, and whose it is, comes from management's `campaign.links` events
 // (campaign_members): analytics owns clicks, management owns campaigns. Another account's campaign,
