@@ -1,4 +1,4 @@
-// Campaigns (issue 13): create and edit (name, rotator slug, public flag), the rotator and public list
+// Campaigns: create and edit (name, rotator slug, public flag), the rotator and public list
 // URLs with copy buttons, the campaign's links with a weight each (the rotator's split), assign and
 // remove links, delete. Data: the older API's /api/campaign routes with the session.
 import { type LegacyCampaign, type LegacyCampaignLink, ROUTES } from "@kurz/contracts";
