@@ -1,5 +1,5 @@
-// The click journal (no click lost on SIGKILL, docs/reliability.md): every click is on disk before its redirect
-// is answered. Each event-loop turn's clicks are appended to the current segment in one write, just
+// The click journal (no click lost on SIGKILL, docs/reliability.md): every click is on disk before its
+// redirect is answered. Each event-loop turn's clicks are appended to the current segment in one write, just
 // before that turn's answers are written (turn-writes.ts), and a segment is deleted once every click in
 // it is safe elsewhere: published on the bus, or synced to the spool. On start, what the segments still
 // hold is replayed through the publisher; a click both journaled and already published is published
