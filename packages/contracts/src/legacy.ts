@@ -64,8 +64,8 @@ export type LegacyListQuery = z.infer<typeof LegacyListQuery>;
 // ---- account ----
 
 /**
- * `expires` of an account whose plan has no expiry. The original product gives the field as a date
- * string, so it is never null: the latest date the format can hold, which every client comparing dates reads as "not
+ * `expires` of an account whose plan has no expiry. The original product gives the field as a date string, so
+ * it is never null: the latest date the format can hold, which every client comparing dates reads as "not
  * expired" (and MySQL's DATETIME maximum, the store the original product's format comes from).
  */
 export const LEGACY_NO_EXPIRY = "9999-12-31 23:59:59";

@@ -21,11 +21,11 @@ export const PER_PAGE_MAX = 100;
 export const PER_PAGE_DEFAULT = 20;
 export const TITLE_MAX_LENGTH = 500;
 /**
- * A link password is any non-empty string (the API documents only "an optional password"); its owner
- * chooses how strong it is, and the redirect's attempt budgets are what stop online guessing (docs/security.md).
- * The cap bounds what one hash or one verification costs: argon2 reads the whole password into its
- * first block hash, and the redirect verifies every allowed attempt on the public path. 128
- * characters hold a long passphrase or a 64-hex-digit generated secret with room to spare.
+ * A link password is any non-empty string (the API documents only "an optional password"); its owner chooses
+ * how strong it is, and the redirect's attempt budgets are what stop online guessing (docs/security.md). The
+ * cap bounds what one hash or one verification costs: argon2 reads the whole password into its first block
+ * hash, and the redirect verifies every allowed attempt on the public path. 128 characters hold a long
+ * passphrase or a 64-hex-digit generated secret with room to spare.
  */
 export const LINK_PASSWORD_MAX_LENGTH = 128;
 
