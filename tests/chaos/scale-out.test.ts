@@ -223,7 +223,7 @@ describe("several instances of each service behind the public origin", () => {
     console.log(`analytics ready again ${ready} ms after its SIGKILL`);
     // That it answers again, not how fast: a speed belongs in a benchmark. Its restart is 1.4 s of CPU
     // (chDB's library and session, the bundle's modules), and under this test's load on two cores it
-    // took 7.4–11.3 s on a host with slow system calls (2026-11-29; a 10 s bound failed there). Twice
+    // takes 7.4–11.3 s on a host with slow system calls (a 10 s bound fails there). Twice
     // that still tells a restart from one stuck behind a consumer group's join or a migration.
     expect(ready).toBeLessThan(25_000);
     await settled(api_key, link.id, answered);

@@ -27,8 +27,8 @@ const SLOW_WHEN_UNSEEN: [RegExp, number][] = [
 // Files of a project whose workers run file after file (isolate: false, most projects: decision 0011)
 // share a worker only when they come one after another: vitest hands a finished worker the next file
 // in the queue if that file is of the same project, and otherwise stops the worker and forks a new one
-// (vitest 4.1, its pool's schedule()). Longest-first across all projects interleaved them, so a whole
-// run kept few workers (2026-11-27, vitest's summed import 62 s where one project alone shares almost
+// (vitest 4.1, its pool's schedule()). Longest-first across all projects would interleave them, so
+// a whole run would keep few workers (vitest's summed import 62 s where one project alone shares almost
 // all of it). Files are therefore ordered by a class of weight (a factor of two of the measured duration;
 // on a fresh clone, what they boot), then by project, then longest first.
 const weightClass = (ms: number) => Math.floor(Math.log2(Math.max(ms, 1)));
