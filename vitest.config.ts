@@ -37,11 +37,11 @@ export default defineConfig({
         : []),
     ],
     // Vitest's default (cores - 1) is one worker on a 2-core machine; test files mostly wait on
-    // Postgres, Redis and timers, so one more file than cores keeps both busy (issue 15: whole run
-    // in minutes). `--maxWorkers=1` still runs them one at a time.
+    // Postgres, Redis and timers, so one more file than cores keeps both busy (a whole run in
+    // minutes). `--maxWorkers=1` still runs them one at a time.
     maxWorkers: "150%",
     // Longest files first across all projects (packages/testing/src/sequencer.ts): on two cores the
-    // process-stack suites no longer start last and run on alone.
+    // process-stack suites then do not start last and run on alone.
     sequence: { sequencer: LongestFirstSequencer },
     // Off unless asked (`./kurz test --coverage`, or `vitest run --coverage`): instrumenting costs time.
     // Only code that runs inside the test workers is counted, so services booted as child processes

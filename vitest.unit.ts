@@ -1,7 +1,7 @@
 // The test files that only import code and call it: no stack, database, Redis, child process, chDB or
 // process-wide registration (OpenTelemetry). A whole run gives them one project, "unit", with
 // `isolate: false`: a worker runs file after file in one module graph instead of a fresh fork and a
-// fresh import of vitest and the workspace per file (~0.5 s of CPU a file; issue 15, decision 0011).
+// fresh import of vitest and the workspace per file (~0.5 s of CPU a file; decision 0011).
 // Their own projects leave them out only when vitest runs from the root (unitFilesOf), so
 // `vitest run` inside a package still runs all of its files, each isolated as before.
 // Add a file here only if it can share a module graph with the others: no vi.mock, no stubbed globals,

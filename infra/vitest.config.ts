@@ -5,7 +5,7 @@ export default defineProject({
     name: "@kurz/infra",
     include: ["*.test.ts", "local/*.test.ts"],
     // Files share a worker's module graph, as in services/management/vitest.config.ts (why, and what
-    // it asks of a file): issue 15, decision 0011.
+    // it asks of a file): decision 0011.
     isolate: false,
   },
 });

@@ -1,4 +1,4 @@
-// Where a "times of day" link request's time goes against the same days as dates (issue 18), in one
+// Where a "times of day" link request's time goes against the same days as dates, in one
 // process: `node --import tsx infra/bench/_analytics-range-profile.ts <chdb path> <seed.json> [rounds]`
 // on a chDB data directory seeded once with `CLICKHOUSE_PATH=<chdb path> node --import tsx
 // infra/bench/_analytics-seed.ts --link-clicks 1000000 --account-clicks 2000 --account-links 2 >

@@ -1,4 +1,4 @@
-// The reference of `./kurz bench api` (issue 15): what `GET /api/v1/links/:id` costs in bare Node, in one
+// The reference of `./kurz bench api`: what `GET /api/v1/links/:id` costs in bare Node, in one
 // process. Per request it does the same work as the real path, against the same Redis and Postgres data:
 // one Redis GET of the cached key record (the gateway's cache entry), one rate-limit script (EVALSHA of
 // the gateway's two windows), one Postgres query by primary key with `pg` (no ORM), and the same JSON.

@@ -1,4 +1,4 @@
-// CPU time per request of each process while a load runs (issue 15, "profile first"): user + system
+// CPU time per request of each process while a load runs (profile before tuning): user + system
 // time from /proc/<pid>/stat before and after, divided by the requests served. Linux only; elsewhere
 // the figures are absent and the report says so.
 import { readdirSync, readFileSync } from "node:fs";

@@ -1,6 +1,6 @@
-// Resident memory of the stack's service processes for `./kurz bench api` (issue 15, "Memory and
-// start-up"): one reading when the stack is idle after start, then the peak of readings every 250 ms
-// while the load runs. Read from /proc/<pid>/status (VmRSS), Linux only; elsewhere the section says so.
+// Resident memory of the stack's service processes for `./kurz bench api`: one reading when the stack
+// is idle after start, then the peak of readings every 250 ms while the load runs. Read from
+// /proc/<pid>/status (VmRSS), Linux only; elsewhere the section says so.
 import { readFileSync } from "node:fs";
 
 export interface RssReport {

@@ -1,5 +1,5 @@
-// The dashboard's pages timed in real Chromium with 100,000 links in the account (issue 12: "each page
-// usable within 1 s on this machine with 100k links in the account"). Part of `./kurz bench web`.
+// The dashboard's pages timed in real Chromium with 100,000 links in the account (the budget:
+// each page usable within 1 s with 100k links in the account). Part of `./kurz bench web`.
 //
 // A whole local process stack in production mode, as deployed. The account signs up through the API in
 // the browser's cookie jar (a real session); its links are seeded in Postgres directly, as the API

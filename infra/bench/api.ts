@@ -204,9 +204,9 @@ export async function run(args: string[]): Promise<string> {
     // "gw" is the same GET sent to the gateway's own port: what the public origin's hop (the
     // redirect's forwarder, decision 0038) costs, measured in the same run.
     // The reference reads the gateway's cache entry for the key, which expires KEY_CACHE_TTL_SECONDS (60)
-    // after the gateway wrote it; a run that outlived it answered 401s at the reference's speed (seen
-    // 2026-11-25: 162k of 215k non-2xx). Before each reference row the entry is dropped and the gateway
-    // writes it afresh, so it outlives the row.
+    // after the gateway wrote it; a run that outlives it answers 401s at the reference's speed (most of
+    // its responses non-2xx). Before each reference row the entry is dropped and the gateway writes it
+    // afresh, so it outlives the row.
     const redis = new Redis(stack.env.REDIS_URL!, { keyPrefix: stack.env.REDIS_KEY_PREFIX ?? "" });
     const keyCacheKey = apiKeyCacheKey(createHash("sha256").update(account.api_key).digest("hex"));
     const freshKeyCache = async () => {

@@ -1,4 +1,4 @@
-// `./kurz bench import`: bulk import and streamed exports (issue 16, docs/import-export.md).
+// `./kurz bench import`: bulk import and streamed exports (docs/import-export.md).
 //   - import: a CSV of --rows rows (default 100,000; half with an alias, half with a title, none with a
 //     password) uploaded through the gateway of an in-process stack (POST /api/v1/imports), run by
 //     management's worker; seconds from the upload to `completed` (target < 60 s), rows/s;

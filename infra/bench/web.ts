@@ -1,4 +1,4 @@
-// `./kurz bench web`: the dashboard's weight and speed (issue 12's budgets).
+// `./kurz bench web`: the dashboard's weight and speed against its budgets.
 //   - weight: initial JavaScript is every script index.html loads before the first page renders (the
 //     entry and the chunks it preloads), gzip-compressed at level 9 as the gateway serves it (web-app.ts
 //     compresses on first read). Budget: ≤ 150 KB.

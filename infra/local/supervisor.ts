@@ -1,4 +1,4 @@
-// Keeps one service process of `./kurz up` running (issue 14, "Supervision"): a process that exits
+// Keeps one service process of `./kurz up` running (docs/reliability.md): a process that exits
 // while the stack is not stopping is started again after a backoff that doubles from 0.5 s to 30 s and
 // resets once the process has run healthy for a minute. The other services keep serving meanwhile.
 import type { ChildProcess } from "node:child_process";

@@ -13,7 +13,7 @@ if [ "${KURZ_COVERAGE:-}" = "1" ]; then coverage=(--coverage); fi
 started=$SECONDS
 rm -f .data/typecheck.log .data/lint.log
 # Typecheck and lint run beside the tests, not before them: test files mostly wait on Postgres, Redis,
-# timers and child processes, so the two cores have room (issue 15: ./kurz test in minutes); in a whole
+# timers and child processes, so the two cores have room (./kurz test in minutes); in a whole
 # run they follow the first lane's tests (below). Their output is held back and printed after the tests'.
 # The Prisma client is generated once, here, and not again during the run (db's vitest globalSetup
 # and db's typecheck script would otherwise rewrite it while workers and tsc read it).
@@ -38,16 +38,15 @@ run_checks() {
   wait "$tsc"
 }
 
-# Lanes beside the main vitest (issue 15). The projects whose files run one at a time
+# Lanes beside the main vitest. The projects whose files run one at a time
 # (fileParallelism: false in their vitest.config.ts: the dashboard's browser tests, the chaos suite's
 # scaled stacks) would otherwise form a group of their own that vitest starts only after every other
 # file, and run on alone at the end. A whole run therefore gives each lane a vitest of its own beside
 # the main one, output held back like typecheck's; a lane's entries run one after another. A run with
 # coverage stays one vitest, so that its report covers every file.
-# - The chaos suite ran alone after everything else until 2026-11-27: beside the others its analytics
-#   consumer fell behind the load it counts (2026-11-25: one fault's clicks in the next one's window).
-#   Since its ingest inserts a run of messages at once (decision 0049) it keeps up beside them: every
-#   clean clone since passed every fault there, and the tests took 325-357 s instead of 448.
+# - The chaos suite runs beside the others, not alone after them: its analytics consumer keeps up with
+#   the load it counts there because its ingest inserts a run of messages at once (decision 0049), and
+#   the tests take 325-357 s on a clean clone, against 448 with the chaos suite last.
 # - One lane, the dashboard's tests then the chaos suite, rather than one each: the first three
 #   minutes keep both cores busy and the main vitest's last ones do not, so the chaos suite's stacks
 #   do better there (clean clones: main vitest 325 s, against 333 and 344 s with two lanes).

@@ -1,7 +1,7 @@
 // `./kurz up` stopped with Ctrl-C as a terminal sends it: SIGINT to the whole foreground process group
 // (the supervisor and every service it started). Each service drains and exits 0, and the supervisor's
-// own Redis, which carries the bus, is stopped after them: a Redis that took the Ctrl-C itself went
-// first, and analytics' drain then waited 10 s on the bus and exited 1 (seen by hand, 2026-11-28).
+// own Redis, which carries the bus, is stopped after them: a Redis that took the Ctrl-C itself would go
+// first, and analytics' drain would then wait 10 s on the bus and exit 1.
 // While it runs, the admin CLI imports next to it (importThroughTheCli).
 import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

@@ -28,8 +28,7 @@ const dataDir = localDataDir(env);
 const runDir = resolve(dataDir, "run");
 const redisPort = localRedisPort(env);
 // On unless KURZ_SPLICE=0: API connections through the public origin are spliced to the gateway
-// (decision 0038). It was off by default from 2026-11-25 for a p99 the redirect bench later did not
-// reproduce (the decision's "On by default again").
+// (decision 0038, "On by default again").
 const splice = env.KURZ_SPLICE !== "0";
 const ownRedis = !env.REDIS_URL;
 // Ports from one base (default 8080), so that a test can run a whole stack on free ports:

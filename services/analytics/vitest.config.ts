@@ -13,9 +13,9 @@ export default defineProject({
     hookTimeout: 120_000,
     // A worker runs its files one after another in one module graph (no fresh fork and import per file):
     // each file starts and stops its own in-process stack (its own database, Redis prefix and chDB
-    // session), so all a fresh fork added was a second import of the four services, ~2-3 s of CPU a
-    // file (management alone: 150 -> 83 s of CPU; issue 15, decision 0011). A file that leaves a stack
-    // running can now disturb the files after it in its worker: stop stacks in afterAll.
+    // session), so a fresh fork would add only a second import of the four services, ~2-3 s of CPU a
+    // file (management alone: 150 -> 83 s of CPU without it; decision 0011). A file that leaves a stack
+    // running disturbs the files after it in its worker: stop stacks in afterAll.
     isolate: false,
     // chDB is one engine per process: worker threads would share it.
     pool: "forks",

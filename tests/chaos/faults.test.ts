@@ -1,4 +1,4 @@
-// The fault suite (issue 14): sustained load through the public origin of a scaled stack (2 redirect,
+// The fault suite: sustained load through the public origin of a scaled stack (2 redirect,
 // 2 gateway, 2 management, 1 analytics; Kafka mock cluster with 3 brokers; a Postgres and a Redis of
 // its own), one fault at a time. For each: answered redirects against stored clicks, acknowledged API
 // writes against stored links, every status seen, and the time from the fault's end to the last

@@ -1,7 +1,7 @@
 // Campaign rotators with weights, links on branded domains and the channel filter, end to end through
-// the public origin (issue 13): a weighted rotator's split over 1,000 follows is within ±5 points of
+// the public origin: a weighted rotator's split over 1,000 follows is within ±5 points of
 // its weights; a link on a verified branded domain redirects only on that domain, while the owner's
-// links of the main host keep redirecting on it too (branded URLs handed out before links had domains);
+// links of the main host keep redirecting on it too (so branded URLs already handed out keep working);
 // deleting the domain deletes its links.
 import { startTestDnsServer, type TestDnsServer, waitFor } from "@kurz/testing";
 import { type Stack, startStack } from "@kurz/testing/stack";

@@ -115,7 +115,7 @@ describe("codes as YOURLS and Kutt made them", () => {
     expect((await follow("/docs")).status).toBe(200);
     expect((await follow("/docs")).text).not.toContain("yourls.example");
 
-    // The API's alias rule stays SPEC's: what an import keeps, a create refuses.
+    // The API's alias rule stays as documented: what an import keeps, a create refuses.
     for (const custom_alias of ["ab", "a_b", "-beta2"]) {
       const res = await call("POST", "/api/v1/links", { url: "https://example.com/", custom_alias });
       expect(res.status, custom_alias).toBe(400);

@@ -1,4 +1,4 @@
-// CTA overlays end to end through the public origin (issue 13, decision 0026): a browser following an
+// CTA overlays end to end through the public origin (decision 0026): a browser following an
 // overlay link gets the overlay page (the destination framed beneath it when the destination allows
 // framing, else the interstitial) and the click is counted once; a bot gets the plain redirect; a
 // contact overlay's form lands once in the owner's list and CSV; the older API and v1 show one store.

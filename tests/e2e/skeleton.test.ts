@@ -79,8 +79,8 @@ describe.each(buses)("walking skeleton ($name bus, embedded ClickHouse)", ({ sta
         return totalClicks >= 1;
       },
       // A liveness wait, not a speed target: on the Kafka mock the stack's first click also waits for
-      // analytics' consumer group to form. It showed after 1.5–9.5 s on a host with slow system calls
-      // (2026-11-29), too near the 15 s this waited before.
+      // analytics' consumer group to form. It shows after 1.5–9.5 s on a host with slow system calls,
+      // too near a 15 s wait.
       { timeoutMs: 30_000, intervalMs: 100, description: "the click to show in analytics" },
     );
     console.log(`click visible in analytics after ${Date.now() - followedAt} ms`);

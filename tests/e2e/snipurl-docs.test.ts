@@ -1,4 +1,4 @@
-// Issue 17: a client written against SnipURL's public API docs (github.com/mdsaad31/snipurl-docs,
+// A client written against SnipURL's public API docs (github.com/mdsaad31/snipurl-docs,
 // content/ at commit 447aef3) works against Kurz without a line changed. Every request example of
 // those pages (snipurl-docs.examples.ts) runs against the stack with only the host, the key and the
 // ids of "your" links substituted, and SnipURL's JavaScript client (snipurl-docs.client.ts) runs its
@@ -225,7 +225,7 @@ describe("every request example of the docs pages", () => {
     expect((await fetch(res.body.data.short_url, { redirect: "manual" })).status).toBe(410);
   });
 
-  it("SPEC 4.1's expires_at is ISO 8601: a date is midnight UTC, an offset is kept as its instant, answered in UTC with milliseconds", async () => {
+  it("expires_at is ISO 8601: a date is midnight UTC, an offset is kept as its instant, answered in UTC with milliseconds", async () => {
     const ctx = await account("dates");
     const created = await send(ctx, "POST", "/links", {
       json: true,
@@ -552,7 +552,7 @@ describe("sdks.mdx: SnipURL's JavaScript client", () => {
     expectShape((await snip.getSummary()).data, "summary", "getSummary");
     expectShape((await snip.getAccount()).data, "account", "getAccount");
 
-    // An update shows in the summary at once too (issue 17, item 1: create, update and delete).
+    // An update shows in the summary at once too, as a create and a delete do.
     await snip.updateLink(data.id, { title: "Renamed again", is_active: false });
     expect((await snip.getSummary()).data).toMatchObject({
       total_links: 1,
@@ -586,7 +586,7 @@ describe("sdks.mdx: SnipURL's JavaScript client", () => {
   });
 });
 
-describe("headers on refusals (SPEC 8; changelog.mdx: X-API-Version)", () => {
+describe("headers on refusals (rate-limit headers on every response; changelog.mdx: X-API-Version)", () => {
   let ctx: Ctx;
   beforeAll(async () => {
     ctx = await account("refusals");

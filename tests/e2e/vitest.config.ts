@@ -8,7 +8,7 @@ export default defineProject({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Files share a worker's module graph, as in services/management/vitest.config.ts (why, and what
-    // it asks of a file): issue 15, decision 0011.
+    // it asks of a file): decision 0011.
     isolate: false,
   },
 });

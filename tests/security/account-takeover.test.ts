@@ -1,7 +1,7 @@
 // A stolen session cookie must not become the account (docs/security.md, "Sessions and CSRF"). With the
-// cookie alone (its CSRF token is one GET away), an attacker used to mint an API key, which outlives
-// sign-out and password changes, then call the older API's account update with it to change the
-// e-mail and password: the owner was locked out for good. Now minting a key from a session needs the
+// cookie alone (its CSRF token is one GET away), an attacker who could mint an API key, which outlives
+// sign-out and password changes, could then call the older API's account update with it to change the
+// e-mail and password and lock the owner out for good. So minting a key from a session needs the
 // password re-entered (in the request, or confirmed through /auth/confirm within 10 minutes; signing in
 // does not count), and a password change can revoke every key. Time is moved by rewriting the stored
 // confirmation moment, so nothing here sleeps.
@@ -228,7 +228,7 @@ describe("a stolen session cookie", () => {
 });
 
 describe("a key", () => {
-  it("mints keys and changes e-mail and password through the older API as SPEC shows, without re-entering anything", async () => {
+  it("mints keys and changes e-mail and password through the older API as documented, without re-entering anything", async () => {
     const owner = await register("key");
     const made = await mint({ key: owner.key });
     expect(made.status, made.text).toBe(201);

@@ -1,4 +1,4 @@
-// Attacks on branded domains (docs/security.md "Branded domains"; issue 11 items 2 and 3): claiming a
+// Attacks on branded domains (docs/security.md "Branded domains"): claiming a
 // host without proving control of its DNS, squatting or hijacking another account's domain, and
 // passing off the platform's own host in another spelling. Proof of control is a TXT record served
 // by a real DNS server on loopback (dnsmasq, packages/testing/src/dns.ts) that management queries.
@@ -135,7 +135,7 @@ describe("proof of control", () => {
       timeoutMs: 10_000,
       description: "the verified domain's redirectroot",
     });
-    // The owner's links on the domain serve there (issue 13), and so do its main-host links.
+    // The owner's links on the domain serve there, and so do its main-host links.
     const alias = `${victimAlias}-on-${seq}`;
     const made = await ctx.asVictim("POST", "/api/v1/links", {
       url: "https://bank.example/login",
@@ -150,7 +150,7 @@ describe("proof of control", () => {
       status: 302,
       headers: { location: "https://bank.example/login" },
     });
-    // Another account's code on the bank's host is that domain's "not found" (issue 11 item 2).
+    // Another account's code on the bank's host is that domain's "not found".
     const foreign = await onHost(host, `/${attackerAlias}`);
     expect(foreign.headers.location).not.toBe("https://attacker.example/phish");
     expect(foreign).toMatchObject({ status: 302, headers: { location: "https://bank.example/missing" } });

@@ -187,7 +187,7 @@ describe("public campaign pages are not enumerable", () => {
       expect(campaign.list).toMatch(new RegExp(`^${stack.origin}/c/[0-9a-f]{32}$`));
       expect(pagePath(campaign)).not.toBe(`/c/${campaign.id}`);
     }
-    // The list answers keep SPEC's integer id beside the same URL.
+    // The list answers keep the documented integer id beside the same URL.
     const listed = await ctx.asAttacker("GET", "/api/campaigns?limit=100");
     expect(listed.body.data.campaigns).toContainEqual(
       expect.objectContaining({ id: attackerCampaign.id, list: attackerCampaign.list }),

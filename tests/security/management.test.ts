@@ -1,7 +1,7 @@
 // Attacks on management's resources through the public origin (docs/security.md, "Links, titles, QR
 // and keys"): cached QR images, titles of password links on public campaign pages, bulk title fetches
 // as a way around the rate budget or as an amplifier against one site, taking over a deleted code,
-// and the account answers that must be current and well-formed (issue 11, items 10-12, 14, 15).
+// and the account answers that must be current and well-formed.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createPrisma, type PrismaClient } from "@kurz/db";

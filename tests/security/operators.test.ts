@@ -1,8 +1,8 @@
-// Attacks on what an operator can change and on the inputs SPEC's own examples send (docs/security.md,
-// "Operators' route"; docs/api.md, "Plans and limits"): the admin route that sets an account's plan
-// status, link limit and rate limits must answer only the operators' credential (never a user's key
-// or session, a wrong secret, or any service's credential, the redirect's included); the CLI runs the
-// same use case; a link password is any non-empty string up to its cap, wherever one is accepted.
+// Attacks on what an operator can change and on the inputs SnipURL's documented examples send
+// (docs/security.md, "Operators' route"; docs/api.md, "Plans and limits"): the admin route that sets an
+// account's plan status, link limit and rate limits must answer only the operators' credential (never a
+// user's key or session, a wrong secret, or any service's credential, the redirect's included); the CLI runs
+// the same use case; a link password is any non-empty string up to its cap, wherever one is accepted.
 import { execFile } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { resolve } from "node:path";
@@ -137,7 +137,7 @@ describe("the admin route", () => {
     });
   });
 
-  it("with the operators' secret: raises the limit past SPEC's 403 and the new rate limits count at once", async () => {
+  it("with the operators' secret: raises the limit past the link limit's 403 and the new rate limits count at once", async () => {
     const user = await stack.createAccount(uniqueEmail("admin-upgrade"), 1);
     const call = api(stack, user.api_key);
     expect((await call("POST", "/api/v1/links", { url: "https://example.com/1" })).status).toBe(201);
@@ -182,7 +182,7 @@ describe("the admin route", () => {
       rate_limit_per_minute: 7,
       rate_limit_per_hour: 70,
     });
-    // The older API shows the plan as SPEC 2.7's status.
+    // The older API shows the plan as its `status`.
     expect((await call("GET", "/api/account")).body.data.status).toBe("pro");
     // A key created afterwards gets the account's limits, not the service's defaults.
     const minted = await call("POST", "/api/v1/account/keys", { name: "later" });
@@ -305,7 +305,7 @@ describe("./kurz accounts:update", () => {
   });
 });
 
-describe("link passwords, as SPEC's bulk example sends them", () => {
+describe("link passwords, as SnipURL's documented bulk example sends them", () => {
   it('"secret" protects its link: the visitor gets the form, a wrong guess is refused, "secret" opens it', async () => {
     const user = await stack.createAccount(uniqueEmail("link-pw"));
     const call = api(stack, user.api_key);

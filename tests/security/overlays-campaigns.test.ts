@@ -1,4 +1,4 @@
-// Attacks on issue 13's resources: CTA overlays, their contact forms, links on branded domains,
+// Attacks on the dashboard-managed resources: CTA overlays, their contact forms, links on branded domains,
 // campaign and channel membership. The attacker (A) holds an ordinary key and knows the victim's (B)
 // ids; every such id must be refused as if it did not exist, overlay text must never become markup,
 // and a flood of contact forms must be cut off.

@@ -1,5 +1,5 @@
 // Attacks on the edges and internal credentials through the public origin (docs/security.md, "Edges,
-// paths and internal credentials"; issue 11, items 1 and 4): path traversal into management's internal
+// paths and internal credentials"): path traversal into management's internal
 // API in every spelling, on every route prefix the origin serves; forged identity headers; internal
 // endpoints called directly with the wrong credentials; a flood of bad keys; and a seeded fuzz loop.
 import { createHash } from "node:crypto";
@@ -68,7 +68,7 @@ function expectPathRefusal(res: RawResponse, envelope: Envelope, label: string):
   if (envelope === "v1") expectV1Error(res, 400, "BAD_REQUEST");
   else if (envelope === "legacy") expectLegacyError(res, 400);
   if (envelope !== "plain") {
-    // SPEC 8, issue 17 item 4: the client's failed-authentication budget, reported, never spent.
+    // Rate-limit headers on every response: the client's failed-authentication budget, reported, never spent.
     expect(res.headers["x-ratelimit-limit"], label).toBe(String(AUTH_FAILURES_PER_MINUTE));
     const remaining = Number(res.headers["x-ratelimit-remaining"]);
     expect(remaining >= 0 && remaining <= AUTH_FAILURES_PER_MINUTE, label).toBe(true);
@@ -474,7 +474,7 @@ describe("per-client budgets of IPv6 clients", () => {
 describe("a flood of bad keys (item 4)", () => {
   it("counts failures per client with X-RateLimit-* headers, then answers 429 without checking keys", async () => {
     // Start with enough of the clock minute left that the window cannot reset mid-flood: 35 requests
-    // take about a second, so 8 s is room enough (15 s made a quarter of the runs wait: issue 15).
+    // take about a second, so 8 s is room enough (15 s makes a quarter of the runs wait).
     await withMinuteLeft(8);
     let remaining = Number.POSITIVE_INFINITY;
     let refusedAt = -1;

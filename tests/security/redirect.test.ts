@@ -1,5 +1,5 @@
 // Attacks on the redirect (docs/security.md "The redirect: branded hosts, unknown codes, passwords,
-// operational endpoints"; issue 11 items 2, 4, 5 and 6), through the public origin:
+// operational endpoints"), through the public origin:
 // - another tenant's links and rotators on a verified branded domain (the domain is verified the way
 //   its owner would: a TXT record on a real DNS server on loopback, then the verify action);
 // - paths that cannot be codes, and floods of unknown codes;
@@ -121,7 +121,7 @@ describe("another tenant's links on a verified branded domain", () => {
     await dns.setTxt(added.body.verification.name, [added.body.verification.value]);
     const verified = await ctx.asVictim("POST", `/api/domain/${added.body.id}/verify`);
     expect(verified.body, verified.text).toMatchObject({ error: 0, status: "verified" });
-    // The victim's link lives on its domain (issue 13: a link is served only on its own host).
+    // The victim's link lives on its domain (a link is served only on its own host).
     await createLink(ctx.asVictim, {
       url: "https://bank.example/login",
       custom_alias: victimAlias,

@@ -1,4 +1,4 @@
-// Attacks on browser sessions (docs/security.md, "Sessions and CSRF"; issue 12): cross-site form
+// Attacks on browser sessions (docs/security.md, "Sessions and CSRF"): cross-site form
 // posts, session fixation, expiry and sliding renewal, revocation on every gateway path (Redis cache
 // included), sign-in guessing, e-mail case games, closed sign-up, cross-tenant reads with a session,
 // and a key's request that also carries a cookie. Every write route from contracts is swept with a
@@ -125,7 +125,7 @@ async function footprint(accountId: string) {
     prisma.link.findMany({ where: { accountId }, orderBy: { id: "asc" } }),
     prisma.apiKey.findMany({ where: { accountId }, orderBy: { id: "asc" } }),
     prisma.session.count({ where: { accountId } }),
-    // What the older API's session routes manage (issue 13).
+    // What the older API's session routes manage.
     prisma.domain.findMany({ where: { accountId }, orderBy: { id: "asc" } }),
     prisma.overlay.findMany({ where: { accountId }, orderBy: { id: "asc" } }),
     prisma.campaign.findMany({ where: { accountId }, orderBy: { id: "asc" }, include: { links: true } }),
@@ -190,7 +190,7 @@ describe("cross-site requests (CSRF)", () => {
   // (SameSite=Lax still sends it on some top-level navigations, and on same-site subdomains) but can
   // neither read nor set X-CSRF-Token.
   // The older API's domain, campaign, channel and overlay routes take a session too (the dashboard's
-  // pages of issue 13), so they are swept as well; its account routes stay key-only (below).
+  // manage pages), so they are swept as well; its account routes stay key-only (below).
   const writes = ROUTE_DEFS.filter(
     (d) =>
       d.method !== "GET" &&

@@ -1,7 +1,7 @@
-// Attacks on what issue 17 (drop-in for SnipURL's clients) changed: links created with a past
-// expires_at, the X-API-Version and X-RateLimit-* headers on refusals, the messages that now follow
-// SnipURL's wording (they must tell a stranger no more than before), and the account's click total
-// after deletes (docs/api.md, "Versions", "Validation errors", "Links", "Account").
+// Attacks on what being a drop-in for SnipURL's clients brings: links created with a past expires_at, the
+// X-API-Version and X-RateLimit-* headers on refusals, the messages that follow SnipURL's wording (they must
+// tell a stranger nothing about others' links), and the account's click total after deletes (docs/api.md,
+// "Versions", "Validation errors", "Links", "Account").
 import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
 import { type Stack, startStack } from "@kurz/testing/stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

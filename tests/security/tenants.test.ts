@@ -148,7 +148,8 @@ function attemptsFor(method: string, path: string): Attempt[] | undefined {
       { path: `/api/channel/${v.channelId}/assign/${a.link.id}` },
       { path: `/api/channel/${a.channelId}/assign/${v.link.id}` },
     ],
-    // Issue 13: overlays (both generations), campaign and channel membership, campaign analytics.
+    // Dashboard-managed resources: overlays (both generations), campaign and channel membership,
+    // campaign analytics.
     "GET /api/overlay/:id": [{ path: `/api/overlay/${v.overlayId}` }],
     "PUT /api/overlay/:id/update": [{ path: `/api/overlay/${v.overlayId}/update`, body: { text: "pwned" } }],
     "DELETE /api/overlay/:id/delete": [{ path: `/api/overlay/${v.overlayId}/delete` }],

@@ -1,4 +1,4 @@
-// The one timeout helper of the project (issue 15): every "give up on this after N ms" goes through it.
+// The one timeout helper of the project: every "give up on this after N ms" goes through it.
 // It lives in @kurz/bus because the bus needs it and service-kit depends on the bus (not the other way
 // round); service-kit re-exports it for the services. fetch() calls use AbortSignal.timeout instead,
 // which also cancels the request.

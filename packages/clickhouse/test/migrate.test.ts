@@ -124,7 +124,7 @@ describe("migrate with the package's migrations", () => {
       { version: 9, name: "link_daily_totals_projection", len: 64 },
       { version: 10, name: "click_feed", len: 64 },
     ]);
-    // Since 0009: the all-time totals per account and link, inside link_daily's parts (issue 15).
+    // Since 0009: the all-time totals per account and link, inside link_daily's parts.
     const projections = await ch.query(
       "SELECT table, name FROM system.projections WHERE database = currentDatabase() ORDER BY table, name",
     );

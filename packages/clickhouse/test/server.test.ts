@@ -7,7 +7,7 @@ import { createClickHouse, type KurzClickHouse, migrate } from "../src/index.ts"
 const url = process.env.CLICKHOUSE_URL;
 const database = `t_${randomUUID().replaceAll("-", "")}`;
 
-// No ClickHouse server can run on the development machines (see ENVIRONMENT.md); CI or a
+// The tests run on embedded chDB, which needs no server (decision 0004); CI or a
 // developer with a server sets CLICKHOUSE_URL to run the same checks against it.
 describe.skipIf(!url)("ClickHouse server (skipped unless CLICKHOUSE_URL is set)", () => {
   let ch: KurzClickHouse;

@@ -18,8 +18,8 @@ export const Account = z
     total_links: Count,
     total_clicks: Count,
     created_at: Timestamp,
-    // Beyond SPEC 2.3, set by an operator (`./kurz accounts:update`); Kurz always sends them, optional
-    // so that SPEC's samples still parse.
+    // Beyond SnipURL's account object, set by an operator (`./kurz accounts:update`); Kurz always sends
+    // them, optional so that SnipURL's documented samples still parse.
     status: z.string().optional().meta({ description: "Plan status, e.g. free or pro" }),
     rate_limit_per_minute: z
       .int()

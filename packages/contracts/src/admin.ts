@@ -12,7 +12,7 @@ export const MAX_LINK_LIMIT = 10_000_000;
 export const MAX_RATE_LIMIT_PER_MINUTE = 1_000_000;
 export const MAX_RATE_LIMIT_PER_HOUR = 60_000_000;
 
-/** A plan status as the older API shows it (`status`, SPEC 2.7: "pro" in the sample). */
+/** A plan status as the older API shows it (`status`: "pro" in the original product's sample). */
 export const AccountStatus = z
   .string()
   .regex(

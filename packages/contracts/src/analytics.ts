@@ -23,7 +23,7 @@ export const HOURLY_MAX_DAYS = 7;
 export const AnalyticsInterval = z.enum(["day", "hour"]);
 export type AnalyticsInterval = z.infer<typeof AnalyticsInterval>;
 
-/** Days by default (SPEC); hours only when asked for with `interval=hour`. */
+/** Days by default (the documented `{date, count}`); hours only when asked for with `interval=hour`. */
 const TimeSeries = (description: string) =>
   z.union([z.array(DailyCount), z.array(HourlyCount)]).meta({ description });
 
@@ -88,7 +88,7 @@ const inclusiveEnd = (end: string) =>
   /^\d{4}-\d{2}-\d{2}$/.test(end) ? Date.parse(`${end}T00:00:00.000Z`) + 86_400_000 - 1 : Date.parse(end);
 
 /**
- * SPEC: the filter applies only when both ends are given. A start after the end is rejected rather than
+ * The filter applies only when both ends are given. A start after the end is rejected rather than
  * answered with an empty period, which would look like "no clicks".
  */
 export const AnalyticsQuery = z

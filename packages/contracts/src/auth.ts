@@ -1,4 +1,4 @@
-// Accounts made in a browser and the sessions that sign them in (issue 12, docs/api.md "Sessions",
+// Accounts made in a browser and the sessions that sign them in (docs/api.md "Sessions",
 // docs/decisions/0021-sessions-and-csrf.md). A session is an opaque random token in an HttpOnly
 // cookie; the server keeps only its SHA-256. Every state-changing request made with it carries the
 // session's CSRF token in a header, which a cross-site form cannot set.

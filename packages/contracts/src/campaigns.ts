@@ -1,4 +1,4 @@
-// Campaign membership beyond the original product (issue 13, decision 0026): a weight per assigned
+// Campaign membership beyond the original product (decision 0026): a weight per assigned
 // link for the rotator's split, the campaign's links, and removing one. Legacy envelopes and ids.
 import * as z from "zod";
 import { legacySuccess } from "./envelope.ts";

@@ -111,7 +111,7 @@ export const RateLimitDetails = z.object({
 });
 export type RateLimitDetails = z.infer<typeof RateLimitDetails>;
 
-/** Headers on every API response (SPEC 8); Retry-After is added on 429 only. */
+/** Headers on every API response, refusals included; Retry-After is added on 429 only. */
 export const RATE_LIMIT_HEADERS = {
   limit: "X-RateLimit-Limit",
   remaining: "X-RateLimit-Remaining",
@@ -119,7 +119,7 @@ export const RATE_LIMIT_HEADERS = {
   retryAfter: "Retry-After",
 } as const;
 
-// ---- legacy (unversioned /api) envelope, SPEC 4.2 and 7.2 ----
+// ---- legacy (unversioned /api) envelope, as the original product answers ----
 
 /** Non-list success: integer `error: 0` next to the response's own members. */
 export function legacySuccess<S extends z.ZodRawShape>(shape: S) {
@@ -135,7 +135,7 @@ export const LegacyErrorEnvelope = z
 export type LegacyErrorEnvelope = z.infer<typeof LegacyErrorEnvelope>;
 
 /**
- * List success: string `error: "0"` (as the SPEC samples show) and
+ * List success: string `error: "0"` (as the original product's samples show) and
  * `data: { result, perpage, currentpage, nextpage, maxpage, <collection>: [...] }`.
  * `nextpage` is null on the last page.
  */

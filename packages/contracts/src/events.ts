@@ -29,9 +29,9 @@ export const ClickEvent = z.object({
 export type ClickEvent = z.infer<typeof ClickEvent>;
 
 /**
- * The unit on the `clicks` topic. One message per click costs a third of redirect throughput
- * (ENVIRONMENT.md), and a batch of one link's clicks is no batch under traffic spread over many
- * links, so a batch mixes links that share a partition key (see clickPartitionKey).
+ * The unit on the `clicks` topic. One message per click costs a third of redirect throughput, and a
+ * batch of one link's clicks is no batch under traffic spread over many links, so a batch mixes links
+ * that share a partition key (see clickPartitionKey).
  * 200 clicks at the field caps stay under Kafka's default 1 MB message size.
  */
 export const CLICK_BATCH_MAX = 200;
@@ -52,7 +52,7 @@ export type ClickBatch = z.infer<typeof ClickBatch>;
 /**
  * The same batch without member names: each click a tuple in ClickEvent's member order (after `v`).
  * About a third fewer bytes per click on the bus than v1, which the redirect pays for in encoding,
- * copying and socket writes on every click (issue 4). The redirect publishes v2; consumers read both
+ * copying and socket writes on every click. The redirect publishes v2; consumers read both
  * through decodeClickBatch.
  */
 export const ClickBatchV2 = z.object({

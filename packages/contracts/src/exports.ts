@@ -1,4 +1,4 @@
-// Exports (issue 16; docs/import-export.md): the account's links as CSV or JSON (every field) and its
+// Exports (docs/import-export.md): the account's links as CSV or JSON (every field) and its
 // click analytics as CSV, streamed. Links are management's, clicks are analytics', so each service
 // answers its own export; the gateway forwards /api/v1/exports/analytics to analytics.
 import * as z from "zod";

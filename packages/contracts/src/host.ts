@@ -1,6 +1,6 @@
 /**
  * One canonical form for host names, so that two spellings of the same host always compare equal
- * (issue 11, docs/security.md "Branded domains"): lower case, no trailing dot, no default port
+ * (docs/security.md "Branded domains"): lower case, no trailing dot, no default port
  * (:80, :443), internationalised names in their ASCII (IDNA/punycode) form, IPv4 in dotted decimal,
  * IPv6 in brackets. Anything that is not just a host with an optional port (userinfo, a path, spaces,
  * an empty or over-long label) has no canonical form: `null`.

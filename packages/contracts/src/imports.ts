@@ -1,4 +1,4 @@
-// Bulk import of links from a file (issue 16; docs/import-export.md): the wire shapes and the route
+// Bulk import of links from a file (docs/import-export.md): the wire shapes and the route
 // records. An import is a job: the upload answers 202 with the job, a worker in management creates the
 // links in batches, and the job reports its progress, counts and per-row errors.
 import * as z from "zod";

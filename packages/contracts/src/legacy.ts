@@ -6,7 +6,7 @@ import { ALIAS_MAX_LENGTH, ALIAS_MIN_LENGTH, ALIAS_PATTERN } from "./link.ts";
 import { HttpUrl, queryInt, StoredText, Uuid, withQueryDefault } from "./primitives.ts";
 import { AnyUrl, parseUrl } from "./url.ts";
 
-/** Older API (SPEC 2.7-2.10, 4.2). Identifiers are integers; dates are `YYYY-MM-DD HH:MM:SS` (UTC). */
+/** Older API (docs/legacy-api.md). Identifiers are integers; dates are `YYYY-MM-DD HH:MM:SS` (UTC). */
 
 export const LEGACY_LIMIT_DEFAULT = 10;
 export const LEGACY_LIMIT_MAX = 100;
@@ -64,8 +64,8 @@ export type LegacyListQuery = z.infer<typeof LegacyListQuery>;
 // ---- account ----
 
 /**
- * `expires` of an account whose plan has no expiry. SPEC 2.7 gives the field as a date string, so it is
- * never null: the latest date the format can hold, which every client comparing dates reads as "not
+ * `expires` of an account whose plan has no expiry. The original product gives the field as a date string, so
+ * it is never null: the latest date the format can hold, which every client comparing dates reads as "not
  * expired" (and MySQL's DATETIME maximum, the store the original product's format comes from).
  */
 export const LEGACY_NO_EXPIRY = "9999-12-31 23:59:59";
@@ -90,7 +90,7 @@ export type LegacyAccountResponse = z.infer<typeof LegacyAccountResponse>;
 
 export const LEGACY_PASSWORD_MIN_LENGTH = 8;
 
-/** The SPEC leaves open which member is required; at least one must be present. */
+/** The original product leaves open which member is required; at least one must be present. */
 export const LegacyAccountUpdateBody = z
   .object({
     email: z.email().optional(),
@@ -138,7 +138,7 @@ export function domainVerificationRecord(host: string, token: string): DomainVer
   };
 }
 
-/** Beyond SPEC 2.8's four fields: where verification stands and what to publish. */
+/** Beyond the original product's four domain fields: where verification stands and what to publish. */
 const domainVerificationFields = {
   status: DomainStatus,
   verified_at: LegacyDateTime.nullable().meta({ description: "Last successful verification" }),
@@ -199,14 +199,14 @@ export type LegacyDomainUpdateBody = z.infer<typeof LegacyDomainUpdateBody>;
 export const LegacyDomainList = legacyList("domains", LegacyDomain);
 export type LegacyDomainList = z.infer<typeof LegacyDomainList>;
 
-/** SPEC 2.8's `{error: 0, id}`, plus the status and the record to publish. */
+/** The original product's `{error: 0, id}`, plus the status and the record to publish. */
 export const LegacyDomainAddResponse = legacySuccess({
   id: LegacyId,
   ...domainVerificationFields,
 });
 export type LegacyDomainAddResponse = z.infer<typeof LegacyDomainAddResponse>;
 
-/** SPEC 4.2's message, plus how many links were deleted with the domain. */
+/** The original product's message, plus how many links were deleted with the domain. */
 export const LegacyDomainDeleteResponse = legacySuccess({
   message: z.string(),
   links_deleted: z.int().nonnegative().meta({ description: "The domain's links, deleted with it" }),
@@ -225,7 +225,7 @@ export type LegacyIdResponse = z.infer<typeof LegacyIdResponse>;
 
 // ---- CTA overlays ----
 
-/** Overlay kinds of the original product; message and contact appear in the SPEC sample. */
+/** Overlay kinds of the original product; message and contact appear in its samples. */
 export const OVERLAY_TYPES = ["message", "contact", "poll", "newsletter", "image", "coupon"] as const;
 export const OverlayType = z.enum(OVERLAY_TYPES);
 export type OverlayType = z.infer<typeof OverlayType>;
@@ -263,7 +263,7 @@ export type LegacyCampaign = z.infer<typeof LegacyCampaign>;
 export const LegacyCampaignList = legacyList("campaigns", LegacyCampaign);
 export type LegacyCampaignList = z.infer<typeof LegacyCampaignList>;
 
-/** Create and update answer with the name in `domain` (as the SPEC samples do). */
+/** Create and update answer with the name in `domain` (as the original product's samples do). */
 export const LegacyCampaignResponse = legacySuccess({ ...CampaignCommon, domain: z.string() });
 export type LegacyCampaignResponse = z.infer<typeof LegacyCampaignResponse>;
 
@@ -286,7 +286,7 @@ export const LegacyCampaignUpdateBody = z.object({
 });
 export type LegacyCampaignUpdateBody = z.infer<typeof LegacyCampaignUpdateBody>;
 
-// ---- channels (shape chosen here: the SPEC shows none) ----
+// ---- channels (shape chosen here: the original product documents none) ----
 
 export const LegacyChannel = z
   .object({

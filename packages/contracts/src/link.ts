@@ -14,18 +14,18 @@ import { AnyUrl } from "./url.ts";
 
 export const ALIAS_MIN_LENGTH = 3;
 export const ALIAS_MAX_LENGTH = 50;
-/** Letters, digits and hyphens; no leading or trailing hyphen (SPEC 2.1). */
+/** Letters, digits and hyphens; no leading or trailing hyphen. */
 export const ALIAS_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$/;
 export const BULK_MAX_ITEMS = 50;
 export const PER_PAGE_MAX = 100;
 export const PER_PAGE_DEFAULT = 20;
 export const TITLE_MAX_LENGTH = 500;
 /**
- * A link password is any non-empty string (SPEC 2.1: "an optional password"); its owner chooses how
- * strong it is, and the redirect's attempt budgets are what stop online guessing (docs/security.md).
- * The cap bounds what one hash or one verification costs: argon2 reads the whole password into its
- * first block hash, and the redirect verifies every allowed attempt on the public path. 128
- * characters hold a long passphrase or a 64-hex-digit generated secret with room to spare.
+ * A link password is any non-empty string (the API documents only "an optional password"); its owner chooses
+ * how strong it is, and the redirect's attempt budgets are what stop online guessing (docs/security.md). The
+ * cap bounds what one hash or one verification costs: argon2 reads the whole password into its first block
+ * hash, and the redirect verifies every allowed attempt on the public path. 128 characters hold a long
+ * passphrase or a 64-hex-digit generated secret with room to spare.
  */
 export const LINK_PASSWORD_MAX_LENGTH = 128;
 
@@ -88,7 +88,7 @@ export const Link = z
     analytics_public: z.boolean(),
     created_at: Timestamp,
     updated_at: Timestamp,
-    // Beyond SPEC 2.1 (issue 13); Kurz always sends them, optional so that SPEC's samples still parse.
+    // Beyond SnipURL's link object; Kurz always sends them, optional so that its documented samples parse.
     overlay_id: z
       .int()
       .positive()
@@ -141,7 +141,7 @@ export const LinkDomain = z
 export const LinkIdParams = z.object({ id: Uuid });
 export type LinkIdParams = z.infer<typeof LinkIdParams>;
 
-/** Unknown members are ignored (stripped) on create, as the SPEC lists no rule for them. */
+/** Unknown members are ignored (stripped) on create, as SnipURL's API documents no rule for them. */
 export const CreateLinkBody = z
   .object({
     url: HttpUrl,
@@ -155,7 +155,7 @@ export const CreateLinkBody = z
   .meta({ id: "CreateLinkBody" });
 export type CreateLinkBody = z.infer<typeof CreateLinkBody>;
 
-/** Members SPEC 4.1 says PATCH must answer with 400 BAD_REQUEST rather than VALIDATION_ERROR. */
+/** Members whose change a PATCH must answer with 400 BAD_REQUEST rather than VALIDATION_ERROR. */
 export const IMMUTABLE_LINK_FIELDS = ["original_url", "short_code"] as const;
 export type ImmutableLinkField = (typeof IMMUTABLE_LINK_FIELDS)[number];
 
@@ -188,7 +188,7 @@ export type UpdateLinkParseResult =
   | { ok: false; code: "BAD_REQUEST"; fields: ImmutableLinkField[] }
   | { ok: false; code: "VALIDATION_ERROR"; error: z.ZodError };
 
-/** PATCH body check in the order the SPEC needs: immutable members first, then the strict schema. */
+/** PATCH body check in the order the API answers: immutable members first, then the strict schema. */
 export function parseUpdateLinkBody(body: unknown): UpdateLinkParseResult {
   const fields = immutableLinkFieldsIn(body);
   if (fields.length > 0) return { ok: false, code: "BAD_REQUEST", fields };
@@ -220,7 +220,7 @@ export const ListLinksQuery = z.object({
 export type ListLinksQuery = z.infer<typeof ListLinksQuery>;
 export type ListLinksQueryInput = z.input<typeof ListLinksQuery>;
 
-// ---- bulk (SPEC 4.1, 2.2) ----
+// ---- bulk ----
 
 export const BulkCreateBody = z
   .object({ links: z.array(CreateLinkBody).min(1).max(BULK_MAX_ITEMS) })

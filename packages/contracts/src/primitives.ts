@@ -2,7 +2,7 @@ import * as z from "zod";
 import type { ZodOpenApiOverrideMetaContext } from "zod-openapi";
 import { HttpUrlString } from "./url.ts";
 
-/** Timestamps the API returns: ISO 8601, UTC, exactly millisecond precision (SPEC 2). */
+/** Timestamps the API returns: ISO 8601, UTC, exactly millisecond precision. */
 export const Timestamp = z.iso.datetime({ precision: 3 }).meta({
   description: "ISO 8601 timestamp in UTC with milliseconds",
   examples: ["2026-01-31T12:00:00.000Z"],
@@ -16,8 +16,8 @@ const isoDate = z.iso.date();
 const isoDateTimeWithZone = z.iso.datetime({ offset: true });
 
 /**
- * An expiry clients send (`expires_at` of links, bulk items, imports and API keys), answered in SPEC 2's
- * form: an ISO 8601 date is midnight UTC of that day; a date-time needs `Z` or a numeric offset, with
+ * An expiry clients send (`expires_at` of links, bulk items, imports and API keys), answered as a
+ * Timestamp: an ISO 8601 date is midnight UTC of that day; a date-time needs `Z` or a numeric offset, with
  * any sub-second precision. A bare local time is refused because its instant would depend on the
  * server's time zone. The parsed value is the instant in UTC with milliseconds
  * (`2030-01-01` → `2030-01-01T00:00:00.000Z`, `2030-01-01T12:00:00+02:00` → `2030-01-01T10:00:00.000Z`),
@@ -42,7 +42,7 @@ export const ExpiresAtInput = z
 /** A calendar day, `YYYY-MM-DD`. */
 export const DateOnly = z.iso.date().meta({ examples: ["2026-01-31"] });
 
-/** Analytics ranges take either a day or a full datetime (SPEC 4.1 says only "ISO 8601"). */
+/** Analytics ranges take either a day or a full datetime (the API documents only "ISO 8601"). */
 export const DateOrDateTimeInput = z
   .union([z.iso.date(), z.iso.datetime({ offset: true })])
   .meta({ description: "ISO 8601 date (YYYY-MM-DD) or datetime with Z or an offset" });

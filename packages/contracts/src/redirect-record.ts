@@ -21,7 +21,7 @@ export const RedirectRecord = z.object({
     .string()
     .nullable()
     .meta({ description: "argon2id encoded hash; null without a password" }),
-  // Optional members (issue 13): records written before them still parse, and a link without them is
+  // Optional members: records written before them still parse, and a link without them is
   // the plain redirect, so the hot path pays one property read.
   overlay_id: z
     .int()
@@ -72,7 +72,7 @@ export function redirectKey(code: string): string {
 }
 
 /**
- * "No link has this code", shared by every redirect instance (issue 11): the redirect sets it with a
+ * "No link has this code", shared by every redirect instance: the redirect sets it with a
  * short TTL when management answers 404, and management deletes it in the same transaction as every
  * write of the code's record, so a code created after a miss redirects at once. A `link:` record, when
  * present, always wins over it.

@@ -1,4 +1,4 @@
-// Campaign and channel membership routes of the older API added for the dashboard (issue 13): list a
+// Campaign and channel membership routes of the older API added for the dashboard: list a
 // campaign's links, weight one, remove one; remove a link from a channel. Declared once (decision 0010).
 import { AnalyticsQuery } from "./analytics.ts";
 import {

@@ -1,4 +1,4 @@
-// The older unversioned API's routes (SPEC 4.2), declared once like the v1 ones (routes.ts). Every
+// The older unversioned API's routes (docs/legacy-api.md), declared once like the v1 ones (routes.ts). Every
 // legacy route needs a key and answers 200; most answer only `{error: 0, message}`.
 import type { ErrorCode } from "./envelope.ts";
 import { LegacyMessageResponse } from "./envelope.ts";

@@ -81,7 +81,7 @@ export interface RouteDef extends ApiRoute {
    * reads it with createApp's `rawBodies`); documented as a binary request body.
    */
   consumes?: readonly string[];
-  /** Checked before the body schema; a message answers 400 BAD_REQUEST (SPEC 4.1's immutable fields). */
+  /** Checked before the body schema; a message answers 400 BAD_REQUEST (a link's immutable fields). */
   rejectBody?: (raw: unknown) => string | undefined;
   /** What a malformed path parameter answers instead of VALIDATION_ERROR. */
   invalidParams?: { code: "NOT_FOUND"; message: string };
@@ -313,7 +313,7 @@ export const V1_ROUTES = {
     auth: "key",
     params: LinkIdParams,
     body: UpdateLinkBody,
-    // SPEC 4.1: a PATCH that tries to change an immutable member is a 400, not a validation error.
+    // A PATCH that tries to change an immutable member is a 400, not a validation error.
     rejectBody: (raw) => {
       const fields = immutableLinkFieldsIn(raw);
       return fields.length > 0

@@ -1,4 +1,4 @@
-// Webhooks (issue 16, docs/webhooks.md): an account's endpoints, the deliveries Kurz makes to them, and
+// Webhooks (docs/webhooks.md): an account's endpoints, the deliveries Kurz makes to them, and
 // the payloads it signs (Standard Webhooks). The routes are declared here, beside their shapes, and
 // joined into ROUTES by routes-all.ts.
 import * as z from "zod";

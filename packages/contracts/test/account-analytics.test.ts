@@ -14,7 +14,7 @@ import {
 import { account, apiKey, KEY_ID, LINK_ID } from "./samples.ts";
 
 describe("account", () => {
-  it("accepts the SPEC account and usage objects", () => {
+  it("accepts the documented account and usage objects", () => {
     expect(Account.parse(account)).toEqual(account);
     expect(Account.parse({ ...account, default_expiry_hours: 72 }).default_expiry_hours).toBe(72);
     const usage = {
@@ -73,14 +73,14 @@ describe("analytics", () => {
     os: [{ os: "Android", count: 4 }],
   };
 
-  it("accepts the SPEC link analytics, with or without the extra counters", () => {
+  it("accepts the documented link analytics, with or without the extra counters", () => {
     expect(LinkAnalytics.parse(analytics)).toEqual(analytics);
     expect(LinkAnalytics.parse({ ...analytics, bot_clicks: 7, unique_visitors: 4 })).toMatchObject({
       bot_clicks: 7,
     });
   });
 
-  it("rejects values outside the SPEC vocabulary", () => {
+  it("rejects values outside the documented vocabulary", () => {
     expect(
       LinkAnalytics.safeParse({ ...analytics, devices: [{ device_type: "tv", count: 1 }] }).success,
     ).toBe(false);
@@ -94,7 +94,7 @@ describe("analytics", () => {
     expect(LinkAnalytics.safeParse({ ...analytics, browsers: eleven }).success).toBe(false);
   });
 
-  it("accepts the SPEC summary with at most 5 top links", () => {
+  it("accepts the documented summary with at most 5 top links", () => {
     const top = { id: LINK_ID, short_code: "a1", original_url: "https://e.com", title: "E", clicks_count: 9 };
     const summary = {
       total_links: 3,

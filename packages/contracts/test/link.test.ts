@@ -25,7 +25,7 @@ const withAlias = (custom_alias: string) =>
   CreateLinkBody.safeParse({ url: "https://example.com", custom_alias });
 
 describe("Link responses", () => {
-  it("accepts the SPEC link object and requires analytics_shared_fields only on the single read", () => {
+  it("accepts the documented link object and requires analytics_shared_fields only on the single read", () => {
     expect(Link.parse(link)).toEqual(link);
     expect(LinkWithSharedFields.safeParse(link).success).toBe(false);
     expect(
@@ -44,7 +44,7 @@ describe("Link responses", () => {
 });
 
 describe("CreateLinkBody", () => {
-  it("accepts a full SPEC body", () => {
+  it("accepts a full documented body", () => {
     const body = {
       url: "https://example.com/a?b=c",
       custom_alias: "Spring-Sale-2026",
@@ -154,7 +154,7 @@ describe("CreateLinkBody", () => {
   });
 
   it("takes any non-empty link password up to 128 characters, on create, update and each bulk item", () => {
-    // SPEC's bulk example sends "secret"; one character is a password too.
+    // SnipURL's documented bulk example sends "secret"; one character is a password too.
     for (const password of ["secret", "x", " ", "x".repeat(128)]) {
       expect(CreateLinkBody.safeParse({ url: "https://e.com", password }).success, password).toBe(true);
       expect(parseUpdateLinkBody({ password }).ok, password).toBe(true);
@@ -193,7 +193,7 @@ describe("CreateLinkBody", () => {
 });
 
 describe("reserved aliases", () => {
-  it("covers the SPEC examples and the platform's top-level paths", () => {
+  it("covers the documented examples and the platform's top-level paths", () => {
     for (const word of [
       "api",
       "dashboard",
@@ -331,7 +331,7 @@ describe("bulk bodies", () => {
     expect(BulkDeleteBody.safeParse({ ids: ["42"] }).success).toBe(false);
   });
 
-  it("accepts the SPEC result shape with success and failed items", () => {
+  it("accepts the documented result shape with success and failed items", () => {
     const result = {
       success: [
         {
@@ -380,7 +380,7 @@ describe("the code rule of imports (isCodeShaped, ImportCode)", () => {
     }
   });
 
-  it("is a superset of the API's alias rule, which stays SPEC's", () => {
+  it("is a superset of the API's alias rule, which stays as documented", () => {
     for (const alias of ["abc", "my-link", "A1b2", "x".repeat(50)]) {
       expect(CustomAlias.safeParse(alias).success, alias).toBe(true);
       expect(isCodeShaped(alias), alias).toBe(true);

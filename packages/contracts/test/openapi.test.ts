@@ -50,7 +50,7 @@ describe("OpenAPI document", () => {
     expect(ajv.validateSchema(broken)).toBe(false);
   });
 
-  it("agrees with the zod schemas on SPEC samples", async () => {
+  it("agrees with the zod schemas on documented samples", async () => {
     const validator = new Validator();
     await validator.validate(structuredClone(doc));
     const resolved = validator.resolveRefs() as Json;
@@ -90,7 +90,7 @@ describe("OpenAPI document", () => {
     expect(new Set(listed).size).toBe(listed.length);
   });
 
-  it("lists every SPEC 4.1 and 4.2 route and the key, session and public-analytics extensions", () => {
+  it("lists every documented v1 and older-API route and the key, session and public-analytics extensions", () => {
     const expected = [
       "POST /api/v1/auth/register",
       "POST /api/v1/auth/login",
@@ -148,7 +148,7 @@ describe("OpenAPI document", () => {
       "PUT /api/channel/:id/update",
       "DELETE /api/channel/:id/delete",
       "POST /api/channel/:channelid/assign/:linkid",
-      // Issue 13: overlays that show, campaign and channel membership.
+      // For the dashboard: overlays that show, campaign and channel membership.
       "POST /api/overlay/add",
       "GET /api/overlay/:id",
       "PUT /api/overlay/:id/update",

@@ -4,7 +4,7 @@ import { QrParams, QrQuery } from "../src/index.ts";
 const ok = (query: Record<string, unknown>) => QrQuery.safeParse(query).success;
 
 describe("QR query", () => {
-  it("applies the SPEC defaults", () => {
+  it("applies the documented defaults", () => {
     expect(QrQuery.parse({})).toEqual({
       format: "png",
       size: 400,

@@ -1,4 +1,4 @@
-/** SPEC-shaped samples shared by the tests. */
+/** Samples shaped as the API documents them, shared by the tests. */
 export const LINK_ID = "0f8fad5b-d9cb-469f-a165-70867728950e";
 export const ACCOUNT_ID = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
 export const KEY_ID = "16fd2706-8baf-433b-82eb-8c7fada847da";

@@ -1,4 +1,4 @@
-// The one place that reads Prisma's database errors (STYLE.md, "one home per mapping"): callers ask
+// The one place that reads Prisma's database errors (one home per mapping): callers ask
 // what went wrong in their terms and map it to their own answer (409, 404, a retry).
 // Prisma reports a unique violation as P2002 from a model query but as P2010 ("raw query failed") from
 // $queryRaw/$executeRaw; through the pg driver adapter both carry the adapter's cause

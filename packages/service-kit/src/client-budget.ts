@@ -1,6 +1,6 @@
 // The per-client budget for failed authentications, shared by the two services that answer API
 // requests from the public origin: the gateway counts it, and the redirect (single-machine mode)
-// reports it on the API paths it refuses before they reach the gateway (SPEC 8: rate-limit headers on
+// reports it on the API paths it refuses before they reach the gateway (rate-limit headers are on
 // every response). Both must key it identically, hence one home. The redirect's own per-client budgets
 // (password attempts, unknown-code lookups, contact forms) count the same network (clientNetwork).
 import { createHmac } from "node:crypto";

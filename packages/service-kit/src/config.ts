@@ -164,7 +164,7 @@ export const commonConfigSchema = z.object({
     commaList().pipe(z.array(z.string().regex(/^[^\s:/]+:\d{1,5}$/, "each broker must be host:port"))),
   ),
   // Consumer-group timing. Real Kafka rejects sessions under 6 s; tests against the librdkafka mock
-  // broker use short ones (see ENVIRONMENT.md).
+  // broker use short ones to keep group joins fast.
   KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   KAFKA_REBALANCE_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   KAFKA_HEARTBEAT_MS: z.coerce.number().int().positive().default(3_000),

@@ -63,8 +63,7 @@ export interface Forwarder {
 /** Drops hop-by-hop headers, including any the Connection header names. */
 export function endToEndHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   // Built in one pass rather than copied and then deleted from: it runs twice per forwarded request,
-  // and deleting properties was a measurable share of the gateway's CPU (docs/benchmarks/2026-11.md,
-  // 2026-11-25).
+  // and deleting properties is a measurable share of the gateway's CPU (docs/benchmarks/2026-11.md).
   const named =
     typeof headers.connection === "string"
       ? headers.connection.split(",").map((n) => n.trim().toLowerCase())

@@ -129,7 +129,7 @@ function inputFor(def: RouteDef, request: RouteRequest): RouteInput<RouteDef> {
     params = parsed.data;
   }
   const query = parsePart(def.query, request.query);
-  // The record's own refusal comes before its schema (SPEC's immutable fields answer 400, not 422).
+  // The record's own refusal comes before its schema (a link's immutable fields answer 400, not 422).
   const rejected = def.rejectBody?.(request.body);
   if (rejected !== undefined) throw badRequest(rejected);
   const body = parsePart(def.bodyParser ?? def.body, request.body);

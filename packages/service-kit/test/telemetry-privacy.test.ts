@@ -1,4 +1,4 @@
-// No client address or user agent on any exported span (issue 11, item 9): real HTTP instrumentation,
+// No client address or user agent on any exported span (docs/security.md): real HTTP instrumentation,
 // a real request carrying both, and an in-memory exporter standing in for the collector.
 import { createRequire } from "node:module";
 import { context, propagation, trace } from "@opentelemetry/api";

@@ -95,7 +95,7 @@ const fixtures = new Map<string, Promise<string>>();
 /**
  * A test fixture that runs in processes of its own (e.g. a consumer a test kills and restarts), bundled
  * once per test file as the services are: each start then costs ~0.5 s of CPU where
- * `node --import tsx <fixture>.ts` compiled the workspace again, ~2.4 s each (issue 15). The bundle
+ * `node --import tsx <fixture>.ts` would compile the workspace again, ~2.4 s each. The bundle
  * goes to a temporary directory removed when the test process exits; returns its path.
  */
 export function bundleFixture(entry: string): Promise<string> {

@@ -38,8 +38,8 @@ const GRACE_MS = 2_000;
 const MAX_LOG_LINES = 2_000;
 const STOP_ORDER: ServiceName[] = ["redirect", "gateway", "analytics", "management"];
 // The front two drain together: an API connection the redirect spliced to the gateway (decision 0038)
-// ends only when the gateway closes its side, so a redirect draining alone waited out the whole grace
-// for every kept-alive API connection a test left (2 s of each test file's stop: issue 15).
+// ends only when the gateway closes its side, so a redirect draining alone would wait out the whole
+// grace for every kept-alive API connection a test left (2 s of each test file's stop).
 const DRAIN_TOGETHER: ServiceName[] = ["redirect", "gateway"];
 
 /**

@@ -4,8 +4,8 @@
 // copy, then ClickHouse's parts as they are written and merged), spool directories, Chromium profiles,
 // DNS and nginx configurations. On these machines the disk is ext4 without a journal, where creating a
 // file skips every inode of its group deleted in the last minutes, reading each from the buffer cache:
-// with a run's churn, a quarter of the kernel's time and a tenth of the whole run's CPU went to
-// `recently_deleted` and `find_get_block_common` under openat and mkdir (perf, 2026-11-28;
+// with a run's churn, a quarter of the kernel's time and a tenth of the whole run's CPU go to
+// `recently_deleted` and `find_get_block_common` under openat and mkdir (perf;
 // docs/benchmarks/2026-11.md, "`./kurz test`"). tmpfs has no such scan.
 //
 // Everything that makes scratch files asks os.tmpdir(), which reads TMPDIR, and the services a test

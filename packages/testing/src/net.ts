@@ -5,13 +5,13 @@ import { join } from "node:path";
 
 // A port the kernel hands out itself (listen on port 0, or the local end of an outgoing connection)
 // comes from the ephemeral range, so a port found free there could be taken by any connection to
-// Postgres or Redis before the service listens on it: a whole `./kurz test` hit that (EADDRINUSE on a
-// stack's boot, 2026-11-27). Ports are therefore picked at random below that range, where only another
+// Postgres or Redis before the service listens on it (EADDRINUSE on a stack's boot in a whole
+// `./kurz test`). Ports are therefore picked at random below that range, where only another
 // listener choosing the same way could collide, and checked by binding them.
 //
 // Other processes pick from the same range: `./kurz test` runs lanes of vitest beside the main one, and
 // each starts stacks. A port found free stays unbound until its service listens, seconds later, and a
-// process choosing meanwhile found it free too (EADDRINUSE at a stack's boot in a CI run, 2026-11-28).
+// process choosing meanwhile may find it free too (EADDRINUSE at a stack's boot).
 // So each port is also claimed across processes, with a file created exclusively under CLAIMS_DIR. A
 // claim older than CLAIM_TTL_MS is stale: by then its service listens (the bind check sees it) or never
 // will.

@@ -8,12 +8,12 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 // Files that boot processes (whole stacks, the Prisma CLI, services from their bundles) take
 // tens of seconds; these weights only order them ahead of files that do not.
-// Measured on a fresh clone (issue 15): the Kafka suite (consumer-group joins on the mock broker)
-// takes ~35 s, and the services' handler tests (an in-process stack each) seconds, not milliseconds.
-// First match wins. On a fresh clone (2026-11-25, main 8472a4c) the analytics consumer-group files
-// (50-70 s: group joins and restarts on the mock broker) and the management files that spawn the CLI
-// or wait for a fresh rate-limit minute (~20 s) were weighed as ordinary handler tests, started in the
-// last two minutes and ran on with idle workers beside them: named here, they start among the first.
+// Measured on a fresh clone: the Kafka suite (consumer-group joins on the mock broker) takes ~35 s,
+// and the services' handler tests (an in-process stack each) seconds, not milliseconds. First match
+// wins. The analytics consumer-group files (50-70 s: group joins and restarts on the mock broker) and
+// the management files that spawn the CLI or wait for a fresh rate-limit minute (~20 s) are named so
+// that they start among the first: weighed as ordinary handler tests, they would start in the last
+// two minutes and run on with idle workers beside them.
 const SLOW_WHEN_UNSEEN: [RegExp, number][] = [
   [/^services\/analytics\/test\/(kafka-group-faults|consumer-restart)\.test\.ts$/, 60_000],
   [/^tests\/(security|e2e)\//, 60_000],
@@ -27,8 +27,8 @@ const SLOW_WHEN_UNSEEN: [RegExp, number][] = [
 // Files of a project whose workers run file after file (isolate: false, most projects: decision 0011)
 // share a worker only when they come one after another: vitest hands a finished worker the next file
 // in the queue if that file is of the same project, and otherwise stops the worker and forks a new one
-// (vitest 4.1, its pool's schedule()). Longest-first across all projects interleaved them, so a whole
-// run kept few workers (2026-11-27, vitest's summed import 62 s where one project alone shares almost
+// (vitest 4.1, its pool's schedule()). Longest-first across all projects would interleave them, so
+// a whole run would keep few workers (vitest's summed import 62 s where one project alone shares almost
 // all of it). Files are therefore ordered by a class of weight (a factor of two of the measured duration;
 // on a fresh clone, what they boot), then by project, then longest first.
 const weightClass = (ms: number) => Math.floor(Math.log2(Math.max(ms, 1)));

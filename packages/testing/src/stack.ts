@@ -23,8 +23,8 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 /**
  * How long a stopped service may take before it is killed (and its stop fails the test). A service
  * bounds its own shutdown at 25 s (service-kit's lifecycle.ts: 10 s for open connections to finish,
- * 10 s for close(), 5 s for the last log lines); 15 s here once killed a service inside that budget on
- * a slow host, while a client's connection held its drain (2026-11-29).
+ * 10 s for close(), 5 s for the last log lines); 15 s here can kill a service inside that budget on a
+ * slow host, while a client's connection holds its drain.
  */
 const SERVICE_STOP_MS = 30_000;
 
@@ -130,8 +130,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     TRUST_PROXY: "true",
     // No OUTBOX_POLL_MS: management wakes its outbox relay after every commit that writes events, so
     // the poll only picks up what another process wrote (an import CLI, a second instance). At 50 ms
-    // it cost each idle management ~5 % of a core and Postgres as much again, in every stack of a
-    // whole run (issue 15); the service's own 200 ms is what production polls at.
+    // it costs each idle management ~5 % of a core and Postgres as much again, in every stack of a
+    // whole run; the service's own 200 ms is what production polls at.
     ...opts.extraEnv,
   };
   // API connections are spliced from the public origin to the gateway (decision 0038); the splice

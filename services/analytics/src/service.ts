@@ -39,9 +39,9 @@ export async function startAnalytics(config: AnalyticsConfig, logger: Logger): P
   });
   // The API answers from ClickHouse alone, so it listens before the consumers have joined their
   // groups. On Kafka a restarted consumer's join waits for its killed predecessor's session to time
-  // out: seconds in which the analytics API used to be down after a crash, though nothing it answers
-  // depends on the join. The consumers start from the earliest unconsumed message (the bus's default),
-  // so nothing published meanwhile is missed; it is counted once they have joined.
+  // out: seconds in which the analytics API would be down after a crash if it waited, though nothing
+  // it answers depends on the join. The consumers start from the earliest unconsumed message (the
+  // bus's default), so nothing published meanwhile is missed; it is counted once they have joined.
   const server = createServer(app);
   await listen(server, config.HOST, config.PORT);
   const subscriptions = await Promise.all([

@@ -122,7 +122,7 @@ it("keeps every rollup whole when the consumer is killed at random moments of it
 }, async () => {
   // An insert commits the raw part and each rollup's part one after another: a SIGKILL can fall in
   // between. 8 kills at random moments of a stream of inserts hit that gap about 4 times in 10
-  // (before decision 0049, 12 kills left the rollups 150-240 clicks short of the raw table).
+  // (without the tokens of decision 0049, 12 kills leave the rollups 150-240 clicks short of the raw table).
   const link = randomUUID();
   const account = randomUUID();
   const messages = Array.from({ length: 300 }, (_, b) => ({

@@ -1,10 +1,10 @@
 // Embedded chDB killed in the middle of an insert's commit (decision 0049). ClickHouse commits a
 // block into a table in two steps: it records the block in the table's deduplication log, then
 // renames the written part into place. A process killed between the two leaves the record without
-// the part; the CI run of 2026-11-28 21:16 UTC lost 150 clicks from `link_dim_total` that way
-// (consumer-restart.test.ts). That state is made exactly here: an insert that completed, then, with
-// the engine closed, one rollup's part deleted from disk and the message's completion record gone,
-// as a process killed at that point leaves them.
+// the part, and clicks go missing from `link_dim_total` that way (consumer-restart.test.ts kills the
+// process at random). That state is made exactly here: an insert that completed, then, with the
+// engine closed, one rollup's part deleted from disk and the message's completion record gone, as a
+// process killed at that point leaves them.
 import { randomUUID } from "node:crypto";
 import { copyFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

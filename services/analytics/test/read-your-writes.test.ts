@@ -2,7 +2,7 @@
 // agrees with management, although its link dimension only follows through the outbox.
 // The relay is woken after every write, so a slow poll alone does not delay it: to make the lag
 // certain, the test holds the relay's advisory lock, leaving the events unpublished in the outbox
-// (and checks that they are). The old design, which read the link dimension, fails every step there.
+// (and checks that they are). Answers read from the link dimension would fail every step there.
 import { randomUUID } from "node:crypto";
 import { holdAdvisoryLock, printProcessOutputOnFailure, waitFor, withUtcDayLeft } from "@kurz/testing";
 import { type Stack, startStack } from "@kurz/testing/stack";

@@ -132,10 +132,9 @@ it("counts every click once while two consumers write the same messages at the s
   const one = async (sql: string) => Number(Object.values((await ch.query(sql))[0]!)[0]);
   // Rounds until the two consumers' writes have overlapped (later rounds find both consumers live
   // and fetching the same new messages at once); every round's counts must be exact either way. A
-  // round overlaps by chance: on an idle machine the first overlap came in rounds 1, 4, 7, 9, 1, 1, 1
-  // and 1 of eight runs (2026-11-28), so a bound of ten rounds would fail now and then (a likely cause
-  // of a CI run's one unnamed failure). Rounds go on for up to 75 s instead (about half a second each
-  // on an idle machine), where the chance of none is negligible.
+  // round overlaps by chance: on an idle machine the first overlap comes in rounds 1, 4, 7, 9, 1, 1, 1
+  // and 1 of eight runs, so a bound of ten rounds would fail now and then. Rounds go on for up to 75 s
+  // instead (about half a second each on an idle machine), where the chance of none is negligible.
   const roundsUntil = Date.now() + 75_000;
   for (let round = 1; ; round++) {
     await waitFor(async () => handled[0] === published && handled[1] === published, {

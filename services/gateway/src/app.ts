@@ -145,7 +145,7 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
     // First of all: one canonical path per request. Ambiguous ones (dot segments, encoded dots and
     // slashes, backslashes, NUL, ...) are refused with 400; the rest route and forward verbatim. A
     // refused API path has no key whose budget could be reported, so it reports the client's
-    // failed-authentication budget (SPEC 8: headers on every response); it does not spend it.
+    // failed-authentication budget (rate-limit headers are on every response); it does not spend it.
     const canonical = canonicalPath(rawUrl);
     if (!canonical.ok) {
       if (/^\/api(?:[/%?]|$)/i.test(rawUrl)) {
@@ -167,7 +167,7 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
     if (under(path, "/api")) return api(req, res, url, path);
     // Public campaign list pages (legacy API `list` URLs) are served by management, without a key.
     if (under(path, "/c")) return forward(req, res, config.MANAGEMENT_URL, url);
-    // The dashboard's pages and files (issue 12); its asset names are case-sensitive.
+    // The dashboard's pages and files; its asset names are case-sensitive.
     if (webApp(req, res, pathOf(url))) return;
     if (config.REDIRECT_URL) return forward(req, res, config.REDIRECT_URL, url);
     throw notFound("Route not found");

@@ -21,7 +21,7 @@ import type { RateLimiter, Window } from "./rate-limit.ts";
 import { Sessions } from "./sessions.ts";
 
 /**
- * The older API's routes a browser session may use: the resources the dashboard manages (issue 13).
+ * The older API's routes a browser session may use: the resources the dashboard manages.
  * `/api/account/update` stays key-only: it changes the password without the current one, which a
  * session may only do through `/api/v1/account/password`.
  */
@@ -88,7 +88,7 @@ export function createAuthenticator(
       throw err;
     };
     // A session authenticates /api/v1 requests and the older API's domain, campaign, channel and
-    // overlay routes (the dashboard manages them through the one store, issue 13) that carry no
+    // overlay routes (the dashboard manages them through the one store) that carry no
     // Authorization header; with one, the cookie is ignored (a key's request never takes on a
     // browser's identity).
     const sessionToken =

@@ -5,7 +5,7 @@ import { RATE_LIMIT_HEADERS } from "@kurz/contracts";
 import { apiError, type Logger, serviceUnavailable } from "@kurz/service-kit";
 import { type RateLimiter, reportedWindow, type Window, type WindowState } from "./rate-limit.ts";
 
-/** Same as a key's default budget (SPEC 8); public analytics are read-only and cheap. */
+/** Same as a key's default budget; public analytics are read-only and cheap. */
 export const PUBLIC_RATE_LIMIT_PER_MINUTE = 60;
 
 export interface Budgets {

@@ -39,8 +39,8 @@ export class RateLimiter {
   }
 }
 
-// Plain literals and loops: these run for every API request, and the spread and sorts they replaced
-// were ~2–3% of the gateway's CPU (docs/benchmarks/2026-11.md, 2026-11-25).
+// Plain literals and loops: these run for every API request, where spreads and sorts cost ~2–3% of
+// the gateway's CPU (docs/benchmarks/2026-11.md).
 const windowState = (w: Window, count: number, nowSec: number): WindowState => ({
   name: w.name,
   seconds: w.seconds,

@@ -1,4 +1,4 @@
-// The dashboard's static files (services/web/dist, built by infra/build/web.ts; issue 12): index.html
+// The dashboard's static files (services/web/dist, built by infra/build/web.ts): index.html
 // for the app's pages, hashed files under /assets/ with an immutable cache. Only on the origin's hosts:
 // a branded domain's paths stay its own (its `/` is its redirect_root, decided by the redirect or the
 // edge). Only names from a fixed pattern are looked up, inside dist/assets, so no path can leave it.

@@ -10,7 +10,7 @@ printProcessOutputOnFailure();
 /**
  * Fixed windows are aligned to the clock: start a sequence well inside one, so none rolls over midway.
  * A sequence here is a few in-process requests (well under a second even on a loaded machine); a
- * wider margin made a quarter of the runs wait up to 15 s for the next minute (issue 15).
+ * wider margin makes a quarter of the runs wait up to 15 s for the next minute.
  */
 async function awayFromWindowEdge(seconds: number, margin = 5): Promise<void> {
   const into = (Date.now() / 1000) % seconds;

@@ -1,4 +1,4 @@
-// GET /api/v1/account and /api/v1/account/usage through the gateway: SPEC 2.3/2.4 fields and types,
+// GET /api/v1/account and /api/v1/account/usage through the gateway: the documented fields and types,
 // live totals, last_used_at recorded without a database write per request, tenant isolation.
 import { createPrisma, type PrismaClient } from "@kurz/db";
 import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
@@ -46,7 +46,7 @@ describe("account and usage", () => {
     expect(res.status).toBe(201);
   }
 
-  it("answers the account with the SPEC 2.3 fields and types, and its plan status and key rate limits", async () => {
+  it("answers the account with the documented fields and types, and its plan status and key rate limits", async () => {
     const res = await get(alice.api_key, "/account");
     expect(res.status).toBe(200);
     expect(res.headers.get("x-ratelimit-limit")).toBe("60");
@@ -61,7 +61,7 @@ describe("account and usage", () => {
         "link_limit",
         "total_clicks",
         "total_links",
-        // Beyond SPEC 2.3: what an operator sets (./kurz accounts:update).
+        // Beyond SnipURL's account object: what an operator sets (./kurz accounts:update).
         "status",
         "rate_limit_per_minute",
         "rate_limit_per_hour",
@@ -106,7 +106,7 @@ describe("account and usage", () => {
     expect(list.body.meta.total).toBe(2);
   });
 
-  it("answers usage with exactly the SPEC 2.4 fields and types", async () => {
+  it("answers usage with exactly the documented fields and types", async () => {
     const res = await get(bob.api_key, "/account/usage");
     expect(res.status).toBe(200);
     const u = res.body.data;
@@ -173,7 +173,7 @@ describe("account and usage", () => {
   });
 
   it("answers 405 with Allow for other methods", async () => {
-    // PATCH /account is the account's settings (issue 12).
+    // PATCH /account is the account's settings.
     for (const [path, allow] of [
       ["/account", "GET, PATCH, HEAD"],
       ["/account/usage", "GET, HEAD"],

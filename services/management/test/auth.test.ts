@@ -1,4 +1,4 @@
-// Accounts and sessions through the public origin (issue 12, docs/api.md "Sessions"): sign-up with
+// Accounts and sessions through the public origin (docs/api.md "Sessions"): sign-up with
 // the first key shown once, sign-in and sign-out, the session cookie's attributes, the CSRF header,
 // the dashboard using ordinary /api/v1 routes with its session, password change and account settings.
 import { createPrisma, type PrismaClient } from "@kurz/db";

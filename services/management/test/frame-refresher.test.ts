@@ -1,7 +1,7 @@
-// The periodic framing re-check of overlay links (decision 0026, issue 13: "check X-Frame-Options/CSP
-// frame-ancestors at link save and refresh it periodically"), against the real Postgres, Redis and a
-// destination on loopback whose policy changes: a stale check is redone and the redirect record follows,
-// a fresh one and a link without an overlay are left alone.
+// The periodic framing re-check of overlay links (decision 0026: X-Frame-Options/CSP frame-ancestors are
+// checked at link save and refreshed periodically), against the real Postgres, Redis and a destination on
+// loopback whose policy changes: a stale check is redone and the redirect record follows, a fresh one and a
+// link without an overlay are left alone.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { RedirectRecord, redirectKey } from "@kurz/contracts";

@@ -35,7 +35,7 @@ describe("legacy account", () => {
     return { call: legacyCaller(stack, created.api_key), email, accountId: created.account_id };
   }
 
-  it("answers the account with the SPEC 2.7 field types", async () => {
+  it("answers the account with the original product's field types", async () => {
     const { call, email, accountId } = await newAccount("acct");
     const res = await call("GET", "/account");
     expect(res.status).toBe(200);

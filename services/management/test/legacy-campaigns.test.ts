@@ -65,7 +65,7 @@ describe("legacy campaigns", () => {
       : RotatorRecord.parse(JSON.parse(json));
   };
 
-  it("creates a campaign with a rotator and answers the SPEC sample fields", async () => {
+  it("creates a campaign with a rotator and answers the original product's sample fields", async () => {
     const slug = uniqueSlug();
     const res = await call("POST", "/campaign/add", { name: "Spring sale", slug, public: true });
     expect(res.status).toBe(200);

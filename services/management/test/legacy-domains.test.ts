@@ -616,7 +616,7 @@ describe("legacy branded domains", () => {
   it("removes stale records of unverified domains (rows from before verification)", async () => {
     const host = uniqueHost();
     const { body } = await call("POST", "/domain/add", { domain: `https://${host}` });
-    // As a record written before this release, when every domain served at once.
+    // A record of an unverified domain, as a store written before domains needed verification holds.
     await redis.set(
       domainKey(host),
       JSON.stringify({ id: body.id, account_id: "x", redirect_root: null, redirect_404: null }),

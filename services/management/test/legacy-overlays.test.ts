@@ -38,7 +38,7 @@ describe("legacy CTA overlays", () => {
     return JSON.parse(res.stdout.trim().split("\n").at(-1) ?? "") as { id: number; date: string };
   };
 
-  it("lists overlays created with the CLI, with the SPEC 2.9 field types", async () => {
+  it("lists overlays created with the CLI, with the original product's field types", async () => {
     const empty = expectLegacyList(await call("GET", "/overlay"), "cta");
     expect(empty).toEqual({ result: 0, perpage: 10, currentpage: 1, nextpage: null, maxpage: 0, cta: [] });
 

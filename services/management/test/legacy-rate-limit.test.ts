@@ -1,4 +1,4 @@
-// The older API's limit: 30 requests per minute per key (SPEC 8), with the rate-limit headers on every
+// The older API's limit: 30 requests per minute per key, with the rate-limit headers on every
 // response and 429 in the legacy envelope once exceeded. Counted apart from the v1 API's windows.
 import { printProcessOutputOnFailure, withMinuteLeft } from "@kurz/testing";
 import { type Stack, startStack } from "@kurz/testing/stack";
@@ -21,8 +21,8 @@ describe("legacy rate limit", () => {
     const call = legacyCaller(stack, api_key);
 
     // The window is aligned to the clock minute; 31 requests take about a second, so 8 s left in it
-    // is room enough (waiting for 40 s cost this file 20 s on average, and for 15 s a quarter of the
-    // runs up to 15 s: issue 15).
+    // is room enough (waiting for 40 s would cost this file 20 s on average, and for 15 s a quarter
+    // of the runs up to 15 s).
     await withMinuteLeft(8);
 
     const remaining: number[] = [];

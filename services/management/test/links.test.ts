@@ -1,5 +1,5 @@
 // /api/v1/links through the gateway on a real stack: create, list, get, update, delete, the link limit,
-// the validation rules of SPEC 2.1/4.1 and tenant isolation.
+// the documented validation rules and tenant isolation.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createPrisma, type PrismaClient } from "@kurz/db";
@@ -68,7 +68,7 @@ const outboxTypes = async (linkId: string) =>
   );
 
 describe("POST /links", () => {
-  it("creates a link with every SPEC field, writes its redirect record and redirects", async () => {
+  it("creates a link with every documented field, writes its redirect record and redirects", async () => {
     const res = await api("POST", "/links", { url: "https://example.com/a?b=1", title: "Example" });
     expectV1Success(res, 201);
     const link = res.body.data;
@@ -295,7 +295,7 @@ describe("GET /links", () => {
     }
   });
 
-  it("pages newest first with SPEC meta and the default per_page of 20", async () => {
+  it("pages newest first with the documented meta and the default per_page of 20", async () => {
     const first = await lister("GET", "/links");
     expectV1Success(first);
     expect(first.body.meta).toEqual({ page: 1, per_page: 20, total: 25, total_pages: 2 });

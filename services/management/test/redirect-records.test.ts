@@ -1,6 +1,6 @@
 // RedirectRecords.put against a real Redis (decision 0044: one script instead of a MULTI): under the
 // client's key prefix it writes the record, drops the code's shared miss entry and tells the redirects
-// on the unprefixed channel, as the MULTI did; it loads the script when Redis does not know it (a
+// on the unprefixed channel, all in one step; it loads the script when Redis does not know it (a
 // restarted or flushed Redis); and a Redis that cannot be reached is a warning, never a failed create.
 // The puts of one turn share one script call and one message (decision 0052). Writes that arrive out
 // of order leave the newest version, and none brings a deleted link back (decision 0052).

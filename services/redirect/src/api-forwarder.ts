@@ -19,7 +19,7 @@ import {
 export { isApiPath } from "@kurz/service-kit";
 
 /**
- * The dashboard's paths (issue 12), which the gateway serves from services/web/dist: `/` and the app's
+ * The dashboard's paths, which the gateway serves from services/web/dist: `/` and the app's
  * pages, all reserved aliases (packages/contracts reserved-aliases.ts), so no short code is shadowed.
  * Forwarded on the public host only: a branded domain's `/` is its redirect_root and its other paths
  * are its own (server.ts).
@@ -46,7 +46,7 @@ function unavailable(_err: Error, req: IncomingMessage, res: ServerResponse): vo
 }
 
 /**
- * Sets the X-RateLimit-* headers of a refused API path, as the gateway would have (SPEC 8: every
+ * Sets the X-RateLimit-* headers of a refused API path, as the gateway would have (they are on every
  * response); see reportAuthFailureBudget in service-kit. Never throws.
  */
 export type RefusalBudget = (req: IncomingMessage, res: ServerResponse, ip: string | null) => Promise<void>;

@@ -4,7 +4,7 @@
 // CSPRNG for every id. Ids of one process are strictly increasing, so a link's clicks sort in the
 // order they were made. The random bits come from a pool of hex digits filled 8 KiB at a time: ~75 ns
 // an id, against ~240 ns taking them from randomUUID() and 460 ns for the uuid package's v7
-// (issue 4 profiles). A click that came through a trusted edge takes its id from the edge's request
+// (profiled under load). A click that came through a trusted edge takes its id from the edge's request
 // id instead (edge-click.ts), outside this sequence.
 import { randomBytes, randomInt } from "node:crypto";
 

@@ -1,5 +1,5 @@
-// The click journal (issue 14, "No click lost on SIGKILL"): every click is on disk before its redirect
-// is answered. Each event-loop turn's clicks are appended to the current segment in one write, just
+// The click journal (no click lost on SIGKILL, docs/reliability.md): every click is on disk before its
+// redirect is answered. Each event-loop turn's clicks are appended to the current segment in one write, just
 // before that turn's answers are written (turn-writes.ts), and a segment is deleted once every click in
 // it is safe elsewhere: published on the bus, or synced to the spool. On start, what the segments still
 // hold is replayed through the publisher; a click both journaled and already published is published
@@ -139,8 +139,8 @@ export class ClickJournal {
     old.closed = true;
     const fd = this.fd;
     this.begin(old.id + 1);
-    // Synced, then closed, off the hot path. Closing at once used to race a sync still queued on the
-    // thread pool (EBADF under load, and the segment's last writes unsynced; issue 14's fault runs).
+    // Synced, then closed, off the hot path. Closing at once would race a sync still queued on the
+    // thread pool (EBADF under load, and the segment's last writes unsynced).
     fdatasync(fd, (err) => {
       if (err) this.opts.onError?.(err);
       close(fd, (closeErr) => closeErr && this.opts.onError?.(closeErr));

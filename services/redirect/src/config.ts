@@ -40,13 +40,13 @@ export const redirectConfigSchema = commonConfigSchema.extend({
   SPLICE_RETURN_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   SPLICE_RETURN_HOST: z.string().min(1).default("127.0.0.1"),
   // With API_UPSTREAM_URL: the gateway's setting of the same name. API paths this service refuses as
-  // ambiguous never reach the gateway, so it reports that per-client budget on them itself (SPEC 8).
+  // ambiguous never reach the gateway, so it reports that per-client budget on them itself.
   AUTH_FAILURE_LIMIT_PER_MINUTE: positiveInt(AUTH_FAILURE_LIMIT_DEFAULT),
   CACHE_MAX_ENTRIES: positiveInt(100_000),
   // Edits reach every instance at once through pub/sub, and the caches are dropped whenever the
   // subscriber reconnects (invalidations.ts), so the TTL is only a last resort. Expired entries are
-  // refreshed in the background (resolver.ts). Short TTLs sent a random-code load back to Redis for
-  // most requests (issue 4 profile).
+  // refreshed in the background (resolver.ts). Short TTLs send a random-code load back to Redis for
+  // most requests.
   CACHE_TTL_MS: positiveInt(300_000),
   // Click publishing: events are batched in memory; while the bus is down, past CLICK_BUFFER_MAX
   // they go to an append-only file in SPOOL_DIR, bounded by SPOOL_MAX_BYTES (beyond it they are dropped

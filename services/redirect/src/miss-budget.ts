@@ -1,4 +1,4 @@
-// A per-client budget for lookups that reach management and find nothing (issue 11 item 4): unknown
+// A per-client budget for lookups that reach management and find nothing (docs/security.md): unknown
 // codes, rotator slugs and hosts are each one Postgres query, and a client inventing them could
 // otherwise send management one query per request. Past the budget the client's further lookups that
 // would reach management are refused (429); anything cached — in process or in Redis, found or known

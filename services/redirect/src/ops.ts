@@ -1,4 +1,4 @@
-// The operational listener (issue 11 item 5): `/health`, `/ready` and `/metrics` on their own port
+// The operational listener: `/health`, `/ready` and `/metrics` on their own port
 // (OPS_HOST:OPS_PORT, loopback by default), never on the public one. Behind the compose edge every
 // non-API path of the public origin reaches the redirect's public port, so anything answered there is
 // public; on the public port these paths are ordinary (reserved, so unknown) codes.

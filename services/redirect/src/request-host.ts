@@ -1,4 +1,4 @@
-// Which tenant a request's Host names (issue 11 item 2, docs/redirect.md "Hosts"):
+// Which tenant a request's Host names (docs/redirect.md "Hosts"):
 // - one of the origin's own hosts (PUBLIC_BASE_URL's and PUBLIC_HOSTS' names, on any port, or no Host
 //   at all; service-kit's origin-hosts.ts): every link, and the API, docs, dashboard and campaign pages;
 // - any other well-formed host: looked up as a branded domain, which serves only its owner's links,

@@ -1,8 +1,8 @@
-// The public redirect path. Plain node:http: ENVIRONMENT.md measured Express at ~7x the cost of a
-// whole bare redirect. A cached code on the public host is answered without awaiting anything and
+// The public redirect path. Plain node:http: Express's own per-request work costs ~7x a whole bare
+// redirect. A cached code on the public host is answered without awaiting anything and
 // without logging. Operational endpoints are not served here (ops.ts).
 //
-// Tenancy (issue 11 item 2): on the public host every link and rotator resolves; on a branded domain
+// Tenancy: on the public host every link and rotator resolves; on a branded domain
 // only its owner's, and anything else is that domain's "not found"; on any other host nothing
 // (request-host.ts). Paths that cannot name a code are a 404 before any lookup (code-grammar.ts).
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -118,9 +118,9 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
     domain === null || domain.account_id === accountId;
 
   /**
-   * A link created on a branded domain is served only there (issue 13). A link without one (every link
-   * made before links had domains) is served on the public host and, as it always was, on its owner's
-   * verified branded domains, so branded URLs already handed out keep working.
+   * A link created on a branded domain is served only there. A link without one is served on the
+   * public host and on its owner's verified branded domains, so branded URLs already handed out keep
+   * working.
    */
   const linkServedOn = (domain: DomainRecord | null, record: RedirectRecord) =>
     (record.domain_id == null || (domain !== null && record.domain_id === domain.id)) &&
@@ -386,7 +386,7 @@ export function createRedirectHandler(deps: RedirectHandlerDeps) {
       return;
     }
     // A branded domain: only its owner's links, and any path that names none goes to its redirect_404
-    // (SPEC 2.8: "where unknown paths are sent"). A host that is not a verified domain serves nothing.
+    // (the domain's "where unknown paths are sent"). A host that is not a verified domain serves nothing.
     const onDomain = (domain: DomainRecord | null) => {
       if (domain === null || r === null) {
         req.resume();

@@ -1,6 +1,6 @@
 // The redirect on its own (a stand-in for management's internal endpoints, so every lookup that
 // reaches management is counted): paths that cannot be codes, misses shared through Redis, the
-// per-client miss budget, and tenancy on branded domains (issue 11 items 2 and 4).
+// per-client miss budget, and tenancy on branded domains.
 import { request } from "node:http";
 import {
   type DomainRecord,
@@ -249,7 +249,7 @@ describe("branded domains", () => {
   beforeAll(async () => {
     mgmt.domains.set("go.brand.test", domain);
     mgmt.domains.set("bare.brand.test", { ...domain, id: 2, redirect_root: null, redirect_404: null });
-    // A link is served only on its own domain (issue 13): owned-N lives on the domain with id N.
+    // A link is served only on its own domain: owned-N lives on the domain with id N.
     const link = (code: string, account: string, domainId: number | null) =>
       redis.set(
         redirectKey(code),
@@ -296,7 +296,7 @@ describe("branded domains", () => {
       location: "https://brand.example/404",
     });
     expect(await on("go.brand.test", "/")).toMatchObject({ status: 302, location: "https://brand.example/" });
-    // A path that can name no code is an unknown path too (SPEC 2.8), sent to the domain's 404.
+    // A path that can name no code is an unknown path too, sent to the domain's 404.
     for (const path of ["/some/deep/path", "/a", "/%00"])
       expect(await on("go.brand.test", path)).toMatchObject({
         status: 302,

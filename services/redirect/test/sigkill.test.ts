@@ -1,4 +1,4 @@
-// No click lost to SIGKILL (issue 14): clicks answered but not yet on the bus when the redirect is
+// No click lost to SIGKILL: clicks answered but not yet on the bus when the redirect is
 // killed are in its journal, and the next start on the same port and spool directory publishes them.
 // The control run, with the journal turned off, loses them: the test can tell the difference.
 import { ensureRedis, printProcessOutputOnFailure, testRedisUrl, uniquePrefix, waitFor } from "@kurz/testing";

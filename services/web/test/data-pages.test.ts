@@ -1,4 +1,4 @@
-// Webhooks, import and export in the dashboard (issue 16), as a person uses them, in real Chromium
+// Webhooks, import and export in the dashboard, as a person uses them, in real Chromium
 // through the stack's public origin: add a webhook endpoint (a receiver on loopback, allowed by
 // WEBHOOK_ALLOW_HOSTS as in tests/security/webhooks.test.ts), keep its secret, create a link and watch
 // the signed delivery arrive and appear in the log; manage the endpoint; import a CSV and watch its

@@ -1,4 +1,4 @@
-// Issue 13's dashboard pages as a person uses them, in real Chromium through the stack's public origin:
+// The dashboard's manage pages as a person uses them, in real Chromium through the stack's public origin:
 // branded domains, campaigns, channels and CTA overlays, each create → listed → edit → delete. Every
 // page is checked with axe-core and photographed at desktop and phone width (docs/dashboard.md), and
 // what the dashboard shows is what the older API answers with a key (one store, no copies).
@@ -16,7 +16,7 @@ const unique = `${process.pid}${Date.now().toString(36)}`;
 const RELAY_LOCK = 727_001;
 
 describe.skipIf(!hasChromium)(
-  "issue 13's pages in Chromium (skipped without /usr/bin/chromium: ./kurz test installs it)",
+  "the manage pages in Chromium (skipped without /usr/bin/chromium: ./kurz test installs it)",
   () => {
     let stack: Stack;
     let dns: TestDnsServer;
@@ -68,7 +68,7 @@ describe.skipIf(!hasChromium)(
       owner = await browser.newContext({ viewport: DESKTOP, baseURL: stack.origin });
       await owner.grantPermissions(["clipboard-read", "clipboard-write"], { origin: stack.origin });
       owner.setDefaultTimeout(15_000);
-      // Signed up through the API in this browser's cookie jar: issue 12's tests cover the sign-up page.
+      // Signed up through the API in this browser's cookie jar: dashboard.test.ts covers the sign-up page.
       const reg = await owner.request.post("/api/v1/auth/register", {
         data: { email: `grace-${unique}@example.com`, password: "correct horse battery" },
       });

@@ -36,8 +36,8 @@ export function subscribeLinks(deps: {
         const events: LinkEvent[] = [];
         const campaigns: CampaignMembershipEvent[] = [];
         for (const m of messages) {
-          // Campaign membership shares the topic (issue 13): analytics learns campaigns from it. Only
-          // a message of its type is parsed as one (decision 0044): every link event used to fail that
+          // Campaign membership shares the topic: analytics learns campaigns from it. Only a message
+          // of its type is parsed as one (decision 0044): otherwise every link event would fail that
           // parse first, and a failed parse builds its whole error (a create's event, each time).
           if (isCampaignMembershipMessage(m.value)) {
             const campaign = CampaignMembershipEvent.safeParse(m.value);
@@ -85,8 +85,8 @@ export function subscribeLinks(deps: {
         await retry("link dimension insert", () => deps.ch.insert("links", rows));
         const deleted = [...new Set(events.filter((e) => e.type === "link.deleted").map((e) => e.link_id))];
         if (deleted.length > 0) {
-          // A deleted link's code may be reused by a new link, which must start at zero; and SPEC
-          // deletes click data with the link.
+          // A deleted link's code may be reused by a new link, which must start at zero; and a link's
+          // click data is deleted with the link (docs/api.md).
           for (const table of CLICK_TABLES) {
             await retry(`delete clicks from ${table}`, () =>
               deps.ch.command(`DELETE FROM ${table} WHERE link_id IN {ids:Array(UUID)}`, { ids: deleted }),

@@ -1,8 +1,8 @@
-// One link's analytics (SPEC 2.5 plus bot_clicks and unique_visitors). Bots are excluded from every
-// count. A period, whole days or times of day, is one read of `link_stats` (migration 0007, decision
-// 0040): its whole days, the whole hours of its partial days and the clicks of its partial hours
-// are key ranges of that one table. All time reads the all-time breakdown (link_dim_total), far
-// fewer rows than every day of the link.
+// One link's analytics (the documented fields plus bot_clicks and unique_visitors). Bots are excluded from
+// every count. A period, whole days or times of day, is one read of `link_stats` (migration 0007, decision
+// 0040): its whole days, the whole hours of its partial days and the clicks of its partial hours are key
+// ranges of that one table. All time reads the all-time breakdown (link_dim_total), far fewer rows than every
+// day of the link.
 import type { KurzClickHouse } from "@kurz/clickhouse";
 import { type AnalyticsInterval, type LinkAnalytics, TOP_LIST_SIZE } from "@kurz/contracts";
 import { levelRanges, type Period } from "./period.ts";
@@ -176,7 +176,7 @@ export async function linkStats(
   };
 }
 
-/** Days as SPEC's `{date, count}`; hours as `{hour, count}` with the hour's start in UTC. */
+/** Days as the documented `{date, count}`; hours as `{hour, count}` with the hour's start in UTC. */
 export function seriesOf(
   rows: { bucket: string; clicks: number }[],
   interval: Interval,

@@ -30,7 +30,7 @@ export interface PeriodSplit {
 
 const isDateOnly = (s: string) => /^\d{4}-\d{2}-\d{2}$/.test(s);
 
-/** SPEC 4.1: the filter applies only when both ends are given. A bare `end` date includes that day. */
+/** The filter applies only when both ends are given. A bare `end` date includes that day. */
 export function periodOf(query: Pick<AnalyticsQuery, "start" | "end">): Period | null {
   if (query.start === undefined || query.end === undefined) return null;
   const from = new Date(isDateOnly(query.start) ? `${query.start}T00:00:00.000Z` : query.start);

@@ -1,4 +1,4 @@
-// The account summary (SPEC 2.6). Management gives the link counts, which top links are still there
+// The account summary (docs/analytics.md). Management gives the link counts, which top links are still there
 // (with their current code, title and destination) and the links deleted recently; the rollups give
 // the clicks, without those deleted links whose deletion the link consumer has not applied yet.
 // total_clicks and top_links cover all time; clicks_over_time and unique_visitors (summary-visitors.ts)

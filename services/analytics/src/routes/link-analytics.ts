@@ -1,4 +1,4 @@
-// GET /api/v1/analytics/summary (SPEC 2.6) and GET /api/v1/analytics/:link_id (SPEC 2.5).
+// GET /api/v1/analytics/summary and GET /api/v1/analytics/:link_id (docs/analytics.md).
 // Management decides which links exist and whose they are (read-your-writes, docs/analytics.md):
 // another account's link, a deleted one and a missing one are the same 404, at once after a delete;
 // a link just created answers 200 (zeros) even before its event reaches the link dimension.

@@ -1,5 +1,5 @@
 // Create or edit a link. Create sends every field CreateLinkBody has; edit only what UpdateLinkBody
-// allows (the URL and the code are immutable, SPEC 4.1). An expiry in the past needs a second click.
+// allows (the URL and the code are immutable). An expiry in the past needs a second click.
 import {
   ALIAS_MAX_LENGTH,
   LINK_PASSWORD_MAX_LENGTH,

@@ -1,5 +1,5 @@
 // Sign-in and sign-up. Sign-up answers with the account's first API key, which is shown once here
-// (SPEC 5.5) before the dashboard opens.
+// (the only time it is ever shown) before the dashboard opens.
 import { type CreatedApiKey, PASSWORD_MIN_LENGTH, V1_ROUTES } from "@kurz/contracts";
 import { useEffect, useState } from "preact/hooks";
 import { Link, Redirect, useLocation, useSearch } from "wouter-preact";

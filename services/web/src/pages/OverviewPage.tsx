@@ -27,7 +27,7 @@ export function OverviewPage() {
       <div class="stats">
         <Stat label="Total links" value={s?.total_links} testid="total-links" />
         <Stat label="Active links" value={s?.active_links} />
-        {/* The summary's total clicks are all-time (SPEC 2.6); its visitors and chart follow the range. */}
+        {/* The summary's total clicks are all-time; its visitors and chart follow the range. */}
         <Stat label="Total clicks" value={s?.total_clicks} testid="total-clicks" />
         <Stat
           label="Unique visitors in range"

@@ -1,4 +1,4 @@
-// The routes of the webhooks, import and export pages (issue 16), each page its own lazily loaded chunk.
+// The routes of the webhooks, import and export pages, each page its own lazily loaded chunk.
 // Kept here so the shell's router gains one line.
 import { Route } from "wouter-preact";
 import { lazyPage } from "../../components/lazyPage.tsx";

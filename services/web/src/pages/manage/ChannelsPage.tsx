@@ -1,4 +1,4 @@
-// Channels (issue 13): list, create, rename (name, description, colour, star), delete, assign links,
+// Channels: list, create, rename (name, description, colour, star), delete, assign links,
 // and a way to the links table filtered by the channel. Data: the older API's /api/channel routes with
 // the session; a channel's links come from GET /api/v1/links?channel=.
 import { type LegacyChannel, ROUTES, V1_ROUTES } from "@kurz/contracts";

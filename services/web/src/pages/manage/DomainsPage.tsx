@@ -1,4 +1,4 @@
-// Branded domains (issue 13): add one (scheme + host), publish the DNS TXT record shown, verify,
+// Branded domains: add one (scheme + host), publish the DNS TXT record shown, verify,
 // see its status and when it was last checked, set its root and 404 redirects, delete it (with its
 // links, which the confirmation counts).
 // Data: the older API's /api/domains routes with the session (one store with the API).

@@ -1,4 +1,4 @@
-// The link form's branded domain (on create) and CTA overlay choices (issue 13), shown only when the
+// The link form's branded domain (on create) and CTA overlay choices, shown only when the
 // account has a verified domain or an overlay to choose.
 import { ROUTES } from "@kurz/contracts";
 import { useQuery } from "../../api/cache.ts";

@@ -1,4 +1,4 @@
-// The links table's domain and channel filters (issue 13). They live in the address (?domain=,
+// The links table's domain and channel filters. They live in the address (?domain=,
 // ?channel=), so a channel's or domain's "links" button opens the table already filtered.
 import { ROUTES } from "@kurz/contracts";
 import { useLocation, useSearch } from "wouter-preact";

@@ -1,4 +1,4 @@
-// CTA overlays (issue 13): create and edit message and contact overlays (text, a button's label and
+// CTA overlays: create and edit message and contact overlays (text, a button's label and
 // URL or a form's fields, colours, position), delete them, and read a contact overlay's submissions
 // with a CSV export. Data: /api/v1/overlays with the session (the older API's /api/overlay routes are
 // the same store; domains, campaigns and channels have only those, so their pages use them).

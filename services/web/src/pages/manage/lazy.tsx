@@ -1,4 +1,5 @@
-// Issue 13's pages load on first visit (their own chunks), so the initial bundle stays within budget.
+// The manage pages (domains, campaigns, channels, overlays) load on first visit (their own chunks),
+// so the initial bundle stays within budget.
 import { lazyPage } from "../../components/lazyPage.tsx";
 
 export const DomainsPage = lazyPage(() => import("./DomainsPage.tsx").then((m) => m.DomainsPage));

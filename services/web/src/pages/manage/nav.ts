@@ -1,4 +1,4 @@
-/** The navigation entries of issue 13's pages (the shell lists them after Links). */
+/** The navigation entries of the manage pages (the shell lists them after Links). */
 export const MANAGE_NAV = [
   { href: "/dashboard/domains", label: "Domains" },
   { href: "/dashboard/campaigns", label: "Campaigns" },
