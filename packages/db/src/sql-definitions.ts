@@ -102,7 +102,7 @@ export async function writeMigrationFromDefinitions(
   const dir = join(migrationsDir, `${stamp}_${migrationName}`);
   const parts = chosen.map(
     (definition) =>
-      `-- From ${relative(definitionsDir, definition.file)} (packages/db/sql), the current definition.\n${definition.sql.trimEnd()}\n`,
+      `-- From packages/db/sql/${relative(definitionsDir, definition.file)}, the current definition.\n${definition.sql.trimEnd()}\n`,
   );
   await mkdir(dir, { recursive: false });
   const file = join(dir, "migration.sql");

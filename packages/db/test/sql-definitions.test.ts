@@ -132,7 +132,9 @@ describe("writeMigrationFromDefinitions", () => {
 
     expect(file).toBe(join(migrationsDir, "20300102030405_count_links_and_limit", "migration.sql"));
     const sql = await readFile(file, "utf8");
-    expect(sql).toMatch(/^-- From functions\/kurz_count_links\.sql/);
+    expect(sql).toMatch(
+      /^-- From packages\/db\/sql\/functions\/kurz_count_links\.sql, the current definition\.\n/,
+    );
     expect(sql).toContain("CREATE OR REPLACE FUNCTION kurz_count_links(");
     expect(sql).toContain("CREATE OR REPLACE TRIGGER link_limit_lowered ");
     await client.query("BEGIN");
