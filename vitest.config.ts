@@ -26,15 +26,9 @@ export default defineConfig({
   test: {
     projects: [
       ...projects,
-      // The files that only import and call code, in one project without a fresh worker per file
-      // (vitest.unit.ts says which and why); their own projects leave them out.
-      ...(unit.length > 0
-        ? [
-            {
-              test: { name: "unit", include: unit, isolate: false, testTimeout: 30_000, hookTimeout: 30_000 },
-            },
-          ]
-        : []),
+      // The files that only import and call code (`*.unit.test.ts`), in one project without a fresh
+      // worker per file (vitest.unit.ts says which and why); their own projects leave them out.
+      { test: { name: "unit", ...unit, isolate: false, testTimeout: 30_000, hookTimeout: 30_000 } },
     ],
     // Vitest's default (cores - 1) is one worker on a 2-core machine; test files mostly wait on
     // Postgres, Redis and timers, so one more file than cores keeps both busy (a whole run in

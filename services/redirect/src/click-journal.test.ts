@@ -1,10 +1,11 @@
 // The click journal on a real file system: a click written before its answer survives the process
 // being killed, is replayed once on the next start, and is forgotten once it is safe elsewhere.
 import { spawn } from "node:child_process";
-import { appendFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { ClickEvent } from "@kurz/contracts";
+import { waitFor } from "@kurz/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { ClickJournal } from "./click-journal.ts";
 
@@ -17,6 +18,17 @@ const tempDir = () => {
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
+
+/** How many segments in `dir` this process holds open (Linux: /proc/self/fd). */
+const openFilesIn = (dir: string) =>
+  readdirSync("/proc/self/fd").filter((fd) => {
+    try {
+      const file = readlinkSync(`/proc/self/fd/${fd}`);
+      return file.startsWith(`${dir}/`) && file.endsWith(".jsonl");
+    } catch {
+      return false; // closed since the listing
+    }
+  }).length;
 
 const click = (n: number): ClickEvent => ({
   v: 1,
@@ -72,8 +84,7 @@ describe("ClickJournal", () => {
     journal.writeTurn(); // written, then the segment is old enough to rotate
     expect(segments(dir)).toHaveLength(2);
     journal.confirm(first);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(segments(dir)).toHaveLength(1);
+    await waitFor(() => segments(dir).length === 1, { description: "the confirmed segment removed" });
     await journal.close(); // the open segment holds nothing unconfirmed: nothing is left
     expect(segments(dir)).toEqual([]);
   });
@@ -100,7 +111,10 @@ describe("ClickJournal", () => {
       clock += 1_000; // each turn: the sync interval and the rotation both due
       journal.writeTurn();
     }
-    await new Promise((r) => setTimeout(r, 200));
+    // Each rotation syncs and closes its segment in the background: once only the open segment is held
+    // open, and the callbacks of the last closes have had their turn, every sync and close has reported.
+    await waitFor(() => openFilesIn(dir) === 1, { description: "the rotated segments closed" });
+    await new Promise((r) => setImmediate(r));
     expect(errors).toEqual([]);
     journal.confirm([0, 1, 2].map((n) => click(n)));
     await journal.close();
