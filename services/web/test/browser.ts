@@ -74,6 +74,8 @@ export async function screenshots(
     await page.setViewportSize(size);
     // From the top: scrolled down, the sticky bar would be photographed in the middle of the page.
     await page.evaluate("window.scrollTo(0, 0)");
+    // The pointer off every control: at the other width, what it rests on would be photographed hovered.
+    await page.mouse.move(0, 0);
     await page.waitForTimeout(150); // the chart redraws on resize
     if (label === "phone") {
       phoneViolations = await seriousViolations(page);

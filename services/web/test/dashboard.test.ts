@@ -420,6 +420,19 @@ describe.skipIf(!hasChromium)(
         }
       }
 
+      // Just above the width where the menu takes over, and wider, the sections sit beside the brand
+      // and the account without running under them.
+      for (const width of [900, 1100, DESKTOP.width]) {
+        await page.setViewportSize({ width, height: DESKTOP.height });
+        const overlap = await page.evaluate(`(() => {
+          const links = [...document.querySelectorAll(".primary-nav .nav-link")];
+          const who = document.querySelector(".topbar .who").getBoundingClientRect();
+          const last = links[links.length - 1].getBoundingClientRect();
+          return last.right > who.left || last.top !== links[0].getBoundingClientRect().top;
+        })()`);
+        expect(overlap, `top bar at ${width}px`).toBe(false);
+      }
+
       await page.setViewportSize(PHONE);
       await page.goto("/dashboard/links");
       await page.getByRole("heading", { level: 1, name: "Links" }).waitFor();
