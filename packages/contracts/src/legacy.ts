@@ -267,7 +267,8 @@ export type LegacyCampaignList = z.infer<typeof LegacyCampaignList>;
 export const LegacyCampaignResponse = legacySuccess({ ...CampaignCommon, domain: z.string() });
 export type LegacyCampaignResponse = z.infer<typeof LegacyCampaignResponse>;
 
-const CampaignName = StoredText().trim().min(1).max(100);
+export const CAMPAIGN_NAME_MAX = 100;
+const CampaignName = StoredText().trim().min(1).max(CAMPAIGN_NAME_MAX);
 /** Rotator slugs live under /r/, so they follow the alias character rules but not the reserved list. */
 const RotatorSlug = z.string().min(ALIAS_MIN_LENGTH).max(ALIAS_MAX_LENGTH).regex(ALIAS_PATTERN);
 
@@ -302,8 +303,10 @@ export type LegacyChannel = z.infer<typeof LegacyChannel>;
 export const LegacyChannelList = legacyList("channels", LegacyChannel);
 export type LegacyChannelList = z.infer<typeof LegacyChannelList>;
 
-const ChannelName = StoredText().trim().min(1).max(100);
-const ChannelDescription = StoredText().max(1000);
+export const CHANNEL_NAME_MAX = 100;
+export const CHANNEL_DESCRIPTION_MAX = 1000;
+const ChannelName = StoredText().trim().min(1).max(CHANNEL_NAME_MAX);
+const ChannelDescription = StoredText().max(CHANNEL_DESCRIPTION_MAX);
 const ChannelColor = z
   .string()
   .regex(/^#[0-9A-Fa-f]{6}$/, "Expected a colour like #1A2B3C")

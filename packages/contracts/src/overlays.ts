@@ -18,6 +18,7 @@ export const OVERLAY_FIELDS = ["name", "email", "phone", "message"] as const;
 export const OverlayField = z.enum(OVERLAY_FIELDS);
 export type OverlayField = z.infer<typeof OverlayField>;
 
+export const OVERLAY_NAME_MAX = 100;
 export const OVERLAY_TEXT_MAX = 1000;
 export const OVERLAY_LABEL_MAX = 60;
 
@@ -27,7 +28,7 @@ const HexColor = z
   .transform((s) => s.toUpperCase())
   .meta({ examples: ["#1A2B3C"] });
 
-const OverlayName = StoredText().trim().min(1).max(100);
+const OverlayName = StoredText().trim().min(1).max(OVERLAY_NAME_MAX);
 const OverlayText = StoredText().trim().max(OVERLAY_TEXT_MAX);
 const ButtonLabel = StoredText().trim().min(1).max(OVERLAY_LABEL_MAX);
 const OverlayFields = z

@@ -52,7 +52,7 @@ export async function seriousViolations(
     .map((v) => ({ id: v.id, help: v.help, targets: v.nodes.flatMap((n) => n.target).slice(0, 5) }));
 }
 
-const SHOTS = resolve(import.meta.dirname, "../../../docs/dashboard");
+export const SHOTS = resolve(import.meta.dirname, "../../../docs/dashboard");
 
 /**
  * Full-page screenshots at desktop and phone width: docs/dashboard/<name>-desktop.png and -phone.png.
@@ -74,6 +74,8 @@ export async function screenshots(
     await page.setViewportSize(size);
     // From the top: scrolled down, the sticky bar would be photographed in the middle of the page.
     await page.evaluate("window.scrollTo(0, 0)");
+    // The pointer off every control: at the other width, what it rests on would be photographed hovered.
+    await page.mouse.move(0, 0);
     await page.waitForTimeout(150); // the chart redraws on resize
     if (label === "phone") {
       phoneViolations = await seriousViolations(page);
@@ -92,7 +94,7 @@ export async function screenshots(
 
 /**
  * What scrolls sideways: the page itself, or a table card or dialog whose content is wider than it
- * (each named by tag and class). The sections' tab row scrolls sideways on purpose and is left out.
+ * (each named by tag and class).
  */
 export async function sidewaysScroll(page: Page): Promise<string[]> {
   return (await page.evaluate(`(() => {
@@ -106,3 +108,18 @@ export async function sidewaysScroll(page: Page): Promise<string[]> {
     return wide;
   })()`)) as string[];
 }
+
+/**
+ * Opens a dashboard page as a person does at desktop width: a section from the top bar, a settings page
+ * (API keys, domains, webhooks, import, export, account) through "Settings" and then the settings list.
+ */
+export async function openPage(page: Page, label: string): Promise<void> {
+  const top = page.getByRole("navigation", { name: "Dashboard" });
+  if (SETTINGS_PAGES.includes(label)) {
+    await top.getByRole("link", { name: "Settings" }).click();
+    await page.getByRole("navigation", { name: "Settings" }).getByRole("link", { name: label }).click();
+  } else {
+    await top.getByRole("link", { name: label }).click();
+  }
+}
+const SETTINGS_PAGES = ["Account", "API keys", "Domains", "Webhooks", "Import", "Export"];

@@ -6,11 +6,23 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { type Stack, startStack } from "@kurz/testing/stack";
 import type { Browser, BrowserContext, ConsoleMessage, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWeb } from "../../../infra/build/web.ts";
-import { CHROMIUM, DESKTOP, launchChromium, screenshots, seriousViolations, VISITOR_UA } from "./browser.ts";
+import {
+  CHROMIUM,
+  DESKTOP,
+  launchChromium,
+  openPage,
+  PHONE,
+  SHOTS,
+  screenshots,
+  seriousViolations,
+  sidewaysScroll,
+  VISITOR_UA,
+} from "./browser.ts";
 
 const hasChromium = existsSync(CHROMIUM);
 
@@ -143,7 +155,7 @@ describe.skipIf(!hasChromium)(
     });
 
     it("creates a link with every field and lists it", async () => {
-      await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Links" }).click();
+      await openPage(page, "Links");
       await page.getByRole("heading", { name: "Links" }).waitFor();
       await page.getByText("No links yet.").waitFor();
       await look(page, "links-empty");
@@ -278,10 +290,7 @@ describe.skipIf(!hasChromium)(
     });
 
     it("revokes the key after confirmation, and the key then gets 401", async () => {
-      await page
-        .getByRole("navigation", { name: "Dashboard" })
-        .getByRole("link", { name: "API keys" })
-        .click();
+      await openPage(page, "API keys");
       const row = page.getByTestId("key-row").first();
       await row.getByText(apiKey.slice(0, 14)).waitFor();
       await look(page, "keys");
@@ -317,10 +326,7 @@ describe.skipIf(!hasChromium)(
     });
 
     it("shows the account with its limit and usage", async () => {
-      await page
-        .getByRole("navigation", { name: "Dashboard" })
-        .getByRole("link", { name: "Account" })
-        .click();
+      await openPage(page, "Account");
       await page.getByTestId("account-email").filter({ hasText: email }).waitFor();
       await page.getByText(/1 of [\d,]+/).waitFor();
       expect(await page.getByTestId("account-plan").textContent()).toBe("free");
@@ -372,16 +378,85 @@ describe.skipIf(!hasChromium)(
     });
 
     it("shows the overview with the click and the top link", async () => {
-      await page
-        .getByRole("navigation", { name: "Dashboard" })
-        .getByRole("link", { name: "Overview" })
-        .click();
+      await openPage(page, "Overview");
       await page.getByRole("radio", { name: "7 days" }).check();
       await page.getByTestId("total-clicks").filter({ hasText: "1" }).waitFor();
       // The one visitor who followed the link from the other browser, in the last 7 days.
       await page.getByTestId("unique-visitors").filter({ hasText: /^1$/ }).waitFor();
       await page.getByText("Launch announcement").waitFor();
       await look(page, "overview");
+    });
+
+    it("opens every page from its URL, marked in its group of the navigation; on a phone, from the menu by keyboard", async () => {
+      // [URL, the page's heading, its entry in the navigation, whether it is a settings page]
+      const pages = [
+        ["/dashboard", "Overview", "Overview", false],
+        ["/dashboard/links", "Links", "Links", false],
+        ["/dashboard/campaigns", "Campaigns", "Campaigns", false],
+        ["/dashboard/channels", "Channels", "Channels", false],
+        ["/dashboard/overlays", "CTA overlays", "Overlays", false],
+        ["/dashboard/account", "Account", "Account", true],
+        ["/dashboard/keys", "API keys", "API keys", true],
+        ["/dashboard/domains", "Branded domains", "Domains", true],
+        ["/dashboard/webhooks", "Webhooks", "Webhooks", true],
+        ["/dashboard/import", "Import links", "Import", true],
+        ["/dashboard/export", "Export", "Export", true],
+      ] as const;
+      const top = page.getByRole("navigation", { name: "Dashboard" });
+      const settings = page.getByRole("navigation", { name: "Settings" });
+      for (const [url, heading, entry, inSettings] of pages) {
+        await page.goto(url);
+        await page.getByRole("heading", { level: 1, name: heading, exact: true }).waitFor();
+        if (inSettings) {
+          expect(await top.getByRole("link", { name: "Settings" }).getAttribute("aria-current"), url).toBe(
+            "true",
+          );
+          expect(await settings.getByRole("link", { name: entry }).getAttribute("aria-current"), url).toBe(
+            "page",
+          );
+        } else {
+          expect(await top.getByRole("link", { name: entry }).getAttribute("aria-current"), url).toBe("page");
+          expect(await settings.count(), url).toBe(0);
+        }
+      }
+
+      // Just above the width where the menu takes over, and wider, the sections sit beside the brand
+      // and the account without running under them.
+      for (const width of [900, 1100, DESKTOP.width]) {
+        await page.setViewportSize({ width, height: DESKTOP.height });
+        const overlap = await page.evaluate(`(() => {
+          const links = [...document.querySelectorAll(".primary-nav .nav-link")];
+          const who = document.querySelector(".topbar .who").getBoundingClientRect();
+          const last = links[links.length - 1].getBoundingClientRect();
+          return last.right > who.left || last.top !== links[0].getBoundingClientRect().top;
+        })()`);
+        expect(overlap, `top bar at ${width}px`).toBe(false);
+      }
+
+      await page.setViewportSize(PHONE);
+      await page.goto("/dashboard/links");
+      await page.getByRole("heading", { level: 1, name: "Links" }).waitFor();
+      const menu = page.getByRole("button", { name: "Menu" });
+      expect(await top.isVisible()).toBe(false);
+      await menu.focus();
+      await page.keyboard.press("Enter");
+      expect(await menu.getAttribute("aria-expanded")).toBe("true");
+      await top.getByRole("link", { name: "Settings" }).waitFor();
+      expect(await seriousViolations(page), "axe with the menu open").toEqual([]);
+      expect(await sidewaysScroll(page), "the open menu scrolls sideways").toEqual([]);
+      await page.screenshot({ path: join(SHOTS, "menu-phone.png"), fullPage: true, animations: "disabled" });
+      // Escape closes the menu and gives the focus back to its button.
+      await page.keyboard.press("Tab");
+      await page.keyboard.press("Escape");
+      expect(await top.isVisible()).toBe(false);
+      expect(await menu.evaluate((b) => b === document.activeElement)).toBe(true);
+      // Open again; the sections follow the button in the Tab order: Overview, Links, Campaigns.
+      await page.keyboard.press("Enter");
+      for (let i = 0; i < 3; i++) await page.keyboard.press("Tab");
+      await page.keyboard.press("Enter");
+      await page.getByRole("heading", { level: 1, name: "Campaigns" }).waitFor();
+      expect(await top.isVisible(), "the menu closes once a section is chosen").toBe(false);
+      await page.setViewportSize(DESKTOP);
     });
 
     it("signs out, after which the dashboard asks to sign in again and then shows the page asked for", async () => {
@@ -411,10 +486,7 @@ describe.skipIf(!hasChromium)(
       });
       expect(elsewhere.status).toBe(200);
       const cookie = (elsewhere.headers.get("set-cookie") ?? "").split(";")[0]!;
-      await page
-        .getByRole("navigation", { name: "Dashboard" })
-        .getByRole("link", { name: "Account" })
-        .click();
+      await openPage(page, "Account");
       await page.getByRole("heading", { name: "Signed-in sessions" }).waitFor();
       await expect.poll(() => page.getByTestId("session-row").count()).toBe(2);
       await page.getByTestId("session-row").filter({ hasText: "This browser" }).waitFor();

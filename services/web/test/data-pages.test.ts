@@ -15,7 +15,7 @@ import { type Stack, startStack } from "@kurz/testing/stack";
 import type { Browser, BrowserContext, ConsoleMessage, Download, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWeb } from "../../../infra/build/web.ts";
-import { CHROMIUM, DESKTOP, launchChromium, screenshots, seriousViolations } from "./browser.ts";
+import { CHROMIUM, DESKTOP, launchChromium, openPage, screenshots, seriousViolations } from "./browser.ts";
 
 const hasChromium = existsSync(CHROMIUM);
 
@@ -58,8 +58,7 @@ describe.skipIf(!hasChromium)(
       expect(phone.phoneOverflow, `${name} scrolls sideways at phone width`).toEqual([]);
       pagesChecked.push(name);
     };
-    const nav = (name: string) =>
-      page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name });
+    const nav = (name: string) => openPage(page, name);
     const saved = async (download: Download) => readFileSync((await download.path()) ?? "", "utf8");
 
     beforeAll(async () => {
@@ -103,7 +102,7 @@ describe.skipIf(!hasChromium)(
     let secret = "";
 
     it("adds a webhook endpoint and shows its signing secret once, with a copy button", async () => {
-      await nav("Webhooks").click();
+      await nav("Webhooks");
       await page.getByRole("heading", { name: "Webhooks" }).waitFor();
       await page.getByText("No endpoints yet.").waitFor();
       await look(page, "webhooks-empty");
@@ -139,7 +138,7 @@ describe.skipIf(!hasChromium)(
     });
 
     it("a link created in the dashboard is delivered, signed, and appears in the endpoint's log", async () => {
-      await nav("Links").click();
+      await nav("Links");
       await page.getByRole("button", { name: "Create link" }).first().click();
       const dialog = page.getByRole("dialog", { name: "Create link" });
       await dialog.getByLabel("Destination URL").fill("https://example.com/hooked");
@@ -147,7 +146,7 @@ describe.skipIf(!hasChromium)(
       await dialog.getByRole("button", { name: "Create link" }).click();
       await dialog.waitFor({ state: "detached" });
 
-      await nav("Webhooks").click();
+      await nav("Webhooks");
       await page.getByTestId("webhook-row").getByRole("link", { name: hookUrl }).click();
       await page.waitForURL("**/dashboard/webhooks/*");
       await page.getByRole("heading", { name: "Delivery log" }).waitFor();
@@ -213,7 +212,7 @@ describe.skipIf(!hasChromium)(
           `not a url,imp4-${stamp},Broken row`,
         ].join("\n"),
       );
-      await nav("Import").click();
+      await nav("Import");
       await page.getByRole("heading", { name: "Import links" }).waitFor();
       await page.getByText("No imports yet.").waitFor();
       await look(page, "import-empty");
@@ -270,7 +269,7 @@ describe.skipIf(!hasChromium)(
           skip: 0,
         }),
       );
-      await nav("Import").click();
+      await nav("Import");
       await page.getByRole("heading", { name: "Import links" }).waitFor();
       await page.getByLabel("File").setInputFiles(kutt);
       await page.getByLabel("Format").selectOption("kutt");
@@ -323,7 +322,7 @@ describe.skipIf(!hasChromium)(
     });
 
     it("downloads the links as CSV and JSON, and the analytics as CSV", async () => {
-      await nav("Export").click();
+      await nav("Export");
       await page.getByRole("heading", { name: "Export" }).waitFor();
       await look(page, "export");
 

@@ -8,7 +8,15 @@ import { type Stack, startStack } from "@kurz/testing/stack";
 import type { Browser, BrowserContext, ConsoleMessage, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWeb } from "../../../infra/build/web.ts";
-import { CHROMIUM, DESKTOP, launchChromium, screenshots, seriousViolations, VISITOR_UA } from "./browser.ts";
+import {
+  CHROMIUM,
+  DESKTOP,
+  launchChromium,
+  openPage,
+  screenshots,
+  seriousViolations,
+  VISITOR_UA,
+} from "./browser.ts";
 
 const hasChromium = existsSync(CHROMIUM);
 const unique = `${process.pid}${Date.now().toString(36)}`;
@@ -52,7 +60,7 @@ describe.skipIf(!hasChromium)(
       return ((await res.json()) as { data: { id: string; short_code: string } }).data;
     };
     const nav = async (label: string, heading: string) => {
-      await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: label }).click();
+      await openPage(page, label);
       await page.getByRole("heading", { level: 1, name: heading }).waitFor();
     };
 

@@ -1,26 +1,90 @@
-// The signed-in frame: a skip link, the navigation (a top bar that wraps on phones) and the page.
+// The signed-in frame: a skip link, the top bar and the page. The top bar holds the everyday sections
+// and "Settings"; the account's configuration (API keys, domains, webhooks, import, export) sits behind
+// it, listed beside the page while one of those pages is open. Every page keeps its own URL, so deep
+// links and bookmarks work whichever group a page belongs to. On a phone the sections fold behind a
+// menu button, so the bar never scrolls sideways.
 import type { Session } from "@kurz/contracts";
 import type { ComponentChildren } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { Link, useLocation } from "wouter-preact";
 import { signOut } from "../api/session.ts";
-import { MANAGE_NAV } from "../pages/manage/nav.ts";
 
-const NAV = [
+interface NavEntry {
+  href: string;
+  label: string;
+}
+
+const SECTIONS: NavEntry[] = [
   { href: "/dashboard", label: "Overview" },
   { href: "/dashboard/links", label: "Links" },
-  ...MANAGE_NAV,
+  { href: "/dashboard/campaigns", label: "Campaigns" },
+  { href: "/dashboard/channels", label: "Channels" },
+  { href: "/dashboard/overlays", label: "Overlays" },
+];
+
+/** The settings pages, in the order the settings navigation lists them; "Settings" opens the first. */
+const SETTINGS: NavEntry[] = [
+  { href: "/dashboard/account", label: "Account" },
   { href: "/dashboard/keys", label: "API keys" },
+  { href: "/dashboard/domains", label: "Domains" },
   { href: "/dashboard/webhooks", label: "Webhooks" },
   { href: "/dashboard/import", label: "Import" },
   { href: "/dashboard/export", label: "Export" },
-  { href: "/dashboard/account", label: "Account" },
 ];
+
+/** Whether `href` is the page at `location` or one of its sub-pages (a link, a webhook's log). */
+function isAt(location: string, href: string): boolean {
+  return href === "/dashboard" ? location === href : location === href || location.startsWith(`${href}/`);
+}
+
+function NavLinks({
+  entries,
+  location,
+  onChoose,
+}: {
+  entries: NavEntry[];
+  location: string;
+  onChoose?: () => void;
+}) {
+  return (
+    <>
+      {entries.map((n) => (
+        <li key={n.href}>
+          <Link
+            href={n.href}
+            class="nav-link"
+            aria-current={isAt(location, n.href) ? "page" : undefined}
+            onClick={onChoose}
+          >
+            {n.label}
+          </Link>
+        </li>
+      ))}
+    </>
+  );
+}
 
 /** `session` is undefined while the first check runs (main.tsx). */
 export function Shell({ session, children }: { session: Session | undefined; children: ComponentChildren }) {
   const [location, navigate] = useLocation();
-  const current = (href: string) =>
-    href === "/dashboard" ? location === "/dashboard" : location === href || location.startsWith(`${href}/`);
+  const [menuOpen, setMenuOpen] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
+  // A chosen section closes the phone menu (so does going back): the page is what the person wants to see.
+  useEffect(() => setMenuOpen(false), [location]);
+  // Escape closes the open menu and gives the focus back to its button.
+  useEffect(() => {
+    if (!menuOpen) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape") return;
+      setMenuOpen(false);
+      menuButton.current?.focus();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [menuOpen]);
+  // Choosing the page already shown changes no location, and closes the menu all the same.
+  const closeMenu = () => setMenuOpen(false);
+  const inSettings = SETTINGS.some((s) => isAt(location, s.href));
   return (
     <>
       <a class="skip" href="#main">
@@ -34,17 +98,32 @@ export function Shell({ session, children }: { session: Session | undefined; chi
             </span>
             Kurz
           </Link>
-          <nav aria-label="Dashboard">
-            {NAV.map((n) => (
-              <Link
-                key={n.href}
-                href={n.href}
-                class="nav-link"
-                aria-current={current(n.href) ? "page" : undefined}
-              >
-                {n.label}
-              </Link>
-            ))}
+          <button
+            ref={menuButton}
+            type="button"
+            class="btn small menu-button"
+            aria-expanded={menuOpen}
+            aria-controls="primary-nav"
+            onClick={() => setMenuOpen(!menuOpen)}
+          >
+            <span class="menu-icon" aria-hidden="true" />
+            Menu
+          </button>
+          <nav id="primary-nav" aria-label="Dashboard" class={`primary-nav${menuOpen ? " open" : ""}`}>
+            <ul class="nav-list">
+              <NavLinks entries={SECTIONS} location={location} onChoose={closeMenu} />
+              <li>
+                <Link
+                  href={SETTINGS[0]!.href}
+                  class="nav-link"
+                  // The section holding the page, not the page itself: that one is marked in the settings list.
+                  aria-current={inSettings ? "true" : undefined}
+                  onClick={closeMenu}
+                >
+                  Settings
+                </Link>
+              </li>
+            </ul>
           </nav>
           <div class="who">
             <span class="email" title={session?.email}>
@@ -64,7 +143,21 @@ export function Shell({ session, children }: { session: Session | undefined; chi
         </div>
       </header>
       <main id="main" class="page" tabIndex={-1}>
-        {children}
+        {inSettings ? (
+          <div class="settings-layout">
+            <nav aria-label="Settings" class="settings-nav">
+              <p class="settings-title" aria-hidden="true">
+                Settings
+              </p>
+              <ul class="nav-list">
+                <NavLinks entries={SETTINGS} location={location} />
+              </ul>
+            </nav>
+            <div class="settings-page">{children}</div>
+          </div>
+        ) : (
+          children
+        )}
       </main>
     </>
   );

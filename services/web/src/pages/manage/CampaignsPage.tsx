@@ -2,7 +2,10 @@
 // URLs with copy buttons, the campaign's links with a weight each (the rotator's split), assign and
 // remove links, delete. Data: the older API's /api/campaign routes with the session.
 import {
+  ALIAS_MAX_LENGTH,
   CAMPAIGN_ANALYTICS_LINKS_MAX,
+  CAMPAIGN_NAME_MAX,
+  CAMPAIGN_WEIGHT_MAX,
   type CampaignAnalytics,
   type LegacyCampaign,
   type LegacyCampaignLink,
@@ -15,11 +18,12 @@ import { CopyButton } from "../../components/CopyButton.tsx";
 import { DialogDone } from "../../components/Dialog.tsx";
 import { RangePicker } from "../../components/RangePicker.tsx";
 import { type Range, rangeKey, rangeQuery } from "../../ranges.ts";
-import { Failed, Loading, PageHead } from "../common.tsx";
+import { Failed, Loading } from "../common.tsx";
 import { ItemActions, type ManageDialog, ManageDialogs } from "./ManageDialogs.tsx";
 import { AddLinkForm, RemoveLinkButton, useMembership } from "./Membership.tsx";
 import "./manage.css";
-import { Field, FormActions, FormError, LIST_QUERY, useFreshQuery, useSubmit } from "./shared.tsx";
+import { FormActions, FormError, TextField, useSubmit } from "./forms.tsx";
+import { CardList, LIST_QUERY, ManageHead, useFreshQuery } from "./lists.tsx";
 
 const KEY = "campaigns";
 const slugOf = (c: LegacyCampaign) => (c.rotator ? (c.rotator.split("/").pop() ?? "") : "");
@@ -44,22 +48,22 @@ function CampaignForm({ campaign, onDone }: { campaign?: LegacyCampaign; onDone:
   return (
     <form class="form" onSubmit={onSubmit} noValidate>
       <FormError error={error} />
-      <Field id="campaign-name" label="Name">
-        <input
-          id="campaign-name"
-          required
-          maxLength={100}
-          value={name}
-          onInput={(e) => setName(e.currentTarget.value)}
-        />
-      </Field>
-      <Field
+      <TextField
+        id="campaign-name"
+        label="Name"
+        required
+        maxLength={CAMPAIGN_NAME_MAX}
+        value={name}
+        onValue={setName}
+      />
+      <TextField
         id="campaign-slug"
         label="Rotator slug (optional)"
         hint="The rotator URL /r/<slug> sends each visitor to one of the campaign's links, by weight."
-      >
-        <input id="campaign-slug" value={slug} onInput={(e) => setSlug(e.currentTarget.value)} />
-      </Field>
+        maxLength={ALIAS_MAX_LENGTH}
+        value={slug}
+        onValue={setSlug}
+      />
       <label class="check">
         <input type="checkbox" checked={isPublic} onChange={(e) => setPublic(e.currentTarget.checked)} />{" "}
         Public list page
@@ -96,7 +100,7 @@ function Weight({ campaign, link }: { campaign: LegacyCampaign; link: LegacyCamp
         id={id}
         type="number"
         min={1}
-        max={1000}
+        max={CAMPAIGN_WEIGHT_MAX}
         value={value}
         onInput={(e) => setValue(e.currentTarget.value)}
         onChange={save}
@@ -250,53 +254,44 @@ export function CampaignsPage() {
   const campaigns = list.data?.data.campaigns ?? [];
   return (
     <>
-      <PageHead title="Campaigns">
-        <button type="button" class="btn primary" onClick={() => setDialog({ kind: "create" })}>
-          Create campaign
-        </button>
-      </PageHead>
-      <p class="muted">
+      <ManageHead title="Campaigns" action="Create campaign" onAction={() => setDialog({ kind: "create" })}>
         A campaign bundles links: its rotator URL splits visitors between them by weight (e.g. 80/20 for an
         A/B test), and its public list page shows them all.
-      </p>
-      {list.error !== undefined && <Failed error={list.error} />}
-      {!list.data ? (
-        <Loading what="Loading campaigns" />
-      ) : campaigns.length === 0 ? (
-        <div class="card">
-          <p class="empty">No campaigns yet.</p>
-        </div>
-      ) : (
-        <ul class="cards">
-          {campaigns.map((c) => (
-            <li key={c.id} class="card item" data-testid="campaign-row">
-              <div class="item-head">
-                <h2 class="item-title">{c.name}</h2>
-                <span class={`pill ${c.public ? "ok" : "off"}`}>{c.public ? "Public" : "Private"}</span>
-              </div>
-              <dl class="record">
-                <dt>Rotator</dt>
-                <dd>
-                  {c.rotator ? (
-                    <>
-                      <code>{c.rotator}</code> <CopyButton text={c.rotator} label="Copy rotator URL" />
-                    </>
-                  ) : (
-                    <span class="muted">No slug set</span>
-                  )}
-                </dd>
-                <dt>List page</dt>
-                <dd>
-                  <code>{c.list}</code> <CopyButton text={c.list} label="Copy list URL" />
-                </dd>
-              </dl>
-              <div class="item-actions">
-                <ItemActions item={c} open={setDialog} panel={{ label: "Links and weights", joiner: "of" }} />
-              </div>
-            </li>
-          ))}
-        </ul>
-      )}
+      </ManageHead>
+      <CardList
+        query={list}
+        isEmpty={campaigns.length === 0}
+        loading="Loading campaigns"
+        empty="No campaigns yet."
+      >
+        {campaigns.map((c) => (
+          <li key={c.id} class="card item" data-testid="campaign-row">
+            <div class="item-head">
+              <h2 class="item-title">{c.name}</h2>
+              <span class={`pill ${c.public ? "ok" : "off"}`}>{c.public ? "Public" : "Private"}</span>
+            </div>
+            <dl class="record">
+              <dt>Rotator</dt>
+              <dd>
+                {c.rotator ? (
+                  <>
+                    <code>{c.rotator}</code> <CopyButton text={c.rotator} label="Copy rotator URL" />
+                  </>
+                ) : (
+                  <span class="muted">No slug set</span>
+                )}
+              </dd>
+              <dt>List page</dt>
+              <dd>
+                <code>{c.list}</code> <CopyButton text={c.list} label="Copy list URL" />
+              </dd>
+            </dl>
+            <div class="item-actions">
+              <ItemActions item={c} open={setDialog} panel={{ label: "Links and weights", joiner: "of" }} />
+            </div>
+          </li>
+        ))}
+      </CardList>
       <ManageDialogs
         dialog={dialog}
         onClose={() => setDialog(null)}

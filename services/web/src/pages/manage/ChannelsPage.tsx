@@ -1,18 +1,25 @@
 // Channels: list, create, rename (name, description, colour, star), delete, assign links,
 // and a way to the links table filtered by the channel. Data: the older API's /api/channel routes with
 // the session; a channel's links come from GET /api/v1/links?channel=.
-import { type LegacyChannel, ROUTES, V1_ROUTES } from "@kurz/contracts";
+import {
+  CHANNEL_DESCRIPTION_MAX,
+  CHANNEL_NAME_MAX,
+  type LegacyChannel,
+  ROUTES,
+  V1_ROUTES,
+} from "@kurz/contracts";
 import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { invalidate, useQuery } from "../../api/cache.ts";
 import { call } from "../../api/client.ts";
 import { DialogDone } from "../../components/Dialog.tsx";
 import { ActionsHeader, TableCard } from "../../components/TableCard.tsx";
-import { Loading, PageHead } from "../common.tsx";
+import { Loading } from "../common.tsx";
 import { ItemActions, type ManageDialog, ManageDialogs } from "./ManageDialogs.tsx";
 import { AddLinkForm, RemoveLinkButton, useMembership } from "./Membership.tsx";
 import "./manage.css";
-import { Field, FormActions, FormError, LIST_QUERY, useFreshQuery, useSubmit } from "./shared.tsx";
+import { ColorField, FormActions, FormError, TextField, useSubmit } from "./forms.tsx";
+import { LIST_QUERY, ManageHead, useFreshQuery } from "./lists.tsx";
 
 const KEY = "channels";
 
@@ -31,31 +38,22 @@ function ChannelForm({ channel, onDone }: { channel?: LegacyChannel; onDone: () 
   return (
     <form class="form" onSubmit={onSubmit} noValidate>
       <FormError error={error} />
-      <Field id="channel-name" label="Name">
-        <input
-          id="channel-name"
-          required
-          maxLength={100}
-          value={name}
-          onInput={(e) => setName(e.currentTarget.value)}
-        />
-      </Field>
-      <Field id="channel-description" label="Description (optional)">
-        <input
-          id="channel-description"
-          maxLength={1000}
-          value={description}
-          onInput={(e) => setDescription(e.currentTarget.value)}
-        />
-      </Field>
-      <Field id="channel-color" label="Colour">
-        <input
-          id="channel-color"
-          type="color"
-          value={color}
-          onInput={(e) => setColor(e.currentTarget.value)}
-        />
-      </Field>
+      <TextField
+        id="channel-name"
+        label="Name"
+        required
+        maxLength={CHANNEL_NAME_MAX}
+        value={name}
+        onValue={setName}
+      />
+      <TextField
+        id="channel-description"
+        label="Description (optional)"
+        maxLength={CHANNEL_DESCRIPTION_MAX}
+        value={description}
+        onValue={setDescription}
+      />
+      <ColorField id="channel-color" label="Colour" value={color} onValue={setColor} />
       <label class="check">
         <input type="checkbox" checked={starred} onChange={(e) => setStarred(e.currentTarget.checked)} />{" "}
         Starred
@@ -107,14 +105,9 @@ export function ChannelsPage() {
   const channels = list.data?.data.channels ?? [];
   return (
     <>
-      <PageHead title="Channels">
-        <button type="button" class="btn primary" onClick={() => setDialog({ kind: "create" })}>
-          Create channel
-        </button>
-      </PageHead>
-      <p class="muted">
+      <ManageHead title="Channels" action="Create channel" onAction={() => setDialog({ kind: "create" })}>
         Group links by where you share them; the links table can show one channel at a time.
-      </p>
+      </ManageHead>
       <TableCard
         query={list}
         isEmpty={channels.length === 0}

@@ -11,9 +11,10 @@ import { ConfirmDelete } from "../../components/ConfirmDelete.tsx";
 import { CopyButton } from "../../components/CopyButton.tsx";
 import { Dialog, DialogDone } from "../../components/Dialog.tsx";
 import { RowButton } from "../../components/RowButton.tsx";
-import { Failed, fmtDate, Loading, PageHead } from "../common.tsx";
+import { fmtDate } from "../common.tsx";
 import "./manage.css";
-import { Field, FormActions, FormError, LIST_QUERY, useFreshQuery, useSubmit } from "./shared.tsx";
+import { FormActions, FormError, TextField, useSubmit } from "./forms.tsx";
+import { CardList, LIST_QUERY, ManageHead, useFreshQuery } from "./lists.tsx";
 
 const KEY = "domains";
 const hostOf = (d: LegacyDomain) => new URL(d.domain).host;
@@ -96,35 +97,32 @@ function DomainForm({ domain, onDone }: { domain?: LegacyDomain; onDone: (added?
     <form class="form" onSubmit={onSubmit} noValidate>
       <FormError error={error} />
       {!domain && (
-        <Field id="domain-url" label="Domain" hint="Scheme and host only, e.g. https://go.example.com">
-          <input
-            id="domain-url"
-            type="url"
-            required
-            value={url}
-            onInput={(e) => setUrl(e.currentTarget.value)}
-          />
-        </Field>
+        <TextField
+          id="domain-url"
+          label="Domain"
+          hint="Scheme and host only, e.g. https://go.example.com"
+          type="url"
+          required
+          value={url}
+          onValue={setUrl}
+        />
       )}
-      <Field
+      <TextField
         id="domain-root"
         label="Root redirect (optional)"
         hint="Where the domain's own address sends visitors"
-      >
-        <input id="domain-root" type="url" value={root} onInput={(e) => setRoot(e.currentTarget.value)} />
-      </Field>
-      <Field
+        type="url"
+        value={root}
+        onValue={setRoot}
+      />
+      <TextField
         id="domain-404"
         label="Not-found redirect (optional)"
         hint="Where unknown short codes send visitors"
-      >
-        <input
-          id="domain-404"
-          type="url"
-          value={notFound}
-          onInput={(e) => setNotFound(e.currentTarget.value)}
-        />
-      </Field>
+        type="url"
+        value={notFound}
+        onValue={setNotFound}
+      />
       <FormActions busy={busy} label={domain ? "Save" : "Add domain"} onCancel={() => onDone()} />
     </form>
   );
@@ -159,78 +157,61 @@ export function DomainsPage() {
 
   return (
     <>
-      <PageHead title="Branded domains">
-        <button type="button" class="btn primary" onClick={() => setDialog({ kind: "add" })}>
-          Add domain
-        </button>
-      </PageHead>
-      <p class="muted">
+      <ManageHead title="Branded domains" action="Add domain" onAction={() => setDialog({ kind: "add" })}>
         Short links on your own domain. Point the domain at this service, publish the TXT record shown, then
         verify: only verified domains serve links.
-      </p>
+      </ManageHead>
       <p class="notice-line" role="status" aria-live="polite">
         {notice}
       </p>
-      {list.error !== undefined && <Failed error={list.error} />}
-      {!list.data ? (
-        <Loading what="Loading domains" />
-      ) : domains.length === 0 ? (
-        <div class="card">
-          <p class="empty">No branded domains yet.</p>
-        </div>
-      ) : (
-        <ul class="cards">
-          {domains.map((d) => (
-            <li key={d.id} class="card item" data-testid="domain-row">
-              <div class="item-head">
-                <h2 class="item-title">{hostOf(d)}</h2>
-                <StatusPill domain={d} />
-              </div>
-              <p class="small muted">
-                {d.domain} · {linksOf(d.links)} · last checked {fmtDate(d.last_checked_at)}
-                {d.verified_at && ` · verified ${fmtDate(d.verified_at)}`}
-              </p>
-              {d.status !== "verified" && (
-                <>
-                  <h3>DNS record to publish</h3>
-                  <TxtRecord domain={d} />
-                </>
-              )}
-              <p class="small">
-                Root redirect: {d.redirectroot ? <code>{d.redirectroot}</code> : "none"} · Not-found redirect:{" "}
-                {d.redirect404 ? <code>{d.redirect404}</code> : "none"}
-              </p>
-              <div class="item-actions">
-                <button
-                  type="button"
-                  class="btn small"
-                  disabled={checking === d.id}
-                  onClick={() => verify(d)}
-                >
-                  {checking === d.id ? "Checking…" : "Verify"}
-                  <span class="sr-only"> {hostOf(d)}</span>
-                </button>
-                <RowButton item={`of ${hostOf(d)}`} onClick={() => setDialog({ kind: "edit", domain: d })}>
-                  Edit redirects
-                </RowButton>
-                <Link
-                  class="btn small ghost"
-                  href={`/dashboard/links?domain=${encodeURIComponent(hostOf(d))}`}
-                >
-                  Links<span class="sr-only"> on {hostOf(d)}</span>
-                </Link>
-                <RowButton
-                  item={hostOf(d)}
-                  class="danger-ghost"
-                  onClick={() => setDialog({ kind: "delete", domain: d })}
-                >
-                  Delete
-                </RowButton>
-              </div>
-            </li>
-          ))}
-        </ul>
-      )}
+      <CardList
+        query={list}
+        isEmpty={domains.length === 0}
+        loading="Loading domains"
+        empty="No branded domains yet."
+      >
+        {domains.map((d) => (
+          <li key={d.id} class="card item" data-testid="domain-row">
+            <div class="item-head">
+              <h2 class="item-title">{hostOf(d)}</h2>
+              <StatusPill domain={d} />
+            </div>
+            <p class="small muted">
+              {d.domain} · {linksOf(d.links)} · last checked {fmtDate(d.last_checked_at)}
+              {d.verified_at && ` · verified ${fmtDate(d.verified_at)}`}
+            </p>
+            {d.status !== "verified" && (
+              <>
+                <h3>DNS record to publish</h3>
+                <TxtRecord domain={d} />
+              </>
+            )}
+            <p class="small">
+              Root redirect: {d.redirectroot ? <code>{d.redirectroot}</code> : "none"} · Not-found redirect:{" "}
+              {d.redirect404 ? <code>{d.redirect404}</code> : "none"}
+            </p>
+            <div class="item-actions">
+              <button type="button" class="btn small" disabled={checking === d.id} onClick={() => verify(d)}>
+                {checking === d.id ? "Checking…" : "Verify"}
+                <span class="sr-only"> {hostOf(d)}</span>
+              </button>
+              <RowButton item={`of ${hostOf(d)}`} onClick={() => setDialog({ kind: "edit", domain: d })}>
+                Edit redirects
+              </RowButton>
+              <Link class="btn small ghost" href={`/dashboard/links?domain=${encodeURIComponent(hostOf(d))}`}>
+                Links<span class="sr-only"> on {hostOf(d)}</span>
+              </Link>
+              <RowButton
+                item={hostOf(d)}
+                class="danger-ghost"
+                onClick={() => setDialog({ kind: "delete", domain: d })}
+              >
+                Delete
+              </RowButton>
+            </div>
+          </li>
+        ))}
+      </CardList>
       {dialog?.kind === "add" && (
         <Dialog title="Add branded domain" onClose={() => setDialog(null)}>
           <DomainForm onDone={(added) => setDialog(added ? { kind: "added", domain: added } : null)} />

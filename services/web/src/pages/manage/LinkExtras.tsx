@@ -3,7 +3,7 @@
 import { ROUTES } from "@kurz/contracts";
 import { useQuery } from "../../api/cache.ts";
 import { call } from "../../api/client.ts";
-import { LIST_QUERY, V1_LIST_QUERY } from "./shared.tsx";
+import { LIST_QUERY, V1_LIST_QUERY } from "./lists.tsx";
 
 export interface LinkExtrasValue {
   /** Host of a verified branded domain; "" for the service's own host. */

@@ -4,7 +4,7 @@ import { ROUTES } from "@kurz/contracts";
 import { useLocation, useSearch } from "wouter-preact";
 import { useQuery } from "../../api/cache.ts";
 import { call } from "../../api/client.ts";
-import { LIST_QUERY } from "./shared.tsx";
+import { LIST_QUERY } from "./lists.tsx";
 
 export function useLinkScope(): { domain?: string; channel?: string } {
   const params = new URLSearchParams(useSearch());

@@ -1,8 +1,11 @@
 // A resource's links (a campaign's, a channel's): add one with the link picker, remove one, and a new
 // version after each change so the member list is fetched again, never answered from before the change.
+import { V1_ROUTES } from "@kurz/contracts";
 import { useState } from "preact/hooks";
-import { messageOf } from "../../api/client.ts";
-import { Field, FormError, LinkPicker, useSubmit } from "./shared.tsx";
+import { useQuery } from "../../api/cache.ts";
+import { call, messageOf } from "../../api/client.ts";
+import { Field, FormError, useSubmit } from "./forms.tsx";
+import { V1_LIST_QUERY } from "./lists.tsx";
 
 export function useMembership({
   assign,
@@ -66,5 +69,37 @@ export function RemoveLinkButton({ code, onRemove }: { code: string; onRemove: (
     <button type="button" class="btn small danger-ghost" onClick={onRemove}>
       Remove<span class="sr-only"> {code}</span>
     </button>
+  );
+}
+
+/** The account's most recent links, to choose one from. */
+function useRecentLinks() {
+  const query = V1_LIST_QUERY;
+  return useQuery(`links?${JSON.stringify(query)}`, () => call(V1_ROUTES.listLinks, { query }));
+}
+
+function LinkPicker({
+  id,
+  value,
+  onChange,
+  exclude,
+}: {
+  id: string;
+  value: string;
+  onChange: (v: string) => void;
+  exclude: Set<string>;
+}) {
+  const links = useRecentLinks();
+  const options = (links.data?.data ?? []).filter((l) => !exclude.has(l.id));
+  return (
+    <select id={id} value={value} onChange={(e) => onChange(e.currentTarget.value)} required>
+      <option value="">{links.data ? "Choose a link" : "Loading links…"}</option>
+      {options.map((l) => (
+        <option key={l.id} value={l.id}>
+          {l.short_code}
+          {l.title ? ` — ${l.title}` : ` — ${l.original_url}`}
+        </option>
+      ))}
+    </select>
   );
 }

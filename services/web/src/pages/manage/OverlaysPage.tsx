@@ -6,6 +6,7 @@ import {
   OVERLAY_DEFAULTS,
   OVERLAY_FIELDS,
   OVERLAY_LABEL_MAX,
+  OVERLAY_NAME_MAX,
   OVERLAY_POSITIONS,
   OVERLAY_TEXT_MAX,
   type Overlay,
@@ -18,10 +19,11 @@ import { invalidate, useQuery } from "../../api/cache.ts";
 import { call, pathOf } from "../../api/client.ts";
 import { DialogDone } from "../../components/Dialog.tsx";
 import { ActionsHeader, TableCard } from "../../components/TableCard.tsx";
-import { Failed, fmtDate, Loading, PageHead } from "../common.tsx";
+import { Failed, fmtDate, Loading } from "../common.tsx";
 import { ItemActions, type ManageDialog, ManageDialogs } from "./ManageDialogs.tsx";
 import "./manage.css";
-import { Field, FormActions, FormError, useFreshQuery, useSubmit, V1_LIST_QUERY } from "./shared.tsx";
+import { ColorField, Field, FormActions, FormError, TextField, useSubmit } from "./forms.tsx";
+import { ManageHead, useFreshQuery, V1_LIST_QUERY } from "./lists.tsx";
 
 const KEY = "overlays";
 const TYPES = ["message", "contact"] as const;
@@ -76,24 +78,23 @@ function OverlayForm({ overlay, onDone }: { overlay?: Overlay; onDone: () => voi
           ))}
         </fieldset>
       )}
-      <Field id="overlay-name" label="Name" hint="Only you see it: it names the overlay in lists.">
-        <input
-          id="overlay-name"
-          required
-          maxLength={100}
-          value={name}
-          onInput={(e) => setName(e.currentTarget.value)}
-        />
-      </Field>
-      <Field id="overlay-text" label="Text">
-        <textarea
-          id="overlay-text"
-          rows={3}
-          maxLength={OVERLAY_TEXT_MAX}
-          value={text}
-          onInput={(e) => setText(e.currentTarget.value)}
-        />
-      </Field>
+      <TextField
+        id="overlay-name"
+        label="Name"
+        hint="Only you see it: it names the overlay in lists."
+        required
+        maxLength={OVERLAY_NAME_MAX}
+        value={name}
+        onValue={setName}
+      />
+      <TextField
+        id="overlay-text"
+        label="Text"
+        rows={3}
+        maxLength={OVERLAY_TEXT_MAX}
+        value={text}
+        onValue={setText}
+      />
       {contact && (
         <fieldset>
           <legend>Form fields</legend>
@@ -112,33 +113,25 @@ function OverlayForm({ overlay, onDone }: { overlay?: Overlay; onDone: () => voi
         </fieldset>
       )}
       <div class="grid-2">
-        <Field id="overlay-button-label" label={contact ? "Button label (optional)" : "Button label"}>
-          <input
-            id="overlay-button-label"
-            maxLength={OVERLAY_LABEL_MAX}
-            value={label}
-            onInput={(e) => setLabel(e.currentTarget.value)}
-          />
-        </Field>
-        <Field id="overlay-button-url" label={contact ? "Button URL (optional)" : "Button URL"}>
-          <input
-            id="overlay-button-url"
-            type="url"
-            value={url}
-            onInput={(e) => setUrl(e.currentTarget.value)}
-          />
-        </Field>
+        <TextField
+          id="overlay-button-label"
+          label={contact ? "Button label (optional)" : "Button label"}
+          maxLength={OVERLAY_LABEL_MAX}
+          value={label}
+          onValue={setLabel}
+        />
+        <TextField
+          id="overlay-button-url"
+          label={contact ? "Button URL (optional)" : "Button URL"}
+          type="url"
+          value={url}
+          onValue={setUrl}
+        />
       </div>
       <div class="colors">
-        <Field id="overlay-bg" label="Background">
-          <input id="overlay-bg" type="color" value={bg} onInput={(e) => setBg(e.currentTarget.value)} />
-        </Field>
-        <Field id="overlay-fg" label="Text colour">
-          <input id="overlay-fg" type="color" value={fg} onInput={(e) => setFg(e.currentTarget.value)} />
-        </Field>
-        <Field id="overlay-btn" label="Button colour">
-          <input id="overlay-btn" type="color" value={btn} onInput={(e) => setBtn(e.currentTarget.value)} />
-        </Field>
+        <ColorField id="overlay-bg" label="Background" value={bg} onValue={setBg} />
+        <ColorField id="overlay-fg" label="Text colour" value={fg} onValue={setFg} />
+        <ColorField id="overlay-btn" label="Button colour" value={btn} onValue={setBtn} />
         <Field id="overlay-position" label="Position">
           <select id="overlay-position" value={position} onChange={(e) => setPosition(e.currentTarget.value)}>
             {OVERLAY_POSITIONS.map((p) => (
@@ -220,15 +213,10 @@ export function OverlaysPage() {
   const overlays = list.data?.data ?? [];
   return (
     <>
-      <PageHead title="CTA overlays">
-        <button type="button" class="btn primary" onClick={() => setDialog({ kind: "create" })}>
-          Create overlay
-        </button>
-      </PageHead>
-      <p class="muted">
+      <ManageHead title="CTA overlays" action="Create overlay" onAction={() => setDialog({ kind: "create" })}>
         A call to action shown over a link's destination (or before it, where the site refuses framing).
         Choose one for a link in the link's form.
-      </p>
+      </ManageHead>
       <TableCard
         query={list}
         isEmpty={overlays.length === 0}
