@@ -1,4 +1,5 @@
 import { Resolver } from "node:dns";
+import { availableParallelism } from "node:os";
 import {
   adminTokenProblem,
   booleanFlag,
@@ -51,10 +52,17 @@ export const managementConfigSchema = commonConfigSchema.extend({
   IMPORT_LEASE_MS: z.coerce.number().int().positive().default(60_000),
   // Jobs one instance runs at once (each of another account), how long one runs before a waiting
   // account's job takes its turn, and the threads that hash the rows' passwords (apart from the pool
-  // sign-in's hashes use, at a lower scheduling priority).
+  // sign-in's hashes use, at the lowest scheduling priority): one core fewer than the machine has, so
+  // a core is always left for the requests even when the import's hashes keep the others busy (argon2
+  // is memory-bound: a lower priority alone does not keep it from slowing a sign-in's hash beside it).
   IMPORT_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
   IMPORT_SLICE_MS: z.coerce.number().int().positive().default(30_000),
-  IMPORT_HASH_THREADS: z.coerce.number().int().min(1).max(16).default(2),
+  IMPORT_HASH_THREADS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(16)
+    .default(Math.max(1, availableParallelism() - 1)),
   // The gateway's budget of an account's sessions (the same variable): an import uploaded from the
   // dashboard charges its title fetches to it.
   SESSION_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),

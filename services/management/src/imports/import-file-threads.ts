@@ -2,7 +2,7 @@
 // on the event loop that serves every request of the service: reading a file of 200,000 rows takes
 // about a second of CPU, and checking its rows a few hundred milliseconds more, each of which held up
 // every sign-in, redirect lookup and API call of the process while it ran. The threads run a little
-// below the ones that serve requests (nice 5) and above the import's password hashes (nice 10).
+// below the ones that serve requests (nice 5) and above the import's password hashes (nice 19).
 // A job's rows are kept on the thread that read its file and come back one batch at a time when the
 // job asks for them, the next batch checked while the current one commits.
 //

@@ -12,8 +12,8 @@ import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import { ARGON2_OPTIONS } from "../passwords.ts";
 
-/** Nice value of the hashing threads: below every thread of the process that serves requests. */
-const HASH_THREAD_NICE = 10;
+/** Nice value of the hashing threads: the lowest, so every thread that serves requests goes first. */
+const HASH_THREAD_NICE = 19;
 
 /** Hashes a job has before it only takes turns (a batch's worth). */
 const HEAD_START = 1_000;
