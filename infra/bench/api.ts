@@ -29,7 +29,7 @@ import { createPrisma } from "@kurz/db";
 import { startStack } from "@kurz/testing/stack";
 import autocannon from "autocannon";
 import { Redis } from "ioredis";
-import { LINK_COUNTS_SQL } from "../../services/management/src/link-count.ts";
+import { LINK_COUNTS_SQL } from "../../services/management/src/links/link-count.ts";
 import { cpuMeter, pidsNamed } from "./_cpu.ts";
 import { sampleRss } from "./_rss.ts";
 

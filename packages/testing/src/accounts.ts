@@ -6,9 +6,12 @@
 //
 // Relative imports on purpose, as in in-process.ts: a package dependency on a service would be a cycle.
 import { createPrisma, isUniqueViolation } from "@kurz/db";
-import { type CreatedAccount, createAccount } from "../../../services/management/src/accounts.ts";
-import { keyLimitsFrom } from "../../../services/management/src/api-keys.ts";
+import {
+  type CreatedAccount,
+  createAccount,
+} from "../../../services/management/src/accounts/create-account.ts";
 import { managementConfigSchema } from "../../../services/management/src/config.ts";
+import { keyLimitsFrom } from "../../../services/management/src/keys/api-keys.ts";
 
 export interface AccountCreator {
   createAccount(email: string, linkLimit?: number): Promise<CreatedAccount>;

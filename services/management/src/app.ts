@@ -16,12 +16,12 @@ import {
 } from "@kurz/service-kit";
 import type { Express, NextFunction, Request, Response } from "express";
 import type { Redis } from "ioredis";
-import type { KeyLimits } from "./api-keys.ts";
-import type { TxtLookup } from "./domain-verification.ts";
-import type { LegacyRecords } from "./legacy-records.ts";
-import { OverlayRecords } from "./overlay-records.ts";
-import type { QrRenderer } from "./qr-renderer.ts";
-import type { RedirectRecords } from "./redirect-records.ts";
+import type { TxtLookup } from "./domains/domain-verification.ts";
+import type { KeyLimits } from "./keys/api-keys.ts";
+import type { QrRenderer } from "./links/qr-renderer.ts";
+import type { LegacyRecords } from "./projections/domain-and-rotator-records.ts";
+import type { RedirectRecords } from "./projections/link-records.ts";
+import { OverlayRecords } from "./projections/overlay-records.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { bulkRoutes } from "./routes/bulk.ts";
@@ -40,8 +40,8 @@ import { linksRoutes } from "./routes/links.ts";
 import { overlaysRoutes } from "./routes/overlays.ts";
 import { qrRoutes } from "./routes/qr.ts";
 import { webhooksRoutes } from "./routes/webhooks.ts";
-import type { SigninLimits } from "./signin-limits.ts";
-import type { TitleFetcher } from "./title-fetcher.ts";
+import type { SigninLimits } from "./sessions/signin-limits.ts";
+import type { TitleFetcher } from "./titles/title-fetcher.ts";
 import type { WebhookEndpointDeps } from "./webhooks/endpoints.ts";
 
 export interface ManagementAppDeps {

@@ -7,7 +7,7 @@ import { createPrisma, type Link, type PrismaClient, poolOf } from "@kurz/db";
 import type { TestDatabase } from "@kurz/testing";
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createLink, type LinkWriterDeps, type NewLink } from "../src/links-service.ts";
+import { createLink, type LinkWriterDeps, type NewLink } from "../src/links/create-links.ts";
 import { createTestAccount, inProcessWriter } from "./links-helpers.ts";
 
 let database: TestDatabase;

@@ -8,10 +8,10 @@ import { RedirectRecord, redirectKey } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { refreshFraming } from "../src/frame-refresher.ts";
-import { createLink, type LinkWriterDeps } from "../src/links-service.ts";
-import type { RedirectRecords } from "../src/redirect-records.ts";
-import { TitleFetcher } from "../src/title-fetcher.ts";
+import { createLink, type LinkWriterDeps } from "../src/links/create-links.ts";
+import { refreshFraming } from "../src/overlays/frame-refresher.ts";
+import type { RedirectRecords } from "../src/projections/link-records.ts";
+import { TitleFetcher } from "../src/titles/title-fetcher.ts";
 import { createTestAccount, type InProcessWriterBed, startInProcessWriter } from "./links-helpers.ts";
 
 const DAY = 86_400_000;

@@ -22,8 +22,8 @@ import { printProcessOutputOnFailure, startTestDnsServer, type TestDnsServer, wa
 import { type Stack, startStack } from "@kurz/testing/stack";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { UNVERIFIED_CLAIM_HOLD_MS } from "../src/domain-verification.ts";
-import { LegacyRecords } from "../src/legacy-records.ts";
+import { UNVERIFIED_CLAIM_HOLD_MS } from "../src/domains/domain-verification.ts";
+import { LegacyRecords } from "../src/projections/domain-and-rotator-records.ts";
 import {
   type Caller,
   expectLegacyError,

@@ -7,10 +7,10 @@ import { isApiError } from "@kurz/service-kit";
 import type { TestDatabase } from "@kurz/testing";
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { linkCounts, storedLinkCount } from "../src/link-count.ts";
-import { listLinks } from "../src/link-list.ts";
-import { assertRoomFor, createLink, deleteLinks, type LinkWriterDeps } from "../src/links-service.ts";
-import type { RedirectRecords } from "../src/redirect-records.ts";
+import { assertRoomFor, createLink, deleteLinks, type LinkWriterDeps } from "../src/links/create-links.ts";
+import { linkCounts, storedLinkCount } from "../src/links/link-count.ts";
+import { listLinks } from "../src/links/list-links.ts";
+import type { RedirectRecords } from "../src/projections/link-records.ts";
 import { createTestAccount, inProcessWriter } from "./links-helpers.ts";
 
 let database: TestDatabase;

@@ -9,10 +9,10 @@ import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { type Stack, startStack } from "@kurz/testing/stack";
 import { Redis } from "ioredis";
 import { expect } from "vitest";
-import { createAccount } from "../src/accounts.ts";
-import type { LinkWriterDeps } from "../src/links-service.ts";
-import { RELAY_LOCK } from "../src/outbox.ts";
-import { RedirectRecords } from "../src/redirect-records.ts";
+import { createAccount } from "../src/accounts/create-account.ts";
+import { RELAY_LOCK } from "../src/db/outbox.ts";
+import type { LinkWriterDeps } from "../src/links/create-links.ts";
+import { RedirectRecords } from "../src/projections/link-records.ts";
 
 /** Keys created by these stacks get limits high enough for many requests per test file. */
 export const RELAXED_LIMITS = { RATE_LIMIT_PER_MINUTE: "100000", RATE_LIMIT_PER_HOUR: "1000000" };

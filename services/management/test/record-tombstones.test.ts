@@ -7,13 +7,13 @@ import { domainKey, isRecordTombstone, overlayKey, rotatorKey } from "@kurz/cont
 import { createPrisma, type Domain, type PrismaClient } from "@kurz/db";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deleteCampaign } from "../src/legacy/campaigns-service.ts";
-import { deleteDomain } from "../src/legacy/domains-service.ts";
-import { deleteOverlay } from "../src/legacy/overlays-service.ts";
-import { LegacyRecords, loadRotatorRecord } from "../src/legacy-records.ts";
-import { createLink, type LinkWriterDeps } from "../src/links-service.ts";
-import { OverlayRecords } from "../src/overlay-records.ts";
-import { TOMBSTONE_TTL_SECONDS } from "../src/record-tombstones.ts";
+import { deleteCampaign } from "../src/campaigns/campaigns.ts";
+import { deleteDomain } from "../src/domains/domains.ts";
+import { createLink, type LinkWriterDeps } from "../src/links/create-links.ts";
+import { deleteOverlay } from "../src/overlays/overlays.ts";
+import { LegacyRecords, loadRotatorRecord } from "../src/projections/domain-and-rotator-records.ts";
+import { OverlayRecords } from "../src/projections/overlay-records.ts";
+import { TOMBSTONE_TTL_SECONDS } from "../src/projections/versioned-writes.ts";
 import { createTestAccount, type InProcessWriterBed, startInProcessWriter } from "./links-helpers.ts";
 
 let bed: InProcessWriterBed;

@@ -7,8 +7,8 @@ import { RedirectRecord, redirectKey } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLink, deleteLinks, type LinkWriterDeps, updateLink } from "../src/links-service.ts";
-import type { RedirectRecords } from "../src/redirect-records.ts";
+import { createLink, deleteLinks, type LinkWriterDeps, updateLink } from "../src/links/create-links.ts";
+import type { RedirectRecords } from "../src/projections/link-records.ts";
 import { createTestAccount, type InProcessWriterBed, startInProcessWriter } from "./links-helpers.ts";
 
 let bed: InProcessWriterBed;

@@ -5,8 +5,8 @@ import { Readable } from "node:stream";
 import { type ExportedLink, type ExportLinksFormat, LINK_EXPORT_COLUMNS } from "@kurz/contracts";
 import type { Link, PrismaClient } from "@kurz/db";
 import { csvLine } from "@kurz/service-kit";
-import { LINK_COLUMNS } from "../link-list.ts";
-import { accountDomains, type DomainOrigins, shortUrlOf } from "../short-url.ts";
+import { LINK_COLUMNS } from "../links/list-links.ts";
+import { accountDomains, type DomainOrigins, shortUrlOf } from "../links/short-url.ts";
 
 const PAGE = 1_000;
 

@@ -12,7 +12,7 @@ import type {
 } from "@kurz/contracts";
 import type { ImportJob, PrismaClient } from "@kurz/db";
 import { apiError, badRequest, csvLine, notFound } from "@kurz/service-kit";
-import { ownVerifiedDomainId } from "../link-targets.ts";
+import { ownVerifiedDomainId } from "../links/link-targets.ts";
 import { ImportFileError } from "./import-file.ts";
 import { importFileThreads } from "./import-file-threads.ts";
 

@@ -1,12 +1,12 @@
 // GET /api/v1/account and /api/v1/account/usage (SPEC 2.3, 2.4), PATCH /api/v1/account and
-// POST /api/v1/account/password (issue 12); the use cases are in account-service.ts,
+// POST /api/v1/account/password (issue 12); the use cases are in accounts/account-overview.ts,
 // update-account.ts and change-password.ts.
 import { ROUTES } from "@kurz/contracts";
 import { clientHashOf, type MountedRoute, route, v1Success } from "@kurz/service-kit";
-import { accountOverview, keyUsage } from "../account-service.ts";
-import type { AuthDeps } from "../auth-deps.ts";
-import { changePassword } from "../change-password.ts";
-import { updateAccount } from "../update-account.ts";
+import { accountOverview, keyUsage } from "../accounts/account-overview.ts";
+import type { AuthDeps } from "../accounts/auth-deps.ts";
+import { changePassword } from "../accounts/change-password.ts";
+import { updateAccount } from "../accounts/update-account.ts";
 
 export function accountRoutes(deps: AuthDeps): MountedRoute[] {
   return [

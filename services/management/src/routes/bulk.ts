@@ -20,7 +20,6 @@ import {
 } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
 import pLimit from "p-limit";
-import { ownOverlayId, ownVerifiedDomainId } from "../link-targets.ts";
 import {
   assertRoomFor,
   BULK_ALIAS_TAKEN,
@@ -28,11 +27,12 @@ import {
   deleteLinks,
   type NewLink,
   unavailableAliases,
-} from "../links-service.ts";
-import { hashPassword } from "../passwords.ts";
-import { accountDomains, NO_DOMAINS, shortUrlOf } from "../short-url.ts";
-import { titleFetchAllowance } from "../title-budget.ts";
-import { fallbackTitle } from "../title-fetcher.ts";
+} from "../links/create-links.ts";
+import { ownOverlayId, ownVerifiedDomainId } from "../links/link-targets.ts";
+import { accountDomains, NO_DOMAINS, shortUrlOf } from "../links/short-url.ts";
+import { hashPassword } from "../security/passwords.ts";
+import { titleFetchAllowance } from "../titles/title-budget.ts";
+import { fallbackTitle } from "../titles/title-fetcher.ts";
 import type { LinksDeps } from "./links.ts";
 
 /** Concurrent title fetches per batch: enough to hide latency (the fetcher also caps each host). */

@@ -11,7 +11,7 @@ import {
   listImportJobs,
   toImportJson,
 } from "../imports/import-jobs.ts";
-import { sessionBudgetSubject } from "../title-budget.ts";
+import { sessionBudgetSubject } from "../titles/title-budget.ts";
 
 export function importsRoutes(deps: { prisma: PrismaClient; onImportQueued: () => void }): MountedRoute[] {
   const { prisma } = deps;

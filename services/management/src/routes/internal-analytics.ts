@@ -15,7 +15,7 @@ import type { PrismaClient } from "@kurz/db";
 import { notFound } from "@kurz/service-kit";
 import { Router } from "express";
 import * as z from "zod";
-import { linksSummary } from "../links-summary.ts";
+import { linksSummary } from "../links/links-summary.ts";
 
 const LinkQuery = z.object({ account_id: Uuid });
 const LinkParams = z.object({ link_id: Uuid });

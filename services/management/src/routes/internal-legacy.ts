@@ -5,7 +5,11 @@ import { isIpLiteral, parseHost } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { notFound } from "@kurz/service-kit";
 import { Router } from "express";
-import { type LegacyRecords, loadRotatorRecord, toDomainRecord } from "../legacy-records.ts";
+import {
+  type LegacyRecords,
+  loadRotatorRecord,
+  toDomainRecord,
+} from "../projections/domain-and-rotator-records.ts";
 
 export function internalLegacyRouter(deps: { prisma: PrismaClient; legacyRecords: LegacyRecords }): Router {
   const router = Router();

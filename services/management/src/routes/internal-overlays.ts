@@ -5,8 +5,8 @@ import { InternalOverlaySubmission } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { ApiError, notFound } from "@kurz/service-kit";
 import express, { Router } from "express";
-import { storeSubmission } from "../legacy/overlays-service.ts";
-import { type OverlayRecords, toOverlayRecord } from "../overlay-records.ts";
+import { storeSubmission } from "../overlays/overlays.ts";
+import { type OverlayRecords, toOverlayRecord } from "../projections/overlay-records.ts";
 
 export function internalOverlaysRouter(deps: {
   prisma: PrismaClient;

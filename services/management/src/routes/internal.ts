@@ -3,9 +3,9 @@
 import type { KeyRecord } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { Router } from "express";
-import { toKeyRecord } from "../api-keys.ts";
-import type { RedirectRecords } from "../redirect-records.ts";
-import { toRedirectRecord } from "../redirect-records.ts";
+import { toKeyRecord } from "../keys/api-keys.ts";
+import type { RedirectRecords } from "../projections/link-records.ts";
+import { toRedirectRecord } from "../projections/link-records.ts";
 
 export function internalRouter(deps: { prisma: PrismaClient; records: RedirectRecords }): Router {
   const router = Router();

@@ -3,10 +3,6 @@
 import { type AnalyticsSharedField, ROUTES } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { type MountedRoute, route, v1Success } from "@kurz/service-kit";
-import { linkWithDomain } from "../link-by-id.ts";
-import { toLinkJson } from "../link-json.ts";
-import { listLinks } from "../link-list.ts";
-import { domainFilterId, ownOverlayId, ownVerifiedDomainId } from "../link-targets.ts";
 import {
   aliasTakenError,
   assertRoomFor,
@@ -18,9 +14,13 @@ import {
   linkNotFound,
   unavailableAliases,
   updateLink,
-} from "../links-service.ts";
-import { accountDomains, domainsForLink } from "../short-url.ts";
-import type { TitleFetcher } from "../title-fetcher.ts";
+} from "../links/create-links.ts";
+import { linkWithDomain } from "../links/get-link.ts";
+import { toLinkJson } from "../links/link-json.ts";
+import { domainFilterId, ownOverlayId, ownVerifiedDomainId } from "../links/link-targets.ts";
+import { listLinks } from "../links/list-links.ts";
+import { accountDomains, domainsForLink } from "../links/short-url.ts";
+import type { TitleFetcher } from "../titles/title-fetcher.ts";
 
 export interface LinksDeps extends LinkWriterDeps {
   prisma: PrismaClient;

@@ -1,5 +1,5 @@
 // /api/v1/overlays: CTA overlays and their contact submissions in v1's envelope (issue 13), the same
-// use cases and store as the older API's /api/overlay (legacy/overlays-service.ts).
+// use cases and store as the older API's /api/overlay (overlays/overlays.ts).
 import { CSV_CONTENT_TYPE, ROUTES } from "@kurz/contracts";
 import type { Overlay, OverlaySubmission } from "@kurz/db";
 import { type MountedRoute, route, v1Success } from "@kurz/service-kit";
@@ -12,8 +12,8 @@ import {
   listSubmissions,
   type OverlayWriterDeps,
   updateOverlay,
-} from "../legacy/overlays-service.ts";
-import { csvDisposition, submissionsCsv } from "../submissions-csv.ts";
+} from "../overlays/overlays.ts";
+import { csvDisposition, submissionsCsv } from "../overlays/submissions-csv.ts";
 
 const toOverlayJson = (o: Overlay) => ({
   id: o.id,

@@ -3,8 +3,8 @@
 import { QR_CACHE_CONTROL, ROUTES } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { type MountedRoute, notFound, route } from "@kurz/service-kit";
-import type { QrRenderer } from "../qr-renderer.ts";
-import { accountDomains, shortUrlOf } from "../short-url.ts";
+import type { QrRenderer } from "../links/qr-renderer.ts";
+import { accountDomains, shortUrlOf } from "../links/short-url.ts";
 
 export function qrRoutes(deps: { prisma: PrismaClient; qr: QrRenderer; baseUrl: string }): MountedRoute[] {
   return [

@@ -12,7 +12,7 @@ import {
 } from "@kurz/contracts";
 import type { PrismaClient, WebhookEndpoint } from "@kurz/db";
 import { forbidden, notFound, unauthorized, validation } from "@kurz/service-kit";
-import type { PublicAddressGuard } from "../public-address-guard.ts";
+import type { PublicAddressGuard } from "../security/public-address-guard.ts";
 import { generateWebhookSecret, type SecretBox, secretPrefix } from "./secrets.ts";
 
 export interface WebhookEndpointDeps {

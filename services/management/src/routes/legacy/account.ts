@@ -1,11 +1,11 @@
 // /api/account: the older API's account resource (SPEC 2.7, 4.2). Records in contracts'
-// routes-legacy.ts, use cases in legacy/account-service.ts; this file turns accounts into answers.
+// routes-legacy.ts, use cases in accounts/email-and-password.ts; this file turns accounts into answers.
 import { createHash } from "node:crypto";
 import { LEGACY_NO_EXPIRY, type LegacyAccount, ROUTES, toLegacyDateTime } from "@kurz/contracts";
 import type { Account, PrismaClient } from "@kurz/db";
 import { type MountedRoute, route } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
-import { getAccount, updateAccount } from "../../legacy/account-service.ts";
+import { getAccount, updateAccount } from "../../accounts/email-and-password.ts";
 import { legacyMessage, legacyOk } from "./legacy-envelope.ts";
 
 /**

@@ -1,5 +1,5 @@
 // /api/campaigns, /api/campaign/*: campaigns with rotators (SPEC 2.10, 4.2). Records in contracts'
-// routes-legacy.ts, use cases in legacy/campaigns-service.ts. A campaign with a slug has a rotator at
+// routes-legacy.ts, use cases in campaigns/campaigns.ts. A campaign with a slug has a rotator at
 // {base_url}/r/<slug>, which the redirect service serves from the Redis record the use cases write;
 // its public list page is {base_url}/c/<public id> (campaign-page.ts): a random id, so that pages
 // cannot be found by counting; `id` stays the API's integer (SPEC 2.10).
@@ -16,8 +16,8 @@ import {
   removeLinkFromCampaign,
   setCampaignLinkWeight,
   updateCampaign,
-} from "../../legacy/campaigns-service.ts";
-import { accountDomains, shortUrlOf } from "../../short-url.ts";
+} from "../../campaigns/campaigns.ts";
+import { accountDomains, shortUrlOf } from "../../links/short-url.ts";
 import { legacyListBody, legacyMessage, legacyOk } from "./legacy-envelope.ts";
 
 export interface LegacyCampaignsDeps extends CampaignWriterDeps {

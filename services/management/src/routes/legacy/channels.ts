@@ -1,5 +1,5 @@
 // /api/channels, /api/channel/*: channels, labelled folders of links. Records in contracts'
-// routes-legacy.ts, use cases in legacy/channels-service.ts. The SPEC shows no shapes; these follow
+// routes-legacy.ts, use cases in channels/channels.ts. The SPEC shows no shapes; these follow
 // the original product: list items {id, name, description, color, starred}, create answers the new
 // channel, update/delete/assign answer a message.
 import { ROUTES } from "@kurz/contracts";
@@ -12,7 +12,7 @@ import {
   listChannels,
   removeLinkFromChannel,
   updateChannel,
-} from "../../legacy/channels-service.ts";
+} from "../../channels/channels.ts";
 import { legacyListBody, legacyMessage, legacyOk } from "./legacy-envelope.ts";
 
 export const toLegacyChannel = (channel: Channel) => ({

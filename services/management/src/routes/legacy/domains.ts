@@ -1,10 +1,10 @@
 // /api/domains, /api/domain/*: branded domains (SPEC 2.8, 4.2) with proof of control
 // (docs/legacy-api.md "Branded domains"). Records in contracts' routes-legacy.ts, use cases in
-// legacy/domains-service.ts, the DNS check in domain-verification.ts.
+// domains/domains.ts, the DNS check in domain-verification.ts.
 import { type DomainStatus, domainVerificationRecord, ROUTES, toLegacyDateTime } from "@kurz/contracts";
 import type { Domain } from "@kurz/db";
 import { type MountedRoute, route } from "@kurz/service-kit";
-import { createTxtLookup, type TxtLookup, verifyDomain } from "../../domain-verification.ts";
+import { createTxtLookup, type TxtLookup, verifyDomain } from "../../domains/domain-verification.ts";
 import {
   addDomain,
   type DomainWriterDeps,
@@ -12,8 +12,8 @@ import {
   linkCountsByDomain,
   listDomains,
   updateDomain,
-} from "../../legacy/domains-service.ts";
-import type { LinkWriterDeps } from "../../links-service.ts";
+} from "../../domains/domains.ts";
+import type { LinkWriterDeps } from "../../links/create-links.ts";
 import { legacyListBody, legacyMessage, legacyOk } from "./legacy-envelope.ts";
 
 export interface LegacyDomainsDeps extends DomainWriterDeps, Omit<LinkWriterDeps, "legacyRecords"> {

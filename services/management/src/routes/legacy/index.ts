@@ -3,10 +3,10 @@
 import type { PrismaClient } from "@kurz/db";
 import type { MountedRoute } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
-import type { TxtLookup } from "../../domain-verification.ts";
-import type { LegacyRecords } from "../../legacy-records.ts";
-import type { OverlayRecords } from "../../overlay-records.ts";
-import type { RedirectRecords } from "../../redirect-records.ts";
+import type { TxtLookup } from "../../domains/domain-verification.ts";
+import type { LegacyRecords } from "../../projections/domain-and-rotator-records.ts";
+import type { RedirectRecords } from "../../projections/link-records.ts";
+import type { OverlayRecords } from "../../projections/overlay-records.ts";
 import { legacyAccountRoutes } from "./account.ts";
 import { legacyCampaignsRoutes } from "./campaigns.ts";
 import { legacyChannelsRoutes } from "./channels.ts";

@@ -1,6 +1,6 @@
 // The older API's success envelopes (SPEC 4.2): integer `error: 0` beside the answer's members, but
-// string `error: "0"` on lists, as the SPEC samples show. Pages come from legacy/legacy-page.ts.
-import type { LegacyPage } from "../../legacy/legacy-page.ts";
+// string `error: "0"` on lists, as the SPEC samples show. Pages come from db/numbered-page.ts.
+import type { LegacyPage } from "../../db/numbered-page.ts";
 
 /** `{error: 0, ...fields}`. */
 export const legacyOk = <T extends object>(fields: T) => ({ error: 0 as const, ...fields });

@@ -1,5 +1,5 @@
 // /api/overlay: CTA overlays (SPEC 2.9, 4.2; docs/legacy-api.md "CTA overlays"). Records in contracts'
-// routes-legacy.ts and routes-overlays.ts, use cases in legacy/overlays-service.ts.
+// routes-legacy.ts and routes-overlays.ts, use cases in overlays/overlays.ts.
 import { CSV_CONTENT_TYPE, ROUTES, toLegacyDateTime } from "@kurz/contracts";
 import type { Overlay, OverlaySubmission } from "@kurz/db";
 import { type MountedRoute, route } from "@kurz/service-kit";
@@ -12,8 +12,8 @@ import {
   listSubmissions,
   type OverlayWriterDeps,
   updateOverlay,
-} from "../../legacy/overlays-service.ts";
-import { csvDisposition, submissionsCsv } from "../../submissions-csv.ts";
+} from "../../overlays/overlays.ts";
+import { csvDisposition, submissionsCsv } from "../../overlays/submissions-csv.ts";
 import { legacyListBody, legacyMessage } from "./legacy-envelope.ts";
 
 export const toLegacyOverlay = (overlay: Overlay) => ({
