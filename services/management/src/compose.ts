@@ -16,7 +16,7 @@ import { subscribeClickTotals } from "./links/click-totals.ts";
 import { QrRenderer } from "./links/qr-renderer.ts";
 import { DAY_MS, startRetiredCodePurge } from "./links/retired-codes.ts";
 import { startFrameRefresh } from "./overlays/frame-refresher.ts";
-import { LegacyRecords } from "./projections/domain-and-rotator-records.ts";
+import { DomainAndRotatorRecords } from "./projections/domain-and-rotator-records.ts";
 import { RedirectRecords } from "./projections/link-records.ts";
 import { serversResolve } from "./security/public-address-guard.ts";
 import { HOUR_MS, startSessionPrune } from "./sessions/sessions.ts";
@@ -44,7 +44,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
   });
   const retiredCodeGraceMs = config.RETIRED_CODE_DAYS * DAY_MS;
   const webhooks = startWebhooks(config, { prisma, bus, logger });
-  const legacyRecords = new LegacyRecords(redis, logger);
+  const domainAndRotatorRecords = new DomainAndRotatorRecords(redis, logger);
   const records = new RedirectRecords(redis, logger);
   const hashes = new PasswordHashPool(config.IMPORT_HASH_THREADS);
   const imports = new ImportWorker({
@@ -74,7 +74,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     redis,
     keyLimits: keyLimitsFrom(config),
     qr: new QrRenderer(config.QR_CACHE_MAX_MB * 1024 * 1024),
-    legacyRecords,
+    domainAndRotatorRecords,
     domainTxtLookup: createTxtLookup({ servers: config.DNS_SERVERS }),
     logger,
     internalToken: config.INTERNAL_TOKEN,
@@ -100,7 +100,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
   await listen(server, config.HOST, config.PORT);
   relay.start();
   // Records of domains that never verified (e.g. rows from before verification) must not serve.
-  legacyRecords
+  domainAndRotatorRecords
     .removeUnverifiedDomains(prisma)
     .catch((err: unknown) => logger.warn({ err: String(err) }, "unverified domain records not purged"));
   await subscribeClickTotals({ bus, prisma, logger }); // stopped by bus.close()

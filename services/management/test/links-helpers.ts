@@ -11,7 +11,7 @@ import { Redis } from "ioredis";
 import { expect } from "vitest";
 import { createAccount } from "../src/accounts/create-account.ts";
 import { RELAY_LOCK } from "../src/db/outbox.ts";
-import type { LinkWriterDeps } from "../src/links/create-links.ts";
+import type { LinkWriterDeps } from "../src/links/link-writer.ts";
 import { RedirectRecords } from "../src/projections/link-records.ts";
 
 /** Keys created by these stacks get limits high enough for many requests per test file. */
@@ -170,7 +170,7 @@ export function expectEnvelope(res: V1Response, what: string): void {
 }
 
 /**
- * The link writer's dependencies for tests that call links-service.ts in this process: `records` as
+ * The link writer's dependencies for tests that call the link use cases (src/links/) in this process: `records` as
  * the test needs them, no rotators to sync, no relay to wake.
  */
 export function inProcessWriter(
@@ -181,7 +181,7 @@ export function inProcessWriter(
   return {
     prisma,
     records,
-    legacyRecords: { syncRotators: async () => {} },
+    domainAndRotatorRecords: { syncRotators: async () => {} },
     onEventsWritten: () => {},
     retiredCodeGraceMs,
   };
@@ -189,7 +189,7 @@ export function inProcessWriter(
 
 /**
  * A copy of the migrated database, a Redis under a prefix of its own and the link writer over both,
- * for tests that call links-service.ts in this process and read the redirect records it writes.
+ * for tests that call the link use cases (src/links/) in this process and read the redirect records it writes.
  */
 export interface InProcessWriterBed {
   prisma: PrismaClient;

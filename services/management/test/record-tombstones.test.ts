@@ -9,9 +9,10 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteCampaign } from "../src/campaigns/campaigns.ts";
 import { deleteDomain } from "../src/domains/domains.ts";
-import { createLink, type LinkWriterDeps } from "../src/links/create-links.ts";
+import { insertLink } from "../src/links/insert-link.ts";
+import type { LinkWriterDeps } from "../src/links/link-writer.ts";
 import { deleteOverlay } from "../src/overlays/overlays.ts";
-import { LegacyRecords, loadRotatorRecord } from "../src/projections/domain-and-rotator-records.ts";
+import { DomainAndRotatorRecords, loadRotatorRecord } from "../src/projections/domain-and-rotator-records.ts";
 import { OverlayRecords } from "../src/projections/overlay-records.ts";
 import { TOMBSTONE_TTL_SECONDS } from "../src/projections/versioned-writes.ts";
 import { createTestAccount, type InProcessWriterBed, startInProcessWriter } from "./links-helpers.ts";
@@ -20,7 +21,7 @@ let bed: InProcessWriterBed;
 let prisma: PrismaClient;
 let redis: Redis;
 let deps: LinkWriterDeps;
-let legacy: LegacyRecords;
+let legacy: DomainAndRotatorRecords;
 let overlays: OverlayRecords;
 let accountId: string;
 let seq = 0;
@@ -28,7 +29,7 @@ let seq = 0;
 beforeAll(async () => {
   bed = await startInProcessWriter("tombstones", 86_400_000);
   ({ prisma, redis, deps } = bed);
-  legacy = new LegacyRecords(redis, { warn: () => {} });
+  legacy = new DomainAndRotatorRecords(redis, { warn: () => {} });
   overlays = new OverlayRecords(redis, { warn: () => {} });
   accountId = (await createTestAccount(prisma, "tombstones")).account_id;
 });
@@ -47,11 +48,11 @@ const newOverlay = (text: string) =>
   prisma.overlay.create({ data: { accountId, type: "message", name: `o${++seq}`, text } });
 const newCampaign = (slug: string) => prisma.campaign.create({ data: { accountId, name: slug, slug } });
 const addLink = async (campaignId: number, position: number) => {
-  const link = await createLink(deps, accountId, { url: `https://example.com/r${++seq}`, title: "r" });
+  const link = await insertLink(deps, accountId, { url: `https://example.com/r${++seq}`, title: "r" });
   await prisma.campaignLink.create({ data: { campaignId, linkId: link.id, position } });
   return link;
 };
-const legacyDeps = () => ({ ...deps, legacyRecords: legacy });
+const legacyDeps = () => ({ ...deps, domainAndRotatorRecords: legacy });
 
 /** What the key holds: a record, "tombstone", or null (nothing). */
 const held = async (key: string) => {
@@ -152,7 +153,7 @@ describe("a deletion's tombstone", () => {
     const c = await newCampaign(slug);
     await addLink(c.id, 0);
     const before = (await loadRotatorRecord(prisma, { slug }))!;
-    await deleteCampaign({ prisma, legacyRecords: legacy }, accountId, c.id);
+    await deleteCampaign({ prisma, domainAndRotatorRecords: legacy }, accountId, c.id);
     await legacy.putRotator(before.slug, before.record);
     expect(await held(rotatorKey(slug))).toBe("tombstone");
   });

@@ -5,12 +5,12 @@ import type { LegacyCampaignAddBody, LegacyCampaignUpdateBody, LegacyListQuery }
 import { type Campaign, isRecordMissing, isUniqueViolation, type Link, type PrismaClient } from "@kurz/db";
 import { conflict, notFound } from "@kurz/service-kit";
 import { type LegacyPage, legacyPage } from "../db/numbered-page.ts";
-import type { LegacyRecords } from "../projections/domain-and-rotator-records.ts";
+import type { DomainAndRotatorRecords } from "../projections/domain-and-rotator-records.ts";
 import { enqueueCampaignMembership } from "./campaign-events.ts";
 
 export interface CampaignWriterDeps {
   prisma: PrismaClient;
-  legacyRecords: Pick<LegacyRecords, "syncRotator" | "syncSlug">;
+  domainAndRotatorRecords: Pick<DomainAndRotatorRecords, "syncRotator" | "syncSlug">;
 }
 
 const DEFAULT_CAMPAIGN_NAME = "Untitled campaign";
@@ -51,7 +51,7 @@ export async function createCampaign(
     if (isUniqueViolation(err) && body.slug) throw slugTaken(body.slug);
     throw err;
   }
-  await deps.legacyRecords.syncRotator(deps.prisma, campaign.id, null);
+  await deps.domainAndRotatorRecords.syncRotator(deps.prisma, campaign.id, null);
   return campaign;
 }
 
@@ -80,7 +80,7 @@ export async function updateCampaign(
     if (isRecordMissing(err)) throw campaignNotFound();
     throw err;
   }
-  await deps.legacyRecords.syncRotator(prisma, campaign.id, before.slug);
+  await deps.domainAndRotatorRecords.syncRotator(prisma, campaign.id, before.slug);
   return campaign;
 }
 
@@ -97,7 +97,7 @@ export async function deleteCampaign(deps: CampaignWriterDeps, accountId: string
     throw err;
   }
   // Read again, not tombstoned blindly: another campaign may have taken the slug meanwhile.
-  if (campaign.slug) await deps.legacyRecords.syncSlug(deps.prisma, campaign.slug);
+  if (campaign.slug) await deps.domainAndRotatorRecords.syncSlug(deps.prisma, campaign.slug);
 }
 
 /**
@@ -128,7 +128,7 @@ export async function assignLinkToCampaign(
     await enqueueCampaignMembership(tx, { id: campaignId, accountId });
     return true;
   });
-  if (added) await deps.legacyRecords.syncRotator(deps.prisma, campaignId, null);
+  if (added) await deps.domainAndRotatorRecords.syncRotator(deps.prisma, campaignId, null);
   return added;
 }
 
@@ -207,7 +207,7 @@ export async function setCampaignLinkWeight(
     data: { weight },
   });
   if (updated.count === 0) throw notFound("Link is not in this campaign");
-  await deps.legacyRecords.syncRotator(deps.prisma, campaignId, null);
+  await deps.domainAndRotatorRecords.syncRotator(deps.prisma, campaignId, null);
 }
 
 /** Takes the link out of the campaign; the rotator stops sending visitors to it at once. */
@@ -223,5 +223,5 @@ export async function removeLinkFromCampaign(
     if (removed.count === 0) throw notFound("Link is not in this campaign");
     await enqueueCampaignMembership(tx, { id: campaignId, accountId });
   });
-  await deps.legacyRecords.syncRotator(deps.prisma, campaignId, null);
+  await deps.domainAndRotatorRecords.syncRotator(deps.prisma, campaignId, null);
 }

@@ -7,7 +7,7 @@ import { Resolver } from "node:dns/promises";
 import { type DomainStatus, domainVerificationRecord } from "@kurz/contracts";
 import type { Domain, PrismaClient } from "@kurz/db";
 import { conflict, notFound, serviceUnavailable, withTimeout } from "@kurz/service-kit";
-import type { LegacyRecords } from "../projections/domain-and-rotator-records.ts";
+import type { DomainAndRotatorRecords } from "../projections/domain-and-rotator-records.ts";
 
 /** 128 random bits as 32 hex characters: unguessable, and fits one TXT string with room to spare. */
 export const newVerificationToken = (): string => randomBytes(16).toString("hex");
@@ -62,7 +62,7 @@ export async function checkDomainControl(
 
 export interface DomainVerificationDeps {
   prisma: PrismaClient;
-  legacyRecords: LegacyRecords;
+  domainAndRotatorRecords: DomainAndRotatorRecords;
   txtLookup: TxtLookup;
   logger?: { warn(o: object, m?: string): void };
 }
@@ -76,7 +76,7 @@ export async function verifyDomain(
   accountId: string,
   id: number,
 ): Promise<Domain> {
-  const { prisma, legacyRecords } = deps;
+  const { prisma, domainAndRotatorRecords } = deps;
   const domain = await prisma.domain.findFirst({ where: { id, accountId } });
   if (!domain) throw notFound("Domain not found");
   let outcome: DomainStatus;
@@ -98,7 +98,7 @@ export async function verifyDomain(
   if (count === 0) throw notFound("Domain not found");
   const updated = await prisma.domain.findFirst({ where: { id, accountId } });
   if (!updated) throw notFound("Domain not found");
-  await legacyRecords.putDomain(updated); // removes the record unless verified
+  await domainAndRotatorRecords.putDomain(updated); // removes the record unless verified
   return updated;
 }
 
@@ -109,7 +109,7 @@ export async function verifyDomain(
  */
 export async function releaseHostForClaim(
   prisma: PrismaClient,
-  legacyRecords: LegacyRecords,
+  domainAndRotatorRecords: DomainAndRotatorRecords,
   accountId: string,
   host: string,
   now = new Date(),
@@ -129,5 +129,6 @@ export async function releaseHostForClaim(
     DELETE FROM domains
     WHERE id = ${existing.id} AND status <> 'verified' AND verification_token = ${existing.verificationToken}
     RETURNING kurz_new_record_version() AS version`;
-  if (deleted) await legacyRecords.removeDomain(host, { id: existing.id, version: deleted.version });
+  if (deleted)
+    await domainAndRotatorRecords.removeDomain(host, { id: existing.id, version: deleted.version });
 }

@@ -11,13 +11,14 @@ import {
 import { type Domain, isRecordMissing, isUniqueViolation, type PrismaClient } from "@kurz/db";
 import { badRequest, conflict, notFound, originHosts } from "@kurz/service-kit";
 import { type LegacyPage, legacyPage } from "../db/numbered-page.ts";
-import { afterLinksDeleted, deleteLinksInTx, type LinkWriterDeps } from "../links/create-links.ts";
-import type { LegacyRecords } from "../projections/domain-and-rotator-records.ts";
+import { afterLinksDeleted, deleteLinksInTx } from "../links/delete-links.ts";
+import type { LinkWriterDeps } from "../links/link-writer.ts";
+import type { DomainAndRotatorRecords } from "../projections/domain-and-rotator-records.ts";
 import { newVerificationToken, releaseHostForClaim } from "./domain-verification.ts";
 
 export interface DomainWriterDeps {
   prisma: PrismaClient;
-  legacyRecords: LegacyRecords;
+  domainAndRotatorRecords: DomainAndRotatorRecords;
   /** The service's public origin: its own hosts (and PUBLIC_HOSTS) are never a branded domain. */
   baseUrl: string;
   publicHosts?: readonly string[];
@@ -63,7 +64,7 @@ export async function addDomain(
   if (isPlatformHost(host, deps)) {
     throw badRequest("This is the service's own address, not a branded domain");
   }
-  await releaseHostForClaim(deps.prisma, deps.legacyRecords, accountId, host);
+  await releaseHostForClaim(deps.prisma, deps.domainAndRotatorRecords, accountId, host);
   try {
     return await deps.prisma.domain.create({
       data: {
@@ -84,7 +85,7 @@ export async function addDomain(
 
 /** Changes the redirects; null removes one. */
 export async function updateDomain(
-  deps: Pick<DomainWriterDeps, "prisma" | "legacyRecords">,
+  deps: Pick<DomainWriterDeps, "prisma" | "domainAndRotatorRecords">,
   accountId: string,
   id: number,
   body: LegacyDomainUpdateBody,
@@ -102,7 +103,7 @@ export async function updateDomain(
     if (isRecordMissing(err)) throw domainNotFound();
     throw err;
   }
-  await deps.legacyRecords.putDomain(domain); // removes the record unless verified
+  await deps.domainAndRotatorRecords.putDomain(domain); // removes the record unless verified
   return domain;
 }
 
@@ -117,7 +118,9 @@ export async function updateDomain(
  * (and is deleted here) or waits and then fails its foreign key, so no link survives its domain.
  */
 export async function deleteDomain(
-  deps: LinkWriterDeps & { legacyRecords: Pick<LegacyRecords, "removeDomain" | "syncRotators"> },
+  deps: LinkWriterDeps & {
+    domainAndRotatorRecords: Pick<DomainAndRotatorRecords, "removeDomain" | "syncRotators">;
+  },
   accountId: string,
   id: number,
 ): Promise<{ linksDeleted: number }> {
@@ -137,7 +140,7 @@ export async function deleteDomain(
     return { host: domain.host, deleted, version: gone!.version };
   });
   await afterLinksDeleted(deps, deleted);
-  await deps.legacyRecords.removeDomain(host, { id, version });
+  await deps.domainAndRotatorRecords.removeDomain(host, { id, version });
   return { linksDeleted: deleted.links.length };
 }
 

@@ -7,7 +7,7 @@
 // spent, a rebalance under the account's row lock re-reads the exact sum and refuses at the limit. The
 // count is the last statement of a create and of a delete, so a shard is locked only from it to commit.
 import type { Prisma, PrismaClient } from "@kurz/db";
-import { type ApiError, apiError } from "@kurz/service-kit";
+import { ApiError, apiError } from "@kurz/service-kit";
 
 type Tx = Prisma.TransactionClient;
 
@@ -78,4 +78,14 @@ export async function linkRoom(
       (SELECT COALESCE(sum(used), 0)::int FROM link_quota WHERE account_id = a.id) AS link_count
     FROM accounts a WHERE a.id = ${accountId}::uuid`;
   return row ? { linkLimit: row.link_limit, linkCount: row.link_count } : null;
+}
+
+/**
+ * Early 403 before anything slow (title fetches, password hashing) when `adding` more links cannot fit.
+ * Not a guarantee under concurrency: the insert's counter update is.
+ */
+export async function assertRoomFor(prisma: PrismaClient, accountId: string, adding: number): Promise<void> {
+  const account = await linkRoom(prisma, accountId);
+  if (!account) throw new ApiError(401, "UNAUTHORIZED", "Unknown account");
+  if (account.linkCount + adding > account.linkLimit) throw linkLimitError(account.linkLimit);
 }

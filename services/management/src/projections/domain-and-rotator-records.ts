@@ -98,7 +98,7 @@ export async function campaignsOfLinks(
   return rows.map((r) => r.campaignId);
 }
 
-export class LegacyRecords {
+export class DomainAndRotatorRecords {
   constructor(
     private readonly redis: Redis,
     private readonly logger: { warn(o: object, m?: string): void },

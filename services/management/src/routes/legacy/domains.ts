@@ -13,10 +13,10 @@ import {
   listDomains,
   updateDomain,
 } from "../../domains/domains.ts";
-import type { LinkWriterDeps } from "../../links/create-links.ts";
+import type { LinkWriterDeps } from "../../links/link-writer.ts";
 import { legacyListBody, legacyMessage, legacyOk } from "./legacy-envelope.ts";
 
-export interface LegacyDomainsDeps extends DomainWriterDeps, Omit<LinkWriterDeps, "legacyRecords"> {
+export interface LegacyDomainsDeps extends DomainWriterDeps, Omit<LinkWriterDeps, "domainAndRotatorRecords"> {
   /** TXT lookups for verification; the system's resolvers when absent. */
   domainTxtLookup?: TxtLookup;
 }
@@ -45,7 +45,7 @@ const VERIFY_MESSAGES: Record<DomainStatus, string> = {
 };
 
 export function legacyDomainsRoutes(deps: LegacyDomainsDeps): MountedRoute[] {
-  const { prisma, legacyRecords } = deps;
+  const { prisma, domainAndRotatorRecords } = deps;
   const txtLookup = deps.domainTxtLookup ?? createTxtLookup({ servers: [] });
   return [
     route(ROUTES.legacyListDomains, async ({ identity, query }) => {
@@ -63,7 +63,11 @@ export function legacyDomainsRoutes(deps: LegacyDomainsDeps): MountedRoute[] {
       return legacyOk({ id: domain.id, ...verificationFields(domain) });
     }),
     route(ROUTES.legacyVerifyDomain, async ({ identity, params }) => {
-      const domain = await verifyDomain({ prisma, legacyRecords, txtLookup }, identity.accountId, params.id);
+      const domain = await verifyDomain(
+        { prisma, domainAndRotatorRecords, txtLookup },
+        identity.accountId,
+        params.id,
+      );
       const fields = verificationFields(domain);
       return legacyOk({ id: domain.id, message: VERIFY_MESSAGES[fields.status], ...fields });
     }),

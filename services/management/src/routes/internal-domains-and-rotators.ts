@@ -6,14 +6,17 @@ import type { PrismaClient } from "@kurz/db";
 import { notFound } from "@kurz/service-kit";
 import { Router } from "express";
 import {
-  type LegacyRecords,
+  type DomainAndRotatorRecords,
   loadRotatorRecord,
   toDomainRecord,
 } from "../projections/domain-and-rotator-records.ts";
 
-export function internalLegacyRouter(deps: { prisma: PrismaClient; legacyRecords: LegacyRecords }): Router {
+export function internalDomainsAndRotatorsRouter(deps: {
+  prisma: PrismaClient;
+  domainAndRotatorRecords: DomainAndRotatorRecords;
+}): Router {
   const router = Router();
-  const { prisma, legacyRecords } = deps;
+  const { prisma, domainAndRotatorRecords } = deps;
 
   // Hosts compare in canonical form (contracts' normalizeHost); only a verified domain exists here.
   router.get("/domains/resolve/:host", async (req, res) => {
@@ -22,14 +25,14 @@ export function internalLegacyRouter(deps: { prisma: PrismaClient; legacyRecords
       throw notFound("No such branded domain");
     const domain = await prisma.domain.findUnique({ where: { host: parsed.hostname } });
     if (domain?.status !== "verified") throw notFound("No such branded domain");
-    await legacyRecords.putDomain(domain);
+    await domainAndRotatorRecords.putDomain(domain);
     res.json(toDomainRecord(domain));
   });
 
   router.get("/rotators/resolve/:slug", async (req, res) => {
     const rotator = await loadRotatorRecord(prisma, { slug: req.params.slug });
     if (!rotator) throw notFound("No such rotator");
-    await legacyRecords.putRotator(rotator.slug, rotator.record);
+    await domainAndRotatorRecords.putRotator(rotator.slug, rotator.record);
     res.json(rotator.record);
   });
 
