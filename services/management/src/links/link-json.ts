@@ -1,11 +1,12 @@
-import type { Link as LinkJson } from "@kurz/contracts";
+// A link as the API shows it (SPEC 2.1), and as the export writes it: one mapping, the export's row
+// derived from the API's object so the two never disagree on a field.
+import type { AnalyticsSharedField, ExportedLink, Link as LinkJson } from "@kurz/contracts";
 import type { Link } from "@kurz/db";
 import { type DomainOrigins, shortUrlOf } from "./short-url.ts";
 
 /**
- * The v1 link object (SPEC 2.1). The single-link read adds analytics_shared_fields. A link on a
- * branded domain (issue 13) has its short URL on that domain: `domains` maps the account's domain ids
- * to their origins (short-url.ts).
+ * The v1 link object. A link on a branded domain has its short URL on that domain: `domains` maps the
+ * account's domain ids to their origins (short-url.ts).
  */
 export function toLinkJson(link: Omit<Link, "version">, baseUrl: string, domains: DomainOrigins): LinkJson {
   const domain = link.domainId != null ? domains.get(link.domainId) : undefined;
@@ -25,4 +26,25 @@ export function toLinkJson(link: Omit<Link, "version">, baseUrl: string, domains
     overlay_id: link.overlayId ?? null,
     domain: domain?.host ?? null,
   };
+}
+
+/** The fields of its analytics a link's owner made public (null: none chosen). */
+export function sharedFieldsOf(link: Pick<Link, "analyticsSharedFields">): AnalyticsSharedField[] | null {
+  const shared = link.analyticsSharedFields;
+  return Array.isArray(shared) ? (shared as AnalyticsSharedField[]) : null;
+}
+
+/**
+ * One link of the export (contracts' LINK_EXPORT_COLUMNS, in that order): the API's object without its
+ * overlay and domain (the short URL carries the domain), with the shared analytics fields.
+ */
+export function toExportedLink(link: Link, baseUrl: string, domains: DomainOrigins): ExportedLink {
+  const {
+    overlay_id: _overlay,
+    domain: _domain,
+    created_at,
+    updated_at,
+    ...json
+  } = toLinkJson(link, baseUrl, domains);
+  return { ...json, analytics_shared_fields: sharedFieldsOf(link), created_at, updated_at };
 }

@@ -1,14 +1,21 @@
-// The CSV export of a contact overlay's submissions, the same for both API generations.
+// The CSV export of a contact overlay's submissions, the same for both API generations: every field
+// quoted, as docs/legacy-api.md documents it.
 import { toLegacyDateTime } from "@kurz/contracts";
 import type { OverlaySubmission } from "@kurz/db";
-import { toCsv } from "../exports/csv.ts";
+import { csvLine } from "@kurz/service-kit";
+
+const COLUMNS = ["id", "date", "link_id", "name", "email", "phone", "message"];
 
 export const submissionsCsv = (rows: readonly OverlaySubmission[]): Buffer =>
   Buffer.from(
-    toCsv(
-      ["id", "date", "link_id", "name", "email", "phone", "message"],
-      rows.map((s) => [s.id, toLegacyDateTime(s.createdAt), s.linkId, s.name, s.email, s.phone, s.message]),
-    ),
+    [
+      csvLine(COLUMNS, { quoteAll: true }),
+      ...rows.map((s) =>
+        csvLine([s.id, toLegacyDateTime(s.createdAt), s.linkId, s.name, s.email, s.phone, s.message], {
+          quoteAll: true,
+        }),
+      ),
+    ].join(""),
   );
 
 export const csvDisposition = (overlayId: number) =>

@@ -1,11 +1,11 @@
 // /api/v1/links and /api/v1/links/:id: the link resource (SPEC 4.1). Bulk lives in bulk.ts. The records
 // in contracts (ROUTES) parse the input and check the answers; these handlers only call the use cases.
-import { type AnalyticsSharedField, ROUTES } from "@kurz/contracts";
+import { ROUTES } from "@kurz/contracts";
 import { type MountedRoute, route, v1Success } from "@kurz/service-kit";
 import { type CreateLinksDeps, createLinks } from "../links/create-links.ts";
 import { deleteLinks } from "../links/delete-links.ts";
 import { linkWithDomain } from "../links/get-link.ts";
-import { toLinkJson } from "../links/link-json.ts";
+import { sharedFieldsOf, toLinkJson } from "../links/link-json.ts";
 import { domainFilterId } from "../links/link-targets.ts";
 import { linkNotFound } from "../links/link-writer.ts";
 import { listLinks } from "../links/list-links.ts";
@@ -52,10 +52,9 @@ export function linksRoutes(deps: LinksDeps): MountedRoute[] {
       const found = await linkWithDomain(prisma, accountId, params.id);
       if (!found) throw linkNotFound();
       const { link, domains } = found;
-      const shared = link.analyticsSharedFields;
       return v1Success({
         ...toLinkJson(link, deps.baseUrl, domains),
-        analytics_shared_fields: Array.isArray(shared) ? (shared as AnalyticsSharedField[]) : null,
+        analytics_shared_fields: sharedFieldsOf(link),
       });
     }),
 
