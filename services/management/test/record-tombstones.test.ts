@@ -7,11 +7,11 @@ import { domainKey, isRecordTombstone, overlayKey, rotatorKey } from "@kurz/cont
 import { createPrisma, type Domain, type PrismaClient } from "@kurz/db";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deleteCampaign } from "../src/campaigns/campaigns.ts";
-import { deleteDomain } from "../src/domains/domains.ts";
+import { deleteCampaign } from "../src/campaigns/delete-campaign.ts";
+import { deleteDomain } from "../src/domains/delete-domain.ts";
 import { insertLink } from "../src/links/insert-link.ts";
 import type { LinkWriterDeps } from "../src/links/link-writer.ts";
-import { deleteOverlay } from "../src/overlays/overlays.ts";
+import { deleteOverlay } from "../src/overlays/delete-overlay.ts";
 import { DomainAndRotatorRecords, loadRotatorRecord } from "../src/projections/domain-and-rotator-records.ts";
 import { OverlayRecords } from "../src/projections/overlay-records.ts";
 import { TOMBSTONE_TTL_SECONDS } from "../src/projections/versioned-writes.ts";

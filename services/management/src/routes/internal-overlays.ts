@@ -5,7 +5,7 @@ import { InternalOverlaySubmission } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { ApiError, notFound } from "@kurz/service-kit";
 import express, { Router } from "express";
-import { storeSubmission } from "../overlays/overlays.ts";
+import { storeSubmission } from "../overlays/store-submission.ts";
 import { type OverlayRecords, toOverlayRecord } from "../projections/overlay-records.ts";
 
 export function internalOverlaysRouter(deps: {

@@ -10,7 +10,7 @@ import { parseHost } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { htmlPageHeaders, type OriginHosts } from "@kurz/service-kit";
 import { type Response, Router } from "express";
-import { findPublicCampaign } from "../../campaigns/campaigns.ts";
+import { findPublicCampaign } from "../../campaigns/find-public-campaign.ts";
 import { accountDomains, shortUrlOf } from "../../links/short-url.ts";
 
 const escapeHtml = (value: string) =>

@@ -6,17 +6,15 @@
 import { ROUTES } from "@kurz/contracts";
 import type { Campaign } from "@kurz/db";
 import { type MountedRoute, route } from "@kurz/service-kit";
-import {
-  assignLinkToCampaign,
-  type CampaignWriterDeps,
-  createCampaign,
-  deleteCampaign,
-  listCampaignLinks,
-  listCampaigns,
-  removeLinkFromCampaign,
-  setCampaignLinkWeight,
-  updateCampaign,
-} from "../../campaigns/campaigns.ts";
+import { assignLinkToCampaign } from "../../campaigns/assign-link-to-campaign.ts";
+import type { CampaignWriterDeps } from "../../campaigns/campaigns.ts";
+import { createCampaign } from "../../campaigns/create-campaign.ts";
+import { deleteCampaign } from "../../campaigns/delete-campaign.ts";
+import { listCampaignLinks } from "../../campaigns/list-campaign-links.ts";
+import { listCampaigns } from "../../campaigns/list-campaigns.ts";
+import { removeLinkFromCampaign } from "../../campaigns/remove-link-from-campaign.ts";
+import { setCampaignLinkWeight } from "../../campaigns/set-campaign-link-weight.ts";
+import { updateCampaign } from "../../campaigns/update-campaign.ts";
 import { accountDomains, shortUrlOf } from "../../links/short-url.ts";
 import { legacyListBody, legacyMessage, legacyOk } from "./legacy-envelope.ts";
 

@@ -5,14 +5,12 @@
 import { ROUTES } from "@kurz/contracts";
 import type { Channel, PrismaClient } from "@kurz/db";
 import { type MountedRoute, route } from "@kurz/service-kit";
-import {
-  assignLinkToChannel,
-  createChannel,
-  deleteChannel,
-  listChannels,
-  removeLinkFromChannel,
-  updateChannel,
-} from "../../channels/channels.ts";
+import { assignLinkToChannel } from "../../channels/assign-link-to-channel.ts";
+import { createChannel } from "../../channels/create-channel.ts";
+import { deleteChannel } from "../../channels/delete-channel.ts";
+import { listChannels } from "../../channels/list-channels.ts";
+import { removeLinkFromChannel } from "../../channels/remove-link-from-channel.ts";
+import { updateChannel } from "../../channels/update-channel.ts";
 import { legacyListBody, legacyMessage, legacyOk } from "./legacy-envelope.ts";
 
 export const toLegacyChannel = (channel: Channel) => ({

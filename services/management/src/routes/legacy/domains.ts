@@ -4,15 +4,13 @@
 import { type DomainStatus, domainVerificationRecord, ROUTES, toLegacyDateTime } from "@kurz/contracts";
 import type { Domain } from "@kurz/db";
 import { type MountedRoute, route } from "@kurz/service-kit";
+import { addDomain } from "../../domains/add-domain.ts";
+import { deleteDomain } from "../../domains/delete-domain.ts";
 import { createTxtLookup, type TxtLookup, verifyDomain } from "../../domains/domain-verification.ts";
-import {
-  addDomain,
-  type DomainWriterDeps,
-  deleteDomain,
-  linkCountsByDomain,
-  listDomains,
-  updateDomain,
-} from "../../domains/domains.ts";
+import type { DomainWriterDeps } from "../../domains/domains.ts";
+import { linkCountsByDomain } from "../../domains/link-counts-by-domain.ts";
+import { listDomains } from "../../domains/list-domains.ts";
+import { updateDomain } from "../../domains/update-domain.ts";
 import type { LinkWriterDeps } from "../../links/link-writer.ts";
 import { legacyListBody, legacyMessage, legacyOk } from "./legacy-envelope.ts";
 
