@@ -10,7 +10,7 @@ import { createPrisma, migrateDatabase } from "@kurz/db";
 import { cleanupRedisPrefix, createTestDatabase } from "@kurz/testing";
 import { Redis } from "ioredis";
 import { createAccount } from "../../services/management/src/accounts/create-account.ts";
-import { createImportJob } from "../../services/management/src/imports/import-jobs.ts";
+import { createImportJob } from "../../services/management/src/imports/create-import-job.ts";
 import { claimImportJob, runImportJob } from "../../services/management/src/imports/import-worker.ts";
 import { RedirectRecords } from "../../services/management/src/projections/link-records.ts";
 import { hashPassword } from "../../services/management/src/security/passwords.ts";

@@ -6,7 +6,7 @@
 import type { ChangePasswordBody, PasswordChanged } from "@kurz/contracts";
 import { revokeAllApiKeys } from "../keys/revoke-api-key.ts";
 import { hashPassword } from "../security/passwords.ts";
-import { endSessions } from "../sessions/sessions.ts";
+import { endSessions } from "../sessions/end-sessions.ts";
 import { verifyCurrentPassword } from "../sessions/sudo.ts";
 import { requireStrongPassword } from "./account-password.ts";
 import type { AuthDeps } from "./auth-deps.ts";

@@ -17,8 +17,10 @@ import type { ManagementConfig } from "../config.ts";
 import { RedirectRecords } from "../projections/link-records.ts";
 import { serversResolve } from "../security/public-address-guard.ts";
 import { TitleFetcher } from "../titles/title-fetcher.ts";
+import { createImportJob } from "./create-import-job.ts";
 import { fetchKuttExport, fetchYourlsExport } from "./fetch-peer-export.ts";
-import { createImportJob, getImportJob, toImportJson } from "./import-jobs.ts";
+import { getImportJob } from "./get-import-job.ts";
+import { toImportJson } from "./import-jobs.ts";
 import { runImportJob } from "./import-worker.ts";
 import { PasswordHashPool } from "./password-hash-pool.ts";
 

@@ -3,9 +3,10 @@
 // update-account.ts and change-password.ts.
 import { ROUTES } from "@kurz/contracts";
 import { clientHashOf, type MountedRoute, route, v1Success } from "@kurz/service-kit";
-import { accountOverview, keyUsage } from "../accounts/account-overview.ts";
+import { accountOverview } from "../accounts/account-overview.ts";
 import type { AuthDeps } from "../accounts/auth-deps.ts";
 import { changePassword } from "../accounts/change-password.ts";
+import { keyUsage } from "../accounts/key-usage.ts";
 import { updateAccount } from "../accounts/update-account.ts";
 
 export function accountRoutes(deps: AuthDeps): MountedRoute[] {

@@ -13,7 +13,9 @@ import {
 import type { Response } from "express";
 import type { AuthDeps } from "../accounts/auth-deps.ts";
 import { registerAccount } from "../accounts/register-account.ts";
-import { currentSession, endSessions, listSessions } from "../sessions/sessions.ts";
+import { currentSession } from "../sessions/current-session.ts";
+import { endSessions } from "../sessions/end-sessions.ts";
+import { listSessions } from "../sessions/list-sessions.ts";
 import { signIn } from "../sessions/sign-in.ts";
 import { confirmPassword } from "../sessions/sudo.ts";
 

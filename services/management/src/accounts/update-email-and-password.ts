@@ -1,28 +1,19 @@
-// The older API's account use cases (SPEC 2.7, 4.2): read the caller's account, change its e-mail
-// address and/or password.
+// Changing the account's e-mail address and/or password (the older API's PUT /api/account/update).
 import type { LegacyAccountUpdateBody } from "@kurz/contracts";
-import { type Account, isRecordMissing, isUniqueViolation, type PrismaClient } from "@kurz/db";
-import { conflict, unauthorized } from "@kurz/service-kit";
+import { isRecordMissing, isUniqueViolation, type PrismaClient } from "@kurz/db";
+import { conflict } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
 import { hashPassword } from "../security/passwords.ts";
-import { endSessions } from "../sessions/sessions.ts";
+import { endSessions } from "../sessions/end-sessions.ts";
 import { requireStrongPassword } from "./account-password.ts";
-
-// The key outlived its account (deleted between the gateway's cached lookup and now).
-const unknownAccount = () => unauthorized("Unknown account");
-
-export async function getAccount(prisma: PrismaClient, accountId: string): Promise<Account> {
-  const account = await prisma.account.findUnique({ where: { id: accountId } });
-  if (!account) throw unknownAccount();
-  return account;
-}
+import { getAccount, unknownAccount } from "./get-account.ts";
 
 /**
  * E-mail addresses are stored trimmed and lower-cased; 409 when another account has it. A new
  * password must not be easy to guess for the account's address (the new one when both change), and
  * ends every session of the account (the caller holds a key, not a session).
  */
-export async function updateAccount(
+export async function updateEmailAndPassword(
   deps: { prisma: PrismaClient; redis: Redis },
   accountId: string,
   body: LegacyAccountUpdateBody,
