@@ -1,4 +1,4 @@
-// Campaign membership for analytics (issue 13): analytics owns clicks and learns which links make up a
+// Campaign membership for analytics: analytics owns clicks and learns which links make up a
 // campaign from these events (the whole membership each time), written to the outbox in the
 // transaction that changed it, like link events (outbox.ts).
 import { type CampaignMembershipEvent, TOPICS } from "@kurz/contracts";

@@ -1,4 +1,4 @@
-// Link creates in batches (issue 15, decision 0044): the creates that reach one management process
+// Link creates in batches (decision 0044): the creates that reach one management process
 // together go to Postgres as one call of `kurz_create_links`, one statement and one commit, instead of
 // a statement and a commit (and its WAL flush) each; CallBatcher forms the batches and sends a failed
 // call again. Each create is still done or refused on its own: the function runs each in a block of

@@ -1,7 +1,6 @@
 // `GET /api/v1/links/:id`'s read: the link and its branded domain in one prepared statement on the
-// pool under Prisma (decision 0044). The Prisma path took two queries per request (findFirst, then
-// every domain of the account for the short URL) and Prisma's query interpreter on each; this is the
-// hottest keyed read of the API (issue 15). The row comes back in Prisma's `Link` shape less the redirect
+// pool under Prisma (decision 0044), not Prisma's two queries (findFirst, then every domain of the
+// account for the short URL) through its query interpreter: this is the hottest keyed read of the API. The row comes back in Prisma's `Link` shape less the redirect
 // record's version, which the API never shows, so the JSON is still made by toLinkJson alone;
 // `link-by-id.test.ts` holds it equal to `prisma.link.findFirst`'s row.
 // The reads that reach the process together are one statement (decision 0044, as for creates): each

@@ -3,7 +3,7 @@
 // the totals cost one indexed read of 16 rows instead of a count over the account's links. A create
 // counts itself inside the database function that inserts it (kurz_create_links →
 // kurz_count_links_upto, decision 0044): one shard row, within the lease that shard holds, so one
-// account's creates no longer queue on one row until each commit is flushed. When a shard's lease is
+// account's creates do not queue on one row until each commit is flushed. When a shard's lease is
 // spent, a rebalance under the account's row lock re-reads the exact sum and refuses at the limit. The
 // count is the last statement of a create and of a delete, so a shard is locked only from it to commit.
 import type { Prisma, PrismaClient } from "@kurz/db";

@@ -1,4 +1,4 @@
-// What a link may point its visitors through besides its destination (issue 13): one of the account's
+// What a link may point its visitors through besides its destination: one of the account's
 // CTA overlays, and one of its verified branded domains. Checked before a link is written; another
 // account's overlay or domain is refused exactly like one that does not exist, so ids reveal nothing.
 import { parseHost, parseUrl } from "@kurz/contracts";

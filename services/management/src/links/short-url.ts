@@ -1,4 +1,4 @@
-// The one place a link's short URL is made (issue 13): `<origin>/<code>`, where the origin is the
+// The one place a link's short URL is made: `<origin>/<code>`, where the origin is the
 // link's branded domain when it has one and the service's own public origin otherwise. Every response,
 // page, QR code and file that shows a short URL calls shortUrlOf, so a link created on a branded domain
 // never shows an address on the main host, where it is not served.
@@ -44,7 +44,7 @@ export async function accountDomains(
 
 /**
  * The domains one link's short URL needs: none to read for a link on the main host (most links; one
- * query less per create and update, issue 15).
+ * query less per create and update).
  */
 export function domainsForLink(
   prisma: Pick<PrismaClient, "domain">,

@@ -1,6 +1,6 @@
 // GET /api/v1/account and /api/v1/account/usage (SPEC 2.3, 2.4), PATCH /api/v1/account and
-// POST /api/v1/account/password (issue 12); the use cases are in accounts/account-overview.ts,
-// update-account.ts and change-password.ts.
+// POST /api/v1/account/password; the use cases are in accounts/ (account-overview.ts, key-usage.ts,
+// update-account.ts, change-password.ts).
 import { ROUTES } from "@kurz/contracts";
 import { clientHashOf, type MountedRoute, route, v1Success } from "@kurz/service-kit";
 import { accountOverview } from "../accounts/account-overview.ts";

@@ -1,4 +1,4 @@
-// /api/v1/overlays: CTA overlays and their contact submissions in v1's envelope (issue 13), the same
+// /api/v1/overlays: CTA overlays and their contact submissions in v1's envelope, the same
 // use cases and store as the older API's /api/overlay (overlays/overlays.ts).
 import { CSV_CONTENT_TYPE, ROUTES } from "@kurz/contracts";
 import type { Overlay, OverlaySubmission } from "@kurz/db";
