@@ -295,7 +295,7 @@ export async function run(args: string[]): Promise<string> {
       const page = await plan(
         `SELECT * FROM links WHERE account_id = $1::uuid ${where} ORDER BY created_at DESC, id DESC LIMIT 100`,
       );
-      // The unfiltered total is the stored count (link-list.ts): the sum of the account's 16 shards.
+      // The unfiltered total is the stored count (management's links/list-links.ts): the sum of the account's 16 shards.
       const count =
         where === ""
           ? `stored count: ${await plan("SELECT COALESCE(sum(used), 0) FROM link_quota WHERE account_id = $1::uuid")}`
