@@ -3,7 +3,7 @@
 // a client walking pages stops on `nextpage: null` either way.
 import type { LegacyListQuery } from "@kurz/contracts";
 
-export interface LegacyPage<T> {
+export interface NumberedPage<T> {
   result: number;
   perpage: number;
   currentpage: number;
@@ -13,11 +13,11 @@ export interface LegacyPage<T> {
 }
 
 /** Counts the whole collection, then fetches the asked page unless it lies past the end. */
-export async function legacyPage<T>(
+export async function numberedPage<T>(
   { limit, page }: LegacyListQuery,
   count: () => Promise<number>,
   fetch: (skip: number, take: number) => Promise<T[]>,
-): Promise<LegacyPage<T>> {
+): Promise<NumberedPage<T>> {
   const result = await count();
   const maxpage = Math.ceil(result / limit);
   const items = page > maxpage ? [] : await fetch((page - 1) * limit, limit);

@@ -1,16 +1,16 @@
 // Listing the account's branded domains.
 import type { LegacyListQuery } from "@kurz/contracts";
 import type { Domain, PrismaClient } from "@kurz/db";
-import { type LegacyPage, legacyPage } from "../db/numbered-page.ts";
+import { type NumberedPage, numberedPage } from "../db/numbered-page.ts";
 
 /** The account's domains, newest first. */
 export function listDomains(
   prisma: PrismaClient,
   accountId: string,
   query: LegacyListQuery,
-): Promise<LegacyPage<Domain>> {
+): Promise<NumberedPage<Domain>> {
   const where = { accountId };
-  return legacyPage(
+  return numberedPage(
     query,
     () => prisma.domain.count({ where }),
     (skip, take) => prisma.domain.findMany({ where, orderBy: { id: "desc" }, skip, take }),

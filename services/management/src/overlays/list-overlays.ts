@@ -1,16 +1,16 @@
 // Listing the account's overlays.
 import type { LegacyListQuery } from "@kurz/contracts";
 import type { Overlay, PrismaClient } from "@kurz/db";
-import { type LegacyPage, legacyPage } from "../db/numbered-page.ts";
+import { type NumberedPage, numberedPage } from "../db/numbered-page.ts";
 
 /** The account's overlays, newest first. */
 export function listOverlays(
   prisma: PrismaClient,
   accountId: string,
   query: LegacyListQuery,
-): Promise<LegacyPage<Overlay>> {
+): Promise<NumberedPage<Overlay>> {
   const where = { accountId };
-  return legacyPage(
+  return numberedPage(
     query,
     () => prisma.overlay.count({ where }),
     (skip, take) => prisma.overlay.findMany({ where, orderBy: { id: "desc" }, skip, take }),
