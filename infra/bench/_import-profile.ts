@@ -9,11 +9,11 @@ import { loadavg } from "node:os";
 import { createPrisma, migrateDatabase } from "@kurz/db";
 import { cleanupRedisPrefix, createTestDatabase } from "@kurz/testing";
 import { Redis } from "ioredis";
-import { createAccount } from "../../services/management/src/accounts.ts";
-import { createImportJob } from "../../services/management/src/imports/import-jobs.ts";
+import { createAccount } from "../../services/management/src/accounts/create-account.ts";
+import { createImportJob } from "../../services/management/src/imports/create-import-job.ts";
 import { claimImportJob, runImportJob } from "../../services/management/src/imports/import-worker.ts";
-import { hashPassword } from "../../services/management/src/passwords.ts";
-import { RedirectRecords } from "../../services/management/src/redirect-records.ts";
+import { RedirectRecords } from "../../services/management/src/projections/link-records.ts";
+import { hashPassword } from "../../services/management/src/security/passwords.ts";
 import { csvOf, passwordCsv } from "./import.ts";
 
 const rows = Number(process.argv[2] ?? 30_000);

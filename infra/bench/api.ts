@@ -30,7 +30,7 @@ import { startStack } from "@kurz/testing/stack";
 import "./_stack-services.ts";
 import autocannon from "autocannon";
 import { Redis } from "ioredis";
-import { LINK_COUNTS_SQL } from "../../services/management/src/link-count.ts";
+import { LINK_COUNTS_SQL } from "../../services/management/src/links/link-count.ts";
 import { cpuMeter, pidsNamed } from "./_cpu.ts";
 import { sampleRss } from "./_rss.ts";
 
@@ -296,7 +296,7 @@ export async function run(args: string[]): Promise<string> {
       const page = await plan(
         `SELECT * FROM links WHERE account_id = $1::uuid ${where} ORDER BY created_at DESC, id DESC LIMIT 100`,
       );
-      // The unfiltered total is the stored count (link-list.ts): the sum of the account's 16 shards.
+      // The unfiltered total is the stored count (management's links/list-links.ts): the sum of the account's 16 shards.
       const count =
         where === ""
           ? `stored count: ${await plan("SELECT COALESCE(sum(used), 0) FROM link_quota WHERE account_id = $1::uuid")}`

@@ -3,12 +3,14 @@
 // advice on CSV injection). Management's importer removes that quote again (docs/import-export.md).
 const FORMULA_START = /^[=+\-@\t\r]/;
 
-export function csvCell(value: unknown): string {
-  if (value === null || value === undefined) return "";
+/** `quoteAll`: every cell quoted, empty ones included (files whose documented form quotes every field). */
+export function csvCell(value: unknown, quoteAll = false): string {
+  if (value === null || value === undefined) return quoteAll ? '""' : "";
   let s =
     typeof value === "string" ? value : typeof value === "object" ? JSON.stringify(value) : String(value);
   if (typeof value === "string" && FORMULA_START.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) || s !== s.trim() ? `"${s.replaceAll('"', '""')}"` : s;
+  return quoteAll || /[",\r\n]/.test(s) || s !== s.trim() ? `"${s.replaceAll('"', '""')}"` : s;
 }
 
-export const csvLine = (cells: readonly unknown[]) => `${cells.map(csvCell).join(",")}\r\n`;
+export const csvLine = (cells: readonly unknown[], { quoteAll = false } = {}) =>
+  `${cells.map((cell) => csvCell(cell, quoteAll)).join(",")}\r\n`;

@@ -169,7 +169,7 @@ export async function createTestDatabase(
 /**
  * Holds a session-level advisory lock on its own connection until `release` (or the connection's
  * end): e.g. the outbox relay's, so that the events a test's writes leave in the outbox stay there
- * for the test to read (the relay deletes what it publishes; services/management/src/outbox.ts).
+ * for the test to read (the relay deletes what it publishes; services/management/src/db/outbox.ts).
  */
 export async function holdAdvisoryLock(
   databaseUrl: string,

@@ -77,7 +77,7 @@ export interface StackOptions {
   serviceEnv?: Partial<Record<"gateway" | "management" | "redirect" | "analytics", Record<string, string>>>;
   /**
    * Run the services inside this process (the test's vitest worker) by their start functions
-   * (services/<name>/src/service.ts) rather than as child processes. Only one in-process stack per
+   * (services/<name>/src/service.ts, management's compose.ts) rather than as child processes. Only one in-process stack per
    * test file: embedded ClickHouse (chDB) opens one data directory per process. KURZ_TEST_STACK=processes
    * turns it off for a whole run.
    */

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
 printProcessOutputOnFailure();
 
-/** The relay's pg_try_advisory_xact_lock key (services/management/src/outbox.ts). */
+/** The relay's pg_try_advisory_xact_lock key (services/management/src/db/outbox.ts). */
 const RELAY_LOCK = 727_001;
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
 

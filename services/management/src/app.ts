@@ -16,12 +16,12 @@ import {
 } from "@kurz/service-kit";
 import type { Express, NextFunction, Request, Response } from "express";
 import type { Redis } from "ioredis";
-import type { KeyLimits } from "./api-keys.ts";
-import type { TxtLookup } from "./domain-verification.ts";
-import type { LegacyRecords } from "./legacy-records.ts";
-import { OverlayRecords } from "./overlay-records.ts";
-import type { QrRenderer } from "./qr-renderer.ts";
-import type { RedirectRecords } from "./redirect-records.ts";
+import type { TxtLookup } from "./domains/domain-verification.ts";
+import type { KeyLimits } from "./keys/api-keys.ts";
+import type { QrRenderer } from "./links/qr-renderer.ts";
+import type { DomainAndRotatorRecords } from "./projections/domain-and-rotator-records.ts";
+import type { RedirectRecords } from "./projections/link-records.ts";
+import { OverlayRecords } from "./projections/overlay-records.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { bulkRoutes } from "./routes/bulk.ts";
@@ -30,7 +30,7 @@ import { importsRoutes } from "./routes/imports.ts";
 import { internalRouter } from "./routes/internal.ts";
 import { internalAdminRouter } from "./routes/internal-admin.ts";
 import { internalAnalyticsRouter } from "./routes/internal-analytics.ts";
-import { internalLegacyRouter } from "./routes/internal-legacy.ts";
+import { internalDomainsAndRotatorsRouter } from "./routes/internal-domains-and-rotators.ts";
 import { internalOverlaysRouter } from "./routes/internal-overlays.ts";
 import { internalSessionsRouter } from "./routes/internal-sessions.ts";
 import { keysRoutes } from "./routes/keys.ts";
@@ -40,8 +40,8 @@ import { linksRoutes } from "./routes/links.ts";
 import { overlaysRoutes } from "./routes/overlays.ts";
 import { qrRoutes } from "./routes/qr.ts";
 import { webhooksRoutes } from "./routes/webhooks.ts";
-import type { SigninLimits } from "./signin-limits.ts";
-import type { TitleFetcher } from "./title-fetcher.ts";
+import type { SigninLimits } from "./sessions/signin-limits.ts";
+import type { TitleFetcher } from "./titles/title-fetcher.ts";
 import type { WebhookEndpointDeps } from "./webhooks/endpoints.ts";
 
 export interface ManagementAppDeps {
@@ -53,7 +53,7 @@ export interface ManagementAppDeps {
   qr: QrRenderer;
   /** Titles for links created without one. */
   titles: Pick<TitleFetcher, "titleFor" | "enabled"> & Partial<Pick<TitleFetcher, "framingAllowed">>;
-  legacyRecords: LegacyRecords;
+  domainAndRotatorRecords: DomainAndRotatorRecords;
   /** CTA overlays for the redirect (`overlay:<id>`); built from `redis` when absent. */
   overlayRecords?: OverlayRecords;
   /** DNS TXT lookups for branded-domain verification (system resolvers when absent). */
@@ -158,7 +158,7 @@ export function createManagementApp(input: ManagementAppDeps): Express {
   );
   app.use("/internal", internalRouter(deps));
   app.use("/internal/sessions", internalSessionsRouter(deps));
-  app.use("/internal", internalLegacyRouter(deps));
+  app.use("/internal", internalDomainsAndRotatorsRouter(deps));
   app.use("/internal", internalOverlaysRouter(deps));
   // Public campaign list pages (no identity): the gateway forwards /c/ here.
   app.use("/c", campaignPageRouter({ ...deps, originHosts: originHosts(deps.baseUrl, deps.publicHosts) }));

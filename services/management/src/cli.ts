@@ -11,12 +11,12 @@ import { OVERLAY_TYPES, toLegacyDateTime, UpdateAccountLimitsBody } from "@kurz/
 import { createPrisma, isUniqueViolation, migrateDatabase, type PrismaClient } from "@kurz/db";
 import { Redis } from "ioredis";
 import { z } from "zod";
-import { updateAccountLimits } from "./account-limits.ts";
-import { createAccount } from "./accounts.ts";
-import { keyLimitsFrom } from "./api-keys.ts";
+import { createAccount } from "./accounts/create-account.ts";
+import { updateAccountLimits } from "./accounts/update-account-limits.ts";
 import { loadManagementConfig, type ManagementConfig, managementConfigSchema } from "./config.ts";
 import { exportCommand } from "./exports/export-cli.ts";
 import { importCommand } from "./imports/import-cli.ts";
+import { keyLimitsFrom } from "./keys/api-keys.ts";
 
 const databaseUrl = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/kurz";
 

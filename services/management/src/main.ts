@@ -1,6 +1,6 @@
 import { createLogger, runService, startTelemetry } from "@kurz/service-kit";
+import { startManagement } from "./compose.ts";
 import { loadManagementConfig } from "./config.ts";
-import { startManagement } from "./service.ts";
 
 const config = loadManagementConfig();
 const logger = createLogger("management", config.LOG_LEVEL);

@@ -296,7 +296,7 @@ describe("accounts and sessions", () => {
   });
 
   it("prunes expired sessions in bounded batches", async () => {
-    const { pruneExpiredSessions } = await import("../src/sessions.ts");
+    const { pruneExpiredSessions } = await import("../src/sessions/prune-sessions.ts");
     const user = await register("prune");
     const accountId = user.session.account_id;
     const past = new Date(Date.now() - 60_000);

@@ -1,5 +1,5 @@
 // A create's statement on Prisma's pool (decision 0044) against the real Postgres: the link
-// createLink returns is exactly the row `prisma.link.findFirst` reads back (so its JSON and its redirect
+// insertLink returns is exactly the row `prisma.link.findFirst` reads back (so its JSON and its redirect
 // record are what they were when the call went through Prisma), its outbox event carries the stored
 // expiry, and the function's refusals still arrive as the API's errors. Creates sent together are one
 // call of kurz_create_links, each done or refused on its own.
@@ -7,7 +7,8 @@ import { createPrisma, type Link, type PrismaClient, poolOf } from "@kurz/db";
 import type { TestDatabase } from "@kurz/testing";
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createLink, type LinkWriterDeps, type NewLink } from "../src/links-service.ts";
+import { insertLink, type NewLink } from "../src/links/insert-link.ts";
+import type { LinkWriterDeps } from "../src/links/link-writer.ts";
 import { createTestAccount, inProcessWriter } from "./links-helpers.ts";
 
 let database: TestDatabase;
@@ -34,10 +35,10 @@ afterAll(async () => {
 const input = (extra: Partial<NewLink> = {}): NewLink =>
   ({ url: "https://example.com/a", title: "A", ...extra }) as NewLink;
 
-describe("createLink's statement", () => {
+describe("insertLink's statement", () => {
   it("returns the row Prisma reads back, with the account's default expiry, and writes that to the record and the event", async () => {
     const before = Date.now();
-    const link = await createLink(deps, accountA, input());
+    const link = await insertLink(deps, accountA, input());
     const stored = await prisma.link.findFirst({ where: { id: link.id } });
     expect(link).toStrictEqual(stored);
     expect(link.expiresAt!.getTime()).toBeGreaterThanOrEqual(before + 48 * 3_600_000 - 1_000);
@@ -52,7 +53,7 @@ describe("createLink's statement", () => {
   });
 
   it("stores every column given (alias, password hash, expiry, title with quotes and emoji) as Prisma reads it", async () => {
-    const link = await createLink(
+    const link = await insertLink(
       deps,
       accountA,
       input({
@@ -73,16 +74,16 @@ describe("createLink's statement", () => {
 
   it("refuses a taken alias with 409, an unknown account with 401 and the limit with 403, writing nothing", async () => {
     const alias = `taken-${Date.now()}`;
-    await createLink(deps, accountA, input({ custom_alias: alias }));
-    await expect(createLink(deps, accountA, input({ custom_alias: alias }))).rejects.toMatchObject({
+    await insertLink(deps, accountA, input({ custom_alias: alias }));
+    await expect(insertLink(deps, accountA, input({ custom_alias: alias }))).rejects.toMatchObject({
       status: 409,
       code: "CONFLICT",
     });
-    await expect(createLink(deps, "00000000-0000-4000-8000-000000000000", input())).rejects.toMatchObject({
+    await expect(insertLink(deps, "00000000-0000-4000-8000-000000000000", input())).rejects.toMatchObject({
       status: 401,
     });
     // The account's limit is 3 and it has 3 links now.
-    await expect(createLink(deps, accountA, input())).rejects.toMatchObject({ status: 403 });
+    await expect(insertLink(deps, accountA, input())).rejects.toMatchObject({ status: 403 });
     expect(await prisma.link.count({ where: { accountId: accountA } })).toBe(3);
     expect(await prisma.outboxEvent.count()).toBe(3);
   });
@@ -120,12 +121,12 @@ describe("creates sent together", () => {
     const calls = countCalls();
 
     const results = await Promise.all([
-      outcome(createLink(deps, b, input({ custom_alias: alias }))),
-      outcome(createLink(deps, b, input({ custom_alias: alias }))), // the same alias again: 409
-      outcome(createLink(deps, b, input({ custom_alias: reserved }))), // another's reserved code: 409
-      ...Array.from({ length: 5 }, () => outcome(createLink(deps, b, input()))),
-      outcome(createLink(deps, c, input())),
-      outcome(createLink(deps, "00000000-0000-4000-8000-000000000000", input())), // 401
+      outcome(insertLink(deps, b, input({ custom_alias: alias }))),
+      outcome(insertLink(deps, b, input({ custom_alias: alias }))), // the same alias again: 409
+      outcome(insertLink(deps, b, input({ custom_alias: reserved }))), // another's reserved code: 409
+      ...Array.from({ length: 5 }, () => outcome(insertLink(deps, b, input()))),
+      outcome(insertLink(deps, c, input())),
+      outcome(insertLink(deps, "00000000-0000-4000-8000-000000000000", input())), // 401
     ]);
 
     expect(calls()).toBe(1);
@@ -152,7 +153,7 @@ describe("creates sent together", () => {
     const pool = poolOf(prisma) as unknown as { query: (q: unknown) => Promise<unknown> };
     const deadlock = Object.assign(new Error("deadlock detected"), { code: "40P01" });
     const query = vi.spyOn(pool, "query").mockRejectedValueOnce(deadlock);
-    const done = await Promise.all([createLink(deps, d, input()), createLink(deps, d, input())]);
+    const done = await Promise.all([insertLink(deps, d, input()), insertLink(deps, d, input())]);
     expect(
       query.mock.calls.filter(([q]) => (q as { name?: string }).name === "kurz_create_links"),
     ).toHaveLength(2);
@@ -162,8 +163,8 @@ describe("creates sent together", () => {
     const dataError = Object.assign(new Error("division by zero"), { code: "22012" });
     query.mockRejectedValueOnce(dataError).mockRejectedValueOnce(dataError);
     const split = await Promise.all([
-      outcome(createLink(deps, d, input())),
-      outcome(createLink(deps, d, input())),
+      outcome(insertLink(deps, d, input())),
+      outcome(insertLink(deps, d, input())),
     ]);
     expect(split[0]).toEqual({ status: undefined });
     expect(split[1]).toHaveProperty("ok");
@@ -171,8 +172,8 @@ describe("creates sent together", () => {
     const calls = query.mock.calls.length;
     query.mockRejectedValueOnce(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }));
     const down = await Promise.all([
-      outcome(createLink(deps, d, input())),
-      outcome(createLink(deps, d, input())),
+      outcome(insertLink(deps, d, input())),
+      outcome(insertLink(deps, d, input())),
     ]);
     expect(down).toEqual([{ status: undefined }, { status: undefined }]);
     expect(query.mock.calls.length).toBe(calls + 1);

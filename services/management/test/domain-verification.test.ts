@@ -4,7 +4,11 @@ import { createSocket, type Socket } from "node:dgram";
 import { domainVerificationRecord } from "@kurz/contracts";
 import { startTestDnsServer, type TestDnsServer } from "@kurz/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkDomainControl, createTxtLookup, newVerificationToken } from "../src/domain-verification.ts";
+import {
+  checkDomainControl,
+  createTxtLookup,
+  newVerificationToken,
+} from "../src/domains/domain-verification.ts";
 
 describe("domain verification check", () => {
   let dns: TestDnsServer;

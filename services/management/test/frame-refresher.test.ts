@@ -8,10 +8,11 @@ import { RedirectRecord, redirectKey } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { refreshFraming } from "../src/frame-refresher.ts";
-import { createLink, type LinkWriterDeps } from "../src/links-service.ts";
-import type { RedirectRecords } from "../src/redirect-records.ts";
-import { TitleFetcher } from "../src/title-fetcher.ts";
+import { insertLink } from "../src/links/insert-link.ts";
+import type { LinkWriterDeps } from "../src/links/link-writer.ts";
+import { refreshFraming } from "../src/overlays/frame-refresher.ts";
+import type { RedirectRecords } from "../src/projections/link-records.ts";
+import { TitleFetcher } from "../src/titles/title-fetcher.ts";
 import { createTestAccount, type InProcessWriterBed, startInProcessWriter } from "./links-helpers.ts";
 
 const DAY = 86_400_000;
@@ -53,14 +54,14 @@ describe("refreshFraming", () => {
       data: { accountId: account_id, type: "message", name: "o" },
     });
     // Saved while the destination allowed framing.
-    const framed = await createLink(deps, account_id, {
+    const framed = await insertLink(deps, account_id, {
       url: `${origin}/page`,
       title: "framed",
       overlayId: overlay.id,
       frameable: await titles.framingAllowed(`${origin}/page`),
     });
     expect(framed.frameable).toBe(true);
-    const plain = await createLink(deps, account_id, { url: `${origin}/plain`, title: "plain" });
+    const plain = await insertLink(deps, account_id, { url: `${origin}/plain`, title: "plain" });
     expect((await record(framed.shortCode)).frameable).toBe(true);
 
     // The site starts refusing frames; the check is fresh, so nothing is redone yet.

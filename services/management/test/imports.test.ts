@@ -11,13 +11,13 @@ import type { Stack } from "@kurz/testing/stack";
 import { parse as parseCsv } from "csv-parse/sync";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createImportJob } from "../src/imports/create-import-job.ts";
 import { IMPORT_ALIAS_TAKEN, importLimitReached } from "../src/imports/import-batch.ts";
-import { createImportJob } from "../src/imports/import-jobs.ts";
 import { runImportJob } from "../src/imports/import-worker.ts";
-import { storedLinkCount } from "../src/link-count.ts";
-import { hashPassword } from "../src/passwords.ts";
-import { RedirectRecords } from "../src/redirect-records.ts";
-import { TitleFetcher } from "../src/title-fetcher.ts";
+import { storedLinkCount } from "../src/links/link-count.ts";
+import { RedirectRecords } from "../src/projections/link-records.ts";
+import { hashPassword } from "../src/security/passwords.ts";
+import { TitleFetcher } from "../src/titles/title-fetcher.ts";
 import {
   createTestAccount,
   expectV1Error,

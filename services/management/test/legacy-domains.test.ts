@@ -22,8 +22,8 @@ import { printProcessOutputOnFailure, startTestDnsServer, type TestDnsServer, wa
 import { type Stack, startStack } from "@kurz/testing/stack";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { UNVERIFIED_CLAIM_HOLD_MS } from "../src/domain-verification.ts";
-import { LegacyRecords } from "../src/legacy-records.ts";
+import { UNVERIFIED_CLAIM_HOLD_MS } from "../src/domains/domain-verification.ts";
+import { DomainAndRotatorRecords } from "../src/projections/domain-and-rotator-records.ts";
 import {
   type Caller,
   expectLegacyError,
@@ -624,7 +624,7 @@ describe("legacy branded domains", () => {
     const verifiedHost = uniqueHost();
     await addVerified(call, { domain: `https://${verifiedHost}` });
     const logger = { warn: () => {} };
-    const removed = await new LegacyRecords(redis, logger).removeUnverifiedDomains(prisma);
+    const removed = await new DomainAndRotatorRecords(redis, logger).removeUnverifiedDomains(prisma);
     expect(removed).toBeGreaterThan(0);
     expect(await record(host)).toBeNull();
     expect(await record(verifiedHost)).not.toBeNull();

@@ -7,9 +7,9 @@ import { createPrisma, type Link, type PrismaClient, poolOf } from "@kurz/db";
 import type { TestDatabase } from "@kurz/testing";
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { linkWithDomain } from "../src/link-by-id.ts";
-import { toLinkJson } from "../src/link-json.ts";
-import { accountDomains } from "../src/short-url.ts";
+import { linkWithDomain } from "../src/links/get-link.ts";
+import { toLinkJson } from "../src/links/link-json.ts";
+import { accountDomains } from "../src/links/short-url.ts";
 import { createTestAccount } from "./links-helpers.ts";
 
 const BASE_URL = "https://kurz.example";

@@ -7,10 +7,12 @@ import { isApiError } from "@kurz/service-kit";
 import type { TestDatabase } from "@kurz/testing";
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { linkCounts, storedLinkCount } from "../src/link-count.ts";
-import { listLinks } from "../src/link-list.ts";
-import { assertRoomFor, createLink, deleteLinks, type LinkWriterDeps } from "../src/links-service.ts";
-import type { RedirectRecords } from "../src/redirect-records.ts";
+import { deleteLinks } from "../src/links/delete-links.ts";
+import { insertLink } from "../src/links/insert-link.ts";
+import { assertRoomFor, linkCounts, storedLinkCount } from "../src/links/link-count.ts";
+import type { LinkWriterDeps } from "../src/links/link-writer.ts";
+import { listLinks } from "../src/links/list-links.ts";
+import type { RedirectRecords } from "../src/projections/link-records.ts";
 import { createTestAccount, inProcessWriter } from "./links-helpers.ts";
 
 let database: TestDatabase;
@@ -72,8 +74,8 @@ describe("stored link count", () => {
   it("starts at zero and follows single creates and deletes", async () => {
     const { account_id: id } = await createTestAccount(prisma, "count-basic");
     await expectExact(id, 0);
-    const a = await createLink(deps, id, newLink(1));
-    const b = await createLink(deps, id, newLink(2));
+    const a = await insertLink(deps, id, newLink(1));
+    const b = await insertLink(deps, id, newLink(2));
     await expectExact(id, 2);
     expect(await deleteLinks(deps, id, [a.id])).toHaveLength(1);
     await expectExact(id, 1);
@@ -88,7 +90,7 @@ describe("stored link count", () => {
     const { account_id: id } = await createTestAccount(prisma, "count-race", 5);
     const eventsBefore = await prisma.outboxEvent.count();
     const { ok, failed } = await settle(
-      Array.from({ length: 20 }, (_, i) => createLink(deps, id, newLink(i))),
+      Array.from({ length: 20 }, (_, i) => insertLink(deps, id, newLink(i))),
     );
     expect(ok).toHaveLength(5);
     expect(failed).toHaveLength(15);
@@ -107,7 +109,7 @@ describe("stored link count", () => {
       let refused = 0;
       for (let i = 0; i < 6; i++) {
         try {
-          created.push(await createLink(deps, id, newLink(b * 10 + i)));
+          created.push(await insertLink(deps, id, newLink(b * 10 + i)));
         } catch (err) {
           expectLimitErrors([err], 12);
           refused++;
@@ -135,11 +137,11 @@ describe("stored link count", () => {
     const limit = 10;
     const { account_id: id } = await createTestAccount(prisma, "count-mixed", limit);
     const initial = await Promise.all(
-      Array.from({ length: limit }, (_, i) => createLink(deps, id, newLink(i))),
+      Array.from({ length: limit }, (_, i) => insertLink(deps, id, newLink(i))),
     );
     await expectExact(id, limit);
     // Full: 20 creates race 6 single deletes and one bulk delete of 2 (8 freed slots in all).
-    const creates = Array.from({ length: 20 }, (_, i) => createLink(deps, id, newLink(100 + i)));
+    const creates = Array.from({ length: 20 }, (_, i) => insertLink(deps, id, newLink(100 + i)));
     const deletes = [
       ...initial.slice(0, 6).map((l) => deleteLinks(deps, id, [l.id])),
       deleteLinks(
@@ -162,8 +164,8 @@ describe("stored link count", () => {
       createTestAccount(prisma, "count-own-a"),
       createTestAccount(prisma, "count-own-b"),
     ]);
-    const link = await createLink(deps, a.account_id, { ...newLink(1), custom_alias: `own-${Date.now()}` });
-    const err = await createLink(deps, b.account_id, { ...newLink(2), custom_alias: link.shortCode }).catch(
+    const link = await insertLink(deps, a.account_id, { ...newLink(1), custom_alias: `own-${Date.now()}` });
+    const err = await insertLink(deps, b.account_id, { ...newLink(2), custom_alias: link.shortCode }).catch(
       (e: unknown) => e,
     );
     expect(err).toMatchObject({ status: 409 });
@@ -176,8 +178,8 @@ describe("stored link count", () => {
 
   it("gives the unfiltered list total from the stored count and still counts a filtered one", async () => {
     const { account_id: id } = await createTestAccount(prisma, "count-list");
-    await createLink(deps, id, newLink(1));
-    await createLink(deps, id, { ...newLink(2), title: "needle" });
+    await insertLink(deps, id, newLink(1));
+    await insertLink(deps, id, { ...newLink(2), title: "needle" });
     // Only a test writes the counter by hand: it shows which total reads it (38 more on one shard).
     await prisma.$executeRaw`UPDATE link_quota SET used = used + 38, lease = lease + 38
       WHERE account_id = ${id}::uuid AND shard = 0`;
@@ -188,7 +190,7 @@ describe("stored link count", () => {
 
   it("refuses a shard counted beyond its lease at the database", async () => {
     const { account_id: id } = await createTestAccount(prisma, "count-check");
-    await createLink(deps, id, newLink(1));
+    await insertLink(deps, id, newLink(1));
     await expect(
       prisma.$executeRaw`UPDATE link_quota SET used = lease + 1 WHERE account_id = ${id}::uuid AND shard = 0`,
     ).rejects.toThrow(/link_quota_used_within_lease/);
@@ -225,7 +227,7 @@ describe("sharded count with leased quotas", () => {
     const refusals: unknown[] = [];
     await workers(20, async (w) => {
       try {
-        await createLink(deps, id, newLink(w * 1000 + created));
+        await insertLink(deps, id, newLink(w * 1000 + created));
         created++;
         return true;
       } catch (err) {
@@ -257,7 +259,7 @@ describe("sharded count with leased quotas", () => {
     // (one bulk delete), so shards go below zero, leases run out and rebalances overlap.
     const churn = workers(12, async (w) => {
       try {
-        mine.push((await createLink(deps, id, newLink(w * 10_000 + rounds))).id);
+        mine.push((await insertLink(deps, id, newLink(w * 10_000 + rounds))).id);
       } catch (err) {
         if (!(isApiError(err) && err.status === 403)) unexpected.push(err);
       }
@@ -288,12 +290,12 @@ describe("sharded count with leased quotas", () => {
 
   it("refuses creates at once when the limit is lowered below the count, until deletes make room", async () => {
     const { account_id: id } = await createTestAccount(prisma, "quota-lowered", 100);
-    const links = await Promise.all(Array.from({ length: 10 }, (_, i) => createLink(deps, id, newLink(i))));
+    const links = await Promise.all(Array.from({ length: 10 }, (_, i) => insertLink(deps, id, newLink(i))));
     // The shards hold leases for the 90 links still allowed; lowering the limit takes them back.
     await prisma.account.update({ where: { id }, data: { linkLimit: 8 } });
     await expectLeasesWithinRoom(id);
     const refused = await settle(
-      Array.from({ length: 16 }, (_, i) => createLink(deps, id, newLink(100 + i))),
+      Array.from({ length: 16 }, (_, i) => insertLink(deps, id, newLink(100 + i))),
     );
     expect(refused.ok).toHaveLength(0);
     expectLimitErrors(refused.failed, 8);
@@ -306,14 +308,14 @@ describe("sharded count with leased quotas", () => {
       links.slice(0, 4).map((l) => l.id),
     );
     await expectExact(id, 6);
-    const raced = await settle(Array.from({ length: 16 }, (_, i) => createLink(deps, id, newLink(200 + i))));
+    const raced = await settle(Array.from({ length: 16 }, (_, i) => insertLink(deps, id, newLink(200 + i))));
     expect(raced.ok).toHaveLength(2);
     expectLimitErrors(raced.failed, 8);
     await expectExact(id, 8);
 
     // Raised again: the new room is handed out by the next rebalance.
     await prisma.account.update({ where: { id }, data: { linkLimit: 11 } });
-    const more = await settle(Array.from({ length: 8 }, (_, i) => createLink(deps, id, newLink(300 + i))));
+    const more = await settle(Array.from({ length: 8 }, (_, i) => insertLink(deps, id, newLink(300 + i))));
     expect(more.ok).toHaveLength(3);
     await expectExact(id, 11);
     await expectLeasesWithinRoom(id);
@@ -325,7 +327,7 @@ describe("sharded count with leased quotas", () => {
       createTestAccount(prisma, "quota-own-b", 6),
     ]);
     const race = (account: string, from: number) =>
-      settle(Array.from({ length: 15 }, (_, i) => createLink(deps, account, newLink(from + i))));
+      settle(Array.from({ length: 15 }, (_, i) => insertLink(deps, account, newLink(from + i))));
     const [ra, rb] = await Promise.all([race(a.account_id, 0), race(b.account_id, 100)]);
     expect(ra.ok).toHaveLength(6);
     expect(rb.ok).toHaveLength(6);
@@ -343,7 +345,7 @@ describe("sharded count with leased quotas", () => {
       ra.ok.slice(0, 3).map((l) => l.id),
     );
     const again = await settle(
-      Array.from({ length: 5 }, (_, i) => createLink(deps, b.account_id, newLink(200 + i))),
+      Array.from({ length: 5 }, (_, i) => insertLink(deps, b.account_id, newLink(200 + i))),
     );
     expect(again.ok).toHaveLength(0);
     await expectExact(a.account_id, 3);
@@ -353,10 +355,10 @@ describe("sharded count with leased quotas", () => {
   it("gives a newly created account its shards at its first create, and refuses an unknown account", async () => {
     const { account_id: id } = await createTestAccount(prisma, "quota-new", 3);
     expect(await prisma.linkQuota.count({ where: { accountId: id } })).toBe(0);
-    await createLink(deps, id, newLink(1));
+    await insertLink(deps, id, newLink(1));
     expect(await prisma.linkQuota.count({ where: { accountId: id } })).toBe(16);
     await expectExact(id, 1);
-    await expect(createLink(deps, "00000000-0000-4000-8000-000000000000", newLink(2))).rejects.toMatchObject({
+    await expect(insertLink(deps, "00000000-0000-4000-8000-000000000000", newLink(2))).rejects.toMatchObject({
       status: 401,
     });
   });
@@ -374,10 +376,10 @@ describe("active link count", () => {
     const other = await createTestAccount(prisma, "active-other", 1_000);
     const now = new Date();
     const created = [];
-    for (let i = 0; i < 60; i++) created.push(await createLink(deps, id, newLink(i)));
+    for (let i = 0; i < 60; i++) created.push(await insertLink(deps, id, newLink(i)));
     // Another account's switched-off and expired links must not be subtracted from this one's.
     for (let i = 0; i < 5; i++) {
-      const l = await createLink(deps, other.account_id, newLink(100 + i));
+      const l = await insertLink(deps, other.account_id, newLink(100 + i));
       await prisma.link.update({ where: { id: l.id }, data: { isActive: false, expiresAt: new Date(0) } });
     }
     // Each link gets one of six states, from a seeded sequence so that a failure repeats.
@@ -417,9 +419,9 @@ describe("active link count", () => {
     const now = new Date();
     expect(await linkCounts(prisma, id, now)).toEqual({ total: 0, active: 0 });
     const [a, b, c] = [
-      await createLink(deps, id, newLink(1)),
-      await createLink(deps, id, newLink(2)),
-      await createLink(deps, id, newLink(3)),
+      await insertLink(deps, id, newLink(1)),
+      await insertLink(deps, id, newLink(2)),
+      await insertLink(deps, id, newLink(3)),
     ];
     await prisma.link.update({ where: { id: b.id }, data: { isActive: false } });
     await prisma.link.update({ where: { id: c.id }, data: { expiresAt: new Date(now.getTime() - 1) } });

@@ -9,10 +9,10 @@ import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { type Stack, startStack } from "@kurz/testing/stack";
 import { Redis } from "ioredis";
 import { expect } from "vitest";
-import { createAccount } from "../src/accounts.ts";
-import type { LinkWriterDeps } from "../src/links-service.ts";
-import { RELAY_LOCK } from "../src/outbox.ts";
-import { RedirectRecords } from "../src/redirect-records.ts";
+import { createAccount } from "../src/accounts/create-account.ts";
+import { RELAY_LOCK } from "../src/db/outbox.ts";
+import type { LinkWriterDeps } from "../src/links/link-writer.ts";
+import { RedirectRecords } from "../src/projections/link-records.ts";
 
 /** Keys created by these stacks get limits high enough for many requests per test file. */
 export const RELAXED_LIMITS = { RATE_LIMIT_PER_MINUTE: "100000", RATE_LIMIT_PER_HOUR: "1000000" };
@@ -170,7 +170,7 @@ export function expectEnvelope(res: V1Response, what: string): void {
 }
 
 /**
- * The link writer's dependencies for tests that call links-service.ts in this process: `records` as
+ * The link writer's dependencies for tests that call the link use cases (src/links/) in this process: `records` as
  * the test needs them, no rotators to sync, no relay to wake.
  */
 export function inProcessWriter(
@@ -181,7 +181,7 @@ export function inProcessWriter(
   return {
     prisma,
     records,
-    legacyRecords: { syncRotators: async () => {} },
+    domainAndRotatorRecords: { syncRotators: async () => {} },
     onEventsWritten: () => {},
     retiredCodeGraceMs,
   };
@@ -189,7 +189,7 @@ export function inProcessWriter(
 
 /**
  * A copy of the migrated database, a Redis under a prefix of its own and the link writer over both,
- * for tests that call links-service.ts in this process and read the redirect records it writes.
+ * for tests that call the link use cases (src/links/) in this process and read the redirect records it writes.
  */
 export interface InProcessWriterBed {
   prisma: PrismaClient;

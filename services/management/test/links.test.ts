@@ -6,7 +6,7 @@ import { createPrisma, type PrismaClient } from "@kurz/db";
 import { printProcessOutputOnFailure } from "@kurz/testing";
 import type { Stack } from "@kurz/testing/stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { storedLinkCount } from "../src/link-count.ts";
+import { storedLinkCount } from "../src/links/link-count.ts";
 import {
   createTestAccount,
   expectV1Error,

@@ -16,7 +16,7 @@ import {
 } from "@kurz/testing";
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
-import { OutboxRelay, RELAY_LOCK } from "../src/outbox.ts";
+import { OutboxRelay, RELAY_LOCK } from "../src/db/outbox.ts";
 
 const prefix = uniquePrefix("outbox-relay");
 let database: TestDatabase;

@@ -1,7 +1,7 @@
 // The in-process cache of rendered QR images: repeats are served without rendering again.
 import { QrQuery } from "@kurz/contracts";
 import { describe, expect, it } from "vitest";
-import { QrRenderer } from "../src/qr-renderer.ts";
+import { QrRenderer } from "../src/links/qr-renderer.ts";
 
 describe("QrRenderer", () => {
   const params = QrQuery.parse({});

@@ -7,20 +7,21 @@ import { domainKey, isRecordTombstone, overlayKey, rotatorKey } from "@kurz/cont
 import { createPrisma, type Domain, type PrismaClient } from "@kurz/db";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deleteCampaign } from "../src/legacy/campaigns-service.ts";
-import { deleteDomain } from "../src/legacy/domains-service.ts";
-import { deleteOverlay } from "../src/legacy/overlays-service.ts";
-import { LegacyRecords, loadRotatorRecord } from "../src/legacy-records.ts";
-import { createLink, type LinkWriterDeps } from "../src/links-service.ts";
-import { OverlayRecords } from "../src/overlay-records.ts";
-import { TOMBSTONE_TTL_SECONDS } from "../src/record-tombstones.ts";
+import { deleteCampaign } from "../src/campaigns/delete-campaign.ts";
+import { deleteDomain } from "../src/domains/delete-domain.ts";
+import { insertLink } from "../src/links/insert-link.ts";
+import type { LinkWriterDeps } from "../src/links/link-writer.ts";
+import { deleteOverlay } from "../src/overlays/delete-overlay.ts";
+import { DomainAndRotatorRecords, loadRotatorRecord } from "../src/projections/domain-and-rotator-records.ts";
+import { OverlayRecords } from "../src/projections/overlay-records.ts";
+import { TOMBSTONE_TTL_SECONDS } from "../src/projections/versioned-writes.ts";
 import { createTestAccount, type InProcessWriterBed, startInProcessWriter } from "./links-helpers.ts";
 
 let bed: InProcessWriterBed;
 let prisma: PrismaClient;
 let redis: Redis;
 let deps: LinkWriterDeps;
-let legacy: LegacyRecords;
+let legacy: DomainAndRotatorRecords;
 let overlays: OverlayRecords;
 let accountId: string;
 let seq = 0;
@@ -28,7 +29,7 @@ let seq = 0;
 beforeAll(async () => {
   bed = await startInProcessWriter("tombstones", 86_400_000);
   ({ prisma, redis, deps } = bed);
-  legacy = new LegacyRecords(redis, { warn: () => {} });
+  legacy = new DomainAndRotatorRecords(redis, { warn: () => {} });
   overlays = new OverlayRecords(redis, { warn: () => {} });
   accountId = (await createTestAccount(prisma, "tombstones")).account_id;
 });
@@ -47,11 +48,11 @@ const newOverlay = (text: string) =>
   prisma.overlay.create({ data: { accountId, type: "message", name: `o${++seq}`, text } });
 const newCampaign = (slug: string) => prisma.campaign.create({ data: { accountId, name: slug, slug } });
 const addLink = async (campaignId: number, position: number) => {
-  const link = await createLink(deps, accountId, { url: `https://example.com/r${++seq}`, title: "r" });
+  const link = await insertLink(deps, accountId, { url: `https://example.com/r${++seq}`, title: "r" });
   await prisma.campaignLink.create({ data: { campaignId, linkId: link.id, position } });
   return link;
 };
-const legacyDeps = () => ({ ...deps, legacyRecords: legacy });
+const legacyDeps = () => ({ ...deps, domainAndRotatorRecords: legacy });
 
 /** What the key holds: a record, "tombstone", or null (nothing). */
 const held = async (key: string) => {

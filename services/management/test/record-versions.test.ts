@@ -7,8 +7,11 @@ import { RedirectRecord, redirectKey } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLink, deleteLinks, type LinkWriterDeps, updateLink } from "../src/links-service.ts";
-import type { RedirectRecords } from "../src/redirect-records.ts";
+import { deleteLinks } from "../src/links/delete-links.ts";
+import { insertLink } from "../src/links/insert-link.ts";
+import type { LinkWriterDeps } from "../src/links/link-writer.ts";
+import { updateLink } from "../src/links/update-link.ts";
+import type { RedirectRecords } from "../src/projections/link-records.ts";
 import { createTestAccount, type InProcessWriterBed, startInProcessWriter } from "./links-helpers.ts";
 
 let bed: InProcessWriterBed;
@@ -34,7 +37,7 @@ const record = async (code: string) => RedirectRecord.parse(await held(code));
 
 describe("the links row's version", () => {
   it("starts at 1 and grows by one with each UPDATE of a column the record holds, on any path", async () => {
-    const link = await createLink(deps, accountId, { url: "https://example.com/v1", title: "one" });
+    const link = await insertLink(deps, accountId, { url: "https://example.com/v1", title: "one" });
     expect(await stored(link.id)).toBe(1n);
     expect((await record(link.shortCode)).v).toBe(1);
 
@@ -55,7 +58,7 @@ describe("the links row's version", () => {
 
 describe("redirect records written out of their commit order", () => {
   it("keep the edit when a read made before it (the miss path's) is written after it", async () => {
-    const link = await createLink(deps, accountId, { url: "https://example.com/first", title: "t" });
+    const link = await insertLink(deps, accountId, { url: "https://example.com/first", title: "t" });
     const readBefore = await prisma.link.findUniqueOrThrow({ where: { id: link.id } });
     await updateLink(deps, accountId, link.id, { is_active: false });
     await records.put(readBefore);
@@ -63,7 +66,7 @@ describe("redirect records written out of their commit order", () => {
   });
 
   it("never bring a deleted link back", async () => {
-    const link = await createLink(deps, accountId, { url: "https://example.com/doomed", title: "t" });
+    const link = await insertLink(deps, accountId, { url: "https://example.com/doomed", title: "t" });
     const readBefore = await prisma.link.findUniqueOrThrow({ where: { id: link.id } });
     await deleteLinks(deps, accountId, [link.id]);
     expect(await held(link.shortCode)).toEqual({ id: link.id, deleted: true, c: link.createdAt.getTime() });

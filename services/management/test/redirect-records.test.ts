@@ -10,8 +10,8 @@ import type { Link } from "@kurz/db";
 import { cleanupRedisPrefix, testRedisUrl, uniquePrefix, waitFor } from "@kurz/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TOMBSTONE_TTL_SECONDS } from "../src/record-tombstones.ts";
-import { RedirectRecords, toRedirectRecord } from "../src/redirect-records.ts";
+import { RedirectRecords, toRedirectRecord } from "../src/projections/link-records.ts";
+import { TOMBSTONE_TTL_SECONDS } from "../src/projections/versioned-writes.ts";
 
 const prefix = `${uniquePrefix("redirect-records")}:`;
 let redis: Redis;

@@ -8,7 +8,7 @@ import { registerAccountCreator, registerInProcessService } from "@kurz/testing/
 registerInProcessService("management", async (env, logs) => {
   const [{ loadManagementConfig }, { startManagement }] = await Promise.all([
     import("../src/config.ts"),
-    import("../src/service.ts"),
+    import("../src/compose.ts"),
   ]);
   const config = loadManagementConfig(env);
   const logger = createLogger("management", config.LOG_LEVEL, logs);
@@ -30,8 +30,8 @@ registerAccountCreator((cliEnv) => {
         { managementConfigSchema },
       ] = await Promise.all([
         import("@kurz/db"),
-        import("../src/accounts.ts"),
-        import("../src/api-keys.ts"),
+        import("../src/accounts/create-account.ts"),
+        import("../src/keys/api-keys.ts"),
         import("../src/config.ts"),
       ]);
       // As cli.ts reads them.

@@ -5,7 +5,8 @@ import { createPrisma, type PrismaClient } from "@kurz/db";
 import type { TestDatabase } from "@kurz/testing";
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { findLiveSession, hashSessionToken, issueSession, renewSession } from "../src/sessions.ts";
+import { renewSession } from "../src/sessions/renew-session.ts";
+import { findLiveSession, hashSessionToken, issueSession } from "../src/sessions/sessions.ts";
 
 const DAY = 24 * 3_600_000;
 const LIFETIME = { sessionTtlMs: 14 * DAY, sessionMaxAgeMs: 30 * DAY };

@@ -7,9 +7,9 @@ import { cleanupRedisPrefix, type TestDatabase, testRedisUrl, uniquePrefix } fro
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashPassword } from "../src/passwords.ts";
-import { issueSession } from "../src/sessions.ts";
-import { confirmPassword, requireRecentPassword } from "../src/sudo.ts";
+import { hashPassword } from "../src/security/passwords.ts";
+import { issueSession } from "../src/sessions/sessions.ts";
+import { confirmPassword, requireRecentPassword } from "../src/sessions/sudo.ts";
 
 const PASSWORD = "the owner's password";
 const MINUTE = 60_000;

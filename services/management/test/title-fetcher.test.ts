@@ -11,7 +11,7 @@ import {
   isPublicAddress,
   TitleFetcher,
   TitleFetchRefused,
-} from "../src/title-fetcher.ts";
+} from "../src/titles/title-fetcher.ts";
 
 describe("isPublicAddress", () => {
   it.each([

@@ -10,13 +10,15 @@ import { createLogger } from "@kurz/service-kit";
 import { type TestDatabase, waitFor } from "@kurz/testing";
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount } from "../src/accounts.ts";
-import { PublicAddressGuard } from "../src/public-address-guard.ts";
+import { createAccount } from "../src/accounts/create-account.ts";
+import { PublicAddressGuard } from "../src/security/public-address-guard.ts";
+import { createWebhook } from "../src/webhooks/create-webhook.ts";
 import { type DispatcherOptions, retryDelayMs, WebhookDispatcher } from "../src/webhooks/dispatcher.ts";
-import { createWebhook, updateWebhook, type WebhookEndpointDeps } from "../src/webhooks/endpoints.ts";
+import type { WebhookEndpointDeps } from "../src/webhooks/endpoints.ts";
 import { enqueueClicks, enqueueLinkEvents } from "../src/webhooks/enqueue.ts";
 import { SecretBox } from "../src/webhooks/secrets.ts";
 import { WebhookSender } from "../src/webhooks/sender.ts";
+import { updateWebhook } from "../src/webhooks/update-webhook.ts";
 import { linkEventOf, type Receiver, startReceiver, verifyStandardWebhook } from "./webhooks-helpers.ts";
 
 const HOUR = 60 * 60_000;

@@ -239,7 +239,7 @@ export class CachedLookup<T extends object> {
 
   /**
    * Tells every instance that management has no such id, for a short while. Management deletes the
-   * entry whenever it writes the id's record (management/src/redirect-records.ts), so a code created
+   * entry whenever it writes the id's record (management/src/projections/link-records.ts), so a code created
    * after this still redirects at once.
    */
   private shareMiss(id: string): void {

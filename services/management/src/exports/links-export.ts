@@ -2,31 +2,14 @@
 // index (created_at, id) so memory stays flat whatever the account's size, and every column of a link
 // but its password hash. The CSV imports back (`original_url` and `short_code` are import columns).
 import { Readable } from "node:stream";
-import { type ExportedLink, type ExportLinksFormat, LINK_EXPORT_COLUMNS } from "@kurz/contracts";
+import { type ExportLinksFormat, LINK_EXPORT_COLUMNS } from "@kurz/contracts";
 import type { Link, PrismaClient } from "@kurz/db";
 import { csvLine } from "@kurz/service-kit";
-import { LINK_COLUMNS } from "../link-list.ts";
-import { accountDomains, type DomainOrigins, shortUrlOf } from "../short-url.ts";
+import { toExportedLink } from "../links/link-json.ts";
+import { LINK_COLUMNS } from "../links/list-links.ts";
+import { accountDomains } from "../links/short-url.ts";
 
 const PAGE = 1_000;
-
-export function toExportedLink(link: Link, baseUrl: string, domains: DomainOrigins): ExportedLink {
-  return {
-    id: link.id,
-    short_code: link.shortCode,
-    short_url: shortUrlOf(link, baseUrl, domains),
-    original_url: link.originalUrl,
-    title: link.title,
-    is_active: link.isActive,
-    has_password: link.passwordHash !== null,
-    expires_at: link.expiresAt?.toISOString() ?? null,
-    clicks_count: Number(link.clicksCount),
-    analytics_public: link.analyticsPublic,
-    analytics_shared_fields: (link.analyticsSharedFields ?? null) as ExportedLink["analytics_shared_fields"],
-    created_at: link.createdAt.toISOString(),
-    updated_at: link.updatedAt.toISOString(),
-  };
-}
 
 /** The account's links, oldest first, one page in memory at a time. */
 export async function* accountLinks(prisma: PrismaClient, accountId: string): AsyncGenerator<Link> {

@@ -15,10 +15,10 @@
 import { randomUUID } from "node:crypto";
 import { type ImportFormat, TOPICS } from "@kurz/contracts";
 import { type Link, Prisma, type PrismaClient, sqlStateOf } from "@kurz/db";
-import { joinLinksByCode } from "../links-by-code.ts";
-import { linkEvent } from "../outbox.ts";
-import { randomShortCode } from "../short-codes.ts";
-import { fallbackTitle } from "../title-fetcher.ts";
+import { linkEvent } from "../db/outbox.ts";
+import { joinLinksByCode } from "../links/links-by-code.ts";
+import { randomShortCode } from "../links/short-codes.ts";
+import { fallbackTitle } from "../titles/title-fetcher.ts";
 import type { CheckedRow, ValidImportRow } from "./import-rows.ts";
 
 type Tx = Prisma.TransactionClient;

@@ -14,11 +14,13 @@ import type { PrismaClient } from "@kurz/db";
 import { Redis } from "ioredis";
 import { z } from "zod";
 import type { ManagementConfig } from "../config.ts";
-import { serversResolve } from "../public-address-guard.ts";
-import { RedirectRecords } from "../redirect-records.ts";
-import { TitleFetcher } from "../title-fetcher.ts";
+import { RedirectRecords } from "../projections/link-records.ts";
+import { serversResolve } from "../security/public-address-guard.ts";
+import { TitleFetcher } from "../titles/title-fetcher.ts";
+import { createImportJob } from "./create-import-job.ts";
 import { fetchKuttExport, fetchYourlsExport } from "./fetch-peer-export.ts";
-import { createImportJob, getImportJob, toImportJson } from "./import-jobs.ts";
+import { getImportJob } from "./get-import-job.ts";
+import { toImportJson } from "./import-jobs.ts";
 import { runImportJob } from "./import-worker.ts";
 import { PasswordHashPool } from "./password-hash-pool.ts";
 

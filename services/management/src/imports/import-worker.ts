@@ -9,8 +9,8 @@ import type { ImportFormat } from "@kurz/contracts";
 import { type PrismaClient, poolOf } from "@kurz/db";
 import { PollLoop } from "@kurz/service-kit";
 import pLimit from "p-limit";
-import type { RedirectRecords } from "../redirect-records.ts";
-import { fallbackTitle, type TitleFetcher } from "../title-fetcher.ts";
+import type { RedirectRecords } from "../projections/link-records.ts";
+import { fallbackTitle, type TitleFetcher } from "../titles/title-fetcher.ts";
 import {
   type BatchResult,
   commitPreparedBatch,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { verifyPassword } from "../passwords.ts";
+import { verifyPassword } from "../security/passwords.ts";
 import { PasswordHashPool } from "./password-hash-pool.ts";
 
 let pool: PasswordHashPool | undefined;

@@ -10,7 +10,7 @@
 // newcomer. docs/import-export.md, "Passwords".
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
-import { ARGON2_OPTIONS } from "../passwords.ts";
+import { ARGON2_OPTIONS } from "../security/passwords.ts";
 
 /** Nice value of the hashing threads: the lowest, so every thread that serves requests goes first. */
 const HASH_THREAD_NICE = 19;

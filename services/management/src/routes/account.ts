@@ -1,12 +1,13 @@
 // GET /api/v1/account and /api/v1/account/usage (SPEC 2.3, 2.4), PATCH /api/v1/account and
-// POST /api/v1/account/password (issue 12); the use cases are in account-service.ts,
-// update-account.ts and change-password.ts.
+// POST /api/v1/account/password; the use cases are in accounts/ (account-overview.ts, key-usage.ts,
+// update-account.ts, change-password.ts).
 import { ROUTES } from "@kurz/contracts";
 import { clientHashOf, type MountedRoute, route, v1Success } from "@kurz/service-kit";
-import { accountOverview, keyUsage } from "../account-service.ts";
-import type { AuthDeps } from "../auth-deps.ts";
-import { changePassword } from "../change-password.ts";
-import { updateAccount } from "../update-account.ts";
+import { accountOverview } from "../accounts/account-overview.ts";
+import type { AuthDeps } from "../accounts/auth-deps.ts";
+import { changePassword } from "../accounts/change-password.ts";
+import { keyUsage } from "../accounts/key-usage.ts";
+import { updateAccount } from "../accounts/update-account.ts";
 
 export function accountRoutes(deps: AuthDeps): MountedRoute[] {
   return [

@@ -11,11 +11,13 @@ import {
   v1Success,
 } from "@kurz/service-kit";
 import type { Response } from "express";
-import type { AuthDeps } from "../auth-deps.ts";
-import { registerAccount } from "../register-account.ts";
-import { currentSession, endSessions, listSessions } from "../sessions.ts";
-import { signIn } from "../sign-in.ts";
-import { confirmPassword } from "../sudo.ts";
+import type { AuthDeps } from "../accounts/auth-deps.ts";
+import { registerAccount } from "../accounts/register-account.ts";
+import { currentSession } from "../sessions/current-session.ts";
+import { endSessions } from "../sessions/end-sessions.ts";
+import { listSessions } from "../sessions/list-sessions.ts";
+import { signIn } from "../sessions/sign-in.ts";
+import { confirmPassword } from "../sessions/sudo.ts";
 
 export function authRoutes(deps: AuthDeps): MountedRoute[] {
   const cookieOptions = { publicBaseUrl: deps.baseUrl };

@@ -3,15 +3,13 @@
 import { ROUTES, rateLimitSubject } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { type MountedRoute, route, v1Success } from "@kurz/service-kit";
-import {
-  attentionRows,
-  createImportJob,
-  getImportJob,
-  importErrorsCsv,
-  listImportJobs,
-  toImportJson,
-} from "../imports/import-jobs.ts";
-import { sessionBudgetSubject } from "../title-budget.ts";
+import { attentionRows } from "../imports/attention-rows.ts";
+import { createImportJob } from "../imports/create-import-job.ts";
+import { getImportJob } from "../imports/get-import-job.ts";
+import { importErrorsCsv } from "../imports/import-errors-csv.ts";
+import { toImportJson } from "../imports/import-jobs.ts";
+import { listImportJobs } from "../imports/list-import-jobs.ts";
+import { sessionBudgetSubject } from "../titles/title-budget.ts";
 
 export function importsRoutes(deps: { prisma: PrismaClient; onImportQueued: () => void }): MountedRoute[] {
   const { prisma } = deps;

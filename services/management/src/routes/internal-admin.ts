@@ -5,8 +5,8 @@ import type { PrismaClient } from "@kurz/db";
 import { serviceUnavailable, v1Success, validation } from "@kurz/service-kit";
 import { Router } from "express";
 import type { Redis } from "ioredis";
-import { updateAccountLimits } from "../account-limits.ts";
-import type { KeyLimits } from "../api-keys.ts";
+import { updateAccountLimits } from "../accounts/update-account-limits.ts";
+import type { KeyLimits } from "../keys/api-keys.ts";
 
 export function internalAdminRouter(deps: {
   prisma: PrismaClient;

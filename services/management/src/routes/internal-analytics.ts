@@ -3,24 +3,17 @@
 // follows through the outbox and lags; asking here makes a create or delete visible in analytics as
 // soon as it has answered, on every instance (docs/analytics.md, "Read-your-writes").
 // Every answer is bounded: one link, or a fixed number of candidates and recent deletions.
-import {
-  type AnalyticsLinkRef,
-  AnalyticsSharedField,
-  type LinksSummary,
-  LinksSummaryQuery,
-  type PublicAnalyticsRef,
-  Uuid,
-} from "@kurz/contracts";
+import { type LinksSummary, LinksSummaryQuery, Uuid } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { notFound } from "@kurz/service-kit";
 import { Router } from "express";
 import * as z from "zod";
-import { linksSummary } from "../links-summary.ts";
+import { analyticsLinkRef, publicAnalyticsRef } from "../links/analytics-link-refs.ts";
+import { linksSummary } from "../links/links-summary.ts";
 
 const LinkQuery = z.object({ account_id: Uuid });
 const LinkParams = z.object({ link_id: Uuid });
 const AccountParams = z.object({ account_id: Uuid });
-const SharedFields = z.array(AnalyticsSharedField).nullable().catch(null);
 
 export function internalAnalyticsRouter(deps: { prisma: PrismaClient }): Router {
   const router = Router();
@@ -31,37 +24,14 @@ export function internalAnalyticsRouter(deps: { prisma: PrismaClient }): Router 
     const params = LinkParams.safeParse(req.params);
     const query = LinkQuery.safeParse(req.query);
     if (!params.success || !query.success) throw notFound("No such link");
-    const link = await prisma.link.findFirst({
-      where: { id: params.data.link_id, accountId: query.data.account_id },
-      select: { id: true, shortCode: true, createdAt: true },
-    });
-    if (!link) throw notFound("No such link");
-    const ref: AnalyticsLinkRef = {
-      link_id: link.id,
-      short_code: link.shortCode,
-      created_at: link.createdAt.toISOString(),
-    };
+    const ref = await analyticsLinkRef(prisma, query.data.account_id, params.data.link_id);
+    if (!ref) throw notFound("No such link");
     res.json(ref);
   });
 
   router.get("/public/:short_code", async (req, res) => {
-    const link = await prisma.link.findUnique({
-      where: { shortCode: req.params.short_code },
-      select: {
-        id: true,
-        accountId: true,
-        shortCode: true,
-        analyticsPublic: true,
-        analyticsSharedFields: true,
-      },
-    });
-    if (!link?.analyticsPublic) throw notFound("No such public link");
-    const ref: PublicAnalyticsRef = {
-      link_id: link.id,
-      account_id: link.accountId,
-      short_code: link.shortCode,
-      analytics_shared_fields: SharedFields.parse(link.analyticsSharedFields ?? null),
-    };
+    const ref = await publicAnalyticsRef(prisma, req.params.short_code);
+    if (!ref) throw notFound("No such public link");
     res.json(ref);
   });
 

@@ -5,8 +5,9 @@ import { InternalOverlaySubmission } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { ApiError, notFound } from "@kurz/service-kit";
 import express, { Router } from "express";
-import { storeSubmission } from "../legacy/overlays-service.ts";
-import { type OverlayRecords, toOverlayRecord } from "../overlay-records.ts";
+import { resolveOverlay } from "../overlays/resolve-overlay.ts";
+import { storeSubmission } from "../overlays/store-submission.ts";
+import type { OverlayRecords } from "../projections/overlay-records.ts";
 
 export function internalOverlaysRouter(deps: {
   prisma: PrismaClient;
@@ -16,11 +17,9 @@ export function internalOverlaysRouter(deps: {
   const { prisma } = deps;
 
   router.get("/overlays/resolve/:id", async (req, res) => {
-    const id = /^[1-9]\d{0,9}$/.test(req.params.id) ? Number(req.params.id) : 0;
-    const overlay = id > 0 && id <= 2_147_483_647 ? await prisma.overlay.findUnique({ where: { id } }) : null;
-    if (!overlay) throw notFound("No such overlay");
-    await deps.overlayRecords.put(overlay); // heal the cache for every other redirect instance
-    res.json(toOverlayRecord(overlay));
+    const record = await resolveOverlay(deps, req.params.id);
+    if (!record) throw notFound("No such overlay");
+    res.json(record);
   });
 
   router.post("/overlays/submissions", express.json({ limit: "8kb" }), async (req, res) => {

@@ -2,7 +2,8 @@
 // lookup: by the SHA-256 hex of the token, caller credential "gateway" only (app.ts).
 import type { PrismaClient } from "@kurz/db";
 import { type Response, Router } from "express";
-import { findLiveSession, renewSession, toSessionRecord } from "../sessions.ts";
+import { renewSession } from "../sessions/renew-session.ts";
+import { findLiveSession, toSessionRecord } from "../sessions/sessions.ts";
 
 const notFound = (res: Response) =>
   res.status(404).json({ success: false, error: { code: "NOT_FOUND", message: "No such session" } });

@@ -2,9 +2,9 @@
 // SPEC, ARCHITECTURE "API keys"). The use cases live in create-api-key.ts and revoke-api-key.ts.
 import { ROUTES } from "@kurz/contracts";
 import { clientHashOf, type MountedRoute, route, v1Success } from "@kurz/service-kit";
-import type { AuthDeps } from "../auth-deps.ts";
-import { createApiKey } from "../create-api-key.ts";
-import { revokeApiKey } from "../revoke-api-key.ts";
+import type { AuthDeps } from "../accounts/auth-deps.ts";
+import { createApiKey } from "../keys/create-api-key.ts";
+import { revokeApiKey } from "../keys/revoke-api-key.ts";
 
 export function keysRoutes(
   deps: Pick<AuthDeps, "prisma" | "redis" | "keyLimits" | "signinLimits">,

@@ -1,19 +1,17 @@
-// /api/v1/overlays: CTA overlays and their contact submissions in v1's envelope (issue 13), the same
-// use cases and store as the older API's /api/overlay (legacy/overlays-service.ts).
+// /api/v1/overlays: CTA overlays and their contact submissions in v1's envelope, the same
+// use cases and store as the older API's /api/overlay (overlays/overlays.ts).
 import { CSV_CONTENT_TYPE, ROUTES } from "@kurz/contracts";
 import type { Overlay, OverlaySubmission } from "@kurz/db";
 import { type MountedRoute, route, v1Success } from "@kurz/service-kit";
-import {
-  allSubmissions,
-  createOverlay,
-  deleteOverlay,
-  getOverlay,
-  listOverlays,
-  listSubmissions,
-  type OverlayWriterDeps,
-  updateOverlay,
-} from "../legacy/overlays-service.ts";
-import { csvDisposition, submissionsCsv } from "../submissions-csv.ts";
+import { allSubmissions } from "../overlays/all-submissions.ts";
+import { createOverlay } from "../overlays/create-overlay.ts";
+import { deleteOverlay } from "../overlays/delete-overlay.ts";
+import { getOverlay } from "../overlays/get-overlay.ts";
+import { listOverlays } from "../overlays/list-overlays.ts";
+import { listSubmissions } from "../overlays/list-submissions.ts";
+import type { OverlayWriterDeps } from "../overlays/overlays.ts";
+import { csvDisposition, submissionsCsv } from "../overlays/submissions-csv.ts";
+import { updateOverlay } from "../overlays/update-overlay.ts";
 
 const toOverlayJson = (o: Overlay) => ({
   id: o.id,

@@ -2,17 +2,14 @@
 // cases live in ../webhooks/endpoints.ts and ../webhooks/delivery-log.ts.
 import { ROUTES } from "@kurz/contracts";
 import { type MountedRoute, route, v1Success } from "@kurz/service-kit";
+import { createWebhook } from "../webhooks/create-webhook.ts";
+import { deleteWebhook } from "../webhooks/delete-webhook.ts";
 import { listWebhookDeliveries } from "../webhooks/delivery-log.ts";
-import {
-  createWebhook,
-  deleteWebhook,
-  findWebhook,
-  listWebhooks,
-  rotateWebhookSecret,
-  toWebhookJson,
-  updateWebhook,
-  type WebhookEndpointDeps,
-} from "../webhooks/endpoints.ts";
+import { toWebhookJson, type WebhookEndpointDeps } from "../webhooks/endpoints.ts";
+import { findWebhook } from "../webhooks/find-webhook.ts";
+import { listWebhooks } from "../webhooks/list-webhooks.ts";
+import { rotateWebhookSecret } from "../webhooks/rotate-webhook-secret.ts";
+import { updateWebhook } from "../webhooks/update-webhook.ts";
 
 export function webhooksRoutes(deps: WebhookEndpointDeps): MountedRoute[] {
   return [

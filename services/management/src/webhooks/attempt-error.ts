@@ -4,7 +4,7 @@
 // the receiver. "DNS" covers a host that does not resolve and one that resolves to a non-public
 // address alike, so the log cannot tell which internal names exist (the same rule as the one refusal
 // of endpoints.ts).
-import { OutboundRefused } from "../public-address-guard.ts";
+import { OutboundRefused } from "../security/public-address-guard.ts";
 
 /** The categories of a failed attempt without a status, plus `HTTP <status>` for a non-2xx answer. */
 export const ATTEMPT_ERRORS = {

@@ -7,7 +7,7 @@ import type {
 } from "@kurz/contracts";
 import type { PrismaClient, WebhookDelivery as Row } from "@kurz/db";
 import { publicAttemptError } from "./attempt-error.ts";
-import { findWebhook } from "./endpoints.ts";
+import { findWebhook } from "./find-webhook.ts";
 
 const toJson = (d: Row): WebhookDelivery => ({
   id: d.id,

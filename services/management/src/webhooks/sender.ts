@@ -4,7 +4,7 @@
 // address (DNS rebinding) is refused then. Redirects are not followed (a 3xx is a failed attempt):
 // there is no second hop to check. Time and the bytes read back are bounded.
 import { Agent, fetch } from "undici";
-import type { PublicAddressGuard } from "../public-address-guard.ts";
+import type { PublicAddressGuard } from "../security/public-address-guard.ts";
 import { categoryOfError, httpStatusError } from "./attempt-error.ts";
 
 export interface SendResult {

@@ -4,7 +4,7 @@ import type { EventBus } from "@kurz/bus";
 import type { PrismaClient } from "@kurz/db";
 import type { Logger } from "@kurz/service-kit";
 import type { ManagementConfig } from "../config.ts";
-import { PublicAddressGuard, serversResolve, systemResolve } from "../public-address-guard.ts";
+import { PublicAddressGuard, serversResolve, systemResolve } from "../security/public-address-guard.ts";
 import { subscribeWebhookInputs } from "./consumers.ts";
 import { WebhookDispatcher } from "./dispatcher.ts";
 import type { WebhookEndpointDeps } from "./endpoints.ts";

@@ -1,11 +1,12 @@
 // /api/account: the older API's account resource (SPEC 2.7, 4.2). Records in contracts'
-// routes-legacy.ts, use cases in legacy/account-service.ts; this file turns accounts into answers.
+// routes-legacy.ts, use cases in accounts/get-account.ts and accounts/update-email-and-password.ts; this file turns accounts into answers.
 import { createHash } from "node:crypto";
 import { LEGACY_NO_EXPIRY, type LegacyAccount, ROUTES, toLegacyDateTime } from "@kurz/contracts";
 import type { Account, PrismaClient } from "@kurz/db";
 import { type MountedRoute, route } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
-import { getAccount, updateAccount } from "../../legacy/account-service.ts";
+import { getAccount } from "../../accounts/get-account.ts";
+import { updateEmailAndPassword } from "../../accounts/update-email-and-password.ts";
 import { legacyMessage, legacyOk } from "./legacy-envelope.ts";
 
 /**
@@ -37,7 +38,7 @@ export function legacyAccountRoutes(deps: { prisma: PrismaClient; redis: Redis }
       legacyOk({ data: toLegacyAccount(await getAccount(prisma, identity.accountId)) }),
     ),
     route(ROUTES.legacyUpdateAccount, async ({ identity, body }) => {
-      await updateAccount(deps, identity.accountId, body);
+      await updateEmailAndPassword(deps, identity.accountId, body);
       return legacyMessage("Account has been successfully updated.");
     }),
   ];

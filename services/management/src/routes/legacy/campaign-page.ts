@@ -4,14 +4,14 @@
 // On the origin's own hosts (PUBLIC_BASE_URL, PUBLIC_HOSTS) any public campaign is served; on any other
 // host only a campaign whose account verified that host as its branded domain. Every other case
 // (unknown id, private campaign, another account's domain, malformed id or Host) is the same 404 page,
-// so none can be told apart from a missing one. Which links are listed is legacy/campaigns-service.ts's.
+// so none can be told apart from a missing one. Which links are listed is campaigns/campaigns.ts's.
 import { createHash } from "node:crypto";
 import { parseHost } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { htmlPageHeaders, type OriginHosts } from "@kurz/service-kit";
 import { type Response, Router } from "express";
-import { findPublicCampaign } from "../../legacy/campaigns-service.ts";
-import { accountDomains, shortUrlOf } from "../../short-url.ts";
+import { findPublicCampaign } from "../../campaigns/find-public-campaign.ts";
+import { accountDomains, shortUrlOf } from "../../links/short-url.ts";
 
 const escapeHtml = (value: string) =>
   value.replace(

@@ -1,23 +1,21 @@
 // /api/campaigns, /api/campaign/*: campaigns with rotators (SPEC 2.10, 4.2). Records in contracts'
-// routes-legacy.ts, use cases in legacy/campaigns-service.ts. A campaign with a slug has a rotator at
+// routes-legacy.ts, use cases in campaigns/campaigns.ts. A campaign with a slug has a rotator at
 // {base_url}/r/<slug>, which the redirect service serves from the Redis record the use cases write;
 // its public list page is {base_url}/c/<public id> (campaign-page.ts): a random id, so that pages
 // cannot be found by counting; `id` stays the API's integer (SPEC 2.10).
 import { ROUTES } from "@kurz/contracts";
 import type { Campaign } from "@kurz/db";
 import { type MountedRoute, route } from "@kurz/service-kit";
-import {
-  assignLinkToCampaign,
-  type CampaignWriterDeps,
-  createCampaign,
-  deleteCampaign,
-  listCampaignLinks,
-  listCampaigns,
-  removeLinkFromCampaign,
-  setCampaignLinkWeight,
-  updateCampaign,
-} from "../../legacy/campaigns-service.ts";
-import { accountDomains, shortUrlOf } from "../../short-url.ts";
+import { assignLinkToCampaign } from "../../campaigns/assign-link-to-campaign.ts";
+import type { CampaignWriterDeps } from "../../campaigns/campaigns.ts";
+import { createCampaign } from "../../campaigns/create-campaign.ts";
+import { deleteCampaign } from "../../campaigns/delete-campaign.ts";
+import { listCampaignLinks } from "../../campaigns/list-campaign-links.ts";
+import { listCampaigns } from "../../campaigns/list-campaigns.ts";
+import { removeLinkFromCampaign } from "../../campaigns/remove-link-from-campaign.ts";
+import { setCampaignLinkWeight } from "../../campaigns/set-campaign-link-weight.ts";
+import { updateCampaign } from "../../campaigns/update-campaign.ts";
+import { accountDomains, shortUrlOf } from "../../links/short-url.ts";
 import { legacyListBody, legacyMessage, legacyOk } from "./legacy-envelope.ts";
 
 export interface LegacyCampaignsDeps extends CampaignWriterDeps {

@@ -1,18 +1,16 @@
 // /api/channels, /api/channel/*: channels, labelled folders of links. Records in contracts'
-// routes-legacy.ts, use cases in legacy/channels-service.ts. The SPEC shows no shapes; these follow
+// routes-legacy.ts, use cases in channels/channels.ts. The SPEC shows no shapes; these follow
 // the original product: list items {id, name, description, color, starred}, create answers the new
 // channel, update/delete/assign answer a message.
 import { ROUTES } from "@kurz/contracts";
 import type { Channel, PrismaClient } from "@kurz/db";
 import { type MountedRoute, route } from "@kurz/service-kit";
-import {
-  assignLinkToChannel,
-  createChannel,
-  deleteChannel,
-  listChannels,
-  removeLinkFromChannel,
-  updateChannel,
-} from "../../legacy/channels-service.ts";
+import { assignLinkToChannel } from "../../channels/assign-link-to-channel.ts";
+import { createChannel } from "../../channels/create-channel.ts";
+import { deleteChannel } from "../../channels/delete-channel.ts";
+import { listChannels } from "../../channels/list-channels.ts";
+import { removeLinkFromChannel } from "../../channels/remove-link-from-channel.ts";
+import { updateChannel } from "../../channels/update-channel.ts";
 import { legacyListBody, legacyMessage, legacyOk } from "./legacy-envelope.ts";
 
 export const toLegacyChannel = (channel: Channel) => ({

@@ -1,22 +1,20 @@
 // /api/domains, /api/domain/*: branded domains (SPEC 2.8, 4.2) with proof of control
 // (docs/legacy-api.md "Branded domains"). Records in contracts' routes-legacy.ts, use cases in
-// legacy/domains-service.ts, the DNS check in domain-verification.ts.
+// domains/domains.ts, the DNS check in domain-verification.ts.
 import { type DomainStatus, domainVerificationRecord, ROUTES, toLegacyDateTime } from "@kurz/contracts";
 import type { Domain } from "@kurz/db";
 import { type MountedRoute, route } from "@kurz/service-kit";
-import { createTxtLookup, type TxtLookup, verifyDomain } from "../../domain-verification.ts";
-import {
-  addDomain,
-  type DomainWriterDeps,
-  deleteDomain,
-  linkCountsByDomain,
-  listDomains,
-  updateDomain,
-} from "../../legacy/domains-service.ts";
-import type { LinkWriterDeps } from "../../links-service.ts";
+import { addDomain } from "../../domains/add-domain.ts";
+import { deleteDomain } from "../../domains/delete-domain.ts";
+import { createTxtLookup, type TxtLookup, verifyDomain } from "../../domains/domain-verification.ts";
+import type { DomainWriterDeps } from "../../domains/domains.ts";
+import { linkCountsByDomain } from "../../domains/link-counts-by-domain.ts";
+import { listDomains } from "../../domains/list-domains.ts";
+import { updateDomain } from "../../domains/update-domain.ts";
+import type { LinkWriterDeps } from "../../links/link-writer.ts";
 import { legacyListBody, legacyMessage, legacyOk } from "./legacy-envelope.ts";
 
-export interface LegacyDomainsDeps extends DomainWriterDeps, Omit<LinkWriterDeps, "legacyRecords"> {
+export interface LegacyDomainsDeps extends DomainWriterDeps, Omit<LinkWriterDeps, "domainAndRotatorRecords"> {
   /** TXT lookups for verification; the system's resolvers when absent. */
   domainTxtLookup?: TxtLookup;
 }
@@ -45,7 +43,7 @@ const VERIFY_MESSAGES: Record<DomainStatus, string> = {
 };
 
 export function legacyDomainsRoutes(deps: LegacyDomainsDeps): MountedRoute[] {
-  const { prisma, legacyRecords } = deps;
+  const { prisma, domainAndRotatorRecords } = deps;
   const txtLookup = deps.domainTxtLookup ?? createTxtLookup({ servers: [] });
   return [
     route(ROUTES.legacyListDomains, async ({ identity, query }) => {
@@ -63,7 +61,11 @@ export function legacyDomainsRoutes(deps: LegacyDomainsDeps): MountedRoute[] {
       return legacyOk({ id: domain.id, ...verificationFields(domain) });
     }),
     route(ROUTES.legacyVerifyDomain, async ({ identity, params }) => {
-      const domain = await verifyDomain({ prisma, legacyRecords, txtLookup }, identity.accountId, params.id);
+      const domain = await verifyDomain(
+        { prisma, domainAndRotatorRecords, txtLookup },
+        identity.accountId,
+        params.id,
+      );
       const fields = verificationFields(domain);
       return legacyOk({ id: domain.id, message: VERIFY_MESSAGES[fields.status], ...fields });
     }),

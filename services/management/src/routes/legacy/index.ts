@@ -3,10 +3,10 @@
 import type { PrismaClient } from "@kurz/db";
 import type { MountedRoute } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
-import type { TxtLookup } from "../../domain-verification.ts";
-import type { LegacyRecords } from "../../legacy-records.ts";
-import type { OverlayRecords } from "../../overlay-records.ts";
-import type { RedirectRecords } from "../../redirect-records.ts";
+import type { TxtLookup } from "../../domains/domain-verification.ts";
+import type { DomainAndRotatorRecords } from "../../projections/domain-and-rotator-records.ts";
+import type { RedirectRecords } from "../../projections/link-records.ts";
+import type { OverlayRecords } from "../../projections/overlay-records.ts";
 import { legacyAccountRoutes } from "./account.ts";
 import { legacyCampaignsRoutes } from "./campaigns.ts";
 import { legacyChannelsRoutes } from "./channels.ts";
@@ -16,7 +16,7 @@ import { legacyOverlaysRoutes } from "./overlays.ts";
 export interface LegacyDeps {
   prisma: PrismaClient;
   redis: Redis;
-  legacyRecords: LegacyRecords;
+  domainAndRotatorRecords: DomainAndRotatorRecords;
   baseUrl: string;
   /** PUBLIC_HOSTS: more names of the origin, none of which can be a branded domain. */
   publicHosts?: readonly string[];

@@ -1,6 +1,6 @@
 // The older API's success envelopes (SPEC 4.2): integer `error: 0` beside the answer's members, but
-// string `error: "0"` on lists, as the SPEC samples show. Pages come from legacy/legacy-page.ts.
-import type { LegacyPage } from "../../legacy/legacy-page.ts";
+// string `error: "0"` on lists, as the SPEC samples show. Pages come from db/numbered-page.ts.
+import type { NumberedPage } from "../../db/numbered-page.ts";
 
 /** `{error: 0, ...fields}`. */
 export const legacyOk = <T extends object>(fields: T) => ({ error: 0 as const, ...fields });
@@ -9,8 +9,8 @@ export const legacyOk = <T extends object>(fields: T) => ({ error: 0 as const, .
 export const legacyMessage = (message: string) => legacyOk({ message });
 
 /** `{error: "0", data: {result, perpage, currentpage, nextpage, maxpage, <collection>: [...]}}`. */
-export function legacyListBody<K extends string, T>(collection: K, page: LegacyPage<T>) {
+export function legacyListBody<K extends string, T>(collection: K, page: NumberedPage<T>) {
   const { items, ...pagination } = page;
-  const data = { ...pagination, [collection]: items } as Omit<LegacyPage<T>, "items"> & { [P in K]: T[] };
+  const data = { ...pagination, [collection]: items } as Omit<NumberedPage<T>, "items"> & { [P in K]: T[] };
   return { error: "0" as const, data };
 }

@@ -1,19 +1,17 @@
 // /api/overlay: CTA overlays (SPEC 2.9, 4.2; docs/legacy-api.md "CTA overlays"). Records in contracts'
-// routes-legacy.ts and routes-overlays.ts, use cases in legacy/overlays-service.ts.
+// routes-legacy.ts and routes-overlays.ts, use cases in overlays/overlays.ts.
 import { CSV_CONTENT_TYPE, ROUTES, toLegacyDateTime } from "@kurz/contracts";
 import type { Overlay, OverlaySubmission } from "@kurz/db";
 import { type MountedRoute, route } from "@kurz/service-kit";
-import {
-  allSubmissions,
-  createOverlay,
-  deleteOverlay,
-  getOverlay,
-  listOverlays,
-  listSubmissions,
-  type OverlayWriterDeps,
-  updateOverlay,
-} from "../../legacy/overlays-service.ts";
-import { csvDisposition, submissionsCsv } from "../../submissions-csv.ts";
+import { allSubmissions } from "../../overlays/all-submissions.ts";
+import { createOverlay } from "../../overlays/create-overlay.ts";
+import { deleteOverlay } from "../../overlays/delete-overlay.ts";
+import { getOverlay } from "../../overlays/get-overlay.ts";
+import { listOverlays } from "../../overlays/list-overlays.ts";
+import { listSubmissions } from "../../overlays/list-submissions.ts";
+import type { OverlayWriterDeps } from "../../overlays/overlays.ts";
+import { csvDisposition, submissionsCsv } from "../../overlays/submissions-csv.ts";
+import { updateOverlay } from "../../overlays/update-overlay.ts";
 import { legacyListBody, legacyMessage } from "./legacy-envelope.ts";
 
 export const toLegacyOverlay = (overlay: Overlay) => ({

@@ -1,0 +1,54 @@
+// Sign-up (SPEC 5.5: a key comes with every registration): the account, its first API key
+// (returned once) and a first session, in one transaction. E-mail addresses are unique without
+// regard to case because they are stored lower-case (contracts' Email lowers them).
+import type { CreatedApiKey, RegisterBody, Session } from "@kurz/contracts";
+import { isUniqueViolation } from "@kurz/db";
+import { conflict, forbidden } from "@kurz/service-kit";
+import { generateApiKey, toApiKeyItem } from "../keys/api-keys.ts";
+import { hashPassword } from "../security/passwords.ts";
+import { issueSession, toSession } from "../sessions/sessions.ts";
+import { accountOverview } from "./account-overview.ts";
+import { requireStrongPassword } from "./account-password.ts";
+import type { AuthDeps } from "./auth-deps.ts";
+
+export async function registerAccount(deps: AuthDeps, body: RegisterBody) {
+  if (deps.signup === "closed") {
+    throw forbidden("Sign-up is closed on this server; ask its operator for an account");
+  }
+  requireStrongPassword(body.password, { field: "password", email: body.email });
+  const passwordHash = await hashPassword(body.password);
+  const { key, hash, prefix } = generateApiKey();
+  let created: { accountId: string; apiKey: CreatedApiKey; session: Session; token: string };
+  try {
+    created = await deps.prisma.$transaction(async (tx) => {
+      const account = await tx.account.create({
+        data: {
+          email: body.email,
+          passwordHash,
+          apiKeys: {
+            create: {
+              name: "Default key",
+              keyHash: hash,
+              keyPrefix: prefix,
+              rateLimitPerMinute: deps.keyLimits.perMinute,
+              rateLimitPerHour: deps.keyLimits.perHour,
+            },
+          },
+        },
+        include: { apiKeys: true },
+      });
+      const issued = await issueSession(tx, account.id, deps.sessionTtlMs);
+      return {
+        accountId: account.id,
+        apiKey: { ...toApiKeyItem(account.apiKeys[0]!), key },
+        session: toSession(issued.row),
+        token: issued.token,
+      };
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict("An account with this e-mail address already exists");
+    throw err;
+  }
+  const account = await accountOverview(deps.prisma, created.accountId, deps.keyLimits);
+  return { account, api_key: created.apiKey, session: created.session, token: created.token };
+}

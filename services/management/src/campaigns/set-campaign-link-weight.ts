@@ -1,0 +1,20 @@
+// Setting a link's rotator weight.
+import { notFound } from "@kurz/service-kit";
+import { type CampaignWriterDeps, ownCampaign } from "./campaigns.ts";
+
+/** Sets the rotator weight of a link already in the campaign (decision 0026). */
+export async function setCampaignLinkWeight(
+  deps: CampaignWriterDeps,
+  accountId: string,
+  campaignId: number,
+  linkId: string,
+  weight: number,
+): Promise<void> {
+  await ownCampaign(deps.prisma, accountId, campaignId);
+  const updated = await deps.prisma.campaignLink.updateMany({
+    where: { campaignId, linkId },
+    data: { weight },
+  });
+  if (updated.count === 0) throw notFound("Link is not in this campaign");
+  await deps.domainAndRotatorRecords.syncRotator(deps.prisma, campaignId, null);
+}

@@ -1,0 +1,20 @@
+// Taking a link out of a channel.
+import type { PrismaClient } from "@kurz/db";
+import { notFound } from "@kurz/service-kit";
+import { channelNotFound } from "./channels.ts";
+
+/** Takes the link out of the channel; 404 when the channel is not the account's or the link is not in it. */
+export async function removeLinkFromChannel(
+  prisma: PrismaClient,
+  accountId: string,
+  channelId: number,
+  linkId: string,
+): Promise<void> {
+  const channel = await prisma.channel.findFirst({
+    where: { id: channelId, accountId },
+    select: { id: true },
+  });
+  if (!channel) throw channelNotFound();
+  const removed = await prisma.channelLink.deleteMany({ where: { channelId, linkId } });
+  if (removed.count === 0) throw notFound("Link is not in this channel");
+}

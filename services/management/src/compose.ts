@@ -1,0 +1,139 @@
+// Everything the management process runs, as one function: main.ts wraps it in runService (signals,
+// telemetry, exit codes), and the in-process test stack (@kurz/testing/stack) calls it directly.
+import { createServer } from "node:http";
+import { createPrisma } from "@kurz/db";
+import { createServiceBus, type Logger, listen, type StartedService } from "@kurz/service-kit";
+import { Redis } from "ioredis";
+import { createManagementListener } from "./app.ts";
+import type { ManagementConfig } from "./config.ts";
+import { OutboxRelay } from "./db/outbox.ts";
+import { createTxtLookup } from "./domains/domain-verification.ts";
+import { ImportWorker } from "./imports/import-worker.ts";
+import { PasswordHashPool } from "./imports/password-hash-pool.ts";
+import { keyLimitsFrom } from "./keys/api-keys.ts";
+import { KeyUsageFlusher } from "./keys/key-usage-flusher.ts";
+import { subscribeClickTotals } from "./links/click-totals.ts";
+import { QrRenderer } from "./links/qr-renderer.ts";
+import { DAY_MS, startRetiredCodePurge } from "./links/retired-codes.ts";
+import { startFrameRefresh } from "./overlays/frame-refresher.ts";
+import { DomainAndRotatorRecords } from "./projections/domain-and-rotator-records.ts";
+import { RedirectRecords } from "./projections/link-records.ts";
+import { serversResolve } from "./security/public-address-guard.ts";
+import { startSessionPrune } from "./sessions/prune-sessions.ts";
+import { HOUR_MS } from "./sessions/sessions.ts";
+import { signinLimitsFrom } from "./sessions/signin-limits.ts";
+import { chargeImportTitles } from "./titles/title-budget.ts";
+import { TitleFetcher } from "./titles/title-fetcher.ts";
+import { startWebhooks } from "./webhooks/start.ts";
+
+export async function startManagement(config: ManagementConfig, logger: Logger): Promise<StartedService> {
+  const prisma = createPrisma(config.DATABASE_URL);
+  const redis = new Redis(config.REDIS_URL, {
+    keyPrefix: config.REDIS_KEY_PREFIX,
+    maxRetriesPerRequest: 2,
+  });
+  redis.on("error", () => {});
+  const bus = createServiceBus(config, "management", logger);
+  const relay = new OutboxRelay(prisma, bus, { pollMs: config.OUTBOX_POLL_MS, logger });
+  const titles = new TitleFetcher({
+    enabled: config.TITLE_FETCH_ENABLED,
+    allowHosts: config.TITLE_FETCH_ALLOW_HOSTS,
+    perHostPerMinute: config.TITLE_FETCH_HOST_PER_MINUTE,
+    ...(config.TITLE_FETCH_DNS_SERVERS.length > 0
+      ? { resolve: serversResolve(config.TITLE_FETCH_DNS_SERVERS) }
+      : {}),
+  });
+  const retiredCodeGraceMs = config.RETIRED_CODE_DAYS * DAY_MS;
+  const webhooks = startWebhooks(config, { prisma, bus, logger });
+  const domainAndRotatorRecords = new DomainAndRotatorRecords(redis, logger);
+  const records = new RedirectRecords(redis, logger);
+  const hashes = new PasswordHashPool(config.IMPORT_HASH_THREADS);
+  const imports = new ImportWorker({
+    prisma,
+    records,
+    titles,
+    hashes,
+    chargeTitles: (budget, wanting) =>
+      chargeImportTitles(
+        { prisma, redis, sessionPerMinute: config.SESSION_RATE_LIMIT_PER_MINUTE, logger },
+        budget,
+        wanting,
+      ),
+    concurrency: config.IMPORT_CONCURRENCY,
+    sliceMs: config.IMPORT_SLICE_MS,
+    onEventsWritten: () => relay.wake(),
+    retiredCodeGraceMs,
+    logger,
+    batchSize: config.IMPORT_BATCH_SIZE,
+    leaseMs: config.IMPORT_LEASE_MS,
+    pollMs: config.IMPORT_POLL_MS,
+  });
+  const app = createManagementListener({
+    prisma,
+    records,
+    titles,
+    redis,
+    keyLimits: keyLimitsFrom(config),
+    qr: new QrRenderer(config.QR_CACHE_MAX_MB * 1024 * 1024),
+    domainAndRotatorRecords,
+    domainTxtLookup: createTxtLookup({ servers: config.DNS_SERVERS }),
+    logger,
+    internalToken: config.INTERNAL_TOKEN,
+    adminToken: config.ADMIN_TOKEN,
+    baseUrl: config.PUBLIC_BASE_URL,
+    publicHosts: config.PUBLIC_HOSTS,
+    readiness: {
+      postgres: () => prisma.$queryRaw`SELECT 1`,
+      redis: () => redis.ping(),
+      bus: () => bus.ping(),
+    },
+    onEventsWritten: () => relay.wake(),
+    retiredCodeGraceMs,
+    onImportQueued: () => imports.wake(),
+    signup: config.SIGNUP,
+    // An idle lifetime longer than the absolute one would never be reached.
+    sessionTtlMs: Math.min(config.SESSION_TTL_HOURS, config.SESSION_MAX_AGE_DAYS * 24) * HOUR_MS,
+    sessionMaxAgeMs: config.SESSION_MAX_AGE_DAYS * 24 * HOUR_MS,
+    signinLimits: signinLimitsFrom(config),
+    webhooks: webhooks.endpointDeps,
+  });
+  const server = createServer(app);
+  await listen(server, config.HOST, config.PORT);
+  relay.start();
+  // Records of domains that never verified (e.g. rows from before verification) must not serve.
+  domainAndRotatorRecords
+    .removeUnverifiedDomains(prisma)
+    .catch((err: unknown) => logger.warn({ err: String(err) }, "unverified domain records not purged"));
+  await subscribeClickTotals({ bus, prisma, logger }); // stopped by bus.close()
+  await webhooks.start(); // its subscriptions are stopped by bus.close()
+  const keyUsage = new KeyUsageFlusher(prisma, redis, { intervalMs: config.KEY_USAGE_FLUSH_MS, logger });
+  keyUsage.start();
+  imports.start();
+  const stopPurge = startRetiredCodePurge(prisma, retiredCodeGraceMs, { logger });
+  const stopFrameRefresh = startFrameRefresh(prisma, titles, records, {
+    intervalMs: config.FRAME_CHECK_INTERVAL_MS,
+    maxAgeMs: config.FRAME_CHECK_MAX_AGE_HOURS * 3_600_000,
+    logger,
+  });
+  const stopSessionPrune = startSessionPrune(prisma, { logger });
+  return {
+    servers: [server],
+    close: async () => {
+      stopPurge();
+      // The pool closes as soon as the worker stops claiming: a batch's hashes still queued are
+      // dropped (the batch was not committed, so its job resumes before it) instead of awaited.
+      const importsStopped = imports.stop();
+      await hashes.close();
+      await importsStopped;
+      stopFrameRefresh();
+      stopSessionPrune();
+      await relay.stop();
+      await webhooks.stop();
+      await titles.close();
+      await keyUsage.stop();
+      await bus.close();
+      redis.disconnect();
+      await prisma.$disconnect();
+    },
+  };
+}

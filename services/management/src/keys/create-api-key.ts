@@ -1,0 +1,59 @@
+// Creating an API key (beyond the SPEC, ARCHITECTURE "API keys"): the full key is returned once and
+// never stored; an account has at most MAX_ACTIVE_KEYS active keys, checked under the account's lock.
+// A key outlives sign-out and password changes, so a session mints one only with the password
+// re-entered (sudo.ts): a stolen cookie must not turn into a lasting credential.
+import { type CreateApiKeyBody, type CreatedApiKey, fieldErrors, MAX_ACTIVE_KEYS } from "@kurz/contracts";
+import { forbidden, unauthorized, validation } from "@kurz/service-kit";
+import type { AuthDeps } from "../accounts/auth-deps.ts";
+import { accountKeyLimits } from "../accounts/update-account-limits.ts";
+import { type Caller, requireRecentPassword } from "../sessions/sudo.ts";
+import { activeKeyWhere, generateApiKey, toApiKeyItem } from "./api-keys.ts";
+
+export async function createApiKey(
+  deps: Pick<AuthDeps, "prisma" | "redis" | "keyLimits" | "signinLimits">,
+  caller: Caller,
+  body: CreateApiKeyBody,
+  clientHash: string | null,
+): Promise<CreatedApiKey> {
+  const { prisma } = deps;
+  const { accountId } = caller;
+  const expiresAt = body.expires_at !== undefined ? new Date(body.expires_at) : null;
+  if (expiresAt && expiresAt.getTime() <= Date.now()) {
+    throw validation(
+      "expires_at must be in the future",
+      fieldErrors({ expires_at: "Must be in the future" }),
+    );
+  }
+  await requireRecentPassword(deps, caller, body.current_password, clientHash);
+  const { key, hash, prefix } = generateApiKey();
+  const created = await prisma.$transaction(async (tx) => {
+    // Serialises key creation per account so concurrent requests cannot pass the limit.
+    const locked = await tx.$queryRaw<
+      { id: string; rateLimitPerMinute: number | null; rateLimitPerHour: number | null }[]
+    >`
+      SELECT id, rate_limit_per_minute AS "rateLimitPerMinute", rate_limit_per_hour AS "rateLimitPerHour"
+      FROM accounts WHERE id = ${accountId}::uuid FOR UPDATE`;
+    const account = locked[0];
+    if (account === undefined) throw unauthorized("This API key's account no longer exists");
+    const active = await tx.apiKey.count({ where: activeKeyWhere(accountId) });
+    if (active >= MAX_ACTIVE_KEYS) {
+      throw forbidden(
+        `Key limit reached: an account can have at most ${MAX_ACTIVE_KEYS} active API keys. Revoke a key you no longer use first.`,
+      );
+    }
+    // The account's own limits when an operator set them (update-account-limits.ts), else the service's.
+    const limits = accountKeyLimits(account, deps.keyLimits);
+    return tx.apiKey.create({
+      data: {
+        accountId,
+        name: body.name,
+        keyHash: hash,
+        keyPrefix: prefix,
+        rateLimitPerMinute: limits.perMinute,
+        rateLimitPerHour: limits.perHour,
+        expiresAt,
+      },
+    });
+  });
+  return { ...toApiKeyItem(created), key };
+}

@@ -1,2 +1,0 @@
-// Kept so existing imports resolve; the mapping lives in packages/db (src/errors.ts). Import from @kurz/db.
-export { isRecordMissing, isUniqueViolation } from "@kurz/db";

@@ -1,0 +1,45 @@
+// Sign-in with e-mail and password: a fresh session on success. An unknown address, an account
+// without a password (made by the admin CLI) and a wrong password answer alike, and take alike
+// (one argon2 verification each), so the answer does not tell which addresses have accounts.
+import type { LoginBody } from "@kurz/contracts";
+import { unauthorized } from "@kurz/service-kit";
+import { accountOverview } from "../accounts/account-overview.ts";
+import type { AuthDeps } from "../accounts/auth-deps.ts";
+import { hashPassword, verifyPassword } from "../security/passwords.ts";
+import { issueSession, toSession } from "./sessions.ts";
+import { checkSigninBudget, clearAccountFailures, recordSigninFailure } from "./signin-limits.ts";
+
+export const invalidCredentials = () => unauthorized("Invalid e-mail or password");
+
+let decoy: Promise<string> | undefined;
+/** A hash no password was ever given, verified when there is no real one to verify. */
+const decoyHash = () => {
+  decoy ??= hashPassword(`decoy-${Math.random()}`);
+  return decoy;
+};
+
+/** True when `password` is the account's; false for a wrong one or an account without a password. */
+export async function passwordMatches(stored: string | null, password: string): Promise<boolean> {
+  const ok = await verifyPassword(stored ?? (await decoyHash()), password).catch(() => false);
+  return stored !== null && ok;
+}
+
+export async function signIn(deps: AuthDeps, body: LoginBody, clientHash: string | null) {
+  await checkSigninBudget(deps.redis, deps.signinLimits, body.email, clientHash);
+  const account = await deps.prisma.account.findUnique({
+    where: { email: body.email },
+    select: { id: true, passwordHash: true },
+  });
+  if (!account || !(await passwordMatches(account.passwordHash, body.password))) {
+    if (!account) await passwordMatches(null, body.password);
+    await recordSigninFailure(deps.redis, deps.signinLimits, body.email, clientHash);
+    throw invalidCredentials();
+  }
+  await clearAccountFailures(deps.redis, deps.signinLimits, body.email);
+  const issued = await issueSession(deps.prisma, account.id, deps.sessionTtlMs);
+  return {
+    account: await accountOverview(deps.prisma, account.id, deps.keyLimits),
+    session: toSession(issued.row),
+    token: issued.token,
+  };
+}
