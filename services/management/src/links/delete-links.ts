@@ -1,8 +1,8 @@
 // Deleting links, one or many (DELETE /links/:id, bulk delete, and a branded domain's delete, which
 // removes its links in its own transaction).
 import type { Link, Prisma } from "@kurz/db";
-import { enqueueLinkEvents, linkEvent } from "../db/outbox.ts";
 import { enqueueCampaignMembership } from "../campaigns/campaign-events.ts";
+import { enqueueLinkEvents, linkEvent } from "../db/outbox.ts";
 import { campaignsOfLinks } from "../projections/domain-and-rotator-records.ts";
 import { countLinksRemoved } from "./link-count.ts";
 import type { LinkWriterDeps } from "./link-writer.ts";
