@@ -19,7 +19,7 @@ import { GeoIp } from "../../services/analytics/src/enrich/geoip.ts";
 import { parseAgent } from "../../services/analytics/src/enrich/user-agent.ts";
 import { VisitorHasher } from "../../services/analytics/src/enrich/visitor-hash.ts";
 import { type ClickRow, toClickRow } from "../../services/analytics/src/ingest/click-rows.ts";
-import { writeClicks } from "../../services/analytics/src/ingest/click-writer.ts";
+import { writeClicks } from "../../services/analytics/src/ingest/exactly-once-insert.ts";
 import { syntheticClick, syntheticLinks } from "./_synthetic-clicks.ts";
 
 const args = process.argv.slice(2);

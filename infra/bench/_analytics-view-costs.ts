@@ -12,7 +12,7 @@ import { loadAnalyticsConfig } from "../../services/analytics/src/config.ts";
 import { GeoIp } from "../../services/analytics/src/enrich/geoip.ts";
 import { VisitorHasher } from "../../services/analytics/src/enrich/visitor-hash.ts";
 import { type ClickRow, toClickRow } from "../../services/analytics/src/ingest/click-rows.ts";
-import { writeClicks } from "../../services/analytics/src/ingest/click-writer.ts";
+import { writeClicks } from "../../services/analytics/src/ingest/exactly-once-insert.ts";
 import { syntheticClick, syntheticLinks } from "./_synthetic-clicks.ts";
 
 const BLOCK = 20_000;

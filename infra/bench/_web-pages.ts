@@ -18,7 +18,9 @@ import { join } from "node:path";
 import { createPrisma } from "@kurz/db";
 import { startStack } from "@kurz/testing/stack";
 import "./_stack-services.ts";
-import { chromium, type Page } from "playwright-core";
+import { type APIRequestContext, type BrowserContext, chromium, type Page } from "playwright-core";
+
+type Prisma = ReturnType<typeof createPrisma>;
 
 export const PAGE_BUDGET_MS = 1_000;
 
@@ -174,6 +176,9 @@ const PAGES: PageSpec[] = [
   ),
 ];
 
+/** Clicks made through the redirect service before the pages are timed. */
+const CLICKS = 3_000;
+
 const VISITOR_UA = (i: number) =>
   `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.${i}.0 Safari/537.36`;
 
@@ -213,102 +218,129 @@ export async function timePages(opts: {
     const accountId = ((await reg.json()) as { data: { account: { id: string } } }).data.account.id;
 
     opts.log(`seeding ${opts.links} links`);
-    const seedStarted = Date.now();
-    await prisma.$executeRawUnsafe(
-      `INSERT INTO links (id, account_id, short_code, original_url, title, is_active, created_at, updated_at)
-       SELECT gen_random_uuid(), $1::uuid, 'seed' || i,
-              'https://site' || (i % 5000) || '.example.com/path/' || md5(i::text),
-              'Seeded page ' || i || ' about ' || (ARRAY['cats','dogs','news','shop','blog'])[1 + i % 5],
-              i % 3 <> 0, now() - make_interval(secs => i), now()
-       FROM generate_series(1, ${opts.links}) AS i`,
-      accountId,
-    );
-    await prisma.$executeRaw`UPDATE accounts SET link_limit = ${opts.links * 2} WHERE id = ${accountId}::uuid`;
-    await prisma.$queryRaw`SELECT kurz_recount_links(${accountId}::uuid)`;
-    await prisma.$executeRawUnsafe("VACUUM ANALYZE links");
-    const seedMs = Date.now() - seedStarted;
-
-    // Clicks through the redirect service: 300 links, 200 visitors, 3,000 clicks.
-    const clicked = await prisma.$queryRaw<{ id: string; short_code: string }[]>`
-      SELECT id::text AS id, short_code FROM links WHERE account_id = ${accountId}::uuid AND is_active
-      ORDER BY short_code LIMIT 300`;
-    const CLICKS = 3_000;
-    opts.log(`${CLICKS} clicks through the redirect service`);
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 16 }, async () => {
-        while (next < CLICKS) {
-          const i = next++;
-          const link = clicked[(i * 7) % clicked.length]!;
-          const res = await fetch(`${stack.origin}/${link.short_code}`, {
-            redirect: "manual",
-            headers: { "user-agent": VISITOR_UA(i % 200) },
-          });
-          if (res.status !== 302) throw new Error(`click: ${res.status}`);
-          await res.body?.cancel();
-        }
-      }),
-    );
-    // Until analytics has counted them all (the overview's total).
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const res = await context.request.get("/api/v1/analytics/summary");
-      const total = ((await res.json()) as { data?: { total_clicks: number } }).data?.total_clicks ?? 0;
-      if (total >= CLICKS) break;
-      if (Date.now() > deadline) throw new Error(`only ${total} of ${CLICKS} clicks counted after 60 s`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-
+    const seedMs = await seedLinks(prisma, accountId, opts.links);
+    const clicked = await clickThrough(stack.origin, context.request, prisma, accountId, opts.log);
     const seeded: Seeded = { link: clicked[0]!.id, links: opts.links };
-    const page = await context.newPage();
-    page.setDefaultTimeout(30_000);
-    // What each API call of a visit took, to see where a slow page's time goes.
-    let calls: { path: string; ms: number }[] = [];
-    page.on("requestfinished", (request) => {
-      const url = new URL(request.url());
-      if (!url.pathname.startsWith("/api/")) return;
-      const t = request.timing();
-      calls.push({ path: `${request.method()} ${url.pathname}${url.search}`, ms: Math.round(t.responseEnd) });
-    });
-    const timings: PageTiming[] = [];
-    for (const spec of PAGES) {
-      const path = spec.path(seeded);
-      const visit = async () => {
-        await page.goto("about:blank");
-        calls = [];
-        let started = Date.now();
-        await page.goto(path, { waitUntil: "commit" });
-        await spec.ready(page, seeded);
-        if (spec.act && spec.acted) {
-          started = Date.now();
-          await spec.act(page);
-          await spec.acted(page, seeded);
-        }
-        return Date.now() - started;
-      };
-      await visit(); // warm-up: the page's chunk and the app into the browser cache
-      const runs: number[] = [];
-      const slowestApi: { path: string; ms: number }[] = [];
-      for (let i = 0; i < opts.runs; i++) {
-        runs.push(await visit());
-        const slowest = calls.reduce((a, b) => (b.ms > a.ms ? b : a), { path: "-", ms: 0 });
-        slowestApi.push({ ...slowest, path: slowest.path.replace(seeded.link, ":id") });
-      }
-      opts.log(
-        `${spec.name}: ${runs.join(", ")} ms; slowest API: ${slowestApi.map((c) => `${c.path} ${c.ms}`).join(" | ")}`,
-      );
-      timings.push({
-        name: spec.name,
-        path: path.replace(seeded.link, ":id"),
-        usable: spec.usable,
-        runs,
-        slowestApi,
-      });
-    }
+    const timings = await visitPages(context, seeded, opts);
     return { timings, seedMs, clicks: CLICKS };
   } finally {
     await browser.close();
     await prisma.$disconnect();
     await stack.stop();
   }
+}
+
+/** Seeds `links` links into the account behind the API's back (its stored count made to match); returns the time it took. */
+async function seedLinks(prisma: Prisma, accountId: string, links: number): Promise<number> {
+  const seedStarted = Date.now();
+  await prisma.$executeRawUnsafe(
+    `INSERT INTO links (id, account_id, short_code, original_url, title, is_active, created_at, updated_at)
+       SELECT gen_random_uuid(), $1::uuid, 'seed' || i,
+              'https://site' || (i % 5000) || '.example.com/path/' || md5(i::text),
+              'Seeded page ' || i || ' about ' || (ARRAY['cats','dogs','news','shop','blog'])[1 + i % 5],
+              i % 3 <> 0, now() - make_interval(secs => i), now()
+       FROM generate_series(1, ${links}) AS i`,
+    accountId,
+  );
+  await prisma.$executeRaw`UPDATE accounts SET link_limit = ${links * 2} WHERE id = ${accountId}::uuid`;
+  await prisma.$queryRaw`SELECT kurz_recount_links(${accountId}::uuid)`;
+  await prisma.$executeRawUnsafe("VACUUM ANALYZE links");
+  return Date.now() - seedStarted;
+}
+
+/**
+ * Clicks through the redirect service: 300 links, 200 visitors, 3,000 clicks, until analytics has
+ * counted them all. Returns the clicked links.
+ */
+async function clickThrough(
+  origin: string,
+  request: APIRequestContext,
+  prisma: Prisma,
+  accountId: string,
+  log: (line: string) => void,
+): Promise<{ id: string; short_code: string }[]> {
+  const clicked = await prisma.$queryRaw<{ id: string; short_code: string }[]>`
+      SELECT id::text AS id, short_code FROM links WHERE account_id = ${accountId}::uuid AND is_active
+      ORDER BY short_code LIMIT 300`;
+  log(`${CLICKS} clicks through the redirect service`);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < CLICKS) {
+        const i = next++;
+        const link = clicked[(i * 7) % clicked.length]!;
+        const res = await fetch(`${origin}/${link.short_code}`, {
+          redirect: "manual",
+          headers: { "user-agent": VISITOR_UA(i % 200) },
+        });
+        if (res.status !== 302) throw new Error(`click: ${res.status}`);
+        await res.body?.cancel();
+      }
+    }),
+  );
+  // Until analytics has counted them all (the overview's total).
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const res = await request.get("/api/v1/analytics/summary");
+    const total = ((await res.json()) as { data?: { total_clicks: number } }).data?.total_clicks ?? 0;
+    if (total >= CLICKS) break;
+    if (Date.now() > deadline) throw new Error(`only ${total} of ${CLICKS} clicks counted after 60 s`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+
+  return clicked;
+}
+
+/** Visits every page once to warm up, then `runs` times, timing each visit and its slowest API call. */
+async function visitPages(
+  context: BrowserContext,
+  seeded: Seeded,
+  opts: { runs: number; log: (line: string) => void },
+): Promise<PageTiming[]> {
+  const page = await context.newPage();
+  page.setDefaultTimeout(30_000);
+  // What each API call of a visit took, to see where a slow page's time goes.
+  let calls: { path: string; ms: number }[] = [];
+  page.on("requestfinished", (request) => {
+    const url = new URL(request.url());
+    if (!url.pathname.startsWith("/api/")) return;
+    const t = request.timing();
+    calls.push({ path: `${request.method()} ${url.pathname}${url.search}`, ms: Math.round(t.responseEnd) });
+  });
+  const timings: PageTiming[] = [];
+  for (const spec of PAGES) {
+    const path = spec.path(seeded);
+    const visit = async () => {
+      await page.goto("about:blank");
+      calls = [];
+      let started = Date.now();
+      await page.goto(path, { waitUntil: "commit" });
+      await spec.ready(page, seeded);
+      if (spec.act && spec.acted) {
+        started = Date.now();
+        await spec.act(page);
+        await spec.acted(page, seeded);
+      }
+      return Date.now() - started;
+    };
+    await visit(); // warm-up: the page's chunk and the app into the browser cache
+    const runs: number[] = [];
+    const slowestApi: { path: string; ms: number }[] = [];
+    for (let i = 0; i < opts.runs; i++) {
+      runs.push(await visit());
+      const slowest = calls.reduce((a, b) => (b.ms > a.ms ? b : a), { path: "-", ms: 0 });
+      slowestApi.push({ ...slowest, path: slowest.path.replace(seeded.link, ":id") });
+    }
+    opts.log(
+      `${spec.name}: ${runs.join(", ")} ms; slowest API: ${slowestApi.map((c) => `${c.path} ${c.ms}`).join(" | ")}`,
+    );
+    timings.push({
+      name: spec.name,
+      path: path.replace(seeded.link, ":id"),
+      usable: spec.usable,
+      runs,
+      slowestApi,
+    });
+  }
+  return timings;
 }

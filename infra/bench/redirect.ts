@@ -133,6 +133,20 @@ export async function run(args: string[]): Promise<string> {
     rmSync(dir, { recursive: true, force: true });
   }
 
+  return report({ seconds, runs, connections, results, rss, memory, pipeline });
+}
+
+/** The benchmark's Markdown section: medians of each server's runs, and the ratios against the ceiling. */
+function report(r: {
+  seconds: number;
+  runs: number;
+  connections: number;
+  results: Record<string, WrkResult[]>;
+  rss: { rss: number; peak: number };
+  memory: string;
+  pipeline: string;
+}): string {
+  const { seconds, runs, connections, results, rss, memory, pipeline } = r;
   const row = (label: string, key: string) => {
     const r = results[key]!;
     const sum = (f: (w: WrkResult) => number) => r.reduce((acc, w) => acc + f(w), 0);

@@ -55,358 +55,394 @@ interface Seq {
 /**
  * The behaviour every EventBus adapter must have. `makeBus` returns a new, independent bus (think:
  * a new process) that shares the broker and topic namespace of the test file.
- */
-export function runConformance(name: string, makeBus: () => EventBus, options: ConformanceOptions): void {
+ */ export function runConformance(name: string, makeBus: () => EventBus, options: ConformanceOptions): void {
   describe(`conformance: ${name}`, () => {
     const buses: EventBus[] = [];
     const cleanups: (() => void)[] = [];
-    const bus = () => {
-      const b = makeBus();
-      buses.push(b);
-      return b;
-    };
-
     afterEach(async () => {
       for (const c of cleanups.splice(0)) c();
       await Promise.all(buses.splice(0).map((b) => b.close()));
     });
+    const suite: Suite = {
+      bus: () => {
+        const b = makeBus();
+        buses.push(b);
+        return b;
+      },
+      closeAfter: (b) => void buses.push(b),
+      onCleanup: (fn) => void cleanups.push(fn),
+      options,
+    };
+    deliveryCases(suite);
+    orderCases(suite);
+    failureCases(suite);
+    deadLetterAndRestartCases(suite);
+    traceCases(suite);
+    pingCases(suite);
+  });
+}
 
-    /** Subscribes and records every message of every successful handler call. */
-    async function consume(
-      b: EventBus,
-      opts: Omit<SubscribeOptions<Seq>, "handler"> & { handler?: SubscribeOptions<Seq>["handler"] },
-    ): Promise<{ got: IncomingMessage<Seq>[]; sub: Subscription }> {
-      const got: IncomingMessage<Seq>[] = [];
-      const sub = await b.subscribe<Seq>({
-        ...opts,
-        handler: async (batch) => {
-          await opts.handler?.(batch);
-          got.push(...batch);
-        },
-      });
-      return { got, sub };
-    }
+/** What the cases share: buses and clean-ups undone after each case, and the adapter's options. */
+interface Suite {
+  /** A new bus, closed after the case. */
+  bus(): EventBus;
+  /** Closes a bus made otherwise after the case. */
+  closeAfter(b: EventBus): void;
+  /** Runs `fn` after the case, before the buses close. */
+  onCleanup(fn: () => void): void;
+  options: ConformanceOptions;
+}
 
-    const seqs = (messages: IncomingMessage<Seq>[]) => messages.map((m) => m.value.seq);
-    const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
+/** Subscribes and records every message of every successful handler call. */
+async function consume(
+  b: EventBus,
+  opts: Omit<SubscribeOptions<Seq>, "handler"> & { handler?: SubscribeOptions<Seq>["handler"] },
+): Promise<{ got: IncomingMessage<Seq>[]; sub: Subscription }> {
+  const got: IncomingMessage<Seq>[] = [];
+  const sub = await b.subscribe<Seq>({
+    ...opts,
+    handler: async (batch) => {
+      await opts.handler?.(batch);
+      got.push(...batch);
+    },
+  });
+  return { got, sub };
+}
 
-    it("delivers key, value and headers intact", async () => {
-      const b = bus();
-      const got: IncomingMessage[] = [];
-      await b.subscribe({
-        topic: "roundtrip",
-        group: "g",
-        handler: async (batch) => void got.push(...batch),
-      });
-      const sent: OutgoingMessage[] = [
-        { key: "a", value: { n: 1, nested: { s: "x", list: [1, 2, null] } }, headers: { "x-one": "1" } },
-        { key: "b", value: "plain string" },
-        { key: "ключ-ü", value: 42, headers: { "x-unicode": "héllo wörld", "x-empty": "" } },
-      ];
-      await b.publish("roundtrip", sent);
-      await waitFor("3 messages", () => got.length >= 3);
-      expect(got).toHaveLength(3);
-      const byKey = new Map(got.map((m) => [m.key, m]));
-      for (const s of sent) {
-        const m = byKey.get(s.key)!;
-        expect(m).toBeDefined();
-        expect(m.topic).toBe("roundtrip");
-        expect(m.value).toEqual(s.value);
-        expect(m.headers).toEqual(s.headers ?? {});
-        expect(m.deliveryAttempt).toBe(1);
-        expect(m.id).toMatch(/\S/);
-      }
-      expect(new Set(got.map((m) => m.id)).size).toBe(3);
+const seqs = (messages: IncomingMessage<Seq>[]) => messages.map((m) => m.value.seq);
+const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
+
+/** Publishes `perKey` messages for each of `keys` keys, interleaved, over several publish calls. */
+async function publishKeyed(b: EventBus, topic: string, keys: number, perKey: number) {
+  const all = range(0, perKey).flatMap((seq) =>
+    range(0, keys).map((k) => ({ key: `key-${k}`, value: { seq } })),
+  );
+  for (let i = 0; i < all.length; i += 50) await b.publish(topic, all.slice(i, i + 50));
+  return all.length;
+}
+
+function expectPerKeyOrder(arrivals: IncomingMessage<Seq>[], keys: number, perKey: number) {
+  for (let k = 0; k < keys; k++) {
+    expect(seqs(arrivals.filter((m) => m.key === `key-${k}`)), `key-${k}`).toEqual(range(0, perKey));
+  }
+}
+
+/** Delivery: what a message carries, and which consumers of which groups get it. */
+function deliveryCases({ bus }: Suite): void {
+  it("delivers key, value and headers intact", async () => {
+    const b = bus();
+    const got: IncomingMessage[] = [];
+    await b.subscribe({
+      topic: "roundtrip",
+      group: "g",
+      handler: async (batch) => void got.push(...batch),
     });
+    const sent: OutgoingMessage[] = [
+      { key: "a", value: { n: 1, nested: { s: "x", list: [1, 2, null] } }, headers: { "x-one": "1" } },
+      { key: "b", value: "plain string" },
+      { key: "ключ-ü", value: 42, headers: { "x-unicode": "héllo wörld", "x-empty": "" } },
+    ];
+    await b.publish("roundtrip", sent);
+    await waitFor("3 messages", () => got.length >= 3);
+    expect(got).toHaveLength(3);
+    const byKey = new Map(got.map((m) => [m.key, m]));
+    for (const s of sent) {
+      const m = byKey.get(s.key)!;
+      expect(m).toBeDefined();
+      expect(m.topic).toBe("roundtrip");
+      expect(m.value).toEqual(s.value);
+      expect(m.headers).toEqual(s.headers ?? {});
+      expect(m.deliveryAttempt).toBe(1);
+      expect(m.id).toMatch(/\S/);
+    }
+    expect(new Set(got.map((m) => m.id)).size).toBe(3);
+  });
 
-    it("splits the work between the consumers of one group", async () => {
+  it("splits the work between the consumers of one group", async () => {
+    const [a, b] = await Promise.all([
+      consume(bus(), { topic: "split", group: "workers" }),
+      consume(bus(), { topic: "split", group: "workers" }),
+    ]);
+    const publisher = bus();
+    let sent = 0;
+    // Keep publishing small rounds until both consumers have had work, then drain.
+    for (let round = 0; round < 40 && (a.got.length === 0 || b.got.length === 0); round++) {
+      await publisher.publish(
+        "split",
+        range(sent, sent + 12).map((seq) => ({ key: `k${seq % 12}`, value: { seq } })),
+      );
+      sent += 12;
+      await pause(100);
+    }
+    await waitFor("all messages handled", () => a.got.length + b.got.length >= sent);
+    await pause(200);
+    expect(a.got.length).toBeGreaterThan(0);
+    expect(b.got.length).toBeGreaterThan(0);
+    const fromA = new Set(seqs(a.got));
+    expect(seqs(b.got).filter((s) => fromA.has(s))).toEqual([]);
+    expect([...seqs(a.got), ...seqs(b.got)].sort((x, y) => x - y)).toEqual(range(0, sent));
+  });
+
+  it("gives every group every message", async () => {
+    const [one, two] = await Promise.all([
+      consume(bus(), { topic: "fanout", group: "one" }),
+      consume(bus(), { topic: "fanout", group: "two" }),
+    ]);
+    await bus().publish(
+      "fanout",
+      range(0, 30).map((seq) => ({ key: `k${seq % 5}`, value: { seq } })),
+    );
+    await waitFor("both groups got 30", () => one.got.length >= 30 && two.got.length >= 30);
+    await pause(200);
+    expect(seqs(one.got).sort((x, y) => x - y)).toEqual(range(0, 30));
+    expect(seqs(two.got).sort((x, y) => x - y)).toEqual(range(0, 30));
+  });
+}
+
+/** Order: per key within a consumer, and what each adapter promises beyond that. */
+function orderCases({ bus, options }: Suite): void {
+  it("keeps per-key order within a consumer", async () => {
+    const { got } = await consume(bus(), { topic: "order", group: "g", maxBatchSize: 7 });
+    const total = await publishKeyed(bus(), "order", 5, 40);
+    await waitFor(`${total} messages`, () => got.length >= total);
+    expectPerKeyOrder(got, 5, 40);
+  });
+
+  const sharedOrder = options.perKeyOrderAcrossConsumers;
+  (sharedOrder === true ? it : it.skip)(
+    sharedOrder === true
+      ? "keeps per-key order across the consumers of one group"
+      : `keeps per-key order across the consumers of one group (skipped: ${sharedOrder})`,
+    async () => {
+      const arrivals: IncomingMessage<Seq>[] = [];
+      const record = async (batch: IncomingMessage<Seq>[]) => void arrivals.push(...batch);
       const [a, b] = await Promise.all([
-        consume(bus(), { topic: "split", group: "workers" }),
-        consume(bus(), { topic: "split", group: "workers" }),
+        consume(bus(), { topic: "order-shared", group: "g", maxBatchSize: 5, handler: record }),
+        consume(bus(), { topic: "order-shared", group: "g", maxBatchSize: 5, handler: record }),
       ]);
+      const total = await publishKeyed(bus(), "order-shared", 8, 25);
+      await waitFor(`${total} messages`, () => arrivals.length >= total);
+      expect(a.got.length + b.got.length).toBe(total);
+      expectPerKeyOrder(arrivals, 8, 25);
+    },
+  );
+
+  const allOrder = options.publishOrderAcrossKeys;
+  (allOrder === true ? it : it.skip)(
+    allOrder === true
+      ? "keeps publish order across keys within a consumer (partitionsByKey is false)"
+      : `keeps publish order across keys within a consumer (skipped: ${allOrder})`,
+    async () => {
       const publisher = bus();
-      let sent = 0;
-      // Keep publishing small rounds until both consumers have had work, then drain.
-      for (let round = 0; round < 40 && (a.got.length === 0 || b.got.length === 0); round++) {
-        await publisher.publish(
-          "split",
-          range(sent, sent + 12).map((seq) => ({ key: `k${seq % 12}`, value: { seq } })),
-        );
-        sent += 12;
-        await pause(100);
-      }
-      await waitFor("all messages handled", () => a.got.length + b.got.length >= sent);
-      await pause(200);
-      expect(a.got.length).toBeGreaterThan(0);
-      expect(b.got.length).toBeGreaterThan(0);
-      const fromA = new Set(seqs(a.got));
-      expect(seqs(b.got).filter((s) => fromA.has(s))).toEqual([]);
-      expect([...seqs(a.got), ...seqs(b.got)].sort((x, y) => x - y)).toEqual(range(0, sent));
-    });
-
-    it("gives every group every message", async () => {
-      const [one, two] = await Promise.all([
-        consume(bus(), { topic: "fanout", group: "one" }),
-        consume(bus(), { topic: "fanout", group: "two" }),
-      ]);
-      await bus().publish(
-        "fanout",
-        range(0, 30).map((seq) => ({ key: `k${seq % 5}`, value: { seq } })),
-      );
-      await waitFor("both groups got 30", () => one.got.length >= 30 && two.got.length >= 30);
-      await pause(200);
-      expect(seqs(one.got).sort((x, y) => x - y)).toEqual(range(0, 30));
-      expect(seqs(two.got).sort((x, y) => x - y)).toEqual(range(0, 30));
-    });
-
-    /** Publishes `perKey` messages for each of `keys` keys, interleaved, over several publish calls. */
-    async function publishKeyed(b: EventBus, topic: string, keys: number, perKey: number) {
-      const all = range(0, perKey).flatMap((seq) =>
-        range(0, keys).map((k) => ({ key: `key-${k}`, value: { seq } })),
-      );
-      for (let i = 0; i < all.length; i += 50) await b.publish(topic, all.slice(i, i + 50));
-      return all.length;
-    }
-
-    function expectPerKeyOrder(arrivals: IncomingMessage<Seq>[], keys: number, perKey: number) {
-      for (let k = 0; k < keys; k++) {
-        expect(seqs(arrivals.filter((m) => m.key === `key-${k}`)), `key-${k}`).toEqual(range(0, perKey));
-      }
-    }
-
-    it("keeps per-key order within a consumer", async () => {
-      const { got } = await consume(bus(), { topic: "order", group: "g", maxBatchSize: 7 });
-      const total = await publishKeyed(bus(), "order", 5, 40);
+      expect(publisher.partitionsByKey).toBe(false);
+      const { got } = await consume(bus(), { topic: "order-all", group: "g", maxBatchSize: 7 });
+      const total = await publishKeyed(publisher, "order-all", 12, 10);
       await waitFor(`${total} messages`, () => got.length >= total);
-      expectPerKeyOrder(got, 5, 40);
-    });
-
-    const sharedOrder = options.perKeyOrderAcrossConsumers;
-    (sharedOrder === true ? it : it.skip)(
-      sharedOrder === true
-        ? "keeps per-key order across the consumers of one group"
-        : `keeps per-key order across the consumers of one group (skipped: ${sharedOrder})`,
-      async () => {
-        const arrivals: IncomingMessage<Seq>[] = [];
-        const record = async (batch: IncomingMessage<Seq>[]) => void arrivals.push(...batch);
-        const [a, b] = await Promise.all([
-          consume(bus(), { topic: "order-shared", group: "g", maxBatchSize: 5, handler: record }),
-          consume(bus(), { topic: "order-shared", group: "g", maxBatchSize: 5, handler: record }),
-        ]);
-        const total = await publishKeyed(bus(), "order-shared", 8, 25);
-        await waitFor(`${total} messages`, () => arrivals.length >= total);
-        expect(a.got.length + b.got.length).toBe(total);
-        expectPerKeyOrder(arrivals, 8, 25);
-      },
-    );
-
-    const allOrder = options.publishOrderAcrossKeys;
-    (allOrder === true ? it : it.skip)(
-      allOrder === true
-        ? "keeps publish order across keys within a consumer (partitionsByKey is false)"
-        : `keeps publish order across keys within a consumer (skipped: ${allOrder})`,
-      async () => {
-        const publisher = bus();
-        expect(publisher.partitionsByKey).toBe(false);
-        const { got } = await consume(bus(), { topic: "order-all", group: "g", maxBatchSize: 7 });
-        const total = await publishKeyed(publisher, "order-all", 12, 10);
-        await waitFor(`${total} messages`, () => got.length >= total);
-        expect(got.map((m) => `${m.key}/${m.value.seq}`)).toEqual(
-          range(0, 10).flatMap((seq) => range(0, 12).map((k) => `key-${k}/${seq}`)),
-        );
-      },
-    );
-
-    it("redelivers a batch whose consumer died before acknowledging it", async () => {
-      const hung: IncomingMessage<Seq>[] = [];
-      let release: () => void = () => {};
-      const never = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      cleanups.push(() => release());
-      const doomed = bus();
-      const sub = await doomed.subscribe<Seq>({
-        topic: "crash",
-        group: "g",
-        // The handler never returns; stop() gives up on it after the drain timeout, like a crash.
-        drainTimeoutMs: 100,
-        handler: async (batch) => {
-          hung.push(...batch);
-          await never;
-        },
-      });
-      await bus().publish(
-        "crash",
-        range(0, 10).map((seq) => ({ key: "same", value: { seq } })),
+      expect(got.map((m) => `${m.key}/${m.value.seq}`)).toEqual(
+        range(0, 10).flatMap((seq) => range(0, 12).map((k) => `key-${k}/${seq}`)),
       );
-      await waitFor("the doomed consumer got the batch", () => hung.length > 0);
-      await sub.stop();
+    },
+  );
+}
 
-      const survivor = await consume(bus(), { topic: "crash", group: "g" });
-      await waitFor("all 10 redelivered", () => new Set(seqs(survivor.got)).size >= 10);
-      expect([...new Set(seqs(survivor.got))].sort((x, y) => x - y)).toEqual(range(0, 10));
-      const redelivered = survivor.got.filter((m) => seqs(hung).includes(m.value.seq));
-      expect(redelivered.length).toBeGreaterThan(0);
-      if (options.countsRedeliveries) {
-        for (const m of redelivered) expect(m.deliveryAttempt).toBeGreaterThanOrEqual(2);
-      }
+/** Failures: a consumer that dies before acknowledging, a handler that throws for a while. */
+function failureCases({ bus, onCleanup, options }: Suite): void {
+  it("redelivers a batch whose consumer died before acknowledging it", async () => {
+    const hung: IncomingMessage<Seq>[] = [];
+    let release: () => void = () => {};
+    const never = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    onCleanup(() => release());
+    const doomed = bus();
+    const sub = await doomed.subscribe<Seq>({
+      topic: "crash",
+      group: "g",
+      // The handler never returns; stop() gives up on it after the drain timeout, like a crash.
+      drainTimeoutMs: 100,
+      handler: async (batch) => {
+        hung.push(...batch);
+        await never;
+      },
+    });
+    await bus().publish(
+      "crash",
+      range(0, 10).map((seq) => ({ key: "same", value: { seq } })),
+    );
+    await waitFor("the doomed consumer got the batch", () => hung.length > 0);
+    await sub.stop();
+
+    const survivor = await consume(bus(), { topic: "crash", group: "g" });
+    await waitFor("all 10 redelivered", () => new Set(seqs(survivor.got)).size >= 10);
+    expect([...new Set(seqs(survivor.got))].sort((x, y) => x - y)).toEqual(range(0, 10));
+    const redelivered = survivor.got.filter((m) => seqs(hung).includes(m.value.seq));
+    expect(redelivered.length).toBeGreaterThan(0);
+    if (options.countsRedeliveries) {
+      for (const m of redelivered) expect(m.deliveryAttempt).toBeGreaterThanOrEqual(2);
+    }
+  });
+
+  it("retries a failing batch with exponential backoff until it succeeds", async () => {
+    const failuresBySeq = new Map<number, number>();
+    const calls: { at: number; attempts: number[] }[] = [];
+    const { got } = await consume(bus(), {
+      topic: "retry",
+      group: "g",
+      maxAttempts: 5,
+      retryBackoffMs: { initial: 50, max: 1000 },
+      handler: async (batch) => {
+        calls.push({ at: Date.now(), attempts: batch.map((m) => m.deliveryAttempt) });
+        // Every message fails its first two deliveries.
+        const fresh = batch.filter((m) => (failuresBySeq.get(m.value.seq) ?? 0) < 2);
+        for (const m of fresh) failuresBySeq.set(m.value.seq, (failuresBySeq.get(m.value.seq) ?? 0) + 1);
+        if (fresh.length > 0) throw new Error("transient failure");
+      },
+    });
+    await bus().publish(
+      "retry",
+      range(0, 3).map((seq) => ({ key: "one-key", value: { seq } })),
+    );
+    await waitFor("3 messages handled", () => got.length >= 3);
+    expect(seqs(got).sort()).toEqual([0, 1, 2]);
+    for (const m of got) expect(m.deliveryAttempt).toBe(3);
+    // Backoff grows: the second retry waits longer than the first (both ±20 % jitter).
+    const firstCall = calls[0]!;
+    const third = calls.find((c) => c.attempts.includes(3))!;
+    expect(third.at - firstCall.at).toBeGreaterThanOrEqual((50 + 100) * 0.8 - 5);
+  });
+}
+
+/** A message that never succeeds, and a consumer stopped in the middle of a batch. */
+function deadLetterAndRestartCases({ bus }: Suite): void {
+  it("dead-letters a message that keeps failing, with the reason, and lets the rest through", async () => {
+    const b = bus();
+    const poisonAttempts: number[] = [];
+    const { got } = await consume(b, {
+      topic: "poison",
+      group: "g",
+      maxAttempts: 3,
+      retryBackoffMs: { initial: 10, max: 40 },
+      handler: async (batch) => {
+        const bad = batch.find((m) => m.value.poison);
+        if (bad) {
+          poisonAttempts.push(bad.deliveryAttempt);
+          throw new Error(`cannot handle seq ${bad.value.seq}`);
+        }
+      },
+    });
+    const dead = await consume(bus(), { topic: "poison.dlq", group: "dlq-readers" });
+    await b.publish(
+      "poison",
+      range(0, 6).map((seq) => ({
+        key: "k",
+        value: seq === 2 ? { seq, poison: true } : { seq },
+        headers: { "x-origin": `test-${seq}` },
+      })),
+    );
+    await waitFor("dead letter", () => dead.got.length >= 1);
+    await waitFor("good messages", () => got.length >= 5);
+    expect(seqs(got).sort()).toEqual([0, 1, 3, 4, 5]);
+    expect(poisonAttempts.at(-1)).toBe(3);
+    expect(Math.max(...poisonAttempts)).toBe(3);
+
+    const [dlq] = dead.got;
+    expect(dlq!.key).toBe("k");
+    expect(dlq!.value).toEqual({ seq: 2, poison: true });
+    expect(dlq!.headers).toMatchObject({
+      "x-origin": "test-2",
+      [DEAD_LETTER_HEADERS.error]: "cannot handle seq 2",
+      [DEAD_LETTER_HEADERS.originalTopic]: "poison",
+      [DEAD_LETTER_HEADERS.attempts]: "3",
+      [DEAD_LETTER_HEADERS.group]: "g",
     });
 
-    it("retries a failing batch with exponential backoff until it succeeds", async () => {
-      const failuresBySeq = new Map<number, number>();
-      const calls: { at: number; attempts: number[] }[] = [];
-      const { got } = await consume(bus(), {
-        topic: "retry",
-        group: "g",
-        maxAttempts: 5,
-        retryBackoffMs: { initial: 50, max: 1000 },
-        handler: async (batch) => {
-          calls.push({ at: Date.now(), attempts: batch.map((m) => m.deliveryAttempt) });
-          // Every message fails its first two deliveries.
-          const fresh = batch.filter((m) => (failuresBySeq.get(m.value.seq) ?? 0) < 2);
-          for (const m of fresh) failuresBySeq.set(m.value.seq, (failuresBySeq.get(m.value.seq) ?? 0) + 1);
-          if (fresh.length > 0) throw new Error("transient failure");
-        },
-      });
-      await bus().publish(
-        "retry",
-        range(0, 3).map((seq) => ({ key: "one-key", value: { seq } })),
-      );
-      await waitFor("3 messages handled", () => got.length >= 3);
-      expect(seqs(got).sort()).toEqual([0, 1, 2]);
-      for (const m of got) expect(m.deliveryAttempt).toBe(3);
-      // Backoff grows: the second retry waits longer than the first (both ±20 % jitter).
-      const firstCall = calls[0]!;
-      const third = calls.find((c) => c.attempts.includes(3))!;
-      expect(third.at - firstCall.at).toBeGreaterThanOrEqual((50 + 100) * 0.8 - 5);
+    // The consumer is not stuck behind the poison message.
+    await b.publish("poison", [{ key: "k", value: { seq: 6 } }]);
+    await waitFor("message after the poison", () => seqs(got).includes(6));
+    await pause(200);
+    expect(dead.got).toHaveLength(1);
+  });
+
+  it("finishes the in-flight batch on stop and resumes after it on restart", async () => {
+    let started = false;
+    let stopRequested = false;
+    let finishedAfterStop = false;
+    const first = await consume(bus(), {
+      topic: "resume",
+      group: "g",
+      handler: async () => {
+        started = true;
+        // Still working when stop() is called: stop must wait for this batch and commit it.
+        await waitFor("stop requested", () => stopRequested, 10_000);
+        await pause(100);
+        finishedAfterStop = true;
+      },
+    });
+    const publisher = bus();
+    await publisher.publish(
+      "resume",
+      range(0, 5).map((seq) => ({ key: "k", value: { seq } })),
+    );
+    await waitFor("first batch started", () => started);
+    stopRequested = true;
+    await first.sub.stop();
+    expect(finishedAfterStop).toBe(true);
+    const handledBefore = seqs(first.got);
+    expect(handledBefore.length).toBeGreaterThan(0);
+
+    await publisher.publish(
+      "resume",
+      range(5, 10).map((seq) => ({ key: "k", value: { seq } })),
+    );
+    const second = await consume(bus(), { topic: "resume", group: "g" });
+    const expected = range(0, 10).filter((s) => !handledBefore.includes(s));
+    await waitFor("the rest after restart", () => second.got.length >= expected.length);
+    await pause(300);
+    expect(seqs(second.got).sort((x, y) => x - y)).toEqual(expected);
+  });
+}
+
+function traceCases({ bus }: Suite): void {
+  describe("trace context", () => {
+    const contextManager = new AsyncLocalStorageContextManager();
+    beforeAll(() => {
+      contextManager.enable();
+      context.setGlobalContextManager(contextManager);
+      propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    });
+    afterAll(() => {
+      propagation.disable();
+      context.disable();
     });
 
-    it("dead-letters a message that keeps failing, with the reason, and lets the rest through", async () => {
+    it("travels in headers from publisher to consumer", async () => {
+      const traceId = randomBytes(16).toString("hex");
+      const spanId = randomBytes(8).toString("hex");
       const b = bus();
-      const poisonAttempts: number[] = [];
-      const { got } = await consume(b, {
-        topic: "poison",
-        group: "g",
-        maxAttempts: 3,
-        retryBackoffMs: { initial: 10, max: 40 },
-        handler: async (batch) => {
-          const bad = batch.find((m) => m.value.poison);
-          if (bad) {
-            poisonAttempts.push(bad.deliveryAttempt);
-            throw new Error(`cannot handle seq ${bad.value.seq}`);
-          }
-        },
+      const { got } = await consume(b, { topic: "trace", group: "g" });
+      const parent = trace.setSpanContext(context.active(), {
+        traceId,
+        spanId,
+        traceFlags: TraceFlags.SAMPLED,
       });
-      const dead = await consume(bus(), { topic: "poison.dlq", group: "dlq-readers" });
-      await b.publish(
-        "poison",
-        range(0, 6).map((seq) => ({
-          key: "k",
-          value: seq === 2 ? { seq, poison: true } : { seq },
-          headers: { "x-origin": `test-${seq}` },
-        })),
-      );
-      await waitFor("dead letter", () => dead.got.length >= 1);
-      await waitFor("good messages", () => got.length >= 5);
-      expect(seqs(got).sort()).toEqual([0, 1, 3, 4, 5]);
-      expect(poisonAttempts.at(-1)).toBe(3);
-      expect(Math.max(...poisonAttempts)).toBe(3);
-
-      const [dlq] = dead.got;
-      expect(dlq!.key).toBe("k");
-      expect(dlq!.value).toEqual({ seq: 2, poison: true });
-      expect(dlq!.headers).toMatchObject({
-        "x-origin": "test-2",
-        [DEAD_LETTER_HEADERS.error]: "cannot handle seq 2",
-        [DEAD_LETTER_HEADERS.originalTopic]: "poison",
-        [DEAD_LETTER_HEADERS.attempts]: "3",
-        [DEAD_LETTER_HEADERS.group]: "g",
-      });
-
-      // The consumer is not stuck behind the poison message.
-      await b.publish("poison", [{ key: "k", value: { seq: 6 } }]);
-      await waitFor("message after the poison", () => seqs(got).includes(6));
-      await pause(200);
-      expect(dead.got).toHaveLength(1);
+      await context.with(parent, () => b.publish("trace", [{ key: "k", value: { seq: 1 } }]));
+      await waitFor("traced message", () => got.length >= 1);
+      expect(got[0]!.headers.traceparent).toBe(`00-${traceId}-${spanId}-01`);
+      const extracted = trace.getSpanContext(contextOf(got[0]!));
+      expect(extracted).toMatchObject({ traceId, spanId, isRemote: true });
     });
+  });
+}
 
-    it("finishes the in-flight batch on stop and resumes after it on restart", async () => {
-      let started = false;
-      let stopRequested = false;
-      let finishedAfterStop = false;
-      const first = await consume(bus(), {
-        topic: "resume",
-        group: "g",
-        handler: async () => {
-          started = true;
-          // Still working when stop() is called: stop must wait for this batch and commit it.
-          await waitFor("stop requested", () => stopRequested, 10_000);
-          await pause(100);
-          finishedAfterStop = true;
-        },
-      });
-      const publisher = bus();
-      await publisher.publish(
-        "resume",
-        range(0, 5).map((seq) => ({ key: "k", value: { seq } })),
-      );
-      await waitFor("first batch started", () => started);
-      stopRequested = true;
-      await first.sub.stop();
-      expect(finishedAfterStop).toBe(true);
-      const handledBefore = seqs(first.got);
-      expect(handledBefore.length).toBeGreaterThan(0);
+function pingCases({ bus, closeAfter, options }: Suite): void {
+  it("ping resolves while the broker is reachable", async () => {
+    await expect(bus().ping()).resolves.toBeUndefined();
+  });
 
-      await publisher.publish(
-        "resume",
-        range(5, 10).map((seq) => ({ key: "k", value: { seq } })),
-      );
-      const second = await consume(bus(), { topic: "resume", group: "g" });
-      const expected = range(0, 10).filter((s) => !handledBefore.includes(s));
-      await waitFor("the rest after restart", () => second.got.length >= expected.length);
-      await pause(300);
-      expect(seqs(second.got).sort((x, y) => x - y)).toEqual(expected);
-    });
-
-    describe("trace context", () => {
-      const contextManager = new AsyncLocalStorageContextManager();
-      beforeAll(() => {
-        contextManager.enable();
-        context.setGlobalContextManager(contextManager);
-        propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-      });
-      afterAll(() => {
-        propagation.disable();
-        context.disable();
-      });
-
-      it("travels in headers from publisher to consumer", async () => {
-        const traceId = randomBytes(16).toString("hex");
-        const spanId = randomBytes(8).toString("hex");
-        const b = bus();
-        const { got } = await consume(b, { topic: "trace", group: "g" });
-        const parent = trace.setSpanContext(context.active(), {
-          traceId,
-          spanId,
-          traceFlags: TraceFlags.SAMPLED,
-        });
-        await context.with(parent, () => b.publish("trace", [{ key: "k", value: { seq: 1 } }]));
-        await waitFor("traced message", () => got.length >= 1);
-        expect(got[0]!.headers.traceparent).toBe(`00-${traceId}-${spanId}-01`);
-        const extracted = trace.getSpanContext(contextOf(got[0]!));
-        expect(extracted).toMatchObject({ traceId, spanId, isRemote: true });
-      });
-    });
-
-    it("ping resolves while the broker is reachable", async () => {
-      await expect(bus().ping()).resolves.toBeUndefined();
-    });
-
-    const makeUnreachable = options.makeUnreachableBus;
-    (makeUnreachable ? it : it.skip)("ping rejects when the broker is unreachable", async () => {
-      const b = makeUnreachable!();
-      buses.push(b);
-      await expect(b.ping()).rejects.toThrow();
-    });
+  const makeUnreachable = options.makeUnreachableBus;
+  (makeUnreachable ? it : it.skip)("ping rejects when the broker is unreachable", async () => {
+    const b = makeUnreachable!();
+    closeAfter(b);
+    await expect(b.ping()).rejects.toThrow();
   });
 }

@@ -84,7 +84,32 @@ export interface StackOptions {
   inProcess?: boolean;
 }
 
+type ServiceName = keyof Stack["pids"];
+
+/** What every way of running a stack's services shares: its stores, ports, URLs and environment. */
+interface StackLayout {
+  prefix: string;
+  origin: string;
+  urls: Stack["urls"];
+  databaseUrl: string;
+  env: Record<string, string>;
+  ports: Record<ServiceName, number>;
+  /** A service's whole environment: the stack's, its own, the test's, then its port. */
+  envFor(name: ServiceName): Record<string, string>;
+  readyUrl(name: ServiceName): string;
+  /** Removes the stack's data: its Redis keys, spool, chDB directory and database. */
+  cleanup(): Promise<void>;
+}
+
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const layout = await layOut(opts);
+  // KURZ_TEST_STACK=processes runs even in-process stacks as processes (to compare, or to debug).
+  if (opts.inProcess && process.env.KURZ_TEST_STACK !== "processes") return startInProcess(layout);
+  return startProcesses(layout);
+}
+
+/** The stack's own database, chDB directory, spool, ports and environment, before any service starts. */
+async function layOut(opts: StackOptions): Promise<StackLayout> {
   const prefix = opts.prefix ?? uniquePrefix("stack");
   const spoolDir = mkdtempSync(join(tmpdir(), `kurz-spool-${prefix}-`));
   // Both copies of templates migrated once per set of migrations (migrated-database.ts,
@@ -170,41 +195,57 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     await db.drop();
   };
 
-  // KURZ_TEST_STACK=processes runs even in-process stacks as processes (to compare, or to debug).
-  if (opts.inProcess && process.env.KURZ_TEST_STACK !== "processes") {
-    const { startServicesInProcess } = await import("./in-process.ts");
-    const ports = { management: mg, analytics: an, redirect: rd, gateway: gw };
-    const services = await startServicesInProcess(
-      (name) => ({
-        ...env,
-        ...own[name],
-        ...opts.extraEnv,
-        ...opts.serviceEnv?.[name],
-        PORT: String(ports[name]),
-      }),
-      (name) => `http://127.0.0.1:${readyPort(name, ports[name])}/ready`,
-    ).catch(async (err: unknown) => {
-      await cleanup();
-      throw err;
-    });
-    return {
-      origin,
-      prefix,
-      urls,
-      databaseUrl: db.url,
-      env,
-      pids: { gateway: process.pid, management: process.pid, redirect: process.pid, analytics: process.pid },
-      createAccount: (email, linkLimit) => services.createAccount(email, linkLimit),
-      stop: async () => {
-        try {
-          await services.stop();
-        } finally {
-          await cleanup();
-        }
-      },
-    };
-  }
+  const ports = { management: mg, analytics: an, redirect: rd, gateway: gw };
+  return {
+    prefix,
+    origin,
+    urls,
+    databaseUrl: db.url,
+    env,
+    ports,
+    envFor: (name) => ({
+      ...env,
+      ...own[name],
+      ...opts.extraEnv,
+      ...opts.serviceEnv?.[name],
+      PORT: String(ports[name]),
+    }),
+    readyUrl: (name) => `http://127.0.0.1:${readyPort(name, ports[name])}/ready`,
+    cleanup,
+  };
+}
 
+/** The four services inside this process (in-process.ts). */
+async function startInProcess(layout: StackLayout): Promise<Stack> {
+  const { startServicesInProcess } = await import("./in-process.ts");
+  const services = await startServicesInProcess(layout.envFor, layout.readyUrl).catch(
+    async (err: unknown) => {
+      await layout.cleanup();
+      throw err;
+    },
+  );
+  const { origin, prefix, urls, databaseUrl, env } = layout;
+  return {
+    origin,
+    prefix,
+    urls,
+    databaseUrl,
+    env,
+    pids: { gateway: process.pid, management: process.pid, redirect: process.pid, analytics: process.pid },
+    createAccount: (email, linkLimit) => services.createAccount(email, linkLimit),
+    stop: async () => {
+      try {
+        await services.stop();
+      } finally {
+        await layout.cleanup();
+      }
+    },
+  };
+}
+
+/** The four services as child processes, as `./kurz up` and the images run them. */
+async function startProcesses(layout: StackLayout): Promise<Stack> {
+  const { origin, prefix, urls, databaseUrl, env, cleanup } = layout;
   // As `./kurz up` and the images run them: from their bundles (decision 0001).
   // KURZ_STACK_FROM_SOURCE=1 runs them from source through tsx instead (to compare start-up and memory).
   const fromSource = process.env.KURZ_STACK_FROM_SOURCE === "1";
@@ -218,15 +259,15 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     });
   const procs: StartedProcess[] = [];
   const pids = { gateway: 0, management: 0, redirect: 0, analytics: 0 };
-  const boot = (name: keyof typeof pids, port: number) =>
+  const boot = (name: ServiceName) =>
     startProcess({
       cmd: process.execPath,
       args: fromSource
         ? ["--import", "tsx", `services/${name}/src/main.ts`]
         : [...nodeFlagsFor(name), ...extraFlags, bundlePath(name)],
       cwd: root,
-      env: { ...env, ...own[name], ...opts.extraEnv, ...opts.serviceEnv?.[name], PORT: String(port) },
-      readyUrl: `http://127.0.0.1:${readyPort(name, port)}/ready`,
+      env: layout.envFor(name),
+      readyUrl: layout.readyUrl(name),
       readyTimeoutMs: 60_000,
     }).then((p) => {
       procs.push(p);
@@ -236,10 +277,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   // allSettled, not all: when one service fails to boot, the others may still be starting, and each
   // must be stopped once it is up (or has failed on its own) so that no process outlives the test.
   const booted = await Promise.allSettled([
-    boot("management", mg),
-    boot("analytics", an),
-    boot("redirect", rd),
-    boot("gateway", gw),
+    boot("management"),
+    boot("analytics"),
+    boot("redirect"),
+    boot("gateway"),
   ]);
   const failure = booted.find((r): r is PromiseRejectedResult => r.status === "rejected");
   if (failure) {
@@ -254,7 +295,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     origin,
     prefix,
     urls,
-    databaseUrl: db.url,
+    databaseUrl,
     env,
     pids,
     // What the CLI does, in this process (management registers it: stack-services.ts): a CLI process

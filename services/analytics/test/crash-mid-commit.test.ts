@@ -13,7 +13,8 @@ import { createClickHouse, type KurzClickHouse, MIGRATIONS_DIR, migrate } from "
 import { CHDB_DATABASE, type MigratedChdb, migratedChdb } from "@kurz/testing/migrated-chdb";
 import { afterEach, expect, it } from "vitest";
 import type { ClickRow } from "../src/ingest/click-rows.ts";
-import { type Completion, ROLLUP_TABLES, writeClicks } from "../src/ingest/click-writer.ts";
+import { type Completion, writeClicks } from "../src/ingest/exactly-once-insert.ts";
+import { ROLLUP_TABLES } from "../src/ingest/rollup-repair.ts";
 import { clickRows } from "./click-rows-fixture.ts";
 
 let copy: MigratedChdb | undefined;

@@ -9,7 +9,7 @@ import { openMigratedChdb } from "@kurz/testing/migrated-chdb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportAnalytics } from "../src/exports/analytics-export.ts";
 import { type ClickRow, chTime } from "../src/ingest/click-rows.ts";
-import { writeClicks } from "../src/ingest/click-writer.ts";
+import { writeClicks } from "../src/ingest/exactly-once-insert.ts";
 import { clickRow } from "./fixtures/click-row.ts";
 
 const DAY = 86_400_000;

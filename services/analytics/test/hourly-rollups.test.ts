@@ -11,7 +11,7 @@ import { createClickHouse, type KurzClickHouse, MIGRATIONS_DIR, migrate } from "
 import { TOP_LIST_SIZE } from "@kurz/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClickRow } from "../src/ingest/click-rows.ts";
-import { writeClicks } from "../src/ingest/click-writer.ts";
+import { writeClicks } from "../src/ingest/exactly-once-insert.ts";
 import { linkStats } from "../src/queries/link-stats.ts";
 import { type Period, periodOf } from "../src/queries/period.ts";
 import { accountSummary } from "../src/queries/summary.ts";

@@ -5,14 +5,14 @@
 // suite's SIGKILL of analytics lost the clicks of one in-flight message). Here that state is made
 // exactly: the view that reads `clicks` is detached during the first insert, and the message is not
 // recorded as complete, as an insert that never returned is not. Both ways of completing such a
-// message (click-writer.ts, decision 0049) must give every count whole: a ClickHouse server's
+// message (exactly-once-insert.ts, decision 0049) must give every count whole: a ClickHouse server's
 // ("repeat") and embedded chDB's ("checked"); crash-mid-commit.test.ts has the state only chDB leaves.
 import { randomUUID } from "node:crypto";
 import type { KurzClickHouse } from "@kurz/clickhouse";
 import { openMigratedChdb } from "@kurz/testing/migrated-chdb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClickRow } from "../src/ingest/click-rows.ts";
-import { type Completion, writeClicks } from "../src/ingest/click-writer.ts";
+import { type Completion, writeClicks } from "../src/ingest/exactly-once-insert.ts";
 import { clickRows } from "./click-rows-fixture.ts";
 
 // The one materialized view that reads `clicks` (migration 0010); every rollup is fed from its table.

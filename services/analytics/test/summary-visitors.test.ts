@@ -7,7 +7,7 @@ import type { KurzClickHouse } from "@kurz/clickhouse";
 import { openMigratedChdb } from "@kurz/testing/migrated-chdb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClickRow } from "../src/ingest/click-rows.ts";
-import { writeClicks } from "../src/ingest/click-writer.ts";
+import { writeClicks } from "../src/ingest/exactly-once-insert.ts";
 import { type Period, periodOf } from "../src/queries/period.ts";
 import { accountSummary } from "../src/queries/summary.ts";
 import { accountUniqueVisitors } from "../src/queries/summary-visitors.ts";

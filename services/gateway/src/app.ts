@@ -7,21 +7,12 @@
 // decision 0044).
 // The gateway routes on a handful of prefixes, so a framework buys it nothing.
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
-import {
-  API_VERSION,
-  API_VERSION_HEADER,
-  buildOpenApiDocument,
-  INTERNAL_ROUTES,
-  isV1ApiPath,
-} from "@kurz/contracts";
+import { API_VERSION, API_VERSION_HEADER, buildOpenApiDocument, isV1ApiPath } from "@kurz/contracts";
 import {
   canonicalPath,
-  createInternalClient,
   drainBody,
   envelopeForPath,
   handleHealth,
-  internalHeaders,
-  isApiError,
   isApiPath,
   isCampaignPagePath,
   isProxiedSocket,
@@ -41,7 +32,7 @@ import {
 import type { ApiKeys } from "./api-keys.ts";
 import { createApiRequests } from "./api-requests.ts";
 import { createAuthenticator } from "./authenticate.ts";
-import { createBudgets, PUBLIC_RATE_LIMIT_PER_MINUTE } from "./budgets.ts";
+import { createBudgets } from "./budgets.ts";
 import { createClientHash } from "./client-hash.ts";
 import type { GatewayConfig } from "./config.ts";
 import { createDocsPage } from "./docs-page.ts";
@@ -51,7 +42,8 @@ import type { RateLimiter } from "./rate-limit.ts";
 import { createReturnForwarder } from "./return-forwarder.ts";
 import { RouteTable } from "./route-table.ts";
 import type { Sessions } from "./sessions.ts";
-import { createWebApp, type StatsPageStatus } from "./web-app.ts";
+import { createStatsPageStatus } from "./stats-page-status.ts";
+import { createWebApp } from "./web-app.ts";
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -79,32 +71,9 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
   let openapi: ReturnType<typeof buildOpenApiDocument> | undefined;
   const clientHash = createClientHash(config);
   const budgets = createBudgets(deps.limiter, logger);
-  const { enforceLimits } = budgets;
   const { authenticate, reportFailureBudget } = createAuthenticator(deps, budgets, clientHash);
-  const management = createInternalClient(
-    config.MANAGEMENT_URL,
-    internalHeaders(config.INTERNAL_TOKEN, "gateway"),
-  );
-  // A stats page's status comes from management's answer for public analytics (the same one analytics
-  // asks), charged to the client's public budget like the API call the page then makes.
-  const statsStatus: StatsPageStatus = async (req, res, shortCode) => {
-    try {
-      await enforceLimits(res, `public:${clientHash(req)}`, [
-        { name: "1m", seconds: 60, limit: PUBLIC_RATE_LIMIT_PER_MINUTE },
-      ]);
-    } catch (err) {
-      if (isApiError(err) && err.status === 429) return 429;
-      throw err;
-    }
-    const answer = await management.call(
-      INTERNAL_ROUTES.getPublicAnalyticsLink,
-      { short_code: shortCode },
-      { timeoutMs: 2_000 },
-    );
-    await answer.body?.cancel();
-    return answer.status === 404 ? 404 : 200;
-  };
   const origin = originHosts(config.PUBLIC_BASE_URL, config.PUBLIC_HOSTS);
+  const statsStatus = createStatsPageStatus(config, budgets, clientHash);
   const webApp = createWebApp(origin, config.WEB_DIST_DIR || undefined, statsStatus);
 
   const unavailable = (err: Error, req: IncomingMessage, res: ServerResponse) => {

@@ -22,7 +22,7 @@ export { isApiPath } from "@kurz/service-kit";
  * The dashboard's paths, which the gateway serves from services/web/dist: `/` and the app's
  * pages, all reserved aliases (packages/contracts reserved-aliases.ts), so no short code is shadowed.
  * Forwarded on the public host only: a branded domain's `/` is its redirect_root and its other paths
- * are its own (server.ts).
+ * are its own (serve-route.ts).
  */
 export function isWebAppPath(url: string): boolean {
   const q = url.indexOf("?");

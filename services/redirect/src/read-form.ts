@@ -1,5 +1,8 @@
 import type { IncomingMessage } from "node:http";
 
+/** The largest form the redirect reads: a link's password, an overlay's contact form. */
+export const MAX_FORM_BYTES = 4096;
+
 export type FormResult =
   | { ok: true; fields: URLSearchParams }
   | { ok: false; reason: "too_large" | "unsupported" | "aborted" };

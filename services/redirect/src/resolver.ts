@@ -101,7 +101,7 @@ function linkCompactor(): (r: RedirectRecord) => RedirectRecord {
       accounts.set(account, account);
     }
     // Management writes the url in its Location form; a record written before that is encoded here,
-    // once per load, so the hot path never has to (server.ts).
+    // once per load, so the hot path never has to (follow.ts).
     const url = toLocation(r.url);
     // A link with neither an overlay nor a domain (nearly all of them) is kept without those members:
     // three fewer in-object fields, 24 bytes a link, 2.4 MB of the benchmark's 100k cached links. The

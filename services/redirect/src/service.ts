@@ -4,6 +4,7 @@
 
 import { createServer } from "node:http";
 import { join } from "node:path";
+import type { EventBus } from "@kurz/bus";
 import {
   callerToken,
   clientBudgetHash,
@@ -56,7 +57,53 @@ export async function startRedirect(config: RedirectConfig, logger: Logger): Pro
     missTtlSeconds: config.MISS_CACHE_TTL_SECONDS,
   });
   followInvalidations(subscriber, resolver, logger);
+  const { publisher, journal } = await openClickPipeline(config, bus, logger);
+  const health = handleHealth({
+    redis: () => redis.ping(),
+    bus: () => bus.ping(),
+  });
+  const handlerFor = publicHandlers(config, { redis, resolver, publisher, journal, logger });
+  const server = createServer(handlerFor(config.TRUST_PROXY));
+  if (config.API_UPSTREAM_URL && config.API_SPLICE_PORT > 0) {
+    spliceApiConnections(server, {
+      host: new URL(config.API_UPSTREAM_URL).hostname,
+      port: config.API_SPLICE_PORT,
+      firstReadTimeoutMs: server.headersTimeout,
+    });
+  }
+  server.keepAliveTimeout = 65_000;
+  // Health, readiness and metrics on a listener of their own, never on the public port (ops.ts).
+  const ops = createServer(createOpsHandler({ health, metrics: () => publisher.metrics }));
+  await listen(ops, config.OPS_HOST, config.OPS_PORT);
+  // A spliced connection's requests that are not the gateway's come back here from the gateway, which
+  // appends the address it was told (the PROXY header's) to X-Forwarded-For: one hop more to believe.
+  const returned = config.SPLICE_RETURN_PORT > 0 ? createServer(handlerFor(config.TRUST_PROXY + 1)) : null;
+  if (returned) {
+    await listen(returned, config.SPLICE_RETURN_HOST, config.SPLICE_RETURN_PORT);
+  }
+  await listen(server, config.HOST, config.PORT);
+  return {
+    servers: returned ? [server, returned, ops] : [server, ops],
+    close: async () => {
+      await publisher.close();
+      await journal?.close();
+      await bus.close();
+      subscriber.disconnect();
+      redis.disconnect();
+    },
+  };
+}
 
+/**
+ * The click pipeline: the journal each turn's clicks are written to before their answers, the spool
+ * that holds them while the bus is away, and the publisher. Whatever a previous run on this port left
+ * in either is published again first.
+ */
+async function openClickPipeline(
+  config: RedirectConfig,
+  bus: EventBus,
+  logger: Logger,
+): Promise<{ publisher: ClickPublisher; journal: ClickJournal | undefined }> {
   const spool = await ClickSpool.open({
     dir: config.SPOOL_DIR,
     // Named after the port, so instances sharing a directory (or a host's test stacks) never collide;
@@ -89,10 +136,25 @@ export async function startRedirect(config: RedirectConfig, logger: Logger): Pro
     logger.warn({ clicks: journaled.replay.length }, "replaying clicks journaled by a previous run");
     for (const event of journaled.replay) publisher.replay(event);
   }
-  const health = handleHealth({
-    redis: () => redis.ping(),
-    bus: () => bus.ping(),
-  });
+  return { publisher, journal };
+}
+
+/**
+ * The whole public handler, for clients behind `trustProxy` X-Forwarded-For hops. Handlers made here
+ * share their limits, budgets and campaigns' turns, so the public listener and the splice's return
+ * listener count as one.
+ */
+function publicHandlers(
+  config: RedirectConfig,
+  parts: {
+    redis: Redis;
+    resolver: Resolver;
+    publisher: ClickPublisher;
+    journal: ClickJournal | undefined;
+    logger: Logger;
+  },
+) {
+  const { redis, resolver, publisher, journal, logger } = parts;
   const limiter = new PasswordLimiter(redis, {
     perClient: config.PASSWORD_MAX_ATTEMPTS,
     perLink: config.PASSWORD_LINK_MAX_ATTEMPTS,
@@ -111,8 +173,7 @@ export async function startRedirect(config: RedirectConfig, logger: Logger): Pro
   );
   const hosts = new HostClassifier(config.PUBLIC_BASE_URL, config.PUBLIC_HOSTS);
   const turns = new RotatorTurns();
-  /** The whole public handler, for clients behind `trustProxy` X-Forwarded-For hops. */
-  const handlerFor = (trustProxy: number) =>
+  return (trustProxy: number) =>
     createRedirectHandler({
       resolver,
       publisher,
@@ -141,33 +202,4 @@ export async function startRedirect(config: RedirectConfig, logger: Logger): Pro
         : {}),
       logger,
     });
-  const server = createServer(handlerFor(config.TRUST_PROXY));
-  if (config.API_UPSTREAM_URL && config.API_SPLICE_PORT > 0) {
-    spliceApiConnections(server, {
-      host: new URL(config.API_UPSTREAM_URL).hostname,
-      port: config.API_SPLICE_PORT,
-      firstReadTimeoutMs: server.headersTimeout,
-    });
-  }
-  server.keepAliveTimeout = 65_000;
-  // Health, readiness and metrics on a listener of their own, never on the public port (ops.ts).
-  const ops = createServer(createOpsHandler({ health, metrics: () => publisher.metrics }));
-  await listen(ops, config.OPS_HOST, config.OPS_PORT);
-  // A spliced connection's requests that are not the gateway's come back here from the gateway, which
-  // appends the address it was told (the PROXY header's) to X-Forwarded-For: one hop more to believe.
-  const returned = config.SPLICE_RETURN_PORT > 0 ? createServer(handlerFor(config.TRUST_PROXY + 1)) : null;
-  if (returned) {
-    await listen(returned, config.SPLICE_RETURN_HOST, config.SPLICE_RETURN_PORT);
-  }
-  await listen(server, config.HOST, config.PORT);
-  return {
-    servers: returned ? [server, returned, ops] : [server, ops],
-    close: async () => {
-      await publisher.close();
-      await journal?.close();
-      await bus.close();
-      subscriber.disconnect();
-      redis.disconnect();
-    },
-  };
 }

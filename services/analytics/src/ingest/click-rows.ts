@@ -22,6 +22,24 @@ export interface ClickRow {
   host: string;
 }
 
+/** The columns of `clicks` a ClickRow fills, in the order inserts and rebuilds list them. */
+export const CLICK_COLUMNS = [
+  "click_id",
+  "link_id",
+  "account_id",
+  "short_code",
+  "ts",
+  "referrer",
+  "country",
+  "city",
+  "device_type",
+  "browser",
+  "os",
+  "is_bot",
+  "visitor_hash",
+  "host",
+] as const satisfies readonly (keyof ClickRow)[];
+
 export interface Enrichers {
   geo: GeoIp;
   visitors: VisitorHasher;

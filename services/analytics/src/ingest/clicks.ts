@@ -6,7 +6,7 @@ import type { KurzClickHouse } from "@kurz/clickhouse";
 import { decodeClickBatch, TOPICS } from "@kurz/contracts";
 import type { Logger } from "@kurz/service-kit";
 import { type ClickRow, type Enrichers, toClickRow } from "./click-rows.ts";
-import { type Completion, writeClicks } from "./click-writer.ts";
+import { type Completion, writeClicks } from "./exactly-once-insert.ts";
 import { retryWhileTransient } from "./transient.ts";
 
 export const CLICKS_GROUP = "analytics-clicks";
@@ -23,7 +23,7 @@ export interface ClickIngestDeps extends Enrichers {
   logger: Logger;
   /**
    * Called after the insert with the clicks whose rows it wrote: new ones, and those of a message
-   * whose earlier insert was interrupted before all its rollup rows were stored (click-writer.ts).
+   * whose earlier insert was interrupted before all its rollup rows were stored (exactly-once-insert.ts).
    */
   onInserted?: (rows: ClickRow[]) => void;
   /** Bus messages per handler call; each holds up to 200 clicks. */
@@ -33,7 +33,7 @@ export interface ClickIngestDeps extends Enrichers {
   /** Default CLICKS_GROUP; a second group reads every click again (tests of two live consumers). */
   group?: string;
   /**
-   * How a redelivered message whose insert was interrupted is completed (click-writer.ts): by
+   * How a redelivered message whose insert was interrupted is completed (exactly-once-insert.ts): by
    * default "checked" in embedded chDB, which has this consumer as its one writer, and "repeat" on a
    * server. Tests that stand two consumers beside each other on chDB, as only a server allows, say "repeat".
    */

@@ -8,7 +8,7 @@ import type { KurzClickHouse } from "@kurz/clickhouse";
 import { CampaignMembershipEvent, isCampaignMembershipMessage, LinkEvent, TOPICS } from "@kurz/contracts";
 import type { Logger } from "@kurz/service-kit";
 import { chTime } from "./click-rows.ts";
-import { ROLLUP_TABLES } from "./click-writer.ts";
+import { ROLLUP_TABLES } from "./rollup-repair.ts";
 import { retryWhileTransient } from "./transient.ts";
 
 /** Tables holding a link's clicks; all are emptied when the link is deleted. */

@@ -1,0 +1,320 @@
+// Invariant: a click the bus delivers is stored once in `clicks` and counted once in every rollup,
+// through redeliveries, publisher retries and live consumers racing on the same messages. Clicks
+// already stored, and clicks of deleted links, are left out; each block the consumer hands in (a Kafka
+// run, a Redis batch) is inserted with a token derived from its click ids, so ClickHouse keeps only the
+// first of two inserts of it, in every table. A block is recorded complete only once all its inserts
+// returned; one that stored clicks without being recorded was interrupted and is inserted again, whole,
+// under its token. Decision 0049 gives the reasons and the limits; rollup-repair.ts covers chDB's kills.
+// ("Message" below means such a block: the unit inserted and deduplicated as a whole.)
+import { createHash } from "node:crypto";
+import type { KurzClickHouse } from "@kurz/clickhouse";
+import { CLICK_COLUMNS, type ClickRow } from "./click-rows.ts";
+import { duplicatedBlocks, repairRollups } from "./rollup-repair.ts";
+
+// Click ids are bound as query parameters, which a server receives in the URL: keep each look-up
+// well under its URL limit (1 MiB by default). Embedded chDB has no URL, so one look-up does.
+const lookupChunk = (ch: KurzClickHouse) => (ch.kind === "chdb" ? 100_000 : 2_000);
+
+export interface WriteResult {
+  /** Clicks stored for the first time. */
+  inserted: ClickRow[];
+  /**
+   * Clicks of a message whose earlier insert was interrupted (their raw rows stored, maybe not all
+   * their rollup rows): inserted again with the message's token, which stores only what is missing.
+   */
+  completed: ClickRow[];
+  duplicates: number;
+  deletedLinks: number;
+  /** Links whose rollups a check found short after a repeat, rebuilt from their raw clicks ("checked"). */
+  rebuiltLinks: number;
+}
+
+/** The clicks of one block (a run, a batch, or one bus message): inserted, and deduplicated, as a whole. */
+export type ClickMessage = ClickRow[];
+
+/**
+ * How an interrupted insert is completed; the default follows `ch.kind`. "repeat": inserted again under
+ * its token. "checked" (chDB): repeated, then the rollups checked and repaired (rollup-repair.ts). A
+ * server outlives its consumers and never needs the check; its consumers could not rebuild anyway, as
+ * several may write a link.
+ */
+export type Completion = "repeat" | "checked";
+
+/** A message's token and its clicks not already in an earlier message of the batch. */
+type Block = { token: string; rows: ClickRow[] };
+
+/**
+ * `batch`: the clicks of one message, or a list of messages (each inserted with its own token). Only
+ * clicks are deduplicated across messages; the tokens stop a message being inserted twice.
+ */
+export async function writeClicks(
+  ch: KurzClickHouse,
+  batch: ClickRow[] | ClickMessage[],
+  completion: Completion = ch.kind === "chdb" ? "checked" : "repeat",
+): Promise<WriteResult> {
+  const messages = (batch.length > 0 && Array.isArray(batch[0]) ? batch : [batch]) as ClickMessage[];
+  const total = messages.reduce((n, m) => n + m.length, 0);
+  const blocks = firstCopies(messages);
+  const all = blocks.flatMap((m) => m.rows);
+
+  const deleted = await deletedLinkIds(ch, [...new Set(all.map((r) => r.link_id))]);
+  const stored = await storedClicks(
+    ch,
+    all.filter((r) => !deleted.has(r.link_id)),
+  );
+  // Messages that stored some of their own clicks before: a redelivery. Left out if that insert
+  // completed; inserted again if it was interrupted.
+  const storedBefore = blocks
+    .filter(({ token, rows }) => rows.some((r) => stored.get(r.click_id)?.has(token)))
+    .map(({ token }) => token);
+  // Blocks of *other* tokens that stored some of these clicks: another message's copy, or a block of
+  // this consumer's cut before a crash whose redelivery is cut differently (a Redis batch reclaimed
+  // together with another). If such a block's insert was interrupted, it is completed here from its
+  // own raw rows, or no one would ever complete it (decision 0049).
+  const own = new Set(blocks.map((m) => m.token));
+  const others = new Set<string>();
+  for (const tokens of stored.values()) for (const t of tokens) if (t !== "" && !own.has(t)) others.add(t);
+  const complete = await completedMessages(ch, [...storedBefore, ...others]);
+  const interruptedOthers = [...others].filter((t) => !complete.has(t));
+  // The clicks of interrupted blocks, repeated: what "checked" compares the rollups over.
+  const repeated = await repeatBlocks(ch, interruptedOthers);
+
+  const checked = completion === "checked";
+  const duplicatesBefore = checked ? await duplicatedBlocks(ch) : 0;
+  const written = await insertBlocks(ch, blocks, { deleted, stored, complete, checked });
+  // A block none of whose clicks were stored has no deduplication record in any table, unless a kill
+  // cut a commit of it (decision 0049). So if ClickHouse drops any block as a copy while the batch is
+  // inserted, the fresh blocks are checked too: counted once around the whole batch, as in chDB only
+  // this consumer inserts. (A repeat in the same batch raises the count as well; the fresh blocks are
+  // then checked for nothing, and found whole: that takes a crash just before.)
+  if (written.fresh.length > 0 && (await duplicatedBlocks(ch)) > duplicatesBefore) {
+    repeated.push(...(await storeLacking(ch, written.fresh)));
+  }
+  repeated.push(...written.completed);
+  const rebuiltLinks = checked && repeated.length > 0 ? await repairRollups(ch, repeated, deleted) : 0;
+  // Only once every insert of the batch returned: a message recorded here has all its blocks.
+  const tokens = [...written.tokens, ...interruptedOthers];
+  if (tokens.length > 0) await recordCompleted(ch, tokens);
+  return {
+    inserted: written.inserted,
+    completed: written.completed,
+    duplicates: total - written.deletedLinks - written.inserted.length - written.completed.length,
+    deletedLinks: written.deletedLinks,
+    rebuiltLinks,
+  };
+}
+
+/** Each message's token and its clicks, a click kept with the first message that holds it. */
+function firstCopies(messages: ClickMessage[]): Block[] {
+  const seen = new Set<string>();
+  return messages.map((message) => {
+    const token = messageToken(message);
+    const rows: ClickRow[] = [];
+    for (const row of message) {
+      if (seen.has(row.click_id)) continue;
+      seen.add(row.click_id);
+      rows.push(row);
+    }
+    return { token, rows };
+  });
+}
+
+/** Inserts the stored raw rows of interrupted blocks again under their own tokens; returns those rows. */
+async function repeatBlocks(ch: KurzClickHouse, tokens: string[]): Promise<ClickRow[]> {
+  const repeated: ClickRow[] = [];
+  for (const token of tokens) {
+    const rows = await rowsStoredBy(ch, token);
+    for (const [month, rowsOfMonth] of byMonth(rows)) await insertRows(ch, rowsOfMonth, token, month);
+    repeated.push(...rows);
+  }
+  return repeated;
+}
+
+/**
+ * Inserts each block's clicks that are new, and those it stored before in an insert that was
+ * interrupted; leaves out clicks of deleted links and clicks stored by another block or by a
+ * completed insert of this one.
+ */
+async function insertBlocks(
+  ch: KurzClickHouse,
+  blocks: Block[],
+  known: {
+    deleted: Set<string>;
+    stored: Map<string, Set<string>>;
+    complete: Set<string>;
+    checked: boolean;
+  },
+) {
+  const { deleted, stored, complete, checked } = known;
+  let deletedLinks = 0;
+  const inserted: ClickRow[] = [];
+  const completed: ClickRow[] = [];
+  /** Tokens of the blocks inserted. */
+  const tokens: string[] = [];
+  /** Blocks none of whose clicks were stored before, kept for the check ("checked" only). */
+  const fresh: Block[] = [];
+  for (const { token, rows } of blocks) {
+    // Kept in message order, so that an interrupted insert repeated makes the same blocks.
+    const toWrite: ClickRow[] = [];
+    let repeat = false;
+    for (const r of rows) {
+      if (deleted.has(r.link_id)) {
+        deletedLinks++;
+        continue;
+      }
+      const storedBy = stored.get(r.click_id);
+      if (storedBy === undefined) {
+        toWrite.push(r);
+        inserted.push(r);
+      } else if (storedBy.has(token) && !complete.has(token)) {
+        toWrite.push(r);
+        completed.push(r);
+        repeat = true;
+      }
+    }
+    if (toWrite.length === 0) continue;
+    // One insert per month: `clicks` is partitioned by month, and an insert is deduplicated per
+    // partition block, so each block gets its own token (the same for every consumer of the message).
+    for (const [month, rowsOfMonth] of byMonth(toWrite)) await insertRows(ch, rowsOfMonth, token, month);
+    if (checked && !repeat) fresh.push({ token, rows: toWrite });
+    tokens.push(token);
+  }
+  return { inserted, completed, tokens, fresh, deletedLinks };
+}
+
+/**
+ * After a fresh block was dropped as a copy somewhere: the raw part itself may be the one dropped, so
+ * what `clicks` lacks goes in under a token of its own. Returns every row of those blocks, to check.
+ */
+async function storeLacking(ch: KurzClickHouse, fresh: Block[]): Promise<ClickRow[]> {
+  const storedNow = await storedClicks(
+    ch,
+    fresh.flatMap((m) => m.rows),
+  );
+  const repeated: ClickRow[] = [];
+  for (const { token, rows } of fresh) {
+    const lacking = rows.filter((r) => !storedNow.has(r.click_id));
+    for (const [month, rowsOfMonth] of byMonth(lacking))
+      await insertRows(ch, rowsOfMonth, token, `${month}:again`);
+    repeated.push(...rows);
+  }
+  return repeated;
+}
+
+/** Same clicks, same token, whichever consumer computes it. */
+function messageToken(message: ClickMessage): string {
+  const hash = createHash("sha256");
+  for (const row of message) hash.update(row.click_id);
+  return `clicks:${hash.digest("base64url")}`;
+}
+
+function byMonth(rows: ClickRow[]): Map<string, ClickRow[]> {
+  const out = new Map<string, ClickRow[]>();
+  for (const row of rows) {
+    const month = row.ts.slice(0, 7);
+    const list = out.get(month);
+    if (list) list.push(row);
+    else out.set(month, [row]);
+  }
+  return out;
+}
+
+/**
+ * Rows as arrays (JSONCompactEachRow) rather than objects: parsing drops by about a third without
+ * the repeated keys, and parsing is most of an insert's cost. Each row records the message that
+ * stored it (`message_token`, the look-up's way to tell a redelivery from another message's copy).
+ */
+async function insertRows(ch: KurzClickHouse, rows: ClickRow[], token: string, month: string): Promise<void> {
+  const blockToken = `${token}:${month}`;
+  if (!/^[A-Za-z0-9_:.-]+$/.test(blockToken)) throw new Error(`unexpected deduplication token ${blockToken}`);
+  await ch.raw.insert({
+    // Settings go in the statement, not in clickhouse_settings: chDB would keep those for the whole
+    // session (packages/clickhouse, PINNED_SETTINGS).
+    table:
+      `clicks (${CLICK_COLUMNS.join(", ")}, message_token) SETTINGS insert_deduplicate = 1, ` +
+      `insert_deduplication_token = '${blockToken}', deduplicate_blocks_in_dependent_materialized_views = 1`,
+    values: rows.map((r) => [...CLICK_COLUMNS.map((c) => r[c]), token]),
+    format: "JSONCompactEachRow",
+  });
+}
+
+async function deletedLinkIds(ch: KurzClickHouse, linkIds: string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  const chunk = lookupChunk(ch);
+  for (let i = 0; i < linkIds.length; i += chunk) {
+    const rows = await ch.query<{ id: string }>(
+      "SELECT toString(link_id) AS id FROM links FINAL WHERE link_id IN {ids:Array(UUID)} AND deleted = 1",
+      { ids: linkIds.slice(i, i + chunk) },
+    );
+    for (const r of rows) out.add(r.id);
+  }
+  return out;
+}
+
+/** Click id → tokens of the messages that stored it (one, unless two messages raced). */
+async function storedClicks(ch: KurzClickHouse, rows: ClickRow[]): Promise<Map<string, Set<string>>> {
+  const out = new Map<string, Set<string>>();
+  // Sorted by link and time, each chunk touches few links and a narrow time range, which the
+  // primary key (link_id, day) and the click_id min/max index turn into few granules.
+  const sorted = [...rows].sort((a, b) =>
+    a.link_id === b.link_id ? (a.click_id < b.click_id ? -1 : 1) : a.link_id < b.link_id ? -1 : 1,
+  );
+  const size = lookupChunk(ch);
+  for (let i = 0; i < sorted.length; i += size) {
+    const chunk = sorted.slice(i, i + size);
+    const days = [...new Set(chunk.map((r) => r.ts.slice(0, 10)))];
+    const found = await ch.query<{ id: string; token: string }>(
+      `SELECT toString(click_id) AS id, message_token AS token FROM clicks
+       WHERE link_id IN {links:Array(UUID)} AND toDate(ts) IN {days:Array(Date)} AND click_id IN {ids:Array(UUID)}`,
+      {
+        links: [...new Set(chunk.map((r) => r.link_id))],
+        days,
+        ids: chunk.map((r) => r.click_id),
+      },
+    );
+    for (const r of found) {
+      const tokens = out.get(r.id);
+      if (tokens) tokens.add(r.token);
+      else out.set(r.id, new Set([r.token]));
+    }
+  }
+  return out;
+}
+
+/**
+ * The raw rows a block stored, to insert them again under its token: its raw part is committed whole
+ * (the first of an insert's parts), so these are exactly the rows its views were, or were to be, fed.
+ * Scans `message_token` of the whole table: only after an interrupted insert redelivered in another cut.
+ */
+async function rowsStoredBy(ch: KurzClickHouse, token: string): Promise<ClickRow[]> {
+  const rows = await ch.query<Record<(typeof CLICK_COLUMNS)[number], string | number | null>>(
+    `SELECT toString(click_id) AS click_id, toString(link_id) AS link_id, toString(account_id) AS account_id,
+       short_code, toString(ts) AS ts, referrer, country, city, device_type, browser, os, is_bot,
+       toString(visitor_hash) AS visitor_hash, host
+     FROM clicks PREWHERE message_token = {token:String} ORDER BY link_id, ts, click_id`,
+    { token },
+  );
+  return rows.map((r) => ({ ...r, is_bot: Number(r.is_bot) }) as ClickRow);
+}
+
+/** Which of these messages' inserts completed. Asked only on redelivery, so rarely. */
+async function completedMessages(ch: KurzClickHouse, tokens: string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  const size = lookupChunk(ch);
+  for (let i = 0; i < tokens.length; i += size) {
+    const rows = await ch.query<{ token: string }>(
+      "SELECT DISTINCT token FROM click_messages WHERE token IN {tokens:Array(String)}",
+      { tokens: tokens.slice(i, i + size) },
+    );
+    for (const r of rows) out.add(r.token);
+  }
+  return out;
+}
+
+async function recordCompleted(ch: KurzClickHouse, tokens: string[]): Promise<void> {
+  await ch.raw.insert({
+    table: "click_messages (token)",
+    values: tokens.map((t) => [t]),
+    format: "JSONCompactEachRow",
+  });
+}

@@ -1,0 +1,35 @@
+// Sending a redirect, and following a link: its click published, then its redirect queued.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { type RedirectRecord, toLocation } from "@kurz/contracts";
+import { clickEvent } from "./click-event.ts";
+import type { RedirectContext } from "./redirect-context.ts";
+
+// A character no URI holds. Records reach the cache already in their Location form (resolver.ts), so
+// this one scan per redirect only guards: whatever slips past goes out percent-encoded, never raw.
+const NOT_URI_CHAR = /[^A-Za-z0-9\-._~!$&'()*+,;=:@/?#%[\]]/;
+
+/** Queues a redirect to `location` for the end of this turn (turn-writes.ts), never with a raw non-URI character. */
+export function redirect(
+  ctx: RedirectContext,
+  res: ServerResponse,
+  location: string,
+  status = ctx.redirectStatus,
+): void {
+  const value = NOT_URI_CHAR.test(location) ? toLocation(location) : location;
+  ctx.writes.send(res, status, value);
+}
+
+/**
+ * A GET counts one click; a HEAD only answers. The click is pushed before its answer is queued: a full
+ * queue writes at once (turn-writes.ts), and the journal must hold the click by then.
+ */
+export function follow(
+  ctx: RedirectContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  record: RedirectRecord,
+  code: string,
+): void {
+  if (req.method === "GET") ctx.publisher.push(clickEvent(req, record, code, ctx.trustProxy));
+  redirect(ctx, res, record.url);
+}
