@@ -3,7 +3,8 @@
 // WEBHOOK_ALLOW_HOSTS as in tests/security/webhooks.test.ts), keep its secret, create a link and watch
 // the signed delivery arrive and appear in the log; manage the endpoint; import a CSV and watch its
 // progress reach 100%; import a Kutt export and finish its password-protected link (set its password,
-// activate it); download the links and analytics exports. Every page is checked with axe-core
+// activate it); import a YOURLS file whose codes are Kurz's own paths, renamed with a prefix or kept on
+// a verified branded domain; download the links and analytics exports. Every page is checked with axe-core
 // and photographed at desktop and phone width (docs/dashboard.md).
 import { createHmac } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -11,6 +12,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { IMPORT_RENAME_PREFIX_MAX_LENGTH } from "@kurz/contracts";
+import { startTestDnsServer, type TestDnsServer } from "@kurz/testing";
 import { type Stack, startStack } from "@kurz/testing/stack";
 import type { Browser, BrowserContext, ConsoleMessage, Download, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -39,6 +42,7 @@ describe.skipIf(!hasChromium)(
   "webhooks, import and export in Chromium (skipped without /usr/bin/chromium: ./kurz test installs it)",
   () => {
     let stack: Stack;
+    let dns: TestDnsServer;
     let browser: Browser;
     let owner: BrowserContext;
     let page: Page;
@@ -73,8 +77,9 @@ describe.skipIf(!hasChromium)(
       await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
       hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
       await buildWeb();
+      dns = await startTestDnsServer();
       [stack, browser] = await Promise.all([
-        startStack({ extraEnv: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" } }),
+        startStack({ extraEnv: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1", DNS_SERVERS: dns.address } }),
         launchChromium(),
       ]);
       owner = await browser.newContext({ viewport: DESKTOP, baseURL: stack.origin, acceptDownloads: true });
@@ -95,6 +100,7 @@ describe.skipIf(!hasChromium)(
     afterAll(async () => {
       await browser?.close();
       await stack?.stop();
+      await dns?.stop();
       receiver?.closeAllConnections();
       await new Promise<void>((resolve) => (receiver ? receiver.close(() => resolve()) : resolve()));
     });
@@ -321,6 +327,97 @@ describe.skipIf(!hasChromium)(
       await page.getByTestId("import-attention").getByText("Protected by its password.").waitFor();
     });
 
+    it("imports a YOURLS file whose codes are Kurz's own paths: renamed with a prefix, or kept on a branded domain", async () => {
+      const yourls = join(files, "yourls.csv");
+      writeFileSync(
+        yourls,
+        [
+          "keyword,url,title,timestamp,ip,clicks",
+          "docs,https://example.org/yourls-docs,Our docs,2026-01-02 03:04:05,127.0.0.1,4",
+          "Stats,https://example.org/yourls-stats,Stats,2026-01-02 03:04:05,127.0.0.1,0",
+          `yl-${stamp},https://example.org/yourls-plain,Plain,2026-01-02 03:04:05,127.0.0.1,0`,
+        ].join("\n"),
+      );
+      await nav("Import").click();
+      await page.getByRole("heading", { name: "Import links" }).waitFor();
+      const domainSelect = page.getByLabel("Domain");
+      expect(await domainSelect.inputValue()).toBe("");
+      expect(await domainSelect.locator("option").allTextContents()).toEqual([
+        `${new URL(stack.origin).host} (default)`,
+      ]);
+      await page.getByLabel("File").setInputFiles(yourls);
+      const pastImports = await page.getByTestId("import-row").count();
+      const prefix = page.getByLabel("Prefix for Kurz's own paths (optional)");
+      expect(await prefix.getAttribute("maxlength")).toBe(String(IMPORT_RENAME_PREFIX_MAX_LENGTH));
+      // A prefix outside the rule is refused in the form, before anything is uploaded.
+      await prefix.fill("old.v1");
+      await page.getByRole("button", { name: "Start import" }).click();
+      await page
+        .getByText(`Up to ${IMPORT_RENAME_PREFIX_MAX_LENGTH} letters, digits, _ and -`)
+        .and(page.locator(".field-error"))
+        .waitFor();
+      expect(await prefix.getAttribute("aria-invalid")).toBe("true");
+      expect(await page.getByTestId("import-row").count()).toBe(pastImports);
+
+      await prefix.fill("old");
+      await page.getByText("A code such as docs becomes old-docs").waitFor();
+      await page.getByRole("button", { name: "Start import" }).click();
+      const job = page.getByTestId("import-job");
+      await job.getByRole("heading", { name: "yourls.csv" }).waitFor();
+      await job.getByText("Completed", { exact: true }).waitFor({ timeout: 60_000 });
+      expect(await job.getByTestId("count-created").textContent()).toBe("3");
+      expect(await job.getByTestId("count-failed").textContent()).toBe("0");
+      expect(await job.getByTestId("count-renamed").textContent()).toBe("2");
+      await job.getByText("Kurz's own paths kept as old-code").waitFor();
+      expect(await job.getByTestId("renamed-rows").getByRole("listitem").allTextContents()).toEqual([
+        "Row 1: docs is now old-docs",
+        "Row 2: Stats is now old-Stats",
+      ]);
+      await page.getByTestId("import-row").first().getByText("Completed", { exact: true }).waitFor();
+      await look(page, "import-renamed");
+      const renamed = await fetch(`${stack.origin}/old-docs`, { redirect: "manual" });
+      expect(renamed.headers.get("location")).toBe("https://example.org/yourls-docs");
+      // `/docs` is still Kurz's own page.
+      expect((await fetch(`${stack.origin}/docs`, { redirect: "manual" })).status).toBe(200);
+
+      // A verified branded domain is offered, and keeps the codes as they are.
+      const host = `go.import-${stamp}.test`;
+      await nav("Domains").click();
+      await page.getByRole("button", { name: "Add domain" }).first().click();
+      const add = page.getByRole("dialog", { name: "Add branded domain" });
+      await add.getByLabel("Domain").fill(`https://${host}`);
+      await add.getByRole("button", { name: "Add domain" }).click();
+      const added = page.getByRole("dialog", { name: `Verify ${host}` });
+      await added.getByText(`_kurz-verify.${host}`).waitFor();
+      await dns.setTxt(`_kurz-verify.${host}`, [(await added.locator("dd code").nth(2).textContent()) ?? ""]);
+      await added.getByRole("button", { name: "Done" }).click();
+      const row = page.getByTestId("domain-row").filter({ hasText: host });
+      await row.getByRole("button", { name: `Verify ${host}` }).click();
+      await row.getByText("Verified", { exact: true }).waitFor();
+
+      await nav("Import").click();
+      await page.getByRole("heading", { name: "Import links" }).waitFor();
+      await domainSelect.locator(`option[value="${host}"]`).waitFor({ state: "attached" });
+      await domainSelect.selectOption(host);
+      expect(await prefix.isDisabled()).toBe(true);
+      await page.getByText("Not needed on a branded domain").waitFor();
+      await page.getByLabel("File").setInputFiles(yourls);
+      await look(page, "import-domain");
+      await page.getByRole("button", { name: "Start import" }).click();
+      await job.getByText(`Onto ${host}`).waitFor();
+      await job.getByText("Completed", { exact: true }).waitFor({ timeout: 60_000 });
+      // Codes are one namespace across the service: the plain code is there already, the two others are
+      // kept as they are on the domain.
+      expect(await job.getByTestId("count-created").textContent()).toBe("2");
+      expect(await job.getByTestId("count-skipped").textContent()).toBe("1");
+      expect(await job.getByTestId("renamed-rows").count()).toBe(0);
+      const onDomain = await page.evaluate(async (h) => {
+        const res = await fetch(`/api/v1/links?domain=${h}&per_page=10`);
+        return ((await res.json()).data as { short_code: string }[]).map((l) => l.short_code).sort();
+      }, host);
+      expect(onDomain).toEqual(["Stats", "docs"]);
+    });
+
     it("downloads the links as CSV and JSON, and the analytics as CSV", async () => {
       await nav("Export");
       await page.getByRole("heading", { name: "Export" }).waitFor();
@@ -349,6 +446,12 @@ describe.skipIf(!hasChromium)(
           `imp3-${stamp}`,
           `kopen-${stamp}`,
           `kprot-${stamp}`,
+          `yl-${stamp}`,
+          "old-docs",
+          "old-Stats",
+          // on the branded domain
+          "docs",
+          "Stats",
         ].sort(),
       );
 

@@ -1,8 +1,17 @@
 // Import: choose a file and its format (or let Kurz detect it), start a job, watch its progress bar
 // (the job is polled until it ends), read the counts, download the refused rows, finish the links that
 // need their owner (ImportAttention.tsx); past imports below, each one reopened from its row.
-// The upload is the file itself as the body of POST /api/v1/imports (docs/import-export.md).
-import { IMPORT_MAX_BYTES, IMPORT_ROUTES, type ImportJob } from "@kurz/contracts";
+// The upload is the file itself as the body of POST /api/v1/imports (docs/import-export.md). A peer's
+// code that is one of Kurz's own paths (`docs`, `c`, …) is kept on a branded domain (the job's
+// `domain`) or as PREFIX-code (`rename_reserved`), else refused: the form offers both.
+import {
+  IMPORT_MAX_BYTES,
+  IMPORT_RENAME_PREFIX_MAX_LENGTH,
+  IMPORT_ROUTES,
+  type ImportJob,
+  ImportRenamePrefix,
+  ROUTES,
+} from "@kurz/contracts";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { invalidate, useQuery } from "../api/cache.ts";
@@ -11,8 +20,10 @@ import { useSession } from "../api/session.ts";
 import { upload } from "../api/upload.ts";
 import { fmtDate, PageHead } from "./common.tsx";
 import "./data/data.css";
+import { FormField, fieldAria } from "../components/FormField.tsx";
 import { TableCard } from "../components/TableCard.tsx";
 import { ImportAttention } from "./ImportAttention.tsx";
+import { LIST_QUERY } from "./manage/shared.tsx";
 
 const FORMATS = [
   { value: "auto", label: "Detect automatically" },
@@ -26,6 +37,7 @@ type FormatChoice = (typeof FORMATS)[number]["value"];
 const POLL_MS = 1000;
 const done = (job: ImportJob) => job.status === "completed" || job.status === "failed";
 const errorsUrl = (job: ImportJob) => urlOf(IMPORT_ROUTES.getImportErrors, { params: { id: job.id } });
+const PREFIX_RULE = `Up to ${IMPORT_RENAME_PREFIX_MAX_LENGTH} letters, digits, _ and -, at least one a letter or digit`;
 
 function StatusPill({ job }: { job: ImportJob }) {
   const cls = job.status === "completed" ? "ok" : job.status === "failed" ? "bad" : "warn";
@@ -45,6 +57,19 @@ function JobProgress({ job }: { job: ImportJob }) {
         <h2 id="job-title">{job.filename ?? "Import"}</h2>
         <StatusPill job={job} />
       </div>
+      {(job.domain || job.rename_reserved) && (
+        <p class="muted small" data-testid="import-options">
+          {job.domain ? (
+            <>
+              Onto <strong>{job.domain}</strong>
+            </>
+          ) : (
+            <>
+              Kurz's own paths kept as <code>{job.rename_reserved}-code</code>
+            </>
+          )}
+        </p>
+      )}
       <label for="import-progress" class="progress-label">
         Progress <span data-testid="import-percent">{pct}%</span>
       </label>
@@ -78,6 +103,25 @@ function JobProgress({ job }: { job: ImportJob }) {
           {job.error}
         </p>
       )}
+      {job.renamed > 0 && (
+        <>
+          <h3 class="small-head">Renamed codes</h3>
+          <p class="small">
+            <span data-testid="count-renamed">{job.renamed.toLocaleString()}</span> of the created links kept
+            a code that is one of Kurz's own paths as <code>{job.rename_reserved}-code</code>
+            {job.renamed > job.renamed_preview.length
+              ? ` (the first ${job.renamed_preview.length} below; search the links for "${job.rename_reserved}-" for all of them):`
+              : ":"}
+          </p>
+          <ul class="row-errors" data-testid="renamed-rows">
+            {job.renamed_preview.map((r) => (
+              <li key={r.row}>
+                Row {r.row}: <code>{r.code}</code> is now <code>{r.short_code}</code>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
       {job.errors_preview.length > 0 && (
         <>
           <h3 class="small-head">Refused rows</h3>
@@ -92,7 +136,7 @@ function JobProgress({ job }: { job: ImportJob }) {
       )}
       <p class="sr-only" role="status">
         {done(job)
-          ? `Import ${job.status}: ${c.created} created, ${c.skipped} already there, ${c.needs_attention} need you, ${c.failed} refused.`
+          ? `Import ${job.status}: ${c.created} created${job.renamed > 0 ? ` (${job.renamed} renamed)` : ""}, ${c.skipped} already there, ${c.needs_attention} need you, ${c.failed} refused.`
           : ""}
       </p>
       {done(job) && (
@@ -119,11 +163,20 @@ export function ImportPage() {
   const [file, setFile] = useState<File | null>(null);
   const [format, setFormat] = useState<FormatChoice>("auto");
   const [fetchTitles, setFetchTitles] = useState(false);
+  /** Host of a verified branded domain; "" for the public host. */
+  const [domain, setDomain] = useState("");
+  const [prefix, setPrefix] = useState("");
+  const [prefixError, setPrefixError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [job, setJob] = useState<ImportJob | null>(null);
   const past = useQuery("imports", () => call(IMPORT_ROUTES.listImports, { query: { per_page: "10" } }));
+  const domains = useQuery("domains", () => call(ROUTES.legacyListDomains, { query: LIST_QUERY }));
+  const hosts = (domains.data?.data.domains ?? [])
+    .filter((d) => d.status === "verified")
+    .map((d) => new URL(d.domain).host);
   const fileInput = useRef<HTMLInputElement>(null);
+  const prefixInput = useRef<HTMLInputElement>(null);
 
   // Poll the watched job until it ends; then the links and the list of imports are out of date.
   useEffect(() => {
@@ -157,12 +210,26 @@ export function ImportPage() {
       setError(new Error(`The file is larger than ${IMPORT_MAX_BYTES / 1024 / 1024} MB.`));
       return;
     }
+    // On a branded domain Kurz's own paths are the domain's, so the prefix does not apply.
+    const renameReserved = domain ? "" : prefix.trim();
+    if (renameReserved && !ImportRenamePrefix.safeParse(renameReserved).success) {
+      setPrefixError(`${PREFIX_RULE}.`);
+      prefixInput.current?.focus();
+      return;
+    }
+    setPrefixError(null);
     if (!session) return;
     setBusy(true);
     try {
       const { data } = await upload(IMPORT_ROUTES.createImport, file, {
         csrfToken: session.csrf_token,
-        query: { format, fetch_titles: fetchTitles ? "true" : undefined, filename: file.name.slice(0, 200) },
+        query: {
+          format,
+          fetch_titles: fetchTitles ? "true" : undefined,
+          filename: file.name.slice(0, 200),
+          domain: domain || undefined,
+          rename_reserved: renameReserved || undefined,
+        },
       });
       setJob(data);
       invalidate("imports");
@@ -220,6 +287,60 @@ export function ImportPage() {
             <code>expires_at</code>, <code>password</code>; others are ignored.
           </p>
         </div>
+        <div class="field">
+          <label for="import-domain">Domain</label>
+          <select
+            id="import-domain"
+            value={domain}
+            onChange={(e) => setDomain(e.currentTarget.value)}
+            aria-describedby="import-domain-hint"
+          >
+            <option value="">{location.host} (default)</option>
+            {hosts.map((h) => (
+              <option key={h} value={h}>
+                {h}
+              </option>
+            ))}
+          </select>
+          <p class="hint" id="import-domain-hint">
+            {"The links live on this host. On a branded domain, a code that is one of Kurz's own paths ("}
+            <code>docs</code>, <code>c</code>
+            {", …) is kept as it is."}
+            {hosts.length === 0 && (
+              <>
+                {" To choose one here, verify it on the "}
+                <Link href="/dashboard/domains">Domains</Link>
+                {" page."}
+              </>
+            )}
+          </p>
+        </div>
+        <FormField
+          id="import-rename"
+          label="Prefix for Kurz's own paths (optional)"
+          error={prefixError}
+          hint={
+            domain
+              ? "Not needed on a branded domain: such codes are kept as they are."
+              : `A code such as docs becomes ${prefix.trim() || "PREFIX"}-docs instead of being refused. ${PREFIX_RULE}.`
+          }
+        >
+          <input
+            id="import-rename"
+            ref={prefixInput}
+            type="text"
+            value={domain ? "" : prefix}
+            disabled={domain !== ""}
+            maxLength={IMPORT_RENAME_PREFIX_MAX_LENGTH}
+            autocomplete="off"
+            spellcheck={false}
+            onInput={(e) => {
+              setPrefix(e.currentTarget.value);
+              setPrefixError(null);
+            }}
+            {...fieldAria("import-rename", prefixError, "hint")}
+          />
+        </FormField>
         <label class="check">
           <input
             type="checkbox"
