@@ -146,7 +146,7 @@ describe("QR codes", () => {
   });
 
   it("answers a malformed code with 400 VALIDATION_ERROR", async () => {
-    const res = await qr("not_a_code");
+    const res = await qr("not.a.code");
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("VALIDATION_ERROR");
   });
