@@ -146,7 +146,11 @@ describe.skipIf(!hasNginx)("the local edge under Debian's nginx (skipped without
     const res = await fetch(url, { headers, redirect: "manual" });
     return {
       upstream: res.headers.get("x-upstream") ?? "",
-      body: (await res.json()) as { url: string; xff: string | null; edge: string | null },
+      body: JSON.parse(await res.text().then((t) => (t.startsWith("{") ? t : `"${url}: ${res.status}"`))) as {
+        url: string;
+        xff: string | null;
+        edge: string | null;
+      },
     };
   };
 

@@ -23,7 +23,7 @@ import "./data/data.css";
 import { FormField, fieldAria } from "../components/FormField.tsx";
 import { TableCard } from "../components/TableCard.tsx";
 import { ImportAttention } from "./ImportAttention.tsx";
-import { LIST_QUERY } from "./manage/shared.tsx";
+import { LIST_QUERY } from "./manage/lists.tsx";
 
 const FORMATS = [
   { value: "auto", label: "Detect automatically" },
