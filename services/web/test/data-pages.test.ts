@@ -338,7 +338,7 @@ describe.skipIf(!hasChromium)(
           `yl-${stamp},https://example.org/yourls-plain,Plain,2026-01-02 03:04:05,127.0.0.1,0`,
         ].join("\n"),
       );
-      await nav("Import").click();
+      await nav("Import");
       await page.getByRole("heading", { name: "Import links" }).waitFor();
       const domainSelect = page.getByLabel("Domain");
       expect(await domainSelect.inputValue()).toBe("");
@@ -382,7 +382,7 @@ describe.skipIf(!hasChromium)(
 
       // A verified branded domain is offered, and keeps the codes as they are.
       const host = `go.import-${stamp}.test`;
-      await nav("Domains").click();
+      await nav("Domains");
       await page.getByRole("button", { name: "Add domain" }).first().click();
       const add = page.getByRole("dialog", { name: "Add branded domain" });
       await add.getByLabel("Domain").fill(`https://${host}`);
@@ -395,7 +395,7 @@ describe.skipIf(!hasChromium)(
       await row.getByRole("button", { name: `Verify ${host}` }).click();
       await row.getByText("Verified", { exact: true }).waitFor();
 
-      await nav("Import").click();
+      await nav("Import");
       await page.getByRole("heading", { name: "Import links" }).waitFor();
       await domainSelect.locator(`option[value="${host}"]`).waitFor({ state: "attached" });
       await domainSelect.selectOption(host);
