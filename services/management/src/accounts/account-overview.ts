@@ -1,4 +1,4 @@
-// GET /api/v1/account (SPEC 2.3): the account with its stored totals.
+// GET /api/v1/account: the account with its stored totals.
 import type { Account } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { unauthorized } from "@kurz/service-kit";

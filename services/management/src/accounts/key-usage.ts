@@ -1,4 +1,4 @@
-// GET /api/v1/account/usage (SPEC 2.4): the account's keys, their limits and their last use.
+// GET /api/v1/account/usage: the account's keys, their limits and their last use.
 import type { Usage } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { unauthorized } from "@kurz/service-kit";

@@ -1,4 +1,4 @@
-// Sign-up (SPEC 5.5: a key comes with every registration): the account, its first API key
+// Sign-up (a key comes with every registration): the account, its first API key
 // (returned once) and a first session, in one transaction. E-mail addresses are unique without
 // regard to case because they are stored lower-case (contracts' Email lowers them).
 import type { CreatedApiKey, RegisterBody, Session } from "@kurz/contracts";

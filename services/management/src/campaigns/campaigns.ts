@@ -1,4 +1,4 @@
-// What the campaign use cases share (the older API's /api/campaigns, SPEC 2.10, 4.2). A campaign with
+// What the campaign use cases share (the older API's /api/campaigns). A campaign with
 // a slug has a rotator, whose Redis record (projections/domain-and-rotator-records.ts) every write
 // brings up to date after it commits. Another account's campaign is not found.
 import type { Campaign, PrismaClient } from "@kurz/db";

@@ -1,4 +1,4 @@
-// Pagination of the older API's lists (SPEC 4.2): `limit`/`page` in, `result`, `perpage`,
+// Pagination of the older API's lists: `limit`/`page` in, `result`, `perpage`,
 // `currentpage`, `nextpage`, `maxpage` out. A page past the end is an empty page, not an error, so
 // a client walking pages stops on `nextpage: null` either way.
 import type { LegacyListQuery } from "@kurz/contracts";

@@ -1,4 +1,4 @@
-// Creating an API key (beyond the SPEC, ARCHITECTURE "API keys"): the full key is returned once and
+// Creating an API key (docs/api.md, "API keys"): the full key is returned once and
 // never stored; an account has at most MAX_ACTIVE_KEYS active keys, checked under the account's lock.
 // A key outlives sign-out and password changes, so a session mints one only with the password
 // re-entered (sudo.ts): a stolen cookie must not turn into a lasting credential.

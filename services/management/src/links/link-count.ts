@@ -20,7 +20,7 @@ export function linkLimitError(limit: number): ApiError {
 
 /**
  * Uncounts deleted links (only those the delete statement itself removed) and their clicks: click data
- * goes with its link (SPEC 3), so `total_clicks` drops in the same transaction and agrees with the
+ * goes with its link, so `total_clicks` drops in the same transaction and agrees with the
  * analytics summary at once instead of waiting for click totals that a deleted link never sends again.
  */
 export async function countLinksRemoved(

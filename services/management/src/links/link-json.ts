@@ -1,4 +1,4 @@
-// A link as the API shows it (SPEC 2.1), and as the export writes it: one mapping, the export's row
+// A link as the API shows it, and as the export writes it: one mapping, the export's row
 // derived from the API's object so the two never disagree on a field.
 import type { AnalyticsSharedField, ExportedLink, Link as LinkJson } from "@kurz/contracts";
 import type { Link } from "@kurz/db";

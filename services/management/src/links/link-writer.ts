@@ -24,5 +24,5 @@ export const aliasTakenError = (alias: string) =>
 /** What a bulk item's `failed[].error` says for a taken alias (SnipURL's documented wording). */
 export const BULK_ALIAS_TAKEN = "Alias already taken";
 
-/** SnipURL's documented wording for a missing link; the same for others' links (SPEC 5, rule 6). */
+/** SnipURL's documented wording for a missing link; the same for others' links. */
 export const linkNotFound = () => notFound("Link not found.");

@@ -1,4 +1,4 @@
-// Renders QR images of short URLs. A 400 px PNG costs ~8 ms of CPU (ENVIRONMENT.md), so rendered images
+// Renders QR images of short URLs. A 400 px PNG costs ~8 ms of CPU, so rendered images
 // are kept in a byte-bounded LRU keyed by everything that shapes the image; repeats cost nothing.
 import { QR_CONTENT_TYPES, type QrQuery } from "@kurz/contracts";
 import { LRUCache } from "lru-cache";

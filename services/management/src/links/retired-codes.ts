@@ -1,6 +1,6 @@
 // Deleted short codes stay reserved to their former owner for a grace period (docs/security.md,
 // "Links, titles, QR and keys"): printed links and QR codes of a deleted link must not start sending
-// visitors to another account's destination. The owner may reuse the code at once (SPEC 3).
+// visitors to another account's destination. The owner may reuse the code at once.
 // retired_codes holds one row per deleted code, the latest deletion wins, and link_id is the deleted
 // link's id (analytics reads the rows to know an account's recently deleted links). A row older than
 // the grace reserves nothing; the purge removes such rows now and then.

@@ -1,4 +1,4 @@
-// GET /api/v1/account and /api/v1/account/usage (SPEC 2.3, 2.4), PATCH /api/v1/account and
+// GET /api/v1/account and /api/v1/account/usage, PATCH /api/v1/account and
 // POST /api/v1/account/password; the use cases are in accounts/ (account-overview.ts, key-usage.ts,
 // update-account.ts, change-password.ts).
 import { ROUTES } from "@kurz/contracts";

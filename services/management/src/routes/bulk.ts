@@ -1,4 +1,4 @@
-// /api/v1/links/bulk (SPEC 4.1, 2.2): the same createLinks as POST /links, for up to 50 items. Creation
+// /api/v1/links/bulk: the same createLinks as POST /links, for up to 50 items. Creation
 // is non-transactional: each item succeeds or lands in `failed` with its index; only a malformed batch
 // (400) or one that cannot fit the link limit (403) fails as a whole, and the latter is decided before
 // anything is created.

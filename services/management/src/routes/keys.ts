@@ -1,5 +1,5 @@
-// POST /api/v1/account/keys and DELETE /api/v1/account/keys/:id: create and revoke API keys (beyond the
-// SPEC, ARCHITECTURE "API keys"). The use cases live in create-api-key.ts and revoke-api-key.ts.
+// POST /api/v1/account/keys and DELETE /api/v1/account/keys/:id: create and revoke API keys
+// (docs/api.md, "API keys"). The use cases live in create-api-key.ts and revoke-api-key.ts.
 import { ROUTES } from "@kurz/contracts";
 import { clientHashOf, type MountedRoute, route, v1Success } from "@kurz/service-kit";
 import type { AuthDeps } from "../accounts/auth-deps.ts";

@@ -1,4 +1,4 @@
-// /api/v1/links and /api/v1/links/:id: the link resource (SPEC 4.1). Bulk lives in bulk.ts. The records
+// /api/v1/links and /api/v1/links/:id: the link resource. Bulk lives in bulk.ts. The records
 // in contracts (ROUTES) parse the input and check the answers; these handlers only call the use cases.
 import { ROUTES } from "@kurz/contracts";
 import { type MountedRoute, route, v1Success } from "@kurz/service-kit";

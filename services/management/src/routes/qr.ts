@@ -1,4 +1,4 @@
-// GET /api/v1/qr/:short_code: the QR image of one of the caller's links (SPEC 4.1), encoding its short
+// GET /api/v1/qr/:short_code: the QR image of one of the caller's links, encoding its short
 // URL (links/qr-image.ts). Errors are JSON.
 import { QR_CACHE_CONTROL, ROUTES } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";

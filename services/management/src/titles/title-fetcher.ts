@@ -1,4 +1,4 @@
-// Title auto-fetch for links created without a title (SPEC 2.1). The destination is chosen by an API
+// Title auto-fetch for links created without a title. The destination is chosen by an API
 // client, so every fetch is treated as hostile: only public addresses (checked after DNS resolution and
 // on every redirect hop, with the connection pinned to the address that was checked, so a second DNS
 // answer cannot swap in a private one), bounded time and bytes, a few redirects, http(s) only.

@@ -1,4 +1,4 @@
-// /api/account: the older API's account resource (SPEC 2.7, 4.2). Records in contracts'
+// /api/account: the older API's account resource. Records in contracts'
 // routes-legacy.ts, use cases in accounts/get-account.ts and accounts/update-email-and-password.ts; this file turns accounts into answers.
 import { createHash } from "node:crypto";
 import { LEGACY_NO_EXPIRY, type LegacyAccount, ROUTES, toLegacyDateTime } from "@kurz/contracts";

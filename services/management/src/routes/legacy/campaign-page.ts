@@ -1,4 +1,4 @@
-// GET /c/:publicId: the public list page of a campaign (the `list` URL of SPEC 2.10), served only while
+// GET /c/:publicId: the public list page of a campaign (the campaign's `list` URL), served only while
 // the campaign is public. No authentication: the gateway forwards /c/ here without identity. The
 // address is the campaign's random public id, never its sequential `id`, so counting finds nothing.
 // On the origin's own hosts (PUBLIC_BASE_URL, PUBLIC_HOSTS) any public campaign is served; on any other

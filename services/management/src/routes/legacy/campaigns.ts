@@ -1,8 +1,8 @@
-// /api/campaigns, /api/campaign/*: campaigns with rotators (SPEC 2.10, 4.2). Records in contracts'
+// /api/campaigns, /api/campaign/*: campaigns with rotators. Records in contracts'
 // routes-legacy.ts, use cases in campaigns/campaigns.ts. A campaign with a slug has a rotator at
 // {base_url}/r/<slug>, which the redirect service serves from the Redis record the use cases write;
 // its public list page is {base_url}/c/<public id> (campaign-page.ts): a random id, so that pages
-// cannot be found by counting; `id` stays the API's integer (SPEC 2.10).
+// cannot be found by counting; `id` stays the API's integer.
 import { ROUTES } from "@kurz/contracts";
 import type { Campaign } from "@kurz/db";
 import { type MountedRoute, route } from "@kurz/service-kit";
@@ -29,7 +29,7 @@ export function campaignUrls(campaign: Campaign, baseUrl: string) {
   };
 }
 
-/** Create and update answer with the name in `domain`, as the SPEC samples do. */
+/** Create and update answer with the name in `domain`, as the documented samples do. */
 const toCampaignResponse = (campaign: Campaign, baseUrl: string) => {
   const { rotator, list } = campaignUrls(campaign, baseUrl);
   return legacyOk({ id: campaign.id, domain: campaign.name, public: campaign.public, rotator, list });

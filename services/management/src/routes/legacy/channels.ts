@@ -1,5 +1,5 @@
 // /api/channels, /api/channel/*: channels, labelled folders of links. Records in contracts'
-// routes-legacy.ts, use cases in channels/channels.ts. The SPEC shows no shapes; these follow
+// routes-legacy.ts, use cases in channels/channels.ts. The documentation shows no shapes; these follow
 // the original product: list items {id, name, description, color, starred}, create answers the new
 // channel, update/delete/assign answer a message.
 import { ROUTES } from "@kurz/contracts";

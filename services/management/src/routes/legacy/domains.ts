@@ -1,4 +1,4 @@
-// /api/domains, /api/domain/*: branded domains (SPEC 2.8, 4.2) with proof of control
+// /api/domains, /api/domain/*: branded domains with proof of control
 // (docs/legacy-api.md "Branded domains"). Records in contracts' routes-legacy.ts, use cases in
 // domains/domains.ts, the DNS check in domain-verification.ts.
 import { type DomainStatus, domainVerificationRecord, ROUTES, toLegacyDateTime } from "@kurz/contracts";
@@ -26,7 +26,7 @@ const verificationFields = (domain: Domain) => ({
   verification: domainVerificationRecord(domain.host, domain.verificationToken),
 });
 
-/** SPEC 2.8's fields unchanged, then where verification stands and how many links it carries. */
+/** The documented fields unchanged, then where verification stands and how many links it carries. */
 export const toLegacyDomain = (domain: Domain, links: number) => ({
   id: domain.id,
   domain: domain.origin,

@@ -1,4 +1,4 @@
-// The older unversioned API (SPEC 4.2): every legacy route, each paired with its record in contracts'
+// The older unversioned API: every legacy route, each paired with its record in contracts'
 // routes-legacy.ts; app.ts mounts them (full paths under /api) with the v1 ones.
 import type { PrismaClient } from "@kurz/db";
 import type { MountedRoute } from "@kurz/service-kit";

@@ -1,5 +1,5 @@
-// The older API's success envelopes (SPEC 4.2): integer `error: 0` beside the answer's members, but
-// string `error: "0"` on lists, as the SPEC samples show. Pages come from db/numbered-page.ts.
+// The older API's success envelopes: integer `error: 0` beside the answer's members, but
+// string `error: "0"` on lists, as the documented samples show. Pages come from db/numbered-page.ts.
 import type { NumberedPage } from "../../db/numbered-page.ts";
 
 /** `{error: 0, ...fields}`. */

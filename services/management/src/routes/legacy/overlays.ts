@@ -1,4 +1,4 @@
-// /api/overlay: CTA overlays (SPEC 2.9, 4.2; docs/legacy-api.md "CTA overlays"). Records in contracts'
+// /api/overlay: CTA overlays (docs/legacy-api.md "CTA overlays"). Records in contracts'
 // routes-legacy.ts and routes-overlays.ts, use cases in overlays/overlays.ts.
 import { CSV_CONTENT_TYPE, ROUTES, toLegacyDateTime } from "@kurz/contracts";
 import type { Overlay, OverlaySubmission } from "@kurz/db";
