@@ -77,52 +77,13 @@ function JobProgress({ job }: { job: ImportJob }) {
       <progress id="import-progress" class="progress" max={100} value={pct}>
         {pct}%
       </progress>
-      <dl class="counts">
-        <div>
-          <dt>Rows</dt>
-          <dd data-testid="count-total">{c.total.toLocaleString()}</dd>
-        </div>
-        <div>
-          <dt>Created</dt>
-          <dd data-testid="count-created">{c.created.toLocaleString()}</dd>
-        </div>
-        <div>
-          <dt>Already there</dt>
-          <dd data-testid="count-skipped">{c.skipped.toLocaleString()}</dd>
-        </div>
-        <div>
-          <dt>Need you</dt>
-          <dd data-testid="count-needs-attention">{c.needs_attention.toLocaleString()}</dd>
-        </div>
-        <div>
-          <dt>Refused</dt>
-          <dd data-testid="count-failed">{c.failed.toLocaleString()}</dd>
-        </div>
-      </dl>
+      <JobCounts counts={c} />
       {job.error && (
         <p class="error" role="alert">
           {job.error}
         </p>
       )}
-      {job.renamed > 0 && (
-        <>
-          <h3 class="small-head">Renamed codes</h3>
-          <p class="small">
-            <span data-testid="count-renamed">{job.renamed.toLocaleString()}</span> of the created links kept
-            a code that is one of Kurz's own paths as <code>{job.rename_reserved}-code</code>
-            {job.renamed > job.renamed_preview.length
-              ? ` (the first ${job.renamed_preview.length} below; search the links for "${job.rename_reserved}-" for all of them):`
-              : ":"}
-          </p>
-          <ul class="row-errors" data-testid="renamed-rows">
-            {job.renamed_preview.map((r) => (
-              <li key={r.row}>
-                Row {r.row}: <code>{r.code}</code> is now <code>{r.short_code}</code>
-              </li>
-            ))}
-          </ul>
-        </>
-      )}
+      {job.renamed > 0 && <RenamedCodes job={job} />}
       {job.errors_preview.length > 0 && (
         <>
           <h3 class="small-head">Refused rows</h3>
@@ -156,6 +117,57 @@ function JobProgress({ job }: { job: ImportJob }) {
       )}
       {done(job) && <ImportAttention job={job} />}
     </section>
+  );
+}
+
+/** How many rows the job has read, and what became of them. */
+function JobCounts({ counts: c }: { counts: ImportJob["counts"] }) {
+  return (
+    <dl class="counts">
+      <div>
+        <dt>Rows</dt>
+        <dd data-testid="count-total">{c.total.toLocaleString()}</dd>
+      </div>
+      <div>
+        <dt>Created</dt>
+        <dd data-testid="count-created">{c.created.toLocaleString()}</dd>
+      </div>
+      <div>
+        <dt>Already there</dt>
+        <dd data-testid="count-skipped">{c.skipped.toLocaleString()}</dd>
+      </div>
+      <div>
+        <dt>Need you</dt>
+        <dd data-testid="count-needs-attention">{c.needs_attention.toLocaleString()}</dd>
+      </div>
+      <div>
+        <dt>Refused</dt>
+        <dd data-testid="count-failed">{c.failed.toLocaleString()}</dd>
+      </div>
+    </dl>
+  );
+}
+
+/** The created links whose code is one of Kurz's own paths, kept as PREFIX-code. */
+function RenamedCodes({ job }: { job: ImportJob }) {
+  return (
+    <>
+      <h3 class="small-head">Renamed codes</h3>
+      <p class="small">
+        <span data-testid="count-renamed">{job.renamed.toLocaleString()}</span> of the created links kept a
+        code that is one of Kurz's own paths as <code>{job.rename_reserved}-code</code>
+        {job.renamed > job.renamed_preview.length
+          ? ` (the first ${job.renamed_preview.length} below; search the links for "${job.rename_reserved}-" for all of them):`
+          : ":"}
+      </p>
+      <ul class="row-errors" data-testid="renamed-rows">
+        {job.renamed_preview.map((r) => (
+          <li key={r.row}>
+            Row {r.row}: <code>{r.code}</code> is now <code>{r.short_code}</code>
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }
 
