@@ -8,6 +8,7 @@ import {
   type UpdateLinkBody,
   V1_ROUTES,
 } from "@kurz/contracts";
+import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { invalidate } from "../api/cache.ts";
 import { ApiFailure, call, fieldError, messageOf } from "../api/client.ts";
@@ -25,6 +26,85 @@ interface Props {
   link?: Link;
   onDone: (link: Link) => void;
   onCancel: () => void;
+}
+
+/** What the form holds when it is sent. */
+interface LinkFields {
+  url: string;
+  alias: string;
+  title: string;
+  password: string;
+  clearPassword: boolean;
+  expires: string;
+  extras: LinkExtrasValue;
+}
+
+/** Creates the link, or sends to `link` only the fields that changed. */
+async function saveLink(link: Link | undefined, f: LinkFields): Promise<Link> {
+  const expiresIso = fromLocalInput(f.expires);
+  if (link) {
+    const body: UpdateLinkBody = {};
+    if (f.title.trim() && f.title !== link.title) body.title = f.title;
+    if (f.password) body.password = f.password;
+    else if (f.clearPassword) body.password = null;
+    if (toLocalInput(link.expires_at) !== f.expires) body.expires_at = expiresIso;
+    if (f.extras.overlay !== link.overlay_id) body.overlay_id = f.extras.overlay;
+    return (await call(V1_ROUTES.updateLink, { params: { id: link.id }, body })).data;
+  }
+  return (
+    await call(V1_ROUTES.createLink, {
+      body: {
+        url: f.url.trim(),
+        custom_alias: f.alias.trim() || undefined,
+        title: f.title.trim() || undefined,
+        password: f.password || undefined,
+        expires_at: expiresIso ?? undefined,
+        domain: f.extras.domain || undefined,
+        overlay_id: f.extras.overlay ?? undefined,
+      },
+    })
+  ).data;
+}
+
+/** The sentence above the form for a failed save; the fields show their own errors. */
+function generalMessage(error: unknown): string {
+  if (error instanceof ApiFailure && error.code === "CONFLICT") return "This alias is taken. Choose another.";
+  if (error instanceof ApiFailure && error.code === "VALIDATION_ERROR")
+    return "Check the highlighted fields.";
+  return error !== null ? messageOf(error) : "";
+}
+
+/** A labelled input with its error from the API, or else its hint, below it (`lf-ID-note`). */
+function LinkField({
+  id,
+  label,
+  message,
+  hint,
+  children,
+}: {
+  id: string;
+  label: string;
+  message: string | undefined;
+  hint?: string;
+  children: ComponentChildren;
+}) {
+  return (
+    <div class="field">
+      <label for={`lf-${id}`}>{label}</label>
+      {children}
+      {message ? (
+        <p class="field-error" id={`lf-${id}-note`}>
+          {message}
+        </p>
+      ) : (
+        hint && (
+          <p class="hint" id={`lf-${id}-note`}>
+            {hint}
+          </p>
+        )
+      )}
+    </div>
+  );
 }
 
 export function LinkForm({ link, onDone, onCancel }: Props) {
@@ -53,30 +133,7 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
     setBusy(true);
     setError(null);
     try {
-      let saved: Link;
-      if (editing) {
-        const body: UpdateLinkBody = {};
-        if (title.trim() && title !== link.title) body.title = title;
-        if (password) body.password = password;
-        else if (clearPassword) body.password = null;
-        if (toLocalInput(link.expires_at) !== expires) body.expires_at = expiresIso;
-        if (extras.overlay !== link.overlay_id) body.overlay_id = extras.overlay;
-        saved = (await call(V1_ROUTES.updateLink, { params: { id: link.id }, body })).data;
-      } else {
-        saved = (
-          await call(V1_ROUTES.createLink, {
-            body: {
-              url: url.trim(),
-              custom_alias: alias.trim() || undefined,
-              title: title.trim() || undefined,
-              password: password || undefined,
-              expires_at: expiresIso ?? undefined,
-              domain: extras.domain || undefined,
-              overlay_id: extras.overlay ?? undefined,
-            },
-          })
-        ).data;
-      }
+      const saved = await saveLink(link, { url, alias, title, password, clearPassword, expires, extras });
       invalidate("links", "summary", `link:${saved.id}`);
       onDone(saved);
     } catch (err) {
@@ -86,34 +143,7 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
   };
 
   const err = (field: string) => fieldError(error, field);
-  const general =
-    error instanceof ApiFailure && error.code === "CONFLICT"
-      ? "This alias is taken. Choose another."
-      : error instanceof ApiFailure && error.code === "VALIDATION_ERROR"
-        ? "Check the highlighted fields."
-        : error !== null
-          ? messageOf(error)
-          : "";
-  const field = (id: string, label: string, input: preact.JSX.Element, hint?: string) => {
-    const message = err(id === "alias" ? "custom_alias" : id === "expires" ? "expires_at" : id);
-    return (
-      <div class="field">
-        <label for={`lf-${id}`}>{label}</label>
-        {input}
-        {message ? (
-          <p class="field-error" id={`lf-${id}-note`}>
-            {message}
-          </p>
-        ) : (
-          hint && (
-            <p class="hint" id={`lf-${id}-note`}>
-              {hint}
-            </p>
-          )
-        )}
-      </div>
-    );
-  };
+  const general = generalMessage(error);
 
   return (
     <form onSubmit={submit} class="form" noValidate>
@@ -122,75 +152,36 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
           {general}
         </p>
       )}
-      {!editing &&
-        field(
-          "url",
-          "Destination URL",
-          <input
-            id="lf-url"
-            type="url"
-            required
-            placeholder="https://example.com/page"
-            value={url}
-            onInput={(e) => setUrl(e.currentTarget.value)}
-            aria-invalid={err("url") ? true : undefined}
-            aria-describedby="lf-url-note"
-          />,
-        )}
-      {!editing &&
-        field(
-          "alias",
-          "Custom alias (optional)",
-          <input
-            id="lf-alias"
-            maxLength={ALIAS_MAX_LENGTH}
-            value={alias}
-            onInput={(e) => setAlias(e.currentTarget.value)}
-            aria-invalid={err("custom_alias") ? true : undefined}
-            aria-describedby="lf-alias-note"
-          />,
-          "Letters, digits and hyphens. Leave empty for a generated code.",
-        )}
-      {field(
-        "title",
-        "Title (optional)",
+      {!editing && <NewLinkFields url={url} onUrl={setUrl} alias={alias} onAlias={setAlias} err={err} />}
+      <LinkField
+        id="title"
+        label="Title (optional)"
+        message={err("title")}
+        hint={editing ? undefined : "Fetched from the page when left empty."}
+      >
         <input
           id="lf-title"
           maxLength={TITLE_MAX_LENGTH}
           value={title}
           onInput={(e) => setTitle(e.currentTarget.value)}
           aria-describedby="lf-title-note"
-        />,
-        editing ? undefined : "Fetched from the page when left empty.",
-      )}
-      {field(
-        "password",
-        editing && link.has_password ? "New password (optional)" : "Password (optional)",
-        <input
-          id="lf-password"
-          type="password"
-          autoComplete="new-password"
-          value={password}
-          onInput={(e) => setPassword(e.currentTarget.value)}
-          aria-invalid={err("password") ? true : undefined}
-          aria-describedby="lf-password-note"
-        />,
-        `Visitors must enter it. Up to ${LINK_PASSWORD_MAX_LENGTH} characters.`,
-      )}
-      {editing && link.has_password && (
-        <label class="check">
-          <input
-            type="checkbox"
-            checked={clearPassword}
-            onChange={(e) => setClearPassword(e.currentTarget.checked)}
-          />
-          Remove the password
-        </label>
-      )}
+        />
+      </LinkField>
+      <PasswordFields
+        hasPassword={editing && link.has_password}
+        password={password}
+        onPassword={setPassword}
+        clear={clearPassword}
+        onClear={setClearPassword}
+        err={err}
+      />
       <LinkExtras editing={editing} value={extras} onChange={setExtras} />
-      {field(
-        "expires",
-        "Expires (optional)",
+      <LinkField
+        id="expires"
+        label="Expires (optional)"
+        message={err("expires_at")}
+        hint="Your local time. After it, the link stops redirecting."
+      >
         <input
           id="lf-expires"
           type="datetime-local"
@@ -200,9 +191,8 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
             setPastOk(false);
           }}
           aria-describedby="lf-expires-note"
-        />,
-        "Your local time. After it, the link stops redirecting.",
-      )}
+        />
+      </LinkField>
       {inPast && pastOk && (
         <p class="warning" role="alert">
           This expiry is in the past: the link will stop working as soon as it is saved. Save again to
@@ -218,5 +208,98 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
         </button>
       </div>
     </form>
+  );
+}
+
+type FieldErrorOf = (field: string) => string | undefined;
+
+/** The destination and the code, set only when the link is created. */
+function NewLinkFields({
+  url,
+  onUrl,
+  alias,
+  onAlias,
+  err,
+}: {
+  url: string;
+  onUrl: (url: string) => void;
+  alias: string;
+  onAlias: (alias: string) => void;
+  err: FieldErrorOf;
+}) {
+  return (
+    <>
+      <LinkField id="url" label="Destination URL" message={err("url")}>
+        <input
+          id="lf-url"
+          type="url"
+          required
+          placeholder="https://example.com/page"
+          value={url}
+          onInput={(e) => onUrl(e.currentTarget.value)}
+          aria-invalid={err("url") ? true : undefined}
+          aria-describedby="lf-url-note"
+        />
+      </LinkField>
+      <LinkField
+        id="alias"
+        label="Custom alias (optional)"
+        message={err("custom_alias")}
+        hint="Letters, digits and hyphens. Leave empty for a generated code."
+      >
+        <input
+          id="lf-alias"
+          maxLength={ALIAS_MAX_LENGTH}
+          value={alias}
+          onInput={(e) => onAlias(e.currentTarget.value)}
+          aria-invalid={err("custom_alias") ? true : undefined}
+          aria-describedby="lf-alias-note"
+        />
+      </LinkField>
+    </>
+  );
+}
+
+/** A new password, and for a link that has one, the choice to remove it. */
+function PasswordFields({
+  hasPassword,
+  password,
+  onPassword,
+  clear,
+  onClear,
+  err,
+}: {
+  hasPassword: boolean;
+  password: string;
+  onPassword: (password: string) => void;
+  clear: boolean;
+  onClear: (clear: boolean) => void;
+  err: FieldErrorOf;
+}) {
+  return (
+    <>
+      <LinkField
+        id="password"
+        label={hasPassword ? "New password (optional)" : "Password (optional)"}
+        message={err("password")}
+        hint={`Visitors must enter it. Up to ${LINK_PASSWORD_MAX_LENGTH} characters.`}
+      >
+        <input
+          id="lf-password"
+          type="password"
+          autoComplete="new-password"
+          value={password}
+          onInput={(e) => onPassword(e.currentTarget.value)}
+          aria-invalid={err("password") ? true : undefined}
+          aria-describedby="lf-password-note"
+        />
+      </LinkField>
+      {hasPassword && (
+        <label class="check">
+          <input type="checkbox" checked={clear} onChange={(e) => onClear(e.currentTarget.checked)} />
+          Remove the password
+        </label>
+      )}
+    </>
   );
 }

@@ -69,24 +69,7 @@ export function AuthPage({ mode }: { mode: "login" | "signup" }) {
   };
 
   if (firstKey) {
-    return (
-      <div class="auth">
-        <div class="auth-card wide">
-          <h1>Your account is ready</h1>
-          <KeyReveal
-            apiKey={firstKey}
-            intro="This is your first API key. Copy it now: it is shown only once."
-          />
-          <button
-            type="button"
-            class="btn primary block"
-            onClick={() => navigate("/dashboard", { replace: true })}
-          >
-            I saved it, open the dashboard
-          </button>
-        </div>
-      </div>
-    );
+    return <FirstKeyReady apiKey={firstKey} onOpen={() => navigate("/dashboard", { replace: true })} />;
   }
 
   const emailError = fieldError(error, "email");
@@ -104,22 +87,7 @@ export function AuthPage({ mode }: { mode: "login" | "signup" }) {
               {explain(error, mode)}
             </p>
           )}
-          <label for="email">E-mail</label>
-          <input
-            id="email"
-            type="email"
-            autoComplete="email"
-            required
-            value={email}
-            onInput={(e) => setEmail(e.currentTarget.value)}
-            aria-invalid={emailError ? true : undefined}
-            aria-describedby={emailError ? "email-error" : undefined}
-          />
-          {emailError && (
-            <p class="field-error" id="email-error">
-              {emailError}
-            </p>
-          )}
+          <EmailField email={email} onEmail={setEmail} error={emailError} />
           <label for="password">Password</label>
           <input
             id="password"
@@ -148,18 +116,71 @@ export function AuthPage({ mode }: { mode: "login" | "signup" }) {
             {busy ? "Please wait…" : signup ? "Create account" : "Sign in"}
           </button>
         </form>
-        <p class="switch">
-          {signup ? (
-            <>
-              Already have an account? <Link href="/login">Sign in</Link>
-            </>
-          ) : (
-            <>
-              New to Kurz? <Link href="/signup">Create an account</Link>
-            </>
-          )}
-        </p>
+        <AuthSwitch signup={signup} />
       </main>
     </div>
+  );
+}
+
+/** After sign-up: the account's first API key, shown this once, before the dashboard opens. */
+function FirstKeyReady({ apiKey, onOpen }: { apiKey: CreatedApiKey; onOpen: () => void }) {
+  return (
+    <div class="auth">
+      <div class="auth-card wide">
+        <h1>Your account is ready</h1>
+        <KeyReveal apiKey={apiKey} intro="This is your first API key. Copy it now: it is shown only once." />
+        <button type="button" class="btn primary block" onClick={onOpen}>
+          I saved it, open the dashboard
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function EmailField({
+  email,
+  onEmail,
+  error,
+}: {
+  email: string;
+  onEmail: (email: string) => void;
+  error: string | undefined;
+}) {
+  return (
+    <>
+      <label for="email">E-mail</label>
+      <input
+        id="email"
+        type="email"
+        autoComplete="email"
+        required
+        value={email}
+        onInput={(e) => onEmail(e.currentTarget.value)}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? "email-error" : undefined}
+      />
+      {error && (
+        <p class="field-error" id="email-error">
+          {error}
+        </p>
+      )}
+    </>
+  );
+}
+
+/** The link to the other of sign-in and sign-up. */
+function AuthSwitch({ signup }: { signup: boolean }) {
+  return (
+    <p class="switch">
+      {signup ? (
+        <>
+          Already have an account? <Link href="/login">Sign in</Link>
+        </>
+      ) : (
+        <>
+          New to Kurz? <Link href="/signup">Create an account</Link>
+        </>
+      )}
+    </p>
   );
 }

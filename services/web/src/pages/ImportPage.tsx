@@ -12,6 +12,7 @@ import {
   ImportRenamePrefix,
   ROUTES,
 } from "@kurz/contracts";
+import type { RefObject } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { invalidate, useQuery } from "../api/cache.ts";
@@ -76,52 +77,13 @@ function JobProgress({ job }: { job: ImportJob }) {
       <progress id="import-progress" class="progress" max={100} value={pct}>
         {pct}%
       </progress>
-      <dl class="counts">
-        <div>
-          <dt>Rows</dt>
-          <dd data-testid="count-total">{c.total.toLocaleString()}</dd>
-        </div>
-        <div>
-          <dt>Created</dt>
-          <dd data-testid="count-created">{c.created.toLocaleString()}</dd>
-        </div>
-        <div>
-          <dt>Already there</dt>
-          <dd data-testid="count-skipped">{c.skipped.toLocaleString()}</dd>
-        </div>
-        <div>
-          <dt>Need you</dt>
-          <dd data-testid="count-needs-attention">{c.needs_attention.toLocaleString()}</dd>
-        </div>
-        <div>
-          <dt>Refused</dt>
-          <dd data-testid="count-failed">{c.failed.toLocaleString()}</dd>
-        </div>
-      </dl>
+      <JobCounts counts={c} />
       {job.error && (
         <p class="error" role="alert">
           {job.error}
         </p>
       )}
-      {job.renamed > 0 && (
-        <>
-          <h3 class="small-head">Renamed codes</h3>
-          <p class="small">
-            <span data-testid="count-renamed">{job.renamed.toLocaleString()}</span> of the created links kept
-            a code that is one of Kurz's own paths as <code>{job.rename_reserved}-code</code>
-            {job.renamed > job.renamed_preview.length
-              ? ` (the first ${job.renamed_preview.length} below; search the links for "${job.rename_reserved}-" for all of them):`
-              : ":"}
-          </p>
-          <ul class="row-errors" data-testid="renamed-rows">
-            {job.renamed_preview.map((r) => (
-              <li key={r.row}>
-                Row {r.row}: <code>{r.code}</code> is now <code>{r.short_code}</code>
-              </li>
-            ))}
-          </ul>
-        </>
-      )}
+      {job.renamed > 0 && <RenamedCodes job={job} />}
       {job.errors_preview.length > 0 && (
         <>
           <h3 class="small-head">Refused rows</h3>
@@ -158,27 +120,81 @@ function JobProgress({ job }: { job: ImportJob }) {
   );
 }
 
+/** How many rows the job has read, and what became of them. */
+function JobCounts({ counts: c }: { counts: ImportJob["counts"] }) {
+  return (
+    <dl class="counts">
+      <div>
+        <dt>Rows</dt>
+        <dd data-testid="count-total">{c.total.toLocaleString()}</dd>
+      </div>
+      <div>
+        <dt>Created</dt>
+        <dd data-testid="count-created">{c.created.toLocaleString()}</dd>
+      </div>
+      <div>
+        <dt>Already there</dt>
+        <dd data-testid="count-skipped">{c.skipped.toLocaleString()}</dd>
+      </div>
+      <div>
+        <dt>Need you</dt>
+        <dd data-testid="count-needs-attention">{c.needs_attention.toLocaleString()}</dd>
+      </div>
+      <div>
+        <dt>Refused</dt>
+        <dd data-testid="count-failed">{c.failed.toLocaleString()}</dd>
+      </div>
+    </dl>
+  );
+}
+
+/** The created links whose code is one of Kurz's own paths, kept as PREFIX-code. */
+function RenamedCodes({ job }: { job: ImportJob }) {
+  return (
+    <>
+      <h3 class="small-head">Renamed codes</h3>
+      <p class="small">
+        <span data-testid="count-renamed">{job.renamed.toLocaleString()}</span> of the created links kept a
+        code that is one of Kurz's own paths as <code>{job.rename_reserved}-code</code>
+        {job.renamed > job.renamed_preview.length
+          ? ` (the first ${job.renamed_preview.length} below; search the links for "${job.rename_reserved}-" for all of them):`
+          : ":"}
+      </p>
+      <ul class="row-errors" data-testid="renamed-rows">
+        {job.renamed_preview.map((r) => (
+          <li key={r.row}>
+            Row {r.row}: <code>{r.code}</code> is now <code>{r.short_code}</code>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
 export function ImportPage() {
-  const session = useSession();
-  const [file, setFile] = useState<File | null>(null);
-  const [format, setFormat] = useState<FormatChoice>("auto");
-  const [fetchTitles, setFetchTitles] = useState(false);
-  /** Host of a verified branded domain; "" for the public host. */
-  const [domain, setDomain] = useState("");
-  const [prefix, setPrefix] = useState("");
-  const [prefixError, setPrefixError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [job, setJob] = useState<ImportJob | null>(null);
-  const past = useQuery("imports", () => call(IMPORT_ROUTES.listImports, { query: { per_page: "10" } }));
-  const domains = useQuery("domains", () => call(ROUTES.legacyListDomains, { query: LIST_QUERY }));
-  const hosts = (domains.data?.data.domains ?? [])
-    .filter((d) => d.status === "verified")
-    .map((d) => new URL(d.domain).host);
-  const fileInput = useRef<HTMLInputElement>(null);
-  const prefixInput = useRef<HTMLInputElement>(null);
+  useJobPolling(job, setJob, setError);
+  return (
+    <>
+      <PageHead title="Import links" />
+      <p class="muted">
+        Bring links from a CSV file or another shortener's export. Rows whose link already exists are skipped,
+        so running the same file again creates nothing twice.
+      </p>
+      <ImportForm job={job} onJob={setJob} error={error} onError={setError} />
+      {job && <JobProgress job={job} />}
+      <PastImports onOpen={setJob} />
+    </>
+  );
+}
 
-  // Poll the watched job until it ends; then the links and the list of imports are out of date.
+/** Polls the watched job until it ends; then the links and the list of imports are out of date. */
+function useJobPolling(
+  job: ImportJob | null,
+  setJob: (job: ImportJob) => void,
+  setError: (err: unknown) => void,
+) {
   useEffect(() => {
     if (!job || done(job)) return;
     let stopped = false;
@@ -197,17 +213,42 @@ export function ImportPage() {
       clearTimeout(t);
     };
   }, [job]);
+}
+
+/** The file, its format, where its links go and the start button; a running job holds the button. */
+function ImportForm({
+  job,
+  onJob,
+  error,
+  onError,
+}: {
+  job: ImportJob | null;
+  onJob: (job: ImportJob) => void;
+  error: unknown;
+  onError: (err: unknown) => void;
+}) {
+  const session = useSession();
+  const [file, setFile] = useState<File | null>(null);
+  const [format, setFormat] = useState<FormatChoice>("auto");
+  const [fetchTitles, setFetchTitles] = useState(false);
+  /** Host of a verified branded domain; "" for the public host. */
+  const [domain, setDomain] = useState("");
+  const [prefix, setPrefix] = useState("");
+  const [prefixError, setPrefixError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const prefixInput = useRef<HTMLInputElement>(null);
 
   const start = async (e: Event) => {
     e.preventDefault();
-    setError(null);
+    onError(null);
     if (!file) {
-      setError(new Error("Choose a file to import."));
+      onError(new Error("Choose a file to import."));
       fileInput.current?.focus();
       return;
     }
     if (file.size > IMPORT_MAX_BYTES) {
-      setError(new Error(`The file is larger than ${IMPORT_MAX_BYTES / 1024 / 1024} MB.`));
+      onError(new Error(`The file is larger than ${IMPORT_MAX_BYTES / 1024 / 1024} MB.`));
       return;
     }
     // On a branded domain Kurz's own paths are the domain's, so the prefix does not apply.
@@ -231,131 +272,162 @@ export function ImportPage() {
           rename_reserved: renameReserved || undefined,
         },
       });
-      setJob(data);
+      onJob(data);
       invalidate("imports");
       if (done(data)) invalidate("links", "summary");
     } catch (err) {
-      setError(err);
+      onError(err);
     } finally {
       setBusy(false);
     }
   };
 
+  return (
+    <form class="card form import-form" onSubmit={start} noValidate>
+      {error !== null && (
+        <p class="error" role="alert">
+          {messageOf(error)}
+        </p>
+      )}
+      <FileFields fileInput={fileInput} onFile={setFile} format={format} onFormat={setFormat} />
+      <DomainField domain={domain} onDomain={setDomain} />
+      <FormField
+        id="import-rename"
+        label="Prefix for Kurz's own paths (optional)"
+        error={prefixError}
+        hint={
+          domain
+            ? "Not needed on a branded domain: such codes are kept as they are."
+            : `A code such as docs becomes ${prefix.trim() || "PREFIX"}-docs instead of being refused. ${PREFIX_RULE}.`
+        }
+      >
+        <input
+          id="import-rename"
+          ref={prefixInput}
+          type="text"
+          value={domain ? "" : prefix}
+          disabled={domain !== ""}
+          maxLength={IMPORT_RENAME_PREFIX_MAX_LENGTH}
+          autocomplete="off"
+          spellcheck={false}
+          onInput={(e) => {
+            setPrefix(e.currentTarget.value);
+            setPrefixError(null);
+          }}
+          {...fieldAria("import-rename", prefixError, "hint")}
+        />
+      </FormField>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={fetchTitles}
+          onChange={(e) => setFetchTitles(e.currentTarget.checked)}
+        />
+        Fetch page titles for rows without one (slower)
+      </label>
+      <div class="form-actions">
+        <button type="submit" class="btn primary" disabled={busy || (job !== null && !done(job))}>
+          {busy ? "Uploading…" : "Start import"}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** The file to upload and its format, with the size limit and the CSV columns as hints. */
+function FileFields({
+  fileInput,
+  onFile,
+  format,
+  onFormat,
+}: {
+  fileInput: RefObject<HTMLInputElement>;
+  onFile: (file: File | null) => void;
+  format: FormatChoice;
+  onFormat: (format: FormatChoice) => void;
+}) {
+  return (
+    <>
+      <div class="field">
+        <label for="import-file">File</label>
+        <input
+          id="import-file"
+          ref={fileInput}
+          type="file"
+          accept=".csv,.json,.txt,text/csv,application/json,text/plain"
+          onChange={(e) => onFile(e.currentTarget.files?.[0] ?? null)}
+          aria-describedby="import-file-hint"
+        />
+        <p class="hint" id="import-file-hint">
+          CSV or JSON, up to {IMPORT_MAX_BYTES / 1024 / 1024} MB.
+        </p>
+      </div>
+      <div class="field">
+        <label for="import-format">Format</label>
+        <select
+          id="import-format"
+          value={format}
+          onChange={(e) => onFormat(e.currentTarget.value as FormatChoice)}
+        >
+          {FORMATS.map((f) => (
+            <option key={f.value} value={f.value}>
+              {f.label}
+            </option>
+          ))}
+        </select>
+        <p class="hint" id="import-format-hint">
+          CSV columns: <code>url</code> (required), <code>alias</code>, <code>title</code>,{" "}
+          <code>expires_at</code>, <code>password</code>; others are ignored.
+        </p>
+      </div>
+    </>
+  );
+}
+
+/** The host the links live on: the public one or a verified branded domain. */
+function DomainField({ domain, onDomain }: { domain: string; onDomain: (host: string) => void }) {
+  const domains = useQuery("domains", () => call(ROUTES.legacyListDomains, { query: LIST_QUERY }));
+  const hosts = (domains.data?.data.domains ?? [])
+    .filter((d) => d.status === "verified")
+    .map((d) => new URL(d.domain).host);
+  return (
+    <div class="field">
+      <label for="import-domain">Domain</label>
+      <select
+        id="import-domain"
+        value={domain}
+        onChange={(e) => onDomain(e.currentTarget.value)}
+        aria-describedby="import-domain-hint"
+      >
+        <option value="">{location.host} (default)</option>
+        {hosts.map((h) => (
+          <option key={h} value={h}>
+            {h}
+          </option>
+        ))}
+      </select>
+      <p class="hint" id="import-domain-hint">
+        {"The links live on this host. On a branded domain, a code that is one of Kurz's own paths ("}
+        <code>docs</code>, <code>c</code>
+        {", …) is kept as it is."}
+        {hosts.length === 0 && (
+          <>
+            {" To choose one here, verify it on the "}
+            <Link href="/dashboard/domains">Domains</Link>
+            {" page."}
+          </>
+        )}
+      </p>
+    </div>
+  );
+}
+
+/** The last imports, newest first; one whose links need the owner reopens as the watched job. */
+function PastImports({ onOpen }: { onOpen: (job: ImportJob) => void }) {
+  const past = useQuery("imports", () => call(IMPORT_ROUTES.listImports, { query: { per_page: "10" } }));
   const jobs = past.data?.data ?? [];
   return (
     <>
-      <PageHead title="Import links" />
-      <p class="muted">
-        Bring links from a CSV file or another shortener's export. Rows whose link already exists are skipped,
-        so running the same file again creates nothing twice.
-      </p>
-      <form class="card form import-form" onSubmit={start} noValidate>
-        {error !== null && (
-          <p class="error" role="alert">
-            {messageOf(error)}
-          </p>
-        )}
-        <div class="field">
-          <label for="import-file">File</label>
-          <input
-            id="import-file"
-            ref={fileInput}
-            type="file"
-            accept=".csv,.json,.txt,text/csv,application/json,text/plain"
-            onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)}
-            aria-describedby="import-file-hint"
-          />
-          <p class="hint" id="import-file-hint">
-            CSV or JSON, up to {IMPORT_MAX_BYTES / 1024 / 1024} MB.
-          </p>
-        </div>
-        <div class="field">
-          <label for="import-format">Format</label>
-          <select
-            id="import-format"
-            value={format}
-            onChange={(e) => setFormat(e.currentTarget.value as FormatChoice)}
-          >
-            {FORMATS.map((f) => (
-              <option key={f.value} value={f.value}>
-                {f.label}
-              </option>
-            ))}
-          </select>
-          <p class="hint" id="import-format-hint">
-            CSV columns: <code>url</code> (required), <code>alias</code>, <code>title</code>,{" "}
-            <code>expires_at</code>, <code>password</code>; others are ignored.
-          </p>
-        </div>
-        <div class="field">
-          <label for="import-domain">Domain</label>
-          <select
-            id="import-domain"
-            value={domain}
-            onChange={(e) => setDomain(e.currentTarget.value)}
-            aria-describedby="import-domain-hint"
-          >
-            <option value="">{location.host} (default)</option>
-            {hosts.map((h) => (
-              <option key={h} value={h}>
-                {h}
-              </option>
-            ))}
-          </select>
-          <p class="hint" id="import-domain-hint">
-            {"The links live on this host. On a branded domain, a code that is one of Kurz's own paths ("}
-            <code>docs</code>, <code>c</code>
-            {", …) is kept as it is."}
-            {hosts.length === 0 && (
-              <>
-                {" To choose one here, verify it on the "}
-                <Link href="/dashboard/domains">Domains</Link>
-                {" page."}
-              </>
-            )}
-          </p>
-        </div>
-        <FormField
-          id="import-rename"
-          label="Prefix for Kurz's own paths (optional)"
-          error={prefixError}
-          hint={
-            domain
-              ? "Not needed on a branded domain: such codes are kept as they are."
-              : `A code such as docs becomes ${prefix.trim() || "PREFIX"}-docs instead of being refused. ${PREFIX_RULE}.`
-          }
-        >
-          <input
-            id="import-rename"
-            ref={prefixInput}
-            type="text"
-            value={domain ? "" : prefix}
-            disabled={domain !== ""}
-            maxLength={IMPORT_RENAME_PREFIX_MAX_LENGTH}
-            autocomplete="off"
-            spellcheck={false}
-            onInput={(e) => {
-              setPrefix(e.currentTarget.value);
-              setPrefixError(null);
-            }}
-            {...fieldAria("import-rename", prefixError, "hint")}
-          />
-        </FormField>
-        <label class="check">
-          <input
-            type="checkbox"
-            checked={fetchTitles}
-            onChange={(e) => setFetchTitles(e.currentTarget.checked)}
-          />
-          Fetch page titles for rows without one (slower)
-        </label>
-        <div class="form-actions">
-          <button type="submit" class="btn primary" disabled={busy || (job !== null && !done(job))}>
-            {busy ? "Uploading…" : "Start import"}
-          </button>
-        </div>
-      </form>
-      {job && <JobProgress job={job} />}
       <div class="section-head">
         <h2>Past imports</h2>
       </div>
@@ -389,45 +461,51 @@ export function ImportPage() {
         </thead>
         <tbody>
           {jobs.map((j) => (
-            <tr key={j.id} data-testid="import-row">
-              <td>
-                {j.filename ?? "—"}
-                <div class="muted small">
-                  {j.format}
-                  <span class="phone-only">{j.counts.created.toLocaleString()} created</span>
-                </div>
-              </td>
-              <td>
-                <StatusPill job={j} />
-              </td>
-              <td class="col-num col-hide">{j.counts.created.toLocaleString()}</td>
-              <td class="col-num col-hide">{j.counts.skipped.toLocaleString()}</td>
-              <td class="col-num">
-                {j.counts.needs_attention > 0 && done(j) ? (
-                  <button type="button" class="btn small" onClick={() => setJob(j)}>
-                    {j.counts.needs_attention.toLocaleString()}
-                    <span class="sr-only"> links of {j.filename ?? "this import"} need you, show them</span>
-                  </button>
-                ) : (
-                  j.counts.needs_attention.toLocaleString()
-                )}
-              </td>
-              <td class="col-num">
-                {j.counts.failed > 0 ? (
-                  <a href={errorsUrl(j)} download>
-                    {j.counts.failed.toLocaleString()}
-                    <span class="sr-only"> refused rows of {j.filename ?? "this import"}, download CSV</span>
-                  </a>
-                ) : (
-                  0
-                )}
-              </td>
-              <td class="col-hide">{fmtDate(j.created_at)}</td>
-            </tr>
+            <PastImportRow key={j.id} job={j} onOpen={onOpen} />
           ))}
         </tbody>
       </TableCard>
     </>
+  );
+}
+
+function PastImportRow({ job: j, onOpen }: { job: ImportJob; onOpen: (job: ImportJob) => void }) {
+  return (
+    <tr data-testid="import-row">
+      <td>
+        {j.filename ?? "—"}
+        <div class="muted small">
+          {j.format}
+          <span class="phone-only">{j.counts.created.toLocaleString()} created</span>
+        </div>
+      </td>
+      <td>
+        <StatusPill job={j} />
+      </td>
+      <td class="col-num col-hide">{j.counts.created.toLocaleString()}</td>
+      <td class="col-num col-hide">{j.counts.skipped.toLocaleString()}</td>
+      <td class="col-num">
+        {j.counts.needs_attention > 0 && done(j) ? (
+          <button type="button" class="btn small" onClick={() => onOpen(j)}>
+            {j.counts.needs_attention.toLocaleString()}
+            <span class="sr-only"> links of {j.filename ?? "this import"} need you, show them</span>
+          </button>
+        ) : (
+          j.counts.needs_attention.toLocaleString()
+        )}
+      </td>
+      <td class="col-num">
+        {j.counts.failed > 0 ? (
+          <a href={errorsUrl(j)} download>
+            {j.counts.failed.toLocaleString()}
+            <span class="sr-only"> refused rows of {j.filename ?? "this import"}, download CSV</span>
+          </a>
+        ) : (
+          0
+        )}
+      </td>
+      <td class="col-hide">{fmtDate(j.created_at)}</td>
+    </tr>
   );
 }
 

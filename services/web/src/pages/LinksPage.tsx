@@ -24,20 +24,20 @@ function useDebounced<T>(value: T, ms: number): T {
   return v;
 }
 
+type LinksDialog =
+  | { kind: "create" }
+  | { kind: "edit"; link: LinkItem }
+  | { kind: "delete"; links: LinkItem[] }
+  | { kind: "qr"; link: LinkItem }
+  | null;
+
 export function LinksPage() {
-  const [, navigate] = useLocation();
   const [page, setPage] = useState(1);
   const [searchInput, setSearchInput] = useState("");
   const search = useDebounced(searchInput.trim(), 250);
   const [filter, setFilter] = useState<Filter>("");
   const [selected, setSelected] = useState<Set<string>>(new Set());
-  const [dialog, setDialog] = useState<
-    | { kind: "create" }
-    | { kind: "edit"; link: LinkItem }
-    | { kind: "delete"; links: LinkItem[] }
-    | { kind: "qr"; link: LinkItem }
-    | null
-  >(null);
+  const [dialog, setDialog] = useState<LinksDialog>(null);
   const [notice, setNotice] = useState("");
 
   const scope = useLinkScope();
@@ -69,13 +69,6 @@ export function LinksPage() {
     setNotice(`Deleted ${targets.length} link${targets.length === 1 ? "" : "s"}.`);
     invalidate("links", "summary");
   };
-  const pick = (id: string, on: boolean) => {
-    const next = new Set(selected);
-    if (on && next.size < BULK_MAX_ITEMS) next.add(id);
-    else next.delete(id);
-    setSelected(next);
-  };
-  const allOnPage = links.length > 0 && links.every((l) => selected.has(l.id));
 
   return (
     <>
@@ -84,35 +77,14 @@ export function LinksPage() {
           Create link
         </button>
       </PageHead>
-      <div class="toolbar">
-        <label class="search">
-          <span class="sr-only">Search links</span>
-          <input
-            type="search"
-            placeholder="Search URL, code or title"
-            value={searchInput}
-            onInput={(e) => setSearchInput(e.currentTarget.value)}
-          />
-        </label>
-        <label>
-          <span class="sr-only">Status</span>
-          <select value={filter} onChange={(e) => setFilter(e.currentTarget.value as Filter)}>
-            <option value="">All links</option>
-            <option value="true">Active</option>
-            <option value="false">Inactive</option>
-          </select>
-        </label>
-        <LinkScopeFilters />
-        {selected.size > 0 && (
-          <button
-            type="button"
-            class="btn danger"
-            onClick={() => setDialog({ kind: "delete", links: links.filter((l) => selected.has(l.id)) })}
-          >
-            Delete {selected.size} selected
-          </button>
-        )}
-      </div>
+      <LinksToolbar
+        searchInput={searchInput}
+        onSearch={setSearchInput}
+        filter={filter}
+        onFilter={setFilter}
+        selectedCount={selected.size}
+        onDeleteSelected={() => setDialog({ kind: "delete", links: links.filter((l) => selected.has(l.id)) })}
+      />
       <p class="sr-only" role="status" aria-live="polite">
         {notice}
       </p>
@@ -135,150 +107,299 @@ export function LinksPage() {
             )}
           </div>
         ) : (
-          <table class="links-table">
-            <caption class="sr-only">Your links, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col" class="col-check">
-                  <input
-                    type="checkbox"
-                    aria-label="Select all links on this page"
-                    checked={allOnPage}
-                    onChange={(e) =>
-                      setSelected(e.currentTarget.checked ? new Set(links.map((l) => l.id)) : new Set())
-                    }
-                  />
-                </th>
-                <th scope="col">Link</th>
-                <th scope="col" class="col-num">
-                  Clicks
-                </th>
-                <th scope="col" class="col-hide">
-                  Created
-                </th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {links.map((l) => (
-                <tr key={l.id} data-testid="link-row">
-                  <td class="col-check">
-                    <input
-                      type="checkbox"
-                      aria-label={`Select ${l.short_code}`}
-                      checked={selected.has(l.id)}
-                      onChange={(e) => pick(l.id, e.currentTarget.checked)}
-                    />
-                  </td>
-                  <td class="col-link">
-                    <Link href={`/dashboard/links/${l.id}`} class="short">
-                      {l.short_url.replace(/^https?:\/\//, "")}
-                    </Link>
-                    <div class="dest" title={l.original_url}>
-                      {l.title && <span class="title">{l.title} · </span>}
-                      {l.original_url}
-                    </div>
-                  </td>
-                  <td class="col-num">{l.clicks_count.toLocaleString()}</td>
-                  <td class="col-hide">{fmtDay(l.created_at)}</td>
-                  <td>
-                    <span class={`pill ${l.is_active ? "ok" : "off"}`}>
-                      {l.is_active ? "Active" : "Inactive"}
-                    </span>
-                    {l.has_password && <span class="pill">Password</span>}
-                  </td>
-                  <td class="actions">
-                    <CopyButton text={l.short_url} label="Copy" what={`short URL of ${l.short_code}`} />
-                    <details class="menu">
-                      <summary class="btn small" aria-label={`More actions for ${l.short_code}`}>
-                        •••
-                      </summary>
-                      <div class="menu-items">
-                        <button type="button" onClick={() => navigate(`/dashboard/links/${l.id}`)}>
-                          Analytics
-                        </button>
-                        <button type="button" onClick={() => setDialog({ kind: "edit", link: l })}>
-                          Edit
-                        </button>
-                        <button type="button" onClick={() => setDialog({ kind: "qr", link: l })}>
-                          QR code
-                        </button>
-                        <button type="button" onClick={() => toggle(l)}>
-                          {l.is_active ? "Deactivate" : "Activate"}
-                        </button>
-                        <button
-                          type="button"
-                          class="danger-text"
-                          onClick={() => setDialog({ kind: "delete", links: [l] })}
-                        >
-                          Delete
-                        </button>
-                      </div>
-                    </details>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <LinksTable
+            links={links}
+            selected={selected}
+            onSelect={setSelected}
+            onDialog={setDialog}
+            onToggle={toggle}
+          />
         )}
       </div>
-      {meta && meta.total_pages > 1 && (
-        <nav class="pager" aria-label="Pages">
-          <button type="button" class="btn small" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            Previous
-          </button>
-          <span>
-            Page {meta.page} of {meta.total_pages} · {meta.total.toLocaleString()} links
-          </span>
-          <button
-            type="button"
-            class="btn small"
-            disabled={page >= meta.total_pages}
-            onClick={() => setPage(page + 1)}
-          >
-            Next
-          </button>
-        </nav>
-      )}
-      {meta && meta.total_pages <= 1 && meta.total > 0 && (
-        <p class="muted pager-note">
-          {meta.total} link{meta.total === 1 ? "" : "s"}
-        </p>
-      )}
+      {meta && <LinksPager meta={meta} page={page} onPage={setPage} />}
+      <LinksDialogs dialog={dialog} onClose={() => setDialog(null)} onNotice={setNotice} onRemove={remove} />
+    </>
+  );
+}
 
-      {dialog?.kind === "create" && (
-        <Dialog title="Create link" onClose={() => setDialog(null)}>
+/** Search, the active filter, the domain and channel scope, and the bulk delete of the selection. */
+function LinksToolbar({
+  searchInput,
+  onSearch,
+  filter,
+  onFilter,
+  selectedCount,
+  onDeleteSelected,
+}: {
+  searchInput: string;
+  onSearch: (value: string) => void;
+  filter: Filter;
+  onFilter: (value: Filter) => void;
+  selectedCount: number;
+  onDeleteSelected: () => void;
+}) {
+  return (
+    <div class="toolbar">
+      <label class="search">
+        <span class="sr-only">Search links</span>
+        <input
+          type="search"
+          placeholder="Search URL, code or title"
+          value={searchInput}
+          onInput={(e) => onSearch(e.currentTarget.value)}
+        />
+      </label>
+      <label>
+        <span class="sr-only">Status</span>
+        <select value={filter} onChange={(e) => onFilter(e.currentTarget.value as Filter)}>
+          <option value="">All links</option>
+          <option value="true">Active</option>
+          <option value="false">Inactive</option>
+        </select>
+      </label>
+      <LinkScopeFilters />
+      {selectedCount > 0 && (
+        <button type="button" class="btn danger" onClick={onDeleteSelected}>
+          Delete {selectedCount} selected
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** The page's links, each selectable for the bulk delete (at most `BULK_MAX_ITEMS` at once). */
+function LinksTable({
+  links,
+  selected,
+  onSelect,
+  onDialog,
+  onToggle,
+}: {
+  links: LinkItem[];
+  selected: Set<string>;
+  onSelect: (ids: Set<string>) => void;
+  onDialog: (dialog: LinksDialog) => void;
+  onToggle: (link: LinkItem) => void;
+}) {
+  const pick = (id: string, on: boolean) => {
+    const next = new Set(selected);
+    if (on && next.size < BULK_MAX_ITEMS) next.add(id);
+    else next.delete(id);
+    onSelect(next);
+  };
+  const allOnPage = links.length > 0 && links.every((l) => selected.has(l.id));
+  return (
+    <table class="links-table">
+      <caption class="sr-only">Your links, newest first</caption>
+      <thead>
+        <tr>
+          <th scope="col" class="col-check">
+            <input
+              type="checkbox"
+              aria-label="Select all links on this page"
+              checked={allOnPage}
+              onChange={(e) =>
+                onSelect(e.currentTarget.checked ? new Set(links.map((l) => l.id)) : new Set())
+              }
+            />
+          </th>
+          <th scope="col">Link</th>
+          <th scope="col" class="col-num">
+            Clicks
+          </th>
+          <th scope="col" class="col-hide">
+            Created
+          </th>
+          <th scope="col">Status</th>
+          <th scope="col">
+            <span class="sr-only">Actions</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {links.map((l) => (
+          <LinkRow
+            key={l.id}
+            link={l}
+            selected={selected.has(l.id)}
+            onPick={(on) => pick(l.id, on)}
+            onDialog={onDialog}
+            onToggle={onToggle}
+          />
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function LinkRow({
+  link: l,
+  selected,
+  onPick,
+  onDialog,
+  onToggle,
+}: {
+  link: LinkItem;
+  selected: boolean;
+  onPick: (on: boolean) => void;
+  onDialog: (dialog: LinksDialog) => void;
+  onToggle: (link: LinkItem) => void;
+}) {
+  return (
+    <tr data-testid="link-row">
+      <td class="col-check">
+        <input
+          type="checkbox"
+          aria-label={`Select ${l.short_code}`}
+          checked={selected}
+          onChange={(e) => onPick(e.currentTarget.checked)}
+        />
+      </td>
+      <td class="col-link">
+        <Link href={`/dashboard/links/${l.id}`} class="short">
+          {l.short_url.replace(/^https?:\/\//, "")}
+        </Link>
+        <div class="dest" title={l.original_url}>
+          {l.title && <span class="title">{l.title} · </span>}
+          {l.original_url}
+        </div>
+      </td>
+      <td class="col-num">{l.clicks_count.toLocaleString()}</td>
+      <td class="col-hide">{fmtDay(l.created_at)}</td>
+      <td>
+        <span class={`pill ${l.is_active ? "ok" : "off"}`}>{l.is_active ? "Active" : "Inactive"}</span>
+        {l.has_password && <span class="pill">Password</span>}
+      </td>
+      <td class="actions">
+        <CopyButton text={l.short_url} label="Copy" what={`short URL of ${l.short_code}`} />
+        <LinkMenu link={l} onDialog={onDialog} onToggle={onToggle} />
+      </td>
+    </tr>
+  );
+}
+
+/** A row's menu of the less frequent actions. */
+function LinkMenu({
+  link: l,
+  onDialog,
+  onToggle,
+}: {
+  link: LinkItem;
+  onDialog: (dialog: LinksDialog) => void;
+  onToggle: (link: LinkItem) => void;
+}) {
+  const [, navigate] = useLocation();
+  return (
+    <details class="menu">
+      <summary class="btn small" aria-label={`More actions for ${l.short_code}`}>
+        •••
+      </summary>
+      <div class="menu-items">
+        <button type="button" onClick={() => navigate(`/dashboard/links/${l.id}`)}>
+          Analytics
+        </button>
+        <button type="button" onClick={() => onDialog({ kind: "edit", link: l })}>
+          Edit
+        </button>
+        <button type="button" onClick={() => onDialog({ kind: "qr", link: l })}>
+          QR code
+        </button>
+        <button type="button" onClick={() => onToggle(l)}>
+          {l.is_active ? "Deactivate" : "Activate"}
+        </button>
+        <button type="button" class="danger-text" onClick={() => onDialog({ kind: "delete", links: [l] })}>
+          Delete
+        </button>
+      </div>
+    </details>
+  );
+}
+
+/** Previous and next when the links fill more than one page, else how many there are. */
+function LinksPager({
+  meta,
+  page,
+  onPage,
+}: {
+  meta: { page: number; total_pages: number; total: number };
+  page: number;
+  onPage: (page: number) => void;
+}) {
+  if (meta.total_pages > 1)
+    return (
+      <nav class="pager" aria-label="Pages">
+        <button type="button" class="btn small" disabled={page <= 1} onClick={() => onPage(page - 1)}>
+          Previous
+        </button>
+        <span>
+          Page {meta.page} of {meta.total_pages} · {meta.total.toLocaleString()} links
+        </span>
+        <button
+          type="button"
+          class="btn small"
+          disabled={page >= meta.total_pages}
+          onClick={() => onPage(page + 1)}
+        >
+          Next
+        </button>
+      </nav>
+    );
+  if (meta.total > 0)
+    return (
+      <p class="muted pager-note">
+        {meta.total} link{meta.total === 1 ? "" : "s"}
+      </p>
+    );
+  return null;
+}
+
+/** The open dialog: create, edit, delete (one link or the selection) or the QR preview. */
+function LinksDialogs({
+  dialog,
+  onClose,
+  onNotice,
+  onRemove,
+}: {
+  dialog: LinksDialog;
+  onClose: () => void;
+  onNotice: (notice: string) => void;
+  onRemove: (links: LinkItem[]) => Promise<void>;
+}) {
+  if (dialog === null) return null;
+  switch (dialog.kind) {
+    case "create":
+      return (
+        <Dialog title="Create link" onClose={onClose}>
           <LinkForm
-            onCancel={() => setDialog(null)}
+            onCancel={onClose}
             onDone={(l) => {
-              setDialog(null);
-              setNotice(`Created ${l.short_url}`);
+              onClose();
+              onNotice(`Created ${l.short_url}`);
             }}
           />
         </Dialog>
-      )}
-      {dialog?.kind === "edit" && (
-        <Dialog title={`Edit ${dialog.link.short_code}`} onClose={() => setDialog(null)}>
+      );
+    case "edit":
+      return (
+        <Dialog title={`Edit ${dialog.link.short_code}`} onClose={onClose}>
           <LinkForm
             link={dialog.link}
-            onCancel={() => setDialog(null)}
+            onCancel={onClose}
             onDone={() => {
-              setDialog(null);
-              setNotice("Saved.");
+              onClose();
+              onNotice("Saved.");
             }}
           />
         </Dialog>
-      )}
-      {dialog?.kind === "delete" && (
+      );
+    case "delete":
+      return (
         <Confirm
           title={dialog.links.length === 1 ? "Delete this link?" : `Delete ${dialog.links.length} links?`}
           confirmLabel="Delete"
           danger
-          onConfirm={() => remove(dialog.links)}
-          onClose={() => setDialog(null)}
+          onConfirm={() => onRemove(dialog.links)}
+          onClose={onClose}
         >
           <p>
             {dialog.links.length === 1 ? <code>{dialog.links[0]!.short_url}</code> : "The selected links"}{" "}
@@ -286,9 +407,10 @@ export function LinksPage() {
             cannot be undone.
           </p>
         </Confirm>
-      )}
-      {dialog?.kind === "qr" && (
-        <Dialog title={`QR code for ${dialog.link.short_code}`} onClose={() => setDialog(null)}>
+      );
+    case "qr":
+      return (
+        <Dialog title={`QR code for ${dialog.link.short_code}`} onClose={onClose}>
           <div class="qr-preview">
             <img
               src={urlOf(V1_ROUTES.getQr, {
@@ -304,7 +426,6 @@ export function LinksPage() {
             </Link>
           </div>
         </Dialog>
-      )}
-    </>
-  );
+      );
+  }
 }

@@ -26,9 +26,6 @@ function StatusPill({ d }: { d: WebhookDelivery }) {
 export function WebhookDeliveriesPage({ id }: { id: string }) {
   const [page, setPage] = useState(1);
   const [status, setStatus] = useState<WebhookDeliveryStatus | "">("");
-  const hook = useQuery(`webhooks:${id}`, () =>
-    call(WEBHOOK_ROUTES.getWebhook, { params: { id } }).then((r) => r.data),
-  );
   const key = `webhooks:${id}:deliveries:${page}:${status}`;
   const log = useQuery(key, () =>
     call(WEBHOOK_ROUTES.listWebhookDeliveries, {
@@ -38,15 +35,7 @@ export function WebhookDeliveriesPage({ id }: { id: string }) {
   );
   const rows = log.data?.data ?? [];
   const pending = rows.some((r) => r.status === "pending");
-  // New deliveries appear and pending ones settle without a reload; polling stops when nothing moves
-  // on the first page (a later page is history) and the tab is hidden.
-  useEffect(() => {
-    if (page !== 1 && !pending) return;
-    const t = setInterval(() => {
-      if (document.visibilityState === "visible") invalidate(`webhooks:${id}:deliveries:${page}:`);
-    }, REFRESH_MS);
-    return () => clearInterval(t);
-  }, [id, page, pending]);
+  useDeliveryRefresh(id, page, pending);
   const totalPages = log.data?.meta.total_pages ?? 1;
   return (
     <>
@@ -54,23 +43,7 @@ export function WebhookDeliveriesPage({ id }: { id: string }) {
         <Link href="/dashboard/webhooks">Webhooks</Link> <span aria-hidden="true">/</span> Delivery log
       </nav>
       <PageHead title="Delivery log" />
-      {hook.error !== undefined && <Failed error={hook.error} />}
-      {hook.data && (
-        <div class="card hook-summary">
-          <dl class="facts">
-            <dt>Endpoint</dt>
-            <dd class="hook-url">
-              <code>{hook.data.url}</code>
-            </dd>
-            <dt>Events</dt>
-            <dd>{hook.data.events.join(", ")}</dd>
-            <dt>State</dt>
-            <dd>
-              <WebhookState hook={hook.data} />
-            </dd>
-          </dl>
-        </div>
-      )}
+      <HookSummary id={id} />
       <div class="toolbar">
         <label for="delivery-status">Show</label>
         <select
@@ -120,46 +93,100 @@ export function WebhookDeliveriesPage({ id }: { id: string }) {
         </thead>
         <tbody>
           {rows.map((r) => (
-            <tr key={r.id} data-testid="delivery-row">
-              <td>
-                <code class="event-code">{r.event_type}</code>
-              </td>
-              <td>
-                <StatusPill d={r} />
-                {r.error && <div class="muted small">{r.error}</div>}
-                <div class="muted small phone-only">
-                  {r.response_code ?? "No answer"} · {r.attempts} {r.attempts === 1 ? "attempt" : "attempts"}
-                  {r.latency_ms !== null && ` · ${r.latency_ms} ms`}
-                </div>
-              </td>
-              <td class="col-num col-hide">{r.response_code ?? "—"}</td>
-              <td class="col-num col-hide">{r.latency_ms === null ? "—" : `${r.latency_ms} ms`}</td>
-              <td class="col-num col-hide">{r.attempts}</td>
-              <td class="col-hide">{r.status === "pending" ? fmtDate(r.next_attempt_at, "Now") : "—"}</td>
-              <td class="col-hide">{fmtDate(r.created_at)}</td>
-            </tr>
+            <DeliveryRow key={r.id} d={r} />
           ))}
         </tbody>
       </TableCard>
-      {totalPages > 1 && (
-        <nav class="pager" aria-label="Pages of deliveries">
-          <button type="button" class="btn small" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            Newer
-          </button>
-          <span class="pager-note">
-            Page {page} of {totalPages}
-          </span>
-          <button
-            type="button"
-            class="btn small"
-            disabled={page >= totalPages}
-            onClick={() => setPage(page + 1)}
-          >
-            Older
-          </button>
-        </nav>
+      {totalPages > 1 && <DeliveriesPager page={page} totalPages={totalPages} onPage={setPage} />}
+    </>
+  );
+}
+
+/** The endpoint the log belongs to: its URL, events and state. */
+function HookSummary({ id }: { id: string }) {
+  const hook = useQuery(`webhooks:${id}`, () =>
+    call(WEBHOOK_ROUTES.getWebhook, { params: { id } }).then((r) => r.data),
+  );
+  return (
+    <>
+      {hook.error !== undefined && <Failed error={hook.error} />}
+      {hook.data && (
+        <div class="card hook-summary">
+          <dl class="facts">
+            <dt>Endpoint</dt>
+            <dd class="hook-url">
+              <code>{hook.data.url}</code>
+            </dd>
+            <dt>Events</dt>
+            <dd>{hook.data.events.join(", ")}</dd>
+            <dt>State</dt>
+            <dd>
+              <WebhookState hook={hook.data} />
+            </dd>
+          </dl>
+        </div>
       )}
     </>
+  );
+}
+
+// New deliveries appear and pending ones settle without a reload; polling stops when nothing moves
+// on the first page (a later page is history) and the tab is hidden.
+function useDeliveryRefresh(id: string, page: number, pending: boolean) {
+  useEffect(() => {
+    if (page !== 1 && !pending) return;
+    const t = setInterval(() => {
+      if (document.visibilityState === "visible") invalidate(`webhooks:${id}:deliveries:${page}:`);
+    }, REFRESH_MS);
+    return () => clearInterval(t);
+  }, [id, page, pending]);
+}
+
+function DeliveryRow({ d }: { d: WebhookDelivery }) {
+  return (
+    <tr data-testid="delivery-row">
+      <td>
+        <code class="event-code">{d.event_type}</code>
+      </td>
+      <td>
+        <StatusPill d={d} />
+        {d.error && <div class="muted small">{d.error}</div>}
+        <div class="muted small phone-only">
+          {d.response_code ?? "No answer"} · {d.attempts} {d.attempts === 1 ? "attempt" : "attempts"}
+          {d.latency_ms !== null && ` · ${d.latency_ms} ms`}
+        </div>
+      </td>
+      <td class="col-num col-hide">{d.response_code ?? "—"}</td>
+      <td class="col-num col-hide">{d.latency_ms === null ? "—" : `${d.latency_ms} ms`}</td>
+      <td class="col-num col-hide">{d.attempts}</td>
+      <td class="col-hide">{d.status === "pending" ? fmtDate(d.next_attempt_at, "Now") : "—"}</td>
+      <td class="col-hide">{fmtDate(d.created_at)}</td>
+    </tr>
+  );
+}
+
+/** Newer and older pages of the log. */
+function DeliveriesPager({
+  page,
+  totalPages,
+  onPage,
+}: {
+  page: number;
+  totalPages: number;
+  onPage: (page: number) => void;
+}) {
+  return (
+    <nav class="pager" aria-label="Pages of deliveries">
+      <button type="button" class="btn small" disabled={page <= 1} onClick={() => onPage(page - 1)}>
+        Newer
+      </button>
+      <span class="pager-note">
+        Page {page} of {totalPages}
+      </span>
+      <button type="button" class="btn small" disabled={page >= totalPages} onClick={() => onPage(page + 1)}>
+        Older
+      </button>
+    </nav>
   );
 }
 

@@ -10,7 +10,7 @@ import {
   type WebhookEventType,
   type WebhookWithSecret,
 } from "@kurz/contracts";
-import { useState } from "preact/hooks";
+import { type Dispatch, type StateUpdater, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { invalidate, useQuery } from "../api/cache.ts";
 import { call, fieldError } from "../api/client.ts";
@@ -175,7 +175,6 @@ export function WebhooksPage() {
       setRowError(err);
     }
   };
-  const d = dialog !== null && typeof dialog === "object" ? dialog : null;
   return (
     <>
       <PageHead title="Webhooks">
@@ -220,51 +219,84 @@ export function WebhooksPage() {
         </thead>
         <tbody>
           {hooks.map((h) => (
-            <tr key={h.id} data-testid="webhook-row">
-              <td class="hook-url">
-                <Link href={`/dashboard/webhooks/${h.id}`}>{h.url}</Link>
-                {h.description && <div class="muted small">{h.description}</div>}
-                <div class="muted small">
-                  Secret <code>{h.secret_prefix}…</code>
-                </div>
-              </td>
-              <td class="col-hide">
-                {h.events.map((t) => (
-                  <span class="pill" key={t}>
-                    {t}
-                  </span>
-                ))}
-              </td>
-              <td>
-                <WebhookState hook={h} />
-                {h.consecutive_failures > 0 && (
-                  <div class="muted small">{h.consecutive_failures} failed in a row</div>
-                )}
-              </td>
-              <td class="actions row-actions">
-                {h.enabled ? (
-                  <RowButton item={h.url} class="ghost" onClick={() => setEnabled(h, false)}>
-                    Disable
-                  </RowButton>
-                ) : (
-                  <RowButton item={h.url} class="primary" onClick={() => setEnabled(h, true)}>
-                    Re-enable
-                  </RowButton>
-                )}
-                <RowButton item={h.url} onClick={() => setDialog({ edit: h })}>
-                  Edit
-                </RowButton>
-                <RowButton item={`of ${h.url}`} onClick={() => setDialog({ rotate: h })}>
-                  Rotate secret
-                </RowButton>
-                <RowButton item={h.url} class="danger-ghost" onClick={() => setDialog({ remove: h })}>
-                  Delete
-                </RowButton>
-              </td>
-            </tr>
+            <WebhookRow key={h.id} hook={h} onEnabled={setEnabled} onDialog={setDialog} />
           ))}
         </tbody>
       </TableCard>
+      <WebhookDialogs dialog={dialog} setDialog={setDialog} onNotice={setNotice} />
+    </>
+  );
+}
+
+/** An endpoint with its events and state, and the buttons that act on it. */
+function WebhookRow({
+  hook: h,
+  onEnabled,
+  onDialog,
+}: {
+  hook: Webhook;
+  onEnabled: (hook: Webhook, enabled: boolean) => void;
+  onDialog: (dialog: DialogState) => void;
+}) {
+  return (
+    <tr data-testid="webhook-row">
+      <td class="hook-url">
+        <Link href={`/dashboard/webhooks/${h.id}`}>{h.url}</Link>
+        {h.description && <div class="muted small">{h.description}</div>}
+        <div class="muted small">
+          Secret <code>{h.secret_prefix}…</code>
+        </div>
+      </td>
+      <td class="col-hide">
+        {h.events.map((t) => (
+          <span class="pill" key={t}>
+            {t}
+          </span>
+        ))}
+      </td>
+      <td>
+        <WebhookState hook={h} />
+        {h.consecutive_failures > 0 && (
+          <div class="muted small">{h.consecutive_failures} failed in a row</div>
+        )}
+      </td>
+      <td class="actions row-actions">
+        {h.enabled ? (
+          <RowButton item={h.url} class="ghost" onClick={() => onEnabled(h, false)}>
+            Disable
+          </RowButton>
+        ) : (
+          <RowButton item={h.url} class="primary" onClick={() => onEnabled(h, true)}>
+            Re-enable
+          </RowButton>
+        )}
+        <RowButton item={h.url} onClick={() => onDialog({ edit: h })}>
+          Edit
+        </RowButton>
+        <RowButton item={`of ${h.url}`} onClick={() => onDialog({ rotate: h })}>
+          Rotate secret
+        </RowButton>
+        <RowButton item={h.url} class="danger-ghost" onClick={() => onDialog({ remove: h })}>
+          Delete
+        </RowButton>
+      </td>
+    </tr>
+  );
+}
+
+/** The open dialog: the form to add or edit, the secret shown once, the rotate and delete confirmations. */
+function WebhookDialogs({
+  dialog,
+  setDialog,
+  onNotice,
+}: {
+  dialog: DialogState;
+  setDialog: Dispatch<StateUpdater<DialogState>>;
+  onNotice: (notice: string) => void;
+}) {
+  const d = dialog !== null && typeof dialog === "object" ? dialog : null;
+  return (
+    <>
       {dialog === "create" && (
         <Dialog title="Add webhook endpoint" onClose={() => setDialog(null)}>
           <WebhookForm
@@ -279,7 +311,7 @@ export function WebhooksPage() {
             hook={d.edit}
             onCancel={() => setDialog(null)}
             onSaved={() => {
-              setNotice("Endpoint saved.");
+              onNotice("Endpoint saved.");
               setDialog(null);
             }}
           />
@@ -319,7 +351,7 @@ export function WebhooksPage() {
           onConfirm={async () => {
             await call(WEBHOOK_ROUTES.deleteWebhook, { params: { id: d.remove.id } });
             invalidate("webhooks");
-            setNotice("Endpoint deleted.");
+            onNotice("Endpoint deleted.");
           }}
         >
           <p>

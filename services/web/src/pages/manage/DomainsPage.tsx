@@ -128,15 +128,16 @@ function DomainForm({ domain, onDone }: { domain?: LegacyDomain; onDone: (added?
   );
 }
 
+type DomainDialog =
+  | { kind: "add" }
+  | { kind: "added"; domain: LegacyDomain }
+  | { kind: "edit"; domain: LegacyDomain }
+  | { kind: "delete"; domain: LegacyDomain }
+  | null;
+
 export function DomainsPage() {
   const list = useFreshQuery(KEY, () => call(ROUTES.legacyListDomains, { query: LIST_QUERY }));
-  const [dialog, setDialog] = useState<
-    | { kind: "add" }
-    | { kind: "added"; domain: LegacyDomain }
-    | { kind: "edit"; domain: LegacyDomain }
-    | { kind: "delete"; domain: LegacyDomain }
-    | null
-  >(null);
+  const [dialog, setDialog] = useState<DomainDialog>(null);
   const [notice, setNotice] = useState("");
   const [checking, setChecking] = useState<number | null>(null);
   const domains = list.data?.data.domains ?? [];
@@ -171,73 +172,120 @@ export function DomainsPage() {
         empty="No branded domains yet."
       >
         {domains.map((d) => (
-          <li key={d.id} class="card item" data-testid="domain-row">
-            <div class="item-head">
-              <h2 class="item-title">{hostOf(d)}</h2>
-              <StatusPill domain={d} />
-            </div>
-            <p class="small muted">
-              {d.domain} · {linksOf(d.links)} · last checked {fmtDate(d.last_checked_at)}
-              {d.verified_at && ` · verified ${fmtDate(d.verified_at)}`}
-            </p>
-            {d.status !== "verified" && (
-              <>
-                <h3>DNS record to publish</h3>
-                <TxtRecord domain={d} />
-              </>
-            )}
-            <p class="small">
-              Root redirect: {d.redirectroot ? <code>{d.redirectroot}</code> : "none"} · Not-found redirect:{" "}
-              {d.redirect404 ? <code>{d.redirect404}</code> : "none"}
-            </p>
-            <div class="item-actions">
-              <button type="button" class="btn small" disabled={checking === d.id} onClick={() => verify(d)}>
-                {checking === d.id ? "Checking…" : "Verify"}
-                <span class="sr-only"> {hostOf(d)}</span>
-              </button>
-              <RowButton item={`of ${hostOf(d)}`} onClick={() => setDialog({ kind: "edit", domain: d })}>
-                Edit redirects
-              </RowButton>
-              <Link class="btn small ghost" href={`/dashboard/links?domain=${encodeURIComponent(hostOf(d))}`}>
-                Links<span class="sr-only"> on {hostOf(d)}</span>
-              </Link>
-              <RowButton
-                item={hostOf(d)}
-                class="danger-ghost"
-                onClick={() => setDialog({ kind: "delete", domain: d })}
-              >
-                Delete
-              </RowButton>
-            </div>
-          </li>
+          <DomainCard
+            key={d.id}
+            domain={d}
+            checking={checking === d.id}
+            onVerify={verify}
+            onDialog={setDialog}
+          />
         ))}
       </CardList>
+      <DomainDialogs
+        dialog={dialog}
+        onClose={() => setDialog(null)}
+        onDialog={setDialog}
+        onNotice={setNotice}
+      />
+    </>
+  );
+}
+
+/** A domain with its status, the TXT record until it is verified, its redirects and its actions. */
+function DomainCard({
+  domain: d,
+  checking,
+  onVerify,
+  onDialog,
+}: {
+  domain: LegacyDomain;
+  checking: boolean;
+  onVerify: (domain: LegacyDomain) => void;
+  onDialog: (dialog: DomainDialog) => void;
+}) {
+  return (
+    <li class="card item" data-testid="domain-row">
+      <div class="item-head">
+        <h2 class="item-title">{hostOf(d)}</h2>
+        <StatusPill domain={d} />
+      </div>
+      <p class="small muted">
+        {d.domain} · {linksOf(d.links)} · last checked {fmtDate(d.last_checked_at)}
+        {d.verified_at && ` · verified ${fmtDate(d.verified_at)}`}
+      </p>
+      {d.status !== "verified" && (
+        <>
+          <h3>DNS record to publish</h3>
+          <TxtRecord domain={d} />
+        </>
+      )}
+      <p class="small">
+        Root redirect: {d.redirectroot ? <code>{d.redirectroot}</code> : "none"} · Not-found redirect:{" "}
+        {d.redirect404 ? <code>{d.redirect404}</code> : "none"}
+      </p>
+      <div class="item-actions">
+        <button type="button" class="btn small" disabled={checking} onClick={() => onVerify(d)}>
+          {checking ? "Checking…" : "Verify"}
+          <span class="sr-only"> {hostOf(d)}</span>
+        </button>
+        <RowButton item={`of ${hostOf(d)}`} onClick={() => onDialog({ kind: "edit", domain: d })}>
+          Edit redirects
+        </RowButton>
+        <Link class="btn small ghost" href={`/dashboard/links?domain=${encodeURIComponent(hostOf(d))}`}>
+          Links<span class="sr-only"> on {hostOf(d)}</span>
+        </Link>
+        <RowButton
+          item={hostOf(d)}
+          class="danger-ghost"
+          onClick={() => onDialog({ kind: "delete", domain: d })}
+        >
+          Delete
+        </RowButton>
+      </div>
+    </li>
+  );
+}
+
+/** The open dialog: add, the record to publish after adding, edit the redirects, delete. */
+function DomainDialogs({
+  dialog,
+  onClose,
+  onDialog,
+  onNotice,
+}: {
+  dialog: DomainDialog;
+  onClose: () => void;
+  onDialog: (dialog: DomainDialog) => void;
+  onNotice: (notice: string) => void;
+}) {
+  return (
+    <>
       {dialog?.kind === "add" && (
-        <Dialog title="Add branded domain" onClose={() => setDialog(null)}>
-          <DomainForm onDone={(added) => setDialog(added ? { kind: "added", domain: added } : null)} />
+        <Dialog title="Add branded domain" onClose={onClose}>
+          <DomainForm onDone={(added) => onDialog(added ? { kind: "added", domain: added } : null)} />
         </Dialog>
       )}
       {dialog?.kind === "added" && (
-        <Dialog title={`Verify ${hostOf(dialog.domain)}`} onClose={() => setDialog(null)}>
+        <Dialog title={`Verify ${hostOf(dialog.domain)}`} onClose={onClose}>
           <p>Publish this DNS record at your DNS provider, then press Verify on the domain.</p>
           <TxtRecord domain={dialog.domain} />
-          <DialogDone onDone={() => setDialog(null)} />
+          <DialogDone onDone={onClose} />
         </Dialog>
       )}
       {dialog?.kind === "edit" && (
-        <Dialog title={`Redirects of ${hostOf(dialog.domain)}`} onClose={() => setDialog(null)}>
-          <DomainForm domain={dialog.domain} onDone={() => setDialog(null)} />
+        <Dialog title={`Redirects of ${hostOf(dialog.domain)}`} onClose={onClose}>
+          <DomainForm domain={dialog.domain} onDone={onClose} />
         </Dialog>
       )}
       {dialog?.kind === "delete" && (
         <ConfirmDelete
           title={`Delete ${hostOf(dialog.domain)}?`}
           confirmLabel="Delete domain"
-          onClose={() => setDialog(null)}
+          onClose={onClose}
           remove={async () => {
             const host = hostOf(dialog.domain);
             const res = await call(ROUTES.legacyDeleteDomain, { params: { id: String(dialog.domain.id) } });
-            setNotice(
+            onNotice(
               res.links_deleted === 0
                 ? `Deleted ${host}.`
                 : `Deleted ${host} and its ${linksOf(res.links_deleted)}.`,

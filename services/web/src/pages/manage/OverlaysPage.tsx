@@ -29,6 +29,14 @@ const KEY = "overlays";
 const TYPES = ["message", "contact"] as const;
 const cap = (s: string) => s[0]!.toUpperCase() + s.slice(1);
 
+/** How the overlay looks: its three colours and where on the page it sits. */
+interface OverlayLook {
+  bg: string;
+  fg: string;
+  btn: string;
+  position: string;
+}
+
 function OverlayForm({ overlay, onDone }: { overlay?: Overlay; onDone: () => void }) {
   const [type, setType] = useState<string>(overlay?.type ?? "message");
   const [name, setName] = useState(overlay?.name ?? "");
@@ -36,19 +44,21 @@ function OverlayForm({ overlay, onDone }: { overlay?: Overlay; onDone: () => voi
   const [label, setLabel] = useState(overlay?.button_label ?? "");
   const [url, setUrl] = useState(overlay?.button_url ?? "");
   const [fields, setFields] = useState<string[]>(overlay?.fields ?? OVERLAY_DEFAULTS.fields);
-  const [bg, setBg] = useState(overlay?.bg_color ?? OVERLAY_DEFAULTS.bg_color);
-  const [fg, setFg] = useState(overlay?.text_color ?? OVERLAY_DEFAULTS.text_color);
-  const [btn, setBtn] = useState(overlay?.button_color ?? OVERLAY_DEFAULTS.button_color);
-  const [position, setPosition] = useState<string>(overlay?.position ?? OVERLAY_DEFAULTS.position);
+  const [look, setLook] = useState<OverlayLook>({
+    bg: overlay?.bg_color ?? OVERLAY_DEFAULTS.bg_color,
+    fg: overlay?.text_color ?? OVERLAY_DEFAULTS.text_color,
+    btn: overlay?.button_color ?? OVERLAY_DEFAULTS.button_color,
+    position: overlay?.position ?? OVERLAY_DEFAULTS.position,
+  });
   const contact = type === "contact";
   const { busy, error, onSubmit } = useSubmit(async () => {
     const common = {
       name: name.trim(),
       text: text.trim(),
-      bg_color: bg.toUpperCase(),
-      text_color: fg.toUpperCase(),
-      button_color: btn.toUpperCase(),
-      position: position as OverlayPosition,
+      bg_color: look.bg.toUpperCase(),
+      text_color: look.fg.toUpperCase(),
+      button_color: look.btn.toUpperCase(),
+      position: look.position as OverlayPosition,
       ...(contact ? { fields: OVERLAY_FIELDS.filter((f) => fields.includes(f)) as OverlayField[] } : {}),
     };
     const button = label.trim() || url.trim() ? { button_label: label.trim(), button_url: url.trim() } : null;
@@ -67,17 +77,7 @@ function OverlayForm({ overlay, onDone }: { overlay?: Overlay; onDone: () => voi
   return (
     <form class="form" onSubmit={onSubmit} noValidate>
       <FormError error={error} />
-      {!overlay && (
-        <fieldset class="segmented-field">
-          <legend>Type</legend>
-          {TYPES.map((t) => (
-            <label key={t} class="check">
-              <input type="radio" name="overlay-type" checked={type === t} onChange={() => setType(t)} />{" "}
-              {t === "message" ? "Message with a button" : "Contact form"}
-            </label>
-          ))}
-        </fieldset>
-      )}
+      {!overlay && <TypePicker type={type} onType={setType} />}
       <TextField
         id="overlay-name"
         label="Name"
@@ -95,23 +95,7 @@ function OverlayForm({ overlay, onDone }: { overlay?: Overlay; onDone: () => voi
         value={text}
         onValue={setText}
       />
-      {contact && (
-        <fieldset>
-          <legend>Form fields</legend>
-          {OVERLAY_FIELDS.map((f) => (
-            <label key={f} class="check">
-              <input
-                type="checkbox"
-                checked={fields.includes(f)}
-                onChange={(e) =>
-                  setFields(e.currentTarget.checked ? [...fields, f] : fields.filter((x) => x !== f))
-                }
-              />{" "}
-              {cap(f)}
-            </label>
-          ))}
-        </fieldset>
-      )}
+      {contact && <ContactFields fields={fields} onFields={setFields} />}
       <div class="grid-2">
         <TextField
           id="overlay-button-label"
@@ -128,31 +112,109 @@ function OverlayForm({ overlay, onDone }: { overlay?: Overlay; onDone: () => voi
           onValue={setUrl}
         />
       </div>
-      <div class="colors">
-        <ColorField id="overlay-bg" label="Background" value={bg} onValue={setBg} />
-        <ColorField id="overlay-fg" label="Text colour" value={fg} onValue={setFg} />
-        <ColorField id="overlay-btn" label="Button colour" value={btn} onValue={setBtn} />
-        <Field id="overlay-position" label="Position">
-          <select id="overlay-position" value={position} onChange={(e) => setPosition(e.currentTarget.value)}>
-            {OVERLAY_POSITIONS.map((p) => (
-              <option key={p} value={p}>
-                {cap(p)}
-              </option>
-            ))}
-          </select>
-        </Field>
-      </div>
-      <div class="overlay-preview" aria-hidden="true" style={{ background: bg, color: fg }}>
-        <p>{text || "Your message"}</p>
-        {contact && <p class="small">{fields.map(cap).join(" · ")}</p>}
-        {(label || contact) && (
-          <span class="preview-btn" style={{ background: btn }}>
-            {label || "Send"}
-          </span>
-        )}
-      </div>
+      <LookFields look={look} onLook={setLook} />
+      <OverlayPreview look={look} text={text} label={label} fields={contact ? fields : null} />
       <FormActions busy={busy} label={overlay ? "Save" : "Create overlay"} onCancel={onDone} />
     </form>
+  );
+}
+
+/** Message or contact form; chosen when the overlay is created, fixed after. */
+function TypePicker({ type, onType }: { type: string; onType: (type: string) => void }) {
+  return (
+    <fieldset class="segmented-field">
+      <legend>Type</legend>
+      {TYPES.map((t) => (
+        <label key={t} class="check">
+          <input type="radio" name="overlay-type" checked={type === t} onChange={() => onType(t)} />{" "}
+          {t === "message" ? "Message with a button" : "Contact form"}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+/** The fields a contact overlay asks the visitor for. */
+function ContactFields({ fields, onFields }: { fields: string[]; onFields: (fields: string[]) => void }) {
+  return (
+    <fieldset>
+      <legend>Form fields</legend>
+      {OVERLAY_FIELDS.map((f) => (
+        <label key={f} class="check">
+          <input
+            type="checkbox"
+            checked={fields.includes(f)}
+            onChange={(e) =>
+              onFields(e.currentTarget.checked ? [...fields, f] : fields.filter((x) => x !== f))
+            }
+          />{" "}
+          {cap(f)}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+function LookFields({ look, onLook }: { look: OverlayLook; onLook: (look: OverlayLook) => void }) {
+  return (
+    <div class="colors">
+      <ColorField
+        id="overlay-bg"
+        label="Background"
+        value={look.bg}
+        onValue={(bg) => onLook({ ...look, bg })}
+      />
+      <ColorField
+        id="overlay-fg"
+        label="Text colour"
+        value={look.fg}
+        onValue={(fg) => onLook({ ...look, fg })}
+      />
+      <ColorField
+        id="overlay-btn"
+        label="Button colour"
+        value={look.btn}
+        onValue={(btn) => onLook({ ...look, btn })}
+      />
+      <Field id="overlay-position" label="Position">
+        <select
+          id="overlay-position"
+          value={look.position}
+          onChange={(e) => onLook({ ...look, position: e.currentTarget.value })}
+        >
+          {OVERLAY_POSITIONS.map((p) => (
+            <option key={p} value={p}>
+              {cap(p)}
+            </option>
+          ))}
+        </select>
+      </Field>
+    </div>
+  );
+}
+
+/** The overlay as visitors will see it; `fields` are a contact overlay's, null for a message. */
+function OverlayPreview({
+  look,
+  text,
+  label,
+  fields,
+}: {
+  look: OverlayLook;
+  text: string;
+  label: string;
+  fields: string[] | null;
+}) {
+  return (
+    <div class="overlay-preview" aria-hidden="true" style={{ background: look.bg, color: look.fg }}>
+      <p>{text || "Your message"}</p>
+      {fields && <p class="small">{fields.map(cap).join(" · ")}</p>}
+      {(label || fields) && (
+        <span class="preview-btn" style={{ background: look.btn }}>
+          {label || "Send"}
+        </span>
+      )}
+    </div>
   );
 }
 
