@@ -413,7 +413,9 @@ describe.skipIf(!hasChromium)(
       expect(await job.getByTestId("renamed-rows").count()).toBe(0);
       const onDomain = await page.evaluate(async (h) => {
         const res = await fetch(`/api/v1/links?domain=${h}&per_page=10`);
-        return ((await res.json()) as { data: { short_code: string }[] }).data.map((l) => l.short_code).sort();
+        return ((await res.json()) as { data: { short_code: string }[] }).data
+          .map((l) => l.short_code)
+          .sort();
       }, host);
       expect(onDomain).toEqual(["Stats", "docs"]);
     });
