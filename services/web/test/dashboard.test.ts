@@ -449,7 +449,7 @@ describe.skipIf(!hasChromium)(
       await page.keyboard.press("Tab");
       await page.keyboard.press("Escape");
       expect(await top.isVisible()).toBe(false);
-      expect(await menu.evaluate("(b) => b === document.activeElement")).toBe(true);
+      expect(await menu.evaluate((b) => b === b.ownerDocument.activeElement)).toBe(true);
       // Open again; the sections follow the button in the Tab order: Overview, Links, Campaigns.
       await page.keyboard.press("Enter");
       for (let i = 0; i < 3; i++) await page.keyboard.press("Tab");
