@@ -146,11 +146,10 @@ describe.skipIf(!hasNginx)("the local edge under Debian's nginx (skipped without
     const res = await fetch(url, { headers, redirect: "manual" });
     return {
       upstream: res.headers.get("x-upstream") ?? "",
-      body: JSON.parse(await res.text().then((t) => (t.startsWith("{") ? t : `"${url}: ${res.status}"`))) as {
-        url: string;
-        xff: string | null;
-        edge: string | null;
-      },
+      // An upstream answers JSON; anything else is nginx's own answer, named with its URL and status.
+      body: (await res.json().catch(() => {
+        throw new Error(`${url}: ${res.status} from nginx itself`);
+      })) as { url: string; xff: string | null; edge: string | null },
     };
   };
 

@@ -31,7 +31,7 @@ import {
 } from "@kurz/service-kit";
 import type { ApiKeys } from "./api-keys.ts";
 import { createApiRequests } from "./api-requests.ts";
-import { createAuthenticator } from "./authenticate.ts";
+import { createAuthenticator, pathOf } from "./authenticate.ts";
 import { createBudgets } from "./budgets.ts";
 import { createClientHash } from "./client-hash.ts";
 import type { GatewayConfig } from "./config.ts";
@@ -54,8 +54,6 @@ export interface GatewayDeps {
   keyUsage: KeyUsageRecorder;
   readiness: Record<string, () => Promise<unknown>>;
 }
-
-const pathOf = (url: string) => url.split("?", 1)[0]!;
 
 /** `path` is `prefix` or below it, segment-wise (as Express's `app.use(prefix)` matched). */
 const under = (path: string, prefix: string) =>

@@ -32,7 +32,8 @@ export const acceptsSessionOnLegacy = (path: string) => LEGACY_SESSION_RESOURCES
 /** Methods that change nothing: the only ones a session may use without its CSRF token. */
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-const pathOf = (url: string) => url.split("?", 1)[0]!;
+/** The path of a request target, without its query. */
+export const pathOf = (url: string) => url.split("?", 1)[0]!;
 
 export interface AuthenticatorDeps {
   config: GatewayConfig;

@@ -18,12 +18,11 @@ import { DAY_MS, startRetiredCodePurge } from "./links/retired-codes.ts";
 import { startFrameRefresh } from "./overlays/frame-refresher.ts";
 import { DomainAndRotatorRecords } from "./projections/domain-and-rotator-records.ts";
 import { RedirectRecords } from "./projections/link-records.ts";
-import { serversResolve } from "./security/public-address-guard.ts";
 import { startSessionPrune } from "./sessions/prune-sessions.ts";
 import { HOUR_MS } from "./sessions/sessions.ts";
 import { signinLimitsFrom } from "./sessions/signin-limits.ts";
 import { chargeImportTitles } from "./titles/title-budget.ts";
-import { TitleFetcher } from "./titles/title-fetcher.ts";
+import { titleFetcherFrom } from "./titles/title-fetcher.ts";
 import { startWebhooks } from "./webhooks/start.ts";
 
 export async function startManagement(config: ManagementConfig, logger: Logger): Promise<StartedService> {
@@ -35,14 +34,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
   redis.on("error", () => {});
   const bus = createServiceBus(config, "management", logger);
   const relay = new OutboxRelay(prisma, bus, { pollMs: config.OUTBOX_POLL_MS, logger });
-  const titles = new TitleFetcher({
-    enabled: config.TITLE_FETCH_ENABLED,
-    allowHosts: config.TITLE_FETCH_ALLOW_HOSTS,
-    perHostPerMinute: config.TITLE_FETCH_HOST_PER_MINUTE,
-    ...(config.TITLE_FETCH_DNS_SERVERS.length > 0
-      ? { resolve: serversResolve(config.TITLE_FETCH_DNS_SERVERS) }
-      : {}),
-  });
+  const titles = titleFetcherFrom(config);
   const retiredCodeGraceMs = config.RETIRED_CODE_DAYS * DAY_MS;
   const webhooks = startWebhooks(config, { prisma, bus, logger });
   const domainAndRotatorRecords = new DomainAndRotatorRecords(redis, logger);

@@ -13,7 +13,7 @@
 // its link) or failed (no link; its reason in import_row_errors). A batch moves `processed` by its
 // size and those four by its rows, in the same statement, so they always add up.
 import { randomUUID } from "node:crypto";
-import { type ImportFormat, TOPICS } from "@kurz/contracts";
+import { TOPICS } from "@kurz/contracts";
 import { type Link, Prisma, type PrismaClient, sqlStateOf } from "@kurz/db";
 import { linkEvent } from "../db/outbox.ts";
 import { joinLinksByCode } from "../links/links-by-code.ts";
@@ -66,7 +66,6 @@ export interface BatchJob {
   /** The branded domain its links live on; null: the public host. */
   domainId: number | null;
   renameReserved: string | null;
-  format: ImportFormat;
 }
 
 export class ImportJobMoved extends Error {}

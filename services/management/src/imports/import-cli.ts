@@ -15,8 +15,7 @@ import { Redis } from "ioredis";
 import { z } from "zod";
 import type { ManagementConfig } from "../config.ts";
 import { RedirectRecords } from "../projections/link-records.ts";
-import { serversResolve } from "../security/public-address-guard.ts";
-import { TitleFetcher } from "../titles/title-fetcher.ts";
+import { titleFetcherFrom } from "../titles/title-fetcher.ts";
 import { createImportJob } from "./create-import-job.ts";
 import { fetchKuttExport, fetchYourlsExport } from "./fetch-peer-export.ts";
 import { getImportJob } from "./get-import-job.ts";
@@ -136,14 +135,7 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
       maxRetriesPerRequest: 2,
     });
     redis.on("error", () => {});
-    const titles = new TitleFetcher({
-      enabled: config.TITLE_FETCH_ENABLED,
-      allowHosts: config.TITLE_FETCH_ALLOW_HOSTS,
-      perHostPerMinute: config.TITLE_FETCH_HOST_PER_MINUTE,
-      ...(config.TITLE_FETCH_DNS_SERVERS.length > 0
-        ? { resolve: serversResolve(config.TITLE_FETCH_DNS_SERVERS) }
-        : {}),
-    });
+    const titles = titleFetcherFrom(config);
     const hashes = new PasswordHashPool(config.IMPORT_HASH_THREADS);
     const progress = progressPrinter(process.stderr);
     progress({ processed: job.processed, total: job.total });

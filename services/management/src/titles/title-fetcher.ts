@@ -10,8 +10,14 @@ import { Parser } from "htmlparser2";
 import pLimit, { type LimitFunction } from "p-limit";
 import { getDomain } from "tldts";
 import { Agent, fetch, type Response } from "undici";
+import type { ManagementConfig } from "../config.ts";
 import { allowsFraming } from "../overlays/frame-policy.ts";
-import { OutboundRefused, PublicAddressGuard, type Resolve } from "../security/public-address-guard.ts";
+import {
+  OutboundRefused,
+  PublicAddressGuard,
+  type Resolve,
+  serversResolve,
+} from "../security/public-address-guard.ts";
 
 export { isPublicAddress } from "../security/public-address-guard.ts";
 
@@ -150,6 +156,25 @@ function decode(bytes: Buffer, charset: string): string {
     return new TextDecoder("utf-8").decode(bytes); // unknown label
   }
 }
+
+/** The fetcher the service and the import CLI build from the same settings. */
+export const titleFetcherFrom = (
+  config: Pick<
+    ManagementConfig,
+    | "TITLE_FETCH_ENABLED"
+    | "TITLE_FETCH_ALLOW_HOSTS"
+    | "TITLE_FETCH_HOST_PER_MINUTE"
+    | "TITLE_FETCH_DNS_SERVERS"
+  >,
+) =>
+  new TitleFetcher({
+    enabled: config.TITLE_FETCH_ENABLED,
+    allowHosts: config.TITLE_FETCH_ALLOW_HOSTS,
+    perHostPerMinute: config.TITLE_FETCH_HOST_PER_MINUTE,
+    ...(config.TITLE_FETCH_DNS_SERVERS.length > 0
+      ? { resolve: serversResolve(config.TITLE_FETCH_DNS_SERVERS) }
+      : {}),
+  });
 
 export class TitleFetcher {
   /** false: titleFor never fetches (callers need not budget for fetches). */
