@@ -1,9 +1,40 @@
 // The setup files that give @kurz/testing the services' own code for startStack: each service
 // registers its in-process start function (and management its account creator) from its test folder,
 // since packages may not import services (biome.json). Every vitest project whose tests start a stack
-// lists these in `setupFiles`; a script that starts one imports them itself (infra/bench).
+// lists these in `setupFiles` (stackProject does); a script that starts one imports them itself
+// (infra/bench).
 import { resolve } from "node:path";
+import { configDefaults, defineProject, type UserWorkspaceConfig } from "vitest/config";
+import { unitFilesOf } from "./vitest.unit.ts";
 
 export const STACK_SETUP_FILES = ["analytics", "gateway", "management", "redirect"].map((name) =>
   resolve(import.meta.dirname, "services", name, "test", "register-stack.ts"),
 );
+
+/**
+ * The vitest project of a folder whose test files start stacks (a service's tests, the attack and
+ * end-to-end suites) in the directory `dir`: `name`, then whatever `test` adds or overrides.
+ */
+export function stackProject(
+  dir: string,
+  name: string,
+  test: NonNullable<UserWorkspaceConfig["test"]> = {},
+): UserWorkspaceConfig {
+  return defineProject({
+    test: {
+      name,
+      setupFiles: STACK_SETUP_FILES,
+      // Run by the root's "unit" project in a whole run (vitest.unit.ts).
+      exclude: [...configDefaults.exclude, ...unitFilesOf(dir)],
+      testTimeout: 60_000,
+      hookTimeout: 120_000,
+      // A worker runs its files one after another in one module graph (no fresh fork and import per
+      // file): each file starts and stops its own in-process stack (its own database, Redis prefix and
+      // chDB session), so a fresh fork would add only a second import of the four services, ~2-3 s of
+      // CPU a file (management alone: 150 -> 83 s of CPU without it; decision 0011). A file that leaves
+      // a stack running disturbs the files after it in its worker: stop stacks in afterAll.
+      isolate: false,
+      ...test,
+    },
+  });
+}

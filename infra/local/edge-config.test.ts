@@ -2,20 +2,15 @@
 // routes as the compose edge does (API, docs and campaign pages to a gateway, everything else to a
 // redirect), spreads requests over the instances, keeps routing when one instance is gone, and sends a
 // retried request with the request id and time of its first attempt.
-import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer, request, type Server } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { INTERNAL_HEADERS } from "@kurz/contracts";
 import { getFreePort } from "@kurz/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EDGE_TEMPLATE, localEdgeConfig } from "./edge-config.ts";
+import { hasNginx, startTestEdge, type TestEdge } from "./test-edge.ts";
 
-const NGINX = "/usr/sbin/nginx";
 const FOREIGN_HOST = "phish.example";
-const hasNginx = existsSync(NGINX);
 
 describe("localEdgeConfig", () => {
   it("keeps every location of the compose edge and rewrites only addresses", () => {
@@ -60,8 +55,7 @@ describe("localEdgeConfig", () => {
 
 describe.skipIf(!hasNginx)("the local edge under Debian's nginx (skipped without /usr/sbin/nginx)", () => {
   const servers: Server[] = [];
-  let prefix = "";
-  let edge: ReturnType<typeof spawn> | undefined;
+  let edge: TestEdge | undefined;
   let base = "";
   let internal = "";
   const ports: Record<string, number> = {};
@@ -101,45 +95,24 @@ describe.skipIf(!hasNginx)("the local edge under Debian's nginx (skipped without
       await upstream("redirect-3"),
     ];
     const management = [await upstream("management-1"), await upstream("management-2")];
-    const [publicPort, healthPort, managementPort] = [
-      await getFreePort(),
-      await getFreePort(),
-      await getFreePort(),
-    ];
-    prefix = mkdtempSync(join(tmpdir(), "kurz-edge-"));
-    chmodSync(prefix, 0o755);
-    const conf = join(prefix, "nginx.conf");
-    writeFileSync(
-      conf,
-      localEdgeConfig({
-        publicHost: "127.0.0.1",
-        publicPort,
-        healthPort,
-        gateway,
-        redirect,
-        internal: [{ name: "management", port: managementPort, instances: management }],
-        prefix,
-      }),
-    );
-    edge = spawn(NGINX, ["-p", prefix, "-c", conf, "-e", "stderr", "-g", "daemon off;"], { stdio: "ignore" });
-    base = `http://127.0.0.1:${publicPort}`;
+    const managementPort = await getFreePort();
+    edge = await startTestEdge({
+      gateway,
+      redirect,
+      internal: [{ name: "management", port: managementPort, instances: management }],
+    });
+    base = edge.origin;
     internal = `http://127.0.0.1:${managementPort}`;
-    for (let i = 0; i < 100; i++) {
-      const ok = await fetch(`http://127.0.0.1:${healthPort}/health`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ok) return;
-      await sleep(50);
-    }
-    throw new Error("nginx did not start");
   });
 
   afterAll(async () => {
-    edge?.kill("SIGTERM");
-    for (const s of servers) s.close();
-    await sleep(100);
-    if (prefix) rmSync(prefix, { recursive: true, force: true });
+    await edge?.stop();
+    await Promise.all(
+      servers.map((s) => {
+        s.closeAllConnections();
+        return new Promise((resolve) => s.close(resolve));
+      }),
+    );
   });
 
   const via = async (url: string, headers: Record<string, string> = {}) => {

@@ -10,7 +10,7 @@ export default defineProject({
     // Kafka consumer-group joins take seconds on the mock broker.
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    // Files share a worker's module graph, as in services/management/vitest.config.ts (why, and what
+    // Files share a worker's module graph, as in stackProject (vitest.stack.ts: why, and what
     // it asks of a file): decision 0011.
     isolate: false,
   },

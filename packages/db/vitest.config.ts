@@ -12,7 +12,7 @@ export default defineProject({
     // Each migrate spawns the Prisma CLI and the WASM schema engine (about 1-3 s on two cores).
     testTimeout: 120_000,
     hookTimeout: 120_000,
-    // Files share a worker's module graph, as in services/management/vitest.config.ts (why, and what
+    // Files share a worker's module graph, as in stackProject (vitest.stack.ts: why, and what
     // it asks of a file): decision 0011.
     isolate: false,
   },

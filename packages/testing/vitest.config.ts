@@ -9,7 +9,7 @@ export default defineProject({
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    // Files share a worker's module graph, as in services/management/vitest.config.ts (why, and what
+    // Files share a worker's module graph, as in stackProject (vitest.stack.ts: why, and what
     // it asks of a file): decision 0011.
     isolate: false,
   },

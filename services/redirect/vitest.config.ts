@@ -1,17 +1,3 @@
-import { configDefaults, defineProject } from "vitest/config";
-import { STACK_SETUP_FILES } from "../../vitest.stack.ts";
-import { unitFilesOf } from "../../vitest.unit.ts";
+import { stackProject } from "../../vitest.stack.ts";
 
-export default defineProject({
-  test: {
-    name: "@kurz/redirect",
-    setupFiles: STACK_SETUP_FILES,
-    // Run by the root's "unit" project in a whole run (vitest.unit.ts).
-    exclude: [...configDefaults.exclude, ...unitFilesOf(import.meta.dirname)],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
-    // Files share a worker's module graph, as in services/management/vitest.config.ts (why, and what
-    // it asks of a file): decision 0011.
-    isolate: false,
-  },
-});
+export default stackProject(import.meta.dirname, "@kurz/redirect");

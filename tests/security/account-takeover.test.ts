@@ -5,21 +5,19 @@
 // password re-entered (in the request, or confirmed through /auth/confirm within 10 minutes; signing in
 // does not count), and a password change can revoke every key. Time is moved by rewriting the stored
 // confirmation moment, so nothing here sleeps.
-import { createPrisma, type PrismaClient } from "@kurz/db";
 import { printProcessOutputOnFailure } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   type Caller,
-  callAs,
   expectLegacyError,
   expectV1Error,
+  freshSignInBudgets,
+  ONE_CLIENT_AUTH_LIMITS,
   type Owner,
-  RELAXED_LIMITS,
-  registerOwner,
+  sessionCalls,
   sessionTokenOf,
   uniqueEmail,
+  useAttackStack,
 } from "./attack.ts";
 
 printProcessOutputOnFailure();
@@ -27,39 +25,16 @@ printProcessOutputOnFailure();
 const PER_ACCOUNT = 4;
 const MINUTE = 60_000;
 
-let stack: Stack;
-let prisma: PrismaClient;
-let redis: Redis;
-
-beforeAll(async () => {
-  stack = await startStack({
-    inProcess: true,
-    extraEnv: {
-      ...RELAXED_LIMITS,
-      SIGNIN_ATTEMPTS_PER_ACCOUNT: String(PER_ACCOUNT),
-      SIGNIN_ATTEMPTS_PER_CLIENT: "1000",
-      AUTH_RATE_LIMIT_PER_MINUTE: "100000",
-      AUTH_FAILURE_LIMIT_PER_MINUTE: "100000",
-    },
-  });
-  prisma = createPrisma(stack.databaseUrl);
-  redis = new Redis(stack.env.REDIS_URL!, { keyPrefix: `${stack.prefix}:` });
-});
-afterAll(async () => {
-  redis?.disconnect();
-  await prisma?.$disconnect();
-  await stack?.stop();
-});
-// Every attack starts with unspent sign-in budgets (this file is one client).
-beforeEach(async () => {
-  const keys = await redis.keys(`${stack.prefix}:signin-fail:*`);
-  if (keys.length > 0) await redis.del(...keys.map((k) => k.slice(stack.prefix.length + 1)));
-});
-
-const call = (method: string, path: string, who: Caller = {}, body?: unknown) =>
-  callAs(stack.origin, method, path, who, body);
-
-const register = (tag: string): Promise<Owner> => registerOwner(stack.origin, tag);
+const bed = useAttackStack(
+  {
+    SIGNIN_ATTEMPTS_PER_ACCOUNT: String(PER_ACCOUNT),
+    SIGNIN_ATTEMPTS_PER_CLIENT: "1000",
+    ...ONE_CLIENT_AUTH_LIMITS,
+  },
+  { inProcess: true },
+);
+freshSignInBudgets(bed);
+const { call, register } = sessionCalls(bed);
 
 /** A fresh sign-in, as the owner makes it and as a cookie stolen right after it gives the attacker. */
 async function signIn(owner: Owner): Promise<Required<Pick<Caller, "cookie" | "csrf">>> {
@@ -78,11 +53,11 @@ async function steal(session: { cookie: string }): Promise<Caller> {
 /** The account's credentials as stored: e-mail, password hash and every key (revoked ones included). */
 async function credentials(accountId: string) {
   const [account, keys] = await Promise.all([
-    prisma.account.findUniqueOrThrow({
+    bed.prisma.account.findUniqueOrThrow({
       where: { id: accountId },
       select: { email: true, passwordHash: true },
     }),
-    prisma.apiKey.findMany({
+    bed.prisma.apiKey.findMany({
       where: { accountId },
       orderBy: { id: "asc" },
       select: { id: true, revokedAt: true },
@@ -96,7 +71,7 @@ const mint = (who: Caller, extra: Record<string, unknown> = {}) =>
 
 /** Moves this session's password confirmation `ms` into the past, as if that much time had passed. */
 async function ageConfirmation(cookie: string, ms: number) {
-  const rows = await prisma.$executeRaw`
+  const rows = await bed.prisma.$executeRaw`
     UPDATE sessions SET confirmed_at = confirmed_at - make_interval(secs => ${ms / 1000})
     WHERE token_hash = encode(sha256(convert_to(${cookie}, 'UTF8')), 'hex') AND confirmed_at IS NOT NULL`;
   expect(rows).toBe(1);
@@ -153,7 +128,7 @@ describe("a stolen session cookie", () => {
       429,
       "RATE_LIMIT_EXCEEDED",
     );
-    expect(await prisma.apiKey.count({ where: { accountId: owner.accountId } })).toBe(1);
+    expect(await bed.prisma.apiKey.count({ where: { accountId: owner.accountId } })).toBe(1);
   });
 
   it("a confirmation lasts 10 minutes, in its own session only", async () => {
@@ -212,7 +187,7 @@ describe("a stolen session cookie", () => {
     }
     expectV1Error(await call("GET", "/api/v1/account", stolen), 401, "UNAUTHORIZED");
     expect((await call("GET", "/api/v1/account", mine)).status).toBe(200);
-    expect(await prisma.apiKey.count({ where: { accountId: owner.accountId, revokedAt: null } })).toBe(0);
+    expect(await bed.prisma.apiKey.count({ where: { accountId: owner.accountId, revokedAt: null } })).toBe(0);
   });
 
   it("without revoke_keys the keys stay, as they do through a sign-out", async () => {

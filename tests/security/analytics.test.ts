@@ -13,15 +13,14 @@ import {
   KEY_ID_HEADER,
 } from "@kurz/service-kit";
 import { waitFor } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { attackerAndVictim, expectV1Error, RELAXED_LIMITS, raw } from "./attack.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { attackerAndVictim, expectV1Error, raw, useAttackStack } from "./attack.ts";
 
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
 /** The victim's visitors use another browser: one visitor of theirs in the attacker's summary would show. */
 const VICTIMS_VISITOR = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0";
 
-let stack: Stack;
+const bed = useAttackStack();
 let ctx: Awaited<ReturnType<typeof attackerAndVictim>>;
 /** The victim's link with 2 clicks, and the attacker's own with 1. */
 let victimLink: { id: string; short_code: string; short_url: string };
@@ -35,8 +34,7 @@ async function clicked(url: string, n: number, userAgent = BROWSER) {
 }
 
 beforeAll(async () => {
-  stack = await startStack({ extraEnv: RELAXED_LIMITS });
-  ctx = await attackerAndVictim(stack, "analytics");
+  ctx = await attackerAndVictim(bed.stack, "analytics");
   const made = await ctx.asVictim("POST", "/api/v1/links", {
     url: "https://victim.example/secret",
     title: "V",
@@ -53,9 +51,6 @@ beforeAll(async () => {
       (await ctx.asAttacker("GET", "/api/v1/analytics/summary")).body.data?.total_clicks === 1,
     { timeoutMs: 20_000, intervalMs: 100, description: "clicks in analytics" },
   );
-});
-afterAll(async () => {
-  await stack?.stop();
 });
 
 const victimStats = async () => {
@@ -119,7 +114,7 @@ describe("tenant isolation", () => {
   it("forged identity headers through the public origin do not switch accounts", async () => {
     const res = await ctx.asAttacker("GET", `/api/v1/analytics/${victimLink.id}`, undefined, {
       [ACCOUNT_ID_HEADER]: ctx.victim.account_id,
-      ...forwardedHeaders(stack.env.INTERNAL_TOKEN!, { accountId: ctx.victim.account_id }),
+      ...forwardedHeaders(bed.stack.env.INTERNAL_TOKEN!, { accountId: ctx.victim.account_id }),
     });
     expectV1Error(res, 404, "NOT_FOUND");
   });
@@ -145,14 +140,14 @@ describe("deletion", () => {
 });
 
 describe("management's internal analytics endpoints", () => {
-  const secret = () => stack.env.INTERNAL_TOKEN!;
+  const secret = () => bed.stack.env.INTERNAL_TOKEN!;
   const paths = () => [
     `/internal/analytics/links/${victimLink.id}?account_id=${ctx.victim.account_id}`,
     `/internal/analytics/accounts/${ctx.victim.account_id}/links-summary?deleted_within=60&candidates=${victimLink.id}`,
     `/internal/analytics/public/${victimLink.short_code}`,
   ];
   const call = (path: string, headers: Record<string, string>) =>
-    raw(stack.urls.management, "GET", path, { headers });
+    raw(bed.stack.urls.management, "GET", path, { headers });
 
   it("answer analytics' credential (the control for the refusals below)", async () => {
     const link = await call(paths()[0]!, internalHeaders(secret(), "analytics"));
@@ -221,7 +216,7 @@ describe("management's internal analytics endpoints", () => {
     const query = `?account_id=${ctx.victim.account_id}`;
     const auth = { authorization: `Bearer ${ctx.attacker.api_key}` };
     // Not an API path: the redirect takes it for a short code and serves its 404 page.
-    const direct = await raw(stack.origin, "GET", `/internal/analytics/links/${id}${query}`, {
+    const direct = await raw(bed.stack.origin, "GET", `/internal/analytics/links/${id}${query}`, {
       headers: auth,
     });
     expect(direct.status).toBe(404);
@@ -233,7 +228,7 @@ describe("management's internal analytics endpoints", () => {
       `/api/v1/analytics/../../../internal/analytics/links/${id}${query}`,
       `/api/v1/analytics/..\\..\\..\\internal/analytics/links/${id}${query}`,
     ]) {
-      const res = await raw(stack.origin, "GET", path, { headers: auth });
+      const res = await raw(bed.stack.origin, "GET", path, { headers: auth });
       expectV1Error(res, 400, "BAD_REQUEST");
       expect(res.text, path).not.toContain(victimLink.short_code);
     }

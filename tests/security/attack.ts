@@ -1,8 +1,10 @@
 // Helpers for the attack suite. Requests go out with node:http and the path exactly as written: fetch
 // and URL would resolve dot segments and backslashes before sending, hiding the very paths under test.
 import { request } from "node:http";
-import type { Stack } from "@kurz/testing/stack";
-import { expect } from "vitest";
+import { waitFor } from "@kurz/testing";
+import { type Stack, type StackOptions, startStack } from "@kurz/testing/stack";
+import { type StackFixture, useStack } from "@kurz/testing/use-stack";
+import { beforeEach, expect } from "vitest";
 
 export interface RawResponse {
   status: number;
@@ -90,16 +92,23 @@ let seq = 0;
 export const uniqueEmail = (tag: string) =>
   `${tag}-${process.pid}-${Date.now().toString(36)}-${++seq}@example.test`;
 
-/** Who a request speaks as: a session (its cookie, under `cookieName`, and CSRF token) and/or a key. */
+/**
+ * Who a request speaks as: a session (its cookie, under `cookieName`, and CSRF token) and/or a key,
+ * with any other `headers` it sends.
+ */
 export interface Caller {
   cookie?: string;
   /** The session cookie's name: `kurz_session` over plain http, `__Host-kurz_session` over https. */
   cookieName?: string;
   csrf?: string;
   key?: string;
+  headers?: Record<string, string>;
 }
 
-/** A request through `origin` as `who`, with a JSON body when one is given. */
+/**
+ * A request through `origin` as `who`, with a body when one is given: an object as JSON, a string as
+ * written (JSON unless `who.headers` names another content type).
+ */
 export function callAs(
   origin: string,
   method: string,
@@ -107,14 +116,14 @@ export function callAs(
   who: Caller = {},
   body?: unknown,
 ): Promise<RawResponse> {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...who.headers };
   if (who.cookie !== undefined) headers.cookie = `${who.cookieName ?? "kurz_session"}=${who.cookie}`;
   if (who.csrf !== undefined) headers["x-csrf-token"] = who.csrf;
   if (who.key !== undefined) headers.authorization = `Bearer ${who.key}`;
-  if (body !== undefined) headers["content-type"] = "application/json";
+  if (body !== undefined) headers["content-type"] ??= "application/json";
   return raw(origin, method, path, {
     headers,
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
   });
 }
 
@@ -175,3 +184,77 @@ export const RELAXED_LIMITS = {
   RATE_LIMIT_PER_HOUR: "1000000",
   LEGACY_RATE_LIMIT_PER_MINUTE: "100000",
 };
+
+/**
+ * The gateway's own per-client budgets (sign-in requests, failed authentications) out of reach: every
+ * request of a test file comes from one address, and they must not answer for management's.
+ */
+export const ONE_CLIENT_AUTH_LIMITS = {
+  AUTH_RATE_LIMIT_PER_MINUTE: "100000",
+  AUTH_FAILURE_LIMIT_PER_MINUTE: "100000",
+};
+
+type Env = Record<string, string>;
+
+/**
+ * The file's stack (useStack) with RELAXED_LIMITS, then `extraEnv`: an object, or a function read when
+ * the stack starts (for what an earlier beforeAll set up, such as a DNS server's address).
+ */
+export function useAttackStack(
+  extraEnv: Env | (() => Env) = {},
+  opts: Omit<StackOptions, "extraEnv"> = {},
+): StackFixture {
+  return useStack(() =>
+    startStack({
+      ...opts,
+      extraEnv: { ...RELAXED_LIMITS, ...(typeof extraEnv === "function" ? extraEnv() : extraEnv) },
+    }),
+  );
+}
+
+/**
+ * Each test starts with unspent sign-in budgets: they count per account and per client, and a test
+ * file is one client, so an attack that spends them must not decide the next one's answers.
+ */
+export function freshSignInBudgets(bed: StackFixture): void {
+  beforeEach(async () => {
+    const prefix = bed.stack.env.REDIS_KEY_PREFIX!;
+    const keys = await bed.redis.keys(`${prefix}signin-fail:*`);
+    if (keys.length > 0) await bed.redis.del(...keys.map((k) => k.slice(prefix.length)));
+  });
+}
+
+/** callAs and registerOwner on the fixture's stack, `who` completed by `defaults` (a cookie name). */
+export function sessionCalls(bed: Pick<StackFixture, "stack">, defaults: Caller = {}) {
+  return {
+    call: (method: string, path: string, who: Caller = {}, body?: unknown) =>
+      callAs(bed.stack.origin, method, path, { ...defaults, ...who }, body),
+    register: (tag: string, password?: string): Promise<Owner> =>
+      registerOwner(bed.stack.origin, tag, password),
+  };
+}
+
+/**
+ * Imports through the public origin of the fixture's stack: `upload` sends a file (CSV unless `type`
+ * says otherwise; `query` such as `?fetch_titles=true`), `completed` polls the job until it completes
+ * (bounded: `timeoutMs`) and gives its answer's data.
+ */
+export function importCalls(bed: Pick<StackFixture, "stack">, timeoutMs = 20_000) {
+  return {
+    upload: (apiKey: string, body: string | Buffer, opts: { query?: string; type?: string } = {}) =>
+      raw(bed.stack.origin, "POST", `/api/v1/imports${opts.query ?? ""}`, {
+        headers: { ...bearer(apiKey), "content-type": opts.type ?? "text/csv" },
+        body,
+      }),
+    completed: (apiKey: string, id: string) =>
+      waitFor(
+        async () => {
+          const res = await raw(bed.stack.origin, "GET", `/api/v1/imports/${id}`, {
+            headers: bearer(apiKey),
+          });
+          return res.body?.data?.status === "completed" ? res.body.data : null;
+        },
+        { timeoutMs, intervalMs: 100, description: "import completed" },
+      ),
+  };
+}

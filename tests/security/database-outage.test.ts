@@ -4,11 +4,10 @@
 // forged identity; nothing is written, to the caller's rows or another tenant's. The real process
 // stack, with a TCP proxy between management and Postgres that the test cuts.
 import { API_KEY_PREFIX } from "@kurz/contracts";
-import { createPrisma, type PrismaClient } from "@kurz/db";
 import { printProcessOutputOnFailure } from "@kurz/testing";
-import { type DatabaseBehindProxy, migratedDatabaseBehindProxy } from "@kurz/testing/migrated-database";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startStack } from "@kurz/testing/stack";
+import { useStackBehindProxy } from "@kurz/testing/use-stack";
+import { describe, expect, it } from "vitest";
 import {
   attackerAndVictim,
   expectLegacyError,
@@ -20,30 +19,17 @@ import {
 
 printProcessOutputOnFailure();
 
-let db: DatabaseBehindProxy;
-let stack: Stack;
-let prisma: PrismaClient;
-
-beforeAll(async () => {
-  db = await migratedDatabaseBehindProxy("sec_outage");
-  stack = await startStack({ extraEnv: { ...RELAXED_LIMITS, DATABASE_URL: db.url } });
-  prisma = createPrisma(db.database.url);
-});
-
-afterAll(async () => {
-  await db?.proxy.open();
-  await stack?.stop();
-  await prisma?.$disconnect();
-  await db?.drop();
-});
+const bed = useStackBehindProxy("sec_outage", (databaseUrl) =>
+  startStack({ extraEnv: { ...RELAXED_LIMITS, DATABASE_URL: databaseUrl } }),
+);
 
 /** Nothing in an answer that names the database or the failure behind it. */
 function expectNothingInternal(res: RawResponse): void {
   const text = res.text.toLowerCase();
-  const database_ = new URL(db.database.url);
+  const database_ = new URL(bed.db.database.url);
   for (const secret of [
     database_.pathname.slice(1).toLowerCase(),
-    `:${db.proxy.port}`,
+    `:${bed.db.proxy.port}`,
     `:${database_.port || 5432}`,
     "postgres",
     "prisma",
@@ -59,13 +45,13 @@ function expectNothingInternal(res: RawResponse): void {
 
 describe("management's database unreachable", () => {
   it("answers 503 with Retry-After in the route's envelope, tells nothing of the database, writes nothing", async () => {
-    const { attacker, victim, asAttacker, asVictim } = await attackerAndVictim(stack, "outage");
+    const { attacker, victim, asAttacker, asVictim } = await attackerAndVictim(bed.stack, "outage");
     const victimLink = await asVictim("POST", "/api/v1/links", { url: "https://victim.example/kept" });
     expect(victimLink.status, victimLink.text).toBe(201);
     // The attacker's key is checked (and cached by the gateway) before the cut.
     expect((await asAttacker("GET", "/api/v1/account")).status).toBe(200);
 
-    await db.proxy.cut();
+    await bed.db.proxy.cut();
     try {
       const v1 = [
         await asAttacker("GET", `/api/v1/links/${victimLink.body.data.id}`),
@@ -90,30 +76,30 @@ describe("management's database unreachable", () => {
       const malformed = await asAttacker("POST", "/api/v1/links", "{not json");
       expectV1Error(malformed, 400, "VALIDATION_ERROR");
     } finally {
-      await db.proxy.open();
+      await bed.db.proxy.open();
     }
 
-    const victimRow = await prisma.link.findUniqueOrThrow({ where: { id: victimLink.body.data.id } });
+    const victimRow = await bed.prisma.link.findUniqueOrThrow({ where: { id: victimLink.body.data.id } });
     expect(victimRow).toMatchObject({
       accountId: victim.account_id,
       originalUrl: "https://victim.example/kept",
     });
-    expect(await prisma.link.count({ where: { accountId: attacker.account_id } })).toBe(0);
+    expect(await bed.prisma.link.count({ where: { accountId: attacker.account_id } })).toBe(0);
   });
 
   it("lets no unchecked key or forged identity in while keys cannot be checked", async () => {
-    const { victim } = await attackerAndVictim(stack, "outage-keys");
-    await db.proxy.cut();
+    const { victim } = await attackerAndVictim(bed.stack, "outage-keys");
+    await bed.db.proxy.cut();
     try {
-      const unknownKey = await raw(stack.origin, "GET", "/api/v1/account", {
+      const unknownKey = await raw(bed.stack.origin, "GET", "/api/v1/account", {
         // Well-formed (a malformed one is refused without a lookup), never issued.
         headers: { authorization: `Bearer ${API_KEY_PREFIX}${"0".repeat(32)}` },
       });
-      const forged = await raw(stack.origin, "GET", "/api/v1/account", {
+      const forged = await raw(bed.stack.origin, "GET", "/api/v1/account", {
         headers: { "x-kurz-account-id": victim.account_id, "x-forwarded-for": "10.0.0.1" },
       });
       // The victim's real key, never seen by the gateway before the cut, cannot be checked either.
-      const unchecked = await raw(stack.origin, "GET", "/api/v1/account", {
+      const unchecked = await raw(bed.stack.origin, "GET", "/api/v1/account", {
         headers: { authorization: `Bearer ${victim.api_key}` },
       });
       for (const res of [unknownKey, unchecked]) {
@@ -122,7 +108,7 @@ describe("management's database unreachable", () => {
       }
       expectV1Error(forged, 401, "UNAUTHORIZED");
     } finally {
-      await db.proxy.open();
+      await bed.db.proxy.open();
     }
   });
 });

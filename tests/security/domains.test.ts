@@ -6,11 +6,10 @@
 // The victim (B) owns the bank's domain; the attacker (A) has an ordinary API key. The platform's
 // own host is a DNS name here (PUBLIC_BASE_URL, with a non-ASCII label so that IDNA spellings can be
 // tried); the stack is still reached on 127.0.0.1, with Host headers sent byte for byte by raw().
-import { createPrisma, type PrismaClient } from "@kurz/db";
-import { startTestDnsServer, type TestDnsServer, waitFor } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { attackerAndVictim, expectLegacyError, RELAXED_LIMITS, raw } from "./attack.ts";
+import { waitFor } from "@kurz/testing";
+import { useTestDnsServer } from "@kurz/testing/use-stack";
+import { beforeAll, describe, expect, it } from "vitest";
+import { attackerAndVictim, expectLegacyError, raw, useAttackStack } from "./attack.ts";
 
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
 const unique = `${process.pid}${Date.now().toString(36)}`;
@@ -22,25 +21,18 @@ const PLATFORM_PORT = 8080;
 let seq = 0;
 const bankHost = () => `go.bank-${unique}-${++seq}.test`;
 
-let dns: TestDnsServer;
-let stack: Stack;
-let prisma: PrismaClient;
+const dns = useTestDnsServer();
+const bed = useAttackStack(() => ({
+  DNS_SERVERS: dns().address,
+  PUBLIC_BASE_URL: `http://${PLATFORM_NAME}:${PLATFORM_PORT}`,
+}));
 let ctx: Awaited<ReturnType<typeof attackerAndVictim>>;
 /** B's own link, and A's, by custom alias. */
 const victimAlias = `bank-login-${unique}`;
 const attackerAlias = `secure-login-${unique}`;
 
 beforeAll(async () => {
-  dns = await startTestDnsServer();
-  stack = await startStack({
-    extraEnv: {
-      ...RELAXED_LIMITS,
-      DNS_SERVERS: dns.address,
-      PUBLIC_BASE_URL: `http://${PLATFORM_NAME}:${PLATFORM_PORT}`,
-    },
-  });
-  prisma = createPrisma(stack.databaseUrl);
-  ctx = await attackerAndVictim(stack, "domains");
+  ctx = await attackerAndVictim(bed.stack, "domains");
   const made = await ctx.asVictim("POST", "/api/v1/links", {
     url: "https://bank.example/login",
     custom_alias: victimAlias,
@@ -51,15 +43,10 @@ beforeAll(async () => {
   });
   expect([made.status, own.status], made.text + own.text).toEqual([201, 201]);
 });
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await stack?.stop();
-  await dns?.stop();
-});
 
 /** GET `path` on the public origin with this Host header. */
 const onHost = (host: string, path: string) =>
-  raw(stack.origin, "GET", path, { headers: { host, "user-agent": BROWSER } });
+  raw(bed.stack.origin, "GET", path, { headers: { host, "user-agent": BROWSER } });
 
 /** B's domains exactly as B's list shows them. */
 const victimDomains = async () => {
@@ -67,7 +54,7 @@ const victimDomains = async () => {
   expect(res.status, res.text).toBe(200);
   return res.body.data.domains as Array<Record<string, unknown> & { id: number; status: string }>;
 };
-const domainCount = () => prisma.domain.count();
+const domainCount = () => bed.prisma.domain.count();
 
 /** B adds a domain with redirects, so that serving it is visible on `/` and on unknown codes. */
 async function victimAdds(host: string) {
@@ -111,7 +98,7 @@ describe("proof of control", () => {
   it("the attacker can neither verify, update nor delete the victim's domain", async () => {
     const host = bankHost();
     const { id } = await victimAdds(host);
-    await dns.setTxt(`_kurz-verify.${host}`, ["kurz-verify=attacker-guess"]);
+    await dns().setTxt(`_kurz-verify.${host}`, ["kurz-verify=attacker-guess"]);
     const before = await victimDomains();
     expectLegacyError(await ctx.asAttacker("POST", `/api/domain/${id}/verify`), 404);
     expectLegacyError(
@@ -126,7 +113,7 @@ describe("proof of control", () => {
   it("the owner publishes the TXT record and verifies: then, and only then, the host serves", async () => {
     const host = bankHost();
     const added = await victimAdds(host);
-    await dns.setTxt(added.verification.name, [added.verification.value]);
+    await dns().setTxt(added.verification.name, [added.verification.value]);
     const verified = await ctx.asVictim("POST", `/api/domain/${added.id}/verify`);
     expect(verified.status, verified.text).toBe(200);
     expect(verified.body).toMatchObject({ error: 0, id: added.id, status: "verified" });
@@ -159,7 +146,7 @@ describe("proof of control", () => {
   it("a wrong TXT value fails, and the host keeps serving nothing", async () => {
     const host = bankHost();
     const added = await victimAdds(host);
-    await dns.setTxt(added.verification.name, [
+    await dns().setTxt(added.verification.name, [
       "kurz-verify=0123456789abcdef0123456789abcdef",
       `${added.verification.value}x`,
       added.verification.value.toUpperCase(),
@@ -173,14 +160,14 @@ describe("proof of control", () => {
   it("removing the TXT record and verifying again fails the domain, and it stops serving", async () => {
     const host = bankHost();
     const added = await victimAdds(host);
-    await dns.setTxt(added.verification.name, [added.verification.value]);
+    await dns().setTxt(added.verification.name, [added.verification.value]);
     expect((await ctx.asVictim("POST", `/api/domain/${added.id}/verify`)).body.status).toBe("verified");
     await waitFor(async () => (await onHost(host, "/")).headers.location === "https://bank.example/home", {
       timeoutMs: 10_000,
       description: "the verified domain to serve",
     });
 
-    await dns.removeTxt(added.verification.name);
+    await dns().removeTxt(added.verification.name);
     const res = await ctx.asVictim("POST", `/api/domain/${added.id}/verify`);
     expect(res.body).toMatchObject({ error: 0, status: "failed" });
     await waitFor(async () => (await onHost(host, "/")).headers.location !== "https://bank.example/home", {
@@ -196,7 +183,7 @@ describe("deleting a domain with its links", () => {
   it("only the owner deletes them, and their codes stay reserved to the owner afterwards", async () => {
     const host = bankHost();
     const added = await victimAdds(host);
-    await dns.setTxt(added.verification.name, [added.verification.value]);
+    await dns().setTxt(added.verification.name, [added.verification.value]);
     expect((await ctx.asVictim("POST", `/api/domain/${added.id}/verify`)).body.status).toBe("verified");
     const alias = `${victimAlias}-del-${seq}`;
     const made = await ctx.asVictim("POST", "/api/v1/links", {
@@ -234,7 +221,7 @@ describe("claims", () => {
   it("a host verified by another account cannot be claimed, in any spelling", async () => {
     const host = bankHost();
     const added = await victimAdds(host);
-    await dns.setTxt(added.verification.name, [added.verification.value]);
+    await dns().setTxt(added.verification.name, [added.verification.value]);
     expect((await ctx.asVictim("POST", `/api/domain/${added.id}/verify`)).body.status).toBe("verified");
     const count = await domainCount();
     for (const domain of [
@@ -256,7 +243,7 @@ describe("claims", () => {
     const count = await domainCount();
     expectLegacyError(await ctx.asAttacker("POST", "/api/domain/add", { domain: `https://${host}` }), 409);
     expect(await domainCount()).toBe(count);
-    await dns.setTxt(added.verification.name, [added.verification.value]);
+    await dns().setTxt(added.verification.name, [added.verification.value]);
     expect((await ctx.asVictim("POST", `/api/domain/${added.id}/verify`)).body.status).toBe("verified");
   });
 
@@ -271,7 +258,7 @@ describe("claims", () => {
     await expectNotServing(host);
 
     // Once the hold is over (72 h after the claim; aged here), the owner claims the host afresh.
-    await prisma.domain.update({
+    await bed.prisma.domain.update({
       where: { id: squat.body.id },
       data: { createdAt: new Date(Date.now() - 73 * 3600 * 1000) },
     });
@@ -280,14 +267,14 @@ describe("claims", () => {
     expectLegacyError(await ctx.asAttacker("POST", `/api/domain/${squat.body.id}/verify`), 404);
     // Re-claiming at once is refused: the owner's claim now holds the host.
     expectLegacyError(await ctx.asAttacker("POST", "/api/domain/add", { domain: `https://${host}` }), 409);
-    await dns.setTxt(added.verification.name, [added.verification.value]);
+    await dns().setTxt(added.verification.name, [added.verification.value]);
     expect((await ctx.asVictim("POST", `/api/domain/${added.id}/verify`)).body.status).toBe("verified");
   });
 
   it("a TXT record left from a deleted domain proves nothing for the next claimant", async () => {
     const host = bankHost();
     const added = await victimAdds(host);
-    await dns.setTxt(added.verification.name, [added.verification.value]);
+    await dns().setTxt(added.verification.name, [added.verification.value]);
     expect((await ctx.asVictim("POST", `/api/domain/${added.id}/verify`)).body.status).toBe("verified");
     expect((await ctx.asVictim("DELETE", `/api/domain/${added.id}/delete`)).status).toBe(200);
 
@@ -306,7 +293,7 @@ describe("claims", () => {
 
 describe("the platform's own host", () => {
   it("is refused in every spelling, and as any IP address or local name", async () => {
-    const listening = new URL(stack.origin);
+    const listening = new URL(bed.stack.origin);
     const spellings = [
       `https://${PLATFORM_NAME}`,
       `https://${PLATFORM_NAME}.`,
@@ -316,7 +303,7 @@ describe("the platform's own host", () => {
       `http://${PLATFORM_ASCII}:80`,
       `https://${PLATFORM_ASCII.toUpperCase()}.:443`,
       `http://${PLATFORM_ASCII}.:${PLATFORM_PORT}/`,
-      stack.origin,
+      bed.stack.origin,
       `http://${listening.hostname}`,
       "http://0x7f.0.0.1",
       "http://2130706433",

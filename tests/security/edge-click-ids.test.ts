@@ -7,72 +7,35 @@
 // one hop (TRUST_PROXY=true), as in both deployments; asked directly, the same forged header folds the
 // clicks, which shows what the edge prevents (a redirect that is the edge itself, TRUST_PROXY=false,
 // ignores the header: services/redirect/test/standalone.test.ts).
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { INTERNAL_HEADERS } from "@kurz/contracts";
-import { getFreePort, waitFor } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
+import { waitFor } from "@kurz/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { localEdgeConfig } from "../../infra/local/edge-config.ts";
-import { api, RELAXED_LIMITS, raw, uniqueEmail } from "./attack.ts";
+import { hasNginx, startTestEdge, type TestEdge } from "../../infra/local/test-edge.ts";
+import { api, raw, uniqueEmail, useAttackStack } from "./attack.ts";
 
-const NGINX = "/usr/sbin/nginx";
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
 const BOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
 
-describe.skipIf(!existsSync(NGINX))("click ids chosen by a client (skipped without /usr/sbin/nginx)", () => {
-  let stack: Stack;
-  let edge: ChildProcess | undefined;
-  let prefix = "";
+describe.skipIf(!hasNginx)("click ids chosen by a client (skipped without /usr/sbin/nginx)", () => {
+  const bed = useAttackStack();
+  let edge: TestEdge | undefined;
   let origin = "";
   let call: ReturnType<typeof api>;
 
   beforeAll(async () => {
-    stack = await startStack({ extraEnv: RELAXED_LIMITS });
     const port = (url: string) => Number(new URL(url).port);
-    const [publicPort, healthPort] = [await getFreePort(), await getFreePort()];
-    prefix = mkdtempSync(join(tmpdir(), "kurz-edge-attack-"));
-    chmodSync(prefix, 0o755);
-    const conf = join(prefix, "nginx.conf");
-    writeFileSync(
-      conf,
-      localEdgeConfig({
-        publicHost: "127.0.0.1",
-        publicPort,
-        healthPort,
-        gateway: [port(stack.urls.gatewayInternal)],
-        redirect: [port(stack.urls.redirect)],
-        internal: [],
-        prefix,
-      }),
-    );
-    edge = spawn(NGINX, ["-p", prefix, "-c", conf, "-e", "stderr", "-g", "daemon off;"], { stdio: "ignore" });
-    origin = `http://127.0.0.1:${publicPort}`;
-    await waitFor(
-      () =>
-        fetch(`http://127.0.0.1:${healthPort}/health`).then(
-          (r) => r.ok || undefined,
-          () => undefined,
-        ),
-      {
-        timeoutMs: 10_000,
-      },
-    );
-    const account = await stack.createAccount(uniqueEmail("edge-ids"));
-    call = api(stack, account.api_key);
+    edge = await startTestEdge({
+      gateway: [port(bed.stack.urls.gatewayInternal)],
+      redirect: [port(bed.stack.urls.redirect)],
+      internal: [],
+    });
+    origin = edge.origin;
+    const account = await bed.stack.createAccount(uniqueEmail("edge-ids"));
+    call = api(bed.stack, account.api_key);
   }, 120_000);
 
   afterAll(async () => {
-    if (edge && edge.exitCode === null && edge.signalCode === null) {
-      const exited = once(edge, "exit");
-      edge.kill("SIGTERM");
-      await exited;
-    }
-    if (prefix) rmSync(prefix, { recursive: true, force: true });
-    await stack?.stop();
+    await edge?.stop();
   });
 
   async function link(): Promise<{ id: string; short_code: string }> {
@@ -112,11 +75,11 @@ describe.skipIf(!existsSync(NGINX))("click ids chosen by a client (skipped witho
     const { id, short_code } = await link();
     const value = forged();
     for (let i = 0; i < 3; i++)
-      expect((await visit(stack.urls.redirect, short_code, value)).status).toBe(302);
+      expect((await visit(bed.stack.urls.redirect, short_code, value)).status).toBe(302);
     // One plain visit after them, then a bot's: analytics records a link's clicks in the order they
     // were made, so once the bot's shows (recorded, not counted), every click before it is in the count.
-    expect((await visit(stack.urls.redirect, short_code)).status).toBe(302);
-    expect((await visit(stack.urls.redirect, short_code, undefined, BOT)).status).toBe(302);
+    expect((await visit(bed.stack.urls.redirect, short_code)).status).toBe(302);
+    expect((await visit(bed.stack.urls.redirect, short_code, undefined, BOT)).status).toBe(302);
     await waitFor(async () => (await botClicks(id)) >= 1, { timeoutMs: 30_000 });
     expect(await totalClicks(id)).toBe(2);
   });

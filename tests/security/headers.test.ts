@@ -8,10 +8,9 @@
 import { createHash } from "node:crypto";
 import { ROUTE_DEFS } from "@kurz/contracts";
 import { printProcessOutputOnFailure } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { buildWeb } from "../../infra/build/web.ts";
-import { api, type RawResponse, RELAXED_LIMITS, raw, uniqueEmail } from "./attack.ts";
+import { api, type RawResponse, raw, uniqueEmail, useAttackStack } from "./attack.ts";
 
 printProcessOutputOnFailure();
 
@@ -19,23 +18,20 @@ const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefo
 const PAST = "2025-12-31T23:59:59Z";
 const MISS_BUDGET = 3;
 
-let stack: Stack;
 let call: ReturnType<typeof api>;
 const codes = { plain: "", expired: "", locked: "", overlay: "" };
 let campaignPath = "";
 let clientSeq = 0;
 
+// The dashboard's files exist before the stack serves them.
 beforeAll(async () => {
   await buildWeb();
-  stack = await startStack({
-    extraEnv: {
-      ...RELAXED_LIMITS,
-      PASSWORD_MAX_ATTEMPTS: "1",
-      MISS_BUDGET_PER_MINUTE: String(MISS_BUDGET),
-    },
-  });
-  const owner = await stack.createAccount(uniqueEmail("headers"));
-  call = api(stack, owner.api_key);
+});
+const bed = useAttackStack({ PASSWORD_MAX_ATTEMPTS: "1", MISS_BUDGET_PER_MINUTE: String(MISS_BUDGET) });
+
+beforeAll(async () => {
+  const owner = await bed.stack.createAccount(uniqueEmail("headers"));
+  call = api(bed.stack, owner.api_key);
   const link = async (body: Record<string, unknown>) => {
     const res = await call("POST", "/api/v1/links", body);
     expect(res.status, res.text).toBe(201);
@@ -58,17 +54,13 @@ beforeAll(async () => {
   campaignPath = new URL(campaign.body.list).pathname;
 });
 
-afterAll(async () => {
-  await stack?.stop();
-});
-
 /** A browser's request from an address of its own, so no budget of one check spills into another. */
 function visit(
   method: string,
   path: string,
   opts: { ip?: string; body?: string; accept?: string } = {},
 ): Promise<RawResponse> {
-  return raw(stack.origin, method, path, {
+  return raw(bed.stack.origin, method, path, {
     headers: {
       "user-agent": BROWSER,
       "x-forwarded-for": opts.ip ?? `198.51.100.${++clientSeq}`,
@@ -181,8 +173,8 @@ describe("JSON and other answers", () => {
       ["unknown code", await visit("GET", "/no-such-code-json", { accept: "application/json" })],
       ["expired", await visit("GET", `/${codes.expired}`, { accept: "application/json" })],
       ["password", await visit("GET", `/${codes.locked}`, { accept: "application/json" })],
-      ["traversal", await raw(stack.origin, "GET", "/api/v1/links/%2e%2e/x")],
-      ["legacy traversal", await raw(stack.origin, "GET", "/api/%2e%2e/x")],
+      ["traversal", await raw(bed.stack.origin, "GET", "/api/v1/links/%2e%2e/x")],
+      ["legacy traversal", await raw(bed.stack.origin, "GET", "/api/%2e%2e/x")],
     ] as const) {
       expect(String(res.headers["content-type"]), label).toMatch(/^application\/json/);
       expect(res.headers["x-content-type-options"], label).toBe("nosniff");
@@ -191,8 +183,8 @@ describe("JSON and other answers", () => {
 
   it("every API route of contracts' ROUTE_DEFS, with and without a key, and unknown routes", async () => {
     // A throwaway account of its own: the sweep sends empty bodies to every write.
-    const sweeper = await stack.createAccount(uniqueEmail("headers-sweep"));
-    const asSweeper = api(stack, sweeper.api_key);
+    const sweeper = await bed.stack.createAccount(uniqueEmail("headers-sweep"));
+    const asSweeper = api(bed.stack, sweeper.api_key);
     const own = await asSweeper("POST", "/api/v1/links", { url: "https://headers.example/sweep" });
     expect(own.status, own.text).toBe(201);
     const values: Record<string, string> = { id: own.body.data.id, short_code: own.body.data.short_code };
@@ -212,7 +204,7 @@ describe("JSON and other answers", () => {
           "no key",
           // Each from an address of its own: the failed-authentication budget must not turn the rest of
           // the sweep into the gateway's 429s.
-          await raw(stack.origin, def.method, path, {
+          await raw(bed.stack.origin, def.method, path, {
             headers: {
               "x-forwarded-for": `10.9.${Math.floor(swept.length / 200)}.${swept.length % 200}`,
               ...(body === undefined ? {} : { "content-type": "application/json" }),

@@ -7,10 +7,10 @@
 // or under any name it points at the platform's address; the stack is reached on 127.0.0.1 with Host
 // headers sent byte for byte by raw(). Proof of control is a TXT record served by a real DNS server on
 // loopback (dnsmasq), as in domains.test.ts.
-import { startTestDnsServer, type TestDnsServer, waitFor } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { attackerAndVictim, bearer, type RawResponse, RELAXED_LIMITS, raw } from "./attack.ts";
+import { waitFor } from "@kurz/testing";
+import { useTestDnsServer } from "@kurz/testing/use-stack";
+import { beforeAll, describe, expect, it } from "vitest";
+import { attackerAndVictim, bearer, type RawResponse, raw, useAttackStack } from "./attack.ts";
 
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
 const unique = `${process.pid}${Date.now().toString(36)}`;
@@ -19,8 +19,8 @@ const PHISH = `phish-${unique}.example`;
 /** The victim's verified branded domain. */
 const BANK = `go.bank-${unique}.test`;
 
-let dns: TestDnsServer;
-let stack: Stack;
+const dns = useTestDnsServer();
+const bed = useAttackStack(() => ({ DNS_SERVERS: dns().address }));
 let ctx: Awaited<ReturnType<typeof attackerAndVictim>>;
 interface CampaignAnswer {
   id: number;
@@ -32,7 +32,7 @@ let attackerCampaign: CampaignAnswer;
 let victimCampaign: CampaignAnswer;
 
 const onHost = (host: string, path: string, headers: Record<string, string> = {}) =>
-  raw(stack.origin, "GET", path, { headers: { host, "user-agent": BROWSER, ...headers } });
+  raw(bed.stack.origin, "GET", path, { headers: { host, "user-agent": BROWSER, ...headers } });
 
 /** The redirect's plain 404 page: nothing of the API, the docs, the dashboard or any campaign. */
 function expectNotFoundPage(res: RawResponse, what: string) {
@@ -59,9 +59,7 @@ async function publicCampaign(as: typeof ctx.asAttacker, name: string): Promise<
 const pagePath = (campaign: CampaignAnswer) => new URL(campaign.list).pathname;
 
 beforeAll(async () => {
-  dns = await startTestDnsServer();
-  stack = await startStack({ extraEnv: { ...RELAXED_LIMITS, DNS_SERVERS: dns.address } });
-  ctx = await attackerAndVictim(stack, "hosts");
+  ctx = await attackerAndVictim(bed.stack, "hosts");
   attackerCampaign = await publicCampaign(ctx.asAttacker, `Attacker campaign ${unique}`);
   victimCampaign = await publicCampaign(ctx.asVictim, `Bank campaign ${unique}`);
 
@@ -70,7 +68,7 @@ beforeAll(async () => {
     redirect404: "https://bank.example/missing",
   });
   expect(added.status, added.text).toBe(200);
-  await dns.setTxt(added.body.verification.name, [added.body.verification.value]);
+  await dns().setTxt(added.body.verification.name, [added.body.verification.value]);
   const verified = await ctx.asVictim("POST", `/api/domain/${added.body.id}/verify`);
   expect(verified.body, verified.text).toMatchObject({ error: 0, status: "verified" });
   await waitFor(
@@ -79,10 +77,6 @@ beforeAll(async () => {
   );
   // A stack, two accounts with a campaign each and a verified domain: more than most files' set-up.
 }, 240_000);
-afterAll(async () => {
-  await stack?.stop();
-  await dns?.stop();
-});
 
 describe("the origin's own pages on a host that is not the origin's", () => {
   it("the docs page, the OpenAPI document, both APIs and the dashboard are the plain 404 page", async () => {
@@ -108,13 +102,13 @@ describe("the origin's own pages on a host that is not the origin's", () => {
 
   it("a sign-in or sign-up posted to a foreign host reaches nothing", async () => {
     const post = (host: string, path: string, body: object) =>
-      raw(stack.origin, "POST", path, {
+      raw(bed.stack.origin, "POST", path, {
         headers: { host, "content-type": "application/json" },
         body: JSON.stringify(body),
       });
     const signin = { email: ctx.attacker.email, password: "not the password at all" };
     // The control: on the origin the API answers the wrong password itself.
-    const own = await post(new URL(stack.origin).host, "/api/v1/auth/login", signin);
+    const own = await post(new URL(bed.stack.origin).host, "/api/v1/auth/login", signin);
     expect(own.status, own.text).toBe(401);
     expect(own.body.success).toBe(false);
     for (const [path, body] of [
@@ -142,7 +136,7 @@ describe("the origin's own pages on a host that is not the origin's", () => {
   });
 
   it("the same pages still answer on the origin's own hosts", async () => {
-    for (const host of [new URL(stack.origin).host, "localhost", "127.0.0.1:1"]) {
+    for (const host of [new URL(bed.stack.origin).host, "localhost", "127.0.0.1:1"]) {
       expect((await onHost(host, "/docs")).status, host).toBe(200);
       const page = await onHost(host, pagePath(attackerCampaign));
       expect(page.status, host).toBe(200);
@@ -179,12 +173,12 @@ describe("public campaign pages are not enumerable", () => {
     const ids = [attackerCampaign.id, victimCampaign.id];
     const max = Math.max(...ids);
     for (let n = 1; n <= max + 2; n++) {
-      const res = await onHost(new URL(stack.origin).host, `/c/${n}`);
+      const res = await onHost(new URL(bed.stack.origin).host, `/c/${n}`);
       expect(res.status, `/c/${n}`).toBe(404);
       expect(res.text).not.toContain("campaign</h1>");
     }
     for (const campaign of [attackerCampaign, victimCampaign]) {
-      expect(campaign.list).toMatch(new RegExp(`^${stack.origin}/c/[0-9a-f]{32}$`));
+      expect(campaign.list).toMatch(new RegExp(`^${bed.stack.origin}/c/[0-9a-f]{32}$`));
       expect(pagePath(campaign)).not.toBe(`/c/${campaign.id}`);
     }
     // The list answers keep the documented integer id beside the same URL.

@@ -3,37 +3,14 @@
 // for something else (`-`, a 101-character code, letters of another script that look like Latin ones);
 // a rename prefix that is no code; and a branded domain that is another account's. None creates a
 // link, none is served, and the public host's own routes answer as before.
-import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { attackerAndVictim, bearer, expectV1Error, RELAXED_LIMITS, raw } from "./attack.ts";
+import { printProcessOutputOnFailure } from "@kurz/testing";
+import { describe, expect, it } from "vitest";
+import { attackerAndVictim, bearer, expectV1Error, importCalls, raw, useAttackStack } from "./attack.ts";
 
 printProcessOutputOnFailure();
 
-let stack: Stack;
-
-beforeAll(async () => {
-  stack = await startStack({ inProcess: true, extraEnv: { ...RELAXED_LIMITS, IMPORT_POLL_MS: "100" } });
-});
-afterAll(async () => {
-  await stack?.stop();
-});
-
-const upload = (apiKey: string, body: string, query = "") =>
-  raw(stack.origin, "POST", `/api/v1/imports${query}`, {
-    headers: { ...bearer(apiKey), "content-type": "text/csv" },
-    body,
-  });
-
-async function finishedJob(apiKey: string, id: string) {
-  return waitFor(
-    async () => {
-      const res = await raw(stack.origin, "GET", `/api/v1/imports/${id}`, { headers: bearer(apiKey) });
-      return res.body?.data?.status === "completed" ? res.body.data : null;
-    },
-    { timeoutMs: 20_000, intervalMs: 100, description: "import completed" },
-  );
-}
+const bed = useAttackStack({ IMPORT_POLL_MS: "100" }, { inProcess: true });
+const { upload, completed: finishedJob } = importCalls(bed);
 
 // Each code and the path a visitor would send for it.
 const HOSTILE: [code: string, path: string][] = [
@@ -56,7 +33,7 @@ const HOSTILE: [code: string, path: string][] = [
 
 describe("codes that try to take Kurz's paths or escape them", () => {
   it("are refused row by row, create nothing, and are never served", async () => {
-    const { victim, asVictim } = await attackerAndVictim(stack, "imp-codes");
+    const { victim, asVictim } = await attackerAndVictim(bed.stack, "imp-codes");
     const csv = [
       "keyword,url",
       ...HOSTILE.map(([code]) => `"${code}",https://evil.example/${HOSTILE.length}`),
@@ -68,7 +45,7 @@ describe("codes that try to take Kurz's paths or escape them", () => {
     const links = await asVictim("GET", "/api/v1/links");
     expect(links.body.data).toEqual([]);
 
-    const errors = await raw(stack.origin, "GET", `/api/v1/imports/${job.id}/errors`, {
+    const errors = await raw(bed.stack.origin, "GET", `/api/v1/imports/${job.id}/errors`, {
       headers: bearer(victim.api_key),
     });
     const rows = errors.text.trim().split("\r\n").slice(1);
@@ -81,38 +58,34 @@ describe("codes that try to take Kurz's paths or escape them", () => {
     }
 
     for (const [code, path] of HOSTILE) {
-      const answer = await raw(stack.origin, "GET", path);
+      const answer = await raw(bed.stack.origin, "GET", path);
       expect(answer.headers.location, code).toBeUndefined();
       expect(answer.text, code).not.toContain("evil.example");
     }
     // Kurz's own routes answer as before.
-    expectV1Error(await raw(stack.origin, "GET", "/api/v1/links"), 401, "UNAUTHORIZED");
-    expect((await raw(stack.origin, "GET", "/docs")).status).toBe(200);
+    expectV1Error(await raw(bed.stack.origin, "GET", "/api/v1/links"), 401, "UNAUTHORIZED");
+    expect((await raw(bed.stack.origin, "GET", "/docs")).status).toBe(200);
   });
 
   it("a rename prefix that is no code is refused before a job exists", async () => {
-    const { victim, asVictim } = await attackerAndVictim(stack, "imp-prefix");
+    const { victim, asVictim } = await attackerAndVictim(bed.stack, "imp-prefix");
     for (const prefix of ["..", "a/b", "%2e", "-", "p".repeat(21), "\u0430", ""]) {
-      const res = await upload(
-        victim.api_key,
-        "keyword,url\napi,https://evil.example/\n",
-        `?rename_reserved=${encodeURIComponent(prefix)}`,
-      );
+      const res = await upload(victim.api_key, "keyword,url\napi,https://evil.example/\n", {
+        query: `?rename_reserved=${encodeURIComponent(prefix)}`,
+      });
       expectV1Error(res, 400, "VALIDATION_ERROR");
     }
     expect((await asVictim("GET", "/api/v1/imports")).body.data).toEqual([]);
   });
 
   it("another account's branded domain cannot take the codes: the job is refused before it exists", async () => {
-    const { attacker, asAttacker, asVictim } = await attackerAndVictim(stack, "imp-domain");
+    const { attacker, asAttacker, asVictim } = await attackerAndVictim(bed.stack, "imp-domain");
     const host = `go.victim-${process.pid}${Date.now().toString(36)}.test`;
     const added = await asVictim("POST", "/api/domain/add", { domain: `https://${host}` });
     expect(added.status, added.text).toBe(200);
-    const res = await upload(
-      attacker.api_key,
-      "keyword,url\ndocs,https://evil.example/\n",
-      `?domain=${host}`,
-    );
+    const res = await upload(attacker.api_key, "keyword,url\ndocs,https://evil.example/\n", {
+      query: `?domain=${host}`,
+    });
     expectV1Error(res, 400, "VALIDATION_ERROR");
     expect(res.text).toContain("Not a branded domain of your account");
     expect((await asAttacker("GET", "/api/v1/imports")).body.data).toEqual([]);

@@ -2,19 +2,10 @@
 // with passwords into an account at its link limit (every row hashed with argon2, then refused), many
 // jobs queued by one account ahead of everyone's, title fetches that no budget charged, and fresh
 // subdomains of one site to get around its per-site title budget.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { createPrisma, type PrismaClient } from "@kurz/db";
-import {
-  printProcessOutputOnFailure,
-  startTestDnsServer,
-  type TestDnsServer,
-  waitFor,
-  withMinuteLeft,
-} from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
+import { printProcessOutputOnFailure, startHttpServer, waitFor, withMinuteLeft } from "@kurz/testing";
+import { useTestDnsServer } from "@kurz/testing/use-stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, bearer, expectV1Error, RELAXED_LIMITS, raw, uniqueEmail } from "./attack.ts";
+import { api, expectV1Error, importCalls, uniqueEmail, useAttackStack } from "./attack.ts";
 
 printProcessOutputOnFailure();
 
@@ -26,82 +17,54 @@ const SUBDOMAINS = ["a.victim.test", "b.victim.test", "c.victim.test"];
 /** A local site answering `<title>T <path></title>`, counting hits per host name and path. */
 async function countingSite(host: string) {
   const hits: string[] = [];
-  const server: Server = createServer((req, res) => {
+  const site = await startHttpServer((req, res) => {
     hits.push(`${(req.headers.host ?? "").replace(/:\d+$/, "")}${req.url ?? "/"}`);
     res.writeHead(200, { "content-type": "text/html" });
     res.end(`<html><head><title>T ${req.url}</title></head></html>`);
-  });
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  const port = (server.address() as AddressInfo).port;
+  }, host);
   return {
-    url: (path: string, name = host) => `http://${name}:${port}${path}`,
+    url: (path: string, name = host) => `http://${name}:${site.port}${path}`,
     hits,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: site.close,
   };
 }
 
-let stack: Stack;
-let prisma: PrismaClient;
-let dns: TestDnsServer;
 let site: Awaited<ReturnType<typeof countingSite>>; // subdomains of victim.test
 let keySite: Awaited<ReturnType<typeof countingSite>>; // the key budget's site
 
 beforeAll(async () => {
-  [site, keySite, dns] = await Promise.all([
-    countingSite("127.0.0.1"),
-    countingSite("127.0.0.2"),
-    startTestDnsServer(),
-  ]);
-  for (const name of SUBDOMAINS) await dns.setAddresses(name, ["127.0.0.1"]);
-  stack = await startStack({
-    inProcess: true,
-    extraEnv: {
-      ...RELAXED_LIMITS,
-      IMPORT_POLL_MS: "100",
-      // The fetcher refuses loopback; these local names stand in for public sites.
-      TITLE_FETCH_ALLOW_HOSTS: ["127.0.0.2", ...SUBDOMAINS].join(","),
-      TITLE_FETCH_DNS_SERVERS: dns.address,
-      TITLE_FETCH_HOST_PER_MINUTE: String(SITE_PER_MINUTE),
-    },
-  });
-  prisma = createPrisma(stack.databaseUrl);
+  [site, keySite] = await Promise.all([countingSite("127.0.0.1"), countingSite("127.0.0.2")]);
 });
-
 afterAll(async () => {
-  await prisma?.$disconnect();
-  await stack?.stop();
-  await Promise.all([site?.close(), keySite?.close(), dns?.stop()]);
+  await Promise.all([site?.close(), keySite?.close()]);
 });
 
-const upload = (apiKey: string, body: string, query = "") =>
-  raw(stack.origin, "POST", `/api/v1/imports${query}`, {
-    headers: { ...bearer(apiKey), "content-type": "text/csv" },
-    body,
-  });
+const dns = useTestDnsServer();
+beforeAll(async () => {
+  for (const name of SUBDOMAINS) await dns().setAddresses(name, ["127.0.0.1"]);
+});
+const bed = useAttackStack(
+  () => ({
+    IMPORT_POLL_MS: "100",
+    // The fetcher refuses loopback; these local names stand in for public sites.
+    TITLE_FETCH_ALLOW_HOSTS: ["127.0.0.2", ...SUBDOMAINS].join(","),
+    TITLE_FETCH_DNS_SERVERS: dns().address,
+    TITLE_FETCH_HOST_PER_MINUTE: String(SITE_PER_MINUTE),
+  }),
+  { inProcess: true },
+);
 
-async function completed(apiKey: string, id: string) {
-  return waitFor(
-    async () => {
-      const res = await raw(stack.origin, "GET", `/api/v1/imports/${id}`, { headers: bearer(apiKey) });
-      return res.body?.data?.status === "completed" ? res.body.data : null;
-    },
-    { timeoutMs: 60_000, intervalMs: 100, description: "import completed" },
-  );
-}
+const { upload, completed } = importCalls(bed, 60_000);
 
 const passwordRows = (tag: string, n: number) =>
   `url,password\n${Array.from({ length: n }, (_, i) => `https://example.com/${tag}/${i},secret-${i}-pw`).join("\n")}\n`;
 
 const hashesOf = async (jobId: string) =>
-  (await prisma.importJob.findUniqueOrThrow({ where: { id: jobId } })).passwordsHashed;
+  (await bed.prisma.importJob.findUniqueOrThrow({ where: { id: jobId } })).passwordsHashed;
 
 describe("passwords of refused rows", () => {
   it("are never hashed: only the rows that fit under the link limit cost a hash", async () => {
-    const account = await stack.createAccount(uniqueEmail("imp-hash"), 5);
+    const account = await bed.stack.createAccount(uniqueEmail("imp-hash"), 5);
     const first = await upload(account.api_key, passwordRows(`h1-${Date.now()}`, 20));
     expect(first.status, first.text).toBe(202);
     const job = await completed(account.api_key, first.body.data.id);
@@ -119,9 +82,9 @@ describe("passwords of refused rows", () => {
 
 describe("jobs per account", () => {
   it("a third job while two are queued or running is refused with 429", async () => {
-    const account = await stack.createAccount(uniqueEmail("imp-jobs"));
+    const account = await bed.stack.createAccount(uniqueEmail("imp-jobs"));
     // One job held as `./kurz import` holds the job it runs itself: the account's next job waits for it.
-    await prisma.importJob.create({
+    await bed.prisma.importJob.create({
       data: {
         accountId: account.account_id,
         format: "csv",
@@ -140,10 +103,10 @@ describe("jobs per account", () => {
     const third = await upload(account.api_key, file(3));
     expectV1Error(third, 429, "RATE_LIMIT_EXCEEDED");
     expect(third.body.error.message).toMatch(/already has 2 imports queued or running/);
-    expect(await prisma.importJob.count({ where: { accountId: account.account_id } })).toBe(2);
+    expect(await bed.prisma.importJob.count({ where: { accountId: account.account_id } })).toBe(2);
 
     // Another account is not held up by this one's jobs.
-    const other = await stack.createAccount(uniqueEmail("imp-jobs-other"));
+    const other = await bed.stack.createAccount(uniqueEmail("imp-jobs-other"));
     const theirs = await upload(other.api_key, "url\nhttps://example.com/other\n");
     expect((await completed(other.api_key, theirs.body.data.id)).counts.created).toBe(1);
   });
@@ -151,40 +114,42 @@ describe("jobs per account", () => {
 
 describe("an import's title fetches", () => {
   it("are charged to the uploading key's budget; past it the rows get the host name, unfetched", async () => {
-    const account = await stack.createAccount(uniqueEmail("imp-titles"));
+    const account = await bed.stack.createAccount(uniqueEmail("imp-titles"));
     // Before the key's first use, so the gateway caches it with this limit too.
-    await prisma.apiKey.updateMany({
+    await bed.prisma.apiKey.updateMany({
       where: { accountId: account.account_id },
       data: { rateLimitPerMinute: 4 },
     });
     await withMinuteLeft(30);
     const paths = Array.from({ length: 9 }, (_, i) => `/k${Date.now()}-${i}`);
-    const res = await upload(
-      account.api_key,
-      `url\n${paths.map((p) => keySite.url(p)).join("\n")}\n`,
-      "?fetch_titles=true",
-    );
+    const res = await upload(account.api_key, `url\n${paths.map((p) => keySite.url(p)).join("\n")}\n`, {
+      query: "?fetch_titles=true",
+    });
     expect(res.status, res.text).toBe(202);
     // Watched in the database: a GET of the job would spend the key's budget too.
     await waitFor(
       async () =>
-        (await prisma.importJob.findUniqueOrThrow({ where: { id: res.body.data.id } })).status ===
+        (await bed.prisma.importJob.findUniqueOrThrow({ where: { id: res.body.data.id } })).status ===
         "completed",
       { timeoutMs: 60_000, intervalMs: 100, description: "import completed" },
     );
     // The upload was 1 request of 4: three fetches were left.
     expect(keySite.hits.filter((h) => paths.some((p) => h.endsWith(p)))).toHaveLength(3);
-    const links = await prisma.link.findMany({ where: { accountId: account.account_id } });
+    const links = await bed.prisma.link.findMany({ where: { accountId: account.account_id } });
     expect(links.filter((l) => l.title.startsWith("T "))).toHaveLength(3);
     expect(links.filter((l) => l.title === "127.0.0.2")).toHaveLength(6);
-    expectV1Error(await api(stack, account.api_key)("GET", "/api/v1/account"), 429, "RATE_LIMIT_EXCEEDED");
+    expectV1Error(
+      await api(bed.stack, account.api_key)("GET", "/api/v1/account"),
+      429,
+      "RATE_LIMIT_EXCEEDED",
+    );
   });
 
   it("share one budget across the subdomains of one registrable domain", async () => {
-    const account = await stack.createAccount(uniqueEmail("imp-subdomains"));
+    const account = await bed.stack.createAccount(uniqueEmail("imp-subdomains"));
     await withMinuteLeft(30);
     const urls = SUBDOMAINS.flatMap((name) => [1, 2, 3].map((i) => site.url(`/s${i}`, name)));
-    const res = await api(stack, account.api_key)("POST", "/api/v1/links/bulk", {
+    const res = await api(bed.stack, account.api_key)("POST", "/api/v1/links/bulk", {
       links: urls.map((url) => ({ url })),
     });
     expect(res.status, res.text).toBe(201);

@@ -5,40 +5,17 @@
 // indexed lookup, migration 20261125023845) telling one account about another's URLs.
 import { IMPORT_MAX_BYTES } from "@kurz/contracts";
 import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { attackerAndVictim, bearer, expectV1Error, RELAXED_LIMITS, raw } from "./attack.ts";
+import { describe, expect, it } from "vitest";
+import { attackerAndVictim, bearer, expectV1Error, importCalls, raw, useAttackStack } from "./attack.ts";
 
 printProcessOutputOnFailure();
 
-let stack: Stack;
-
-beforeAll(async () => {
-  stack = await startStack({ inProcess: true, extraEnv: { ...RELAXED_LIMITS, IMPORT_POLL_MS: "100" } });
-});
-afterAll(async () => {
-  await stack?.stop();
-});
-
-const uploadAs = (apiKey: string, body: string | Buffer, type = "text/csv") =>
-  raw(stack.origin, "POST", "/api/v1/imports", {
-    headers: { ...bearer(apiKey), "content-type": type },
-    body,
-  });
-
-async function finishedJob(apiKey: string, id: string) {
-  return waitFor(
-    async () => {
-      const res = await raw(stack.origin, "GET", `/api/v1/imports/${id}`, { headers: bearer(apiKey) });
-      return res.body?.data?.status === "completed" ? res.body.data : null;
-    },
-    { timeoutMs: 20_000, intervalMs: 100, description: "import completed" },
-  );
-}
+const bed = useAttackStack({ IMPORT_POLL_MS: "100" }, { inProcess: true });
+const { upload: uploadAs, completed: finishedJob } = importCalls(bed);
 
 describe("imports are the account's own", () => {
   it("answers 404 for another account's import, its errors and keeps it out of the list", async () => {
-    const { attacker, victim, asAttacker } = await attackerAndVictim(stack, "imp-idor");
+    const { attacker, victim, asAttacker } = await attackerAndVictim(bed.stack, "imp-idor");
     const job = await uploadAs(victim.api_key, "url\nnot-a-url\n");
     expect(job.status, job.text).toBe(202);
     const id = job.body.data.id as string;
@@ -55,15 +32,13 @@ describe("imports are the account's own", () => {
 
 describe("rows that need their owner are the account's own", () => {
   it("another account can neither list a protected Kutt row nor set its password and activate its link", async () => {
-    const { attacker, victim, asAttacker, asVictim } = await attackerAndVictim(stack, "imp-attention");
+    const { attacker, victim, asAttacker, asVictim } = await attackerAndVictim(bed.stack, "imp-attention");
     const code = `kutt-${Date.now().toString(36)}`;
     const kutt = (target: string) =>
       JSON.stringify({ data: [{ address: code, target, password: true }], total: 1, limit: 1, skip: 0 });
-    const upload = await uploadAs(
-      victim.api_key,
-      kutt("https://example.com/victim-private"),
-      "application/json",
-    );
+    const upload = await uploadAs(victim.api_key, kutt("https://example.com/victim-private"), {
+      type: "application/json",
+    });
     expect(upload.status, upload.text).toBe(202);
     const job = await finishedJob(victim.api_key, upload.body.data.id);
     expect(job.counts).toMatchObject({ created: 0, needs_attention: 1 });
@@ -79,7 +54,9 @@ describe("rows that need their owner are the account's own", () => {
       "NOT_FOUND",
     );
     // The same code in the attacker's own Kutt file is another account's: refused, nothing to finish.
-    const theirs = await uploadAs(attacker.api_key, kutt("https://evil.example/"), "application/json");
+    const theirs = await uploadAs(attacker.api_key, kutt("https://evil.example/"), {
+      type: "application/json",
+    });
     const refused = await finishedJob(attacker.api_key, theirs.body.data.id);
     expect(refused.counts).toMatchObject({ created: 0, needs_attention: 0, failed: 1 });
     expect(refused.attention_preview).toEqual([]);
@@ -89,7 +66,7 @@ describe("rows that need their owner are the account's own", () => {
     // The victim's link is as the import left it: inactive, without a password, not served.
     const link = await asVictim("GET", `/api/v1/links/${linkId}`);
     expect(link.body.data).toMatchObject({ is_active: false, has_password: false });
-    expect((await raw(stack.origin, "GET", `/${code}`)).status).toBe(404);
+    expect((await raw(bed.stack.origin, "GET", `/${code}`)).status).toBe(404);
     const rows = await asVictim("GET", `/api/v1/imports/${job.id}/attention`);
     expect(rows.body.data[0].link).toEqual({ short_code: code, is_active: false, has_password: false });
   });
@@ -99,12 +76,14 @@ describe("formula injection", () => {
   const FORMULAS = ['=HYPERLINK("https://evil.example","x")', "+1+1", "-2+3", "@SUM(A1:A2)"];
 
   it("neutralises cells starting with = + - @ in the links export", async () => {
-    const { victim, asVictim } = await attackerAndVictim(stack, "exp-formula");
+    const { victim, asVictim } = await attackerAndVictim(bed.stack, "exp-formula");
     for (const title of FORMULAS) {
       const res = await asVictim("POST", "/api/v1/links", { url: "https://example.com/f", title });
       expect(res.status, res.text).toBe(201);
     }
-    const csv = await raw(stack.origin, "GET", "/api/v1/exports/links", { headers: bearer(victim.api_key) });
+    const csv = await raw(bed.stack.origin, "GET", "/api/v1/exports/links", {
+      headers: bearer(victim.api_key),
+    });
     expect(csv.status).toBe(200);
     const titleCells = csv.text
       .trim()
@@ -115,14 +94,14 @@ describe("formula injection", () => {
   });
 
   it("neutralises what an uploader wrote, echoed back in the refused rows' CSV", async () => {
-    const { victim } = await attackerAndVictim(stack, "imp-formula");
+    const { victim } = await attackerAndVictim(bed.stack, "imp-formula");
     const job = await uploadAs(
       victim.api_key,
       "url,alias\n\"=cmd|' /C calc'!A0\",@evil\nhttps://example.com,-bad!\n",
     );
     expect(job.status, job.text).toBe(202);
     await finishedJob(victim.api_key, job.body.data.id);
-    const errors = await raw(stack.origin, "GET", `/api/v1/imports/${job.body.data.id}/errors`, {
+    const errors = await raw(bed.stack.origin, "GET", `/api/v1/imports/${job.body.data.id}/errors`, {
       headers: bearer(victim.api_key),
     });
     const rows = errors.text.trim().split("\r\n").slice(1);
@@ -134,7 +113,7 @@ describe("formula injection", () => {
 
 describe("the import's duplicate-URL check", () => {
   it("skips only the importer's own URLs: another account's same URL is neither skipped nor touched", async () => {
-    const { attacker, victim, asVictim } = await attackerAndVictim(stack, "imp-dup");
+    const { attacker, victim, asVictim } = await attackerAndVictim(bed.stack, "imp-dup");
     const secret = `https://example.com/private-${Date.now()}/report?token=x`;
     const mine = await asVictim("POST", "/api/v1/links", { url: secret, title: "victim's" });
     expect(mine.status, mine.text).toBe(201);
@@ -154,7 +133,7 @@ describe("the import's duplicate-URL check", () => {
 
 describe("uploads", () => {
   it("refuses a body over the upload limit with 413 and creates no job", async () => {
-    const { victim, asVictim } = await attackerAndVictim(stack, "imp-big");
+    const { victim, asVictim } = await attackerAndVictim(bed.stack, "imp-big");
     const big = Buffer.alloc(IMPORT_MAX_BYTES + 1024, "a");
     const res = await uploadAs(victim.api_key, big);
     expectV1Error(res, 413, "PAYLOAD_TOO_LARGE");
@@ -168,8 +147,8 @@ describe("uploads", () => {
     ["a JSON document of another kind", Buffer.from('{"hello":"world"}'), "application/json"],
     ["a huge single cell", Buffer.from(`url\n${"x".repeat(100_000)}\n`), "text/csv"],
   ])("answers a malformed file (%s) with 400 and a reason, and stays up", async (_name, body, type) => {
-    const { victim, asVictim } = await attackerAndVictim(stack, "imp-bad");
-    const res = await uploadAs(victim.api_key, body, type);
+    const { victim, asVictim } = await attackerAndVictim(bed.stack, "imp-bad");
+    const res = await uploadAs(victim.api_key, body, { type });
     expectV1Error(res, 400, "BAD_REQUEST");
     expect(res.body.error.message.length).toBeGreaterThan(10);
     expect((await asVictim("GET", "/api/v1/account")).status).toBe(200);
@@ -178,13 +157,13 @@ describe("uploads", () => {
 
 describe("analytics export", () => {
   it("answers 404 for another account's link", async () => {
-    const { asAttacker, asVictim } = await attackerAndVictim(stack, "exp-idor");
+    const { asAttacker, asVictim } = await attackerAndVictim(bed.stack, "exp-idor");
     const link = await asVictim("POST", "/api/v1/links", { url: "https://example.com/v", title: "v" });
     const res = await asAttacker("GET", `/api/v1/exports/analytics?link_id=${link.body.data.id}`);
     expectV1Error(res, 404, "NOT_FOUND");
   });
   it("never lists another account's clicks, whatever the dimension or period", async () => {
-    const { asAttacker, asVictim } = await attackerAndVictim(stack, "exp-tenant");
+    const { asAttacker, asVictim } = await attackerAndVictim(bed.stack, "exp-tenant");
     const link = await asVictim("POST", "/api/v1/links", { url: "https://example.com/t", title: "t" });
     expect(link.status, link.text).toBe(201);
     const hit = await fetch(link.body.data.short_url, {

@@ -2,13 +2,9 @@
 // and keys"): cached QR images, titles of password links on public campaign pages, bulk title fetches
 // as a way around the rate budget or as an amplifier against one site, taking over a deleted code,
 // and the account answers that must be current and well-formed.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { createPrisma, type PrismaClient } from "@kurz/db";
-import { printProcessOutputOnFailure, withMinuteLeft } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
+import { printProcessOutputOnFailure, startHttpServer, withMinuteLeft } from "@kurz/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, attackerAndVictim, expectV1Error, RELAXED_LIMITS, raw, uniqueEmail } from "./attack.ts";
+import { api, attackerAndVictim, expectV1Error, raw, uniqueEmail, useAttackStack } from "./attack.ts";
 
 printProcessOutputOnFailure();
 
@@ -22,21 +18,20 @@ async function countingSite(host: string) {
   const hits = new Map<string, number>();
   let inFlight = 0;
   let maxInFlight = 0;
-  const server: Server = createServer((req, res) => {
+  const site = await startHttpServer((req, res) => {
     const path = req.url ?? "/";
     hits.set(path, (hits.get(path) ?? 0) + 1);
     inFlight++;
     maxInFlight = Math.max(maxInFlight, inFlight);
+    // Slow on purpose, so that fetches the service runs at once overlap here.
     setTimeout(() => {
       inFlight--;
       res.writeHead(200, { "content-type": "text/html" });
       res.end(`<html><head><title>T ${path}</title></head></html>`);
     }, 100);
-  });
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  const origin = `http://${host}:${(server.address() as AddressInfo).port}`;
+  }, host);
   return {
-    url: (path: string) => `${origin}${path}`,
+    url: (path: string) => `${site.origin}${path}`,
     hitsOf: (paths: string[]) => paths.reduce((n, p) => n + (hits.get(p) ?? 0), 0),
     get maxInFlight() {
       return maxInFlight;
@@ -44,41 +39,29 @@ async function countingSite(host: string) {
     resetOverlap: () => {
       maxInFlight = 0;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: site.close,
   };
 }
 
-let stack: Stack;
-let prisma: PrismaClient;
 let siteA: Awaited<ReturnType<typeof countingSite>>; // for the key budget
 let siteB: Awaited<ReturnType<typeof countingSite>>; // for the per-host cap (another host name)
 
 beforeAll(async () => {
   [siteA, siteB] = await Promise.all([countingSite("127.0.0.1"), countingSite("127.0.0.2")]);
-  stack = await startStack({
-    extraEnv: {
-      ...RELAXED_LIMITS,
-      // The title fetcher refuses loopback; these two local sites stand in for public ones.
-      TITLE_FETCH_ALLOW_HOSTS: "127.0.0.1,127.0.0.2",
-      TITLE_FETCH_HOST_PER_MINUTE: String(HOST_PER_MINUTE),
-    },
-  });
-  prisma = createPrisma(stack.databaseUrl);
+});
+afterAll(async () => {
+  await Promise.all([siteA?.close(), siteB?.close()]);
 });
 
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await stack?.stop();
-  await Promise.all([siteA?.close(), siteB?.close()]);
+const bed = useAttackStack({
+  // The title fetcher refuses loopback; these two local sites stand in for public ones.
+  TITLE_FETCH_ALLOW_HOSTS: "127.0.0.1,127.0.0.2",
+  TITLE_FETCH_HOST_PER_MINUTE: String(HOST_PER_MINUTE),
 });
 
 describe("QR images (item 10)", () => {
   it("are cacheable only by the client that asked, never by a shared cache", async () => {
-    const { asVictim, asAttacker } = await attackerAndVictim(stack, "qr");
+    const { asVictim, asAttacker } = await attackerAndVictim(bed.stack, "qr");
     const link = (await asVictim("POST", "/api/v1/links", { url: "https://example.com/qr", title: "QR" }))
       .body.data;
     const res = await asVictim("GET", `/api/v1/qr/${link.short_code}?format=svg`);
@@ -93,7 +76,7 @@ describe("QR images (item 10)", () => {
 
 describe("public campaign pages (item 10)", () => {
   it("never list a password-protected link: no title, no code, no destination", async () => {
-    const { victim, asVictim } = await attackerAndVictim(stack, "campaign");
+    const { victim, asVictim } = await attackerAndVictim(bed.stack, "campaign");
     const open = (
       await asVictim("POST", "/api/v1/links", { url: "https://example.com/open", title: "Spring catalogue" })
     ).body.data;
@@ -110,7 +93,7 @@ describe("public campaign pages (item 10)", () => {
       const assigned = await asVictim("POST", `/api/campaign/${campaign.id}/assign/${link.id}`);
       expect(assigned.body.error, assigned.text).toBe(0);
     }
-    const page = await raw(stack.origin, "GET", new URL(campaign.list).pathname);
+    const page = await raw(bed.stack.origin, "GET", new URL(campaign.list).pathname);
     expect(page.status).toBe(200);
     expect(page.text).toContain("Spring catalogue");
     expect(page.text).toContain(open.short_code);
@@ -118,22 +101,22 @@ describe("public campaign pages (item 10)", () => {
     expect(page.text).not.toContain(locked.short_code);
     expect(page.text).not.toContain("board-minutes");
     // The link itself is untouched: still protected, still in the campaign.
-    const stored = await prisma.link.findUniqueOrThrow({ where: { id: locked.id } });
+    const stored = await bed.prisma.link.findUniqueOrThrow({ where: { id: locked.id } });
     expect(stored.passwordHash).not.toBeNull();
     expect(stored.accountId).toBe(victim.account_id);
-    expect(await prisma.campaignLink.count({ where: { campaignId: campaign.id } })).toBe(2);
+    expect(await bed.prisma.campaignLink.count({ where: { campaignId: campaign.id } })).toBe(2);
   });
 });
 
 describe("bulk title fetches (item 11)", () => {
   it("count against the key's per-minute budget; past it the titles fall back without a fetch", async () => {
-    const account = await stack.createAccount(uniqueEmail("budget"));
+    const account = await bed.stack.createAccount(uniqueEmail("budget"));
     // Before the key's first use, so the gateway caches it with this limit.
-    await prisma.apiKey.updateMany({
+    await bed.prisma.apiKey.updateMany({
       where: { accountId: account.account_id },
       data: { rateLimitPerMinute: KEY_PER_MINUTE },
     });
-    const call = api(stack, account.api_key);
+    const call = api(bed.stack, account.api_key);
     await withMinuteLeft(15);
 
     const first = ["/b1", "/b2", "/b3", "/b4"];
@@ -168,11 +151,11 @@ describe("bulk title fetches (item 11)", () => {
     const over = await call("GET", "/api/v1/account");
     expectV1Error(over, 429, "RATE_LIMIT_EXCEEDED");
     expect(over.body.error.details).toMatchObject({ limit: KEY_PER_MINUTE, window: "1m" });
-    expect(await prisma.link.count({ where: { accountId: account.account_id } })).toBe(12);
+    expect(await bed.prisma.link.count({ where: { accountId: account.account_id } })).toBe(12);
   });
 
   it("fetch one host a few at a time and a bounded number per minute, whoever asks", async () => {
-    const { asAttacker, asVictim } = await attackerAndVictim(stack, "hostcap");
+    const { asAttacker, asVictim } = await attackerAndVictim(bed.stack, "hostcap");
     await withMinuteLeft(15);
     siteB.resetOverlap();
     const paths = Array.from({ length: HOST_PER_MINUTE + 4 }, (_, i) => `/h${i}`);
@@ -198,7 +181,7 @@ describe("deleted short codes (item 12)", () => {
   const alias = (tag: string) => `${tag}-${Date.now().toString(36)}-${process.pid}`;
 
   it("stay reserved to their former owner: another account gets the taken-alias answer", async () => {
-    const { attacker, victim, asAttacker, asVictim } = await attackerAndVictim(stack, "retired");
+    const { attacker, victim, asAttacker, asVictim } = await attackerAndVictim(bed.stack, "retired");
     const code = alias("printed");
     const live = alias("live");
     const link = (
@@ -245,11 +228,11 @@ describe("deleted short codes (item 12)", () => {
     });
 
     // Nothing changed: no link under the code, the reservation still the victim's, the short URL 404.
-    expect(await prisma.link.count({ where: { shortCode: code } })).toBe(0);
-    expect(await prisma.link.count({ where: { accountId: attacker.account_id } })).toBe(0);
-    const retired = await prisma.retiredCode.findUniqueOrThrow({ where: { shortCode: code } });
+    expect(await bed.prisma.link.count({ where: { shortCode: code } })).toBe(0);
+    expect(await bed.prisma.link.count({ where: { accountId: attacker.account_id } })).toBe(0);
+    const retired = await bed.prisma.retiredCode.findUniqueOrThrow({ where: { shortCode: code } });
     expect(retired).toMatchObject({ accountId: victim.account_id, linkId: link.id });
-    expect((await raw(stack.origin, "GET", `/${code}`)).status).toBe(404);
+    expect((await raw(bed.stack.origin, "GET", `/${code}`)).status).toBe(404);
 
     // The owner takes it back at once.
     const back = await asVictim("POST", "/api/v1/links", {
@@ -259,17 +242,19 @@ describe("deleted short codes (item 12)", () => {
     });
     expect(back.status, back.text).toBe(201);
     // The row stays, still naming the deleted link (analytics leaves its clicks out until it applied the delete).
-    expect(await prisma.retiredCode.findUniqueOrThrow({ where: { shortCode: code } })).toMatchObject({
+    expect(await bed.prisma.retiredCode.findUniqueOrThrow({ where: { shortCode: code } })).toMatchObject({
       accountId: victim.account_id,
       linkId: link.id,
     });
-    const visit = await raw(stack.origin, "GET", `/${code}`, { headers: { "user-agent": "Mozilla/5.0" } });
+    const visit = await raw(bed.stack.origin, "GET", `/${code}`, {
+      headers: { "user-agent": "Mozilla/5.0" },
+    });
     expect(visit.status).toBe(302);
     expect(visit.headers.location).toBe("https://victim.example/menu-2");
   });
 
   it("cannot be won by racing the owner's delete", async () => {
-    const { attacker, asAttacker, asVictim } = await attackerAndVictim(stack, "retired-race");
+    const { attacker, asAttacker, asVictim } = await attackerAndVictim(bed.stack, "retired-race");
     for (let round = 0; round < 5; round++) {
       const code = alias(`race${round}`);
       const link = (
@@ -292,11 +277,11 @@ describe("deleted short codes (item 12)", () => {
       expect(deleted!.status).toBe(200);
       for (const t of tries) expectV1Error(t, 409, "CONFLICT");
     }
-    expect(await prisma.link.count({ where: { accountId: attacker.account_id } })).toBe(0);
+    expect(await bed.prisma.link.count({ where: { accountId: attacker.account_id } })).toBe(0);
   });
 
   it("are free for anyone once the grace period is over", async () => {
-    const { attacker, asAttacker, asVictim } = await attackerAndVictim(stack, "retired-grace");
+    const { attacker, asAttacker, asVictim } = await attackerAndVictim(bed.stack, "retired-grace");
     const code = alias("old");
     const link = (
       await asVictim("POST", "/api/v1/links", {
@@ -307,7 +292,7 @@ describe("deleted short codes (item 12)", () => {
     ).body.data;
     await asVictim("DELETE", `/api/v1/links/${link.id}`);
     // 30 days (RETIRED_CODE_DAYS' default) and a minute ago.
-    await prisma.retiredCode.update({
+    await bed.prisma.retiredCode.update({
       where: { shortCode: code },
       data: { retiredAt: new Date(Date.now() - 30 * 86_400_000 - 60_000) },
     });
@@ -318,7 +303,7 @@ describe("deleted short codes (item 12)", () => {
     });
     expect(mine.status, mine.text).toBe(201);
     expect(mine.body.data.short_code).toBe(code);
-    expect((await prisma.link.findUniqueOrThrow({ where: { shortCode: code } })).accountId).toBe(
+    expect((await bed.prisma.link.findUniqueOrThrow({ where: { shortCode: code } })).accountId).toBe(
       attacker.account_id,
     );
   });
@@ -326,9 +311,9 @@ describe("deleted short codes (item 12)", () => {
 
 describe("account answers (items 14, 15)", () => {
   it("usage shows the key making the request as used now, on its very first request", async () => {
-    const account = await stack.createAccount(uniqueEmail("usage"));
+    const account = await bed.stack.createAccount(uniqueEmail("usage"));
     const before = Date.now();
-    const res = await api(stack, account.api_key)("GET", "/api/v1/account/usage");
+    const res = await api(bed.stack, account.api_key)("GET", "/api/v1/account/usage");
     expect(res.status, res.text).toBe(200);
     const current = res.body.data.keys.find((k: { id: string }) => k.id === res.body.data.current_key.id);
     expect(current.last_used_at).not.toBeNull();
@@ -337,12 +322,12 @@ describe("account answers (items 14, 15)", () => {
   });
 
   it("legacy account always answers expires as a YYYY-MM-DD HH:MM:SS string", async () => {
-    const account = await stack.createAccount(uniqueEmail("legacy-expires"));
-    const call = api(stack, account.api_key);
+    const account = await bed.stack.createAccount(uniqueEmail("legacy-expires"));
+    const call = api(bed.stack, account.api_key);
     const free = await call("GET", "/api/account");
     expect(free.status, free.text).toBe(200);
     expect(free.body.data.expires).toBe("9999-12-31 23:59:59");
-    await prisma.account.update({
+    await bed.prisma.account.update({
       where: { id: account.account_id },
       data: { plan: "pro", planExpiresAt: new Date("2027-05-06T07:08:09.500Z") },
     });
@@ -354,11 +339,11 @@ describe("account answers (items 14, 15)", () => {
 describe("link limits (decision 0037)", () => {
   it("are per account: one account's creates and deletes neither spend nor free another's quota", async () => {
     const [attacker, victim] = await Promise.all([
-      stack.createAccount(uniqueEmail("quota-attacker"), 4),
-      stack.createAccount(uniqueEmail("quota-victim"), 4),
+      bed.stack.createAccount(uniqueEmail("quota-attacker"), 4),
+      bed.stack.createAccount(uniqueEmail("quota-victim"), 4),
     ]);
-    const asAttacker = api(stack, attacker.api_key);
-    const asVictim = api(stack, victim.api_key);
+    const asAttacker = api(bed.stack, attacker.api_key);
+    const asVictim = api(bed.stack, victim.api_key);
     const link = (tag: string, i: number) => ({ url: `https://${tag}.example/${i}`, title: `${tag} ${i}` });
     // The attacker floods creates (single and bulk) while the victim creates up to its own limit.
     const [flood, bulk, own] = await Promise.all([
@@ -392,11 +377,11 @@ describe("link limits (decision 0037)", () => {
 describe("calls batched together (decision 0044)", () => {
   it("are each done or refused on their own: one account's refused creates never refuse another's", async () => {
     const [attacker, victim] = await Promise.all([
-      stack.createAccount(uniqueEmail("batch-attacker"), 2),
-      stack.createAccount(uniqueEmail("batch-victim"), 50),
+      bed.stack.createAccount(uniqueEmail("batch-attacker"), 2),
+      bed.stack.createAccount(uniqueEmail("batch-victim"), 50),
     ]);
-    const asAttacker = api(stack, attacker.api_key);
-    const asVictim = api(stack, victim.api_key);
+    const asAttacker = api(bed.stack, attacker.api_key);
+    const asVictim = api(bed.stack, victim.api_key);
     const taken = `batch-taken-${Date.now().toString(36)}`;
     expect(
       (await asAttacker("POST", "/api/v1/links", { url: "https://a.example/", custom_alias: taken })).status,
@@ -431,7 +416,7 @@ describe("calls batched together (decision 0044)", () => {
   });
 
   it("reads by id answer each caller only with its own link; malformed ids are refused before any read", async () => {
-    const { asAttacker, asVictim } = await attackerAndVictim(stack, "batch-read");
+    const { asAttacker, asVictim } = await attackerAndVictim(bed.stack, "batch-read");
     const own = (await asVictim("POST", "/api/v1/links", { url: "https://victim.example/", title: "V" })).body
       .data.id as string;
     const mine = (await asAttacker("POST", "/api/v1/links", { url: "https://attacker.example/", title: "A" }))
@@ -458,7 +443,7 @@ describe("calls batched together (decision 0044)", () => {
 
 describe("invalidation messages naming several codes (decision 0052)", () => {
   it("cannot be forged through an alias: a code with a space or a colon is refused and nothing is created", async () => {
-    const { asAttacker } = await attackerAndVictim(stack, "inval");
+    const { asAttacker } = await attackerAndVictim(bed.stack, "inval");
     const before = (await asAttacker("GET", "/api/v1/account")).body.data.total_links;
     // One code that would read as two entries of a message (or as a domain's), so one create could
     // drop another account's cached codes or a branded domain from every redirect.

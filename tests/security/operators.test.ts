@@ -7,13 +7,11 @@ import { execFile } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import { promisify } from "node:util";
-import { createPrisma, type PrismaClient } from "@kurz/db";
 import { callerToken, forwardedHeaders, forwardToken } from "@kurz/service-kit";
 import { printProcessOutputOnFailure } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadManagementConfig } from "../../services/management/src/config.ts";
-import { api, expectV1Error, RELAXED_LIMITS, raw, uniqueEmail } from "./attack.ts";
+import { api, expectV1Error, raw, uniqueEmail, useAttackStack } from "./attack.ts";
 
 printProcessOutputOnFailure();
 
@@ -24,24 +22,8 @@ const ADMIN_PATH = "/internal/admin/accounts";
 const ADMIN_HEADER = "x-kurz-admin-token";
 const CLI_TIMEOUT_MS = 300_000;
 
-let stack: Stack;
-let prisma: PrismaClient;
-
-beforeAll(async () => {
-  stack = await startStack({
-    inProcess: true,
-    extraEnv: { ...RELAXED_LIMITS, TITLE_FETCH_ENABLED: "false" },
-    serviceEnv: { management: { ADMIN_TOKEN } },
-  });
-  prisma = createPrisma(stack.databaseUrl);
-});
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await stack?.stop();
-});
-
 /** PATCH of the admin route on management itself (where operators reach it), with the given headers. */
-const admin = (headers: Record<string, string>, body: unknown, origin = stack.urls.management) =>
+const admin = (headers: Record<string, string>, body: unknown, origin = bed.stack.urls.management) =>
   raw(origin, "PATCH", ADMIN_PATH, {
     headers: { "content-type": "application/json", ...headers },
     body: JSON.stringify(body),
@@ -50,7 +32,7 @@ const admin = (headers: Record<string, string>, body: unknown, origin = stack.ur
 /** A signed-up user: its key and its session cookie (`name=value`) with the CSRF token. */
 async function signUp(tag: string) {
   const email = uniqueEmail(tag);
-  const res = await raw(stack.origin, "POST", "/api/v1/auth/register", {
+  const res = await raw(bed.stack.origin, "POST", "/api/v1/auth/register", {
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ email, password: `Op-${randomUUID()}` }),
   });
@@ -62,17 +44,21 @@ async function signUp(tag: string) {
 }
 
 const limitsOf = (email: string) =>
-  prisma.account.findUniqueOrThrow({
+  bed.prisma.account.findUniqueOrThrow({
     where: { email },
     select: { linkLimit: true, plan: true, rateLimitPerMinute: true, rateLimitPerHour: true },
   });
+const bed = useAttackStack(
+  { TITLE_FETCH_ENABLED: "false" },
+  { inProcess: true, serviceEnv: { management: { ADMIN_TOKEN } } },
+);
 
 describe("the admin route", () => {
   it("refuses a user's key or session, a wrong secret and every service's credential; nothing changes", async () => {
     const user = await signUp("admin-attacker");
     const before = await limitsOf(user.email);
     const raise = { email: user.email, link_limit: 1_000_000, status: "pro", rate_limit_per_minute: 100_000 };
-    const secret = stack.env.INTERNAL_TOKEN!;
+    const secret = bed.stack.env.INTERNAL_TOKEN!;
     const wrong = randomBytes(32).toString("hex");
     const attempts: [string, Record<string, string>, number][] = [
       ["no credential", {}, 401],
@@ -118,7 +104,7 @@ describe("the admin route", () => {
       `/api/..${ADMIN_PATH}`,
       `/api/v1${ADMIN_PATH}`,
     ]) {
-      const res = await raw(stack.origin, "PATCH", path, {
+      const res = await raw(bed.stack.origin, "PATCH", path, {
         headers: {
           "content-type": "application/json",
           [ADMIN_HEADER]: ADMIN_TOKEN,
@@ -129,7 +115,7 @@ describe("the admin route", () => {
       expect([400, 404, 405], `${path}: ${res.status} ${res.text}`).toContain(res.status);
     }
     expect(await limitsOf(user.email)).toEqual(before);
-    const account = await api(stack, user.key)("GET", "/api/v1/account");
+    const account = await api(bed.stack, user.key)("GET", "/api/v1/account");
     expect(account.body.data).toMatchObject({
       status: "free",
       link_limit: 500,
@@ -138,8 +124,8 @@ describe("the admin route", () => {
   });
 
   it("with the operators' secret: raises the limit past the link limit's 403 and the new rate limits count at once", async () => {
-    const user = await stack.createAccount(uniqueEmail("admin-upgrade"), 1);
-    const call = api(stack, user.api_key);
+    const user = await bed.stack.createAccount(uniqueEmail("admin-upgrade"), 1);
+    const call = api(bed.stack, user.api_key);
     expect((await call("POST", "/api/v1/links", { url: "https://example.com/1" })).status).toBe(201);
     const full = await call("POST", "/api/v1/links", { url: "https://example.com/2" });
     expectV1Error(full, 403, "FORBIDDEN");
@@ -191,7 +177,7 @@ describe("the admin route", () => {
   });
 
   it("refuses bad input with the field that is wrong, and an unknown account with 404", async () => {
-    const user = await stack.createAccount(uniqueEmail("admin-input"));
+    const user = await bed.stack.createAccount(uniqueEmail("admin-input"));
     const before = await limitsOf(user.email);
     const auth = { [ADMIN_HEADER]: ADMIN_TOKEN };
     for (const [body, field] of [
@@ -241,7 +227,7 @@ describe("./kurz accounts:update", () => {
   const cli = (args: string[]) =>
     run(process.execPath, ["--import", "tsx", "services/management/src/cli.ts", "accounts:update", ...args], {
       cwd: ROOT,
-      env: { ...process.env, ...stack.env },
+      env: { ...process.env, ...bed.stack.env },
       timeout: CLI_TIMEOUT_MS,
     });
 
@@ -249,7 +235,7 @@ describe("./kurz accounts:update", () => {
   it("sets the plan, the link limit and the keys' rate limits, effective on the key's next request", {
     timeout: CLI_TIMEOUT_MS,
   }, async () => {
-    const user = await stack.createAccount(uniqueEmail("cli-upgrade"), 1);
+    const user = await bed.stack.createAccount(uniqueEmail("cli-upgrade"), 1);
     const { stdout } = await cli([
       "--email",
       user.email,
@@ -270,7 +256,7 @@ describe("./kurz accounts:update", () => {
       rate_limit_per_minute: 9,
       keys_updated: 1,
     });
-    const res = await api(stack, user.api_key)("GET", "/api/v1/account");
+    const res = await api(bed.stack, user.api_key)("GET", "/api/v1/account");
     expect(res.headers["x-ratelimit-limit"]).toBe("9");
     expect(res.body.data).toMatchObject({
       status: "pro",
@@ -281,7 +267,7 @@ describe("./kurz accounts:update", () => {
   });
 
   it("says what is wrong and changes nothing", { timeout: CLI_TIMEOUT_MS }, async () => {
-    const user = await stack.createAccount(uniqueEmail("cli-bad"));
+    const user = await bed.stack.createAccount(uniqueEmail("cli-bad"));
     const before = await limitsOf(user.email);
     const cases = [
       [["--email", user.email, "--rate-limit", "lots"], "--rate-limit must be a whole number"],
@@ -307,8 +293,8 @@ describe("./kurz accounts:update", () => {
 
 describe("link passwords, as SnipURL's documented bulk example sends them", () => {
   it('"secret" protects its link: the visitor gets the form, a wrong guess is refused, "secret" opens it', async () => {
-    const user = await stack.createAccount(uniqueEmail("link-pw"));
-    const call = api(stack, user.api_key);
+    const user = await bed.stack.createAccount(uniqueEmail("link-pw"));
+    const call = api(bed.stack, user.api_key);
     const made = await call("POST", "/api/v1/links/bulk", {
       links: [{ url: "https://example.com/page-4", password: "secret" }],
     });
@@ -318,13 +304,13 @@ describe("link passwords, as SnipURL's documented bulk example sends them", () =
     expect((await call("GET", `/api/v1/links/${id}`)).body.data.has_password).toBe(true);
     const code = made.body.data.success[0].short_code as string;
     const form = { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": "203.0.113.77" };
-    const visit = await raw(stack.origin, "GET", `/${code}`, {
+    const visit = await raw(bed.stack.origin, "GET", `/${code}`, {
       headers: { "x-forwarded-for": "203.0.113.77" },
     });
     expect(visit.headers.location).toBeUndefined();
-    const wrong = await raw(stack.origin, "POST", `/${code}`, { headers: form, body: "password=Secret" });
+    const wrong = await raw(bed.stack.origin, "POST", `/${code}`, { headers: form, body: "password=Secret" });
     expect(wrong.status).toBe(401);
-    const open = await raw(stack.origin, "POST", `/${code}`, { headers: form, body: "password=secret" });
+    const open = await raw(bed.stack.origin, "POST", `/${code}`, { headers: form, body: "password=secret" });
     expect([open.status, open.headers.location]).toEqual([303, "https://example.com/page-4"]);
   });
 });

@@ -2,16 +2,15 @@
 // campaign and channel membership. The attacker (A) holds an ordinary key and knows the victim's (B)
 // ids; every such id must be refused as if it did not exist, overlay text must never become markup,
 // and a flood of contact forms must be cut off.
-import { startTestDnsServer, type TestDnsServer } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { attackerAndVictim, expectLegacyError, expectV1Error, RELAXED_LIMITS, raw } from "./attack.ts";
+import { useTestDnsServer } from "@kurz/testing/use-stack";
+import { beforeAll, describe, expect, it } from "vitest";
+import { attackerAndVictim, expectLegacyError, expectV1Error, raw, useAttackStack } from "./attack.ts";
 
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
 const unique = `${process.pid}${Date.now().toString(36)}`;
 
-let stack: Stack;
-let dns: TestDnsServer;
+const dns = useTestDnsServer();
+const bed = useAttackStack(() => ({ DNS_SERVERS: dns().address }));
 let ctx: Awaited<ReturnType<typeof attackerAndVictim>>;
 let victimOverlay: number;
 let victimLink: { id: string; short_code: string };
@@ -20,9 +19,7 @@ let victimChannel: number;
 let victimHost: string;
 
 beforeAll(async () => {
-  dns = await startTestDnsServer();
-  stack = await startStack({ extraEnv: { ...RELAXED_LIMITS, DNS_SERVERS: dns.address } });
-  ctx = await attackerAndVictim(stack, "overlays");
+  ctx = await attackerAndVictim(bed.stack, "overlays");
   const o = await ctx.asVictim("POST", "/api/overlay/add", { type: "contact", name: "B's form" });
   expect(o.status, o.text).toBe(200);
   victimOverlay = o.body.id;
@@ -38,12 +35,8 @@ beforeAll(async () => {
   );
   victimHost = `go.victim-${unique}.test`;
   const d = await ctx.asVictim("POST", "/api/domain/add", { domain: `https://${victimHost}` });
-  await dns.setTxt(d.body.verification.name, [d.body.verification.value]);
+  await dns().setTxt(d.body.verification.name, [d.body.verification.value]);
   expect((await ctx.asVictim("POST", `/api/domain/${d.body.id}/verify`)).body.status).toBe("verified");
-});
-afterAll(async () => {
-  await stack?.stop();
-  await dns?.stop();
 });
 
 describe("another account's ids are refused", () => {
@@ -171,7 +164,7 @@ describe("overlay content is text, never markup", () => {
       overlay_id: o.body.id,
     });
     expect(l.status, l.text).toBe(201);
-    const page = await raw(stack.origin, "GET", `/${l.body.data.short_code}`, {
+    const page = await raw(bed.stack.origin, "GET", `/${l.body.data.short_code}`, {
       headers: { "user-agent": BROWSER },
     });
     expect(page.status).toBe(200);
@@ -199,7 +192,7 @@ describe("contact forms", () => {
     });
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) {
-      const res = await raw(stack.origin, "POST", `/${l.body.data.short_code}`, {
+      const res = await raw(bed.stack.origin, "POST", `/${l.body.data.short_code}`, {
         headers: { "user-agent": BROWSER, "content-type": "application/x-www-form-urlencoded" },
         body: `email=flood${i}%40example.com`,
       });
@@ -223,7 +216,7 @@ describe("contact forms", () => {
       overlay_id: o.body.id,
     });
     const post = (path: string, body: string, type = "application/x-www-form-urlencoded") =>
-      raw(stack.origin, "POST", path, { headers: { "user-agent": BROWSER, "content-type": type }, body });
+      raw(bed.stack.origin, "POST", path, { headers: { "user-agent": BROWSER, "content-type": type }, body });
     expect((await post(`/${l.body.data.short_code}`, "email=not-an-address")).status).toBe(400);
     expect((await post(`/${l.body.data.short_code}`, `message=${"x".repeat(5000)}`)).status).toBe(413);
     expect((await post(`/${l.body.data.short_code}`, '{"email":"a@b.c"}', "application/json")).status).toBe(

@@ -3,43 +3,27 @@
 // would try first, says why in its envelope, and changes nothing: no account, no new hash, no session
 // ended, the old password still signs in. Link passwords are another rule (redirect.test.ts).
 import { passwordStrength } from "@kurz/contracts/password-strength";
-import { createPrisma, type PrismaClient } from "@kurz/db";
 import { printProcessOutputOnFailure } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
-  type Caller,
-  callAs,
   expectLegacyError,
   expectV1Error,
+  ONE_CLIENT_AUTH_LIMITS,
   type RawResponse,
-  RELAXED_LIMITS,
   raw,
-  registerOwner,
+  sessionCalls,
   sessionTokenOf,
   uniqueEmail,
+  useAttackStack,
 } from "./attack.ts";
 
 printProcessOutputOnFailure();
 
-let stack: Stack;
-let prisma: PrismaClient;
-
-beforeAll(async () => {
-  stack = await startStack({
-    extraEnv: {
-      ...RELAXED_LIMITS,
-      // Every request of this file comes from one address.
-      AUTH_RATE_LIMIT_PER_MINUTE: "100000",
-      AUTH_FAILURE_LIMIT_PER_MINUTE: "100000",
-    },
-  });
-  prisma = createPrisma(stack.databaseUrl);
-});
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await stack?.stop();
-});
+const bed = useAttackStack(ONE_CLIENT_AUTH_LIMITS);
+const sessions = sessionCalls(bed);
+const { call } = sessions;
+/** An owner whose password is strong, so that only the weak one a test sets is refused. */
+const register = (tag: string) => sessions.register(tag, "plum kayak lantern");
 
 /** What a guesser tries first: the issue's three, the most common ones, and the person's own name. */
 const WEAK: { password: string; why: RegExp }[] = [
@@ -57,11 +41,6 @@ function ownName(email: string): string {
   return password;
 }
 
-const call = (method: string, path: string, who: Caller, body: unknown) =>
-  callAs(stack.origin, method, path, who, body);
-
-const register = (tag: string) => registerOwner(stack.origin, tag, "plum kayak lantern");
-
 /** The v1 refusal: VALIDATION_ERROR whose details name the field and give the reason. */
 function expectWeak(res: RawResponse, field: string, why: RegExp) {
   expectV1Error(res, 400, "VALIDATION_ERROR");
@@ -75,9 +54,9 @@ function expectWeak(res: RawResponse, field: string, why: RegExp) {
 /** An account as the attacks could change it: its row, sessions and keys. */
 async function footprint(accountId: string) {
   const [account, sessions, keys] = await Promise.all([
-    prisma.account.findUniqueOrThrow({ where: { id: accountId } }),
-    prisma.session.findMany({ where: { accountId }, orderBy: { id: "asc" } }),
-    prisma.apiKey.findMany({ where: { accountId }, orderBy: { id: "asc" } }),
+    bed.prisma.account.findUniqueOrThrow({ where: { id: accountId } }),
+    bed.prisma.session.findMany({ where: { accountId }, orderBy: { id: "asc" } }),
+    bed.prisma.apiKey.findMany({ where: { accountId }, orderBy: { id: "asc" } }),
   ]);
   return { account, sessions, keys };
 }
@@ -88,8 +67,8 @@ async function signsIn(email: string, password: string) {
 
 describe("weak account passwords", () => {
   it("sign-up refuses each with the reason, and creates no account and no session", async () => {
-    const accountsBefore = await prisma.account.count();
-    const sessionsBefore = await prisma.session.count();
+    const accountsBefore = await bed.prisma.account.count();
+    const sessionsBefore = await bed.prisma.session.count();
     for (const { password, why } of WEAK) {
       const res = await call("POST", "/api/v1/auth/register", {}, { email: uniqueEmail("weak"), password });
       expectWeak(res, "password", why);
@@ -101,8 +80,8 @@ describe("weak account passwords", () => {
       "password",
       /made from your e-mail address/,
     );
-    expect(await prisma.account.count()).toBe(accountsBefore);
-    expect(await prisma.session.count()).toBe(sessionsBefore);
+    expect(await bed.prisma.account.count()).toBe(accountsBefore);
+    expect(await bed.prisma.session.count()).toBe(sessionsBefore);
     // The stack's first check builds the dictionaries (about 0.4 s of CPU, far longer on a loaded host).
   }, 180_000);
 
@@ -124,7 +103,7 @@ describe("weak account passwords", () => {
     expect(await footprint(user.accountId)).toEqual(before);
     expect(await signsIn(user.email, user.password)).toBe(true);
     for (const token of [user.token, other]) {
-      const session = await raw(stack.origin, "GET", "/api/v1/auth/session", {
+      const session = await raw(bed.stack.origin, "GET", "/api/v1/auth/session", {
         headers: { cookie: `kurz_session=${token}` },
       });
       expect(session.status).toBe(200);

@@ -5,16 +5,15 @@
 import { createHash } from "node:crypto";
 import { callerToken, forwardedHeaders, forwardToken, internalHeaders } from "@kurz/service-kit";
 import { printProcessOutputOnFailure, withMinuteLeft } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   api,
   attackerAndVictim,
   expectLegacyError,
   expectV1Error,
   type RawResponse,
-  RELAXED_LIMITS,
   raw,
+  useAttackStack,
 } from "./attack.ts";
 
 printProcessOutputOnFailure();
@@ -22,23 +21,19 @@ printProcessOutputOnFailure();
 /** The gateway's failed-authentication budget in this stack (AUTH_FAILURE_LIMIT_PER_MINUTE). */
 const AUTH_FAILURES_PER_MINUTE = 30;
 
-let stack: Stack;
+const bed = useAttackStack({
+  AUTH_FAILURE_LIMIT_PER_MINUTE: String(AUTH_FAILURES_PER_MINUTE),
+  // The fuzz loop's non-API paths are unknown codes; they must not trip the redirect's miss budget.
+  MISS_BUDGET_PER_MINUTE: "100000",
+});
 let ctx: Awaited<ReturnType<typeof attackerAndVictim>>;
 const victimLink = { id: "", code: "", destination: "" };
 const victimPassword = "correct-horse-battery";
 let secret = "";
 
 beforeAll(async () => {
-  stack = await startStack({
-    extraEnv: {
-      ...RELAXED_LIMITS,
-      AUTH_FAILURE_LIMIT_PER_MINUTE: String(AUTH_FAILURES_PER_MINUTE),
-      // The fuzz loop's non-API paths are unknown codes; they must not trip the redirect's miss budget.
-      MISS_BUDGET_PER_MINUTE: "100000",
-    },
-  });
-  secret = stack.env.INTERNAL_TOKEN!;
-  ctx = await attackerAndVictim(stack, "paths");
+  secret = bed.stack.env.INTERNAL_TOKEN!;
+  ctx = await attackerAndVictim(bed.stack, "paths");
   victimLink.destination = `https://victim-secret.example/${Date.now().toString(36)}/private-destination`;
   const made = await ctx.asVictim("POST", "/api/v1/links", {
     url: victimLink.destination,
@@ -47,9 +42,6 @@ beforeAll(async () => {
   expect(made.status, made.text).toBe(201);
   victimLink.id = made.body.data.id;
   victimLink.code = made.body.data.short_code;
-});
-afterAll(async () => {
-  await stack?.stop();
 });
 
 /** Nothing of the victim's: destination, account id, or any argon2 hash. */
@@ -222,7 +214,7 @@ describe("forged x-kurz-* headers from a client", () => {
       forwardedHeaders(secret, { accountId: ctx.victim.account_id }),
       { ...internalHeaders(secret, "gateway"), "x-kurz-account-id": ctx.victim.account_id },
     ]) {
-      const res = await raw(stack.origin, "GET", "/api/v1/links", { headers: forged });
+      const res = await raw(bed.stack.origin, "GET", "/api/v1/links", { headers: forged });
       expectV1Error(res, 401, "UNAUTHORIZED");
       expectNoLeak(res, JSON.stringify(Object.keys(forged)));
     }
@@ -249,7 +241,7 @@ describe("internal endpoints called directly", () => {
       ["/internal/overlays/resolve/1", {}],
     ];
     for (const [path, headers] of attempts) {
-      const res = await raw(stack.urls.management, "GET", path, { headers });
+      const res = await raw(bed.stack.urls.management, "GET", path, { headers });
       expectV1Error(res, 401, "UNAUTHORIZED");
       expectNoLeak(res, `${path} ${JSON.stringify(headers)}`);
     }
@@ -266,7 +258,7 @@ describe("internal endpoints called directly", () => {
         [resolvePath(), "redirect"],
         [keyPath(), "gateway"],
       ] as const) {
-        const res = await raw(stack.urls.management, "GET", path, {
+        const res = await raw(bed.stack.urls.management, "GET", path, {
           headers: { ...internalHeaders(secret, caller), ...extra },
         });
         expectV1Error(res, 403, "FORBIDDEN");
@@ -276,12 +268,12 @@ describe("internal endpoints called directly", () => {
   });
 
   it("answer the right caller with its own credential (the control case)", async () => {
-    const resolved = await raw(stack.urls.management, "GET", resolvePath(), {
+    const resolved = await raw(bed.stack.urls.management, "GET", resolvePath(), {
       headers: internalHeaders(secret, "redirect"),
     });
     expect(resolved.status).toBe(200);
     expect(resolved.body.url).toBe(victimLink.destination);
-    const key = await raw(stack.urls.management, "GET", keyPath(), {
+    const key = await raw(bed.stack.urls.management, "GET", keyPath(), {
       headers: internalHeaders(secret, "gateway"),
     });
     expect(key.status).toBe(200);
@@ -291,9 +283,9 @@ describe("internal endpoints called directly", () => {
   it("management's and analytics' user routes take only the forwarding credential, never the raw secret or a caller's", async () => {
     const identity = { "x-kurz-account-id": ctx.victim.account_id };
     for (const [base, path] of [
-      [stack.urls.management, `/api/v1/links/${victimLink.id}`],
-      [stack.urls.management, "/api/account"],
-      [stack.urls.analytics, `/api/v1/analytics/${victimLink.id}`],
+      [bed.stack.urls.management, `/api/v1/links/${victimLink.id}`],
+      [bed.stack.urls.management, "/api/account"],
+      [bed.stack.urls.analytics, `/api/v1/analytics/${victimLink.id}`],
     ] as const) {
       for (const credential of [
         { "x-kurz-internal-token": secret },
@@ -325,7 +317,7 @@ describe("the OpenAPI document, built on its first request", () => {
   const DOC = "/api/v1/openapi.json";
 
   it("answers concurrent first requests alike, and names only public API routes and no secret", async () => {
-    const answers = await Promise.all(Array.from({ length: 8 }, () => raw(stack.origin, "GET", DOC)));
+    const answers = await Promise.all(Array.from({ length: 8 }, () => raw(bed.stack.origin, "GET", DOC)));
     for (const res of answers) {
       expect(res.status, res.text).toBe(200);
       expect(String(res.headers["content-type"])).toMatch(/^application\/json/);
@@ -339,9 +331,9 @@ describe("the OpenAPI document, built on its first request", () => {
   });
 
   it("refuses other methods and path tricks in the v1 envelope, and the document stays as it was", async () => {
-    const before = await raw(stack.origin, "GET", DOC);
+    const before = await raw(bed.stack.origin, "GET", DOC);
     for (const method of ["POST", "PUT", "PATCH", "DELETE"]) {
-      const res = await raw(stack.origin, method, DOC, {
+      const res = await raw(bed.stack.origin, method, DOC, {
         headers: { "content-type": "application/json" },
         body: "{}",
       });
@@ -352,8 +344,8 @@ describe("the OpenAPI document, built on its first request", () => {
       "/api/v1/links/%2e%2e/openapi.json",
       `${DOC}/..\\..\\..\\internal`,
     ])
-      expectPathRefusal(await raw(stack.origin, "GET", path), "v1", path);
-    expect((await raw(stack.origin, "GET", DOC)).text).toBe(before.text);
+      expectPathRefusal(await raw(bed.stack.origin, "GET", path), "v1", path);
+    expect((await raw(bed.stack.origin, "GET", DOC)).text).toBe(before.text);
   });
 });
 
@@ -430,7 +422,7 @@ describe("fuzzed paths", () => {
 // Clients are told apart by X-Forwarded-For (the stack trusts it); these addresses are this test's own.
 describe("per-client budgets of IPv6 clients", () => {
   const from = (ip: string, key?: string) => (path: string) =>
-    raw(stack.origin, "GET", path, {
+    raw(bed.stack.origin, "GET", path, {
       headers: { "x-forwarded-for": ip, ...(key ? { authorization: `Bearer ${key}` } : {}) },
     });
 
@@ -479,7 +471,7 @@ describe("a flood of bad keys (item 4)", () => {
     let remaining = Number.POSITIVE_INFINITY;
     let refusedAt = -1;
     for (let i = 0; i < AUTH_FAILURES_PER_MINUTE + 5; i++) {
-      const res = await api(stack, `kurz_live_${String(i).padStart(32, "Z")}`)("GET", "/api/v1/links");
+      const res = await api(bed.stack, `kurz_live_${String(i).padStart(32, "Z")}`)("GET", "/api/v1/links");
       expect(res.headers["x-ratelimit-limit"], res.text).toBe(String(AUTH_FAILURES_PER_MINUTE));
       expect(Number(res.headers["x-ratelimit-reset"])).toBeGreaterThan(Date.now() / 1000 - 1);
       if (res.status === 429) {
@@ -496,12 +488,12 @@ describe("a flood of bad keys (item 4)", () => {
     expect(refusedAt).toBeLessThanOrEqual(AUTH_FAILURES_PER_MINUTE);
     expect(remaining).toBe(0);
 
-    const flooded = await api(stack, `kurz_live_${"Q".repeat(32)}`)("GET", "/api/v1/links");
+    const flooded = await api(bed.stack, `kurz_live_${"Q".repeat(32)}`)("GET", "/api/v1/links");
     expectV1Error(flooded, 429, "RATE_LIMIT_EXCEEDED");
     expect(flooded.headers["x-ratelimit-remaining"]).toBe("0");
     expect(Number(flooded.headers["retry-after"])).toBeGreaterThanOrEqual(1);
     expect(flooded.body.error.details).toMatchObject({ limit: AUTH_FAILURES_PER_MINUTE, window: "1m" });
-    const legacy = await api(stack, "nope")("GET", "/api/account");
+    const legacy = await api(bed.stack, "nope")("GET", "/api/account");
     expectLegacyError(legacy, 429);
     // The budget is the client's: a valid key from the same client waits out the minute too.
     expectV1Error(await ctx.asAttacker("GET", "/api/v1/links"), 429, "RATE_LIMIT_EXCEEDED");

@@ -10,14 +10,13 @@
 //   stored now or by an older management: the Location is a valid URI and carries no header.
 // Clients are told apart by X-Forwarded-For (the stack runs with TRUST_PROXY=true), each attack
 // speaking as addresses of its own, so that budgets never leak from one attack into another.
-import { setTimeout as sleep } from "node:timers/promises";
 import { INVALIDATION_CHANNEL } from "@kurz/contracts";
 import { internalHeaders } from "@kurz/service-kit";
-import { startTestDnsServer, type TestDnsServer, waitFor } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
+import { waitFor } from "@kurz/testing";
+import { useTestDnsServer } from "@kurz/testing/use-stack";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { attackerAndVictim, expectV1Error, type RawResponse, RELAXED_LIMITS, raw } from "./attack.ts";
+import { attackerAndVictim, expectV1Error, type RawResponse, raw, useAttackStack } from "./attack.ts";
 
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
 const BOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
@@ -27,31 +26,25 @@ const PASSWORD_PER_CLIENT = 3;
 const PASSWORD_PER_LINK = 6;
 const PASSWORD_WINDOW_SECONDS = 4;
 
-let dns: TestDnsServer;
-let stack: Stack;
+const dns = useTestDnsServer();
+const bed = useAttackStack(() => ({
+  DNS_SERVERS: dns().address,
+  MISS_BUDGET_PER_MINUTE: String(MISS_BUDGET),
+  PASSWORD_MAX_ATTEMPTS: String(PASSWORD_PER_CLIENT),
+  PASSWORD_LINK_MAX_ATTEMPTS: String(PASSWORD_PER_LINK),
+  PASSWORD_WINDOW_SECONDS: String(PASSWORD_WINDOW_SECONDS),
+}));
+/** Redis without the stack's key prefix: keys are named in full, and the invalidation channel as is. */
 let redis: Redis;
 let ctx: Awaited<ReturnType<typeof attackerAndVictim>>;
 
 beforeAll(async () => {
-  dns = await startTestDnsServer();
-  stack = await startStack({
-    extraEnv: {
-      ...RELAXED_LIMITS,
-      DNS_SERVERS: dns.address,
-      MISS_BUDGET_PER_MINUTE: String(MISS_BUDGET),
-      PASSWORD_MAX_ATTEMPTS: String(PASSWORD_PER_CLIENT),
-      PASSWORD_LINK_MAX_ATTEMPTS: String(PASSWORD_PER_LINK),
-      PASSWORD_WINDOW_SECONDS: String(PASSWORD_WINDOW_SECONDS),
-    },
-  });
-  redis = new Redis(stack.env.REDIS_URL!);
-  ctx = await attackerAndVictim(stack, "redirect");
+  redis = new Redis(bed.stack.env.REDIS_URL!);
+  ctx = await attackerAndVictim(bed.stack, "redirect");
 });
 
-afterAll(async () => {
+afterAll(() => {
   redis?.disconnect();
-  await stack?.stop();
-  await dns?.stop();
 });
 
 /** A visitor's request: a browser (unless `userAgent` says otherwise), from `ip`, on `host` (the public host when omitted). */
@@ -59,7 +52,7 @@ function visit(
   path: string,
   opts: { ip: string; host?: string; method?: string; body?: string; accept?: string; userAgent?: string },
 ): Promise<RawResponse> {
-  return raw(stack.origin, opts.method ?? "GET", path, {
+  return raw(bed.stack.origin, opts.method ?? "GET", path, {
     headers: {
       "user-agent": opts.userAgent ?? BROWSER,
       "x-forwarded-for": opts.ip,
@@ -78,7 +71,7 @@ function expect404Page(res: RawResponse, what: string): void {
   expect(res.text, what).toContain("Link not found");
 }
 
-const missKeys = () => redis.keys(`${stack.prefix}:miss:*`);
+const missKeys = () => redis.keys(`${bed.stack.prefix}:miss:*`);
 
 async function createLink(as: typeof ctx.asAttacker, body: Record<string, unknown>) {
   const res = await as("POST", "/api/v1/links", body);
@@ -128,7 +121,7 @@ describe("another tenant's links on a verified branded domain", () => {
       redirect404: "https://bank.example/missing",
     });
     expect(added.status, added.text).toBe(200);
-    await dns.setTxt(added.body.verification.name, [added.body.verification.value]);
+    await dns().setTxt(added.body.verification.name, [added.body.verification.value]);
     const verified = await ctx.asVictim("POST", `/api/domain/${added.body.id}/verify`);
     expect(verified.body, verified.text).toMatchObject({ error: 0, status: "verified" });
     // The victim's link lives on its domain (a link is served only on its own host).
@@ -279,10 +272,10 @@ describe("operational endpoints", () => {
   });
 
   it("are answered on the redirect's operational listener", async () => {
-    const metrics = await fetch(`${stack.urls.redirectOps}/metrics`);
+    const metrics = await fetch(`${bed.stack.urls.redirectOps}/metrics`);
     expect(metrics.status).toBe(200);
     expect(await metrics.text()).toContain("clicks_published_total");
-    const ready = await fetch(`${stack.urls.redirectOps}/ready`);
+    const ready = await fetch(`${bed.stack.urls.redirectOps}/ready`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ status: "ready" });
   });
@@ -317,7 +310,8 @@ describe("password links", () => {
     });
     expect((await attempt(other.short_code, "203.0.113.100", "another long one")).status).toBe(303);
 
-    // Once the window has passed, the right password works again, and counts one click.
+    // Once the window has passed, the right password works again, and counts one click. A sleep: the
+    // window's length is what is under test.
     await new Promise((r) => setTimeout(r, PASSWORD_WINDOW_SECONDS * 1000 + 200));
     const ok = await attempt(link.short_code, "203.0.113.100", "correct horse battery");
     expect([ok.status, ok.headers.location]).toEqual([303, "https://bank.example/vault"]);
@@ -385,25 +379,32 @@ describe("a deleted link", () => {
   // record to Redis: a read made just before the delete and written just after it put the deleted link
   // back for good (decision 0052). Here that path runs without pause while the owner deletes.
   it("never redirects again, however the miss path races with the delete, and costs no lookup", async () => {
-    const headers = internalHeaders(stack.env.INTERNAL_TOKEN!, "redirect");
+    const headers = internalHeaders(bed.stack.env.INTERNAL_TOKEN!, "redirect");
     // One address for every visit: were a tombstone asked of management, the miss budget would answer 429.
     const ip = "198.51.100.77";
     for (let round = 0; round < 15; round++) {
       const link = await createLink(ctx.asVictim, { url: `https://bank.example/doomed/${round}` });
       let racing = true;
+      let resolved = 0;
       const missPath = async () => {
         while (racing) {
-          await raw(stack.urls.management, "GET", `/internal/links/resolve/${link.short_code}`, { headers });
+          await raw(bed.stack.urls.management, "GET", `/internal/links/resolve/${link.short_code}`, {
+            headers,
+          });
+          resolved++;
         }
       };
       const loops = Array.from({ length: 6 }, missPath);
-      await sleep(5);
+      // The delete lands while the miss path is running: once every loop has resolved, and until every
+      // loop has resolved again after it.
+      await waitFor(() => resolved >= loops.length, { description: "the miss path running" });
       const deleted = await ctx.asVictim("DELETE", `/api/v1/links/${link.id}`);
       expect(deleted.status, deleted.text).toBe(200);
-      await sleep(10);
+      const afterDelete = resolved;
+      await waitFor(() => resolved >= afterDelete + loops.length, { description: "misses after the delete" });
       racing = false;
       await Promise.all(loops);
-      const held = JSON.parse((await redis.get(`${stack.prefix}:link:${link.short_code}`)) ?? "null");
+      const held = JSON.parse((await redis.get(`${bed.stack.prefix}:link:${link.short_code}`)) ?? "null");
       expect(held?.url, `round ${round}: the deleted link's record is back`).toBeUndefined();
       expect404Page(await visit(`/${link.short_code}`, { ip }), `round ${round}`);
       expect(held, `round ${round}`).toMatchObject({ id: link.id, deleted: true });
@@ -449,7 +450,7 @@ describe("a destination a URI does not allow", () => {
   it("goes out as a valid URI from a record an older management wrote as given, CR/LF and all", async () => {
     for (const url of [NASTY, INJECTION, 'https://bank.example/?q={"a":1}&x=<y>']) {
       const link = await createLink(ctx.asAttacker, { url: "https://bank.example/placeholder" });
-      const key = `${stack.prefix}:link:${link.short_code}`;
+      const key = `${bed.stack.prefix}:link:${link.short_code}`;
       const record = JSON.parse(await waitFor(() => redis.get(key)));
       await redis.set(key, JSON.stringify({ ...record, url }));
       // Not visited yet, so in no redirect's cache; dropped anyway, as management would.

@@ -5,19 +5,15 @@
 // session in constant use still ends 30 days after sign-in. "Sign out everywhere" ends every session
 // of the account, and only that account's. Time is moved by rewriting stored moments: nothing sleeps.
 import { createHash } from "node:crypto";
-import { createPrisma, type PrismaClient } from "@kurz/db";
 import { printProcessOutputOnFailure } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
-  type Caller,
-  callAs,
   expectV1Error,
+  ONE_CLIENT_AUTH_LIMITS,
   type Owner,
-  RELAXED_LIMITS,
-  registerOwner,
+  sessionCalls,
   setCookieOf,
+  useAttackStack,
 } from "./attack.ts";
 
 printProcessOutputOnFailure();
@@ -25,34 +21,12 @@ printProcessOutputOnFailure();
 const COOKIE = "__Host-kurz_session";
 const PUBLIC = { PUBLIC_BASE_URL: "https://kurz-tls.example" };
 
-let stack: Stack;
-let prisma: PrismaClient;
-let redis: Redis;
-
-beforeAll(async () => {
-  stack = await startStack({
-    inProcess: true,
-    extraEnv: {
-      ...RELAXED_LIMITS,
-      AUTH_RATE_LIMIT_PER_MINUTE: "100000",
-      AUTH_FAILURE_LIMIT_PER_MINUTE: "100000",
-    },
-    serviceEnv: { gateway: PUBLIC, management: PUBLIC },
-  });
-  prisma = createPrisma(stack.databaseUrl);
-  redis = new Redis(stack.env.REDIS_URL!, { keyPrefix: `${stack.prefix}:` });
+const bed = useAttackStack(ONE_CLIENT_AUTH_LIMITS, {
+  inProcess: true,
+  serviceEnv: { gateway: PUBLIC, management: PUBLIC },
 });
-afterAll(async () => {
-  redis?.disconnect();
-  await prisma?.$disconnect();
-  await stack?.stop();
-});
-
 // Over https the session cookie is the __Host- one unless a call names another.
-const call = (method: string, path: string, who: Caller = {}, body?: unknown) =>
-  callAs(stack.origin, method, path, { ...who, cookieName: who.cookieName ?? COOKIE }, body);
-
-const register = (tag: string): Promise<Owner> => registerOwner(stack.origin, tag);
+const { call, register } = sessionCalls(bed, { cookieName: COOKIE });
 
 async function signIn(owner: Owner) {
   const res = await call("POST", "/api/v1/auth/login", {}, { email: owner.email, password: owner.password });
@@ -94,13 +68,13 @@ describe("the cookie behind https", () => {
 describe("the absolute lifetime", () => {
   /** As if the session had signed in `days` ago and, used ever since, was last renewed 2 minutes ago. */
   async function age(token: string, days: number) {
-    const rows = await prisma.$executeRaw`
+    const rows = await bed.prisma.$executeRaw`
       UPDATE sessions SET created_at = now() - make_interval(days => ${days}),
                           renewed_at = now() - interval '2 minutes'
       WHERE token_hash = ${hashOf(token)}`;
     expect(rows).toBe(1);
     // The gateway's cached copy lasts a minute at most; it is gone as it would be by then.
-    await redis.del(`session:${hashOf(token)}`);
+    await bed.redis.del(`session:${hashOf(token)}`);
   }
 
   it("a session in constant use ends 30 days after sign-in", async () => {
@@ -117,7 +91,7 @@ describe("the absolute lifetime", () => {
     await age(session.cookie, 29);
     const res = await call("GET", "/api/v1/auth/session", session);
     expect(res.status, res.text).toBe(200);
-    const row = await prisma.session.findFirstOrThrow({ where: { tokenHash: hashOf(session.cookie) } });
+    const row = await bed.prisma.session.findFirstOrThrow({ where: { tokenHash: hashOf(session.cookie) } });
     const absoluteEnd = row.createdAt.getTime() + 30 * 24 * 3_600_000;
     expect(row.expiresAt.getTime()).toBe(absoluteEnd);
     expect(Date.parse(res.body.data.expires_at)).toBeLessThanOrEqual(absoluteEnd);
@@ -137,7 +111,7 @@ describe("sign out everywhere", () => {
     const listed = await call("GET", "/api/v1/auth/sessions", mine);
     expect(listed.status, listed.text).toBe(200);
     expect(listed.headers["cache-control"]).toBe("no-store");
-    const rows = await prisma.session.findMany({ where: { accountId: owner.accountId } });
+    const rows = await bed.prisma.session.findMany({ where: { accountId: owner.accountId } });
     expect(listed.body.data.sessions.map((s: { id: string }) => s.id).sort()).toEqual(
       rows.map((r) => r.id).sort(),
     );
@@ -153,9 +127,9 @@ describe("sign out everywhere", () => {
     expect(setCookieOf(ended)).toMatch(new RegExp(`^${COOKIE}=; Max-Age=0;`));
     for (const session of [mine, laptop, phone]) {
       expectV1Error(await call("GET", "/api/v1/account", session), 401, "UNAUTHORIZED");
-      expect(await redis.get(`session:${hashOf(session.cookie)}`)).toBe("revoked");
+      expect(await bed.redis.get(`session:${hashOf(session.cookie)}`)).toBe("revoked");
     }
-    expect(await prisma.session.count({ where: { accountId: owner.accountId } })).toBe(0);
+    expect(await bed.prisma.session.count({ where: { accountId: owner.accountId } })).toBe(0);
     // Another account's session, and the owner's keys (not sessions), are untouched.
     expect((await call("GET", "/api/v1/account", stranger)).status).toBe(200);
     expect((await call("GET", "/api/v1/account", { key: owner.key })).status).toBe(200);

@@ -6,18 +6,22 @@
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ROUTE_DEFS } from "@kurz/contracts";
-import { createPrisma, type PrismaClient } from "@kurz/db";
 import { printProcessOutputOnFailure } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type StackFixture, useStack } from "@kurz/testing/use-stack";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  type Caller,
   expectLegacyError,
   expectV1Error,
-  type RawResponse,
-  RELAXED_LIMITS,
+  freshSignInBudgets,
+  ONE_CLIENT_AUTH_LIMITS,
+  type Owner,
   raw,
+  sessionCalls,
+  sessionTokenOf,
+  setCookieOf,
   uniqueEmail,
+  useAttackStack,
 } from "./attack.ts";
 
 printProcessOutputOnFailure();
@@ -31,88 +35,19 @@ const TTL_MS = TTL_HOURS * 3_600_000;
 const PER_ACCOUNT = 5;
 const PER_CLIENT = 8;
 
-let stack: Stack;
-/** The stack `call` talks to: `stack`, or the short-lived sessions' one during the expiry attack. */
-let active: Stack;
-let prisma: PrismaClient;
-let redis: Redis;
-
-beforeAll(async () => {
-  stack = await startStack({
-    extraEnv: {
-      ...RELAXED_LIMITS,
-      SIGNIN_ATTEMPTS_PER_ACCOUNT: String(PER_ACCOUNT),
-      SIGNIN_ATTEMPTS_PER_CLIENT: String(PER_CLIENT),
-      // Every request of this file comes from one address: the gateway's own per-client budgets
-      // (sign-in requests, failed authentications) must not answer for management's.
-      AUTH_RATE_LIMIT_PER_MINUTE: "100000",
-      AUTH_FAILURE_LIMIT_PER_MINUTE: "100000",
-    },
-  });
-  active = stack;
-  prisma = createPrisma(stack.databaseUrl);
-  redis = new Redis(stack.env.REDIS_URL!, { keyPrefix: `${stack.prefix}:` });
+const bed = useAttackStack({
+  SIGNIN_ATTEMPTS_PER_ACCOUNT: String(PER_ACCOUNT),
+  SIGNIN_ATTEMPTS_PER_CLIENT: String(PER_CLIENT),
+  ...ONE_CLIENT_AUTH_LIMITS,
 });
-afterAll(async () => {
-  redis?.disconnect();
-  await prisma?.$disconnect();
-  await stack?.stop();
+freshSignInBudgets(bed);
+/** The stack `call` talks to: the file's, or the short-lived sessions' one during the expiry attack. */
+let active: StackFixture = bed;
+const { call, register } = sessionCalls({
+  get stack() {
+    return active.stack;
+  },
 });
-// Each attack starts with unspent sign-in budgets (they are per client, and this file is one client).
-beforeEach(async () => {
-  const keys = await redis.keys(`${stack.prefix}:signin-fail:*`);
-  if (keys.length > 0) await redis.del(...keys.map((k) => k.slice(stack.prefix.length + 1)));
-});
-
-interface Caller {
-  cookie?: string;
-  csrf?: string;
-  key?: string;
-  headers?: Record<string, string>;
-}
-
-function call(method: string, path: string, who: Caller = {}, body?: unknown): Promise<RawResponse> {
-  const headers: Record<string, string> = { ...who.headers };
-  if (who.cookie !== undefined) headers.cookie = `kurz_session=${who.cookie}`;
-  if (who.csrf !== undefined) headers["x-csrf-token"] = who.csrf;
-  if (who.key !== undefined) headers.authorization = `Bearer ${who.key}`;
-  if (body !== undefined) headers["content-type"] ??= "application/json";
-  return raw(active.origin, method, path, {
-    headers,
-    ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
-  });
-}
-
-const setCookie = (res: RawResponse) => {
-  const header = res.headers["set-cookie"];
-  return Array.isArray(header) ? header.join("\n") : (header ?? "");
-};
-const tokenOf = (res: RawResponse) => /kurz_session=([^;]*)/.exec(setCookie(res))?.[1] ?? "";
-
-interface User {
-  email: string;
-  password: string;
-  accountId: string;
-  key: string;
-  token: string;
-  csrf: string;
-}
-
-async function register(tag: string): Promise<User> {
-  const email = uniqueEmail(tag);
-  const password = `pw-${tag}-long-enough`;
-  const res = await call("POST", "/api/v1/auth/register", {}, { email, password });
-  expect(res.status, res.text).toBe(201);
-  const { account, api_key, session } = res.body.data;
-  return {
-    email,
-    password,
-    accountId: account.id,
-    key: api_key.key,
-    token: tokenOf(res),
-    csrf: session.csrf_token,
-  };
-}
 
 async function login(email: string, password: string, who: Caller = {}) {
   return call("POST", "/api/v1/auth/login", who, { email, password });
@@ -121,15 +56,15 @@ async function login(email: string, password: string, who: Caller = {}) {
 /** What a session or route could change on an account: its rows, counted and summed. */
 async function footprint(accountId: string) {
   const [account, links, keys, sessions, ...managed] = await Promise.all([
-    prisma.account.findUniqueOrThrow({ where: { id: accountId } }),
-    prisma.link.findMany({ where: { accountId }, orderBy: { id: "asc" } }),
-    prisma.apiKey.findMany({ where: { accountId }, orderBy: { id: "asc" } }),
-    prisma.session.count({ where: { accountId } }),
+    bed.prisma.account.findUniqueOrThrow({ where: { id: accountId } }),
+    bed.prisma.link.findMany({ where: { accountId }, orderBy: { id: "asc" } }),
+    bed.prisma.apiKey.findMany({ where: { accountId }, orderBy: { id: "asc" } }),
+    bed.prisma.session.count({ where: { accountId } }),
     // What the older API's session routes manage.
-    prisma.domain.findMany({ where: { accountId }, orderBy: { id: "asc" } }),
-    prisma.overlay.findMany({ where: { accountId }, orderBy: { id: "asc" } }),
-    prisma.campaign.findMany({ where: { accountId }, orderBy: { id: "asc" }, include: { links: true } }),
-    prisma.channel.findMany({ where: { accountId }, orderBy: { id: "asc" }, include: { links: true } }),
+    bed.prisma.domain.findMany({ where: { accountId }, orderBy: { id: "asc" } }),
+    bed.prisma.overlay.findMany({ where: { accountId }, orderBy: { id: "asc" } }),
+    bed.prisma.campaign.findMany({ where: { accountId }, orderBy: { id: "asc" }, include: { links: true } }),
+    bed.prisma.channel.findMany({ where: { accountId }, orderBy: { id: "asc" }, include: { links: true } }),
   ]);
   const { updatedAt: _a, ...accountRest } = account;
   return JSON.stringify(
@@ -222,7 +157,7 @@ describe("cross-site requests (CSRF)", () => {
       const user = await register("csrf");
       const link = await call("POST", "/api/v1/links", { key: user.key }, { url: "https://csrf.example/" });
       expect(link.status, link.text).toBe(201);
-      const keyId = (await prisma.apiKey.findFirstOrThrow({ where: { accountId: user.accountId } })).id;
+      const keyId = (await bed.prisma.apiKey.findFirstOrThrow({ where: { accountId: user.accountId } })).id;
       const legacyRoute = !def.path.startsWith("/api/v1/");
       const managed = legacyRoute ? await managedIds(user.key, link.body.data.id) : {};
       // The setup took time off the short idle lifetime: one use slides the session forward again.
@@ -279,7 +214,7 @@ describe("cross-site requests (CSRF)", () => {
       { url: "https://x.example/" },
     );
     expectV1Error(res, 403, "FORBIDDEN");
-    expect(await prisma.link.count({ where: { accountId: { in: [a.accountId, b.accountId] } } })).toBe(0);
+    expect(await bed.prisma.link.count({ where: { accountId: { in: [a.accountId, b.accountId] } } })).toBe(0);
   });
 });
 
@@ -294,7 +229,7 @@ describe("session fixation", () => {
 
   it("refuses a session's stored hash presented as a token", async () => {
     const user = await register("fix-hash");
-    const row = await prisma.session.findFirstOrThrow({ where: { accountId: user.accountId } });
+    const row = await bed.prisma.session.findFirstOrThrow({ where: { accountId: user.accountId } });
     expectV1Error(await call("GET", "/api/v1/auth/session", { cookie: row.tokenHash }), 401, "UNAUTHORIZED");
   });
 
@@ -304,7 +239,7 @@ describe("session fixation", () => {
     for (const planted of [attacker.token, "B".repeat(43)]) {
       const res = await login(victim.email, victim.password, { cookie: planted });
       expect(res.status, res.text).toBe(200);
-      const issued = tokenOf(res);
+      const issued = sessionTokenOf(res);
       expect(issued).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect(issued).not.toBe(planted);
       const mine = await call("GET", "/api/v1/auth/session", { cookie: issued });
@@ -318,7 +253,7 @@ describe("session fixation", () => {
 
   it("a cookie with the session name twice is ambiguous and signs nobody in", async () => {
     const user = await register("fix-twice");
-    const res = await raw(stack.origin, "GET", "/api/v1/auth/session", {
+    const res = await raw(bed.stack.origin, "GET", "/api/v1/auth/session", {
       headers: { cookie: `kurz_session=${user.token}; kurz_session=${"C".repeat(43)}` },
     });
     expectV1Error(res, 401, "UNAUTHORIZED");
@@ -326,22 +261,15 @@ describe("session fixation", () => {
 });
 
 describe("expiry and renewal", () => {
-  let shortLived: Stack;
-  beforeAll(async () => {
-    shortLived = await startStack({
-      inProcess: true,
-      extraEnv: {
-        ...RELAXED_LIMITS,
-        SESSION_TTL_HOURS: String(TTL_HOURS),
-        AUTH_RATE_LIMIT_PER_MINUTE: "100000",
-        AUTH_FAILURE_LIMIT_PER_MINUTE: "100000",
-      },
-    });
+  const shortLived = useAttackStack(
+    { SESSION_TTL_HOURS: String(TTL_HOURS), ...ONE_CLIENT_AUTH_LIMITS },
+    { inProcess: true },
+  );
+  beforeAll(() => {
     active = shortLived;
   });
-  afterAll(async () => {
-    active = stack;
-    await shortLived?.stop();
+  afterAll(() => {
+    active = bed;
   });
 
   it("an idle session expires; one in use slides forward and its cookie is re-issued", async () => {
@@ -355,10 +283,10 @@ describe("expiry and renewal", () => {
     const renewing = Date.now();
     const renewed = await call("GET", "/api/v1/account", { cookie: busy.token });
     expect(renewed.status).toBe(200);
-    expect(setCookie(renewed)).toMatch(
+    expect(setCookieOf(renewed)).toMatch(
       /^kurz_session=[A-Za-z0-9_-]{43}; Max-Age=\d+; Path=\/; HttpOnly; SameSite=Lax$/,
     );
-    expect(tokenOf(renewed)).toBe(busy.token);
+    expect(sessionTokenOf(renewed)).toBe(busy.token);
     // Past the idle one's end, and at least 0.4 of a lifetime before the renewed one's.
     await sleep(Math.max(0, between + TTL_MS * 1.15 - Date.now()));
     const alive = await call("GET", "/api/v1/auth/session", { cookie: busy.token });
@@ -383,7 +311,7 @@ describe("revocation", () => {
     `/api/v1/analytics/${linkId}`,
   ];
 
-  async function withLink(user: User) {
+  async function withLink(user: Owner) {
     const res = await call(
       "POST",
       "/api/v1/links",
@@ -402,7 +330,7 @@ describe("revocation", () => {
   }
 
   const cached = async (token: string) =>
-    redis.get(`session:${createHash("sha256").update(token).digest("hex")}`);
+    bed.redis.get(`session:${createHash("sha256").update(token).digest("hex")}`);
 
   it("sign-out ends the session at once on every path, cached copy included", async () => {
     const user = await register("logout");
@@ -413,7 +341,7 @@ describe("revocation", () => {
     expect(out.status).toBe(200);
     expect(await cached(user.token)).toBe("revoked");
     await expectEverywhere(user.token, linkId, 401);
-    expect(await prisma.session.count({ where: { accountId: user.accountId } })).toBe(0);
+    expect(await bed.prisma.session.count({ where: { accountId: user.accountId } })).toBe(0);
     // Signing out again with the dead cookie is refused, not an error.
     expectV1Error(
       await call("POST", "/api/v1/auth/logout", { cookie: user.token, csrf: user.csrf }),
@@ -425,7 +353,7 @@ describe("revocation", () => {
   it("a password change ends every other session at once, through v1 and the legacy API", async () => {
     const user = await register("pwchange");
     const linkId = await withLink(user);
-    const second = tokenOf(await login(user.email, user.password));
+    const second = sessionTokenOf(await login(user.email, user.password));
     await expectEverywhere(second, linkId, 200);
     const changed = await call(
       "POST",
@@ -454,11 +382,11 @@ describe("revocation", () => {
     const hash = createHash("sha256").update(user.token).digest("hex");
     await call("POST", "/api/v1/auth/logout", { cookie: user.token, csrf: user.csrf });
     // What a gateway that read the row just before the sign-out would write: refused by the tombstone.
-    await redis.del(`session:${hash}`);
-    await redis.set(`session:${hash}`, "revoked", "EX", 60);
+    await bed.redis.del(`session:${hash}`);
+    await bed.redis.set(`session:${hash}`, "revoked", "EX", 60);
     expectV1Error(await call("GET", "/api/v1/account", { cookie: user.token }), 401, "UNAUTHORIZED");
     // Even with the cache gone, Postgres has no row: the session stays dead.
-    await redis.del(`session:${hash}`);
+    await bed.redis.del(`session:${hash}`);
     expectV1Error(await call("GET", "/api/v1/account", { cookie: user.token }), 401, "UNAUTHORIZED");
   });
 });
@@ -476,7 +404,7 @@ describe("sign-in guessing", () => {
       expect(res.headers["x-ratelimit-limit"]).toBe(String(PER_ACCOUNT));
       expect(res.headers["x-ratelimit-remaining"]).toBe("0");
       expect(Number(res.headers["x-ratelimit-reset"])).toBeGreaterThan(Date.now() / 1000);
-      expect(setCookie(res)).toBe("");
+      expect(setCookieOf(res)).toBe("");
     }
     // Another account from the same client is not locked out by this one's budget.
     const other = await register("guess-other");
@@ -519,7 +447,9 @@ describe("accounts", () => {
       ),
     );
     expect(answers.map((a) => a.status).sort()).toEqual([201, 409, 409, 409]);
-    expect(await prisma.account.count({ where: { email: { equals: email, mode: "insensitive" } } })).toBe(1);
+    expect(await bed.prisma.account.count({ where: { email: { equals: email, mode: "insensitive" } } })).toBe(
+      1,
+    );
   });
 
   it("a session of account A cannot read or change account B's links", async () => {
@@ -555,7 +485,7 @@ describe("accounts", () => {
       { url: "https://a.example/" },
     );
     expect(created.status).toBe(201);
-    expect(await prisma.link.count({ where: { accountId: b.accountId } })).toBe(0);
+    expect(await bed.prisma.link.count({ where: { accountId: b.accountId } })).toBe(0);
     // A bad key with a good cookie is a bad key.
     const bad = await call("GET", "/api/v1/account", { key: `kurz_live_${"x".repeat(32)}`, cookie: b.token });
     expectV1Error(bad, 401, "UNAUTHORIZED");
@@ -587,36 +517,25 @@ describe("accounts", () => {
     const res = await call("GET", "/api/v1/auth/session", { cookie: user.token });
     expect(res.text).not.toContain(user.token);
     expect(res.headers["cache-control"]).toBe("no-store");
-    const row = await prisma.session.findFirstOrThrow({ where: { accountId: user.accountId } });
+    const row = await bed.prisma.session.findFirstOrThrow({ where: { accountId: user.accountId } });
     expect(row.tokenHash).toBe(createHash("sha256").update(user.token).digest("hex"));
   });
 });
 
 describe("closed sign-up", () => {
-  let closed: Stack;
-  beforeAll(async () => {
-    closed = await startStack({ inProcess: true, extraEnv: { SIGNUP: "closed" } });
-  });
-  afterAll(async () => {
-    await closed?.stop();
-  });
+  const closed = useStack({ inProcess: true, extraEnv: { SIGNUP: "closed" } });
 
   it("refuses registration with 403 and creates nothing; the admin CLI and sign-in still work", async () => {
     const email = uniqueEmail("closed");
-    const res = await raw(closed.origin, "POST", "/api/v1/auth/register", {
+    const res = await raw(closed.stack.origin, "POST", "/api/v1/auth/register", {
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ email, password: "would be fine" }),
     });
     expectV1Error(res, 403, "FORBIDDEN");
-    expect(setCookie(res)).toBe("");
-    const db = createPrisma(closed.databaseUrl);
-    try {
-      expect(await db.account.count({ where: { email } })).toBe(0);
-    } finally {
-      await db.$disconnect();
-    }
-    const cli = await closed.createAccount(email);
-    const me = await raw(closed.origin, "GET", "/api/v1/account", {
+    expect(setCookieOf(res)).toBe("");
+    expect(await closed.prisma.account.count({ where: { email } })).toBe(0);
+    const cli = await closed.stack.createAccount(email);
+    const me = await raw(closed.stack.origin, "GET", "/api/v1/account", {
       headers: { authorization: `Bearer ${cli.api_key}` },
     });
     expect(me.status).toBe(200);

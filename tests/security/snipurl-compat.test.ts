@@ -3,9 +3,16 @@
 // tell a stranger nothing about others' links), and the account's click total after deletes (docs/api.md,
 // "Versions", "Validation errors", "Links", "Account").
 import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, attackerAndVictim, expectV1Error, type RawResponse, RELAXED_LIMITS, raw } from "./attack.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  api,
+  attackerAndVictim,
+  expectV1Error,
+  type RawResponse,
+  RELAXED_LIMITS,
+  raw,
+  useAttackStack,
+} from "./attack.ts";
 
 printProcessOutputOnFailure();
 
@@ -14,23 +21,18 @@ const PAST = "2025-12-31T23:59:59Z";
 /** The failed-authentication budget of this stack (AUTH_FAILURE_LIMIT_PER_MINUTE). */
 const AUTH_FAILURES_PER_MINUTE = 5;
 
-let stack: Stack;
+const bed = useAttackStack(
+  {
+    AUTH_FAILURE_LIMIT_PER_MINUTE: String(AUTH_FAILURES_PER_MINUTE),
+    TITLE_FETCH_ENABLED: "false",
+    CLICK_TOTALS_INTERVAL_MS: "200",
+  },
+  { inProcess: true },
+);
 let ctx: Awaited<ReturnType<typeof attackerAndVictim>>;
 
 beforeAll(async () => {
-  stack = await startStack({
-    inProcess: true,
-    extraEnv: {
-      ...RELAXED_LIMITS,
-      AUTH_FAILURE_LIMIT_PER_MINUTE: String(AUTH_FAILURES_PER_MINUTE),
-      TITLE_FETCH_ENABLED: "false",
-      CLICK_TOTALS_INTERVAL_MS: "200",
-    },
-  });
-  ctx = await attackerAndVictim(stack, "compat");
-});
-afterAll(async () => {
-  await stack?.stop();
+  ctx = await attackerAndVictim(bed.stack, "compat");
 });
 
 const expectVersion = (res: RawResponse, what: string) =>
@@ -46,12 +48,12 @@ describe("a link created already expired", () => {
       expect(made.status, made.text).toBe(201);
       const code = made.body.data.short_code as string;
       for (const method of ["GET", "HEAD"]) {
-        const res = await raw(stack.origin, method, `/${code}`, { headers: { "user-agent": BROWSER } });
+        const res = await raw(bed.stack.origin, method, `/${code}`, { headers: { "user-agent": BROWSER } });
         expect(res.status, `${method} /${code}`).toBe(410);
         expect(res.headers.location).toBeUndefined();
         expect(res.text).not.toContain("expired.example");
       }
-      const post = await raw(stack.origin, "POST", `/${code}`, {
+      const post = await raw(bed.stack.origin, "POST", `/${code}`, {
         headers: { "content-type": "application/x-www-form-urlencoded", "user-agent": BROWSER },
         body: "password=correct-horse-battery",
       });
@@ -61,8 +63,8 @@ describe("a link created already expired", () => {
   });
 
   it("still counts against the link limit (single and bulk), so expired links cannot pass it", async () => {
-    const small = await stack.createAccount(`compat-limit-${Date.now()}@example.test`, 2);
-    const call = api(stack, small.api_key);
+    const small = await bed.stack.createAccount(`compat-limit-${Date.now()}@example.test`, 2);
+    const call = api(bed.stack, small.api_key);
     expect(
       (await call("POST", "/api/v1/links", { url: "https://a.example/", expires_at: PAST })).status,
     ).toBe(201);
@@ -161,13 +163,13 @@ describe("messages and details tell a stranger nothing new", () => {
 describe("refusals carry X-API-Version and the budget they were counted against", () => {
   it("refused paths under /api/v1 say which version refused them; the older API's do not", async () => {
     for (const path of ["/api/v1/links/%2e%2e/account", "/api/v1/links/..%2fx", "/api/v1//links"]) {
-      const res = await raw(stack.origin, "GET", path, {
+      const res = await raw(bed.stack.origin, "GET", path, {
         headers: { authorization: `Bearer ${ctx.attacker.api_key}` },
       });
       expectV1Error(res, 400, "BAD_REQUEST");
       expectVersion(res, path);
     }
-    const legacy = await raw(stack.origin, "GET", "/api/links/%2e%2e/account");
+    const legacy = await raw(bed.stack.origin, "GET", "/api/links/%2e%2e/account");
     expect(legacy.status).toBe(400);
     expect(legacy.headers["x-api-version"]).toBeUndefined();
   });
@@ -226,7 +228,7 @@ describe("the failed-authentication budget", () => {
     const seen: RawResponse[] = [];
     // Two windows at most: a minute boundary during the loop starts the count again.
     for (let i = 0; i < 2 * (AUTH_FAILURES_PER_MINUTE + 1); i++) {
-      const res = await raw(stack.origin, "GET", "/api/v1/links", {
+      const res = await raw(bed.stack.origin, "GET", "/api/v1/links", {
         headers: { authorization: `Bearer kurz_live_${"A".repeat(31)}${i % 10}` },
       });
       seen.push(res);

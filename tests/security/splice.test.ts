@@ -13,30 +13,27 @@ import { readFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { connect } from "node:net";
 import { printProcessOutputOnFailure } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { attackerAndVictim, expectV1Error, type RawResponse, RELAXED_LIMITS } from "./attack.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { attackerAndVictim, expectV1Error, type RawResponse, useAttackStack } from "./attack.ts";
 
 printProcessOutputOnFailure();
 
 const AUTH_FAILURES_PER_MINUTE = 3;
 const PASSWORD_PER_CLIENT = 2;
 
-let stack: Stack;
+const bed = useAttackStack(
+  {
+    AUTH_FAILURE_LIMIT_PER_MINUTE: String(AUTH_FAILURES_PER_MINUTE),
+    PASSWORD_MAX_ATTEMPTS: String(PASSWORD_PER_CLIENT),
+  },
+  // As `./kurz up`: nothing in front of the public origin; the gateway trusts the one hop behind it.
+  { serviceEnv: { redirect: { TRUST_PROXY: "false" }, gateway: { TRUST_PROXY: "1" } } },
+);
 let ctx: Awaited<ReturnType<typeof attackerAndVictim>>;
 const victim = { id: "", code: "", destination: "", lockedCode: "" };
 
 beforeAll(async () => {
-  stack = await startStack({
-    extraEnv: {
-      ...RELAXED_LIMITS,
-      AUTH_FAILURE_LIMIT_PER_MINUTE: String(AUTH_FAILURES_PER_MINUTE),
-      PASSWORD_MAX_ATTEMPTS: String(PASSWORD_PER_CLIENT),
-    },
-    // As `./kurz up`: nothing in front of the public origin; the gateway trusts the one hop behind it.
-    serviceEnv: { redirect: { TRUST_PROXY: "false" }, gateway: { TRUST_PROXY: "1" } },
-  });
-  ctx = await attackerAndVictim(stack, "splice");
+  ctx = await attackerAndVictim(bed.stack, "splice");
   victim.destination = `https://victim-secret.example/${Date.now().toString(36)}`;
   const made = await ctx.asVictim("POST", "/api/v1/links", { url: victim.destination });
   expect(made.status, made.text).toBe(201);
@@ -49,14 +46,11 @@ beforeAll(async () => {
   expect(locked.status, locked.text).toBe(201);
   victim.lockedCode = locked.body.data.short_code;
 });
-afterAll(async () => {
-  await stack?.stop();
-});
 
 /** One keep-alive connection from `localAddress`: every request goes on the same socket, in turn. */
 function connection(localAddress: string) {
   const agent = new Agent({ keepAlive: true, maxSockets: 1, localAddress });
-  const url = new URL(stack.origin);
+  const url = new URL(bed.stack.origin);
   const sockets = new Set<unknown>();
   const send = (method: string, path: string, headers: Record<string, string> = {}, body?: string) =>
     new Promise<RawResponse>((resolve, reject) => {
@@ -143,11 +137,11 @@ const opened = (before: Set<string>, now: Set<string>) => [...now].filter((peer)
 
 // Not anchored: an answer may follow the previous body without a line break.
 const statusLines = (text: string) => text.match(/HTTP\/1\.[01] \d{3}/g) ?? [];
-const originPort = () => Number(new URL(stack.origin).port);
+const originPort = () => Number(new URL(bed.stack.origin).port);
 
 describe("the splice itself", () => {
   it("takes a connection whose first request is an API one, and only that one", async () => {
-    const splicePort = Number(new URL(stack.urls.gatewaySplice).port);
+    const splicePort = Number(new URL(bed.stack.urls.gatewaySplice).port);
     const before = establishedTo(splicePort);
     const api = connection("127.0.0.8");
     expect((await api.send("GET", "/api/v1/links", bearer(ctx.attacker.api_key))).status).toBe(200);
@@ -162,9 +156,9 @@ describe("the splice itself", () => {
   });
 
   it("listens on loopback only, and closes a connection that does not start with a PROXY header", async () => {
-    expect(new URL(stack.urls.gatewaySplice).hostname).toBe("127.0.0.1");
+    expect(new URL(bed.stack.urls.gatewaySplice).hostname).toBe("127.0.0.1");
     const text = await rawExchange(
-      Number(new URL(stack.urls.gatewaySplice).port),
+      Number(new URL(bed.stack.urls.gatewaySplice).port),
       `GET /api/v1/links HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ctx.attacker.api_key}\r\n\r\n`,
     );
     expect(text).toBe("");
@@ -191,7 +185,7 @@ describe("a forged PROXY header", () => {
 
   it("at the gateway's own port is not spoken there either", async () => {
     const text = await rawExchange(
-      Number(new URL(stack.urls.gatewayInternal).port),
+      Number(new URL(bed.stack.urls.gatewayInternal).port),
       "PROXY TCP4 6.6.6.6 127.0.0.1 1 2\r\nGET /api/v1/links HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
     );
     expect(statusLines(text)).toEqual(["HTTP/1.1 400"]);

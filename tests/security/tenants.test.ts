@@ -4,18 +4,16 @@
 // unchanged. The routes come from contracts' API_ROUTES, so a new route that names a resource fails
 // this file until its attack is written here.
 import { API_ROUTES } from "@kurz/contracts";
-import { createPrisma, type PrismaClient } from "@kurz/db";
 import { printProcessOutputOnFailure } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   type api,
   attackerAndVictim,
   expectLegacyError,
   expectV1Error,
   type RawResponse,
-  RELAXED_LIMITS,
   raw,
+  useAttackStack,
 } from "./attack.ts";
 
 printProcessOutputOnFailure();
@@ -35,8 +33,7 @@ interface Tenant {
   overlayId: number;
 }
 
-let stack: Stack;
-let prisma: PrismaClient;
+const bed = useAttackStack();
 let attacker: Tenant;
 let victim: Tenant;
 
@@ -77,14 +74,14 @@ async function furnish(accountId: string, call: Call, tag: string): Promise<Tena
 async function rowsOf(accountId: string) {
   const where = { accountId };
   const [account, links, keys, domains, campaigns, channels, webhooks, overlays] = await Promise.all([
-    prisma.account.findUniqueOrThrow({ where: { id: accountId } }),
-    prisma.link.findMany({ where, orderBy: { id: "asc" } }),
-    prisma.apiKey.findMany({ where, orderBy: { id: "asc" }, omit: { lastUsedAt: true } }),
-    prisma.domain.findMany({ where, orderBy: { id: "asc" } }),
-    prisma.campaign.findMany({ where, orderBy: { id: "asc" }, include: { links: true } }),
-    prisma.channel.findMany({ where, orderBy: { id: "asc" }, include: { links: true } }),
-    prisma.webhookEndpoint.findMany({ where, orderBy: { id: "asc" } }),
-    prisma.overlay.findMany({ where, orderBy: { id: "asc" }, include: { submissions: true } }),
+    bed.prisma.account.findUniqueOrThrow({ where: { id: accountId } }),
+    bed.prisma.link.findMany({ where, orderBy: { id: "asc" } }),
+    bed.prisma.apiKey.findMany({ where, orderBy: { id: "asc" }, omit: { lastUsedAt: true } }),
+    bed.prisma.domain.findMany({ where, orderBy: { id: "asc" } }),
+    bed.prisma.campaign.findMany({ where, orderBy: { id: "asc" }, include: { links: true } }),
+    bed.prisma.channel.findMany({ where, orderBy: { id: "asc" }, include: { links: true } }),
+    bed.prisma.webhookEndpoint.findMany({ where, orderBy: { id: "asc" } }),
+    bed.prisma.overlay.findMany({ where, orderBy: { id: "asc" }, include: { submissions: true } }),
   ]);
   return JSON.stringify(
     { account, links, keys, domains, campaigns, channels, webhooks, overlays },
@@ -183,18 +180,11 @@ function attemptsFor(method: string, path: string): Attempt[] | undefined {
 const routesWithIds = API_ROUTES.filter((r) => r.path.includes(":"));
 
 beforeAll(async () => {
-  stack = await startStack({ extraEnv: RELAXED_LIMITS });
-  prisma = createPrisma(stack.databaseUrl);
-  const pair = await attackerAndVictim(stack, "tenants");
+  const pair = await attackerAndVictim(bed.stack, "tenants");
   [attacker, victim] = await Promise.all([
     furnish(pair.attacker.account_id, pair.asAttacker, "attacker"),
     furnish(pair.victim.account_id, pair.asVictim, "victim"),
   ]);
-});
-
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await stack?.stop();
 });
 
 describe("cross-tenant attempts", () => {
@@ -268,7 +258,7 @@ describe("cross-tenant attempts", () => {
 
   it("POST /api/v1/links (the direct body path and one prepared statement outside Prisma, decision 0044) creates only in the caller's own account", async () => {
     const before = await rowsOf(victim.accountId);
-    const attackerLinks = () => prisma.link.count({ where: { accountId: attacker.accountId } });
+    const attackerLinks = () => bed.prisma.link.count({ where: { accountId: attacker.accountId } });
     const count = await attackerLinks();
     const hostile = "'); DELETE FROM links; SELECT kurz_recount_links(NULL); --";
     const attempts: [unknown, Record<string, string>][] = [
@@ -289,10 +279,10 @@ describe("cross-tenant attempts", () => {
     for (const [body, headers] of attempts) {
       const res = await attacker.call("POST", "/api/v1/links", body, headers);
       expect(res.status, res.text).toBe(201);
-      const stored = await prisma.link.findUniqueOrThrow({ where: { id: res.body.data.id } });
+      const stored = await bed.prisma.link.findUniqueOrThrow({ where: { id: res.body.data.id } });
       expect(stored.accountId).toBe(attacker.accountId);
     }
-    expect((await prisma.link.findFirstOrThrow({ where: { title: hostile } })).accountId).toBe(
+    expect((await bed.prisma.link.findFirstOrThrow({ where: { title: hostile } })).accountId).toBe(
       attacker.accountId,
     );
     // The victim's overlay and domain are not the attacker's to put on a link.
@@ -310,7 +300,7 @@ describe("cross-tenant attempts", () => {
   });
 
   it("POST /api/v1/links refuses malformed bodies in the v1 envelope and creates nothing, on the direct body path and on Express alike", async () => {
-    const attackerLinks = () => prisma.link.count({ where: { accountId: attacker.accountId } });
+    const attackerLinks = () => bed.prisma.link.count({ where: { accountId: attacker.accountId } });
     const count = await attackerLinks();
     const json = { "content-type": "application/json" };
     const cases: [string | undefined, Record<string, string>, number, string][] = [
@@ -343,7 +333,7 @@ describe("cross-tenant attempts", () => {
     const res = await victim.call("GET", `/api/v1/links/${victim.link.id}`);
     expect(res.status, res.text).toBe(200);
     expect(res.body.data.title).toBe("victim");
-    const visit = await raw(stack.origin, "GET", `/${victim.link.short_code}`, {
+    const visit = await raw(bed.stack.origin, "GET", `/${victim.link.short_code}`, {
       headers: { "user-agent": "Mozilla/5.0" },
     });
     expect(visit.status).toBe(302);

@@ -4,25 +4,21 @@
 // (where `/` belongs to a branded domain's redirect_root).
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useStack } from "@kurz/testing/use-stack";
+import { beforeAll, describe, expect, it } from "vitest";
 import { buildWeb } from "../../infra/build/web.ts";
 import { raw } from "./attack.ts";
 
 const root = resolve(import.meta.dirname, "../..");
-let stack: Stack;
-
+// The dashboard's files exist before the stack serves them.
 beforeAll(async () => {
   await buildWeb();
-  stack = await startStack({ inProcess: true });
 });
-afterAll(async () => {
-  await stack?.stop();
-});
+const bed = useStack({ inProcess: true });
 
 describe("the dashboard's files", () => {
   it("serves the app with a strict CSP that forbids framing and foreign scripts", async () => {
-    const res = await raw(stack.origin, "GET", "/dashboard/links");
+    const res = await raw(bed.stack.origin, "GET", "/dashboard/links");
     expect(res.status).toBe(200);
     expect(res.text).toContain('<div id="app">');
     const csp = String(res.headers["content-security-policy"]);
@@ -56,7 +52,7 @@ describe("the dashboard's files", () => {
       "/assets/index.html%00.js",
     ];
     for (const path of paths) {
-      const res = await raw(stack.origin, "GET", path);
+      const res = await raw(bed.stack.origin, "GET", path);
       expect([400, 404], `${path} → ${res.status}`).toContain(res.status);
       for (const secret of secrets) expect(res.text, path).not.toContain(secret);
       expect(res.text, path).not.toContain("root:x:0:0");
@@ -65,15 +61,15 @@ describe("the dashboard's files", () => {
 
   it("is not served on a host that is not the platform's, so a branded domain keeps its own `/`", async () => {
     for (const path of ["/", "/dashboard", "/login"]) {
-      const res = await raw(stack.origin, "GET", path, { headers: { host: "go.attacker.example" } });
+      const res = await raw(bed.stack.origin, "GET", path, { headers: { host: "go.attacker.example" } });
       expect(res.text, path).not.toContain('<div id="app">');
     }
   });
 
   it("answers a stats page 404 unless the link's analytics are public, and charges the public budget", async () => {
-    const { api_key } = await stack.createAccount("stats-pages@example.com");
+    const { api_key } = await bed.stack.createAccount("stats-pages@example.com");
     const v1 = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${stack.origin}/api/v1${path}`, {
+      const res = await fetch(`${bed.stack.origin}/api/v1${path}`, {
         method,
         headers: { authorization: `Bearer ${api_key}`, "content-type": "application/json" },
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -84,7 +80,7 @@ describe("the dashboard's files", () => {
     const secret = (await v1("POST", "/links", { url: "https://example.com/secret" })).data;
     await v1("PATCH", `/links/${shared.id}`, { analytics_public: true });
 
-    const page = (code: string) => raw(stack.origin, "GET", `/stats/${code}`);
+    const page = (code: string) => raw(bed.stack.origin, "GET", `/stats/${code}`);
     const open = await page(shared.short_code);
     expect(open.status).toBe(200);
     expect(open.text).toContain('<div id="app">');
@@ -100,7 +96,7 @@ describe("the dashboard's files", () => {
   });
 
   it("refuses writes to its pages", async () => {
-    const res = await raw(stack.origin, "POST", "/login", {
+    const res = await raw(bed.stack.origin, "POST", "/login", {
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: "email=a%40b.c&password=x",
     });

@@ -5,13 +5,10 @@
 // refusal and the delivery log say must not be an oracle: one answer for an internal name and an
 // unknown one, and a category (timeout, refused, TLS, DNS, HTTP status) instead of the socket's code.
 // DNS answers come from a real DNS server on loopback (dnsmasq) that the stack's webhooks resolve with.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { createPrisma, type PrismaClient } from "@kurz/db";
-import { printProcessOutputOnFailure, startTestDnsServer, type TestDnsServer, waitFor } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, attackerAndVictim, expectV1Error, RELAXED_LIMITS, uniqueEmail } from "./attack.ts";
+import { printProcessOutputOnFailure, startHttpServer, waitFor } from "@kurz/testing";
+import { useHttpServer, useTestDnsServer } from "@kurz/testing/use-stack";
+import { describe, expect, it } from "vitest";
+import { api, attackerAndVictim, expectV1Error, uniqueEmail, useAttackStack } from "./attack.ts";
 
 printProcessOutputOnFailure();
 
@@ -20,56 +17,36 @@ const PUBLIC_IP = "93.184.216.34";
 /** The one name exempt from the address check in this stack; it resolves to the receiver on loopback. */
 const ALLOWED_HOST = "receiver.allowed.test";
 
-let stack: Stack;
-let prisma: PrismaClient;
-let dns: TestDnsServer;
-let receiver: Server;
 let hits = 0;
-let port = 0;
-
-beforeAll(async () => {
-  receiver = createServer((_req, res) => {
-    hits++;
-    res.end("ok");
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-  port = (receiver.address() as AddressInfo).port;
-  dns = await startTestDnsServer();
-  stack = await startStack({
-    inProcess: true,
-    extraEnv: {
-      ...RELAXED_LIMITS,
-      // Nothing on loopback is reachable, as by default, except through the one name allowed here for
-      // the delivery log's attack (a receiver's TLS failure).
-      WEBHOOK_ALLOW_HOSTS: ALLOWED_HOST,
-      WEBHOOK_DNS_SERVERS: dns.address,
-      WEBHOOK_POLL_MS: "100",
-      WEBHOOK_RETRY_BASE_MS: "200",
-      WEBHOOK_RETRY_MAX_MS: "500",
-    },
-  });
-  prisma = createPrisma(stack.databaseUrl);
+const receiver = useHttpServer((_req, res) => {
+  hits++;
+  res.end("ok");
 });
-
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await stack?.stop();
-  await dns?.stop();
-  receiver?.closeAllConnections();
-  await new Promise<void>((resolve) => (receiver ? receiver.close(() => resolve()) : resolve()));
-});
+const dns = useTestDnsServer();
+const bed = useAttackStack(
+  () => ({
+    // Nothing on loopback is reachable, as by default, except through the one name allowed here for
+    // the delivery log's attack (a receiver's TLS failure).
+    WEBHOOK_ALLOW_HOSTS: ALLOWED_HOST,
+    WEBHOOK_DNS_SERVERS: dns().address,
+    WEBHOOK_POLL_MS: "100",
+    WEBHOOK_RETRY_BASE_MS: "200",
+    WEBHOOK_RETRY_MAX_MS: "500",
+  }),
+  { inProcess: true },
+);
 
 describe("webhook endpoint URLs", () => {
   it("refuses private, loopback, link-local and other non-public targets at creation", async () => {
-    await dns.setAddresses("private.rebind.test", ["10.1.2.3"]);
-    await dns.setAddresses("loop.rebind.test", ["127.0.0.1"]);
-    await dns.setAddresses("mixed.rebind.test", [PUBLIC_IP, "192.168.0.10"]);
-    await dns.setAddresses("metadata6.rebind.test", ["fd00:ec2::254"]);
-    const owner = await stack.createAccount(uniqueEmail("wh-ssrf"));
-    const call = api(stack, owner.api_key);
+    await dns().setAddresses("private.rebind.test", ["10.1.2.3"]);
+    await dns().setAddresses("loop.rebind.test", ["127.0.0.1"]);
+    await dns().setAddresses("mixed.rebind.test", [PUBLIC_IP, "192.168.0.10"]);
+    await dns().setAddresses("metadata6.rebind.test", ["fd00:ec2::254"]);
+    const owner = await bed.stack.createAccount(uniqueEmail("wh-ssrf"));
+    const call = api(bed.stack, owner.api_key);
     const refusals = new Map<string, unknown>();
     for (const url of [
-      `http://127.0.0.1:${port}/hook`,
+      `http://127.0.0.1:${receiver().port}/hook`,
       "http://localhost/hook",
       "http://10.0.0.1/hook",
       "http://172.16.5.4/hook",
@@ -83,7 +60,7 @@ describe("webhook endpoint URLs", () => {
       "http://2130706433/", // 127.0.0.1 as one number
       "http://0x7f.0.0.1/",
       "http://private.rebind.test/hook",
-      `http://loop.rebind.test:${port}/hook`,
+      `http://loop.rebind.test:${receiver().port}/hook`,
       "http://mixed.rebind.test/hook",
       "http://metadata6.rebind.test/hook",
       "http://does-not-exist.rebind.test/hook",
@@ -92,7 +69,7 @@ describe("webhook endpoint URLs", () => {
       expectV1Error(res, 400, "VALIDATION_ERROR");
       refusals.set(url, res.body.error);
     }
-    expect(await prisma.webhookEndpoint.count({ where: { accountId: owner.account_id } })).toBe(0);
+    expect(await bed.prisma.webhookEndpoint.count({ where: { accountId: owner.account_id } })).toBe(0);
     // One answer for all of them: an internal name (private.rebind.test) and an unknown one
     // (does-not-exist.rebind.test) are refused alike, so the answer tells no name that exists.
     const [first, ...rest] = [...refusals.values()];
@@ -101,8 +78,8 @@ describe("webhook endpoint URLs", () => {
   });
 
   it("refuses changing an endpoint's URL to a private target, and keeps the old URL", async () => {
-    const owner = await stack.createAccount(uniqueEmail("wh-ssrf-patch"));
-    const call = api(stack, owner.api_key);
+    const owner = await bed.stack.createAccount(uniqueEmail("wh-ssrf-patch"));
+    const call = api(bed.stack, owner.api_key);
     const created = await call("POST", "/api/v1/webhooks", {
       url: `http://${PUBLIC_IP}/hook`,
       events: ["link.created"],
@@ -111,7 +88,7 @@ describe("webhook endpoint URLs", () => {
     expect(created.status, created.text).toBe(201);
     const id = created.body.data.id;
     for (const url of [
-      `http://127.0.0.1:${port}/`,
+      `http://127.0.0.1:${receiver().port}/`,
       "http://169.254.169.254/",
       "http://private.rebind.test/",
     ]) {
@@ -121,16 +98,16 @@ describe("webhook endpoint URLs", () => {
   });
 
   it("refuses at delivery a host that turned private after it was accepted (DNS rebinding)", async () => {
-    await dns.setAddresses("hooks.rebind.test", [PUBLIC_IP]);
-    const owner = await stack.createAccount(uniqueEmail("wh-rebind"));
-    const call = api(stack, owner.api_key);
+    await dns().setAddresses("hooks.rebind.test", [PUBLIC_IP]);
+    const owner = await bed.stack.createAccount(uniqueEmail("wh-rebind"));
+    const call = api(bed.stack, owner.api_key);
     const created = await call("POST", "/api/v1/webhooks", {
-      url: `http://hooks.rebind.test:${port}/hook`,
+      url: `http://hooks.rebind.test:${receiver().port}/hook`,
       events: ["link.created"],
     });
     expect(created.status, created.text).toBe(201);
     // The name now points at the receiver on loopback.
-    await dns.setAddresses("hooks.rebind.test", ["127.0.0.1"]);
+    await dns().setAddresses("hooks.rebind.test", ["127.0.0.1"]);
     const before = hits;
     const link = await call("POST", "/api/v1/links", { url: "https://example.com/rebind", title: "r" });
     expect(link.status, link.text).toBe(201);
@@ -147,15 +124,18 @@ describe("webhook endpoint URLs", () => {
   });
 
   it("refuses at delivery a stored URL that is a private address (written before the rules, or by hand)", async () => {
-    const owner = await stack.createAccount(uniqueEmail("wh-stored"));
-    const call = api(stack, owner.api_key);
+    const owner = await bed.stack.createAccount(uniqueEmail("wh-stored"));
+    const call = api(bed.stack, owner.api_key);
     const created = await call("POST", "/api/v1/webhooks", {
       url: `http://${PUBLIC_IP}/hook`,
       events: ["link.created"],
       enabled: false,
     });
     const id = created.body.data.id;
-    await prisma.webhookEndpoint.update({ where: { id }, data: { url: `http://127.0.0.1:${port}/hook` } });
+    await bed.prisma.webhookEndpoint.update({
+      where: { id },
+      data: { url: `http://127.0.0.1:${receiver().port}/hook` },
+    });
     expect((await call("PATCH", `/api/v1/webhooks/${id}`, { enabled: true })).status).toBe(200);
     const before = hits;
     expect(
@@ -174,16 +154,15 @@ describe("webhook endpoint URLs", () => {
 
 describe("the delivery log", () => {
   it("names a failed attempt's category, never the receiver's TLS or socket error code", async () => {
-    await dns.setAddresses(ALLOWED_HOST, ["127.0.0.1"]);
-    const owner = await stack.createAccount(uniqueEmail("wh-log"));
-    const call = api(stack, owner.api_key);
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
-    const closedPort = (closed.address() as AddressInfo).port;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    await dns().setAddresses(ALLOWED_HOST, ["127.0.0.1"]);
+    const owner = await bed.stack.createAccount(uniqueEmail("wh-log"));
+    const call = api(bed.stack, owner.api_key);
+    const closed = await startHttpServer(() => {});
+    const closedPort = closed.port;
+    await closed.close();
     // TLS spoken to the plain-HTTP receiver (a handshake failure), and a port nobody listens on.
     const expected = new Map([
-      [`https://${ALLOWED_HOST}:${port}/hook`, "TLS"],
+      [`https://${ALLOWED_HOST}:${receiver().port}/hook`, "TLS"],
       [`http://${ALLOWED_HOST}:${closedPort}/hook`, "refused"],
     ]);
     const ids = new Map<string, string>();
@@ -213,7 +192,7 @@ describe("the delivery log", () => {
 
 describe("webhook tenancy and secrets", () => {
   it("answers 404 for another account's webhook ids and changes nothing", async () => {
-    const { victim, asAttacker, asVictim } = await attackerAndVictim(stack, "wh-tenant");
+    const { victim, asAttacker, asVictim } = await attackerAndVictim(bed.stack, "wh-tenant");
     const created = await asVictim("POST", "/api/v1/webhooks", {
       url: `http://${PUBLIC_IP}/hook`,
       events: ["click"],
@@ -232,7 +211,7 @@ describe("webhook tenancy and secrets", () => {
     }
     const list = await asAttacker("GET", "/api/v1/webhooks");
     expect(list.body.data).toEqual([]);
-    const stored = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } });
+    const stored = await bed.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } });
     expect(stored).toMatchObject({
       accountId: victim.account_id,
       url: `http://${PUBLIC_IP}/hook`,
@@ -242,8 +221,8 @@ describe("webhook tenancy and secrets", () => {
   });
 
   it("never shows the secret again after creation or rotation", async () => {
-    const owner = await stack.createAccount(uniqueEmail("wh-secret"));
-    const call = api(stack, owner.api_key);
+    const owner = await bed.stack.createAccount(uniqueEmail("wh-secret"));
+    const call = api(bed.stack, owner.api_key);
     const created = await call("POST", "/api/v1/webhooks", {
       url: `http://${PUBLIC_IP}/hook`,
       events: ["link.updated"],

@@ -1,5 +1,6 @@
 export * from "./database.ts";
 export * from "./dns.ts";
+export * from "./http-server.ts";
 export * from "./ids.ts";
 export * from "./infra.ts";
 export * from "./net.ts";

@@ -3,11 +3,9 @@
 // the rate-limit headers, the OpenAPI document and the docs page.
 import { createHash } from "node:crypto";
 import { apiKeyCacheKey } from "@kurz/contracts";
-import { createPrisma, type PrismaClient } from "@kurz/db";
 import { printProcessOutputOnFailure } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useStack } from "@kurz/testing/use-stack";
+import { beforeAll, describe, expect, it } from "vitest";
 
 printProcessOutputOnFailure();
 
@@ -19,21 +17,14 @@ interface Reply {
 }
 
 describe("gateway", () => {
-  let stack: Stack;
-  let prisma: PrismaClient;
+  const bed = useStack({ inProcess: true, extraEnv: { LEGACY_RATE_LIMIT_PER_MINUTE: "100000" } });
   let key: string;
   let keyId: string;
 
   beforeAll(async () => {
-    stack = await startStack({ inProcess: true, extraEnv: { LEGACY_RATE_LIMIT_PER_MINUTE: "100000" } });
-    prisma = createPrisma(stack.databaseUrl);
-    const account = await stack.createAccount(`gateway-${process.pid}-${Date.now()}@example.com`);
+    const account = await bed.stack.createAccount(`gateway-${process.pid}-${Date.now()}@example.com`);
     key = account.api_key;
-    keyId = (await prisma.apiKey.findFirstOrThrow({ where: { accountId: account.account_id } })).id;
-  });
-  afterAll(async () => {
-    await prisma?.$disconnect();
-    await stack?.stop();
+    keyId = (await bed.prisma.apiKey.findFirstOrThrow({ where: { accountId: account.account_id } })).id;
   });
 
   async function call(
@@ -45,7 +36,7 @@ describe("gateway", () => {
     const auth = opts.auth === undefined ? `Bearer ${key}` : opts.auth;
     if (auth !== null) headers.authorization = auth;
     if (opts.type) headers["content-type"] = opts.type;
-    const res = await fetch(`${stack.origin}${path}`, { method, headers, body: opts.body });
+    const res = await fetch(`${bed.stack.origin}${path}`, { method, headers, body: opts.body });
     const text = await res.text();
     let body: unknown = text;
     try {
@@ -103,9 +94,9 @@ describe("gateway", () => {
     });
 
     it("never trusts identity headers sent by a client", async () => {
-      const res = await fetch(`${stack.origin}/api/v1/account`, {
+      const res = await fetch(`${bed.stack.origin}/api/v1/account`, {
         headers: {
-          "x-kurz-internal-token": stack.env.INTERNAL_TOKEN!,
+          "x-kurz-internal-token": bed.stack.env.INTERNAL_TOKEN!,
           "x-kurz-account-id": "00000000-0000-4000-8000-000000000000",
         },
       });
@@ -115,9 +106,9 @@ describe("gateway", () => {
     it("refuses an expired key with KEY_EXPIRED and a revoked one with KEY_REVOKED", async () => {
       const make = async (name: string, data: { expiresAt?: Date; revokedAt?: Date }) => {
         const raw = `kurz_live_${createHash("sha256").update(name).digest("hex").slice(0, 32)}`;
-        await prisma.apiKey.create({
+        await bed.prisma.apiKey.create({
           data: {
-            accountId: (await prisma.apiKey.findUniqueOrThrow({ where: { id: keyId } })).accountId,
+            accountId: (await bed.prisma.apiKey.findUniqueOrThrow({ where: { id: keyId } })).accountId,
             name,
             keyHash: createHash("sha256").update(raw).digest("hex"),
             keyPrefix: raw.slice(0, 14),
@@ -135,14 +126,9 @@ describe("gateway", () => {
 
     it("caches key lookups in Redis under the key's hash, never the key itself", async () => {
       await call("GET", "/api/v1/account");
-      const redis = new Redis(stack.env.REDIS_URL!, { keyPrefix: stack.env.REDIS_KEY_PREFIX });
-      try {
-        const cached = await redis.get(apiKeyCacheKey(createHash("sha256").update(key).digest("hex")));
-        expect(JSON.parse(cached!)).toMatchObject({ key_id: keyId, revoked: false });
-        expect(cached).not.toContain(key);
-      } finally {
-        redis.disconnect();
-      }
+      const cached = await bed.redis.get(apiKeyCacheKey(createHash("sha256").update(key).digest("hex")));
+      expect(JSON.parse(cached!)).toMatchObject({ key_id: keyId, revoked: false });
+      expect(cached).not.toContain(key);
     });
   });
 
@@ -210,7 +196,7 @@ describe("gateway", () => {
           controller.close();
         },
       });
-      const streamed = await fetch(`${stack.origin}/api/v1/links`, {
+      const streamed = await fetch(`${bed.stack.origin}/api/v1/links`, {
         method: "POST",
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
         body: chunks,
@@ -234,13 +220,13 @@ describe("gateway", () => {
       const res = await call("GET", "/api/v1/openapi.json", { auth: null });
       expect(res.status).toBe(200);
       expect(res.body.openapi).toBe("3.1.0");
-      expect(res.body.servers).toEqual([{ url: stack.origin }]);
+      expect(res.body.servers).toEqual([{ url: bed.stack.origin }]);
       expect(res.body.paths["/api/v1/account/keys/{id}"]).toHaveProperty("delete");
       expectV1Error(await call("POST", "/api/v1/openapi.json", { auth: null }), 405, "METHOD_NOT_ALLOWED");
     });
 
     it("serves the docs page and its assets from the gateway itself", async () => {
-      const page = await fetch(`${stack.origin}/docs`);
+      const page = await fetch(`${bed.stack.origin}/docs`);
       expect(page.status).toBe(200);
       expect(page.headers.get("content-type")).toMatch(/^text\/html/);
       const html = await page.text();
@@ -250,13 +236,13 @@ describe("gateway", () => {
       expect(sources.length).toBeGreaterThan(2);
       for (const src of sources) expect(src.startsWith("/")).toBe(true);
       for (const src of sources) {
-        const asset = await fetch(`${stack.origin}${src}`);
+        const asset = await fetch(`${bed.stack.origin}${src}`);
         expect(asset.status, src).toBe(200);
         expect((await asset.arrayBuffer()).byteLength, src).toBeGreaterThan(100);
       }
-      const init = await (await fetch(`${stack.origin}/docs/init.js`)).text();
+      const init = await (await fetch(`${bed.stack.origin}/docs/init.js`)).text();
       expect(init).toContain("/api/v1/openapi.json");
-      expect((await fetch(`${stack.origin}/docs/assets/index.html`)).status).toBe(404);
+      expect((await fetch(`${bed.stack.origin}/docs/assets/index.html`)).status).toBe(404);
     });
   });
 });

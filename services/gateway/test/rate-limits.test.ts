@@ -1,9 +1,9 @@
 // Per-key rate limits through the real stack, with small limits so 429 comes quickly: both v1 windows
 // (limits stored on the key record), the legacy limit, headers on every answer, 429 details.
-import { createPrisma, type PrismaClient } from "@kurz/db";
 import { printProcessOutputOnFailure } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Stack } from "@kurz/testing/stack";
+import { useStack } from "@kurz/testing/use-stack";
+import { beforeAll, describe, expect, it } from "vitest";
 
 printProcessOutputOnFailure();
 
@@ -18,37 +18,30 @@ async function awayFromWindowEdge(seconds: number, margin = 5): Promise<void> {
 }
 
 describe("rate limits", () => {
-  let stack: Stack;
-  let prisma: PrismaClient;
+  const bed = useStack({
+    inProcess: true,
+    extraEnv: {
+      RATE_LIMIT_PER_MINUTE: "5",
+      RATE_LIMIT_PER_HOUR: "1000",
+      LEGACY_RATE_LIMIT_PER_MINUTE: "3",
+    },
+  });
   type Account = Awaited<ReturnType<Stack["createAccount"]>>;
   let minute: Account;
   let hour: Account;
   let legacy: Account;
 
   beforeAll(async () => {
-    stack = await startStack({
-      inProcess: true,
-      extraEnv: {
-        RATE_LIMIT_PER_MINUTE: "5",
-        RATE_LIMIT_PER_HOUR: "1000",
-        LEGACY_RATE_LIMIT_PER_MINUTE: "3",
-      },
-    });
-    prisma = createPrisma(stack.databaseUrl);
     const email = (label: string) => `ratelimit-${label}-${process.pid}-${Date.now()}@example.com`;
     [minute, hour, legacy] = await Promise.all([
-      stack.createAccount(email("minute")),
-      stack.createAccount(email("hour")),
-      stack.createAccount(email("legacy")),
+      bed.stack.createAccount(email("minute")),
+      bed.stack.createAccount(email("hour")),
+      bed.stack.createAccount(email("legacy")),
     ]);
-  });
-  afterAll(async () => {
-    await prisma?.$disconnect();
-    await stack?.stop();
   });
 
   const get = (key: string, path: string) =>
-    fetch(`${stack.origin}${path}`, { headers: { authorization: `Bearer ${key}` } });
+    fetch(`${bed.stack.origin}${path}`, { headers: { authorization: `Bearer ${key}` } });
   const header = (res: Response, name: string) => Number(res.headers.get(name));
 
   it("counts every v1 endpoint against the key's per-minute limit, then answers 429", async () => {
@@ -91,21 +84,21 @@ describe("rate limits", () => {
 
     // Other keys have their own budget; a request without a valid key is not counted against anyone.
     expect((await get(hour.api_key, "/api/v1/account")).status).toBe(200);
-    expect((await fetch(`${stack.origin}/api/v1/account`)).status).toBe(401);
+    expect((await fetch(`${bed.stack.origin}/api/v1/account`)).status).toBe(401);
   });
 
   it("enforces the hourly limit stored on the key, reporting window 1h", async () => {
     await awayFromWindowEdge(3600);
     // Limits live on the key record. A new key, given a tiny hourly budget and a large minute one
     // before its first use (so before the gateway caches its record).
-    const created = await fetch(`${stack.origin}/api/v1/account/keys`, {
+    const created = await fetch(`${bed.stack.origin}/api/v1/account/keys`, {
       method: "POST",
       headers: { authorization: `Bearer ${hour.api_key}`, "content-type": "application/json" },
       body: JSON.stringify({ name: "hourly" }),
     });
     expect(created.status).toBe(201);
     const fresh = ((await created.json()) as { data: { id: string; key: string } }).data;
-    await prisma.apiKey.update({
+    await bed.prisma.apiKey.update({
       where: { id: fresh.id },
       data: { rateLimitPerMinute: 100, rateLimitPerHour: 4 },
     });

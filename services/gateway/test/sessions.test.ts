@@ -4,11 +4,9 @@
 // sign-in budgeted per client at the gateway. The whole stack runs in-process.
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createPrisma, type PrismaClient } from "@kurz/db";
 import { printProcessOutputOnFailure } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useStack } from "@kurz/testing/use-stack";
+import { describe, expect, it } from "vitest";
 
 printProcessOutputOnFailure();
 
@@ -17,32 +15,19 @@ const AUTH_BUDGET = 8;
 // 36 s idle lifetime: renewal is due after a tenth of it.
 const TTL_HOURS = 0.01;
 
-let stack: Stack;
-let prisma: PrismaClient;
-let redis: Redis;
+const bed = useStack({
+  inProcess: true,
+  extraEnv: {
+    SESSION_RATE_LIMIT_PER_MINUTE: String(SESSION_BUDGET),
+    AUTH_RATE_LIMIT_PER_MINUTE: String(AUTH_BUDGET),
+    SESSION_TTL_HOURS: String(TTL_HOURS),
+  },
+});
 let seq = 0;
-
-beforeAll(async () => {
-  stack = await startStack({
-    inProcess: true,
-    extraEnv: {
-      SESSION_RATE_LIMIT_PER_MINUTE: String(SESSION_BUDGET),
-      AUTH_RATE_LIMIT_PER_MINUTE: String(AUTH_BUDGET),
-      SESSION_TTL_HOURS: String(TTL_HOURS),
-    },
-  });
-  prisma = createPrisma(stack.databaseUrl);
-  redis = new Redis(stack.env.REDIS_URL!, { keyPrefix: `${stack.prefix}:` });
-});
-afterAll(async () => {
-  redis?.disconnect();
-  await prisma?.$disconnect();
-  await stack?.stop();
-});
 
 async function register() {
   const email = `gw-session-${process.pid}-${Date.now()}-${seq++}@example.com`;
-  const res = await fetch(`${stack.origin}/api/v1/auth/register`, {
+  const res = await fetch(`${bed.stack.origin}/api/v1/auth/register`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ email, password: "gateway test password" }),
@@ -54,48 +39,53 @@ async function register() {
 }
 
 const get = (path: string, token: string) =>
-  fetch(`${stack.origin}${path}`, { headers: { cookie: `theme=dark; kurz_session=${token}` } });
+  fetch(`${bed.stack.origin}${path}`, { headers: { cookie: `theme=dark; kurz_session=${token}` } });
 
 describe("session authentication at the gateway", () => {
   it("serves a session from its cache entry, and replaces a damaged entry from management", async () => {
     const { token, hash } = await register();
     expect((await get("/api/v1/account", token)).status).toBe(200);
-    const entry = await redis.get(`session:${hash}`);
+    const entry = await bed.redis.get(`session:${hash}`);
     expect(JSON.parse(entry!)).toMatchObject({
       session_id: expect.any(String),
       csrf_token: expect.any(String),
     });
-    expect(await redis.ttl(`session:${hash}`)).toBeLessThanOrEqual(60);
+    expect(await bed.redis.ttl(`session:${hash}`)).toBeLessThanOrEqual(60);
 
-    await redis.set(`session:${hash}`, "{not json");
+    await bed.redis.set(`session:${hash}`, "{not json");
     expect((await get("/api/v1/account", token)).status).toBe(200);
-    expect(JSON.parse((await redis.get(`session:${hash}`))!).session_id).toBe(JSON.parse(entry!).session_id);
+    expect(JSON.parse((await bed.redis.get(`session:${hash}`))!).session_id).toBe(
+      JSON.parse(entry!).session_id,
+    );
   });
 
   it("answers 401 for a session whose row is gone once the cache has no entry (and remembers briefly)", async () => {
     const { token, hash } = await register();
-    await prisma.session.deleteMany({ where: { tokenHash: hash } });
-    await redis.del(`session:${hash}`);
+    await bed.prisma.session.deleteMany({ where: { tokenHash: hash } });
+    await bed.redis.del(`session:${hash}`);
     const res = await get("/api/v1/account", token);
     expect(res.status).toBe(401);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("UNAUTHORIZED");
-    expect(await redis.get(`session:${hash}`)).toBe("unknown");
+    expect(await bed.redis.get(`session:${hash}`)).toBe("unknown");
   });
 
   it("renews a session in use once a tenth of its lifetime has passed, and re-issues the cookie", async () => {
     const { token, hash } = await register();
     const first = await get("/api/v1/account", token);
     expect(first.headers.get("set-cookie")).toBeNull();
-    const before = await prisma.session.findUniqueOrThrow({ where: { tokenHash: hash } });
+    const before = await bed.prisma.session.findUniqueOrThrow({ where: { tokenHash: hash } });
+    // A sleep: renewal is due after a tenth of the lifetime, and that time is what is under test.
     await sleep(TTL_HOURS * 3_600_000 * 0.1 + 300);
     const renewed = await get("/api/v1/account", token);
     expect(renewed.status).toBe(200);
     expect(renewed.headers.get("set-cookie")).toMatch(
       new RegExp(`^kurz_session=${token}; Max-Age=3[56]; Path=/; HttpOnly; SameSite=Lax$`),
     );
-    const after = await prisma.session.findUniqueOrThrow({ where: { tokenHash: hash } });
+    const after = await bed.prisma.session.findUniqueOrThrow({ where: { tokenHash: hash } });
     expect(after.expiresAt.getTime()).toBeGreaterThan(before.expiresAt.getTime());
-    expect(JSON.parse((await redis.get(`session:${hash}`))!).expires_at).toBe(after.expiresAt.toISOString());
+    expect(JSON.parse((await bed.redis.get(`session:${hash}`))!).expires_at).toBe(
+      after.expiresAt.toISOString(),
+    );
   });
 
   it("gives sessions their own budget per account, with the rate-limit headers", async () => {
@@ -115,7 +105,7 @@ describe("session authentication at the gateway", () => {
   it("lets a session manage the older API's domains, campaigns, channels and overlays, with its CSRF token and budget", async () => {
     const { token, csrf } = await register();
     const send = (method: string, path: string, headers: Record<string, string> = {}, body?: unknown) =>
-      fetch(`${stack.origin}${path}`, {
+      fetch(`${bed.stack.origin}${path}`, {
         method,
         headers: { cookie: `kurz_session=${token}`, "content-type": "application/json", ...headers },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -139,7 +129,7 @@ describe("session authentication at the gateway", () => {
   it("budgets sign-up and sign-in requests per client", async () => {
     let limited: Response | undefined;
     for (let i = 0; i < AUTH_BUDGET * 2 + 1 && !limited; i++) {
-      const res = await fetch(`${stack.origin}/api/v1/auth/login`, {
+      const res = await fetch(`${bed.stack.origin}/api/v1/auth/login`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ email: `nobody-${i}@example.com`, password: "whatever" }),

@@ -2,48 +2,38 @@
 // the v1 envelope (or, for QR, a well-formed image), and changes no stored key of anyone. Companion of
 // links-property.test.ts, which covers the links and bulk endpoints.
 import { CreateApiKeyBody, ErrorCode, QrQuery } from "@kurz/contracts";
-import { createPrisma, type PrismaClient } from "@kurz/db";
 import { printProcessOutputOnFailure } from "@kurz/testing";
-import type { Stack } from "@kurz/testing/stack";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestAccount, expectEnvelope, startLinksStack, v1Caller } from "./links-helpers.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createTestAccount, expectEnvelope, useLinksStack, v1Caller } from "./links-helpers.ts";
 
 printProcessOutputOnFailure();
 
 const RUNS = 60;
 
-let stack: Stack;
-let prisma: PrismaClient;
+const bed = useLinksStack({ TITLE_FETCH_ENABLED: "false" });
 let apiKey: string;
 let foreignKeyId: string;
 let ownCode: string;
 let foreignCode: string;
 
 beforeAll(async () => {
-  stack = await startLinksStack({ TITLE_FETCH_ENABLED: "false" });
-  prisma = createPrisma(stack.databaseUrl);
   const [mine, theirs] = await Promise.all([
-    createTestAccount(prisma, "kprop-a"),
-    createTestAccount(prisma, "kprop-b"),
+    createTestAccount(bed.prisma, "kprop-a"),
+    createTestAccount(bed.prisma, "kprop-b"),
   ]);
   apiKey = mine.api_key;
-  const theirKey = await prisma.apiKey.findFirstOrThrow({ where: { accountId: theirs.account_id } });
+  const theirKey = await bed.prisma.apiKey.findFirstOrThrow({ where: { accountId: theirs.account_id } });
   foreignKeyId = theirKey.id;
   const create = async (key: string, url: string) =>
-    (await v1Caller(stack, key)("POST", "/links", { url, title: "t" })).body.data.short_code as string;
+    (await v1Caller(bed.stack, key)("POST", "/links", { url, title: "t" })).body.data.short_code as string;
   ownCode = await create(mine.api_key, "https://example.com/own");
   foreignCode = await create(theirs.api_key, "https://example.com/theirs");
 });
 
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await stack?.stop();
-});
-
 /** Every stored key, every column but last_used_at (the requests themselves move it): the oracle. */
 const snapshot = async () =>
-  (await prisma.apiKey.findMany({ orderBy: { id: "asc" } })).map(({ lastUsedAt: _, ...key }) => key);
+  (await bed.prisma.apiKey.findMany({ orderBy: { id: "asc" } })).map(({ lastUsedAt: _, ...key }) => key);
 
 const codes = new Set<string>(ErrorCode.options);
 
@@ -69,7 +59,7 @@ describe("account, key and QR endpoints under generated garbage", () => {
     before = await snapshot();
   });
   const call = (method: string, path: string, body?: string) =>
-    v1Caller(stack, apiKey)(
+    v1Caller(bed.stack, apiKey)(
       method,
       path,
       body,
@@ -130,7 +120,7 @@ describe("account, key and QR endpoints under generated garbage", () => {
     await fc.assert(
       fc.asyncProperty(code, query(["format", "size", "color", "bg", "ec", "margin"]), async (c, q) => {
         fc.pre(c !== "" && c !== "." && c !== "..");
-        const res = await fetch(`${stack.origin}/api/v1/qr/${c}?${q}`, {
+        const res = await fetch(`${bed.stack.origin}/api/v1/qr/${c}?${q}`, {
           headers: { authorization: `Bearer ${apiKey}` },
         });
         const what = `GET /qr/${c}?${q} → ${res.status}`;

@@ -1,44 +1,39 @@
 // GET /api/v1/account and /api/v1/account/usage through the gateway: the documented fields and types,
 // live totals, last_used_at recorded without a database write per request, tenant isolation.
-import { createPrisma, type PrismaClient } from "@kurz/db";
 import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Stack } from "@kurz/testing/stack";
+import { useStack } from "@kurz/testing/use-stack";
+import { beforeAll, describe, expect, it } from "vitest";
 
 printProcessOutputOnFailure();
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe("account and usage", () => {
-  let stack: Stack;
-  let prisma: PrismaClient;
+  // A short flush interval, so the test sees last_used_at reach Postgres quickly.
+  const bed = useStack({ inProcess: true, extraEnv: { KEY_USAGE_FLUSH_MS: "300" } });
   type Account = Awaited<ReturnType<Stack["createAccount"]>>;
   let alice: Account;
   let bob: Account;
 
   beforeAll(async () => {
-    // A short flush interval, so the test sees last_used_at reach Postgres quickly.
-    stack = await startStack({ inProcess: true, extraEnv: { KEY_USAGE_FLUSH_MS: "300" } });
-    prisma = createPrisma(stack.databaseUrl);
     const email = (label: string) => `account-${label}-${process.pid}-${Date.now()}@example.com`;
     [alice, bob] = await Promise.all([
-      stack.createAccount(email("alice"), 25),
-      stack.createAccount(email("bob")),
+      bed.stack.createAccount(email("alice"), 25),
+      bed.stack.createAccount(email("bob")),
     ]);
-  });
-  afterAll(async () => {
-    await prisma?.$disconnect();
-    await stack?.stop();
   });
 
   // biome-ignore lint/suspicious/noExplicitAny: assertions check the shape member by member
   async function get(key: string, path: string): Promise<{ status: number; headers: Headers; body: any }> {
-    const res = await fetch(`${stack.origin}/api/v1${path}`, { headers: { authorization: `Bearer ${key}` } });
+    const res = await fetch(`${bed.stack.origin}/api/v1${path}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     return { status: res.status, headers: res.headers, body: await res.json() };
   }
 
   async function createLink(key: string, url: string) {
-    const res = await fetch(`${stack.origin}/api/v1/links`, {
+    const res = await fetch(`${bed.stack.origin}/api/v1/links`, {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
       body: JSON.stringify({ url, title: "t" }),
@@ -84,8 +79,8 @@ describe("account and usage", () => {
     await createLink(alice.api_key, "https://example.com/two");
     expect((await get(alice.api_key, "/account")).body.data.total_links).toBe(2);
     // total_clicks is kept current by the click-totals consumer; the endpoint reads it as stored.
-    await prisma.account.update({ where: { id: alice.account_id }, data: { totalClicks: 1234n } });
-    await prisma.account.update({ where: { id: alice.account_id }, data: { defaultExpiryHours: 48 } });
+    await bed.prisma.account.update({ where: { id: alice.account_id }, data: { totalClicks: 1234n } });
+    await bed.prisma.account.update({ where: { id: alice.account_id }, data: { defaultExpiryHours: 48 } });
     const a = (await get(alice.api_key, "/account")).body.data;
     expect(a.total_clicks).toBe(1234);
     expect(a.default_expiry_hours).toBe(48);
@@ -97,7 +92,7 @@ describe("account and usage", () => {
     expect(b.link_limit).toBe(500);
     // total_links is the stored count (decision 0037): a delete takes it down in the same transaction.
     const list = await get(alice.api_key, "/links");
-    const del = await fetch(`${stack.origin}/api/v1/links/${list.body.data[0].id}`, {
+    const del = await fetch(`${bed.stack.origin}/api/v1/links/${list.body.data[0].id}`, {
       method: "DELETE",
       headers: { authorization: `Bearer ${alice.api_key}` },
     });
@@ -165,7 +160,7 @@ describe("account and usage", () => {
     expect(Date.parse(lastUsed!)).toBeLessThanOrEqual(Date.now());
     await waitFor(
       async () => {
-        const key = await prisma.apiKey.findFirstOrThrow({ where: { accountId: alice.account_id } });
+        const key = await bed.prisma.apiKey.findFirstOrThrow({ where: { accountId: alice.account_id } });
         return key.lastUsedAt !== null && key.lastUsedAt.getTime() >= before - 1000;
       },
       { timeoutMs: 10_000 },
@@ -178,7 +173,7 @@ describe("account and usage", () => {
       ["/account", "GET, PATCH, HEAD"],
       ["/account/usage", "GET, HEAD"],
     ] as const) {
-      const res = await fetch(`${stack.origin}/api/v1${path}`, {
+      const res = await fetch(`${bed.stack.origin}/api/v1${path}`, {
         method: "POST",
         headers: { authorization: `Bearer ${alice.api_key}` },
       });

@@ -1,10 +1,9 @@
 // Accounts and sessions through the public origin (docs/api.md "Sessions"): sign-up with
 // the first key shown once, sign-in and sign-out, the session cookie's attributes, the CSRF header,
 // the dashboard using ordinary /api/v1 routes with its session, password change and account settings.
-import { createPrisma, type PrismaClient } from "@kurz/db";
 import { printProcessOutputOnFailure } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useStack } from "@kurz/testing/use-stack";
+import { describe, expect, it } from "vitest";
 
 printProcessOutputOnFailure();
 
@@ -20,19 +19,9 @@ interface Answer {
 }
 
 describe("accounts and sessions", () => {
-  let stack: Stack;
-  let prisma: PrismaClient;
+  const bed = useStack({ inProcess: true });
   let seq = 0;
   const email = (label: string) => `auth-${label}-${process.pid}-${Date.now()}-${seq++}@example.com`;
-
-  beforeAll(async () => {
-    stack = await startStack({ inProcess: true });
-    prisma = createPrisma(stack.databaseUrl);
-  });
-  afterAll(async () => {
-    await prisma?.$disconnect();
-    await stack?.stop();
-  });
 
   async function call(
     method: string,
@@ -44,7 +33,7 @@ describe("accounts and sessions", () => {
     if (opts.cookie) headers.cookie = `kurz_session=${opts.cookie}`;
     if (opts.csrf) headers["x-csrf-token"] = opts.csrf;
     if (opts.key) headers.authorization = `Bearer ${opts.key}`;
-    const res = await fetch(`${stack.origin}/api/v1${path}`, {
+    const res = await fetch(`${bed.stack.origin}/api/v1${path}`, {
       method,
       headers,
       ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
@@ -80,10 +69,10 @@ describe("accounts and sessions", () => {
     expect(cookie).toMatch(/^kurz_session=[A-Za-z0-9_-]{43}; Max-Age=\d+; Path=\/; HttpOnly; SameSite=Lax$/);
     expect(res.headers.get("cache-control")).toBe("no-store");
     // Only hashes are stored: neither the key nor the session token is in the database.
-    const row = await prisma.session.findFirstOrThrow({ where: { accountId: account.id } });
+    const row = await bed.prisma.session.findFirstOrThrow({ where: { accountId: account.id } });
     expect(row.tokenHash).toMatch(/^[0-9a-f]{64}$/);
     expect(row.tokenHash).not.toBe(tokenOf(res));
-    const stored = await prisma.account.findUniqueOrThrow({ where: { id: account.id } });
+    const stored = await bed.prisma.account.findUniqueOrThrow({ where: { id: account.id } });
     expect(stored.passwordHash).toMatch(/^\$argon2id\$/);
     // The key works, and the usage list never shows it again.
     const usage = await call("GET", "/account/usage", { key: api_key.key });
@@ -109,7 +98,7 @@ describe("accounts and sessions", () => {
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe("CONFLICT");
     expect(
-      await prisma.account.count({ where: { email: { equals: first.email, mode: "insensitive" } } }),
+      await bed.prisma.account.count({ where: { email: { equals: first.email, mode: "insensitive" } } }),
     ).toBe(1);
   });
 
@@ -157,7 +146,7 @@ describe("accounts and sessions", () => {
     expect(refused.body.error).toMatchObject({ code: "FORBIDDEN", message: "CSRF token missing or invalid" });
     const wrong = await call("POST", "/links", { cookie: user.token, body, csrf: `${csrf_token}x` });
     expect(wrong.status).toBe(403);
-    expect(await prisma.link.count({ where: { account: { email: user.email } } })).toBe(0);
+    expect(await bed.prisma.link.count({ where: { account: { email: user.email } } })).toBe(0);
     const created = await call("POST", "/links", { cookie: user.token, body, csrf: csrf_token });
     expect(created.status).toBe(201);
     const list = await call("GET", "/links", { cookie: user.token });
@@ -269,12 +258,12 @@ describe("accounts and sessions", () => {
   });
 
   it("the admin CLI's accounts (no password) cannot sign in, and the legacy password change ends sessions", async () => {
-    const cli = await stack.createAccount(email("cli"));
+    const cli = await bed.stack.createAccount(email("cli"));
     const login = await call("POST", "/auth/login", {
       body: { email: cli.email, password: "anything at all" },
     });
     expect(login.status).toBe(401);
-    const set = await fetch(`${stack.origin}/api/account/update`, {
+    const set = await fetch(`${bed.stack.origin}/api/account/update`, {
       method: "PUT",
       headers: { authorization: `Bearer ${cli.api_key}`, "content-type": "application/json" },
       body: JSON.stringify({ password: "a legacy password" }),
@@ -286,7 +275,7 @@ describe("accounts and sessions", () => {
     expect(signedIn.status).toBe(200);
     const token = tokenOf(signedIn);
     expect((await call("GET", "/auth/session", { cookie: token })).status).toBe(200);
-    const again = await fetch(`${stack.origin}/api/account/update`, {
+    const again = await fetch(`${bed.stack.origin}/api/account/update`, {
       method: "PUT",
       headers: { authorization: `Bearer ${cli.api_key}`, "content-type": "application/json" },
       body: JSON.stringify({ password: "another legacy password" }),
@@ -300,7 +289,7 @@ describe("accounts and sessions", () => {
     const user = await register("prune");
     const accountId = user.session.account_id;
     const past = new Date(Date.now() - 60_000);
-    await prisma.session.createMany({
+    await bed.prisma.session.createMany({
       data: Array.from({ length: 5 }, (_, i) => ({
         accountId,
         tokenHash: `expired-${process.pid}-${i}`.padStart(64, "0"),
@@ -308,8 +297,8 @@ describe("accounts and sessions", () => {
         expiresAt: past,
       })),
     });
-    expect(await pruneExpiredSessions(prisma, { batch: 2, maxBatches: 2 })).toBe(4);
-    expect(await pruneExpiredSessions(prisma, { batch: 2, maxBatches: 2 })).toBe(1);
-    expect(await prisma.session.count({ where: { accountId } })).toBe(1);
+    expect(await pruneExpiredSessions(bed.prisma, { batch: 2, maxBatches: 2 })).toBe(4);
+    expect(await pruneExpiredSessions(bed.prisma, { batch: 2, maxBatches: 2 })).toBe(1);
+    expect(await bed.prisma.session.count({ where: { accountId } })).toBe(1);
   });
 });

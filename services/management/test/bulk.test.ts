@@ -1,65 +1,43 @@
 // /api/v1/links/bulk through the gateway on a real stack: per-item failures, the batch limit check,
 // bounded concurrent title fetches, and bulk delete with foreign and unknown ids.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { createPrisma, type PrismaClient, poolOf } from "@kurz/db";
+import { poolOf } from "@kurz/db";
 import { printProcessOutputOnFailure } from "@kurz/testing";
-import type { Stack } from "@kurz/testing/stack";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { useHttpServer } from "@kurz/testing/use-stack";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { storedLinkCount } from "../src/links/link-count.ts";
 import {
-  createTestAccount,
   expectV1Error,
   expectV1Success,
+  newV1Account,
   readRedirectRecord,
-  startLinksStack,
   uniqueAlias,
+  useLinksStack,
   type V1Caller,
-  v1Caller,
 } from "./links-helpers.ts";
 
 printProcessOutputOnFailure();
 
-let stack: Stack;
-let prisma: PrismaClient;
-let page: Server;
-let pageOrigin: string;
 let inFlight = 0;
 let maxInFlight = 0;
 let pageHits = 0;
 
-beforeAll(async () => {
-  // Answers slowly enough that concurrent fetches overlap, and records how many did.
-  page = createServer((req, res) => {
-    inFlight++;
-    pageHits++;
-    maxInFlight = Math.max(maxInFlight, inFlight);
-    setTimeout(() => {
-      inFlight--;
-      res.writeHead(200, { "content-type": "text/html" });
-      res.end(`<title>Page ${req.url?.slice(1)}</title>`);
-    }, 150);
-  });
-  await new Promise<void>((resolve) => page.listen(0, "127.0.0.1", resolve));
-  pageOrigin = `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
-  stack = await startLinksStack({ TITLE_FETCH_ALLOW_HOSTS: "127.0.0.1" }, { keepOutboxEvents: true });
-  prisma = createPrisma(stack.databaseUrl);
+// Answers slowly enough that concurrent fetches overlap, and records how many did.
+const page = useHttpServer((req, res) => {
+  inFlight++;
+  pageHits++;
+  maxInFlight = Math.max(maxInFlight, inFlight);
+  setTimeout(() => {
+    inFlight--;
+    res.writeHead(200, { "content-type": "text/html" });
+    res.end(`<title>Page ${req.url?.slice(1)}</title>`);
+  }, 150);
 });
+const bed = useLinksStack({ TITLE_FETCH_ALLOW_HOSTS: "127.0.0.1" }, { keepOutboxEvents: true });
 
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await stack?.stop();
-  page?.closeAllConnections();
-  await new Promise((resolve) => page?.close(resolve));
-});
-
-const newCaller = async (tag: string, linkLimit?: number) => {
-  const account = await createTestAccount(prisma, tag, linkLimit);
-  return { api: v1Caller(stack, account.api_key), accountId: account.account_id };
-};
-const linkCount = (accountId: string) => prisma.link.count({ where: { accountId } });
+const newCaller = (tag: string, linkLimit?: number) => newV1Account(bed, tag, linkLimit);
+const linkCount = (accountId: string) => bed.prisma.link.count({ where: { accountId } });
 /** The account's stored link count (decision 0037), which must always equal linkCount. */
-const storedCount = (accountId: string) => storedLinkCount(prisma, accountId);
+const storedCount = (accountId: string) => storedLinkCount(bed.prisma, accountId);
 
 describe("POST /links/bulk", () => {
   it("creates every valid item and reports the others by index", async () => {
@@ -92,8 +70,11 @@ describe("POST /links/bulk", () => {
       expect(Object.keys(item).sort()).toEqual(
         ["created_at", "id", "original_url", "short_code", "short_url", "title"].sort(),
       );
-      expect(item.short_url).toBe(`${stack.origin}/${item.short_code}`);
-      expect(await readRedirectRecord(stack, item.short_code)).toMatchObject({ id: item.id, active: true });
+      expect(item.short_url).toBe(`${bed.stack.origin}/${item.short_code}`);
+      expect(await readRedirectRecord(bed.stack, item.short_code)).toMatchObject({
+        id: item.id,
+        active: true,
+      });
     }
     expect(success[1].short_code).toBe(twice);
     expect(failed.map((f: { index: number }) => f.index)).toEqual([1, 2, 3, 5, 7]);
@@ -129,7 +110,7 @@ describe("POST /links/bulk", () => {
     // The stack runs in this process: every pool's queries, management's too, pass through the
     // prototype of this test's own pool (node-postgres' Pool).
     const query = vi.spyOn(
-      Object.getPrototypeOf(poolOf(prisma)) as { query: (q: unknown) => unknown },
+      Object.getPrototypeOf(poolOf(bed.prisma)) as { query: (q: unknown) => unknown },
       "query",
     );
     try {
@@ -223,7 +204,7 @@ describe("POST /links/bulk", () => {
     maxInFlight = 0;
     pageHits = 0;
     const res = await api("POST", "/links/bulk", {
-      links: Array.from({ length: 20 }, (_, i) => ({ url: `${pageOrigin}/${i}` })),
+      links: Array.from({ length: 20 }, (_, i) => ({ url: `${page().origin}/${i}` })),
     });
     expectV1Success(res, 201);
     expect(res.body.data.success.map((s: { title: string }) => s.title)).toEqual(
@@ -262,17 +243,17 @@ describe("DELETE /links/bulk", () => {
     expect(res.body.data).toEqual({ deleted: 3 });
     for (const link of mine) {
       expectV1Error(await api("GET", `/links/${link.id}`), 404, "NOT_FOUND");
-      expect(await readRedirectRecord(stack, link.short_code)).toEqual({
+      expect(await readRedirectRecord(bed.stack, link.short_code)).toEqual({
         id: link.id,
         deleted: true,
         c: expect.any(Number),
       });
       expect((await fetch(link.short_url, { redirect: "manual" })).status).toBe(404);
-      const events = await prisma.outboxEvent.findMany({ where: { key: link.id } });
+      const events = await bed.prisma.outboxEvent.findMany({ where: { key: link.id } });
       expect(events.map((e) => (e.payload as { type: string }).type)).toContain("link.deleted");
     }
     // Each deleted code is reserved to its owner, recorded with the deleted link's id.
-    const retired = await prisma.retiredCode.findMany({
+    const retired = await bed.prisma.retiredCode.findMany({
       where: { shortCode: { in: [...mine, foreign!].map((l) => l.short_code) } },
     });
     expect(retired.map((r) => ({ code: r.shortCode, link: r.linkId, account: r.accountId }))).toEqual(
@@ -285,7 +266,7 @@ describe("DELETE /links/bulk", () => {
     expect(none.body.data).toEqual({ deleted: 0 });
     // Only what was deleted is uncounted: the repeated id once, the foreign one not at all.
     expect(await storedCount(apiAccountId)).toBe(await linkCount(apiAccountId));
-    const otherId = (await prisma.link.findUniqueOrThrow({ where: { id: foreign!.id } })).accountId;
+    const otherId = (await bed.prisma.link.findUniqueOrThrow({ where: { id: foreign!.id } })).accountId;
     expect(await storedCount(otherId)).toBe(1);
   });
 

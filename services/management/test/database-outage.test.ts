@@ -4,43 +4,26 @@
 // back. The fault suite found a create whose connection a Postgres restart terminated answered 500
 // (tests/chaos/faults.test.ts); here a TCP proxy between management and Postgres cuts the connections
 // and refuses new ones, deterministically.
-import { createPrisma, type PrismaClient } from "@kurz/db";
 import { printProcessOutputOnFailure } from "@kurz/testing";
-import { type DatabaseBehindProxy, migratedDatabaseBehindProxy } from "@kurz/testing/migrated-database";
-import type { Stack } from "@kurz/testing/stack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useStackBehindProxy } from "@kurz/testing/use-stack";
+import { describe, expect, it } from "vitest";
 import { expectLegacyError, legacyCaller, uniqueEmail } from "./legacy-helpers.ts";
 import { expectV1Error, startLinksStack, v1Caller } from "./links-helpers.ts";
 
 printProcessOutputOnFailure();
 
-let db: DatabaseBehindProxy;
-let stack: Stack;
-let prisma: PrismaClient;
-
-beforeAll(async () => {
-  db = await migratedDatabaseBehindProxy("outage");
-  stack = await startLinksStack({ DATABASE_URL: db.url });
-  prisma = createPrisma(db.database.url);
-});
-
-afterAll(async () => {
-  await db?.proxy.open();
-  await stack?.stop();
-  await prisma?.$disconnect();
-  await db?.drop();
-});
+const bed = useStackBehindProxy("outage", (databaseUrl) => startLinksStack({ DATABASE_URL: databaseUrl }));
 
 describe("the database unreachable", () => {
   it("answers 503 with Retry-After in the caller's envelope, writes nothing, and serves again after", async () => {
-    const account = await stack.createAccount(uniqueEmail("outage"));
-    const v1 = v1Caller(stack, account.api_key);
-    const legacy = legacyCaller(stack, account.api_key);
+    const account = await bed.stack.createAccount(uniqueEmail("outage"));
+    const v1 = v1Caller(bed.stack, account.api_key);
+    const legacy = legacyCaller(bed.stack, account.api_key);
     // Before the cut: a link, and the gateway has the key in its cache (checking a key needs management).
     const before = await v1("POST", "/links", { url: "https://example.com/before" });
     expect(before.status, JSON.stringify(before.body)).toBe(201);
 
-    await db.proxy.cut();
+    await bed.db.proxy.cut();
     const refused = [
       // The create on the direct path (its statement on the pool), one with a body through Express,
       // a Prisma read, and the older API.
@@ -59,10 +42,10 @@ describe("the database unreachable", () => {
     expectLegacyError(legacyRes, 503);
     expect(legacyRes.headers.get("retry-after")).toBe("1");
 
-    await db.proxy.open();
+    await bed.db.proxy.open();
     const after = await v1("POST", "/links", { url: "https://example.com/after" });
     expect(after.status, JSON.stringify(after.body)).toBe(201);
-    const urls = await prisma.link.findMany({
+    const urls = await bed.prisma.link.findMany({
       where: { accountId: account.account_id },
       select: { originalUrl: true },
     });

@@ -4,15 +4,13 @@
 // `URL.canParse` answered false for such URLs once optimised, which made create and every later list
 // of the account answer 500 (decision 0010).
 import { toLocation } from "@kurz/contracts";
-import { createPrisma, type PrismaClient } from "@kurz/db";
 import { printProcessOutputOnFailure } from "@kurz/testing";
-import type { Stack } from "@kurz/testing/stack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   createTestAccount,
   expectV1Success,
   readRedirectRecord,
-  startLinksStack,
+  useLinksStack,
   type V1Caller,
   v1Caller,
 } from "./links-helpers.ts";
@@ -37,20 +35,12 @@ const DESTINATIONS: [url: string, location: string][] = [
 const LINKS = 100;
 const LISTS = 40;
 
-let stack: Stack;
-let prisma: PrismaClient;
+const bed = useLinksStack();
 let api: V1Caller;
 const made: { id: string; short_code: string; url: string; location: string }[] = [];
 
 beforeAll(async () => {
-  stack = await startLinksStack();
-  prisma = createPrisma(stack.databaseUrl);
-  api = v1Caller(stack, (await createTestAccount(prisma, "idn")).api_key);
-});
-
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await stack?.stop();
+  api = v1Caller(bed.stack, (await createTestAccount(bed.prisma, "idn")).api_key);
 });
 
 describe("an account holding IDN and odd-but-valid links", () => {
@@ -111,8 +101,10 @@ describe("an account holding IDN and odd-but-valid links", () => {
   it("redirects each to its Location form, which management wrote into the redirect's record", async () => {
     for (const link of made.slice(0, DESTINATIONS.length)) {
       expect(toLocation(link.url)).toBe(link.location);
-      expect(((await readRedirectRecord(stack, link.short_code)) as { url: string }).url).toBe(link.location);
-      const res = await fetch(`${stack.origin}/${link.short_code}`, { redirect: "manual" });
+      expect(((await readRedirectRecord(bed.stack, link.short_code)) as { url: string }).url).toBe(
+        link.location,
+      );
+      const res = await fetch(`${bed.stack.origin}/${link.short_code}`, { redirect: "manual" });
       expect(res.status, link.url).toBe(302);
       expect(res.headers.get("location"), link.url).toBe(link.location);
     }

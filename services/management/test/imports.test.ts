@@ -2,15 +2,11 @@
 // bus): jobs run by management's worker, per-row errors, the link limit mid-file, idempotent re-runs,
 // a job interrupted mid-way resumed by the service without duplicates, and the CSV round trip.
 import { readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { createPrisma, type PrismaClient } from "@kurz/db";
-import { printProcessOutputOnFailure } from "@kurz/testing";
-import type { Stack } from "@kurz/testing/stack";
+import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
+import { useHttpServer } from "@kurz/testing/use-stack";
 import { parse as parseCsv } from "csv-parse/sync";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createImportJob } from "../src/imports/create-import-job.ts";
 import { IMPORT_ALIAS_TAKEN, importLimitReached } from "../src/imports/import-batch.ts";
 import { runImportJob } from "../src/imports/import-worker.ts";
@@ -19,55 +15,34 @@ import { RedirectRecords } from "../src/projections/link-records.ts";
 import { hashPassword } from "../src/security/passwords.ts";
 import { TitleFetcher } from "../src/titles/title-fetcher.ts";
 import {
-  createTestAccount,
   expectV1Error,
   expectV1Success,
+  newV1Account,
   readRedirectRecord,
-  startLinksStack,
   uniqueAlias,
+  useLinksStack,
   type V1Caller,
-  v1Caller,
 } from "./links-helpers.ts";
 
 printProcessOutputOnFailure();
 
-let stack: Stack;
-let prisma: PrismaClient;
-let page: Server;
-let pageOrigin: string;
 let pageHits = 0;
-
-beforeAll(async () => {
-  page = createServer((req, res) => {
-    pageHits++;
-    res.writeHead(200, { "content-type": "text/html" });
-    res.end(`<title>Page ${req.url?.slice(1)}</title>`);
-  });
-  await new Promise<void>((resolve) => page.listen(0, "127.0.0.1", resolve));
-  pageOrigin = `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
-  stack = await startLinksStack(
-    {
-      IMPORT_POLL_MS: "100",
-      IMPORT_LEASE_MS: "1500",
-      IMPORT_BATCH_SIZE: "50",
-      TITLE_FETCH_ALLOW_HOSTS: "127.0.0.1",
-    },
-    { keepOutboxEvents: true },
-  );
-  prisma = createPrisma(stack.databaseUrl);
+const page = useHttpServer((req, res) => {
+  pageHits++;
+  res.writeHead(200, { "content-type": "text/html" });
+  res.end(`<title>Page ${req.url?.slice(1)}</title>`);
 });
+const bed = useLinksStack(
+  {
+    IMPORT_POLL_MS: "100",
+    IMPORT_LEASE_MS: "1500",
+    IMPORT_BATCH_SIZE: "50",
+    TITLE_FETCH_ALLOW_HOSTS: "127.0.0.1",
+  },
+  { keepOutboxEvents: true },
+);
 
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await stack?.stop();
-  page?.closeAllConnections();
-  await new Promise((resolve) => page?.close(resolve));
-});
-
-const newCaller = async (tag: string, linkLimit?: number) => {
-  const account = await createTestAccount(prisma, tag, linkLimit);
-  return { api: v1Caller(stack, account.api_key), accountId: account.account_id, key: account.api_key };
-};
+const newCaller = (tag: string, linkLimit?: number) => newV1Account(bed, tag, linkLimit);
 
 /** POST the file as the body; the media type says nothing the content does not (format=auto). */
 const upload = (api: V1Caller, file: string | Buffer, query = "", type = "text/csv") =>
@@ -80,21 +55,41 @@ function expectCountsAddUp(job: { status: string; counts: Record<string, number>
   if (job.status === "completed") expect(c.processed).toBe(c.total);
 }
 
-/** Polls the job until it ends (bounded: 20 s); its counts add up at every look. */
-async function finished(api: V1Caller, id: string) {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const res = await api("GET", `/imports/${id}`);
-    expectV1Success(res);
-    expectCountsAddUp(res.body.data);
-    if (res.body.data.status === "completed" || res.body.data.status === "failed") return res.body.data;
-    if (Date.now() > deadline) throw new Error(`import ${id} still ${res.body.data.status}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/** A job's counts exactly: all `total` rows processed, each in one count (those not given are 0). */
+function expectCounts(
+  job: { counts: Record<string, number> },
+  total: number,
+  counts: Partial<Record<"created" | "skipped" | "needs_attention" | "failed", number>>,
+) {
+  expect(job.counts).toEqual({
+    total,
+    processed: total,
+    created: 0,
+    skipped: 0,
+    needs_attention: 0,
+    failed: 0,
+    ...counts,
+  });
 }
 
-const storedCount = (accountId: string) => storedLinkCount(prisma, accountId);
-const linkCount = (accountId: string) => prisma.link.count({ where: { accountId } });
+/** Polls the job until it ends (bounded: 20 s); its counts add up at every look. */
+async function finished(api: V1Caller, id: string) {
+  const looks: { status: string; counts: Record<string, number> }[] = [];
+  const job = await waitFor(
+    async () => {
+      const res = await api("GET", `/imports/${id}`);
+      expectV1Success(res);
+      looks.push(res.body.data);
+      return res.body.data.status === "completed" || res.body.data.status === "failed" ? res.body.data : null;
+    },
+    { timeoutMs: 20_000, intervalMs: 100, description: `import ${id} to end` },
+  );
+  for (const look of looks) expectCountsAddUp(look);
+  return job;
+}
+
+const storedCount = (accountId: string) => storedLinkCount(bed.prisma, accountId);
+const linkCount = (accountId: string) => bed.prisma.link.count({ where: { accountId } });
 
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, "fixtures/imports", name));
 
@@ -110,16 +105,9 @@ describe("POST /api/v1/imports", () => {
 
     const job = await finished(api, res.body.data.id);
     expect(job).toMatchObject({ status: "completed", progress: 1, error: null });
-    expect(job.counts).toEqual({
-      total: 2,
-      processed: 2,
-      created: 2,
-      skipped: 0,
-      needs_attention: 0,
-      failed: 0,
-    });
+    expectCounts(job, 2, { created: 2 });
 
-    const links = await prisma.link.findMany({ where: { accountId }, orderBy: { originalUrl: "asc" } });
+    const links = await bed.prisma.link.findMany({ where: { accountId }, orderBy: { originalUrl: "asc" } });
     expect(links.map((l) => [l.originalUrl, l.title, l.passwordHash !== null])).toEqual([
       ["https://example.com/1", "One", false],
       ["https://example.com/2", "example.com", true], // no title and none fetched: the host
@@ -127,24 +115,27 @@ describe("POST /api/v1/imports", () => {
     expect(links[0]?.shortCode).toBe(a);
     expect(links[0]?.expiresAt?.toISOString()).toBe("2031-01-01T00:00:00.000Z");
     expect(await storedCount(accountId)).toBe(2);
-    const events = await prisma.outboxEvent.findMany({ where: { key: { in: links.map((l) => l.id) } } });
+    const events = await bed.prisma.outboxEvent.findMany({ where: { key: { in: links.map((l) => l.id) } } });
     expect(events.map((e) => (e.payload as { type: string }).type)).toEqual(["link.created", "link.created"]);
-    expect(await readRedirectRecord(stack, a)).toMatchObject({ url: "https://example.com/1", active: true });
+    expect(await readRedirectRecord(bed.stack, a)).toMatchObject({
+      url: "https://example.com/1",
+      active: true,
+    });
   });
 
   it("gives rows without expires_at the account's default expiry, in the link and in its event alike", async () => {
     const { api, accountId } = await newCaller("imp-expiry");
-    await prisma.account.update({ where: { id: accountId }, data: { defaultExpiryHours: 48 } });
+    await bed.prisma.account.update({ where: { id: accountId }, data: { defaultExpiryHours: 48 } });
     const before = Date.now();
     const csv = "url,expires_at\nhttps://example.com/e1,\nhttps://example.com/e2,2031-01-01T00:00:00Z\n";
     const job = await finished(api, (await upload(api, csv)).body.data.id);
     expect(job.counts).toMatchObject({ created: 2, failed: 0 });
-    const links = await prisma.link.findMany({ where: { accountId }, orderBy: { originalUrl: "asc" } });
+    const links = await bed.prisma.link.findMany({ where: { accountId }, orderBy: { originalUrl: "asc" } });
     const defaulted = links[0]?.expiresAt?.getTime() ?? 0;
     expect(defaulted).toBeGreaterThanOrEqual(before + 48 * 3_600_000);
     expect(defaulted).toBeLessThanOrEqual(Date.now() + 48 * 3_600_000);
     expect(links[1]?.expiresAt?.toISOString()).toBe("2031-01-01T00:00:00.000Z");
-    const events = await prisma.outboxEvent.findMany({ where: { key: { in: links.map((l) => l.id) } } });
+    const events = await bed.prisma.outboxEvent.findMany({ where: { key: { in: links.map((l) => l.id) } } });
     const expiryInEvent = new Map(
       events.map((e) => {
         const p = e.payload as { link_id: string; link: { expires_at: string | null } };
@@ -157,17 +148,17 @@ describe("POST /api/v1/imports", () => {
   it("fetches titles only when asked (fetch_titles=true)", async () => {
     const { api, accountId } = await newCaller("imp-titles");
     const before = pageHits;
-    const plain = await finished(api, (await upload(api, `url\n${pageOrigin}/plain\n`)).body.data.id);
+    const plain = await finished(api, (await upload(api, `url\n${page().origin}/plain\n`)).body.data.id);
     expect(plain.fetch_titles).toBe(false);
     expect(pageHits).toBe(before);
     const fetched = await finished(
       api,
-      (await upload(api, `url\n${pageOrigin}/fetched\n`, "?fetch_titles=true")).body.data.id,
+      (await upload(api, `url\n${page().origin}/fetched\n`, "?fetch_titles=true")).body.data.id,
     );
     expect(fetched.fetch_titles).toBe(true);
     expect(pageHits).toBe(before + 1);
     const titles = (
-      await prisma.link.findMany({ where: { accountId }, orderBy: { originalUrl: "asc" } })
+      await bed.prisma.link.findMany({ where: { accountId }, orderBy: { originalUrl: "asc" } })
     ).map((l) => l.title);
     expect(titles).toEqual(["Page fetched", "127.0.0.1"]);
   });
@@ -251,14 +242,7 @@ describe("POST /api/v1/imports", () => {
       skip: 0,
     });
     const job = await finished(api, (await upload(api, kutt, "", "application/json")).body.data.id);
-    expect(job.counts).toEqual({
-      total: 2,
-      processed: 2,
-      created: 1,
-      skipped: 0,
-      needs_attention: 1,
-      failed: 0,
-    });
+    expectCounts(job, 2, { created: 1, needs_attention: 1 });
     const needing = {
       row: 2,
       alias: locked,
@@ -274,22 +258,15 @@ describe("POST /api/v1/imports", () => {
     expect(listed.body.meta).toEqual({ page: 1, per_page: 20, total: 1, total_pages: 1 });
 
     // Until its owner acts, the protected link answers as any inactive link: not found, no redirect.
-    const short = (code: string) => `${stack.origin}/${code}`;
+    const short = (code: string) => `${bed.stack.origin}/${code}`;
     expect((await fetch(short(open), { redirect: "manual" })).status).toBe(302);
     const before = await fetch(short(locked), { redirect: "manual" });
     expect(before.status).toBe(404);
-    expect(await readRedirectRecord(stack, locked)).toMatchObject({ active: false, password_hash: null });
+    expect(await readRedirectRecord(bed.stack, locked)).toMatchObject({ active: false, password_hash: null });
 
     // Re-importing the file (before or after activation) creates nothing twice.
     const again = await finished(api, (await upload(api, kutt, "", "application/json")).body.data.id);
-    expect(again.counts).toEqual({
-      total: 2,
-      processed: 2,
-      created: 0,
-      skipped: 2,
-      needs_attention: 0,
-      failed: 0,
-    });
+    expectCounts(again, 2, { skipped: 2 });
     expect(await linkCount(accountId)).toBe(2);
 
     // The owner sets the password they used in Kutt and activates the link (the links API's PATCH).
@@ -349,14 +326,7 @@ describe("POST /api/v1/imports", () => {
       `https://example.com/dup,${ok},,`,
     ].join("\n");
     const job = await finished(api, (await upload(api, csv)).body.data.id);
-    expect(job.counts).toEqual({
-      total: 7,
-      processed: 7,
-      created: 1,
-      skipped: 0,
-      needs_attention: 0,
-      failed: 6,
-    });
+    expectCounts(job, 7, { created: 1, failed: 6 });
     expect(job.errors_preview.map((e: { row: number }) => e.row)).toEqual([2, 3, 4, 5, 6, 7]);
     expect(await linkCount(accountId)).toBe(1);
 
@@ -381,14 +351,7 @@ describe("POST /api/v1/imports", () => {
     // 120 rows in batches of 50: the limit falls inside the first batch.
     const rows = Array.from({ length: 120 }, (_, i) => `https://example.com/limit/${i}`);
     const job = await finished(api, (await upload(api, `url\n${rows.join("\n")}\n`)).body.data.id);
-    expect(job.counts).toEqual({
-      total: 120,
-      processed: 120,
-      created: 4,
-      skipped: 0,
-      needs_attention: 0,
-      failed: 116,
-    });
+    expectCounts(job, 120, { created: 4, failed: 116 });
     expect(job.errors_preview[0]).toEqual({ row: 5, error: importLimitReached(5) });
     expect(await linkCount(accountId)).toBe(5);
     expect(await storedCount(accountId)).toBe(5);
@@ -405,25 +368,11 @@ describe("POST /api/v1/imports", () => {
     // The same bytes after the job ended: a new job, every row already there.
     const again = await finished(api, (await upload(api, csv)).body.data.id);
     expect(again.id).not.toBe(job.id);
-    expect(again.counts).toEqual({
-      total: 2,
-      processed: 2,
-      created: 0,
-      skipped: 2,
-      needs_attention: 0,
-      failed: 0,
-    });
+    expectCounts(again, 2, { skipped: 2 });
 
     const extended = await upload(api, `${csv}https://example.com/r3,\n`);
     const second = await finished(api, extended.body.data.id);
-    expect(second.counts).toEqual({
-      total: 3,
-      processed: 3,
-      created: 1,
-      skipped: 2,
-      needs_attention: 0,
-      failed: 0,
-    });
+    expectCounts(second, 3, { created: 1, skipped: 2 });
     expect(await linkCount(accountId)).toBe(3);
     expect(await storedCount(accountId)).toBe(3);
   });
@@ -432,7 +381,7 @@ describe("POST /api/v1/imports", () => {
     const { api, accountId } = await newCaller("imp-twice");
     const file = Buffer.from(`url\nhttps://example.com/twice/${uniqueAlias("t")}\n`);
     // Held as by the CLI, so it stays running while the second upload arrives.
-    const { job: held } = await createImportJob(prisma, accountId, file, {}, { claimedForMs: 60_000 });
+    const { job: held } = await createImportJob(bed.prisma, accountId, file, {}, { claimedForMs: 60_000 });
     const again = await upload(api, file);
     expectV1Success(again, 202);
     expect(again.body.data.id).toBe(held.id);
@@ -442,16 +391,16 @@ describe("POST /api/v1/imports", () => {
   it("refuses an account's third job queued or running, for the CLI (which creates its job held) as for the API", async () => {
     const { accountId } = await newCaller("imp-cap");
     const file = (n: number) => Buffer.from(`url\nhttps://example.com/cap/${uniqueAlias("c")}/${n}\n`);
-    await createImportJob(prisma, accountId, file(1), {}, { claimedForMs: 60_000 });
-    await createImportJob(prisma, accountId, file(2), {}, { claimedForMs: 60_000 });
+    await createImportJob(bed.prisma, accountId, file(1), {}, { claimedForMs: 60_000 });
+    await createImportJob(bed.prisma, accountId, file(2), {}, { claimedForMs: 60_000 });
     await expect(
-      createImportJob(prisma, accountId, file(3), {}, { claimedForMs: 60_000 }),
+      createImportJob(bed.prisma, accountId, file(3), {}, { claimedForMs: 60_000 }),
     ).rejects.toMatchObject({
       status: 429,
       code: "RATE_LIMIT_EXCEEDED",
       message: expect.stringMatching(/already has 2 imports queued or running/),
     });
-    expect(await prisma.importJob.count({ where: { accountId } })).toBe(2);
+    expect(await bed.prisma.importJob.count({ where: { accountId } })).toBe(2);
   });
 
   it("resumes a job interrupted mid-way after its lease expires, without duplicates", async () => {
@@ -462,55 +411,43 @@ describe("POST /api/v1/imports", () => {
     );
     const file = Buffer.from(`url,alias\n${rows.join("\n")}\n`);
     // Created held (as the CLI does), so only this "worker" runs it until it stops.
-    const { job } = await createImportJob(prisma, accountId, file, {}, { claimedForMs: 1500 });
-    const redis = new Redis(stack.env.REDIS_URL!, { keyPrefix: stack.env.REDIS_KEY_PREFIX });
-    try {
-      const finishedHere = await runImportJob(
-        {
-          prisma,
-          records: new RedirectRecords(redis, console),
-          titles: new TitleFetcher({ enabled: false, allowHosts: [], perHostPerMinute: 1 }),
-          chargeTitles: async () => 0,
-          hashes: { hash: (password) => hashPassword(password) },
-          onEventsWritten: () => {},
-          retiredCodeGraceMs: 0,
-          logger: console,
-          batchSize: 50,
-          leaseMs: 1500,
-          pollMs: 100,
-        },
-        {
-          id: job.id,
-          accountId,
-          format: "csv",
-          fetchTitles: false,
-          titleBudget: null,
-          domainId: null,
-          renameReserved: null,
-          content: file,
-          processed: 0,
-        },
-        { maxBatches: 1 }, // the worker "dies" after one committed batch
-      );
-      expect(finishedHere).toBe(false);
-    } finally {
-      redis.disconnect();
-    }
+    const { job } = await createImportJob(bed.prisma, accountId, file, {}, { claimedForMs: 1500 });
+    const finishedHere = await runImportJob(
+      {
+        prisma: bed.prisma,
+        records: new RedirectRecords(bed.redis, console),
+        titles: new TitleFetcher({ enabled: false, allowHosts: [], perHostPerMinute: 1 }),
+        chargeTitles: async () => 0,
+        hashes: { hash: (password) => hashPassword(password) },
+        onEventsWritten: () => {},
+        retiredCodeGraceMs: 0,
+        logger: console,
+        batchSize: 50,
+        leaseMs: 1500,
+        pollMs: 100,
+      },
+      {
+        id: job.id,
+        accountId,
+        format: "csv",
+        fetchTitles: false,
+        titleBudget: null,
+        domainId: null,
+        renameReserved: null,
+        content: file,
+        processed: 0,
+      },
+      { maxBatches: 1 }, // the worker "dies" after one committed batch
+    );
+    expect(finishedHere).toBe(false);
     expect(await linkCount(accountId)).toBe(50);
     // The service's worker takes it over once the dead worker's lease expires.
     const done = await finished(api, job.id);
-    expect(done.counts).toEqual({
-      total: 130,
-      processed: 130,
-      created: 130,
-      skipped: 0,
-      needs_attention: 0,
-      failed: 0,
-    });
+    expectCounts(done, 130, { created: 130 });
     expect(await linkCount(accountId)).toBe(130);
     expect(await storedCount(accountId)).toBe(130);
-    const events = await prisma.outboxEvent.count({
-      where: { key: { in: (await prisma.link.findMany({ where: { accountId } })).map((l) => l.id) } },
+    const events = await bed.prisma.outboxEvent.count({
+      where: { key: { in: (await bed.prisma.link.findMany({ where: { accountId } })).map((l) => l.id) } },
     });
     expect(events).toBe(130);
   });
@@ -609,7 +546,7 @@ describe("GET /api/v1/exports/links", () => {
     expectV1Success(await api("DELETE", "/links/bulk", { ids }));
     const job = await finished(api, (await upload(api, text)).body.data.id);
     expect(job.counts).toMatchObject({ created: 2, failed: 0 });
-    const back = await prisma.link.findMany({ where: { accountId }, orderBy: { shortCode: "asc" } });
+    const back = await bed.prisma.link.findMany({ where: { accountId }, orderBy: { shortCode: "asc" } });
     const before = [...json.body].sort((x, y) => (x.short_code < y.short_code ? -1 : 1));
     expect(
       back.map((l) => [l.shortCode, l.originalUrl, l.title, l.expiresAt?.toISOString() ?? null]),

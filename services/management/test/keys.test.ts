@@ -1,9 +1,9 @@
 // POST /api/v1/account/keys and DELETE /api/v1/account/keys/:id through the gateway: the key shown
 // once, validation, the limit of 10 active keys, revocation taking effect at once, tenant isolation.
-import { createPrisma, type PrismaClient } from "@kurz/db";
 import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Stack } from "@kurz/testing/stack";
+import { useStack } from "@kurz/testing/use-stack";
+import { beforeAll, describe, expect, it } from "vitest";
 
 printProcessOutputOnFailure();
 
@@ -18,8 +18,11 @@ const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe("API keys", () => {
-  let stack: Stack;
-  let prisma: PrismaClient;
+  // Distinct from the defaults, to show that management stores its configured limits on new keys.
+  const bed = useStack({
+    inProcess: true,
+    extraEnv: { RATE_LIMIT_PER_MINUTE: "600", RATE_LIMIT_PER_HOUR: "6000" },
+  });
   type Account = Awaited<ReturnType<Stack["createAccount"]>>;
   // Accounts are made once (each costs a CLI run): one for most tests, one each for tests that count
   // or revoke every key of an account, and one as the "other tenant".
@@ -29,29 +32,19 @@ describe("API keys", () => {
   let other: Account;
 
   beforeAll(async () => {
-    // Distinct from the defaults, to show that management stores its configured limits on new keys.
-    stack = await startStack({
-      inProcess: true,
-      extraEnv: { RATE_LIMIT_PER_MINUTE: "600", RATE_LIMIT_PER_HOUR: "6000" },
-    });
-    prisma = createPrisma(stack.databaseUrl);
     const email = (label: string) => `keys-${label}-${process.pid}-${Date.now()}@example.com`;
     [main, limited, selfRevoking, other] = await Promise.all([
-      stack.createAccount(email("main")),
-      stack.createAccount(email("limited")),
-      stack.createAccount(email("self")),
-      stack.createAccount(email("other")),
+      bed.stack.createAccount(email("main")),
+      bed.stack.createAccount(email("limited")),
+      bed.stack.createAccount(email("self")),
+      bed.stack.createAccount(email("other")),
     ]);
-  });
-  afterAll(async () => {
-    await prisma?.$disconnect();
-    await stack?.stop();
   });
 
   async function call(key: string, method: string, path: string, body?: unknown, contentType?: string) {
     const headers: Record<string, string> = { authorization: `Bearer ${key}` };
     if (body !== undefined) headers["content-type"] = contentType ?? "application/json";
-    const res = await fetch(`${stack.origin}/api/v1${path}`, {
+    const res = await fetch(`${bed.stack.origin}/api/v1${path}`, {
       method,
       headers,
       body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
@@ -107,7 +100,7 @@ describe("API keys", () => {
     });
     // Only the hash is stored: no later response carries the key again.
     expect(JSON.stringify(usage.body)).not.toContain(k.key);
-    const stored = await prisma.apiKey.findUniqueOrThrow({ where: { id: k.id } });
+    const stored = await bed.prisma.apiKey.findUniqueOrThrow({ where: { id: k.id } });
     expect(JSON.stringify(stored)).not.toContain(k.key);
   });
 
@@ -138,10 +131,10 @@ describe("API keys", () => {
     ["an array body", [{ name: "k" }]],
   ])("refuses %s with 400 VALIDATION_ERROR and creates nothing", async (_label, body) => {
     const { api_key, account_id } = main;
-    const before = await prisma.apiKey.count({ where: { accountId: account_id } });
+    const before = await bed.prisma.apiKey.count({ where: { accountId: account_id } });
     const res = await createKey(api_key, body);
     expectError(res, 400, "VALIDATION_ERROR");
-    expect(await prisma.apiKey.count({ where: { accountId: account_id } })).toBe(before);
+    expect(await bed.prisma.apiKey.count({ where: { accountId: account_id } })).toBe(before);
   });
 
   it("answers malformed JSON with 400 and a non-JSON body with 415", async () => {
@@ -166,7 +159,7 @@ describe("API keys", () => {
       expectError(r, 403, "FORBIDDEN");
       expect(r.body.error.message).toContain("10");
     }
-    expect(await prisma.apiKey.count({ where: { accountId: account_id } })).toBe(10);
+    expect(await bed.prisma.apiKey.count({ where: { accountId: account_id } })).toBe(10);
 
     const usage = await call(api_key, "GET", "/account/usage");
     expect(usage.body.data.active_keys).toBe(10);
@@ -177,7 +170,10 @@ describe("API keys", () => {
 
     // An expired key no longer counts.
     const other = usage.body.data.keys.find((k: { name: string }) => k.name === "k1");
-    await prisma.apiKey.update({ where: { id: other.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await bed.prisma.apiKey.update({
+      where: { id: other.id },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     expect((await createKey(api_key, { name: "after expiry" })).status).toBe(201);
   });
 
@@ -206,7 +202,7 @@ describe("API keys", () => {
     const usage = (await call(api_key, "GET", "/account/usage")).body.data;
     expect(usage.keys.map((k: { id: string }) => k.id)).not.toContain(created.id);
     expect(usage.active_keys).toBe(
-      await prisma.apiKey.count({
+      await bed.prisma.apiKey.count({
         where: {
           accountId: main.account_id,
           revokedAt: null,
@@ -252,7 +248,7 @@ describe("API keys", () => {
     expectError(await call(alice.api_key, "DELETE", `/account/keys/${bobKey.id}`), 404, "NOT_FOUND");
     expectError(await call(alice.api_key, "DELETE", "/account/keys/not-a-uuid"), 400, "VALIDATION_ERROR");
     expect((await call(bobKey.key, "GET", "/account")).status).toBe(200);
-    expect((await prisma.apiKey.findUniqueOrThrow({ where: { id: bobKey.id } })).revokedAt).toBeNull();
+    expect((await bed.prisma.apiKey.findUniqueOrThrow({ where: { id: bobKey.id } })).revokedAt).toBeNull();
   });
 
   it("answers 405 with Allow for other methods", async () => {

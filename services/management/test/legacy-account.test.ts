@@ -1,10 +1,9 @@
 // Older API: GET /api/account and PUT /api/account/update, the legacy envelope on failures, and the
 // /api mount leaving /api/v1 alone.
 import { createHash } from "node:crypto";
-import { createPrisma, type PrismaClient } from "@kurz/db";
 import { printProcessOutputOnFailure } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useStack } from "@kurz/testing/use-stack";
+import { describe, expect, it } from "vitest";
 import {
   type Caller,
   expectLegacyError,
@@ -18,21 +17,12 @@ import {
 printProcessOutputOnFailure();
 
 describe("legacy account", () => {
-  let stack: Stack;
-  let prisma: PrismaClient;
-  beforeAll(async () => {
-    stack = await startStack({ inProcess: true, extraEnv: RELAXED_LIMITS });
-    prisma = createPrisma(stack.databaseUrl);
-  });
-  afterAll(async () => {
-    await prisma?.$disconnect();
-    await stack?.stop();
-  });
+  const bed = useStack({ inProcess: true, extraEnv: RELAXED_LIMITS });
 
   async function newAccount(label: string): Promise<{ call: Caller; email: string; accountId: string }> {
     const email = uniqueEmail(label);
-    const created = await stack.createAccount(email);
-    return { call: legacyCaller(stack, created.api_key), email, accountId: created.account_id };
+    const created = await bed.stack.createAccount(email);
+    return { call: legacyCaller(bed.stack, created.api_key), email, accountId: created.account_id };
   }
 
   it("answers the account with the original product's field types", async () => {
@@ -55,14 +45,14 @@ describe("legacy account", () => {
     // No plan expiry: the format's latest date, never null (docs/legacy-api.md).
     expect(data.expires).toBe("9999-12-31 23:59:59");
     expect(data.registered).toMatch(LEGACY_DATE);
-    const account = await prisma.account.findUniqueOrThrow({ where: { id: accountId } });
+    const account = await bed.prisma.account.findUniqueOrThrow({ where: { id: accountId } });
     expect(data.id).toBe(account.legacyId);
     expect(data.registered).toBe(account.createdAt.toISOString().slice(0, 19).replace("T", " "));
   });
 
   it("shows the plan, its expiry and the username when the account has them", async () => {
     const { call, accountId } = await newAccount("pro");
-    await prisma.account.update({
+    await bed.prisma.account.update({
       where: { id: accountId },
       data: { plan: "pro", planExpiresAt: new Date("2027-03-04T05:06:07.890Z"), username: "prouser" },
     });
@@ -77,7 +67,7 @@ describe("legacy account", () => {
     expect((await call("GET", "/account")).body.data.email).toBe(newEmail.toLowerCase());
 
     expectLegacyMessage(await call("PUT", "/account/update", { password: "correct horse battery" }));
-    const account = await prisma.account.findUniqueOrThrow({ where: { id: accountId } });
+    const account = await bed.prisma.account.findUniqueOrThrow({ where: { id: accountId } });
     expect(account.passwordHash).toMatch(/^\$argon2id\$/);
     expect(account.passwordHash).not.toContain("correct horse");
 
@@ -86,14 +76,14 @@ describe("legacy account", () => {
       password: "another password",
     });
     expectLegacyMessage(both);
-    const after = await prisma.account.findUniqueOrThrow({ where: { id: accountId } });
+    const after = await bed.prisma.account.findUniqueOrThrow({ where: { id: accountId } });
     expect(after.passwordHash).not.toBe(account.passwordHash);
   });
 
   it("rejects bad updates with error 1 and changes nothing", async () => {
     const { call, email, accountId } = await newAccount("bad");
     const other = await newAccount("taken");
-    const before = await prisma.account.findUniqueOrThrow({ where: { id: accountId } });
+    const before = await bed.prisma.account.findUniqueOrThrow({ where: { id: accountId } });
 
     expectLegacyError(await call("PUT", "/account/update", {}), 400, /email, password or both/);
     expectLegacyError(await call("PUT", "/account/update", { email: "not-an-email" }), 400, /email/);
@@ -106,18 +96,18 @@ describe("legacy account", () => {
       409,
     );
 
-    const after = await prisma.account.findUniqueOrThrow({ where: { id: accountId } });
+    const after = await bed.prisma.account.findUniqueOrThrow({ where: { id: accountId } });
     expect(after.email).toBe(email.toLowerCase());
     expect(after.passwordHash).toBe(before.passwordHash);
   });
 
   it("refuses missing and unknown keys with error 1 and 401", async () => {
-    const anonymous = await fetch(`${stack.origin}/api/account`);
+    const anonymous = await fetch(`${bed.stack.origin}/api/account`);
     expectLegacyError(
       { status: anonymous.status, headers: anonymous.headers, body: await anonymous.json() },
       401,
     );
-    const wrong = legacyCaller(stack, `kurz_live_${"x".repeat(32)}`);
+    const wrong = legacyCaller(bed.stack, `kurz_live_${"x".repeat(32)}`);
     expectLegacyError(await wrong("GET", "/account"), 401);
     expectLegacyError(await wrong("GET", "/domains"), 401);
   });

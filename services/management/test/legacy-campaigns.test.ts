@@ -3,9 +3,8 @@
 import { isRecordTombstone, RotatorRecord, rotatorKey } from "@kurz/contracts";
 import { internalHeaders } from "@kurz/service-kit";
 import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useStack } from "@kurz/testing/use-stack";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   type Caller,
   createLink,
@@ -27,38 +26,31 @@ const publicListUrl = (origin: string) => new RegExp(`^${origin.replace(/[.]/g, 
 const uniqueSlug = () => `spring-${process.pid}-${Date.now().toString(36)}-${++seq}`;
 
 describe("legacy campaigns", () => {
-  let stack: Stack;
-  let redis: Redis;
+  const bed = useStack({
+    inProcess: true,
+    extraEnv: {
+      ...RELAXED_LIMITS,
+      // The outbox poll is out of reach here: the relay publishes a write's events only because the
+      // write woke it (the campaign analytics test below depends on that, and polls analytics).
+      OUTBOX_POLL_MS: "600000",
+      RATE_LIMIT_PER_MINUTE: "100000",
+      RATE_LIMIT_PER_HOUR: "1000000",
+    },
+  });
   let call: Caller;
   let other: Caller;
   let keyA: string;
   let keyB: string;
 
   beforeAll(async () => {
-    stack = await startStack({
-      inProcess: true,
-      extraEnv: {
-        ...RELAXED_LIMITS,
-        // The outbox poll is out of reach here: the relay publishes a write's events only because the
-        // write woke it (the campaign analytics test below depends on that, and polls analytics).
-        OUTBOX_POLL_MS: "600000",
-        RATE_LIMIT_PER_MINUTE: "100000",
-        RATE_LIMIT_PER_HOUR: "1000000",
-      },
-    });
-    redis = new Redis(stack.env.REDIS_URL!, { keyPrefix: stack.env.REDIS_KEY_PREFIX });
-    const tenants = await twoTenants(stack, "camp");
+    const tenants = await twoTenants(bed.stack, "camp");
     keyA = tenants.a.api_key;
     keyB = tenants.b.api_key;
     ({ call, other } = tenants);
   });
-  afterAll(async () => {
-    redis?.disconnect();
-    await stack?.stop();
-  });
 
   const rotator = async (slug: string) => {
-    const json = await redis.get(rotatorKey(slug));
+    const json = await bed.redis.get(rotatorKey(slug));
     // A removed rotator's tombstone (decision 0052) is no rotator, as the redirect reads it.
     return json === null || isRecordTombstone(JSON.parse(json))
       ? null
@@ -75,8 +67,8 @@ describe("legacy campaigns", () => {
       id: expect.any(Number),
       domain: "Spring sale",
       public: true,
-      rotator: `${stack.origin}/r/${slug}`,
-      list: expect.stringMatching(publicListUrl(stack.origin)),
+      rotator: `${bed.stack.origin}/r/${slug}`,
+      list: expect.stringMatching(publicListUrl(bed.stack.origin)),
     });
     expect(Number.isInteger(res.body.id)).toBe(true);
     expect(await rotator(slug)).toEqual({
@@ -95,7 +87,7 @@ describe("legacy campaigns", () => {
       domain: "Quiet",
       public: false,
       rotator: false,
-      list: expect.stringMatching(publicListUrl(stack.origin)),
+      list: expect.stringMatching(publicListUrl(bed.stack.origin)),
     });
     const bare = await call("POST", "/campaign/add", {});
     expect(bare.status).toBe(200);
@@ -103,7 +95,7 @@ describe("legacy campaigns", () => {
   });
 
   it("lists campaigns with the name in name", async () => {
-    const fresh = legacyCaller(stack, (await stack.createAccount(uniqueEmail("camp-list"))).api_key);
+    const fresh = legacyCaller(bed.stack, (await bed.stack.createAccount(uniqueEmail("camp-list"))).api_key);
     const slug = uniqueSlug();
     const a = (await fresh("POST", "/campaign/add", { name: "First", slug, public: true })).body;
     const b = (await fresh("POST", "/campaign/add", { name: "Second" })).body;
@@ -115,7 +107,7 @@ describe("legacy campaigns", () => {
         id: a.id,
         name: "First",
         public: true,
-        rotator: `${stack.origin}/r/${slug}`,
+        rotator: `${bed.stack.origin}/r/${slug}`,
         list: a.list,
       },
     ]);
@@ -144,7 +136,7 @@ describe("legacy campaigns", () => {
   it("updates name, slug and access; null removes the rotator", async () => {
     const slug = uniqueSlug();
     const { id } = (await call("POST", "/campaign/add", { name: "Before", slug })).body;
-    const link = await createLink(stack, keyA, "https://example.com/u1");
+    const link = await createLink(bed.stack, keyA, "https://example.com/u1");
     expectLegacyMessage(await call("POST", `/campaign/${id}/assign/${link.id}`));
 
     const renamed = uniqueSlug();
@@ -154,8 +146,8 @@ describe("legacy campaigns", () => {
       id,
       domain: "After",
       public: true,
-      rotator: `${stack.origin}/r/${renamed}`,
-      list: expect.stringMatching(publicListUrl(stack.origin)),
+      rotator: `${bed.stack.origin}/r/${renamed}`,
+      list: expect.stringMatching(publicListUrl(bed.stack.origin)),
     });
     expect(await rotator(slug)).toBeNull();
     expect((await rotator(renamed))?.links).toEqual([
@@ -167,7 +159,7 @@ describe("legacy campaigns", () => {
     expect(kept.body).toMatchObject({
       domain: "Kept",
       public: true,
-      rotator: `${stack.origin}/r/${renamed}`,
+      rotator: `${bed.stack.origin}/r/${renamed}`,
     });
 
     const cleared = await call("PUT", `/campaign/${id}/update`, { name: "No rotator", slug: null });
@@ -186,8 +178,8 @@ describe("legacy campaigns", () => {
   it("assigns links in order, idempotently, and keeps the rotator record in step", async () => {
     const slug = uniqueSlug();
     const { id } = (await call("POST", "/campaign/add", { name: "Rotation", slug })).body;
-    const l1 = await createLink(stack, keyA, "https://example.com/1");
-    const l2 = await createLink(stack, keyA, "https://example.com/2");
+    const l1 = await createLink(bed.stack, keyA, "https://example.com/1");
+    const l2 = await createLink(bed.stack, keyA, "https://example.com/2");
     expectLegacyMessage(await call("POST", `/campaign/${id}/assign/${l2.id}`), /added/);
     expectLegacyMessage(await call("POST", `/campaign/${id}/assign/${l1.id}`), /added/);
     expectLegacyMessage(await call("POST", `/campaign/${id}/assign/${l2.id}`), /already/);
@@ -200,12 +192,12 @@ describe("legacy campaigns", () => {
   it("drops a deleted v1 link from its campaigns' rotator record at once", async () => {
     const slug = uniqueSlug();
     const { id } = (await call("POST", "/campaign/add", { name: "Shrinking", slug })).body;
-    const keep = await createLink(stack, keyA, "https://example.com/keep");
-    const gone = await createLink(stack, keyA, "https://example.com/gone");
+    const keep = await createLink(bed.stack, keyA, "https://example.com/keep");
+    const gone = await createLink(bed.stack, keyA, "https://example.com/gone");
     await call("POST", `/campaign/${id}/assign/${keep.id}`);
     await call("POST", `/campaign/${id}/assign/${gone.id}`);
     expect((await rotator(slug))?.links).toHaveLength(2);
-    const del = await fetch(`${stack.origin}/api/v1/links/${gone.id}`, {
+    const del = await fetch(`${bed.stack.origin}/api/v1/links/${gone.id}`, {
       method: "DELETE",
       headers: { authorization: `Bearer ${keyA}` },
     });
@@ -215,7 +207,7 @@ describe("legacy campaigns", () => {
 
   it("tells analytics of a campaign from its create on, each change woken out at once", async () => {
     const analytics = async (key: string, id: number) => {
-      const res = await fetch(`${stack.origin}/api/v1/analytics/campaigns/${id}`, {
+      const res = await fetch(`${bed.stack.origin}/api/v1/analytics/campaigns/${id}`, {
         headers: { authorization: `Bearer ${key}` },
       });
       return { status: res.status, body: (await res.json()) as Record<string, never> };
@@ -241,7 +233,7 @@ describe("legacy campaigns", () => {
       total_clicks: 0,
       links: [],
     });
-    const link = await createLink(stack, keyA, "https://example.com/fresh");
+    const link = await createLink(bed.stack, keyA, "https://example.com/fresh");
     expectLegacyMessage(await call("POST", `/campaign/${id}/assign/${link.id}`), /added/);
     expect(await settled(id, [link.id], "the assigned link in analytics")).toEqual({
       campaign_id: id,
@@ -249,7 +241,7 @@ describe("legacy campaigns", () => {
       links: [{ link_id: link.id, short_code: link.short_code, total_clicks: 0 }],
     });
     // The link's delete takes it out of the campaign in analytics too.
-    const del = await fetch(`${stack.origin}/api/v1/links/${link.id}`, {
+    const del = await fetch(`${bed.stack.origin}/api/v1/links/${link.id}`, {
       method: "DELETE",
       headers: { authorization: `Bearer ${keyA}` },
     });
@@ -276,8 +268,8 @@ describe("legacy campaigns", () => {
   it("assigns only the caller's own links to the caller's own campaigns", async () => {
     const mine = (await call("POST", "/campaign/add", { name: "Mine" })).body.id;
     const theirs = (await other("POST", "/campaign/add", { name: "Theirs" })).body.id;
-    const myLink = await createLink(stack, keyA, "https://example.com/mine");
-    const theirLink = await createLink(stack, keyB, "https://example.com/theirs");
+    const myLink = await createLink(bed.stack, keyA, "https://example.com/mine");
+    const theirLink = await createLink(bed.stack, keyB, "https://example.com/theirs");
 
     expectLegacyError(await call("POST", `/campaign/${mine}/assign/${theirLink.id}`), 404, /Link not found/);
     expectLegacyError(
@@ -320,11 +312,13 @@ describe("legacy campaigns", () => {
   it("resolves a rotator for the redirect service on its internal endpoint only", async () => {
     const slug = uniqueSlug();
     const { id } = (await call("POST", "/campaign/add", { slug })).body;
-    const link = await createLink(stack, keyA, "https://example.com/resolve");
+    const link = await createLink(bed.stack, keyA, "https://example.com/resolve");
     await call("POST", `/campaign/${id}/assign/${link.id}`);
-    await redis.del(rotatorKey(slug));
-    const token = internalHeaders(stack.env.INTERNAL_TOKEN!, "redirect");
-    const res = await fetch(`${stack.urls.management}/internal/rotators/resolve/${slug}`, { headers: token });
+    await bed.redis.del(rotatorKey(slug));
+    const token = internalHeaders(bed.stack.env.INTERNAL_TOKEN!, "redirect");
+    const res = await fetch(`${bed.stack.urls.management}/internal/rotators/resolve/${slug}`, {
+      headers: token,
+    });
     expect(res.status).toBe(200);
     expect(RotatorRecord.parse(await res.json())).toEqual({
       campaign_id: id,
@@ -333,23 +327,23 @@ describe("legacy campaigns", () => {
       v: expect.any(Number),
     });
     expect(await rotator(slug)).not.toBeNull();
-    const missing = await fetch(`${stack.urls.management}/internal/rotators/resolve/no-such-${slug}`, {
+    const missing = await fetch(`${bed.stack.urls.management}/internal/rotators/resolve/no-such-${slug}`, {
       headers: token,
     });
     expect(missing.status).toBe(404);
-    expect((await fetch(`${stack.urls.management}/internal/rotators/resolve/${slug}`)).status).toBe(401);
+    expect((await fetch(`${bed.stack.urls.management}/internal/rotators/resolve/${slug}`)).status).toBe(401);
   });
 
   it("serves the public list page only while the campaign is public, escaped", async () => {
     const { id, list } = (await call("POST", "/campaign/add", { name: "<b>Launch</b> & co", public: true }))
       .body;
-    const live = await createLink(stack, keyA, "https://example.com/live", {
+    const live = await createLink(bed.stack, keyA, "https://example.com/live", {
       title: "Live <script>x</script>",
     });
-    const off = await createLink(stack, keyA, "https://example.com/off", { title: "Switched off" });
+    const off = await createLink(bed.stack, keyA, "https://example.com/off", { title: "Switched off" });
     await call("POST", `/campaign/${id}/assign/${live.id}`);
     await call("POST", `/campaign/${id}/assign/${off.id}`);
-    const deactivated = await fetch(`${stack.origin}/api/v1/links/${off.id}`, {
+    const deactivated = await fetch(`${bed.stack.origin}/api/v1/links/${off.id}`, {
       method: "PATCH",
       headers: { authorization: `Bearer ${keyA}`, "content-type": "application/json" },
       body: JSON.stringify({ is_active: false }),
@@ -363,7 +357,7 @@ describe("legacy campaigns", () => {
     const html = await page.text();
     expect(html).toContain("&lt;b&gt;Launch&lt;/b&gt; &amp; co");
     expect(html).not.toContain("<b>Launch</b>");
-    expect(html).toContain(`${stack.origin}/${live.short_code}`);
+    expect(html).toContain(`${bed.stack.origin}/${live.short_code}`);
     expect(html).toContain("Live &lt;script&gt;x&lt;/script&gt;");
     expect(html).not.toContain("<script>");
     // Inactive links are left off: a visitor could not follow them.
@@ -376,7 +370,7 @@ describe("legacy campaigns", () => {
     expect(await hidden.text()).not.toContain("Now private");
 
     for (const path of ["/c/999999999", "/c/abc", "/c/", `/c/${id}`, `${new URL(list).pathname}/extra`]) {
-      const res = await fetch(`${stack.origin}${path}`);
+      const res = await fetch(`${bed.stack.origin}${path}`);
       expect(res.status, path).toBe(404);
       expect(res.headers.get("content-type"), path).toMatch(/^text\/html/);
     }
@@ -387,14 +381,14 @@ describe("legacy campaigns", () => {
     const slug = uniqueSlug();
     const { id } = (await call("POST", "/campaign/add", { slug })).body;
     const links = [
-      await createLink(stack, keyA, "https://example.com/r1"),
-      await createLink(stack, keyA, "https://example.com/r2"),
-      await createLink(stack, keyA, "https://example.com/r3"),
+      await createLink(bed.stack, keyA, "https://example.com/r1"),
+      await createLink(bed.stack, keyA, "https://example.com/r2"),
+      await createLink(bed.stack, keyA, "https://example.com/r3"),
     ];
     for (const link of links) await call("POST", `/campaign/${id}/assign/${link.id}`);
     const locations: string[] = [];
     for (let i = 0; i < 6; i++) {
-      const res = await fetch(`${stack.origin}/r/${slug}`, {
+      const res = await fetch(`${bed.stack.origin}/r/${slug}`, {
         redirect: "manual",
         headers: { "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0" },
       });
@@ -410,7 +404,7 @@ describe("legacy campaigns", () => {
     for (const link of links) {
       await waitFor(
         async () => {
-          const res = await fetch(`${stack.origin}/api/v1/analytics/${link.id}`, {
+          const res = await fetch(`${bed.stack.origin}/api/v1/analytics/${link.id}`, {
             headers: { authorization: `Bearer ${keyA}` },
           });
           if (res.status !== 200) return false;
@@ -421,7 +415,7 @@ describe("legacy campaigns", () => {
     }
 
     // A switched-off link drops out of the rotation.
-    const off = await fetch(`${stack.origin}/api/v1/links/${links[1]!.id}`, {
+    const off = await fetch(`${bed.stack.origin}/api/v1/links/${links[1]!.id}`, {
       method: "PATCH",
       headers: { authorization: `Bearer ${keyA}`, "content-type": "application/json" },
       body: JSON.stringify({ is_active: false }),
@@ -431,7 +425,7 @@ describe("legacy campaigns", () => {
       async () => {
         const seen = new Set<string>();
         for (let i = 0; i < 4; i++) {
-          const res = await fetch(`${stack.origin}/r/${slug}`, { redirect: "manual" });
+          const res = await fetch(`${bed.stack.origin}/r/${slug}`, { redirect: "manual" });
           seen.add(res.headers.get("location") ?? String(res.status));
         }
         return seen.size === 2 && !seen.has("https://example.com/r2");

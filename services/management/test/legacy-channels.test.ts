@@ -1,9 +1,8 @@
 // Older API: channels (list, add, update, delete, assign), shaped after the original product, and
 // tenant isolation.
-import { createPrisma, type PrismaClient } from "@kurz/db";
 import { printProcessOutputOnFailure } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useStack } from "@kurz/testing/use-stack";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   type Caller,
   createLink,
@@ -19,24 +18,17 @@ import {
 printProcessOutputOnFailure();
 
 describe("legacy channels", () => {
-  let stack: Stack;
-  let prisma: PrismaClient;
+  const bed = useStack({ inProcess: true, extraEnv: RELAXED_LIMITS });
   let call: Caller;
   let other: Caller;
   let keyA: string;
   let keyB: string;
 
   beforeAll(async () => {
-    stack = await startStack({ inProcess: true, extraEnv: RELAXED_LIMITS });
-    prisma = createPrisma(stack.databaseUrl);
-    const tenants = await twoTenants(stack, "chan");
+    const tenants = await twoTenants(bed.stack, "chan");
     keyA = tenants.a.api_key;
     keyB = tenants.b.api_key;
     ({ call, other } = tenants);
-  });
-  afterAll(async () => {
-    await prisma?.$disconnect();
-    await stack?.stop();
   });
 
   it("creates a channel and answers it next to error 0", async () => {
@@ -69,7 +61,7 @@ describe("legacy channels", () => {
   });
 
   it("lists channels with id, name, description, color and starred", async () => {
-    const fresh = legacyCaller(stack, (await stack.createAccount(uniqueEmail("chan-list"))).api_key);
+    const fresh = legacyCaller(bed.stack, (await bed.stack.createAccount(uniqueEmail("chan-list"))).api_key);
     const empty = expectLegacyList(await fresh("GET", "/channels"), "channels");
     expect(empty).toEqual({
       result: 0,
@@ -126,30 +118,30 @@ describe("legacy channels", () => {
 
   it("deletes a channel, and answers 404 afterwards", async () => {
     const { id } = (await call("POST", "/channel/add", { name: "Temp" })).body;
-    const link = await createLink(stack, keyA, "https://example.com/temp");
+    const link = await createLink(bed.stack, keyA, "https://example.com/temp");
     await call("POST", `/channel/${id}/assign/${link.id}`);
     expectLegacyMessage(await call("DELETE", `/channel/${id}/delete`), /deleted/);
     expectLegacyError(await call("DELETE", `/channel/${id}/delete`), 404, /Channel not found/);
     expectLegacyError(await call("PUT", `/channel/${id}/update`, { name: "Z" }), 404);
-    expect(await prisma.channelLink.count({ where: { channelId: id } })).toBe(0);
+    expect(await bed.prisma.channelLink.count({ where: { channelId: id } })).toBe(0);
     // Deleting the channel leaves the link alone.
-    expect(await prisma.link.count({ where: { id: link.id } })).toBe(1);
+    expect(await bed.prisma.link.count({ where: { id: link.id } })).toBe(1);
   });
 
   it("assigns the caller's links to the caller's channels, idempotently", async () => {
     const { id } = (await call("POST", "/channel/add", { name: "Folder" })).body;
-    const link = await createLink(stack, keyA, "https://example.com/in-folder");
+    const link = await createLink(bed.stack, keyA, "https://example.com/in-folder");
     expectLegacyMessage(await call("POST", `/channel/${id}/assign/${link.id}`), /added/);
     expectLegacyMessage(await call("POST", `/channel/${id}/assign/${link.id}`), /added/);
-    expect(await prisma.channelLink.findMany({ where: { channelId: id } })).toHaveLength(1);
+    expect(await bed.prisma.channelLink.findMany({ where: { channelId: id } })).toHaveLength(1);
 
     const theirs = (await other("POST", "/channel/add", { name: "Theirs" })).body.id;
-    const theirLink = await createLink(stack, keyB, "https://example.com/their-link");
+    const theirLink = await createLink(bed.stack, keyB, "https://example.com/their-link");
     expectLegacyError(await call("POST", `/channel/${id}/assign/${theirLink.id}`), 404, /Link not found/);
     expectLegacyError(await call("POST", `/channel/${theirs}/assign/${link.id}`), 404, /Channel not found/);
     expectLegacyError(await call("POST", `/channel/${id}/assign/nope`), 400);
     expectLegacyError(await call("POST", `/channel/0/assign/${link.id}`), 400);
-    expect(await prisma.channelLink.count({ where: { channelId: theirs } })).toBe(0);
+    expect(await bed.prisma.channelLink.count({ where: { channelId: theirs } })).toBe(0);
   });
 
   it("treats another account's channel as not found and changes nothing", async () => {

@@ -16,11 +16,10 @@ import {
   redirectKey,
   rotatorKey,
 } from "@kurz/contracts";
-import { createPrisma, type PrismaClient } from "@kurz/db";
 import { internalHeaders } from "@kurz/service-kit";
-import { printProcessOutputOnFailure, startTestDnsServer, type TestDnsServer, waitFor } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { Redis } from "ioredis";
+import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
+import { startStack } from "@kurz/testing/stack";
+import { useStack, useTestDnsServer } from "@kurz/testing/use-stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UNVERIFIED_CLAIM_HOLD_MS } from "../src/domains/domain-verification.ts";
 import { DomainAndRotatorRecords } from "../src/projections/domain-and-rotator-records.ts";
@@ -46,38 +45,30 @@ let seq = 0;
 const uniqueHost = () => `go-${process.pid}-${Date.now().toString(36)}-${++seq}.example.test`;
 
 describe("legacy branded domains", () => {
-  let dns: TestDnsServer;
-  let stack: Stack;
-  let redis: Redis;
-  let prisma: PrismaClient;
+  const dns = useTestDnsServer();
+  const bed = useStack(() =>
+    startStack({
+      inProcess: true,
+      extraEnv: { ...RELAXED_LIMITS, ...FAST_WEBHOOKS_ENV, DNS_SERVERS: dns().address },
+    }),
+  );
   let call: Caller;
   let other: Caller;
   let ownerKey: string;
   let receiver: Receiver;
 
   beforeAll(async () => {
-    dns = await startTestDnsServer();
     receiver = await startReceiver();
-    stack = await startStack({
-      inProcess: true,
-      extraEnv: { ...RELAXED_LIMITS, ...FAST_WEBHOOKS_ENV, DNS_SERVERS: dns.address },
-    });
-    redis = new Redis(stack.env.REDIS_URL!, { keyPrefix: stack.env.REDIS_KEY_PREFIX });
-    prisma = createPrisma(stack.databaseUrl);
     let a: { api_key: string };
-    ({ a, call, other } = await twoTenants(stack, "dom"));
+    ({ a, call, other } = await twoTenants(bed.stack, "dom"));
     ownerKey = a.api_key;
   });
   afterAll(async () => {
     await receiver?.close();
-    redis?.disconnect();
-    await prisma?.$disconnect();
-    await stack?.stop();
-    await dns?.stop();
   });
 
   const record = async (host: string) => {
-    const json = await redis.get(domainKey(host));
+    const json = await bed.redis.get(domainKey(host));
     // A removed domain's tombstone (decision 0052) is no domain, as the redirect reads it.
     return json === null || isRecordTombstone(JSON.parse(json)) ? null : DomainRecord.parse(JSON.parse(json));
   };
@@ -86,15 +77,15 @@ describe("legacy branded domains", () => {
       (d: { id: number }) => d.id === id,
     );
   const resolveInternal = (host: string) =>
-    fetch(`${stack.urls.management}/internal/domains/resolve/${encodeURIComponent(host)}`, {
-      headers: internalHeaders(stack.env.INTERNAL_TOKEN!, "redirect"),
+    fetch(`${bed.stack.urls.management}/internal/domains/resolve/${encodeURIComponent(host)}`, {
+      headers: internalHeaders(bed.stack.env.INTERNAL_TOKEN!, "redirect"),
     });
 
   /** Adds a domain, publishes its TXT record and verifies it. */
   async function addVerified(caller: Caller, body: Record<string, unknown>) {
     const added = await caller("POST", "/domain/add", body);
     expect(added.status, JSON.stringify(added.body)).toBe(200);
-    await dns.setTxt(added.body.verification.name, [added.body.verification.value]);
+    await dns().setTxt(added.body.verification.name, [added.body.verification.value]);
     const verified = await caller("POST", `/domain/${added.body.id}/verify`);
     expect(verified.body.status, JSON.stringify(verified.body)).toBe("verified");
     return added.body as { id: number; verification: { name: string; value: string } };
@@ -158,7 +149,7 @@ describe("legacy branded domains", () => {
     expect(early.body.last_checked_at).toMatch(LEGACY_DATE);
     expect(await record(host)).toBeNull();
 
-    await dns.setTxt(body.verification.name, ["v=spf1 -all", body.verification.value]);
+    await dns().setTxt(body.verification.name, ["v=spf1 -all", body.verification.value]);
     const ok = await call("POST", `/domain/${body.id}/verify`);
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ error: 0, id: body.id, status: "verified", message: /verified/ });
@@ -181,15 +172,15 @@ describe("legacy branded domains", () => {
   it("fails a wrong value, and fails a verified domain whose record was removed", async () => {
     const host = uniqueHost();
     const { body } = await call("POST", "/domain/add", { domain: `https://${host}` });
-    await dns.setTxt(body.verification.name, ["kurz-verify=0123456789abcdef0123456789abcdef"]);
+    await dns().setTxt(body.verification.name, ["kurz-verify=0123456789abcdef0123456789abcdef"]);
     expect((await call("POST", `/domain/${body.id}/verify`)).body.status).toBe("failed");
     expect(await record(host)).toBeNull();
 
-    await dns.setTxt(body.verification.name, [body.verification.value]);
+    await dns().setTxt(body.verification.name, [body.verification.value]);
     expect((await call("POST", `/domain/${body.id}/verify`)).body.status).toBe("verified");
     expect(await record(host)).not.toBeNull();
 
-    await dns.removeTxt(body.verification.name);
+    await dns().removeTxt(body.verification.name);
     const lost = await call("POST", `/domain/${body.id}/verify`);
     expect(lost.body).toMatchObject({ status: "failed", message: /not found/ });
     // The last success is kept for the record; it no longer serves.
@@ -239,13 +230,13 @@ describe("legacy branded domains", () => {
 
     // Still held just inside the hold, even after failed checks.
     await call("POST", `/domain/${first.id}/verify`);
-    await prisma.domain.update({
+    await bed.prisma.domain.update({
       where: { id: first.id },
       data: { createdAt: new Date(Date.now() - UNVERIFIED_CLAIM_HOLD_MS + 60_000) },
     });
     expectLegacyError(await other("POST", "/domain/add", { domain: `https://${host}` }), 409, /pending/);
 
-    await prisma.domain.update({
+    await bed.prisma.domain.update({
       where: { id: first.id },
       data: { createdAt: new Date(Date.now() - UNVERIFIED_CLAIM_HOLD_MS - 60_000) },
     });
@@ -256,9 +247,9 @@ describe("legacy branded domains", () => {
     expectLegacyError(await call("POST", `/domain/${first.id}/verify`), 404);
     expect(await listed(call, first.id)).toBeUndefined();
     // Only the new claimant's token proves control now.
-    await dns.setTxt(first.verification.name, [first.verification.value]);
+    await dns().setTxt(first.verification.name, [first.verification.value]);
     expect((await other("POST", `/domain/${second.body.id}/verify`)).body.status).toBe("failed");
-    await dns.setTxt(second.body.verification.name, [second.body.verification.value]);
+    await dns().setTxt(second.body.verification.name, [second.body.verification.value]);
     expect((await other("POST", `/domain/${second.body.id}/verify`)).body.status).toBe("verified");
   });
 
@@ -284,7 +275,7 @@ describe("legacy branded domains", () => {
     for (const body of bad) expectLegacyError(await call("POST", "/domain/add", body), 400);
     expectLegacyError(await call("POST", "/domain/add", "[1,"), 400, /JSON/);
     // The service's own address (an IP here) can never be a branded domain.
-    expectLegacyError(await call("POST", "/domain/add", { domain: stack.origin }), 400, /IP address/);
+    expectLegacyError(await call("POST", "/domain/add", { domain: bed.stack.origin }), 400, /IP address/);
   });
 
   it("updates and clears redirects; the record follows only while verified", async () => {
@@ -344,7 +335,7 @@ describe("legacy branded domains", () => {
   });
 
   it("shows a branded link's short URL on its domain everywhere a short URL appears", async () => {
-    const v1 = v1Caller(stack, ownerKey);
+    const v1 = v1Caller(bed.stack, ownerKey);
     const host = uniqueHost();
     await addVerified(call, { domain: `https://${host}` });
     const made = await v1("POST", "/links", { url: "https://example.com/su", title: "su", domain: host });
@@ -369,24 +360,24 @@ describe("legacy branded domains", () => {
     expect(links.body.data.links.map((l: { short_url: string }) => l.short_url)).toEqual([url]);
     const page = await (await fetch(campaign.body.list)).text();
     expect(page).toContain(`href="${url}"`);
-    expect(page).not.toContain(`${stack.origin}/${short_code}`);
+    expect(page).not.toContain(`${bed.stack.origin}/${short_code}`);
 
     // The links export (CSV and JSON) carries it too.
-    const exported = await fetch(`${stack.origin}/api/v1/exports/links?format=json`, {
+    const exported = await fetch(`${bed.stack.origin}/api/v1/exports/links?format=json`, {
       headers: { authorization: `Bearer ${ownerKey}` },
     });
     const rows = (await exported.json()) as { id: string; short_url: string }[];
     expect(rows.find((r) => r.id === id)?.short_url).toBe(url);
     const csv = await (
-      await fetch(`${stack.origin}/api/v1/exports/links`, {
+      await fetch(`${bed.stack.origin}/api/v1/exports/links`, {
         headers: { authorization: `Bearer ${ownerKey}` },
       })
     ).text();
     expect(csv).toContain(`,${url},`);
-    expect(csv).not.toContain(`${stack.origin}/${short_code}`);
+    expect(csv).not.toContain(`${bed.stack.origin}/${short_code}`);
 
     // The QR code carries the branded address, the only one that serves the link.
-    const qr = await fetch(`${stack.origin}/api/v1/qr/${short_code}`, {
+    const qr = await fetch(`${bed.stack.origin}/api/v1/qr/${short_code}`, {
       headers: { authorization: `Bearer ${ownerKey}` },
     });
     expect(qr.status).toBe(200);
@@ -401,7 +392,7 @@ describe("legacy branded domains", () => {
   });
 
   it("deletes a domain with its links: each leaves as a single delete does, the others stay", async () => {
-    const v1 = v1Caller(stack, ownerKey);
+    const v1 = v1Caller(bed.stack, ownerKey);
     const hook = await v1("POST", "/webhooks", {
       url: receiver.url,
       events: ["link.deleted", "link.updated"],
@@ -425,7 +416,7 @@ describe("legacy branded domains", () => {
     const totalLinks = async () => (await v1("GET", "/account")).body.data.total_links as number;
     const before = await totalLinks();
     expect(await listed(call, domain.id)).toMatchObject({ links: 2 });
-    for (const l of branded) expect(await redis.get(redirectKey(l.short_code))).not.toBeNull();
+    for (const l of branded) expect(await bed.redis.get(redirectKey(l.short_code))).not.toBeNull();
 
     const deleted = await call("DELETE", `/domain/${domain.id}/delete`);
     expect(LegacyDomainDeleteResponse.parse(deleted.body)).toEqual({
@@ -437,7 +428,7 @@ describe("legacy branded domains", () => {
     // Gone from the API, the redirect's records and the count; the plain link is untouched.
     for (const l of branded) {
       expect((await v1("GET", `/links/${l.id}`)).status).toBe(404);
-      expect(JSON.parse((await redis.get(redirectKey(l.short_code)))!)).toEqual({
+      expect(JSON.parse((await bed.redis.get(redirectKey(l.short_code)))!)).toEqual({
         id: l.id,
         deleted: true,
         c: expect.any(Number),
@@ -446,14 +437,14 @@ describe("legacy branded domains", () => {
     expect((await v1("GET", `/links/${plain.id}`)).status).toBe(200);
     expect(await totalLinks()).toBe(before - 2);
     // The codes stay reserved to the owner (retired-codes.ts): another account cannot take them.
-    const retired = await prisma.retiredCode.findMany({
+    const retired = await bed.prisma.retiredCode.findMany({
       where: { linkId: { in: branded.map((l) => l.id) } },
     });
     expect(retired).toHaveLength(2);
-    const taken = await fetch(`${stack.origin}/api/v1/links`, {
+    const taken = await fetch(`${bed.stack.origin}/api/v1/links`, {
       method: "POST",
       headers: {
-        authorization: `Bearer ${(await stack.createAccount(uniqueEmail("dom-c"))).api_key}`,
+        authorization: `Bearer ${(await bed.stack.createAccount(uniqueEmail("dom-c"))).api_key}`,
         "content-type": "application/json",
       },
       body: JSON.stringify({ url: "https://example.com/x", custom_alias: branded[0]!.short_code }),
@@ -462,7 +453,7 @@ describe("legacy branded domains", () => {
     // The rotator lists only the plain link now.
     const links = await call("GET", `/campaign/${campaign.body.id}/links`);
     expect(links.body.data.links.map((l: { link_id: string }) => l.link_id)).toEqual([plain.id]);
-    const rotator = JSON.parse((await redis.get(rotatorKey(slug))) ?? "null");
+    const rotator = JSON.parse((await bed.redis.get(rotatorKey(slug))) ?? "null");
     expect(rotator?.links?.map((l: { id: string }) => l.id)).toEqual([plain.id]);
     // One link.deleted webhook per link, and nothing else for them.
     const hooksFor = (id: string) => receiver.accepted().filter((r) => r.json?.data?.link?.id === id);
@@ -479,13 +470,13 @@ describe("legacy branded domains", () => {
   });
 
   it("refuses, in the database itself, to delete a domain that still has links", async () => {
-    const v1 = v1Caller(stack, ownerKey);
+    const v1 = v1Caller(bed.stack, ownerKey);
     const host = uniqueHost();
     const domain = await addVerified(call, { domain: `https://${host}` });
     const link = await v1("POST", "/links", { url: "https://example.com/fk", domain: host });
     expect(link.status, JSON.stringify(link.body)).toBe(201);
     // The foreign key is NO ACTION: a delete that forgot the links fails instead of moving them.
-    await expect(prisma.domain.delete({ where: { id: domain.id } })).rejects.toThrow();
+    await expect(bed.prisma.domain.delete({ where: { id: domain.id } })).rejects.toThrow();
     expect((await v1("GET", `/links/${link.body.data.id}`)).body.data.domain).toBe(host);
     expect((await call("DELETE", `/domain/${domain.id}/delete`)).body.links_deleted).toBe(1);
   });
@@ -523,7 +514,7 @@ describe("legacy branded domains", () => {
   });
 
   it("pages the list: defaults, limits, the last page and past it", async () => {
-    const fresh = legacyCaller(stack, (await stack.createAccount(uniqueEmail("paging"))).api_key);
+    const fresh = legacyCaller(bed.stack, (await bed.stack.createAccount(uniqueEmail("paging"))).api_key);
     const empty = expectLegacyList(await fresh("GET", "/domains"), "domains");
     expect(empty).toEqual({
       result: 0,
@@ -586,7 +577,7 @@ describe("legacy branded domains", () => {
       domain: `https://${host}`,
       redirect404: "https://example.com/gone",
     });
-    await redis.del(domainKey(host));
+    await bed.redis.del(domainKey(host));
     for (const spelling of [host.toUpperCase(), `${host}.`, `${host}:443`, `${host}:80`]) {
       const res = await resolveInternal(spelling);
       expect(res.status, spelling).toBe(200);
@@ -609,7 +600,7 @@ describe("legacy branded domains", () => {
     expect((await resolveInternal(pendingHost)).status).toBe(404);
     expect(await record(pendingHost)).toBeNull();
 
-    const anonymous = await fetch(`${stack.urls.management}/internal/domains/resolve/${host}`);
+    const anonymous = await fetch(`${bed.stack.urls.management}/internal/domains/resolve/${host}`);
     expect(anonymous.status).toBe(401);
   });
 
@@ -617,14 +608,14 @@ describe("legacy branded domains", () => {
     const host = uniqueHost();
     const { body } = await call("POST", "/domain/add", { domain: `https://${host}` });
     // A record of an unverified domain, as a store written before domains needed verification holds.
-    await redis.set(
+    await bed.redis.set(
       domainKey(host),
       JSON.stringify({ id: body.id, account_id: "x", redirect_root: null, redirect_404: null }),
     );
     const verifiedHost = uniqueHost();
     await addVerified(call, { domain: `https://${verifiedHost}` });
     const logger = { warn: () => {} };
-    const removed = await new DomainAndRotatorRecords(redis, logger).removeUnverifiedDomains(prisma);
+    const removed = await new DomainAndRotatorRecords(bed.redis, logger).removeUnverifiedDomains(bed.prisma);
     expect(removed).toBeGreaterThan(0);
     expect(await record(host)).toBeNull();
     expect(await record(verifiedHost)).not.toBeNull();
@@ -638,30 +629,31 @@ describe("legacy branded domains", () => {
       redirectroot: "https://example.com/root",
       redirect404: "https://example.com/not-found",
     });
-    expect((await getWithHost(`${stack.origin}/`, host)).location).toBeUndefined();
-    expect((await getWithHost(`${stack.origin}/no-such-code-here`, host)).location).toBeUndefined();
+    expect((await getWithHost(`${bed.stack.origin}/`, host)).location).toBeUndefined();
+    expect((await getWithHost(`${bed.stack.origin}/no-such-code-here`, host)).location).toBeUndefined();
 
-    await dns.setTxt(body.verification.name, [body.verification.value]);
+    await dns().setTxt(body.verification.name, [body.verification.value]);
     expect((await call("POST", `/domain/${body.id}/verify`)).body.status).toBe("verified");
     // The redirect may have cached "not a domain" from the requests above; invalidation clears it.
     await waitFor(
-      async () => (await getWithHost(`${stack.origin}/`, host)).location === "https://example.com/root",
+      async () => (await getWithHost(`${bed.stack.origin}/`, host)).location === "https://example.com/root",
       {
         timeoutMs: 10_000,
         description: "the verified domain's redirectroot",
       },
     );
-    const unknown = await getWithHost(`${stack.origin}/no-such-code-here`, host);
+    const unknown = await getWithHost(`${bed.stack.origin}/no-such-code-here`, host);
     expect(unknown).toMatchObject({ status: 302, location: "https://example.com/not-found" });
 
     // Changes reach the redirect service's caches through the invalidation channel.
     await call("PUT", `/domain/${body.id}/update`, { redirectroot: "https://example.com/new-root" });
     await waitFor(
-      async () => (await getWithHost(`${stack.origin}/`, host)).location === "https://example.com/new-root",
+      async () =>
+        (await getWithHost(`${bed.stack.origin}/`, host)).location === "https://example.com/new-root",
       { timeoutMs: 10_000, description: "the new redirectroot to be followed" },
     );
     await call("DELETE", `/domain/${body.id}/delete`);
-    await waitFor(async () => (await getWithHost(`${stack.origin}/`, host)).location === undefined, {
+    await waitFor(async () => (await getWithHost(`${bed.stack.origin}/`, host)).location === undefined, {
       timeoutMs: 10_000,
       description: "the deleted domain to stop redirecting",
     });

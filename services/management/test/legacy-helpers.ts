@@ -6,35 +6,17 @@ import { resolve } from "node:path";
 import { bundlePath, ensureBundles } from "@kurz/testing/bundles";
 import type { Stack } from "@kurz/testing/stack";
 import { expect } from "vitest";
+import { keyCaller, type V1Response } from "./links-helpers.ts";
 
 const root = resolve(import.meta.dirname, "../../..");
 
-export interface LegacyResponse {
-  status: number;
-  headers: Headers;
-  // biome-ignore lint/suspicious/noExplicitAny: tests assert on the shape member by member
-  body: any;
-}
+export type LegacyResponse = V1Response;
 
 export type Caller = (method: string, path: string, body?: unknown) => Promise<LegacyResponse>;
 
 /** Calls `/api<path>` with the account's key; `body` is sent as JSON (a string is sent verbatim). */
 export function legacyCaller(stack: Stack, apiKey: string): Caller {
-  return async (method, path, body) => {
-    const headers: Record<string, string> = { authorization: `Bearer ${apiKey}` };
-    if (body !== undefined) headers["content-type"] = "application/json";
-    const res = await fetch(`${stack.origin}/api${path}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-    });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = JSON.parse(text);
-    } catch {}
-    return { status: res.status, headers: res.headers, body: parsed };
-  };
+  return keyCaller(stack, apiKey, "/api");
 }
 
 /** Asserts the legacy error envelope exactly: `{ error: 1, message }` and nothing else. */

@@ -1,8 +1,8 @@
 // Older API: CTA overlays, listed by GET /api/overlay and created with the admin CLI
 // (`./kurz overlays:create`) until a dashboard does.
 import { printProcessOutputOnFailure } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useStack } from "@kurz/testing/use-stack";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   type Caller,
   expectLegacyError,
@@ -17,23 +17,27 @@ import {
 printProcessOutputOnFailure();
 
 describe("legacy CTA overlays", () => {
-  let stack: Stack;
+  const bed = useStack({ inProcess: true, extraEnv: RELAXED_LIMITS });
   let call: Caller;
   let other: Caller;
   let emailA: string;
 
   beforeAll(async () => {
-    stack = await startStack({ inProcess: true, extraEnv: RELAXED_LIMITS });
-    const tenants = await twoTenants(stack, "cta");
+    const tenants = await twoTenants(bed.stack, "cta");
     emailA = tenants.a.email;
     ({ call, other } = tenants);
   });
-  afterAll(async () => {
-    await stack?.stop();
-  });
 
   const createOverlay = async (type: string, name: string) => {
-    const res = await runCli(stack, ["overlays:create", "--account", emailA, "--type", type, "--name", name]);
+    const res = await runCli(bed.stack, [
+      "overlays:create",
+      "--account",
+      emailA,
+      "--type",
+      type,
+      "--name",
+      name,
+    ]);
     expect(res.code, res.stderr).toBe(0);
     return JSON.parse(res.stdout.trim().split("\n").at(-1) ?? "") as { id: number; date: string };
   };
@@ -66,7 +70,7 @@ describe("legacy CTA overlays", () => {
   });
 
   it("refuses bad CLI input with a message and exit code 1", async () => {
-    const badType = await runCli(stack, [
+    const badType = await runCli(bed.stack, [
       "overlays:create",
       "--account",
       emailA,
@@ -77,7 +81,7 @@ describe("legacy CTA overlays", () => {
     ]);
     expect(badType.code).toBe(1);
     expect(badType.stderr).toMatch(/--type must be one of message, contact/);
-    const unknown = await runCli(stack, [
+    const unknown = await runCli(bed.stack, [
       "overlays:create",
       "--account",
       uniqueEmail("nobody"),
@@ -88,7 +92,7 @@ describe("legacy CTA overlays", () => {
     ]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/no account/);
-    const noName = await runCli(stack, ["overlays:create", "--account", emailA, "--type", "message"]);
+    const noName = await runCli(bed.stack, ["overlays:create", "--account", emailA, "--type", "message"]);
     expect(noName.code).toBe(1);
     expect(noName.stderr).toMatch(/--name/);
   });

@@ -1,4 +1,5 @@
-// Shared by links*.test.ts and bulk.test.ts: a v1 client through the gateway and envelope assertions.
+// Shared by the tests of the v1 API through the gateway: their stack, accounts, a v1 client and envelope
+// assertions.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +8,7 @@ import { createPrisma, type PrismaClient } from "@kurz/db";
 import { cleanupRedisPrefix, holdAdvisoryLock, testRedisUrl, uniquePrefix } from "@kurz/testing";
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { type Stack, startStack } from "@kurz/testing/stack";
+import { type StackFixture, useStack } from "@kurz/testing/use-stack";
 import { Redis } from "ioredis";
 import { expect } from "vitest";
 import { createAccount } from "../src/accounts/create-account.ts";
@@ -52,6 +54,14 @@ export async function startLinksStack(
   };
 }
 
+/** startLinksStack for the file's tests (useStack): started in beforeAll, stopped in afterAll. */
+export function useLinksStack(
+  extraEnv: Record<string, string> = {},
+  opts: { keepOutboxEvents?: boolean } = {},
+): StackFixture {
+  return useStack(() => startLinksStack(extraEnv, opts));
+}
+
 export interface V1Response {
   status: number;
   headers: Headers;
@@ -68,10 +78,18 @@ export type V1Caller = (
 
 /** Calls `/api/v1<path>` with the key; an object body is sent as JSON, a string verbatim. */
 export function v1Caller(stack: Stack, apiKey: string): V1Caller {
+  return keyCaller(stack, apiKey, "/api/v1");
+}
+
+/**
+ * Calls `<api><path>` on the stack's public origin with the key (the v1 API or the older one under
+ * `/api`); an object body is sent as JSON, a string verbatim; the answer's body parsed when it is JSON.
+ */
+export function keyCaller(stack: Stack, apiKey: string, api: "/api/v1" | "/api"): V1Caller {
   return async (method, path, body, extra = {}) => {
     const headers: Record<string, string> = { authorization: `Bearer ${apiKey}` };
     if (body !== undefined) headers["content-type"] = "application/json";
-    const res = await fetch(`${stack.origin}/api/v1${path}`, {
+    const res = await fetch(`${stack.origin}${api}${path}`, {
       method,
       headers: { ...headers, ...extra },
       body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
@@ -140,6 +158,12 @@ export async function createTestAccount(
       perHour: Number(RELAXED_LIMITS.RATE_LIMIT_PER_HOUR),
     },
   });
+}
+
+/** A fresh account (createTestAccount) on the fixture's stack, and a v1 caller with its key. */
+export async function newV1Account(bed: StackFixture, tag: string, linkLimit?: number) {
+  const account = await createTestAccount(bed.prisma, tag, linkLimit);
+  return { api: v1Caller(bed.stack, account.api_key), accountId: account.account_id, key: account.api_key };
 }
 
 /** Reads the redirect record management wrote to Redis (under the stack's key prefix). */

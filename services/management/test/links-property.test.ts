@@ -1,34 +1,29 @@
 // Property test: generated garbage at every links and bulk endpoint never gets a 5xx, always gets the
 // v1 envelope, and changes no stored link (of the caller or of anyone else).
 import { BulkCreateBatch, CreateLinkBody, parseUpdateLinkBody } from "@kurz/contracts";
-import { createPrisma, type PrismaClient } from "@kurz/db";
 import { printProcessOutputOnFailure } from "@kurz/testing";
-import type { Stack } from "@kurz/testing/stack";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestAccount, expectEnvelope, startLinksStack, v1Caller } from "./links-helpers.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createTestAccount, expectEnvelope, useLinksStack, v1Caller } from "./links-helpers.ts";
 
 printProcessOutputOnFailure();
 
 const RUNS = 100;
 
-let stack: Stack;
-let prisma: PrismaClient;
+const bed = useLinksStack({ TITLE_FETCH_ENABLED: "false" });
 let apiKey: string;
 let ownIds: string[];
 let foreignIds: string[];
 let ownAliases: string[];
 
 beforeAll(async () => {
-  stack = await startLinksStack({ TITLE_FETCH_ENABLED: "false" });
-  prisma = createPrisma(stack.databaseUrl);
   const [mine, theirs] = await Promise.all([
-    createTestAccount(prisma, "prop-a", 10),
-    createTestAccount(prisma, "prop-b"),
+    createTestAccount(bed.prisma, "prop-a", 10),
+    createTestAccount(bed.prisma, "prop-b"),
   ]);
   apiKey = mine.api_key;
   const seed = async (key: string, n: number, tag: string) => {
-    const res = await v1Caller(stack, key)("POST", "/links/bulk", {
+    const res = await v1Caller(bed.stack, key)("POST", "/links/bulk", {
       links: Array.from({ length: n }, (_, i) => ({
         url: `https://example.com/${tag}/${i}`,
         title: `${tag} ${i}`,
@@ -45,13 +40,8 @@ beforeAll(async () => {
   foreignIds = foreign.map((l) => l.id);
 });
 
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await stack?.stop();
-});
-
 /** Every stored link, every column: the "nothing changed" oracle. */
-const snapshot = () => prisma.link.findMany({ orderBy: { id: "asc" } });
+const snapshot = () => bed.prisma.link.findMany({ orderBy: { id: "asc" } });
 
 const junkString = fc.oneof(fc.string(), fc.string({ unit: "binary", maxLength: 40 }));
 const junkValue = fc.oneof(
@@ -145,7 +135,12 @@ describe("links endpoints under generated garbage", () => {
   });
 
   const send = (method: string, path: string, body?: string, contentType = "application/json") =>
-    v1Caller(stack, apiKey)(method, path, body, body === undefined ? {} : { "content-type": contentType });
+    v1Caller(bed.stack, apiKey)(
+      method,
+      path,
+      body,
+      body === undefined ? {} : { "content-type": contentType },
+    );
 
   // Arbitraries are built when the test runs: the seeded ids exist only after beforeAll.
   type Request = [string, string, string | undefined];

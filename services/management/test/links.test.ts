@@ -1,59 +1,39 @@
 // /api/v1/links through the gateway on a real stack: create, list, get, update, delete, the link limit,
 // the documented validation rules and tenant isolation.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { createPrisma, type PrismaClient } from "@kurz/db";
 import { printProcessOutputOnFailure } from "@kurz/testing";
-import type { Stack } from "@kurz/testing/stack";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useHttpServer } from "@kurz/testing/use-stack";
+import { beforeAll, describe, expect, it } from "vitest";
 import { storedLinkCount } from "../src/links/link-count.ts";
 import {
   createTestAccount,
   expectV1Error,
   expectV1Success,
   LINK_FIELDS,
+  newV1Account,
   readRedirectRecord,
-  startLinksStack,
   uniqueAlias,
+  useLinksStack,
   type V1Caller,
   v1Caller,
 } from "./links-helpers.ts";
 
 printProcessOutputOnFailure();
 
-let stack: Stack;
-let prisma: PrismaClient;
-let page: Server;
-let pageUrl: string;
+const page = useHttpServer((_req, res) => {
+  res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+  res.end("<html><head><title>  Fetched &amp; Trimmed </title></head></html>");
+});
+const pageUrl = () => `${page().origin}/article`;
+const bed = useLinksStack({ TITLE_FETCH_ALLOW_HOSTS: "127.0.0.1" }, { keepOutboxEvents: true });
 let api: V1Caller; // account A
 let other: V1Caller; // account B
 let otherAccountId: string;
 let accountId: string;
 
 beforeAll(async () => {
-  page = createServer((_req, res) => {
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-    res.end("<html><head><title>  Fetched &amp; Trimmed </title></head></html>");
-  });
-  await new Promise<void>((resolve) => page.listen(0, "127.0.0.1", resolve));
-  pageUrl = `http://127.0.0.1:${(page.address() as AddressInfo).port}/article`;
-  stack = await startLinksStack({ TITLE_FETCH_ALLOW_HOSTS: "127.0.0.1" }, { keepOutboxEvents: true });
-  prisma = createPrisma(stack.databaseUrl);
-  const [a, b] = await Promise.all([
-    createTestAccount(prisma, "links-a"),
-    createTestAccount(prisma, "links-b"),
-  ]);
-  api = v1Caller(stack, a.api_key);
-  accountId = a.account_id;
-  other = v1Caller(stack, b.api_key);
-  otherAccountId = b.account_id;
-});
-
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await stack?.stop();
-  page?.closeAllConnections();
-  await new Promise((resolve) => page?.close(resolve));
+  const [a, b] = await Promise.all([newV1Account(bed, "links-a"), newV1Account(bed, "links-b")]);
+  ({ api, accountId } = a);
+  ({ api: other, accountId: otherAccountId } = b);
 });
 
 const create = async (body: Record<string, unknown>, as: V1Caller = api) => {
@@ -63,7 +43,7 @@ const create = async (body: Record<string, unknown>, as: V1Caller = api) => {
 };
 
 const outboxTypes = async (linkId: string) =>
-  (await prisma.outboxEvent.findMany({ where: { key: linkId }, orderBy: { id: "asc" } })).map(
+  (await bed.prisma.outboxEvent.findMany({ where: { key: linkId }, orderBy: { id: "asc" } })).map(
     (e) => (e.payload as { type: string }).type,
   );
 
@@ -83,10 +63,10 @@ describe("POST /links", () => {
       analytics_public: false,
     });
     expect(link.short_code).toMatch(/^[0-9A-Za-z]{7}$/);
-    expect(link.short_url).toBe(`${stack.origin}/${link.short_code}`);
+    expect(link.short_url).toBe(`${bed.stack.origin}/${link.short_code}`);
     expect(link.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(link.updated_at).toBe(link.created_at);
-    expect(await readRedirectRecord(stack, link.short_code)).toMatchObject({
+    expect(await readRedirectRecord(bed.stack, link.short_code)).toMatchObject({
       id: link.id,
       url: "https://example.com/a?b=1",
       active: true,
@@ -107,7 +87,9 @@ describe("POST /links", () => {
     expectV1Success(res, 201);
     expect(res.body.data.has_password).toBe(true);
     expect(JSON.stringify(res.body)).not.toContain("s3cret");
-    const record = (await readRedirectRecord(stack, res.body.data.short_code)) as { password_hash: string };
+    const record = (await readRedirectRecord(bed.stack, res.body.data.short_code)) as {
+      password_hash: string;
+    };
     expect(record.password_hash).toMatch(/^\$argon2id\$/);
   });
 
@@ -117,7 +99,7 @@ describe("POST /links", () => {
     for (const alias of [three, fifty]) {
       const link = await create({ url: "https://example.com/", title: "t", custom_alias: alias });
       expect(link.short_code).toBe(alias);
-      expect(link.short_url).toBe(`${stack.origin}/${alias}`);
+      expect(link.short_url).toBe(`${bed.stack.origin}/${alias}`);
     }
     expectV1Error(
       await api("POST", "/links", { url: "https://example.com/", custom_alias: three }),
@@ -195,21 +177,23 @@ describe("POST /links", () => {
   });
 
   it("applies the account's default_expiry_hours when expires_at is omitted", async () => {
-    const account = await createTestAccount(prisma, "links-expiry");
-    await prisma.account.update({ where: { id: account.account_id }, data: { defaultExpiryHours: 48 } });
+    const account = await createTestAccount(bed.prisma, "links-expiry");
+    await bed.prisma.account.update({ where: { id: account.account_id }, data: { defaultExpiryHours: 48 } });
     const before = Date.now();
-    const link = await create({ url: "https://example.com/", title: "t" }, v1Caller(stack, account.api_key));
+    const link = await create(
+      { url: "https://example.com/", title: "t" },
+      v1Caller(bed.stack, account.api_key),
+    );
     const expires = Date.parse(link.expires_at);
     expect(expires).toBeGreaterThanOrEqual(before + 48 * 3_600_000 - 1_000);
     expect(expires).toBeLessThanOrEqual(Date.now() + 48 * 3_600_000 + 1_000);
   });
 
   it("fetches the title when omitted, and falls back to the host name", async () => {
-    expect((await create({ url: pageUrl })).title).toBe("Fetched & Trimmed");
+    expect((await create({ url: pageUrl() })).title).toBe("Fetched & Trimmed");
     expect((await create({ url: "https://no-such-host.invalid/x" })).title).toBe("no-such-host.invalid");
     // Private destinations are never fetched: the allow-list names 127.0.0.1 only.
-    const port = (page.address() as AddressInfo).port;
-    expect((await create({ url: `http://localhost:${port}/article` })).title).toBe("localhost");
+    expect((await create({ url: `http://localhost:${page().port}/article` })).title).toBe("localhost");
   });
 
   it("refuses bad titles, passwords and bodies", async () => {
@@ -235,8 +219,8 @@ describe("POST /links", () => {
   });
 
   it("stops at the link limit with a 403 that states the limit and what to do", async () => {
-    const account = await createTestAccount(prisma, "links-limit", 3);
-    const limited = v1Caller(stack, account.api_key);
+    const account = await createTestAccount(bed.prisma, "links-limit", 3);
+    const limited = v1Caller(bed.stack, account.api_key);
     for (let i = 0; i < 3; i++) await create({ url: "https://example.com/", title: `n${i}` }, limited);
     const res = await limited("POST", "/links", { url: "https://example.com/", title: "one too many" });
     expectV1Error(res, 403, "FORBIDDEN", /\b3\b/);
@@ -247,12 +231,12 @@ describe("POST /links", () => {
     expectV1Success(await limited("DELETE", `/links/${newest.id}`));
     await create({ url: "https://example.com/", title: "fits again" }, limited);
     expectV1Error(await limited("POST", "/links", { url: "https://example.com/" }), 403, "FORBIDDEN");
-    expect(await storedLinkCount(prisma, account.account_id)).toBe(3);
+    expect(await storedLinkCount(bed.prisma, account.account_id)).toBe(3);
   });
 
   it("lets exactly link_limit of 20 concurrent creates through", async () => {
-    const account = await createTestAccount(prisma, "links-race", 5);
-    const racer = v1Caller(stack, account.api_key);
+    const account = await createTestAccount(bed.prisma, "links-race", 5);
+    const racer = v1Caller(bed.stack, account.api_key);
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         racer("POST", "/links", { url: "https://example.com/", title: `r${i}` }),
@@ -264,8 +248,8 @@ describe("POST /links", () => {
     const listed = await racer("GET", "/links");
     expect(listed.body.meta.total).toBe(5);
     // The stored count that the limit check and meta.total read agrees with the rows.
-    expect(await storedLinkCount(prisma, account.account_id)).toBe(5);
-    expect(await prisma.link.count({ where: { accountId: account.account_id } })).toBe(5);
+    expect(await storedLinkCount(bed.prisma, account.account_id)).toBe(5);
+    expect(await bed.prisma.link.count({ where: { accountId: account.account_id } })).toBe(5);
   });
 });
 
@@ -274,8 +258,8 @@ describe("GET /links", () => {
   let created: { id: string; short_code: string; title: string }[];
 
   beforeAll(async () => {
-    const account = await createTestAccount(prisma, "links-list");
-    lister = v1Caller(stack, account.api_key);
+    const account = await createTestAccount(bed.prisma, "links-list");
+    lister = v1Caller(bed.stack, account.api_key);
     created = [];
     for (let i = 0; i < 25; i++) {
       created.push(
@@ -429,7 +413,7 @@ describe("PATCH /links/:id", () => {
       "overview",
       "devices",
     ]);
-    expect(await readRedirectRecord(stack, link.short_code)).toMatchObject({
+    expect(await readRedirectRecord(bed.stack, link.short_code)).toMatchObject({
       active: false,
       expires_at: Date.parse("2099-05-06T07:08:09Z"),
     });
@@ -443,7 +427,7 @@ describe("PATCH /links/:id", () => {
     });
     expect(back.body.data).toMatchObject({ is_active: true, has_password: false, expires_at: null });
     expect((await api("GET", `/links/${link.id}`)).body.data.analytics_shared_fields).toBeNull();
-    expect(await readRedirectRecord(stack, link.short_code)).toMatchObject({
+    expect(await readRedirectRecord(bed.stack, link.short_code)).toMatchObject({
       active: true,
       password_hash: null,
       expires_at: null,
@@ -512,7 +496,7 @@ describe("DELETE /links/:id", () => {
     expectV1Error(await api("GET", `/links/${link.id}`), 404, "NOT_FOUND");
     expectV1Error(await api("DELETE", `/links/${link.id}`), 404, "NOT_FOUND");
     // The record is a tombstone (decision 0052): no late write brings the link back.
-    expect(await readRedirectRecord(stack, alias)).toEqual({
+    expect(await readRedirectRecord(bed.stack, alias)).toEqual({
       id: link.id,
       deleted: true,
       c: Date.parse(link.created_at),
@@ -539,7 +523,7 @@ describe("DELETE /links/:id", () => {
     const foreign = await create({ url: "https://example.com/k", title: "Keep" }, other);
     expectV1Error(await api("DELETE", `/links/${foreign.id}`), 404, "NOT_FOUND");
     expectV1Success(await other("GET", `/links/${foreign.id}`));
-    expect(await prisma.link.count({ where: { id: foreign.id, accountId: otherAccountId } })).toBe(1);
+    expect(await bed.prisma.link.count({ where: { id: foreign.id, accountId: otherAccountId } })).toBe(1);
     expect(accountId).not.toBe(otherAccountId);
   });
 

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { printProcessOutputOnFailure } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
+import { useStack } from "@kurz/testing/use-stack";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -14,7 +14,7 @@ printProcessOutputOnFailure();
 const run = promisify(execFile);
 
 describe("QR codes", () => {
-  let stack: Stack;
+  const bed = useStack({ inProcess: true });
   let dir: string;
   let aliceKey: string;
   let bobKey: string;
@@ -22,15 +22,14 @@ describe("QR codes", () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "kurz-qr-"));
-    stack = await startStack({ inProcess: true });
     const email = (label: string) => `qr-${label}-${process.pid}-${Date.now()}@example.com`;
     const [alice, bob] = await Promise.all([
-      stack.createAccount(email("a")),
-      stack.createAccount(email("b")),
+      bed.stack.createAccount(email("a")),
+      bed.stack.createAccount(email("b")),
     ]);
     aliceKey = alice.api_key;
     bobKey = bob.api_key;
-    const res = await fetch(`${stack.origin}/api/v1/links`, {
+    const res = await fetch(`${bed.stack.origin}/api/v1/links`, {
       method: "POST",
       headers: { authorization: `Bearer ${aliceKey}`, "content-type": "application/json" },
       body: JSON.stringify({ url: "https://example.com/qr-target", title: "QR" }),
@@ -39,12 +38,11 @@ describe("QR codes", () => {
     link = ((await res.json()) as { data: typeof link }).data;
   });
   afterAll(async () => {
-    await stack?.stop();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   const qr = (code: string, query = "", key = aliceKey) =>
-    fetch(`${stack.origin}/api/v1/qr/${code}${query}`, { headers: { authorization: `Bearer ${key}` } });
+    fetch(`${bed.stack.origin}/api/v1/qr/${code}${query}`, { headers: { authorization: `Bearer ${key}` } });
 
   let n = 0;
   async function decodePng(png: Buffer): Promise<string> {
@@ -152,7 +150,7 @@ describe("QR codes", () => {
   });
 
   it("answers 405 with Allow for other methods", async () => {
-    const res = await fetch(`${stack.origin}/api/v1/qr/${link.short_code}`, {
+    const res = await fetch(`${bed.stack.origin}/api/v1/qr/${link.short_code}`, {
       method: "DELETE",
       headers: { authorization: `Bearer ${aliceKey}` },
     });

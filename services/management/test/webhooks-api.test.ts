@@ -1,14 +1,12 @@
 // /api/v1/webhooks through the whole stack (Redis Streams bus): managing endpoints, the secret shown
 // once and rotated, the delivery flow end to end, disabling and re-enabling, and refused input.
-import { createPrisma, type PrismaClient } from "@kurz/db";
 import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
-import type { Stack } from "@kurz/testing/stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createTestAccount,
   expectV1Error,
   expectV1Success,
-  startLinksStack,
+  useLinksStack,
   type V1Caller,
   v1Caller,
 } from "./links-helpers.ts";
@@ -22,22 +20,17 @@ import {
 
 printProcessOutputOnFailure();
 
-let stack: Stack;
-let prisma: PrismaClient;
+const bed = useLinksStack(FAST_WEBHOOKS_ENV);
 let receiver: Receiver;
 let call: V1Caller;
 
 beforeAll(async () => {
-  stack = await startLinksStack(FAST_WEBHOOKS_ENV);
-  prisma = createPrisma(stack.databaseUrl);
   receiver = await startReceiver();
-  call = v1Caller(stack, (await createTestAccount(prisma, "wh-api")).api_key);
+  call = v1Caller(bed.stack, (await createTestAccount(bed.prisma, "wh-api")).api_key);
 });
 
 afterAll(async () => {
   await receiver?.close();
-  await prisma?.$disconnect();
-  await stack?.stop();
 });
 
 const WEBHOOK_FIELDS = [
@@ -75,14 +68,14 @@ describe("webhook endpoints API", () => {
     expect(list.body.data.map((w: { id: string }) => w.id)).toContain(hook.id);
     expect(JSON.stringify(list.body)).not.toContain(hook.secret.slice(6));
 
-    const stored = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: hook.id } });
+    const stored = await bed.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: hook.id } });
     expect(stored.secretCiphertext).not.toContain(hook.secret.slice(6));
   });
 
   it("rotates the secret: the new one signs what follows, the old one no longer verifies", async () => {
     const r = await startReceiver();
     try {
-      const owner = v1Caller(stack, (await createTestAccount(prisma, "wh-rotate")).api_key);
+      const owner = v1Caller(bed.stack, (await createTestAccount(bed.prisma, "wh-rotate")).api_key);
       const created = await owner("POST", "/webhooks", { url: r.url, events: ["link.created"] });
       const rotated = await owner("POST", `/webhooks/${created.body.data.id}/rotate-secret`);
       expectV1Success(rotated);
@@ -102,7 +95,7 @@ describe("webhook endpoints API", () => {
   it("delivers link events in order and batched clicks, all signed, and logs every delivery", async () => {
     const r = await startReceiver();
     try {
-      await runWebhookFlow(stack, r, prisma);
+      await runWebhookFlow(bed.stack, r, bed.prisma);
     } finally {
       await r.close();
     }
@@ -111,7 +104,7 @@ describe("webhook endpoints API", () => {
   it("logs failed attempts with their code and next attempt, and delivers once the receiver recovers", async () => {
     const r = await startReceiver(() => 503);
     try {
-      const owner = v1Caller(stack, (await createTestAccount(prisma, "wh-retry")).api_key);
+      const owner = v1Caller(bed.stack, (await createTestAccount(bed.prisma, "wh-retry")).api_key);
       const hook = (await owner("POST", "/webhooks", { url: r.url, events: ["link.created"] })).body.data;
       expectV1Success(await owner("POST", "/links", { url: "https://example.com/retry", title: "x" }), 201);
       await waitFor(() => r.requests.length >= 2, { timeoutMs: 20_000 });
@@ -169,7 +162,7 @@ describe("webhook endpoints API", () => {
   });
 
   it("refuses bad input with a validation error and changes nothing", async () => {
-    const before = await prisma.webhookEndpoint.count();
+    const before = await bed.prisma.webhookEndpoint.count();
     for (const body of [
       {},
       { url: receiver.url, events: [] },
@@ -190,11 +183,11 @@ describe("webhook endpoints API", () => {
       400,
       "VALIDATION_ERROR",
     );
-    expect(await prisma.webhookEndpoint.count()).toBe(before + 1);
+    expect(await bed.prisma.webhookEndpoint.count()).toBe(before + 1);
   });
 
   it("caps the endpoints per account", async () => {
-    const owner = v1Caller(stack, (await createTestAccount(prisma, "wh-cap")).api_key);
+    const owner = v1Caller(bed.stack, (await createTestAccount(bed.prisma, "wh-cap")).api_key);
     for (let i = 0; i < 10; i++)
       expectV1Success(await owner("POST", "/webhooks", { url: receiver.url, events: ["click"] }), 201);
     expectV1Error(
