@@ -2,7 +2,6 @@
 // /api mount leaving /api/v1 alone.
 import { createHash } from "node:crypto";
 import { printProcessOutputOnFailure } from "@kurz/testing";
-import { useStack } from "@kurz/testing/use-stack";
 import { describe, expect, it } from "vitest";
 import {
   type Caller,
@@ -10,14 +9,14 @@ import {
   expectLegacyMessage,
   LEGACY_DATE,
   legacyCaller,
-  RELAXED_LIMITS,
   uniqueEmail,
+  useLegacyStack,
 } from "./legacy-helpers.ts";
 
 printProcessOutputOnFailure();
 
 describe("legacy account", () => {
-  const bed = useStack({ inProcess: true, extraEnv: RELAXED_LIMITS });
+  const bed = useLegacyStack();
 
   async function newAccount(label: string): Promise<{ call: Caller; email: string; accountId: string }> {
     const email = uniqueEmail(label);

@@ -3,18 +3,14 @@
 import { isRecordTombstone, RotatorRecord, rotatorKey } from "@kurz/contracts";
 import { internalHeaders } from "@kurz/service-kit";
 import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
-import { useStack } from "@kurz/testing/use-stack";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
-  type Caller,
   createLink,
   expectLegacyError,
   expectLegacyList,
   expectLegacyMessage,
-  legacyCaller,
-  RELAXED_LIMITS,
-  twoTenants,
-  uniqueEmail,
+  freshLegacyCaller,
+  useLegacyTenants,
 } from "./legacy-helpers.ts";
 
 printProcessOutputOnFailure();
@@ -26,27 +22,12 @@ const publicListUrl = (origin: string) => new RegExp(`^${origin.replace(/[.]/g, 
 const uniqueSlug = () => `spring-${process.pid}-${Date.now().toString(36)}-${++seq}`;
 
 describe("legacy campaigns", () => {
-  const bed = useStack({
-    inProcess: true,
-    extraEnv: {
-      ...RELAXED_LIMITS,
-      // The outbox poll is out of reach here: the relay publishes a write's events only because the
-      // write woke it (the campaign analytics test below depends on that, and polls analytics).
-      OUTBOX_POLL_MS: "600000",
-      RATE_LIMIT_PER_MINUTE: "100000",
-      RATE_LIMIT_PER_HOUR: "1000000",
-    },
-  });
-  let call: Caller;
-  let other: Caller;
-  let keyA: string;
-  let keyB: string;
-
-  beforeAll(async () => {
-    const tenants = await twoTenants(bed.stack, "camp");
-    keyA = tenants.a.api_key;
-    keyB = tenants.b.api_key;
-    ({ call, other } = tenants);
+  const { bed, call, other, owner, stranger } = useLegacyTenants("camp", {
+    // The outbox poll is out of reach here: the relay publishes a write's events only because the
+    // write woke it (the campaign analytics test below depends on that, and polls analytics).
+    OUTBOX_POLL_MS: "600000",
+    RATE_LIMIT_PER_MINUTE: "100000",
+    RATE_LIMIT_PER_HOUR: "1000000",
   });
 
   const rotator = async (slug: string) => {
@@ -95,7 +76,7 @@ describe("legacy campaigns", () => {
   });
 
   it("lists campaigns with the name in name", async () => {
-    const fresh = legacyCaller(bed.stack, (await bed.stack.createAccount(uniqueEmail("camp-list"))).api_key);
+    const fresh = await freshLegacyCaller(bed.stack, "camp-list");
     const slug = uniqueSlug();
     const a = (await fresh("POST", "/campaign/add", { name: "First", slug, public: true })).body;
     const b = (await fresh("POST", "/campaign/add", { name: "Second" })).body;
@@ -136,7 +117,7 @@ describe("legacy campaigns", () => {
   it("updates name, slug and access; null removes the rotator", async () => {
     const slug = uniqueSlug();
     const { id } = (await call("POST", "/campaign/add", { name: "Before", slug })).body;
-    const link = await createLink(bed.stack, keyA, "https://example.com/u1");
+    const link = await createLink(bed.stack, owner().api_key, "https://example.com/u1");
     expectLegacyMessage(await call("POST", `/campaign/${id}/assign/${link.id}`));
 
     const renamed = uniqueSlug();
@@ -178,8 +159,8 @@ describe("legacy campaigns", () => {
   it("assigns links in order, idempotently, and keeps the rotator record in step", async () => {
     const slug = uniqueSlug();
     const { id } = (await call("POST", "/campaign/add", { name: "Rotation", slug })).body;
-    const l1 = await createLink(bed.stack, keyA, "https://example.com/1");
-    const l2 = await createLink(bed.stack, keyA, "https://example.com/2");
+    const l1 = await createLink(bed.stack, owner().api_key, "https://example.com/1");
+    const l2 = await createLink(bed.stack, owner().api_key, "https://example.com/2");
     expectLegacyMessage(await call("POST", `/campaign/${id}/assign/${l2.id}`), /added/);
     expectLegacyMessage(await call("POST", `/campaign/${id}/assign/${l1.id}`), /added/);
     expectLegacyMessage(await call("POST", `/campaign/${id}/assign/${l2.id}`), /already/);
@@ -192,14 +173,14 @@ describe("legacy campaigns", () => {
   it("drops a deleted v1 link from its campaigns' rotator record at once", async () => {
     const slug = uniqueSlug();
     const { id } = (await call("POST", "/campaign/add", { name: "Shrinking", slug })).body;
-    const keep = await createLink(bed.stack, keyA, "https://example.com/keep");
-    const gone = await createLink(bed.stack, keyA, "https://example.com/gone");
+    const keep = await createLink(bed.stack, owner().api_key, "https://example.com/keep");
+    const gone = await createLink(bed.stack, owner().api_key, "https://example.com/gone");
     await call("POST", `/campaign/${id}/assign/${keep.id}`);
     await call("POST", `/campaign/${id}/assign/${gone.id}`);
     expect((await rotator(slug))?.links).toHaveLength(2);
     const del = await fetch(`${bed.stack.origin}/api/v1/links/${gone.id}`, {
       method: "DELETE",
-      headers: { authorization: `Bearer ${keyA}` },
+      headers: { authorization: `Bearer ${owner().api_key}` },
     });
     expect(del.status).toBe(200);
     expect((await rotator(slug))?.links).toEqual([{ id: keep.id, short_code: keep.short_code, weight: 1 }]);
@@ -216,7 +197,7 @@ describe("legacy campaigns", () => {
     const settled = (id: number, ids: string[], description: string) =>
       waitFor(
         async () => {
-          const res = await analytics(keyA, id);
+          const res = await analytics(owner().api_key, id);
           const data = res.body.data as { links: { link_id: string }[] } | undefined;
           return res.status === 200 &&
             JSON.stringify(data?.links.map((l) => l.link_id)) === JSON.stringify(ids)
@@ -233,7 +214,7 @@ describe("legacy campaigns", () => {
       total_clicks: 0,
       links: [],
     });
-    const link = await createLink(bed.stack, keyA, "https://example.com/fresh");
+    const link = await createLink(bed.stack, owner().api_key, "https://example.com/fresh");
     expectLegacyMessage(await call("POST", `/campaign/${id}/assign/${link.id}`), /added/);
     expect(await settled(id, [link.id], "the assigned link in analytics")).toEqual({
       campaign_id: id,
@@ -243,18 +224,18 @@ describe("legacy campaigns", () => {
     // The link's delete takes it out of the campaign in analytics too.
     const del = await fetch(`${bed.stack.origin}/api/v1/links/${link.id}`, {
       method: "DELETE",
-      headers: { authorization: `Bearer ${keyA}` },
+      headers: { authorization: `Bearer ${owner().api_key}` },
     });
     expect(del.status).toBe(200);
     await settled(id, [], "the deleted link out of the campaign in analytics");
 
     // Another account's campaign, an unknown one and a deleted one are one 404: existence never shows.
-    const foreign = await analytics(keyB, id);
-    const unknown = await analytics(keyB, 999_999_999);
+    const foreign = await analytics(stranger().api_key, id);
+    const unknown = await analytics(stranger().api_key, 999_999_999);
     expectLegacyMessage(await call("DELETE", `/campaign/${id}/delete`));
     const gone = await waitFor(
       async () => {
-        const res = await analytics(keyA, id);
+        const res = await analytics(owner().api_key, id);
         return res.status === 404 ? res : null;
       },
       { timeoutMs: 15_000, intervalMs: 100, description: "the deleted campaign gone from analytics" },
@@ -268,8 +249,8 @@ describe("legacy campaigns", () => {
   it("assigns only the caller's own links to the caller's own campaigns", async () => {
     const mine = (await call("POST", "/campaign/add", { name: "Mine" })).body.id;
     const theirs = (await other("POST", "/campaign/add", { name: "Theirs" })).body.id;
-    const myLink = await createLink(bed.stack, keyA, "https://example.com/mine");
-    const theirLink = await createLink(bed.stack, keyB, "https://example.com/theirs");
+    const myLink = await createLink(bed.stack, owner().api_key, "https://example.com/mine");
+    const theirLink = await createLink(bed.stack, stranger().api_key, "https://example.com/theirs");
 
     expectLegacyError(await call("POST", `/campaign/${mine}/assign/${theirLink.id}`), 404, /Link not found/);
     expectLegacyError(
@@ -312,7 +293,7 @@ describe("legacy campaigns", () => {
   it("resolves a rotator for the redirect service on its internal endpoint only", async () => {
     const slug = uniqueSlug();
     const { id } = (await call("POST", "/campaign/add", { slug })).body;
-    const link = await createLink(bed.stack, keyA, "https://example.com/resolve");
+    const link = await createLink(bed.stack, owner().api_key, "https://example.com/resolve");
     await call("POST", `/campaign/${id}/assign/${link.id}`);
     await bed.redis.del(rotatorKey(slug));
     const token = internalHeaders(bed.stack.env.INTERNAL_TOKEN!, "redirect");
@@ -337,15 +318,17 @@ describe("legacy campaigns", () => {
   it("serves the public list page only while the campaign is public, escaped", async () => {
     const { id, list } = (await call("POST", "/campaign/add", { name: "<b>Launch</b> & co", public: true }))
       .body;
-    const live = await createLink(bed.stack, keyA, "https://example.com/live", {
+    const live = await createLink(bed.stack, owner().api_key, "https://example.com/live", {
       title: "Live <script>x</script>",
     });
-    const off = await createLink(bed.stack, keyA, "https://example.com/off", { title: "Switched off" });
+    const off = await createLink(bed.stack, owner().api_key, "https://example.com/off", {
+      title: "Switched off",
+    });
     await call("POST", `/campaign/${id}/assign/${live.id}`);
     await call("POST", `/campaign/${id}/assign/${off.id}`);
     const deactivated = await fetch(`${bed.stack.origin}/api/v1/links/${off.id}`, {
       method: "PATCH",
-      headers: { authorization: `Bearer ${keyA}`, "content-type": "application/json" },
+      headers: { authorization: `Bearer ${owner().api_key}`, "content-type": "application/json" },
       body: JSON.stringify({ is_active: false }),
     });
 
@@ -381,9 +364,9 @@ describe("legacy campaigns", () => {
     const slug = uniqueSlug();
     const { id } = (await call("POST", "/campaign/add", { slug })).body;
     const links = [
-      await createLink(bed.stack, keyA, "https://example.com/r1"),
-      await createLink(bed.stack, keyA, "https://example.com/r2"),
-      await createLink(bed.stack, keyA, "https://example.com/r3"),
+      await createLink(bed.stack, owner().api_key, "https://example.com/r1"),
+      await createLink(bed.stack, owner().api_key, "https://example.com/r2"),
+      await createLink(bed.stack, owner().api_key, "https://example.com/r3"),
     ];
     for (const link of links) await call("POST", `/campaign/${id}/assign/${link.id}`);
     const locations: string[] = [];
@@ -405,7 +388,7 @@ describe("legacy campaigns", () => {
       await waitFor(
         async () => {
           const res = await fetch(`${bed.stack.origin}/api/v1/analytics/${link.id}`, {
-            headers: { authorization: `Bearer ${keyA}` },
+            headers: { authorization: `Bearer ${owner().api_key}` },
           });
           if (res.status !== 200) return false;
           return ((await res.json()) as { data: { total_clicks: number } }).data.total_clicks === 2;
@@ -417,7 +400,7 @@ describe("legacy campaigns", () => {
     // A switched-off link drops out of the rotation.
     const off = await fetch(`${bed.stack.origin}/api/v1/links/${links[1]!.id}`, {
       method: "PATCH",
-      headers: { authorization: `Bearer ${keyA}`, "content-type": "application/json" },
+      headers: { authorization: `Bearer ${owner().api_key}`, "content-type": "application/json" },
       body: JSON.stringify({ is_active: false }),
     });
     expect(off.status).toBe(200);

@@ -1,35 +1,21 @@
 // Older API: channels (list, add, update, delete, assign), shaped after the original product, and
 // tenant isolation.
 import { printProcessOutputOnFailure } from "@kurz/testing";
-import { useStack } from "@kurz/testing/use-stack";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
-  type Caller,
   createLink,
+  expectEmptyLegacyPage,
   expectLegacyError,
   expectLegacyList,
   expectLegacyMessage,
-  legacyCaller,
-  RELAXED_LIMITS,
-  twoTenants,
-  uniqueEmail,
+  freshLegacyCaller,
+  useLegacyTenants,
 } from "./legacy-helpers.ts";
 
 printProcessOutputOnFailure();
 
 describe("legacy channels", () => {
-  const bed = useStack({ inProcess: true, extraEnv: RELAXED_LIMITS });
-  let call: Caller;
-  let other: Caller;
-  let keyA: string;
-  let keyB: string;
-
-  beforeAll(async () => {
-    const tenants = await twoTenants(bed.stack, "chan");
-    keyA = tenants.a.api_key;
-    keyB = tenants.b.api_key;
-    ({ call, other } = tenants);
-  });
+  const { bed, call, other, owner, stranger } = useLegacyTenants("chan");
 
   it("creates a channel and answers it next to error 0", async () => {
     const res = await call("POST", "/channel/add", {
@@ -61,16 +47,8 @@ describe("legacy channels", () => {
   });
 
   it("lists channels with id, name, description, color and starred", async () => {
-    const fresh = legacyCaller(bed.stack, (await bed.stack.createAccount(uniqueEmail("chan-list"))).api_key);
-    const empty = expectLegacyList(await fresh("GET", "/channels"), "channels");
-    expect(empty).toEqual({
-      result: 0,
-      perpage: 10,
-      currentpage: 1,
-      nextpage: null,
-      maxpage: 0,
-      channels: [],
-    });
+    const fresh = await freshLegacyCaller(bed.stack, "chan-list");
+    expectEmptyLegacyPage(await fresh("GET", "/channels"), "channels");
     const a = (await fresh("POST", "/channel/add", { name: "A", starred: true })).body;
     const b = (await fresh("POST", "/channel/add", { name: "B", description: "bee", color: "#FF0000" })).body;
     const list = expectLegacyList(await fresh("GET", "/channels"), "channels");
@@ -118,7 +96,7 @@ describe("legacy channels", () => {
 
   it("deletes a channel, and answers 404 afterwards", async () => {
     const { id } = (await call("POST", "/channel/add", { name: "Temp" })).body;
-    const link = await createLink(bed.stack, keyA, "https://example.com/temp");
+    const link = await createLink(bed.stack, owner().api_key, "https://example.com/temp");
     await call("POST", `/channel/${id}/assign/${link.id}`);
     expectLegacyMessage(await call("DELETE", `/channel/${id}/delete`), /deleted/);
     expectLegacyError(await call("DELETE", `/channel/${id}/delete`), 404, /Channel not found/);
@@ -130,13 +108,13 @@ describe("legacy channels", () => {
 
   it("assigns the caller's links to the caller's channels, idempotently", async () => {
     const { id } = (await call("POST", "/channel/add", { name: "Folder" })).body;
-    const link = await createLink(bed.stack, keyA, "https://example.com/in-folder");
+    const link = await createLink(bed.stack, owner().api_key, "https://example.com/in-folder");
     expectLegacyMessage(await call("POST", `/channel/${id}/assign/${link.id}`), /added/);
     expectLegacyMessage(await call("POST", `/channel/${id}/assign/${link.id}`), /added/);
     expect(await bed.prisma.channelLink.findMany({ where: { channelId: id } })).toHaveLength(1);
 
     const theirs = (await other("POST", "/channel/add", { name: "Theirs" })).body.id;
-    const theirLink = await createLink(bed.stack, keyB, "https://example.com/their-link");
+    const theirLink = await createLink(bed.stack, stranger().api_key, "https://example.com/their-link");
     expectLegacyError(await call("POST", `/channel/${id}/assign/${theirLink.id}`), 404, /Link not found/);
     expectLegacyError(await call("POST", `/channel/${theirs}/assign/${link.id}`), 404, /Channel not found/);
     expectLegacyError(await call("POST", `/channel/${id}/assign/nope`), 400);

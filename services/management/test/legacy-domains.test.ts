@@ -18,22 +18,22 @@ import {
 } from "@kurz/contracts";
 import { internalHeaders } from "@kurz/service-kit";
 import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
-import { startStack } from "@kurz/testing/stack";
-import { useStack, useTestDnsServer } from "@kurz/testing/use-stack";
+import { useTestDnsServer } from "@kurz/testing/use-stack";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UNVERIFIED_CLAIM_HOLD_MS } from "../src/domains/domain-verification.ts";
 import { DomainAndRotatorRecords } from "../src/projections/domain-and-rotator-records.ts";
 import {
   type Caller,
+  expectEmptyLegacyPage,
   expectLegacyError,
   expectLegacyList,
   expectLegacyMessage,
+  freshLegacyCaller,
   getWithHost,
   LEGACY_DATE,
-  legacyCaller,
-  RELAXED_LIMITS,
-  twoTenants,
   uniqueEmail,
+  useLegacyTenants,
 } from "./legacy-helpers.ts";
 import { v1Caller } from "./links-helpers.ts";
 import { FAST_WEBHOOKS_ENV, type Receiver, startReceiver } from "./webhooks-helpers.ts";
@@ -46,22 +46,14 @@ const uniqueHost = () => `go-${process.pid}-${Date.now().toString(36)}-${++seq}.
 
 describe("legacy branded domains", () => {
   const dns = useTestDnsServer();
-  const bed = useStack(() =>
-    startStack({
-      inProcess: true,
-      extraEnv: { ...RELAXED_LIMITS, ...FAST_WEBHOOKS_ENV, DNS_SERVERS: dns().address },
-    }),
-  );
-  let call: Caller;
-  let other: Caller;
-  let ownerKey: string;
+  const { bed, call, other, owner } = useLegacyTenants("dom", () => ({
+    ...FAST_WEBHOOKS_ENV,
+    DNS_SERVERS: dns().address,
+  }));
   let receiver: Receiver;
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    let a: { api_key: string };
-    ({ a, call, other } = await twoTenants(bed.stack, "dom"));
-    ownerKey = a.api_key;
   });
   afterAll(async () => {
     await receiver?.close();
@@ -335,7 +327,7 @@ describe("legacy branded domains", () => {
   });
 
   it("shows a branded link's short URL on its domain everywhere a short URL appears", async () => {
-    const v1 = v1Caller(bed.stack, ownerKey);
+    const v1 = v1Caller(bed.stack, owner().api_key);
     const host = uniqueHost();
     await addVerified(call, { domain: `https://${host}` });
     const made = await v1("POST", "/links", { url: "https://example.com/su", title: "su", domain: host });
@@ -364,13 +356,13 @@ describe("legacy branded domains", () => {
 
     // The links export (CSV and JSON) carries it too.
     const exported = await fetch(`${bed.stack.origin}/api/v1/exports/links?format=json`, {
-      headers: { authorization: `Bearer ${ownerKey}` },
+      headers: { authorization: `Bearer ${owner().api_key}` },
     });
     const rows = (await exported.json()) as { id: string; short_url: string }[];
     expect(rows.find((r) => r.id === id)?.short_url).toBe(url);
     const csv = await (
       await fetch(`${bed.stack.origin}/api/v1/exports/links`, {
-        headers: { authorization: `Bearer ${ownerKey}` },
+        headers: { authorization: `Bearer ${owner().api_key}` },
       })
     ).text();
     expect(csv).toContain(`,${url},`);
@@ -378,7 +370,7 @@ describe("legacy branded domains", () => {
 
     // The QR code carries the branded address, the only one that serves the link.
     const qr = await fetch(`${bed.stack.origin}/api/v1/qr/${short_code}`, {
-      headers: { authorization: `Bearer ${ownerKey}` },
+      headers: { authorization: `Bearer ${owner().api_key}` },
     });
     expect(qr.status).toBe(200);
     const dir = await mkdtemp(join(tmpdir(), "kurz-qr-"));
@@ -392,7 +384,7 @@ describe("legacy branded domains", () => {
   });
 
   it("deletes a domain with its links: each leaves as a single delete does, the others stay", async () => {
-    const v1 = v1Caller(bed.stack, ownerKey);
+    const v1 = v1Caller(bed.stack, owner().api_key);
     const hook = await v1("POST", "/webhooks", {
       url: receiver.url,
       events: ["link.deleted", "link.updated"],
@@ -470,7 +462,7 @@ describe("legacy branded domains", () => {
   });
 
   it("refuses, in the database itself, to delete a domain that still has links", async () => {
-    const v1 = v1Caller(bed.stack, ownerKey);
+    const v1 = v1Caller(bed.stack, owner().api_key);
     const host = uniqueHost();
     const domain = await addVerified(call, { domain: `https://${host}` });
     const link = await v1("POST", "/links", { url: "https://example.com/fk", domain: host });
@@ -514,16 +506,8 @@ describe("legacy branded domains", () => {
   });
 
   it("pages the list: defaults, limits, the last page and past it", async () => {
-    const fresh = legacyCaller(bed.stack, (await bed.stack.createAccount(uniqueEmail("paging"))).api_key);
-    const empty = expectLegacyList(await fresh("GET", "/domains"), "domains");
-    expect(empty).toEqual({
-      result: 0,
-      perpage: 10,
-      currentpage: 1,
-      nextpage: null,
-      maxpage: 0,
-      domains: [],
-    });
+    const fresh = await freshLegacyCaller(bed.stack, "paging");
+    expectEmptyLegacyPage(await fresh("GET", "/domains"), "domains");
 
     const ids: number[] = [];
     for (let i = 0; i < 12; i++) {
@@ -542,14 +526,10 @@ describe("legacy branded domains", () => {
     expect(small).toMatchObject({ perpage: 5, currentpage: 3, nextpage: null, maxpage: 3 });
     expect(small.domains).toHaveLength(2);
 
-    const past = expectLegacyList(await fresh("GET", "/domains?page=9"), "domains");
-    expect(past).toEqual({
+    expectEmptyLegacyPage(await fresh("GET", "/domains?page=9"), "domains", {
       result: 12,
-      perpage: 10,
       currentpage: 9,
-      nextpage: null,
       maxpage: 2,
-      domains: [],
     });
 
     const max = expectLegacyList(await fresh("GET", "/domains?limit=100"), "domains");

@@ -4,8 +4,9 @@ import { spawn } from "node:child_process";
 import { request } from "node:http";
 import { resolve } from "node:path";
 import { bundlePath, ensureBundles } from "@kurz/testing/bundles";
-import type { Stack } from "@kurz/testing/stack";
-import { expect } from "vitest";
+import { type Stack, startStack } from "@kurz/testing/stack";
+import { type StackFixture, useStack } from "@kurz/testing/use-stack";
+import { beforeAll, expect } from "vitest";
 import { keyCaller, type V1Response } from "./links-helpers.ts";
 
 const root = resolve(import.meta.dirname, "../../..");
@@ -50,6 +51,23 @@ export function expectLegacyList(res: LegacyResponse, collection: string) {
   expect(data.nextpage === null || Number.isInteger(data.nextpage)).toBe(true);
   expect(Array.isArray(data[collection])).toBe(true);
   return data;
+}
+
+/**
+ * A list page with no items, exactly: `result` items in all, 10 a page, page `currentpage` of `maxpage`
+ * (an account with none: 0 on page 1 of 0; past the last page: the count, and that page).
+ */
+export function expectEmptyLegacyPage(
+  res: LegacyResponse,
+  collection: string,
+  page: { result: number; currentpage: number; maxpage: number } = { result: 0, currentpage: 1, maxpage: 0 },
+): void {
+  expect(expectLegacyList(res, collection)).toEqual({
+    ...page,
+    perpage: 10,
+    nextpage: null,
+    [collection]: [],
+  });
 }
 
 export const LEGACY_DATE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
@@ -101,6 +119,18 @@ export const RELAXED_LIMITS = {
   LEGACY_RATE_LIMIT_PER_MINUTE: "100000",
 };
 
+/** The file's in-process stack (useStack) with RELAXED_LIMITS, then `extraEnv` (a function: read at start). */
+export function useLegacyStack(
+  extraEnv: Record<string, string> | (() => Record<string, string>) = {},
+): StackFixture {
+  return useStack(() =>
+    startStack({
+      inProcess: true,
+      extraEnv: { ...RELAXED_LIMITS, ...(typeof extraEnv === "function" ? extraEnv() : extraEnv) },
+    }),
+  );
+}
+
 /** GET with an explicit Host header (fetch may not override it), not following redirects. */
 export function getWithHost(
   url: string,
@@ -116,6 +146,11 @@ export function getWithHost(
   });
 }
 
+/** A caller for a new account of its own (tests that count or list everything an account has). */
+export async function freshLegacyCaller(stack: Stack, label: string): Promise<Caller> {
+  return legacyCaller(stack, (await stack.createAccount(uniqueEmail(label))).api_key);
+}
+
 /** Two accounts on one stack, each with a legacy caller: the owner (`call`) and a stranger (`other`). */
 export async function twoTenants(stack: Stack, label: string) {
   const [a, b] = await Promise.all([
@@ -123,4 +158,27 @@ export async function twoTenants(stack: Stack, label: string) {
     stack.createAccount(uniqueEmail(`${label}-b`)),
   ]);
   return { a, b, call: legacyCaller(stack, a.api_key), other: legacyCaller(stack, b.api_key) };
+}
+
+/**
+ * useLegacyStack with twoTenants on it (made in beforeAll): `call` speaks as the owner, `other` as the
+ * stranger; `owner()` and `stranger()` give their accounts once made.
+ */
+export function useLegacyTenants(
+  label: string,
+  extraEnv: Record<string, string> | (() => Record<string, string>) = {},
+) {
+  const bed = useLegacyStack(extraEnv);
+  let tenants: Awaited<ReturnType<typeof twoTenants>> | undefined;
+  beforeAll(async () => {
+    tenants = await twoTenants(bed.stack, label);
+  });
+  const made = () => {
+    if (!tenants)
+      throw new Error("the two tenants are not made yet (useLegacyTenants makes them in beforeAll)");
+    return tenants;
+  };
+  const call: Caller = (method, path, body) => made().call(method, path, body);
+  const other: Caller = (method, path, body) => made().other(method, path, body);
+  return { bed, call, other, owner: () => made().a, stranger: () => made().b };
 }

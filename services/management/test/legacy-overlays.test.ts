@@ -1,38 +1,26 @@
 // Older API: CTA overlays, listed by GET /api/overlay and created with the admin CLI
 // (`./kurz overlays:create`) until a dashboard does.
 import { printProcessOutputOnFailure } from "@kurz/testing";
-import { useStack } from "@kurz/testing/use-stack";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
-  type Caller,
   expectLegacyError,
   expectLegacyList,
   LEGACY_DATE,
-  RELAXED_LIMITS,
   runCli,
-  twoTenants,
   uniqueEmail,
+  useLegacyTenants,
 } from "./legacy-helpers.ts";
 
 printProcessOutputOnFailure();
 
 describe("legacy CTA overlays", () => {
-  const bed = useStack({ inProcess: true, extraEnv: RELAXED_LIMITS });
-  let call: Caller;
-  let other: Caller;
-  let emailA: string;
-
-  beforeAll(async () => {
-    const tenants = await twoTenants(bed.stack, "cta");
-    emailA = tenants.a.email;
-    ({ call, other } = tenants);
-  });
+  const { bed, call, other, owner } = useLegacyTenants("cta");
 
   const createOverlay = async (type: string, name: string) => {
     const res = await runCli(bed.stack, [
       "overlays:create",
       "--account",
-      emailA,
+      owner().email,
       "--type",
       type,
       "--name",
@@ -73,7 +61,7 @@ describe("legacy CTA overlays", () => {
     const badType = await runCli(bed.stack, [
       "overlays:create",
       "--account",
-      emailA,
+      owner().email,
       "--type",
       "banner",
       "--name",
@@ -92,7 +80,13 @@ describe("legacy CTA overlays", () => {
     ]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/no account/);
-    const noName = await runCli(bed.stack, ["overlays:create", "--account", emailA, "--type", "message"]);
+    const noName = await runCli(bed.stack, [
+      "overlays:create",
+      "--account",
+      owner().email,
+      "--type",
+      "message",
+    ]);
     expect(noName.code).toBe(1);
     expect(noName.stderr).toMatch(/--name/);
   });
