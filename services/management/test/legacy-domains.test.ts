@@ -19,7 +19,6 @@ import {
 import { internalHeaders } from "@kurz/service-kit";
 import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
 import { useTestDnsServer } from "@kurz/testing/use-stack";
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UNVERIFIED_CLAIM_HOLD_MS } from "../src/domains/domain-verification.ts";
 import { DomainAndRotatorRecords } from "../src/projections/domain-and-rotator-records.ts";
