@@ -11,13 +11,10 @@ import {
   type Caller,
   expectLegacyError,
   expectV1Error,
-  freshSignInBudgets,
-  ONE_CLIENT_AUTH_LIMITS,
   type Owner,
-  sessionCalls,
   sessionTokenOf,
   uniqueEmail,
-  useAttackStack,
+  useSessionStack,
 } from "./attack.ts";
 
 printProcessOutputOnFailure();
@@ -25,16 +22,10 @@ printProcessOutputOnFailure();
 const PER_ACCOUNT = 4;
 const MINUTE = 60_000;
 
-const bed = useAttackStack(
-  {
-    SIGNIN_ATTEMPTS_PER_ACCOUNT: String(PER_ACCOUNT),
-    SIGNIN_ATTEMPTS_PER_CLIENT: "1000",
-    ...ONE_CLIENT_AUTH_LIMITS,
-  },
+const { bed, call, register } = useSessionStack(
+  { SIGNIN_ATTEMPTS_PER_ACCOUNT: String(PER_ACCOUNT), SIGNIN_ATTEMPTS_PER_CLIENT: "1000" },
   { inProcess: true },
 );
-freshSignInBudgets(bed);
-const { call, register } = sessionCalls(bed);
 
 /** A fresh sign-in, as the owner makes it and as a cookie stolen right after it gives the attacker. */
 async function signIn(owner: Owner): Promise<Required<Pick<Caller, "cookie" | "csrf">>> {

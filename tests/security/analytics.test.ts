@@ -14,14 +14,14 @@ import {
 } from "@kurz/service-kit";
 import { waitFor } from "@kurz/testing";
 import { beforeAll, describe, expect, it } from "vitest";
-import { attackerAndVictim, expectV1Error, raw, useAttackStack } from "./attack.ts";
+import { expectV1Error, raw, useAttackerAndVictim, useAttackStack } from "./attack.ts";
 
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
 /** The victim's visitors use another browser: one visitor of theirs in the attacker's summary would show. */
 const VICTIMS_VISITOR = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0";
 
 const bed = useAttackStack();
-let ctx: Awaited<ReturnType<typeof attackerAndVictim>>;
+const ctx = useAttackerAndVictim(bed, "analytics");
 /** The victim's link with 2 clicks, and the attacker's own with 1. */
 let victimLink: { id: string; short_code: string; short_url: string };
 let attackerLink: { id: string; short_code: string; short_url: string };
@@ -34,7 +34,6 @@ async function clicked(url: string, n: number, userAgent = BROWSER) {
 }
 
 beforeAll(async () => {
-  ctx = await attackerAndVictim(bed.stack, "analytics");
   const made = await ctx.asVictim("POST", "/api/v1/links", {
     url: "https://victim.example/secret",
     title: "V",

@@ -4,7 +4,7 @@ import { request } from "node:http";
 import { waitFor } from "@kurz/testing";
 import { type Stack, type StackOptions, startStack } from "@kurz/testing/stack";
 import { type StackFixture, useStack } from "@kurz/testing/use-stack";
-import { beforeEach, expect } from "vitest";
+import { beforeAll, beforeEach, expect } from "vitest";
 
 export interface RawResponse {
   status: number;
@@ -178,6 +178,35 @@ export async function attackerAndVictim(stack: Stack, tag: string) {
   return { attacker, victim, asAttacker: api(stack, attacker.api_key), asVictim: api(stack, victim.api_key) };
 }
 
+/**
+ * attackerAndVictim on the fixture's stack, made in beforeAll once the stack is up; its members read
+ * as the pair's from then on.
+ */
+export function useAttackerAndVictim(bed: Pick<StackFixture, "stack">, tag: string) {
+  let pair: Awaited<ReturnType<typeof attackerAndVictim>> | undefined;
+  beforeAll(async () => {
+    pair = await attackerAndVictim(bed.stack, tag);
+  });
+  const made = () => {
+    if (!pair) throw new Error("the attacker and the victim are not made yet (useAttackerAndVictim)");
+    return pair;
+  };
+  return {
+    get attacker() {
+      return made().attacker;
+    },
+    get victim() {
+      return made().victim;
+    },
+    get asAttacker() {
+      return made().asAttacker;
+    },
+    get asVictim() {
+      return made().asVictim;
+    },
+  };
+}
+
 /** Rate limits high enough that an attack suite never trips them by accident. */
 export const RELAXED_LIMITS = {
   RATE_LIMIT_PER_MINUTE: "100000",
@@ -222,6 +251,20 @@ export function freshSignInBudgets(bed: StackFixture): void {
     const keys = await bed.redis.keys(`${prefix}signin-fail:*`);
     if (keys.length > 0) await bed.redis.del(...keys.map((k) => k.slice(prefix.length)));
   });
+}
+
+/**
+ * The stack of a file that attacks sessions: useAttackStack with ONE_CLIENT_AUTH_LIMITS, then
+ * `extraEnv`; each test starting with fresh sign-in budgets; and sessionCalls on it (`defaults`).
+ */
+export function useSessionStack(
+  extraEnv: Env = {},
+  opts: Omit<StackOptions, "extraEnv"> = {},
+  defaults: Caller = {},
+) {
+  const bed = useAttackStack({ ...ONE_CLIENT_AUTH_LIMITS, ...extraEnv }, opts);
+  freshSignInBudgets(bed);
+  return { bed, ...sessionCalls(bed, defaults) };
 }
 
 /** callAs and registerOwner on the fixture's stack, `who` completed by `defaults` (a cookie name). */

@@ -9,7 +9,7 @@
 import { waitFor } from "@kurz/testing";
 import { useTestDnsServer } from "@kurz/testing/use-stack";
 import { beforeAll, describe, expect, it } from "vitest";
-import { attackerAndVictim, expectLegacyError, raw, useAttackStack } from "./attack.ts";
+import { expectLegacyError, raw, useAttackerAndVictim, useAttackStack } from "./attack.ts";
 
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
 const unique = `${process.pid}${Date.now().toString(36)}`;
@@ -26,13 +26,12 @@ const bed = useAttackStack(() => ({
   DNS_SERVERS: dns().address,
   PUBLIC_BASE_URL: `http://${PLATFORM_NAME}:${PLATFORM_PORT}`,
 }));
-let ctx: Awaited<ReturnType<typeof attackerAndVictim>>;
+const ctx = useAttackerAndVictim(bed, "domains");
 /** B's own link, and A's, by custom alias. */
 const victimAlias = `bank-login-${unique}`;
 const attackerAlias = `secure-login-${unique}`;
 
 beforeAll(async () => {
-  ctx = await attackerAndVictim(bed.stack, "domains");
   const made = await ctx.asVictim("POST", "/api/v1/links", {
     url: "https://bank.example/login",
     custom_alias: victimAlias,

@@ -10,7 +10,7 @@
 import { waitFor } from "@kurz/testing";
 import { useTestDnsServer } from "@kurz/testing/use-stack";
 import { beforeAll, describe, expect, it } from "vitest";
-import { attackerAndVictim, bearer, type RawResponse, raw, useAttackStack } from "./attack.ts";
+import { bearer, type RawResponse, raw, useAttackerAndVictim, useAttackStack } from "./attack.ts";
 
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
 const unique = `${process.pid}${Date.now().toString(36)}`;
@@ -21,7 +21,7 @@ const BANK = `go.bank-${unique}.test`;
 
 const dns = useTestDnsServer();
 const bed = useAttackStack(() => ({ DNS_SERVERS: dns().address }));
-let ctx: Awaited<ReturnType<typeof attackerAndVictim>>;
+const ctx = useAttackerAndVictim(bed, "hosts");
 interface CampaignAnswer {
   id: number;
   domain: string;
@@ -59,7 +59,6 @@ async function publicCampaign(as: typeof ctx.asAttacker, name: string): Promise<
 const pagePath = (campaign: CampaignAnswer) => new URL(campaign.list).pathname;
 
 beforeAll(async () => {
-  ctx = await attackerAndVictim(bed.stack, "hosts");
   attackerCampaign = await publicCampaign(ctx.asAttacker, `Attacker campaign ${unique}`);
   victimCampaign = await publicCampaign(ctx.asVictim, `Bank campaign ${unique}`);
 

@@ -179,37 +179,22 @@ describe("bulk title fetches (item 11)", () => {
 
 describe("deleted short codes (item 12)", () => {
   const alias = (tag: string) => `${tag}-${Date.now().toString(36)}-${process.pid}`;
+  /** `as` links `url` under the code `code`. */
+  const linkUnder = (as: ReturnType<typeof api>, code: string, url: string, title: string) =>
+    as("POST", "/api/v1/links", { url, custom_alias: code, title });
 
   it("stay reserved to their former owner: another account gets the taken-alias answer", async () => {
     const { attacker, victim, asAttacker, asVictim } = await attackerAndVictim(bed.stack, "retired");
     const code = alias("printed");
     const live = alias("live");
-    const link = (
-      await asVictim("POST", "/api/v1/links", {
-        url: "https://victim.example/menu",
-        custom_alias: code,
-        title: "Menu",
-      })
-    ).body.data;
-    await asVictim("POST", "/api/v1/links", {
-      url: "https://victim.example/live",
-      custom_alias: live,
-      title: "L",
-    });
+    const link = (await linkUnder(asVictim, code, "https://victim.example/menu", "Menu")).body.data;
+    await linkUnder(asVictim, live, "https://victim.example/live", "L");
     expect((await asVictim("DELETE", `/api/v1/links/${link.id}`)).status).toBe(200);
 
-    const takeover = await asAttacker("POST", "/api/v1/links", {
-      url: "https://attacker.example/phish",
-      custom_alias: code,
-      title: "x",
-    });
+    const takeover = await linkUnder(asAttacker, code, "https://attacker.example/phish", "x");
     expectV1Error(takeover, 409, "CONFLICT");
     // Exactly what a live alias answers: nothing tells a deleted code apart.
-    const taken = await asAttacker("POST", "/api/v1/links", {
-      url: "https://attacker.example/phish",
-      custom_alias: live,
-      title: "x",
-    });
+    const taken = await linkUnder(asAttacker, live, "https://attacker.example/phish", "x");
     expectV1Error(taken, 409, "CONFLICT");
     expect(takeover.body.error.message).toBe(taken.body.error.message.replace(live, code));
     expect([takeover.body.error.details, taken.body.error.details]).toEqual([
@@ -235,11 +220,7 @@ describe("deleted short codes (item 12)", () => {
     expect((await raw(bed.stack.origin, "GET", `/${code}`)).status).toBe(404);
 
     // The owner takes it back at once.
-    const back = await asVictim("POST", "/api/v1/links", {
-      url: "https://victim.example/menu-2",
-      custom_alias: code,
-      title: "Menu",
-    });
+    const back = await linkUnder(asVictim, code, "https://victim.example/menu-2", "Menu");
     expect(back.status, back.text).toBe(201);
     // The row stays, still naming the deleted link (analytics leaves its clicks out until it applied the delete).
     expect(await bed.prisma.retiredCode.findUniqueOrThrow({ where: { shortCode: code } })).toMatchObject({
@@ -257,13 +238,7 @@ describe("deleted short codes (item 12)", () => {
     const { attacker, asAttacker, asVictim } = await attackerAndVictim(bed.stack, "retired-race");
     for (let round = 0; round < 5; round++) {
       const code = alias(`race${round}`);
-      const link = (
-        await asVictim("POST", "/api/v1/links", {
-          url: "https://victim.example/r",
-          custom_alias: code,
-          title: "R",
-        })
-      ).body.data;
+      const link = (await linkUnder(asVictim, code, "https://victim.example/r", "R")).body.data;
       const [deleted, ...tries] = await Promise.all([
         asVictim("DELETE", `/api/v1/links/${link.id}`),
         ...Array.from({ length: 3 }, () =>
@@ -283,24 +258,14 @@ describe("deleted short codes (item 12)", () => {
   it("are free for anyone once the grace period is over", async () => {
     const { attacker, asAttacker, asVictim } = await attackerAndVictim(bed.stack, "retired-grace");
     const code = alias("old");
-    const link = (
-      await asVictim("POST", "/api/v1/links", {
-        url: "https://victim.example/old",
-        custom_alias: code,
-        title: "O",
-      })
-    ).body.data;
+    const link = (await linkUnder(asVictim, code, "https://victim.example/old", "O")).body.data;
     await asVictim("DELETE", `/api/v1/links/${link.id}`);
     // 30 days (RETIRED_CODE_DAYS' default) and a minute ago.
     await bed.prisma.retiredCode.update({
       where: { shortCode: code },
       data: { retiredAt: new Date(Date.now() - 30 * 86_400_000 - 60_000) },
     });
-    const mine = await asAttacker("POST", "/api/v1/links", {
-      url: "https://attacker.example/new",
-      custom_alias: code,
-      title: "N",
-    });
+    const mine = await linkUnder(asAttacker, code, "https://attacker.example/new", "N");
     expect(mine.status, mine.text).toBe(201);
     expect(mine.body.data.short_code).toBe(code);
     expect((await bed.prisma.link.findUniqueOrThrow({ where: { shortCode: code } })).accountId).toBe(

@@ -4,14 +4,14 @@
 // and a flood of contact forms must be cut off.
 import { useTestDnsServer } from "@kurz/testing/use-stack";
 import { beforeAll, describe, expect, it } from "vitest";
-import { attackerAndVictim, expectLegacyError, expectV1Error, raw, useAttackStack } from "./attack.ts";
+import { expectLegacyError, expectV1Error, raw, useAttackerAndVictim, useAttackStack } from "./attack.ts";
 
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
 const unique = `${process.pid}${Date.now().toString(36)}`;
 
 const dns = useTestDnsServer();
 const bed = useAttackStack(() => ({ DNS_SERVERS: dns().address }));
-let ctx: Awaited<ReturnType<typeof attackerAndVictim>>;
+const ctx = useAttackerAndVictim(bed, "overlays");
 let victimOverlay: number;
 let victimLink: { id: string; short_code: string };
 let victimCampaign: number;
@@ -19,7 +19,6 @@ let victimChannel: number;
 let victimHost: string;
 
 beforeAll(async () => {
-  ctx = await attackerAndVictim(bed.stack, "overlays");
   const o = await ctx.asVictim("POST", "/api/overlay/add", { type: "contact", name: "B's form" });
   expect(o.status, o.text).toBe(200);
   victimOverlay = o.body.id;

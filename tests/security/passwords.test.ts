@@ -8,20 +8,17 @@ import { describe, expect, it } from "vitest";
 import {
   expectLegacyError,
   expectV1Error,
-  ONE_CLIENT_AUTH_LIMITS,
   type RawResponse,
   raw,
-  sessionCalls,
   sessionTokenOf,
   uniqueEmail,
-  useAttackStack,
+  useSessionStack,
 } from "./attack.ts";
 
 printProcessOutputOnFailure();
 
-const bed = useAttackStack(ONE_CLIENT_AUTH_LIMITS);
-const sessions = sessionCalls(bed);
-const { call } = sessions;
+const sessions = useSessionStack();
+const { bed, call } = sessions;
 /** An owner whose password is strong, so that only the weak one a test sets is refused. */
 const register = (tag: string) => sessions.register(tag, "plum kayak lantern");
 

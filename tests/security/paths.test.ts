@@ -8,11 +8,11 @@ import { printProcessOutputOnFailure, withMinuteLeft } from "@kurz/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   api,
-  attackerAndVictim,
   expectLegacyError,
   expectV1Error,
   type RawResponse,
   raw,
+  useAttackerAndVictim,
   useAttackStack,
 } from "./attack.ts";
 
@@ -26,14 +26,13 @@ const bed = useAttackStack({
   // The fuzz loop's non-API paths are unknown codes; they must not trip the redirect's miss budget.
   MISS_BUDGET_PER_MINUTE: "100000",
 });
-let ctx: Awaited<ReturnType<typeof attackerAndVictim>>;
+const ctx = useAttackerAndVictim(bed, "paths");
 const victimLink = { id: "", code: "", destination: "" };
 const victimPassword = "correct-horse-battery";
 let secret = "";
 
 beforeAll(async () => {
   secret = bed.stack.env.INTERNAL_TOKEN!;
-  ctx = await attackerAndVictim(bed.stack, "paths");
   victimLink.destination = `https://victim-secret.example/${Date.now().toString(36)}/private-destination`;
   const made = await ctx.asVictim("POST", "/api/v1/links", {
     url: victimLink.destination,

@@ -16,7 +16,7 @@ import { waitFor } from "@kurz/testing";
 import { useTestDnsServer } from "@kurz/testing/use-stack";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { attackerAndVictim, expectV1Error, type RawResponse, raw, useAttackStack } from "./attack.ts";
+import { expectV1Error, type RawResponse, raw, useAttackerAndVictim, useAttackStack } from "./attack.ts";
 
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
 const BOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
@@ -36,11 +36,10 @@ const bed = useAttackStack(() => ({
 }));
 /** Redis without the stack's key prefix: keys are named in full, and the invalidation channel as is. */
 let redis: Redis;
-let ctx: Awaited<ReturnType<typeof attackerAndVictim>>;
+const ctx = useAttackerAndVictim(bed, "redirect");
 
 beforeAll(async () => {
   redis = new Redis(bed.stack.env.REDIS_URL!);
-  ctx = await attackerAndVictim(bed.stack, "redirect");
 });
 
 afterAll(() => {

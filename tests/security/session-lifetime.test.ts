@@ -7,26 +7,19 @@
 import { createHash } from "node:crypto";
 import { printProcessOutputOnFailure } from "@kurz/testing";
 import { describe, expect, it } from "vitest";
-import {
-  expectV1Error,
-  ONE_CLIENT_AUTH_LIMITS,
-  type Owner,
-  sessionCalls,
-  setCookieOf,
-  useAttackStack,
-} from "./attack.ts";
+import { expectV1Error, type Owner, setCookieOf, useSessionStack } from "./attack.ts";
 
 printProcessOutputOnFailure();
 
 const COOKIE = "__Host-kurz_session";
 const PUBLIC = { PUBLIC_BASE_URL: "https://kurz-tls.example" };
 
-const bed = useAttackStack(ONE_CLIENT_AUTH_LIMITS, {
-  inProcess: true,
-  serviceEnv: { gateway: PUBLIC, management: PUBLIC },
-});
 // Over https the session cookie is the __Host- one unless a call names another.
-const { call, register } = sessionCalls(bed, { cookieName: COOKIE });
+const { bed, call, register } = useSessionStack(
+  {},
+  { inProcess: true, serviceEnv: { gateway: PUBLIC, management: PUBLIC } },
+  { cookieName: COOKIE },
+);
 
 async function signIn(owner: Owner) {
   const res = await call("POST", "/api/v1/auth/login", {}, { email: owner.email, password: owner.password });

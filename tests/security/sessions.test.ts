@@ -13,7 +13,6 @@ import {
   type Caller,
   expectLegacyError,
   expectV1Error,
-  freshSignInBudgets,
   ONE_CLIENT_AUTH_LIMITS,
   type Owner,
   raw,
@@ -22,6 +21,7 @@ import {
   setCookieOf,
   uniqueEmail,
   useAttackStack,
+  useSessionStack,
 } from "./attack.ts";
 
 printProcessOutputOnFailure();
@@ -35,12 +35,10 @@ const TTL_MS = TTL_HOURS * 3_600_000;
 const PER_ACCOUNT = 5;
 const PER_CLIENT = 8;
 
-const bed = useAttackStack({
+const { bed } = useSessionStack({
   SIGNIN_ATTEMPTS_PER_ACCOUNT: String(PER_ACCOUNT),
   SIGNIN_ATTEMPTS_PER_CLIENT: String(PER_CLIENT),
-  ...ONE_CLIENT_AUTH_LIMITS,
 });
-freshSignInBudgets(bed);
 /** The stack `call` talks to: the file's, or the short-lived sessions' one during the expiry attack. */
 let active: StackFixture = bed;
 const { call, register } = sessionCalls({

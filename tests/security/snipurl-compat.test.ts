@@ -3,14 +3,14 @@
 // tell a stranger nothing about others' links), and the account's click total after deletes (docs/api.md,
 // "Versions", "Validation errors", "Links", "Account").
 import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   api,
-  attackerAndVictim,
   expectV1Error,
   type RawResponse,
   RELAXED_LIMITS,
   raw,
+  useAttackerAndVictim,
   useAttackStack,
 } from "./attack.ts";
 
@@ -29,11 +29,7 @@ const bed = useAttackStack(
   },
   { inProcess: true },
 );
-let ctx: Awaited<ReturnType<typeof attackerAndVictim>>;
-
-beforeAll(async () => {
-  ctx = await attackerAndVictim(bed.stack, "compat");
-});
+const ctx = useAttackerAndVictim(bed, "compat");
 
 const expectVersion = (res: RawResponse, what: string) =>
   expect(res.headers["x-api-version"], `${what}: ${res.status} ${res.text}`).toBe("1.0.0");

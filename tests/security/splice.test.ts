@@ -14,7 +14,7 @@ import { Agent, request } from "node:http";
 import { connect } from "node:net";
 import { printProcessOutputOnFailure } from "@kurz/testing";
 import { beforeAll, describe, expect, it } from "vitest";
-import { attackerAndVictim, expectV1Error, type RawResponse, useAttackStack } from "./attack.ts";
+import { expectV1Error, type RawResponse, useAttackerAndVictim, useAttackStack } from "./attack.ts";
 
 printProcessOutputOnFailure();
 
@@ -29,11 +29,10 @@ const bed = useAttackStack(
   // As `./kurz up`: nothing in front of the public origin; the gateway trusts the one hop behind it.
   { serviceEnv: { redirect: { TRUST_PROXY: "false" }, gateway: { TRUST_PROXY: "1" } } },
 );
-let ctx: Awaited<ReturnType<typeof attackerAndVictim>>;
+const ctx = useAttackerAndVictim(bed, "splice");
 const victim = { id: "", code: "", destination: "", lockedCode: "" };
 
 beforeAll(async () => {
-  ctx = await attackerAndVictim(bed.stack, "splice");
   victim.destination = `https://victim-secret.example/${Date.now().toString(36)}`;
   const made = await ctx.asVictim("POST", "/api/v1/links", { url: victim.destination });
   expect(made.status, made.text).toBe(201);

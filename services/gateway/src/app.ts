@@ -16,7 +16,6 @@ import {
   isApiPath,
   isCampaignPagePath,
   isProxiedSocket,
-  type Logger,
   methodNotAllowedError,
   NOSNIFF,
   NOSNIFF_HEADER,
@@ -29,29 +28,18 @@ import {
   toApiError,
   trackRequest,
 } from "@kurz/service-kit";
-import type { ApiKeys } from "./api-keys.ts";
 import { createApiRequests } from "./api-requests.ts";
-import { createAuthenticator, pathOf } from "./authenticate.ts";
+import { type AuthenticatorDeps, createAuthenticator, pathOf } from "./authenticate.ts";
 import { createBudgets } from "./budgets.ts";
 import { createClientHash } from "./client-hash.ts";
-import type { GatewayConfig } from "./config.ts";
 import { createDocsPage } from "./docs-page.ts";
-import type { KeyUsageRecorder } from "./key-usage.ts";
 import { createForwarder } from "./proxy.ts";
-import type { RateLimiter } from "./rate-limit.ts";
 import { createReturnForwarder } from "./return-forwarder.ts";
 import { RouteTable } from "./route-table.ts";
-import type { Sessions } from "./sessions.ts";
 import { createStatsPageStatus } from "./stats-page-status.ts";
 import { createWebApp } from "./web-app.ts";
 
-export interface GatewayDeps {
-  config: GatewayConfig;
-  logger: Logger;
-  keys: ApiKeys;
-  sessions: Sessions;
-  limiter: RateLimiter;
-  keyUsage: KeyUsageRecorder;
+export interface GatewayDeps extends AuthenticatorDeps {
   readiness: Record<string, () => Promise<unknown>>;
 }
 

@@ -4,6 +4,7 @@ import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
 import type { Stack } from "@kurz/testing/stack";
 import { useStack } from "@kurz/testing/use-stack";
 import { beforeAll, describe, expect, it } from "vitest";
+import { expectV1Fields, KEY_FIELDS } from "./links-helpers.ts";
 
 printProcessOutputOnFailure();
 
@@ -64,22 +65,7 @@ describe("API keys", () => {
   it("creates a key, shows it once, and the key works at once", async () => {
     const { api_key } = main;
     const res = await createKey(api_key, { name: "  CI deploys  " });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.body.success).toBe(true);
-    const k = res.body.data;
-    expect(Object.keys(k).sort()).toEqual(
-      [
-        "created_at",
-        "expires_at",
-        "id",
-        "key",
-        "key_prefix",
-        "last_used_at",
-        "name",
-        "rate_limit_per_hour",
-        "rate_limit_per_minute",
-      ].sort(),
-    );
+    const k = expectV1Fields(res, 201, [...KEY_FIELDS, "key"]);
     expect(k.id).toMatch(UUID);
     expect(k.key).toMatch(/^kurz_live_[0-9A-Za-z]{32}$/);
     expect(k.key_prefix).toBe(k.key.slice(0, 14));

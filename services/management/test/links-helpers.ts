@@ -120,6 +120,26 @@ export function expectV1Success(res: V1Response, status = 200): void {
   expect(res.body).toHaveProperty("data");
 }
 
+/** A v1 success with `status` whose data has exactly `fields`, in any order: the data. */
+// biome-ignore lint/suspicious/noExplicitAny: tests assert on the shape member by member
+export function expectV1Fields(res: V1Response, status: number, fields: string[]): any {
+  expectV1Success(res, status);
+  expect(Object.keys(res.body.data).sort()).toEqual([...fields].sort());
+  return res.body.data;
+}
+
+/** An API key as listed (GET /account/usage); a created one adds `key` itself, shown that once. */
+export const KEY_FIELDS = [
+  "created_at",
+  "expires_at",
+  "id",
+  "key_prefix",
+  "last_used_at",
+  "name",
+  "rate_limit_per_hour",
+  "rate_limit_per_minute",
+].sort();
+
 export const LINK_FIELDS = [
   "analytics_public",
   "clicks_count",

@@ -1,9 +1,10 @@
 // Shared by the webhook tests: a local receiver (node:http) that verifies Standard Webhooks signatures
 // with its own implementation of the spec, and link events to feed the dispatcher.
-import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
+import { createHmac, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { LinkEvent } from "@kurz/contracts";
+import { linkEvent } from "../src/db/outbox.ts";
 
 /**
  * Verification as a receiver would write it from https://www.standardwebhooks.com: HMAC-SHA256 over
@@ -101,29 +102,31 @@ export function linkEventOf(
   n: number,
   at: number,
 ): LinkEvent {
-  const head = {
-    v: 1 as const,
-    link_id: linkId,
-    account_id: accountId,
-    short_code: `c${linkId.slice(0, 6)}`,
-    occurred_at: new Date(at).toISOString(),
-    event_id: randomUUID(),
-  };
-  if (type === "link.deleted") return { ...head, type };
-  return {
-    ...head,
+  const when = new Date(at);
+  return linkEvent(
     type,
-    link: {
+    {
       id: linkId,
-      account_id: accountId,
-      short_code: head.short_code,
-      original_url: "https://example.com/",
+      accountId,
+      shortCode: `c${linkId.slice(0, 6)}`,
+      originalUrl: "https://example.com/",
       title: String(n),
-      is_active: true,
-      expires_at: null,
-      has_password: false,
+      passwordHash: null,
+      isActive: true,
+      expiresAt: null,
+      clicksCount: 0n,
+      analyticsPublic: false,
+      analyticsSharedFields: null,
+      createdAt: when,
+      updatedAt: when,
+      overlayId: null,
+      domainId: null,
+      frameable: null,
+      frameCheckedAt: null,
+      version: 1n,
     },
-  };
+    when,
+  );
 }
 
 /** Environment for a stack whose webhooks may reach a receiver on 127.0.0.1, quickly. */

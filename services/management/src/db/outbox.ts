@@ -32,13 +32,13 @@ interface OutboxRow {
   headers: Record<string, string> | null;
 }
 
-export function linkEvent(type: LinkEvent["type"], link: Link): LinkEvent {
+export function linkEvent(type: LinkEvent["type"], link: Link, occurredAt = new Date()): LinkEvent {
   const head = {
     v: 1 as const,
     link_id: link.id,
     account_id: link.accountId,
     short_code: link.shortCode,
-    occurred_at: new Date().toISOString(),
+    occurred_at: occurredAt.toISOString(),
     // Fixed when the event is written, so a re-publish of the row carries the same id (webhook dedup).
     event_id: randomUUID(),
   };

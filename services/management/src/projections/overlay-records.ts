@@ -6,6 +6,7 @@
 import { invalidationMessage, type OverlayRecord, overlayKey } from "@kurz/contracts";
 import type { Overlay } from "@kurz/db";
 import type { Redis } from "ioredis";
+import { overlayContent } from "../overlays/overlay-fields.ts";
 import { TOMBSTONE_TTL_SECONDS, tombstone, type VersionedValue, writeVersioned } from "./versioned-writes.ts";
 
 export function toOverlayRecord(overlay: Overlay): OverlayRecord {
@@ -13,14 +14,7 @@ export function toOverlayRecord(overlay: Overlay): OverlayRecord {
     id: overlay.id,
     account_id: overlay.accountId,
     type: overlay.type,
-    text: overlay.text,
-    button_label: overlay.buttonLabel,
-    button_url: overlay.buttonUrl,
-    fields: Array.isArray(overlay.fields) ? (overlay.fields as string[]) : [],
-    bg_color: overlay.bgColor,
-    text_color: overlay.textColor,
-    button_color: overlay.buttonColor,
-    position: overlay.position,
+    ...overlayContent(overlay),
     v: Number(overlay.version),
   };
 }

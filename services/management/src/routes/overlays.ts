@@ -9,6 +9,7 @@ import { deleteOverlay } from "../overlays/delete-overlay.ts";
 import { getOverlay } from "../overlays/get-overlay.ts";
 import { listOverlays } from "../overlays/list-overlays.ts";
 import { listSubmissions } from "../overlays/list-submissions.ts";
+import { overlayContent, submissionFields } from "../overlays/overlay-fields.ts";
 import type { OverlayWriterDeps } from "../overlays/overlays.ts";
 import { csvDisposition, submissionsCsv } from "../overlays/submissions-csv.ts";
 import { updateOverlay } from "../overlays/update-overlay.ts";
@@ -17,25 +18,13 @@ const toOverlayJson = (o: Overlay) => ({
   id: o.id,
   type: o.type,
   name: o.name,
-  text: o.text,
-  button_label: o.buttonLabel,
-  button_url: o.buttonUrl,
-  fields: Array.isArray(o.fields) ? (o.fields as string[]) : [],
-  bg_color: o.bgColor,
-  text_color: o.textColor,
-  button_color: o.buttonColor,
-  position: o.position,
+  ...overlayContent(o),
   created_at: o.createdAt.toISOString(),
   updated_at: o.updatedAt.toISOString(),
 });
 
 const toSubmissionJson = (s: OverlaySubmission) => ({
-  id: s.id,
-  link_id: s.linkId,
-  name: s.name,
-  email: s.email,
-  phone: s.phone,
-  message: s.message,
+  ...submissionFields(s),
   created_at: s.createdAt.toISOString(),
 });
 

@@ -9,6 +9,7 @@ import { deleteOverlay } from "../../overlays/delete-overlay.ts";
 import { getOverlay } from "../../overlays/get-overlay.ts";
 import { listOverlays } from "../../overlays/list-overlays.ts";
 import { listSubmissions } from "../../overlays/list-submissions.ts";
+import { overlayContent, submissionFields } from "../../overlays/overlay-fields.ts";
 import type { OverlayWriterDeps } from "../../overlays/overlays.ts";
 import { csvDisposition, submissionsCsv } from "../../overlays/submissions-csv.ts";
 import { updateOverlay } from "../../overlays/update-overlay.ts";
@@ -18,24 +19,12 @@ export const toLegacyOverlay = (overlay: Overlay) => ({
   id: overlay.id,
   type: overlay.type,
   name: overlay.name,
-  text: overlay.text,
-  button_label: overlay.buttonLabel,
-  button_url: overlay.buttonUrl,
-  fields: Array.isArray(overlay.fields) ? (overlay.fields as string[]) : [],
-  bg_color: overlay.bgColor,
-  text_color: overlay.textColor,
-  button_color: overlay.buttonColor,
-  position: overlay.position,
+  ...overlayContent(overlay),
   date: toLegacyDateTime(overlay.createdAt),
 });
 
 const toLegacySubmission = (s: OverlaySubmission) => ({
-  id: s.id,
-  link_id: s.linkId,
-  name: s.name,
-  email: s.email,
-  phone: s.phone,
-  message: s.message,
+  ...submissionFields(s),
   date: toLegacyDateTime(s.createdAt),
 });
 
