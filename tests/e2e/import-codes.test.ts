@@ -4,10 +4,10 @@
 // public host with what to do, kept on a verified branded domain (where the public host's pages stay
 // Kurz's), or kept as PREFIX-code with rename_reserved and listed on the job; a re-import creates
 // nothing twice.
-import { printProcessOutputOnFailure, startTestDnsServer, type TestDnsServer, waitFor } from "@kurz/testing";
+import { printProcessOutputOnFailure, startTestDnsServer, type TestDnsServer } from "@kurz/testing";
 import { type Stack, startStack } from "@kurz/testing/stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, RELAXED_LIMITS, raw, uniqueEmail } from "../security/attack.ts";
+import { api, bearer, importCalls, RELAXED_LIMITS, raw, uniqueEmail } from "../security/attack.ts";
 
 printProcessOutputOnFailure();
 
@@ -28,28 +28,18 @@ afterAll(async () => {
   await dns?.stop();
 });
 
-const call = (method: string, path: string, body?: unknown) =>
-  raw(stack.origin, method, path, {
-    headers: { ...bearer(apiKey), ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-
-/** Uploads the file and waits for its job to end. */
-async function imported(file: string, query = "", type = "text/csv") {
-  const res = await raw(stack.origin, "POST", `/api/v1/imports${query}`, {
-    headers: { ...bearer(apiKey), "content-type": type },
-    body: file,
-  });
-  expect(res.status, res.text).toBe(202);
-  const id = res.body.data.id as string;
-  return waitFor(
-    async () => {
-      const job = await call("GET", `/api/v1/imports/${id}`);
-      return job.body.data.status === "completed" ? job.body.data : null;
+const call = (method: string, path: string, body?: unknown) => api(stack, apiKey)(method, path, body);
+const imports = importCalls(
+  {
+    get stack() {
+      return stack;
     },
-    { timeoutMs: 30_000, intervalMs: 100, description: `import ${id}` },
-  );
-}
+  },
+  30_000,
+);
+/** Uploads the file and waits for its job to end. */
+const imported = (file: string, query = "", type = "text/csv") =>
+  imports.imported(apiKey, file, { query, type });
 
 const refusedRows = async (id: string) =>
   (await call("GET", `/api/v1/imports/${id}/errors`)).text.trim().split("\r\n").slice(1);

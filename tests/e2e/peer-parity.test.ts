@@ -15,11 +15,11 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { CODE_RULE, HttpUrl, ImportRenamePrefix, isCodeShaped, isReservedAlias } from "@kurz/contracts";
-import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
+import { printProcessOutputOnFailure } from "@kurz/testing";
 import { type Stack, startStack } from "@kurz/testing/stack";
 import { parse as parseCsv } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, RELAXED_LIMITS, raw, uniqueEmail } from "../security/attack.ts";
+import { api, importCalls, RELAXED_LIMITS, raw, uniqueEmail } from "../security/attack.ts";
 
 printProcessOutputOnFailure();
 
@@ -154,28 +154,17 @@ describe.each([
     await stack?.stop();
   });
 
-  const call = (method: string, path: string, body?: unknown) =>
-    raw(stack.origin, method, path, {
-      headers: { ...bearer(apiKey), ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-
-  /** Uploads the export and waits for its job to complete. */
-  async function imported(query = "") {
-    const res = await raw(stack.origin, "POST", `/api/v1/imports${query}`, {
-      headers: { ...bearer(apiKey), "content-type": "application/json" },
-      body: peer.file,
-    });
-    expect(res.status, res.text).toBe(202);
-    const id = res.body.data.id as string;
-    return waitFor(
-      async () => {
-        const job = await call("GET", `/api/v1/imports/${id}`);
-        return job.body.data.status === "completed" ? job.body.data : null;
+  const call = (method: string, path: string, body?: unknown) => api(stack, apiKey)(method, path, body);
+  const imports = importCalls(
+    {
+      get stack() {
+        return stack;
       },
-      { timeoutMs: 60_000, intervalMs: 100, description: `import ${id}` },
-    );
-  }
+    },
+    60_000,
+  );
+  /** Uploads the export and waits for its job to complete. */
+  const imported = (query = "") => imports.imported(apiKey, peer.file, { query, type: "application/json" });
 
   /** The job's refused rows (the errors CSV), by file row. */
   async function refusedRows(

@@ -110,6 +110,19 @@ export interface DocExample {
 const LINK = "550e8400-e29b-41d4-a716-446655440000";
 const links = "content/api-reference/links";
 
+/** An example of qr-codes/generate.mdx: the documented short code's QR with `query`, as an image. */
+const qrExample = (
+  example: string,
+  query: string,
+  contentType: "image/png" | "image/svg+xml",
+): DocExample => ({
+  page: "content/api-reference/qr-codes/generate.mdx",
+  example,
+  method: "GET",
+  path: `/qr/${DOC_SHORT_CODE}${query}`,
+  expect: { status: 200, data: "image", contentType },
+});
+
 export const DOC_EXAMPLES: DocExample[] = [
   // ---- getting started ----
   ...["curl", "javascript", "python"].map(
@@ -347,41 +360,15 @@ export const DOC_EXAMPLES: DocExample[] = [
   },
 
   // ---- QR codes ----
-  {
-    page: "content/api-reference/qr-codes/generate.mdx",
-    example: "basic PNG, curl",
-    method: "GET",
-    path: `/qr/${DOC_SHORT_CODE}`,
-    expect: { status: 200, data: "image", contentType: "image/png" },
-  },
-  {
-    page: "content/api-reference/qr-codes/generate.mdx",
-    example: "custom SVG, curl",
-    method: "GET",
-    path: `/qr/${DOC_SHORT_CODE}?format=svg&size=600&color=2563EB&bg=F8FAFC`,
-    expect: { status: 200, data: "image", contentType: "image/svg+xml" },
-  },
-  {
-    page: "content/api-reference/qr-codes/generate.mdx",
-    example: "transparent background, curl",
-    method: "GET",
-    path: `/qr/${DOC_SHORT_CODE}?bg=transparent&size=500`,
-    expect: { status: 200, data: "image", contentType: "image/png" },
-  },
-  {
-    page: "content/api-reference/qr-codes/generate.mdx",
-    example: "download and display, javascript",
-    method: "GET",
-    path: `/qr/${DOC_SHORT_CODE}?format=svg&size=300&color=1A1410&bg=FFFFFF`,
-    expect: { status: 200, data: "image", contentType: "image/svg+xml" },
-  },
-  {
-    page: "content/api-reference/qr-codes/generate.mdx",
-    example: "save to file, python",
-    method: "GET",
-    path: `/qr/${DOC_SHORT_CODE}?format=png&size=500&color=2563EB&bg=FFFFFF&ec=H`,
-    expect: { status: 200, data: "image", contentType: "image/png" },
-  },
+  qrExample("basic PNG, curl", "", "image/png"),
+  qrExample("custom SVG, curl", "?format=svg&size=600&color=2563EB&bg=F8FAFC", "image/svg+xml"),
+  qrExample("transparent background, curl", "?bg=transparent&size=500", "image/png"),
+  qrExample(
+    "download and display, javascript",
+    "?format=svg&size=300&color=1A1410&bg=FFFFFF",
+    "image/svg+xml",
+  ),
+  qrExample("save to file, python", "?format=png&size=500&color=2563EB&bg=FFFFFF&ec=H", "image/png"),
 
   // ---- account ----
   ...["curl", "javascript", "python"].map(

@@ -106,6 +106,13 @@ async function send(
   return { status: res.status, headers: res.headers, body, bytes };
 }
 
+/** Creates a link for the account, expiring at `expires_at` as sent: the created link. */
+async function createExpiring(ctx: Ctx, url: string, expires_at: string) {
+  const res = await send(ctx, "POST", "/links", { json: true, body: { url, expires_at } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data;
+}
+
 /** The headers every v1 answer carries (rate-limits.mdx, changelog.mdx). */
 function expectEveryResponseHeaders(res: Answer, limit?: number): void {
   const what = `${res.status} ${JSON.stringify(res.body)}`;
@@ -216,24 +223,16 @@ describe("every request example of the docs pages", () => {
 
   it("links/create.mdx: a past expires_at (the documented 2025-12-31) is created, expired: the link answers 410", async () => {
     const ctx = await account("expired");
-    const res = await send(ctx, "POST", "/links", {
-      json: true,
-      body: { url: "https://example.com/late", expires_at: "2025-12-31T23:59:59Z" },
-    });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.body.data.expires_at).toBe("2025-12-31T23:59:59.000Z");
-    expect((await fetch(res.body.data.short_url, { redirect: "manual" })).status).toBe(410);
+    const link = await createExpiring(ctx, "https://example.com/late", "2025-12-31T23:59:59Z");
+    expect(link.expires_at).toBe("2025-12-31T23:59:59.000Z");
+    expect((await fetch(link.short_url, { redirect: "manual" })).status).toBe(410);
   });
 
   it("expires_at is ISO 8601: a date is midnight UTC, an offset is kept as its instant, answered in UTC with milliseconds", async () => {
     const ctx = await account("dates");
-    const created = await send(ctx, "POST", "/links", {
-      json: true,
-      body: { url: "https://example.com/dated", expires_at: "2030-01-01" },
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    expect(created.body.data.expires_at).toBe("2030-01-01T00:00:00.000Z");
-    const patched = await send(ctx, "PATCH", `/links/${created.body.data.id}`, {
+    const created = await createExpiring(ctx, "https://example.com/dated", "2030-01-01");
+    expect(created.expires_at).toBe("2030-01-01T00:00:00.000Z");
+    const patched = await send(ctx, "PATCH", `/links/${created.id}`, {
       json: true,
       body: { expires_at: "2030-01-01T12:00:00+02:00" },
     });

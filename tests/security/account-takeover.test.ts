@@ -22,7 +22,7 @@ printProcessOutputOnFailure();
 const PER_ACCOUNT = 4;
 const MINUTE = 60_000;
 
-const { bed, call, register } = useSessionStack(
+const { bed, call, register, updateAccount } = useSessionStack(
   { SIGNIN_ATTEMPTS_PER_ACCOUNT: String(PER_ACCOUNT), SIGNIN_ATTEMPTS_PER_CLIENT: "1000" },
   { inProcess: true },
 );
@@ -90,7 +90,7 @@ describe("a stolen session cookie", () => {
 
     // The rest of the chain, with the only credential the attacker holds: the cookie is no key there.
     expectLegacyError(
-      await call("PUT", "/api/account/update", attacker, {
+      await updateAccount(attacker, {
         email: uniqueEmail("attacker"),
         password: "the attacker's now",
       }),
@@ -174,7 +174,7 @@ describe("a stolen session cookie", () => {
     expect(changed.body.data).toEqual({ changed: true, revoked_keys: 2 });
     for (const key of [theirs, owner.key]) {
       expectV1Error(await call("GET", "/api/v1/account", { key }), 401, "KEY_REVOKED");
-      expectLegacyError(await call("PUT", "/api/account/update", { key }, { password: "taken over" }), 401);
+      expectLegacyError(await updateAccount({ key }, { password: "taken over" }), 401);
     }
     expectV1Error(await call("GET", "/api/v1/account", stolen), 401, "UNAUTHORIZED");
     expect((await call("GET", "/api/v1/account", mine)).status).toBe(200);
@@ -201,12 +201,7 @@ describe("a key", () => {
     // A password a key sends anyway is checked, never ignored.
     expectV1Error(await mint({ key: owner.key }, { current_password: "not it" }), 403, "FORBIDDEN");
     const email = uniqueEmail("key-moved");
-    const updated = await call(
-      "PUT",
-      "/api/account/update",
-      { key: owner.key },
-      { email, password: "set by a key" },
-    );
+    const updated = await updateAccount({ key: owner.key }, { email, password: "set by a key" });
     expect(updated.status, updated.text).toBe(200);
     const res = await call("POST", "/api/v1/auth/login", {}, { email, password: "set by a key" });
     expect(res.status, res.text).toBe(200);

@@ -269,9 +269,13 @@ export function useSessionStack(
 
 /** callAs and registerOwner on the fixture's stack, `who` completed by `defaults` (a cookie name). */
 export function sessionCalls(bed: Pick<StackFixture, "stack">, defaults: Caller = {}) {
+  const call = (method: string, path: string, who: Caller = {}, body?: unknown) =>
+    callAs(bed.stack.origin, method, path, { ...defaults, ...who }, body);
   return {
-    call: (method: string, path: string, who: Caller = {}, body?: unknown) =>
-      callAs(bed.stack.origin, method, path, { ...defaults, ...who }, body),
+    call,
+    /** The older API's account update (`password`, `email`), as `who` (a key, or a session). */
+    updateAccount: (who: Caller, body: { password?: string; email?: string }) =>
+      call("PUT", "/api/account/update", who, body),
     register: (tag: string, password?: string): Promise<Owner> =>
       registerOwner(bed.stack.origin, tag, password),
   };
@@ -280,24 +284,30 @@ export function sessionCalls(bed: Pick<StackFixture, "stack">, defaults: Caller 
 /**
  * Imports through the public origin of the fixture's stack: `upload` sends a file (CSV unless `type`
  * says otherwise; `query` such as `?fetch_titles=true`), `completed` polls the job until it completes
- * (bounded: `timeoutMs`) and gives its answer's data.
+ * (bounded: `timeoutMs`) and gives its answer's data, `imported` does both.
  */
 export function importCalls(bed: Pick<StackFixture, "stack">, timeoutMs = 20_000) {
+  type UploadOptions = { query?: string; type?: string };
+  const upload = (apiKey: string, body: string | Buffer, opts: UploadOptions = {}) =>
+    raw(bed.stack.origin, "POST", `/api/v1/imports${opts.query ?? ""}`, {
+      headers: { ...bearer(apiKey), "content-type": opts.type ?? "text/csv" },
+      body,
+    });
+  const completed = (apiKey: string, id: string) =>
+    waitFor(
+      async () => {
+        const res = await raw(bed.stack.origin, "GET", `/api/v1/imports/${id}`, { headers: bearer(apiKey) });
+        return res.body?.data?.status === "completed" ? res.body.data : null;
+      },
+      { timeoutMs, intervalMs: 100, description: `import ${id} completed` },
+    );
   return {
-    upload: (apiKey: string, body: string | Buffer, opts: { query?: string; type?: string } = {}) =>
-      raw(bed.stack.origin, "POST", `/api/v1/imports${opts.query ?? ""}`, {
-        headers: { ...bearer(apiKey), "content-type": opts.type ?? "text/csv" },
-        body,
-      }),
-    completed: (apiKey: string, id: string) =>
-      waitFor(
-        async () => {
-          const res = await raw(bed.stack.origin, "GET", `/api/v1/imports/${id}`, {
-            headers: bearer(apiKey),
-          });
-          return res.body?.data?.status === "completed" ? res.body.data : null;
-        },
-        { timeoutMs, intervalMs: 100, description: "import completed" },
-      ),
+    upload,
+    completed,
+    imported: async (apiKey: string, body: string | Buffer, opts: UploadOptions = {}) => {
+      const res = await upload(apiKey, body, opts);
+      expect(res.status, res.text).toBe(202);
+      return completed(apiKey, res.body.data.id as string);
+    },
   };
 }

@@ -18,7 +18,7 @@ import {
 printProcessOutputOnFailure();
 
 const sessions = useSessionStack();
-const { bed, call } = sessions;
+const { bed, call, updateAccount } = sessions;
 /** An owner whose password is strong, so that only the weak one a test sets is refused. */
 const register = (tag: string) => sessions.register(tag, "plum kayak lantern");
 
@@ -111,40 +111,25 @@ describe("weak account passwords", () => {
     const user = await register("legacy");
     const before = await footprint(user.accountId);
     for (const { password, why } of WEAK) {
-      const res = await call("PUT", "/api/account/update", { key: user.key }, { password });
+      const res = await updateAccount({ key: user.key }, { password });
       expectLegacyError(res, 400);
       expect(res.body.message, res.text).toMatch(/^Invalid request: password: This password is too weak: /);
       expect(res.body.message, res.text).toMatch(why);
     }
     // A new address and a password made of it, in one request: neither is applied.
     const renamed = uniqueEmail("zebraquartz");
-    const both = await call(
-      "PUT",
-      "/api/account/update",
-      { key: user.key },
-      { email: renamed, password: ownName(renamed) },
-    );
+    const both = await updateAccount({ key: user.key }, { email: renamed, password: ownName(renamed) });
     expectLegacyError(both, 400);
     expect(both.body.message).toMatch(/made from your e-mail address/);
     // The account's own address counts too when only the password changes.
-    const own = await call(
-      "PUT",
-      "/api/account/update",
-      { key: user.key },
-      { password: ownName(user.email) },
-    );
+    const own = await updateAccount({ key: user.key }, { password: ownName(user.email) });
     expectLegacyError(own, 400);
     expect(own.body.message).toMatch(/made from your e-mail address/);
 
     expect(await footprint(user.accountId)).toEqual(before);
     expect(await signsIn(user.email, user.password)).toBe(true);
     // A strong one is still accepted, on both APIs.
-    const ok = await call(
-      "PUT",
-      "/api/account/update",
-      { key: user.key },
-      { password: "violet harbour 1987 tram" },
-    );
+    const ok = await updateAccount({ key: user.key }, { password: "violet harbour 1987 tram" });
     expect(ok.status, ok.text).toBe(200);
     expect(await signsIn(user.email, "violet harbour 1987 tram")).toBe(true);
   });

@@ -41,7 +41,7 @@ const { bed } = useSessionStack({
 });
 /** The stack `call` talks to: the file's, or the short-lived sessions' one during the expiry attack. */
 let active: StackFixture = bed;
-const { call, register } = sessionCalls({
+const { call, register, updateAccount } = sessionCalls({
   get stack() {
     return active.stack;
   },
@@ -365,12 +365,7 @@ describe("revocation", () => {
     await expectEverywhere(user.token, linkId, 200);
 
     // The older API's password change (a key's request) ends them all, this one included.
-    const legacy = await call(
-      "PUT",
-      "/api/account/update",
-      { key: user.key },
-      { password: "the legacy one" },
-    );
+    const legacy = await updateAccount({ key: user.key }, { password: "the legacy one" });
     expect(legacy.status, legacy.text).toBe(200);
     await expectEverywhere(user.token, linkId, 401);
   });
@@ -500,12 +495,7 @@ describe("accounts", () => {
   it("the older API takes keys only: a session cookie is not a credential there", async () => {
     const user = await register("legacy-cookie");
     expectLegacyError(await call("GET", "/api/account", { cookie: user.token }), 401);
-    const res = await call(
-      "PUT",
-      "/api/account/update",
-      { cookie: user.token, csrf: user.csrf },
-      { password: "legacy takeover" },
-    );
+    const res = await updateAccount({ cookie: user.token, csrf: user.csrf }, { password: "legacy takeover" });
     expectLegacyError(res, 401);
     expect((await login(user.email, user.password)).status).toBe(200);
   });
