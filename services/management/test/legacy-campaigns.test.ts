@@ -9,7 +9,6 @@ import {
   expectLegacyError,
   expectLegacyList,
   expectLegacyMessage,
-  freshLegacyCaller,
   useLegacyTenants,
 } from "./legacy-helpers.ts";
 
@@ -22,7 +21,7 @@ const publicListUrl = (origin: string) => new RegExp(`^${origin.replace(/[.]/g, 
 const uniqueSlug = () => `spring-${process.pid}-${Date.now().toString(36)}-${++seq}`;
 
 describe("legacy campaigns", () => {
-  const { bed, call, other, owner, stranger } = useLegacyTenants("camp", {
+  const { bed, call, other, owner, stranger, newCaller } = useLegacyTenants("camp", {
     // The outbox poll is out of reach here: the relay publishes a write's events only because the
     // write woke it (the campaign analytics test below depends on that, and polls analytics).
     OUTBOX_POLL_MS: "600000",
@@ -76,7 +75,7 @@ describe("legacy campaigns", () => {
   });
 
   it("lists campaigns with the name in name", async () => {
-    const fresh = await freshLegacyCaller(bed.stack, "camp-list");
+    const fresh = await newCaller("camp-list");
     const slug = uniqueSlug();
     const a = (await fresh("POST", "/campaign/add", { name: "First", slug, public: true })).body;
     const b = (await fresh("POST", "/campaign/add", { name: "Second" })).body;

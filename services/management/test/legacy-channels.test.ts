@@ -8,14 +8,13 @@ import {
   expectLegacyError,
   expectLegacyList,
   expectLegacyMessage,
-  freshLegacyCaller,
   useLegacyTenants,
 } from "./legacy-helpers.ts";
 
 printProcessOutputOnFailure();
 
 describe("legacy channels", () => {
-  const { bed, call, other, owner, stranger } = useLegacyTenants("chan");
+  const { bed, call, other, owner, stranger, newCaller } = useLegacyTenants("chan");
 
   it("creates a channel and answers it next to error 0", async () => {
     const res = await call("POST", "/channel/add", {
@@ -47,7 +46,7 @@ describe("legacy channels", () => {
   });
 
   it("lists channels with id, name, description, color and starred", async () => {
-    const fresh = await freshLegacyCaller(bed.stack, "chan-list");
+    const fresh = await newCaller("chan-list");
     expectEmptyLegacyPage(await fresh("GET", "/channels"), "channels");
     const a = (await fresh("POST", "/channel/add", { name: "A", starred: true })).body;
     const b = (await fresh("POST", "/channel/add", { name: "B", description: "bee", color: "#FF0000" })).body;

@@ -28,7 +28,6 @@ import {
   expectLegacyError,
   expectLegacyList,
   expectLegacyMessage,
-  freshLegacyCaller,
   getWithHost,
   LEGACY_DATE,
   uniqueEmail,
@@ -45,7 +44,7 @@ const uniqueHost = () => `go-${process.pid}-${Date.now().toString(36)}-${++seq}.
 
 describe("legacy branded domains", () => {
   const dns = useTestDnsServer();
-  const { bed, call, other, owner } = useLegacyTenants("dom", () => ({
+  const { bed, call, other, owner, newCaller } = useLegacyTenants("dom", () => ({
     ...FAST_WEBHOOKS_ENV,
     DNS_SERVERS: dns().address,
   }));
@@ -505,7 +504,7 @@ describe("legacy branded domains", () => {
   });
 
   it("pages the list: defaults, limits, the last page and past it", async () => {
-    const fresh = await freshLegacyCaller(bed.stack, "paging");
+    const fresh = await newCaller("paging");
     expectEmptyLegacyPage(await fresh("GET", "/domains"), "domains");
 
     const ids: number[] = [];

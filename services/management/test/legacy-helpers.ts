@@ -146,11 +146,6 @@ export function getWithHost(
   });
 }
 
-/** A caller for a new account of its own (tests that count or list everything an account has). */
-export async function freshLegacyCaller(stack: Stack, label: string): Promise<Caller> {
-  return legacyCaller(stack, (await stack.createAccount(uniqueEmail(label))).api_key);
-}
-
 /** Two accounts on one stack, each with a legacy caller: the owner (`call`) and a stranger (`other`). */
 export async function twoTenants(stack: Stack, label: string) {
   const [a, b] = await Promise.all([
@@ -162,7 +157,8 @@ export async function twoTenants(stack: Stack, label: string) {
 
 /**
  * useLegacyStack with twoTenants on it (made in beforeAll): `call` speaks as the owner, `other` as the
- * stranger; `owner()` and `stranger()` give their accounts once made.
+ * stranger; `owner()` and `stranger()` give their accounts once made; `newCaller` speaks for a new
+ * account of its own (a test that counts or lists everything an account has).
  */
 export function useLegacyTenants(
   label: string,
@@ -180,5 +176,7 @@ export function useLegacyTenants(
   };
   const call: Caller = (method, path, body) => made().call(method, path, body);
   const other: Caller = (method, path, body) => made().other(method, path, body);
-  return { bed, call, other, owner: () => made().a, stranger: () => made().b };
+  const newCaller = async (label: string): Promise<Caller> =>
+    legacyCaller(bed.stack, (await bed.stack.createAccount(uniqueEmail(label))).api_key);
+  return { bed, call, other, owner: () => made().a, stranger: () => made().b, newCaller };
 }
