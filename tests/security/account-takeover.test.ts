@@ -5,7 +5,6 @@
 // password re-entered (in the request, or confirmed through /auth/confirm within 10 minutes; signing in
 // does not count), and a password change can revoke every key. Time is moved by rewriting the stored
 // confirmation moment, so nothing here sleeps.
-import { printProcessOutputOnFailure } from "@kurz/testing";
 import { describe, expect, it } from "vitest";
 import {
   type Caller,
@@ -16,8 +15,6 @@ import {
   uniqueEmail,
   useSessionStack,
 } from "./attack.ts";
-
-printProcessOutputOnFailure();
 
 const PER_ACCOUNT = 4;
 const MINUTE = 60_000;

@@ -4,7 +4,6 @@
 // forged identity; nothing is written, to the caller's rows or another tenant's. The real process
 // stack, with a TCP proxy between management and Postgres that the test cuts.
 import { API_KEY_PREFIX } from "@kurz/contracts";
-import { printProcessOutputOnFailure } from "@kurz/testing";
 import { startStack } from "@kurz/testing/stack";
 import { useStackBehindProxy } from "@kurz/testing/use-stack";
 import { describe, expect, it } from "vitest";
@@ -16,8 +15,6 @@ import {
   RELAXED_LIMITS,
   raw,
 } from "./attack.ts";
-
-printProcessOutputOnFailure();
 
 const bed = useStackBehindProxy("sec_outage", (databaseUrl) =>
   startStack({ extraEnv: { ...RELAXED_LIMITS, DATABASE_URL: databaseUrl } }),

@@ -7,12 +7,9 @@
 // answer of the redirect, says `nosniff`.
 import { createHash } from "node:crypto";
 import { ROUTE_DEFS } from "@kurz/contracts";
-import { printProcessOutputOnFailure } from "@kurz/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildWeb } from "../../infra/build/web.ts";
 import { api, type RawResponse, raw, uniqueEmail, useAttackStack } from "./attack.ts";
-
-printProcessOutputOnFailure();
 
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
 const PAST = "2025-12-31T23:59:59Z";

@@ -3,11 +3,8 @@
 // for something else (`-`, a 101-character code, letters of another script that look like Latin ones);
 // a rename prefix that is no code; and a branded domain that is another account's. None creates a
 // link, none is served, and the public host's own routes answer as before.
-import { printProcessOutputOnFailure } from "@kurz/testing";
 import { describe, expect, it } from "vitest";
 import { attackerAndVictim, bearer, expectV1Error, importCalls, raw, useAttackStack } from "./attack.ts";
-
-printProcessOutputOnFailure();
 
 const bed = useAttackStack({ IMPORT_POLL_MS: "100" }, { inProcess: true });
 const { upload, completed: finishedJob } = importCalls(bed);

@@ -2,12 +2,10 @@
 // with passwords into an account at its link limit (every row hashed with argon2, then refused), many
 // jobs queued by one account ahead of everyone's, title fetches that no budget charged, and fresh
 // subdomains of one site to get around its per-site title budget.
-import { printProcessOutputOnFailure, startHttpServer, waitFor, withMinuteLeft } from "@kurz/testing";
+import { startHttpServer, waitFor, withMinuteLeft } from "@kurz/testing";
 import { useTestDnsServer } from "@kurz/testing/use-stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, expectV1Error, importCalls, uniqueEmail, useAttackStack } from "./attack.ts";
-
-printProcessOutputOnFailure();
 
 /** Title fetches per site per minute in this stack (TITLE_FETCH_HOST_PER_MINUTE). */
 const SITE_PER_MINUTE = 6;

@@ -4,11 +4,9 @@
 // analytics export (paged by rows, so memory stays constant), and the import's "already shortened" check (an
 // indexed lookup, migration 20261125023845) telling one account about another's URLs.
 import { IMPORT_MAX_BYTES } from "@kurz/contracts";
-import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
+import { waitFor } from "@kurz/testing";
 import { describe, expect, it } from "vitest";
 import { attackerAndVictim, bearer, expectV1Error, importCalls, raw, useAttackStack } from "./attack.ts";
-
-printProcessOutputOnFailure();
 
 const bed = useAttackStack({ IMPORT_POLL_MS: "100" }, { inProcess: true });
 const { upload: uploadAs, completed: finishedJob } = importCalls(bed);

@@ -2,11 +2,9 @@
 // and keys"): cached QR images, titles of password links on public campaign pages, bulk title fetches
 // as a way around the rate budget or as an amplifier against one site, taking over a deleted code,
 // and the account answers that must be current and well-formed.
-import { printProcessOutputOnFailure, startHttpServer, withMinuteLeft } from "@kurz/testing";
+import { startHttpServer, withMinuteLeft } from "@kurz/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, attackerAndVictim, expectV1Error, raw, uniqueEmail, useAttackStack } from "./attack.ts";
-
-printProcessOutputOnFailure();
 
 /** Per-host title fetches per minute in this stack (TITLE_FETCH_HOST_PER_MINUTE); above the 9 of siteA. */
 const HOST_PER_MINUTE = 10;

@@ -8,12 +8,9 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import { promisify } from "node:util";
 import { callerToken, forwardedHeaders, forwardToken } from "@kurz/service-kit";
-import { printProcessOutputOnFailure } from "@kurz/testing";
 import { describe, expect, it } from "vitest";
 import { loadManagementConfig } from "../../services/management/src/config.ts";
 import { api, expectV1Error, raw, uniqueEmail, useAttackStack } from "./attack.ts";
-
-printProcessOutputOnFailure();
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "../..");

@@ -3,7 +3,6 @@
 // would try first, says why in its envelope, and changes nothing: no account, no new hash, no session
 // ended, the old password still signs in. Link passwords are another rule (redirect.test.ts).
 import { passwordStrength } from "@kurz/contracts/password-strength";
-import { printProcessOutputOnFailure } from "@kurz/testing";
 import { describe, expect, it } from "vitest";
 import {
   expectLegacyError,
@@ -14,8 +13,6 @@ import {
   uniqueEmail,
   useSessionStack,
 } from "./attack.ts";
-
-printProcessOutputOnFailure();
 
 const sessions = useSessionStack();
 const { bed, call, updateAccount } = sessions;

@@ -4,7 +4,7 @@
 // endpoints called directly with the wrong credentials; a flood of bad keys; and a seeded fuzz loop.
 import { createHash } from "node:crypto";
 import { callerToken, forwardedHeaders, forwardToken, internalHeaders } from "@kurz/service-kit";
-import { printProcessOutputOnFailure, withMinuteLeft } from "@kurz/testing";
+import { withMinuteLeft } from "@kurz/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   api,
@@ -15,8 +15,6 @@ import {
   useAttackerAndVictim,
   useAttackStack,
 } from "./attack.ts";
-
-printProcessOutputOnFailure();
 
 /** The gateway's failed-authentication budget in this stack (AUTH_FAILURE_LIMIT_PER_MINUTE). */
 const AUTH_FAILURES_PER_MINUTE = 30;

@@ -5,11 +5,8 @@
 // session in constant use still ends 30 days after sign-in. "Sign out everywhere" ends every session
 // of the account, and only that account's. Time is moved by rewriting stored moments: nothing sleeps.
 import { createHash } from "node:crypto";
-import { printProcessOutputOnFailure } from "@kurz/testing";
 import { describe, expect, it } from "vitest";
 import { expectV1Error, type Owner, setCookieOf, useSessionStack } from "./attack.ts";
-
-printProcessOutputOnFailure();
 
 const COOKIE = "__Host-kurz_session";
 const PUBLIC = { PUBLIC_BASE_URL: "https://kurz-tls.example" };

@@ -6,7 +6,6 @@
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ROUTE_DEFS } from "@kurz/contracts";
-import { printProcessOutputOnFailure } from "@kurz/testing";
 import { type StackFixture, useStack } from "@kurz/testing/use-stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -23,8 +22,6 @@ import {
   useAttackStack,
   useSessionStack,
 } from "./attack.ts";
-
-printProcessOutputOnFailure();
 
 // 5.4 s of idle lifetime for the expiry attack, on a stack of its own: the other attacks keep the default
 // lifetime, since on a loaded machine one of them can take longer than that (a session expiring under it

@@ -2,7 +2,7 @@
 // X-API-Version and X-RateLimit-* headers on refusals, the messages that follow SnipURL's wording (they must
 // tell a stranger nothing about others' links), and the account's click total after deletes (docs/api.md,
 // "Versions", "Validation errors", "Links", "Account").
-import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
+import { waitFor } from "@kurz/testing";
 import { describe, expect, it } from "vitest";
 import {
   api,
@@ -13,8 +13,6 @@ import {
   useAttackerAndVictim,
   useAttackStack,
 } from "./attack.ts";
-
-printProcessOutputOnFailure();
 
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
 const PAST = "2025-12-31T23:59:59Z";

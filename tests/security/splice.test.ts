@@ -12,11 +12,8 @@
 import { readFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { connect } from "node:net";
-import { printProcessOutputOnFailure } from "@kurz/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 import { expectV1Error, type RawResponse, useAttackerAndVictim, useAttackStack } from "./attack.ts";
-
-printProcessOutputOnFailure();
 
 const AUTH_FAILURES_PER_MINUTE = 3;
 const PASSWORD_PER_CLIENT = 2;

@@ -4,7 +4,6 @@
 // unchanged. The routes come from contracts' API_ROUTES, so a new route that names a resource fails
 // this file until its attack is written here.
 import { API_ROUTES } from "@kurz/contracts";
-import { printProcessOutputOnFailure } from "@kurz/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   type api,
@@ -15,8 +14,6 @@ import {
   raw,
   useAttackStack,
 } from "./attack.ts";
-
-printProcessOutputOnFailure();
 
 type Call = ReturnType<typeof api>;
 

@@ -5,12 +5,10 @@
 // refusal and the delivery log say must not be an oracle: one answer for an internal name and an
 // unknown one, and a category (timeout, refused, TLS, DNS, HTTP status) instead of the socket's code.
 // DNS answers come from a real DNS server on loopback (dnsmasq) that the stack's webhooks resolve with.
-import { printProcessOutputOnFailure, startHttpServer, waitFor } from "@kurz/testing";
+import { startHttpServer, waitFor } from "@kurz/testing";
 import { useHttpServer, useTestDnsServer } from "@kurz/testing/use-stack";
 import { describe, expect, it } from "vitest";
 import { api, attackerAndVictim, expectV1Error, uniqueEmail, useAttackStack } from "./attack.ts";
-
-printProcessOutputOnFailure();
 
 /** An address that is public by every rule the guard applies (no request is ever sent to it here). */
 const PUBLIC_IP = "93.184.216.34";

@@ -34,14 +34,18 @@ const live = new Set<StartedProcess>();
 // Services started inside the test process (the in-process stack) keep their logs here instead.
 const liveInProcess = new Map<string, () => string>();
 
+/** The failed tests whose processes' output was printed: once each, however many hooks ask. */
+const printedFor = new WeakSet<object>();
+
 /**
- * Call once at the top level of a test file that starts processes in beforeAll: when a test
- * fails, the output of every process still running is printed. Processes started inside a
- * test body do this on their own.
+ * Call at the top level of a test file that starts processes in beforeAll (useStack calls it where it
+ * starts a stack): when a test fails, the output of every process still running is printed, once.
+ * Processes started inside a test body do this on their own.
  */
 export function printProcessOutputOnFailure(): void {
   afterEach((context) => {
-    if (context.task.result?.state !== "fail") return;
+    if (context.task.result?.state !== "fail" || printedFor.has(context.task)) return;
+    printedFor.add(context.task);
     for (const proc of live) printOutput(proc);
     for (const [name, output] of liveInProcess)
       console.error(`----- logs of ${name} -----\n${output()}\n----- end of ${name} -----`);

@@ -8,6 +8,7 @@ import { afterAll, beforeAll } from "vitest";
 import { startTestDnsServer, type TestDnsServer } from "./dns.ts";
 import { type LocalHttpServer, startHttpServer } from "./http-server.ts";
 import { type DatabaseBehindProxy, migratedDatabaseBehindProxy } from "./migrated-database.ts";
+import { printProcessOutputOnFailure } from "./process.ts";
 import { type Stack, type StackOptions, startStack } from "./stack.ts";
 
 /** What useStack gives the tests once its beforeAll has run (reading a member earlier throws). */
@@ -20,7 +21,8 @@ export interface StackFixture {
 }
 
 /**
- * Starts a stack before the tests and stops it, with the clients they opened, after them. `start` is
+ * Starts a stack before the tests and stops it, with the clients they opened, after them; a failed
+ * test prints the services' output (printProcessOutputOnFailure). `start` is
  * the stack's options, or a function that starts it: called in beforeAll, so it may read what an
  * earlier beforeAll set up (a DNS server's address), or start the stack another way (management's
  * startLinksStack).
@@ -120,6 +122,7 @@ function fixture(
     if (!stack) throw new Error("the stack is not started yet (useStack starts it in beforeAll)");
     return stack;
   };
+  printProcessOutputOnFailure();
   beforeAll(async () => {
     stack = await start();
   });

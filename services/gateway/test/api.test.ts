@@ -3,11 +3,8 @@
 // the rate-limit headers, the OpenAPI document and the docs page.
 import { createHash } from "node:crypto";
 import { apiKeyCacheKey } from "@kurz/contracts";
-import { printProcessOutputOnFailure } from "@kurz/testing";
 import { useStack } from "@kurz/testing/use-stack";
 import { beforeAll, describe, expect, it } from "vitest";
-
-printProcessOutputOnFailure();
 
 interface Reply {
   status: number;

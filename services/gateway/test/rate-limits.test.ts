@@ -1,11 +1,8 @@
 // Per-key rate limits through the real stack, with small limits so 429 comes quickly: both v1 windows
 // (limits stored on the key record), the legacy limit, headers on every answer, 429 details.
-import { printProcessOutputOnFailure } from "@kurz/testing";
 import type { Stack } from "@kurz/testing/stack";
 import { useStack } from "@kurz/testing/use-stack";
 import { beforeAll, describe, expect, it } from "vitest";
-
-printProcessOutputOnFailure();
 
 /**
  * Fixed windows are aligned to the clock: start a sequence well inside one, so none rolls over midway.

@@ -4,11 +4,8 @@
 // sign-in budgeted per client at the gateway. The whole stack runs in-process.
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { printProcessOutputOnFailure } from "@kurz/testing";
 import { useStack } from "@kurz/testing/use-stack";
 import { describe, expect, it } from "vitest";
-
-printProcessOutputOnFailure();
 
 const SESSION_BUDGET = 6;
 const AUTH_BUDGET = 8;

@@ -2,12 +2,9 @@
 // the v1 envelope (or, for QR, a well-formed image), and changes no stored key of anyone. Companion of
 // links-property.test.ts, which covers the links and bulk endpoints.
 import { CreateApiKeyBody, ErrorCode, QrQuery } from "@kurz/contracts";
-import { printProcessOutputOnFailure } from "@kurz/testing";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTestAccount, expectEnvelope, useLinksStack, v1Caller } from "./links-helpers.ts";
-
-printProcessOutputOnFailure();
 
 const RUNS = 60;
 

@@ -1,12 +1,10 @@
 // GET /api/v1/account and /api/v1/account/usage through the gateway: the documented fields and types,
 // live totals, last_used_at recorded without a database write per request, tenant isolation.
-import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
+import { waitFor } from "@kurz/testing";
 import type { Stack } from "@kurz/testing/stack";
 import { useStack } from "@kurz/testing/use-stack";
 import { beforeAll, describe, expect, it } from "vitest";
 import { expectV1Fields, KEY_FIELDS } from "./links-helpers.ts";
-
-printProcessOutputOnFailure();
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 

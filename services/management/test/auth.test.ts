@@ -1,11 +1,8 @@
 // Accounts and sessions through the public origin (docs/api.md "Sessions"): sign-up with
 // the first key shown once, sign-in and sign-out, the session cookie's attributes, the CSRF header,
 // the dashboard using ordinary /api/v1 routes with its session, password change and account settings.
-import { printProcessOutputOnFailure } from "@kurz/testing";
 import { useStack } from "@kurz/testing/use-stack";
 import { describe, expect, it } from "vitest";
-
-printProcessOutputOnFailure();
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 

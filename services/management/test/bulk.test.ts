@@ -1,7 +1,6 @@
 // /api/v1/links/bulk through the gateway on a real stack: per-item failures, the batch limit check,
 // bounded concurrent title fetches, and bulk delete with foreign and unknown ids.
 import { poolOf } from "@kurz/db";
-import { printProcessOutputOnFailure } from "@kurz/testing";
 import { useHttpServer } from "@kurz/testing/use-stack";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { storedLinkCount } from "../src/links/link-count.ts";
@@ -14,8 +13,6 @@ import {
   useLinksStack,
   type V1Caller,
 } from "./links-helpers.ts";
-
-printProcessOutputOnFailure();
 
 let inFlight = 0;
 let maxInFlight = 0;

@@ -4,13 +4,10 @@
 // back. The fault suite found a create whose connection a Postgres restart terminated answered 500
 // (tests/chaos/faults.test.ts); here a TCP proxy between management and Postgres cuts the connections
 // and refuses new ones, deterministically.
-import { printProcessOutputOnFailure } from "@kurz/testing";
 import { useStackBehindProxy } from "@kurz/testing/use-stack";
 import { describe, expect, it } from "vitest";
 import { expectLegacyError, legacyCaller, uniqueEmail } from "./legacy-helpers.ts";
 import { expectV1Error, startLinksStack, v1Caller } from "./links-helpers.ts";
-
-printProcessOutputOnFailure();
 
 const bed = useStackBehindProxy("outage", (databaseUrl) => startLinksStack({ DATABASE_URL: databaseUrl }));
 

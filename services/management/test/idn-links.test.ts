@@ -4,7 +4,6 @@
 // `URL.canParse` answered false for such URLs once optimised, which made create and every later list
 // of the account answer 500 (decision 0010).
 import { toLocation } from "@kurz/contracts";
-import { printProcessOutputOnFailure } from "@kurz/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   createTestAccount,
@@ -14,8 +13,6 @@ import {
   type V1Caller,
   v1Caller,
 } from "./links-helpers.ts";
-
-printProcessOutputOnFailure();
 
 /** Destinations as people send them, and the Location a browser gets for each. */
 const DESTINATIONS: [url: string, location: string][] = [

@@ -3,7 +3,7 @@
 // a job interrupted mid-way resumed by the service without duplicates, and the CSV round trip.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
+import { waitFor } from "@kurz/testing";
 import { useHttpServer } from "@kurz/testing/use-stack";
 import { parse as parseCsv } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
@@ -23,8 +23,6 @@ import {
   useLinksStack,
   type V1Caller,
 } from "./links-helpers.ts";
-
-printProcessOutputOnFailure();
 
 let pageHits = 0;
 const page = useHttpServer((req, res) => {

@@ -1,12 +1,10 @@
 // POST /api/v1/account/keys and DELETE /api/v1/account/keys/:id through the gateway: the key shown
 // once, validation, the limit of 10 active keys, revocation taking effect at once, tenant isolation.
-import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
+import { waitFor } from "@kurz/testing";
 import type { Stack } from "@kurz/testing/stack";
 import { useStack } from "@kurz/testing/use-stack";
 import { beforeAll, describe, expect, it } from "vitest";
 import { expectV1Fields, KEY_FIELDS } from "./links-helpers.ts";
-
-printProcessOutputOnFailure();
 
 interface Reply {
   status: number;

@@ -1,7 +1,6 @@
 // Older API: GET /api/account and PUT /api/account/update, the legacy envelope on failures, and the
 // /api mount leaving /api/v1 alone.
 import { createHash } from "node:crypto";
-import { printProcessOutputOnFailure } from "@kurz/testing";
 import { describe, expect, it } from "vitest";
 import {
   type Caller,
@@ -12,8 +11,6 @@ import {
   uniqueEmail,
   useLegacyStack,
 } from "./legacy-helpers.ts";
-
-printProcessOutputOnFailure();
 
 describe("legacy account", () => {
   const bed = useLegacyStack();

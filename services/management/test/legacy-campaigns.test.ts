@@ -2,7 +2,7 @@
 // service, the internal rotator resolve, the public list page at /c/<public id>, and tenant isolation.
 import { isRecordTombstone, RotatorRecord, rotatorKey } from "@kurz/contracts";
 import { internalHeaders } from "@kurz/service-kit";
-import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
+import { waitFor } from "@kurz/testing";
 import { describe, expect, it } from "vitest";
 import {
   createLink,
@@ -11,8 +11,6 @@ import {
   expectLegacyMessage,
   useLegacyTenants,
 } from "./legacy-helpers.ts";
-
-printProcessOutputOnFailure();
 
 let seq = 0;
 /** Slugs are unique across the service. */

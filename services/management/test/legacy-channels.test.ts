@@ -1,6 +1,5 @@
 // Older API: channels (list, add, update, delete, assign), shaped after the original product, and
 // tenant isolation.
-import { printProcessOutputOnFailure } from "@kurz/testing";
 import { describe, expect, it } from "vitest";
 import {
   createLink,
@@ -10,8 +9,6 @@ import {
   expectLegacyMessage,
   useLegacyTenants,
 } from "./legacy-helpers.ts";
-
-printProcessOutputOnFailure();
 
 describe("legacy channels", () => {
   const { bed, call, other, owner, stranger, newCaller } = useLegacyTenants("chan");

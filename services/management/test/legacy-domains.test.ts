@@ -17,7 +17,7 @@ import {
   rotatorKey,
 } from "@kurz/contracts";
 import { internalHeaders } from "@kurz/service-kit";
-import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
+import { waitFor } from "@kurz/testing";
 import { useTestDnsServer } from "@kurz/testing/use-stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UNVERIFIED_CLAIM_HOLD_MS } from "../src/domains/domain-verification.ts";
@@ -35,8 +35,6 @@ import {
 } from "./legacy-helpers.ts";
 import { v1Caller } from "./links-helpers.ts";
 import { FAST_WEBHOOKS_ENV, type Receiver, startReceiver } from "./webhooks-helpers.ts";
-
-printProcessOutputOnFailure();
 
 let seq = 0;
 /** Hosts are unique across the service, and tests in other files may share a Redis. */

@@ -1,6 +1,5 @@
 // Older API: CTA overlays, listed by GET /api/overlay and created with the admin CLI
 // (`./kurz overlays:create`) until a dashboard does.
-import { printProcessOutputOnFailure } from "@kurz/testing";
 import { describe, expect, it } from "vitest";
 import {
   expectLegacyError,
@@ -10,8 +9,6 @@ import {
   uniqueEmail,
   useLegacyTenants,
 } from "./legacy-helpers.ts";
-
-printProcessOutputOnFailure();
 
 describe("legacy CTA overlays", () => {
   const { bed, call, other, owner } = useLegacyTenants("cta");

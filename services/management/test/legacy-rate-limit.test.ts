@@ -1,11 +1,9 @@
 // The older API's limit: 30 requests per minute per key, with the rate-limit headers on every
 // response and 429 in the legacy envelope once exceeded. Counted apart from the v1 API's windows.
-import { printProcessOutputOnFailure, withMinuteLeft } from "@kurz/testing";
+import { withMinuteLeft } from "@kurz/testing";
 import { useStack } from "@kurz/testing/use-stack";
 import { describe, expect, it } from "vitest";
 import { expectLegacyError, legacyCaller, uniqueEmail } from "./legacy-helpers.ts";
-
-printProcessOutputOnFailure();
 
 describe("legacy rate limit", () => {
   const bed = useStack({ inProcess: true });

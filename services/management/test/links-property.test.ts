@@ -1,12 +1,9 @@
 // Property test: generated garbage at every links and bulk endpoint never gets a 5xx, always gets the
 // v1 envelope, and changes no stored link (of the caller or of anyone else).
 import { BulkCreateBatch, CreateLinkBody, parseUpdateLinkBody } from "@kurz/contracts";
-import { printProcessOutputOnFailure } from "@kurz/testing";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTestAccount, expectEnvelope, useLinksStack, v1Caller } from "./links-helpers.ts";
-
-printProcessOutputOnFailure();
 
 const RUNS = 100;
 

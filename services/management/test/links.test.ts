@@ -1,6 +1,5 @@
 // /api/v1/links through the gateway on a real stack: create, list, get, update, delete, the link limit,
 // the documented validation rules and tenant isolation.
-import { printProcessOutputOnFailure } from "@kurz/testing";
 import { useHttpServer } from "@kurz/testing/use-stack";
 import { beforeAll, describe, expect, it } from "vitest";
 import { storedLinkCount } from "../src/links/link-count.ts";
@@ -16,8 +15,6 @@ import {
   type V1Caller,
   v1Caller,
 } from "./links-helpers.ts";
-
-printProcessOutputOnFailure();
 
 const page = useHttpServer((_req, res) => {
   res.writeHead(200, { "content-type": "text/html; charset=utf-8" });

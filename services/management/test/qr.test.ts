@@ -5,12 +5,10 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { printProcessOutputOnFailure } from "@kurz/testing";
 import { useStack } from "@kurz/testing/use-stack";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-printProcessOutputOnFailure();
 const run = promisify(execFile);
 
 describe("QR codes", () => {

@@ -1,6 +1,6 @@
 // /api/v1/webhooks through the whole stack (Redis Streams bus): managing endpoints, the secret shown
 // once and rotated, the delivery flow end to end, disabling and re-enabling, and refused input.
-import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
+import { waitFor } from "@kurz/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createTestAccount,
@@ -17,8 +17,6 @@ import {
   startReceiver,
   verifyStandardWebhook,
 } from "./webhooks-helpers.ts";
-
-printProcessOutputOnFailure();
 
 const bed = useLinksStack(FAST_WEBHOOKS_ENV);
 let receiver: Receiver;

@@ -1,15 +1,13 @@
 // The webhook flow on the Kafka adapter (librdkafka's mock cluster): the same consumers and dispatcher
 // as on Redis Streams, with per-link order kept across partitions.
 import { startKafkaMock } from "@kurz/bus/testing";
-import { printProcessOutputOnFailure, uniquePrefix } from "@kurz/testing";
+import { uniquePrefix } from "@kurz/testing";
 import { stackTopics } from "@kurz/testing/stack";
 import { useStack } from "@kurz/testing/use-stack";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { startLinksStack } from "./links-helpers.ts";
 import { runWebhookFlow } from "./webhooks-flow.ts";
 import { FAST_WEBHOOKS_ENV, startReceiver } from "./webhooks-helpers.ts";
-
-printProcessOutputOnFailure();
 
 const prefix = uniquePrefix("wh-kafka");
 let brokers: string[] = [];
