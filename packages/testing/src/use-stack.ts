@@ -57,20 +57,16 @@ export function useStackBehindProxy(
     databaseUrl: () => db().database.url,
     beforeStop: () => db().proxy.open(),
   });
-  return {
-    get stack() {
-      return stackFixture.stack;
-    },
-    get prisma() {
-      return stackFixture.prisma;
-    },
-    get redis() {
-      return stackFixture.redis;
-    },
+  return withMembers(stackFixture, {
     get db() {
       return db();
     },
-  };
+  });
+}
+
+/** A fixture with `more` members besides its own (which it still answers itself). */
+export function withMembers<F extends object, M extends object>(fixture: F, more: M): F & M {
+  return Object.defineProperties(Object.create(fixture), Object.getOwnPropertyDescriptors(more));
 }
 
 /**

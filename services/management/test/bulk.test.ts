@@ -7,8 +7,6 @@ import { storedLinkCount } from "../src/links/link-count.ts";
 import {
   expectV1Error,
   expectV1Success,
-  newV1Account,
-  readRedirectRecord,
   uniqueAlias,
   useLinksStack,
   type V1Caller,
@@ -31,14 +29,13 @@ const page = useHttpServer((req, res) => {
 });
 const bed = useLinksStack({ TITLE_FETCH_ALLOW_HOSTS: "127.0.0.1" }, { keepOutboxEvents: true });
 
-const newCaller = (tag: string, linkLimit?: number) => newV1Account(bed, tag, linkLimit);
 const linkCount = (accountId: string) => bed.prisma.link.count({ where: { accountId } });
 /** The account's stored link count (decision 0037), which must always equal linkCount. */
 const storedCount = (accountId: string) => storedLinkCount(bed.prisma, accountId);
 
 describe("POST /links/bulk", () => {
   it("creates every valid item and reports the others by index", async () => {
-    const { api, accountId } = await newCaller("bulk-mixed");
+    const { api, accountId } = await bed.newAccount("bulk-mixed");
     const taken = uniqueAlias("taken");
     const twice = uniqueAlias("twice");
     expectV1Success(
@@ -68,7 +65,7 @@ describe("POST /links/bulk", () => {
         ["created_at", "id", "original_url", "short_code", "short_url", "title"].sort(),
       );
       expect(item.short_url).toBe(`${bed.stack.origin}/${item.short_code}`);
-      expect(await readRedirectRecord(bed.stack, item.short_code)).toMatchObject({
+      expect(await bed.redirectRecord(item.short_code)).toMatchObject({
         id: item.id,
         active: true,
       });
@@ -97,13 +94,13 @@ describe("POST /links/bulk", () => {
     ],
     ["an array body", [{ url: "https://example.com/" }]],
   ])("refuses %s with 400 and creates nothing", async (_why, body) => {
-    const { api, accountId } = await newCaller("bulk-invalid");
+    const { api, accountId } = await bed.newAccount("bulk-invalid");
     expectV1Error(await api("POST", "/links/bulk", body), 400, "VALIDATION_ERROR");
     expect(await linkCount(accountId)).toBe(0);
   });
 
   it("creates the items of a batch in one database call (decision 0044)", async () => {
-    const { api, accountId } = await newCaller("bulk-one-call");
+    const { api, accountId } = await bed.newAccount("bulk-one-call");
     // The stack runs in this process: every pool's queries, management's too, pass through the
     // prototype of this test's own pool (node-postgres' Pool).
     const query = vi.spyOn(
@@ -128,7 +125,7 @@ describe("POST /links/bulk", () => {
   });
 
   it("accepts exactly 50 items", async () => {
-    const { api, accountId } = await newCaller("bulk-fifty");
+    const { api, accountId } = await bed.newAccount("bulk-fifty");
     const res = await api("POST", "/links/bulk", {
       links: Array.from({ length: 50 }, (_, i) => ({ url: `https://example.com/${i}`, title: `t${i}` })),
     });
@@ -138,7 +135,7 @@ describe("POST /links/bulk", () => {
   });
 
   it("answers 403 before creating anything when the valid items cannot fit the link limit", async () => {
-    const { api, accountId } = await newCaller("bulk-limit", 5);
+    const { api, accountId } = await bed.newAccount("bulk-limit", 5);
     const fill = await api("POST", "/links/bulk", {
       links: [1, 2, 3].map((i) => ({ url: `https://example.com/${i}`, title: `t${i}` })),
     });
@@ -164,7 +161,7 @@ describe("POST /links/bulk", () => {
   });
 
   it("never passes the limit with concurrent batches, and counts what they created exactly", async () => {
-    const { api, accountId } = await newCaller("bulk-race", 12);
+    const { api, accountId } = await bed.newAccount("bulk-race", 12);
     const batches = await Promise.all(
       [0, 1, 2, 3, 4].map((b) =>
         api("POST", "/links/bulk", {
@@ -197,7 +194,7 @@ describe("POST /links/bulk", () => {
   });
 
   it("fetches missing titles concurrently, at most 4 at a time to one host", async () => {
-    const { api } = await newCaller("bulk-titles");
+    const { api } = await bed.newAccount("bulk-titles");
     maxInFlight = 0;
     pageHits = 0;
     const res = await api("POST", "/links/bulk", {
@@ -219,8 +216,8 @@ describe("DELETE /links/bulk", () => {
   let other: V1Caller;
 
   beforeAll(async () => {
-    ({ api, accountId: apiAccountId } = await newCaller("bulk-del-a"));
-    other = (await newCaller("bulk-del-b")).api;
+    ({ api, accountId: apiAccountId } = await bed.newAccount("bulk-del-a"));
+    other = (await bed.newAccount("bulk-del-b")).api;
   });
 
   const createSome = async (as: V1Caller, n: number) => {
@@ -240,7 +237,7 @@ describe("DELETE /links/bulk", () => {
     expect(res.body.data).toEqual({ deleted: 3 });
     for (const link of mine) {
       expectV1Error(await api("GET", `/links/${link.id}`), 404, "NOT_FOUND");
-      expect(await readRedirectRecord(bed.stack, link.short_code)).toEqual({
+      expect(await bed.redirectRecord(link.short_code)).toEqual({
         id: link.id,
         deleted: true,
         c: expect.any(Number),

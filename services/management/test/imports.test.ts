@@ -17,8 +17,6 @@ import { TitleFetcher } from "../src/titles/title-fetcher.ts";
 import {
   expectV1Error,
   expectV1Success,
-  newV1Account,
-  readRedirectRecord,
   uniqueAlias,
   useLinksStack,
   type V1Caller,
@@ -39,8 +37,6 @@ const bed = useLinksStack(
   },
   { keepOutboxEvents: true },
 );
-
-const newCaller = (tag: string, linkLimit?: number) => newV1Account(bed, tag, linkLimit);
 
 /** POST the file as the body; the media type says nothing the content does not (format=auto). */
 const upload = (api: V1Caller, file: string | Buffer, query = "", type = "text/csv") =>
@@ -93,7 +89,7 @@ const fixture = (name: string) => readFileSync(join(import.meta.dirname, "fixtur
 
 describe("POST /api/v1/imports", () => {
   it("queues the file (202), creates its links with their outbox events and redirect records", async () => {
-    const { api, accountId } = await newCaller("imp-basic");
+    const { api, accountId } = await bed.newAccount("imp-basic");
     const a = uniqueAlias("imp");
     const csv = `url,alias,title,expires_at,password\nhttps://example.com/1,${a},One,2031-01-01T00:00:00Z,\nhttps://example.com/2,,,,longpassword1\n`;
     const res = await upload(api, csv, "?filename=links.csv");
@@ -115,14 +111,14 @@ describe("POST /api/v1/imports", () => {
     expect(await storedCount(accountId)).toBe(2);
     const events = await bed.prisma.outboxEvent.findMany({ where: { key: { in: links.map((l) => l.id) } } });
     expect(events.map((e) => (e.payload as { type: string }).type)).toEqual(["link.created", "link.created"]);
-    expect(await readRedirectRecord(bed.stack, a)).toMatchObject({
+    expect(await bed.redirectRecord(a)).toMatchObject({
       url: "https://example.com/1",
       active: true,
     });
   });
 
   it("gives rows without expires_at the account's default expiry, in the link and in its event alike", async () => {
-    const { api, accountId } = await newCaller("imp-expiry");
+    const { api, accountId } = await bed.newAccount("imp-expiry");
     await bed.prisma.account.update({ where: { id: accountId }, data: { defaultExpiryHours: 48 } });
     const before = Date.now();
     const csv = "url,expires_at\nhttps://example.com/e1,\nhttps://example.com/e2,2031-01-01T00:00:00Z\n";
@@ -144,7 +140,7 @@ describe("POST /api/v1/imports", () => {
   });
 
   it("fetches titles only when asked (fetch_titles=true)", async () => {
-    const { api, accountId } = await newCaller("imp-titles");
+    const { api, accountId } = await bed.newAccount("imp-titles");
     const before = pageHits;
     const plain = await finished(api, (await upload(api, `url\n${page().origin}/plain\n`)).body.data.id);
     expect(plain.fetch_titles).toBe(false);
@@ -164,7 +160,7 @@ describe("POST /api/v1/imports", () => {
   it("imports every sample file of every format, each job's counts adding up to its rows", async () => {
     // Sample codes are global: one account per run would collide, so each sample is imported once here
     // (the samples of one source share codes and URLs: the second of them is skipped).
-    const { api, accountId } = await newCaller("imp-samples");
+    const { api, accountId } = await bed.newAccount("imp-samples");
     const samples = [
       "kurz.csv",
       "kurz-reordered.csv",
@@ -227,7 +223,7 @@ describe("POST /api/v1/imports", () => {
   });
 
   it("creates a Kutt link protected by a password it does not export inactive, for its owner to finish", async () => {
-    const { api, accountId } = await newCaller("imp-kutt-protected");
+    const { api, accountId } = await bed.newAccount("imp-kutt-protected");
     const open = uniqueAlias("ko");
     const locked = uniqueAlias("kl");
     const kutt = JSON.stringify({
@@ -260,7 +256,7 @@ describe("POST /api/v1/imports", () => {
     expect((await fetch(short(open), { redirect: "manual" })).status).toBe(302);
     const before = await fetch(short(locked), { redirect: "manual" });
     expect(before.status).toBe(404);
-    expect(await readRedirectRecord(bed.stack, locked)).toMatchObject({ active: false, password_hash: null });
+    expect(await bed.redirectRecord(locked)).toMatchObject({ active: false, password_hash: null });
 
     // Re-importing the file (before or after activation) creates nothing twice.
     const again = await finished(api, (await upload(api, kutt, "", "application/json")).body.data.id);
@@ -290,7 +286,7 @@ describe("POST /api/v1/imports", () => {
     // Kutt answers 50 links a page; its three recorded pages, one after another as `curl >>` saves them.
     const pages = ["page-1.json", "page-2.json", "page-3.json"].map((n) => fixture(`kutt-v3/${n}`));
     const total = JSON.parse(pages[0]!.toString()).total as number;
-    const { api } = await newCaller("imp-kutt-pages");
+    const { api } = await bed.newAccount("imp-kutt-pages");
     const res = await upload(api, Buffer.concat(pages), "", "application/json");
     expectV1Success(res, 202);
     const job = await finished(api, res.body.data.id);
@@ -305,13 +301,13 @@ describe("POST /api/v1/imports", () => {
   });
 
   it("reports invalid rows and taken aliases per row, downloadable as CSV, and creates the rest", async () => {
-    const { api: other } = await newCaller("imp-other");
+    const { api: other } = await bed.newAccount("imp-other");
     const taken = uniqueAlias("tkn");
     expectV1Success(
       await other("POST", "/links", { url: "https://example.com/theirs", custom_alias: taken }),
       201,
     );
-    const { api, accountId } = await newCaller("imp-errors");
+    const { api, accountId } = await bed.newAccount("imp-errors");
     const ok = uniqueAlias("ok");
     const csv = [
       "url,alias,password,expires_at",
@@ -344,7 +340,7 @@ describe("POST /api/v1/imports", () => {
   });
 
   it("stops at the link limit mid-file and reports each row past it", async () => {
-    const { api, accountId } = await newCaller("imp-limit", 5);
+    const { api, accountId } = await bed.newAccount("imp-limit", 5);
     expectV1Success(await api("POST", "/links", { url: "https://example.com/existing" }), 201);
     // 120 rows in batches of 50: the limit falls inside the first batch.
     const rows = Array.from({ length: 120 }, (_, i) => `https://example.com/limit/${i}`);
@@ -356,7 +352,7 @@ describe("POST /api/v1/imports", () => {
   });
 
   it("does not duplicate anything when the same or an extended file is imported again", async () => {
-    const { api, accountId } = await newCaller("imp-rerun");
+    const { api, accountId } = await bed.newAccount("imp-rerun");
     const a = uniqueAlias("rr");
     const csv = `url,alias\nhttps://example.com/r1,${a}\nhttps://example.com/r2,\n`;
     const first = await upload(api, csv);
@@ -376,7 +372,7 @@ describe("POST /api/v1/imports", () => {
   });
 
   it("answers the running job when the same file is uploaded while it runs", async () => {
-    const { api, accountId } = await newCaller("imp-twice");
+    const { api, accountId } = await bed.newAccount("imp-twice");
     const file = Buffer.from(`url\nhttps://example.com/twice/${uniqueAlias("t")}\n`);
     // Held as by the CLI, so it stays running while the second upload arrives.
     const { job: held } = await createImportJob(bed.prisma, accountId, file, {}, { claimedForMs: 60_000 });
@@ -387,7 +383,7 @@ describe("POST /api/v1/imports", () => {
   });
 
   it("refuses an account's third job queued or running, for the CLI (which creates its job held) as for the API", async () => {
-    const { accountId } = await newCaller("imp-cap");
+    const { accountId } = await bed.newAccount("imp-cap");
     const file = (n: number) => Buffer.from(`url\nhttps://example.com/cap/${uniqueAlias("c")}/${n}\n`);
     await createImportJob(bed.prisma, accountId, file(1), {}, { claimedForMs: 60_000 });
     await createImportJob(bed.prisma, accountId, file(2), {}, { claimedForMs: 60_000 });
@@ -402,7 +398,7 @@ describe("POST /api/v1/imports", () => {
   });
 
   it("resumes a job interrupted mid-way after its lease expires, without duplicates", async () => {
-    const { api, accountId } = await newCaller("imp-resume");
+    const { api, accountId } = await bed.newAccount("imp-resume");
     const rows = Array.from(
       { length: 130 },
       (_, i) => `https://example.com/resume/${i},${uniqueAlias("rs")}`,
@@ -451,7 +447,7 @@ describe("POST /api/v1/imports", () => {
   });
 
   it("lists the account's jobs only", async () => {
-    const { api } = await newCaller("imp-list");
+    const { api } = await bed.newAccount("imp-list");
     const res = await upload(api, `url\nhttps://example.com/${uniqueAlias("l")}\n`);
     await finished(api, res.body.data.id);
     const list = await api("GET", "/imports");
@@ -461,7 +457,7 @@ describe("POST /api/v1/imports", () => {
   });
 
   it("takes a file larger than the gateway's general body limit (1 MiB)", async () => {
-    const { api, accountId } = await newCaller("imp-large");
+    const { api, accountId } = await bed.newAccount("imp-large");
     const notes = "n".repeat(6_000);
     const rows = Array.from({ length: 200 }, (_, i) => `https://example.com/large/${i},${notes}`);
     const file = `url,notes\n${rows.join("\n")}\n`;
@@ -472,7 +468,7 @@ describe("POST /api/v1/imports", () => {
   });
 
   it("refuses a malformed file with 400 and creates no job", async () => {
-    const { api } = await newCaller("imp-bad");
+    const { api } = await bed.newAccount("imp-bad");
     expectV1Error(
       await upload(api, '{"shortUrls": [', "", "application/json"),
       400,
@@ -491,7 +487,7 @@ describe("POST /api/v1/imports", () => {
 
 describe("GET /api/v1/exports/links", () => {
   it("exports every field as CSV and JSON, and the CSV imports back", async () => {
-    const { api, accountId } = await newCaller("exp-rt");
+    const { api, accountId } = await bed.newAccount("exp-rt");
     const a = uniqueAlias("ex");
     const b = uniqueAlias("ex");
     expectV1Success(

@@ -8,7 +8,7 @@ import { createPrisma, type PrismaClient } from "@kurz/db";
 import { cleanupRedisPrefix, holdAdvisoryLock, testRedisUrl, uniquePrefix } from "@kurz/testing";
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { type Stack, startStack } from "@kurz/testing/stack";
-import { type StackFixture, useStack } from "@kurz/testing/use-stack";
+import { type StackFixture, useStack, withMembers } from "@kurz/testing/use-stack";
 import { Redis } from "ioredis";
 import { expect } from "vitest";
 import { createAccount } from "../src/accounts/create-account.ts";
@@ -54,12 +54,34 @@ export async function startLinksStack(
   };
 }
 
+/** useStack's fixture for a links stack, and what its tests do on it. */
+export interface LinksFixture extends StackFixture {
+  /** A fresh account (createTestAccount), and a v1 caller with its key. */
+  newAccount(tag: string, linkLimit?: number): Promise<{ api: V1Caller; accountId: string; key: string }>;
+  /** The redirect record management wrote to Redis for `code`, or null. */
+  redirectRecord(code: string): Promise<unknown>;
+}
+
 /** startLinksStack for the file's tests (useStack): started in beforeAll, stopped in afterAll. */
 export function useLinksStack(
   extraEnv: Record<string, string> = {},
   opts: { keepOutboxEvents?: boolean } = {},
-): StackFixture {
-  return useStack(() => startLinksStack(extraEnv, opts));
+): LinksFixture {
+  const bed = useStack(() => startLinksStack(extraEnv, opts));
+  return withMembers(bed, {
+    newAccount: async (tag: string, linkLimit?: number) => {
+      const account = await createTestAccount(bed.prisma, tag, linkLimit);
+      return {
+        api: v1Caller(bed.stack, account.api_key),
+        accountId: account.account_id,
+        key: account.api_key,
+      };
+    },
+    redirectRecord: async (code: string) => {
+      const raw = await bed.redis.get(redirectKey(code));
+      return raw === null ? null : JSON.parse(raw);
+    },
+  });
 }
 
 export interface V1Response {
@@ -178,23 +200,6 @@ export async function createTestAccount(
       perHour: Number(RELAXED_LIMITS.RATE_LIMIT_PER_HOUR),
     },
   });
-}
-
-/** A fresh account (createTestAccount) on the fixture's stack, and a v1 caller with its key. */
-export async function newV1Account(bed: StackFixture, tag: string, linkLimit?: number) {
-  const account = await createTestAccount(bed.prisma, tag, linkLimit);
-  return { api: v1Caller(bed.stack, account.api_key), accountId: account.account_id, key: account.api_key };
-}
-
-/** Reads the redirect record management wrote to Redis (under the stack's key prefix). */
-export async function readRedirectRecord(stack: Stack, code: string): Promise<unknown> {
-  const redis = new Redis(stack.env.REDIS_URL!, { keyPrefix: stack.env.REDIS_KEY_PREFIX });
-  try {
-    const raw = await redis.get(redirectKey(code));
-    return raw === null ? null : JSON.parse(raw);
-  } finally {
-    redis.disconnect();
-  }
 }
 
 const ERROR_CODES = new Set<string>(ErrorCode.options);

@@ -8,8 +8,6 @@ import {
   expectV1Error,
   expectV1Success,
   LINK_FIELDS,
-  newV1Account,
-  readRedirectRecord,
   uniqueAlias,
   useLinksStack,
   type V1Caller,
@@ -28,7 +26,7 @@ let otherAccountId: string;
 let accountId: string;
 
 beforeAll(async () => {
-  const [a, b] = await Promise.all([newV1Account(bed, "links-a"), newV1Account(bed, "links-b")]);
+  const [a, b] = await Promise.all([bed.newAccount("links-a"), bed.newAccount("links-b")]);
   ({ api, accountId } = a);
   ({ api: other, accountId: otherAccountId } = b);
 });
@@ -63,7 +61,7 @@ describe("POST /links", () => {
     expect(link.short_url).toBe(`${bed.stack.origin}/${link.short_code}`);
     expect(link.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(link.updated_at).toBe(link.created_at);
-    expect(await readRedirectRecord(bed.stack, link.short_code)).toMatchObject({
+    expect(await bed.redirectRecord(link.short_code)).toMatchObject({
       id: link.id,
       url: "https://example.com/a?b=1",
       active: true,
@@ -84,7 +82,7 @@ describe("POST /links", () => {
     expectV1Success(res, 201);
     expect(res.body.data.has_password).toBe(true);
     expect(JSON.stringify(res.body)).not.toContain("s3cret");
-    const record = (await readRedirectRecord(bed.stack, res.body.data.short_code)) as {
+    const record = (await bed.redirectRecord(res.body.data.short_code)) as {
       password_hash: string;
     };
     expect(record.password_hash).toMatch(/^\$argon2id\$/);
@@ -410,7 +408,7 @@ describe("PATCH /links/:id", () => {
       "overview",
       "devices",
     ]);
-    expect(await readRedirectRecord(bed.stack, link.short_code)).toMatchObject({
+    expect(await bed.redirectRecord(link.short_code)).toMatchObject({
       active: false,
       expires_at: Date.parse("2099-05-06T07:08:09Z"),
     });
@@ -424,7 +422,7 @@ describe("PATCH /links/:id", () => {
     });
     expect(back.body.data).toMatchObject({ is_active: true, has_password: false, expires_at: null });
     expect((await api("GET", `/links/${link.id}`)).body.data.analytics_shared_fields).toBeNull();
-    expect(await readRedirectRecord(bed.stack, link.short_code)).toMatchObject({
+    expect(await bed.redirectRecord(link.short_code)).toMatchObject({
       active: true,
       password_hash: null,
       expires_at: null,
@@ -493,7 +491,7 @@ describe("DELETE /links/:id", () => {
     expectV1Error(await api("GET", `/links/${link.id}`), 404, "NOT_FOUND");
     expectV1Error(await api("DELETE", `/links/${link.id}`), 404, "NOT_FOUND");
     // The record is a tombstone (decision 0052): no late write brings the link back.
-    expect(await readRedirectRecord(bed.stack, alias)).toEqual({
+    expect(await bed.redirectRecord(alias)).toEqual({
       id: link.id,
       deleted: true,
       c: Date.parse(link.created_at),
