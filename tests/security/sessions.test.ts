@@ -273,7 +273,8 @@ describe("expiry and renewal", () => {
     const idle = await register("idle");
     const between = Date.now(); // the idle session's last use was before this, the busy one's after
     const busy = await register("busy");
-    // Used at about 55% of its lifetime: renewed, so it outlives the idle one.
+    // Used at about 55% of its lifetime: renewed, so it outlives the idle one. The sleeps here are the
+    // lifetime under test.
     await sleep(Math.max(0, between + TTL_MS * 0.55 - Date.now()));
     const renewing = Date.now();
     const renewed = await call("GET", "/api/v1/account", { cookie: busy.token });

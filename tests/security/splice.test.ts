@@ -92,19 +92,36 @@ function connection(localAddress: string) {
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
+/** How many whole answers (head, and the body its Content-Length names) `text` holds. */
+function wholeAnswers(text: string): number {
+  let count = 0;
+  let at = 0;
+  for (;;) {
+    const headEnd = text.indexOf("\r\n\r\n", at);
+    if (headEnd < 0) return count;
+    const length = Number(/\r\ncontent-length: *(\d+)/i.exec(text.slice(at, headEnd))?.[1] ?? 0);
+    if (text.length < headEnd + 4 + length) return count;
+    at = headEnd + 4 + length;
+    count++;
+  }
+}
+
 /**
- * Writes `bytes` on a fresh connection and returns everything read until the server closes it; each
- * of `then` is written once an answer to what went before has begun to arrive.
+ * Writes `bytes` on a fresh connection and returns everything read until the server closes it (or
+ * `waitMs` passes); each of `then` is written once the answers to all that went before have arrived.
  */
 function rawExchange(port: number, bytes: string, then: string[] = [], waitMs = 1_500): Promise<string> {
   return new Promise((resolve) => {
     const socket = connect({ port, host: "127.0.0.1" });
     let text = "";
+    let written = 1;
     const next = [...then];
     socket.on("data", (d) => {
       text += d.toString("latin1");
-      const more = next.shift();
-      if (more !== undefined) setTimeout(() => socket.write(more), 50);
+      if (next.length > 0 && wholeAnswers(text) >= written) {
+        written++;
+        socket.write(next.shift()!);
+      }
     });
     socket.on("error", () => {});
     const timer = setTimeout(() => socket.destroy(), waitMs);

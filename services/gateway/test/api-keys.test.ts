@@ -66,6 +66,7 @@ describe("ApiKeys.authenticate with a gate before management", () => {
       open = r;
     });
     const pending = keys.authenticate(`Bearer ${key("B")}`, Date.now(), gate);
+    // A sleep: that nothing asks management before the gate opens can only be watched for a while.
     await new Promise((r) => setTimeout(r, 50));
     expect(asked).toBe(0);
     open();

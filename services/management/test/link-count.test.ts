@@ -4,7 +4,7 @@
 // with no HTTP in between, so the races are as tight as the connection pool allows.
 import { createPrisma, isUniqueViolation, type Link, type PrismaClient } from "@kurz/db";
 import { isApiError } from "@kurz/service-kit";
-import type { TestDatabase } from "@kurz/testing";
+import { type TestDatabase, waitFor } from "@kurz/testing";
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteLinks } from "../src/links/delete-links.ts";
@@ -273,11 +273,16 @@ describe("sharded count with leased quotas", () => {
       }
       return rounds < 400;
     });
-    // Meanwhile the limit goes down and up again (each lowering takes the leases back).
+    // Meanwhile the limit goes down and up again (each lowering takes the leases back), once every 20
+    // rounds of the churn's 400.
     const limits = (async () => {
       for (let i = 0; i < 20; i++) {
+        await waitFor(() => rounds >= i * 20, {
+          timeoutMs: 60_000,
+          intervalMs: 5,
+          description: `round ${i * 20}`,
+        });
         await prisma.account.update({ where: { id }, data: { linkLimit: i % 2 === 0 ? limit - 10 : limit } });
-        await new Promise((r) => setTimeout(r, 5));
       }
     })();
     await Promise.all([churn, limits]);

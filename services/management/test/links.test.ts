@@ -1,5 +1,6 @@
 // /api/v1/links through the gateway on a real stack: create, list, get, update, delete, the link limit,
 // the documented validation rules and tenant isolation.
+import { waitFor } from "@kurz/testing";
 import { useHttpServer } from "@kurz/testing/use-stack";
 import { beforeAll, describe, expect, it } from "vitest";
 import { storedLinkCount } from "../src/links/link-count.ts";
@@ -381,7 +382,8 @@ describe("GET /links/:id", () => {
 describe("PATCH /links/:id", () => {
   it("updates every PATCH field, bumps updated_at and refreshes the redirect record", async () => {
     const link = await create({ url: "https://example.com/u", title: "Before" });
-    await new Promise((r) => setTimeout(r, 5)); // updated_at has millisecond precision
+    // updated_at has millisecond precision: the update comes once the clock has passed the create's.
+    await waitFor(() => Date.now() > Date.parse(link.updated_at), { intervalMs: 1 });
     const res = await api("PATCH", `/links/${link.id}`, {
       title: "After",
       is_active: false,
