@@ -245,7 +245,7 @@ export function useAttackStack(
  * Each test starts with unspent sign-in budgets: they count per account and per client, and a test
  * file is one client, so an attack that spends them must not decide the next one's answers.
  */
-export function freshSignInBudgets(bed: StackFixture): void {
+function freshSignInBudgets(bed: StackFixture): void {
   beforeEach(async () => {
     const prefix = bed.stack.env.REDIS_KEY_PREFIX!;
     const keys = await bed.redis.keys(`${prefix}signin-fail:*`);

@@ -22,10 +22,9 @@ export interface StackFixture {
 
 /**
  * Starts a stack before the tests and stops it, with the clients they opened, after them; a failed
- * test prints the services' output (printProcessOutputOnFailure). `start` is
- * the stack's options, or a function that starts it: called in beforeAll, so it may read what an
- * earlier beforeAll set up (a DNS server's address), or start the stack another way (management's
- * startLinksStack).
+ * test prints the services' output (printProcessOutputOnFailure). `start` is the stack's options, or
+ * a function that starts it: called in beforeAll, so it may read what an earlier beforeAll set up (a
+ * DNS server's address), or start the stack another way (management's startLinksStack).
  */
 export function useStack(start: StackOptions | (() => Promise<Stack>) = {}): StackFixture {
   return fixture(typeof start === "function" ? start : () => startStack(start), {});
