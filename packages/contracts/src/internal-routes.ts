@@ -37,7 +37,10 @@ export interface InternalRouteDef {
   path: string;
   /** The service that serves the route. */
   owner: InternalCaller;
-  /** Whose credential the route accepts: services' caller credentials, or the operators'; end-user identity never. */
+  /**
+   * Whose credential the route accepts: services' caller credentials, or the operators' alone;
+   * end-user identity never.
+   */
   callers: readonly InternalCaller[] | readonly [AdminCredential];
   query?: z.ZodType;
   body?: z.ZodType;
