@@ -401,7 +401,7 @@ async function queryPlans(prisma: Prisma, accountId: string) {
     await explain("search 'cats' (common)", search("cats")),
   ];
   // The analytics summary's active_links (link-count.ts's linkCounts), against counting the active
-  // links themselves as it did before migration 20261128170000.
+  // links themselves (what links_account_id_expires_at_active_idx spares).
   const activeCounts = [
     `- active links, counted directly (before): ${await plan(
       "SELECT count(*) FROM links WHERE account_id = $1::uuid AND is_active AND (expires_at IS NULL OR expires_at > now())",
