@@ -20,8 +20,9 @@ export async function startAnalytics(config: AnalyticsConfig, logger: Logger): P
     username: config.CLICKHOUSE_USER,
     password: config.CLICKHOUSE_PASSWORD,
   });
-  const { applied } = await migrate(ch);
-  if (applied.length > 0) logger.info({ applied }, "ClickHouse migrations applied");
+  const { applied, views } = await migrate(ch);
+  if (applied.length > 0 || views.length > 0)
+    logger.info({ applied, views }, "ClickHouse migrations applied");
   const bus = createServiceBus(config, "analytics", logger);
   const totals = new ClickTotalsPublisher({ bus, ch, logger, intervalMs: config.CLICK_TOTALS_INTERVAL_MS });
   const links = new ManagementLinks({
