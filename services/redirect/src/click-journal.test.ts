@@ -1,23 +1,16 @@
 // The click journal on a real file system: a click written before its answer survives the process
 // being killed, is replayed once on the next start, and is forgotten once it is safe elsewhere.
 import { spawn } from "node:child_process";
-import { appendFileSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, readdirSync, readlinkSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ClickEvent } from "@kurz/contracts";
 import { waitFor } from "@kurz/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { numberedClick } from "../test/support/records.ts";
+import { useTempDirs } from "../test/support/temp-dirs.ts";
 import { ClickJournal } from "./click-journal.ts";
 
-const dirs: string[] = [];
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), "kurz-journal-test-"));
-  dirs.push(dir);
-  return dir;
-};
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const tempDir = useTempDirs("journal-test");
 
 /** How many segments in `dir` this process holds open (Linux: /proc/self/fd). */
 const openFilesIn = (dir: string) =>
@@ -30,18 +23,7 @@ const openFilesIn = (dir: string) =>
     }
   }).length;
 
-const click = (n: number): ClickEvent => ({
-  v: 1,
-  click_id: `0190a1b2-0000-7000-8000-${String(n).padStart(12, "0")}`,
-  link_id: "0190a1b2-0000-7000-8000-000000000001",
-  account_id: "0190a1b2-0000-7000-8000-0000000000aa",
-  short_code: "abc",
-  ts: new Date(0).toISOString(),
-  ip: "203.0.113.7",
-  user_agent: "Mozilla/5.0",
-  referrer: null,
-  host: null,
-});
+const click = (n: number) => numberedClick(n, { ip: "203.0.113.7", user_agent: "Mozilla/5.0" });
 const ids = (events: ClickEvent[]) => events.map((e) => Number(e.click_id.slice(-12)));
 const segments = (dir: string) => readdirSync(dir).filter((n) => n.endsWith(".jsonl"));
 
