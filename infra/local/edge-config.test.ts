@@ -3,13 +3,13 @@
 // redirect), spreads requests over the instances, keeps routing when one instance is gone, and sends a
 // retried request with the request id and time of its first attempt.
 import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, request, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { INTERNAL_HEADERS } from "@kurz/contracts";
-import { getFreePort } from "@kurz/testing";
+import { getFreePort, waitFor } from "@kurz/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EDGE_TEMPLATE, localEdgeConfig } from "./edge-config.ts";
 
@@ -124,21 +124,17 @@ describe.skipIf(!hasNginx)("the local edge under Debian's nginx (skipped without
     edge = spawn(NGINX, ["-p", prefix, "-c", conf, "-e", "stderr", "-g", "daemon off;"], { stdio: "ignore" });
     base = `http://127.0.0.1:${publicPort}`;
     internal = `http://127.0.0.1:${managementPort}`;
-    for (let i = 0; i < 100; i++) {
-      const ok = await fetch(`http://127.0.0.1:${healthPort}/health`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ok) return;
-      await sleep(50);
-    }
-    throw new Error("nginx did not start");
+    await waitFor(() => fetch(`http://127.0.0.1:${healthPort}/health`).then((r) => r.ok), {
+      description: "nginx to answer its health check",
+    });
   });
 
   afterAll(async () => {
+    // nginx's files are removed once it has exited.
+    const exited = edge && edge.exitCode === null ? once(edge, "exit") : undefined;
     edge?.kill("SIGTERM");
     for (const s of servers) s.close();
-    await sleep(100);
+    await exited;
     if (prefix) rmSync(prefix, { recursive: true, force: true });
   });
 
