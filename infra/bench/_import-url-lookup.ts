@@ -1,8 +1,9 @@
 // How the import asks "does this account already have these URLs?" (imports/import-batch.ts, lookUp)
 // at 100,000 links: `node --import tsx infra/bench/_import-url-lookup.ts [links] [--without-index]
 // [--before-query]` migrates a scratch database (with `--without-index`, drops
-// links_account_id_url_hash_idx, migration 20261128120000, leaving no index on the URL; with
-// `--before-query`, explains the query as it was before migration 20261125023845), gives one account `links` links (and another account as many, some to the same URLs), then
+// links_account_id_url_hash_idx, leaving no index on the URL; with `--before-query`, explains the
+// join the lookup used to be, BEFORE below), gives one account `links` links (and another account
+// as many, some to the same URLs), then
 // prints EXPLAIN (ANALYZE, BUFFERS) of the batch's URL lookup for 1,000 alias-less rows (half of them
 // URLs the account has), as a custom plan and as a generic one (a prepared statement's), twice each:
 // right after the insert (the trigram GIN's pending list full) and after VACUUM ANALYZE.

@@ -9,23 +9,10 @@
 // --profile runs every bundle with --cpu-prof into <dir> (a profile per bundle, written at exit).
 // Run under `flock /tmp/bench.lock`.
 import type { ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { nodeFlagsFor } from "../build/bundle.ts";
-import {
-  BARE_SERVER,
-  freePort,
-  LINKS,
-  median,
-  pinned,
-  rssMb,
-  seededRedis,
-  stop,
-  waitHttp,
-  wrk,
-} from "./_redirect-harness.ts";
+import { median, rssMb, startBench, startRedirect, stop, wrk } from "./_redirect-harness.ts";
 
 const mb = ({ rss, peak }: { rss: number; peak: number }) => `${rss.toFixed(0)}/${peak.toFixed(0)} MB`;
 
@@ -45,54 +32,27 @@ async function main(): Promise<void> {
     const [name, path] = a.split("=") as [string, string];
     return { name, path };
   });
-  const prefix = `bench-redirect-${randomBytes(4).toString("hex")}`;
   const dir = mkdtempSync(join(tmpdir(), "kurz-ab-"));
-  const script = join(dir, "random-codes.lua");
-  writeFileSync(
-    script,
-    `math.randomseed(${Date.now() % 100000})\nrequest = function() return wrk.format("GET", "/bn" .. math.random(0, ${LINKS - 1})) end\n`,
-  );
   const children: ChildProcess[] = [];
   try {
-    const redisPort = await seededRedis(children, prefix);
-    const barePort = await freePort();
-    const bare = pinned([process.execPath, "-e", BARE_SERVER], { PORT: String(barePort) });
-    children.push(bare);
-    const a = `http://127.0.0.1:${barePort}`;
-    await waitHttp(`${a}/`);
+    const bench = await startBench(children, dir);
+    const { script, bare: a } = bench;
     wrk(a, script, 10, 64);
     const servers: { name: string; url: string; child: ChildProcess }[] = [];
     for (const [i, b] of bundles.entries()) {
-      const [rPort, gPort, opsPort] = [await freePort(), await freePort(), await freePort()];
       const flags = profileDir
         ? ["--cpu-prof", "--cpu-prof-dir", profileDir, "--cpu-prof-name", `${b.name}.cpuprofile`]
         : [];
       // AB_NODE_FLAGS: extra flags for every bundle (e.g. --trace-deopt), their stdout to <profile>/<name>.out.
       const extra = (process.env.AB_NODE_FLAGS ?? "").split(" ").filter(Boolean);
-      const out = profileDir ? openSync(join(profileDir, `${b.name}.out`), "w") : "ignore";
-      const child = pinned(
-        [process.execPath, ...nodeFlagsFor("redirect"), ...flags, ...extra, b.path],
-        {
-          LOG_LEVEL: "warn",
-          REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-          REDIS_KEY_PREFIX: `${prefix}:`,
-          BUS: "redis",
-          BUS_PREFIX: `${prefix}-${i}`,
-          SPOOL_DIR: join(dir, `spool-${i}`),
-          PUBLIC_BASE_URL: `http://127.0.0.1:${gPort}`,
-          REDIRECT_URL: `http://127.0.0.1:${rPort}`,
-          MANAGEMENT_URL: "http://127.0.0.1:9",
-          TRUST_PROXY: "1",
-          PORT: String(rPort),
-          OPS_PORT: String(opsPort),
-          API_UPSTREAM_URL: `http://127.0.0.1:${gPort}`,
-        },
-        0,
-        out,
-      );
-      children.push(child);
-      await waitHttp(`http://127.0.0.1:${opsPort}/health`);
-      servers.push({ name: b.name, url: `http://127.0.0.1:${rPort}`, child });
+      const { url, child } = await startRedirect(children, bench, {
+        bundle: b.path,
+        busPrefix: `${bench.prefix}-${i}`,
+        spoolDir: join(dir, `spool-${i}`),
+        nodeFlags: [...flags, ...extra],
+        stdout: profileDir ? openSync(join(profileDir, `${b.name}.out`), "w") : "ignore",
+      });
+      servers.push({ name: b.name, url, child });
     }
     // Warm-up one at a time (JIT, every code cached), then the rounds.
     for (const s of servers) wrk(s.url, script, 10, 64);

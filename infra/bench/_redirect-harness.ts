@@ -2,10 +2,12 @@
 // bundles (_redirect-ab.ts): servers pinned to core 0, wrk and the benchmark's own Redis to core 1,
 // 100k links seeded into that Redis, a bare node:http 302 as the Node ceiling.
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { nodeFlagsFor } from "../build/bundle.ts";
 
 export const root = resolve(import.meta.dirname, "../..");
 export const LINKS = 100_000;
@@ -142,4 +144,98 @@ export async function seededRedis(children: ChildProcess[], prefix: string): Pro
     await sleep(100);
   seed(port, prefix);
   return port;
+}
+
+export interface Bench {
+  /** The Redis key and bus prefix the links are seeded under. */
+  prefix: string;
+  redisPort: number;
+  /** The wrk script: every request asks for a random seeded code. */
+  script: string;
+  /** The bare server's address, answering. */
+  bare: string;
+  bareChild: ChildProcess;
+}
+
+/**
+ * What every run stands on: the seeded Redis and the bare server (a), both added to `children`, and the
+ * wrk script, written into `dir`.
+ */
+export async function startBench(children: ChildProcess[], dir: string): Promise<Bench> {
+  const prefix = `bench-redirect-${randomBytes(4).toString("hex")}`;
+  const script = join(dir, "random-codes.lua");
+  writeFileSync(
+    script,
+    `math.randomseed(${Date.now() % 100000})\nrequest = function() return wrk.format("GET", "/bn" .. math.random(0, ${LINKS - 1})) end\n`,
+  );
+  const redisPort = await seededRedis(children, prefix);
+  const barePort = await freePort();
+  const bareChild = pinned([process.execPath, "-e", BARE_SERVER], { PORT: String(barePort) });
+  children.push(bareChild);
+  const bare = `http://127.0.0.1:${barePort}`;
+  await waitHttp(`${bare}/`);
+  return { prefix, redisPort, script, bare, bareChild };
+}
+
+export interface BenchRedirect {
+  url: string;
+  /** The operational listener: /health, /metrics. */
+  ops: string;
+  child: ChildProcess;
+  /** Where its public origin forwards the API: a gateway started there sees the same settings (`env`). */
+  gatewayPort: number;
+  /** The settings it shares with a gateway beside it (not its own ports). */
+  env: Record<string, string>;
+}
+
+/**
+ * A redirect bundle on core 0, started with the redirect's flags (nodeFlagsFor) and `nodeFlags`, as
+ * `./kurz up` runs it: the public origin (API_UPSTREAM_URL set, decision 0038), the links from the
+ * benchmark's Redis, its clicks to that Redis's bus under `busPrefix`. Added to `children`; resolves
+ * once it is healthy.
+ */
+export async function startRedirect(
+  children: ChildProcess[],
+  bench: Bench,
+  o: {
+    bundle: string;
+    busPrefix: string;
+    spoolDir: string;
+    nodeFlags?: string[];
+    /** Added to its own settings. */
+    env?: Record<string, string>;
+    stdout?: "ignore" | number;
+  },
+): Promise<BenchRedirect> {
+  const [port, opsPort, gatewayPort] = [await freePort(), await freePort(), await freePort()];
+  const env = {
+    LOG_LEVEL: "warn",
+    REDIS_URL: `redis://127.0.0.1:${bench.redisPort}`,
+    REDIS_KEY_PREFIX: `${bench.prefix}:`,
+    BUS: "redis",
+    BUS_PREFIX: o.busPrefix,
+    SPOOL_DIR: o.spoolDir,
+    PUBLIC_BASE_URL: `http://127.0.0.1:${gatewayPort}`,
+    REDIRECT_URL: `http://127.0.0.1:${port}`,
+    // Nothing may reach management in this benchmark: every code is seeded.
+    MANAGEMENT_URL: "http://127.0.0.1:9",
+    TRUST_PROXY: "1",
+  };
+  const child = pinned(
+    [process.execPath, ...nodeFlagsFor("redirect"), ...(o.nodeFlags ?? []), o.bundle],
+    {
+      ...env,
+      PORT: String(port),
+      // /health and /metrics are answered on the operational listener only.
+      OPS_PORT: String(opsPort),
+      API_UPSTREAM_URL: `http://127.0.0.1:${gatewayPort}`,
+      ...o.env,
+    },
+    0,
+    o.stdout,
+  );
+  children.push(child);
+  const ops = `http://127.0.0.1:${opsPort}`;
+  await waitHttp(`${ops}/health`);
+  return { url: `http://127.0.0.1:${port}`, ops, child, gatewayPort, env };
 }

@@ -11,14 +11,11 @@
 // calls) and timed from the start of navigation to "usable", which each page defines below: its main
 // content rendered (the first table row, the chart drawn, the form filled) and no loading line left.
 // One warm-up visit per page loads the assets into the browser cache first, as a returning user has.
-import { randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { createPrisma } from "@kurz/db";
 import { startStack } from "@kurz/testing/stack";
-import "./_stack-services.ts";
 import { type APIRequestContext, type BrowserContext, chromium, type Page } from "playwright-core";
+import { productionEnv } from "./_stack-services.ts";
 
 type Prisma = ReturnType<typeof createPrisma>;
 
@@ -188,17 +185,10 @@ export async function timePages(opts: {
   chromiumPath: string;
   log: (line: string) => void;
 }): Promise<{ timings: PageTiming[]; seedMs: number; clicks: number }> {
+  const env = productionEnv("web");
   const stack = await startStack({
-    extraEnv: {
-      NODE_ENV: "production",
-      ANALYTICS_SALT_SECRET: randomBytes(16).toString("hex"),
-      WEBHOOK_SECRETS_KEY: randomBytes(16).toString("hex"),
-      LOG_LEVEL: "error",
-      TITLE_FETCH_ENABLED: "false",
-      SPOOL_DIR: mkdtempSync(join(tmpdir(), "kurz-bench-web-spool-")),
-      // The bench's own visits are many more than a person's in a minute.
-      SESSION_RATE_LIMIT_PER_MINUTE: "100000",
-    },
+    // The bench's own visits are many more than a person's in a minute.
+    extraEnv: { ...env, SESSION_RATE_LIMIT_PER_MINUTE: "100000" },
   });
   const prisma = createPrisma(stack.databaseUrl);
   const browser = await chromium.launch({
@@ -227,6 +217,7 @@ export async function timePages(opts: {
     await browser.close();
     await prisma.$disconnect();
     await stack.stop();
+    rmSync(env.SPOOL_DIR!, { recursive: true, force: true });
   }
 }
 

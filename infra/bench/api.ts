@@ -17,22 +17,22 @@
 // (default 10), --connections <n> (default 16), --only core (reference, get and creates; no list rows).
 // Run under `flock /tmp/bench.lock` on a shared machine.
 import { spawn } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { rmSync } from "node:fs";
 import { createServer } from "node:net";
-import { loadavg, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { loadavg } from "node:os";
+import { resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { apiKeyCacheKey } from "@kurz/contracts";
 import { createPrisma } from "@kurz/db";
 import { startStack } from "@kurz/testing/stack";
-import "./_stack-services.ts";
 import autocannon from "autocannon";
 import { Redis } from "ioredis";
 import { LINK_COUNTS_SQL } from "../../services/management/src/links/link-count.ts";
 import { cpuMeter, pidsNamed } from "./_cpu.ts";
 import { sampleRss } from "./_rss.ts";
+import { productionEnv } from "./_stack-services.ts";
 
 export const description =
   "v1 API through the gateway: create-link on an empty account and on one with 100k links, get, list (per_page 100)";
@@ -117,20 +117,8 @@ export async function run(args: string[]): Promise<string> {
   const duration = Number(values.duration);
   const connections = Number(values.connections);
   const coreOnly = values.only === "core";
-  const spool = mkdtempSync(join(tmpdir(), "kurz-bench-api-spool-"));
-  // Production mode, as deployed: responses are not validated against their records (that check runs
-  // in development and tests), and production's refusal of the development secrets applies.
-  const stack = await startStack({
-    extraEnv: {
-      NODE_ENV: "production",
-      ANALYTICS_SALT_SECRET: randomBytes(16).toString("hex"),
-      // Production refuses the development default of every secret, this one too.
-      WEBHOOK_SECRETS_KEY: randomBytes(32).toString("hex"),
-      LOG_LEVEL: "error",
-      TITLE_FETCH_ENABLED: "false",
-      SPOOL_DIR: spool,
-    },
-  });
+  const env = productionEnv("api");
+  const stack = await startStack({ extraEnv: env });
   // Idle RSS of each service right after start, then its peak over the whole run (_rss.ts).
   const rss = sampleRss(stack.pids);
   const prisma = createPrisma(stack.databaseUrl);
@@ -180,7 +168,7 @@ export async function run(args: string[]): Promise<string> {
     await reference.stop();
     await prisma.$disconnect();
     await stack.stop();
-    rmSync(spool, { recursive: true, force: true });
+    rmSync(env.SPOOL_DIR!, { recursive: true, force: true });
   }
 }
 
@@ -401,7 +389,7 @@ async function queryPlans(prisma: Prisma, accountId: string) {
     await explain("search 'cats' (common)", search("cats")),
   ];
   // The analytics summary's active_links (link-count.ts's linkCounts), against counting the active
-  // links themselves as it did before migration 20261128170000.
+  // links themselves (what links_account_id_expires_at_active_idx spares).
   const activeCounts = [
     `- active links, counted directly (before): ${await plan(
       "SELECT count(*) FROM links WHERE account_id = $1::uuid AND is_active AND (expires_at IS NULL OR expires_at > now())",

@@ -12,19 +12,18 @@
 // Options: --duration <s> (default 10), --runs <n> (default 3), --connections <n> (default 64).
 // Run under `flock /tmp/bench.lock` on a shared machine.
 import type { ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bundle, nodeFlagsFor } from "../build/bundle.ts";
+import { bundle } from "../build/bundle.ts";
 import {
-  BARE_SERVER,
   freePort,
   LINKS,
   median,
   pinned,
   rssMb,
-  seededRedis,
+  startBench,
+  startRedirect,
   stop,
   type WrkResult,
   waitHttp,
@@ -42,75 +41,40 @@ export async function run(args: string[]): Promise<string> {
   const seconds = opt("duration", 10);
   const runs = opt("runs", 3);
   const connections = opt("connections", 64);
-  const prefix = `bench-redirect-${randomBytes(4).toString("hex")}`;
   const dir = mkdtempSync(join(tmpdir(), "kurz-bench-"));
-  const script = join(dir, "random-codes.lua");
-  writeFileSync(
-    script,
-    `math.randomseed(${Date.now() % 100000})\nrequest = function() return wrk.format("GET", "/bn" .. math.random(0, ${LINKS - 1})) end\n`,
-  );
   const redirectBundle = await bundle("redirect");
 
   const children: ChildProcess[] = [];
   const results: Record<string, WrkResult[]> = { a: [], b: [], c: [] };
-  const warm = (url: string) => wrk(url, script, 10, connections); // JIT, every code cached, connections open
 
   let rss = { rss: 0, peak: 0 };
   let pipeline = "";
   let memory = "";
   try {
-    const redisPort = await seededRedis(children, prefix);
-    const redisUrl = `redis://127.0.0.1:${redisPort}`;
-
-    const [barePort, rPort, gPort, opsPort, splicePort] = [
-      await freePort(),
-      await freePort(),
-      await freePort(),
-      await freePort(),
-      await freePort(),
-    ];
     // (a) the Node ceiling
-    const bare = pinned([process.execPath, "-e", BARE_SERVER], { PORT: String(barePort) });
-    children.push(bare);
+    const bench = await startBench(children, dir);
+    const { script, bare: a } = bench;
+    const warm = (url: string) => wrk(url, script, 10, connections); // JIT, every code cached, connections open
     // (b) the redirect service as the public origin, as `./kurz up` runs it
-    const env = {
-      LOG_LEVEL: "warn",
-      REDIS_URL: redisUrl,
-      REDIS_KEY_PREFIX: `${prefix}:`,
-      BUS: "redis",
-      BUS_PREFIX: prefix,
-      SPOOL_DIR: join(dir, "spool"),
-      PUBLIC_BASE_URL: `http://127.0.0.1:${gPort}`,
-      REDIRECT_URL: `http://127.0.0.1:${rPort}`,
-      // Nothing may reach management in this benchmark: every code is seeded.
-      MANAGEMENT_URL: "http://127.0.0.1:9",
-      TRUST_PROXY: "1",
-    };
-    const redirect = pinned([process.execPath, ...nodeFlagsFor("redirect"), redirectBundle], {
-      ...env,
-      PORT: String(rPort),
-      // /health and /metrics are answered on the operational listener only.
-      OPS_PORT: String(opsPort),
-      API_UPSTREAM_URL: `http://127.0.0.1:${gPort}`,
+    const splicePort = await freePort();
+    const redirect = await startRedirect(children, bench, {
+      bundle: redirectBundle,
+      busPrefix: bench.prefix,
+      spoolDir: join(dir, "spool"),
       // As `./kurz up`: the API splice (decision 0038) unless KURZ_SPLICE=0; every new connection's
       // first read is looked at (short links are never spliced, so nothing listens there).
-      ...(process.env.KURZ_SPLICE !== "0" ? { API_SPLICE_PORT: String(splicePort) } : {}),
+      env: process.env.KURZ_SPLICE !== "0" ? { API_SPLICE_PORT: String(splicePort) } : {},
     });
-    children.push(redirect);
-    const a = `http://127.0.0.1:${barePort}`;
-    const b = `http://127.0.0.1:${rPort}`;
-    await waitHttp(`${a}/`);
-    const ops = `http://127.0.0.1:${opsPort}`;
-    await waitHttp(`${ops}/health`);
+    const b = redirect.url;
     warm(a);
     warm(b);
     for (let i = 0; i < runs; i++) {
       results.a!.push(wrk(a, script, seconds, connections));
       results.b!.push(wrk(b, script, seconds, connections));
     }
-    await stop(bare);
-    rss = rssMb(redirect.pid!);
-    const m = await (await fetch(`${ops}/metrics`)).text();
+    await stop(bench.bareChild);
+    rss = rssMb(redirect.child.pid!);
+    const m = await (await fetch(`${redirect.ops}/metrics`)).text();
     const metric = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, "m").exec(m)?.[1] ?? Number.NaN);
     pipeline = m
       .split("\n")
@@ -120,14 +84,15 @@ export async function run(args: string[]): Promise<string> {
     memory = `heap used ${mb("nodejs_heap_size_used_bytes")} MB of ${mb("nodejs_heap_size_total_bytes")} MB, external ${mb("nodejs_external_memory_bytes")} MB`;
 
     // (c) for comparison, the layout before decision 0038: the gateway in front
+    const c = `http://127.0.0.1:${redirect.gatewayPort}`;
     const gateway = pinned([process.execPath, "--import", "tsx", "services/gateway/src/main.ts"], {
-      ...env,
-      PORT: String(gPort),
+      ...redirect.env,
+      PORT: String(redirect.gatewayPort),
     });
     children.push(gateway);
-    await waitHttp(`http://127.0.0.1:${gPort}/health`);
-    wrk(`http://127.0.0.1:${gPort}`, script, 3, connections);
-    results.c!.push(wrk(`http://127.0.0.1:${gPort}`, script, seconds, connections));
+    await waitHttp(`${c}/health`);
+    wrk(c, script, 3, connections);
+    results.c!.push(wrk(c, script, seconds, connections));
   } finally {
     for (const c of children.reverse()) await stop(c);
     rmSync(dir, { recursive: true, force: true });

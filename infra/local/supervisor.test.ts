@@ -1,12 +1,31 @@
 // The supervisor of `./kurz up` with real child processes: a process that dies is started again with
 // a doubling backoff, the backoff resets after a healthy run, and stop() ends restarting for good.
 import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { nextDelay, type RestartPolicy, Supervised } from "./supervisor.ts";
 
 const policy: RestartPolicy = { initialDelayMs: 40, maxDelayMs: 160, resetAfterMs: 1_000 };
 const node = (script: string) => () => spawn(process.execPath, ["-e", script], { stdio: "ignore" });
+
+/**
+ * A node process that runs `script` (which installs its signal handlers) and then says so on an IPC
+ * channel; `ready()` resolves when the process started last has.
+ */
+function signalling(script: string) {
+  let ready: Promise<unknown> | undefined;
+  return {
+    spawn: () => {
+      const child = spawn(process.execPath, ["-e", `${script}; process.send("ready")`], {
+        stdio: ["ignore", "ignore", "ignore", "ipc"],
+      });
+      ready = once(child, "message");
+      return child;
+    },
+    ready: () => ready ?? Promise.reject(new Error("not started")),
+  };
+}
 
 async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -66,15 +85,16 @@ describe("Supervised", () => {
 
   it("does not call an exit unexpected when the stop follows within the settle time (Ctrl-C reaches the whole group)", async () => {
     const lines: string[] = [];
+    const child = signalling("process.on('SIGINT', () => process.exit(0)); setInterval(() => {}, 1000)");
     const service = new Supervised({
       name: "svc",
-      spawn: node("process.on('SIGINT', () => process.exit(0)); setInterval(() => {}, 1000)"),
+      spawn: child.spawn,
       say: (l) => lines.push(l),
       policy,
       exitSettleMs: 300,
     });
     service.start();
-    await sleep(300); // let it install its SIGINT handler
+    await child.ready();
     const pid = service.pid!;
     process.kill(pid, "SIGINT");
     await until(() => {
@@ -86,24 +106,26 @@ describe("Supervised", () => {
       }
     });
     service.stopRestarting(); // the stack's own SIGINT handler, a moment later
+    // No restart may follow: an absence, so a time (the settle time and twice the longest backoff).
     await sleep(300 + policy.maxDelayMs * 2);
     expect(lines).toEqual([]);
     expect(service.starts).toBe(1);
   });
 
   it("stops for good: no restart after stop(), and a process that ignores SIGTERM is killed", async () => {
+    const child = signalling("process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)");
     const stubborn = new Supervised({
       name: "stubborn",
-      spawn: node("process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"),
+      spawn: child.spawn,
       say: () => {},
       policy,
     });
     stubborn.start();
-    await sleep(200); // let it install its SIGTERM handler
+    await child.ready();
     const pid = stubborn.pid!;
     await stubborn.stop(300);
     expect(() => process.kill(pid, 0)).toThrow();
-    await sleep(policy.maxDelayMs * 2);
+    await sleep(policy.maxDelayMs * 2); // no restart may follow: an absence, so a time
     expect(stubborn.starts).toBe(1);
   });
 });

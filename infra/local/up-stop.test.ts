@@ -93,15 +93,21 @@ it("a Ctrl-C stops every service cleanly, and the stack's own Redis after them",
       },
     );
     let output = "";
-    for (const stream of [up.stdout, up.stderr]) stream.on("data", (d: Buffer) => (output += d.toString()));
+    const isUp = new Promise<void>((resolve) => {
+      for (const stream of [up.stdout, up.stderr])
+        stream.on("data", (d: Buffer) => {
+          output += d.toString();
+          if (output.includes("Kurz is up.")) resolve();
+        });
+    });
     const exited = new Promise<number | null>((r) => up.once("exit", (code) => r(code)));
     try {
-      const deadline = Date.now() + 120_000;
-      while (!output.includes("Kurz is up.")) {
-        if (Date.now() > deadline || up.exitCode !== null)
-          throw new Error(`./kurz up did not come up:\n${output}`);
-        await sleep(200);
-      }
+      const came = await Promise.race([
+        isUp.then(() => "up"),
+        exited.then(() => "exited"),
+        sleep(120_000).then(() => "timeout"),
+      ]);
+      if (came !== "up") throw new Error(`./kurz up did not come up (${came}):\n${output}`);
       await importThroughTheCli(env, base);
       process.kill(-up.pid!, "SIGINT");
       const code = await Promise.race([exited, sleep(60_000).then(() => "timeout")]);

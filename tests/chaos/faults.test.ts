@@ -9,7 +9,7 @@ import { resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { kafkaOffsets, kafkaPartitionOf } from "@kurz/bus/testing";
 import { clickPartitionKey } from "@kurz/contracts";
-import { printProcessOutputOnFailure } from "@kurz/testing";
+import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import {
   type PrivatePostgres,
@@ -153,6 +153,7 @@ function startLoad(c: Counters) {
       if (res.status === 201) c.acked.push((res.body as { data: { id: string } }).data.id);
       else c.lastFailure = Date.now();
       if (res.status === 503 && !res.retryAfter) c.missingRetryAfter++;
+      // The writer's pace, a time of its own: about 20 writes a second.
       await sleep(50);
     }
   })();
@@ -173,19 +174,13 @@ async function storedClicks(): Promise<number> {
   return total;
 }
 
-/** The stored total once it has stopped moving (at most 60 s). */
-async function settledClicks(atLeast: number): Promise<number> {
-  const deadline = Date.now() + 60_000;
-  let last = -1;
-  while (Date.now() < deadline) {
-    last = await storedClicks();
-    if (last >= atLeast) {
-      await sleep(1_500);
-      return storedClicks();
-    }
-    await sleep(500);
-  }
-  return last;
+/**
+ * The stored total once every answered click is stored (at most 60 s: past that, what is stored then,
+ * and the row tells what is missing).
+ */
+async function settledClicks(): Promise<number> {
+  await stack.clicksStored(60_000);
+  return storedClicks();
 }
 
 interface Row {
@@ -211,13 +206,18 @@ async function underLoad(fault: string, apply: () => Promise<void>): Promise<Row
     lastFailure: 0,
   };
   const stop = startLoad(c);
-  await sleep(1_000);
+  // The fault meets a load in full flow: redirects answered and writes acknowledged.
+  await waitFor(() => c.answered >= 200 && c.acked.length >= 5, {
+    timeoutMs: 30_000,
+    description: "the load under way",
+  });
   await apply();
   const ended = Date.now();
-  // Keep the load on until 3 s pass without a failed request (at most 20 s after the fault).
+  // Keep the load on until 3 s pass without a failed request (at most 20 s after the fault): a quiet
+  // time is what recovery means here, so it is a time, polled.
   while (Date.now() - ended < 20_000 && Date.now() - Math.max(c.lastFailure, ended) < 3_000) await sleep(200);
   await stop();
-  const stored = await settledClicks(storedBefore + c.answered);
+  const stored = await settledClicks();
   const gained = stored - storedBefore;
   storedBefore = Math.max(stored, storedBefore);
   // Every acknowledged write read back; eight reads at a time (one at a time cost 1-2 s per fault).
@@ -265,9 +265,11 @@ async function whereClicksWent(): Promise<string> {
   return `clicks partitions ${JSON.stringify(offsets)}; analytics said:\n${logged.join("\n")}`;
 }
 
+/** The fault lasts until the supervisor's restart of the instance is ready. */
 const killed = (name: string) => async () => {
-  process.kill(stack.pid(name), "SIGKILL");
-  await sleep(1_000);
+  const pid = stack.pid(name);
+  process.kill(pid, "SIGKILL");
+  await stack.restarted(name, pid);
 };
 
 const FAULTS: [string, () => Promise<void>][] = [
@@ -280,7 +282,7 @@ const FAULTS: [string, () => Promise<void>][] = [
     `Kafka broker 1 down ${FAULT_MS / 1000} s`,
     async () => {
       await stack.kafka.setBroker("down", 1);
-      await sleep(FAULT_MS);
+      await sleep(FAULT_MS); // the outage's length is the fault
       await stack.kafka.setBroker("up", 1);
     },
   ],
@@ -290,7 +292,7 @@ const FAULTS: [string, () => Promise<void>][] = [
     async () => {
       const pid = stack.pid("analytics");
       process.kill(pid, "SIGSTOP");
-      await sleep(FAULT_MS);
+      await sleep(FAULT_MS); // the freeze's length is the fault
       process.kill(pid, "SIGCONT");
     },
   ],

@@ -5,7 +5,7 @@ import { chmodSync, chownSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { asPostgres, getFreePort } from "@kurz/testing";
+import { asPostgres, getFreePort, waitFor } from "@kurz/testing";
 
 export interface PrivatePostgres {
   adminUrl: string;
@@ -80,16 +80,11 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
       ],
       { stdio: "ignore" },
     );
-    for (let i = 0; i < 100; i++) {
-      try {
-        if (execFileSync("redis-cli", ["-p", String(port), "ping"], { encoding: "utf8" }).trim() === "PONG")
-          return;
-      } catch {
-        // not up yet
-      }
-      await sleep(50);
-    }
-    throw new Error("private redis did not start");
+    // A failed ping (not up yet) throws, which waitFor takes for "not yet".
+    await waitFor(
+      () => execFileSync("redis-cli", ["-p", String(port), "ping"], { encoding: "utf8" }).trim() === "PONG",
+      { description: "the private redis to start" },
+    );
   };
   const shutdown = () => {
     try {
@@ -103,7 +98,7 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     url: `redis://127.0.0.1:${port}`,
     async outage(ms) {
       shutdown();
-      await sleep(ms);
+      await sleep(ms); // the outage's length is the fault
       await start();
     },
     async stop() {

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { type KafkaMock, startKafkaMock } from "@kurz/bus/testing";
+import { type KafkaMock, kafkaOffsets, startKafkaMock } from "@kurz/bus/testing";
 import { migrateDatabase } from "@kurz/db";
 import {
   cleanupRedisPrefix,
@@ -16,6 +16,7 @@ import {
   startProcess,
   testRedisUrl,
   uniquePrefix,
+  waitFor,
 } from "@kurz/testing";
 import { accountCreator } from "@kurz/testing/accounts";
 import { ensureBundles } from "@kurz/testing/bundles";
@@ -33,6 +34,19 @@ export interface ScaledStack {
   redirectUrl(i: number): string;
   /** Process id of an instance as `./kurz up` names it (e.g. redirect-2), from <data>/run. */
   pid(name: string): number;
+  /** Where an instance (named as for `pid`) answers /ready: the redirect's on its operational listener. */
+  readyUrl(name: string): string;
+  /**
+   * Waits until the supervisor has started instance `name` again after its process `pid` ended, and
+   * the new process is ready.
+   */
+  restarted(name: string, pid: number, timeoutMs?: number): Promise<void>;
+  /**
+   * Waits until every click answered so far is stored: no redirect instance holds one (in memory or in
+   * its spool), and the analytics group has committed every message of the clicks topic, which it does
+   * once their clicks are inserted. False when that has not happened within `timeoutMs`.
+   */
+  clicksStored(timeoutMs: number): Promise<boolean>;
   createAccount(email: string, linkLimit?: number): Promise<{ account_id: string; api_key: string }>;
   output(): string;
   databaseUrl: string;
@@ -120,13 +134,46 @@ export async function startScaledStack(opts: ScaledStackOptions): Promise<Scaled
     throw err;
   }
   const accounts = accountCreator({ ...process.env, ...env, DATABASE_URL: db.url });
+  const pid = (name: string) => Number(readFileSync(join(dataDir, "run", `${name}.pid`), "utf8").trim());
+  const readyUrl = (name: string) => `http://127.0.0.1:${instancePort(base, name)}/ready`;
+  const answers = (url: string) =>
+    fetch(url, { signal: AbortSignal.timeout(1_000) }).then(
+      async (r) => (r.ok ? r.text() : null),
+      () => null,
+    );
+  const redirects = Array.from({ length: opts.scale.redirect ?? 1 }, (_, i) => `redirect-${i + 1}`);
   return {
     origin: `http://127.0.0.1:${base}`,
     base,
     dataDir,
     kafka,
     redirectUrl: (i) => `http://127.0.0.1:${base + 40 + i}`,
-    pid: (name) => Number(readFileSync(join(dataDir, "run", `${name}.pid`), "utf8").trim()),
+    pid,
+    readyUrl,
+    restarted: async (name, before, timeoutMs = 60_000) => {
+      await waitFor(async () => pid(name) !== before && (await answers(readyUrl(name))) !== null, {
+        timeoutMs,
+        intervalMs: 100,
+        description: `${name} restarted and ready`,
+      });
+    },
+    clicksStored: (timeoutMs) =>
+      waitFor(
+        async () => {
+          for (const name of redirects) {
+            const text = await answers(readyUrl(name).replace(/\/ready$/, "/metrics"));
+            const gauge = (g: string) => new RegExp(`^${g} (\\d+)$`, "m").exec(text ?? "")?.[1];
+            if (gauge("clicks_buffered") !== "0" || gauge("clicks_spooled") !== "0") return false;
+          }
+          const offsets = await kafkaOffsets(kafka.brokers, `${prefix}.clicks`, `${prefix}.analytics-clicks`);
+          // A partition no click went to has nothing to commit.
+          return offsets.every((p) => p.high === 0 || p.committed >= p.high);
+        },
+        { timeoutMs, intervalMs: 250, description: "every answered click stored" },
+      ).then(
+        () => true,
+        () => false,
+      ),
     createAccount: (email, linkLimit) => accounts.createAccount(email, linkLimit),
     output: () => proc.output(),
     databaseUrl: db.url,
@@ -144,4 +191,20 @@ export async function startScaledStack(opts: ScaledStackOptions): Promise<Scaled
       }
     },
   };
+}
+
+/**
+ * The port of an instance as `./kurz up --scale` lays them out (infra/local/up.ts): a redirect's
+ * operational listener from base+60; numbered instances of the others from base+20 (management),
+ * base+30 (gateway), base+50 (analytics); a lone management or analytics on base+1 or base+3.
+ */
+function instancePort(base: number, name: string): number {
+  const [, service, nth] = /^([a-z]+)(?:-(\d+))?$/.exec(name) ?? [];
+  const i = nth ? Number(nth) - 1 : 0;
+  if (service === "redirect") return base + 60 + i;
+  if (!nth && (service === "management" || service === "analytics"))
+    return base + (service === "management" ? 1 : 3);
+  const first = { management: 20, gateway: 30, analytics: 50 }[service ?? ""];
+  if (first === undefined) throw new Error(`no instance ${name}`);
+  return base + first + i;
 }

@@ -1,5 +1,5 @@
-// Lives with the cross-service tests: it is the one test that builds two services' apps, to hold them to the
-// one route list in contracts (docs/decisions/0010-routes-declared-once.md). Each service mounts records
+// Lives with the cross-service tests: it builds two services' apps, to hold them to the one route list in
+// contracts (docs/decisions/0010-routes-declared-once.md). Each service mounts records
 // from contracts' ROUTES with service-kit's mountRoutes, which remembers what it mounted; the gateway's
 // 405 table and the OpenAPI document are derived from the same records. So the only way left to drift
 // is a record no service mounts, or one mounted twice: that is what this checks.
@@ -16,20 +16,7 @@ import { describe, expect, it } from "vitest";
 import { createAnalyticsApp } from "../../services/analytics/src/app.ts";
 import { RouteTable } from "../../services/gateway/src/route-table.ts";
 import { createManagementApp } from "../../services/management/src/app.ts";
-
-// Building an app only wires routes; no route runs, so dependencies are never touched. Any member
-// read while wiring (other than the ones given) fails loudly instead of passing silently.
-function wiringOnly<T>(given: Record<string, unknown>): T {
-  const untouchable = new Proxy(
-    {},
-    {
-      get(_t, member) {
-        throw new Error(`route check: a dependency's ${String(member)} was used while wiring routes`);
-      },
-    },
-  );
-  return new Proxy(given, { get: (t, member) => (member in t ? t[member as string] : untouchable) }) as T;
-}
+import { wiringOnly } from "./wiring-only.ts";
 
 const common = {
   logger: createLogger("route-check", "silent"),

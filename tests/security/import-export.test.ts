@@ -2,7 +2,7 @@
 // its refused rows or its rows that need their owner (and finishing those links), spreadsheet formulas
 // smuggled through exported cells, oversized and malformed uploads, another account's links and clicks in the
 // analytics export (paged by rows, so memory stays constant), and the import's "already shortened" check (an
-// indexed lookup, migration 20261125023845) telling one account about another's URLs.
+// indexed lookup, links_account_id_url_hash_idx) telling one account about another's URLs.
 import { IMPORT_MAX_BYTES } from "@kurz/contracts";
 import { waitFor } from "@kurz/testing";
 import { describe, expect, it } from "vitest";

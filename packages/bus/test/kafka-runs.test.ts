@@ -11,7 +11,7 @@ import {
 } from "../src/index.ts";
 import { chunkRuns, cutRuns, type RunInput } from "../src/kafka/kafka-runs.ts";
 import { type KafkaMock, startKafkaMock } from "../src/testing/index.ts";
-import { testLogger } from "./helpers.ts";
+import { testLogger, waitFor } from "./helpers.ts";
 
 const msg = (offset: number, bytes = 10, marker = false): RunInput => ({
   offset: String(offset),
@@ -129,13 +129,7 @@ describe("subscriptions with runs (Kafka mock)", () => {
       },
     });
 
-  const until = async (cond: () => boolean, what: string) => {
-    const deadline = Date.now() + 30_000;
-    while (!cond()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+  const until = (cond: () => boolean, what: string) => waitFor(what, cond, 30_000);
 
   it("gives two groups with different batch sizes the same runs, ends a quiet run, and loses nothing on a restart", {
     timeout: 90_000,

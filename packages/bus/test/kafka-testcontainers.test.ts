@@ -2,9 +2,7 @@ import { randomUUID } from "node:crypto";
 import { KafkaContainer, type StartedKafkaContainer } from "@testcontainers/kafka";
 import { getContainerRuntimeClient } from "testcontainers";
 import { afterAll, beforeAll, describe, it } from "vitest";
-import { createBus } from "../src/index.ts";
-import { runConformance } from "./conformance.ts";
-import { testLogger } from "./helpers.ts";
+import { runKafkaConformance } from "./conformance.ts";
 
 // Real Kafka is the production path, but it needs a container runtime; without one this rejects
 // within milliseconds and the suite is reported as skipped.
@@ -31,36 +29,17 @@ if (!hasRuntime) {
     await container?.stop();
   });
 
-  runConformance(
-    "kafka (testcontainers)",
-    () =>
-      createBus({
-        kind: "kafka",
-        clientId: "bus-test",
-        prefix,
-        kafkaBrokers: brokers,
-        // Real Kafka auto-creates topics with one partition: create them with three instead.
-        // Session timeouts stay at values a real broker accepts (>= 6 s).
-        kafka: {
-          partitions: 3,
-          idempotent: true,
-          sessionTimeout: 6000,
-          rebalanceTimeout: 6000,
-          heartbeatInterval: 500,
-        },
-        logger: testLogger(),
-      }),
-    {
-      perKeyOrderAcrossConsumers: true,
-      publishOrderAcrossKeys: "Kafka orders messages only within a partition",
-      countsRedeliveries: false,
-      makeUnreachableBus: () =>
-        createBus({
-          kind: "kafka",
-          clientId: "bus-test",
-          kafkaBrokers: ["127.0.0.1:1"],
-          logger: testLogger(),
-        }),
+  runKafkaConformance("kafka (testcontainers)", {
+    prefix,
+    brokers: () => brokers,
+    // Real Kafka auto-creates topics with one partition: create them with three instead.
+    // Session timeouts stay at values a real broker accepts (>= 6 s).
+    kafka: {
+      partitions: 3,
+      idempotent: true,
+      sessionTimeout: 6000,
+      rebalanceTimeout: 6000,
+      heartbeatInterval: 500,
     },
-  );
+  });
 }

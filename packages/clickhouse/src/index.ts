@@ -8,4 +8,5 @@ export {
   PINNED_SETTINGS,
   type QueryParams,
 } from "./create-clickhouse.ts";
-export { MIGRATIONS_DIR, migrate } from "./migrate.ts";
+export { MIGRATIONS_DIR, type MigrateDirs, type MigrateResult, migrate } from "./migrate.ts";
+export { VIEW_DEFINITIONS_DIR } from "./view-definitions.ts";

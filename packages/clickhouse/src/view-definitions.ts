@@ -1,16 +1,24 @@
-// The current definition of each ClickHouse view, one file per view under definitions/: the migrations
-// re-create a view whenever it changes, so only these files show what feeds each table now. A change is
-// made here and carried to databases by a migration written from the file
-// (writeMigrationFromViewDefinitions, `pnpm --filter @kurz/clickhouse run migration:from-definitions`);
-// test/view-definitions.test.ts checks that the migrations and the files make the same views.
-// Reads and writes files only, so it does not load chDB.
-import { readdir, readFile, writeFile } from "node:fs/promises";
-import { join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
-import { MIGRATIONS_DIR } from "./migrations-dir.ts";
+// The one definition of each ClickHouse view, a file per view under definitions/. A materialized view
+// cannot be altered in place, and a migration re-creating one on every change would leave its current
+// query in whichever migration changed it last; so migrations never hold one. `migrate` applies these
+// files after the migrations, each when its text differs from what the database last applied (Flyway's
+// "repeatable migration"): changing a view is an edit of its file and nothing else.
+//
+// Re-creating a materialized view is a DROP and a CREATE: a click inserted between the two is missing
+// from what the view feeds (the rows in `clicks` are complete; a rollup is not). `migrate` runs before
+// the service consumes, so one analytics instance loses nothing; with several, stop them all before the
+// first one whose definitions changed starts (docs/analytics.md).
+import { createHash } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { KurzClickHouse } from "./create-clickhouse.ts";
+import { VIEW_DEFINITIONS_DIR } from "./migrations-dir.ts";
 import { splitStatements } from "./split-statements.ts";
 
-export const VIEW_DEFINITIONS_DIR = fileURLToPath(new URL("../definitions/", import.meta.url));
+export { VIEW_DEFINITIONS_DIR };
+
+/** What each view's file held when it was last applied: the runner's bookkeeping, as schema_migrations. */
+export const VIEW_DEFINITIONS_TABLE = "schema_definitions";
 
 export interface ViewDefinition {
   /** The view's name, which is also the file's: `definitions/<name>.sql`. */
@@ -20,14 +28,21 @@ export interface ViewDefinition {
   statement: string;
   /** The file as written, comments included. */
   sql: string;
+  /** sha256 of `sql`: a different value makes `migrate` re-create the view. */
+  checksum: string;
 }
 
 const NAME = /^[a-z_][a-z0-9_]*$/;
 
+/** sha256 of a definition file's text, line endings normalised (a CRLF checkout is not an edit). */
+export function definitionChecksum(sql: string): string {
+  return createHash("sha256").update(sql.replace(/\r\n/g, "\n")).digest("hex");
+}
+
 /**
  * Every definition in `dir`, sorted by name. Refuses a file that is not one
- * `CREATE [MATERIALIZED] VIEW IF NOT EXISTS <its name>` statement: migrations must be safe to rerun
- * (migrate.ts), and a written migration drops the view just before it.
+ * `CREATE [MATERIALIZED] VIEW IF NOT EXISTS <its name>` statement: IF NOT EXISTS makes a second
+ * process applying the same file at once harmless.
  */
 export async function readViewDefinitions(dir: string = VIEW_DEFINITIONS_DIR): Promise<ViewDefinition[]> {
   const definitions: ViewDefinition[] = [];
@@ -45,61 +60,89 @@ export async function readViewDefinitions(dir: string = VIEW_DEFINITIONS_DIR): P
     if (statements.length !== 1 || !head.test(statement)) {
       throw new Error(`${file} must be one statement: CREATE [MATERIALIZED] VIEW IF NOT EXISTS ${name} …`);
     }
-    definitions.push({ name, file, statement: statements[0]!, sql });
+    definitions.push({ name, file, statement: statements[0]!, sql, checksum: definitionChecksum(sql) });
   }
   return definitions;
 }
 
-export interface MigrationFromViewDefinitionsOptions {
-  /** View names, re-created in the order given (a view that feeds the others last). */
-  names: string[];
-  /** The migration's name after its number; by default the one view's name. */
-  migrationName?: string;
-  definitionsDir?: string;
-  migrationsDir?: string;
-}
-
-const MIGRATION_FILE = /^(\d{4})_[a-z0-9_]+\.sql$/;
+const TARGET = /\bTO\s+`?(\w+)`?/i;
+const SOURCES = /\bFROM\s+`?(\w+)`?/gi;
 
 /**
- * Writes `migrations/<next number>_<name>.sql`, which drops each named view and creates it from its
- * definition as it is now, and returns its path.
+ * The views in the order to create them: a view that writes into a table another of them reads comes
+ * after that one, so a chain of views is built from its end and nothing flows into it half-built
+ * (click_feed_mv, which clicks feed, last). Otherwise by name.
  */
-export async function writeMigrationFromViewDefinitions(
-  options: MigrationFromViewDefinitionsOptions,
-): Promise<string> {
-  const definitionsDir = options.definitionsDir ?? VIEW_DEFINITIONS_DIR;
-  const migrationsDir = options.migrationsDir ?? MIGRATIONS_DIR;
-  if (options.names.length === 0) throw new Error("name at least one view");
-  const all = await readViewDefinitions(definitionsDir);
-  const chosen = options.names.map((name) => {
-    const found = all.find((definition) => definition.name === name);
-    if (!found)
-      throw new Error(`no definition named ${name}; there are: ${all.map((d) => d.name).join(", ")}`);
-    return found;
-  });
-  const migrationName = options.migrationName ?? (chosen.length === 1 ? chosen[0]!.name : undefined);
-  if (!migrationName) throw new Error("several views: give the migration a name (--name)");
-  if (!NAME.test(migrationName))
-    throw new Error(`migration name ${migrationName}: lower-case letters, digits, _`);
-
-  const versions = (await readdir(migrationsDir)).flatMap((f) => {
-    const match = MIGRATION_FILE.exec(f);
-    return match ? [Number(match[1])] : [];
-  });
-  const version = String(Math.max(0, ...versions) + 1).padStart(4, "0");
-  const file = join(migrationsDir, `${version}_${migrationName}.sql`);
-  const header = [
-    `-- Re-creates ${chosen.map((d) => d.name).join(", ")} from their current definitions (each below).`,
-    "-- Stop every analytics instance before the first one with this migration starts",
-    "-- (docs/analytics.md): a click inserted between a dropped view and its new one would be missing from",
-    "-- what the view feeds. A view that must also cover the clicks already stored needs a backfill here.",
-  ].join("\n");
-  const parts = chosen.map(
-    (definition) =>
-      `-- From packages/clickhouse/definitions/${relative(definitionsDir, definition.file)}.\nDROP VIEW IF EXISTS ${definition.name};\n${definition.sql.trimEnd()}\n`,
+export function consumersFirst(definitions: ViewDefinition[]): ViewDefinition[] {
+  const reads = new Map(
+    definitions.map((d) => [d.name, new Set([...d.statement.matchAll(SOURCES)].map((m) => m[1]!))]),
   );
-  // `wx`: never overwrites a migration.
-  await writeFile(file, `${header}\n\n${parts.join("\n")}`, { flag: "wx" });
-  return file;
+  const left = [...definitions];
+  const ordered: ViewDefinition[] = [];
+  while (left.length > 0) {
+    const next =
+      left.find((d) => {
+        const target = TARGET.exec(d.statement)?.[1];
+        return !left.some(
+          (other) => other !== d && target !== undefined && reads.get(other.name)!.has(target),
+        );
+      }) ?? left[0]!; // a cycle cannot be ordered; ClickHouse refuses one anyway
+    ordered.push(next);
+    left.splice(left.indexOf(next), 1);
+  }
+  return ordered;
+}
+
+/** Creates the bookkeeping table if missing. */
+export async function ensureViewDefinitionsTable(ch: KurzClickHouse): Promise<void> {
+  // The name is the sorting key, so concurrent runs recording one view collapse to one row.
+  await ch.command(`
+    CREATE TABLE IF NOT EXISTS ${VIEW_DEFINITIONS_TABLE} (
+      name String,
+      checksum String,
+      applied_at DateTime64(3, 'UTC') DEFAULT now64(3)
+    ) ENGINE = ReplacingMergeTree(applied_at)
+    ORDER BY name`);
+}
+
+/**
+ * Re-creates every view whose file differs from what the database last applied (DROP VIEW IF EXISTS,
+ * then the file's CREATE, then its bookkeeping row), consumers first, and returns their names. A view
+ * whose file is gone loses its bookkeeping row, so a file put back is applied again; the view itself
+ * is dropped by the migration that removes it. ClickHouse has no transactions: a failure leaves the
+ * views before it re-created and the failing one dropped, and the next run re-creates that one.
+ */
+export async function applyViewDefinitions(
+  ch: KurzClickHouse,
+  dir: string = VIEW_DEFINITIONS_DIR,
+): Promise<string[]> {
+  const definitions = await readViewDefinitions(dir);
+  await ensureViewDefinitionsTable(ch);
+  const recorded = new Map(
+    (
+      await ch.query<{ name: string; checksum: string }>(
+        `SELECT name, checksum FROM ${VIEW_DEFINITIONS_TABLE} FINAL`,
+      )
+    ).map((row) => [row.name, row.checksum]),
+  );
+  const changed = consumersFirst(definitions.filter((d) => recorded.get(d.name) !== d.checksum));
+  for (const definition of changed) {
+    // Forgotten first: should the CREATE fail (or the process stop) after the DROP, the next run
+    // re-creates the view whatever its file then holds, the text it had before included.
+    await forget(ch, definition.name);
+    try {
+      await ch.command(`DROP VIEW IF EXISTS ${definition.name}`);
+      await ch.command(definition.statement);
+    } catch (err) {
+      throw new Error(`ClickHouse view ${definition.file} failed: ${(err as Error).message}`, { cause: err });
+    }
+    await ch.insert(VIEW_DEFINITIONS_TABLE, [{ name: definition.name, checksum: definition.checksum }]);
+  }
+  const present = new Set(definitions.map((d) => d.name));
+  for (const name of recorded.keys()) if (!present.has(name)) await forget(ch, name);
+  return changed.map((d) => d.name);
+}
+
+async function forget(ch: KurzClickHouse, name: string): Promise<void> {
+  await ch.command(`DELETE FROM ${VIEW_DEFINITIONS_TABLE} WHERE name = {name:String}`, { name });
 }

@@ -33,45 +33,47 @@ afterAll(async () => {
 });
 
 describe("migrate with the package's migrations", () => {
-  it("creates clicks, links and the rollups, records each file, and applies nothing the second time", async () => {
+  it("creates clicks, links, the rollups and their views, records each, and applies nothing the second time", async () => {
     const ch = await freshDatabase("real");
     expect(await migrate(ch)).toEqual({
-      applied: [
-        "0001_clicks.sql",
-        "0002_analytics_rollups.sql",
-        "0003_hourly_rollups.sql",
-        "0004_campaign_members.sql",
-        "0005_insert_deduplication.sql",
-        "0006_click_message_token.sql",
-        "0007_link_stats.sql",
-        "0008_link_stats_only.sql",
-        "0009_link_daily_totals_projection.sql",
-        "0010_click_feed.sql",
+      applied: ["0011_baseline.sql"],
+      // A view that writes into a table another view reads comes after that one (consumersFirst).
+      views: [
+        "link_daily_from_hourly_mv",
+        "link_dim_total_from_clicks_mv",
+        "link_hourly_mv",
+        "link_stats_click_mv",
+        "link_stats_day_mv",
+        "link_stats_hour_mv",
+        "link_stats_rows_mv",
+        "link_visitors_daily_from_hourly_mv",
+        "link_visitors_hourly_mv",
+        "click_feed_mv",
       ],
     });
-    expect(await migrate(ch)).toEqual({ applied: [] });
+    expect(await migrate(ch)).toEqual({ applied: [], views: [] });
 
     const tables = await ch.query<{ name: string; engine: string; sorting_key: string }>(
       "SELECT name, engine, sorting_key FROM system.tables WHERE database = currentDatabase() ORDER BY name",
     );
     expect(tables).toEqual([
       { name: "campaign_members", engine: "ReplacingMergeTree", sorting_key: "campaign_id" },
-      // Since 0010 clicks feed the rollups through a Null table, which a rebuild feeds alone (decision 0049).
+      // Clicks feed the rollups through a Null table, which a rebuild feeds alone (decision 0049).
       { name: "click_feed", engine: "Null", sorting_key: "" },
       { name: "click_feed_mv", engine: "MaterializedView", sorting_key: "" },
-      // Since 0006: the messages whose click insert completed (decision 0049).
+      // The messages whose click insert completed (decision 0049).
       { name: "click_messages", engine: "ReplacingMergeTree", sorting_key: "token" },
       { name: "clicks", engine: "ReplacingMergeTree", sorting_key: "link_id, toDate(ts), click_id" },
       { name: "link_daily", engine: "SummingMergeTree", sorting_key: "account_id, link_id, day" },
-      // Since 0003 the daily rollups are fed from the hourly ones, which clicks feed.
+      // The daily rollups are fed from the hourly ones, which clicks feed.
       { name: "link_daily_from_hourly_mv", engine: "MaterializedView", sorting_key: "" },
-      // Since 0008 the dimension rollups by hour and by day are gone (link_stats holds those rows,
-      // decision 0048); the all-time one is fed from clicks directly (through click_feed since 0010).
+      // The dimension rollups by hour and by day are link_stats' rows (decision 0048); the all-time
+      // one is fed from click_feed directly.
       { name: "link_dim_total", engine: "SummingMergeTree", sorting_key: "link_id, dim, value, country" },
       { name: "link_dim_total_from_clicks_mv", engine: "MaterializedView", sorting_key: "" },
       { name: "link_hourly", engine: "SummingMergeTree", sorting_key: "account_id, link_id, hour" },
       { name: "link_hourly_mv", engine: "MaterializedView", sorting_key: "" },
-      // Since 0007: a link's periods in one read (decision 0048), fed through a Null table.
+      // A link's periods in one read (decision 0048), fed through a Null table.
       {
         name: "link_stats",
         engine: "AggregatingMergeTree",
@@ -87,6 +89,7 @@ describe("migrate with the package's migrations", () => {
       { name: "link_visitors_hourly", engine: "AggregatingMergeTree", sorting_key: "link_id, hour" },
       { name: "link_visitors_hourly_mv", engine: "MaterializedView", sorting_key: "" },
       { name: "links", engine: "ReplacingMergeTree", sorting_key: "link_id" },
+      { name: "schema_definitions", engine: "ReplacingMergeTree", sorting_key: "name" },
       { name: "schema_migrations", engine: "ReplacingMergeTree", sorting_key: "version" },
     ]);
     const columns = await ch.query<{ name: string; type: string }>(
@@ -112,19 +115,8 @@ describe("migrate with the package's migrations", () => {
     const recorded = await ch.query(
       "SELECT version, name, length(checksum) AS len FROM schema_migrations FINAL ORDER BY version",
     );
-    expect(recorded).toEqual([
-      { version: 1, name: "clicks", len: 64 },
-      { version: 2, name: "analytics_rollups", len: 64 },
-      { version: 3, name: "hourly_rollups", len: 64 },
-      { version: 4, name: "campaign_members", len: 64 },
-      { version: 5, name: "insert_deduplication", len: 64 },
-      { version: 6, name: "click_message_token", len: 64 },
-      { version: 7, name: "link_stats", len: 64 },
-      { version: 8, name: "link_stats_only", len: 64 },
-      { version: 9, name: "link_daily_totals_projection", len: 64 },
-      { version: 10, name: "click_feed", len: 64 },
-    ]);
-    // Since 0009: the all-time totals per account and link, inside link_daily's parts.
+    expect(recorded).toEqual([{ version: 11, name: "baseline", len: 64 }]);
+    // The all-time totals per account and link, inside link_daily's parts.
     const projections = await ch.query(
       "SELECT table, name FROM system.projections WHERE database = currentDatabase() ORDER BY table, name",
     );
@@ -146,15 +138,18 @@ describe("migrate with a migrations directory", () => {
       ].join("\n"),
       "README.md": "not a migration",
     });
-    expect(await migrate(ch, dir)).toEqual({ applied: ["0001_first.sql", "0002_second.sql"] });
+    expect(await migrate(ch, { migrations: dir })).toEqual({
+      applied: ["0001_first.sql", "0002_second.sql"],
+      views: [],
+    });
     expect(await ch.query("SELECT id, body FROM notes ORDER BY id")).toEqual([
       { id: 1, body: "it's; one" },
       { id: 2, body: "two; still one value" },
     ]);
 
     writeFileSync(join(dir, "0003_third.sql"), "INSERT INTO notes VALUES (3, 'three')");
-    expect(await migrate(ch, dir)).toEqual({ applied: ["0003_third.sql"] });
-    expect(await migrate(ch, dir)).toEqual({ applied: [] });
+    expect(await migrate(ch, { migrations: dir })).toEqual({ applied: ["0003_third.sql"], views: [] });
+    expect(await migrate(ch, { migrations: dir })).toEqual({ applied: [], views: [] });
     expect(await ch.query("SELECT count() AS n FROM notes")).toEqual([{ n: 3 }]);
   });
 
@@ -163,14 +158,14 @@ describe("migrate with a migrations directory", () => {
     const dir = migrationsDir("changed", {
       "0001_first.sql": "CREATE TABLE IF NOT EXISTS a (id UInt8) ENGINE = MergeTree ORDER BY id",
     });
-    await migrate(ch, dir);
+    await migrate(ch, { migrations: dir });
     writeFileSync(
       join(dir, "0001_first.sql"),
       "CREATE TABLE IF NOT EXISTS a (id UInt16) ENGINE = MergeTree ORDER BY id",
     );
     writeFileSync(join(dir, "0002_next.sql"), "CREATE TABLE b (id UInt8) ENGINE = MergeTree ORDER BY id");
 
-    await expect(migrate(ch, dir)).rejects.toThrow(/0001_first\.sql/);
+    await expect(migrate(ch, { migrations: dir })).rejects.toThrow(/0001_first\.sql/);
     expect(
       await ch.query("SELECT name FROM system.tables WHERE database = currentDatabase() AND name = 'b'"),
     ).toEqual([]);
@@ -179,9 +174,9 @@ describe("migrate with a migrations directory", () => {
   it("does not count line-ending changes as an edit", async () => {
     const ch = await freshDatabase("crlf");
     const dir = migrationsDir("crlf", { "0001_first.sql": "SELECT 1;\nSELECT 2;\n" });
-    await migrate(ch, dir);
+    await migrate(ch, { migrations: dir });
     writeFileSync(join(dir, "0001_first.sql"), "SELECT 1;\r\nSELECT 2;\r\n");
-    expect(await migrate(ch, dir)).toEqual({ applied: [] });
+    expect(await migrate(ch, { migrations: dir })).toEqual({ applied: [], views: [] });
   });
 
   it("records nothing for a file that fails, so it runs again once fixed", async () => {
@@ -190,21 +185,23 @@ describe("migrate with a migrations directory", () => {
       "0001_broken.sql":
         "CREATE TABLE IF NOT EXISTS c (id UInt8) ENGINE = MergeTree ORDER BY id;\nSELECT nope_fn();",
     });
-    await expect(migrate(ch, dir)).rejects.toThrow(/0001_broken\.sql failed/);
+    await expect(migrate(ch, { migrations: dir })).rejects.toThrow(/0001_broken\.sql failed/);
     expect(await ch.query("SELECT count() AS n FROM schema_migrations")).toEqual([{ n: 0 }]);
 
     writeFileSync(
       join(dir, "0001_broken.sql"),
       "CREATE TABLE IF NOT EXISTS c (id UInt8) ENGINE = MergeTree ORDER BY id;",
     );
-    expect(await migrate(ch, dir)).toEqual({ applied: ["0001_broken.sql"] });
+    expect(await migrate(ch, { migrations: dir })).toEqual({ applied: ["0001_broken.sql"], views: [] });
   });
 
   it("rejects badly named files and duplicate versions before running anything", async () => {
     const ch = await freshDatabase("names");
     const badName = migrationsDir("bad-name", { "1_first.sql": "SELECT 1" });
-    await expect(migrate(ch, badName)).rejects.toThrow(/1_first\.sql is not named NNNN_name\.sql/);
+    await expect(migrate(ch, { migrations: badName })).rejects.toThrow(
+      /1_first\.sql is not named NNNN_name\.sql/,
+    );
     const duplicate = migrationsDir("duplicate", { "0001_a.sql": "SELECT 1", "0001_b.sql": "SELECT 2" });
-    await expect(migrate(ch, duplicate)).rejects.toThrow(/share version 1/);
+    await expect(migrate(ch, { migrations: duplicate })).rejects.toThrow(/share version 1/);
   });
 });

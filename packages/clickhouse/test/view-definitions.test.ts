@@ -1,15 +1,19 @@
-// The files under definitions/ are the current views: a database migrated from nothing has exactly the
-// views the files create. ClickHouse compares them in its own words (system.tables'
+// The files under definitions/ are the views: a migrated database has exactly the views the files
+// create (so no migration creates one behind their back), and `migrate` re-creates a view when, and
+// only when, its file changes. ClickHouse compares them in its own words (system.tables'
 // create_table_query, the query as ClickHouse formats it), so the files' comments and layout are free.
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type KurzClickHouse, MIGRATIONS_DIR, migrate } from "../src/index.ts";
+import type { KurzClickHouse } from "../src/index.ts";
 import {
+  applyViewDefinitions,
+  consumersFirst,
   readViewDefinitions,
+  VIEW_DEFINITIONS_DIR,
+  VIEW_DEFINITIONS_TABLE,
   type ViewDefinition,
-  writeMigrationFromViewDefinitions,
 } from "../src/view-definitions.ts";
 import { useMigratedChDb } from "./migrated-chdb.ts";
 
@@ -32,6 +36,11 @@ async function viewsFromDefinitions(ch: KurzClickHouse, definitions: ViewDefinit
   return views(ch);
 }
 
+const recorded = (ch: KurzClickHouse) =>
+  ch.query<{ name: string; checksum: string }>(
+    `SELECT name, checksum FROM ${VIEW_DEFINITIONS_TABLE} FINAL ORDER BY name`,
+  );
+
 const chdb = useMigratedChDb();
 let migrated: Views = {};
 let tempDir = "";
@@ -45,8 +54,20 @@ afterAll(async () => {
   if (tempDir) await rm(tempDir, { recursive: true, force: true });
 });
 
-describe("definitions/ and migrations/", () => {
-  it("make the same views (edit the definition file, then run migration:from-definitions)", async () => {
+/** A copy of definitions/ to edit; `edit` maps a file under it to its new text. */
+async function definitionsCopy(name: string, edit: Record<string, (sql: string) => string> = {}) {
+  const dir = join(tempDir, name);
+  await cp(VIEW_DEFINITIONS_DIR, dir, { recursive: true });
+  for (const [file, change] of Object.entries(edit)) {
+    await writeFile(join(dir, file), change(await readFile(join(dir, file), "utf8")));
+  }
+  return dir;
+}
+
+const EDITED_QUERY = (sql: string) => sql.replace("countIf(is_bot = 1)", "countIf(is_bot = 2)");
+
+describe("a migrated database and definitions/", () => {
+  it("have the same views (add a file under definitions/ for a view a migration created)", async () => {
     const definitions = await readViewDefinitions();
 
     const fromDefinitions = await viewsFromDefinitions(chdb(), definitions);
@@ -63,10 +84,7 @@ describe("definitions/ and migrations/", () => {
       .filter((definition) => definition !== missing)
       .map((definition) =>
         definition === changed
-          ? {
-              ...definition,
-              statement: definition.statement.replace("countIf(is_bot = 1)", "countIf(is_bot = 2)"),
-            }
+          ? { ...definition, statement: EDITED_QUERY(definition.statement) }
           : definition,
       );
 
@@ -80,43 +98,62 @@ describe("definitions/ and migrations/", () => {
   });
 });
 
-describe("writeMigrationFromViewDefinitions", () => {
-  it("writes the next migration, which migrate applies and which leaves the views as they are", async () => {
-    const migrationsDir = join(tempDir, "migrations");
-    await mkdir(migrationsDir);
-    const existing = (await readdir(MIGRATIONS_DIR)).filter((file) => file.endsWith(".sql")).sort();
-    for (const file of existing) await copyFile(join(MIGRATIONS_DIR, file), join(migrationsDir, file));
-    const next = String(Number(existing.at(-1)!.slice(0, 4)) + 1).padStart(4, "0");
+describe("applyViewDefinitions", () => {
+  it("re-creates nothing while the files are as last applied, and a view again once its file changes", async () => {
+    const ch = chdb();
+    const before = await recorded(ch);
+    expect(before.map((row) => row.name)).toEqual((await readViewDefinitions()).map((d) => d.name));
 
-    const file = await writeMigrationFromViewDefinitions({
-      names: ["link_hourly_mv", "click_feed_mv"],
-      migrationName: "hourly_and_feed",
-      migrationsDir,
-    });
+    expect(await applyViewDefinitions(ch, await definitionsCopy("same"))).toEqual([]);
 
-    expect(file).toBe(join(migrationsDir, `${next}_hourly_and_feed.sql`));
-    const sql = await readFile(file, "utf8");
-    expect(sql.indexOf("DROP VIEW IF EXISTS link_hourly_mv;")).toBeLessThan(
-      sql.indexOf("DROP VIEW IF EXISTS click_feed_mv;"),
-    );
-    expect(await migrate(chdb(), migrationsDir)).toEqual({ applied: [`${next}_hourly_and_feed.sql`] });
-    expect(await views(chdb())).toEqual(migrated);
+    const edited = await definitionsCopy("edited", { "link_hourly_mv.sql": EDITED_QUERY });
+    expect(await applyViewDefinitions(ch, edited)).toEqual(["link_hourly_mv"]);
+    expect((await views(ch)).link_hourly_mv).toContain("countIf(is_bot = 2)");
+    expect(await applyViewDefinitions(ch, edited)).toEqual([]);
+
+    // Back to the package's files: the one that differs from them is re-created.
+    expect(await applyViewDefinitions(ch)).toEqual(["link_hourly_mv"]);
+    expect(await views(ch)).toEqual(migrated);
+    expect(await recorded(ch)).toEqual(before);
   });
 
-  it("names a single view's migration after it, and refuses unknown names and unnamed batches", async () => {
-    const migrationsDir = join(tempDir, "named");
-    await mkdir(migrationsDir);
-    await writeFile(join(migrationsDir, "0007_seven.sql"), "SELECT 1");
+  it("names a failing file, and re-creates its view on the next run", async () => {
+    const ch = chdb();
+    const broken = await definitionsCopy("broken", {
+      "link_hourly_mv.sql": (sql) => sql.replace("FROM click_feed", "FROM no_such_table"),
+    });
 
-    const file = await writeMigrationFromViewDefinitions({ names: ["link_stats_hour_mv"], migrationsDir });
-
-    expect(file).toBe(join(migrationsDir, "0008_link_stats_hour_mv.sql"));
-    await expect(writeMigrationFromViewDefinitions({ names: ["nope_mv"], migrationsDir })).rejects.toThrow(
-      /no definition named nope_mv; there are: .*link_hourly_mv/,
+    await expect(applyViewDefinitions(ch, broken)).rejects.toThrow(
+      /link_hourly_mv\.sql failed: .*no_such_table/,
     );
-    await expect(
-      writeMigrationFromViewDefinitions({ names: ["link_hourly_mv", "click_feed_mv"], migrationsDir }),
-    ).rejects.toThrow(/--name/);
+
+    expect(await applyViewDefinitions(ch)).toEqual(["link_hourly_mv"]);
+    expect(await views(ch)).toEqual(migrated);
+  });
+
+  it("forgets a view whose file is gone, and applies it again once the file is back", async () => {
+    const ch = chdb();
+    const dir = await definitionsCopy("gone");
+    await rm(join(dir, "link_stats_day_mv.sql"));
+
+    expect(await applyViewDefinitions(ch, dir)).toEqual([]);
+    expect((await recorded(ch)).map((row) => row.name)).not.toContain("link_stats_day_mv");
+
+    expect(await applyViewDefinitions(ch)).toEqual(["link_stats_day_mv"]);
+    expect(await views(ch)).toEqual(migrated);
+  });
+});
+
+describe("consumersFirst", () => {
+  it("creates a view after every view that reads the table it writes into", async () => {
+    const order = consumersFirst(await readViewDefinitions()).map((d) => d.name);
+
+    const before = (a: string, b: string) => expect(order.indexOf(a)).toBeLessThan(order.indexOf(b));
+    before("link_hourly_mv", "click_feed_mv");
+    before("link_stats_rows_mv", "click_feed_mv");
+    before("link_daily_from_hourly_mv", "link_hourly_mv");
+    before("link_stats_day_mv", "link_stats_rows_mv");
+    expect(order.at(-1)).toBe("click_feed_mv");
   });
 });
 

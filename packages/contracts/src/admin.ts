@@ -1,9 +1,9 @@
-// The operators' route (`PATCH /internal/admin/accounts` on management, and `./kurz accounts:update`,
-// which runs the same use case): an account's plan status, link limit and its keys' rate limits.
-// Only the operators' credential (ADMIN_TOKEN, in INTERNAL_HEADERS.adminToken) reaches it: never a
-// user's key or session, nor another service's caller credential (docs/security.md).
+// The shapes of the operators' route (INTERNAL_ROUTES.updateAccountLimits, `PATCH /internal/admin/accounts`
+// on management, and `./kurz accounts:update`, which runs the same use case): an account's plan status,
+// link limit and its keys' rate limits. Only the operators' credential (ADMIN_TOKEN, in
+// INTERNAL_HEADERS.adminToken) reaches it: never a user's key or session, nor another service's caller
+// credential (docs/security.md).
 import * as z from "zod";
-import { successEnvelope } from "./envelope.ts";
 import { Count, Uuid } from "./primitives.ts";
 
 /** An operator's credential is a long random secret, like INTERNAL_TOKEN, and never equal to it. */
@@ -50,12 +50,3 @@ export const AccountLimits = z
   })
   .meta({ id: "AccountLimits" });
 export type AccountLimits = z.infer<typeof AccountLimits>;
-
-export const ADMIN_ROUTES = {
-  updateAccount: {
-    method: "PATCH",
-    path: "/internal/admin/accounts",
-    body: UpdateAccountLimitsBody,
-    response: successEnvelope(AccountLimits),
-  },
-} as const;

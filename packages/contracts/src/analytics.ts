@@ -56,10 +56,12 @@ export const LinkAnalytics = z
   .meta({ id: "LinkAnalytics" });
 export type LinkAnalytics = z.infer<typeof LinkAnalytics>;
 
+/** The account's links, all and active: management counts them (LinksSummary), the summary passes them on. */
+export const LinkCounts = { total_links: Count, active_links: Count };
+
 export const AnalyticsSummary = z
   .object({
-    total_links: Count,
-    active_links: Count,
+    ...LinkCounts,
     total_clicks: Count,
     unique_visitors: Count.optional().meta({
       description:

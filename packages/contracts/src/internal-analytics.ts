@@ -1,6 +1,7 @@
 import * as z from "zod";
+import { LinkCounts } from "./analytics.ts";
 import { AnalyticsSharedField } from "./link.ts";
-import { Count, Timestamp, Uuid } from "./primitives.ts";
+import { Timestamp, Uuid } from "./primitives.ts";
 
 /**
  * Management's answers to analytics (`/internal/analytics/*`, caller credential of analytics only).
@@ -52,8 +53,7 @@ export const LinksSummaryQuery = z.object({
 export type LinksSummaryQuery = z.infer<typeof LinksSummaryQuery>;
 
 export const LinksSummary = z.object({
-  total_links: Count,
-  active_links: Count,
+  ...LinkCounts,
   /** The candidates that are the account's live links, with their current details (any order). */
   links: z.array(z.object({ id: Uuid, short_code: z.string(), original_url: z.string(), title: z.string() })),
   /** Links of the account deleted within the window, newest first (at most LINKS_SUMMARY_MAX_DELETED). */

@@ -230,19 +230,6 @@ export const OVERLAY_TYPES = ["message", "contact", "poll", "newsletter", "image
 export const OverlayType = z.enum(OVERLAY_TYPES);
 export type OverlayType = z.infer<typeof OverlayType>;
 
-export const LegacyOverlay = z
-  .object({
-    id: LegacyId,
-    type: z.string().meta({ description: "Overlay kind, e.g. message or contact" }),
-    name: z.string(),
-    date: LegacyDateTime,
-  })
-  .meta({ id: "LegacyOverlaySummary" });
-export type LegacyOverlay = z.infer<typeof LegacyOverlay>;
-
-export const LegacyOverlayList = legacyList("cta", LegacyOverlay);
-export type LegacyOverlayList = z.infer<typeof LegacyOverlayList>;
-
 // ---- campaigns ----
 
 const CampaignCommon = {

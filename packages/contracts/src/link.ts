@@ -235,16 +235,15 @@ export type BulkCreateBody = z.infer<typeof BulkCreateBody>;
 export const BulkCreateBatch = z.object({ links: z.array(z.unknown()).min(1).max(BULK_MAX_ITEMS) });
 export type BulkCreateBatch = z.infer<typeof BulkCreateBatch>;
 
-export const BulkCreateResultItem = z
-  .object({
-    id: Uuid,
-    short_code: z.string(),
-    short_url: AnyUrl(),
-    original_url: AnyUrl(),
-    title: z.string(),
-    created_at: Timestamp,
-  })
-  .meta({ id: "BulkCreateResultItem" });
+/** A created link, as much of it as a batch's answer repeats. */
+export const BulkCreateResultItem = Link.pick({
+  id: true,
+  short_code: true,
+  short_url: true,
+  original_url: true,
+  title: true,
+  created_at: true,
+}).meta({ id: "BulkCreateResultItem" });
 export type BulkCreateResultItem = z.infer<typeof BulkCreateResultItem>;
 
 export const BulkCreateFailureItem = z.object({

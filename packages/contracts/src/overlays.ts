@@ -90,20 +90,34 @@ export type OverlayUpdateBody = z.infer<typeof OverlayUpdateBody>;
 
 const LegacyId = z.int().positive();
 
+/** An overlay's settings as both APIs answer them, between its id and type and its dates. */
+const OverlayContent = {
+  name: z.string(),
+  text: z.string(),
+  button_label: z.string().nullable(),
+  button_url: z.string().nullable(),
+  fields: z.array(z.string()),
+  bg_color: z.string(),
+  text_color: z.string(),
+  button_color: z.string(),
+  position: z.string(),
+};
+
+/** A contact form submission as both APIs answer it, after its id and before its date. */
+const SubmissionContent = {
+  link_id: Uuid,
+  name: z.string().nullable(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  message: z.string().nullable(),
+};
+
 /** An overlay as the API answers it (list items and reads). */
 export const LegacyOverlayDetail = z
   .object({
     id: LegacyId,
     type: z.string().meta({ description: "Overlay kind, e.g. message or contact" }),
-    name: z.string(),
-    text: z.string(),
-    button_label: z.string().nullable(),
-    button_url: z.string().nullable(),
-    fields: z.array(z.string()),
-    bg_color: z.string(),
-    text_color: z.string(),
-    button_color: z.string(),
-    position: z.string(),
+    ...OverlayContent,
     date: LegacyDateTime,
   })
   .meta({ id: "LegacyOverlay" });
@@ -136,15 +150,7 @@ export const OverlaySubmissionBody = z.object({
 export type OverlaySubmissionBody = z.infer<typeof OverlaySubmissionBody>;
 
 export const LegacyOverlaySubmission = z
-  .object({
-    id: LegacyId,
-    link_id: Uuid,
-    name: z.string().nullable(),
-    email: z.string().nullable(),
-    phone: z.string().nullable(),
-    message: z.string().nullable(),
-    date: LegacyDateTime,
-  })
+  .object({ id: LegacyId, ...SubmissionContent, date: LegacyDateTime })
   .meta({ id: "LegacyOverlaySubmission" });
 export type LegacyOverlaySubmission = z.infer<typeof LegacyOverlaySubmission>;
 
@@ -169,15 +175,7 @@ export const Overlay = z
   .object({
     id: z.int().positive(),
     type: z.string(),
-    name: z.string(),
-    text: z.string(),
-    button_label: z.string().nullable(),
-    button_url: z.string().nullable(),
-    fields: z.array(z.string()),
-    bg_color: z.string(),
-    text_color: z.string(),
-    button_color: z.string(),
-    position: z.string(),
+    ...OverlayContent,
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -197,15 +195,7 @@ export const OverlayRecord = Overlay.omit({ name: true, created_at: true, update
 export type OverlayRecord = z.infer<typeof OverlayRecord>;
 
 export const OverlaySubmission = z
-  .object({
-    id: z.int().positive(),
-    link_id: Uuid,
-    name: z.string().nullable(),
-    email: z.string().nullable(),
-    phone: z.string().nullable(),
-    message: z.string().nullable(),
-    created_at: Timestamp,
-  })
+  .object({ id: z.int().positive(), ...SubmissionContent, created_at: Timestamp })
   .meta({ id: "OverlaySubmission" });
 export type OverlaySubmission = z.infer<typeof OverlaySubmission>;
 

@@ -26,37 +26,30 @@ export const CAMPAIGN_ROUTES = {
     response: successEnvelope(CampaignAnalytics),
     errors: ["VALIDATION_ERROR", "NOT_FOUND"],
   }),
-  legacyListCampaignLinks: legacy("GET", "/campaign/:id/links", "A campaign's links in rotation order", {
+  legacyListCampaignLinks: legacy({
+    method: "GET",
+    path: "/api/campaign/:id/links",
+    summary: "A campaign's links in rotation order",
     params: LegacyIdParams,
     response: LegacyCampaignLinksResponse,
-    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
   }),
-  legacyWeightCampaignLink: legacy(
-    "PUT",
-    "/campaign/:campaignid/weight/:linkid",
-    "Set an assigned link's rotator weight",
-    {
-      params: LegacyAssignParams,
-      body: LegacyCampaignWeightBody,
-      errors: ["VALIDATION_ERROR", "NOT_FOUND"],
-    },
-  ),
-  legacyRemoveCampaignLink: legacy(
-    "DELETE",
-    "/campaign/:campaignid/remove/:linkid",
-    "Remove a link from a campaign",
-    {
-      params: LegacyAssignParams,
-      errors: ["VALIDATION_ERROR", "NOT_FOUND"],
-    },
-  ),
-  legacyRemoveChannelLink: legacy(
-    "DELETE",
-    "/channel/:channelid/remove/:linkid",
-    "Remove a link from a channel",
-    {
-      params: LegacyChannelAssignParams,
-      errors: ["VALIDATION_ERROR", "NOT_FOUND"],
-    },
-  ),
+  legacyWeightCampaignLink: legacy({
+    method: "PUT",
+    path: "/api/campaign/:campaignid/weight/:linkid",
+    summary: "Set an assigned link's rotator weight",
+    params: LegacyAssignParams,
+    body: LegacyCampaignWeightBody,
+  }),
+  legacyRemoveCampaignLink: legacy({
+    method: "DELETE",
+    path: "/api/campaign/:campaignid/remove/:linkid",
+    summary: "Remove a link from a campaign",
+    params: LegacyAssignParams,
+  }),
+  legacyRemoveChannelLink: legacy({
+    method: "DELETE",
+    path: "/api/channel/:channelid/remove/:linkid",
+    summary: "Remove a link from a channel",
+    params: LegacyChannelAssignParams,
+  }),
 } as const;

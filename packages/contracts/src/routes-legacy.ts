@@ -25,17 +25,19 @@ import {
   LegacyListQuery,
 } from "./legacy.ts";
 import { LegacyOverlayDetailList } from "./overlays.ts";
-import { defineRoute, type HttpMethod, type RouteDef } from "./routes.ts";
+import { defineRoute, type RouteDef } from "./routes.ts";
 
-const LEGACY = "/api";
+/** What a legacy route's record says itself; `legacy` adds what every legacy route shares. */
+type LegacyParts = Pick<
+  RouteDef,
+  "method" | "path" | "summary" | "params" | "query" | "body" | "response"
+> & {
+  /** The refusals of this route beyond those its input brings (see `legacy`). */
+  errors?: ErrorCode[];
+};
 
-type LegacyParts = Pick<RouteDef, "params" | "query" | "body" | "response"> & { errors?: ErrorCode[] };
-
-type LegacyRoute<M extends HttpMethod, P extends LegacyParts> = {
-  method: M;
-  path: string;
+type LegacyRoute<P extends LegacyParts> = {
   tag: "legacy";
-  summary: string;
   auth: "key";
   status: 200;
   errors: ErrorCode[];
@@ -43,107 +45,155 @@ type LegacyRoute<M extends HttpMethod, P extends LegacyParts> = {
     response: P["response"] extends object ? P["response"] : typeof LegacyMessageResponse;
   };
 
-export function legacy<const M extends HttpMethod, const P extends LegacyParts>(
-  method: M,
-  path: string,
-  summary: string,
-  parts: P,
-): LegacyRoute<M, P> {
+/**
+ * A legacy route's record: with a key, answering 200 with `response` (`{error: 0, message}` when none
+ * is given). Its documented refusals follow from its input: path params or a body bring VALIDATION_ERROR
+ * (they may not parse), and path params NOT_FOUND (the record they name may not exist); `errors` adds
+ * the route's own after those.
+ */
+export function legacy<const P extends LegacyParts>({ method, path, summary, ...parts }: P): LegacyRoute<P> {
   return defineRoute({
     method,
-    path: LEGACY + path,
+    path,
     tag: "legacy",
     summary,
     auth: "key",
     status: 200,
     ...parts,
     response: parts.response ?? LegacyMessageResponse,
-    errors: parts.errors ?? [],
-  }) as unknown as LegacyRoute<M, P>;
+    errors: [
+      ...(parts.params || parts.body ? (["VALIDATION_ERROR"] as const) : []),
+      ...(parts.params ? (["NOT_FOUND"] as const) : []),
+      ...(parts.errors ?? []),
+    ],
+  }) as unknown as LegacyRoute<P>;
 }
 
 export const LEGACY_ROUTES = {
-  legacyGetAccount: legacy("GET", "/account", "Account info", { response: LegacyAccountResponse }),
-  legacyUpdateAccount: legacy("PUT", "/account/update", "Update e-mail and/or password", {
-    body: LegacyAccountUpdateBody,
-    errors: ["VALIDATION_ERROR", "CONFLICT"],
+  legacyGetAccount: legacy({
+    method: "GET",
+    path: "/api/account",
+    summary: "Account info",
+    response: LegacyAccountResponse,
   }),
-  legacyListDomains: legacy("GET", "/domains", "List branded domains", {
+  legacyUpdateAccount: legacy({
+    method: "PUT",
+    path: "/api/account/update",
+    summary: "Update e-mail and/or password",
+    body: LegacyAccountUpdateBody,
+    errors: ["CONFLICT"],
+  }),
+  legacyListDomains: legacy({
+    method: "GET",
+    path: "/api/domains",
+    summary: "List branded domains",
     query: LegacyListQuery,
     response: LegacyDomainList,
   }),
-  legacyAddDomain: legacy("POST", "/domain/add", "Add a branded domain (pending until verified)", {
+  legacyAddDomain: legacy({
+    method: "POST",
+    path: "/api/domain/add",
+    summary: "Add a branded domain (pending until verified)",
     body: LegacyDomainAddBody,
     response: LegacyDomainAddResponse,
-    errors: ["VALIDATION_ERROR", "BAD_REQUEST", "CONFLICT"],
+    errors: ["BAD_REQUEST", "CONFLICT"],
   }),
-  legacyVerifyDomain: legacy("POST", "/domain/:id/verify", "Verify a branded domain's DNS TXT record", {
+  legacyVerifyDomain: legacy({
+    method: "POST",
+    path: "/api/domain/:id/verify",
+    summary: "Verify a branded domain's DNS TXT record",
     params: LegacyIdParams,
     response: LegacyDomainVerifyResponse,
-    errors: ["VALIDATION_ERROR", "NOT_FOUND", "CONFLICT", "SERVICE_UNAVAILABLE"],
+    errors: ["CONFLICT", "SERVICE_UNAVAILABLE"],
   }),
-  legacyUpdateDomain: legacy("PUT", "/domain/:id/update", "Update a branded domain", {
+  legacyUpdateDomain: legacy({
+    method: "PUT",
+    path: "/api/domain/:id/update",
+    summary: "Update a branded domain",
     params: LegacyIdParams,
     body: LegacyDomainUpdateBody,
-    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
   }),
-  legacyDeleteDomain: legacy("DELETE", "/domain/:id/delete", "Delete a branded domain and its links", {
+  legacyDeleteDomain: legacy({
+    method: "DELETE",
+    path: "/api/domain/:id/delete",
+    summary: "Delete a branded domain and its links",
     params: LegacyIdParams,
     response: LegacyDomainDeleteResponse,
-    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
   }),
-  legacyListOverlays: legacy("GET", "/overlay", "List CTA overlays", {
+  legacyListOverlays: legacy({
+    method: "GET",
+    path: "/api/overlay",
+    summary: "List CTA overlays",
     query: LegacyListQuery,
     response: LegacyOverlayDetailList,
   }),
-  legacyListCampaigns: legacy("GET", "/campaigns", "List campaigns", {
+  legacyListCampaigns: legacy({
+    method: "GET",
+    path: "/api/campaigns",
+    summary: "List campaigns",
     query: LegacyListQuery,
     response: LegacyCampaignList,
   }),
-  legacyAddCampaign: legacy("POST", "/campaign/add", "Create a campaign", {
+  legacyAddCampaign: legacy({
+    method: "POST",
+    path: "/api/campaign/add",
+    summary: "Create a campaign",
     body: LegacyCampaignAddBody,
     response: LegacyCampaignResponse,
-    errors: ["VALIDATION_ERROR", "CONFLICT"],
+    errors: ["CONFLICT"],
   }),
-  legacyAssignCampaign: legacy(
-    "POST",
-    "/campaign/:campaignid/assign/:linkid",
-    "Attach a link to a campaign",
-    {
-      params: LegacyAssignParams,
-      errors: ["VALIDATION_ERROR", "NOT_FOUND"],
-    },
-  ),
-  legacyUpdateCampaign: legacy("PUT", "/campaign/:id/update", "Update a campaign", {
+  legacyAssignCampaign: legacy({
+    method: "POST",
+    path: "/api/campaign/:campaignid/assign/:linkid",
+    summary: "Attach a link to a campaign",
+    params: LegacyAssignParams,
+  }),
+  legacyUpdateCampaign: legacy({
+    method: "PUT",
+    path: "/api/campaign/:id/update",
+    summary: "Update a campaign",
     params: LegacyIdParams,
     body: LegacyCampaignUpdateBody,
     response: LegacyCampaignResponse,
-    errors: ["VALIDATION_ERROR", "NOT_FOUND", "CONFLICT"],
+    errors: ["CONFLICT"],
   }),
-  legacyDeleteCampaign: legacy("DELETE", "/campaign/:id/delete", "Delete a campaign", {
+  legacyDeleteCampaign: legacy({
+    method: "DELETE",
+    path: "/api/campaign/:id/delete",
+    summary: "Delete a campaign",
     params: LegacyIdParams,
-    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
   }),
-  legacyListChannels: legacy("GET", "/channels", "List channels", {
+  legacyListChannels: legacy({
+    method: "GET",
+    path: "/api/channels",
+    summary: "List channels",
     query: LegacyListQuery,
     response: LegacyChannelList,
   }),
-  legacyAddChannel: legacy("POST", "/channel/add", "Create a channel", {
+  legacyAddChannel: legacy({
+    method: "POST",
+    path: "/api/channel/add",
+    summary: "Create a channel",
     body: LegacyChannelAddBody,
     response: LegacyChannelResponse,
-    errors: ["VALIDATION_ERROR"],
   }),
-  legacyUpdateChannel: legacy("PUT", "/channel/:id/update", "Update a channel", {
+  legacyUpdateChannel: legacy({
+    method: "PUT",
+    path: "/api/channel/:id/update",
+    summary: "Update a channel",
     params: LegacyIdParams,
     body: LegacyChannelUpdateBody,
-    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
   }),
-  legacyDeleteChannel: legacy("DELETE", "/channel/:id/delete", "Delete a channel", {
+  legacyDeleteChannel: legacy({
+    method: "DELETE",
+    path: "/api/channel/:id/delete",
+    summary: "Delete a channel",
     params: LegacyIdParams,
-    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
   }),
-  legacyAssignChannel: legacy("POST", "/channel/:channelid/assign/:linkid", "Attach a link to a channel", {
+  legacyAssignChannel: legacy({
+    method: "POST",
+    path: "/api/channel/:channelid/assign/:linkid",
+    summary: "Attach a link to a channel",
     params: LegacyChannelAssignParams,
-    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
   }),
 } as const;

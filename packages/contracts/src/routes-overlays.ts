@@ -94,41 +94,48 @@ export const OVERLAY_ROUTES = {
     produces: [CSV_CONTENT_TYPE],
     errors: ["VALIDATION_ERROR", "NOT_FOUND"],
   }),
-  legacyAddOverlay: legacy("POST", "/overlay/add", "Create a CTA overlay", {
+  legacyAddOverlay: legacy({
+    method: "POST",
+    path: "/api/overlay/add",
+    summary: "Create a CTA overlay",
     body: OverlayCreateBody,
     response: LegacyOverlayAddResponse,
-    errors: ["VALIDATION_ERROR"],
   }),
-  legacyGetOverlay: legacy("GET", "/overlay/:id", "Read a CTA overlay", {
+  legacyGetOverlay: legacy({
+    method: "GET",
+    path: "/api/overlay/:id",
+    summary: "Read a CTA overlay",
     params: LegacyIdParams,
     response: LegacyOverlayResponse,
-    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
   }),
-  legacyUpdateOverlay: legacy("PUT", "/overlay/:id/update", "Edit a CTA overlay", {
+  legacyUpdateOverlay: legacy({
+    method: "PUT",
+    path: "/api/overlay/:id/update",
+    summary: "Edit a CTA overlay",
     params: LegacyIdParams,
     body: OverlayUpdateBody,
     response: LegacyOverlayResponse,
-    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
   }),
-  legacyDeleteOverlay: legacy("DELETE", "/overlay/:id/delete", "Delete a CTA overlay (its links lose it)", {
+  legacyDeleteOverlay: legacy({
+    method: "DELETE",
+    path: "/api/overlay/:id/delete",
+    summary: "Delete a CTA overlay (its links lose it)",
     params: LegacyIdParams,
-    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
   }),
-  legacyListOverlaySubmissions: legacy(
-    "GET",
-    "/overlay/:id/submissions",
-    "Contact form submissions of an overlay, newest first",
-    {
-      params: LegacyIdParams,
-      query: LegacyListQuery,
-      response: LegacyOverlaySubmissionList,
-      errors: ["VALIDATION_ERROR", "NOT_FOUND"],
-    },
-  ),
+  legacyListOverlaySubmissions: legacy({
+    method: "GET",
+    path: "/api/overlay/:id/submissions",
+    summary: "Contact form submissions of an overlay, newest first",
+    params: LegacyIdParams,
+    query: LegacyListQuery,
+    response: LegacyOverlaySubmissionList,
+  }),
   legacyExportOverlaySubmissions: {
-    ...legacy("GET", "/overlay/:id/submissions/export", "Every submission of an overlay as CSV", {
+    ...legacy({
+      method: "GET",
+      path: "/api/overlay/:id/submissions/export",
+      summary: "Every submission of an overlay as CSV",
       params: LegacyIdParams,
-      errors: ["VALIDATION_ERROR", "NOT_FOUND"],
     }),
     response: undefined,
     produces: [CSV_CONTENT_TYPE],

@@ -15,7 +15,7 @@ import {
   LegacyDomainUpdateBody,
   LegacyIdParams,
   LegacyListQuery,
-  LegacyOverlayList,
+  LegacyOverlayDetailList,
   toLegacyDateTime,
 } from "../src/index.ts";
 import { LINK_ID } from "./samples.ts";
@@ -75,11 +75,22 @@ describe("legacy API shapes", () => {
       },
     };
     expect(LegacyDomainList.parse(domains)).toEqual(domains);
-    const cta = {
-      error: "0",
-      data: { ...page, cta: [{ id: 2, type: "message", name: "Promo", date: "2026-01-01 10:00:00" }] },
+    const overlay = {
+      id: 2,
+      type: "message",
+      name: "Promo",
+      text: "Spring sale: 20% off",
+      button_label: "Shop now",
+      button_url: "https://example.com/shop",
+      fields: [],
+      bg_color: "#FFFFFF",
+      text_color: "#111111",
+      button_color: "#2563EB",
+      position: "bottom",
+      date: "2026-01-01 10:00:00",
     };
-    expect(LegacyOverlayList.parse(cta)).toEqual(cta);
+    const cta = { error: "0", data: { ...page, cta: [overlay] } };
+    expect(LegacyOverlayDetailList.parse(cta)).toEqual(cta);
     const campaigns = {
       error: "0",
       data: {

@@ -4,6 +4,7 @@
 // and, through url-warm-cli.ts, under Node 22. Plain TypeScript with erasable types only, so Node 22
 // runs it without a build.
 import { AnyUrl, HttpUrl, isUrl, Link, parseHttpUrl, toLocation } from "../src/index.ts";
+import { link } from "./samples.ts";
 
 export const WARM_CALLS = 50_000;
 
@@ -44,20 +45,7 @@ export const CASES: Case[] = [
 ];
 
 const anyUrl = AnyUrl();
-const linkOf = (url: string) => ({
-  id: "5b9f1c1e-8f0e-4a8a-9a53-0f8f7a1d2c3e",
-  short_code: "abc123",
-  short_url: "https://kurz.example/abc123",
-  original_url: url,
-  title: "t",
-  is_active: true,
-  has_password: false,
-  expires_at: null,
-  clicks_count: 0,
-  analytics_public: false,
-  created_at: "2026-01-31T12:00:00.000Z",
-  updated_at: "2026-01-31T12:00:00.000Z",
-});
+const linkOf = (url: string) => ({ ...link, original_url: url });
 
 /** Each check's answer for a case, as a string so that every kind of answer compares the same way. */
 const CHECKS: Record<string, (c: Case) => string> = {

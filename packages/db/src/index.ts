@@ -28,3 +28,4 @@ export type {
 } from "./generated/prisma/client.ts";
 export { Prisma, PrismaClient } from "./generated/prisma/client.ts";
 export { MIGRATIONS_DIR, type MigrateOptions, migrateDatabase } from "./migrate-database.ts";
+export { SQL_DEFINITIONS_DIR } from "./sql-definitions.ts";

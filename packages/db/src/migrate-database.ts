@@ -1,12 +1,13 @@
 import { readdir } from "node:fs/promises";
-import { join } from "node:path";
 import pg from "pg";
-import { PACKAGE_DIR } from "../engine/schema-engine-env.mjs";
+import { adoptPreBaselineDatabase, BASELINE_MIGRATION } from "./baseline-adoption.ts";
 import { parseDatabaseUrl, redactUrl } from "./connection-url.ts";
 import { ensureDatabase } from "./database-admin.ts";
+import { MIGRATIONS_DIR } from "./migrations-dir.ts";
 import { runPrismaCli } from "./prisma-cli.ts";
+import { applySqlDefinitions, SQL_DEFINITIONS_DIR } from "./sql-definitions.ts";
 
-export const MIGRATIONS_DIR = join(PACKAGE_DIR, "prisma", "migrations");
+export { MIGRATIONS_DIR };
 
 // Serialises our own callers per database. Deliberately not Prisma's key (72707369): the engine takes
 // that one itself on another connection, and sharing it would deadlock.
@@ -39,12 +40,17 @@ async function appliedMigrationNames(client: pg.Client): Promise<Set<string>> {
 export interface MigrateOptions {
   /** Receives the Prisma CLI's output (it is otherwise only shown when migrating fails). */
   log?: (text: string) => void;
+  /** The function and trigger definitions; the package's sql/ by default. */
+  definitionsDir?: string;
 }
 
 /**
- * Brings the database named in `databaseUrl` up to the latest migration, creating the database first
- * if needed (`prisma migrate deploy`). Idempotent. Callers on different databases run independently;
- * callers on the same database queue behind an advisory lock.
+ * Brings the database named in `databaseUrl` up to date, creating the database first if needed: the
+ * migrations (`prisma migrate deploy`), then each definition under sql/ whose file changed since the
+ * database last applied it (sql-definitions.ts). A database migrated before the baseline migration is
+ * adopted first, or refused when it ran only part of the chain the baseline replaced
+ * (baseline-adoption.ts). Idempotent. Callers on different databases run independently; callers on
+ * the same database queue behind an advisory lock.
  */
 export async function migrateDatabase(databaseUrl: string, options: MigrateOptions = {}): Promise<void> {
   const { connectionString, schema } = parseDatabaseUrl(databaseUrl);
@@ -57,30 +63,46 @@ export async function migrateDatabase(databaseUrl: string, options: MigrateOptio
     // Prisma keeps _prisma_migrations in the URL's schema.
     if (schema) await client.query(`SET search_path TO ${pg.escapeIdentifier(schema)}`);
     await client.query("SELECT pg_advisory_lock($1)", [MIGRATE_LOCK_KEY]);
+    const before = await appliedMigrationNames(client);
+    if (await adoptPreBaselineDatabase(client, before)) {
+      options.log?.("Every migration the baseline replaced has run: the baseline is recorded as applied.\n");
+      before.add(BASELINE_MIGRATION);
+    }
     // Nothing pending (every restart of `./kurz up`, the image's migrate step, a caller that waited
     // for another's migration): the CLI, a Node start-up and the schema engine, would take about a
     // second to say so. A migration recorded as failed or rolled back is not applied, so it still
     // goes to the CLI, which reports it.
-    const before = await appliedMigrationNames(client);
     if (expected.every((name) => before.has(name))) {
       options.log?.("No pending migrations to apply.\n");
-      return;
+    } else {
+      await deploy(client, databaseUrl, expected, options);
     }
-    const { code, output } = await runPrismaCli(["migrate", "deploy"], databaseUrl);
-    options.log?.(redactUrl(output));
-    if (code !== 0) {
-      throw new Error(`prisma migrate deploy failed (exit ${code}):\n${redactUrl(output)}`);
-    }
-    // The CLI has exited 0 after its schema engine died; trust the migrations table, not the exit code.
-    const applied = await appliedMigrationNames(client);
-    const missing = expected.filter((name) => !applied.has(name));
-    if (missing.length > 0) {
-      throw new Error(
-        `prisma migrate deploy exited 0 but these migrations are not applied: ${missing.join(", ")}\n${redactUrl(output)}`,
-      );
-    }
+    const definitions = await applySqlDefinitions(client, options.definitionsDir ?? SQL_DEFINITIONS_DIR);
+    if (definitions.length > 0) options.log?.(`Applied from sql/: ${definitions.join(", ")}\n`);
   } finally {
     await client.query("SELECT pg_advisory_unlock($1)", [MIGRATE_LOCK_KEY]).catch(() => {});
     await client.end();
+  }
+}
+
+/** `prisma migrate deploy`, then a check that it applied every migration in the directory. */
+async function deploy(
+  client: pg.Client,
+  databaseUrl: string,
+  expected: string[],
+  options: MigrateOptions,
+): Promise<void> {
+  const { code, output } = await runPrismaCli(["migrate", "deploy"], databaseUrl);
+  options.log?.(redactUrl(output));
+  if (code !== 0) {
+    throw new Error(`prisma migrate deploy failed (exit ${code}):\n${redactUrl(output)}`);
+  }
+  // The CLI has exited 0 after its schema engine died; trust the migrations table, not the exit code.
+  const applied = await appliedMigrationNames(client);
+  const missing = expected.filter((name) => !applied.has(name));
+  if (missing.length > 0) {
+    throw new Error(
+      `prisma migrate deploy exited 0 but these migrations are not applied: ${missing.join(", ")}\n${redactUrl(output)}`,
+    );
   }
 }

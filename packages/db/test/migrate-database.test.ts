@@ -53,8 +53,10 @@ function migratedOnce(): Promise<string> {
 const MISSING_ENGINE = join(tmpdir(), "kurz-no-such-schema-engine");
 
 const SCHEMA_PATH = join(import.meta.dirname, "..", "prisma", "schema.prisma");
-// Every model's table, read from the schema itself, plus Prisma's own bookkeeping table.
+// Every model's table, read from the schema itself, plus the bookkeeping of Prisma's migrations and of
+// the sql/ definitions.
 const EXPECTED_TABLES = [
+  "_kurz_sql_definitions",
   "_prisma_migrations",
   ...[...readFileSync(SCHEMA_PATH, "utf8").matchAll(/@@map\("([^"]+)"\)/g)].map((m) => m[1]!),
 ].sort();

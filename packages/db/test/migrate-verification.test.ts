@@ -19,7 +19,7 @@ describe("migrateDatabase when the schema engine applies nothing", () => {
     expect(cli.output).toMatch(/No pending migrations to apply/);
 
     await expect(withSchemaEngine(NO_OP_ENGINE, () => migrateDatabase(databaseUrl))).rejects.toThrow(
-      /exited 0 but these migrations are not applied: \d+_init/,
+      /exited 0 but these migrations are not applied: \d+_baseline/,
     );
   });
 });

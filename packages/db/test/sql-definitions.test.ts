@@ -1,50 +1,33 @@
-// The definition files under sql/ are the current functions and triggers: a database migrated from
-// nothing has exactly the objects the files create. Postgres compares them in its own words
-// (pg_get_functiondef, pg_get_triggerdef), so the files' comments and layout outside a body are free.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+// The definition files under sql/ are the functions and triggers: a migrated database has exactly the
+// objects the files create (so no migration creates one behind their back, and none is left over), and
+// migrateDatabase applies a file again when, and only when, it changes. Postgres compares the objects
+// in its own words (pg_get_functiondef, pg_get_triggerdef), so the files' comments and layout outside
+// a body are free.
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dropDatabase, migrateDatabase } from "../src/index.ts";
 import {
+  applySqlDefinitions,
   readSqlDefinitions,
+  SQL_DEFINITIONS_DIR,
+  SQL_DEFINITIONS_TABLE,
   type SqlDefinition,
-  writeMigrationFromDefinitions,
 } from "../src/sql-definitions.ts";
 import { uniqueDatabaseUrl } from "./databases.ts";
-
-/** `name(identity arguments)` or `trigger name on table` → Postgres's own text of the object. */
-type Catalog = Record<string, string>;
-
-// The public schema's functions (not an extension's, such as pg_trgm's) and the triggers people wrote
-// (not the internal ones behind foreign keys).
-const OWN_FUNCTIONS = `
-  SELECT p.oid, p.proname || '(' || pg_get_function_identity_arguments(p.oid) || ')' AS key
-  FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-  WHERE n.nspname = 'public'
-    AND NOT EXISTS (SELECT 1 FROM pg_depend d
-                    WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')`;
-const OWN_TRIGGERS = `
-  SELECT t.oid, t.tgname, c.relname, 'trigger ' || t.tgname || ' on ' || c.relname AS key
-  FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-  WHERE n.nspname = 'public' AND NOT t.tgisinternal`;
-
-async function catalog(client: pg.Client): Promise<Catalog> {
-  const { rows } = await client.query<{ key: string; def: string }>(`
-    SELECT key, pg_get_functiondef(oid) AS def FROM (${OWN_FUNCTIONS}) f
-    UNION ALL
-    SELECT key, pg_get_triggerdef(oid) AS def FROM (${OWN_TRIGGERS}) t
-    ORDER BY key`);
-  return Object.fromEntries(rows.map((row) => [row.key, row.def]));
-}
+import { OWN_FUNCTIONS, OWN_TRIGGERS, type RoutineCatalog, routineCatalog } from "./schema-catalog.ts";
 
 /**
  * The catalog the definitions alone make: in a transaction rolled back afterwards, every function and
  * trigger of the migrated database is dropped (with what depends on a function, such as a column
  * default, which is not compared) and the definitions are applied in its place.
  */
-async function catalogFromDefinitions(client: pg.Client, definitions: SqlDefinition[]): Promise<Catalog> {
+async function catalogFromDefinitions(
+  client: pg.Client,
+  definitions: SqlDefinition[],
+): Promise<RoutineCatalog> {
   await client.query("BEGIN");
   try {
     const triggers = await client.query<{ tgname: string; relname: string }>(OWN_TRIGGERS);
@@ -60,7 +43,7 @@ async function catalogFromDefinitions(client: pg.Client, definitions: SqlDefinit
       await client.query(`DROP FUNCTION IF EXISTS ${rows[0]!.signature} CASCADE`);
     }
     for (const definition of definitions) await client.query(definition.sql);
-    return await catalog(client);
+    return await routineCatalog(client);
   } finally {
     await client.query("ROLLBACK");
   }
@@ -69,12 +52,12 @@ async function catalogFromDefinitions(client: pg.Client, definitions: SqlDefinit
 const databaseUrl = uniqueDatabaseUrl("definitions");
 const client = new pg.Client({ connectionString: databaseUrl });
 let tempDir = "";
-let migrated: Catalog = {};
+let migrated: RoutineCatalog = {};
 
 beforeAll(async () => {
   await migrateDatabase(databaseUrl);
   await client.connect();
-  migrated = await catalog(client);
+  migrated = await routineCatalog(client);
   tempDir = await mkdtemp(join(tmpdir(), "kurz-db-definitions-"));
 });
 
@@ -84,8 +67,27 @@ afterAll(async () => {
   if (tempDir) await rm(tempDir, { recursive: true, force: true });
 });
 
-describe("sql/ definitions and prisma/migrations", () => {
-  it("make the same functions and triggers (edit the definition file, then run migration:from-definitions)", async () => {
+/** A copy of sql/ to edit; `edit` maps a file under it to its new text. */
+async function definitionsCopy(name: string, edit: Record<string, (sql: string) => string> = {}) {
+  const dir = join(tempDir, name);
+  await cp(SQL_DEFINITIONS_DIR, dir, { recursive: true });
+  for (const [file, change] of Object.entries(edit)) {
+    await writeFile(join(dir, file), change(await readFile(join(dir, file), "utf8")));
+  }
+  return dir;
+}
+
+const recorded = async () =>
+  (
+    await client.query<{ key: string; checksum: string }>(
+      `SELECT kind || '/' || name AS key, checksum FROM ${SQL_DEFINITIONS_TABLE} ORDER BY (kind || '/' || name) COLLATE "C"`,
+    )
+  ).rows;
+
+const EDITED_BODY = (sql: string) => sql.replace("BEGIN", "BEGIN\n  -- edited");
+
+describe("a migrated database and sql/", () => {
+  it("have the same functions and triggers (add a file under sql/ for an object a migration created)", async () => {
     const definitions = await readSqlDefinitions();
 
     const fromDefinitions = await catalogFromDefinitions(client, definitions);
@@ -101,9 +103,7 @@ describe("sql/ definitions and prisma/migrations", () => {
     const edited = definitions
       .filter((definition) => definition !== missing)
       .map((definition) =>
-        definition === changed
-          ? { ...definition, sql: definition.sql.replace("BEGIN", "BEGIN\n  -- edited") }
-          : definition,
+        definition === changed ? { ...definition, sql: EDITED_BODY(definition.sql) } : definition,
       );
 
     const fromDefinitions = await catalogFromDefinitions(client, edited);
@@ -114,79 +114,95 @@ describe("sql/ definitions and prisma/migrations", () => {
       expect.stringMatching(new RegExp(`^trigger ${missing.name} on `)),
     ]);
     // The rollback left the migrated database as it was.
-    expect(await catalog(client)).toEqual(migrated);
+    expect(await routineCatalog(client)).toEqual(migrated);
   });
 });
 
-describe("writeMigrationFromDefinitions", () => {
-  it("writes a timestamped migration that leaves a migrated database's functions and triggers as they are", async () => {
-    const migrationsDir = join(tempDir, "migrations");
-    await mkdir(migrationsDir);
+describe("applySqlDefinitions", () => {
+  it("applies nothing while the files are as last applied, and a file again once it changes", async () => {
+    const definitions = await readSqlDefinitions();
+    const before = await recorded();
+    expect(before.map((row) => row.key)).toEqual(definitions.map((d) => `${d.kind}/${d.name}`));
 
-    const file = await writeMigrationFromDefinitions({
-      names: ["kurz_count_links", "link_limit_lowered"],
-      migrationName: "count_links_and_limit",
-      now: new Date("2030-01-02T03:04:05.678Z"),
-      migrationsDir,
-    });
+    expect(await applySqlDefinitions(client, await definitionsCopy("same"))).toEqual([]);
 
-    expect(file).toBe(join(migrationsDir, "20300102030405_count_links_and_limit", "migration.sql"));
-    const sql = await readFile(file, "utf8");
-    expect(sql).toMatch(
-      /^-- From packages\/db\/sql\/functions\/kurz_count_links\.sql, the current definition\.\n/,
-    );
-    expect(sql).toContain("CREATE OR REPLACE FUNCTION kurz_count_links(");
-    expect(sql).toContain("CREATE OR REPLACE TRIGGER link_limit_lowered ");
-    await client.query("BEGIN");
-    try {
-      await client.query(sql);
-      expect(await catalog(client)).toEqual(migrated);
-    } finally {
-      await client.query("ROLLBACK");
-    }
+    const edited = await definitionsCopy("edited", { "functions/kurz_count_links.sql": EDITED_BODY });
+    expect(await applySqlDefinitions(client, edited)).toEqual(["functions/kurz_count_links"]);
+    const [key] = Object.keys(migrated).filter((k) => k.startsWith("kurz_count_links("));
+    expect((await routineCatalog(client))[key!]).toContain("-- edited");
+    expect(await applySqlDefinitions(client, edited)).toEqual([]);
+
+    // Back to the package's files: the one that differs from them is applied again.
+    expect(await applySqlDefinitions(client)).toEqual(["functions/kurz_count_links"]);
+    expect(await routineCatalog(client)).toEqual(migrated);
+    expect(await recorded()).toEqual(before);
   });
 
-  it("names a single definition's migration after it, and refuses unknown names and unnamed batches", async () => {
-    const migrationsDir = join(tempDir, "named");
-    await mkdir(migrationsDir);
-    const now = new Date("2030-01-02T03:04:05Z");
+  it("applies none of the changed files when one fails, and names it", async () => {
+    const before = await recorded();
+    const broken = await definitionsCopy("broken", {
+      "functions/kurz_count_links.sql": EDITED_BODY,
+      "triggers/links_record_version.sql": (sql) =>
+        sql.replace("FUNCTION kurz_links_next_version", "FUNCTION kurz_no_such_function"),
+    });
 
-    const file = await writeMigrationFromDefinitions({ names: ["kurz_recount_links"], now, migrationsDir });
-
-    expect(file).toBe(join(migrationsDir, "20300102030405_kurz_recount_links", "migration.sql"));
-    await expect(writeMigrationFromDefinitions({ names: ["kurz_nope"], now, migrationsDir })).rejects.toThrow(
-      /no definition named kurz_nope; there are: .*kurz_count_links/,
+    await expect(applySqlDefinitions(client, broken)).rejects.toThrow(
+      /links_record_version\.sql failed: .*kurz_no_such_function/,
     );
-    await expect(
-      writeMigrationFromDefinitions({
-        names: ["kurz_count_links", "kurz_uncount_links"],
-        now,
-        migrationsDir,
-      }),
-    ).rejects.toThrow(/--name/);
+
+    expect(await routineCatalog(client)).toEqual(migrated);
+    expect(await recorded()).toEqual(before);
+  });
+
+  it("replaces an older signature that the file drops first, and forgets a definition whose file is gone", async () => {
+    const before = await recorded();
+    await client.query(
+      "CREATE FUNCTION kurz_recount_links(p_account uuid, p_old integer) RETURNS integer LANGUAGE sql AS 'SELECT 1'",
+    );
+    const dir = await definitionsCopy("signature", {
+      "functions/kurz_recount_links.sql": (sql) =>
+        sql.replace(
+          /CREATE OR REPLACE FUNCTION/,
+          "DROP FUNCTION IF EXISTS kurz_recount_links(uuid, integer);\n-- why\nCREATE OR REPLACE FUNCTION",
+        ),
+    });
+    await rm(join(dir, "triggers", "overlays_record_version.sql"));
+
+    expect(await applySqlDefinitions(client, dir)).toEqual(["functions/kurz_recount_links"]);
+
+    expect(await routineCatalog(client)).toEqual(migrated);
+    expect((await recorded()).map((row) => row.key)).not.toContain("triggers/overlays_record_version");
+
+    expect(await applySqlDefinitions(client)).toEqual([
+      "functions/kurz_recount_links",
+      "triggers/overlays_record_version",
+    ]);
+    expect(await recorded()).toEqual(before);
   });
 });
 
 describe("readSqlDefinitions", () => {
   it("refuses a file that does not CREATE OR REPLACE the object it is named for", async () => {
-    const plainCreate = join(tempDir, "plain", "functions");
-    await mkdir(plainCreate, { recursive: true });
-    await writeFile(
-      join(plainCreate, "kurz_a.sql"),
-      "-- why\nCREATE FUNCTION kurz_a() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$;\n",
-    );
-    const otherName = join(tempDir, "other", "triggers");
-    await mkdir(otherName, { recursive: true });
-    await writeFile(
-      join(otherName, "a_trigger.sql"),
-      "CREATE OR REPLACE TRIGGER b_trigger AFTER UPDATE ON t\n",
-    );
+    const cases = {
+      "plain/functions/kurz_a.sql":
+        "-- why\nCREATE FUNCTION kurz_a() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$;\n",
+      "other/triggers/a_trigger.sql": "CREATE OR REPLACE TRIGGER b_trigger AFTER UPDATE ON t\n",
+      "dropother/functions/kurz_a.sql":
+        "DROP FUNCTION IF EXISTS kurz_b(int);\nCREATE OR REPLACE FUNCTION kurz_a() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$;\n",
+    };
+    for (const [path, sql] of Object.entries(cases)) {
+      await mkdir(dirname(join(tempDir, path)), { recursive: true });
+      await writeFile(join(tempDir, path), sql);
+    }
 
     await expect(readSqlDefinitions(join(tempDir, "plain"))).rejects.toThrow(
       /kurz_a\.sql must start \(after its comments\) with CREATE OR REPLACE FUNCTION kurz_a/,
     );
     await expect(readSqlDefinitions(join(tempDir, "other"))).rejects.toThrow(
       /a_trigger\.sql must start \(after its comments\) with CREATE OR REPLACE TRIGGER a_trigger/,
+    );
+    await expect(readSqlDefinitions(join(tempDir, "dropother"))).rejects.toThrow(
+      /kurz_a\.sql must start \(after its comments\) with CREATE OR REPLACE FUNCTION kurz_a/,
     );
   });
 });

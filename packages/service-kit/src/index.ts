@@ -13,6 +13,7 @@ export * from "./health.ts";
 export * from "./http.ts";
 export * from "./internal-auth.ts";
 export * from "./internal-client.ts";
+export * from "./internal-routes.ts";
 export * from "./lifecycle.ts";
 export * from "./logger.ts";
 export * from "./origin-hosts.ts";

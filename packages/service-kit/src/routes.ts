@@ -68,7 +68,7 @@ export function mountRoutes(
  * A total order in which, segment by segment, a fixed segment comes before a parameter (all
  * parameters alike), so any path that could be taken for a parameterised one is mounted first.
  */
-function bySpecificity(a: string, b: string): number {
+export function bySpecificity(a: string, b: string): number {
   const as = a.toLowerCase().split("/");
   const bs = b.toLowerCase().split("/");
   for (let i = 0; i < Math.min(as.length, bs.length); i++) {

@@ -1,5 +1,5 @@
 // Builds migrated-chdb.ts's template: `node --import tsx migrated-chdb-build.ts <empty dir> <database>`
-// applies every ClickHouse migration there and closes the engine cleanly (a clean close leaves no
+// applies every ClickHouse migration and view there and closes the engine cleanly (a clean close leaves no
 // lock file behind for the copies).
 import { createClickHouse, migrate } from "@kurz/clickhouse";
 

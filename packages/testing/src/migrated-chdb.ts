@@ -1,8 +1,9 @@
-// A chDB data directory with every ClickHouse migration applied, for the test stacks and the tests that
-// need the schema: a copy of a template migrated once per set of migrations and chDB version, as
-// migrated-database.ts does for Postgres. Applying the migrations to an empty engine cost each stack
-// about 0.6 s of CPU and 1.3–2 s of wall time on a slower host (some sixty engines a run); a copy
-// costs about 0.1 s. packages/clickhouse's own tests still migrate for real.
+// A chDB data directory with every ClickHouse migration and view applied, for the test stacks and the
+// tests that need the schema: a copy of a template migrated once per set of migrations, view
+// definitions and chDB version, as migrated-database.ts does for Postgres. Applying the migrations to
+// an empty engine cost each stack about 0.6 s of CPU and 1.3–2 s of wall time on a slower host (some
+// sixty engines a run); a copy costs about 0.1 s. packages/clickhouse's own tests still migrate for
+// real.
 import { execFile } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -10,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import type { KurzClickHouse } from "@kurz/clickhouse";
-import { MIGRATIONS_DIR } from "@kurz/clickhouse/migrations-dir";
+import { MIGRATIONS_DIR, VIEW_DEFINITIONS_DIR } from "@kurz/clickhouse/migrations-dir";
 import { filesKey } from "./files-key.ts";
 
 const root = resolve(import.meta.dirname, "../../..");
@@ -19,11 +20,15 @@ const BUILDER = join(import.meta.dirname, "migrated-chdb-build.ts");
 export const CHDB_DATABASE = "kurz";
 
 /**
- * The migrations and the chDB package that reads them (pnpm's path to it names its version and its
- * peers', which decide the on-disk format): the template's name.
+ * The migrations, the view definitions and the chDB package that reads them (pnpm's path to it names
+ * its version and its peers', which decide the on-disk format): the template's name.
  */
 function templateKey(): string {
-  return filesKey(MIGRATIONS_DIR, createRequire(join(MIGRATIONS_DIR, "..", "package.json")).resolve("chdb"));
+  return filesKey(
+    MIGRATIONS_DIR,
+    filesKey(VIEW_DEFINITIONS_DIR),
+    createRequire(join(MIGRATIONS_DIR, "..", "package.json")).resolve("chdb"),
+  );
 }
 
 // In the clone's own .data (as the services' bundles), not the system's temporary directory, whose

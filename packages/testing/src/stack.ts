@@ -16,7 +16,9 @@ import { createMigratedDatabase } from "./migrated-database.ts";
 import { getFreePort } from "./net.ts";
 import { type StartedProcess, startProcess } from "./process.ts";
 import { cleanupRedisPrefix, uniquePrefix } from "./redis.ts";
-import { accountCreator } from "./stack-services.ts";
+import { accountCreator, type CreatedAccount } from "./stack-services.ts";
+
+export type { CreatedAccount };
 
 const root = resolve(import.meta.dirname, "../../..");
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -51,10 +53,7 @@ export interface Stack {
   env: Record<string, string>;
   /** Each service's process id (all the test's own process when in-process), e.g. for RSS readings. */
   pids: { gateway: number; management: number; redirect: number; analytics: number };
-  createAccount(
-    email: string,
-    linkLimit?: number,
-  ): Promise<{ account_id: string; api_key: string; email: string; link_limit: number }>;
+  createAccount(email: string, linkLimit?: number): Promise<CreatedAccount>;
   stop(): Promise<void>;
 }
 
@@ -224,13 +223,7 @@ async function startInProcess(layout: StackLayout): Promise<Stack> {
       throw err;
     },
   );
-  const { origin, prefix, urls, databaseUrl, env } = layout;
-  return {
-    origin,
-    prefix,
-    urls,
-    databaseUrl,
-    env,
+  return stackOf(layout, {
     pids: { gateway: process.pid, management: process.pid, redirect: process.pid, analytics: process.pid },
     createAccount: (email, linkLimit) => services.createAccount(email, linkLimit),
     stop: async () => {
@@ -240,12 +233,18 @@ async function startInProcess(layout: StackLayout): Promise<Stack> {
         await layout.cleanup();
       }
     },
-  };
+  });
+}
+
+/** The Stack a test gets: the layout's addresses, and how its services run. */
+function stackOf(layout: StackLayout, running: Pick<Stack, "pids" | "createAccount" | "stop">): Stack {
+  const { origin, prefix, urls, databaseUrl, env } = layout;
+  return { origin, prefix, urls, databaseUrl, env, ...running };
 }
 
 /** The four services as child processes, as `./kurz up` and the images run them. */
 async function startProcesses(layout: StackLayout): Promise<Stack> {
-  const { origin, prefix, urls, databaseUrl, env, cleanup } = layout;
+  const { env, cleanup } = layout;
   // As `./kurz up` and the images run them: from their bundles (decision 0001).
   // KURZ_STACK_FROM_SOURCE=1 runs them from source through tsx instead (to compare start-up and memory).
   const fromSource = process.env.KURZ_STACK_FROM_SOURCE === "1";
@@ -291,12 +290,7 @@ async function startProcesses(layout: StackLayout): Promise<Stack> {
   }
 
   const accounts = accountCreator({ ...process.env, ...env });
-  return {
-    origin,
-    prefix,
-    urls,
-    databaseUrl,
-    env,
+  return stackOf(layout, {
     pids,
     // What the CLI does, in this process (management registers it: stack-services.ts): a CLI process
     // per account cost 7–15 s here.
@@ -310,5 +304,5 @@ async function startProcesses(layout: StackLayout): Promise<Stack> {
         throw new Error(`a service did not exit cleanly: exit codes ${codes.join(", ")}`);
       }
     },
-  };
+  });
 }

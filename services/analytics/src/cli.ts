@@ -5,11 +5,11 @@
 // or use GET /api/v1/exports/analytics.
 import { pipeline } from "node:stream/promises";
 import { parseArgs } from "node:util";
-import { createClickHouse, migrate } from "@kurz/clickhouse";
 import { ExportAnalyticsQuery, Uuid } from "@kurz/contracts";
 import { z } from "zod";
 import { analyticsConfigSchema } from "./config.ts";
 import { exportAnalytics } from "./exports/analytics-export.ts";
+import { openClickHouse } from "./open-clickhouse.ts";
 
 async function main(argv: string[]) {
   const [command, ...rest] = argv;
@@ -33,15 +33,8 @@ async function main(argv: string[]) {
     link_id: values["link-id"],
   });
   const config = analyticsConfigSchema.parse(process.env);
-  const ch = await createClickHouse({
-    url: config.CLICKHOUSE_URL,
-    path: config.CLICKHOUSE_PATH,
-    database: config.CLICKHOUSE_DATABASE,
-    username: config.CLICKHOUSE_USER,
-    password: config.CLICKHOUSE_PASSWORD,
-  });
+  const ch = await openClickHouse(config);
   try {
-    await migrate(ch);
     await pipeline(exportAnalytics(ch, accountId, query), process.stdout);
   } finally {
     await ch.close();

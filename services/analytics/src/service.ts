@@ -1,7 +1,6 @@
 // Everything the analytics process runs, as one function: main.ts wraps it in runService (signals,
 // telemetry, exit codes), and the in-process test stack (@kurz/testing/stack) calls it directly.
 import { createServer } from "node:http";
-import { createClickHouse, migrate } from "@kurz/clickhouse";
 import { createServiceBus, type Logger, listen, type StartedService } from "@kurz/service-kit";
 import { createAnalyticsApp } from "./app.ts";
 import type { AnalyticsConfig } from "./config.ts";
@@ -11,17 +10,10 @@ import { ClickTotalsPublisher } from "./ingest/click-totals.ts";
 import { subscribeClicks } from "./ingest/clicks.ts";
 import { subscribeLinks } from "./ingest/links.ts";
 import { ManagementLinks } from "./management-links.ts";
+import { openClickHouse } from "./open-clickhouse.ts";
 
 export async function startAnalytics(config: AnalyticsConfig, logger: Logger): Promise<StartedService> {
-  const ch = await createClickHouse({
-    url: config.CLICKHOUSE_URL,
-    path: config.CLICKHOUSE_PATH,
-    database: config.CLICKHOUSE_DATABASE,
-    username: config.CLICKHOUSE_USER,
-    password: config.CLICKHOUSE_PASSWORD,
-  });
-  const { applied } = await migrate(ch);
-  if (applied.length > 0) logger.info({ applied }, "ClickHouse migrations applied");
+  const ch = await openClickHouse(config, logger);
   const bus = createServiceBus(config, "analytics", logger);
   const totals = new ClickTotalsPublisher({ bus, ch, logger, intervalMs: config.CLICK_TOTALS_INTERVAL_MS });
   const links = new ManagementLinks({

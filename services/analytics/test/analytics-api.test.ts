@@ -6,6 +6,7 @@ import { printProcessOutputOnFailure, waitFor, withUtcDayLeft } from "@kurz/test
 import { type Stack, startStack } from "@kurz/testing/stack";
 import pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type Account, type LinkData, publicApi } from "./support/public-api.ts";
 
 printProcessOutputOnFailure();
 
@@ -33,16 +34,6 @@ const dayFrom = (day: string, n: number) => new Date(Date.parse(day) + n * DAY).
  */
 const clickDay = () => withUtcDayLeft(60_000);
 
-interface Account {
-  account_id: string;
-  api_key: string;
-}
-interface LinkData {
-  id: string;
-  short_code: string;
-  short_url: string;
-}
-
 beforeAll(async () => {
   // The test client plays the edge proxy in front of the gateway: two trusted hops, so the
   // X-Forwarded-For it sends is the visitor's address.
@@ -55,27 +46,7 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const headers = (a: Account) => ({
-  authorization: `Bearer ${a.api_key}`,
-  "content-type": "application/json",
-});
-
-async function api(a: Account | null, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${stack.origin}${path}`, {
-    method,
-    headers: a ? headers(a) : {},
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: bodies are asserted whole with toEqual, not typed
-  type Body = { success: boolean; data: any; error?: any };
-  return { status: res.status, body: (await res.json()) as Body };
-}
-
-async function createLink(a: Account, body: Record<string, unknown>): Promise<LinkData> {
-  const res = await api(a, "POST", "/api/v1/links", { title: "A title", ...body });
-  expect(res.status).toBe(201);
-  return res.body.data as LinkData;
-}
+const { api, createLink, settled } = publicApi(() => stack);
 
 async function click(link: LinkData, ua: string, ip: string, referer?: string) {
   const res = await fetch(link.short_url, {
@@ -83,17 +54,6 @@ async function click(link: LinkData, ua: string, ip: string, referer?: string) {
     headers: { "user-agent": ua, "x-forwarded-for": ip, ...(referer ? { referer } : {}) },
   });
   expect(res.status).toBe(302);
-}
-
-/** Waits until the link's analytics show `human` clicks and `bots` bot clicks. */
-async function settled(a: Account, link: LinkData, human: number, bots = 0) {
-  await waitFor(
-    async () => {
-      const res = await api(a, "GET", `/api/v1/analytics/${link.id}`);
-      return res.status === 200 && res.body.data.total_clicks === human && res.body.data.bot_clicks === bots;
-    },
-    { timeoutMs: 20_000, intervalMs: 100, description: `${human} clicks in analytics` },
-  );
 }
 
 describe("link analytics", () => {

@@ -6,10 +6,8 @@
 // engine closed, one rollup's part deleted from disk and the message's completion record gone, as a
 // process killed at that point leaves them.
 import { randomUUID } from "node:crypto";
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createClickHouse, type KurzClickHouse, MIGRATIONS_DIR, migrate } from "@kurz/clickhouse";
+import { rmSync } from "node:fs";
+import { createClickHouse, type KurzClickHouse } from "@kurz/clickhouse";
 import { CHDB_DATABASE, type MigratedChdb, migratedChdb } from "@kurz/testing/migrated-chdb";
 import { afterEach, expect, it } from "vitest";
 import type { ClickRow } from "../src/ingest/click-rows.ts";
@@ -247,21 +245,4 @@ it("rebuilds, and deletes a link's clicks from, every table the click views feed
   }
   const stored = [...fed].filter((t) => byName.get(t)?.engine !== "Null");
   expect(stored.sort()).toEqual([...ROLLUP_TABLES].sort());
-});
-
-it("migration 0010 on a data directory with clicks: the rollups go on counting each click once", async () => {
-  const before = mkdtempSync(join(tmpdir(), "kurz-0010-"));
-  try {
-    for (const f of readdirSync(MIGRATIONS_DIR).filter((f) => /^\d{4}_.*\.sql$/.test(f) && f < "0010"))
-      copyFileSync(join(MIGRATIONS_DIR, f), join(before, f));
-    ch = await createClickHouse({ path: ":memory:", database: "upgrade_0010" });
-    await migrate(ch, before);
-    const link = randomUUID();
-    await writeClicks(ch, [message(link, 12)], "repeat");
-    expect((await migrate(ch)).applied).toEqual(["0010_click_feed.sql"]);
-    await writeClicks(ch, [message(link, 7)]);
-    expect(await counts(ch, link)).toEqual(whole(19));
-  } finally {
-    rmSync(before, { recursive: true, force: true });
-  }
 });

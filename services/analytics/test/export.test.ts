@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import { printProcessOutputOnFailure, waitFor, withUtcDayLeft } from "@kurz/testing";
 import { type Stack, startStack } from "@kurz/testing/stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Account, type LinkData, publicApi } from "./support/public-api.ts";
 
 printProcessOutputOnFailure();
 
@@ -16,23 +17,10 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-interface Account {
-  account_id: string;
-  api_key: string;
-}
-
 const get = (a: Account, path: string) =>
   fetch(`${stack.origin}${path}`, { headers: { authorization: `Bearer ${a.api_key}` } });
 
-async function createLink(a: Account, url: string) {
-  const res = await fetch(`${stack.origin}/api/v1/links`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${a.api_key}`, "content-type": "application/json" },
-    body: JSON.stringify({ url, title: "t" }),
-  });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { data: { id: string; short_code: string; short_url: string } }).data;
-}
+const { createLink } = publicApi(() => stack);
 
 const click = async (shortUrl: string, ua: string, referer?: string) => {
   const res = await fetch(shortUrl, {
@@ -48,16 +36,16 @@ const SLACK = "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)";
 describe("GET /api/v1/exports/analytics", () => {
   let owner: Account;
   let other: Account;
-  let a: Awaited<ReturnType<typeof createLink>>;
-  let b: Awaited<ReturnType<typeof createLink>>;
+  let a: LinkData;
+  let b: LinkData;
   /** The UTC day of the clicks below, which the export lists them in. */
   let today: string;
 
   beforeAll(async () => {
     owner = await stack.createAccount(`exp-owner-${randomUUID()}@example.com`);
     other = await stack.createAccount(`exp-other-${randomUUID()}@example.com`);
-    a = await createLink(owner, "https://example.com/a");
-    b = await createLink(owner, "https://example.com/b");
+    a = await createLink(owner, { url: "https://example.com/a", title: "t" });
+    b = await createLink(owner, { url: "https://example.com/b", title: "t" });
     ({ day: today } = await withUtcDayLeft(60_000));
     await click(a.short_url, FIREFOX, "https://news.example.org/item");
     await click(a.short_url, FIREFOX, "https://news.example.org/item");

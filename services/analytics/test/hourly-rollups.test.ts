@@ -1,13 +1,9 @@
 // Periods with times of day and hourly series, checked against the same numbers computed in plain
-// code from the clicks themselves: whole days, whole hours and partial hours (link_stats, migration
-// 0007; raw clicks past its click rows) in every combination must agree with the truth.
-// Also: migration 0003 on a data directory that already holds clicks (backfill, then views that
-// count every new click once).
+// code from the clicks themselves: whole days, whole hours and partial hours (link_stats; raw clicks
+// past its click rows) in every combination must agree with the truth. Also: every click, redelivered
+// ones included, counts once in each rollup.
 import { randomUUID } from "node:crypto";
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createClickHouse, type KurzClickHouse, MIGRATIONS_DIR, migrate } from "@kurz/clickhouse";
+import { createClickHouse, type KurzClickHouse, migrate } from "@kurz/clickhouse";
 import { TOP_LIST_SIZE } from "@kurz/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClickRow } from "../src/ingest/click-rows.ts";
@@ -47,7 +43,7 @@ for (let i = 0; i < 3_000; i++) {
   clicks.push(click(pick(links, i), account, ms, i));
 }
 for (let i = 0; i < 200; i++) clicks.push(click(otherLink, otherAccount, base + i * 60_000, i));
-// A link whose clicks are older than link_stats keeps click rows (35 days, migration 0007): partial
+// A link whose clicks are older than link_stats keeps click rows (35 days, its TTL): partial
 // hours of its periods are read from raw clicks.
 const oldAccount = randomUUID();
 const oldLink = randomUUID();
@@ -114,43 +110,31 @@ function expectTruth(days: Awaited<ReturnType<typeof linkStats>>, truth: ReturnT
 }
 
 let ch: KurzClickHouse;
-let dir: string;
 
 beforeAll(async () => {
   ch = await createClickHouse({ path: ":memory:", database: "hourly_test" });
-  // Migrations up to 0002 first: the clicks below are "existing data" for migration 0003. They are
-  // written by today's writer, which needs the columns and table of 0006 (independent of 0003-0005).
-  dir = mkdtempSync(join(tmpdir(), "kurz-hourly-"));
-  for (const f of ["0001_clicks.sql", "0002_analytics_rollups.sql", "0006_click_message_token.sql"])
-    copyFileSync(join(MIGRATIONS_DIR, f), join(dir, f));
-  await migrate(ch, dir);
+  await migrate(ch);
   const half = clicks.filter((_, i) => i % 2 === 0);
   await writeClicks(ch, half);
-  // A redelivered copy of stored clicks (before the upgrade) must not count twice afterwards either.
+  // Redelivered copies of stored clicks must not count twice.
   await writeClicks(ch, half.slice(0, 50));
-  // The upgrade under test, then any later migrations (0004 and on) that a data directory also gets.
-  expect((await migrate(ch)).applied[0]).toBe("0003_hourly_rollups.sql");
-  // After the upgrade: the rest, with some already-stored clicks again.
   await writeClicks(ch, [...clicks.filter((_, i) => i % 2 === 1), ...half.slice(0, 100)]);
 });
 afterAll(async () => {
   await ch?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 const one = async (sql: string) =>
   Number(Object.values((await ch.query<Record<string, number>>(sql))[0]!)[0]);
 
-describe("migration 0003 on existing clicks", () => {
-  it("fills the hourly rollups from raw clicks, and every click counts once in hourly and daily rollups", async () => {
+describe("the rollups", () => {
+  it("count every click once in the hourly, daily, link_stats and all-time rollups", async () => {
     const bots = clicks.filter((c) => c.is_bot === 1).length;
     expect(await one("SELECT count() FROM clicks FINAL")).toBe(clicks.length);
     expect(await one("SELECT sum(clicks) + sum(bot_clicks) FROM link_hourly")).toBe(clicks.length);
     expect(await one("SELECT sum(clicks) + sum(bot_clicks) FROM link_daily")).toBe(clicks.length);
     expect(await one("SELECT sum(bot_clicks) FROM link_hourly")).toBe(bots);
-    // Six dimensions per human click, by hour and by day (link_stats: clicks stored before the upgrade
-    // through 0007's backfill, later ones through its views) and over all time (link_dim_total: fed
-    // through the rollups of 0002/0003 before 0008, from clicks directly after it).
+    // Six dimensions per human click, by hour and by day (link_stats) and over all time (link_dim_total).
     for (const level of ["hour", "day"]) {
       expect(await one(`SELECT sum(n) FROM link_stats WHERE level = '${level}' AND kind = 'd'`)).toBe(
         6 * (clicks.length - bots),
@@ -159,51 +143,17 @@ describe("migration 0003 on existing clicks", () => {
     expect(await one("SELECT sum(clicks) FROM link_dim_total")).toBe(6 * (clicks.length - bots));
   });
 
-  it("fills link_stats (0007) at every level from raw clicks, and a rerun rebuilds it rather than adds", async () => {
+  it("keep link_stats' rows at every level, click rows only within its TTL", async () => {
     const bots = clicks.filter((c) => c.is_bot === 1).length;
-    const sums = async () => ({
+    // Click rows past the TTL are dropped as they are written (the old link's).
+    const recent = clicks.filter((c) => c.link_id !== oldLink).length;
+    const days = await one("SELECT uniqExact(link_id, toDate(ts)) FROM clicks WHERE is_bot = 0");
+    expect({
       day: await one("SELECT sum(n) + sum(bots) FROM link_stats WHERE level = 'day' AND kind = 's'"),
       hour: await one("SELECT sum(n) FROM link_stats WHERE level = 'hour' AND a = 'city'"),
       click: await one("SELECT count() FROM link_stats FINAL WHERE level = 'click' AND kind = 's'"),
       visitorDays: await one("SELECT count() FROM link_stats FINAL WHERE level = 'day' AND kind = 'v'"),
-    });
-    // Click rows past the TTL are dropped as they are written (the old link's).
-    const recent = clicks.filter((c) => c.link_id !== oldLink).length;
-    const days = await one("SELECT uniqExact(link_id, toDate(ts)) FROM clicks WHERE is_bot = 0");
-    const want = {
-      day: clicks.length,
-      hour: clicks.length - bots,
-      click: recent,
-      visitorDays: days,
-    };
-    expect(await sums()).toEqual(want);
-    await ch.command("DELETE FROM schema_migrations WHERE version = 7");
-    expect((await migrate(ch)).applied).toEqual(["0007_link_stats.sql"]);
-    expect(await sums()).toEqual(want);
-  });
-
-  it("is safe to run again (every migration from 0002 rerun rebuilds the rollups, not adds to them)", async () => {
-    // 0003 recreates views into tables that 0008 drops, so a rerun of 0003 is a rerun of what follows
-    // it too.
-    await ch.command("DELETE FROM schema_migrations WHERE version >= 2");
-    const fromTwo = readdirSync(MIGRATIONS_DIR)
-      .filter((f) => /^\d{4}_.*\.sql$/.test(f) && f >= "0002")
-      .sort();
-    expect(fromTwo).toContain("0008_link_stats_only.sql");
-    expect((await migrate(ch)).applied).toEqual(fromTwo);
-    const humans = clicks.filter((c) => c.is_bot === 0).length;
-    expect(await one("SELECT sum(clicks) + sum(bot_clicks) FROM link_hourly")).toBe(clicks.length);
-    expect(await one("SELECT sum(clicks) + sum(bot_clicks) FROM link_daily")).toBe(clicks.length);
-    for (const level of ["hour", "day"]) {
-      expect(await one(`SELECT sum(n) FROM link_stats WHERE level = '${level}' AND a = 'browser'`)).toBe(
-        humans,
-      );
-    }
-    expect(await one("SELECT sum(clicks) FROM link_dim_total WHERE dim = 'browser'")).toBe(humans);
-    const dimTables = await ch.query<{ name: string }>(
-      "SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 'link_dim%' ORDER BY name",
-    );
-    expect(dimTables.map((t) => t.name)).toEqual(["link_dim_total", "link_dim_total_from_clicks_mv"]);
+    }).toEqual({ day: clicks.length, hour: clicks.length - bots, click: recent, visitorDays: days });
   });
 });
 

@@ -15,7 +15,7 @@ import type { ClickRow } from "../src/ingest/click-rows.ts";
 import { type Completion, writeClicks } from "../src/ingest/exactly-once-insert.ts";
 import { clickRows } from "./click-rows-fixture.ts";
 
-// The one materialized view that reads `clicks` (migration 0010); every rollup is fed from its table.
+// The one materialized view that reads `clicks` (click_feed_mv); every rollup is fed from its table.
 const VIEWS_ON_CLICKS = ["click_feed_mv"];
 let ch: KurzClickHouse;
 
@@ -44,7 +44,7 @@ async function counts(link: string) {
       "SELECT sum(clicks) FROM link_dim_total WHERE link_id = {link:UUID} AND dim = 'country'",
       p,
     ),
-    // link_stats (migration 0007): each level on its own; click rows counted as stored, unmerged.
+    // link_stats: each level on its own; click rows counted as stored, unmerged.
     statsDays: await one(
       "SELECT sum(n) + sum(bots) FROM link_stats WHERE link_id = {link:UUID} AND level = 'day' AND kind = 's'",
       p,

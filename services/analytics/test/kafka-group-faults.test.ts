@@ -96,32 +96,42 @@ it("counts every click once through each broker's outage and a freeze longer tha
             TOPICS.clicks,
             sending.map((value) => ({ key: clickPartitionKey(link), value })),
           ),
+          // A bound, not a wait: a publish that takes longer counts as failed.
           sleep(5_000).then(() => Promise.reject(new Error("publish timed out"))),
         ]);
         published += sending.length * 30;
       } catch {
         unsent.unshift(...sending);
-        await sleep(200);
+        await sleep(200); // the retry's backoff
       }
-      await sleep(80);
+      await sleep(80); // the load's pace
     }
   })();
 
+  /** Waits until the consumer has stored every click published so far: it consumes, or again. */
+  const caughtUp = async (what: string) => {
+    const target = await waitFor(() => published, { timeoutMs: 30_000, description: "a published click" });
+    await waitFor(() => inserted(consumer!) >= target, {
+      timeoutMs: 60_000,
+      intervalMs: 100,
+      description: `the consumer caught up ${what} (${target} clicks)`,
+    });
+  };
   const brokerDown = async (id: number) => {
     await kafka.setBroker("down", id);
-    await sleep(3_000);
+    await sleep(3_000); // the outage's length is the fault
     await kafka.setBroker("up", id);
   };
-  await sleep(3_000);
+  await caughtUp("before the faults");
   for (const id of [1, 2, 3]) {
     await brokerDown(id);
-    await sleep(4_000);
+    await caughtUp(`after broker ${id}'s outage`);
   }
-  // The test's session timeout is 3 s: the group rebalances while the consumer is frozen.
+  // The test's session timeout is 3 s: the group rebalances while the consumer is frozen, for longer.
   process.kill(consumer.pid, "SIGSTOP");
   await sleep(3_500);
   process.kill(consumer.pid, "SIGCONT");
-  await sleep(3_000);
+  await caughtUp("after the freeze");
   publishing = false;
   await load;
 

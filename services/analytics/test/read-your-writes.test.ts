@@ -8,6 +8,7 @@ import { holdAdvisoryLock, printProcessOutputOnFailure, waitFor, withUtcDayLeft 
 import { type Stack, startStack } from "@kurz/testing/stack";
 import pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type Account, type LinkData, publicApi } from "./support/public-api.ts";
 
 printProcessOutputOnFailure();
 
@@ -44,34 +45,8 @@ beforeEach(async () => {
   ({ day: today } = await withUtcDayLeft(60_000));
 });
 
-interface Account {
-  account_id: string;
-  api_key: string;
-}
-interface LinkData {
-  id: string;
-  short_code: string;
-  short_url: string;
-}
-
-async function api(a: Account | null, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${stack.origin}${path}`, {
-    method,
-    headers: {
-      ...(a ? { authorization: `Bearer ${a.api_key}` } : {}),
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: bodies are asserted whole with toEqual, not typed
-  return { status: res.status, body: (await res.json()) as { success: boolean; data: any; error?: any } };
-}
-
-async function createLink(a: Account, url: string, title: string): Promise<LinkData> {
-  const res = await api(a, "POST", "/api/v1/links", { url, title });
-  expect(res.status).toBe(201);
-  return res.body.data as LinkData;
-}
+const { api, createLink: create, settled } = publicApi(() => stack);
+const createLink = (a: Account, url: string, title: string) => create(a, { url, title });
 
 async function click(link: LinkData, n: number) {
   for (let i = 0; i < n; i++) {
@@ -89,12 +64,30 @@ const summary = async (a: Account) => {
   return res.body.data;
 };
 
-async function clicksSettled(a: Account, link: LinkData, clicks: number) {
-  await waitFor(
-    async () => (await api(a, "GET", `/api/v1/analytics/${link.id}`)).body.data?.total_clicks === clicks,
-    { timeoutMs: 20_000, intervalMs: 100, description: `${clicks} clicks of ${link.short_code}` },
-  );
-}
+/** The summary of an account whose clicks all fall on the test's day. */
+const summaryOfToday = (s: {
+  links: number;
+  active: number;
+  clicks: number;
+  visitors: number;
+  top: object[];
+}) => ({
+  total_links: s.links,
+  active_links: s.active,
+  total_clicks: s.clicks,
+  unique_visitors: s.visitors,
+  clicks_over_time: [{ date: today, count: s.clicks }],
+  top_links: s.top,
+});
+
+/** A link in the summary's top list, with its url and title as management has them. */
+const topLink = (link: LinkData, url: string, title: string, clicks: number) => ({
+  id: link.id,
+  short_code: link.short_code,
+  original_url: url,
+  title,
+  clicks_count: clicks,
+});
 
 const unpublished = async (linkId: string) =>
   Number((await db.query("SELECT count(*)::int AS n FROM outbox_events WHERE key = $1", [linkId])).rows[0].n);
@@ -106,8 +99,8 @@ describe("with the outbox relay held (the link dimension lags as long as it like
     const kept = await createLink(a, "https://example.com/kept", "Kept");
     await click(doomed, 3);
     await click(kept, 1);
-    await clicksSettled(a, doomed, 3);
-    await clicksSettled(a, kept, 1);
+    await settled(a, doomed, 3);
+    await settled(a, kept, 1);
     await waitFor(async () => (await summary(a)).total_clicks === 4, {
       description: "4 clicks in the summary",
     });
@@ -120,21 +113,16 @@ describe("with the outbox relay held (the link dimension lags as long as it like
       const gone = await api(a, "GET", `/api/v1/analytics/${doomed.id}`);
       expect(gone.status).toBe(404);
       expect(gone.body).toMatchObject({ success: false, error: { code: "NOT_FOUND" } });
-      const keptJson = {
-        id: kept.id,
-        short_code: kept.short_code,
-        original_url: "https://example.com/kept",
-        title: "Kept",
-      };
-      expect(await summary(a)).toEqual({
-        total_links: 1,
-        active_links: 1,
-        total_clicks: 1,
+      expect(await summary(a)).toEqual(
         // Kept's one visitor (198.51.100.1); the deleted link's three are gone with its clicks.
-        unique_visitors: 1,
-        clicks_over_time: [{ date: today, count: 1 }],
-        top_links: [{ ...keptJson, clicks_count: 1 }],
-      });
+        summaryOfToday({
+          links: 1,
+          active: 1,
+          clicks: 1,
+          visitors: 1,
+          top: [topLink(kept, "https://example.com/kept", "Kept", 1)],
+        }),
+      );
 
       // Created now: 200 with management's code and no clicks, and counted in the summary.
       fresh = await createLink(a, "https://example.com/fresh", "Fresh");
@@ -151,28 +139,23 @@ describe("with the outbox relay held (the link dimension lags as long as it like
 
       // Its clicks reach the rollups without the link dimension; the top list shows it as management has it.
       await click(fresh, 2);
-      await clicksSettled(a, fresh, 2);
+      await settled(a, fresh, 2);
       expect(
         (await api(a, "PATCH", `/api/v1/links/${fresh.id}`, { title: "Renamed", is_active: false })).status,
       ).toBe(200);
-      expect(await summary(a)).toEqual({
-        total_links: 2,
-        active_links: 1,
-        total_clicks: 3,
+      expect(await summary(a)).toEqual(
         // 198.51.100.1 on both links is one visitor; 198.51.100.2 the other.
-        unique_visitors: 2,
-        clicks_over_time: [{ date: today, count: 3 }],
-        top_links: [
-          {
-            id: fresh.id,
-            short_code: fresh.short_code,
-            original_url: "https://example.com/fresh",
-            title: "Renamed",
-            clicks_count: 2,
-          },
-          { ...keptJson, clicks_count: 1 },
-        ],
-      });
+        summaryOfToday({
+          links: 2,
+          active: 1,
+          clicks: 3,
+          visitors: 2,
+          top: [
+            topLink(fresh, "https://example.com/fresh", "Renamed", 2),
+            topLink(kept, "https://example.com/kept", "Kept", 1),
+          ],
+        }),
+      );
 
       // Public analytics follow the owner's switch at once, both ways.
       const publicPath = `/api/v1/public/analytics/${kept.short_code}`;
@@ -210,7 +193,7 @@ describe("with the relay running as usual", () => {
     const a = await stack.createAccount(`ryw-loop-${randomUUID()}@example.com`);
     const base = await createLink(a, "https://example.com/base", "Base");
     await click(base, 1);
-    await clicksSettled(a, base, 1);
+    await settled(a, base, 1);
     for (let round = 0; round < 6; round++) {
       const link = await createLink(a, `https://example.com/r${round}`, `R${round}`);
       const created = await api(a, "GET", `/api/v1/analytics/${link.id}`);
@@ -223,7 +206,7 @@ describe("with the relay running as usual", () => {
       expect((await summary(a)).total_links, `round ${round}`).toBe(2);
 
       await click(link, 2);
-      await clicksSettled(a, link, 2);
+      await settled(a, link, 2);
       expect((await api(a, "DELETE", `/api/v1/links/${link.id}`)).status).toBe(200);
       const deleted = await api(a, "GET", `/api/v1/analytics/${link.id}`);
       expect(deleted.status, `round ${round}: analytics right after delete`).toBe(404);

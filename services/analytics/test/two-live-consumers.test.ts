@@ -147,7 +147,7 @@ it("counts every click once while two consumers write the same messages at the s
     expect(await one("SELECT sum(clicks) FROM link_daily")).toBe(distinct);
     expect(await one("SELECT sum(clicks) FROM link_hourly")).toBe(distinct);
     expect(await one("SELECT sum(clicks) FROM link_dim_total WHERE dim = 'country'")).toBe(distinct);
-    // link_stats (migration 0007): every level, click rows as stored (not merged).
+    // link_stats: every level, click rows as stored (not merged).
     expect(await one("SELECT sum(n) FROM link_stats WHERE level = 'day' AND a = 'referrer'")).toBe(distinct);
     expect(await one("SELECT sum(n) FROM link_stats WHERE level = 'hour' AND a = 'browser'")).toBe(distinct);
     expect(await one("SELECT sum(n) FROM link_stats WHERE level = 'day' AND kind = 's'")).toBe(distinct);

@@ -5,16 +5,16 @@ import {
   createApp,
   directRoutes,
   healthRoutes,
+  type InternalRoute,
   installErrorHandlers,
   type Logger,
   type MountedRoute,
+  mountInternal,
   mountRoutes,
   originHosts,
-  requireAdmin,
-  requireCaller,
   requireForwarded,
 } from "@kurz/service-kit";
-import type { Express, NextFunction, Request, Response } from "express";
+import type { Express } from "express";
 import type { Redis } from "ioredis";
 import type { TxtLookup } from "./domains/domain-verification.ts";
 import type { KeyLimits } from "./keys/api-keys.ts";
@@ -27,12 +27,12 @@ import { authRoutes } from "./routes/auth.ts";
 import { bulkRoutes } from "./routes/bulk.ts";
 import { exportsRoutes } from "./routes/exports.ts";
 import { importsRoutes } from "./routes/imports.ts";
-import { internalRouter } from "./routes/internal.ts";
-import { internalAdminRouter } from "./routes/internal-admin.ts";
-import { internalAnalyticsRouter } from "./routes/internal-analytics.ts";
-import { internalDomainsAndRotatorsRouter } from "./routes/internal-domains-and-rotators.ts";
-import { internalOverlaysRouter } from "./routes/internal-overlays.ts";
-import { internalSessionsRouter } from "./routes/internal-sessions.ts";
+import { internalLinkAndKeyRoutes } from "./routes/internal.ts";
+import { internalAdminRoutes } from "./routes/internal-admin.ts";
+import { internalAnalyticsRoutes } from "./routes/internal-analytics.ts";
+import { internalDomainAndRotatorRoutes } from "./routes/internal-domains-and-rotators.ts";
+import { internalOverlayRoutes } from "./routes/internal-overlays.ts";
+import { internalSessionRoutes } from "./routes/internal-sessions.ts";
 import { keysRoutes } from "./routes/keys.ts";
 import { campaignPageRouter } from "./routes/legacy/campaign-page.ts";
 import { legacyRoutes } from "./routes/legacy/index.ts";
@@ -100,6 +100,19 @@ export function managementRoutes(input: ManagementAppDeps): MountedRoute[] {
   ];
 }
 
+/** The internal routes this service answers (records from contracts' INTERNAL_ROUTES). */
+export function managementInternalRoutes(input: ManagementAppDeps): InternalRoute[] {
+  const deps = withOverlayRecords(input);
+  return [
+    ...internalAdminRoutes(deps),
+    ...internalLinkAndKeyRoutes(deps),
+    ...internalSessionRoutes(deps),
+    ...internalDomainAndRotatorRoutes(deps),
+    ...internalOverlayRoutes(deps),
+    ...internalAnalyticsRoutes(deps),
+  ];
+}
+
 /** Overlay records are written through the same Redis as link records; built here unless given. */
 const withOverlayRecords = (deps: ManagementAppDeps) => ({
   ...deps,
@@ -137,29 +150,9 @@ export function createManagementApp(input: ManagementAppDeps): Express {
     ],
   });
   app.use(healthRoutes(deps.readiness));
-  // Internal endpoints take a caller credential and never a user's identity (docs/security.md):
-  // any known service may reach /internal at all, then each resource narrows to its callers.
-  // A link's public-analytics answer is also the gateway's, for the status of its stats page.
-  const publicAnalyticsCallers = requireCaller(deps.internalToken, ["analytics", "gateway"]);
-  const analyticsCaller = requireCaller(deps.internalToken, ["analytics"]);
-  app.use(
-    "/internal/analytics",
-    (req: Request, res: Response, next: NextFunction) =>
-      (req.path.startsWith("/public/") ? publicAnalyticsCallers : analyticsCaller)(req, res, next),
-    internalAnalyticsRouter(deps),
-  );
-  // The operators' routes take the admin credential, which no service holds (internal-auth.ts).
-  app.use("/internal/admin", requireAdmin(deps.adminToken, deps.internalToken), internalAdminRouter(deps));
-  app.use("/internal", requireCaller(deps.internalToken, ["gateway", "redirect", "analytics", "management"]));
-  app.use(["/internal/keys", "/internal/sessions"], requireCaller(deps.internalToken, ["gateway"]));
-  app.use(
-    ["/internal/links", "/internal/domains", "/internal/rotators", "/internal/overlays"],
-    requireCaller(deps.internalToken, ["redirect"]),
-  );
-  app.use("/internal", internalRouter(deps));
-  app.use("/internal/sessions", internalSessionsRouter(deps));
-  app.use("/internal", internalDomainsAndRotatorsRouter(deps));
-  app.use("/internal", internalOverlaysRouter(deps));
+  // Internal endpoints take the credential their record names and never a user's identity
+  // (docs/security.md); the operators' routes take the admin credential, which no service holds.
+  mountInternal(app, managementInternalRoutes(deps), deps);
   // Public campaign list pages (no identity): the gateway forwards /c/ here.
   app.use("/c", campaignPageRouter({ ...deps, originHosts: originHosts(deps.baseUrl, deps.publicHosts) }));
   // Only requests the gateway forwarded, with the identity it established.

@@ -1,23 +1,16 @@
 // The click journal on a real file system: a click written before its answer survives the process
 // being killed, is replayed once on the next start, and is forgotten once it is safe elsewhere.
 import { spawn } from "node:child_process";
-import { appendFileSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, readdirSync, readlinkSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ClickEvent } from "@kurz/contracts";
 import { waitFor } from "@kurz/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { numberedClick } from "../test/support/records.ts";
+import { useTempDirs } from "../test/support/temp-dirs.ts";
 import { ClickJournal } from "./click-journal.ts";
 
-const dirs: string[] = [];
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), "kurz-journal-test-"));
-  dirs.push(dir);
-  return dir;
-};
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const tempDir = useTempDirs("journal-test");
 
 /** How many segments in `dir` this process holds open (Linux: /proc/self/fd). */
 const openFilesIn = (dir: string) =>
@@ -30,22 +23,11 @@ const openFilesIn = (dir: string) =>
     }
   }).length;
 
-const click = (n: number): ClickEvent => ({
-  v: 1,
-  click_id: `0190a1b2-0000-7000-8000-${String(n).padStart(12, "0")}`,
-  link_id: "0190a1b2-0000-7000-8000-000000000001",
-  account_id: "0190a1b2-0000-7000-8000-0000000000aa",
-  short_code: "abc",
-  ts: new Date(0).toISOString(),
-  ip: "203.0.113.7",
-  user_agent: "Mozilla/5.0",
-  referrer: null,
-  host: null,
-});
+const click = (n: number) => numberedClick(n, { ip: "203.0.113.7", user_agent: "Mozilla/5.0" });
 const ids = (events: ClickEvent[]) => events.map((e) => Number(e.click_id.slice(-12)));
 const segments = (dir: string) => readdirSync(dir).filter((n) => n.endsWith(".jsonl"));
 
-describe("ClickJournal", () => {
+describe("ClickJournal across restarts", () => {
   it("replays on the next start every click that was written and never confirmed", async () => {
     const dir = tempDir();
     let clock = 0;
@@ -71,55 +53,6 @@ describe("ClickJournal", () => {
     // A segment is a file appended to: a confirmed click (4) in a segment still holding unconfirmed
     // ones is replayed too, and ingest keeps it once by its click id.
     expect(ids(reopened.replay)).toEqual([3, 4, 5, 6]);
-    await reopened.journal.close();
-  });
-
-  it("deletes a segment once every click in it is confirmed and it is no longer written", async () => {
-    const dir = tempDir();
-    let clock = 0;
-    const { journal } = await ClickJournal.open({ dir, now: () => clock });
-    const first = [click(1), click(2)];
-    for (const e of first) journal.append(e);
-    clock += 1_500;
-    journal.writeTurn(); // written, then the segment is old enough to rotate
-    expect(segments(dir)).toHaveLength(2);
-    journal.confirm(first);
-    await waitFor(() => segments(dir).length === 1, { description: "the confirmed segment removed" });
-    await journal.close(); // the open segment holds nothing unconfirmed: nothing is left
-    expect(segments(dir)).toEqual([]);
-  });
-
-  it("does not keep a click whose publish landed before its turn was written", async () => {
-    const dir = tempDir();
-    const { journal } = await ClickJournal.open({ dir });
-    const early = click(1);
-    journal.append(early);
-    journal.confirm([early]);
-    journal.writeTurn();
-    expect(journal.outstanding).toBe(0);
-    await journal.close();
-    expect((await ClickJournal.open({ dir })).replay).toEqual([]);
-  });
-
-  it("syncs a segment before closing it when sync and rotation fall due in one turn", async () => {
-    const dir = tempDir();
-    let clock = 0;
-    const errors: unknown[] = [];
-    const { journal } = await ClickJournal.open({ dir, now: () => clock, onError: (e) => errors.push(e) });
-    for (let turn = 0; turn < 50; turn++) {
-      journal.append(click(turn));
-      clock += 1_000; // each turn: the sync interval and the rotation both due
-      journal.writeTurn();
-    }
-    // Each rotation syncs and closes its segment in the background: once only the open segment is held
-    // open, and the callbacks of the last closes have had their turn, every sync and close has reported.
-    await waitFor(() => openFilesIn(dir) === 1, { description: "the rotated segments closed" });
-    await new Promise((r) => setImmediate(r));
-    expect(errors).toEqual([]);
-    journal.confirm([0, 1, 2].map((n) => click(n)));
-    await journal.close();
-    const reopened = await ClickJournal.open({ dir });
-    expect(reopened.replay).toHaveLength(50);
     await reopened.journal.close();
   });
 
@@ -177,5 +110,56 @@ describe("ClickJournal", () => {
     appendFileSync(lock, String(process.ppid));
     await expect(ClickJournal.open({ dir })).rejects.toThrow(/held by running process/);
     await journal.close();
+  });
+});
+
+describe("ClickJournal's segments", () => {
+  it("deletes a segment once every click in it is confirmed and it is no longer written", async () => {
+    const dir = tempDir();
+    let clock = 0;
+    const { journal } = await ClickJournal.open({ dir, now: () => clock });
+    const first = [click(1), click(2)];
+    for (const e of first) journal.append(e);
+    clock += 1_500;
+    journal.writeTurn(); // written, then the segment is old enough to rotate
+    expect(segments(dir)).toHaveLength(2);
+    journal.confirm(first);
+    await waitFor(() => segments(dir).length === 1, { description: "the confirmed segment removed" });
+    await journal.close(); // the open segment holds nothing unconfirmed: nothing is left
+    expect(segments(dir)).toEqual([]);
+  });
+
+  it("does not keep a click whose publish landed before its turn was written", async () => {
+    const dir = tempDir();
+    const { journal } = await ClickJournal.open({ dir });
+    const early = click(1);
+    journal.append(early);
+    journal.confirm([early]);
+    journal.writeTurn();
+    expect(journal.outstanding).toBe(0);
+    await journal.close();
+    expect((await ClickJournal.open({ dir })).replay).toEqual([]);
+  });
+
+  it("syncs a segment before closing it when sync and rotation fall due in one turn", async () => {
+    const dir = tempDir();
+    let clock = 0;
+    const errors: unknown[] = [];
+    const { journal } = await ClickJournal.open({ dir, now: () => clock, onError: (e) => errors.push(e) });
+    for (let turn = 0; turn < 50; turn++) {
+      journal.append(click(turn));
+      clock += 1_000; // each turn: the sync interval and the rotation both due
+      journal.writeTurn();
+    }
+    // Each rotation syncs and closes its segment in the background: once only the open segment is held
+    // open, and the callbacks of the last closes have had their turn, every sync and close has reported.
+    await waitFor(() => openFilesIn(dir) === 1, { description: "the rotated segments closed" });
+    await new Promise((r) => setImmediate(r));
+    expect(errors).toEqual([]);
+    journal.confirm([0, 1, 2].map((n) => click(n)));
+    await journal.close();
+    const reopened = await ClickJournal.open({ dir });
+    expect(reopened.replay).toHaveLength(50);
+    await reopened.journal.close();
   });
 });

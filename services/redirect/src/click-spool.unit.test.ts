@@ -1,32 +1,12 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ClickEvent } from "@kurz/contracts";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { numberedClick } from "../test/support/records.ts";
+import { useTempDirs } from "../test/support/temp-dirs.ts";
 import { ClickSpool } from "./click-spool.ts";
 
-const dirs: string[] = [];
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), "kurz-spool-test-"));
-  dirs.push(dir);
-  return dir;
-};
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-const click = (n: number): ClickEvent => ({
-  v: 1,
-  click_id: `0190a1b2-0000-7000-8000-${String(n).padStart(12, "0")}`,
-  link_id: "0190a1b2-0000-7000-8000-000000000001",
-  account_id: "0190a1b2-0000-7000-8000-0000000000aa",
-  short_code: "abc",
-  ts: new Date(0).toISOString(),
-  ip: null,
-  user_agent: null,
-  referrer: null,
-  host: null,
-});
+const tempDir = useTempDirs("spool-test");
+const click = (n: number) => numberedClick(n);
 
 async function drain(spool: ClickSpool): Promise<number[]> {
   const out: number[] = [];

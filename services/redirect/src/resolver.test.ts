@@ -22,6 +22,9 @@ afterAll(async () => {
 
 const record = (url: string) => redirectRecord(url, { id: "0190a1b2-0000-7000-8000-0000000000c1" });
 
+/** The cache's own clock is the thing under test here: an entry goes stale once its TTL has passed. */
+const ttlPassed = (ms: number) => new Promise((res) => setTimeout(res, ms));
+
 const resolver = (ttlMs: number) =>
   new Resolver({
     redis,
@@ -39,7 +42,7 @@ it("serves an expired entry once while it reloads in the background, then the ne
   expect((await r.links.resolve("swr"))?.url).toBe("https://example.com/v1");
   await redis.set(redirectKey("swr"), JSON.stringify(record("https://example.com/v2")));
   expect(r.links.peek("swr")?.url).toBe("https://example.com/v1"); // fresh: no reload yet
-  await new Promise((res) => setTimeout(res, 150));
+  await ttlPassed(150);
   expect(r.links.peek("swr")?.url).toBe("https://example.com/v1"); // stale: served, reload started
   await waitFor(() => r.links.peek("swr")?.url === "https://example.com/v2", { timeoutMs: 2_000 });
 });
@@ -60,12 +63,13 @@ it("keeps serving a stale record while neither Redis nor management answers", as
   expect(loaded?.url).toBe("https://example.com/kept");
   await expect(r.links.resolve("outage")).rejects.toThrow(/unavailable/);
 
-  await new Promise((res) => setTimeout(res, 80));
+  await ttlPassed(80);
   await redis.del(redirectKey("outage"));
   // `up` now sees a stale entry and cannot reload it (Redis has no record, management is down):
   // the record stays served, the failed reload is not cached.
   expect(up.links.peek("outage")?.url).toBe("https://example.com/kept");
-  await new Promise((res) => setTimeout(res, 100));
+  // The reload that peek started: joined here, it fails as neither source answers.
+  await expect(up.links.resolve("outage")).rejects.toThrow(/unavailable/);
   expect(up.links.peek("outage")?.url).toBe("https://example.com/kept");
   down.disconnect();
 });
@@ -82,7 +86,7 @@ it("reads a deleted link's tombstone as no link, without asking management (deci
   await redis.set(redirectKey("deleted-later"), JSON.stringify(record("https://example.com/was")));
   expect((await r.links.resolve("deleted-later"))?.url).toBe("https://example.com/was");
   await redis.set(redirectKey("deleted-later"), tombstone);
-  await new Promise((res) => setTimeout(res, 150));
+  await ttlPassed(150);
   r.links.peek("deleted-later"); // stale: served once more while it reloads
   await waitFor(() => r.links.peek("deleted-later") === null, { timeoutMs: 2_000 });
 });

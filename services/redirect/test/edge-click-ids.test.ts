@@ -4,54 +4,20 @@
 // scenario itself is in tests/chaos/faults.test.ts, the untrusted client in standalone.test.ts and
 // tests/security/edge-click-ids.test.ts.
 import { INTERNAL_HEADERS, redirectKey } from "@kurz/contracts";
-import {
-  cleanupRedisPrefix,
-  printProcessOutputOnFailure,
-  testRedisUrl,
-  uniquePrefix,
-  waitFor,
-} from "@kurz/testing";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { type ClickObserver, observeClicks } from "./support/click-observer.ts";
-import { type FakeManagement, startFakeManagement } from "./support/fake-management.ts";
+import { expect, it } from "vitest";
+import { clicksWith } from "./support/click-observer.ts";
 import { redirectRecord } from "./support/records.ts";
-import { bootRedirect, type RedirectProcess } from "./support/redirect-process.ts";
+import { useRedirectFixture } from "./support/redirect-fixture.ts";
+import type { RedirectProcess } from "./support/redirect-process.ts";
 
-printProcessOutputOnFailure();
-
-const prefix = uniquePrefix("redirect-edge-ids");
-const token = `token-${prefix}`;
-let mgmt: FakeManagement;
-let redis: Redis;
-let clicks: ClickObserver;
-const instances: RedirectProcess[] = [];
-
-beforeAll(async () => {
-  mgmt = await startFakeManagement(token);
-  redis = new Redis(testRedisUrl(), { keyPrefix: `${prefix}:` });
-  await redis.set(redirectKey("edged"), JSON.stringify(redirectRecord("https://example.com/edged")));
-  clicks = await observeClicks({ prefix, redisUrl: testRedisUrl() });
-  for (let i = 0; i < 2; i++)
-    instances.push(
-      await bootRedirect({
-        REDIS_URL: testRedisUrl(),
-        REDIS_KEY_PREFIX: `${prefix}:`,
-        BUS: "redis",
-        BUS_PREFIX: prefix,
-        INTERNAL_TOKEN: token,
-        MANAGEMENT_URL: mgmt.url,
-        TRUST_PROXY: "true",
-      }),
-    );
-});
-
-afterAll(async () => {
-  for (const r of instances) expect(await r.proc.stop()).toBe(0);
-  await clicks?.stop();
-  await mgmt?.close();
-  redis?.disconnect();
-  await cleanupRedisPrefix(testRedisUrl(), prefix);
+const t = useRedirectFixture({
+  name: "redirect-edge-ids",
+  instances: 2,
+  observe: true,
+  env: { TRUST_PROXY: "true" },
+  before: async (f) => {
+    await f.redis.set(redirectKey("edged"), JSON.stringify(redirectRecord("https://example.com/edged")));
+  },
 });
 
 const visit = (instance: RedirectProcess, ua: string, edge?: string) =>
@@ -66,27 +32,19 @@ const edgeValue = (requestId: string, ms: number) =>
 it("gives one request seen by two instances one click id and time, taken from the edge's value", async () => {
   const at = Date.now() - 1_500; // the edge's time, not the instances' own
   const edge = edgeValue("6b542d65e2c4d0837981d44aea105cca", at);
-  expect(await visit(instances[0]!, "ua-edge-retry", edge)).toBe(302);
-  expect(await visit(instances[1]!, "ua-edge-retry", edge)).toBe(302);
+  expect(await visit(t.instances[0]!, "ua-edge-retry", edge)).toBe(302);
+  expect(await visit(t.instances[1]!, "ua-edge-retry", edge)).toBe(302);
   // Another request through the edge: another id.
-  expect(await visit(instances[1]!, "ua-edge-other", edgeValue("0f8e2b1c9d7a6e5f4a3b2c1d0e9f8a7b", at))).toBe(
-    302,
-  );
-  const copies = await waitFor(
-    () => {
-      const seen = clicks.events.filter((e) => e.user_agent === "ua-edge-retry");
-      return seen.length === 2 ? seen : undefined;
-    },
-    { timeoutMs: 10_000 },
-  );
+  expect(
+    await visit(t.instances[1]!, "ua-edge-other", edgeValue("0f8e2b1c9d7a6e5f4a3b2c1d0e9f8a7b", at)),
+  ).toBe(302);
+  const copies = await clicksWith(t.clicks, "ua-edge-retry", 2);
   expect(copies[0]!.click_id).toBe(copies[1]!.click_id);
   expect(copies[0]!.ts).toBe(new Date(at).toISOString());
   expect(copies[1]!.ts).toBe(copies[0]!.ts);
   expect(Number.parseInt(copies[0]!.click_id.replace("-", "").slice(0, 12), 16)).toBe(at);
-  const other = await waitFor(() => clicks.events.find((e) => e.user_agent === "ua-edge-other"), {
-    timeoutMs: 10_000,
-  });
-  expect(other.click_id).not.toBe(copies[0]!.click_id);
+  const [other] = await clicksWith(t.clicks, "ua-edge-other", 1);
+  expect(other!.click_id).not.toBe(copies[0]!.click_id);
 });
 
 it("gives a request without the edge's value, or with a malformed or far-off one, a click id of its own", async () => {
@@ -96,17 +54,11 @@ it("gives a request without the edge's value, or with a malformed or far-off one
     ["ua-bad-edge", "not-a-request-id"],
     ["ua-far-edge", far],
   ] as const) {
-    expect(await visit(instances[0]!, ua, edge)).toBe(302);
-    expect(await visit(instances[1]!, ua, edge)).toBe(302);
+    expect(await visit(t.instances[0]!, ua, edge)).toBe(302);
+    expect(await visit(t.instances[1]!, ua, edge)).toBe(302);
   }
   for (const ua of ["ua-no-edge", "ua-bad-edge", "ua-far-edge"]) {
-    const seen = await waitFor(
-      () => {
-        const list = clicks.events.filter((e) => e.user_agent === ua);
-        return list.length === 2 ? list : undefined;
-      },
-      { timeoutMs: 10_000 },
-    );
+    const seen = await clicksWith(t.clicks, ua, 2);
     expect(seen[0]!.click_id, ua).not.toBe(seen[1]!.click_id);
     // Today's clicks, not the forged day's.
     for (const e of seen) expect(Math.abs(Date.parse(e.ts) - Date.now()), ua).toBeLessThan(60_000);

@@ -10,57 +10,25 @@ import {
   redirectMissKey,
   rotatorKey,
 } from "@kurz/contracts";
-import {
-  cleanupRedisPrefix,
-  printProcessOutputOnFailure,
-  testRedisUrl,
-  uniquePrefix,
-  waitFor,
-} from "@kurz/testing";
+import { testRedisUrl, waitFor } from "@kurz/testing";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ClickObserver, observeClicks } from "./support/click-observer.ts";
-import { type FakeManagement, startFakeManagement } from "./support/fake-management.ts";
+import { beforeAll, describe, expect, it } from "vitest";
 import { redirectRecord } from "./support/records.ts";
-import { bootRedirect, type RedirectProcess } from "./support/redirect-process.ts";
+import { useRedirectFixture } from "./support/redirect-fixture.ts";
 
-printProcessOutputOnFailure();
-
-const prefix = uniquePrefix("redirect-hosts");
-const token = `token-${prefix}`;
 const BUDGET = 3;
 const OWNER = "0190a1b2-0000-7000-8000-0000000000b1";
 const OTHER = "0190a1b2-0000-7000-8000-0000000000b2";
 
-let mgmt: FakeManagement;
-let redirect: RedirectProcess;
-let redis: Redis;
-let clicks: ClickObserver;
-
-beforeAll(async () => {
-  mgmt = await startFakeManagement(token);
-  redis = new Redis(testRedisUrl(), { keyPrefix: `${prefix}:` });
-  clicks = await observeClicks({ prefix, redisUrl: testRedisUrl() });
-  redirect = await bootRedirect({
-    REDIS_URL: testRedisUrl(),
-    REDIS_KEY_PREFIX: `${prefix}:`,
-    BUS: "redis",
-    BUS_PREFIX: prefix,
-    INTERNAL_TOKEN: token,
-    MANAGEMENT_URL: mgmt.url,
+const t = useRedirectFixture({
+  name: "redirect-hosts",
+  observe: true,
+  env: {
     PUBLIC_BASE_URL: "http://127.0.0.1:8080",
     // Each test speaks as its own clients through X-Forwarded-For.
     TRUST_PROXY: "true",
     MISS_BUDGET_PER_MINUTE: String(BUDGET),
-  });
-});
-
-afterAll(async () => {
-  expect(await redirect?.proc.stop()).toBe(0);
-  await clicks?.stop();
-  await mgmt?.close();
-  redis?.disconnect();
-  await cleanupRedisPrefix(testRedisUrl(), prefix);
+  },
 });
 
 interface Answer {
@@ -75,7 +43,7 @@ function visit(
   path: string,
   opts: { ip: string; host?: string; accept?: string; method?: string },
 ): Promise<Answer> {
-  const { port } = new URL(redirect.url);
+  const { port } = new URL(t.redirect.url);
   const headers: Record<string, string> = {
     "x-forwarded-for": opts.ip,
     "user-agent": "Mozilla/5.0 hosts-test",
@@ -101,12 +69,12 @@ function visit(
   });
 }
 
-const managementCalls = () => mgmt.calls.length;
+const managementCalls = () => t.mgmt.calls.length;
 const direct = () => new Redis(testRedisUrl());
 async function missKeys(): Promise<string[]> {
   const r = direct();
   try {
-    return await r.keys(`${prefix}:miss:*`);
+    return await r.keys(`${t.prefix}:miss:*`);
   } finally {
     r.disconnect();
   }
@@ -161,21 +129,21 @@ describe("misses shared through Redis", () => {
     const calls = managementCalls();
     expect((await visit("/shared-miss-1", { ip })).status).toBe(404);
     expect(managementCalls()).toBe(calls + 1);
-    const ttl = await redis.ttl(redirectMissKey("shared-miss-1"));
+    const ttl = await t.redis.ttl(redirectMissKey("shared-miss-1"));
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(300);
 
     // Another instance's miss: this instance does not ask management either.
-    mgmt.links.set("elsewhere-1", redirectRecord("https://example.com/elsewhere"));
-    await redis.set(redirectMissKey("elsewhere-1"), "1", "EX", 60);
+    t.mgmt.links.set("elsewhere-1", redirectRecord("https://example.com/elsewhere"));
+    await t.redis.set(redirectMissKey("elsewhere-1"), "1", "EX", 60);
     expect((await visit("/elsewhere-1", { ip })).status).toBe(404);
     expect(managementCalls()).toBe(calls + 1);
   });
 
   it("lets a record win over a miss, so a miss written in a race with a create cannot hide it", async () => {
     const ip = "192.0.2.21";
-    await redis.set(redirectMissKey("raced-1"), "1", "EX", 60);
-    await redis.set(redirectKey("raced-1"), JSON.stringify(redirectRecord("https://example.com/raced")));
+    await t.redis.set(redirectMissKey("raced-1"), "1", "EX", 60);
+    await t.redis.set(redirectKey("raced-1"), JSON.stringify(redirectRecord("https://example.com/raced")));
     const calls = managementCalls();
     const res = await visit("/raced-1", { ip });
     expect(res).toMatchObject({ status: 302, location: "https://example.com/raced" });
@@ -186,7 +154,7 @@ describe("misses shared through Redis", () => {
 describe("the per-client miss budget", () => {
   it(`refuses a client's lookups that would reach management after ${BUDGET} misses a minute`, async () => {
     const ip = "203.0.113.5";
-    await redis.set(redirectKey("budget-hit"), JSON.stringify(redirectRecord("https://example.com/hit")));
+    await t.redis.set(redirectKey("budget-hit"), JSON.stringify(redirectRecord("https://example.com/hit")));
     const calls = managementCalls();
     for (let i = 0; i < BUDGET; i++) expect((await visit(`/flood-${i}`, { ip })).status).toBe(404);
     const refused = await visit("/flood-next", { ip, accept: "application/json" });
@@ -217,7 +185,7 @@ describe("the per-client miss budget", () => {
   it("does not spend the budget on codes management finds", async () => {
     const ip = "203.0.113.7";
     for (let i = 0; i < BUDGET + 2; i++) {
-      mgmt.links.set(`found-${i}`, redirectRecord(`https://example.com/found/${i}`));
+      t.mgmt.links.set(`found-${i}`, redirectRecord(`https://example.com/found/${i}`));
       expect((await visit(`/found-${i}`, { ip })).status).toBe(302);
     }
     expect((await visit("/not-found-after", { ip })).status).toBe(404);
@@ -247,11 +215,11 @@ describe("branded domains", () => {
   };
 
   beforeAll(async () => {
-    mgmt.domains.set("go.brand.test", domain);
-    mgmt.domains.set("bare.brand.test", { ...domain, id: 2, redirect_root: null, redirect_404: null });
+    t.mgmt.domains.set("go.brand.test", domain);
+    t.mgmt.domains.set("bare.brand.test", { ...domain, id: 2, redirect_root: null, redirect_404: null });
     // A link is served only on its own domain: owned-N lives on the domain with id N.
     const link = (code: string, account: string, domainId: number | null) =>
-      redis.set(
+      t.redis.set(
         redirectKey(code),
         JSON.stringify(
           redirectRecord(`https://example.com/${code}`, { account_id: account, domain_id: domainId }),
@@ -263,7 +231,7 @@ describe("branded domains", () => {
     await link("owned-main", OWNER, null);
     await link("foreign-1", OTHER, null);
     const rotator = (slug: string, account: string, code: string): Promise<unknown> =>
-      redis.set(
+      t.redis.set(
         rotatorKey(slug),
         JSON.stringify({
           campaign_id: slug.length,
@@ -322,15 +290,15 @@ describe("branded domains", () => {
     // for the foreign link on a branded host.
     await waitFor(
       () =>
-        clicks.events.filter((e) => e.short_code === "owned-1" || e.short_code === "owned-2").length === 6,
+        t.clicks.events.filter((e) => e.short_code === "owned-1" || e.short_code === "owned-2").length === 6,
       { timeoutMs: 10_000 },
     );
     // The public host's click came last: once it is on the bus, one on a branded host would be too.
-    const publicHost = `127.0.0.1:${new URL(redirect.url).port}`;
-    await waitFor(() => clicks.events.some((e) => e.short_code === "foreign-1" && e.host === publicHost), {
+    const publicHost = `127.0.0.1:${new URL(t.redirect.url).port}`;
+    await waitFor(() => t.clicks.events.some((e) => e.short_code === "foreign-1" && e.host === publicHost), {
       timeoutMs: 10_000,
     });
-    expect(clicks.events.filter((e) => e.short_code === "foreign-1")).toHaveLength(1);
+    expect(t.clicks.events.filter((e) => e.short_code === "foreign-1")).toHaveLength(1);
   });
 
   it("serves nothing on a host that is not a branded domain, and looks up no Host that is not a host", async () => {
@@ -350,10 +318,10 @@ describe("branded domains", () => {
 
   it("follows an invalidation of the domain at once", async () => {
     const ip = "198.51.100.32";
-    mgmt.domains.set("moving.brand.test", { ...domain, id: 3 });
+    t.mgmt.domains.set("moving.brand.test", { ...domain, id: 3 });
     expect((await visit("/owned-3", { ip, host: "moving.brand.test" })).status).toBe(302);
-    mgmt.domains.delete("moving.brand.test");
-    await redis.publish(INVALIDATION_CHANNEL, "domain:moving.brand.test");
+    t.mgmt.domains.delete("moving.brand.test");
+    await t.redis.publish(INVALIDATION_CHANNEL, "domain:moving.brand.test");
     await waitFor(async () => (await visit("/owned-3", { ip, host: "moving.brand.test" })).status === 404, {
       timeoutMs: 1_000,
       intervalMs: 20,

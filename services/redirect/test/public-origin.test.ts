@@ -182,6 +182,7 @@ describe("redirects through the public origin", () => {
       expires_at: new Date(Date.now() + 1_500).toISOString(),
     });
     expect((await visit(`/${link.short_code}`)).status).toBe(302);
+    // Expiry is a time, and the thing under test: wait past it.
     await new Promise((r) => setTimeout(r, 1_600));
     const html = await visit(`/${link.short_code}`);
     expect(html.status).toBe(410);

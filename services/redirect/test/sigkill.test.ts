@@ -1,12 +1,12 @@
 // No click lost to SIGKILL: clicks answered but not yet on the bus when the redirect is
 // killed are in its journal, and the next start on the same port and spool directory publishes them.
 // The control run, with the journal turned off, loses them: the test can tell the difference.
-import { ensureRedis, printProcessOutputOnFailure, testRedisUrl, uniquePrefix, waitFor } from "@kurz/testing";
+import { ensureRedis, printProcessOutputOnFailure, waitFor } from "@kurz/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { clickMaker, observeClicks } from "./support/click-observer.ts";
-import { type FakeManagement, startFakeManagement } from "./support/fake-management.ts";
+import { clickMaker } from "./support/click-observer.ts";
 import { numberedRecord } from "./support/records.ts";
-import { bootRedirect, type RedirectProcess } from "./support/redirect-process.ts";
+import { startRedirectFixture } from "./support/redirect-fixture.ts";
+import { bootRedirect } from "./support/redirect-process.ts";
 
 printProcessOutputOnFailure();
 
@@ -18,25 +18,21 @@ afterEach(async () => {
 
 async function killMidFlight(journal: boolean) {
   await ensureRedis();
-  const prefix = uniquePrefix("redirect-sigkill");
-  const token = `token-${prefix}`;
-  const mgmt: FakeManagement = await startFakeManagement(token);
-  cleanup.push(() => mgmt.close());
-  for (let i = 1; i <= 6; i++) mgmt.links.set(`code${i}`, numberedRecord(i, `https://example.com/${i}`));
-  const observer = await observeClicks({ prefix, redisUrl: testRedisUrl() });
-  cleanup.push(() => observer.stop());
-  let redirect: RedirectProcess = await bootRedirect({
-    REDIS_URL: testRedisUrl(),
-    REDIS_KEY_PREFIX: `${prefix}:`,
-    BUS: "redis",
-    BUS_PREFIX: prefix,
-    INTERNAL_TOKEN: token,
-    MANAGEMENT_URL: mgmt.url,
-    CLICK_JOURNAL: String(journal),
-    // Nothing is published for a minute: every click is still in the process when it is killed.
-    CLICK_FLUSH_MS: "60000",
-    CLICK_BATCH_MAX: "100000",
+  const f = await startRedirectFixture({
+    name: "redirect-sigkill",
+    observe: true,
+    env: {
+      CLICK_JOURNAL: String(journal),
+      // Nothing is published for a minute: every click is still in the process when it is killed.
+      CLICK_FLUSH_MS: "60000",
+      CLICK_BATCH_MAX: "100000",
+    },
+    before: ({ mgmt }) => {
+      for (let i = 1; i <= 6; i++) mgmt.links.set(`code${i}`, numberedRecord(i, `https://example.com/${i}`));
+    },
   });
+  cleanup.push(() => f.stop());
+  let redirect = f.redirect;
   const clicks = clickMaker(() => redirect.url);
   const batch = Array.from({ length: CLICKS }, (_, i) => clicks.follow(`code${1 + (i % 5)}`));
   expect(new Set(await Promise.all(batch))).toEqual(new Set([302]));
@@ -46,7 +42,7 @@ async function killMidFlight(journal: boolean) {
   // The supervisor's restart: same port, same spool directory, a normal flush interval.
   redirect = await bootRedirect({ ...redirect.env, CLICK_FLUSH_MS: "50", CLICK_BATCH_MAX: "1000" });
   cleanup.push(() => redirect.proc.stop());
-  return { observer, clicks };
+  return { observer: f.clicks, clicks };
 }
 
 describe("a redirect killed with SIGKILL", () => {

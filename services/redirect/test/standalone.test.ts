@@ -3,52 +3,25 @@
 import { request } from "node:http";
 import { connect } from "node:net";
 import { INTERNAL_HEADERS, redirectKey } from "@kurz/contracts";
-import { cleanupRedisPrefix, printProcessOutputOnFailure, testRedisUrl, uniquePrefix } from "@kurz/testing";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { edgeClick } from "../src/edge-click.ts";
-import { type FakeManagement, startFakeManagement } from "./support/fake-management.ts";
-import { redirectRecord } from "./support/records.ts";
-import { bootRedirect, metrics, type RedirectProcess } from "./support/redirect-process.ts";
+import { clicksWith } from "./support/click-observer.ts";
+import { redirectRecord as record } from "./support/records.ts";
+import { useRedirectFixture } from "./support/redirect-fixture.ts";
+import { metrics } from "./support/redirect-process.ts";
 
-printProcessOutputOnFailure();
-
-const prefix = uniquePrefix("redirect-standalone");
-const token = `token-${prefix}`;
-const record = redirectRecord;
-
-let mgmt: FakeManagement;
-let redirect: RedirectProcess;
-let redis: Redis;
-
-beforeAll(async () => {
-  mgmt = await startFakeManagement(token);
-  redis = new Redis(testRedisUrl(), { keyPrefix: `${prefix}:` });
-  redirect = await bootRedirect({
-    REDIS_URL: testRedisUrl(),
-    REDIS_KEY_PREFIX: `${prefix}:`,
-    BUS: "redis",
-    BUS_PREFIX: prefix,
-    INTERNAL_TOKEN: token,
-    MANAGEMENT_URL: mgmt.url,
-    REDIRECT_STATUS: "308",
-    TRUST_PROXY: "false",
-  });
-});
-
-afterAll(async () => {
-  expect(await redirect?.proc.stop()).toBe(0);
-  await mgmt?.close();
-  redis?.disconnect();
-  await cleanupRedisPrefix(testRedisUrl(), prefix);
+const t = useRedirectFixture({
+  name: "redirect-standalone",
+  observe: true,
+  env: { REDIRECT_STATUS: "308", TRUST_PROXY: "false" },
 });
 
 const get = (path: string, init: RequestInit = {}) =>
-  fetch(`${redirect.url}${path}`, { redirect: "manual", ...init });
+  fetch(`${t.redirect.url}${path}`, { redirect: "manual", ...init });
 
 describe("redirect service on its own", () => {
   it("answers with the configured status (REDIRECT_STATUS=308)", async () => {
-    await redis.set(redirectKey("perm"), JSON.stringify(record("https://example.com/p")));
+    await t.redis.set(redirectKey("perm"), JSON.stringify(record("https://example.com/p")));
     const res = await get("/perm");
     expect(res.status).toBe(308);
     expect(res.headers.get("location")).toBe("https://example.com/p");
@@ -56,7 +29,7 @@ describe("redirect service on its own", () => {
   });
 
   it("percent-encodes a destination a header cannot carry raw", async () => {
-    await redis.set(redirectKey("unicode"), JSON.stringify(record("https://example.com/ü?q=ä")));
+    await t.redis.set(redirectKey("unicode"), JSON.stringify(record("https://example.com/ü?q=ä")));
     const res = await get("/unicode");
     expect(res.status).toBe(308);
     expect(res.headers.get("location")).toBe("https://example.com/%C3%BC?q=%C3%A4");
@@ -72,8 +45,8 @@ describe("redirect service on its own", () => {
       ["https://Example.com/a/../%7e?q=%E2%82%AC", "https://Example.com/a/../%7e?q=%E2%82%AC"],
     ];
     for (const [i, [stored, location]] of cases.entries()) {
-      await redis.set(redirectKey(`odd-${i}`), JSON.stringify(record(stored)));
-      mgmt.links.set(`odd-m-${i}`, record(stored));
+      await t.redis.set(redirectKey(`odd-${i}`), JSON.stringify(record(stored)));
+      t.mgmt.links.set(`odd-m-${i}`, record(stored));
       for (const code of [`odd-${i}`, `odd-m-${i}`]) {
         const res = await get(`/${code}`);
         expect(res.status, code).toBe(308);
@@ -83,9 +56,9 @@ describe("redirect service on its own", () => {
   });
 
   it("falls back to management on a Redis miss and caches management's 404", async () => {
-    mgmt.links.set("from-mgmt", record("https://example.com/m"));
+    t.mgmt.links.set("from-mgmt", record("https://example.com/m"));
     expect((await get("/from-mgmt")).headers.get("location")).toBe("https://example.com/m");
-    const linkCalls = () => mgmt.calls.filter((c) => c.startsWith("/internal/links/")).length;
+    const linkCalls = () => t.mgmt.calls.filter((c) => c.startsWith("/internal/links/")).length;
     const before = linkCalls();
     expect((await get("/never-existed")).status).toBe(404);
     expect((await get("/never-existed")).status).toBe(404);
@@ -93,17 +66,17 @@ describe("redirect service on its own", () => {
   });
 
   it("answers 503, never 500, when neither Redis nor management knows and management is down", async () => {
-    mgmt.down = true;
+    t.mgmt.down = true;
     try {
       const res = await get("/not-cached-anywhere", { headers: { accept: "application/json" } });
       expect(res.status).toBe(503);
       expect(res.headers.get("retry-after")).toBe("1");
       expect(await res.json()).toMatchObject({ success: false, error: { code: "SERVICE_UNAVAILABLE" } });
     } finally {
-      mgmt.down = false;
+      t.mgmt.down = false;
     }
     // Not negatively cached: once management is back, the link resolves.
-    mgmt.links.set("not-cached-anywhere", record("https://example.com/back"));
+    t.mgmt.links.set("not-cached-anywhere", record("https://example.com/back"));
     expect((await get("/not-cached-anywhere")).status).toBe(308);
   });
 
@@ -111,7 +84,7 @@ describe("redirect service on its own", () => {
     expect((await get("/%E0%A4%A")).status).toBe(404);
     expect((await get(`/${"x".repeat(65)}`)).status).toBe(404);
     expect((await get("/a/b")).status).toBe(404);
-    await redis.set(redirectKey("garbage"), "{not json");
+    await t.redis.set(redirectKey("garbage"), "{not json");
     expect((await get("/garbage")).status).toBe(404);
   });
 
@@ -121,11 +94,11 @@ describe("redirect service on its own", () => {
       expect(res.status).toBe(404);
       expect(await res.text()).toContain("Link not found");
     }
-    expect((await fetch(`${redirect.opsUrl}/health`)).status).toBe(200);
-    const ready = await fetch(`${redirect.opsUrl}/ready`);
+    expect((await fetch(`${t.redirect.opsUrl}/health`)).status).toBe(200);
+    const ready = await fetch(`${t.redirect.opsUrl}/ready`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ status: "ready" });
-    expect((await fetch(`${redirect.opsUrl}/perm`, { redirect: "manual" })).status).toBe(404);
+    expect((await fetch(`${t.redirect.opsUrl}/perm`, { redirect: "manual" })).status).toBe(404);
   });
 
   it("refuses other methods with 405 and an Allow header", async () => {
@@ -143,54 +116,32 @@ describe("redirect service on its own", () => {
 
   it("uses the socket address, not X-Forwarded-For, when TRUST_PROXY is false", async () => {
     // Covered through the event: the click must carry 127.0.0.1, not the forged header.
-    const { observeClicks } = await import("./support/click-observer.ts");
-    const observer = await observeClicks({ prefix, redisUrl: testRedisUrl() });
-    try {
-      await get("/perm", { headers: { "x-forwarded-for": "203.0.113.9", "user-agent": "ua-test" } });
-      const { waitFor } = await import("@kurz/testing");
-      const click = await waitFor(() => observer.events.find((e) => e.user_agent === "ua-test"), {
-        timeoutMs: 10_000,
-      });
-      expect(click.ip).toBe("127.0.0.1");
-      expect(click.short_code).toBe("perm");
-    } finally {
-      await observer.stop();
-    }
+    await get("/perm", { headers: { "x-forwarded-for": "203.0.113.9", "user-agent": "ua-test" } });
+    const [click] = await clicksWith(t.clicks, "ua-test", 1);
+    expect(click!.ip).toBe("127.0.0.1");
+    expect(click!.short_code).toBe("perm");
   });
 
   it("ignores the edge's request header when TRUST_PROXY is false: a client cannot choose click ids", async () => {
-    const { observeClicks } = await import("./support/click-observer.ts");
-    const { waitFor } = await import("@kurz/testing");
-    const observer = await observeClicks({ prefix, redisUrl: testRedisUrl() });
-    try {
-      // Well-formed and within the clock skew a trusted edge is allowed: refused for want of trust alone.
-      const at = Date.now() - 60_000;
-      const forged = `${"ab".repeat(16)} ${Math.floor(at / 1000)}.${String(at % 1000).padStart(3, "0")}`;
-      for (let i = 0; i < 2; i++)
-        await get("/perm", {
-          headers: { [INTERNAL_HEADERS.edgeRequest]: forged, "user-agent": "ua-forged-edge" },
-        });
-      const seen = await waitFor(
-        () => {
-          const list = observer.events.filter((e) => e.user_agent === "ua-forged-edge");
-          return list.length === 2 ? list : undefined;
-        },
-        { timeoutMs: 10_000 },
-      );
-      expect(seen[0]!.click_id).not.toBe(seen[1]!.click_id);
-      for (const e of seen) {
-        expect(e.click_id).not.toBe(edgeClick(forged, at)!.clickId);
-        expect(Date.parse(e.ts)).toBeGreaterThan(at + 30_000);
-      }
-    } finally {
-      await observer.stop();
+    // Well-formed and within the clock skew a trusted edge is allowed: refused for want of trust alone.
+    const at = Date.now() - 60_000;
+    const forged = `${"ab".repeat(16)} ${Math.floor(at / 1000)}.${String(at % 1000).padStart(3, "0")}`;
+    for (let i = 0; i < 2; i++)
+      await get("/perm", {
+        headers: { [INTERNAL_HEADERS.edgeRequest]: forged, "user-agent": "ua-forged-edge" },
+      });
+    const seen = await clicksWith(t.clicks, "ua-forged-edge", 2);
+    expect(seen[0]!.click_id).not.toBe(seen[1]!.click_id);
+    for (const e of seen) {
+      expect(e.click_id).not.toBe(edgeClick(forged, at)!.clickId);
+      expect(Date.parse(e.ts)).toBeGreaterThan(at + 30_000);
     }
   });
 
   it("refuses an oversized or non-form password POST", async () => {
     const hash =
       "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$2aNwFe0XkkQ2T5ZgBZPkEPbf/7c6rDXd2eA0Q5UJkUo";
-    await redis.set(
+    await t.redis.set(
       redirectKey("locked"),
       JSON.stringify(record("https://example.com/l", { password_hash: hash })),
     );
@@ -210,16 +161,16 @@ describe("redirect service on its own", () => {
 
   it("keeps serving after a client aborts a password POST mid-body", async () => {
     await new Promise<void>((resolve) => {
-      const req = request(`${redirect.url}/locked`, {
+      const req = request(`${t.redirect.url}/locked`, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded", "content-length": "100" },
       });
       req.on("error", () => resolve());
-      req.write("password=abc");
-      setTimeout(() => {
+      // Gone once part of the body is on its way: the server has headers and a partial body, then EOF.
+      req.write("password=abc", () => {
         req.destroy();
         resolve();
-      }, 100);
+      });
     });
     expect((await get("/perm")).status).toBe(308);
   });
@@ -228,8 +179,8 @@ describe("redirect service on its own", () => {
   // handled in one turn must still go to the right client, in order, and survive clients that left.
   it("answers pipelined requests on one connection in order", async () => {
     for (const n of [1, 2, 3])
-      await redis.set(redirectKey(`pipe${n}`), JSON.stringify(record(`https://example.com/pipe/${n}`)));
-    const url = new URL(redirect.url);
+      await t.redis.set(redirectKey(`pipe${n}`), JSON.stringify(record(`https://example.com/pipe/${n}`)));
+    const url = new URL(t.redirect.url);
     const raw = await new Promise<string>((resolve, reject) => {
       const socket = connect(Number(url.port), url.hostname);
       let data = "";
@@ -260,7 +211,7 @@ describe("redirect service on its own", () => {
 
   it("gives each of many concurrent requests its own destination", async () => {
     for (let n = 0; n < 20; n++)
-      await redis.set(redirectKey(`burst${n}`), JSON.stringify(record(`https://example.com/burst/${n}`)));
+      await t.redis.set(redirectKey(`burst${n}`), JSON.stringify(record(`https://example.com/burst/${n}`)));
     const codes = Array.from({ length: 300 }, (_, i) => i % 20);
     const answers = await Promise.all(
       codes.map(async (n) => {
@@ -275,7 +226,7 @@ describe("redirect service on its own", () => {
   });
 
   it("keeps serving when clients leave before their redirect is written", async () => {
-    const url = new URL(redirect.url);
+    const url = new URL(t.redirect.url);
     await Promise.all(
       Array.from(
         { length: 50 },
@@ -291,15 +242,15 @@ describe("redirect service on its own", () => {
       ),
     );
     expect((await get("/perm")).status).toBe(308);
-    expect(redirect.proc.child.exitCode).toBeNull();
+    expect(t.redirect.proc.child.exitCode).toBeNull();
   });
 
   it("exposes click and process metrics in Prometheus text format", async () => {
-    const res = await fetch(`${redirect.opsUrl}/metrics`);
+    const res = await fetch(`${t.redirect.opsUrl}/metrics`);
     expect(res.headers.get("content-type")).toContain("text/plain");
     const text = await res.text();
     expect(text).toContain("# TYPE clicks_published_total counter");
-    const m = await metrics(redirect);
+    const m = await metrics(t.redirect);
     expect(Object.keys(m).sort()).toEqual([
       "clicks_buffered",
       "clicks_dropped_total",

@@ -5,7 +5,11 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { startTestDnsServer, type TestDnsServer } from "@kurz/testing";
+import { type Stack, startStack } from "@kurz/testing/stack";
+import { type Browser, type BrowserContext, type ConsoleMessage, chromium, type Page } from "playwright-core";
+import { expect } from "vitest";
+import { buildWeb } from "../../../infra/build/web.ts";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const FLAGS = [
@@ -90,6 +94,70 @@ export async function screenshots(
   }
   await page.setViewportSize(DESKTOP);
   return { phoneViolations, phoneOverflow };
+}
+
+/**
+ * The page as it is now passes: axe-core finds nothing serious or critical at desktop and phone width,
+ * nothing scrolls sideways at phone width; both screenshots are taken (as `name`).
+ */
+export async function checkPage(page: Page, name: string): Promise<void> {
+  await page.waitForLoadState("networkidle");
+  expect(await seriousViolations(page), `axe on ${name}`).toEqual([]);
+  const phone = await screenshots(page, name);
+  expect(phone.phoneViolations, `axe on ${name} at phone width`).toEqual([]);
+  expect(phone.phoneOverflow, `${name} scrolls sideways at phone width`).toEqual([]);
+}
+
+/** A page reports its Content Security Policy violations in the console; each is pushed to `into`. */
+export function watchCsp(page: Page, into: string[]): void {
+  page.on("console", (m: ConsoleMessage) => {
+    if (m.type() === "error" && /Content Security Policy/i.test(m.text())) into.push(m.text());
+  });
+}
+
+/**
+ * What a browser test of the dashboard runs against: the dashboard built, a stack whose services resolve
+ * names through `dns`, Chromium, and the owner's desktop context on the stack's origin (the clipboard
+ * allowed, 15 s for each step).
+ */
+export interface BrowserStack {
+  stack: Stack;
+  dns: TestDnsServer;
+  browser: Browser;
+  owner: BrowserContext;
+  stop(): Promise<void>;
+}
+
+export async function startBrowserStack({
+  extraEnv = {},
+  acceptDownloads,
+}: {
+  /** More environment for every service, besides the DNS server. */
+  extraEnv?: Record<string, string>;
+  acceptDownloads?: boolean;
+} = {}): Promise<BrowserStack> {
+  await buildWeb();
+  const dns = await startTestDnsServer();
+  let stack: Stack | undefined;
+  let browser: Browser | undefined;
+  const stop = async () => {
+    await browser?.close();
+    await stack?.stop();
+    await dns.stop();
+  };
+  try {
+    [stack, browser] = await Promise.all([
+      startStack({ extraEnv: { ...extraEnv, DNS_SERVERS: dns.address } }),
+      launchChromium(),
+    ]);
+    const owner = await browser.newContext({ viewport: DESKTOP, baseURL: stack.origin, acceptDownloads });
+    await owner.grantPermissions(["clipboard-read", "clipboard-write"], { origin: stack.origin });
+    owner.setDefaultTimeout(15_000);
+    return { stack, dns, browser, owner, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
 }
 
 /**

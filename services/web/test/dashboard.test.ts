@@ -8,20 +8,21 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { type Stack, startStack } from "@kurz/testing/stack";
-import type { Browser, BrowserContext, ConsoleMessage, Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWeb } from "../../../infra/build/web.ts";
 import {
   CHROMIUM,
+  checkPage,
   DESKTOP,
   launchChromium,
   openPage,
   PHONE,
   SHOTS,
-  screenshots,
   seriousViolations,
   sidewaysScroll,
   VISITOR_UA,
+  watchCsp,
 } from "./browser.ts";
 
 const hasChromium = existsSync(CHROMIUM);
@@ -41,19 +42,11 @@ describe.skipIf(!hasChromium)(
     /** The operators' credential of this stack (management's ADMIN_TOKEN). */
     const ADMIN_TOKEN = randomBytes(32).toString("hex");
 
-    /** Axe finds nothing serious or critical, then both screenshots are taken. */
+    /** checkPage, and the page counted as checked. */
     const look = async (p: Page, name: string) => {
-      await p.waitForLoadState("networkidle");
-      expect(await seriousViolations(p), `axe on ${name}`).toEqual([]);
-      const phone = await screenshots(p, name);
-      expect(phone.phoneViolations, `axe on ${name} at phone width`).toEqual([]);
-      expect(phone.phoneOverflow, `${name} scrolls sideways at phone width`).toEqual([]);
+      await checkPage(p, name);
       pagesChecked.push(name);
     };
-    const watchCsp = (p: Page) =>
-      p.on("console", (m: ConsoleMessage) => {
-        if (m.type() === "error" && /Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
-      });
 
     // Where the link points: a page on loopback, since this machine cannot reach the internet.
     let destination: Server;
@@ -72,7 +65,7 @@ describe.skipIf(!hasChromium)(
       await owner.grantPermissions(["clipboard-read", "clipboard-write"], { origin: stack.origin });
       owner.setDefaultTimeout(15_000);
       page = await owner.newPage();
-      watchCsp(page);
+      watchCsp(page, cspViolations);
       page.on("request", (r) => {
         if (r.resourceType() === "script") scriptsLoaded.push(r.url());
       });
@@ -253,7 +246,7 @@ describe.skipIf(!hasChromium)(
 
       const stranger = await browser.newContext({ viewport: DESKTOP, baseURL: stack.origin });
       const pub = await stranger.newPage();
-      watchCsp(pub);
+      watchCsp(pub, cspViolations);
       // The sharing choice reaches the analytics service by the bus, a moment after it is saved.
       const hiddenSections = ["Countries", "Cities", "Devices", "Operating systems", "Browsers"];
       const shown = async () => {

@@ -13,12 +13,9 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { IMPORT_RENAME_PREFIX_MAX_LENGTH } from "@kurz/contracts";
-import { startTestDnsServer, type TestDnsServer } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import type { Browser, BrowserContext, ConsoleMessage, Download, Page } from "playwright-core";
+import type { Download, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildWeb } from "../../../infra/build/web.ts";
-import { CHROMIUM, DESKTOP, launchChromium, openPage, screenshots, seriousViolations } from "./browser.ts";
+import { type BrowserStack, CHROMIUM, checkPage, openPage, startBrowserStack, watchCsp } from "./browser.ts";
 
 const hasChromium = existsSync(CHROMIUM);
 
@@ -41,10 +38,7 @@ function signatureValid(secret: string, r: Received): boolean {
 describe.skipIf(!hasChromium)(
   "webhooks, import and export in Chromium (skipped without /usr/bin/chromium: ./kurz test installs it)",
   () => {
-    let stack: Stack;
-    let dns: TestDnsServer;
-    let browser: Browser;
-    let owner: BrowserContext;
+    let web: BrowserStack;
     let page: Page;
     let receiver: Server;
     let hookUrl = "";
@@ -55,11 +49,7 @@ describe.skipIf(!hasChromium)(
     const stamp = Date.now().toString(36);
 
     const look = async (p: Page, name: string) => {
-      await p.waitForLoadState("networkidle");
-      expect(await seriousViolations(p), `axe on ${name}`).toEqual([]);
-      const phone = await screenshots(p, name);
-      expect(phone.phoneViolations, `axe on ${name} at phone width`).toEqual([]);
-      expect(phone.phoneOverflow, `${name} scrolls sideways at phone width`).toEqual([]);
+      await checkPage(p, name);
       pagesChecked.push(name);
     };
     const nav = (name: string) => openPage(page, name);
@@ -76,19 +66,12 @@ describe.skipIf(!hasChromium)(
       });
       await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
       hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-      await buildWeb();
-      dns = await startTestDnsServer();
-      [stack, browser] = await Promise.all([
-        startStack({ extraEnv: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1", DNS_SERVERS: dns.address } }),
-        launchChromium(),
-      ]);
-      owner = await browser.newContext({ viewport: DESKTOP, baseURL: stack.origin, acceptDownloads: true });
-      await owner.grantPermissions(["clipboard-read", "clipboard-write"], { origin: stack.origin });
-      owner.setDefaultTimeout(15_000);
-      page = await owner.newPage();
-      page.on("console", (m: ConsoleMessage) => {
-        if (m.type() === "error" && /Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+      web = await startBrowserStack({
+        extraEnv: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" },
+        acceptDownloads: true,
       });
+      page = await web.owner.newPage();
+      watchCsp(page, cspViolations);
 
       await page.goto("/signup");
       await page.getByLabel("E-mail").fill(`grace-${stamp}@example.com`);
@@ -98,9 +81,7 @@ describe.skipIf(!hasChromium)(
       await page.getByRole("heading", { name: "Overview" }).waitFor();
     });
     afterAll(async () => {
-      await browser?.close();
-      await stack?.stop();
-      await dns?.stop();
+      await web?.stop();
       receiver?.closeAllConnections();
       await new Promise<void>((resolve) => (receiver ? receiver.close(() => resolve()) : resolve()));
     });
@@ -292,7 +273,7 @@ describe.skipIf(!hasChromium)(
         .waitFor();
       await look(page, "import-attention");
       // Until then a visitor gets what any inactive link answers.
-      const short = `${stack.origin}/${locked}`;
+      const short = `${web.stack.origin}/${locked}`;
       expect((await fetch(short, { redirect: "manual" })).status).toBe(404);
 
       const finish = waiting.getByRole("button", { name: `Set password and activate ${locked}` });
@@ -343,7 +324,7 @@ describe.skipIf(!hasChromium)(
       const domainSelect = page.getByLabel("Domain");
       expect(await domainSelect.inputValue()).toBe("");
       expect(await domainSelect.locator("option").allTextContents()).toEqual([
-        `${new URL(stack.origin).host} (default)`,
+        `${new URL(web.stack.origin).host} (default)`,
       ]);
       await page.getByLabel("File").setInputFiles(yourls);
       const pastImports = await page.getByTestId("import-row").count();
@@ -375,10 +356,10 @@ describe.skipIf(!hasChromium)(
       ]);
       await page.getByTestId("import-row").first().getByText("Completed", { exact: true }).waitFor();
       await look(page, "import-renamed");
-      const renamed = await fetch(`${stack.origin}/old-docs`, { redirect: "manual" });
+      const renamed = await fetch(`${web.stack.origin}/old-docs`, { redirect: "manual" });
       expect(renamed.headers.get("location")).toBe("https://example.org/yourls-docs");
       // `/docs` is still Kurz's own page.
-      expect((await fetch(`${stack.origin}/docs`, { redirect: "manual" })).status).toBe(200);
+      expect((await fetch(`${web.stack.origin}/docs`, { redirect: "manual" })).status).toBe(200);
 
       // A verified branded domain is offered, and keeps the codes as they are.
       const host = `go.import-${stamp}.test`;
@@ -389,7 +370,9 @@ describe.skipIf(!hasChromium)(
       await add.getByRole("button", { name: "Add domain" }).click();
       const added = page.getByRole("dialog", { name: `Verify ${host}` });
       await added.getByText(`_kurz-verify.${host}`).waitFor();
-      await dns.setTxt(`_kurz-verify.${host}`, [(await added.locator("dd code").nth(2).textContent()) ?? ""]);
+      await web.dns.setTxt(`_kurz-verify.${host}`, [
+        (await added.locator("dd code").nth(2).textContent()) ?? "",
+      ]);
       await added.getByRole("button", { name: "Done" }).click();
       const row = page.getByTestId("domain-row").filter({ hasText: host });
       await row.getByRole("button", { name: `Verify ${host}` }).click();

@@ -3,19 +3,18 @@
 // page is checked with axe-core and photographed at desktop and phone width (docs/dashboard.md), and
 // what the dashboard shows is what the older API answers with a key (one store, no copies).
 import { existsSync } from "node:fs";
-import { holdAdvisoryLock, startTestDnsServer, type TestDnsServer, waitFor } from "@kurz/testing";
-import { type Stack, startStack } from "@kurz/testing/stack";
-import type { Browser, BrowserContext, ConsoleMessage, Page } from "playwright-core";
+import { holdAdvisoryLock, waitFor } from "@kurz/testing";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildWeb } from "../../../infra/build/web.ts";
 import {
+  type BrowserStack,
   CHROMIUM,
-  DESKTOP,
-  launchChromium,
+  checkPage,
   openPage,
-  screenshots,
   seriousViolations,
+  startBrowserStack,
   VISITOR_UA,
+  watchCsp,
 } from "./browser.ts";
 
 const hasChromium = existsSync(CHROMIUM);
@@ -26,24 +25,15 @@ const RELAY_LOCK = 727_001;
 describe.skipIf(!hasChromium)(
   "the manage pages in Chromium (skipped without /usr/bin/chromium: ./kurz test installs it)",
   () => {
-    let stack: Stack;
-    let dns: TestDnsServer;
-    let browser: Browser;
-    let owner: BrowserContext;
+    let web: BrowserStack;
     let page: Page;
     let apiKey = "";
     const cspViolations: string[] = [];
 
-    const look = async (name: string) => {
-      await page.waitForLoadState("networkidle");
-      expect(await seriousViolations(page), `axe on ${name}`).toEqual([]);
-      const phone = await screenshots(page, name);
-      expect(phone.phoneViolations, `axe on ${name} at phone width`).toEqual([]);
-      expect(phone.phoneOverflow, `${name} scrolls sideways at phone width`).toEqual([]);
-    };
+    const look = (name: string) => checkPage(page, name);
     /** The older API with the account's key: what a script sees. */
     const legacy = async (path: string, init: RequestInit = {}) => {
-      const res = await fetch(`${stack.origin}${path}`, {
+      const res = await fetch(`${web.stack.origin}${path}`, {
         ...init,
         headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
       });
@@ -51,7 +41,7 @@ describe.skipIf(!hasChromium)(
       return (await res.json()) as { data: Record<string, { id: number; name?: string }[]> };
     };
     const v1 = async (path: string, body: unknown) => {
-      const res = await fetch(`${stack.origin}${path}`, {
+      const res = await fetch(`${web.stack.origin}${path}`, {
         method: "POST",
         headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
         body: JSON.stringify(body),
@@ -67,17 +57,9 @@ describe.skipIf(!hasChromium)(
     let links: { id: string; short_code: string }[] = [];
 
     beforeAll(async () => {
-      await buildWeb();
-      dns = await startTestDnsServer();
-      [stack, browser] = await Promise.all([
-        startStack({ extraEnv: { DNS_SERVERS: dns.address } }),
-        launchChromium(),
-      ]);
-      owner = await browser.newContext({ viewport: DESKTOP, baseURL: stack.origin });
-      await owner.grantPermissions(["clipboard-read", "clipboard-write"], { origin: stack.origin });
-      owner.setDefaultTimeout(15_000);
+      web = await startBrowserStack();
       // Signed up through the API in this browser's cookie jar: dashboard.test.ts covers the sign-up page.
-      const reg = await owner.request.post("/api/v1/auth/register", {
+      const reg = await web.owner.request.post("/api/v1/auth/register", {
         data: { email: `grace-${unique}@example.com`, password: "correct horse battery" },
       });
       expect(reg.status()).toBe(201);
@@ -86,18 +68,12 @@ describe.skipIf(!hasChromium)(
         await v1("/api/v1/links", { url: "https://example.com/a", title: "Variant A" }),
         await v1("/api/v1/links", { url: "https://example.com/b", title: "Variant B" }),
       ];
-      page = await owner.newPage();
-      page.on("console", (m: ConsoleMessage) => {
-        if (m.type() === "error" && /Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
-      });
+      page = await web.owner.newPage();
+      watchCsp(page, cspViolations);
       await page.goto("/dashboard");
       await page.getByRole("heading", { name: "Overview" }).waitFor();
     });
-    afterAll(async () => {
-      await browser?.close();
-      await stack?.stop();
-      await dns?.stop();
-    });
+    afterAll(() => web?.stop());
 
     it("branded domains: add, publish the TXT record, verify (failed, then verified), edit redirects, delete with its links", async () => {
       const host = `go.brand-${unique}.test`;
@@ -128,7 +104,7 @@ describe.skipIf(!hasChromium)(
       expect(await row.getByText(/last checked Never/).count()).toBe(0);
       await look("domains");
 
-      await dns.setTxt(`_kurz-verify.${host}`, [value]);
+      await web.dns.setTxt(`_kurz-verify.${host}`, [value]);
       await row.getByRole("button", { name: `Verify ${host}` }).click();
       await row.getByText("Verified", { exact: true }).waitFor();
       const listed = await legacy("/api/domains");
@@ -183,7 +159,7 @@ describe.skipIf(!hasChromium)(
         .filter({ hasText: `${host}/` })
         .waitFor({ state: "detached" });
       await page.getByTestId("link-row").filter({ hasText: "Variant A" }).waitFor();
-      const all = await fetch(`${stack.origin}/api/v1/links?limit=100`, {
+      const all = await fetch(`${web.stack.origin}/api/v1/links?limit=100`, {
         headers: { authorization: `Bearer ${apiKey}` },
       });
       const rows = ((await all.json()) as { data: { domain: string | null }[] }).data;
@@ -228,7 +204,7 @@ describe.skipIf(!hasChromium)(
         [links[1]!.id, 1],
       ]);
       // The rotator follows the weights: a link is one of the campaign's.
-      const follow = await fetch(`${stack.origin}/r/${slug}`, {
+      const follow = await fetch(`${web.stack.origin}/r/${slug}`, {
         redirect: "manual",
         headers: { "user-agent": VISITOR_UA },
       });
@@ -244,7 +220,7 @@ describe.skipIf(!hasChromium)(
         await page.waitForTimeout(700);
       }
       const cid = await campaignId("Spring sale");
-      const direct = await fetch(`${stack.origin}/api/v1/analytics/campaigns/${cid}`, {
+      const direct = await fetch(`${web.stack.origin}/api/v1/analytics/campaigns/${cid}`, {
         headers: { authorization: `Bearer ${apiKey}` },
       }).then((r) => r.text());
       expect(await members.getByTestId("campaign-clicks").textContent(), direct).toBe("Clicks in total: 1");
@@ -285,7 +261,7 @@ describe.skipIf(!hasChromium)(
       // Analytics learns a campaign's links from management's events; holding the relay keeps them in
       // the outbox, so the dialog opens in the moment between an assignment and its event, for certain.
       const slug = `autumn-${unique}`;
-      const lock = await holdAdvisoryLock(stack.databaseUrl, RELAY_LOCK);
+      const lock = await holdAdvisoryLock(web.stack.databaseUrl, RELAY_LOCK);
       let held = true;
       const release = async () => {
         if (held) await lock.release();
@@ -299,20 +275,20 @@ describe.skipIf(!hasChromium)(
         });
         id = await campaignId("Autumn sale");
         for (const l of links) await legacy(`/api/campaign/${id}/assign/${l.id}`, { method: "POST" });
-        const direct = await fetch(`${stack.origin}/api/v1/analytics/campaigns/${id}`, {
+        const direct = await fetch(`${web.stack.origin}/api/v1/analytics/campaigns/${id}`, {
           headers: { authorization: `Bearer ${apiKey}` },
         });
         expect(direct.status, "analytics has not heard of the campaign").toBe(404);
         // A visitor follows the rotator meanwhile; the link's own analytics count it at once. The links
         // have clicks of the tests before this one: the campaign's are all of theirs, one more.
         const clicksOf = async (linkId: string) => {
-          const res = await fetch(`${stack.origin}/api/v1/analytics/${linkId}`, {
+          const res = await fetch(`${web.stack.origin}/api/v1/analytics/${linkId}`, {
             headers: { authorization: `Bearer ${apiKey}` },
           });
           return ((await res.json()) as { data: { total_clicks: number } }).data.total_clicks;
         };
         const before = await Promise.all(links.map((l) => clicksOf(l.id)));
-        const follow = await fetch(`${stack.origin}/r/${slug}`, {
+        const follow = await fetch(`${web.stack.origin}/r/${slug}`, {
           redirect: "manual",
           headers: { "user-agent": VISITOR_UA },
         });
@@ -484,7 +460,7 @@ describe.skipIf(!hasChromium)(
       await linkForm.getByLabel("CTA overlay (optional)").selectOption({ label: "Launch banner (message)" });
       await linkForm.getByRole("button", { name: "Save changes" }).click();
       await linkForm.waitFor({ state: "detached" });
-      const withOverlay = await fetch(`${stack.origin}/api/v1/links/${links[1]!.id}`, {
+      const withOverlay = await fetch(`${web.stack.origin}/api/v1/links/${links[1]!.id}`, {
         headers: { authorization: `Bearer ${apiKey}` },
       });
       const bannerId = cta.find((o) => o.name === "Launch banner") as unknown as { id: number };
@@ -496,7 +472,7 @@ describe.skipIf(!hasChromium)(
       // A visitor sends the contact form of a link that carries the overlay.
       const contactId = cta.find((o) => o.name === "Talk to sales") as unknown as { id: number };
       const link = await v1("/api/v1/links", { url: "https://example.com/c", overlay_id: contactId.id });
-      const sent = await fetch(`${stack.origin}/${link.short_code}`, {
+      const sent = await fetch(`${web.stack.origin}/${link.short_code}`, {
         method: "POST",
         headers: { "user-agent": VISITOR_UA, "content-type": "application/x-www-form-urlencoded" },
         body: new URLSearchParams({ name: "Ada", email: "ada@example.com", message: "Call me" }).toString(),

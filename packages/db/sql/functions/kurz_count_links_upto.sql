@@ -5,8 +5,10 @@ LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
   v_shard integer := floor(random() * 16)::integer;
 BEGIN
-  -- In a block of its own, as kurz_count_links' (migration 20261125050438): an UPDATE that waited and
-  -- then found no room keeps its lock on the row unless the block is rolled back.
+  -- In a block of its own (a subtransaction): an UPDATE that waited for a concurrent one and then
+  -- found `used + p_n <= lease` false keeps its lock on the row. Holding that shard while the rebalance
+  -- waits for the account row could deadlock with a rebalance that holds the account row and waits for
+  -- the shard; rolling the block back releases it.
   BEGIN
     UPDATE link_quota SET used = used + p_n
     WHERE account_id = p_account AND shard = v_shard AND used + p_n <= lease;

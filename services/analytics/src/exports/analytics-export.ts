@@ -33,7 +33,7 @@ function filterOf(accountId: string, query: ExportAnalyticsQuery): Filter {
   return { where, params };
 }
 
-// A dimension's rows per link and day: the breakdown rows of link_stats' day level (migration 0008),
+// A dimension's rows per link and day: the breakdown rows of link_stats' day level (decision 0048),
 // in the columns of a per-dimension daily rollup. It has no account column: see dimWhere.
 const DIM_DAYS = `(SELECT link_id, toDate(t) AS day, toString(a) AS dim, b AS value, toString(c) AS country, n AS clicks
   FROM link_stats WHERE level = 'day' AND kind = 'd')`;

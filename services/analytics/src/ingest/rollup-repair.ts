@@ -149,7 +149,7 @@ async function linksWithShortRollups(ch: KurzClickHouse, rows: ClickRow[]): Prom
 
 /**
  * Empties these links' rollups and feeds their stored clicks through the views again (click_feed,
- * migration 0010). Exact because chDB has no other writer, and repeatable whole if interrupted
+ * decision 0049). Exact because chDB has no other writer, and repeatable whole if interrupted
  * itself (its blocks are recorded complete only after). Reads every stored click of these links:
  * only for a link a check found short, which takes a kill in the middle of a commit.
  */

@@ -1,6 +1,6 @@
 // One link's analytics (the documented fields plus bot_clicks and unique_visitors). Bots are excluded from
-// every count. A period, whole days or times of day, is one read of `link_stats` (migration 0007, decision
-// 0040): its whole days, the whole hours of its partial days and the clicks of its partial hours are key
+// every count. A period, whole days or times of day, is one read of `link_stats` (decision
+// 0048): its whole days, the whole hours of its partial days and the clicks of its partial hours are key
 // ranges of that one table. All time reads the all-time breakdown (link_dim_total), far fewer rows than every
 // day of the link.
 import type { KurzClickHouse } from "@kurz/clickhouse";
@@ -89,7 +89,7 @@ function ofPeriod(period: Period, interval: Interval): Source {
 
 /**
  * Partial hours older than `link_stats` keeps click rows, from raw clicks: each click exploded into
- * the rows migration 0007's views make of it. Source columns are renamed first so that no output
+ * the rows link_stats_rows_mv makes of it. Source columns are renamed first so that no output
  * alias (country) can shadow the column it is computed from.
  */
 const oldClicks = (bucket: string, where: string) => `

@@ -127,13 +127,13 @@ export function periodSql(period: Period | null, unit: "day" | "hour" = "day"): 
 }
 
 /**
- * How long `link_stats` is read click by click (its TTL keeps click rows 35 days, migration 0007);
+ * How long `link_stats` is read click by click (its TTL keeps click rows 35 days);
  * an older partial hour is read from raw clicks.
  */
 export const CLICK_ROWS_DAYS = 30;
 
 export interface LevelRanges {
-  /** An OR of (level, t) ranges of `link_stats` (migration 0007), in parentheses; never empty. */
+  /** An OR of (level, t) ranges of `link_stats`, in parentheses; never empty. */
   where: string;
   /** Partial hours older than the click rows, as an OR of conditions on raw `clicks`; else null. */
   clicksWhere: string | null;

@@ -347,7 +347,7 @@ const NOTHING_FOUND: Found = {
  * Every lookup of a batch in one query: the links that hold its aliases (through the unique btree,
  * links-by-code.ts), the aliases another account retired within the grace, and the URLs of its
  * alias-less rows that this account already shortened. The URLs are looked up one by one through
- * the btree on the account and the URL's hash (migration 20261128120000), the URL itself compared on
+ * the btree on the account and the URL's hash (links_account_id_url_hash_idx), the URL itself compared on
  * the entries found: a join on the URL with `account_id = …` was planned as a hash join over every
  * link of the account, and `= ANY(array)` compared each of the account's links with every URL. The
  * lateral subquery names the index's expression, so the planner has nothing else to go on, and its

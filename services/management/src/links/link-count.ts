@@ -43,8 +43,8 @@ export async function storedLinkCount(prisma: PrismaClient | Tx, accountId: stri
 /**
  * The account's stored link count, and of those the links that answer at `now`: all but those switched
  * off and those whose expiry has passed (the redirect's rule). One statement, so both are of one
- * snapshot; what it reads grows with the links that do not answer, not with the account (migration
- * 20261128170000_links_active_count_by_expiry).
+ * snapshot; what it reads grows with the links that do not answer, not with the account (the partial
+ * index links_account_id_expires_at_active_idx, which the baseline migration says more of).
  */
 export async function linkCounts(
   prisma: PrismaClient | Tx,

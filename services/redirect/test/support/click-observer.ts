@@ -3,6 +3,7 @@ import { createBus, type EventBus, type Subscription } from "@kurz/bus";
 import { type ClickEvent, decodeClickBatch, TOPICS } from "@kurz/contracts";
 import { waitFor } from "@kurz/testing";
 import { expect } from "vitest";
+import { metrics, type RedirectProcess } from "./redirect-process.ts";
 
 export interface ClickObserver {
   events: ClickEvent[];
@@ -51,23 +52,40 @@ export async function observeClicks(opts: {
   };
 }
 
+/** The user agent of the marker clicks expectEveryClickOnce makes. */
+const MARKER = "click-marker";
+
 /**
- * Waits for `expected` clicks, then `settleMs` more so that a late copy would show, and checks that
- * each click arrived once and each link's clicks in the order they were made (click ids are
- * time-ordered).
+ * Checks that each of the `made` clicks of `redirect` reached the bus once, and each link's in the order
+ * made (click ids are time-ordered). Waits until the redirect has published them all (its metrics), then
+ * follows each of `markers` once more: a link's clicks share a partition key, so once its marker is on
+ * the bus, any copy of one of its earlier clicks (a publish sent twice) is there too, ahead of it. The
+ * markers must cover every link clicked on a bus that partitions by key; one does on Redis Streams.
  */
 export async function expectEveryClickOnce(
   observer: ClickObserver,
-  expected: number,
-  opts: { timeoutMs: number; settleMs: number },
+  redirect: Pick<RedirectProcess, "url" | "opsUrl">,
+  made: number,
+  opts: { markers: string[]; timeoutMs: number },
 ): Promise<void> {
-  await waitFor(() => observer.events.length >= expected, {
-    timeoutMs: opts.timeoutMs,
-    description: `${expected} clicks on the bus`,
-  });
-  await new Promise((r) => setTimeout(r, opts.settleMs));
-  expect(observer.events.length).toBe(expected);
-  expect(observer.counts.size).toBe(expected);
+  await waitFor(
+    async () => {
+      const m = await metrics(redirect);
+      return m.clicks_published_total === made && m.clicks_buffered === 0 && m.clicks_spooled === 0;
+    },
+    { timeoutMs: opts.timeoutMs, intervalMs: 200, description: `${made} clicks published` },
+  );
+  for (const code of opts.markers) {
+    const res = await fetch(`${redirect.url}/${code}`, {
+      redirect: "manual",
+      headers: { "user-agent": MARKER },
+    });
+    await res.body?.cancel();
+    expect(res.status).toBe(302);
+  }
+  await clicksWith(observer, MARKER, opts.markers.length, opts.timeoutMs);
+  expect(observer.events.filter((e) => e.user_agent !== MARKER)).toHaveLength(made);
+  expect(observer.counts.size).toBe(made + opts.markers.length);
   const byLink = new Map<string, string[]>();
   for (const e of observer.events) byLink.set(e.link_id, [...(byLink.get(e.link_id) ?? []), e.click_id]);
   for (const ids of byLink.values()) expect(ids).toEqual([...ids].sort());
@@ -86,3 +104,18 @@ export function clickMaker(baseUrl: () => string) {
   };
   return clicks;
 }
+
+/** Waits until exactly `n` clicks made with `userAgent` are on the bus, and returns them. */
+export const clicksWith = (
+  observer: ClickObserver,
+  userAgent: string,
+  n: number,
+  timeoutMs = 10_000,
+): Promise<ClickEvent[]> =>
+  waitFor(
+    () => {
+      const list = observer.events.filter((e) => e.user_agent === userAgent);
+      return list.length === n ? list : undefined;
+    },
+    { timeoutMs, description: `${n} clicks from ${userAgent}` },
+  );

@@ -70,14 +70,24 @@ export async function call<R extends RouteDef>(route: R, input: Input<R> = {}): 
     headers["content-type"] = "application/json";
     body = JSON.stringify(input.body);
   }
+  return send(route, urlOf(route, input), headers, body);
+}
+
+/**
+ * Sends one request for `route` and reads its answer: the response parsed with the route's schema, or
+ * an ApiFailure with the API's error (v1's envelope or the older API's `{error: 1, message}`). A 401 on a
+ * route that needs the session means the session ended. `call` (JSON bodies) and `upload` (a file) say
+ * what is sent.
+ */
+export async function send<R extends RouteDef>(
+  route: R,
+  url: string,
+  headers: Record<string, string>,
+  body?: BodyInit,
+): Promise<Output<R>> {
   let res: Response;
   try {
-    res = await fetch(urlOf(route, input), {
-      method: route.method,
-      headers,
-      body,
-      credentials: "same-origin",
-    });
+    res = await fetch(url, { method: route.method, headers, body, credentials: "same-origin" });
   } catch {
     throw new ApiFailure(
       0,

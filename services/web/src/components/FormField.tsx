@@ -1,12 +1,13 @@
-// A form's labelled field and its buttons, the same on every dialog form (keys, webhooks, domains,
-// campaigns, channels, overlays): the input, then either the server's message for that field or its
-// hint, in one note the input points at (fieldAria), so a screen reader reads what went wrong.
+// A form's labelled field and its buttons, the same on every form (keys, webhooks, domains, campaigns,
+// channels, overlays, account, import, export): the input, then either the server's message for that
+// field or its hint, in one note the input points at (fieldAria), so a screen reader reads what went
+// wrong. TextField and SelectField are the common inputs in one.
 import type { ComponentChildren } from "preact";
 
 const noteId = (id: string) => `${id}-note`;
 
 /** The input's aria attributes that go with FormField's note; spread them on the input. */
-export const fieldAria = (id: string, error?: string | null, hint?: string) => ({
+export const fieldAria = (id: string, error?: string | null, hint?: ComponentChildren) => ({
   "aria-invalid": error ? true : undefined,
   "aria-describedby": error || hint ? noteId(id) : undefined,
 });
@@ -22,7 +23,7 @@ export function FormField({
   label: string;
   /** The server's message for this field; shown instead of the hint. */
   error?: string | null;
-  hint?: string;
+  hint?: ComponentChildren;
   children: ComponentChildren;
 }) {
   return (
@@ -41,6 +42,88 @@ export function FormField({
         )
       )}
     </div>
+  );
+}
+
+/**
+ * A labelled text input (or, with `rows`, a text area) and its error or hint. `maxLength` comes from the
+ * contract's limit for the field, so the form stops where the API would refuse.
+ */
+export function TextField({
+  id,
+  label,
+  error,
+  hint,
+  value,
+  onValue,
+  type = "text",
+  autoComplete,
+  placeholder,
+  required,
+  maxLength,
+  rows,
+}: {
+  id: string;
+  label: string;
+  error?: string | null;
+  hint?: string;
+  value: string;
+  onValue: (value: string) => void;
+  type?: "text" | "url" | "date" | "password";
+  autoComplete?: "current-password";
+  placeholder?: string;
+  required?: boolean;
+  maxLength?: number;
+  rows?: number;
+}) {
+  const common = { id, required, maxLength, placeholder, value, ...fieldAria(id, error, hint) };
+  return (
+    <FormField id={id} label={label} error={error} hint={hint}>
+      {rows ? (
+        <textarea {...common} rows={rows} onInput={(e) => onValue(e.currentTarget.value)} />
+      ) : (
+        <input
+          {...common}
+          type={type}
+          autoComplete={autoComplete}
+          onInput={(e) => onValue(e.currentTarget.value)}
+        />
+      )}
+    </FormField>
+  );
+}
+
+/** A labelled choice of `options` (each a value and its words), with FormField's hint. */
+export function SelectField<V extends string>({
+  id,
+  label,
+  hint,
+  value,
+  options,
+  onValue,
+}: {
+  id: string;
+  label: string;
+  hint?: ComponentChildren;
+  value: V;
+  options: readonly { value: V; label: string }[];
+  onValue: (value: V) => void;
+}) {
+  return (
+    <FormField id={id} label={label} hint={hint}>
+      <select
+        id={id}
+        value={value}
+        onChange={(e) => onValue(e.currentTarget.value as V)}
+        {...fieldAria(id, null, hint)}
+      >
+        {options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    </FormField>
   );
 }
 

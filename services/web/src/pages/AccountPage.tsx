@@ -3,6 +3,7 @@ import { MAX_DEFAULT_EXPIRY_HOURS, PASSWORD_MIN_LENGTH, V1_ROUTES } from "@kurz/
 import { useEffect, useState } from "preact/hooks";
 import { invalidate, useQuery } from "../api/cache.ts";
 import { ApiFailure, call, fieldError, messageOf } from "../api/client.ts";
+import { FormField, TextField } from "../components/FormField.tsx";
 import { FormStatus } from "../components/FormStatus.tsx";
 import { PasswordMeter } from "../components/PasswordMeter.tsx";
 import { Failed, fmtDay, Loading, PageHead } from "./common.tsx";
@@ -91,19 +92,16 @@ function ChangePassword({ email }: { email: string }) {
       <h2 class="card-title" id="password-title">
         Change password
       </h2>
-      <div class="field">
-        <label for="current-password">Current password</label>
-        <input
-          id="current-password"
-          type="password"
-          autoComplete="current-password"
-          required
-          value={current}
-          onInput={(e) => setCurrent(e.currentTarget.value)}
-        />
-      </div>
-      <div class="field">
-        <label for="new-password">New password</label>
+      <TextField
+        id="current-password"
+        label="Current password"
+        type="password"
+        autoComplete="current-password"
+        required
+        value={current}
+        onValue={setCurrent}
+      />
+      <FormField id="new-password" label="New password">
         <input
           id="new-password"
           type="password"
@@ -115,7 +113,7 @@ function ChangePassword({ email }: { email: string }) {
           aria-describedby="new-password-hint"
         />
         <PasswordMeter id="new-password-hint" password={next} email={email} />
-      </div>
+      </FormField>
       <label class="check">
         <input
           type="checkbox"

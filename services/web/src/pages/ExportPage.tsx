@@ -4,6 +4,7 @@
 import { EXPORT_ROUTES, type ExportDimension } from "@kurz/contracts";
 import { useState } from "preact/hooks";
 import { urlOf } from "../api/client.ts";
+import { FormField, SelectField } from "../components/FormField.tsx";
 import { PageHead } from "./common.tsx";
 import "./data/data.css";
 
@@ -17,11 +18,75 @@ const DIMENSIONS: { value: ExportDimension; label: string }[] = [
   { value: "os", label: "… and operating system" },
 ];
 
+/** Both days given, the first after the last: there is nothing between them to export. */
+const badRange = (start: string, end: string) => start !== "" && end !== "" && start > end;
+
+/** A day; `errorId` names the message, shown elsewhere, that says what is wrong with it. */
+function DateField({
+  id,
+  label,
+  value,
+  onValue,
+  errorId,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  onValue: (value: string) => void;
+  errorId?: string;
+}) {
+  return (
+    <FormField id={id} label={label}>
+      <input
+        id={id}
+        type="date"
+        value={value}
+        onInput={(e) => onValue(e.currentTarget.value)}
+        aria-invalid={errorId ? true : undefined}
+        aria-describedby={errorId}
+      />
+    </FormField>
+  );
+}
+
+/** The optional first and last day of the clicks exported; a start after the end is said under both. */
+function DayRange({
+  start,
+  end,
+  onStart,
+  onEnd,
+}: {
+  start: string;
+  end: string;
+  onStart: (day: string) => void;
+  onEnd: (day: string) => void;
+}) {
+  const bad = badRange(start, end);
+  return (
+    <>
+      <div class="grid-2">
+        <DateField id="export-start" label="From (optional)" value={start} onValue={onStart} />
+        <DateField
+          id="export-end"
+          label="To (optional)"
+          value={end}
+          onValue={onEnd}
+          errorId={bad ? "export-range-error" : undefined}
+        />
+      </div>
+      {bad && (
+        <p class="field-error" id="export-range-error">
+          The start must not be after the end.
+        </p>
+      )}
+    </>
+  );
+}
+
 export function ExportPage() {
   const [dimension, setDimension] = useState<ExportDimension>("none");
   const [start, setStart] = useState("");
   const [end, setEnd] = useState("");
-  const badRange = start !== "" && end !== "" && start > end;
   const analyticsUrl = urlOf(EXPORT_ROUTES.exportAnalytics, {
     query: { dimension, start: start || undefined, end: end || undefined },
   });
@@ -55,49 +120,16 @@ export function ExportPage() {
             Analytics
           </h2>
           <p class="muted small">Clicks of every link per day, as CSV; optionally broken down further.</p>
-          <div class="field">
-            <label for="export-dimension">Rows</label>
-            <select
-              id="export-dimension"
-              value={dimension}
-              onChange={(e) => setDimension(e.currentTarget.value as ExportDimension)}
-            >
-              {DIMENSIONS.map((d) => (
-                <option key={d.value} value={d.value}>
-                  {d.label}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div class="grid-2">
-            <div class="field">
-              <label for="export-start">From (optional)</label>
-              <input
-                id="export-start"
-                type="date"
-                value={start}
-                onInput={(e) => setStart(e.currentTarget.value)}
-              />
-            </div>
-            <div class="field">
-              <label for="export-end">To (optional)</label>
-              <input
-                id="export-end"
-                type="date"
-                value={end}
-                onInput={(e) => setEnd(e.currentTarget.value)}
-                aria-invalid={badRange ? true : undefined}
-                aria-describedby={badRange ? "export-range-error" : undefined}
-              />
-            </div>
-          </div>
-          {badRange && (
-            <p class="field-error" id="export-range-error">
-              The start must not be after the end.
-            </p>
-          )}
+          <SelectField
+            id="export-dimension"
+            label="Rows"
+            value={dimension}
+            options={DIMENSIONS}
+            onValue={setDimension}
+          />
+          <DayRange start={start} end={end} onStart={setStart} onEnd={setEnd} />
           <div class="toolbar">
-            {badRange ? (
+            {badRange(start, end) ? (
               <button type="button" class="btn primary" disabled>
                 Download analytics CSV
               </button>

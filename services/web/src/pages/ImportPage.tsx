@@ -10,7 +10,6 @@ import {
   IMPORT_ROUTES,
   type ImportJob,
   ImportRenamePrefix,
-  ROUTES,
 } from "@kurz/contracts";
 import type { RefObject } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
@@ -21,10 +20,10 @@ import { useSession } from "../api/session.ts";
 import { upload } from "../api/upload.ts";
 import { fmtDate, PageHead } from "./common.tsx";
 import "./data/data.css";
-import { FormField, fieldAria } from "../components/FormField.tsx";
+import { FormField, fieldAria, SelectField } from "../components/FormField.tsx";
 import { TableCard } from "../components/TableCard.tsx";
 import { ImportAttention } from "./ImportAttention.tsx";
-import { LIST_QUERY } from "./manage/lists.tsx";
+import { hostOptions, useVerifiedHosts } from "./manage/lists.tsx";
 
 const FORMATS = [
   { value: "auto", label: "Detect automatically" },
@@ -362,63 +361,48 @@ function FileFields({
           CSV or JSON, up to {IMPORT_MAX_BYTES / 1024 / 1024} MB.
         </p>
       </div>
-      <div class="field">
-        <label for="import-format">Format</label>
-        <select
-          id="import-format"
-          value={format}
-          onChange={(e) => onFormat(e.currentTarget.value as FormatChoice)}
-        >
-          {FORMATS.map((f) => (
-            <option key={f.value} value={f.value}>
-              {f.label}
-            </option>
-          ))}
-        </select>
-        <p class="hint" id="import-format-hint">
-          CSV columns: <code>url</code> (required), <code>alias</code>, <code>title</code>,{" "}
-          <code>expires_at</code>, <code>password</code>; others are ignored.
-        </p>
-      </div>
+      <SelectField
+        id="import-format"
+        label="Format"
+        value={format}
+        options={FORMATS}
+        onValue={onFormat}
+        hint={
+          <>
+            CSV columns: <code>url</code> (required), <code>alias</code>, <code>title</code>,{" "}
+            <code>expires_at</code>, <code>password</code>; others are ignored.
+          </>
+        }
+      />
     </>
   );
 }
 
 /** The host the links live on: the public one or a verified branded domain. */
 function DomainField({ domain, onDomain }: { domain: string; onDomain: (host: string) => void }) {
-  const domains = useQuery("domains", () => call(ROUTES.legacyListDomains, { query: LIST_QUERY }));
-  const hosts = (domains.data?.data.domains ?? [])
-    .filter((d) => d.status === "verified")
-    .map((d) => new URL(d.domain).host);
+  const hosts = useVerifiedHosts();
   return (
-    <div class="field">
-      <label for="import-domain">Domain</label>
-      <select
-        id="import-domain"
-        value={domain}
-        onChange={(e) => onDomain(e.currentTarget.value)}
-        aria-describedby="import-domain-hint"
-      >
-        <option value="">{location.host} (default)</option>
-        {hosts.map((h) => (
-          <option key={h} value={h}>
-            {h}
-          </option>
-        ))}
-      </select>
-      <p class="hint" id="import-domain-hint">
-        {"The links live on this host. On a branded domain, a code that is one of Kurz's own paths ("}
-        <code>docs</code>, <code>c</code>
-        {", …) is kept as it is."}
-        {hosts.length === 0 && (
-          <>
-            {" To choose one here, verify it on the "}
-            <Link href="/dashboard/domains">Domains</Link>
-            {" page."}
-          </>
-        )}
-      </p>
-    </div>
+    <SelectField
+      id="import-domain"
+      label="Domain"
+      value={domain}
+      options={hostOptions(hosts)}
+      onValue={onDomain}
+      hint={
+        <>
+          {"The links live on this host. On a branded domain, a code that is one of Kurz's own paths ("}
+          <code>docs</code>, <code>c</code>
+          {", …) is kept as it is."}
+          {hosts.length === 0 && (
+            <>
+              {" To choose one here, verify it on the "}
+              <Link href="/dashboard/domains">Domains</Link>
+              {" page."}
+            </>
+          )}
+        </>
+      }
+    />
   );
 }
 
@@ -437,28 +421,16 @@ function PastImports({ onOpen }: { onOpen: (job: ImportJob) => void }) {
         loading="Loading imports"
         empty="No imports yet."
         caption="Your imports, newest first"
+        columns={[
+          "File",
+          "Status",
+          ["Created", "col-num col-hide"],
+          ["Skipped", "col-num col-hide"],
+          ["Need you", "col-num"],
+          ["Refused", "col-num"],
+          ["Started", "col-hide"],
+        ]}
       >
-        <thead>
-          <tr>
-            <th scope="col">File</th>
-            <th scope="col">Status</th>
-            <th scope="col" class="col-num col-hide">
-              Created
-            </th>
-            <th scope="col" class="col-num col-hide">
-              Skipped
-            </th>
-            <th scope="col" class="col-num">
-              Need you
-            </th>
-            <th scope="col" class="col-num">
-              Refused
-            </th>
-            <th scope="col" class="col-hide">
-              Started
-            </th>
-          </tr>
-        </thead>
         <tbody>
           {jobs.map((j) => (
             <PastImportRow key={j.id} job={j} onOpen={onOpen} />

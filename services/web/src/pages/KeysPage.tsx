@@ -13,10 +13,10 @@ import { invalidate, useQuery } from "../api/cache.ts";
 import { ApiFailure, call, fieldError, messageOf } from "../api/client.ts";
 import { ConfirmDelete } from "../components/ConfirmDelete.tsx";
 import { Dialog, DialogDone } from "../components/Dialog.tsx";
-import { FormActions, FormField, fieldAria } from "../components/FormField.tsx";
+import { FormActions, TextField } from "../components/FormField.tsx";
 import { KeyReveal } from "../components/KeyReveal.tsx";
 import { RowButton } from "../components/RowButton.tsx";
-import { ActionsHeader, TableCard } from "../components/TableCard.tsx";
+import { TableCard } from "../components/TableCard.tsx";
 import { fmtDate, PageHead } from "./common.tsx";
 
 const EXPIRES_HINT = "The key stops working at the end of this day.";
@@ -60,37 +60,35 @@ function CreateKey({ onCreated, onCancel }: { onCreated: (k: CreatedApiKey) => v
           {messageOf(error)}
         </p>
       )}
-      <FormField id="key-name" label="Name" error={nameError}>
-        <input
-          id="key-name"
-          required
-          maxLength={KEY_NAME_MAX_LENGTH}
-          placeholder="e.g. CI, newsletter script"
-          value={name}
-          onInput={(e) => setName(e.currentTarget.value)}
-          {...fieldAria("key-name", nameError)}
-        />
-      </FormField>
-      <FormField id="key-expires" label="Expires (optional)" hint={EXPIRES_HINT}>
-        <input
-          id="key-expires"
-          type="date"
-          value={expires}
-          onInput={(e) => setExpires(e.currentTarget.value)}
-          {...fieldAria("key-expires", null, EXPIRES_HINT)}
-        />
-      </FormField>
-      <FormField id="key-password" label="Your password" error={passwordError} hint={PASSWORD_HINT}>
-        <input
-          id="key-password"
-          type="password"
-          autoComplete="current-password"
-          required
-          value={password}
-          onInput={(e) => setPassword(e.currentTarget.value)}
-          {...fieldAria("key-password", passwordError, PASSWORD_HINT)}
-        />
-      </FormField>
+      <TextField
+        id="key-name"
+        label="Name"
+        error={nameError}
+        required
+        maxLength={KEY_NAME_MAX_LENGTH}
+        placeholder="e.g. CI, newsletter script"
+        value={name}
+        onValue={setName}
+      />
+      <TextField
+        id="key-expires"
+        label="Expires (optional)"
+        hint={EXPIRES_HINT}
+        type="date"
+        value={expires}
+        onValue={setExpires}
+      />
+      <TextField
+        id="key-password"
+        label="Your password"
+        error={passwordError}
+        hint={PASSWORD_HINT}
+        type="password"
+        autoComplete="current-password"
+        required
+        value={password}
+        onValue={setPassword}
+      />
       <FormActions busy={busy} label="Create key" onCancel={onCancel} />
     </form>
   );
@@ -125,24 +123,16 @@ export function KeysPage() {
         loading="Loading keys"
         empty="No active keys."
         caption="Your API keys"
+        columns={[
+          "Name",
+          "Key",
+          ["Created", "col-hide"],
+          "Last used",
+          ["Expires", "col-hide"],
+          ["Limits", "col-hide"],
+        ]}
+        actions
       >
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Key</th>
-            <th scope="col" class="col-hide">
-              Created
-            </th>
-            <th scope="col">Last used</th>
-            <th scope="col" class="col-hide">
-              Expires
-            </th>
-            <th scope="col" class="col-hide">
-              Limits
-            </th>
-            <ActionsHeader />
-          </tr>
-        </thead>
         <tbody>
           {keys.map((k) => (
             <tr key={k.id} data-testid="key-row">

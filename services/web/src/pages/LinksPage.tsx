@@ -9,7 +9,8 @@ import { Confirm } from "../components/Confirm.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
 import { Dialog } from "../components/Dialog.tsx";
 import { LinkForm } from "../components/LinkForm.tsx";
-import { Failed, fmtDay, Loading, PageHead } from "./common.tsx";
+import { ActionsHeader } from "../components/TableCard.tsx";
+import { Failed, fmtDay, Loading, Notice, PageHead } from "./common.tsx";
 import { LinkScopeFilters, useLinkScope } from "./manage/LinkScope.tsx";
 
 const PER_PAGE = 20;
@@ -85,14 +86,7 @@ export function LinksPage() {
         selectedCount={selected.size}
         onDeleteSelected={() => setDialog({ kind: "delete", links: links.filter((l) => selected.has(l.id)) })}
       />
-      <p class="sr-only" role="status" aria-live="polite">
-        {notice}
-      </p>
-      {notice && (
-        <p class="notice" aria-hidden="true">
-          {notice}
-        </p>
-      )}
+      <Notice text={notice} />
       {list.error !== undefined && <Failed error={list.error} />}
       <div class="card table-card">
         {list.loading && !list.data ? (
@@ -211,9 +205,7 @@ function LinksTable({
             Created
           </th>
           <th scope="col">Status</th>
-          <th scope="col">
-            <span class="sr-only">Actions</span>
-          </th>
+          <ActionsHeader />
         </tr>
       </thead>
       <tbody>

@@ -48,16 +48,8 @@ export function SessionsCard() {
         loading="Loading sessions"
         empty="No sessions."
         caption="Your signed-in sessions"
+        columns={["Signed in", "Last used", ["Ends", "col-hide"]]}
       >
-        <thead>
-          <tr>
-            <th scope="col">Signed in</th>
-            <th scope="col">Last used</th>
-            <th scope="col" class="col-hide">
-              Ends
-            </th>
-          </tr>
-        </thead>
         <tbody>
           {list.map((s) => (
             <tr key={s.id} data-testid="session-row">

@@ -69,28 +69,16 @@ export function WebhookDeliveriesPage({ id }: { id: string }) {
         loading="Loading deliveries"
         empty="No deliveries yet. They appear here as events happen."
         caption="Deliveries to this endpoint, newest first"
+        columns={[
+          "Event",
+          "Status",
+          ["Response", "col-num col-hide"],
+          ["Latency", "col-num col-hide"],
+          ["Attempts", "col-num col-hide"],
+          ["Next attempt", "col-hide"],
+          ["Created", "col-hide"],
+        ]}
       >
-        <thead>
-          <tr>
-            <th scope="col">Event</th>
-            <th scope="col">Status</th>
-            <th scope="col" class="col-num col-hide">
-              Response
-            </th>
-            <th scope="col" class="col-num col-hide">
-              Latency
-            </th>
-            <th scope="col" class="col-num col-hide">
-              Attempts
-            </th>
-            <th scope="col" class="col-hide">
-              Next attempt
-            </th>
-            <th scope="col" class="col-hide">
-              Created
-            </th>
-          </tr>
-        </thead>
         <tbody>
           {rows.map((r) => (
             <DeliveryRow key={r.id} d={r} />

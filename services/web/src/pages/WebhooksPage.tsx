@@ -19,8 +19,8 @@ import { Dialog, DialogDone } from "../components/Dialog.tsx";
 import { FormActions, FormField, fieldAria } from "../components/FormField.tsx";
 import { RowButton } from "../components/RowButton.tsx";
 import { SecretReveal } from "../components/SecretReveal.tsx";
-import { ActionsHeader, TableCard } from "../components/TableCard.tsx";
-import { Failed, fmtDate, PageHead } from "./common.tsx";
+import { TableCard } from "../components/TableCard.tsx";
+import { Failed, fmtDate, Notice, PageHead } from "./common.tsx";
 import "./data/data.css";
 
 const EVENT_HINTS: Record<WebhookEventType, string> = {
@@ -191,14 +191,7 @@ export function WebhooksPage() {
         Kurz tells your servers about new, changed and deleted links and about clicks, signed and retried for
         24 hours. Up to {MAX_WEBHOOK_ENDPOINTS} endpoints.
       </p>
-      <p class="sr-only" role="status">
-        {notice}
-      </p>
-      {notice && (
-        <p class="notice" aria-hidden="true">
-          {notice}
-        </p>
-      )}
+      <Notice text={notice} />
       <TableCard
         query={list}
         actionError={rowError}
@@ -206,17 +199,9 @@ export function WebhooksPage() {
         loading="Loading endpoints"
         empty="No endpoints yet. Add one to hear about every link event."
         caption="Your webhook endpoints"
+        columns={["Endpoint", ["Events", "col-hide"], "State"]}
+        actions
       >
-        <thead>
-          <tr>
-            <th scope="col">Endpoint</th>
-            <th scope="col" class="col-hide">
-              Events
-            </th>
-            <th scope="col">State</th>
-            <ActionsHeader />
-          </tr>
-        </thead>
         <tbody>
           {hooks.map((h) => (
             <WebhookRow key={h.id} hook={h} onEnabled={setEnabled} onDialog={setDialog} />

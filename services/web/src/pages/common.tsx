@@ -34,6 +34,25 @@ export function Failed({ error }: { error: unknown }) {
   );
 }
 
+/**
+ * What the last action did: read out by screen readers from the status line, shown on screen in the
+ * banner (hidden from them, so it is not read twice).
+ */
+export function Notice({ text }: { text: string }) {
+  return (
+    <>
+      <p class="sr-only" role="status" aria-live="polite">
+        {text}
+      </p>
+      {text && (
+        <p class="notice" aria-hidden="true">
+          {text}
+        </p>
+      )}
+    </>
+  );
+}
+
 export function Stat({
   label,
   value,

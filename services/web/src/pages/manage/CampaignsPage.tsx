@@ -18,12 +18,11 @@ import { CopyButton } from "../../components/CopyButton.tsx";
 import { DialogDone } from "../../components/Dialog.tsx";
 import { RangePicker } from "../../components/RangePicker.tsx";
 import { type Range, rangeKey, rangeQuery } from "../../ranges.ts";
-import { Failed, Loading } from "../common.tsx";
-import { ItemActions, type ManageDialog, ManageDialogs } from "./ManageDialogs.tsx";
+import { ManagePage } from "./ManagePage.tsx";
 import { AddLinkForm, RemoveLinkButton, useMembership } from "./Membership.tsx";
 import "./manage.css";
-import { FormActions, FormError, TextField, useSubmit } from "./forms.tsx";
-import { CardList, LIST_QUERY, ManageHead, useFreshQuery } from "./lists.tsx";
+import { ManageForm, TextField } from "./forms.tsx";
+import { CardList, PanelTable, useFreshList, useFreshQuery } from "./lists.tsx";
 
 const KEY = "campaigns";
 const slugOf = (c: LegacyCampaign) => (c.rotator ? (c.rotator.split("/").pop() ?? "") : "");
@@ -32,7 +31,7 @@ function CampaignForm({ campaign, onDone }: { campaign?: LegacyCampaign; onDone:
   const [name, setName] = useState(campaign?.name ?? "");
   const [slug, setSlug] = useState(campaign ? slugOf(campaign) : "");
   const [isPublic, setPublic] = useState(campaign?.public ?? false);
-  const { busy, error, onSubmit } = useSubmit(async () => {
+  const save = async () => {
     if (campaign)
       await call(ROUTES.legacyUpdateCampaign, {
         params: { id: String(campaign.id) },
@@ -42,12 +41,9 @@ function CampaignForm({ campaign, onDone }: { campaign?: LegacyCampaign; onDone:
       await call(ROUTES.legacyAddCampaign, {
         body: { name: name.trim(), slug: slug.trim() || undefined, public: isPublic },
       });
-    invalidate(KEY);
-    onDone();
-  });
+  };
   return (
-    <form class="form" onSubmit={onSubmit} noValidate>
-      <FormError error={error} />
+    <ManageForm save={save} stale={KEY} label={campaign ? "Save" : "Create campaign"} onDone={onDone}>
       <TextField
         id="campaign-name"
         label="Name"
@@ -68,8 +64,7 @@ function CampaignForm({ campaign, onDone }: { campaign?: LegacyCampaign; onDone:
         <input type="checkbox" checked={isPublic} onChange={(e) => setPublic(e.currentTarget.checked)} />{" "}
         Public list page
       </label>
-      <FormActions busy={busy} label={campaign ? "Save" : "Create campaign"} onCancel={onDone} />
-    </form>
+    </ManageForm>
   );
 }
 
@@ -200,111 +195,89 @@ function CampaignLinks({ campaign, onDone }: { campaign: LegacyCampaign; onDone:
           <strong>{answer === undefined ? "–" : (answer?.total_clicks ?? 0).toLocaleString()}</strong>
         </p>
       </div>
-      {links.error !== undefined && <Failed error={links.error} />}
-      {clicks.error !== undefined && <Failed error={clicks.error} />}
-      {!links.data ? (
-        <Loading what="Loading links" />
-      ) : members.length === 0 ? (
-        <p class="empty">No links in this campaign.</p>
-      ) : (
-        <div class="table-card manage-table">
-          <table>
-            <caption class="sr-only">Links of {campaign.name}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Link</th>
-                <th scope="col">Weight</th>
-                <th scope="col">Share</th>
-                <th scope="col" class="col-num">
-                  Clicks
-                </th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {members.map((l, i) => (
-                <tr key={l.link_id} data-testid="campaign-link">
-                  <td>
-                    <code>{l.short_code}</code> <span class="small muted">{l.title || l.original_url}</span>
-                  </td>
-                  <td>
-                    <Weight campaign={campaign} link={l} />
-                  </td>
-                  <td>{Math.round((l.weight / total) * 100)}%</td>
-                  <td class="col-num">{clicksOf(l.link_id, i)}</td>
-                  <td class="actions">
-                    <RemoveLinkButton code={l.short_code} onRemove={() => membership.removeLink(l.link_id)} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <PanelTable
+        failures={[links.error, clicks.error]}
+        loaded={links.data !== undefined}
+        isEmpty={members.length === 0}
+        loading="Loading links"
+        empty="No links in this campaign."
+        caption={`Links of ${campaign.name}`}
+        columns={["Link", "Weight", "Share", ["Clicks", "col-num"]]}
+        actions
+      >
+        <tbody>
+          {members.map((l, i) => (
+            <tr key={l.link_id} data-testid="campaign-link">
+              <td>
+                <code>{l.short_code}</code> <span class="small muted">{l.title || l.original_url}</span>
+              </td>
+              <td>
+                <Weight campaign={campaign} link={l} />
+              </td>
+              <td>{Math.round((l.weight / total) * 100)}%</td>
+              <td class="col-num">{clicksOf(l.link_id, i)}</td>
+              <td class="actions">
+                <RemoveLinkButton code={l.short_code} onRemove={() => membership.removeLink(l.link_id)} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </PanelTable>
       <DialogDone onDone={onDone} />
     </>
   );
 }
 
 export function CampaignsPage() {
-  const list = useFreshQuery(KEY, () => call(ROUTES.legacyListCampaigns, { query: LIST_QUERY }));
-  const [dialog, setDialog] = useState<ManageDialog<LegacyCampaign>>(null);
-  const campaigns = list.data?.data.campaigns ?? [];
+  const list = useFreshList(KEY);
   return (
-    <>
-      <ManageHead title="Campaigns" action="Create campaign" onAction={() => setDialog({ kind: "create" })}>
-        A campaign bundles links: its rotator URL splits visitors between them by weight (e.g. 80/20 for an
-        A/B test), and its public list page shows them all.
-      </ManageHead>
-      <CardList
-        query={list}
-        isEmpty={campaigns.length === 0}
-        loading="Loading campaigns"
-        empty="No campaigns yet."
-      >
-        {campaigns.map((c) => (
-          <li key={c.id} class="card item" data-testid="campaign-row">
-            <div class="item-head">
-              <h2 class="item-title">{c.name}</h2>
-              <span class={`pill ${c.public ? "ok" : "off"}`}>{c.public ? "Public" : "Private"}</span>
-            </div>
-            <dl class="record">
-              <dt>Rotator</dt>
-              <dd>
-                {c.rotator ? (
-                  <>
-                    <code>{c.rotator}</code> <CopyButton text={c.rotator} label="Copy rotator URL" />
-                  </>
-                ) : (
-                  <span class="muted">No slug set</span>
-                )}
-              </dd>
-              <dt>List page</dt>
-              <dd>
-                <code>{c.list}</code> <CopyButton text={c.list} label="Copy list URL" />
-              </dd>
-            </dl>
-            <div class="item-actions">
-              <ItemActions item={c} open={setDialog} panel={{ label: "Links and weights", joiner: "of" }} />
-            </div>
-          </li>
-        ))}
-      </CardList>
-      <ManageDialogs
-        dialog={dialog}
-        onClose={() => setDialog(null)}
-        noun="campaign"
-        form={(campaign, done) => <CampaignForm campaign={campaign} onDone={done} />}
-        panel={{
-          title: (c) => `Links in ${c.name}`,
-          render: (c, done) => <CampaignLinks campaign={c} onDone={done} />,
-        }}
-        remove={(c) => call(ROUTES.legacyDeleteCampaign, { params: { id: String(c.id) } })}
-        invalidates={[KEY]}
-        deleteText={<p>Its rotator and list URLs stop working; the links themselves stay.</p>}
-      />
-    </>
+    <ManagePage<LegacyCampaign>
+      title="Campaigns"
+      intro="A campaign bundles links: its rotator URL splits visitors between them by weight (e.g. 80/20 for an A/B test), and its public list page shows them all."
+      noun="campaign"
+      form={(campaign, done) => <CampaignForm campaign={campaign} onDone={done} />}
+      panel={{
+        label: "Links and weights",
+        joiner: "of",
+        title: (c) => `Links in ${c.name}`,
+        render: (c, done) => <CampaignLinks campaign={c} onDone={done} />,
+      }}
+      remove={(c) => call(ROUTES.legacyDeleteCampaign, { params: { id: String(c.id) } })}
+      invalidates={[KEY]}
+      deleteText={<p>Its rotator and list URLs stop working; the links themselves stay.</p>}
+    >
+      {(actions) => (
+        <CardList
+          query={list}
+          loading="Loading campaigns"
+          empty="No campaigns yet."
+          card={(c) => (
+            <li key={c.id} class="card item" data-testid="campaign-row">
+              <div class="item-head">
+                <h2 class="item-title">{c.name}</h2>
+                <span class={`pill ${c.public ? "ok" : "off"}`}>{c.public ? "Public" : "Private"}</span>
+              </div>
+              <dl class="record">
+                <dt>Rotator</dt>
+                <dd>
+                  {c.rotator ? (
+                    <>
+                      <code>{c.rotator}</code> <CopyButton text={c.rotator} label="Copy rotator URL" />
+                    </>
+                  ) : (
+                    <span class="muted">No slug set</span>
+                  )}
+                </dd>
+                <dt>List page</dt>
+                <dd>
+                  <code>{c.list}</code> <CopyButton text={c.list} label="Copy list URL" />
+                </dd>
+              </dl>
+              <div class="item-actions">{actions(c)}</div>
+            </li>
+          )}
+        />
+      )}
+    </ManagePage>
   );
 }

@@ -13,13 +13,12 @@ import { Link } from "wouter-preact";
 import { invalidate, useQuery } from "../../api/cache.ts";
 import { call } from "../../api/client.ts";
 import { DialogDone } from "../../components/Dialog.tsx";
-import { ActionsHeader, TableCard } from "../../components/TableCard.tsx";
-import { Loading } from "../common.tsx";
-import { ItemActions, type ManageDialog, ManageDialogs } from "./ManageDialogs.tsx";
+import { TableCard } from "../../components/TableCard.tsx";
+import { ManagePage } from "./ManagePage.tsx";
 import { AddLinkForm, RemoveLinkButton, useMembership } from "./Membership.tsx";
 import "./manage.css";
-import { ColorField, FormActions, FormError, TextField, useSubmit } from "./forms.tsx";
-import { LIST_QUERY, ManageHead, useFreshQuery } from "./lists.tsx";
+import { ColorField, ManageForm, TextField } from "./forms.tsx";
+import { PanelList, useFreshList } from "./lists.tsx";
 
 const KEY = "channels";
 
@@ -28,16 +27,13 @@ function ChannelForm({ channel, onDone }: { channel?: LegacyChannel; onDone: () 
   const [description, setDescription] = useState(channel?.description ?? "");
   const [color, setColor] = useState(channel?.color ?? "#2563EB");
   const [starred, setStarred] = useState(channel?.starred ?? false);
-  const { busy, error, onSubmit } = useSubmit(async () => {
+  const save = async () => {
     const body = { name: name.trim(), description: description.trim(), color: color.toUpperCase(), starred };
     if (channel) await call(ROUTES.legacyUpdateChannel, { params: { id: String(channel.id) }, body });
     else await call(ROUTES.legacyAddChannel, { body });
-    invalidate(KEY);
-    onDone();
-  });
+  };
   return (
-    <form class="form" onSubmit={onSubmit} noValidate>
-      <FormError error={error} />
+    <ManageForm save={save} stale={KEY} label={channel ? "Save" : "Create channel"} onDone={onDone}>
       <TextField
         id="channel-name"
         label="Name"
@@ -58,8 +54,7 @@ function ChannelForm({ channel, onDone }: { channel?: LegacyChannel; onDone: () 
         <input type="checkbox" checked={starred} onChange={(e) => setStarred(e.currentTarget.checked)} />{" "}
         Starred
       </label>
-      <FormActions busy={busy} label={channel ? "Save" : "Create channel"} onCancel={onDone} />
-    </form>
+    </ManageForm>
   );
 }
 
@@ -74,17 +69,24 @@ function ChannelLinks({ channel, onDone }: { channel: LegacyChannel; onDone: () 
   const query = { channel: String(channel.id), per_page: "100" };
   const key = `links?${JSON.stringify(query)}#${membership.version}`;
   const members = useQuery(key, () => call(V1_ROUTES.listLinks, { query }));
-  const ids = new Set((members.data?.data ?? []).map((l) => l.id));
+  const links = members.data?.data ?? [];
   return (
     <>
-      <AddLinkForm id="channel-link" submitLabel="Add to channel" exclude={ids} membership={membership} />
-      {!members.data ? (
-        <Loading what="Loading links" />
-      ) : members.data.data.length === 0 ? (
-        <p class="empty">No links in this channel.</p>
-      ) : (
+      <AddLinkForm
+        id="channel-link"
+        submitLabel="Add to channel"
+        exclude={new Set(links.map((l) => l.id))}
+        membership={membership}
+      />
+      <PanelList
+        failures={[members.error]}
+        loaded={members.data !== undefined}
+        isEmpty={links.length === 0}
+        loading="Loading links"
+        empty="No links in this channel."
+      >
         <ul class="plain-list">
-          {members.data.data.map((l) => (
+          {links.map((l) => (
             <li key={l.id} data-testid="channel-link">
               <span>
                 <code>{l.short_code}</code> {l.title ?? l.original_url}
@@ -93,70 +95,62 @@ function ChannelLinks({ channel, onDone }: { channel: LegacyChannel; onDone: () 
             </li>
           ))}
         </ul>
-      )}
+      </PanelList>
       <DialogDone onDone={onDone} />
     </>
   );
 }
 
 export function ChannelsPage() {
-  const list = useFreshQuery(KEY, () => call(ROUTES.legacyListChannels, { query: LIST_QUERY }));
-  const [dialog, setDialog] = useState<ManageDialog<LegacyChannel>>(null);
-  const channels = list.data?.data.channels ?? [];
+  const list = useFreshList(KEY);
+  const channels = list.data ?? [];
   return (
-    <>
-      <ManageHead title="Channels" action="Create channel" onAction={() => setDialog({ kind: "create" })}>
-        Group links by where you share them; the links table can show one channel at a time.
-      </ManageHead>
-      <TableCard
-        query={list}
-        isEmpty={channels.length === 0}
-        loading="Loading channels"
-        empty="No channels yet."
-        caption="Your channels"
-        class="manage-table"
-      >
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col" class="col-hide">
-              Description
-            </th>
-            <ActionsHeader />
-          </tr>
-        </thead>
-        <tbody>
-          {channels.map((c) => (
-            <tr key={c.id} data-testid="channel-row">
-              <td>
-                <span class="swatch" style={{ background: c.color }} aria-hidden="true" />
-                {c.name}
-                {c.starred && <span class="pill">Starred</span>}
-              </td>
-              <td class="col-hide">{c.description || <span class="muted">—</span>}</td>
-              <td class="actions">
-                <Link class="btn small ghost" href={`/dashboard/links?channel=${c.id}`}>
-                  View links<span class="sr-only"> of {c.name}</span>
-                </Link>
-                <ItemActions item={c} open={setDialog} panel={{ label: "Assign links", joiner: "to" }} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </TableCard>
-      <ManageDialogs
-        dialog={dialog}
-        onClose={() => setDialog(null)}
-        noun="channel"
-        form={(channel, done) => <ChannelForm channel={channel} onDone={done} />}
-        panel={{
-          title: (c) => `Links in ${c.name}`,
-          render: (c, done) => <ChannelLinks channel={c} onDone={done} />,
-        }}
-        remove={(c) => call(ROUTES.legacyDeleteChannel, { params: { id: String(c.id) } })}
-        invalidates={[KEY, "links"]}
-        deleteText={<p>The links stay; they just leave this channel.</p>}
-      />
-    </>
+    <ManagePage<LegacyChannel>
+      title="Channels"
+      intro="Group links by where you share them; the links table can show one channel at a time."
+      noun="channel"
+      form={(channel, done) => <ChannelForm channel={channel} onDone={done} />}
+      panel={{
+        label: "Assign links",
+        joiner: "to",
+        title: (c) => `Links in ${c.name}`,
+        render: (c, done) => <ChannelLinks channel={c} onDone={done} />,
+      }}
+      remove={(c) => call(ROUTES.legacyDeleteChannel, { params: { id: String(c.id) } })}
+      invalidates={[KEY, "links"]}
+      deleteText={<p>The links stay; they just leave this channel.</p>}
+    >
+      {(actions) => (
+        <TableCard
+          query={list}
+          isEmpty={channels.length === 0}
+          loading="Loading channels"
+          empty="No channels yet."
+          caption="Your channels"
+          columns={["Name", ["Description", "col-hide"]]}
+          actions
+          class="manage-table"
+        >
+          <tbody>
+            {channels.map((c) => (
+              <tr key={c.id} data-testid="channel-row">
+                <td>
+                  <span class="swatch" style={{ background: c.color }} aria-hidden="true" />
+                  {c.name}
+                  {c.starred && <span class="pill">Starred</span>}
+                </td>
+                <td class="col-hide">{c.description || <span class="muted">—</span>}</td>
+                <td class="actions">
+                  <Link class="btn small ghost" href={`/dashboard/links?channel=${c.id}`}>
+                    View links<span class="sr-only"> of {c.name}</span>
+                  </Link>
+                  {actions(c)}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </TableCard>
+      )}
+    </ManagePage>
   );
 }

@@ -13,8 +13,8 @@ import { Dialog, DialogDone } from "../../components/Dialog.tsx";
 import { RowButton } from "../../components/RowButton.tsx";
 import { fmtDate } from "../common.tsx";
 import "./manage.css";
-import { FormActions, FormError, TextField, useSubmit } from "./forms.tsx";
-import { CardList, LIST_QUERY, ManageHead, useFreshQuery } from "./lists.tsx";
+import { ManageForm, TextField } from "./forms.tsx";
+import { CardList, ManageHead, useFreshList } from "./lists.tsx";
 
 const KEY = "domains";
 const hostOf = (d: LegacyDomain) => new URL(d.domain).host;
@@ -67,35 +67,32 @@ function DomainForm({ domain, onDone }: { domain?: LegacyDomain; onDone: (added?
   const [url, setUrl] = useState("https://");
   const [root, setRoot] = useState(domain?.redirectroot ?? "");
   const [notFound, setNotFound] = useState(domain?.redirect404 ?? "");
-  const { busy, error, onSubmit } = useSubmit(async () => {
+  /** The added domain (its record to publish is shown next), or nothing after an edit. */
+  const save = async (): Promise<LegacyDomain | undefined> => {
     if (domain) {
       await call(ROUTES.legacyUpdateDomain, {
         params: { id: String(domain.id) },
         body: { redirectroot: root.trim() || null, redirect404: notFound.trim() || null },
       });
-      invalidate(KEY);
-      onDone();
-    } else {
-      const added = await call(ROUTES.legacyAddDomain, {
-        body: {
-          domain: url.trim(),
-          redirectroot: root.trim() || undefined,
-          redirect404: notFound.trim() || undefined,
-        },
-      });
-      invalidate(KEY);
-      onDone({
-        ...added,
-        domain: url.trim(),
-        redirectroot: root.trim() || null,
-        redirect404: notFound.trim() || null,
-        links: 0,
-      });
+      return undefined;
     }
-  });
+    const added = await call(ROUTES.legacyAddDomain, {
+      body: {
+        domain: url.trim(),
+        redirectroot: root.trim() || undefined,
+        redirect404: notFound.trim() || undefined,
+      },
+    });
+    return {
+      ...added,
+      domain: url.trim(),
+      redirectroot: root.trim() || null,
+      redirect404: notFound.trim() || null,
+      links: 0,
+    };
+  };
   return (
-    <form class="form" onSubmit={onSubmit} noValidate>
-      <FormError error={error} />
+    <ManageForm save={save} stale={KEY} label={domain ? "Save" : "Add domain"} onDone={onDone}>
       {!domain && (
         <TextField
           id="domain-url"
@@ -123,8 +120,7 @@ function DomainForm({ domain, onDone }: { domain?: LegacyDomain; onDone: (added?
         value={notFound}
         onValue={setNotFound}
       />
-      <FormActions busy={busy} label={domain ? "Save" : "Add domain"} onCancel={() => onDone()} />
-    </form>
+    </ManageForm>
   );
 }
 
@@ -136,11 +132,10 @@ type DomainDialog =
   | null;
 
 export function DomainsPage() {
-  const list = useFreshQuery(KEY, () => call(ROUTES.legacyListDomains, { query: LIST_QUERY }));
+  const list = useFreshList(KEY);
   const [dialog, setDialog] = useState<DomainDialog>(null);
   const [notice, setNotice] = useState("");
   const [checking, setChecking] = useState<number | null>(null);
-  const domains = list.data?.data.domains ?? [];
 
   const verify = async (d: LegacyDomain) => {
     setChecking(d.id);
@@ -167,11 +162,9 @@ export function DomainsPage() {
       </p>
       <CardList
         query={list}
-        isEmpty={domains.length === 0}
         loading="Loading domains"
         empty="No branded domains yet."
-      >
-        {domains.map((d) => (
+        card={(d) => (
           <DomainCard
             key={d.id}
             domain={d}
@@ -179,8 +172,8 @@ export function DomainsPage() {
             onVerify={verify}
             onDialog={setDialog}
           />
-        ))}
-      </CardList>
+        )}
+      />
       <DomainDialogs
         dialog={dialog}
         onClose={() => setDialog(null)}

@@ -1,10 +1,7 @@
 // The links table's domain and channel filters. They live in the address (?domain=,
 // ?channel=), so a channel's or domain's "links" button opens the table already filtered.
-import { ROUTES } from "@kurz/contracts";
 import { useLocation, useSearch } from "wouter-preact";
-import { useQuery } from "../../api/cache.ts";
-import { call } from "../../api/client.ts";
-import { LIST_QUERY } from "./lists.tsx";
+import { useList } from "./lists.tsx";
 
 export function useLinkScope(): { domain?: string; channel?: string } {
   const params = new URLSearchParams(useSearch());
@@ -14,9 +11,8 @@ export function useLinkScope(): { domain?: string; channel?: string } {
 export function LinkScopeFilters() {
   const scope = useLinkScope();
   const [, navigate] = useLocation();
-  const domains = useQuery("domains", () => call(ROUTES.legacyListDomains, { query: LIST_QUERY }));
-  const channels = useQuery("channels", () => call(ROUTES.legacyListChannels, { query: LIST_QUERY }));
-  const verified = (domains.data?.data.domains ?? []).filter((d) => d.status === "verified");
+  const verified = (useList("domains").data ?? []).filter((d) => d.status === "verified");
+  const channels = useList("channels").data ?? [];
   const set = (name: "domain" | "channel", value: string) => {
     const next = new URLSearchParams();
     for (const [k, v] of Object.entries({ ...scope, [name]: value })) if (v) next.set(k, v);
@@ -41,12 +37,12 @@ export function LinkScopeFilters() {
           </select>
         </label>
       )}
-      {((channels.data?.data.channels.length ?? 0) > 0 || scope.channel) && (
+      {(channels.length > 0 || scope.channel) && (
         <label>
           <span class="sr-only">Channel</span>
           <select value={scope.channel ?? ""} onChange={(e) => set("channel", e.currentTarget.value)}>
             <option value="">All channels</option>
-            {(channels.data?.data.channels ?? []).map((c) => (
+            {channels.map((c) => (
               <option key={c.id} value={String(c.id)}>
                 {c.name}
               </option>

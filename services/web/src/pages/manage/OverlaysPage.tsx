@@ -15,15 +15,16 @@ import {
   ROUTES,
 } from "@kurz/contracts";
 import { useState } from "preact/hooks";
-import { invalidate, useQuery } from "../../api/cache.ts";
+import { useQuery } from "../../api/cache.ts";
 import { call, pathOf } from "../../api/client.ts";
 import { DialogDone } from "../../components/Dialog.tsx";
-import { ActionsHeader, TableCard } from "../../components/TableCard.tsx";
-import { Failed, fmtDate, Loading } from "../common.tsx";
-import { ItemActions, type ManageDialog, ManageDialogs } from "./ManageDialogs.tsx";
+import { SelectField } from "../../components/FormField.tsx";
+import { TableCard } from "../../components/TableCard.tsx";
+import { fmtDate } from "../common.tsx";
+import { ManagePage } from "./ManagePage.tsx";
 import "./manage.css";
-import { ColorField, Field, FormActions, FormError, TextField, useSubmit } from "./forms.tsx";
-import { ManageHead, useFreshQuery, V1_LIST_QUERY } from "./lists.tsx";
+import { ColorField, ManageForm, TextField } from "./forms.tsx";
+import { PanelTable, useFreshList, V1_LIST_QUERY } from "./lists.tsx";
 
 const KEY = "overlays";
 const TYPES = ["message", "contact"] as const;
@@ -51,7 +52,7 @@ function OverlayForm({ overlay, onDone }: { overlay?: Overlay; onDone: () => voi
     position: overlay?.position ?? OVERLAY_DEFAULTS.position,
   });
   const contact = type === "contact";
-  const { busy, error, onSubmit } = useSubmit(async () => {
+  const save = async () => {
     const common = {
       name: name.trim(),
       text: text.trim(),
@@ -71,12 +72,9 @@ function OverlayForm({ overlay, onDone }: { overlay?: Overlay; onDone: () => voi
       await call(ROUTES.createOverlay, {
         body: { type: type as (typeof TYPES)[number], ...common, ...(button ?? {}) },
       });
-    invalidate(KEY);
-    onDone();
-  });
+  };
   return (
-    <form class="form" onSubmit={onSubmit} noValidate>
-      <FormError error={error} />
+    <ManageForm save={save} stale={KEY} label={overlay ? "Save" : "Create overlay"} onDone={onDone}>
       {!overlay && <TypePicker type={type} onType={setType} />}
       <TextField
         id="overlay-name"
@@ -114,8 +112,7 @@ function OverlayForm({ overlay, onDone }: { overlay?: Overlay; onDone: () => voi
       </div>
       <LookFields look={look} onLook={setLook} />
       <OverlayPreview look={look} text={text} label={label} fields={contact ? fields : null} />
-      <FormActions busy={busy} label={overlay ? "Save" : "Create overlay"} onCancel={onDone} />
-    </form>
+    </ManageForm>
   );
 }
 
@@ -176,19 +173,13 @@ function LookFields({ look, onLook }: { look: OverlayLook; onLook: (look: Overla
         value={look.btn}
         onValue={(btn) => onLook({ ...look, btn })}
       />
-      <Field id="overlay-position" label="Position">
-        <select
-          id="overlay-position"
-          value={look.position}
-          onChange={(e) => onLook({ ...look, position: e.currentTarget.value })}
-        >
-          {OVERLAY_POSITIONS.map((p) => (
-            <option key={p} value={p}>
-              {cap(p)}
-            </option>
-          ))}
-        </select>
-      </Field>
+      <SelectField
+        id="overlay-position"
+        label="Position"
+        value={look.position}
+        options={OVERLAY_POSITIONS.map((p) => ({ value: p, label: cap(p) }))}
+        onValue={(position) => onLook({ ...look, position })}
+      />
     </div>
   );
 }
@@ -226,40 +217,27 @@ function Submissions({ overlay, onDone }: { overlay: Overlay; onDone: () => void
   const rows = list.data?.data ?? [];
   return (
     <>
-      {list.error !== undefined && <Failed error={list.error} />}
-      {!list.data ? (
-        <Loading what="Loading submissions" />
-      ) : rows.length === 0 ? (
-        <p class="empty">No submissions yet.</p>
-      ) : (
-        <div class="table-card manage-table">
-          <table>
-            <caption class="sr-only">Submissions of {overlay.name}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Received</th>
-                <th scope="col">Name</th>
-                <th scope="col">E-mail</th>
-                <th scope="col" class="col-hide">
-                  Phone
-                </th>
-                <th scope="col">Message</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((s) => (
-                <tr key={s.id} data-testid="submission-row">
-                  <td>{fmtDate(s.created_at)}</td>
-                  <td>{s.name ?? "—"}</td>
-                  <td>{s.email ?? "—"}</td>
-                  <td class="col-hide">{s.phone ?? "—"}</td>
-                  <td>{s.message ?? "—"}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <PanelTable
+        failures={[list.error]}
+        loaded={list.data !== undefined}
+        isEmpty={rows.length === 0}
+        loading="Loading submissions"
+        empty="No submissions yet."
+        caption={`Submissions of ${overlay.name}`}
+        columns={["Received", "Name", "E-mail", ["Phone", "col-hide"], "Message"]}
+      >
+        <tbody>
+          {rows.map((s) => (
+            <tr key={s.id} data-testid="submission-row">
+              <td>{fmtDate(s.created_at)}</td>
+              <td>{s.name ?? "—"}</td>
+              <td>{s.email ?? "—"}</td>
+              <td class="col-hide">{s.phone ?? "—"}</td>
+              <td>{s.message ?? "—"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </PanelTable>
       <DialogDone onDone={onDone}>
         <a class="btn" href={pathOf(ROUTES.exportOverlaySubmissions, params)} download>
           Export CSV
@@ -270,73 +248,55 @@ function Submissions({ overlay, onDone }: { overlay: Overlay; onDone: () => void
 }
 
 export function OverlaysPage() {
-  const list = useFreshQuery(KEY, () => call(ROUTES.listOverlays, { query: V1_LIST_QUERY }));
-  const [dialog, setDialog] = useState<ManageDialog<Overlay>>(null);
-  const overlays = list.data?.data ?? [];
+  const list = useFreshList(KEY);
+  const overlays = list.data ?? [];
   return (
-    <>
-      <ManageHead title="CTA overlays" action="Create overlay" onAction={() => setDialog({ kind: "create" })}>
-        A call to action shown over a link's destination (or before it, where the site refuses framing).
-        Choose one for a link in the link's form.
-      </ManageHead>
-      <TableCard
-        query={list}
-        isEmpty={overlays.length === 0}
-        loading="Loading overlays"
-        empty="No overlays yet."
-        caption="Your CTA overlays"
-        class="manage-table"
-      >
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Type</th>
-            <th scope="col" class="col-hide">
-              Position
-            </th>
-            <th scope="col" class="col-hide">
-              Created
-            </th>
-            <ActionsHeader />
-          </tr>
-        </thead>
-        <tbody>
-          {overlays.map((o) => (
-            <tr key={o.id} data-testid="overlay-row">
-              <td>
-                <span class="swatch" style={{ background: o.button_color }} aria-hidden="true" />
-                {o.name}
-              </td>
-              <td>{cap(o.type)}</td>
-              <td class="col-hide">{cap(o.position)}</td>
-              <td class="col-hide">{fmtDate(o.created_at)}</td>
-              <td class="actions">
-                <ItemActions
-                  item={o}
-                  open={setDialog}
-                  panel={o.type === "contact" ? { label: "Submissions", joiner: "of" } : undefined}
-                />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </TableCard>
-      <ManageDialogs
-        dialog={dialog}
-        onClose={() => setDialog(null)}
-        noun="overlay"
-        wideForm
-        form={(overlay, done) => <OverlayForm overlay={overlay} onDone={done} />}
-        panel={{
-          title: (o) => `Submissions of ${o.name}`,
-          render: (o, done) => <Submissions overlay={o} onDone={done} />,
-        }}
-        remove={(o) => call(ROUTES.deleteOverlay, { params: { id: String(o.id) } })}
-        invalidates={[KEY]}
-        deleteText={
-          <p>Links that show it go straight to their destination again. Its submissions are deleted too.</p>
-        }
-      />
-    </>
+    <ManagePage<Overlay>
+      title="CTA overlays"
+      intro="A call to action shown over a link's destination (or before it, where the site refuses framing). Choose one for a link in the link's form."
+      noun="overlay"
+      wideForm
+      form={(overlay, done) => <OverlayForm overlay={overlay} onDone={done} />}
+      panel={{
+        label: "Submissions",
+        joiner: "of",
+        title: (o) => `Submissions of ${o.name}`,
+        render: (o, done) => <Submissions overlay={o} onDone={done} />,
+      }}
+      remove={(o) => call(ROUTES.deleteOverlay, { params: { id: String(o.id) } })}
+      invalidates={[KEY]}
+      deleteText={
+        <p>Links that show it go straight to their destination again. Its submissions are deleted too.</p>
+      }
+    >
+      {(actions) => (
+        <TableCard
+          query={list}
+          isEmpty={overlays.length === 0}
+          loading="Loading overlays"
+          empty="No overlays yet."
+          caption="Your CTA overlays"
+          columns={["Name", "Type", ["Position", "col-hide"], ["Created", "col-hide"]]}
+          actions
+          class="manage-table"
+        >
+          <tbody>
+            {overlays.map((o) => (
+              <tr key={o.id} data-testid="overlay-row">
+                <td>
+                  <span class="swatch" style={{ background: o.button_color }} aria-hidden="true" />
+                  {o.name}
+                </td>
+                <td>{cap(o.type)}</td>
+                <td class="col-hide">{cap(o.position)}</td>
+                <td class="col-hide">{fmtDate(o.created_at)}</td>
+                {/* Only a contact overlay has submissions to show. */}
+                <td class="actions">{actions(o, o.type === "contact")}</td>
+              </tr>
+            ))}
+          </tbody>
+        </TableCard>
+      )}
+    </ManagePage>
   );
 }

@@ -1,47 +1,13 @@
 // The manage pages' form pieces: labelled fields (components/FormField.tsx, with its hint wired to the
-// input for screen readers), the submit handling with its failure above the buttons, and the buttons.
+// input for screen readers) and a colour picker, the submit handling with its failure above the
+// buttons, and ManageForm, the create and edit form that saves, refreshes the list and closes.
+import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
+import { invalidate } from "../../api/cache.ts";
 import { messageOf } from "../../api/client.ts";
-import { FormField, fieldAria } from "../../components/FormField.tsx";
+import { FormActions, FormField } from "../../components/FormField.tsx";
 
-export { FormActions, FormField as Field } from "../../components/FormField.tsx";
-
-/**
- * A text input (or, with `rows`, a text area) and its label and hint. `maxLength` comes from the
- * contract's limit for the field, so the form stops where the API would refuse.
- */
-export function TextField({
-  id,
-  label,
-  hint,
-  value,
-  onValue,
-  type = "text",
-  required,
-  maxLength,
-  rows,
-}: {
-  id: string;
-  label: string;
-  hint?: string;
-  value: string;
-  onValue: (value: string) => void;
-  type?: "text" | "url";
-  required?: boolean;
-  maxLength?: number;
-  rows?: number;
-}) {
-  const common = { id, required, maxLength, value, ...fieldAria(id, null, hint) };
-  return (
-    <FormField id={id} label={label} hint={hint}>
-      {rows ? (
-        <textarea {...common} rows={rows} onInput={(e) => onValue(e.currentTarget.value)} />
-      ) : (
-        <input {...common} type={type} onInput={(e) => onValue(e.currentTarget.value)} />
-      )}
-    </FormField>
-  );
-}
+export { FormField as Field, TextField } from "../../components/FormField.tsx";
 
 /** A colour picker and its label; the value is `#rrggbb`. */
 export function ColorField({
@@ -87,4 +53,37 @@ export function FormError({ error }: { error: string }) {
       {error}
     </p>
   ) : null;
+}
+
+/**
+ * A create or edit dialog's form: `save` sends it; once saved, the `stale` list is fetched again and
+ * `onDone` gets what `save` answered (nothing on Cancel). Its failure shows above the fields.
+ */
+export function ManageForm<T>({
+  save,
+  stale,
+  label,
+  onDone,
+  children,
+}: {
+  save: () => Promise<T | undefined>;
+  /** The cache key of the list the change shows in. */
+  stale: string;
+  /** The submit button's words. */
+  label: string;
+  onDone: (saved?: T) => void;
+  children: ComponentChildren;
+}) {
+  const { busy, error, onSubmit } = useSubmit(async () => {
+    const saved = await save();
+    invalidate(stale);
+    onDone(saved);
+  });
+  return (
+    <form class="form" onSubmit={onSubmit} noValidate>
+      <FormError error={error} />
+      {children}
+      <FormActions busy={busy} label={label} onCancel={() => onDone()} />
+    </form>
+  );
 }

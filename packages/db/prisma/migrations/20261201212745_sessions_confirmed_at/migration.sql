@@ -1,2 +1,0 @@
--- AlterTable
-ALTER TABLE "sessions" ADD COLUMN     "confirmed_at" TIMESTAMPTZ(3);

@@ -1,0 +1,24 @@
+// ClickHouse as the configuration names it (a server at CLICKHOUSE_URL, else embedded chDB at
+// CLICKHOUSE_PATH), migrated before anything reads or writes it.
+import { createClickHouse, type KurzClickHouse, migrate } from "@kurz/clickhouse";
+import type { Logger } from "@kurz/service-kit";
+import type { AnalyticsConfig } from "./config.ts";
+
+export async function openClickHouse(config: AnalyticsConfig, logger?: Logger): Promise<KurzClickHouse> {
+  const ch = await createClickHouse({
+    url: config.CLICKHOUSE_URL,
+    path: config.CLICKHOUSE_PATH,
+    database: config.CLICKHOUSE_DATABASE,
+    username: config.CLICKHOUSE_USER,
+    password: config.CLICKHOUSE_PASSWORD,
+  });
+  try {
+    const { applied, views } = await migrate(ch);
+    if (applied.length > 0 || views.length > 0)
+      logger?.info({ applied, views }, "ClickHouse migrations applied");
+    return ch;
+  } catch (err) {
+    await ch.close();
+    throw err;
+  }
+}
