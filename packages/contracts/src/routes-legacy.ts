@@ -47,8 +47,8 @@ type LegacyRoute<P extends LegacyParts> = {
 
 /**
  * A legacy route's record: with a key, answering 200 with `response` (`{error: 0, message}` when none
- * is given). Its documented refusals follow from its input: path params or a body bring VALIDATION_ERROR
- * (they may not parse), and path params NOT_FOUND (the record they name may not exist); `errors` adds
+ * is given). Its documented refusals follow from its input: path params, a query or a body bring
+ * VALIDATION_ERROR (they may not parse: a list's `limit` of 0 is refused), and path params NOT_FOUND (the record they name may not exist); `errors` adds
  * the route's own after those.
  */
 export function legacy<const P extends LegacyParts>({ method, path, summary, ...parts }: P): LegacyRoute<P> {
@@ -62,7 +62,7 @@ export function legacy<const P extends LegacyParts>({ method, path, summary, ...
     ...parts,
     response: parts.response ?? LegacyMessageResponse,
     errors: [
-      ...(parts.params || parts.body ? (["VALIDATION_ERROR"] as const) : []),
+      ...(parts.params || parts.query || parts.body ? (["VALIDATION_ERROR"] as const) : []),
       ...(parts.params ? (["NOT_FOUND"] as const) : []),
       ...(parts.errors ?? []),
     ],

@@ -284,4 +284,13 @@ describe("OpenAPI document", () => {
       expect.arrayContaining(["result", "perpage", "currentpage", "nextpage", "maxpage", "domains"]),
     );
   });
+
+  it("documents a 400 on every operation that takes a query, path parameters or a body (they may not parse)", () => {
+    const undocumented: string[] = [];
+    for (const [path, methods] of Object.entries(doc.paths as Json))
+      for (const [method, op] of Object.entries(methods as Json) as [string, Json][])
+        if ((op.parameters?.length ?? 0) > 0 || op.requestBody)
+          if (!op.responses["400"]) undocumented.push(`${method.toUpperCase()} ${path}`);
+    expect(undocumented).toEqual([]);
+  });
 });

@@ -137,11 +137,28 @@ export async function runImportJob(
   job: ClaimedJob,
   opts: RunOptions = {},
 ): Promise<boolean> {
-  // The file is read and its rows checked on a thread (import-file-threads.ts), which hands them
-  // back a batch at a time from the first row not yet committed.
-  let rows: ImportRowsReader;
+  const rows = await openRows(deps, job);
+  if (!rows) return true;
+  const stopLease = keepLease(deps, job);
   try {
-    rows = await importFileThreads().open(job.content, job.format, {
+    return await runBatches(deps, job, rows, rowWorkOf(deps, job), opts);
+  } finally {
+    stopLease();
+    rows.close();
+    deps.hashes.forget?.(job.id);
+  }
+}
+
+/**
+ * The job's rows, read and checked on a thread (import-file-threads.ts) that hands them back a batch at
+ * a time from the first row not yet committed; null when the file cannot be read (the job then failed).
+ */
+async function openRows(
+  deps: Pick<ImportWorkerDeps, "prisma" | "batchSize">,
+  job: ClaimedJob,
+): Promise<ImportRowsReader | null> {
+  try {
+    return await importFileThreads().open(job.content, job.format, {
       from: job.processed,
       batchSize: deps.batchSize,
       codes: codeOptionsOf(job),
@@ -149,10 +166,17 @@ export async function runImportJob(
   } catch (err) {
     if (!(err instanceof ImportFileError)) throw err;
     await finishJob(deps.prisma, job.id, "failed", err.message);
-    return true;
+    return null;
   }
+}
+
+/** The per-row work a job's batches share: titles charged to its budget, passwords hashed for it. */
+function rowWorkOf(
+  deps: Pick<ImportWorkerDeps, "titles" | "chargeTitles" | "hashes">,
+  job: ClaimedJob,
+): RowWork {
   const limit = pLimit(TITLE_CONCURRENCY);
-  const work: RowWork = {
+  return {
     fetchTitles: job.fetchTitles,
     // Each fetch is charged to the job's budget before it is made (title-budget.ts); the rows beyond
     // what the budget has left get the host name, as a bulk create's do.
@@ -166,10 +190,14 @@ export async function runImportJob(
     },
     hashPassword: (password) => deps.hashes.hash(password, job.id),
   };
-  let processed = job.processed;
-  let batches = 0;
-  // A batch renews the lease when it commits; a slow one (titles fetched for 1,000 rows) could outlast
-  // it, so the lease is also renewed while the worker is alive. Only a dead worker's lease expires.
+}
+
+/**
+ * Renews the job's lease while this worker is alive, so that only a dead worker's lease expires: a batch
+ * renews it when it commits, but a slow one (titles fetched for 1,000 rows) could outlast it. Returns
+ * the function that stops renewing.
+ */
+function keepLease(deps: Pick<ImportWorkerDeps, "prisma" | "leaseMs">, job: ClaimedJob): () => void {
   const heartbeat = setInterval(
     () => {
       deps.prisma.$executeRaw`
@@ -178,81 +206,81 @@ export async function runImportJob(
     },
     Math.max(50, deps.leaseMs / 3),
   );
-  try {
-    return await runBatches();
-  } finally {
-    clearInterval(heartbeat);
-    rows.close();
-    deps.hashes.forget?.(job.id);
-  }
+  return () => clearInterval(heartbeat);
+}
 
-  async function runBatches(): Promise<boolean> {
-    const batchDeps = {
-      prisma: deps.prisma,
-      retiredCodeGraceMs: deps.retiredCodeGraceMs,
-      leaseMs: deps.leaseMs,
-    };
-    // The next batch is prepared while the current one commits (Postgres' work), and the redirect
-    // records of a committed batch go to Redis while the next one runs; the job ends only after its
-    // last records are written. A batch with passwords or titles does its slow part only once the
-    // batch before it committed and the run goes on (`ready`), so it knows what it will write.
-    // Batches are prepared one after another, in file order: each takes the reader's next rows.
-    const prepare = (ready: Promise<unknown>) => {
-      const batch = rows.next().then((checked) => {
-        if (checked.length === 0) throw new Error("the import file has fewer rows than its job counts");
-        return prepareBatch(batchDeps, work, job, checked, ready);
+/**
+ * Commits the job's remaining batches. The next batch is prepared while the current one commits
+ * (Postgres' work), and the redirect records of a committed batch go to Redis while the next one runs;
+ * the job ends only after its last records are written. A batch with passwords or titles does its slow
+ * part only once the batch before it committed and the run goes on (`ready`), so it knows what it will
+ * write. Batches are prepared one after another, in file order: each takes the reader's next rows.
+ */
+async function runBatches(
+  deps: Omit<ImportWorkerDeps, "concurrency" | "sliceMs">,
+  job: ClaimedJob,
+  rows: ImportRowsReader,
+  work: RowWork,
+  opts: RunOptions,
+): Promise<boolean> {
+  const batchDeps = {
+    prisma: deps.prisma,
+    retiredCodeGraceMs: deps.retiredCodeGraceMs,
+    leaseMs: deps.leaseMs,
+  };
+  let processed = job.processed;
+  let batches = 0;
+  const prepare = (ready: Promise<unknown>) => {
+    const batch = rows.next().then((checked) => {
+      if (checked.length === 0) throw new Error("the import file has fewer rows than its job counts");
+      return prepareBatch(batchDeps, work, job, checked, ready);
+    });
+    // Its failure is the loop's to throw when it gets there, not an unhandled rejection before then.
+    batch.catch(() => {});
+    return batch;
+  };
+  const stopAfter = (count: number) =>
+    opts.shouldStop?.() || (opts.maxBatches !== undefined && count >= opts.maxBatches);
+  let next: Promise<PreparedBatch> | null = processed < rows.total ? prepare(Promise.resolve()) : null;
+  let records = Promise.resolve();
+  try {
+    while (next) {
+      if (stopAfter(batches)) return false;
+      const batch = await next;
+      const commit = commitPreparedBatch(batchDeps, job, processed, batch);
+      // After this batch: go on (prepare the next), or end the run here.
+      const counted = batches + 1;
+      const goOn = commit.then(async () => !stopAfter(counted) && !(await opts.shouldYield?.()));
+      goOn.catch(() => {});
+      const ready = goOn.then((yes) => {
+        if (!yes) throw new RunEnded();
       });
-      // Its failure is the loop's to throw when it gets there, not an unhandled rejection before then.
-      batch.catch(() => {});
-      return batch;
-    };
-    const stopNow = () =>
-      opts.shouldStop?.() || (opts.maxBatches !== undefined && batches >= opts.maxBatches);
-    let next: Promise<PreparedBatch> | null = processed < rows.total ? prepare(Promise.resolve()) : null;
-    let records = Promise.resolve();
-    try {
-      while (next) {
-        if (stopNow()) return false;
-        const batch = await next;
-        const commit = commitPreparedBatch(batchDeps, job, processed, batch);
-        // After this batch: go on (prepare the next), or end the run here.
-        const counted = batches + 1;
-        const goOn = commit.then(async () => {
-          if (opts.shouldStop?.() || (opts.maxBatches !== undefined && counted >= opts.maxBatches))
-            return false;
-          return !(await opts.shouldYield?.());
-        });
-        goOn.catch(() => {});
-        const ready = goOn.then((yes) => {
-          if (!yes) throw new RunEnded();
-        });
-        ready.catch(() => {}); // a batch prepared without waiting for it never reads it
-        next = processed + batch.size < rows.total ? prepare(ready) : null;
-        let result: BatchResult;
-        try {
-          result = await commit;
-        } catch (err) {
-          if (err instanceof ImportJobMoved) return false; // another worker holds it now
-          throw err;
-        }
-        processed += batch.size;
-        batches++;
-        if (result.created.length > 0) {
-          deps.onEventsWritten();
-          const created = result.created;
-          records = records.then(() => deps.records.putMany(created));
-        }
-        opts.onProgress?.({ processed, total: rows.total });
-        if (next && !(await goOn)) return false;
+      ready.catch(() => {}); // a batch prepared without waiting for it never reads it
+      next = processed + batch.size < rows.total ? prepare(ready) : null;
+      let result: BatchResult;
+      try {
+        result = await commit;
+      } catch (err) {
+        if (err instanceof ImportJobMoved) return false; // another worker holds it now
+        throw err;
       }
-    } finally {
-      await records;
-      // A batch prepared but not committed (stopped, or moved) is dropped once its preparation ends.
-      await next?.catch(() => {});
+      processed += batch.size;
+      batches++;
+      if (result.created.length > 0) {
+        deps.onEventsWritten();
+        const created = result.created;
+        records = records.then(() => deps.records.putMany(created));
+      }
+      opts.onProgress?.({ processed, total: rows.total });
+      if (next && !(await goOn)) return false;
     }
-    await finishJob(deps.prisma, job.id, "completed", null);
-    return true;
+  } finally {
+    await records;
+    // A batch prepared but not committed (stopped, or moved) is dropped once its preparation ends.
+    await next?.catch(() => {});
   }
+  await finishJob(deps.prisma, job.id, "completed", null);
+  return true;
 }
 
 async function finishJob(
