@@ -11,8 +11,8 @@ export default defineProject({
     // Run by the root's "unit" project in a whole run (vitest.unit.ts).
     exclude: [...configDefaults.exclude, ...unitFilesOf(import.meta.dirname)],
     include: ["test/**/*.test.ts"],
-    // One file, chromium.test.ts, starts the stack and Chromium for every story (test/stories); a file
-    // beside it would start its own and, in-process, must not share a worker with it: one at a time.
+    // One file at a time: chromium.test.ts starts the stack and Chromium for every story (test/stories),
+    // and a second file would start its own beside it.
     fileParallelism: false,
     testTimeout: 180_000,
     hookTimeout: 180_000,

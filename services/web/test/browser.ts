@@ -191,6 +191,17 @@ export function useBrowserStack(): BrowserFixture {
 }
 
 /**
+ * GETs `path` from the page, with its session: polling this way draws on the account's session budget
+ * (600 a minute), not on its key's (60), which the tests' own calls with the key need.
+ */
+export function getInPage<T>(page: Page, path: string): Promise<{ status: number; body: T }> {
+  return page.evaluate(async (p) => {
+    const res = await fetch(p);
+    return { status: res.status, body: (await res.json()) as T };
+  }, path);
+}
+
+/**
  * Signs `email` up through the API in the context's cookie jar, so its pages open signed in (the
  * dashboard story covers the sign-up page); the account's first API key.
  */

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type BrowserFixture,
   checkPage,
+  getInPage,
   openPage,
   seriousViolations,
   signUpThroughApi,
@@ -205,14 +206,14 @@ export function manageStory(web: BrowserFixture): void {
       // its API has the click, the range is re-picked (a new query, fetched anew) to show it.
       const counted = links[followed === "https://example.com/a" ? 0 : 1]!;
       const cid = await campaignId("Spring sale");
-      const campaignClicks = () =>
-        fetch(`${web.stack.origin}/api/v1/analytics/campaigns/${cid}`, {
-          headers: { authorization: `Bearer ${apiKey}` },
-        }).then((r) => r.text());
       await waitFor(
-        async () =>
-          (JSON.parse(await campaignClicks()) as { data?: { total_clicks?: number } }).data?.total_clicks ===
-          1,
+        async () => {
+          const { body } = await getInPage<{ data?: { total_clicks: number } }>(
+            page,
+            `/api/v1/analytics/campaigns/${cid}`,
+          );
+          return body.data?.total_clicks === 1;
+        },
         {
           timeoutMs: 45_000,
           intervalMs: 250,
@@ -226,7 +227,9 @@ export function manageStory(web: BrowserFixture): void {
         .filter({ hasText: /total: 1$/ })
         .waitFor()
         .catch(() => undefined);
-      const direct = await campaignClicks();
+      const direct = await fetch(`${web.stack.origin}/api/v1/analytics/campaigns/${cid}`, {
+        headers: { authorization: `Bearer ${apiKey}` },
+      }).then((r) => r.text());
       expect(await members.getByTestId("campaign-clicks").textContent(), direct).toBe("Clicks in total: 1");
       const countedRow = members.getByTestId("campaign-link").filter({ hasText: counted.short_code });
       expect(await countedRow.locator("td.col-num").textContent()).toBe("1");
