@@ -3,7 +3,7 @@ import { STACK_SETUP_FILES } from "../../vitest.stack.ts";
 import { unitFilesOf } from "../../vitest.unit.ts";
 
 // The dashboard's browser tests: real Chromium (Debian's, driven by playwright-core) against a whole
-// process stack through its public origin. Slow by nature, so generous timeouts.
+// stack (in-process) through its public origin. Slow by nature, so generous timeouts.
 export default defineProject({
   test: {
     name: "@kurz/web",
@@ -11,7 +11,8 @@ export default defineProject({
     // Run by the root's "unit" project in a whole run (vitest.unit.ts).
     exclude: [...configDefaults.exclude, ...unitFilesOf(import.meta.dirname)],
     include: ["test/**/*.test.ts"],
-    // One file at a time: each boots a whole stack and Chromium, and each builds services/web/dist.
+    // One file at a time: chromium.test.ts starts the stack and Chromium for every story (test/stories),
+    // and a second file would start its own beside it.
     fileParallelism: false,
     testTimeout: 180_000,
     hookTimeout: 180_000,

@@ -2,13 +2,15 @@
 // infra/local/lib.sh) driven by playwright-core, whose own browser download cannot work here.
 // Playwright gives every launch a fresh temporary user-data-dir. Axe-core is evaluated in the page
 // through the DevTools protocol, so the page's strict CSP stays on (no inline script is injected).
+import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
-import { startTestDnsServer, type TestDnsServer } from "@kurz/testing";
+import type { TestDnsServer } from "@kurz/testing";
 import { type Stack, startStack } from "@kurz/testing/stack";
+import { useStack, useTestDnsServer } from "@kurz/testing/use-stack";
 import { type Browser, type BrowserContext, type ConsoleMessage, chromium, type Page } from "playwright-core";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { buildWeb } from "../../../infra/build/web.ts";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -46,11 +48,11 @@ export interface AxeViolation {
 export async function seriousViolations(
   page: Page,
 ): Promise<{ id: string; help: string; targets: string[] }[]> {
-  const violations = (await page.evaluate(`(async () => {
-    if (!window.axe) { ${axeSource}\n }
-    const r = await window.axe.run(document, { resultTypes: ["violations"] });
-    return r.violations;
-  })()`)) as AxeViolation[];
+  // Axe's 550 KB of source go to a document once, not with every check of it.
+  if (!(await page.evaluate("Boolean(window.axe)"))) await page.evaluate(`(() => { ${axeSource}\n })()`);
+  const violations = (await page.evaluate(
+    `window.axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)`,
+  )) as AxeViolation[];
   return violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .map((v) => ({ id: v.id, help: v.help, targets: v.nodes.flatMap((n) => n.target).slice(0, 5) }));
@@ -80,7 +82,7 @@ export async function screenshots(
     await page.evaluate("window.scrollTo(0, 0)");
     // The pointer off every control: at the other width, what it rests on would be photographed hovered.
     await page.mouse.move(0, 0);
-    await page.waitForTimeout(150); // the chart redraws on resize
+    await framesDrawn(page);
     if (label === "phone") {
       phoneViolations = await seriousViolations(page);
       phoneOverflow = await sidewaysScroll(page);
@@ -94,6 +96,14 @@ export async function screenshots(
   }
   await page.setViewportSize(DESKTOP);
   return { phoneViolations, phoneOverflow };
+}
+
+/**
+ * Resolves once the page has drawn two more frames: what a resize set off is on screen by then (the
+ * chart redraws from its ResizeObserver, which runs before the next paint, in a microtask of it).
+ */
+function framesDrawn(page: Page): Promise<unknown> {
+  return page.evaluate("new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))");
 }
 
 /**
@@ -116,48 +126,91 @@ export function watchCsp(page: Page, into: string[]): void {
 }
 
 /**
- * What a browser test of the dashboard runs against: the dashboard built, a stack whose services resolve
- * names through `dns`, Chromium, and the owner's desktop context on the stack's origin (the clipboard
- * allowed, 15 s for each step).
+ * What the dashboard's stories run against, started once for all of them: the dashboard built, a stack
+ * inside the test's process whose services resolve names through `dns`, and one Chromium. Each story
+ * opens its own contexts (`newOwner`) and signs up accounts of its own, so none sees another's data.
  */
-export interface BrowserStack {
-  stack: Stack;
-  dns: TestDnsServer;
-  browser: Browser;
-  owner: BrowserContext;
-  stop(): Promise<void>;
+export interface BrowserFixture {
+  readonly stack: Stack;
+  readonly dns: TestDnsServer;
+  readonly browser: Browser;
+  /** The operators' credential of this stack (management's ADMIN_TOKEN). */
+  readonly adminToken: string;
+  /** An owner's desktop context on the stack's origin: the clipboard allowed, 15 s for each step. */
+  newOwner(): Promise<BrowserContext>;
 }
 
-export async function startBrowserStack({
-  extraEnv = {},
-  acceptDownloads,
-}: {
-  /** More environment for every service, besides the DNS server. */
-  extraEnv?: Record<string, string>;
-  acceptDownloads?: boolean;
-} = {}): Promise<BrowserStack> {
-  await buildWeb();
-  const dns = await startTestDnsServer();
-  let stack: Stack | undefined;
+/**
+ * Starts the fixture in beforeAll and stops it in afterAll (Chromium first, then the stack, then the
+ * DNS server). The stack runs in-process: every story reaches it through its public origin, as a
+ * browser does, and none is about the services' processes. Loopback is an allowed webhook host
+ * (WEBHOOK_ALLOW_HOSTS), for a receiver of the test's own.
+ */
+export function useBrowserStack(): BrowserFixture {
+  const dns = useTestDnsServer();
+  const adminToken = randomBytes(32).toString("hex");
+  const started = useStack(() =>
+    startStack({
+      inProcess: true,
+      extraEnv: { DNS_SERVERS: dns().address, WEBHOOK_ALLOW_HOSTS: "127.0.0.1" },
+      serviceEnv: { management: { ADMIN_TOKEN: adminToken } },
+    }),
+  );
   let browser: Browser | undefined;
-  const stop = async () => {
+  beforeAll(async () => {
+    // The gateway reads dist on the first request for a page, after this.
+    [, browser] = await Promise.all([buildWeb(), launchChromium()]);
+  });
+  afterAll(async () => {
     await browser?.close();
-    await stack?.stop();
-    await dns.stop();
+    browser = undefined;
+  });
+  const launched = () => {
+    if (!browser) throw new Error("Chromium is not started yet (it starts in beforeAll)");
+    return browser;
   };
-  try {
-    [stack, browser] = await Promise.all([
-      startStack({ extraEnv: { ...extraEnv, DNS_SERVERS: dns.address } }),
-      launchChromium(),
-    ]);
-    const owner = await browser.newContext({ viewport: DESKTOP, baseURL: stack.origin, acceptDownloads });
-    await owner.grantPermissions(["clipboard-read", "clipboard-write"], { origin: stack.origin });
-    owner.setDefaultTimeout(15_000);
-    return { stack, dns, browser, owner, stop };
-  } catch (err) {
-    await stop();
-    throw err;
-  }
+  return {
+    get stack() {
+      return started.stack;
+    },
+    get dns() {
+      return dns();
+    },
+    get browser() {
+      return launched();
+    },
+    adminToken,
+    async newOwner() {
+      const { origin } = started.stack;
+      const owner = await launched().newContext({ viewport: DESKTOP, baseURL: origin });
+      await owner.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
+      owner.setDefaultTimeout(15_000);
+      return owner;
+    },
+  };
+}
+
+/**
+ * GETs `path` from the page, with its session: polling this way draws on the account's session budget
+ * (600 a minute), not on its key's (60), which the tests' own calls with the key need.
+ */
+export function getInPage<T>(page: Page, path: string): Promise<{ status: number; body: T }> {
+  return page.evaluate(async (p) => {
+    const res = await fetch(p);
+    return { status: res.status, body: (await res.json()) as T };
+  }, path);
+}
+
+/**
+ * Signs `email` up through the API in the context's cookie jar, so its pages open signed in (the
+ * dashboard story covers the sign-up page); the account's first API key.
+ */
+export async function signUpThroughApi(owner: BrowserContext, email: string): Promise<string> {
+  const reg = await owner.request.post("/api/v1/auth/register", {
+    data: { email, password: "correct horse battery" },
+  });
+  expect(reg.status()).toBe(201);
+  return ((await reg.json()) as { data: { api_key: { key: string } } }).data.api_key.key;
 }
 
 /**

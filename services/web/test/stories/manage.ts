@@ -2,30 +2,27 @@
 // branded domains, campaigns, channels and CTA overlays, each create → listed → edit → delete. Every
 // page is checked with axe-core and photographed at desktop and phone width (docs/dashboard.md), and
 // what the dashboard shows is what the older API answers with a key (one store, no copies).
-import { existsSync } from "node:fs";
 import { holdAdvisoryLock, waitFor } from "@kurz/testing";
-import type { Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  type BrowserStack,
-  CHROMIUM,
+  type BrowserFixture,
   checkPage,
+  getInPage,
   openPage,
   seriousViolations,
-  startBrowserStack,
+  signUpThroughApi,
   VISITOR_UA,
   watchCsp,
-} from "./browser.ts";
+} from "../browser.ts";
 
-const hasChromium = existsSync(CHROMIUM);
 const unique = `${process.pid}${Date.now().toString(36)}`;
 /** Management's outbox relay publishes only while no one else holds this advisory lock (its outbox.ts). */
 const RELAY_LOCK = 727_001;
 
-describe.skipIf(!hasChromium)(
-  "the manage pages in Chromium (skipped without /usr/bin/chromium: ./kurz test installs it)",
-  () => {
-    let web: BrowserStack;
+export function manageStory(web: BrowserFixture): void {
+  describe("the manage pages", () => {
+    let owner: BrowserContext;
     let page: Page;
     let apiKey = "";
     const cspViolations: string[] = [];
@@ -57,23 +54,18 @@ describe.skipIf(!hasChromium)(
     let links: { id: string; short_code: string }[] = [];
 
     beforeAll(async () => {
-      web = await startBrowserStack();
-      // Signed up through the API in this browser's cookie jar: dashboard.test.ts covers the sign-up page.
-      const reg = await web.owner.request.post("/api/v1/auth/register", {
-        data: { email: `grace-${unique}@example.com`, password: "correct horse battery" },
-      });
-      expect(reg.status()).toBe(201);
-      apiKey = ((await reg.json()) as { data: { api_key: { key: string } } }).data.api_key.key;
+      owner = await web.newOwner();
+      apiKey = await signUpThroughApi(owner, `grace-${unique}@example.com`);
       links = [
         await v1("/api/v1/links", { url: "https://example.com/a", title: "Variant A" }),
         await v1("/api/v1/links", { url: "https://example.com/b", title: "Variant B" }),
       ];
-      page = await web.owner.newPage();
+      page = await owner.newPage();
       watchCsp(page, cspViolations);
       await page.goto("/dashboard");
       await page.getByRole("heading", { name: "Overview" }).waitFor();
     });
-    afterAll(() => web?.stop());
+    afterAll(() => owner?.close());
 
     it("branded domains: add, publish the TXT record, verify (failed, then verified), edit redirects, delete with its links", async () => {
       const host = `go.brand-${unique}.test`;
@@ -210,16 +202,31 @@ describe.skipIf(!hasChromium)(
       });
       const followed = follow.headers.get("location");
       expect(["https://example.com/a", "https://example.com/b"]).toContain(followed);
-      // The click is counted for the link it went to; the analytics pipeline is asynchronous, so the
-      // range is re-picked (a new query) until it shows, for at most about 45 s.
+      // The click is counted for the link it went to; the analytics pipeline is asynchronous, so once
+      // its API has the click, the range is re-picked (a new query, fetched anew) to show it.
       const counted = links[followed === "https://example.com/a" ? 0 : 1]!;
-      for (let i = 0; i < 60; i++) {
-        await members.getByLabel(i % 2 ? "30 days" : "7 days").check();
-        await members.getByTestId("campaign-clicks").getByText(/\d/).waitFor();
-        if ((await members.getByTestId("campaign-clicks").textContent())?.includes("total: 1")) break;
-        await page.waitForTimeout(700);
-      }
       const cid = await campaignId("Spring sale");
+      await waitFor(
+        async () => {
+          const { body } = await getInPage<{ data?: { total_clicks: number } }>(
+            page,
+            `/api/v1/analytics/campaigns/${cid}`,
+          );
+          return body.data?.total_clicks === 1;
+        },
+        {
+          timeoutMs: 45_000,
+          intervalMs: 250,
+          description: "the rotator's click in the campaign's analytics",
+        },
+      );
+      await members.getByLabel("7 days").check();
+      // What it shows instead, if it never shows the click, is the expectation's failure below.
+      await members
+        .getByTestId("campaign-clicks")
+        .filter({ hasText: /total: 1$/ })
+        .waitFor()
+        .catch(() => undefined);
       const direct = await fetch(`${web.stack.origin}/api/v1/analytics/campaigns/${cid}`, {
         headers: { authorization: `Bearer ${apiKey}` },
       }).then((r) => r.text());
@@ -508,5 +515,5 @@ describe.skipIf(!hasChromium)(
     it("loaded every page under the strict CSP without a violation", () => {
       expect(cspViolations).toEqual([]);
     });
-  },
-);
+  });
+}

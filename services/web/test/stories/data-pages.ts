@@ -7,17 +7,15 @@
 // a verified branded domain; download the links and analytics exports. Every page is checked with axe-core
 // and photographed at desktop and phone width (docs/dashboard.md).
 import { createHmac } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import type { IncomingHttpHeaders } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { IMPORT_RENAME_PREFIX_MAX_LENGTH } from "@kurz/contracts";
-import type { Download, Page } from "playwright-core";
+import { useHttpServer } from "@kurz/testing/use-stack";
+import type { BrowserContext, Download, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BrowserStack, CHROMIUM, checkPage, openPage, startBrowserStack, watchCsp } from "./browser.ts";
-
-const hasChromium = existsSync(CHROMIUM);
+import { type BrowserFixture, checkPage, openPage, signUpThroughApi, watchCsp } from "../browser.ts";
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -35,17 +33,14 @@ function signatureValid(secret: string, r: Received): boolean {
     .some((s) => s === `v1,${expected}`);
 }
 
-describe.skipIf(!hasChromium)(
-  "webhooks, import and export in Chromium (skipped without /usr/bin/chromium: ./kurz test installs it)",
-  () => {
-    let web: BrowserStack;
+export function dataPagesStory(web: BrowserFixture): void {
+  describe("webhooks, import and export", () => {
+    let owner: BrowserContext;
     let page: Page;
-    let receiver: Server;
-    let hookUrl = "";
     const received: Received[] = [];
     const cspViolations: string[] = [];
     const pagesChecked: string[] = [];
-    const files = mkdtempSync(join(tmpdir(), "kurz-web16-"));
+    let files = "";
     const stamp = Date.now().toString(36);
 
     const look = async (p: Page, name: string) => {
@@ -55,35 +50,29 @@ describe.skipIf(!hasChromium)(
     const nav = (name: string) => openPage(page, name);
     const saved = async (download: Download) => readFileSync((await download.path()) ?? "", "utf8");
 
-    beforeAll(async () => {
-      receiver = createServer((req, res) => {
-        const chunks: Buffer[] = [];
-        req.on("data", (c: Buffer) => chunks.push(c));
-        req.on("end", () => {
-          received.push({ headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
-          res.writeHead(204).end();
-        });
+    const receiver = useHttpServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        received.push({ headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
+        res.writeHead(204).end();
       });
-      await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-      hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-      web = await startBrowserStack({
-        extraEnv: { WEBHOOK_ALLOW_HOSTS: "127.0.0.1" },
-        acceptDownloads: true,
-      });
-      page = await web.owner.newPage();
-      watchCsp(page, cspViolations);
+    });
+    let hookUrl = "";
 
-      await page.goto("/signup");
-      await page.getByLabel("E-mail").fill(`grace-${stamp}@example.com`);
-      await page.getByLabel("Password").fill("correct horse battery");
-      await page.getByRole("button", { name: "Create account" }).click();
-      await page.getByRole("button", { name: /open the dashboard/ }).click();
+    beforeAll(async () => {
+      hookUrl = `${receiver().origin}/hook`;
+      files = mkdtempSync(join(tmpdir(), "kurz-web-data-"));
+      owner = await web.newOwner();
+      await signUpThroughApi(owner, `hedy-${stamp}@example.com`);
+      page = await owner.newPage();
+      watchCsp(page, cspViolations);
+      await page.goto("/dashboard");
       await page.getByRole("heading", { name: "Overview" }).waitFor();
     });
     afterAll(async () => {
-      await web?.stop();
-      receiver?.closeAllConnections();
-      await new Promise<void>((resolve) => (receiver ? receiver.close(() => resolve()) : resolve()));
+      await owner?.close();
+      if (files) rmSync(files, { recursive: true, force: true });
     });
 
     let secret = "";
@@ -459,5 +448,5 @@ describe.skipIf(!hasChromium)(
         `axe-core: no serious or critical violation on ${pagesChecked.length} pages: ${pagesChecked.join(", ")}`,
       );
     });
-  },
-);
+  });
+}
