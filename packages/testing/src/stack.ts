@@ -3,8 +3,9 @@
 // its own Postgres database, Redis key prefix, bus prefix, embedded ClickHouse (chDB) data directory
 // and free ports.
 // With `inProcess: true` the same four services run inside the test's own process instead (same
-// isolation, same ports and URLs): the default for handler tests, which then start in about a
-// second. Keep processes for what crosses processes for real (docs/decisions/0011-in-process-test-stack.md).
+// isolation, same ports and URLs): the default for every test that reaches the stack through its
+// listeners (handler tests, the attack and end-to-end suites), which then start in about a second.
+// Keep processes for what crosses processes for real (docs/decisions/0011-in-process-test-stack.md).
 // Import from "@kurz/testing/stack". For BUS=kafka pass brokers from startKafkaMock (@kurz/bus/testing)
 // created with `stackTopics(prefix)` so the topics exist with their partitions.
 import { mkdtempSync, rmSync } from "node:fs";
