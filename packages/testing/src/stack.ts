@@ -77,9 +77,10 @@ export interface StackOptions {
   serviceEnv?: Partial<Record<"gateway" | "management" | "redirect" | "analytics", Record<string, string>>>;
   /**
    * Run the services inside this process (the test's vitest worker) by their start functions
-   * (services/<name>/src/service.ts, management's compose.ts) rather than as child processes. Only one in-process stack per
-   * test file: embedded ClickHouse (chDB) opens one data directory per process. KURZ_TEST_STACK=processes
-   * turns it off for a whole run.
+   * (services/<name>/src/service.ts, management's compose.ts) rather than as child processes. One
+   * in-process stack at a time per process (a file may start another once the first has stopped):
+   * embedded ClickHouse (chDB) has one engine per process. KURZ_TEST_STACK=processes turns it off for
+   * a whole run.
    */
   inProcess?: boolean;
 }
