@@ -17,7 +17,7 @@ let call: ReturnType<typeof api>;
 
 beforeAll(async () => {
   dns = await startTestDnsServer();
-  stack = await startStack({ extraEnv: { ...RELAXED_LIMITS, DNS_SERVERS: dns.address } });
+  stack = await startStack({ inProcess: true, extraEnv: { ...RELAXED_LIMITS, DNS_SERVERS: dns.address } });
   call = api(stack, (await stack.createAccount(uniqueEmail("campaigns"))).api_key);
 });
 afterAll(async () => {

@@ -19,6 +19,7 @@ let apiKey: string;
 beforeAll(async () => {
   dns = await startTestDnsServer();
   stack = await startStack({
+    inProcess: true,
     extraEnv: { ...RELAXED_LIMITS, DNS_SERVERS: dns.address, IMPORT_POLL_MS: "100" },
   });
   apiKey = (await stack.createAccount(uniqueEmail("import-codes"))).api_key;

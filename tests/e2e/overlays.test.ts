@@ -27,7 +27,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => destination.listen(0, "127.0.0.1", r));
   dest = `http://127.0.0.1:${(destination.address() as AddressInfo).port}`;
-  stack = await startStack({ extraEnv: { ...RELAXED_LIMITS, TITLE_FETCH_ALLOW_HOSTS: "127.0.0.1" } });
+  stack = await startStack({
+    inProcess: true,
+    extraEnv: { ...RELAXED_LIMITS, TITLE_FETCH_ALLOW_HOSTS: "127.0.0.1" },
+  });
   const owner = await stack.createAccount(uniqueEmail("overlays"));
   call = api(stack, owner.api_key);
 });

@@ -147,7 +147,7 @@ describe.each([
   let apiKey: string;
 
   beforeAll(async () => {
-    stack = await startStack({ extraEnv: { ...RELAXED_LIMITS, IMPORT_POLL_MS: "100" } });
+    stack = await startStack({ inProcess: true, extraEnv: { ...RELAXED_LIMITS, IMPORT_POLL_MS: "100" } });
     apiKey = (await stack.createAccount(uniqueEmail(`parity-${peer.name.toLowerCase()}`))).api_key;
   });
   afterAll(async () => {

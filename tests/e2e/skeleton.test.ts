@@ -6,13 +6,14 @@ import { type Stack, stackTopics, startStack } from "@kurz/testing/stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const buses = [
-  { name: "redis streams", start: () => startStack() },
+  { name: "redis streams", start: () => startStack({ inProcess: true }) },
   {
     name: "kafka (librdkafka mock)",
     start: async () => {
       const prefix = uniquePrefix("e2e-kafka");
       const kafka = await startKafkaMock({ topics: stackTopics(prefix), partitions: 3 });
       const stack = await startStack({
+        inProcess: true,
         prefix,
         bus: "kafka",
         kafkaBrokers: kafka.brokers,

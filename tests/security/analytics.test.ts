@@ -20,7 +20,7 @@ const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefo
 /** The victim's visitors use another browser: one visitor of theirs in the attacker's summary would show. */
 const VICTIMS_VISITOR = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0";
 
-const bed = useAttackStack();
+const bed = useAttackStack({}, { inProcess: true });
 const ctx = useAttackerAndVictim(bed, "analytics");
 /** The victim's link with 2 clicks, and the attacker's own with 1. */
 let victimLink: { id: string; short_code: string; short_url: string };

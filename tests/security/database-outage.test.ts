@@ -1,8 +1,8 @@
 // The API while management's database is unreachable (a restart, a cut): every answer is a 503 in the
 // route's envelope with Retry-After, and gives away nothing of the database or the failure (host,
 // port, name, driver, SQLSTATE, stack); no key the gateway has not already checked gets in, nor a
-// forged identity; nothing is written, to the caller's rows or another tenant's. The real process
-// stack, with a TCP proxy between management and Postgres that the test cuts.
+// forged identity; nothing is written, to the caller's rows or another tenant's. A TCP proxy between
+// management and Postgres that the test cuts.
 import { API_KEY_PREFIX } from "@kurz/contracts";
 import { startStack } from "@kurz/testing/stack";
 import { useStackBehindProxy } from "@kurz/testing/use-stack";
@@ -17,7 +17,7 @@ import {
 } from "./attack.ts";
 
 const bed = useStackBehindProxy("sec_outage", (databaseUrl) =>
-  startStack({ extraEnv: { ...RELAXED_LIMITS, DATABASE_URL: databaseUrl } }),
+  startStack({ inProcess: true, extraEnv: { ...RELAXED_LIMITS, DATABASE_URL: databaseUrl } }),
 );
 
 /** Nothing in an answer that names the database or the failure behind it. */

@@ -22,10 +22,13 @@ let seq = 0;
 const bankHost = () => `go.bank-${unique}-${++seq}.test`;
 
 const dns = useTestDnsServer();
-const bed = useAttackStack(() => ({
-  DNS_SERVERS: dns().address,
-  PUBLIC_BASE_URL: `http://${PLATFORM_NAME}:${PLATFORM_PORT}`,
-}));
+const bed = useAttackStack(
+  () => ({
+    DNS_SERVERS: dns().address,
+    PUBLIC_BASE_URL: `http://${PLATFORM_NAME}:${PLATFORM_PORT}`,
+  }),
+  { inProcess: true },
+);
 const ctx = useAttackerAndVictim(bed, "domains");
 /** B's own link, and A's, by custom alias. */
 const victimAlias = `bank-login-${unique}`;

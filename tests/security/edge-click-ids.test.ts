@@ -17,7 +17,7 @@ const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefo
 const BOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
 
 describe.skipIf(!hasNginx)("click ids chosen by a client (skipped without /usr/sbin/nginx)", () => {
-  const bed = useAttackStack();
+  const bed = useAttackStack({}, { inProcess: true });
   let edge: TestEdge | undefined;
   let origin = "";
   let call: ReturnType<typeof api>;

@@ -24,7 +24,10 @@ let clientSeq = 0;
 beforeAll(async () => {
   await buildWeb();
 });
-const bed = useAttackStack({ PASSWORD_MAX_ATTEMPTS: "1", MISS_BUDGET_PER_MINUTE: String(MISS_BUDGET) });
+const bed = useAttackStack(
+  { PASSWORD_MAX_ATTEMPTS: "1", MISS_BUDGET_PER_MINUTE: String(MISS_BUDGET) },
+  { inProcess: true },
+);
 
 beforeAll(async () => {
   const owner = await bed.stack.createAccount(uniqueEmail("headers"));

@@ -20,7 +20,7 @@ const PHISH = `phish-${unique}.example`;
 const BANK = `go.bank-${unique}.test`;
 
 const dns = useTestDnsServer();
-const bed = useAttackStack(() => ({ DNS_SERVERS: dns().address }));
+const bed = useAttackStack(() => ({ DNS_SERVERS: dns().address }), { inProcess: true });
 const ctx = useAttackerAndVictim(bed, "hosts");
 interface CampaignAnswer {
   id: number;

@@ -51,11 +51,14 @@ afterAll(async () => {
   await Promise.all([siteA?.close(), siteB?.close()]);
 });
 
-const bed = useAttackStack({
-  // The title fetcher refuses loopback; these two local sites stand in for public ones.
-  TITLE_FETCH_ALLOW_HOSTS: "127.0.0.1,127.0.0.2",
-  TITLE_FETCH_HOST_PER_MINUTE: String(HOST_PER_MINUTE),
-});
+const bed = useAttackStack(
+  {
+    // The title fetcher refuses loopback; these two local sites stand in for public ones.
+    TITLE_FETCH_ALLOW_HOSTS: "127.0.0.1,127.0.0.2",
+    TITLE_FETCH_HOST_PER_MINUTE: String(HOST_PER_MINUTE),
+  },
+  { inProcess: true },
+);
 
 describe("QR images (item 10)", () => {
   it("are cacheable only by the client that asked, never by a shared cache", async () => {

@@ -10,7 +10,7 @@ const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefo
 const unique = `${process.pid}${Date.now().toString(36)}`;
 
 const dns = useTestDnsServer();
-const bed = useAttackStack(() => ({ DNS_SERVERS: dns().address }));
+const bed = useAttackStack(() => ({ DNS_SERVERS: dns().address }), { inProcess: true });
 const ctx = useAttackerAndVictim(bed, "overlays");
 let victimOverlay: number;
 let victimLink: { id: string; short_code: string };

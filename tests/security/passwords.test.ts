@@ -14,7 +14,7 @@ import {
   useSessionStack,
 } from "./attack.ts";
 
-const sessions = useSessionStack();
+const sessions = useSessionStack({}, { inProcess: true });
 const { bed, call, updateAccount } = sessions;
 /** An owner whose password is strong, so that only the weak one a test sets is refused. */
 const register = (tag: string) => sessions.register(tag, "plum kayak lantern");

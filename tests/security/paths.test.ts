@@ -19,11 +19,14 @@ import {
 /** The gateway's failed-authentication budget in this stack (AUTH_FAILURE_LIMIT_PER_MINUTE). */
 const AUTH_FAILURES_PER_MINUTE = 30;
 
-const bed = useAttackStack({
-  AUTH_FAILURE_LIMIT_PER_MINUTE: String(AUTH_FAILURES_PER_MINUTE),
-  // The fuzz loop's non-API paths are unknown codes; they must not trip the redirect's miss budget.
-  MISS_BUDGET_PER_MINUTE: "100000",
-});
+const bed = useAttackStack(
+  {
+    AUTH_FAILURE_LIMIT_PER_MINUTE: String(AUTH_FAILURES_PER_MINUTE),
+    // The fuzz loop's non-API paths are unknown codes; they must not trip the redirect's miss budget.
+    MISS_BUDGET_PER_MINUTE: "100000",
+  },
+  { inProcess: true },
+);
 const ctx = useAttackerAndVictim(bed, "paths");
 const victimLink = { id: "", code: "", destination: "" };
 const victimPassword = "correct-horse-battery";

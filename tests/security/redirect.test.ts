@@ -27,13 +27,16 @@ const PASSWORD_PER_LINK = 6;
 const PASSWORD_WINDOW_SECONDS = 4;
 
 const dns = useTestDnsServer();
-const bed = useAttackStack(() => ({
-  DNS_SERVERS: dns().address,
-  MISS_BUDGET_PER_MINUTE: String(MISS_BUDGET),
-  PASSWORD_MAX_ATTEMPTS: String(PASSWORD_PER_CLIENT),
-  PASSWORD_LINK_MAX_ATTEMPTS: String(PASSWORD_PER_LINK),
-  PASSWORD_WINDOW_SECONDS: String(PASSWORD_WINDOW_SECONDS),
-}));
+const bed = useAttackStack(
+  () => ({
+    DNS_SERVERS: dns().address,
+    MISS_BUDGET_PER_MINUTE: String(MISS_BUDGET),
+    PASSWORD_MAX_ATTEMPTS: String(PASSWORD_PER_CLIENT),
+    PASSWORD_LINK_MAX_ATTEMPTS: String(PASSWORD_PER_LINK),
+    PASSWORD_WINDOW_SECONDS: String(PASSWORD_WINDOW_SECONDS),
+  }),
+  { inProcess: true },
+);
 /** Redis without the stack's key prefix: keys are named in full, and the invalidation channel as is. */
 let redis: Redis;
 const ctx = useAttackerAndVictim(bed, "redirect");

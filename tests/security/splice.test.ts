@@ -24,7 +24,7 @@ const bed = useAttackStack(
     PASSWORD_MAX_ATTEMPTS: String(PASSWORD_PER_CLIENT),
   },
   // As `./kurz up`: nothing in front of the public origin; the gateway trusts the one hop behind it.
-  { serviceEnv: { redirect: { TRUST_PROXY: "false" }, gateway: { TRUST_PROXY: "1" } } },
+  { inProcess: true, serviceEnv: { redirect: { TRUST_PROXY: "false" }, gateway: { TRUST_PROXY: "1" } } },
 );
 const ctx = useAttackerAndVictim(bed, "splice");
 const victim = { id: "", code: "", destination: "", lockedCode: "" };

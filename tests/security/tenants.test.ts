@@ -30,7 +30,7 @@ interface Tenant {
   overlayId: number;
 }
 
-const bed = useAttackStack();
+const bed = useAttackStack({}, { inProcess: true });
 let attacker: Tenant;
 let victim: Tenant;
 

@@ -1,6 +1,6 @@
 // Test files in the order that finishes a whole run soonest on few cores: longest first, across all
-// projects. Vitest's own order runs the projects one after another by name, so the process-stack
-// suites (tests/e2e, tests/security), the slowest files, started last and ran on with idle workers
+// projects. Vitest's own order runs the projects one after another by name, so the stack suites
+// (tests/e2e, tests/security), among the slowest files, started last and ran on with idle workers
 // beside them. Durations come from vitest's cache of the previous run; a file it has not seen (a fresh
 // clone) is weighed by what it boots, from the path, then by size, as vitest does.
 import { relative } from "node:path";

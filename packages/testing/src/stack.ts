@@ -3,8 +3,9 @@
 // its own Postgres database, Redis key prefix, bus prefix, embedded ClickHouse (chDB) data directory
 // and free ports.
 // With `inProcess: true` the same four services run inside the test's own process instead (same
-// isolation, same ports and URLs): the default for handler tests, which then start in about a
-// second. Keep processes for what crosses processes for real (docs/decisions/0011-in-process-test-stack.md).
+// isolation, same ports and URLs): the default for every test that reaches the stack through its
+// listeners (handler tests, the attack and end-to-end suites), which then start in about a second.
+// Keep processes for what crosses processes for real (docs/decisions/0011-in-process-test-stack.md).
 // Import from "@kurz/testing/stack". For BUS=kafka pass brokers from startKafkaMock (@kurz/bus/testing)
 // created with `stackTopics(prefix)` so the topics exist with their partitions.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -76,9 +77,10 @@ export interface StackOptions {
   serviceEnv?: Partial<Record<"gateway" | "management" | "redirect" | "analytics", Record<string, string>>>;
   /**
    * Run the services inside this process (the test's vitest worker) by their start functions
-   * (services/<name>/src/service.ts, management's compose.ts) rather than as child processes. Only one in-process stack per
-   * test file: embedded ClickHouse (chDB) opens one data directory per process. KURZ_TEST_STACK=processes
-   * turns it off for a whole run.
+   * (services/<name>/src/service.ts, management's compose.ts) rather than as child processes. One
+   * in-process stack at a time per process (a file may start another once the first has stopped):
+   * embedded ClickHouse (chDB) has one engine per process. KURZ_TEST_STACK=processes turns it off for
+   * a whole run.
    */
   inProcess?: boolean;
 }

@@ -28,7 +28,7 @@ let auth: Record<string, string>;
 let accountId: string;
 
 beforeAll(async () => {
-  stack = await startStack({ extraEnv: { PASSWORD_MAX_ATTEMPTS: "3" } });
+  stack = await startStack({ inProcess: true, extraEnv: { PASSWORD_MAX_ATTEMPTS: "3" } });
   redis = new Redis(stack.env.REDIS_URL!, { keyPrefix: stack.env.REDIS_KEY_PREFIX });
   observer = await observeClicks({ prefix: stack.prefix, redisUrl: stack.env.REDIS_URL });
   const account = await stack.createAccount(`redirect-${Date.now()}@example.com`, 100);
