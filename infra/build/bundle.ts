@@ -112,12 +112,22 @@ function moduleUrls(outdir: string): Plugin {
   };
 }
 
+/** A service's entry points: main.ts, and its other entries (EXTRA_ENTRIES), by output name. */
+const entriesOf = (service: string): Record<string, string> => ({
+  main: `services/${service}/src/main.ts`,
+  ...EXTRA_ENTRIES[service],
+});
+
+/** Every file bundle(service) writes that something runs: services/<service>/dist/<entry>.mjs. */
+export function bundleOutputs(service: ServiceName | string): string[] {
+  return Object.keys(entriesOf(service)).map((entry) => bundlePath(service, entry));
+}
+
 /** Builds services/<service>/dist/main.mjs (and the service's other entries); returns main's path. */
 export async function bundle(service: ServiceName | string): Promise<string> {
   const outfile = bundlePath(service);
-  const entries = { main: `services/${service}/src/main.ts`, ...EXTRA_ENTRIES[service] };
   await bundleEntries(
-    Object.entries(entries).map(([out, src]) => ({ in: resolve(root, src), out })),
+    Object.entries(entriesOf(service)).map(([out, src]) => ({ in: resolve(root, src), out })),
     dirname(outfile),
   );
   return outfile;
