@@ -39,6 +39,15 @@ const BUNDLE_NODE_FLAGS = ["--max-semi-space-size=8"];
  */
 const REDIRECT_NODE_FLAGS = ["--max-semi-space-size=16"];
 
+/**
+ * Node flags management's admin CLI (dist/cli.mjs) starts with under `./kurz`. A call lasts seconds,
+ * and V8's dynamic tier-up spent about 1 s of its ~2.7 s of CPU compiling functions of Prisma's
+ * WebAssembly query compiler with TurboFan for the few queries it makes. A tiering budget 500 times
+ * V8's keeps them on baseline code unless one runs far longer (docs/benchmarks/2026-12.md: an
+ * `accounts:create` 2.8 -> 1.8 s of CPU; a 50,000-row import no slower).
+ */
+export const CLI_NODE_FLAGS = ["--wasm-tiering-budget=1000000000"];
+
 /** The flags `service`'s bundle starts with, wherever it is started. */
 export const nodeFlagsFor = (service: ServiceName | string): string[] =>
   service === "redirect" ? REDIRECT_NODE_FLAGS : BUNDLE_NODE_FLAGS;
