@@ -39,6 +39,15 @@ const BUNDLE_NODE_FLAGS = ["--max-semi-space-size=8"];
  */
 const REDIRECT_NODE_FLAGS = ["--max-semi-space-size=16"];
 
+/**
+ * Node flags management's admin CLI (dist/cli.mjs) starts with under `./kurz`. A call lasts seconds,
+ * and V8's dynamic tier-up spent about 1 s of its ~2.7 s of CPU compiling functions of Prisma's
+ * WebAssembly query compiler with TurboFan for the few queries it makes. A tiering budget 500 times
+ * V8's keeps them on baseline code unless one runs far longer (docs/benchmarks/2026-12.md: an
+ * `accounts:create` 2.8 -> 1.8 s of CPU; a 50,000-row import no slower).
+ */
+export const CLI_NODE_FLAGS = ["--wasm-tiering-budget=1000000000"];
+
 /** The flags `service`'s bundle starts with, wherever it is started. */
 export const nodeFlagsFor = (service: ServiceName | string): string[] =>
   service === "redirect" ? REDIRECT_NODE_FLAGS : BUNDLE_NODE_FLAGS;
@@ -112,12 +121,22 @@ function moduleUrls(outdir: string): Plugin {
   };
 }
 
+/** A service's entry points: main.ts, and its other entries (EXTRA_ENTRIES), by output name. */
+const entriesOf = (service: string): Record<string, string> => ({
+  main: `services/${service}/src/main.ts`,
+  ...EXTRA_ENTRIES[service],
+});
+
+/** Every file bundle(service) writes that something runs: services/<service>/dist/<entry>.mjs. */
+export function bundleOutputs(service: ServiceName | string): string[] {
+  return Object.keys(entriesOf(service)).map((entry) => bundlePath(service, entry));
+}
+
 /** Builds services/<service>/dist/main.mjs (and the service's other entries); returns main's path. */
 export async function bundle(service: ServiceName | string): Promise<string> {
   const outfile = bundlePath(service);
-  const entries = { main: `services/${service}/src/main.ts`, ...EXTRA_ENTRIES[service] };
   await bundleEntries(
-    Object.entries(entries).map(([out, src]) => ({ in: resolve(root, src), out })),
+    Object.entries(entriesOf(service)).map(([out, src]) => ({ in: resolve(root, src), out })),
     dirname(outfile),
   );
   return outfile;

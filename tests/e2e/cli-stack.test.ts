@@ -3,7 +3,8 @@
 // their Redis records land where the stack serves from. The stack here has a Redis of its own on a
 // free port, as `./kurz up` has (6380 by default), told to the CLI only as KURZ_REDIS_PORT: a CLI that
 // fell back to another Redis would leave a deleted link's tombstone in the stack's, and the re-imported
-// link would answer 404.
+// link would answer 404. The CLI runs as the operator's separate process; the stack it runs next to
+// can be in this one, since what crosses between them is only Postgres and Redis.
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,7 +24,8 @@ import { api, raw, uniqueEmail } from "../security/attack.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const run = promisify(execFile);
-// Each CLI run starts Node with tsx: seconds on an idle machine, a minute on a loaded one.
+// Each CLI run starts management's CLI bundle (after tsx loads the launcher; the first one may build the
+// bundle): a few seconds on an idle machine, a minute on a loaded one.
 const CLI_TIMEOUT_MS = 120_000;
 
 printProcessOutputOnFailure();
@@ -43,6 +45,7 @@ beforeAll(async () => {
     readyLine: /Ready to accept connections/,
   });
   stack = await startStack({
+    inProcess: true,
     extraEnv: { REDIS_URL: localStackEnv({ KURZ_REDIS_PORT: String(redisPort) }).REDIS_URL! },
   });
   dir = mkdtempSync(join(tmpdir(), "kurz-cli-stack-"));

@@ -221,14 +221,16 @@ describe("the admin route", () => {
 });
 
 describe("./kurz accounts:update", () => {
+  // As ./kurz runs it (infra/local/cli.ts: management's CLI bundle), on the stack's database and Redis.
   const cli = (args: string[]) =>
-    run(process.execPath, ["--import", "tsx", "services/management/src/cli.ts", "accounts:update", ...args], {
+    run(process.execPath, ["--import", "tsx", "infra/local/cli.ts", "accounts:update", ...args], {
       cwd: ROOT,
       env: { ...process.env, ...bed.stack.env },
       timeout: CLI_TIMEOUT_MS,
     });
 
-  // Each CLI run starts Node with tsx: seconds on an idle machine, a minute on a loaded one.
+  // Each CLI run starts a process (the first may build the bundle): a second or two on an idle
+  // machine, a minute on a loaded one.
   it("sets the plan, the link limit and the keys' rate limits, effective on the key's next request", {
     timeout: CLI_TIMEOUT_MS,
   }, async () => {

@@ -3,8 +3,8 @@
 // hands over to the analytics service's CLI (clicks are analytics' data), with the account's id.
 import { spawn } from "node:child_process";
 import { createWriteStream } from "node:fs";
-import { resolve } from "node:path";
 import { pipeline } from "node:stream/promises";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ExportLinksFormat } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
@@ -46,7 +46,9 @@ export async function exportCommand(argv: string[], prisma: PrismaClient, config
   for (const name of ["dimension", "start", "end", "link-id"] as const) {
     if (values[name] !== undefined) args.push(`--${name}`, values[name]);
   }
-  const cli = resolve(import.meta.dirname, "../../../analytics/src/cli.ts");
+  // By import.meta.url, which the bundle keeps pointing at this source file (infra/build/bundle.ts),
+  // where import.meta.dirname would name the bundle's directory.
+  const cli = fileURLToPath(new URL("../../../analytics/src/cli.ts", import.meta.url));
   const child = spawn(process.execPath, ["--import", "tsx", cli, "export", ...args], {
     stdio: ["ignore", "pipe", "inherit"],
   });
