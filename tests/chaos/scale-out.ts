@@ -120,8 +120,10 @@ export function scaleOutChecks(scaled: () => ScaledStack): void {
       const refused = await api(api_key, "GET", "/api/v1/links?limit=1");
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
-      // Both gateways answered some of them (nginx's access log, flushed within 5 s).
+      // Both gateways answered some of them (nginx's access log). nginx writes out the log it buffers
+      // (for up to 5 s) when told to reopen it.
       const gateways = [stack.base + 30, stack.base + 31].map(String);
+      process.kill(stack.pid("edge"), "SIGUSR1");
       await waitFor(
         async () => {
           const log = readFileSync(join(stack.dataDir, "edge", "access.log"), "utf8");
