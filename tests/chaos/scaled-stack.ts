@@ -47,7 +47,15 @@ export interface ScaledStack {
    * once their clicks are inserted. False when that has not happened within `timeoutMs`.
    */
   clicksStored(timeoutMs: number): Promise<boolean>;
-  createAccount(email: string, linkLimit?: number): Promise<{ account_id: string; api_key: string }>;
+  /**
+   * An account and its key, as `./kurz accounts:create` makes them with the stack's environment and
+   * then `keyEnv` (e.g. RATE_LIMIT_PER_MINUTE, for the key's limits).
+   */
+  createAccount(
+    email: string,
+    linkLimit?: number,
+    keyEnv?: Record<string, string>,
+  ): Promise<{ account_id: string; api_key: string }>;
   output(): string;
   databaseUrl: string;
   /** Prefix of the stack's topics, groups and Redis keys (BUS_PREFIX). */
@@ -133,7 +141,17 @@ export async function startScaledStack(opts: ScaledStackOptions): Promise<Scaled
     await db.drop();
     throw err;
   }
-  const accounts = accountCreator({ ...process.env, ...env, DATABASE_URL: db.url });
+  // One creator (and its database client) per environment asked for.
+  const creators = new Map<string, ReturnType<typeof accountCreator>>();
+  const creator = (keyEnv: Record<string, string> = {}) => {
+    const key = JSON.stringify(keyEnv);
+    let made = creators.get(key);
+    if (!made) {
+      made = accountCreator({ ...process.env, ...env, ...keyEnv, DATABASE_URL: db.url });
+      creators.set(key, made);
+    }
+    return made;
+  };
   const pid = (name: string) => Number(readFileSync(join(dataDir, "run", `${name}.pid`), "utf8").trim());
   const readyUrl = (name: string) => `http://127.0.0.1:${instancePort(base, name)}/ready`;
   const answers = (url: string) =>
@@ -174,7 +192,7 @@ export async function startScaledStack(opts: ScaledStackOptions): Promise<Scaled
         () => true,
         () => false,
       ),
-    createAccount: (email, linkLimit) => accounts.createAccount(email, linkLimit),
+    createAccount: (email, linkLimit, keyEnv) => creator(keyEnv).createAccount(email, linkLimit),
     output: () => proc.output(),
     databaseUrl: db.url,
     prefix,
@@ -183,7 +201,7 @@ export async function startScaledStack(opts: ScaledStackOptions): Promise<Scaled
         // up.ts stops every instance in reverse order on SIGTERM (SIGKILL after its grace period).
         await proc.stop("SIGTERM");
       } finally {
-        await accounts.close();
+        for (const made of creators.values()) await made.close();
         await kafka.stop();
         await cleanupRedisPrefix(redisUrl, prefix).catch(() => {});
         await db.drop();

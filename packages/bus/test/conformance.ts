@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { context, propagation, TraceFlags, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type BusConfig,
   contextOf,
@@ -89,41 +89,52 @@ interface Seq {
  * The behaviour every EventBus adapter must have. `makeBus` returns a new, independent bus (think:
  * a new process) that shares the broker and topic namespace of the test file.
  */ export function runConformance(name: string, makeBus: () => EventBus, options: ConformanceOptions): void {
-  describe(`conformance: ${name}`, () => {
-    const buses: EventBus[] = [];
-    const cleanups: (() => void)[] = [];
-    afterEach(async () => {
-      for (const c of cleanups.splice(0)) c();
-      await Promise.all(buses.splice(0).map((b) => b.close()));
-    });
-    const suite: Suite = {
-      bus: () => {
-        const b = makeBus();
-        buses.push(b);
-        return b;
-      },
-      closeAfter: (b) => void buses.push(b),
-      onCleanup: (fn) => void cleanups.push(fn),
-      options,
-    };
-    deliveryCases(suite);
-    orderCases(suite);
-    failureCases(suite);
-    deadLetterAndRestartCases(suite);
-    traceCases(suite);
-    pingCases(suite);
+  // The cases run at once, each on topics and groups of its own: a case mostly waits on the broker
+  // (a group join alone takes seconds on the Kafka mock).
+  describe.concurrent(`conformance: ${name}`, () => {
+    const test = caseTest(makeBus);
+    deliveryCases(test);
+    orderCases(test, options);
+    failureCases(test, options);
+    deadLetterAndRestartCases(test);
+    traceCases(test);
+    pingCases(test, options);
   });
 }
 
-/** What the cases share: buses and clean-ups undone after each case, and the adapter's options. */
-interface Suite {
+/** What a case gets: buses and clean-ups of its own, undone when it ends. */
+interface Kit {
   /** A new bus, closed after the case. */
   bus(): EventBus;
   /** Closes a bus made otherwise after the case. */
   closeAfter(b: EventBus): void;
   /** Runs `fn` after the case, before the buses close. */
   onCleanup(fn: () => void): void;
-  options: ConformanceOptions;
+}
+
+/** Declares a case, skipped when `skip` is true; `fn` gets the case's Kit. */
+type CaseTest = (title: string, fn: (kit: Kit) => Promise<void>, skip?: boolean) => void;
+
+function caseTest(makeBus: () => EventBus): CaseTest {
+  return (title, fn, skip = false) =>
+    (skip ? it.skip : it)(title, async ({ onTestFinished }) => {
+      const buses: EventBus[] = [];
+      const cleanups: (() => void)[] = [];
+      // The case's own hook: a global one cannot tell cases that run at once apart.
+      onTestFinished(async () => {
+        for (const c of cleanups.splice(0)) c();
+        await Promise.all(buses.splice(0).map((b) => b.close()));
+      });
+      await fn({
+        bus: () => {
+          const b = makeBus();
+          buses.push(b);
+          return b;
+        },
+        closeAfter: (b) => void buses.push(b),
+        onCleanup: (c) => void cleanups.push(c),
+      });
+    });
 }
 
 /** Subscribes and records every message of every successful handler call. */
@@ -161,13 +172,13 @@ function expectPerKeyOrder(arrivals: IncomingMessage<Seq>[], keys: number, perKe
 }
 
 /** Delivery: what a message carries, and which consumers of which groups get it. */
-function deliveryCases({ bus }: Suite): void {
-  it("delivers key, value and headers intact", async () => {
+function deliveryCases(test: CaseTest): void {
+  test("delivers key, value and headers intact", async ({ bus }) => {
     const b = bus();
     const got: IncomingMessage[] = [];
     await b.subscribe({
       topic: "roundtrip",
-      group: "g",
+      group: "roundtrip-g",
       handler: async (batch) => void got.push(...batch),
     });
     const sent: OutgoingMessage[] = [
@@ -191,7 +202,7 @@ function deliveryCases({ bus }: Suite): void {
     expect(new Set(got.map((m) => m.id)).size).toBe(3);
   });
 
-  it("splits the work between the consumers of one group", async () => {
+  test("splits the work between the consumers of one group", async ({ bus }) => {
     const [a, b] = await Promise.all([
       consume(bus(), { topic: "split", group: "workers" }),
       consume(bus(), { topic: "split", group: "workers" }),
@@ -218,7 +229,7 @@ function deliveryCases({ bus }: Suite): void {
     expect([...seqs(a.got), ...seqs(b.got)].sort((x, y) => x - y)).toEqual(range(0, sent));
   });
 
-  it("gives every group every message", async () => {
+  test("gives every group every message", async ({ bus }) => {
     const [one, two] = await Promise.all([
       consume(bus(), { topic: "fanout", group: "one" }),
       consume(bus(), { topic: "fanout", group: "two" }),
@@ -235,54 +246,56 @@ function deliveryCases({ bus }: Suite): void {
 }
 
 /** Order: per key within a consumer, and what each adapter promises beyond that. */
-function orderCases({ bus, options }: Suite): void {
-  it("keeps per-key order within a consumer", async () => {
-    const { got } = await consume(bus(), { topic: "order", group: "g", maxBatchSize: 7 });
+function orderCases(test: CaseTest, options: ConformanceOptions): void {
+  test("keeps per-key order within a consumer", async ({ bus }) => {
+    const { got } = await consume(bus(), { topic: "order", group: "order-g", maxBatchSize: 7 });
     const total = await publishKeyed(bus(), "order", 5, 40);
     await waitFor(`${total} messages`, () => got.length >= total);
     expectPerKeyOrder(got, 5, 40);
   });
 
   const sharedOrder = options.perKeyOrderAcrossConsumers;
-  (sharedOrder === true ? it : it.skip)(
+  test(
     sharedOrder === true
       ? "keeps per-key order across the consumers of one group"
       : `keeps per-key order across the consumers of one group (skipped: ${sharedOrder})`,
-    async () => {
+    async ({ bus }) => {
       const arrivals: IncomingMessage<Seq>[] = [];
       const record = async (batch: IncomingMessage<Seq>[]) => void arrivals.push(...batch);
       const [a, b] = await Promise.all([
-        consume(bus(), { topic: "order-shared", group: "g", maxBatchSize: 5, handler: record }),
-        consume(bus(), { topic: "order-shared", group: "g", maxBatchSize: 5, handler: record }),
+        consume(bus(), { topic: "order-shared", group: "order-shared-g", maxBatchSize: 5, handler: record }),
+        consume(bus(), { topic: "order-shared", group: "order-shared-g", maxBatchSize: 5, handler: record }),
       ]);
       const total = await publishKeyed(bus(), "order-shared", 8, 25);
       await waitFor(`${total} messages`, () => arrivals.length >= total);
       expect(a.got.length + b.got.length).toBe(total);
       expectPerKeyOrder(arrivals, 8, 25);
     },
+    sharedOrder !== true,
   );
 
   const allOrder = options.publishOrderAcrossKeys;
-  (allOrder === true ? it : it.skip)(
+  test(
     allOrder === true
       ? "keeps publish order across keys within a consumer (partitionsByKey is false)"
       : `keeps publish order across keys within a consumer (skipped: ${allOrder})`,
-    async () => {
+    async ({ bus }) => {
       const publisher = bus();
       expect(publisher.partitionsByKey).toBe(false);
-      const { got } = await consume(bus(), { topic: "order-all", group: "g", maxBatchSize: 7 });
+      const { got } = await consume(bus(), { topic: "order-all", group: "order-all-g", maxBatchSize: 7 });
       const total = await publishKeyed(publisher, "order-all", 12, 10);
       await waitFor(`${total} messages`, () => got.length >= total);
       expect(got.map((m) => `${m.key}/${m.value.seq}`)).toEqual(
         range(0, 10).flatMap((seq) => range(0, 12).map((k) => `key-${k}/${seq}`)),
       );
     },
+    allOrder !== true,
   );
 }
 
 /** Failures: a consumer that dies before acknowledging, a handler that throws for a while. */
-function failureCases({ bus, onCleanup, options }: Suite): void {
-  it("redelivers a batch whose consumer died before acknowledging it", async () => {
+function failureCases(test: CaseTest, options: ConformanceOptions): void {
+  test("redelivers a batch whose consumer died before acknowledging it", async ({ bus, onCleanup }) => {
     const hung: IncomingMessage<Seq>[] = [];
     let release: () => void = () => {};
     const never = new Promise<void>((resolve) => {
@@ -292,7 +305,7 @@ function failureCases({ bus, onCleanup, options }: Suite): void {
     const doomed = bus();
     const sub = await doomed.subscribe<Seq>({
       topic: "crash",
-      group: "g",
+      group: "crash-g",
       // The handler never returns; stop() gives up on it after the drain timeout, like a crash.
       drainTimeoutMs: 100,
       handler: async (batch) => {
@@ -307,7 +320,7 @@ function failureCases({ bus, onCleanup, options }: Suite): void {
     await waitFor("the doomed consumer got the batch", () => hung.length > 0);
     await sub.stop();
 
-    const survivor = await consume(bus(), { topic: "crash", group: "g" });
+    const survivor = await consume(bus(), { topic: "crash", group: "crash-g" });
     await waitFor("all 10 redelivered", () => new Set(seqs(survivor.got)).size >= 10);
     expect([...new Set(seqs(survivor.got))].sort((x, y) => x - y)).toEqual(range(0, 10));
     const redelivered = survivor.got.filter((m) => seqs(hung).includes(m.value.seq));
@@ -317,12 +330,12 @@ function failureCases({ bus, onCleanup, options }: Suite): void {
     }
   });
 
-  it("retries a failing batch with exponential backoff until it succeeds", async () => {
+  test("retries a failing batch with exponential backoff until it succeeds", async ({ bus }) => {
     const failuresBySeq = new Map<number, number>();
     const calls: { at: number; attempts: number[] }[] = [];
     const { got } = await consume(bus(), {
       topic: "retry",
-      group: "g",
+      group: "retry-g",
       maxAttempts: 5,
       retryBackoffMs: { initial: 50, max: 1000 },
       handler: async (batch) => {
@@ -348,13 +361,15 @@ function failureCases({ bus, onCleanup, options }: Suite): void {
 }
 
 /** A message that never succeeds, and a consumer stopped in the middle of a batch. */
-function deadLetterAndRestartCases({ bus }: Suite): void {
-  it("dead-letters a message that keeps failing, with the reason, and lets the rest through", async () => {
+function deadLetterAndRestartCases(test: CaseTest): void {
+  test("dead-letters a message that keeps failing, with the reason, and lets the rest through", async ({
+    bus,
+  }) => {
     const b = bus();
     const poisonAttempts: number[] = [];
     const { got } = await consume(b, {
       topic: "poison",
-      group: "g",
+      group: "poison-g",
       maxAttempts: 3,
       retryBackoffMs: { initial: 10, max: 40 },
       handler: async (batch) => {
@@ -388,7 +403,7 @@ function deadLetterAndRestartCases({ bus }: Suite): void {
       [DEAD_LETTER_HEADERS.error]: "cannot handle seq 2",
       [DEAD_LETTER_HEADERS.originalTopic]: "poison",
       [DEAD_LETTER_HEADERS.attempts]: "3",
-      [DEAD_LETTER_HEADERS.group]: "g",
+      [DEAD_LETTER_HEADERS.group]: "poison-g",
     });
 
     // The consumer is not stuck behind the poison message.
@@ -398,13 +413,13 @@ function deadLetterAndRestartCases({ bus }: Suite): void {
     expect(dead.got).toHaveLength(1);
   });
 
-  it("finishes the in-flight batch on stop and resumes after it on restart", async () => {
+  test("finishes the in-flight batch on stop and resumes after it on restart", async ({ bus }) => {
     let started = false;
     let stopRequested = false;
     let finishedAfterStop = false;
     const first = await consume(bus(), {
       topic: "resume",
-      group: "g",
+      group: "resume-g",
       handler: async () => {
         started = true;
         // Still working when stop() is called: stop must wait for this batch and commit it.
@@ -429,7 +444,7 @@ function deadLetterAndRestartCases({ bus }: Suite): void {
       "resume",
       range(5, 10).map((seq) => ({ key: "k", value: { seq } })),
     );
-    const second = await consume(bus(), { topic: "resume", group: "g" });
+    const second = await consume(bus(), { topic: "resume", group: "resume-g" });
     const expected = range(0, 10).filter((s) => !handledBefore.includes(s));
     await waitFor("the rest after restart", () => second.got.length >= expected.length);
     await quiet(); // nothing handled before is handed out again
@@ -437,8 +452,9 @@ function deadLetterAndRestartCases({ bus }: Suite): void {
   });
 }
 
-function traceCases({ bus }: Suite): void {
-  describe("trace context", () => {
+function traceCases(test: CaseTest): void {
+  // After the other cases, alone: it installs a global context manager and propagator.
+  describe.sequential("trace context", () => {
     const contextManager = new AsyncLocalStorageContextManager();
     beforeAll(() => {
       contextManager.enable();
@@ -450,11 +466,11 @@ function traceCases({ bus }: Suite): void {
       context.disable();
     });
 
-    it("travels in headers from publisher to consumer", async () => {
+    test("travels in headers from publisher to consumer", async ({ bus }) => {
       const traceId = randomBytes(16).toString("hex");
       const spanId = randomBytes(8).toString("hex");
       const b = bus();
-      const { got } = await consume(b, { topic: "trace", group: "g" });
+      const { got } = await consume(b, { topic: "trace", group: "trace-g" });
       const parent = trace.setSpanContext(context.active(), {
         traceId,
         spanId,
@@ -469,15 +485,19 @@ function traceCases({ bus }: Suite): void {
   });
 }
 
-function pingCases({ bus, closeAfter, options }: Suite): void {
-  it("ping resolves while the broker is reachable", async () => {
+function pingCases(test: CaseTest, options: ConformanceOptions): void {
+  test("ping resolves while the broker is reachable", async ({ bus }) => {
     await expect(bus().ping()).resolves.toBeUndefined();
   });
 
   const makeUnreachable = options.makeUnreachableBus;
-  (makeUnreachable ? it : it.skip)("ping rejects when the broker is unreachable", async () => {
-    const b = makeUnreachable!();
-    closeAfter(b);
-    await expect(b.ping()).rejects.toThrow();
-  });
+  test(
+    "ping rejects when the broker is unreachable",
+    async ({ closeAfter }) => {
+      const b = makeUnreachable!();
+      closeAfter(b);
+      await expect(b.ping()).rejects.toThrow();
+    },
+    !makeUnreachable,
+  );
 }

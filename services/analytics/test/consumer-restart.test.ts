@@ -1,10 +1,9 @@
 // A click consumer killed between an insert and its acknowledgement, then restarted: every click is
 // stored once, in the raw table and in every rollup (which would double count a re-inserted click).
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createBus, type EventBus } from "@kurz/bus";
+import { createBus, type EventBus, topicName } from "@kurz/bus";
+import { redisGroupDone } from "@kurz/bus/testing";
 import { createClickHouse } from "@kurz/clickhouse";
 import { type ClickBatch, clickPartitionKey, TOPICS } from "@kurz/contracts";
 import {
@@ -18,10 +17,14 @@ import {
   waitFor,
 } from "@kurz/testing";
 import { bundleFixture } from "@kurz/testing/bundles";
+import { CHDB_DATABASE, type MigratedChdb, migratedChdb } from "@kurz/testing/migrated-chdb";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { CLICKS_GROUP } from "../src/ingest/clicks.ts";
 
 const prefix = uniquePrefix("an-crash");
-const dir = mkdtempSync(join(tmpdir(), "kurz-an-crash-"));
+// Each test's consumers share a data directory: a copy of the migrated template (migrated-chdb.ts),
+// which each start migrates again as the service does, finding nothing to do.
+const stores: MigratedChdb[] = [];
 const fixture = join(import.meta.dirname, "fixtures/click-consumer.ts");
 let bus: EventBus;
 const started: StartedProcess[] = [];
@@ -34,15 +37,22 @@ afterAll(async () => {
   for (const p of started) await p.stop("SIGKILL");
   await bus?.close();
   await cleanupRedisPrefix(testRedisUrl(), prefix);
-  rmSync(dir, { recursive: true, force: true });
+  for (const store of stores) store.remove();
 });
 
-async function consumer(crashAfter: number, store = "ch"): Promise<StartedProcess> {
+async function store(): Promise<MigratedChdb> {
+  const made = await migratedChdb();
+  stores.push(made);
+  return made;
+}
+
+async function consumer(crashAfter: number, store: MigratedChdb): Promise<StartedProcess> {
   return startProcess({
     cmd: process.execPath,
     args: [await bundleFixture(fixture)],
     env: {
-      CLICKHOUSE_PATH: join(dir, store),
+      CLICKHOUSE_PATH: store.path,
+      CLICKHOUSE_DATABASE: CHDB_DATABASE,
       BUS_PREFIX: prefix,
       REDIS_URL: testRedisUrl(),
       CRASH_AFTER_INSERTS: String(crashAfter),
@@ -87,12 +97,13 @@ it("loses and duplicates nothing when the consumer dies mid-stream", async () =>
   }));
   await bus.publish(TOPICS.clicks, messages);
 
-  const first = await consumer(3);
+  const data = await store();
+  const first = await consumer(3, data);
   await first.exited;
   const beforeCrash = inserted(first);
   expect(beforeCrash).toBeGreaterThan(0);
 
-  const second = await consumer(0);
+  const second = await consumer(0, data);
   // 1,000 distinct clicks, some stored by the first process before it died unacknowledged: the
   // second gets those batches again and must store only what is missing.
   await waitFor(async () => beforeCrash + inserted(second) >= 1_000, {
@@ -103,7 +114,7 @@ it("loses and duplicates nothing when the consumer dies mid-stream", async () =>
   expect(await second.stop("SIGTERM")).toBe(0);
   expect(beforeCrash + inserted(second)).toBe(1_000);
 
-  const ch = await createClickHouse({ path: join(dir, "ch"), database: "crash" });
+  const ch = await createClickHouse({ path: data.path, database: CHDB_DATABASE });
   try {
     const one = async (sql: string) => Number(Object.values((await ch.query(sql))[0]!)[0]);
     expect(await one("SELECT count() FROM clicks FINAL")).toBe(1_000);
@@ -146,8 +157,9 @@ it("keeps every rollup whole when the consumer is killed at random moments of it
   await bus.publish(TOPICS.clicks, messages);
   const total = 300 * 30;
 
+  const data = await store();
   for (let kill = 0; kill < 8; kill++) {
-    const p = await consumer(0, "random-kills");
+    const p = await consumer(0, data);
     // Killed while inserting: after its first insert, at a random moment of the next ones.
     await waitFor(async () => inserted(p) > 0, {
       timeoutMs: 30_000,
@@ -157,23 +169,17 @@ it("keeps every rollup whole when the consumer is killed at random moments of it
     await new Promise((r) => setTimeout(r, Math.random() * 400));
     await p.stop("SIGKILL");
   }
-  // The last one drains the stream; done once it has written nothing for 3 s.
-  const last = await consumer(0, "random-kills");
-  let seen = "";
-  let quietSince = Date.now();
-  await waitFor(
-    async () => {
-      if (last.output() !== seen) {
-        seen = last.output();
-        quietSince = Date.now();
-      }
-      return Date.now() - quietSince > 3_000;
-    },
-    { timeoutMs: 120_000, intervalMs: 250, description: "the last consumer idle" },
-  );
+  // The last one drains the stream: done once the group has acknowledged every message (a message
+  // is acknowledged after its clicks are inserted), the killed consumers' pending ones included.
+  const last = await consumer(0, data);
+  await waitFor(() => redisGroupDone(testRedisUrl(), topicName(prefix, TOPICS.clicks), CLICKS_GROUP), {
+    timeoutMs: 120_000,
+    intervalMs: 250,
+    description: "every message of the stream stored and acknowledged",
+  });
   expect(await last.stop("SIGTERM")).toBe(0);
 
-  const ch = await createClickHouse({ path: join(dir, "random-kills"), database: "crash" });
+  const ch = await createClickHouse({ path: data.path, database: CHDB_DATABASE });
   try {
     // This link only: the stream also holds the first test's clicks.
     const one = async (sql: string) => Number(Object.values((await ch.query(sql, { link }))[0]!)[0]);

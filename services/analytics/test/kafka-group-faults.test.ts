@@ -8,8 +8,6 @@
 // oldest messages whether read or not, which is a lagging consumer's loss, not a stall (see
 // docs/reliability.md and the error the bus logs for it, kafka-log.ts).
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createBus, type EventBus, topicName } from "@kurz/bus";
@@ -18,16 +16,19 @@ import { createClickHouse } from "@kurz/clickhouse";
 import { type ClickBatch, clickPartitionKey, TOPICS } from "@kurz/contracts";
 import { type StartedProcess, startProcess, uniquePrefix, uuidv7, waitFor } from "@kurz/testing";
 import { bundleFixture } from "@kurz/testing/bundles";
+import { CHDB_DATABASE, type MigratedChdb, migratedChdb } from "@kurz/testing/migrated-chdb";
 import { afterAll, beforeAll, expect, it } from "vitest";
 
 const prefix = uniquePrefix("an-kafka-faults");
-const dir = mkdtempSync(join(tmpdir(), "kurz-an-kafka-faults-"));
 const clicksTopic = topicName(prefix, TOPICS.clicks);
 let kafka: KafkaMock;
 let publisher: EventBus;
 let consumer: StartedProcess | undefined;
+/** The consumer's data directory: a copy of the migrated template (migrated-chdb.ts). */
+let data: MigratedChdb;
 
 beforeAll(async () => {
+  data = await migratedChdb();
   kafka = await startKafkaMock({ topics: [`${clicksTopic}:6`, `${clicksTopic}.dlq`], brokers: 3 });
   publisher = createBus({
     kind: "kafka",
@@ -41,7 +42,7 @@ afterAll(async () => {
   await consumer?.stop("SIGKILL");
   await publisher?.close();
   await kafka?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  data?.remove();
 });
 
 const inserted = (p: StartedProcess) =>
@@ -54,7 +55,8 @@ it("counts every click once through each broker's outage and a freeze longer tha
     cmd: process.execPath,
     args: [await bundleFixture(join(import.meta.dirname, "fixtures/click-consumer.ts"))],
     env: {
-      CLICKHOUSE_PATH: join(dir, "ch"),
+      CLICKHOUSE_PATH: data.path,
+      CLICKHOUSE_DATABASE: CHDB_DATABASE,
       BUS_PREFIX: prefix,
       KAFKA_BROKERS: kafka.brokers.join(","),
       CRASH_AFTER_INSERTS: "0",
@@ -147,7 +149,7 @@ it("counts every click once through each broker's outage and a freeze longer tha
   expect(used[0]).toMatchObject({ low: 0, committed: used[0]!.high });
   expect(await consumer.stop("SIGTERM")).toBe(0);
 
-  const ch = await createClickHouse({ path: join(dir, "ch"), database: "crash" });
+  const ch = await createClickHouse({ path: data.path, database: CHDB_DATABASE });
   try {
     const one = async (sql: string) => Number(Object.values((await ch.query(sql, { link }))[0]!)[0]);
     expect(await one("SELECT uniqExact(click_id) FROM clicks WHERE link_id = {link:UUID}")).toBe(published);

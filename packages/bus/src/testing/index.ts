@@ -1,2 +1,3 @@
 export { type KafkaMock, type KafkaMockOptions, startKafkaMock } from "./kafka-mock.ts";
 export { kafkaOffsets, kafkaPartitionOf, type PartitionOffsets } from "./kafka-offsets.ts";
+export { redisGroupDone } from "./redis-backlog.ts";
