@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
+import { createMigratedDatabase } from "../../testing/src/migrated-database.ts";
 import { dropDatabase, migrateDatabase } from "../src/index.ts";
 import { uniqueDatabaseUrl, withSchemaEngine } from "./databases.ts";
 
@@ -38,17 +39,30 @@ const tablesIn = (url: string, schema = "public") =>
     [schema],
   ).then((rows) => rows.map((row) => row.table_name).sort());
 
-// One database migrated from nothing, shared by the tests that only read or write it (each migration
-// from nothing is a Prisma CLI run, about two seconds of CPU).
-let migrated: Promise<string> | undefined;
-function migratedOnce(): Promise<string> {
-  migrated ??= (async () => {
-    const url = freshUrl("empty");
-    await migrateDatabase(url);
-    return url;
-  })();
-  return migrated;
+// The databases migrated from nothing, both at once from separate CLI processes (each migration from
+// nothing is a Prisma CLI run, about four seconds of CPU): `shared` by two callers at the same time,
+// `tenant` by one, into schema tenant_a (`?schema=`). The tests that only read or write a migrated
+// database use `shared`.
+interface FromNothing {
+  shared: string;
+  /** Its URL without ?schema=. */
+  tenant: string;
 }
+let fromNothing: Promise<FromNothing> | undefined;
+function migratedFromNothing(): Promise<FromNothing> {
+  fromNothing ??= (async () => {
+    const shared = freshUrl("shared");
+    const tenant = freshUrl("schema");
+    await Promise.all([
+      migrateDatabase(shared),
+      migrateDatabase(shared),
+      migrateDatabase(`${tenant}?schema=tenant_a`),
+    ]);
+    return { shared, tenant };
+  })();
+  return fromNothing;
+}
+const migratedOnce = async () => (await migratedFromNothing()).shared;
 
 const MISSING_ENGINE = join(tmpdir(), "kurz-no-such-schema-engine");
 
@@ -91,8 +105,9 @@ describe("migrateDatabase", () => {
   });
 
   it("still runs the CLI when a migration is recorded as failed, and reports it", async () => {
-    const url = freshUrl("failed");
-    await migrateDatabase(url);
+    // A copy of the suite's migrated template (packages/testing): the premise, not the subject.
+    const { url } = await createMigratedDatabase("kurz_db_failed");
+    created.push(url);
     // As Prisma leaves a migration that failed half-way: recorded, not finished.
     await query(
       url,
@@ -104,17 +119,14 @@ describe("migrateDatabase", () => {
   });
 
   it("migrates several databases at once from separate CLI processes", async () => {
-    const urls = [freshUrl("par_a"), freshUrl("par_b"), freshUrl("par_c")];
+    const { shared, tenant } = await migratedFromNothing();
 
-    await Promise.all(urls.map((url) => migrateDatabase(url)));
-
-    for (const url of urls) expect(await tablesIn(url)).toEqual(EXPECTED_TABLES);
+    expect(await tablesIn(shared)).toEqual(EXPECTED_TABLES);
+    expect(await tablesIn(tenant, "tenant_a")).toEqual(EXPECTED_TABLES);
   });
 
   it("lets concurrent callers on the same database both succeed", async () => {
-    const url = freshUrl("same");
-
-    await Promise.all([migrateDatabase(url), migrateDatabase(url)]);
+    const url = await migratedOnce();
 
     expect(await tablesIn(url)).toEqual(EXPECTED_TABLES);
     const appliedTwice = await query(
@@ -125,11 +137,10 @@ describe("migrateDatabase", () => {
   });
 
   it("honours ?schema= in the URL", async () => {
-    const base = freshUrl("schema");
-    await migrateDatabase(`${base}?schema=tenant_a`);
+    const { tenant } = await migratedFromNothing();
 
-    expect(await tablesIn(base, "tenant_a")).toEqual(EXPECTED_TABLES);
-    expect(await tablesIn(base, "public")).toEqual([]);
+    expect(await tablesIn(tenant, "tenant_a")).toEqual(EXPECTED_TABLES);
+    expect(await tablesIn(tenant, "public")).toEqual([]);
   });
 
   it("enforces lower-case emails in the database", async () => {
