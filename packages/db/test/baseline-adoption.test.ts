@@ -7,19 +7,23 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TestDatabase } from "../../testing/src/database.ts";
+import { createMigratedDatabase } from "../../testing/src/migrated-database.ts";
 import { BASELINE_MIGRATION, PRE_BASELINE_MIGRATIONS } from "../src/baseline-adoption.ts";
-import { dropDatabase, migrateDatabase } from "../src/index.ts";
+import { migrateDatabase } from "../src/index.ts";
 import { runPrismaCli } from "../src/prisma-cli.ts";
 import { SQL_DEFINITIONS_TABLE } from "../src/sql-definitions.ts";
-import { uniqueDatabaseUrl, withSchemaEngine } from "./databases.ts";
+import { withSchemaEngine } from "./databases.ts";
 import { schemaCatalog } from "./schema-catalog.ts";
 
-const created: string[] = [];
+// Migrated databases are copies of the suite's template (packages/testing): migrated from nothing by
+// migrateDatabase, once per set of migrations and definitions, where migrating each here would be a
+// Prisma CLI run apiece.
+const created: TestDatabase[] = [];
 async function migratedUrl(label: string): Promise<string> {
-  const url = uniqueDatabaseUrl(label);
-  created.push(url);
-  await migrateDatabase(url);
-  return url;
+  const database = await createMigratedDatabase(`kurz_db_${label}`);
+  created.push(database);
+  return database.url;
 }
 
 async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
@@ -70,7 +74,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(created.map((url) => dropDatabase(url)));
+  await Promise.all(created.map((database) => database.drop()));
 });
 
 describe("a database that ran every migration the baseline replaced", () => {

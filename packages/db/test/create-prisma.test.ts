@@ -1,19 +1,24 @@
 import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPrisma, dropDatabase, migrateDatabase, Prisma, PrismaClient, poolOf } from "../src/index.ts";
-import { uniqueDatabaseUrl } from "./databases.ts";
+import { createTestDatabase, type TestDatabase } from "../../testing/src/database.ts";
+import { createMigratedDatabase, migrationsKey } from "../../testing/src/migrated-database.ts";
+import { createPrisma, migrateDatabase, Prisma, PrismaClient, poolOf } from "../src/index.ts";
 
-const databaseUrl = uniqueDatabaseUrl("client");
+let database: TestDatabase;
+let databaseUrl: string;
 let prisma: PrismaClient;
 
 beforeAll(async () => {
-  await migrateDatabase(databaseUrl);
+  // A copy of the suite's migrated template (packages/testing): this file tests the client, not the
+  // migrating (migrate-database.test.ts); a copy takes tens of milliseconds, a migration a CLI run.
+  database = await createMigratedDatabase("kurz_db_client");
+  databaseUrl = database.url;
   prisma = createPrisma(databaseUrl);
 });
 
 afterAll(async () => {
   await prisma?.$disconnect();
-  await dropDatabase(databaseUrl);
+  await database?.drop();
 });
 
 describe("createPrisma", () => {
@@ -149,14 +154,19 @@ describe("poolOf", () => {
 });
 
 describe("createPrisma with ?schema=", () => {
-  const schemaUrl = `${uniqueDatabaseUrl("client_schema")}?schema=tenant_b`;
+  let tenantDatabase: TestDatabase | undefined;
 
   afterAll(async () => {
-    await dropDatabase(schemaUrl);
+    await tenantDatabase?.drop();
   });
 
   it("reads and writes that schema, for generated and raw queries alike", async () => {
-    await migrateDatabase(schemaUrl);
+    // Migrated into tenant_b once per set of migrations and definitions, as the suite's template is.
+    tenantDatabase = await createTestDatabase("kurz_db_client_schema", {
+      migrate: (url) => migrateDatabase(`${url}?schema=tenant_b`),
+      template: `migrations_tenant_b_${migrationsKey()}`,
+    });
+    const schemaUrl = `${tenantDatabase.url}?schema=tenant_b`;
     const tenant = createPrisma(schemaUrl);
     try {
       await tenant.account.create({ data: { email: "tenant@example.com" } });

@@ -2,8 +2,8 @@
 // migrated once per set of migrations and definitions (database.ts, `template`): the stacks and the
 // tests that need the schema get it in tens of milliseconds, where `prisma migrate deploy` per database
 // cost a Node start-up and ~2 s of CPU.
-// packages/db's own tests still migrate for real; so does the first database after any migration or
-// definition changes.
+// packages/db's tests of migrating itself still migrate from nothing (its other tests copy the template);
+// so does the first database after any migration or definition changes.
 import { MIGRATIONS_DIR, migrateDatabase, SQL_DEFINITIONS_DIR } from "@kurz/db";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 import { filesKey } from "./files-key.ts";
@@ -12,7 +12,7 @@ import { type CuttableProxy, cuttableProxyFor } from "./tcp-proxy.ts";
 let key: string | undefined;
 
 /** The Postgres migrations' and definitions' key (files-key.ts): the template's name. */
-function migrationsKey(): string {
+export function migrationsKey(): string {
   key ??= filesKey(MIGRATIONS_DIR, filesKey(SQL_DEFINITIONS_DIR));
   return key;
 }
