@@ -83,8 +83,16 @@ async function startedServer(name: string) {
   return server;
 }
 
+// One server for both tests of it (an initdb and a start apiece, the most of this file's time): the
+// first only reads it; the second kills it and lets ensure_test_postgres start and remake it.
+let made: ReturnType<typeof startedServer> | undefined;
+const theServer = () => {
+  made ??= startedServer("server");
+  return made;
+};
+
 inMemory("starts a PostgreSQL in memory with fsync off, and the next run finds it running", async () => {
-  const server = await startedServer("reused");
+  const server = await theServer();
   expect(await server.one("SHOW data_directory")).toBe(server.data);
   expect(await server.one("SHOW fsync")).toBe("off");
   const started = await server.one("SELECT pg_postmaster_start_time()");
@@ -95,7 +103,7 @@ inMemory("starts a PostgreSQL in memory with fsync off, and the next run finds i
 inMemory(
   "starts it again after a SIGKILL, and makes it anew when its files cannot be recovered",
   async () => {
-    const server = await startedServer("killed");
+    const server = await theServer();
     await server.one("CREATE DATABASE kept");
     const startedAt = async () => (await server.one("SELECT pg_postmaster_start_time()")) as Date;
     const first = await startedAt();
