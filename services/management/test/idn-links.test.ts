@@ -31,8 +31,8 @@ const DESTINATIONS: [url: string, location: string][] = [
 const LINKS = 100;
 const LISTS = 40;
 
-// No title fetches: these are real sites' names, and what is proven here is the URL's path through
-// the API, not a fetch (a fetch of each would wait on the network, up to its 3 s timeout per link).
+// No title fetches: what is proven here is each URL's way through the API, not a fetch; with them, the
+// hundred creates would each go out to the network for a real site's page (seconds in all).
 const bed = useLinksStack({ TITLE_FETCH_ENABLED: "false" });
 let api: V1Caller;
 const made: { id: string; short_code: string; url: string; location: string }[] = [];
