@@ -55,35 +55,24 @@ describe("legacy CTA overlays", () => {
   });
 
   it("refuses bad CLI input with a message and exit code 1", async () => {
-    const badType = await runCli(bed.stack, [
-      "overlays:create",
-      "--account",
-      owner().email,
-      "--type",
-      "banner",
-      "--name",
-      "X",
+    // Three processes that touch nothing the others read: started together.
+    const [badType, unknown, noName] = await Promise.all([
+      runCli(bed.stack, ["overlays:create", "--account", owner().email, "--type", "banner", "--name", "X"]),
+      runCli(bed.stack, [
+        "overlays:create",
+        "--account",
+        uniqueEmail("nobody"),
+        "--type",
+        "message",
+        "--name",
+        "X",
+      ]),
+      runCli(bed.stack, ["overlays:create", "--account", owner().email, "--type", "message"]),
     ]);
     expect(badType.code).toBe(1);
     expect(badType.stderr).toMatch(/--type must be one of message, contact/);
-    const unknown = await runCli(bed.stack, [
-      "overlays:create",
-      "--account",
-      uniqueEmail("nobody"),
-      "--type",
-      "message",
-      "--name",
-      "X",
-    ]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/no account/);
-    const noName = await runCli(bed.stack, [
-      "overlays:create",
-      "--account",
-      owner().email,
-      "--type",
-      "message",
-    ]);
     expect(noName.code).toBe(1);
     expect(noName.stderr).toMatch(/--name/);
   });
