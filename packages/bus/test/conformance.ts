@@ -97,7 +97,7 @@ interface Seq {
     orderCases(test, options);
     failureCases(test, options);
     deadLetterAndRestartCases(test);
-    traceCases(test);
+    traceCases(test, makeBus);
     pingCases(test, options);
   });
 }
@@ -367,20 +367,23 @@ function deadLetterAndRestartCases(test: CaseTest): void {
   }) => {
     const b = bus();
     const poisonAttempts: number[] = [];
-    const { got } = await consume(b, {
-      topic: "poison",
-      group: "poison-g",
-      maxAttempts: 3,
-      retryBackoffMs: { initial: 10, max: 40 },
-      handler: async (batch) => {
-        const bad = batch.find((m) => m.value.poison);
-        if (bad) {
-          poisonAttempts.push(bad.deliveryAttempt);
-          throw new Error(`cannot handle seq ${bad.value.seq}`);
-        }
-      },
-    });
-    const dead = await consume(bus(), { topic: "poison.dlq", group: "dlq-readers" });
+    // Both groups join at once: a join takes seconds on the Kafka mock.
+    const [{ got }, dead] = await Promise.all([
+      consume(b, {
+        topic: "poison",
+        group: "poison-g",
+        maxAttempts: 3,
+        retryBackoffMs: { initial: 10, max: 40 },
+        handler: async (batch) => {
+          const bad = batch.find((m) => m.value.poison);
+          if (bad) {
+            poisonAttempts.push(bad.deliveryAttempt);
+            throw new Error(`cannot handle seq ${bad.value.seq}`);
+          }
+        },
+      }),
+      consume(bus(), { topic: "poison.dlq", group: "dlq-readers" }),
+    ]);
     await b.publish(
       "poison",
       range(0, 6).map((seq) => ({
@@ -452,8 +455,19 @@ function deadLetterAndRestartCases(test: CaseTest): void {
   });
 }
 
-function traceCases(test: CaseTest): void {
-  // After the other cases, alone: it installs a global context manager and propagator.
+function traceCases(test: CaseTest, makeBus: () => EventBus): void {
+  // The consumer joins its group beside the other cases (a join takes seconds on the Kafka mock); the
+  // case itself runs after them, alone: it installs a global context manager and propagator.
+  let consumerBus: EventBus | undefined;
+  let joined: ReturnType<typeof consume> | undefined;
+  beforeAll(() => {
+    consumerBus = makeBus();
+    joined = consume(consumerBus, { topic: "trace", group: "trace-g" });
+    joined.catch(() => {}); // the case awaits it and fails with its error
+  });
+  afterAll(async () => {
+    await consumerBus?.close();
+  });
   describe.sequential("trace context", () => {
     const contextManager = new AsyncLocalStorageContextManager();
     beforeAll(() => {
@@ -470,7 +484,7 @@ function traceCases(test: CaseTest): void {
       const traceId = randomBytes(16).toString("hex");
       const spanId = randomBytes(8).toString("hex");
       const b = bus();
-      const { got } = await consume(b, { topic: "trace", group: "trace-g" });
+      const { got } = await joined!;
       const parent = trace.setSpanContext(context.active(), {
         traceId,
         spanId,

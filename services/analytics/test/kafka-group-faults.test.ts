@@ -26,10 +26,15 @@ let publisher: EventBus;
 let consumer: StartedProcess | undefined;
 /** The consumer's data directory: a copy of the migrated template (migrated-chdb.ts). */
 let data: MigratedChdb;
+/** The consumer's bundle (bundleFixture), built while the rest of the setup runs. */
+let consumerBundle: string;
 
 beforeAll(async () => {
-  data = await migratedChdb();
-  kafka = await startKafkaMock({ topics: [`${clicksTopic}:6`, `${clicksTopic}.dlq`], brokers: 3 });
+  [data, kafka, consumerBundle] = await Promise.all([
+    migratedChdb(),
+    startKafkaMock({ topics: [`${clicksTopic}:6`, `${clicksTopic}.dlq`], brokers: 3 }),
+    bundleFixture(join(import.meta.dirname, "fixtures/click-consumer.ts")),
+  ]);
   publisher = createBus({
     kind: "kafka",
     clientId: "faults-publisher",
@@ -53,7 +58,7 @@ it("counts every click once through each broker's outage and a freeze longer tha
 }, async () => {
   consumer = await startProcess({
     cmd: process.execPath,
-    args: [await bundleFixture(join(import.meta.dirname, "fixtures/click-consumer.ts"))],
+    args: [consumerBundle],
     env: {
       CLICKHOUSE_PATH: data.path,
       CLICKHOUSE_DATABASE: CHDB_DATABASE,
