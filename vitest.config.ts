@@ -1,7 +1,8 @@
-import { rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 import { useMemoryTmpdir } from "./packages/testing/src/memory-tmpdir.ts";
 import LongestFirstSequencer from "./packages/testing/src/sequencer.ts";
+import { STACK_DIRS, sharedStackProject } from "./vitest.stack.ts";
 import { unitFilesSelected } from "./vitest.unit.ts";
 
 // infra/local/test.sh splits a whole run over several vitest processes with KURZ_VITEST_PROJECTS
@@ -13,6 +14,17 @@ const projects = process.env.KURZ_VITEST_PROJECTS?.split(",") ?? [
   "tests/*",
 ];
 const unit = unitFilesSelected(projects);
+// The selected folders that have a vitest.config.ts; the plain stack projects among them run as one
+// (vitest.stack.ts, STACK_DIRS: why).
+const expand = (glob: string) =>
+  glob.endsWith("/*") ? readdirSync(glob.slice(0, -2)).map((name) => `${glob.slice(0, -1)}${name}`) : [glob];
+const left = new Set(projects.filter((p) => p.startsWith("!")).map((p) => p.slice(1)));
+const dirs = projects
+  .filter((p) => !p.startsWith("!"))
+  .flatMap(expand)
+  .filter((dir) => !left.has(dir) && existsSync(`${dir}/vitest.config.ts`));
+const stackDirs = dirs.filter((dir) => STACK_DIRS.includes(dir));
+const ownDirs = dirs.filter((dir) => !STACK_DIRS.includes(dir));
 // Scratch files (chDB data directories, spools, browser profiles) on /dev/shm, before any worker or
 // service process starts and inherits TMPDIR: packages/testing/src/memory-tmpdir.ts says why.
 const scratch = useMemoryTmpdir();
@@ -25,7 +37,8 @@ export default defineConfig({
   ...(process.env.KURZ_VITEST_CACHE_DIR ? { cacheDir: process.env.KURZ_VITEST_CACHE_DIR } : {}),
   test: {
     projects: [
-      ...projects,
+      ...ownDirs,
+      ...sharedStackProject(stackDirs),
       // The files that only import and call code (`*.unit.test.ts`), in one project without a fresh
       // worker per file (vitest.unit.ts says which and why); their own projects leave them out.
       { test: { name: "unit", ...unit, isolate: false, testTimeout: 30_000, hookTimeout: 30_000 } },

@@ -38,3 +38,29 @@ export function stackProject(
     },
   });
 }
+
+/**
+ * The folders whose vitest.config.ts is a plain stackProject (its name and files, nothing else). A run
+ * from the root gives them one project, "stack", rather than one each: vitest transforms a module once
+ * per project and hands a worker its next file only within the worker's project (it forks and imports
+ * afresh otherwise), so six projects transformed and imported the four services six times over.
+ */
+export const STACK_DIRS = [
+  "services/analytics",
+  "services/gateway",
+  "services/management",
+  "services/redirect",
+  "tests/e2e",
+  "tests/security",
+];
+
+/** The root's one project for the STACK_DIRS a run selected (none: no project). */
+export function sharedStackProject(dirs: string[]): UserWorkspaceConfig[] {
+  if (dirs.length === 0) return [];
+  return [
+    stackProject(import.meta.dirname, "stack", {
+      include: dirs.map((dir) => `${dir}/**/*.test.ts`),
+      exclude: [...configDefaults.exclude, ...unitFilesOf(import.meta.dirname)],
+    }),
+  ];
+}

@@ -11,14 +11,18 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 // Measured on a fresh clone: the Kafka suite (consumer-group joins on the mock broker) takes ~35 s,
 // and the services' handler tests (an in-process stack each) seconds, not milliseconds. First match
 // wins. The analytics consumer-group files (50-70 s: group joins and restarts on the mock broker) and
-// the management files that spawn the CLI or wait for a fresh rate-limit minute (~20 s) are named so
-// that they start among the first: weighed as ordinary handler tests, they would start in the last
-// two minutes and run on with idle workers beside them.
+// the management files that spawn the CLI or wait for a fresh rate-limit minute (~20 s), the db files
+// that run the Prisma CLI most and the infra files that start a PostgreSQL server or a whole stack are
+// named so that they start among the first: weighed as ordinary files of their project, they would
+// start in the last two minutes and run on with idle workers beside them.
 const SLOW_WHEN_UNSEEN: [RegExp, number][] = [
   [/^services\/analytics\/test\/(kafka-group-faults|consumer-restart)\.test\.ts$/, 60_000],
   [/^tests\/(security|e2e)\//, 60_000],
+  [/^packages\/db\/test\/(migrate-database|baseline-adoption)\.test\.ts$/, 30_000],
+  [/^services\/analytics\/test\/(crash-mid-commit|read-your-writes)\.test\.ts$/, 20_000],
   [/^services\/management\/test\/legacy-(overlays|rate-limit)\.test\.ts$/, 20_000],
   [/^packages\/bus\/test\/kafka/, 30_000],
+  [/^infra\/local\/(up-stop|test-postgres)\.test\.ts$/, 15_000],
   [/^services\/redirect\/test\//, 15_000],
   [/^packages\/(db|service-kit|bus)\/test\//, 15_000],
   [/^services\/(analytics|management|gateway)\/test\//, 3_000],
