@@ -126,7 +126,9 @@ describe("the CLI and the stack it runs next to", () => {
     expect(again.headers.location).toBe("https://example.com/poster-a");
     expect((await follow("cli-poster-b")).headers.location).toBe("https://example.org/poster-b?x=1");
   });
-  it("imports every link of a running Kutt in one command, page by page, and says what a wrong key got", {
+  // The next two run side by side (each on an account of its own): a CLI run is mostly a process
+  // starting, and only the Kutt import reads the recorded Kutt.
+  it.concurrent("imports every link of a running Kutt in one command, page by page, and says what a wrong key got", {
     timeout: 3 * CLI_TIMEOUT_MS,
   }, async () => {
     // The recorded Kutt answers (peer-replay.ts): 50 links a page whatever is asked, then its total.
@@ -169,7 +171,7 @@ describe("the CLI and the stack it runs next to", () => {
     expect(`${wrong?.stdout}${wrong?.stderr}`).not.toContain("wrong-key-778899");
   });
 
-  it("keeps a peer's codes, renames Kurz's own paths with --rename-reserved, refuses a domain not the account's", {
+  it.concurrent("keeps a peer's codes, renames Kurz's own paths with --rename-reserved, refuses a domain not the account's", {
     timeout: 3 * CLI_TIMEOUT_MS,
   }, async () => {
     const user = await stack.createAccount(uniqueEmail("cli-codes"));

@@ -542,7 +542,6 @@ describe("sdks.mdx: SnipURL's JavaScript client", () => {
     await click(data.short_url, 3);
     await waitFor(
       async () =>
-        (await snip.getAccount()).data &&
         ((await snip.getAccount()).data as { total_clicks: number }).total_clicks === 3 &&
         ((await snip.getSummary()).data as { total_clicks: number }).total_clicks === 3,
       { timeoutMs: 20_000, intervalMs: 200, description: "3 clicks in /account and /analytics/summary" },

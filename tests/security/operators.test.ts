@@ -8,7 +8,9 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import { promisify } from "node:util";
 import { callerToken, forwardedHeaders, forwardToken } from "@kurz/service-kit";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { bundlePath, CLI_NODE_FLAGS } from "../../infra/build/bundle.ts";
+import { ensureFreshBundles } from "../../infra/build/fresh.ts";
 import { loadManagementConfig } from "../../services/management/src/config.ts";
 import { api, expectV1Error, raw, uniqueEmail, useAttackStack } from "./attack.ts";
 
@@ -221,17 +223,22 @@ describe("the admin route", () => {
 });
 
 describe("./kurz accounts:update", () => {
-  // As ./kurz runs it (infra/local/cli.ts: management's CLI bundle), on the stack's database and Redis.
+  // Management's CLI bundle, the process `./kurz` hands its commands to (infra/local/cli.ts) and the
+  // image runs, on the stack's database and Redis. The launcher in front of it (a TypeScript loader,
+  // about a second of CPU a run) is run by `./kurz import` next to a stack (tests/e2e/cli-stack.test.ts).
+  beforeAll(async () => {
+    await ensureFreshBundles(["management"]);
+  }, CLI_TIMEOUT_MS);
   const cli = (args: string[]) =>
-    run(process.execPath, ["--import", "tsx", "infra/local/cli.ts", "accounts:update", ...args], {
+    run(process.execPath, [...CLI_NODE_FLAGS, bundlePath("management", "cli"), "accounts:update", ...args], {
       cwd: ROOT,
       env: { ...process.env, ...bed.stack.env },
       timeout: CLI_TIMEOUT_MS,
     });
 
-  // Each CLI run starts a process (the first may build the bundle): a second or two on an idle
-  // machine, a minute on a loaded one.
-  it("sets the plan, the link limit and the keys' rate limits, effective on the key's next request", {
+  // Each CLI run starts a process: a second or two on an idle machine, a minute on a loaded one. The
+  // two tests run side by side, each on an account of its own.
+  it.concurrent("sets the plan, the link limit and the keys' rate limits, effective on the key's next request", {
     timeout: CLI_TIMEOUT_MS,
   }, async () => {
     const user = await bed.stack.createAccount(uniqueEmail("cli-upgrade"), 1);
@@ -265,7 +272,7 @@ describe("./kurz accounts:update", () => {
     });
   });
 
-  it("says what is wrong and changes nothing", { timeout: CLI_TIMEOUT_MS }, async () => {
+  it.concurrent("says what is wrong and changes nothing", { timeout: CLI_TIMEOUT_MS }, async () => {
     const user = await bed.stack.createAccount(uniqueEmail("cli-bad"));
     const before = await limitsOf(user.email);
     const cases = [

@@ -6,7 +6,6 @@
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ROUTE_DEFS } from "@kurz/contracts";
-import { useStack } from "@kurz/testing/use-stack";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   type Caller,
@@ -23,10 +22,11 @@ import {
   useSessionStack,
 } from "./attack.ts";
 
-// 5.4 s of idle lifetime for the expiry attack, on a stack of its own: the other attacks keep the default
-// lifetime, since on a loaded machine one of them can take longer than that (a session expiring under it
-// answered 401 where the attack expected 403). The attack waits about 2.3 lifetimes; its own steps are
-// single requests, each well inside the smallest margin (a tenth of a lifetime).
+// 5.4 s of idle lifetime for the expiry attack, on the stack it shares with closed sign-up: the other
+// attacks keep the default lifetime, since on a loaded machine one of them can take longer than that (a
+// session expiring under it answered 401 where the attack expected 403). The attack waits about 2.3
+// lifetimes; its own steps are single requests, each well inside the smallest margin (a tenth of a
+// lifetime).
 const TTL_HOURS = 0.0015;
 const TTL_MS = TTL_HOURS * 3_600_000;
 const PER_ACCOUNT = 5;
@@ -496,46 +496,66 @@ describe("on a stack with the default session lifetime", () => {
   });
 });
 
-describe("expiry and renewal", () => {
-  const shortLived = useAttackStack(
-    { SESSION_TTL_HOURS: String(TTL_HOURS), ...ONE_CLIENT_AUTH_LIMITS },
+// The expiry attack's short lifetime and closed sign-up share the file's second stack. Its accounts are
+// the operator's (the admin CLI), each given a password with its key through the older API and signed
+// in, since sign-up is closed there. The two tests run side by side: closed sign-up is attacked while
+// the expiry attack waits out its lifetimes.
+describe("on a stack with closed sign-up and a short session lifetime", () => {
+  const closed = useAttackStack(
+    { SIGNUP: "closed", SESSION_TTL_HOURS: String(TTL_HOURS), ...ONE_CLIENT_AUTH_LIMITS },
     { inProcess: true },
   );
-  const { call, register } = sessionCalls(shortLived);
+  const { call, updateAccount } = sessionCalls(closed);
 
-  it("an idle session expires; one in use slides forward and its cookie is re-issued", async () => {
-    // Each deadline is taken from that session's own request, not from both together: registered at
+  /** An account made by the admin CLI, with a password set through its key. */
+  async function operatorsAccount(tag: string) {
+    const made = await closed.stack.createAccount(uniqueEmail(tag));
+    const password = `pw-${tag}-long-enough`;
+    const set = await updateAccount({ key: made.api_key }, { password });
+    expect(set.status, set.text).toBe(200);
+    return { email: made.email, password };
+  }
+
+  /** A sign-in's session token. */
+  async function signIn(account: { email: string; password: string }) {
+    const res = await call("POST", "/api/v1/auth/login", {}, account);
+    expect(res.status, res.text).toBe(200);
+    return sessionTokenOf(res);
+  }
+
+  it.concurrent("an idle session expires; one in use slides forward and its cookie is re-issued", async () => {
+    const [idleAccount, busyAccount] = await Promise.all([
+      operatorsAccount("idle"),
+      operatorsAccount("busy"),
+    ]);
+    // Each deadline is taken from that session's own request, not from both together: signed in at
     // once on a loaded machine, one could finish seconds before the other and already be near its end.
-    const idle = await register("idle");
+    const idle = await signIn(idleAccount);
     const between = Date.now(); // the idle session's last use was before this, the busy one's after
-    const busy = await register("busy");
+    const busy = await signIn(busyAccount);
     // Used at about 55% of its lifetime: renewed, so it outlives the idle one. The sleeps here are the
     // lifetime under test.
     await sleep(Math.max(0, between + TTL_MS * 0.55 - Date.now()));
     const renewing = Date.now();
-    const renewed = await call("GET", "/api/v1/account", { cookie: busy.token });
+    const renewed = await call("GET", "/api/v1/account", { cookie: busy });
     expect(renewed.status).toBe(200);
     expect(setCookieOf(renewed)).toMatch(
       /^kurz_session=[A-Za-z0-9_-]{43}; Max-Age=\d+; Path=\/; HttpOnly; SameSite=Lax$/,
     );
-    expect(sessionTokenOf(renewed)).toBe(busy.token);
+    expect(sessionTokenOf(renewed)).toBe(busy);
     // Past the idle one's end, and at least 0.4 of a lifetime before the renewed one's.
     await sleep(Math.max(0, between + TTL_MS * 1.15 - Date.now()));
-    const alive = await call("GET", "/api/v1/auth/session", { cookie: busy.token });
+    const alive = await call("GET", "/api/v1/auth/session", { cookie: busy });
     expect(alive.status, alive.text).toBe(200);
     expect(Date.parse(alive.body.data.expires_at)).toBeGreaterThan(renewing + TTL_MS);
-    expectV1Error(await call("GET", "/api/v1/account", { cookie: idle.token }), 401, "UNAUTHORIZED");
-    expectV1Error(await call("GET", "/api/v1/auth/session", { cookie: idle.token }), 401, "UNAUTHORIZED");
+    expectV1Error(await call("GET", "/api/v1/account", { cookie: idle }), 401, "UNAUTHORIZED");
+    expectV1Error(await call("GET", "/api/v1/auth/session", { cookie: idle }), 401, "UNAUTHORIZED");
     // Left alone, it ends too.
     await sleep(TTL_MS * 1.1);
-    expectV1Error(await call("GET", "/api/v1/links", { cookie: busy.token }), 401, "UNAUTHORIZED");
+    expectV1Error(await call("GET", "/api/v1/links", { cookie: busy }), 401, "UNAUTHORIZED");
   });
-});
 
-describe("closed sign-up", () => {
-  const closed = useStack({ inProcess: true, extraEnv: { SIGNUP: "closed" } });
-
-  it("refuses registration with 403 and creates nothing; the admin CLI and sign-in still work", async () => {
+  it.concurrent("closed sign-up refuses registration with 403 and creates nothing; the admin CLI and sign-in still work", async () => {
     const email = uniqueEmail("closed");
     const res = await raw(closed.stack.origin, "POST", "/api/v1/auth/register", {
       headers: { "content-type": "application/json" },
