@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { type KafkaMock, kafkaOffsets, startKafkaMock } from "@kurz/bus/testing";
+import { type KafkaMock, kafkaOffsetsReader, startKafkaMock } from "@kurz/bus/testing";
 import { migrateDatabase } from "@kurz/db";
 import {
   cleanupRedisPrefix,
@@ -120,7 +120,10 @@ export async function startScaledStack(opts: ScaledStackOptions): Promise<Scaled
     KAFKA_REBALANCE_TIMEOUT_MS: "3000",
     KAFKA_HEARTBEAT_MS: "300",
     INTERNAL_TOKEN: `token-${prefix}`,
-    OUTBOX_POLL_MS: "50",
+    // No OUTBOX_POLL_MS: a management instance wakes its outbox relay after every commit that writes
+    // events, so the poll only picks up what the other instance left (killed, or its round met the
+    // other's lock). The service's own 200 ms does that well within the edit test's bound; a 50 ms
+    // poll would cost each idle instance ~5 % of a core and Postgres as much again (as in stack.ts).
     ...opts.env,
   };
   const scale = Object.entries(opts.scale)
@@ -160,6 +163,8 @@ export async function startScaledStack(opts: ScaledStackOptions): Promise<Scaled
       () => null,
     );
   const redirects = Array.from({ length: opts.scale.redirect ?? 1 }, (_, i) => `redirect-${i + 1}`);
+  // clicksStored polls the offsets four times a second: over one connection, not one per poll.
+  const offsets = kafkaOffsetsReader(kafka.brokers);
   return {
     origin: `http://127.0.0.1:${base}`,
     base,
@@ -183,9 +188,9 @@ export async function startScaledStack(opts: ScaledStackOptions): Promise<Scaled
             const gauge = (g: string) => new RegExp(`^${g} (\\d+)$`, "m").exec(text ?? "")?.[1];
             if (gauge("clicks_buffered") !== "0" || gauge("clicks_spooled") !== "0") return false;
           }
-          const offsets = await kafkaOffsets(kafka.brokers, `${prefix}.clicks`, `${prefix}.analytics-clicks`);
+          const clicks = await offsets.read(`${prefix}.clicks`, `${prefix}.analytics-clicks`);
           // A partition no click went to has nothing to commit.
-          return offsets.every((p) => p.high === 0 || p.committed >= p.high);
+          return clicks.every((p) => p.high === 0 || p.committed >= p.high);
         },
         { timeoutMs, intervalMs: 250, description: "every answered click stored" },
       ).then(
@@ -202,6 +207,7 @@ export async function startScaledStack(opts: ScaledStackOptions): Promise<Scaled
         await proc.stop("SIGTERM");
       } finally {
         for (const made of creators.values()) await made.close();
+        await offsets.close();
         await kafka.stop();
         await cleanupRedisPrefix(redisUrl, prefix).catch(() => {});
         await db.drop();

@@ -3,7 +3,13 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createBus, type EventBus, topicName } from "../src/index.ts";
-import { type KafkaMock, kafkaOffsets, kafkaPartitionOf, startKafkaMock } from "../src/testing/index.ts";
+import {
+  type KafkaMock,
+  kafkaOffsets,
+  kafkaOffsetsReader,
+  kafkaPartitionOf,
+  startKafkaMock,
+} from "../src/testing/index.ts";
 import { testLogger } from "./helpers.ts";
 
 const prefix = `offsets-${randomUUID().slice(0, 8)}`;
@@ -47,4 +53,22 @@ it("names the partition the bus publishes a key to, and the offsets of every par
       committed: -1,
     })),
   );
+});
+
+it("reads the same offsets over one connection, after a publish and after the brokers' outage", async () => {
+  const group = `${prefix}.nobody`;
+  const reader = kafkaOffsetsReader(mock.brokers);
+  try {
+    expect(await reader.read(topic, group)).toEqual(await kafkaOffsets(mock.brokers, topic, group));
+    await bus.publish("t", [{ key: "a", value: 0 }]);
+    const published = await kafkaOffsets(mock.brokers, topic, group);
+    expect(await reader.read(topic, group)).toEqual(published);
+    // The outage drops the reader's connection: a read fails at most once, and the next connects again.
+    await mock.setBroker("down");
+    await mock.setBroker("up");
+    const again = await reader.read(topic, group).catch(() => reader.read(topic, group));
+    expect(again).toEqual(published);
+  } finally {
+    await reader.close();
+  }
 });
