@@ -48,6 +48,13 @@ const REDIRECT_NODE_FLAGS = ["--max-semi-space-size=16"];
  */
 export const CLI_NODE_FLAGS = ["--wasm-tiering-budget=1000000000"];
 
+/** The node arguments that run management's admin CLI with `args`, as `./kurz` and the image run it. */
+export const cliNodeArgs = (args: string[]): string[] => [
+  ...CLI_NODE_FLAGS,
+  bundlePath("management", "cli"),
+  ...args,
+];
+
 /** The flags `service`'s bundle starts with, wherever it is started. */
 export const nodeFlagsFor = (service: ServiceName | string): string[] =>
   service === "redirect" ? REDIRECT_NODE_FLAGS : BUNDLE_NODE_FLAGS;

@@ -7,21 +7,17 @@
 // clone's first call builds it, in a few seconds. It runs in a process of its own, without this one's
 // TypeScript loader, which would compile its 10 MB again (~8 s of CPU, against ~2 s for the bundle).
 import { spawn } from "node:child_process";
-import { bundlePath, CLI_NODE_FLAGS } from "../build/bundle.ts";
+import { cliNodeArgs } from "../build/bundle.ts";
 import { ensureFreshBundles } from "../build/fresh.ts";
 import { localStackEnv } from "./stack-env.ts";
 
 await ensureFreshBundles(["management"], {
   onBuild: () => console.error("kurz: building management's bundle from its sources (a few seconds)"),
 });
-const child = spawn(
-  process.execPath,
-  [...CLI_NODE_FLAGS, bundlePath("management", "cli"), ...process.argv.slice(2)],
-  {
-    stdio: "inherit",
-    env: { ...process.env, ...localStackEnv(process.env) },
-  },
-);
+const child = spawn(process.execPath, cliNodeArgs(process.argv.slice(2)), {
+  stdio: "inherit",
+  env: { ...process.env, ...localStackEnv(process.env) },
+});
 // A Ctrl-C reaches both processes (the terminal signals the whole foreground group); a signal sent to
 // this one alone (a test's timeout, `kill`) is passed on. The CLI's exit is this process's exit.
 const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;

@@ -8,9 +8,8 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import { promisify } from "node:util";
 import { callerToken, forwardedHeaders, forwardToken } from "@kurz/service-kit";
+import { cliNodeArgs, ensureBundles } from "@kurz/testing/bundles";
 import { beforeAll, describe, expect, it } from "vitest";
-import { bundlePath, CLI_NODE_FLAGS } from "../../infra/build/bundle.ts";
-import { ensureFreshBundles } from "../../infra/build/fresh.ts";
 import { loadManagementConfig } from "../../services/management/src/config.ts";
 import { api, expectV1Error, raw, uniqueEmail, useAttackStack } from "./attack.ts";
 
@@ -227,10 +226,10 @@ describe("./kurz accounts:update", () => {
   // image runs, on the stack's database and Redis. The launcher in front of it (a TypeScript loader,
   // about a second of CPU a run) is run by `./kurz import` next to a stack (tests/e2e/cli-stack.test.ts).
   beforeAll(async () => {
-    await ensureFreshBundles(["management"]);
+    await ensureBundles();
   }, CLI_TIMEOUT_MS);
   const cli = (args: string[]) =>
-    run(process.execPath, [...CLI_NODE_FLAGS, bundlePath("management", "cli"), "accounts:update", ...args], {
+    run(process.execPath, cliNodeArgs(["accounts:update", ...args]), {
       cwd: ROOT,
       env: { ...process.env, ...bed.stack.env },
       timeout: CLI_TIMEOUT_MS,

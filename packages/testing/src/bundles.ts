@@ -6,10 +6,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
-import { bundleEntries, bundlePath, CLI_NODE_FLAGS, nodeFlagsFor } from "../../../infra/build/bundle.ts";
+import { bundleEntries, bundlePath, cliNodeArgs, nodeFlagsFor } from "../../../infra/build/bundle.ts";
 import { ensureFreshBundles } from "../../../infra/build/fresh.ts";
 
-export { bundlePath, CLI_NODE_FLAGS, nodeFlagsFor };
+export { bundlePath, cliNodeArgs, nodeFlagsFor };
 
 let checked: Promise<void> | undefined;
 

@@ -3,7 +3,7 @@
 import { spawn } from "node:child_process";
 import { request } from "node:http";
 import { resolve } from "node:path";
-import { bundlePath, CLI_NODE_FLAGS, ensureBundles } from "@kurz/testing/bundles";
+import { cliNodeArgs, ensureBundles } from "@kurz/testing/bundles";
 import { type Stack, startStack } from "@kurz/testing/stack";
 import { type StackFixture, useStack } from "@kurz/testing/use-stack";
 import { beforeAll, expect } from "vitest";
@@ -97,7 +97,7 @@ export async function runCli(
   // tsx's start-up CPU per call, and its WebAssembly kept off TurboFan (~1 s of CPU less a call).
   await ensureBundles();
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [...CLI_NODE_FLAGS, bundlePath("management", "cli"), ...args], {
+    const child = spawn(process.execPath, cliNodeArgs(args), {
       cwd: root,
       env: { ...process.env, ...stack.env },
     });
