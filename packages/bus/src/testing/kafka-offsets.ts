@@ -19,12 +19,11 @@ export async function kafkaOffsets(
   topic: string,
   groupId: string,
 ): Promise<PartitionOffsets[]> {
-  const admin = new Kafka({ clientId: "kurz-test-offsets", brokers, logLevel: logLevel.NOTHING }).admin();
-  await admin.connect();
+  const reader = kafkaOffsetsReader(brokers);
   try {
-    return await readOffsets(admin, topic, groupId);
+    return await reader.read(topic, groupId);
   } finally {
-    await admin.disconnect().catch(() => {});
+    await reader.close();
   }
 }
 
