@@ -34,6 +34,8 @@ export function stackProject(
       // CPU a file (management alone: 150 -> 83 s of CPU without it; decision 0011). A file that leaves
       // a stack running disturbs the files after it in its worker: stop stacks in afterAll.
       isolate: false,
+      // chDB is one engine per process: worker threads would share it, child processes do not.
+      pool: "forks",
       ...test,
     },
   });
@@ -43,7 +45,7 @@ export function stackProject(
  * The folders whose vitest.config.ts is a plain stackProject (its name and files, nothing else). A run
  * from the root gives them one project, "stack", rather than one each: vitest transforms a module once
  * per project and hands a worker its next file only within the worker's project (it forks and imports
- * afresh otherwise), so six projects transformed and imported the four services six times over.
+ * afresh otherwise), so a project each would transform and import the four services six times over.
  */
 export const STACK_DIRS = [
   "services/analytics",
@@ -60,7 +62,6 @@ export function sharedStackProject(dirs: string[]): UserWorkspaceConfig[] {
   return [
     stackProject(import.meta.dirname, "stack", {
       include: dirs.map((dir) => `${dir}/**/*.test.ts`),
-      exclude: [...configDefaults.exclude, ...unitFilesOf(import.meta.dirname)],
     }),
   ];
 }

@@ -2,6 +2,4 @@ import { stackProject } from "../../vitest.stack.ts";
 
 export default stackProject(import.meta.dirname, "@kurz/analytics", {
   include: ["test/**/*.test.ts", "src/**/*.test.ts"],
-  // chDB is one engine per process: worker threads would share it.
-  pool: "forks",
 });
