@@ -1,10 +1,12 @@
-import { readdir } from "node:fs/promises";
+import { cp, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import pg from "pg";
 import { adoptPreBaselineDatabase, BASELINE_MIGRATION } from "./baseline-adoption.ts";
 import { parseDatabaseUrl, redactUrl } from "./connection-url.ts";
 import { ensureDatabase } from "./database-admin.ts";
 import { MIGRATIONS_DIR } from "./migrations-dir.ts";
-import { runPrismaCli } from "./prisma-cli.ts";
+import { type PrismaCliResult, runPrismaCli } from "./prisma-cli.ts";
 import { applySqlDefinitions, SQL_DEFINITIONS_DIR } from "./sql-definitions.ts";
 
 export { MIGRATIONS_DIR };
@@ -42,6 +44,12 @@ export interface MigrateOptions {
   log?: (text: string) => void;
   /** The function and trigger definitions; the package's sql/ by default. */
   definitionsDir?: string;
+  /**
+   * The last migration to apply (its directory name): the database as it stood when that migration
+   * was the newest, e.g. to load data recorded then and migrate it onwards. The sql/ definitions are
+   * not applied: they are today's, written for the newest schema.
+   */
+  through?: string;
 }
 
 /**
@@ -54,8 +62,13 @@ export interface MigrateOptions {
  */
 export async function migrateDatabase(databaseUrl: string, options: MigrateOptions = {}): Promise<void> {
   const { connectionString, schema } = parseDatabaseUrl(databaseUrl);
+  const all = await migrationNames();
+  const { through } = options;
+  if (through !== undefined && !all.includes(through)) {
+    throw new Error(`no migration named ${through} in ${MIGRATIONS_DIR}`);
+  }
   await ensureDatabase(databaseUrl);
-  const expected = await migrationNames();
+  const expected = through === undefined ? all : all.filter((name) => name <= through);
 
   const client = new pg.Client({ connectionString });
   await client.connect();
@@ -77,6 +90,7 @@ export async function migrateDatabase(databaseUrl: string, options: MigrateOptio
     } else {
       await deploy(client, databaseUrl, expected, options);
     }
+    if (through !== undefined) return;
     const definitions = await applySqlDefinitions(client, options.definitionsDir ?? SQL_DEFINITIONS_DIR);
     if (definitions.length > 0) options.log?.(`Applied from sql/: ${definitions.join(", ")}\n`);
   } finally {
@@ -92,7 +106,10 @@ async function deploy(
   expected: string[],
   options: MigrateOptions,
 ): Promise<void> {
-  const { code, output } = await runPrismaCli(["migrate", "deploy"], databaseUrl);
+  const { code, output } =
+    options.through === undefined
+      ? await runPrismaCli(["migrate", "deploy"], databaseUrl)
+      : await deployThrough(databaseUrl, expected);
   options.log?.(redactUrl(output));
   if (code !== 0) {
     throw new Error(`prisma migrate deploy failed (exit ${code}):\n${redactUrl(output)}`);
@@ -104,5 +121,31 @@ async function deploy(
     throw new Error(
       `prisma migrate deploy exited 0 but these migrations are not applied: ${missing.join(", ")}\n${redactUrl(output)}`,
     );
+  }
+}
+
+/**
+ * `prisma migrate deploy` over a copy of the migrations directory that holds only `names`: the CLI
+ * applies every migration it finds, so the later ones must not be there. Its config names the package's
+ * schema and the copy (a plain object: the copy's directory cannot resolve the `prisma` package).
+ */
+async function deployThrough(databaseUrl: string, names: string[]): Promise<PrismaCliResult> {
+  const dir = await mkdtemp(join(tmpdir(), "kurz-migrations-"));
+  try {
+    const migrations = join(dir, "migrations");
+    await cp(join(MIGRATIONS_DIR, "migration_lock.toml"), join(migrations, "migration_lock.toml"));
+    for (const name of names)
+      await cp(join(MIGRATIONS_DIR, name), join(migrations, name), { recursive: true });
+    const config = join(dir, "prisma.config.mjs");
+    const schema = JSON.stringify(join(MIGRATIONS_DIR, "..", "schema.prisma"));
+    // The URL stays in the CLI's environment (runPrismaCli), out of a file.
+    await writeFile(
+      config,
+      `export default { schema: ${schema}, migrations: { path: ${JSON.stringify(migrations)} }, ` +
+        "datasource: { url: process.env.DATABASE_URL } };\n",
+    );
+    return await runPrismaCli(["migrate", "deploy", "--config", config], databaseUrl);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 }

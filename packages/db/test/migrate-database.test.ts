@@ -1,10 +1,10 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { createMigratedDatabase } from "../../testing/src/migrated-database.ts";
-import { dropDatabase, migrateDatabase } from "../src/index.ts";
+import { dropDatabase, MIGRATIONS_DIR, migrateDatabase } from "../src/index.ts";
 import { uniqueDatabaseUrl, withSchemaEngine } from "./databases.ts";
 
 const created: string[] = [];
@@ -152,5 +152,43 @@ describe("migrateDatabase", () => {
         "INSERT INTO accounts (id, email, updated_at) VALUES (gen_random_uuid(), 'Ann@Example.com', now())",
       ),
     ).rejects.toThrow(/accounts_email_lower_case/);
+  });
+});
+
+describe("migrateDatabase through a migration", () => {
+  const newest = readdirSync(MIGRATIONS_DIR, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort()
+    .at(-1)!;
+  // The record of the sql/ definitions applied (sql-definitions.ts); no table, none applied.
+  const definitionsApplied = async (url: string) => {
+    const [table] = await query<{ exists: boolean }>(
+      url,
+      "SELECT to_regclass('_kurz_sql_definitions') IS NOT NULL AS exists",
+    );
+    if (!table?.exists) return 0;
+    return (await query<{ n: number }>(url, "SELECT count(*)::int AS n FROM _kurz_sql_definitions"))[0]!.n;
+  };
+
+  it("refuses a migration that is not in the directory", async () => {
+    await expect(
+      migrateDatabase(freshUrl("through_unknown"), { through: "20000101000000_none" }),
+    ).rejects.toThrow(/no migration named 20000101000000_none/);
+  });
+
+  it("stops there without the sql/ definitions, which a later full migrate applies", async () => {
+    const url = freshUrl("through");
+
+    await migrateDatabase(url, { through: newest });
+    const applied = await query<{ migration_name: string }>(
+      url,
+      "SELECT migration_name FROM _prisma_migrations",
+    );
+    expect(applied.map((row) => row.migration_name).at(-1)).toBe(newest);
+    expect(await definitionsApplied(url)).toBe(0);
+
+    await migrateDatabase(url);
+    expect(await definitionsApplied(url)).toBeGreaterThan(0);
   });
 });

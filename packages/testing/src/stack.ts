@@ -83,6 +83,11 @@ export interface StackOptions {
    * a whole run.
    */
   inProcess?: boolean;
+  /**
+   * Run on this database, already migrated, instead of a fresh copy of the migrated template: e.g. one
+   * loaded with data recorded by an older version and migrated since. It stays the caller's to drop.
+   */
+  databaseUrl?: string;
 }
 
 type ServiceName = keyof Stack["pids"];
@@ -116,7 +121,11 @@ async function layOut(opts: StackOptions): Promise<StackLayout> {
   // Both copies of templates migrated once per set of migrations (migrated-database.ts,
   // migrated-chdb.ts): a stack starts with its schemas as after `./kurz db:migrate` and analytics' own
   // migrations, without applying them.
-  const [made, copied] = await Promise.allSettled([createMigratedDatabase("stack"), migratedChdb()]);
+  const adopted = opts.databaseUrl;
+  const [made, copied] = await Promise.allSettled([
+    adopted === undefined ? createMigratedDatabase("stack") : { url: adopted, drop: async () => {} },
+    migratedChdb(),
+  ]);
   if (made.status === "rejected" || copied.status === "rejected") {
     rmSync(spoolDir, { recursive: true, force: true });
     if (made.status === "fulfilled") await made.value.drop();
