@@ -41,8 +41,8 @@ async function steal(session: { cookie: string }): Promise<Caller> {
 /** The account's credentials as stored: e-mail, password hash and every key (revoked ones included). */
 async function credentials(accountId: string) {
   const [account, keys] = await Promise.all([
-    bed.prisma.account.findUniqueOrThrow({
-      where: { id: accountId },
+    bed.prisma.user.findFirstOrThrow({
+      where: { memberships: { some: { accountId, role: "owner" } } },
       select: { email: true, passwordHash: true },
     }),
     bed.prisma.apiKey.findMany({

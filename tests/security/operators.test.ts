@@ -42,7 +42,7 @@ async function signUp(tag: string) {
 }
 
 const limitsOf = (email: string) =>
-  bed.prisma.account.findUniqueOrThrow({
+  bed.prisma.account.findFirstOrThrow({
     where: { email },
     select: { linkLimit: true, plan: true, rateLimitPerMinute: true, rateLimitPerHour: true },
   });

@@ -49,7 +49,10 @@ function expectWeak(res: RawResponse, field: string, why: RegExp) {
 async function footprint(accountId: string) {
   const [account, sessions, keys] = await Promise.all([
     bed.prisma.account.findUniqueOrThrow({ where: { id: accountId } }),
-    bed.prisma.session.findMany({ where: { accountId }, orderBy: { id: "asc" } }),
+    bed.prisma.session.findMany({
+      where: { user: { memberships: { some: { accountId: accountId } } } },
+      orderBy: { id: "asc" },
+    }),
     bed.prisma.apiKey.findMany({ where: { accountId }, orderBy: { id: "asc" } }),
   ]);
   return { account, sessions, keys };

@@ -101,7 +101,9 @@ describe("sign out everywhere", () => {
     const listed = await call("GET", "/api/v1/auth/sessions", mine);
     expect(listed.status, listed.text).toBe(200);
     expect(listed.headers["cache-control"]).toBe("no-store");
-    const rows = await bed.prisma.session.findMany({ where: { accountId: owner.accountId } });
+    const rows = await bed.prisma.session.findMany({
+      where: { user: { memberships: { some: { accountId: owner.accountId } } } },
+    });
     expect(listed.body.data.sessions.map((s: { id: string }) => s.id).sort()).toEqual(
       rows.map((r) => r.id).sort(),
     );
@@ -119,7 +121,11 @@ describe("sign out everywhere", () => {
       expectV1Error(await call("GET", "/api/v1/account", session), 401, "UNAUTHORIZED");
       expect(await bed.redis.get(`session:${hashOf(session.cookie)}`)).toBe("revoked");
     }
-    expect(await bed.prisma.session.count({ where: { accountId: owner.accountId } })).toBe(0);
+    expect(
+      await bed.prisma.session.count({
+        where: { user: { memberships: { some: { accountId: owner.accountId } } } },
+      }),
+    ).toBe(0);
     // Another account's session, and the owner's keys (not sessions), are untouched.
     expect((await call("GET", "/api/v1/account", stranger)).status).toBe(200);
     expect((await call("GET", "/api/v1/account", { key: owner.key })).status).toBe(200);

@@ -56,7 +56,7 @@ describe("on a stack with the default session lifetime", () => {
       bed.prisma.account.findUniqueOrThrow({ where: { id: accountId } }),
       bed.prisma.link.findMany({ where: { accountId }, orderBy: { id: "asc" } }),
       bed.prisma.apiKey.findMany({ where: { accountId }, orderBy: { id: "asc" } }),
-      bed.prisma.session.count({ where: { accountId } }),
+      bed.prisma.session.count({ where: { user: { memberships: { some: { accountId } } } } }),
       // What the older API's session routes manage.
       bed.prisma.domain.findMany({ where: { accountId }, orderBy: { id: "asc" } }),
       bed.prisma.overlay.findMany({ where: { accountId }, orderBy: { id: "asc" } }),
@@ -238,7 +238,9 @@ describe("on a stack with the default session lifetime", () => {
 
     it("refuses a session's stored hash presented as a token", async () => {
       const user = await register("fix-hash");
-      const row = await bed.prisma.session.findFirstOrThrow({ where: { accountId: user.accountId } });
+      const row = await bed.prisma.session.findFirstOrThrow({
+        where: { user: { memberships: { some: { accountId: user.accountId } } } },
+      });
       expectV1Error(
         await call("GET", "/api/v1/auth/session", { cookie: row.tokenHash }),
         401,
@@ -318,7 +320,11 @@ describe("on a stack with the default session lifetime", () => {
       expect(out.status).toBe(200);
       expect(await cached(user.token)).toBe("revoked");
       await expectEverywhere(user.token, linkId, 401);
-      expect(await bed.prisma.session.count({ where: { accountId: user.accountId } })).toBe(0);
+      expect(
+        await bed.prisma.session.count({
+          where: { user: { memberships: { some: { accountId: user.accountId } } } },
+        }),
+      ).toBe(0);
       // Signing out again with the dead cookie is refused, not an error.
       expectV1Error(
         await call("POST", "/api/v1/auth/logout", { cookie: user.token, csrf: user.csrf }),
@@ -490,7 +496,9 @@ describe("on a stack with the default session lifetime", () => {
       const res = await call("GET", "/api/v1/auth/session", { cookie: user.token });
       expect(res.text).not.toContain(user.token);
       expect(res.headers["cache-control"]).toBe("no-store");
-      const row = await bed.prisma.session.findFirstOrThrow({ where: { accountId: user.accountId } });
+      const row = await bed.prisma.session.findFirstOrThrow({
+        where: { user: { memberships: { some: { accountId: user.accountId } } } },
+      });
       expect(row.tokenHash).toBe(createHash("sha256").update(user.token).digest("hex"));
     });
   });

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { Count, ExpiresAtInput, StoredText, Timestamp, Uuid } from "./primitives.ts";
+import { Scope } from "./scopes.ts";
 import { CurrentPassword, SUDO_WINDOW_MINUTES } from "./sudo.ts";
 
 /** Key format (ARCHITECTURE): `kurz_live_` + 32 base62 characters; key_prefix is its first 14 characters. */
@@ -52,6 +53,11 @@ export const ApiKeyItem = z
     ...RateLimits,
     expires_at: Timestamp.nullable(),
     created_at: Timestamp,
+    // Beyond SPEC's key object: Kurz always sends them, optional so that SPEC's samples still parse.
+    scopes: z.array(Scope).optional().meta({ description: "What the key may do (docs/workspaces.md)" }),
+    created_by: Uuid.nullable()
+      .optional()
+      .meta({ description: "The user who made it; null once they are gone" }),
   })
   .meta({ id: "ApiKey" });
 export type ApiKeyItem = z.infer<typeof ApiKeyItem>;
@@ -74,6 +80,15 @@ export const CreateApiKeyBody = z
   .object({
     name: StoredText().trim().min(1).max(KEY_NAME_MAX_LENGTH),
     expires_at: ExpiresAtInput.optional(),
+    scopes: z
+      .array(Scope)
+      .min(1)
+      .refine((list) => new Set(list).size === list.length, "Each scope once")
+      .optional()
+      .meta({
+        description:
+          "What the key may do; at most what the caller may grant. Absent: everything the caller may grant",
+      }),
     current_password: CurrentPassword.optional().meta({
       description: `Required with a session unless the password was confirmed in the last ${SUDO_WINDOW_MINUTES} minutes (POST /api/v1/auth/confirm); not needed with a key`,
     }),

@@ -5,6 +5,7 @@
 import * as z from "zod";
 import { Account, CreatedApiKey } from "./account.ts";
 import { Count, StoredText, Timestamp, Uuid } from "./primitives.ts";
+import { Role } from "./scopes.ts";
 import { CurrentPassword, PASSWORD_MAX_LENGTH } from "./sudo.ts";
 
 /** The cookie that carries the session token. */
@@ -51,10 +52,19 @@ export const LoginBody = z
   .meta({ id: "LoginBody" });
 export type LoginBody = z.infer<typeof LoginBody>;
 
+/** A workspace the signed-in user belongs to, as the session lists them (the switcher's entries). */
+export const SessionWorkspace = z.object({ id: Uuid, name: z.string(), role: Role });
+export type SessionWorkspace = z.infer<typeof SessionWorkspace>;
+
 export const Session = z
   .object({
-    account_id: Uuid,
-    email: z.email(),
+    account_id: Uuid.meta({ description: "The workspace this request acts in" }),
+    user_id: Uuid,
+    email: z.email().meta({ description: "The signed-in user's" }),
+    role: Role.meta({ description: "The user's role in account_id's workspace" }),
+    workspaces: z
+      .array(SessionWorkspace)
+      .meta({ description: "Every workspace the user belongs to, the default (first) first" }),
     expires_at: Timestamp.meta({ description: "When the session ends unless used (each use renews it)" }),
     csrf_token: z.string().meta({ description: "Send it as X-CSRF-Token on every POST, PUT, PATCH, DELETE" }),
   })
@@ -112,8 +122,10 @@ export type UpdateAccountBody = z.infer<typeof UpdateAccountBody>;
  */
 export const SessionRecord = z.object({
   session_id: Uuid,
-  account_id: Uuid,
+  user_id: Uuid,
   email: z.email(),
+  /** The user's memberships, the default workspace first; the gateway checks X-Workspace-Id against them. */
+  workspaces: z.array(z.object({ id: Uuid, role: Role })),
   csrf_token: z.string(),
   renewed_at: Timestamp,
   expires_at: Timestamp,

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { Timestamp, Uuid } from "./primitives.ts";
+import { Scope } from "./scopes.ts";
 
 /**
  * The headers services exchange (the one home of their names; service-kit's internal-auth.ts checks
@@ -15,6 +16,12 @@ export const INTERNAL_HEADERS = {
   keyId: "x-kurz-key-id",
   /** The session that authenticated the request (its id, never its token); absent with a key. */
   sessionId: "x-kurz-session-id",
+  /** The user acting (a session's, or a key's creator); absent when a key's creator is gone. */
+  userId: "x-kurz-user-id",
+  /** What the caller may do in the account's workspace: comma-separated scopes (contracts' SCOPES). */
+  scopes: "x-kurz-scopes",
+  /** A session's role in the workspace; absent with a key. */
+  role: "x-kurz-role",
   /** Keyed hash of the client's address (per-client budgets upstream; no raw IP leaves the gateway). */
   clientHash: "x-kurz-client",
   requestId: "x-request-id",
@@ -41,6 +48,9 @@ export type InternalHeader = (typeof INTERNAL_HEADERS)[keyof typeof INTERNAL_HEA
 export const KeyRecord = z.object({
   key_id: Uuid,
   account_id: Uuid,
+  /** The key's creator, whose e-mail and password a profile:write key may change; null once they are gone. */
+  user_id: Uuid.nullable(),
+  scopes: z.array(Scope),
   name: z.string(),
   rate_limit_per_minute: z.int().positive(),
   rate_limit_per_hour: z.int().positive(),

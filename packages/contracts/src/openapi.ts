@@ -179,6 +179,10 @@ export function buildOpenApiDocument({ baseUrl }: BuildOpenApiOptions): oas31.Op
         { name: "qr", description: "QR code images" },
         { name: "overlays", description: "CTA overlays and their contact submissions" },
         { name: "webhooks", description: "Webhook endpoints and their delivery log" },
+        {
+          name: "workspaces",
+          description: "Workspaces and their members; a session picks its workspace with X-Workspace-Id",
+        },
         { name: "legacy", description: "Older unversioned API under /api" },
       ],
       components: {

@@ -7,6 +7,7 @@ import { type ApiRoute, type RouteDef, V1_ROUTES } from "./routes.ts";
 import { CAMPAIGN_ROUTES } from "./routes-campaigns.ts";
 import { LEGACY_ROUTES } from "./routes-legacy.ts";
 import { OVERLAY_ROUTES } from "./routes-overlays.ts";
+import { WORKSPACE_ROUTES } from "./routes-workspaces.ts";
 import { WEBHOOK_ROUTES } from "./webhooks.ts";
 
 export const ROUTES = {
@@ -14,6 +15,7 @@ export const ROUTES = {
   ...IMPORT_ROUTES,
   ...EXPORT_ROUTES,
   ...WEBHOOK_ROUTES,
+  ...WORKSPACE_ROUTES,
   ...LEGACY_ROUTES,
   ...OVERLAY_ROUTES,
   ...CAMPAIGN_ROUTES,

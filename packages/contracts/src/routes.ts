@@ -43,7 +43,16 @@ import { SessionList, SessionsEnded } from "./session-list.ts";
 import { ConfirmPasswordBody, PasswordConfirmed, SUDO_WINDOW_MINUTES } from "./sudo.ts";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-export type ApiTag = "auth" | "account" | "links" | "analytics" | "qr" | "overlays" | "webhooks" | "legacy";
+export type ApiTag =
+  | "auth"
+  | "account"
+  | "links"
+  | "analytics"
+  | "qr"
+  | "overlays"
+  | "webhooks"
+  | "workspaces"
+  | "legacy";
 /**
  * Who may call a route; the gateway establishes the caller's account once (docs/api.md, "Sessions"):
  * "key": an API key or a signed-in session (the dashboard uses the same routes as API clients);

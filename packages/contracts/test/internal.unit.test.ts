@@ -16,6 +16,8 @@ describe("internal shapes", () => {
   const record = {
     key_id: KEY_ID,
     account_id: ACCOUNT_ID,
+    user_id: null,
+    scopes: ["links:read", "analytics:read"],
     name: "CI",
     rate_limit_per_minute: 60,
     rate_limit_per_hour: 1000,
@@ -44,6 +46,9 @@ describe("internal shapes", () => {
       "x-kurz-account-id",
       "x-kurz-key-id",
       "x-kurz-session-id",
+      "x-kurz-user-id",
+      "x-kurz-scopes",
+      "x-kurz-role",
       "x-kurz-client",
       "x-request-id",
       "x-kurz-admin-token",

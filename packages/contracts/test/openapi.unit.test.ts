@@ -9,7 +9,12 @@ import { account, link } from "./samples.ts";
 type Json = Record<string, any>;
 
 const doc = buildOpenApiDocument({ baseUrl: "https://kurz.example.com/" }) as Json;
-const PUBLIC_PATHS = ["/api/v1/auth/register", "/api/v1/auth/login", "/api/v1/public/analytics/{short_code}"];
+const PUBLIC_PATHS = [
+  "/api/v1/auth/register",
+  "/api/v1/auth/login",
+  "/api/v1/public/analytics/{short_code}",
+  "/api/v1/invitations/{token}/accept",
+];
 const METHODS = ["get", "put", "post", "patch", "delete"] as const;
 
 function operations(document: Json): { method: string; path: string; op: Json }[] {
@@ -167,6 +172,20 @@ describe("OpenAPI document", () => {
       "DELETE /api/v1/overlays/:id",
       "GET /api/v1/overlays/:id/submissions",
       "GET /api/v1/overlays/:id/submissions/export",
+      // Workspaces, members and invitations.
+      "GET /api/v1/workspaces",
+      "POST /api/v1/workspaces",
+      "GET /api/v1/workspaces/:id",
+      "PATCH /api/v1/workspaces/:id",
+      "DELETE /api/v1/workspaces/:id",
+      "GET /api/v1/workspaces/:id/members",
+      "PATCH /api/v1/workspaces/:id/members/:user_id",
+      "DELETE /api/v1/workspaces/:id/members/:user_id",
+      "POST /api/v1/workspaces/:id/leave",
+      "POST /api/v1/workspaces/:id/invitations",
+      "GET /api/v1/workspaces/:id/invitations",
+      "DELETE /api/v1/workspaces/:id/invitations/:invitation_id",
+      "POST /api/v1/invitations/:token/accept",
     ];
     expect(API_ROUTES.map(({ method, path }) => `${method} ${path}`).sort()).toEqual(expected.sort());
     for (const route of API_ROUTES) {
@@ -175,7 +194,7 @@ describe("OpenAPI document", () => {
     }
   });
 
-  it("serves from the base URL and requires a key or session except on sign-up, sign-in and public analytics", () => {
+  it("serves from the base URL and requires a key or session except on sign-up, sign-in, public analytics and accepting an invitation", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.servers).toEqual([{ url: "https://kurz.example.com" }]);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });

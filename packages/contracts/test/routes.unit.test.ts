@@ -11,6 +11,7 @@ import {
   ROUTES,
   V1_ROUTES,
   WEBHOOK_ROUTES,
+  WORKSPACE_ROUTES,
 } from "../src/index.ts";
 
 describe("ROUTES", () => {
@@ -22,6 +23,7 @@ describe("ROUTES", () => {
         Object.keys(IMPORT_ROUTES).length +
         Object.keys(EXPORT_ROUTES).length +
         Object.keys(WEBHOOK_ROUTES).length +
+        Object.keys(WORKSPACE_ROUTES).length +
         Object.keys(LEGACY_ROUTES).length +
         Object.keys(OVERLAY_ROUTES).length +
         Object.keys(CAMPAIGN_ROUTES).length,
@@ -51,11 +53,12 @@ describe("ROUTES", () => {
     }
   });
 
-  it("leaves only sign-up, sign-in and public analytics without a key or session", () => {
+  it("leaves only sign-up, sign-in, public analytics and accepting an invitation without a key or session", () => {
     expect(ROUTE_DEFS.filter((d) => d.auth === "public")).toEqual([
       ROUTES.register,
       ROUTES.login,
       ROUTES.getPublicAnalytics,
+      ROUTES.acceptInvitation,
     ]);
   });
 

@@ -27,6 +27,7 @@ describe("createPrisma", () => {
     const account = await prisma.account.create({
       data: {
         email: "ann@example.com",
+        name: "Ann's",
         apiKeys: {
           create: {
             name: "default",
@@ -39,7 +40,7 @@ describe("createPrisma", () => {
     });
 
     const read = await prisma.account.findUniqueOrThrow({
-      where: { email: "ann@example.com" },
+      where: { id: account.id },
       include: { apiKeys: true, links: true },
     });
 
@@ -49,7 +50,7 @@ describe("createPrisma", () => {
       defaultExpiryHours: null,
       totalClicks: 0n,
       plan: "free",
-      passwordHash: null,
+      email: "ann@example.com",
     });
     expect(read.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(Number.isInteger(read.legacyId)).toBe(true);
@@ -71,14 +72,14 @@ describe("createPrisma", () => {
   });
 
   it("gives each account its own legacy integer id", async () => {
-    const first = await prisma.account.create({ data: { email: "first@example.com" } });
-    const second = await prisma.account.create({ data: { email: "second@example.com" } });
+    const first = await prisma.account.create({ data: { email: "first@example.com", name: "w" } });
+    const second = await prisma.account.create({ data: { email: "second@example.com", name: "w" } });
 
     expect(second.legacyId).toBeGreaterThan(first.legacyId);
   });
 
   it("rejects a second link with the same short code", async () => {
-    const owner = await prisma.account.create({ data: { email: "dup@example.com" } });
+    const owner = await prisma.account.create({ data: { email: "dup@example.com", name: "w" } });
     const link = { accountId: owner.id, shortCode: "same", originalUrl: "https://example.com", title: "t" };
     await prisma.link.create({ data: link });
 
@@ -86,7 +87,7 @@ describe("createPrisma", () => {
   });
 
   it("stores analytics_shared_fields as a list or as NULL meaning all", async () => {
-    const owner = await prisma.account.create({ data: { email: "shared@example.com" } });
+    const owner = await prisma.account.create({ data: { email: "shared@example.com", name: "w" } });
     const link = await prisma.link.create({
       data: {
         accountId: owner.id,
@@ -109,6 +110,7 @@ describe("createPrisma", () => {
     const owner = await prisma.account.create({
       data: {
         email: "gone@example.com",
+        name: "gone",
         apiKeys: { create: { name: "k", keyHash: "f".repeat(64), keyPrefix: "kurz_live_abcd" } },
         links: { create: { shortCode: "gone", originalUrl: "https://example.com", title: "t" } },
       },
@@ -169,7 +171,7 @@ describe("createPrisma with ?schema=", () => {
     const schemaUrl = `${tenantDatabase.url}?schema=tenant_b`;
     const tenant = createPrisma(schemaUrl);
     try {
-      await tenant.account.create({ data: { email: "tenant@example.com" } });
+      await tenant.account.create({ data: { email: "tenant@example.com", name: "tenant" } });
 
       const rows = await tenant.$queryRaw<{ schema: string; accounts: bigint }[]>`
         SELECT current_schema() AS schema, (SELECT count(*) FROM accounts) AS accounts`;

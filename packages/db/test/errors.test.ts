@@ -21,7 +21,7 @@ let accountId: string;
 beforeAll(async () => {
   await migrateDatabase(databaseUrl);
   prisma = createPrisma(databaseUrl);
-  accountId = (await prisma.account.create({ data: { email: "taken@example.com" } })).id;
+  accountId = (await prisma.account.create({ data: { email: "taken@example.com", name: "w" } })).id;
   await prisma.link.create({
     data: { accountId, shortCode: "taken", originalUrl: "https://example.com/", title: "t" },
   });
@@ -60,7 +60,9 @@ describe("isForeignKeyViolation", () => {
   });
 
   it("is false for a unique violation and for things that are not errors", async () => {
-    const unique = await rejection(prisma.account.create({ data: { email: "taken@example.com" } }));
+    const unique = await rejection(
+      prisma.account.create({ data: { email: "taken@example.com", name: "w" } }),
+    );
     expect(isForeignKeyViolation(unique)).toBe(false);
     for (const value of [null, undefined, "P2003", 23503, new Error("P2003")]) {
       expect(isForeignKeyViolation(value)).toBe(false);
@@ -70,7 +72,7 @@ describe("isForeignKeyViolation", () => {
 
 describe("isUniqueViolation", () => {
   it("recognises a unique violation from a model query, by index name and by column", async () => {
-    const err = await rejection(prisma.account.create({ data: { email: "taken@example.com" } }));
+    const err = await rejection(prisma.account.create({ data: { email: "taken@example.com", name: "w" } }));
     expect(isUniqueViolation(err)).toBe(true);
     expect(isUniqueViolation(err, "accounts_email_key")).toBe(true);
     expect(isUniqueViolation(err, "links_short_code_key")).toBe(false);
@@ -156,7 +158,9 @@ describe("isDatabaseUnavailable", () => {
   });
 
   it("is false for refusals by the data and for things that are not database errors", async () => {
-    const unique = await rejection(prisma.account.create({ data: { email: "taken@example.com" } }));
+    const unique = await rejection(
+      prisma.account.create({ data: { email: "taken@example.com", name: "w" } }),
+    );
     const missing = await rejection(
       prisma.account.update({ where: { id: "00000000-0000-4000-8000-000000000000" }, data: { plan: "pro" } }),
     );

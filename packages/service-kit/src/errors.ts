@@ -93,7 +93,8 @@ export const badRequest = (message: string, details?: unknown) => apiError("BAD_
 export const unauthorized = (message = "Missing or invalid API key") => apiError("UNAUTHORIZED", message);
 export const keyExpired = (message = "API key has expired") => apiError("KEY_EXPIRED", message);
 export const keyRevoked = (message = "API key has been revoked") => apiError("KEY_REVOKED", message);
-export const forbidden = (message = "Forbidden") => apiError("FORBIDDEN", message);
+export const forbidden = (message = "Forbidden", details?: unknown) =>
+  apiError("FORBIDDEN", message, details);
 export const notFound = (message = "Not found") => apiError("NOT_FOUND", message);
 export const conflict = (message: string) => apiError("CONFLICT", message);
 export const payloadTooLarge = (message = "Request body is too large") =>

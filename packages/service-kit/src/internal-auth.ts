@@ -18,7 +18,15 @@
  */
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { ADMIN_TOKEN_MIN_LENGTH, INTERNAL_HEADERS, type InternalCaller } from "@kurz/contracts";
+import {
+  ADMIN_TOKEN_MIN_LENGTH,
+  INTERNAL_HEADERS,
+  type InternalCaller,
+  ROLES,
+  type Role,
+  SCOPES,
+  type Scope,
+} from "@kurz/contracts";
 import type { RequestHandler, Response } from "express";
 import { forbidden, unauthorized } from "./errors.ts";
 
@@ -31,6 +39,9 @@ export const FORWARD_TOKEN_HEADER = INTERNAL_HEADERS.forwardToken;
 export const ACCOUNT_ID_HEADER = INTERNAL_HEADERS.accountId;
 export const KEY_ID_HEADER = INTERNAL_HEADERS.keyId;
 export const SESSION_ID_HEADER = INTERNAL_HEADERS.sessionId;
+export const USER_ID_HEADER = INTERNAL_HEADERS.userId;
+export const SCOPES_HEADER = INTERNAL_HEADERS.scopes;
+export const ROLE_HEADER = INTERNAL_HEADERS.role;
 export const CLIENT_HASH_HEADER = INTERNAL_HEADERS.clientHash;
 /** Carries the operators' credential (ADMIN_TOKEN) on `/internal/admin/*`. */
 export const ADMIN_TOKEN_HEADER = INTERNAL_HEADERS.adminToken;
@@ -43,11 +54,17 @@ export const TRUSTED_HEADERS = [
   ACCOUNT_ID_HEADER,
   KEY_ID_HEADER,
   SESSION_ID_HEADER,
+  USER_ID_HEADER,
+  SCOPES_HEADER,
+  ROLE_HEADER,
   CLIENT_HASH_HEADER,
   ADMIN_TOKEN_HEADER,
 ] as const;
 
 export type Caller = InternalCaller;
+
+const isScope = (value: string): value is Scope => (SCOPES as readonly string[]).includes(value);
+const isRole = (value: string): value is Role => (ROLES as readonly string[]).includes(value);
 export const CALLERS: readonly Caller[] = ["gateway", "redirect", "analytics", "management"];
 
 /** Who the gateway says is calling; null on internal calls made on nobody's behalf. */
@@ -58,6 +75,12 @@ export interface Identity {
   sessionId?: string | null;
   /** Keyed hash of the client's address (client-budget.ts), for per-client budgets upstream. */
   clientHash?: string | null;
+  /** The user acting: a session's, or a key's creator (null once they are gone). */
+  userId?: string | null;
+  /** What the caller may do in the account's workspace; the route pipeline checks each route's. */
+  scopes?: readonly Scope[];
+  /** A session's role in the workspace; null with a key. */
+  role?: Role | null;
 }
 
 // A process holds one secret and a handful of labels, and the gateway derives the forwarding
@@ -99,6 +122,9 @@ export function forwardedHeaders(secret: string, identity: Partial<Identity> = {
   if (identity.keyId) headers[KEY_ID_HEADER] = identity.keyId;
   if (identity.sessionId) headers[SESSION_ID_HEADER] = identity.sessionId;
   if (identity.clientHash) headers[CLIENT_HASH_HEADER] = identity.clientHash;
+  if (identity.userId) headers[USER_ID_HEADER] = identity.userId;
+  if (identity.scopes) headers[SCOPES_HEADER] = identity.scopes.join(",");
+  if (identity.role) headers[ROLE_HEADER] = identity.role;
   return headers;
 }
 
@@ -133,6 +159,13 @@ export function identityFrom(req: IncomingMessage): Identity {
   if (sessionId !== null) identity.sessionId = sessionId;
   const clientHash = singleHeader(req, CLIENT_HASH_HEADER);
   if (clientHash !== null) identity.clientHash = clientHash;
+  const userId = singleHeader(req, USER_ID_HEADER);
+  if (userId !== null) identity.userId = userId;
+  const scopes = singleHeader(req, SCOPES_HEADER);
+  // Unknown names are dropped: a scope this build does not know grants nothing here.
+  identity.scopes = scopes === null ? [] : scopes.split(",").filter(isScope);
+  const role = singleHeader(req, ROLE_HEADER);
+  if (role !== null && isRole(role)) identity.role = role;
   return identity;
 }
 
@@ -167,6 +200,8 @@ const carriesUserContext = (req: IncomingMessage) =>
   req.headers[ACCOUNT_ID_HEADER] !== undefined ||
   req.headers[KEY_ID_HEADER] !== undefined ||
   req.headers[SESSION_ID_HEADER] !== undefined ||
+  req.headers[USER_ID_HEADER] !== undefined ||
+  req.headers[SCOPES_HEADER] !== undefined ||
   req.headers[FORWARD_TOKEN_HEADER] !== undefined;
 
 /**

@@ -4,7 +4,7 @@
 // hop from the gateway their own way, hand over the identity and the raw parts, and send what comes
 // back. So both answer a route alike, error for error.
 import type { Readable } from "node:stream";
-import type { RouteDef } from "@kurz/contracts";
+import { type Role, type RouteDef, type Scope, scopeOf } from "@kurz/contracts";
 import type { Request, Response } from "express";
 import type * as z from "zod";
 import { requestLog } from "./access-log.ts";
@@ -13,10 +13,17 @@ import type { Identity } from "./internal-auth.ts";
 import type { Logger } from "./logger.ts";
 
 export interface KeyIdentity {
+  /** The workspace the request acts in. */
   accountId: string;
   keyId: string | null;
   /** Set when a session (not an API key) authenticated the request; always set on "session" routes. */
   sessionId: string | null;
+  /** The user acting: the session's, or the key's creator; null when a key's creator is gone. */
+  userId: string | null;
+  /** What the caller may do in the workspace; the route's own scope is already checked. */
+  scopes: readonly Scope[];
+  /** The session's role in the workspace; null with a key. */
+  role: Role | null;
 }
 
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -106,13 +113,35 @@ function parsePart(schema: z.ZodType | undefined, raw: unknown): unknown {
   return parsed.data;
 }
 
-/** The caller a route acts for: none on a public route, else an account (and a session if it needs one). */
+/**
+ * The caller a route acts for: none on a public route, else a workspace (and a session if it needs
+ * one), holding the scope the route needs (403 FORBIDDEN naming it otherwise).
+ */
 function identityFor(def: RouteDef, identity: Identity | undefined): KeyIdentity | null {
   if (def.auth === "public") return null;
   if (!identity?.accountId) throw unauthorized("No account identity on this request");
   if (def.auth === "session" && !identity.sessionId)
     throw unauthorized("Sign in: this route needs a session");
-  return { accountId: identity.accountId, keyId: identity.keyId, sessionId: identity.sessionId ?? null };
+  const scopes = identity.scopes ?? [];
+  const role = identity.role ?? null;
+  const needed = scopeOf(def);
+  if (needed !== null && !scopes.includes(needed)) {
+    throw apiError(
+      "FORBIDDEN",
+      role !== null
+        ? `Your role in this workspace (${role}) does not allow this: it needs ${needed}`
+        : `This API key lacks the scope ${needed}`,
+      { required_scope: needed },
+    );
+  }
+  return {
+    accountId: identity.accountId,
+    keyId: identity.keyId,
+    sessionId: identity.sessionId ?? null,
+    userId: identity.userId ?? null,
+    scopes,
+    role,
+  };
 }
 
 /** The handler's input, parsed by the record: identity first, then params, query and body. */

@@ -2,7 +2,7 @@
 // one server of each, the same requests, the same statuses, bodies and headers.
 import type { RequestListener } from "node:http";
 import { gzipSync } from "node:zlib";
-import { ROUTES } from "@kurz/contracts";
+import { ROUTES, SCOPES } from "@kurz/contracts";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   createApp,
@@ -92,7 +92,7 @@ beforeAll(async () => {
   ).url;
 });
 
-const keyed = forwardedHeaders(SECRET, { accountId: ACCOUNT, keyId: "key-1" });
+const keyed = forwardedHeaders(SECRET, { accountId: ACCOUNT, keyId: "key-1", scopes: SCOPES });
 
 async function both(path: string, init: RequestInit | (() => RequestInit) = {}) {
   const answers = await Promise.all(
@@ -116,7 +116,11 @@ async function both(path: string, init: RequestInit | (() => RequestInit) = {}) 
 describe("directRoutes", () => {
   it.each([
     ["a found link", `/api/v1/links/${KNOWN}`, keyed],
-    ["another account's link", `/api/v1/links/${KNOWN}`, forwardedHeaders(SECRET, { accountId: KNOWN })],
+    [
+      "another account's link",
+      `/api/v1/links/${KNOWN}`,
+      forwardedHeaders(SECRET, { accountId: KNOWN, scopes: SCOPES }),
+    ],
     ["an unknown link", "/api/v1/links/00000000-0000-4000-8000-000000000000", keyed],
     ["an id that is no UUID", "/api/v1/links/not-a-uuid", keyed],
     ["a query string", `/api/v1/links/${KNOWN}?x=1`, keyed],
@@ -203,7 +207,10 @@ describe("directRoutes", () => {
     [
       "another account",
       "/api/v1/links",
-      post(valid, { ...forwardedHeaders(SECRET, { accountId: KNOWN }), "content-type": "application/json" }),
+      post(valid, {
+        ...forwardedHeaders(SECRET, { accountId: KNOWN, scopes: SCOPES }),
+        "content-type": "application/json",
+      }),
     ],
     [
       "no identity",

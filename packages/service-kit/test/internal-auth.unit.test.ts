@@ -108,7 +108,7 @@ describe("requireForwarded", () => {
   it("puts the identity headers on res.locals.identity with the forwarding credential", async () => {
     const res = await get("/api/v1/whoami", forwardedHeaders(SECRET, { accountId: "acc-1", keyId: "key-9" }));
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ identity: { accountId: "acc-1", keyId: "key-9" } });
+    expect(await res.json()).toEqual({ identity: { accountId: "acc-1", keyId: "key-9", scopes: [] } });
   });
 
   it("refuses caller credentials, the raw secret and identity headers alone", async () => {

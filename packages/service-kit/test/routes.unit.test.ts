@@ -1,4 +1,4 @@
-import { defineRoute, successEnvelope } from "@kurz/contracts";
+import { defineRoute, SCOPES, successEnvelope } from "@kurz/contracts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
@@ -17,7 +17,7 @@ import { captureLogger, serve } from "./helpers.ts";
 
 const SECRET = "routes-test-secret";
 const ACCOUNT = "0b7e6f1a-5a55-4c4e-9d5e-3f1f3b1e2a10";
-const asCaller = { ...forwardedHeaders(SECRET, { accountId: ACCOUNT, keyId: "key-1" }) };
+const asCaller = { ...forwardedHeaders(SECRET, { accountId: ACCOUNT, keyId: "key-1", scopes: SCOPES }) };
 
 const Item = z.object({ id: z.uuid(), name: z.string(), count: z.int() });
 
@@ -177,7 +177,14 @@ describe("mountRoutes: input", () => {
     expect(seen.input).toEqual({
       params: { id: ACCOUNT },
       query: { count: 7 },
-      identity: { accountId: ACCOUNT, keyId: "key-1", sessionId: null },
+      identity: {
+        accountId: ACCOUNT,
+        keyId: "key-1",
+        sessionId: null,
+        userId: null,
+        scopes: SCOPES,
+        role: null,
+      },
     });
     await send(`/api/v1/items/${ACCOUNT}`);
     expect(seen.input).toMatchObject({ query: { count: 1 } });

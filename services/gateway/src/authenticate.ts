@@ -1,9 +1,10 @@
 // Who is calling the API: a Bearer key or a session cookie, checked against its budget, with the
 // client's failed-authentication budget in front of both (docs/decisions/0021-sessions-and-csrf.md).
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { CSRF_HEADER } from "@kurz/contracts";
+import { CSRF_HEADER, ROLE_SCOPES, type SessionRecord, WORKSPACE_HEADER } from "@kurz/contracts";
 import {
   AUTH_FAILURE_WINDOW,
+  apiError,
   authFailureSubject,
   forbidden,
   type Identity,
@@ -31,6 +32,26 @@ export const acceptsSessionOnLegacy = (path: string) => LEGACY_SESSION_RESOURCES
 
 /** Methods that change nothing: the only ones a session may use without its CSRF token. */
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * The session's workspace for this request: the one `named` (X-Workspace-Id), else the user's first.
+ * A workspace the user is not in answers 404 whether or not it exists. A user in none (removed from
+ * their last) can still sign out and read their session, which need no workspace: those routes get
+ * an identity with no scope.
+ */
+function workspaceOf(record: SessionRecord, named: string | string[] | undefined) {
+  if (typeof named === "string" && named !== "") {
+    const found = record.workspaces.find((w) => w.id === named.toLowerCase());
+    if (!found) throw apiError("NOT_FOUND", "No such workspace", { hint: `Check ${WORKSPACE_HEADER}` });
+    return found;
+  }
+  if (named !== undefined && typeof named !== "string") {
+    throw apiError("BAD_REQUEST", `Send one ${WORKSPACE_HEADER} header`);
+  }
+  const first = record.workspaces[0];
+  if (!first) throw forbidden("You belong to no workspace; create one or accept an invitation");
+  return first;
+}
 
 /** The path of a request target, without its query. */
 export const pathOf = (url: string) => url.split("?", 1)[0]!;
@@ -116,18 +137,25 @@ export function createAuthenticator(
           { name: "1h", seconds: 3600, limit: key.rate_limit_per_hour },
         ];
     await enforceLimits(res, `${legacy ? "legacy" : "v1"}:${key.key_id}`, windows);
-    return { accountId: key.account_id, keyId: key.key_id } satisfies Identity;
+    return {
+      accountId: key.account_id,
+      keyId: key.key_id,
+      userId: key.user_id,
+      scopes: key.scopes,
+    } satisfies Identity;
   };
 
-  // A session's requests share one budget per account; a write must carry the session's CSRF token,
-  // which a cross-site page cannot read or send (docs/decisions/0021-sessions-and-csrf.md).
+  // A session's requests share one budget per user; a write must carry the session's CSRF token,
+  // which a cross-site page cannot read or send (docs/decisions/0021-sessions-and-csrf.md). The
+  // workspace is the one X-Workspace-Id names among the user's, else their first.
   const authenticatedSession = async (
     req: IncomingMessage,
     res: ServerResponse,
     session: Awaited<ReturnType<Sessions["authenticate"]>>,
   ): Promise<Identity> => {
     const { record } = session;
-    await enforceLimits(res, `session:${record.account_id}`, [
+    const workspace = workspaceOf(record, req.headers[WORKSPACE_HEADER]);
+    await enforceLimits(res, `session:${record.user_id}`, [
       { name: "1m", seconds: 60, limit: config.SESSION_RATE_LIMIT_PER_MINUTE },
     ]);
     if (!SAFE_METHODS.has(req.method ?? "") && !Sessions.csrfMatches(record, req.headers[CSRF_HEADER])) {
@@ -140,10 +168,13 @@ export function createAuthenticator(
       );
     }
     return {
-      accountId: record.account_id,
+      accountId: workspace.id,
       keyId: null,
       sessionId: record.session_id,
       clientHash: clientHash(req),
+      userId: record.user_id,
+      scopes: ROLE_SCOPES[workspace.role],
+      role: workspace.role,
     };
   };
 

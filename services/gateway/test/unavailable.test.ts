@@ -2,7 +2,7 @@
 // never a 500 or a hang. The key is put in the gateway's Redis cache so authentication can succeed.
 import { createHash } from "node:crypto";
 import { resolve } from "node:path";
-import { apiKeyCacheKey, type KeyRecord } from "@kurz/contracts";
+import { apiKeyCacheKey, type KeyRecord, SCOPES } from "@kurz/contracts";
 import {
   cleanupRedisPrefix,
   ensureRedis,
@@ -29,6 +29,8 @@ beforeAll(async () => {
   const record: KeyRecord = {
     key_id: "00000000-0000-4000-8000-000000000001",
     account_id: "00000000-0000-4000-8000-000000000002",
+    user_id: null,
+    scopes: [...SCOPES],
     name: "cached",
     rate_limit_per_minute: 60,
     rate_limit_per_hour: 1000,

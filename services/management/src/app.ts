@@ -40,6 +40,7 @@ import { linksRoutes } from "./routes/links.ts";
 import { overlaysRoutes } from "./routes/overlays.ts";
 import { qrRoutes } from "./routes/qr.ts";
 import { webhooksRoutes } from "./routes/webhooks.ts";
+import { workspacesRoutes } from "./routes/workspaces.ts";
 import type { SigninLimits } from "./sessions/signin-limits.ts";
 import type { TitleFetcher } from "./titles/title-fetcher.ts";
 import type { WebhookEndpointDeps } from "./webhooks/endpoints.ts";
@@ -96,6 +97,7 @@ export function managementRoutes(input: ManagementAppDeps): MountedRoute[] {
     ...qrRoutes(deps),
     ...overlaysRoutes(deps),
     ...webhooksRoutes({ prisma: deps.prisma, ...deps.webhooks }),
+    ...workspacesRoutes(deps),
     ...legacyRoutes(deps),
   ];
 }

@@ -11,6 +11,7 @@ import { OVERLAY_TYPES, toLegacyDateTime, UpdateAccountLimitsBody } from "@kurz/
 import { createPrisma, isUniqueViolation, migrateDatabase, type PrismaClient } from "@kurz/db";
 import { Redis } from "ioredis";
 import { z } from "zod";
+import { findAccountByEmail } from "./accounts/account-by-email.ts";
 import { createAccount } from "./accounts/create-account.ts";
 import { updateAccountLimits } from "./accounts/update-account-limits.ts";
 import { loadManagementConfig, type ManagementConfig, managementConfigSchema } from "./config.ts";
@@ -49,7 +50,7 @@ const commands: Record<string, (argv: string[]) => Promise<void>> = {
       console.error("Account created. The API key is shown only once; keep it somewhere safe.");
       console.log(JSON.stringify(created));
     } catch (err) {
-      if (isUniqueViolation(err, "accounts_email_key"))
+      if (isUniqueViolation(err, "users_email_key"))
         throw new Error(`an account with e-mail ${input.email} already exists`);
       throw err;
     } finally {
@@ -140,9 +141,7 @@ const commands: Record<string, (argv: string[]) => Promise<void>> = {
     await migrateDatabase(databaseUrl);
     const prisma = createPrisma(databaseUrl);
     try {
-      const account = await prisma.account.findUnique({
-        where: { email: input.account.trim().toLowerCase() },
-      });
+      const account = await findAccountByEmail(prisma, input.account);
       if (!account) throw new Error(`no account with e-mail ${input.account}`);
       const overlay = await prisma.overlay.create({
         data: { accountId: account.id, type: input.type, name: input.name },

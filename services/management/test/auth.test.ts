@@ -66,10 +66,10 @@ describe("accounts and sessions", () => {
     expect(cookie).toMatch(/^kurz_session=[A-Za-z0-9_-]{43}; Max-Age=\d+; Path=\/; HttpOnly; SameSite=Lax$/);
     expect(res.headers.get("cache-control")).toBe("no-store");
     // Only hashes are stored: neither the key nor the session token is in the database.
-    const row = await bed.prisma.session.findFirstOrThrow({ where: { accountId: account.id } });
+    const row = await bed.prisma.session.findFirstOrThrow({ where: { userId: session.user_id } });
     expect(row.tokenHash).toMatch(/^[0-9a-f]{64}$/);
     expect(row.tokenHash).not.toBe(tokenOf(res));
-    const stored = await bed.prisma.account.findUniqueOrThrow({ where: { id: account.id } });
+    const stored = await bed.prisma.user.findUniqueOrThrow({ where: { id: session.user_id } });
     expect(stored.passwordHash).toMatch(/^\$argon2id\$/);
     // The key works, and the usage list never shows it again.
     const usage = await call("GET", "/account/usage", { key: api_key.key });
@@ -284,11 +284,11 @@ describe("accounts and sessions", () => {
   it("prunes expired sessions in bounded batches", async () => {
     const { pruneExpiredSessions } = await import("../src/sessions/prune-sessions.ts");
     const user = await register("prune");
-    const accountId = user.session.account_id;
+    const userId = user.session.user_id;
     const past = new Date(Date.now() - 60_000);
     await bed.prisma.session.createMany({
       data: Array.from({ length: 5 }, (_, i) => ({
-        accountId,
+        userId,
         tokenHash: `expired-${process.pid}-${i}`.padStart(64, "0"),
         csrfToken: "x",
         expiresAt: past,
@@ -296,6 +296,6 @@ describe("accounts and sessions", () => {
     });
     expect(await pruneExpiredSessions(bed.prisma, { batch: 2, maxBatches: 2 })).toBe(4);
     expect(await pruneExpiredSessions(bed.prisma, { batch: 2, maxBatches: 2 })).toBe(1);
-    expect(await bed.prisma.session.count({ where: { accountId } })).toBe(1);
+    expect(await bed.prisma.session.count({ where: { userId } })).toBe(1);
   });
 });

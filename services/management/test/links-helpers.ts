@@ -153,6 +153,8 @@ export function expectV1Fields(res: V1Response, status: number, fields: string[]
 /** An API key as listed (GET /account/usage); a created one adds `key` itself, shown that once. */
 export const KEY_FIELDS = [
   "created_at",
+  "created_by",
+  "scopes",
   "expires_at",
   "id",
   "key_prefix",

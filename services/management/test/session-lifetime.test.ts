@@ -15,12 +15,12 @@ const at = (ms: number) => new Date(T0.getTime() + ms);
 
 let database: TestDatabase;
 let prisma: PrismaClient;
-let accountId: string;
+let userId: string;
 
 beforeAll(async () => {
   database = await createMigratedDatabase("session_lifetime");
   prisma = createPrisma(database.url);
-  accountId = (await prisma.account.create({ data: { email: `lifetime-${process.pid}@example.com` } })).id;
+  userId = (await prisma.user.create({ data: { email: `lifetime-${process.pid}@example.com` } })).id;
 });
 afterAll(async () => {
   await prisma?.$disconnect();
@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 it("slides forward with use, up to 30 days after sign-in and not a moment beyond", async () => {
-  const { token, row } = await issueSession(prisma, accountId, LIFETIME.sessionTtlMs, T0);
+  const { token, row } = await issueSession(prisma, userId, LIFETIME.sessionTtlMs, T0);
   const hash = hashSessionToken(token);
   expect(row.expiresAt).toEqual(at(14 * DAY));
 
@@ -47,7 +47,7 @@ it("slides forward with use, up to 30 days after sign-in and not a moment beyond
 });
 
 it("an idle session still ends at its idle window, well before the absolute end", async () => {
-  const { token } = await issueSession(prisma, accountId, LIFETIME.sessionTtlMs, T0);
+  const { token } = await issueSession(prisma, userId, LIFETIME.sessionTtlMs, T0);
   const hash = hashSessionToken(token);
   expect(await findLiveSession(prisma, hash, at(14 * DAY - 1))).not.toBeNull();
   expect(await findLiveSession(prisma, hash, at(14 * DAY))).toBeNull();

@@ -22,17 +22,17 @@ let prisma: PrismaClient;
 let redis: Redis;
 const prefix = uniquePrefix("sudo");
 let deps: Parameters<typeof requireRecentPassword>[0];
-let accountId: string;
+let userId: string;
 
 beforeAll(async () => {
   database = await createMigratedDatabase("sudo");
   prisma = createPrisma(database.url);
   redis = new Redis(testRedisUrl(), { keyPrefix: `${prefix}:` });
   deps = { prisma, redis, signinLimits: { perAccount: 100, perClient: 100, windowSeconds: 60 } };
-  const account = await prisma.account.create({
+  const user = await prisma.user.create({
     data: { email: `sudo-${process.pid}@example.com`, passwordHash: await hashPassword(PASSWORD) },
   });
-  accountId = account.id;
+  userId = user.id;
 });
 afterAll(async () => {
   redis?.disconnect();
@@ -43,8 +43,8 @@ afterAll(async () => {
 
 /** A session that lives far beyond every moment these tests pass in. */
 async function session() {
-  const { row } = await issueSession(prisma, accountId, 365 * 24 * 60 * MINUTE, T0);
-  return { accountId, sessionId: row.id };
+  const { row } = await issueSession(prisma, userId, 365 * 24 * 60 * MINUTE, T0);
+  return { userId, sessionId: row.id };
 }
 
 const refusal = (p: Promise<unknown>) =>
@@ -86,6 +86,6 @@ describe("the confirmation window", () => {
   });
 
   it("a key needs no confirmation", async () => {
-    await requireRecentPassword(deps, { accountId, sessionId: null }, undefined, null, T0);
+    await requireRecentPassword(deps, { userId, sessionId: null }, undefined, null, T0);
   });
 });

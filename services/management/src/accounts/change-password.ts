@@ -1,8 +1,9 @@
-// Changing the password (POST /api/v1/account/password): the current one must match, and every
-// other session of the account ends at once (rows deleted, gateway caches tombstoned), so a session
-// stolen before the change dies with it. The caller's own session, when it is one, stays. With
-// `revoke_keys` every API key of the account is revoked too: a key outlives any password change.
-// Wrong current passwords spend the account's sign-in budget, so this is no side door for guessing.
+// Changing the caller's password (POST /api/v1/account/password; with a key, its creator's): the
+// current one must match, and every other session of the user ends at once (rows deleted, gateway
+// caches tombstoned), so a session stolen before the change dies with it. The caller's own session,
+// when it is one, stays. With `revoke_keys` every API key the user made is revoked too, in every
+// workspace: a key outlives any password change. Wrong current passwords spend the user's sign-in
+// budget, so this is no side door for guessing.
 import type { ChangePasswordBody, PasswordChanged } from "@kurz/contracts";
 import { revokeAllApiKeys } from "../keys/revoke-api-key.ts";
 import { hashPassword } from "../security/passwords.ts";
@@ -13,15 +14,17 @@ import type { AuthDeps } from "./auth-deps.ts";
 
 export async function changePassword(
   deps: AuthDeps,
-  identity: { accountId: string; sessionId: string | null },
+  identity: { userId: string | null; sessionId: string | null },
   body: ChangePasswordBody,
   clientHash: string | null,
 ): Promise<PasswordChanged> {
-  const { email } = await verifyCurrentPassword(deps, identity.accountId, body.current_password, clientHash);
+  const { userId } = identity;
+  const { email } = await verifyCurrentPassword(deps, userId, body.current_password, clientHash);
+  if (userId === null) throw new Error("verifyCurrentPassword passed without a user");
   requireStrongPassword(body.new_password, { field: "new_password", email });
   const passwordHash = await hashPassword(body.new_password);
-  await deps.prisma.account.update({ where: { id: identity.accountId }, data: { passwordHash } });
-  const revoked = body.revoke_keys ? await revokeAllApiKeys(deps, identity.accountId) : 0;
-  await endSessions(deps, { accountId: identity.accountId, keep: identity.sessionId });
+  await deps.prisma.user.update({ where: { id: userId }, data: { passwordHash } });
+  const revoked = body.revoke_keys ? await revokeAllApiKeys(deps, { createdByUserId: userId }) : 0;
+  await endSessions(deps, { userId, keep: identity.sessionId });
   return { changed: true, revoked_keys: revoked };
 }

@@ -1,7 +1,8 @@
-// Sign-up (a key comes with every registration): the account, its first API key
-// (returned once) and a first session, in one transaction. E-mail addresses are unique without
-// regard to case because they are stored lower-case (contracts' Email lowers them).
-import type { CreatedApiKey, RegisterBody, Session } from "@kurz/contracts";
+// Sign-up (a key comes with every registration): the user, their first workspace (SPEC's account)
+// with them as its owner, its first API key (returned once) and a first session, in one transaction.
+// E-mail addresses are unique among users without regard to case because they are stored lower-case
+// (contracts' Email lowers them).
+import { type CreatedApiKey, type RegisterBody, ROLE_SCOPES, type Session } from "@kurz/contracts";
 import { isUniqueViolation } from "@kurz/db";
 import { conflict, forbidden } from "@kurz/service-kit";
 import { generateApiKey, toApiKeyItem } from "../keys/api-keys.ts";
@@ -10,6 +11,7 @@ import { issueSession, toSession } from "../sessions/sessions.ts";
 import { accountOverview } from "./account-overview.ts";
 import { requireStrongPassword } from "./account-password.ts";
 import type { AuthDeps } from "./auth-deps.ts";
+import { defaultWorkspaceName } from "./create-account.ts";
 
 export async function registerAccount(deps: AuthDeps, body: RegisterBody) {
   if (deps.signup === "closed") {
@@ -21,10 +23,12 @@ export async function registerAccount(deps: AuthDeps, body: RegisterBody) {
   let created: { accountId: string; apiKey: CreatedApiKey; session: Session; token: string };
   try {
     created = await deps.prisma.$transaction(async (tx) => {
+      const user = await tx.user.create({ data: { email: body.email, passwordHash } });
       const account = await tx.account.create({
         data: {
           email: body.email,
-          passwordHash,
+          name: defaultWorkspaceName(body.email),
+          memberships: { create: { userId: user.id, role: "owner" } },
           apiKeys: {
             create: {
               name: "Default key",
@@ -32,12 +36,14 @@ export async function registerAccount(deps: AuthDeps, body: RegisterBody) {
               keyPrefix: prefix,
               rateLimitPerMinute: deps.keyLimits.perMinute,
               rateLimitPerHour: deps.keyLimits.perHour,
+              createdByUserId: user.id,
+              scopes: [...ROLE_SCOPES.owner],
             },
           },
         },
         include: { apiKeys: true },
       });
-      const issued = await issueSession(tx, account.id, deps.sessionTtlMs);
+      const issued = await issueSession(tx, user.id, deps.sessionTtlMs);
       return {
         accountId: account.id,
         apiKey: { ...toApiKeyItem(account.apiKeys[0]!), key },

@@ -10,6 +10,7 @@ import type { PrismaClient } from "@kurz/db";
 import { notFound, validation } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
 import { type KeyLimits, toKeyRecord } from "../keys/api-keys.ts";
+import { findAccountByEmail } from "./account-by-email.ts";
 
 // As long as a revoked key's record (revoke-api-key.ts): the record written is the current one, and
 // any later change of the key writes it again.
@@ -42,7 +43,7 @@ export async function updateAccountLimits(
 ): Promise<AccountLimitsResult> {
   const email = body.email.trim().toLowerCase();
   const { account, keysUpdated, rateLimits } = await deps.prisma.$transaction(async (tx) => {
-    const found = await tx.account.findUnique({ where: { email } });
+    const found = await findAccountByEmail(tx, email);
     if (!found) throw notFound(`No account with e-mail ${email}`);
     const current = accountKeyLimits(found, deps.keyLimits);
     const next = {

@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { ExportLinksFormat } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { z } from "zod";
+import { findAccountByEmail } from "../accounts/account-by-email.ts";
 import type { ManagementConfig } from "../config.ts";
 import { exportLinks } from "./links-export.ts";
 
@@ -33,7 +34,7 @@ export async function exportCommand(argv: string[], prisma: PrismaClient, config
       what: z.enum(["links", "analytics"], "say what to export: links or analytics"),
     })
     .parse({ account: values.account, what: positionals[0] });
-  const account = await prisma.account.findUnique({ where: { email: input.account.trim().toLowerCase() } });
+  const account = await findAccountByEmail(prisma, input.account);
   if (!account) throw new Error(`no account with e-mail ${input.account}`);
   const out = values.out ? createWriteStream(values.out) : process.stdout;
 

@@ -13,6 +13,7 @@ import { CreateImportQuery, IMPORT_MAX_BYTES } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { Redis } from "ioredis";
 import { z } from "zod";
+import { findAccountByEmail } from "../accounts/account-by-email.ts";
 import type { ManagementConfig } from "../config.ts";
 import { RedirectRecords } from "../projections/link-records.ts";
 import { titleFetcherFrom } from "../titles/title-fetcher.ts";
@@ -107,7 +108,7 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
       renameReserved: values["rename-reserved"],
     });
   // The account is checked before a peer is asked for anything.
-  const account = await prisma.account.findUnique({ where: { email: input.account.trim().toLowerCase() } });
+  const account = await findAccountByEmail(prisma, input.account);
   if (!account) throw new Error(`no account with e-mail ${input.account}`);
 
   const source = await importSource(values, input.file, input.format);

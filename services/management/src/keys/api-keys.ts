@@ -6,6 +6,8 @@ import {
   API_KEY_PREFIX,
   type ApiKeyItem,
   type KeyRecord,
+  SCOPES,
+  type Scope,
 } from "@kurz/contracts";
 import type { ApiKey } from "@kurz/db";
 
@@ -40,6 +42,8 @@ export function toKeyRecord(key: ApiKey): KeyRecord {
   return {
     key_id: key.id,
     account_id: key.accountId,
+    user_id: key.createdByUserId,
+    scopes: knownScopes(key.scopes),
     name: key.name,
     rate_limit_per_minute: key.rateLimitPerMinute,
     rate_limit_per_hour: key.rateLimitPerHour,
@@ -61,8 +65,13 @@ export function toApiKeyItem(key: ApiKey, recentUseMs?: number): ApiKeyItem {
     rate_limit_per_hour: key.rateLimitPerHour,
     expires_at: key.expiresAt?.toISOString() ?? null,
     created_at: key.createdAt.toISOString(),
+    scopes: knownScopes(key.scopes),
+    created_by: key.createdByUserId,
   };
 }
+
+/** The stored scopes this build knows, in SCOPES order: a retired name grants nothing. */
+export const knownScopes = (stored: readonly string[]): Scope[] => SCOPES.filter((s) => stored.includes(s));
 
 /** Neither revoked nor expired: the keys that count towards the limit of MAX_ACTIVE_KEYS. */
 export const activeKeyWhere = (accountId: string, now = new Date()) => ({

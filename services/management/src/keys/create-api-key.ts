@@ -2,21 +2,39 @@
 // never stored; an account has at most MAX_ACTIVE_KEYS active keys, checked under the account's lock.
 // A key outlives sign-out and password changes, so a session mints one only with the password
 // re-entered (sudo.ts): a stolen cookie must not turn into a lasting credential.
-import { type CreateApiKeyBody, type CreatedApiKey, fieldErrors, MAX_ACTIVE_KEYS } from "@kurz/contracts";
+import {
+  type CreateApiKeyBody,
+  type CreatedApiKey,
+  fieldErrors,
+  MAX_ACTIVE_KEYS,
+  missingScopes,
+  type Scope,
+} from "@kurz/contracts";
 import { forbidden, unauthorized, validation } from "@kurz/service-kit";
 import type { AuthDeps } from "../accounts/auth-deps.ts";
 import { accountKeyLimits } from "../accounts/update-account-limits.ts";
 import { type Caller, requireRecentPassword } from "../sessions/sudo.ts";
 import { activeKeyWhere, generateApiKey, toApiKeyItem } from "./api-keys.ts";
 
+/**
+ * The key gets the scopes asked for, or without any every scope the caller holds; never one the
+ * caller lacks (a session's role, a key's own scopes): 403 naming them.
+ */
 export async function createApiKey(
   deps: Pick<AuthDeps, "prisma" | "redis" | "keyLimits" | "signinLimits">,
-  caller: Caller,
+  caller: Caller & { accountId: string; scopes: readonly Scope[] },
   body: CreateApiKeyBody,
   clientHash: string | null,
 ): Promise<CreatedApiKey> {
   const { prisma } = deps;
   const { accountId } = caller;
+  const scopes = body.scopes ?? [...caller.scopes];
+  const beyond = missingScopes(scopes, caller.scopes);
+  if (beyond.length > 0) {
+    throw forbidden(`A key cannot get scopes its creator lacks: ${beyond.join(", ")}`, {
+      scopes: beyond,
+    });
+  }
   const expiresAt = body.expires_at !== undefined ? new Date(body.expires_at) : null;
   if (expiresAt && expiresAt.getTime() <= Date.now()) {
     throw validation(
@@ -46,6 +64,8 @@ export async function createApiKey(
     return tx.apiKey.create({
       data: {
         accountId,
+        createdByUserId: caller.userId,
+        scopes,
         name: body.name,
         keyHash: hash,
         keyPrefix: prefix,

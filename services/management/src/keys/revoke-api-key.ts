@@ -1,5 +1,5 @@
 // Revoking an API key: idempotent, and the gateway's cached copy of the key is replaced at once.
-import { apiKeyCacheKey, type RevokedApiKey } from "@kurz/contracts";
+import { apiKeyCacheKey, type RevokedApiKey, type Scope } from "@kurz/contracts";
 import type { ApiKey, PrismaClient } from "@kurz/db";
 import { notFound, serviceUnavailable } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
@@ -8,13 +8,20 @@ import { toKeyRecord } from "./api-keys.ts";
 // Long enough to outlive any gateway cache entry; after it the gateway asks management, which says revoked.
 const REVOKED_CACHE_SECONDS = 3600;
 
+/**
+ * Revokes a key of the workspace: one the caller made, or any with workspace:admin. Another member's
+ * key answers 404 to a caller who may not revoke it, as a key of another workspace does.
+ */
 export async function revokeApiKey(
   deps: { prisma: PrismaClient; redis: Redis },
-  accountId: string,
+  caller: { accountId: string; userId: string | null; scopes: readonly Scope[] },
   id: string,
 ): Promise<RevokedApiKey> {
   const { prisma } = deps;
-  const existing = await prisma.apiKey.findFirst({ where: { id, accountId } });
+  const anyKey = caller.scopes.includes("workspace:admin");
+  const existing = await prisma.apiKey.findFirst({
+    where: { id, accountId: caller.accountId, ...(anyKey ? {} : { createdByUserId: caller.userId ?? "" }) },
+  });
   if (!existing) throw notFound("API key not found");
   // Revoking twice answers like the first time (DELETE is idempotent) and re-invalidates the cache.
   const revoked: ApiKey =
@@ -26,17 +33,18 @@ export async function revokeApiKey(
 }
 
 /**
- * Revokes every live key of the account (a password change's `revoke_keys`) and replaces each one's
+ * Revokes every live key that matches (a user's keys on a password change's `revoke_keys`, a removed
+ * member's in the workspace) and replaces each one's
  * cached record; returns how many were revoked. The rows go first, so a gateway miss afterwards finds
  * them revoked; when the cache cannot be written the request fails with 503 (the keys stay revoked,
  * and a gateway's older copy lasts at most its KEY_CACHE_TTL_SECONDS).
  */
 export async function revokeAllApiKeys(
   deps: { prisma: PrismaClient; redis: Redis },
-  accountId: string,
+  where: { createdByUserId: string; accountId?: string } | { accountId: string },
 ): Promise<number> {
   const revoked = await deps.prisma.apiKey.updateManyAndReturn({
-    where: { accountId, revokedAt: null },
+    where: { ...where, revokedAt: null },
     data: { revokedAt: new Date() },
   });
   await Promise.all(revoked.map((key) => invalidateGatewayCache(deps.redis, key)));
@@ -48,7 +56,7 @@ export async function revokeAllApiKeys(
  * read the key just before the revocation writes its stale copy with SET NX, which then loses.
  * On failure the request fails, and repeating it (idempotent) retries the invalidation.
  */
-async function invalidateGatewayCache(redis: Redis, key: ApiKey): Promise<void> {
+export async function invalidateGatewayCache(redis: Redis, key: ApiKey): Promise<void> {
   try {
     await redis.set(
       apiKeyCacheKey(key.keyHash),

@@ -16,6 +16,7 @@ import { registerAccount } from "../accounts/register-account.ts";
 import { currentSession } from "../sessions/current-session.ts";
 import { endSessions } from "../sessions/end-sessions.ts";
 import { listSessions } from "../sessions/list-sessions.ts";
+import { sessionCaller } from "../sessions/session-caller.ts";
 import { signIn } from "../sessions/sign-in.ts";
 import { confirmPassword } from "../sessions/sudo.ts";
 
@@ -38,31 +39,28 @@ export function authRoutes(deps: AuthDeps): MountedRoute[] {
       return v1Success(signedIn);
     }),
     route(ROUTES.logout, async ({ identity, res }) => {
-      await endSessions(deps, { accountId: identity.accountId, id: identity.sessionId! });
+      const { userId, sessionId } = sessionCaller(identity);
+      await endSessions(deps, { userId, id: sessionId });
       res.setHeader("Set-Cookie", clearedSessionCookie(cookieOptions));
       return v1Success({ signed_out: true as const });
     }),
     route(ROUTES.confirmPassword, async ({ identity, body, res }) =>
       v1Success(
-        await confirmPassword(
-          deps,
-          { accountId: identity.accountId, sessionId: identity.sessionId! },
-          body.current_password,
-          clientHashOf(res),
-        ),
+        await confirmPassword(deps, sessionCaller(identity), body.current_password, clientHashOf(res)),
       ),
     ),
     route(ROUTES.listSessions, async ({ identity, res }) => {
       res.setHeader("Cache-Control", "no-store");
-      return v1Success(await listSessions(deps.prisma, identity.accountId, identity.sessionId!));
+      const { userId, sessionId } = sessionCaller(identity);
+      return v1Success(await listSessions(deps.prisma, userId, sessionId));
     }),
     route(ROUTES.endAllSessions, async ({ identity, res }) => {
-      const ended = await endSessions(deps, { accountId: identity.accountId });
+      const ended = await endSessions(deps, { userId: sessionCaller(identity).userId });
       res.setHeader("Set-Cookie", clearedSessionCookie(cookieOptions));
       return v1Success({ ended });
     }),
     route(ROUTES.getSession, async ({ identity, res }) => {
-      const session = await currentSession(deps.prisma, identity.accountId, identity.sessionId!);
+      const session = await currentSession(deps.prisma, sessionCaller(identity));
       res.setHeader("Cache-Control", "no-store");
       return v1Success(session);
     }),

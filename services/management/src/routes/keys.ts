@@ -13,8 +13,8 @@ export function keysRoutes(
     route(ROUTES.createApiKey, async ({ identity, body, res }) =>
       v1Success(await createApiKey(deps, identity, body, clientHashOf(res))),
     ),
-    route(ROUTES.revokeApiKey, async ({ identity: { accountId }, params: { id } }) =>
-      v1Success(await revokeApiKey(deps, accountId, id)),
+    route(ROUTES.revokeApiKey, async ({ identity, params: { id } }) =>
+      v1Success(await revokeApiKey(deps, identity, id)),
     ),
   ];
 }

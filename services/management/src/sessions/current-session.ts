@@ -2,14 +2,17 @@
 import type { Session } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { unauthorized } from "@kurz/service-kit";
-import { toSession } from "./sessions.ts";
+import { SESSION_USER, toSession } from "./sessions.ts";
 
-/** The caller's own live session, as GET /api/v1/auth/session answers it; 401 once it has ended. */
-export async function currentSession(prisma: PrismaClient, accountId: string, id: string): Promise<Session> {
+/** The caller's own live session in the request's workspace, as GET /api/v1/auth/session answers it; 401 once it has ended. */
+export async function currentSession(
+  prisma: PrismaClient,
+  caller: { userId: string; sessionId: string; accountId: string },
+): Promise<Session> {
   const row = await prisma.session.findFirst({
-    where: { id, accountId, expiresAt: { gt: new Date() } },
-    include: { account: { select: { email: true } } },
+    where: { id: caller.sessionId, userId: caller.userId, expiresAt: { gt: new Date() } },
+    include: SESSION_USER,
   });
   if (!row) throw unauthorized("Not signed in");
-  return toSession(row);
+  return toSession(row, caller.accountId);
 }

@@ -1,16 +1,16 @@
-// Listing the account's live sessions.
+// Listing the user's live sessions.
 import type { SessionList } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 
-/** The account's live sessions, most recently used first, the caller's marked `current`. */
+/** The user's live sessions, most recently used first, the caller's marked `current`. */
 export async function listSessions(
   prisma: PrismaClient,
-  accountId: string,
+  userId: string,
   currentId: string,
   now = new Date(),
 ): Promise<SessionList> {
   const rows = await prisma.session.findMany({
-    where: { accountId, expiresAt: { gt: now } },
+    where: { userId, expiresAt: { gt: now } },
     orderBy: [{ renewedAt: "desc" }, { id: "asc" }],
   });
   return {

@@ -5,9 +5,15 @@
 // again, and a gateway lookup that raced with the end cannot write it back (it writes only where no
 // tombstone is). This file holds what the session use cases share: issuing one, its JSON and lookups.
 import { createHash, randomBytes } from "node:crypto";
-import { SESSION_TOMBSTONE, type Session, type SessionRecord, sessionCacheKey } from "@kurz/contracts";
-import type { PrismaClient, Session as SessionRow } from "@kurz/db";
-import { serviceUnavailable } from "@kurz/service-kit";
+import {
+  type Role,
+  SESSION_TOMBSTONE,
+  type Session,
+  type SessionRecord,
+  sessionCacheKey,
+} from "@kurz/contracts";
+import type { Prisma, PrismaClient, Session as SessionRow } from "@kurz/db";
+import { forbidden, serviceUnavailable } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
 
 export const HOUR_MS = 3_600_000;
@@ -17,9 +23,27 @@ export const TOMBSTONE_SECONDS = 3600;
 
 export const hashSessionToken = (token: string): string => createHash("sha256").update(token).digest("hex");
 
+/** A session row with what its JSON needs: the user's e-mail and memberships, first workspace first. */
+export type SessionWithUser = SessionRow & {
+  user: { email: string; memberships: { accountId: string; role: string; account: { name: string } }[] };
+};
+
+/** What every session lookup includes for toSession and toSessionRecord. */
+export const SESSION_USER = {
+  user: {
+    select: {
+      email: true,
+      memberships: {
+        select: { accountId: true, role: true, account: { select: { name: true } } },
+        orderBy: [{ createdAt: "asc" }, { accountId: "asc" }],
+      },
+    },
+  },
+} as const satisfies Prisma.SessionInclude;
+
 export interface IssuedSession {
   token: string;
-  row: SessionRow & { account: { email: string } };
+  row: SessionWithUser;
 }
 
 export type SessionDb = Pick<PrismaClient, "session">;
@@ -27,39 +51,53 @@ export type SessionDb = Pick<PrismaClient, "session">;
 /** Always a fresh token: a token the client brought is never adopted (no session fixation). */
 export async function issueSession(
   db: SessionDb,
-  accountId: string,
+  userId: string,
   ttlMs: number,
   now = new Date(),
 ): Promise<IssuedSession> {
   const token = randomBytes(32).toString("base64url");
   const row = await db.session.create({
     data: {
-      accountId,
+      userId,
       tokenHash: hashSessionToken(token),
       csrfToken: randomBytes(32).toString("base64url"),
       createdAt: now,
       renewedAt: now,
       expiresAt: new Date(now.getTime() + ttlMs),
     },
-    include: { account: { select: { email: true } } },
+    include: SESSION_USER,
   });
   return { token, row };
 }
 
-export function toSession(row: SessionRow & { account: { email: string } }): Session {
+const workspacesOf = (row: SessionWithUser) =>
+  row.user.memberships.map((m) => ({ id: m.accountId, name: m.account.name, role: m.role as Role }));
+
+/**
+ * The session as its owner sees it, acting in `accountId` (the request's workspace; default: the
+ * user's first). A user in no workspace has none to name: 403.
+ */
+export function toSession(row: SessionWithUser, accountId?: string): Session {
+  const workspaces = workspacesOf(row);
+  const current = accountId === undefined ? workspaces[0] : workspaces.find((w) => w.id === accountId);
+  if (!current) throw forbidden("You belong to no workspace; create one or accept an invitation");
   return {
-    account_id: row.accountId,
-    email: row.account.email,
+    account_id: current.id,
+    user_id: row.userId,
+    email: row.user.email,
+    role: current.role,
+    workspaces,
     expires_at: row.expiresAt.toISOString(),
     csrf_token: row.csrfToken,
   };
 }
 
-export function toSessionRecord(row: SessionRow & { account: { email: string } }): SessionRecord {
+export function toSessionRecord(row: SessionWithUser): SessionRecord {
   return {
     session_id: row.id,
-    account_id: row.accountId,
-    email: row.account.email,
+    user_id: row.userId,
+    email: row.user.email,
+    workspaces: workspacesOf(row).map(({ id, role }) => ({ id, role })),
     csrf_token: row.csrfToken,
     renewed_at: row.renewedAt.toISOString(),
     expires_at: row.expiresAt.toISOString(),
@@ -70,7 +108,7 @@ export function toSessionRecord(row: SessionRow & { account: { email: string } }
 export async function findLiveSession(prisma: PrismaClient, tokenHash: string, now = new Date()) {
   return prisma.session.findFirst({
     where: { tokenHash, expiresAt: { gt: now } },
-    include: { account: { select: { email: true } } },
+    include: SESSION_USER,
   });
 }
 
@@ -83,5 +121,25 @@ export async function tombstone(redis: Redis, tokenHashes: string[]): Promise<vo
   } catch {
     // The rows are gone, so a retry finds nothing to tombstone: say so rather than claim success.
     throw serviceUnavailable("Sessions ended, but caches could not be updated for up to a minute; retry");
+  }
+}
+
+/**
+ * Drops the cached records of `userId`'s live sessions after their memberships changed, so the
+ * gateway's next lookup reads the new ones from Postgres. Called after the change commits; a lookup
+ * that read the old memberships just before may still write them back, for at most the gateway's
+ * cache lifetime (SESSION_CACHE_TTL_SECONDS).
+ */
+export async function forgetCachedSessions(
+  prisma: PrismaClient,
+  redis: Redis,
+  userId: string,
+): Promise<void> {
+  const rows = await prisma.session.findMany({ where: { userId }, select: { tokenHash: true } });
+  if (rows.length === 0) return;
+  try {
+    await redis.del(...rows.map((r) => sessionCacheKey(r.tokenHash)));
+  } catch {
+    throw serviceUnavailable("The change is saved, but signed-in sessions may see it only within a minute");
   }
 }

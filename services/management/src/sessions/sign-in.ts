@@ -1,6 +1,7 @@
-// Sign-in with e-mail and password: a fresh session on success. An unknown address, an account
-// without a password (made by the admin CLI) and a wrong password answer alike, and take alike
-// (one argon2 verification each), so the answer does not tell which addresses have accounts.
+// Sign-in with e-mail and password: a fresh session on success. An unknown address, a user without a
+// password (made by the admin CLI) and a wrong password answer alike, and take alike (one argon2
+// verification each), so the answer does not tell which addresses have accounts. The answer's account
+// is the user's first workspace.
 import type { LoginBody } from "@kurz/contracts";
 import { unauthorized } from "@kurz/service-kit";
 import { accountOverview } from "../accounts/account-overview.ts";
@@ -26,20 +27,21 @@ export async function passwordMatches(stored: string | null, password: string): 
 
 export async function signIn(deps: AuthDeps, body: LoginBody, clientHash: string | null) {
   await checkSigninBudget(deps.redis, deps.signinLimits, body.email, clientHash);
-  const account = await deps.prisma.account.findUnique({
+  const user = await deps.prisma.user.findUnique({
     where: { email: body.email },
     select: { id: true, passwordHash: true },
   });
-  if (!account || !(await passwordMatches(account.passwordHash, body.password))) {
-    if (!account) await passwordMatches(null, body.password);
+  if (!user || !(await passwordMatches(user.passwordHash, body.password))) {
+    if (!user) await passwordMatches(null, body.password);
     await recordSigninFailure(deps.redis, deps.signinLimits, body.email, clientHash);
     throw invalidCredentials();
   }
   await clearAccountFailures(deps.redis, deps.signinLimits, body.email);
-  const issued = await issueSession(deps.prisma, account.id, deps.sessionTtlMs);
+  const issued = await issueSession(deps.prisma, user.id, deps.sessionTtlMs);
+  const session = toSession(issued.row);
   return {
-    account: await accountOverview(deps.prisma, account.id, deps.keyLimits),
-    session: toSession(issued.row),
+    account: await accountOverview(deps.prisma, session.account_id, deps.keyLimits),
+    session,
     token: issued.token,
   };
 }

@@ -14,9 +14,12 @@ export const SUDO_WINDOW_MS = SUDO_WINDOW_MINUTES * 60_000;
 
 type SudoDeps = Pick<AuthDeps, "prisma" | "redis" | "signinLimits">;
 
-/** Who is asking: a session (`sessionId`) or an API key (`sessionId` null). */
+/**
+ * Who is asking: a session (`sessionId`) or an API key (`sessionId` null), for the user `userId` (a
+ * key's creator; null once they are gone, when no password can be checked).
+ */
 export interface Caller {
-  accountId: string;
+  userId: string | null;
   sessionId: string | null;
 }
 
@@ -27,27 +30,28 @@ export interface Caller {
  */
 export async function verifyCurrentPassword(
   deps: SudoDeps,
-  accountId: string,
+  userId: string | null,
   password: string,
   clientHash: string | null,
 ): Promise<{ email: string }> {
-  const account = await deps.prisma.account.findUnique({
-    where: { id: accountId },
+  if (userId === null) throw forbidden("This key's creator is no longer a user: no password to check");
+  const user = await deps.prisma.user.findUnique({
+    where: { id: userId },
     select: { email: true, passwordHash: true },
   });
-  if (!account) throw unauthorized("Unknown account");
-  await checkSigninBudget(deps.redis, deps.signinLimits, account.email, clientHash);
-  if (!(await passwordMatches(account.passwordHash, password))) {
-    await recordSigninFailure(deps.redis, deps.signinLimits, account.email, clientHash);
+  if (!user) throw unauthorized("Unknown user");
+  await checkSigninBudget(deps.redis, deps.signinLimits, user.email, clientHash);
+  if (!(await passwordMatches(user.passwordHash, password))) {
+    await recordSigninFailure(deps.redis, deps.signinLimits, user.email, clientHash);
     throw forbidden("The current password is wrong");
   }
-  return { email: account.email };
+  return { email: user.email };
 }
 
 /** Marks the session as confirmed at `now`; 401 when it has ended meanwhile. */
-async function markConfirmed(deps: SudoDeps, caller: Caller & { sessionId: string }, now: Date) {
+async function markConfirmed(deps: SudoDeps, caller: { sessionId: string }, now: Date) {
   const { count } = await deps.prisma.session.updateMany({
-    where: { id: caller.sessionId, accountId: caller.accountId, expiresAt: { gt: now } },
+    where: { id: caller.sessionId, expiresAt: { gt: now } },
     data: { confirmedAt: now },
   });
   if (count === 0) throw unauthorized("Not signed in");
@@ -61,7 +65,7 @@ export async function confirmPassword(
   clientHash: string | null,
   now = new Date(),
 ): Promise<PasswordConfirmed> {
-  await verifyCurrentPassword(deps, caller.accountId, password, clientHash);
+  await verifyCurrentPassword(deps, caller.userId, password, clientHash);
   await markConfirmed(deps, caller, now);
   return { confirmed_until: new Date(now.getTime() + SUDO_WINDOW_MS).toISOString() };
 }
@@ -80,13 +84,13 @@ export async function requireRecentPassword(
   now = new Date(),
 ): Promise<void> {
   if (currentPassword !== undefined) {
-    await verifyCurrentPassword(deps, caller.accountId, currentPassword, clientHash);
-    if (caller.sessionId !== null) await markConfirmed(deps, { ...caller, sessionId: caller.sessionId }, now);
+    await verifyCurrentPassword(deps, caller.userId, currentPassword, clientHash);
+    if (caller.sessionId !== null) await markConfirmed(deps, { sessionId: caller.sessionId }, now);
     return;
   }
   if (caller.sessionId === null) return;
   const session = await deps.prisma.session.findFirst({
-    where: { id: caller.sessionId, accountId: caller.accountId, expiresAt: { gt: now } },
+    where: { id: caller.sessionId, expiresAt: { gt: now } },
     select: { confirmedAt: true },
   });
   if (!session) throw unauthorized("Not signed in");

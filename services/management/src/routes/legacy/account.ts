@@ -38,7 +38,7 @@ export function legacyAccountRoutes(deps: { prisma: PrismaClient; redis: Redis }
       legacyOk({ data: toLegacyAccount(await getAccount(prisma, identity.accountId)) }),
     ),
     route(ROUTES.legacyUpdateAccount, async ({ identity, body }) => {
-      await updateEmailAndPassword(deps, identity.accountId, body);
+      await updateEmailAndPassword(deps, identity, body);
       return legacyMessage("Account has been successfully updated.");
     }),
   ];

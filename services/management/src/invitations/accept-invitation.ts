@@ -1,0 +1,70 @@
+// POST /api/v1/invitations/:token/accept: the token proves the invitation reached its e-mail; the
+// password proves who is accepting. An existing user gives their own (a wrong one spends their
+// sign-in budget, as at sign-in); someone new chooses one, which creates their user. Either way they
+// join with the invited role (a member already keeps theirs), the invitation is used up, and a session
+// in that workspace is issued. Unknown, used and expired tokens answer alike (404).
+import type { SignedIn } from "@kurz/contracts";
+import { isUniqueViolation } from "@kurz/db";
+import { conflict, notFound } from "@kurz/service-kit";
+import { accountOverview } from "../accounts/account-overview.ts";
+import { requireStrongPassword } from "../accounts/account-password.ts";
+import type { AuthDeps } from "../accounts/auth-deps.ts";
+import { hashPassword } from "../security/passwords.ts";
+import { forgetCachedSessions, issueSession, toSession } from "../sessions/sessions.ts";
+import { invalidCredentials, passwordMatches } from "../sessions/sign-in.ts";
+import { checkSigninBudget, clearAccountFailures, recordSigninFailure } from "../sessions/signin-limits.ts";
+import { hashInvitationToken } from "./invitations.ts";
+
+const gone = () => notFound("This invitation does not exist, was used or has expired");
+
+export async function acceptInvitation(
+  deps: AuthDeps,
+  token: string,
+  password: string,
+  clientHash: string | null,
+  now = new Date(),
+): Promise<SignedIn & { token: string }> {
+  const { prisma } = deps;
+  const tokenHash = hashInvitationToken(token);
+  const invitation = await prisma.invitation.findUnique({ where: { tokenHash } });
+  if (!invitation || invitation.expiresAt <= now) throw gone();
+  const { email, accountId } = invitation;
+  const existing = await prisma.user.findUnique({ where: { email } });
+  let newPasswordHash: string | null = null;
+  if (existing) {
+    await checkSigninBudget(deps.redis, deps.signinLimits, email, clientHash);
+    if (!(await passwordMatches(existing.passwordHash, password))) {
+      await recordSigninFailure(deps.redis, deps.signinLimits, email, clientHash);
+      throw invalidCredentials();
+    }
+    await clearAccountFailures(deps.redis, deps.signinLimits, email);
+  } else {
+    requireStrongPassword(password, { field: "password", email });
+    newPasswordHash = await hashPassword(password);
+  }
+  let issued: Awaited<ReturnType<typeof issueSession>>;
+  try {
+    issued = await prisma.$transaction(async (tx) => {
+      // Deleting by the token hash as well: of two acceptances at once, one finds nothing to delete.
+      const { count } = await tx.invitation.deleteMany({ where: { id: invitation.id, tokenHash } });
+      if (count === 0) throw gone();
+      const userId =
+        existing?.id ?? (await tx.user.create({ data: { email, passwordHash: newPasswordHash } })).id;
+      await tx.membership.upsert({
+        where: { accountId_userId: { accountId, userId } },
+        create: { accountId, userId, role: invitation.role },
+        update: {},
+      });
+      return issueSession(tx, userId, deps.sessionTtlMs, now);
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict("This e-mail address signed up meanwhile: accept again");
+    throw err;
+  }
+  await forgetCachedSessions(prisma, deps.redis, issued.row.userId);
+  return {
+    account: await accountOverview(prisma, accountId, deps.keyLimits),
+    session: toSession(issued.row, accountId),
+    token: issued.token,
+  };
+}

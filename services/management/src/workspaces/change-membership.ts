@@ -1,0 +1,81 @@
+// Changing who is in a workspace and with what role: the rules every such change obeys, and what
+// follows it. Admins act on members below owner; only owners make, demote or remove owners; the last
+// owner stays. Afterwards the person's keys in the workspace are narrowed to the new role (or revoked
+// when they leave), and their sessions' cached memberships are dropped, so the gateway applies the
+// change to their next request.
+import { ROLE_SCOPES, type Role, type Scope } from "@kurz/contracts";
+import type { Membership, Prisma, PrismaClient } from "@kurz/db";
+import { conflict, forbidden } from "@kurz/service-kit";
+import type { Redis } from "ioredis";
+import { knownScopes } from "../keys/api-keys.ts";
+import { invalidateGatewayCache, revokeAllApiKeys } from "../keys/revoke-api-key.ts";
+import { forgetCachedSessions } from "../sessions/sessions.ts";
+import { type Caller, lockWorkspace, noSuchMember, ownerCount } from "./workspaces.ts";
+
+export interface MembershipDeps {
+  prisma: PrismaClient;
+  redis: Redis;
+}
+
+/** What the caller may do to `target`'s membership, moving it to `next` (null: out of the workspace). */
+function checkAllowed(caller: Caller, target: Membership, next: Role | null): void {
+  const self = target.userId === caller.userId;
+  const touchesOwner = target.role === "owner" || next === "owner";
+  if (touchesOwner && !caller.scopes.includes("workspace:owner") && !(self && next === null)) {
+    throw forbidden("Only an owner can make, demote or remove an owner");
+  }
+}
+
+/**
+ * Moves `userId`'s membership of the caller's workspace to `next`, or ends it (null), under the
+ * workspace's lock; `self` marks a member leaving on their own. Returns the membership as it was.
+ */
+export async function changeMembership(
+  deps: MembershipDeps,
+  caller: Caller,
+  userId: string,
+  next: Role | null,
+): Promise<Membership & { user: { email: string } }> {
+  const accountId = caller.accountId;
+  const before = await deps.prisma.$transaction(async (tx) => {
+    await lockWorkspace(tx, accountId);
+    const target = await tx.membership.findUnique({
+      where: { accountId_userId: { accountId, userId } },
+      include: { user: { select: { email: true } } },
+    });
+    if (!target) throw noSuchMember();
+    checkAllowed(caller, target, next);
+    if (target.role === "owner" && next !== "owner" && (await ownerCount(tx, accountId)) <= 1) {
+      throw conflict("A workspace keeps at least one owner: make another member owner first");
+    }
+    if (next === null) await tx.membership.delete({ where: { accountId_userId: { accountId, userId } } });
+    else
+      await tx.membership.update({
+        where: { accountId_userId: { accountId, userId } },
+        data: { role: next },
+      });
+    if (next !== null) await narrowKeys(tx, deps.redis, { accountId, userId }, ROLE_SCOPES[next]);
+    return target;
+  });
+  if (next === null) await revokeAllApiKeys(deps, { createdByUserId: userId, accountId });
+  await forgetCachedSessions(deps.prisma, deps.redis, userId);
+  return before;
+}
+
+/** Takes from the user's live keys in the workspace every scope `granted` lacks. */
+async function narrowKeys(
+  tx: Prisma.TransactionClient,
+  redis: Redis,
+  where: { accountId: string; userId: string },
+  granted: readonly Scope[],
+): Promise<void> {
+  const keys = await tx.apiKey.findMany({
+    where: { accountId: where.accountId, createdByUserId: where.userId, revokedAt: null },
+  });
+  for (const key of keys) {
+    const scopes = knownScopes(key.scopes).filter((s) => granted.includes(s));
+    if (scopes.length === key.scopes.length) continue;
+    const narrowed = await tx.apiKey.update({ where: { id: key.id }, data: { scopes } });
+    await invalidateGatewayCache(redis, narrowed);
+  }
+}
