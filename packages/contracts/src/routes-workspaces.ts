@@ -75,7 +75,8 @@ export const WORKSPACE_ROUTES = {
     method: "DELETE",
     path: `${V1}/workspaces/:id`,
     tag: "workspaces",
-    summary: "Delete the request's workspace and everything in it (owners; not a user's last workspace)",
+    summary:
+      "Delete the request's workspace once it is empty (owners); a member left without one gets a new one",
     auth: "key",
     params: WorkspaceIdParams,
     status: 200,

@@ -1,12 +1,13 @@
 // Changing who is in a workspace and with what role: the rules every such change obeys, and what
 // follows it. Admins act on members below owner; only owners make, demote or remove owners; the last
-// owner stays. Afterwards the person's keys in the workspace are narrowed to the new role (or revoked
-// when they leave), and their sessions' cached memberships are dropped, so the gateway applies the
-// change to their next request.
+// owner stays; one who leaves their last workspace gets an empty one of their own. Afterwards the
+// person's keys in the workspace are narrowed to the new role (or revoked when they leave), and their
+// sessions' cached memberships are dropped, so the gateway applies the change to their next request.
 import { ROLE_SCOPES, type Role, type Scope } from "@kurz/contracts";
 import type { Membership, Prisma, PrismaClient } from "@kurz/db";
 import { conflict, forbidden } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
+import { defaultWorkspaceName } from "../accounts/create-account.ts";
 import { knownScopes } from "../keys/api-keys.ts";
 import { invalidateGatewayCache, revokeAllApiKeys } from "../keys/revoke-api-key.ts";
 import { forgetCachedSessions } from "../sessions/sessions.ts";
@@ -48,8 +49,10 @@ export async function changeMembership(
     if (target.role === "owner" && next !== "owner" && (await ownerCount(tx, accountId)) <= 1) {
       throw conflict("A workspace keeps at least one owner: make another member owner first");
     }
-    if (next === null) await tx.membership.delete({ where: { accountId_userId: { accountId, userId } } });
-    else
+    if (next === null) {
+      await tx.membership.delete({ where: { accountId_userId: { accountId, userId } } });
+      await keepAWorkspace(tx, userId, target.user.email);
+    } else
       await tx.membership.update({
         where: { accountId_userId: { accountId, userId } },
         data: { role: next },
@@ -60,6 +63,21 @@ export async function changeMembership(
   if (next === null) await revokeAllApiKeys(deps, { createdByUserId: userId, accountId });
   await forgetCachedSessions(deps.prisma, deps.redis, userId);
   return before;
+}
+
+/**
+ * Every user belongs to a workspace (a session always has one to act in): one who leaves their last
+ * gets a new, empty one of their own.
+ */
+export async function keepAWorkspace(
+  tx: Prisma.TransactionClient,
+  userId: string,
+  email: string,
+): Promise<void> {
+  if ((await tx.membership.count({ where: { userId } })) > 0) return;
+  await tx.account.create({
+    data: { email, name: defaultWorkspaceName(email), memberships: { create: { userId, role: "owner" } } },
+  });
 }
 
 /** Takes from the user's live keys in the workspace every scope `granted` lacks. */
