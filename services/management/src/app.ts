@@ -19,6 +19,7 @@ import type { Redis } from "ioredis";
 import type { TxtLookup } from "./domains/domain-verification.ts";
 import type { KeyLimits } from "./keys/api-keys.ts";
 import type { QrRenderer } from "./links/qr-renderer.ts";
+import type { Mailer } from "./mail/mailer.ts";
 import type { DomainAndRotatorRecords } from "./projections/domain-and-rotator-records.ts";
 import type { RedirectRecords } from "./projections/link-records.ts";
 import { OverlayRecords } from "./projections/overlay-records.ts";
@@ -81,6 +82,8 @@ export interface ManagementAppDeps {
   /** SESSION_MAX_AGE_DAYS in milliseconds: a session ends this long after sign-in, however used. */
   sessionMaxAgeMs: number;
   signinLimits: SigninLimits;
+  /** Outgoing e-mail (SMTP_URL); null: links are shown to whoever would have mailed them. */
+  mailer?: Mailer | null;
 }
 
 /** The public API routes this service answers (records from contracts' ROUTES). */
@@ -97,7 +100,7 @@ export function managementRoutes(input: ManagementAppDeps): MountedRoute[] {
     ...qrRoutes(deps),
     ...overlaysRoutes(deps),
     ...webhooksRoutes({ prisma: deps.prisma, ...deps.webhooks }),
-    ...workspacesRoutes(deps),
+    ...workspacesRoutes({ ...deps, mailer: deps.mailer ?? null }),
     ...legacyRoutes(deps),
   ];
 }

@@ -15,6 +15,7 @@ import { KeyUsageFlusher } from "./keys/key-usage-flusher.ts";
 import { subscribeClickTotals } from "./links/click-totals.ts";
 import { QrRenderer } from "./links/qr-renderer.ts";
 import { DAY_MS, startRetiredCodePurge } from "./links/retired-codes.ts";
+import { createMailer } from "./mail/mailer.ts";
 import { startFrameRefresh } from "./overlays/frame-refresher.ts";
 import { DomainAndRotatorRecords } from "./projections/domain-and-rotator-records.ts";
 import { RedirectRecords } from "./projections/link-records.ts";
@@ -60,6 +61,10 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     leaseMs: config.IMPORT_LEASE_MS,
     pollMs: config.IMPORT_POLL_MS,
   });
+  const mailer = createMailer({
+    SMTP_URL: config.SMTP_URL,
+    MAIL_FROM: config.MAIL_FROM ?? `Kurz <no-reply@${new URL(config.PUBLIC_BASE_URL).hostname}>`,
+  });
   const app = createManagementListener({
     prisma,
     records,
@@ -88,6 +93,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     sessionMaxAgeMs: config.SESSION_MAX_AGE_DAYS * 24 * HOUR_MS,
     signinLimits: signinLimitsFrom(config),
     webhooks: webhooks.endpointDeps,
+    mailer,
   });
   const server = createServer(app);
   await listen(server, config.HOST, config.PORT);
@@ -124,6 +130,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
       await titles.close();
       await keyUsage.stop();
       await bus.close();
+      mailer?.close();
       redis.disconnect();
       await prisma.$disconnect();
     },

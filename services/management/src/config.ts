@@ -69,6 +69,16 @@ export const managementConfigSchema = commonConfigSchema.extend({
   // Accounts and sessions (docs/api.md, "Sessions"). Closed sign-up refuses POST /api/v1/auth/register;
   // the admin CLI creates accounts either way.
   SIGNUP: z.enum(["open", "closed"]).default("open"),
+  // Outgoing e-mail (invitations): smtp:// or smtps:// with credentials in the URL; unset, the
+  // dashboard shows an invitation's link to its inviter instead. MAIL_FROM defaults to
+  // no-reply@ the host of PUBLIC_BASE_URL.
+  SMTP_URL: unsetIfEmpty(
+    z
+      .string()
+      .regex(/^smtps?:\/\/[^\s]+$/, "Expected smtp://… or smtps://…")
+      .optional(),
+  ),
+  MAIL_FROM: unsetIfEmpty(z.string().min(3).optional()),
   // The operators' credential for PATCH /internal/admin/accounts (docs/api.md, "Plans and limits"): a long random
   // secret of its own, never derived from INTERNAL_TOKEN; unset, the admin endpoints are off.
   ADMIN_TOKEN: unsetIfEmpty(z.string().optional()),

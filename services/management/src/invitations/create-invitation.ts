@@ -1,16 +1,20 @@
 // POST /api/v1/workspaces/:id/invitations (workspace:admin): invites an e-mail with a role. Only owners
 // invite owners; a member cannot be invited again; inviting an e-mail again replaces its pending
-// invitation (the old link stops working). The answer carries the link, once.
+// invitation (the old link stops working). With mail configured the link goes to the invited address
+// only (an invitation that cannot be mailed is withdrawn: 503); without, the answer carries it, once,
+// for the inviter to send.
 import { INVITATION_DAYS, type Role } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
-import { conflict, forbidden } from "@kurz/service-kit";
+import { conflict, forbidden, serviceUnavailable } from "@kurz/service-kit";
+import { invitationMail } from "../mail/invitation-mail.ts";
+import type { Mailer } from "../mail/mailer.ts";
 import { type Caller, requireOwnWorkspace } from "../workspaces/workspaces.ts";
 import { acceptUrl, hashInvitationToken, newInvitationToken, toInvitation } from "./invitations.ts";
 
 const DAY_MS = 86_400_000;
 
 export async function createInvitation(
-  deps: { prisma: PrismaClient; baseUrl: string },
+  deps: { prisma: PrismaClient; baseUrl: string; mailer: Mailer | null },
   caller: Caller,
   id: string,
   body: { email: string; role: Role },
@@ -37,6 +41,25 @@ export async function createInvitation(
     where: { accountId_email: { accountId, email: body.email } },
     create: { accountId, email: body.email, ...fields },
     update: fields,
+    include: { account: { select: { name: true } }, invitedBy: { select: { email: true } } },
   });
-  return { ...toInvitation(row), accept_url: acceptUrl(deps.baseUrl, token) };
+  const url = acceptUrl(deps.baseUrl, token);
+  if (deps.mailer === null) return { ...toInvitation(row), emailed: false, accept_url: url };
+  try {
+    await deps.mailer.send(
+      invitationMail({
+        to: row.email,
+        workspace: row.account.name,
+        inviter: row.invitedBy?.email ?? null,
+        role: body.role,
+        acceptUrl: url,
+        expiresAt: row.expiresAt,
+      }),
+    );
+  } catch {
+    // Only this invitation: a newer one for the address (another token) stays.
+    await deps.prisma.invitation.deleteMany({ where: { id: row.id, tokenHash: fields.tokenHash } });
+    throw serviceUnavailable("The invitation could not be e-mailed; retry shortly");
+  }
+  return { ...toInvitation(row), emailed: true };
 }

@@ -7,6 +7,7 @@ import { acceptInvitation } from "../invitations/accept-invitation.ts";
 import { createInvitation } from "../invitations/create-invitation.ts";
 import { deleteInvitation } from "../invitations/delete-invitation.ts";
 import { listInvitations } from "../invitations/list-invitations.ts";
+import type { Mailer } from "../mail/mailer.ts";
 import { createWorkspace } from "../workspaces/create-workspace.ts";
 import { deleteWorkspace } from "../workspaces/delete-workspace.ts";
 import { getWorkspace } from "../workspaces/get-workspace.ts";
@@ -16,7 +17,7 @@ import { leaveWorkspace, removeMember } from "../workspaces/remove-member.ts";
 import { updateMember } from "../workspaces/update-member.ts";
 import { updateWorkspace } from "../workspaces/update-workspace.ts";
 
-export function workspacesRoutes(deps: AuthDeps): MountedRoute[] {
+export function workspacesRoutes(deps: AuthDeps & { mailer: Mailer | null }): MountedRoute[] {
   const { prisma } = deps;
   return [
     route(ROUTES.listWorkspaces, async ({ identity }) => v1Success(await listWorkspaces(prisma, identity))),

@@ -1,0 +1,133 @@
+// Invitations by e-mail through a real SMTP server (smtp-server, started here): the message reaches the
+// invited address with the accept link, which works once; the inviter never sees the link; and an
+// invitation the SMTP server refuses is withdrawn (503) rather than left pending without a message.
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
+import { useStack } from "@kurz/testing/use-stack";
+import { type ParsedMail, simpleParser } from "mailparser";
+import { SMTPServer } from "smtp-server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+/** Addresses the SMTP server refuses at RCPT TO, as a full mailbox would. */
+const REFUSED = /^refused-/;
+const received: ParsedMail[] = [];
+const waiters: (() => void)[] = [];
+const smtp = new SMTPServer({
+  authOptional: true,
+  disabledCommands: ["STARTTLS"],
+  onRcptTo(address, _session, callback) {
+    if (REFUSED.test(address.address)) callback(new Error("550 mailbox unavailable"));
+    else callback();
+  },
+  onData(stream, _session, callback) {
+    simpleParser(stream)
+      .then((mail) => {
+        received.push(mail);
+        for (const wake of waiters.splice(0)) wake();
+        callback();
+      })
+      .catch(callback);
+  },
+});
+smtp.listen(0, "127.0.0.1");
+await once(smtp.server, "listening");
+const smtpPort = (smtp.server.address() as AddressInfo).port;
+
+/** The first message received for `to`, once it has arrived. */
+async function mailTo(to: string): Promise<ParsedMail> {
+  for (;;) {
+    const found = received.find((m) => m.to && !Array.isArray(m.to) && m.to.value[0]?.address === to);
+    if (found) return found;
+    await new Promise<void>((wake) => waiters.push(wake));
+  }
+}
+
+describe("invitations by e-mail", () => {
+  const bed = useStack({
+    inProcess: true,
+    extraEnv: { SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, MAIL_FROM: "Kurz <kurz@example.test>" },
+  });
+  const tag = `${process.pid}-${Date.now()}`;
+  let owner: { cookie: string; csrf: string; workspace: string };
+
+  async function call(
+    path: string,
+    init: { method?: string; body?: unknown; cookie?: string; csrf?: string },
+  ) {
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (init.cookie) headers.cookie = init.cookie;
+    if (init.csrf) headers["x-csrf-token"] = init.csrf;
+    const res = await fetch(`${bed.stack.origin}/api/v1${path}`, {
+      method: init.method ?? "GET",
+      headers,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
+    const cookie = res.headers.get("set-cookie")?.split(";", 1)[0] ?? "";
+    // biome-ignore lint/suspicious/noExplicitAny: assertions check the shape member by member
+    return { status: res.status, body: (await res.json()) as any, cookie };
+  }
+
+  beforeAll(async () => {
+    const res = await call("/auth/register", {
+      method: "POST",
+      body: { email: `mail-owner-${tag}@example.com`, password: "a long owner passphrase" },
+    });
+    expect(res.status).toBe(201);
+    owner = {
+      cookie: res.cookie,
+      csrf: res.body.data.session.csrf_token,
+      workspace: res.body.data.account.id,
+    };
+  });
+  afterAll(async () => {
+    await new Promise<void>((done) => smtp.close(() => done()));
+  });
+
+  const invite = (email: string, role = "member") =>
+    call(`/workspaces/${owner.workspace}/invitations`, {
+      method: "POST",
+      body: { email, role },
+      cookie: owner.cookie,
+      csrf: owner.csrf,
+    });
+
+  it("mails the link to the invited address only; the link accepts once", async () => {
+    const email = `mail-invitee-${tag}@example.com`;
+    const res = await invite(email);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.data).toMatchObject({ email, role: "member", emailed: true });
+    expect(res.body.data.accept_url).toBeUndefined();
+
+    const mail = await mailTo(email);
+    expect(mail.from?.value[0]).toMatchObject({ name: "Kurz", address: "kurz@example.test" });
+    expect(mail.subject).toMatch(/^Join .+ on Kurz$/);
+    expect(mail.text).toContain(`mail-owner-${tag}@example.com invites you`);
+    const link = /(http\S+#invitation=([A-Za-z0-9_-]{43}))/.exec(mail.text ?? "");
+    expect(link, mail.text).not.toBeNull();
+    expect(link![1]!.startsWith(`${bed.stack.env.PUBLIC_BASE_URL}/signup#`)).toBe(true);
+
+    const token = link![2]!;
+    const accepted = await call(`/invitations/${token}/accept`, {
+      method: "POST",
+      body: { password: "the invitee's own passphrase" },
+    });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    expect(accepted.body.data.session).toMatchObject({ account_id: owner.workspace, email, role: "member" });
+    const again = await call(`/invitations/${token}/accept`, {
+      method: "POST",
+      body: { password: "the invitee's own passphrase" },
+    });
+    expect(again.status).toBe(404);
+  });
+
+  it("withdraws an invitation the SMTP server refuses, and says so", async () => {
+    const res = await invite(`refused-${tag}@example.com`);
+    expect(res.status).toBe(503);
+    expect(res.body.error.code).toBe("SERVICE_UNAVAILABLE");
+    const pending = await call(`/workspaces/${owner.workspace}/invitations`, { cookie: owner.cookie });
+    expect(pending.status).toBe(200);
+    expect(pending.body.data.map((i: { email: string }) => i.email)).not.toContain(
+      `refused-${tag}@example.com`,
+    );
+  });
+});
