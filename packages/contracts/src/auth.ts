@@ -27,7 +27,7 @@ export const EMAIL_MAX_LENGTH = 254;
  * An account password's shape. Its strength (not easy to guess) is checked by the server with
  * password-strength.ts, which the dashboard loads separately: its dictionaries do not belong here.
  */
-const Password = StoredText()
+export const Password = StoredText()
   .min(PASSWORD_MIN_LENGTH)
   .max(PASSWORD_MAX_LENGTH)
   .meta({
@@ -142,3 +142,18 @@ export function sessionCacheKey(tokenHash: string): string {
  * where no tombstone is, so a lookup that raced with the revocation cannot bring the session back.
  */
 export const SESSION_TOMBSTONE = "revoked";
+
+// ---- forgotten passwords (docs/api.md, "Password reset") ----
+
+/** How long a password reset link works. */
+export const PASSWORD_RESET_MINUTES = 60;
+export const RESET_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+export const RequestPasswordResetBody = z
+  .strictObject({ email: Email })
+  .meta({ id: "RequestPasswordResetBody" });
+export const PasswordResetRequested = z
+  .object({ requested: z.literal(true) })
+  .meta({ description: "The same answer whether or not the address has an account" });
+export const ResetTokenParams = z.object({ token: z.string().regex(RESET_TOKEN_PATTERN) });
+export const ResetPasswordBody = z.strictObject({ password: Password }).meta({ id: "ResetPasswordBody" });

@@ -13,6 +13,8 @@ export const ROUTE_SCOPES: Readonly<Record<RouteKey, Scope | null>> = Object.fre
   confirmPassword: null,
   listSessions: null,
   endAllSessions: null,
+  requestPasswordReset: null,
+  resetPassword: null,
   getAccount: "workspace:read",
   updateAccount: "workspace:admin",
   changePassword: "profile:write",

@@ -71,13 +71,10 @@ export type Invitation = z.infer<typeof Invitation>;
 
 export const CreatedInvitation = Invitation.extend({
   emailed: z.boolean().meta({ description: "Whether the link was e-mailed to the invited address" }),
-  accept_url: z
-    .string()
-    .optional()
-    .meta({
-      description:
-        "The page that accepts it, with the single-use token, when the server sends no e-mail: shown once, for the inviter to send",
-    }),
+  accept_url: z.string().optional().meta({
+    description:
+      "The page that accepts it, with the single-use token, when the server sends no e-mail: shown once, for the inviter to send",
+  }),
 }).meta({ id: "CreatedInvitation" });
 
 export const InvitationParams = z.object({ id: Uuid, invitation_id: Uuid });

@@ -90,7 +90,7 @@ export interface ManagementAppDeps {
 export function managementRoutes(input: ManagementAppDeps): MountedRoute[] {
   const deps = withOverlayRecords(input);
   return [
-    ...authRoutes(deps),
+    ...authRoutes({ ...deps, mailer: deps.mailer ?? null }),
     ...accountRoutes(deps),
     ...keysRoutes(deps),
     ...linksRoutes(deps),

@@ -1,10 +1,11 @@
 // /api/v1/auth/*: sign-up, sign-in, sign-out (here or everywhere), the current session, the list of
-// sessions and confirming the password (docs/api.md, "Sessions"). The use cases are in register-account.ts, sign-in.ts, sessions.ts and
-// sudo.ts; this file sets the cookie.
+// sessions, confirming the password and resetting a forgotten one (docs/api.md, "Sessions"). The use
+// cases are in accounts/ and sessions/; this file sets the cookie.
 import { ROUTES } from "@kurz/contracts";
 import {
   clearedSessionCookie,
   clientHashOf,
+  type Logger,
   type MountedRoute,
   route,
   sessionCookie,
@@ -13,6 +14,9 @@ import {
 import type { Response } from "express";
 import type { AuthDeps } from "../accounts/auth-deps.ts";
 import { registerAccount } from "../accounts/register-account.ts";
+import { requestPasswordReset } from "../accounts/request-password-reset.ts";
+import { resetPassword } from "../accounts/reset-password.ts";
+import type { Mailer } from "../mail/mailer.ts";
 import { currentSession } from "../sessions/current-session.ts";
 import { endSessions } from "../sessions/end-sessions.ts";
 import { listSessions } from "../sessions/list-sessions.ts";
@@ -20,7 +24,7 @@ import { sessionCaller } from "../sessions/session-caller.ts";
 import { signIn } from "../sessions/sign-in.ts";
 import { confirmPassword } from "../sessions/sudo.ts";
 
-export function authRoutes(deps: AuthDeps): MountedRoute[] {
+export function authRoutes(deps: AuthDeps & { mailer: Mailer | null; logger: Logger }): MountedRoute[] {
   const cookieOptions = { publicBaseUrl: deps.baseUrl };
   const setCookie = (res: Response, token: string) => {
     res.setHeader("Set-Cookie", sessionCookie(token, deps.sessionTtlMs / 1000, cookieOptions));
@@ -35,6 +39,14 @@ export function authRoutes(deps: AuthDeps): MountedRoute[] {
     }),
     route(ROUTES.login, async ({ body, res }) => {
       const { token, ...signedIn } = await signIn(deps, body, clientHashOf(res));
+      setCookie(res, token);
+      return v1Success(signedIn);
+    }),
+    route(ROUTES.requestPasswordReset, async ({ body, res }) =>
+      v1Success(await requestPasswordReset(deps, body.email, clientHashOf(res))),
+    ),
+    route(ROUTES.resetPassword, async ({ params, body, res }) => {
+      const { token, ...signedIn } = await resetPassword(deps, params.token, body.password);
       setCookie(res, token);
       return v1Success(signedIn);
     }),

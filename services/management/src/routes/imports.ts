@@ -14,10 +14,14 @@ import { sessionBudgetSubject } from "../titles/title-budget.ts";
 export function importsRoutes(deps: { prisma: PrismaClient; onImportQueued: () => void }): MountedRoute[] {
   const { prisma } = deps;
   return [
-    route(ROUTES.createImport, async ({ identity: { accountId, keyId }, body, query }) => {
+    route(ROUTES.createImport, async ({ identity: { accountId, keyId, userId }, body, query }) => {
       const file = Buffer.from(body.buffer, body.byteOffset, body.byteLength); // a view, not a copy
-      // Its title fetches are the uploader's requests: a key's budget, or the account's sessions'.
-      const titleBudget = keyId ? rateLimitSubject("v1", keyId) : sessionBudgetSubject(accountId);
+      // Its title fetches are the uploader's requests: a key's budget, or their sessions'.
+      const titleBudget = keyId
+        ? rateLimitSubject("v1", keyId)
+        : userId
+          ? sessionBudgetSubject(userId)
+          : null;
       const { job } = await createImportJob(prisma, accountId, file, query, { titleBudget });
       deps.onImportQueued();
       return v1Success(await toImportJson(prisma, job));

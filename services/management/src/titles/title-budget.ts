@@ -50,8 +50,8 @@ export function chargeKeyBudget(redis: Redis, budget: KeyBudget, wanted: number,
   );
 }
 
-/** The gateway's budget of a session: one per account (services/gateway/src/app.ts). */
-export const sessionBudgetSubject = (accountId: string) => `session:${accountId}`;
+/** The gateway's budget of a session: one per user (services/gateway/src/authenticate.ts). */
+export const sessionBudgetSubject = (userId: string) => `session:${userId}`;
 
 async function chargeBudget(
   redis: Redis,
@@ -100,7 +100,7 @@ export async function titleFetchAllowance(
 
 /**
  * Charges `wanting` title fetches of an import to the budget its job names (`v1:<key id>`: the key's
- * minute and hour windows; `session:<account id>`: the sessions' minute window of that account); returns
+ * minute and hour windows; `session:<user id>`: the minute window of that user's sessions); returns
  * how many it may make. A key since deleted, an unknown subject or a Redis failure: none.
  */
 export async function chargeImportTitles(

@@ -114,3 +114,18 @@ ALTER TABLE "invitations" ADD CONSTRAINT "invitations_account_id_fkey" FOREIGN K
 
 -- AddForeignKey
 ALTER TABLE "invitations" ADD CONSTRAINT "invitations_invited_by_user_id_fkey" FOREIGN KEY ("invited_by_user_id") REFERENCES "users"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+
+-- CreateTable: password reset links (single-use: deleted when used).
+CREATE TABLE "password_resets" (
+    "token_hash" TEXT NOT NULL,
+    "user_id" UUID NOT NULL,
+    "expires_at" TIMESTAMPTZ(3) NOT NULL,
+
+    CONSTRAINT "password_resets_pkey" PRIMARY KEY ("token_hash")
+);
+
+-- CreateIndex
+CREATE INDEX "password_resets_user_id_idx" ON "password_resets"("user_id");
+
+-- AddForeignKey
+ALTER TABLE "password_resets" ADD CONSTRAINT "password_resets_user_id_fkey" FOREIGN KEY ("user_id") REFERENCES "users"("id") ON DELETE CASCADE ON UPDATE CASCADE;

@@ -1,6 +1,8 @@
-// Invitations by e-mail through a real SMTP server (smtp-server, started here): the message reaches the
-// invited address with the accept link, which works once; the inviter never sees the link; and an
-// invitation the SMTP server refuses is withdrawn (503) rather than left pending without a message.
+// Kurz's e-mail through a real SMTP server (smtp-server, started here), parsed and its links followed:
+// - an invitation reaches the invited address with the accept link, which works once; the inviter
+//   never sees the link; one the SMTP server refuses is withdrawn (503), not left pending unmailed;
+// - a password reset link reaches an account's address, sets a new password once and ends every
+//   session; an unknown address gets the same answer and no message; requests are budgeted.
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { useStack } from "@kurz/testing/use-stack";
@@ -42,7 +44,7 @@ async function mailTo(to: string): Promise<ParsedMail> {
   }
 }
 
-describe("invitations by e-mail", () => {
+describe("e-mail", () => {
   const bed = useStack({
     inProcess: true,
     extraEnv: { SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, MAIL_FROM: "Kurz <kurz@example.test>" },
@@ -118,6 +120,63 @@ describe("invitations by e-mail", () => {
       body: { password: "the invitee's own passphrase" },
     });
     expect(again.status).toBe(404);
+  });
+
+  it("resets a forgotten password by e-mail, once, ending every session", async () => {
+    const email = `mail-reset-${tag}@example.com`;
+    const registered = await call("/auth/register", {
+      method: "POST",
+      body: { email, password: "the first long passphrase" },
+    });
+    expect(registered.status).toBe(201);
+    const unknown = await call("/auth/password-reset", {
+      method: "POST",
+      body: { email: `mail-nobody-${tag}@example.com` },
+    });
+    const known = await call("/auth/password-reset", {
+      method: "POST",
+      body: { email: email.toUpperCase() },
+    });
+    expect([unknown.status, unknown.body]).toEqual([202, { success: true, data: { requested: true } }]);
+    expect([known.status, known.body]).toEqual([unknown.status, unknown.body]);
+
+    const mail = await mailTo(email);
+    expect(received.some((m) => m.text?.includes(`mail-nobody-${tag}`))).toBe(false);
+    expect(mail.subject).toBe("Reset your Kurz password");
+    const link = /(http\S+#reset=([A-Za-z0-9_-]{43}))/.exec(mail.text ?? "");
+    expect(link, mail.text).not.toBeNull();
+    expect(link![1]!.startsWith(`${bed.stack.env.PUBLIC_BASE_URL}/login#`)).toBe(true);
+    const token = link![2]!;
+
+    const weak = await call(`/auth/password-reset/${token}`, {
+      method: "POST",
+      body: { password: "password1" },
+    });
+    expect(weak.status).toBe(400);
+    const reset = await call(`/auth/password-reset/${token}`, {
+      method: "POST",
+      body: { password: "a brand new passphrase" },
+    });
+    expect(reset.status, JSON.stringify(reset.body)).toBe(200);
+    expect(reset.body.data.session.email).toBe(email);
+    expect((await call("/auth/session", { cookie: reset.cookie })).status).toBe(200);
+    expect((await call("/auth/session", { cookie: registered.cookie })).status).toBe(401);
+    const signIn = (password: string) => call("/auth/login", { method: "POST", body: { email, password } });
+    expect((await signIn("the first long passphrase")).status).toBe(401);
+    expect((await signIn("a brand new passphrase")).status).toBe(200);
+    const again = await call(`/auth/password-reset/${token}`, {
+      method: "POST",
+      body: { password: "yet another passphrase" },
+    });
+    expect(again.status).toBe(404);
+  });
+
+  it("budgets reset requests per address, whether or not it has an account", async () => {
+    const ask = () =>
+      call("/auth/password-reset", { method: "POST", body: { email: `mail-flood-${tag}@example.com` } });
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await ask()).status);
+    expect(statuses).toEqual([202, 202, 202, 429]);
   });
 
   it("withdraws an invitation the SMTP server refuses, and says so", async () => {

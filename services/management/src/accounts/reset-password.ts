@@ -1,0 +1,50 @@
+// POST /api/v1/auth/password-reset/:token: a new password for the user the link was sent to. The
+// link works once (every pending link of the user goes with it); every session of the user ends,
+// and the answer signs in afresh, in the user's first workspace. Unknown, used and expired links
+// answer alike (404).
+import type { SignedIn } from "@kurz/contracts";
+import { notFound } from "@kurz/service-kit";
+import { hashPassword } from "../security/passwords.ts";
+import { endSessions } from "../sessions/end-sessions.ts";
+import { issueSession, toSession } from "../sessions/sessions.ts";
+import { clearAccountFailures } from "../sessions/signin-limits.ts";
+import { accountOverview } from "./account-overview.ts";
+import { requireStrongPassword } from "./account-password.ts";
+import type { AuthDeps } from "./auth-deps.ts";
+import { hashResetToken } from "./request-password-reset.ts";
+
+const gone = () => notFound("This reset link does not exist, was used or has expired");
+
+export async function resetPassword(
+  deps: AuthDeps,
+  token: string,
+  password: string,
+  now = new Date(),
+): Promise<SignedIn & { token: string }> {
+  const { prisma } = deps;
+  const tokenHash = hashResetToken(token);
+  const reset = await prisma.passwordReset.findUnique({
+    where: { tokenHash },
+    include: { user: { select: { email: true } } },
+  });
+  if (!reset || reset.expiresAt <= now) throw gone();
+  const { userId } = reset;
+  requireStrongPassword(password, { field: "password", email: reset.user.email });
+  const passwordHash = await hashPassword(password);
+  const issued = await prisma.$transaction(async (tx) => {
+    // Of two uses of the link at once, one finds nothing to delete.
+    const { count } = await tx.passwordReset.deleteMany({ where: { tokenHash, expiresAt: { gt: now } } });
+    if (count === 0) throw gone();
+    await tx.passwordReset.deleteMany({ where: { userId } });
+    await tx.user.update({ where: { id: userId }, data: { passwordHash } });
+    return issueSession(tx, userId, deps.sessionTtlMs, now);
+  });
+  await endSessions(deps, { userId, keep: issued.row.id });
+  await clearAccountFailures(deps.redis, deps.signinLimits, reset.user.email);
+  const session = toSession(issued.row);
+  return {
+    account: await accountOverview(prisma, session.account_id, deps.keyLimits),
+    session,
+    token: issued.token,
+  };
+}
