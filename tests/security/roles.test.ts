@@ -208,9 +208,14 @@ describe("scoped keys", () => {
     expectV1Error(await callAs(origin(), "GET", "/api/v1/links", { key }), 401, "KEY_REVOKED");
     const named = { ...member.session, headers: { "x-workspace-id": team.workspaceId } };
     expectV1Error(await callAs(origin(), "GET", "/api/v1/links", named), 404, "NOT_FOUND");
-    // It was their only workspace: their session acts in none.
-    expectV1Error(await callAs(origin(), "GET", "/api/v1/links", member.session), 403, "FORBIDDEN");
-    expect(await bed.prisma.membership.count({ where: { userId: member.userId } })).toBe(0);
+    // It was their only workspace: their session now acts in a new, empty one of their own.
+    const links = await callAs(origin(), "GET", "/api/v1/links", member.session);
+    expect(links.status, links.text).toBe(200);
+    expect(links.body.data).toEqual([]);
+    const memberships = await bed.prisma.membership.findMany({ where: { userId: member.userId } });
+    expect(memberships).toHaveLength(1);
+    expect(memberships[0]).toMatchObject({ role: "owner" });
+    expect(memberships[0]!.accountId).not.toBe(team.workspaceId);
   });
 
   it("a removed member's session still acts in their other workspaces, not in this one", async () => {

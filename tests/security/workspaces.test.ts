@@ -282,14 +282,17 @@ describe("deleting a workspace", () => {
     });
   });
 
-  it("a user's only workspace is refused (403), empty or not", async () => {
+  it("deleting a user's only workspace leaves them a new, empty one of their own", async () => {
     const person = await registerOwner(origin(), "ws-only");
     const me: Caller = { cookie: person.token, csrf: person.csrf };
-    await unchanged([person.accountId], async () => {
-      const res = await callAs(origin(), "DELETE", `/api/v1/workspaces/${person.accountId}`, me);
-      expectV1Error(res, 403, "FORBIDDEN");
-      expect(res.body.error.message).toMatch(/only workspace/);
-    });
+    const res = await callAs(origin(), "DELETE", `/api/v1/workspaces/${person.accountId}`, me);
+    expect(res.status, res.text).toBe(200);
+    const session = await callAs(origin(), "GET", "/api/v1/auth/session", me);
+    expect(session.status, session.text).toBe(200);
+    expect(session.body.data.account_id).not.toBe(person.accountId);
+    expect(session.body.data.role).toBe("owner");
+    expect(session.body.data.workspaces).toHaveLength(1);
+    expect(await bed.prisma.account.count({ where: { id: person.accountId } })).toBe(0);
   });
 
   it("an admin cannot delete it (403 naming workspace:owner)", async () => {

@@ -140,7 +140,7 @@ describe("workspaces, members and invitations", () => {
   it("invites, lists the invitation without its token, and the accepted person is a member", async () => {
     const address = email("invited");
     const created = await invite(owner.session, owner.workspaceId, address, "member");
-    expect(Object.keys(created).sort()).toEqual([...INVITATION_FIELDS, "accept_url"].sort());
+    expect(Object.keys(created).sort()).toEqual([...INVITATION_FIELDS, "accept_url", "emailed"].sort());
     expect(created).toMatchObject({ email: address, role: "member", invited_by: owner.userId });
     const token = tokenOf(created);
     const pending = await call("GET", `/workspaces/${owner.workspaceId}/invitations`, owner.session);
