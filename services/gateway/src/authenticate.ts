@@ -35,9 +35,9 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
  * The session's workspace for this request: the one `named` (X-Workspace-Id), else the user's first.
- * A workspace the user is not in answers 404 whether or not it exists. A user in none (removed from
- * their last) can still sign out and read their session, which need no workspace: those routes get
- * an identity with no scope.
+ * A workspace the user is not in answers 404 whether or not it exists. Every user has a workspace
+ * (management gives one to whoever leaves their last), so a record without any is one read while
+ * that change committed: 403 until the next lookup.
  */
 function workspaceOf(record: SessionRecord, named: string | string[] | undefined) {
   if (typeof named === "string" && named !== "") {
