@@ -203,6 +203,32 @@ describe("the admin route", () => {
     expect(await limitsOf(user.email)).toEqual(before);
   });
 
+  it("names a workspace by id when its owner's e-mail is the contact of several, and by exactly one name", async () => {
+    const user = await signUp("admin-two-workspaces");
+    const second = await raw(bed.stack.origin, "POST", "/api/v1/workspaces", {
+      headers: { "content-type": "application/json", cookie: user.cookie, "x-csrf-token": user.csrf },
+      body: JSON.stringify({ name: "second" }),
+    });
+    expect(second.status, second.text).toBe(201);
+    const auth = { [ADMIN_HEADER]: ADMIN_TOKEN };
+    const ambiguous = await admin(auth, { email: user.email, link_limit: 9 });
+    expectV1Error(ambiguous, 409, "CONFLICT");
+    expect(ambiguous.body.error.message).toMatch(/by its id/);
+    expectV1Error(
+      await admin(auth, { email: user.email, account_id: second.body.data.id, link_limit: 9 }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    const byId = await admin(auth, { account_id: second.body.data.id, link_limit: 9 });
+    expect(byId.status, byId.text).toBe(200);
+    expect(byId.body.data).toMatchObject({ id: second.body.data.id, email: user.email, link_limit: 9 });
+    const counts = await bed.prisma.account.findMany({
+      where: { email: user.email },
+      select: { linkLimit: true },
+    });
+    expect(counts.map((a) => a.linkLimit).sort((a, b) => a - b)).toEqual([9, 500]);
+  });
+
   it("cannot be configured with a weak secret or one a service holds", () => {
     const secret = "x".repeat(48);
     const base = { INTERNAL_TOKEN: secret };

@@ -25,7 +25,10 @@ const LIMIT_FIELDS = ["link_limit", "rate_limit_per_minute", "rate_limit_per_hou
 
 export const UpdateAccountLimitsBody = z
   .strictObject({
-    email: z.email("Expected the account's e-mail address"),
+    email: z.email("Expected the account's e-mail address").optional(),
+    account_id: Uuid.optional().meta({
+      description: "The workspace's id: names one when several share the contact e-mail",
+    }),
     link_limit: z.int().min(0).max(MAX_LINK_LIMIT).optional(),
     rate_limit_per_minute: z.int().min(1).max(MAX_RATE_LIMIT_PER_MINUTE).optional(),
     rate_limit_per_hour: z.int().min(1).max(MAX_RATE_LIMIT_PER_HOUR).optional(),
@@ -33,6 +36,10 @@ export const UpdateAccountLimitsBody = z
   })
   .refine((body) => LIMIT_FIELDS.some((field) => body[field] !== undefined), {
     message: `Give at least one of ${LIMIT_FIELDS.join(", ")}`,
+  })
+  .refine((body) => (body.email === undefined) !== (body.account_id === undefined), {
+    message: "Name the account by email or by account_id (one of them)",
+    path: ["email"],
   })
   .meta({ id: "UpdateAccountLimitsBody" });
 export type UpdateAccountLimitsBody = z.infer<typeof UpdateAccountLimitsBody>;

@@ -11,7 +11,7 @@ import { OVERLAY_TYPES, toLegacyDateTime, UpdateAccountLimitsBody } from "@kurz/
 import { createPrisma, isUniqueViolation, migrateDatabase, type PrismaClient } from "@kurz/db";
 import { Redis } from "ioredis";
 import { z } from "zod";
-import { findAccountByEmail } from "./accounts/account-by-email.ts";
+import { findAccountByEmail, isWorkspaceId } from "./accounts/account-by-email.ts";
 import { createAccount } from "./accounts/create-account.ts";
 import { updateAccountLimits } from "./accounts/update-account-limits.ts";
 import { loadManagementConfig, type ManagementConfig, managementConfigSchema } from "./config.ts";
@@ -62,6 +62,7 @@ const commands: Record<string, (argv: string[]) => Promise<void>> = {
       args: argv,
       options: {
         email: { type: "string" },
+        account: { type: "string" },
         "link-limit": { type: "string" },
         "rate-limit": { type: "string" },
         "rate-limit-hour": { type: "string" },
@@ -76,6 +77,7 @@ const commands: Record<string, (argv: string[]) => Promise<void>> = {
     };
     const parsed = UpdateAccountLimitsBody.safeParse({
       email: values.email,
+      account_id: values.account,
       link_limit: whole("--link-limit", values["link-limit"]),
       rate_limit_per_minute: whole("--rate-limit", values["rate-limit"]),
       rate_limit_per_hour: whole("--rate-limit-hour", values["rate-limit-hour"]),
@@ -83,7 +85,8 @@ const commands: Record<string, (argv: string[]) => Promise<void>> = {
     });
     if (!parsed.success) {
       const flags: Record<string, string> = {
-        email: "--email",
+        email: "--email (or --account <workspace id>)",
+        account_id: "--account",
         link_limit: "--link-limit",
         rate_limit_per_minute: "--rate-limit",
         rate_limit_per_hour: "--rate-limit-hour",
@@ -133,7 +136,12 @@ const commands: Record<string, (argv: string[]) => Promise<void>> = {
     });
     const input = z
       .object({
-        account: z.email("--account must be the account's e-mail address"),
+        account: z
+          .string("--account is required")
+          .refine(
+            (v) => isWorkspaceId(v) || z.email().safeParse(v).success,
+            "--account must be the workspace's id or its e-mail address",
+          ),
         type: z.enum(OVERLAY_TYPES, `--type must be one of ${OVERLAY_TYPES.join(", ")}`),
         name: z.string("--name is required").trim().min(1, "--name must not be empty").max(100),
       })
@@ -142,7 +150,7 @@ const commands: Record<string, (argv: string[]) => Promise<void>> = {
     const prisma = createPrisma(databaseUrl);
     try {
       const account = await findAccountByEmail(prisma, input.account);
-      if (!account) throw new Error(`no account with e-mail ${input.account}`);
+      if (!account) throw new Error(`no workspace ${input.account}`);
       const overlay = await prisma.overlay.create({
         data: { accountId: account.id, type: input.type, name: input.name },
       });

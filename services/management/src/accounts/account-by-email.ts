@@ -1,23 +1,31 @@
-// Operators name a workspace by its contact e-mail (`./kurz accounts:update --email`, imports, exports).
+// Operators name a workspace by its id or its contact e-mail (`./kurz accounts:update`, imports,
+// exports, overlays).
 import type { Account, PrismaClient } from "@kurz/db";
 import { conflict } from "@kurz/service-kit";
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** True when `name` is a workspace id rather than an e-mail address. */
+export const isWorkspaceId = (name: string): boolean => UUID.test(name.trim());
+
 /**
- * The workspace whose contact e-mail is `email` (trimmed, lower-cased), or null. A person who made
- * several workspaces shares their e-mail among them: then the name is ambiguous and nothing is picked.
+ * The workspace `name` names: by id, or by contact e-mail (trimmed, lower-cased); null when none.
+ * A person who made several workspaces shares their e-mail among them: then the e-mail is ambiguous,
+ * nothing is picked (409), and the id names one.
  */
 export async function findAccountByEmail(
   db: Pick<PrismaClient, "account">,
-  email: string,
+  name: string,
 ): Promise<Account | null> {
-  const normalised = email.trim().toLowerCase();
+  if (isWorkspaceId(name)) return db.account.findUnique({ where: { id: name.trim().toLowerCase() } });
+  const normalised = name.trim().toLowerCase();
   const found = await db.account.findMany({
     where: { email: normalised },
     orderBy: { createdAt: "asc" },
     take: 2,
   });
   if (found.length > 1) {
-    throw conflict(`Several workspaces have the e-mail ${normalised}; rename or reassign one first`);
+    throw conflict(`Several workspaces have the e-mail ${normalised}; name one by its id`);
   }
   return found[0] ?? null;
 }

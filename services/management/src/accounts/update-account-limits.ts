@@ -41,10 +41,10 @@ export async function updateAccountLimits(
   deps: { prisma: PrismaClient; redis: Redis | null; keyLimits: KeyLimits },
   body: UpdateAccountLimitsBody,
 ): Promise<AccountLimitsResult> {
-  const email = body.email.trim().toLowerCase();
+  const name = body.account_id ?? body.email?.trim().toLowerCase() ?? "";
   const { account, keysUpdated, rateLimits } = await deps.prisma.$transaction(async (tx) => {
-    const found = await findAccountByEmail(tx, email);
-    if (!found) throw notFound(`No account with e-mail ${email}`);
+    const found = await findAccountByEmail(tx, name);
+    if (!found) throw notFound(body.account_id ? `No account ${name}` : `No account with e-mail ${name}`);
     const current = accountKeyLimits(found, deps.keyLimits);
     const next = {
       perMinute: body.rate_limit_per_minute ?? current.perMinute,

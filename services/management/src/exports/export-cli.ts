@@ -9,7 +9,7 @@ import { parseArgs } from "node:util";
 import { ExportLinksFormat } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { z } from "zod";
-import { findAccountByEmail } from "../accounts/account-by-email.ts";
+import { findAccountByEmail, isWorkspaceId } from "../accounts/account-by-email.ts";
 import type { ManagementConfig } from "../config.ts";
 import { exportLinks } from "./links-export.ts";
 
@@ -30,12 +30,17 @@ export async function exportCommand(argv: string[], prisma: PrismaClient, config
   });
   const input = z
     .object({
-      account: z.email("--account must be the account's e-mail address"),
+      account: z
+        .string("--account is required")
+        .refine(
+          (v) => isWorkspaceId(v) || z.email().safeParse(v).success,
+          "--account must be the workspace's id or its e-mail address",
+        ),
       what: z.enum(["links", "analytics"], "say what to export: links or analytics"),
     })
     .parse({ account: values.account, what: positionals[0] });
   const account = await findAccountByEmail(prisma, input.account);
-  if (!account) throw new Error(`no account with e-mail ${input.account}`);
+  if (!account) throw new Error(`no workspace ${input.account}`);
   const out = values.out ? createWriteStream(values.out) : process.stdout;
 
   if (input.what === "links") {

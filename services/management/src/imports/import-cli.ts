@@ -13,7 +13,7 @@ import { CreateImportQuery, IMPORT_MAX_BYTES } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { Redis } from "ioredis";
 import { z } from "zod";
-import { findAccountByEmail } from "../accounts/account-by-email.ts";
+import { findAccountByEmail, isWorkspaceId } from "../accounts/account-by-email.ts";
 import type { ManagementConfig } from "../config.ts";
 import { RedirectRecords } from "../projections/link-records.ts";
 import { titleFetcherFrom } from "../titles/title-fetcher.ts";
@@ -94,7 +94,12 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
   });
   const input = z
     .object({
-      account: z.email("--account must be the account's e-mail address"),
+      account: z
+        .string("--account is required")
+        .refine(
+          (v) => isWorkspaceId(v) || z.email().safeParse(v).success,
+          "--account must be the workspace's id or its e-mail address",
+        ),
       file: z.string().optional(),
       format: CreateImportQuery.shape.format.unwrap(),
       domain: CreateImportQuery.shape.domain,
@@ -109,7 +114,7 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
     });
   // The account is checked before a peer is asked for anything.
   const account = await findAccountByEmail(prisma, input.account);
-  if (!account) throw new Error(`no account with e-mail ${input.account}`);
+  if (!account) throw new Error(`no workspace ${input.account}`);
 
   const source = await importSource(values, input.file, input.format);
   let { job, reused } = await createImportJob(
