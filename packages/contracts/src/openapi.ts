@@ -197,7 +197,7 @@ export function buildOpenApiDocument({ baseUrl }: BuildOpenApiOptions): oas31.Op
             in: "cookie",
             name: SESSION_COOKIE,
             description:
-              "Session from POST /api/v1/auth/login (named `__Host-kurz_session` when the public origin is https); POST, PUT, PATCH and DELETE also need the header `X-CSRF-Token: <session.csrf_token>`. Ignored when an Authorization header is sent.",
+              "Session from POST /api/v1/auth/login (named `__Host-kurz_session` when the public origin is https); POST, PUT, PATCH and DELETE also need the header `X-CSRF-Token: <session.csrf_token>`. Ignored when an Authorization header is sent. A session acts in the workspace the header `X-Workspace-Id` names among the user's (default: their first); an API key acts in its own.",
           },
         },
       },
