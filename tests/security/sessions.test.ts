@@ -315,7 +315,11 @@ describe("on a stack with the default session lifetime", () => {
       const user = await register("logout");
       const linkId = await withLink(user);
       await expectEverywhere(user.token, linkId, 200);
-      expect(JSON.parse((await cached(user.token))!).account_id).toBe(user.accountId);
+      const record = JSON.parse((await cached(user.token))!);
+      expect({ email: record.email, workspaces: record.workspaces }).toEqual({
+        email: user.email,
+        workspaces: [{ id: user.accountId, role: "owner" }],
+      });
       const out = await call("POST", "/api/v1/auth/logout", { cookie: user.token, csrf: user.csrf });
       expect(out.status).toBe(200);
       expect(await cached(user.token)).toBe("revoked");

@@ -28,6 +28,10 @@ interface Tenant {
   importId: string;
   webhookId: string;
   overlayId: number;
+  userId: string;
+  invitationId: string;
+  /** The invitation's stored SHA-256, spelled as a token would be (43 base64url characters). */
+  invitationHashAsToken: string;
 }
 
 const bed = useAttackStack({}, { inProcess: true });
@@ -64,27 +68,58 @@ async function furnish(accountId: string, call: Call, tag: string): Promise<Tena
   ).body.data.id;
   const overlayId = (await ok(call("POST", "/api/overlay/add", { type: "contact", name: `${tag} overlay` })))
     .body.id;
-  return { accountId, call, link, keyId, domainId, campaignId, channelId, importId, webhookId, overlayId };
+  const { userId } = await bed.prisma.membership.findFirstOrThrow({ where: { accountId } });
+  const invitationId = (
+    await ok(
+      call("POST", `/api/v1/workspaces/${accountId}/invitations`, {
+        email: `${tag}-invitee-${process.pid}@example.com`,
+        role: "member",
+      }),
+    )
+  ).body.data.id;
+  const { tokenHash } = await bed.prisma.invitation.findUniqueOrThrow({ where: { id: invitationId } });
+  const invitationHashAsToken = Buffer.from(tokenHash, "hex").toString("base64url");
+  return {
+    accountId,
+    call,
+    link,
+    keyId,
+    domainId,
+    campaignId,
+    channelId,
+    importId,
+    webhookId,
+    overlayId,
+    userId,
+    invitationId,
+    invitationHashAsToken,
+  };
 }
 
 /** Every row the victim owns, as it stands (last use of keys aside: using a key is not a change). */
 async function rowsOf(accountId: string) {
   const where = { accountId };
-  const [account, links, keys, domains, campaigns, channels, webhooks, overlays] = await Promise.all([
-    bed.prisma.account.findUniqueOrThrow({ where: { id: accountId } }),
-    bed.prisma.link.findMany({ where, orderBy: { id: "asc" } }),
-    bed.prisma.apiKey.findMany({ where, orderBy: { id: "asc" }, omit: { lastUsedAt: true } }),
-    bed.prisma.domain.findMany({ where, orderBy: { id: "asc" } }),
-    bed.prisma.campaign.findMany({ where, orderBy: { id: "asc" }, include: { links: true } }),
-    bed.prisma.channel.findMany({ where, orderBy: { id: "asc" }, include: { links: true } }),
-    bed.prisma.webhookEndpoint.findMany({ where, orderBy: { id: "asc" } }),
-    bed.prisma.overlay.findMany({ where, orderBy: { id: "asc" }, include: { submissions: true } }),
-  ]);
+  const [account, links, keys, domains, campaigns, channels, webhooks, overlays, members, invitations] =
+    await Promise.all([
+      bed.prisma.account.findUniqueOrThrow({ where: { id: accountId } }),
+      bed.prisma.link.findMany({ where, orderBy: { id: "asc" } }),
+      bed.prisma.apiKey.findMany({ where, orderBy: { id: "asc" }, omit: { lastUsedAt: true } }),
+      bed.prisma.domain.findMany({ where, orderBy: { id: "asc" } }),
+      bed.prisma.campaign.findMany({ where, orderBy: { id: "asc" }, include: { links: true } }),
+      bed.prisma.channel.findMany({ where, orderBy: { id: "asc" }, include: { links: true } }),
+      bed.prisma.webhookEndpoint.findMany({ where, orderBy: { id: "asc" } }),
+      bed.prisma.overlay.findMany({ where, orderBy: { id: "asc" }, include: { submissions: true } }),
+      bed.prisma.membership.findMany({ where, orderBy: { userId: "asc" } }),
+      bed.prisma.invitation.findMany({ where, orderBy: { id: "asc" } }),
+    ]);
   return JSON.stringify(
-    { account, links, keys, domains, campaigns, channels, webhooks, overlays },
+    { account, links, keys, domains, campaigns, channels, webhooks, overlays, members, invitations },
     (_k, v) => (typeof v === "bigint" ? String(v) : v),
   );
 }
+
+/** A password strong enough to create a user, so that only the token decides the answer. */
+const ACCEPT_PASSWORD = "attacker-chosen passphrase 7 horses";
 
 interface Attempt {
   path: string;
@@ -170,6 +205,38 @@ function attemptsFor(method: string, path: string): Attempt[] | undefined {
       { path: `/api/channel/${a.channelId}/remove/${v.link.id}` },
     ],
     "GET /api/v1/analytics/campaigns/:id": [{ path: `/api/v1/analytics/campaigns/${v.campaignId}` }],
+    // Workspaces: the victim's workspace id in the path, and the victim's member and invitation under
+    // the attacker's own workspace.
+    "GET /api/v1/workspaces/:id": [{ path: `/api/v1/workspaces/${v.accountId}` }],
+    "PATCH /api/v1/workspaces/:id": [{ path: `/api/v1/workspaces/${v.accountId}`, body: { name: "pwned" } }],
+    "DELETE /api/v1/workspaces/:id": [{ path: `/api/v1/workspaces/${v.accountId}` }],
+    "GET /api/v1/workspaces/:id/members": [{ path: `/api/v1/workspaces/${v.accountId}/members` }],
+    "PATCH /api/v1/workspaces/:id/members/:user_id": [
+      { path: `/api/v1/workspaces/${v.accountId}/members/${v.userId}`, body: { role: "viewer" } },
+      { path: `/api/v1/workspaces/${a.accountId}/members/${v.userId}`, body: { role: "viewer" } },
+    ],
+    "DELETE /api/v1/workspaces/:id/members/:user_id": [
+      { path: `/api/v1/workspaces/${v.accountId}/members/${v.userId}` },
+      { path: `/api/v1/workspaces/${a.accountId}/members/${v.userId}` },
+    ],
+    "POST /api/v1/workspaces/:id/leave": [{ path: `/api/v1/workspaces/${v.accountId}/leave` }],
+    "POST /api/v1/workspaces/:id/invitations": [
+      {
+        path: `/api/v1/workspaces/${v.accountId}/invitations`,
+        body: { email: `attacker-${process.pid}@example.com`, role: "owner" },
+      },
+    ],
+    "GET /api/v1/workspaces/:id/invitations": [{ path: `/api/v1/workspaces/${v.accountId}/invitations` }],
+    "DELETE /api/v1/workspaces/:id/invitations/:invitation_id": [
+      { path: `/api/v1/workspaces/${v.accountId}/invitations/${v.invitationId}` },
+      { path: `/api/v1/workspaces/${a.accountId}/invitations/${v.invitationId}` },
+    ],
+    // The token is the secret: the victim's invitation id, or its stored hash spelled as a token,
+    // accepts nothing.
+    "POST /api/v1/invitations/:token/accept": [
+      { path: `/api/v1/invitations/${v.invitationId}/accept`, body: { password: ACCEPT_PASSWORD } },
+      { path: `/api/v1/invitations/${v.invitationHashAsToken}/accept`, body: { password: ACCEPT_PASSWORD } },
+    ],
   };
   return table[`${method} ${path}`];
 }

@@ -1,16 +1,18 @@
 // Databases migrated before the baseline migration: one that ran the whole chain the baseline replaced
 // is adopted (the baseline recorded, nothing run, the definitions applied) and ends with the schema of
-// a database migrated from nothing; one that ran part of it is refused. The old chain is no longer in
-// the tree, so such a database is made from a new one: its migrations table rewritten to the old
-// chain's names and its definitions' bookkeeping taken away, as the old chain left them.
+// a database migrated from nothing, once the migrations after the baseline have run on it; one that
+// ran part of it is refused. The old chain is no longer in the tree, so such a database is made from
+// one migrated through the baseline: its migrations table rewritten to the old chain's names and its
+// definitions' bookkeeping taken away, as the old chain left them.
+import { readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TestDatabase } from "../../testing/src/database.ts";
+import { createTestDatabase, type TestDatabase } from "../../testing/src/database.ts";
 import { createMigratedDatabase } from "../../testing/src/migrated-database.ts";
 import { BASELINE_MIGRATION, PRE_BASELINE_MIGRATIONS } from "../src/baseline-adoption.ts";
-import { migrateDatabase } from "../src/index.ts";
+import { MIGRATIONS_DIR, migrateDatabase } from "../src/index.ts";
 import { runPrismaCli } from "../src/prisma-cli.ts";
 import { SQL_DEFINITIONS_TABLE } from "../src/sql-definitions.ts";
 import { withSchemaEngine } from "./databases.ts";
@@ -22,6 +24,15 @@ import { schemaCatalog } from "./schema-catalog.ts";
 const created: TestDatabase[] = [];
 async function migratedUrl(label: string): Promise<string> {
   const database = await createMigratedDatabase(`kurz_db_${label}`);
+  created.push(database);
+  return database.url;
+}
+
+/** A database with the baseline's schema, none of the migrations after it: what the old chain left. */
+async function baselineUrl(label: string): Promise<string> {
+  const database = await createTestDatabase(`kurz_db_${label}`, {
+    migrate: (url) => migrateDatabase(url, { through: BASELINE_MIGRATION }),
+  });
   created.push(database);
   return database.url;
 }
@@ -47,7 +58,7 @@ async function asBeforeTheBaseline(url: string, ran: number): Promise<void> {
         [name],
       );
     }
-    await client.query(`DROP TABLE ${SQL_DEFINITIONS_TABLE}`);
+    await client.query(`DROP TABLE IF EXISTS ${SQL_DEFINITIONS_TABLE}`);
     // A function body as an earlier chain might have left it: adoption applies every definition anyway.
     await client.query(
       "CREATE OR REPLACE FUNCTION kurz_new_record_version() RETURNS bigint LANGUAGE sql AS 'SELECT 0::bigint'",
@@ -64,6 +75,12 @@ const migrationNames = (url: string) =>
     ).rows.map((row) => row.migration_name),
   );
 
+/** The migrations in the tree: the baseline and those after it. */
+const migrationsInTree = () =>
+  readdirSync(MIGRATIONS_DIR, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
+
 // A schema engine that cannot start: a migrateDatabase that succeeds with it never ran the Prisma CLI.
 const MISSING_ENGINE = join(tmpdir(), "kurz-no-such-schema-engine");
 
@@ -79,12 +96,15 @@ afterAll(async () => {
 
 describe("a database that ran every migration the baseline replaced", () => {
   it("is adopted without running a migration, and ends with a fresh database's schema", async () => {
-    const url = await migratedUrl("adopted");
+    const url = await baselineUrl("adopted");
     await asBeforeTheBaseline(url, PRE_BASELINE_MIGRATIONS.length);
 
-    await withSchemaEngine(MISSING_ENGINE, () => migrateDatabase(url));
-
+    await withSchemaEngine(MISSING_ENGINE, () => migrateDatabase(url, { through: BASELINE_MIGRATION }));
     expect(await migrationNames(url)).toEqual([...PRE_BASELINE_MIGRATIONS, BASELINE_MIGRATION].sort());
+
+    // The migrations after the baseline then run on it as on any database that has the baseline.
+    await migrateDatabase(url);
+    expect(await migrationNames(url)).toEqual([...PRE_BASELINE_MIGRATIONS, ...migrationsInTree()].sort());
     const [adopted, expected] = await Promise.all([
       withClient(url, schemaCatalog),
       withClient(fresh, schemaCatalog),

@@ -22,6 +22,7 @@ beforeAll(async () => {
   await migrateDatabase(databaseUrl);
   prisma = createPrisma(databaseUrl);
   accountId = (await prisma.account.create({ data: { email: "taken@example.com", name: "w" } })).id;
+  await prisma.user.create({ data: { email: "taken@example.com" } });
   await prisma.link.create({
     data: { accountId, shortCode: "taken", originalUrl: "https://example.com/", title: "t" },
   });
@@ -60,9 +61,7 @@ describe("isForeignKeyViolation", () => {
   });
 
   it("is false for a unique violation and for things that are not errors", async () => {
-    const unique = await rejection(
-      prisma.account.create({ data: { email: "taken@example.com", name: "w" } }),
-    );
+    const unique = await rejection(prisma.user.create({ data: { email: "taken@example.com" } }));
     expect(isForeignKeyViolation(unique)).toBe(false);
     for (const value of [null, undefined, "P2003", 23503, new Error("P2003")]) {
       expect(isForeignKeyViolation(value)).toBe(false);
@@ -72,9 +71,9 @@ describe("isForeignKeyViolation", () => {
 
 describe("isUniqueViolation", () => {
   it("recognises a unique violation from a model query, by index name and by column", async () => {
-    const err = await rejection(prisma.account.create({ data: { email: "taken@example.com", name: "w" } }));
+    const err = await rejection(prisma.user.create({ data: { email: "taken@example.com" } }));
     expect(isUniqueViolation(err)).toBe(true);
-    expect(isUniqueViolation(err, "accounts_email_key")).toBe(true);
+    expect(isUniqueViolation(err, "users_email_key")).toBe(true);
     expect(isUniqueViolation(err, "links_short_code_key")).toBe(false);
     expect(isRecordMissing(err)).toBe(false);
   });
@@ -85,7 +84,7 @@ describe("isUniqueViolation", () => {
         VALUES (gen_random_uuid(), ${accountId}::uuid, 'taken', 'https://example.com/', 't', now())`,
     );
     expect(isUniqueViolation(raw, "links_short_code_key")).toBe(true);
-    expect(isUniqueViolation(raw, "accounts_email_key")).toBe(false);
+    expect(isUniqueViolation(raw, "users_email_key")).toBe(false);
 
     const inTx = await rejection(
       prisma.$transaction((tx) =>
@@ -158,9 +157,7 @@ describe("isDatabaseUnavailable", () => {
   });
 
   it("is false for refusals by the data and for things that are not database errors", async () => {
-    const unique = await rejection(
-      prisma.account.create({ data: { email: "taken@example.com", name: "w" } }),
-    );
+    const unique = await rejection(prisma.user.create({ data: { email: "taken@example.com" } }));
     const missing = await rejection(
       prisma.account.update({ where: { id: "00000000-0000-4000-8000-000000000000" }, data: { plan: "pro" } }),
     );

@@ -149,9 +149,15 @@ describe("migrateDatabase", () => {
     await expect(
       query(
         url,
-        "INSERT INTO accounts (id, email, updated_at) VALUES (gen_random_uuid(), 'Ann@Example.com', now())",
+        "INSERT INTO accounts (id, email, name, updated_at) VALUES (gen_random_uuid(), 'Ann@Example.com', 'Ann', now())",
       ),
     ).rejects.toThrow(/accounts_email_lower_case/);
+    await expect(
+      query(
+        url,
+        "INSERT INTO users (id, email, updated_at) VALUES (gen_random_uuid(), 'Ann@Example.com', now())",
+      ),
+    ).rejects.toThrow(/users_email_lower_case/);
   });
 });
 

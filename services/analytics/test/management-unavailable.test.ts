@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { KurzClickHouse } from "@kurz/clickhouse";
+import { SCOPES } from "@kurz/contracts";
 import { createLogger, forwardedHeaders } from "@kurz/service-kit";
 import { getFreePort } from "@kurz/testing";
 import { openMigratedChdb } from "@kurz/testing/migrated-chdb";
@@ -83,7 +84,9 @@ describe.each(managements)("management %s", (_name, start) => {
   ])("%s: 503 SERVICE_UNAVAILABLE within the timeout", async (_what, path, authenticated) => {
     const started = performance.now();
     const res = await fetch(`${base}${path}`, {
-      headers: authenticated ? forwardedHeaders(TOKEN, { accountId: randomUUID(), keyId: randomUUID() }) : {},
+      headers: authenticated
+        ? forwardedHeaders(TOKEN, { accountId: randomUUID(), keyId: randomUUID(), scopes: [...SCOPES] })
+        : {},
     });
     const elapsed = performance.now() - started;
     expect(res.status).toBe(503);
