@@ -157,3 +157,15 @@ export const PasswordResetRequested = z
   .meta({ description: "The same answer whether or not the address has an account" });
 export const ResetTokenParams = z.object({ token: z.string().regex(RESET_TOKEN_PATTERN) });
 export const ResetPasswordBody = z.strictObject({ password: Password }).meta({ id: "ResetPasswordBody" });
+
+// ---- changing one's e-mail address (docs/api.md, "Changing the e-mail address") ----
+
+export const ChangeEmailBody = z
+  .strictObject({ email: Email, current_password: CurrentPassword })
+  .meta({ id: "ChangeEmailBody" });
+export const EmailChangeRequested = z.object({
+  requested: z.literal(true),
+  email: z.email().meta({ description: "Where the confirmation link went" }),
+});
+export const EmailChangeTokenParams = z.object({ token: z.string().regex(RESET_TOKEN_PATTERN) });
+export const EmailChanged = z.object({ changed: z.literal(true), email: z.email() });

@@ -15,6 +15,8 @@ export const ROUTE_SCOPES: Readonly<Record<RouteKey, Scope | null>> = Object.fre
   endAllSessions: null,
   requestPasswordReset: null,
   resetPassword: null,
+  changeEmail: "profile:write",
+  confirmEmailChange: null,
   getAccount: "workspace:read",
   updateAccount: "workspace:admin",
   changePassword: "profile:write",

@@ -12,7 +12,11 @@ import {
   PublicLinkAnalytics,
 } from "./analytics.ts";
 import {
+  ChangeEmailBody,
   ChangePasswordBody,
+  EmailChanged,
+  EmailChangeRequested,
+  EmailChangeTokenParams,
   LoginBody,
   PASSWORD_RESET_MINUTES,
   PasswordChanged,
@@ -219,6 +223,29 @@ export const V1_ROUTES = {
     status: 200,
     response: ok(SignedIn),
     errors: ["VALIDATION_ERROR", "NOT_FOUND"],
+  }),
+  changeEmail: defineRoute({
+    method: "POST",
+    path: `${V1}/auth/email`,
+    tag: "auth",
+    summary: `Change the signed-in user's e-mail address: a confirmation link (valid ${PASSWORD_RESET_MINUTES} minutes, once) goes to the new address, which takes effect when it is followed`,
+    auth: "session",
+    body: ChangeEmailBody,
+    status: 202,
+    response: ok(EmailChangeRequested),
+    errors: ["VALIDATION_ERROR", "FORBIDDEN", "CONFLICT", "RATE_LIMIT_EXCEEDED", "SERVICE_UNAVAILABLE"],
+  }),
+  confirmEmailChange: defineRoute({
+    method: "POST",
+    path: `${V1}/auth/email/:token`,
+    tag: "auth",
+    summary: "Confirm an e-mail address change with the link's token (the former address is told)",
+    auth: "public",
+    params: EmailChangeTokenParams,
+    invalidParams: { code: "NOT_FOUND", message: "This link does not exist, was used or has expired" },
+    status: 200,
+    response: ok(EmailChanged),
+    errors: ["NOT_FOUND", "CONFLICT"],
   }),
   // -- account --
   getAccount: defineRoute({

@@ -2,7 +2,8 @@
 // - an invitation reaches the invited address with the accept link, which works once; the inviter
 //   never sees the link; one the SMTP server refuses is withdrawn (503), not left pending unmailed;
 // - a password reset link reaches an account's address, sets a new password once and ends every
-//   session; an unknown address gets the same answer and no message; requests are budgeted.
+//   session; an unknown address gets the same answer and no message; requests are budgeted;
+// - a new e-mail address takes effect only through the link mailed to it, once; the former is told.
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { useStack } from "@kurz/testing/use-stack";
@@ -169,6 +170,48 @@ describe("e-mail", () => {
       body: { password: "yet another passphrase" },
     });
     expect(again.status).toBe(404);
+  });
+
+  it("changes the sign-in address only through the link mailed to the new one", async () => {
+    const email = `mail-change-${tag}@example.com`;
+    const next = `mail-changed-${tag}@example.com`;
+    const me = await call("/auth/register", {
+      method: "POST",
+      body: { email, password: "a first passphrase here" },
+    });
+    expect(me.status).toBe(201);
+    const session = { cookie: me.cookie, csrf: me.body.data.session.csrf_token as string };
+    const wrong = await call("/auth/email", {
+      method: "POST",
+      body: { email: next, current_password: "not the passphrase" },
+      ...session,
+    });
+    expect(wrong.status).toBe(403);
+    const asked = await call("/auth/email", {
+      method: "POST",
+      body: { email: next, current_password: "a first passphrase here" },
+      ...session,
+    });
+    expect([asked.status, asked.body.data]).toEqual([202, { requested: true, email: next }]);
+    // Nothing changes until the link is followed.
+    expect((await call("/auth/session", { cookie: me.cookie })).body.data.email).toBe(email);
+
+    const mail = await mailTo(next);
+    const link = /(http\S+#email=([A-Za-z0-9_-]{43}))/.exec(mail.text ?? "");
+    expect(link, mail.text).not.toBeNull();
+    expect(link![1]!.startsWith(`${bed.stack.env.PUBLIC_BASE_URL}/login#`)).toBe(true);
+    const confirmed = await call(`/auth/email/${link![2]!}`, { method: "POST" });
+    expect([confirmed.status, confirmed.body.data]).toEqual([200, { changed: true, email: next }]);
+    expect((await call(`/auth/email/${link![2]!}`, { method: "POST" })).status).toBe(404);
+
+    const notice = await mailTo(email);
+    expect(notice.subject).toBe("Your Kurz e-mail address was changed");
+    expect((await call("/auth/session", { cookie: me.cookie })).body.data.email).toBe(next);
+    expect((await call("/account", { cookie: me.cookie })).body.data.email).toBe(next);
+    const signIn = (address: string) =>
+      call("/auth/login", { method: "POST", body: { email: address, password: "a first passphrase here" } });
+    expect((await signIn(email)).status).toBe(401);
+    expect((await signIn(next)).status).toBe(200);
   });
 
   it("budgets reset requests per address, whether or not it has an account", async () => {

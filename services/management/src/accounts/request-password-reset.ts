@@ -5,41 +5,17 @@
 import { createHash, randomBytes } from "node:crypto";
 import { PASSWORD_RESET_MINUTES } from "@kurz/contracts";
 import type { Logger } from "@kurz/service-kit";
-import { apiError, serviceUnavailable } from "@kurz/service-kit";
-import type { Redis } from "ioredis";
+import { serviceUnavailable } from "@kurz/service-kit";
+import { spendMailBudget } from "../mail/mail-budget.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { passwordResetMail } from "../mail/password-reset-mail.ts";
 import type { AuthDeps } from "./auth-deps.ts";
-
-/** Reset e-mails per address and per client in a window of an hour. */
-export const RESET_REQUESTS = { perAddress: 3, perClient: 20, windowSeconds: 3600 } as const;
 
 export const hashResetToken = (token: string): string => createHash("sha256").update(token).digest("hex");
 
 /** The dashboard page that sets the new password; the token rides in the fragment, which no server logs. */
 export const resetUrl = (baseUrl: string, token: string): string =>
   `${baseUrl.replace(/\/+$/, "")}/login#reset=${token}`;
-
-async function spendBudget(redis: Redis, email: string, clientHash: string | null): Promise<void> {
-  const sha = createHash("sha256").update(email).digest("hex");
-  const budgets: { key: string; limit: number }[] = [
-    { key: `reset-request:address:${sha}`, limit: RESET_REQUESTS.perAddress },
-  ];
-  if (clientHash)
-    budgets.push({ key: `reset-request:client:${clientHash}`, limit: RESET_REQUESTS.perClient });
-  const batch = redis.multi();
-  for (const b of budgets) batch.set(b.key, 0, "EX", RESET_REQUESTS.windowSeconds, "NX").incr(b.key);
-  const counts = await batch.exec().catch(() => null);
-  if (!counts) throw serviceUnavailable("Password reset is temporarily unavailable; retry shortly");
-  budgets.forEach((b, i) => {
-    if (Number(counts[2 * i + 1]?.[1] ?? 0) > b.limit) {
-      throw apiError("RATE_LIMIT_EXCEEDED", "Too many password reset requests; retry within the hour", {
-        limit: b.limit,
-        window: `${RESET_REQUESTS.windowSeconds}s`,
-      });
-    }
-  });
-}
 
 export async function requestPasswordReset(
   deps: Pick<AuthDeps, "prisma" | "redis" | "baseUrl"> & { mailer: Mailer | null; logger: Logger },
@@ -52,7 +28,7 @@ export async function requestPasswordReset(
       "Password reset needs outgoing e-mail, which this server has not set up: ask its operator",
     );
   }
-  await spendBudget(deps.redis, email, clientHash);
+  await spendMailBudget(deps.redis, "password-reset", email, clientHash);
   const { mailer } = deps;
   void (async () => {
     const user = await deps.prisma.user.findUnique({ where: { email }, select: { id: true } });

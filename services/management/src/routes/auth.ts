@@ -13,6 +13,8 @@ import {
 } from "@kurz/service-kit";
 import type { Response } from "express";
 import type { AuthDeps } from "../accounts/auth-deps.ts";
+import { changeEmail } from "../accounts/change-email.ts";
+import { confirmEmailChange } from "../accounts/confirm-email-change.ts";
 import { registerAccount } from "../accounts/register-account.ts";
 import { requestPasswordReset } from "../accounts/request-password-reset.ts";
 import { resetPassword } from "../accounts/reset-password.ts";
@@ -50,6 +52,12 @@ export function authRoutes(deps: AuthDeps & { mailer: Mailer | null; logger: Log
       setCookie(res, token);
       return v1Success(signedIn);
     }),
+    route(ROUTES.changeEmail, async ({ identity, body, res }) =>
+      v1Success(await changeEmail(deps, sessionCaller(identity).userId, body, clientHashOf(res))),
+    ),
+    route(ROUTES.confirmEmailChange, async ({ params }) =>
+      v1Success(await confirmEmailChange(deps, params.token)),
+    ),
     route(ROUTES.logout, async ({ identity, res }) => {
       const { userId, sessionId } = sessionCaller(identity);
       await endSessions(deps, { userId, id: sessionId });

@@ -129,3 +129,19 @@ CREATE INDEX "password_resets_user_id_idx" ON "password_resets"("user_id");
 
 -- AddForeignKey
 ALTER TABLE "password_resets" ADD CONSTRAINT "password_resets_user_id_fkey" FOREIGN KEY ("user_id") REFERENCES "users"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- CreateTable: pending e-mail address changes (single-use: deleted when confirmed).
+CREATE TABLE "email_changes" (
+    "token_hash" TEXT NOT NULL,
+    "user_id" UUID NOT NULL,
+    "new_email" TEXT NOT NULL,
+    "expires_at" TIMESTAMPTZ(3) NOT NULL,
+
+    CONSTRAINT "email_changes_pkey" PRIMARY KEY ("token_hash")
+);
+
+-- CreateIndex
+CREATE INDEX "email_changes_user_id_idx" ON "email_changes"("user_id");
+
+-- AddForeignKey
+ALTER TABLE "email_changes" ADD CONSTRAINT "email_changes_user_id_fkey" FOREIGN KEY ("user_id") REFERENCES "users"("id") ON DELETE CASCADE ON UPDATE CASCADE;
