@@ -202,6 +202,7 @@ const carriesUserContext = (req: IncomingMessage) =>
   req.headers[SESSION_ID_HEADER] !== undefined ||
   req.headers[USER_ID_HEADER] !== undefined ||
   req.headers[SCOPES_HEADER] !== undefined ||
+  req.headers[ROLE_HEADER] !== undefined ||
   req.headers[FORWARD_TOKEN_HEADER] !== undefined;
 
 /**

@@ -4,7 +4,7 @@
 // person's keys in the workspace are narrowed to the new role (or revoked when they leave), and their
 // sessions' cached memberships are dropped, so the gateway applies the change to their next request.
 import { ROLE_SCOPES, type Role, type Scope } from "@kurz/contracts";
-import type { Membership, Prisma, PrismaClient } from "@kurz/db";
+import type { ApiKey, Membership, Prisma, PrismaClient } from "@kurz/db";
 import { conflict, forbidden } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
 import { defaultWorkspaceName } from "../accounts/create-account.ts";
@@ -38,7 +38,7 @@ export async function changeMembership(
   next: Role | null,
 ): Promise<Membership & { user: { email: string } }> {
   const accountId = caller.accountId;
-  const before = await deps.prisma.$transaction(async (tx) => {
+  const { before, narrowed } = await deps.prisma.$transaction(async (tx) => {
     await lockWorkspace(tx, accountId);
     const target = await tx.membership.findUnique({
       where: { accountId_userId: { accountId, userId } },
@@ -57,9 +57,11 @@ export async function changeMembership(
         where: { accountId_userId: { accountId, userId } },
         data: { role: next },
       });
-    if (next !== null) await narrowKeys(tx, deps.redis, { accountId, userId }, ROLE_SCOPES[next]);
-    return target;
+    const narrowed = next === null ? [] : await narrowKeys(tx, { accountId, userId }, ROLE_SCOPES[next]);
+    return { before: target, narrowed };
   });
+  // After the commit: the gateway's cached keys turn narrower (or revoked) only once the rows are.
+  for (const key of narrowed) await invalidateGatewayCache(deps.redis, key);
   if (next === null) await revokeAllApiKeys(deps, { createdByUserId: userId, accountId });
   await forgetCachedSessions(deps.prisma, deps.redis, userId);
   return before;
@@ -80,20 +82,20 @@ export async function keepAWorkspace(
   });
 }
 
-/** Takes from the user's live keys in the workspace every scope `granted` lacks. */
+/** Takes from the user's live keys in the workspace every scope `granted` lacks; returns the changed keys. */
 async function narrowKeys(
   tx: Prisma.TransactionClient,
-  redis: Redis,
   where: { accountId: string; userId: string },
   granted: readonly Scope[],
-): Promise<void> {
+): Promise<ApiKey[]> {
   const keys = await tx.apiKey.findMany({
     where: { accountId: where.accountId, createdByUserId: where.userId, revokedAt: null },
   });
+  const narrowed: ApiKey[] = [];
   for (const key of keys) {
     const scopes = knownScopes(key.scopes).filter((s) => granted.includes(s));
     if (scopes.length === key.scopes.length) continue;
-    const narrowed = await tx.apiKey.update({ where: { id: key.id }, data: { scopes } });
-    await invalidateGatewayCache(redis, narrowed);
+    narrowed.push(await tx.apiKey.update({ where: { id: key.id }, data: { scopes } }));
   }
+  return narrowed;
 }
