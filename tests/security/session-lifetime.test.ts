@@ -33,7 +33,11 @@ describe("the cookie behind https", () => {
     const owner = await register("host-prefix");
     const session = await signIn(owner);
     expect(session.setCookie).toMatch(
-      new RegExp(`^${COOKIE}=[A-Za-z0-9_-]{43}; Max-Age=\\d+; Path=/; HttpOnly; SameSite=Lax; Secure$`),
+      new RegExp(`^${COOKIE}=[A-Za-z0-9_-]{43}; Max-Age=\\d+; Path=/; HttpOnly; SameSite=Lax; Secure$`, "m"),
+    );
+    // The device cookie (which sign-ins are announced) is host-only and Secure alike.
+    expect(session.setCookie).toMatch(
+      /^__Host-kurz_device=[A-Za-z0-9_-]{43}; Max-Age=\d+; Path=\/; HttpOnly; SameSite=Lax; Secure$/m,
     );
     expect(session.setCookie).not.toMatch(/domain=/i);
     expect((await call("GET", "/api/v1/account", session)).status).toBe(200);

@@ -19,6 +19,15 @@ export const SESSION_COOKIE_TLS = `__Host-${SESSION_COOKIE}`;
 export const CSRF_HEADER = "x-csrf-token";
 /** Session tokens: 32 random bytes, base64url (43 characters). */
 export const SESSION_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+/**
+ * The cookie that tells a browser that signed in before from a new one (`__Host-` behind https, as the
+ * session's): a random token, of which management keeps a hash per user; a sign-in from a browser
+ * without a known one is announced to the user by e-mail. It authenticates nothing.
+ */
+export const DEVICE_COOKIE = "kurz_device";
+export const DEVICE_COOKIE_TLS = `__Host-${DEVICE_COOKIE}`;
+/** Browsers keep a cookie at most 400 days. */
+export const DEVICE_COOKIE_DAYS = 400;
 
 export const PASSWORD_MIN_LENGTH = 8;
 export const EMAIL_MAX_LENGTH = 254;

@@ -22,6 +22,8 @@ export const INTERNAL_HEADERS = {
   scopes: "x-kurz-scopes",
   /** A session's role in the workspace; absent with a key. */
   role: "x-kurz-role",
+  /** On sign-up and sign-in: the browser's device token from its cookie (DEVICE_COOKIE), when well-formed. */
+  device: "x-kurz-device",
   /** Keyed hash of the client's address (per-client budgets upstream; no raw IP leaves the gateway). */
   clientHash: "x-kurz-client",
   requestId: "x-request-id",

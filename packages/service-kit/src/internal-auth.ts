@@ -42,6 +42,7 @@ export const SESSION_ID_HEADER = INTERNAL_HEADERS.sessionId;
 export const USER_ID_HEADER = INTERNAL_HEADERS.userId;
 export const SCOPES_HEADER = INTERNAL_HEADERS.scopes;
 export const ROLE_HEADER = INTERNAL_HEADERS.role;
+export const DEVICE_HEADER = INTERNAL_HEADERS.device;
 export const CLIENT_HASH_HEADER = INTERNAL_HEADERS.clientHash;
 /** Carries the operators' credential (ADMIN_TOKEN) on `/internal/admin/*`. */
 export const ADMIN_TOKEN_HEADER = INTERNAL_HEADERS.adminToken;
@@ -57,6 +58,7 @@ export const TRUSTED_HEADERS = [
   USER_ID_HEADER,
   SCOPES_HEADER,
   ROLE_HEADER,
+  DEVICE_HEADER,
   CLIENT_HASH_HEADER,
   ADMIN_TOKEN_HEADER,
 ] as const;
@@ -81,6 +83,8 @@ export interface Identity {
   scopes?: readonly Scope[];
   /** A session's role in the workspace; null with a key. */
   role?: Role | null;
+  /** On sign-up and sign-in: the browser's device token (session-cookie.ts's deviceTokenFrom). */
+  device?: string | null;
 }
 
 // A process holds one secret and a handful of labels, and the gateway derives the forwarding
@@ -125,6 +129,7 @@ export function forwardedHeaders(secret: string, identity: Partial<Identity> = {
   if (identity.userId) headers[USER_ID_HEADER] = identity.userId;
   if (identity.scopes) headers[SCOPES_HEADER] = identity.scopes.join(",");
   if (identity.role) headers[ROLE_HEADER] = identity.role;
+  if (identity.device) headers[DEVICE_HEADER] = identity.device;
   return headers;
 }
 
@@ -166,6 +171,8 @@ export function identityFrom(req: IncomingMessage): Identity {
   identity.scopes = scopes === null ? [] : scopes.split(",").filter(isScope);
   const role = singleHeader(req, ROLE_HEADER);
   if (role !== null && isRole(role)) identity.role = role;
+  const device = singleHeader(req, DEVICE_HEADER);
+  if (device !== null) identity.device = device;
   return identity;
 }
 
@@ -264,6 +271,11 @@ export function requireIdentity(res: Response): {
   const identity = res.locals.identity as Identity | undefined;
   if (!identity?.accountId) throw unauthorized("No account identity on this request");
   return { accountId: identity.accountId, keyId: identity.keyId, sessionId: identity.sessionId ?? null };
+}
+
+/** The browser's device token the gateway sent with a sign-up or sign-in, on a route behind requireForwarded. */
+export function deviceOf(res: Response): string | null {
+  return (res.locals.identity as Identity | undefined)?.device ?? null;
 }
 
 /** The keyed hash of the client's address the gateway sent, on a route behind requireForwarded. */

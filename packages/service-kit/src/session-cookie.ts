@@ -5,7 +5,14 @@
 // browsers then accept it only from this exact host, so a sibling subdomain (another tenant's page on
 // a neighbouring host, say) can neither plant a session in the browser nor shadow ours, and only
 // that name is read.
-import { SESSION_COOKIE, SESSION_COOKIE_TLS } from "@kurz/contracts";
+import {
+  DEVICE_COOKIE,
+  DEVICE_COOKIE_DAYS,
+  DEVICE_COOKIE_TLS,
+  SESSION_COOKIE,
+  SESSION_COOKIE_TLS,
+  SESSION_TOKEN_PATTERN,
+} from "@kurz/contracts";
 
 export interface SessionCookieOptions {
   /** The public base URL (PUBLIC_BASE_URL): https there makes the cookie Secure. */
@@ -32,6 +39,20 @@ export function clearedSessionCookie(opts: SessionCookieOptions): string {
   return `${sessionCookieName(opts)}=; Max-Age=0; ${attributes(opts)}`;
 }
 
+/** The device cookie's name: `__Host-kurz_device` behind https, `kurz_device` otherwise. */
+const deviceCookieName = (opts: SessionCookieOptions) => (overTls(opts) ? DEVICE_COOKIE_TLS : DEVICE_COOKIE);
+
+/** `Set-Cookie` value that keeps the browser's device token for as long as browsers allow. */
+export function deviceCookie(token: string, opts: SessionCookieOptions): string {
+  return `${deviceCookieName(opts)}=${token}; Max-Age=${DEVICE_COOKIE_DAYS * 86_400}; ${attributes(opts)}`;
+}
+
+/** The device token a request's Cookie header carries, when well-formed; null otherwise. */
+export function deviceTokenFrom(cookieHeader: string | undefined, opts: SessionCookieOptions): string | null {
+  const token = cookieValue(cookieHeader, deviceCookieName(opts));
+  return token !== null && SESSION_TOKEN_PATTERN.test(token) ? token : null;
+}
+
 /**
  * The session token a request's Cookie header carries under the cookie's name (sessionCookieName), or
  * null. When the header names the cookie more than once (a cookie planted for a parent domain beside
@@ -41,8 +62,12 @@ export function sessionTokenFrom(
   cookieHeader: string | undefined,
   opts: SessionCookieOptions,
 ): string | null {
+  return cookieValue(cookieHeader, sessionCookieName(opts));
+}
+
+/** The value of the cookie `name`, or null when absent, empty or named twice. */
+function cookieValue(cookieHeader: string | undefined, name: string): string | null {
   if (!cookieHeader) return null;
-  const name = sessionCookieName(opts);
   let found: string | null = null;
   for (const part of cookieHeader.split(";")) {
     const eq = part.indexOf("=");

@@ -3,7 +3,7 @@
 // upstream shares (405, body size).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type ApiService, createRouteDispatch, IMPORT_MAX_BYTES, ROUTES } from "@kurz/contracts";
-import { envelopeForPath, methodNotAllowedError, payloadTooLarge } from "@kurz/service-kit";
+import { deviceTokenFrom, envelopeForPath, methodNotAllowedError, payloadTooLarge } from "@kurz/service-kit";
 import type { Authenticator } from "./authenticate.ts";
 import { type Budgets, PUBLIC_RATE_LIMIT_PER_MINUTE } from "./budgets.ts";
 import type { ClientHash } from "./client-hash.ts";
@@ -76,8 +76,11 @@ export function createApiRequests({
       { name: "1m", seconds: 60, limit: config.AUTH_RATE_LIMIT_PER_MINUTE },
     ]);
     screen(req, path);
+    // The device cookie goes on as a header of its own (management announces sign-ins from new
+    // browsers); nothing else of the cookies does.
+    const device = deviceTokenFrom(req.headers.cookie, { publicBaseUrl: config.PUBLIC_BASE_URL });
     delete req.headers.cookie;
-    forward(req, res, config.MANAGEMENT_URL, url, { clientHash: client });
+    forward(req, res, config.MANAGEMENT_URL, url, { clientHash: client, device });
   };
 
   const upstreams: Record<ApiService, string> = {

@@ -3,7 +3,8 @@
 //   never sees the link; one the SMTP server refuses is withdrawn (503), not left pending unmailed;
 // - a password reset link reaches an account's address, sets a new password once and ends every
 //   session; an unknown address gets the same answer and no message; requests are budgeted;
-// - a new e-mail address takes effect only through the link mailed to it, once; the former is told.
+// - a new e-mail address takes effect only through the link mailed to it, once; the former is told;
+// - a sign-in from a browser that never signed in as the user is announced; one from a known is not.
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { useStack } from "@kurz/testing/use-stack";
@@ -65,9 +66,11 @@ describe("e-mail", () => {
       headers,
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
     });
-    const cookie = res.headers.get("set-cookie")?.split(";", 1)[0] ?? "";
+    const set = res.headers.getSetCookie().map((c) => c.split(";", 1)[0]!);
+    const cookie = set.find((c) => c.startsWith("kurz_session=")) ?? "";
+    const devices = set.filter((c) => c.startsWith("kurz_device="));
     // biome-ignore lint/suspicious/noExplicitAny: assertions check the shape member by member
-    return { status: res.status, body: (await res.json()) as any, cookie };
+    return { status: res.status, body: (await res.json()) as any, cookie, devices };
   }
 
   beforeAll(async () => {
@@ -212,6 +215,26 @@ describe("e-mail", () => {
       call("/auth/login", { method: "POST", body: { email: address, password: "a first passphrase here" } });
     expect((await signIn(email)).status).toBe(401);
     expect((await signIn(next)).status).toBe(200);
+  });
+
+  it("announces a sign-in from a new browser, not from one that signed in before", async () => {
+    const email = `mail-device-${tag}@example.com`;
+    const password = "a device test passphrase";
+    const me = await call("/auth/register", { method: "POST", body: { email, password } });
+    expect(me.status).toBe(201);
+    const device = me.devices[0];
+    expect(device).toMatch(/^kurz_device=[A-Za-z0-9_-]{43}$/);
+    // The browser that signed up signs in again: known, no notice, and its token is kept.
+    const again = await call("/auth/login", { method: "POST", body: { email, password }, cookie: device });
+    expect(again.status).toBe(200);
+    expect(again.devices[0]).toBe(device);
+    // Another browser (no device cookie): announced.
+    const elsewhere = await call("/auth/login", { method: "POST", body: { email, password } });
+    expect(elsewhere.status).toBe(200);
+    expect(elsewhere.devices[0]).not.toBe(device);
+    const notice = await mailTo(email);
+    expect(notice.subject).toBe("New sign-in to your Kurz account");
+    expect(received.filter((m) => m.subject === notice.subject && m.text?.includes(email))).toHaveLength(1);
   });
 
   it("budgets reset requests per address, whether or not it has an account", async () => {

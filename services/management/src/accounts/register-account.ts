@@ -7,13 +7,14 @@ import { isUniqueViolation } from "@kurz/db";
 import { conflict, forbidden } from "@kurz/service-kit";
 import { generateApiKey, toApiKeyItem } from "../keys/api-keys.ts";
 import { hashPassword } from "../security/passwords.ts";
+import { recogniseDevice } from "../sessions/known-devices.ts";
 import { issueSession, toSession } from "../sessions/sessions.ts";
 import { accountOverview } from "./account-overview.ts";
 import { requireStrongPassword } from "./account-password.ts";
 import type { AuthDeps } from "./auth-deps.ts";
 import { defaultWorkspaceName } from "./create-account.ts";
 
-export async function registerAccount(deps: AuthDeps, body: RegisterBody) {
+export async function registerAccount(deps: AuthDeps, body: RegisterBody, device: string | null) {
   if (deps.signup === "closed") {
     throw forbidden("Sign-up is closed on this server; ask its operator for an account");
   }
@@ -56,5 +57,12 @@ export async function registerAccount(deps: AuthDeps, body: RegisterBody) {
     throw err;
   }
   const account = await accountOverview(deps.prisma, created.accountId, deps.keyLimits);
-  return { account, api_key: created.apiKey, session: created.session, token: created.token };
+  const known = await recogniseDevice(deps.prisma, created.session.user_id, device);
+  return {
+    account,
+    api_key: created.apiKey,
+    session: created.session,
+    token: created.token,
+    device: known.token,
+  };
 }

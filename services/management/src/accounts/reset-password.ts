@@ -6,6 +6,7 @@ import type { SignedIn } from "@kurz/contracts";
 import { notFound } from "@kurz/service-kit";
 import { hashPassword } from "../security/passwords.ts";
 import { endSessions } from "../sessions/end-sessions.ts";
+import { recogniseDevice } from "../sessions/known-devices.ts";
 import { issueSession, toSession } from "../sessions/sessions.ts";
 import { clearAccountFailures } from "../sessions/signin-limits.ts";
 import { accountOverview } from "./account-overview.ts";
@@ -19,8 +20,9 @@ export async function resetPassword(
   deps: AuthDeps,
   token: string,
   password: string,
+  device: string | null,
   now = new Date(),
-): Promise<SignedIn & { token: string }> {
+): Promise<SignedIn & { token: string; device: string }> {
   const { prisma } = deps;
   const tokenHash = hashResetToken(token);
   const reset = await prisma.passwordReset.findUnique({
@@ -42,9 +44,11 @@ export async function resetPassword(
   await endSessions(deps, { userId, keep: issued.row.id });
   await clearAccountFailures(deps.redis, deps.signinLimits, reset.user.email);
   const session = toSession(issued.row);
+  const known = await recogniseDevice(prisma, userId, device, now);
   return {
     account: await accountOverview(prisma, session.account_id, deps.keyLimits),
     session,
     token: issued.token,
+    device: known.token,
   };
 }

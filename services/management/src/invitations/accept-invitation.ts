@@ -10,6 +10,7 @@ import { accountOverview } from "../accounts/account-overview.ts";
 import { requireStrongPassword } from "../accounts/account-password.ts";
 import type { AuthDeps } from "../accounts/auth-deps.ts";
 import { hashPassword } from "../security/passwords.ts";
+import { recogniseDevice } from "../sessions/known-devices.ts";
 import { forgetCachedSessions, issueSession, toSession } from "../sessions/sessions.ts";
 import { invalidCredentials, passwordMatches } from "../sessions/sign-in.ts";
 import { checkSigninBudget, clearAccountFailures, recordSigninFailure } from "../sessions/signin-limits.ts";
@@ -21,9 +22,10 @@ export async function acceptInvitation(
   deps: AuthDeps,
   token: string,
   password: string,
-  clientHash: string | null,
+  client: { clientHash: string | null; device: string | null },
   now = new Date(),
-): Promise<SignedIn & { token: string }> {
+): Promise<SignedIn & { token: string; device: string }> {
+  const { clientHash } = client;
   const { prisma } = deps;
   const tokenHash = hashInvitationToken(token);
   const invitation = await prisma.invitation.findUnique({ where: { tokenHash } });
@@ -62,9 +64,11 @@ export async function acceptInvitation(
     throw err;
   }
   await forgetCachedSessions(prisma, deps.redis, issued.row.userId);
+  const known = await recogniseDevice(prisma, issued.row.userId, client.device, now);
   return {
     account: await accountOverview(prisma, accountId, deps.keyLimits),
     session: toSession(issued.row, accountId),
     token: issued.token,
+    device: known.token,
   };
 }

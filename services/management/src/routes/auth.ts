@@ -5,6 +5,8 @@ import { ROUTES } from "@kurz/contracts";
 import {
   clearedSessionCookie,
   clientHashOf,
+  deviceCookie,
+  deviceOf,
   type Logger,
   type MountedRoute,
   route,
@@ -28,28 +30,37 @@ import { confirmPassword } from "../sessions/sudo.ts";
 
 export function authRoutes(deps: AuthDeps & { mailer: Mailer | null; logger: Logger }): MountedRoute[] {
   const cookieOptions = { publicBaseUrl: deps.baseUrl };
-  const setCookie = (res: Response, token: string) => {
-    res.setHeader("Set-Cookie", sessionCookie(token, deps.sessionTtlMs / 1000, cookieOptions));
+  const setCookie = (res: Response, token: string, device: string) => {
+    res.setHeader("Set-Cookie", [
+      sessionCookie(token, deps.sessionTtlMs / 1000, cookieOptions),
+      deviceCookie(device, cookieOptions),
+    ]);
     // The answers carry the session's CSRF token: never stored by a shared cache.
     res.setHeader("Cache-Control", "no-store");
   };
   return [
     route(ROUTES.register, async ({ body, res }) => {
-      const { token, ...registered } = await registerAccount(deps, body);
-      setCookie(res, token);
+      const { token, device, ...registered } = await registerAccount(deps, body, deviceOf(res));
+      setCookie(res, token, device);
       return v1Success(registered);
     }),
     route(ROUTES.login, async ({ body, res }) => {
-      const { token, ...signedIn } = await signIn(deps, body, clientHashOf(res));
-      setCookie(res, token);
+      const client = { clientHash: clientHashOf(res), device: deviceOf(res) };
+      const { token, device, ...signedIn } = await signIn(deps, body, client);
+      setCookie(res, token, device);
       return v1Success(signedIn);
     }),
     route(ROUTES.requestPasswordReset, async ({ body, res }) =>
       v1Success(await requestPasswordReset(deps, body.email, clientHashOf(res))),
     ),
     route(ROUTES.resetPassword, async ({ params, body, res }) => {
-      const { token, ...signedIn } = await resetPassword(deps, params.token, body.password);
-      setCookie(res, token);
+      const { token, device, ...signedIn } = await resetPassword(
+        deps,
+        params.token,
+        body.password,
+        deviceOf(res),
+      );
+      setCookie(res, token, device);
       return v1Success(signedIn);
     }),
     route(ROUTES.changeEmail, async ({ identity, body, res }) =>

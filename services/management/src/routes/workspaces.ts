@@ -1,7 +1,15 @@
 // /api/v1/workspaces and /api/v1/invitations: workspaces, their members and invitations
 // (docs/workspaces.md); the use cases are in workspaces/ and invitations/.
 import { ROUTES } from "@kurz/contracts";
-import { clientHashOf, type MountedRoute, route, sessionCookie, v1Success } from "@kurz/service-kit";
+import {
+  clientHashOf,
+  deviceCookie,
+  deviceOf,
+  type MountedRoute,
+  route,
+  sessionCookie,
+  v1Success,
+} from "@kurz/service-kit";
 import type { AuthDeps } from "../accounts/auth-deps.ts";
 import { acceptInvitation } from "../invitations/accept-invitation.ts";
 import { createInvitation } from "../invitations/create-invitation.ts";
@@ -55,16 +63,18 @@ export function workspacesRoutes(deps: AuthDeps & { mailer: Mailer | null }): Mo
       v1Success(await deleteInvitation(prisma, identity, params)),
     ),
     route(ROUTES.acceptInvitation, async ({ params, body, res }) => {
-      const { token, ...signedIn } = await acceptInvitation(
+      const client = { clientHash: clientHashOf(res), device: deviceOf(res) };
+      const { token, device, ...signedIn } = await acceptInvitation(
         deps,
         params.token,
         body.password,
-        clientHashOf(res),
+        client,
       );
-      res.setHeader(
-        "Set-Cookie",
-        sessionCookie(token, deps.sessionTtlMs / 1000, { publicBaseUrl: deps.baseUrl }),
-      );
+      const cookies = { publicBaseUrl: deps.baseUrl };
+      res.setHeader("Set-Cookie", [
+        sessionCookie(token, deps.sessionTtlMs / 1000, cookies),
+        deviceCookie(device, cookies),
+      ]);
       res.setHeader("Cache-Control", "no-store");
       return v1Success(signedIn);
     }),

@@ -3,10 +3,13 @@
 // verification each), so the answer does not tell which addresses have accounts. The answer's account
 // is the user's first workspace.
 import type { LoginBody } from "@kurz/contracts";
-import { unauthorized } from "@kurz/service-kit";
+import { type Logger, unauthorized } from "@kurz/service-kit";
 import { accountOverview } from "../accounts/account-overview.ts";
 import type { AuthDeps } from "../accounts/auth-deps.ts";
+import type { Mailer } from "../mail/mailer.ts";
+import { newSignInMail } from "../mail/new-sign-in-mail.ts";
 import { hashPassword, verifyPassword } from "../security/passwords.ts";
+import { recogniseDevice } from "./known-devices.ts";
 import { issueSession, toSession } from "./sessions.ts";
 import { checkSigninBudget, clearAccountFailures, recordSigninFailure } from "./signin-limits.ts";
 
@@ -25,7 +28,16 @@ export async function passwordMatches(stored: string | null, password: string): 
   return stored !== null && ok;
 }
 
-export async function signIn(deps: AuthDeps, body: LoginBody, clientHash: string | null) {
+/**
+ * A sign-in from a browser that never signed in as the user, when they have used others, is announced
+ * to them by e-mail (after the answer; a failure is only logged).
+ */
+export async function signIn(
+  deps: AuthDeps & { mailer: Mailer | null; logger: Logger },
+  body: LoginBody,
+  client: { clientHash: string | null; device: string | null },
+) {
+  const { clientHash } = client;
   await checkSigninBudget(deps.redis, deps.signinLimits, body.email, clientHash);
   const user = await deps.prisma.user.findUnique({
     where: { email: body.email },
@@ -39,9 +51,16 @@ export async function signIn(deps: AuthDeps, body: LoginBody, clientHash: string
   await clearAccountFailures(deps.redis, deps.signinLimits, body.email);
   const issued = await issueSession(deps.prisma, user.id, deps.sessionTtlMs);
   const session = toSession(issued.row);
+  const device = await recogniseDevice(deps.prisma, user.id, client.device);
+  if (device.unfamiliar && deps.mailer) {
+    deps.mailer
+      .send(newSignInMail({ to: body.email, at: issued.row.createdAt }))
+      .catch((err: unknown) => deps.logger.warn({ err: String(err) }, "new sign-in notice not sent"));
+  }
   return {
     account: await accountOverview(deps.prisma, session.account_id, deps.keyLimits),
     session,
     token: issued.token,
+    device: device.token,
   };
 }

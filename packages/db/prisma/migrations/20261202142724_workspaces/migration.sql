@@ -145,3 +145,16 @@ CREATE INDEX "email_changes_user_id_idx" ON "email_changes"("user_id");
 
 -- AddForeignKey
 ALTER TABLE "email_changes" ADD CONSTRAINT "email_changes_user_id_fkey" FOREIGN KEY ("user_id") REFERENCES "users"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- CreateTable: browsers each user signed in from before.
+CREATE TABLE "known_devices" (
+    "user_id" UUID NOT NULL,
+    "device_hash" TEXT NOT NULL,
+    "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "last_seen_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "known_devices_pkey" PRIMARY KEY ("user_id","device_hash")
+);
+
+-- AddForeignKey
+ALTER TABLE "known_devices" ADD CONSTRAINT "known_devices_user_id_fkey" FOREIGN KEY ("user_id") REFERENCES "users"("id") ON DELETE CASCADE ON UPDATE CASCADE;
