@@ -2,7 +2,7 @@
 // file the API renders.
 import { QrErrorCorrection, QrFormat, type QrQueryInput, V1_ROUTES } from "@kurz/contracts";
 import { useState } from "preact/hooks";
-import { urlOf } from "../api/client.ts";
+import { urlOf, workspaceHeaders } from "../api/client.ts";
 
 export function QrDesigner({ code }: { code: string }) {
   const [format, setFormat] = useState<"png" | "svg">("png");
@@ -27,7 +27,7 @@ export function QrDesigner({ code }: { code: string }) {
   const download = async () => {
     setError("");
     try {
-      const res = await fetch(src, { credentials: "same-origin" });
+      const res = await fetch(src, { credentials: "same-origin", headers: workspaceHeaders() });
       if (!res.ok) throw new Error(`The QR code could not be made (${res.status}).`);
       const blob = await res.blob();
       const a = document.createElement("a");
