@@ -100,3 +100,12 @@ export async function signOutEverywhere(): Promise<void> {
 setUnauthorizedHandler(() => {
   if (current) setSession(null);
 });
+
+/**
+ * Whether requests without X-Workspace-Id (a link, an image) act in the chosen workspace: the server
+ * answers those from the person's first.
+ */
+export function useInFirstWorkspace(): boolean {
+  const session = useSession();
+  return !session || session.workspaces[0]?.id === currentWorkspace();
+}

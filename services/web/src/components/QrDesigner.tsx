@@ -3,6 +3,7 @@
 import { QrErrorCorrection, QrFormat, type QrQueryInput, V1_ROUTES } from "@kurz/contracts";
 import { useState } from "preact/hooks";
 import { urlOf, workspaceHeaders } from "../api/client.ts";
+import { WorkspaceImage } from "./WorkspaceFiles.tsx";
 
 export function QrDesigner({ code }: { code: string }) {
   const [format, setFormat] = useState<"png" | "svg">("png");
@@ -116,7 +117,7 @@ export function QrDesigner({ code }: { code: string }) {
         )}
       </div>
       <div class="qr-image checker">
-        <img src={src} alt={`QR code for /${code}`} width={220} height={220} />
+        <WorkspaceImage src={src} alt={`QR code for /${code}`} size={220} />
       </div>
     </div>
   );

@@ -3,6 +3,7 @@
 // shared workspace's links. The owner's switcher changes which links are listed, a stale stored choice
 // falls back to the first workspace, roles change what Members offers, members are removed and leave.
 // The new pages are checked with axe-core and photographed at desktop and phone width.
+import { readFileSync } from "node:fs";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BrowserFixture, checkPage, openPage, signUpThroughApi, watchCsp } from "../browser.ts";
@@ -164,6 +165,35 @@ export function workspacesStory(web: BrowserFixture): void {
       await page.reload();
       await page.getByText("No links yet.").waitFor();
       const first = await page.evaluate("localStorage.getItem('kurz.workspace')");
+      // An export is of the chosen workspace too, though a download link carries no header.
+      await openPage(page, "Export");
+      const [download] = await Promise.all([
+        page.waitForEvent("download"),
+        page.getByRole("link", { name: "Download CSV" }).click(),
+      ]);
+      const csv = readFileSync((await download.path()) ?? "", "utf8");
+      expect(csv.split("\n")[0]).toContain("short_url");
+      expect(csv).not.toContain("roadmap");
+      // So is a link's QR code, an image fetched with the header there.
+      const linkId = (await page.evaluate(`(async () => {
+        const session = await (await fetch("/api/v1/auth/session")).json();
+        const res = await fetch("/api/v1/links", {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "x-workspace-id": localStorage.getItem("kurz.workspace"),
+            "x-csrf-token": session.data.csrf_token,
+          },
+          body: JSON.stringify({ url: "https://example.com/side" }),
+        });
+        return (await res.json()).data.id;
+      })()`)) as string;
+      await page.goto(`/dashboard/links/${linkId}`);
+      const qr = page.getByRole("img", { name: /^QR code for/ });
+      await expect
+        .poll(() => qr.evaluate((img) => (img as { naturalWidth: number }).naturalWidth))
+        .toBeGreaterThan(0);
+      await showLinks(page);
       await chooseWorkspace(page, `ines-${stamp}`);
       await expect.poll(() => linkTitles(page)).toEqual(["Shared roadmap · "]);
       expect(await page.evaluate("localStorage.getItem('kurz.workspace')")).not.toBe(first);
