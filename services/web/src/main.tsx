@@ -2,10 +2,12 @@ import { render } from "preact";
 import { Redirect, Route, Switch } from "wouter-preact";
 import { checkSession, useSession } from "./api/session.ts";
 import { labelTableCells } from "./components/cellLabels.ts";
+import { lazyPage } from "./components/lazyPage.tsx";
 import { Shell } from "./components/Shell.tsx";
 import { AccountPage } from "./pages/AccountPage.tsx";
 import { AuthPage } from "./pages/AuthPage.tsx";
 import { DataRoutes } from "./pages/data/routes.tsx";
+import { invitationToken, JoinPage } from "./pages/JoinPage.tsx";
 import { KeysPage } from "./pages/KeysPage.tsx";
 import { LinkPage } from "./pages/LinkPage.tsx";
 import { LinksPage } from "./pages/LinksPage.tsx";
@@ -14,6 +16,8 @@ import { NotFoundPage } from "./pages/NotFoundPage.tsx";
 import { OverviewPage } from "./pages/OverviewPage.tsx";
 import { PublicStatsPage } from "./pages/PublicStatsPage.tsx";
 import "./styles.css";
+
+const MembersPage = lazyPage(() => import("./pages/members/MembersPage.tsx").then((m) => m.MembersPage));
 
 /**
  * Dashboard pages: signed-out visitors go to sign-in and come back afterwards. While the first session
@@ -35,6 +39,7 @@ function Dashboard() {
         <Route path="/dashboard/links/:id">{(p: { id: string }) => <LinkPage id={p.id} />}</Route>
         <Route path="/dashboard/keys" component={KeysPage} />
         <Route path="/dashboard/account" component={AccountPage} />
+        <Route path="/dashboard/members">{() => <MembersPage />}</Route>
         {DataRoutes}
         <Route path="/dashboard/domains" component={DomainsPage} />
         <Route path="/dashboard/campaigns" component={CampaignsPage} />
@@ -57,7 +62,12 @@ function App() {
     <Switch>
       <Route path="/" component={Home} />
       <Route path="/login">{() => <AuthPage mode="login" />}</Route>
-      <Route path="/signup">{() => <AuthPage mode="signup" />}</Route>
+      <Route path="/signup">
+        {() => {
+          const token = invitationToken();
+          return token ? <JoinPage token={token} /> : <AuthPage mode="signup" />;
+        }}
+      </Route>
       <Route path="/stats/:code">{(p: { code: string }) => <PublicStatsPage code={p.code} />}</Route>
       <Route path="/dashboard/*?" component={Dashboard} />
       <Route>{() => <NotFoundPage />}</Route>

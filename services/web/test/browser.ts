@@ -232,7 +232,8 @@ export async function sidewaysScroll(page: Page): Promise<string[]> {
 
 /**
  * Opens a dashboard page as a person does at desktop width: a section from the top bar, a settings page
- * (API keys, domains, webhooks, import, export, account) through "Settings" and then the settings list.
+ * (account, members, API keys, domains, webhooks, import, export) through "Settings" and then the
+ * settings list.
  */
 export async function openPage(page: Page, label: string): Promise<void> {
   const top = page.getByRole("navigation", { name: "Dashboard" });
@@ -243,4 +244,4 @@ export async function openPage(page: Page, label: string): Promise<void> {
     await top.getByRole("link", { name: label }).click();
   }
 }
-const SETTINGS_PAGES = ["Account", "API keys", "Domains", "Webhooks", "Import", "Export"];
+const SETTINGS_PAGES = ["Account", "Members", "API keys", "Domains", "Webhooks", "Import", "Export"];

@@ -1,9 +1,14 @@
 // The data layer: one cache entry per key (a route and its input), shared by every component that
 // shows it, refetched when a mutation invalidates its prefix. Small on purpose (decision 0024): the
 // dashboard needs dedup, stale-while-revalidate and invalidation, not a general query library.
+// Entries are kept per workspace: a key names what a page shows, and the same key in another workspace
+// is other data, so the chosen workspace is part of every entry's key.
 import { useEffect, useState } from "preact/hooks";
+import { currentWorkspace } from "./client.ts";
 
 interface Entry {
+  /** Its key in `entries` (adoptDefault moves an entry to another). */
+  key: string;
   data?: unknown;
   error?: unknown;
   promise?: Promise<void>;
@@ -14,6 +19,11 @@ interface Entry {
 const entries = new Map<string, Entry>();
 const listeners = new Map<string, Set<() => void>>();
 
+/** The entry's key in the chosen workspace; `key` follows the separator, for invalidate's prefixes. */
+const SEP = "\u0000";
+const scoped = (key: string) => `${currentWorkspace() ?? ""}${SEP}${key}`;
+const unscoped = (key: string) => key.slice(key.indexOf(SEP) + 1);
+
 function notify(key: string): void {
   for (const l of listeners.get(key) ?? []) l();
 }
@@ -22,7 +32,7 @@ function notify(key: string): void {
  * Fetches `key` unless a fetch is under way; an invalidation during a fetch marks the entry stale, and
  * the entry is fetched again when that one ends, so an answer older than a mutation never stays.
  */
-function load(key: string, entry: Entry): void {
+function load(entry: Entry): void {
   if (entry.promise) {
     entry.stale = true;
     return;
@@ -41,8 +51,8 @@ function load(key: string, entry: Entry): void {
     )
     .finally(() => {
       entry.promise = undefined;
-      if (entry.stale && listeners.get(key)?.size) load(key, entry);
-      else notify(key);
+      if (entry.stale && listeners.get(entry.key)?.size) load(entry);
+      else notify(entry.key);
     });
 }
 
@@ -53,7 +63,8 @@ export interface Query<T> {
 }
 
 /** The cached value of `key`, loading it with `fetcher` when absent or invalidated. */
-export function useQuery<T>(key: string | null, fetcher: () => Promise<T>): Query<T> {
+export function useQuery<T>(name: string | null, fetcher: () => Promise<T>): Query<T> {
+  const key = name === null ? null : scoped(name);
   const [, setTick] = useState(0);
   const rerender = () => setTick((n) => n + 1);
   useEffect(() => {
@@ -61,12 +72,12 @@ export function useQuery<T>(key: string | null, fetcher: () => Promise<T>): Quer
     const set = listeners.get(key) ?? new Set<() => void>();
     listeners.set(key, set);
     set.add(rerender);
-    const entry = entries.get(key) ?? { stale: true, fetcher };
+    const entry = entries.get(key) ?? { key, stale: true, fetcher };
     entries.set(key, entry);
     entry.fetcher = fetcher;
     // A failed answer is tried again by the next page that shows it (e.g. a 401 fetched while the
     // first session check ran, before signing in).
-    if (entry.stale || entry.error !== undefined) load(key, entry);
+    if (entry.stale || entry.error !== undefined) load(entry);
     return () => {
       set.delete(rerender);
     };
@@ -79,12 +90,25 @@ export function useQuery<T>(key: string | null, fetcher: () => Promise<T>): Quer
   };
 }
 
-/** Marks every key starting with one of `prefixes` stale and refetches those on screen. */
+/** Marks every key starting with one of `prefixes` (in every workspace) stale and refetches those on screen. */
 export function invalidate(...prefixes: string[]): void {
   for (const [key, entry] of entries) {
-    if (!prefixes.some((p) => key.startsWith(p))) continue;
-    if (listeners.get(key)?.size) load(key, entry);
+    if (!prefixes.some((p) => unscoped(key).startsWith(p))) continue;
+    if (listeners.get(key)?.size) load(entry);
     else entry.stale = true;
+  }
+}
+
+/**
+ * Before the session is known, reads go without a workspace and the server answers from the user's
+ * first; once the session names that one `id`, those answers are its own and stay (no second fetch).
+ */
+export function adoptDefault(id: string): void {
+  for (const [key, entry] of entries) {
+    if (!key.startsWith(SEP)) continue;
+    entries.delete(key);
+    entry.key = `${id}${key}`;
+    entries.set(entry.key, entry);
   }
 }
 

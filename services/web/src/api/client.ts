@@ -1,8 +1,15 @@
 // Every request the dashboard makes goes through `call`, typed and checked by the route records of
 // packages/contracts (decision 0010): the path, the method, the body and query types, and the schema
 // the answer is parsed with. Nothing here restates a wire shape. State-changing requests carry the
-// session's CSRF token (docs/api.md, "Sessions").
-import { CSRF_HEADER, ErrorEnvelope, LegacyErrorEnvelope, type RouteDef } from "@kurz/contracts";
+// session's CSRF token (docs/api.md, "Sessions"), and every request names the workspace the person
+// chose, so a page never shows one workspace's data while another is picked.
+import {
+  CSRF_HEADER,
+  ErrorEnvelope,
+  LegacyErrorEnvelope,
+  type RouteDef,
+  WORKSPACE_HEADER,
+} from "@kurz/contracts";
 import type * as z from "zod";
 
 type Schema<S> = S extends z.ZodType ? S : never;
@@ -30,6 +37,32 @@ let csrfToken: string | null = null;
 export function setCsrfToken(token: string | null): void {
   csrfToken = token;
 }
+
+const WORKSPACE_KEY = "kurz.workspace";
+/**
+ * The chosen workspace, kept across visits; read at load, so the first page's reads, sent while the
+ * session check runs, already name it. null: the server's default (the user's first).
+ */
+let workspaceId: string | null = (() => {
+  try {
+    return localStorage.getItem(WORKSPACE_KEY);
+  } catch {
+    return null;
+  }
+})();
+export const currentWorkspace = (): string | null => workspaceId;
+export function setWorkspace(id: string | null): void {
+  workspaceId = id;
+  try {
+    if (id) localStorage.setItem(WORKSPACE_KEY, id);
+    else localStorage.removeItem(WORKSPACE_KEY);
+  } catch {
+    // Storage refused (a private window's quota): the choice lasts this visit only.
+  }
+}
+/** The header naming the chosen workspace, for every request to the API. */
+export const workspaceHeaders = (): Record<string, string> =>
+  workspaceId ? { [WORKSPACE_HEADER]: workspaceId } : {};
 
 let onUnauthorized: (() => void) | null = null;
 /** Called when a session request answers 401: the session ended elsewhere or expired. */
@@ -63,7 +96,7 @@ export function urlOf<R extends RouteDef>(route: R, input: Input<R> = {}): strin
 }
 
 export async function call<R extends RouteDef>(route: R, input: Input<R> = {}): Promise<Output<R>> {
-  const headers: Record<string, string> = { accept: "application/json" };
+  const headers: Record<string, string> = { accept: "application/json", ...workspaceHeaders() };
   if (route.method !== "GET" && csrfToken) headers[CSRF_HEADER] = csrfToken;
   let body: string | undefined;
   if (input.body !== undefined) {

@@ -2,7 +2,7 @@
 // not send. Same rules otherwise: the route record gives path and method, the answer is parsed with its
 // schema, the session's CSRF token goes along.
 import { CSRF_HEADER, type RouteDef } from "@kurz/contracts";
-import { type Output, send, urlOf } from "./client.ts";
+import { type Output, send, urlOf, workspaceHeaders } from "./client.ts";
 
 export async function upload<R extends RouteDef>(
   route: R,
@@ -11,6 +11,7 @@ export async function upload<R extends RouteDef>(
 ): Promise<Output<R>> {
   const headers = {
     accept: "application/json",
+    ...workspaceHeaders(),
     "content-type": file.type || "application/octet-stream",
     [CSRF_HEADER]: opts.csrfToken,
   };

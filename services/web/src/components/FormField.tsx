@@ -69,7 +69,7 @@ export function TextField({
   hint?: string;
   value: string;
   onValue: (value: string) => void;
-  type?: "text" | "url" | "date" | "password";
+  type?: "text" | "email" | "url" | "date" | "password";
   autoComplete?: "current-password";
   placeholder?: string;
   required?: boolean;

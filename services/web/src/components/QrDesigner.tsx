@@ -2,7 +2,8 @@
 // file the API renders.
 import { QrErrorCorrection, QrFormat, type QrQueryInput, V1_ROUTES } from "@kurz/contracts";
 import { useState } from "preact/hooks";
-import { urlOf } from "../api/client.ts";
+import { urlOf, workspaceHeaders } from "../api/client.ts";
+import { WorkspaceImage } from "./WorkspaceFiles.tsx";
 
 export function QrDesigner({ code }: { code: string }) {
   const [format, setFormat] = useState<"png" | "svg">("png");
@@ -27,7 +28,7 @@ export function QrDesigner({ code }: { code: string }) {
   const download = async () => {
     setError("");
     try {
-      const res = await fetch(src, { credentials: "same-origin" });
+      const res = await fetch(src, { credentials: "same-origin", headers: workspaceHeaders() });
       if (!res.ok) throw new Error(`The QR code could not be made (${res.status}).`);
       const blob = await res.blob();
       const a = document.createElement("a");
@@ -116,7 +117,7 @@ export function QrDesigner({ code }: { code: string }) {
         )}
       </div>
       <div class="qr-image checker">
-        <img src={src} alt={`QR code for /${code}`} width={220} height={220} />
+        <WorkspaceImage src={src} alt={`QR code for /${code}`} size={220} />
       </div>
     </div>
   );

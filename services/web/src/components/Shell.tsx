@@ -1,13 +1,15 @@
-// The signed-in frame: a skip link, the top bar and the page. The top bar holds the everyday sections
-// and "Settings"; the account's configuration (API keys, domains, webhooks, import, export) sits behind
-// it, listed beside the page while one of those pages is open. Every page keeps its own URL, so deep
+// The signed-in frame: a skip link, the top bar and the page. The top bar holds the everyday sections,
+// "Settings" and the workspace switcher; the workspace's configuration (members, API keys, domains,
+// webhooks, import, export) sits behind "Settings", listed beside the page while one of those pages is open. Every page keeps its own URL, so deep
 // links and bookmarks work whichever group a page belongs to. On a phone the sections fold behind a
 // menu button, so the bar never scrolls sideways.
 import type { Session } from "@kurz/contracts";
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { Link, useLocation } from "wouter-preact";
-import { signOut } from "../api/session.ts";
+import { drawing, signOut } from "../api/session.ts";
+import { useEscape } from "./useEscape.ts";
+import { WorkspaceSwitcher } from "./WorkspaceSwitcher.tsx";
 
 interface NavEntry {
   href: string;
@@ -25,6 +27,7 @@ const SECTIONS: NavEntry[] = [
 /** The settings pages, in the order the settings navigation lists them; "Settings" opens the first. */
 const SETTINGS: NavEntry[] = [
   { href: "/dashboard/account", label: "Account" },
+  { href: "/dashboard/members", label: "Members" },
   { href: "/dashboard/keys", label: "API keys" },
   { href: "/dashboard/domains", label: "Domains" },
   { href: "/dashboard/webhooks", label: "Webhooks" },
@@ -72,16 +75,10 @@ export function Shell({ session, children }: { session: Session | undefined; chi
   // A chosen section closes the phone menu (so does going back): the page is what the person wants to see.
   useEffect(() => setMenuOpen(false), [location]);
   // Escape closes the open menu and gives the focus back to its button.
-  useEffect(() => {
-    if (!menuOpen) return;
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key !== "Escape") return;
-      setMenuOpen(false);
-      menuButton.current?.focus();
-    };
-    document.addEventListener("keydown", onKey);
-    return () => document.removeEventListener("keydown", onKey);
-  }, [menuOpen]);
+  useEscape(menuOpen, () => {
+    setMenuOpen(false);
+    menuButton.current?.focus();
+  });
   // Choosing the page already shown changes no location, and closes the menu all the same.
   const closeMenu = () => setMenuOpen(false);
   const inSettings = SETTINGS.some((s) => isAt(location, s.href));
@@ -126,9 +123,7 @@ export function Shell({ session, children }: { session: Session | undefined; chi
             </ul>
           </nav>
           <div class="who">
-            <span class="email" title={session?.email}>
-              {session?.email}
-            </span>
+            {session && <WorkspaceSwitcher session={session} />}
             <button
               type="button"
               class="btn small ghost"
@@ -142,7 +137,8 @@ export function Shell({ session, children }: { session: Session | undefined; chi
           </div>
         </div>
       </header>
-      <main id="main" class="page" tabIndex={-1}>
+      {/* Switching workspace draws the page afresh: it keeps no state of the other one. */}
+      <main id="main" class="page" tabIndex={-1} key={drawing()}>
         {inSettings ? (
           <div class="settings-layout">
             <nav aria-label="Settings" class="settings-nav">

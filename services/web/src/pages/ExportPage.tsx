@@ -1,10 +1,12 @@
-// Export: the account's links as CSV or JSON and its clicks as CSV. These are plain links to the export
-// endpoints: GET requests carry the session cookie and need no CSRF token, and the browser streams the
-// download to disk (the endpoints stream too, so a large account costs no memory here).
+// Export: the workspace's links as CSV or JSON and its clicks as CSV. These are links to the export
+// endpoints: GET requests carry the session cookie and need no CSRF token, and in the person's first
+// workspace the browser streams the download to disk (the endpoints stream too, so a large workspace
+// costs no memory here); in another, DownloadLink fetches it with the workspace's header.
 import { EXPORT_ROUTES, type ExportDimension } from "@kurz/contracts";
 import { useState } from "preact/hooks";
 import { urlOf } from "../api/client.ts";
 import { FormField, SelectField } from "../components/FormField.tsx";
+import { DownloadLink } from "../components/WorkspaceFiles.tsx";
 import { PageHead } from "./common.tsx";
 import "./data/data.css";
 
@@ -103,16 +105,15 @@ export function ExportPage() {
             Every link with every field: short URL, destination, title, state, expiry, clicks, dates.
           </p>
           <div class="toolbar">
-            <a
+            <DownloadLink
               class="btn primary"
               href={urlOf(EXPORT_ROUTES.exportLinks, { query: { format: "csv" } })}
-              download
             >
               Download CSV
-            </a>
-            <a class="btn" href={urlOf(EXPORT_ROUTES.exportLinks, { query: { format: "json" } })} download>
+            </DownloadLink>
+            <DownloadLink class="btn" href={urlOf(EXPORT_ROUTES.exportLinks, { query: { format: "json" } })}>
               Download JSON
-            </a>
+            </DownloadLink>
           </div>
         </section>
         <section class="card" aria-labelledby="export-analytics">
@@ -134,9 +135,9 @@ export function ExportPage() {
                 Download analytics CSV
               </button>
             ) : (
-              <a class="btn primary" href={analyticsUrl} download>
+              <DownloadLink class="btn primary" href={analyticsUrl}>
                 Download analytics CSV
-              </a>
+              </DownloadLink>
             )}
           </div>
         </section>

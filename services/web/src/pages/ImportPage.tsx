@@ -22,6 +22,7 @@ import { fmtDate, PageHead } from "./common.tsx";
 import "./data/data.css";
 import { FormField, fieldAria, SelectField } from "../components/FormField.tsx";
 import { TableCard } from "../components/TableCard.tsx";
+import { DownloadLink } from "../components/WorkspaceFiles.tsx";
 import { ImportAttention } from "./ImportAttention.tsx";
 import { hostOptions, useVerifiedHosts } from "./manage/lists.tsx";
 
@@ -103,9 +104,9 @@ function JobProgress({ job }: { job: ImportJob }) {
       {done(job) && (
         <div class="toolbar">
           {c.failed > 0 && (
-            <a class="btn small" href={errorsUrl(job)} download>
+            <DownloadLink class="btn small" href={errorsUrl(job)}>
               Download refused rows (CSV)
-            </a>
+            </DownloadLink>
           )}
           {c.created > 0 && (
             <Link class="btn small primary" href="/dashboard/links">
@@ -468,10 +469,10 @@ function PastImportRow({ job: j, onOpen }: { job: ImportJob; onOpen: (job: Impor
       </td>
       <td class="col-num">
         {j.counts.failed > 0 ? (
-          <a href={errorsUrl(j)} download>
+          <DownloadLink href={errorsUrl(j)}>
             {j.counts.failed.toLocaleString()}
             <span class="sr-only"> refused rows of {j.filename ?? "this import"}, download CSV</span>
-          </a>
+          </DownloadLink>
         ) : (
           0
         )}

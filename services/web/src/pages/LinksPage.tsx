@@ -10,6 +10,7 @@ import { CopyButton } from "../components/CopyButton.tsx";
 import { Dialog } from "../components/Dialog.tsx";
 import { LinkForm } from "../components/LinkForm.tsx";
 import { ActionsHeader } from "../components/TableCard.tsx";
+import { WorkspaceImage } from "../components/WorkspaceFiles.tsx";
 import { Failed, fmtDay, Loading, Notice, PageHead } from "./common.tsx";
 import { LinkScopeFilters, useLinkScope } from "./manage/LinkScope.tsx";
 
@@ -404,13 +405,12 @@ function LinksDialogs({
       return (
         <Dialog title={`QR code for ${dialog.link.short_code}`} onClose={onClose}>
           <div class="qr-preview">
-            <img
+            <WorkspaceImage
               src={urlOf(V1_ROUTES.getQr, {
                 params: { short_code: dialog.link.short_code },
                 query: { size: "300" },
               })}
-              width={240}
-              height={240}
+              size={240}
               alt={`QR code for ${dialog.link.short_url}`}
             />
             <Link href={`/dashboard/links/${dialog.link.id}#qr`} class="btn">

@@ -379,6 +379,7 @@ export function dashboardStory(web: BrowserFixture): void {
         ["/dashboard/channels", "Channels", "Channels", false],
         ["/dashboard/overlays", "CTA overlays", "Overlays", false],
         ["/dashboard/account", "Account", "Account", true],
+        ["/dashboard/members", "Members", "Members", true],
         ["/dashboard/keys", "API keys", "API keys", true],
         ["/dashboard/domains", "Branded domains", "Domains", true],
         ["/dashboard/webhooks", "Webhooks", "Webhooks", true],
@@ -404,8 +405,8 @@ export function dashboardStory(web: BrowserFixture): void {
       }
 
       // Just above the width where the menu takes over, and wider, the sections sit beside the brand
-      // and the account without running under them.
-      for (const width of [900, 1100, DESKTOP.width]) {
+      // and the workspace switcher without running under them.
+      for (const width of [1010, 1100, DESKTOP.width]) {
         await page.setViewportSize({ width, height: DESKTOP.height });
         const overlap = await page.evaluate(`(() => {
           const links = [...document.querySelectorAll(".primary-nav .nav-link")];
