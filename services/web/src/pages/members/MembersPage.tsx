@@ -169,15 +169,26 @@ function Members({ session }: { session: Session }) {
         </>
       )}
       {dialog !== null && typeof dialog === "object" && "invited" in dialog && (
-        <Dialog title="Send this link" onClose={() => setDialog(null)}>
-          <SecretReveal
-            secret={dialog.invited.accept_url}
-            intro={`Send this link to ${dialog.invited.email}: it joins them as ${dialog.invited.role}.`}
-            copyLabel="Copy link"
-            testid="accept-url"
-          >
-            It is shown only once and works once, for {INVITATION_DAYS} days. Kurz sends no e-mail yet.
-          </SecretReveal>
+        <Dialog
+          title={dialog.invited.accept_url ? "Send this link" : "Invitation sent"}
+          onClose={() => setDialog(null)}
+        >
+          {dialog.invited.accept_url ? (
+            <SecretReveal
+              secret={dialog.invited.accept_url}
+              intro={`Send this link to ${dialog.invited.email}: it joins them as ${dialog.invited.role}.`}
+              copyLabel="Copy link"
+              testid="accept-url"
+            >
+              It is shown only once and works once, for {INVITATION_DAYS} days. This server sends no e-mail,
+              so the link is yours to pass on.
+            </SecretReveal>
+          ) : (
+            <p data-testid="invitation-emailed">
+              {dialog.invited.email} was e-mailed a link that joins them as {dialog.invited.role}. It works
+              once, for {INVITATION_DAYS} days.
+            </p>
+          )}
           <DialogDone onDone={() => setDialog(null)} />
         </Dialog>
       )}
