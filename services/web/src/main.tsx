@@ -1,4 +1,5 @@
 import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
 import { Redirect, Route, Switch } from "wouter-preact";
 import { checkSession, useSession } from "./api/session.ts";
 import { labelTableCells } from "./components/cellLabels.ts";
@@ -15,6 +16,7 @@ import { CampaignsPage, ChannelsPage, DomainsPage, OverlaysPage } from "./pages/
 import { NotFoundPage } from "./pages/NotFoundPage.tsx";
 import { OverviewPage } from "./pages/OverviewPage.tsx";
 import { PublicStatsPage } from "./pages/PublicStatsPage.tsx";
+import { ConfirmEmailPage, ForgotPasswordPage, ResetPasswordPage, recoveryOf } from "./pages/RecoverPage.tsx";
 import "./styles.css";
 
 const MembersPage = lazyPage(() => import("./pages/members/MembersPage.tsx").then((m) => m.MembersPage));
@@ -57,11 +59,26 @@ function Home() {
   return <Redirect to={session ? "/dashboard" : "/login"} replace />;
 }
 
+/** /login, or what its fragment asks for: a reset link, a new address to confirm, a forgotten password. */
+function LoginRoute() {
+  const [hash, setHash] = useState(location.hash);
+  useEffect(() => {
+    const follow = () => setHash(location.hash);
+    addEventListener("hashchange", follow);
+    return () => removeEventListener("hashchange", follow);
+  }, []);
+  const recovery = recoveryOf(hash);
+  if (recovery === null) return <AuthPage mode="login" />;
+  if ("reset" in recovery) return <ResetPasswordPage token={recovery.reset} />;
+  if ("email" in recovery) return <ConfirmEmailPage token={recovery.email} />;
+  return <ForgotPasswordPage />;
+}
+
 function App() {
   return (
     <Switch>
       <Route path="/" component={Home} />
-      <Route path="/login">{() => <AuthPage mode="login" />}</Route>
+      <Route path="/login" component={LoginRoute} />
       <Route path="/signup">
         {() => {
           const token = invitationToken();

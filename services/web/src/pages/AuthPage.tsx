@@ -116,6 +116,11 @@ export function AuthPage({ mode }: { mode: "login" | "signup" }) {
             {busy ? "Please wait…" : signup ? "Create account" : "Sign in"}
           </button>
         </form>
+        {!signup && (
+          <p class="switch">
+            <a href="/login#forgot">Forgot your password?</a>
+          </p>
+        )}
         <AuthSwitch signup={signup} />
       </main>
     </div>
