@@ -70,7 +70,7 @@ export function TextField({
   value: string;
   onValue: (value: string) => void;
   type?: "text" | "email" | "url" | "date" | "password";
-  autoComplete?: "current-password";
+  autoComplete?: "current-password" | "email";
   placeholder?: string;
   required?: boolean;
   maxLength?: number;

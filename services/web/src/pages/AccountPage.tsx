@@ -1,4 +1,5 @@
-// Account: e-mail, plan and limits (set by the server's operator), usage, default expiry, password change.
+// Account: e-mail, plan and limits (set by the server's operator), usage, default expiry, password and
+// e-mail address changes.
 import { MAX_DEFAULT_EXPIRY_HOURS, PASSWORD_MIN_LENGTH, V1_ROUTES } from "@kurz/contracts";
 import { useEffect, useState } from "preact/hooks";
 import { invalidate, useQuery } from "../api/cache.ts";
@@ -130,6 +131,62 @@ function ChangePassword({ email }: { email: string }) {
   );
 }
 
+/** A new sign-in address: it takes effect when the link mailed to it is followed. */
+function ChangeEmail() {
+  const [email, setEmail] = useState("");
+  const [current, setCurrent] = useState("");
+  const [state, setState] = useState<{ ok?: string; error?: string }>({});
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setState({});
+    try {
+      const { data } = await call(V1_ROUTES.changeEmail, { body: { email, current_password: current } });
+      setCurrent("");
+      setState({
+        ok: `A confirmation link went to ${data.email}. Your address changes once it is followed.`,
+      });
+    } catch (err) {
+      setState({
+        error:
+          err instanceof ApiFailure && err.code === "FORBIDDEN"
+            ? "The current password is wrong."
+            : err instanceof ApiFailure && err.code === "CONFLICT"
+              ? "Another account has this address."
+              : (fieldError(err, "email") ?? messageOf(err)),
+      });
+    }
+  };
+  return (
+    <form class="form card" onSubmit={submit} noValidate aria-labelledby="email-title">
+      <h2 class="card-title" id="email-title">
+        Change e-mail address
+      </h2>
+      <TextField
+        id="new-email"
+        label="New e-mail address"
+        type="email"
+        autoComplete="email"
+        required
+        value={email}
+        onValue={setEmail}
+      />
+      <TextField
+        id="email-current-password"
+        label="Current password"
+        type="password"
+        autoComplete="current-password"
+        required
+        value={current}
+        onValue={setCurrent}
+      />
+      <FormStatus ok={state.ok} error={state.error} />
+      <button type="submit" class="btn primary">
+        Send confirmation link
+      </button>
+    </form>
+  );
+}
+
 export function AccountPage() {
   const account = useQuery("account", () => call(V1_ROUTES.getAccount).then((r) => r.data));
   const a = account.data;
@@ -184,6 +241,7 @@ export function AccountPage() {
       <div class="grid-2">
         <DefaultExpiry hours={a.default_expiry_hours} />
         <ChangePassword email={a.email} />
+        <ChangeEmail />
       </div>
       <SessionsCard />
     </>

@@ -345,10 +345,11 @@ export function dashboardStory(web: BrowserFixture): void {
     });
 
     it("changes the password and, when asked, revokes every key", async () => {
-      await page.getByLabel("Current password").fill(password);
-      await page.getByLabel("New password").fill("a new and longer passphrase");
-      await page.getByLabel(/Also revoke every API key/).check();
-      await page.getByRole("button", { name: "Change password" }).click();
+      const form = page.getByRole("form", { name: "Change password" });
+      await form.getByLabel("Current password").fill(password);
+      await form.getByLabel("New password").fill("a new and longer passphrase");
+      await form.getByLabel(/Also revoke every API key/).check();
+      await form.getByRole("button", { name: "Change password" }).click();
       await page
         .getByText("Password changed. Your other sessions were signed out and 1 API key revoked.")
         .waitFor();
@@ -358,6 +359,15 @@ export function dashboardStory(web: BrowserFixture): void {
         headers: { authorization: `Bearer ${secondKey}` },
       });
       expect(res.status).toBe(401);
+    });
+
+    it("asks for an e-mail address change, and says plainly when the server sends no e-mail", async () => {
+      const form = page.getByRole("form", { name: "Change e-mail address" });
+      await form.getByLabel("New e-mail address").fill(`renamed-${email}`);
+      await form.getByLabel("Current password").fill(password);
+      await form.getByRole("button", { name: "Send confirmation link" }).click();
+      await form.getByText(/needs outgoing e-mail/).waitFor();
+      await page.getByTestId("account-email").filter({ hasText: email }).waitFor();
     });
 
     it("shows the overview with the click and the top link", async () => {
