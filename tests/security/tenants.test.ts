@@ -237,6 +237,12 @@ function attemptsFor(method: string, path: string): Attempt[] | undefined {
       { path: `/api/v1/invitations/${v.invitationId}/accept`, body: { password: ACCEPT_PASSWORD } },
       { path: `/api/v1/invitations/${v.invitationHashAsToken}/accept`, body: { password: ACCEPT_PASSWORD } },
     ],
+    // The links Kurz e-mails: a token of the right shape that is not one (the victim's invitation's
+    // hash spelled as a token) resets no password and confirms no address.
+    "POST /api/v1/auth/password-reset/:token": [
+      { path: `/api/v1/auth/password-reset/${v.invitationHashAsToken}`, body: { password: ACCEPT_PASSWORD } },
+    ],
+    "POST /api/v1/auth/email/:token": [{ path: `/api/v1/auth/email/${v.invitationHashAsToken}` }],
   };
   return table[`${method} ${path}`];
 }

@@ -245,7 +245,7 @@ export const V1_ROUTES = {
     invalidParams: { code: "NOT_FOUND", message: "This link does not exist, was used or has expired" },
     status: 200,
     response: ok(EmailChanged),
-    errors: ["NOT_FOUND", "CONFLICT"],
+    errors: ["VALIDATION_ERROR", "NOT_FOUND", "CONFLICT"],
   }),
   // -- account --
   getAccount: defineRoute({

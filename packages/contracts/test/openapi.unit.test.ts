@@ -14,6 +14,9 @@ const PUBLIC_PATHS = [
   "/api/v1/auth/login",
   "/api/v1/public/analytics/{short_code}",
   "/api/v1/invitations/{token}/accept",
+  "/api/v1/auth/password-reset",
+  "/api/v1/auth/password-reset/{token}",
+  "/api/v1/auth/email/{token}",
 ];
 const METHODS = ["get", "put", "post", "patch", "delete"] as const;
 
@@ -172,6 +175,11 @@ describe("OpenAPI document", () => {
       "DELETE /api/v1/overlays/:id",
       "GET /api/v1/overlays/:id/submissions",
       "GET /api/v1/overlays/:id/submissions/export",
+      // Forgotten passwords and e-mail address changes.
+      "POST /api/v1/auth/password-reset",
+      "POST /api/v1/auth/password-reset/:token",
+      "POST /api/v1/auth/email",
+      "POST /api/v1/auth/email/:token",
       // Workspaces, members and invitations.
       "GET /api/v1/workspaces",
       "POST /api/v1/workspaces",

@@ -53,10 +53,13 @@ describe("ROUTES", () => {
     }
   });
 
-  it("leaves only sign-up, sign-in, public analytics and accepting an invitation without a key or session", () => {
+  it("leaves only sign-up, sign-in, the e-mailed links, public analytics and accepting an invitation without a key or session", () => {
     expect(ROUTE_DEFS.filter((d) => d.auth === "public")).toEqual([
       ROUTES.register,
       ROUTES.login,
+      ROUTES.requestPasswordReset,
+      ROUTES.resetPassword,
+      ROUTES.confirmEmailChange,
       ROUTES.getPublicAnalytics,
       ROUTES.acceptInvitation,
     ]);

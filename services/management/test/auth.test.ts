@@ -65,7 +65,9 @@ describe("accounts and sessions", () => {
     const [cookie, device] = res.headers.getSetCookie();
     expect(cookie).toMatch(/^kurz_session=[A-Za-z0-9_-]{43}; Max-Age=\d+; Path=\/; HttpOnly; SameSite=Lax$/);
     // The browser's device cookie (which sign-ins are announced by e-mail), kept as long as browsers allow.
-    expect(device).toMatch(/^kurz_device=[A-Za-z0-9_-]{43}; Max-Age=34560000; Path=\/; HttpOnly; SameSite=Lax$/);
+    expect(device).toMatch(
+      /^kurz_device=[A-Za-z0-9_-]{43}; Max-Age=34560000; Path=\/; HttpOnly; SameSite=Lax$/,
+    );
     expect(res.headers.get("cache-control")).toBe("no-store");
     // Only hashes are stored: neither the key nor the session token is in the database.
     const row = await bed.prisma.session.findFirstOrThrow({ where: { userId: session.user_id } });

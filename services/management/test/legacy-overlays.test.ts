@@ -72,7 +72,7 @@ describe("legacy CTA overlays", () => {
     expect(badType.code).toBe(1);
     expect(badType.stderr).toMatch(/--type must be one of message, contact/);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toMatch(/no account/);
+    expect(unknown.stderr).toMatch(/no workspace/);
     expect(noName.code).toBe(1);
     expect(noName.stderr).toMatch(/--name/);
   });
