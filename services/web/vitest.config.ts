@@ -16,5 +16,8 @@ export default defineProject({
     fileParallelism: false,
     testTimeout: 180_000,
     hookTimeout: 180_000,
+    // A page that re-renders after a fetch may take seconds under the load of a whole run: polls wait as
+    // long as a Playwright step does (browser.ts's 15 s), not vitest's default second.
+    expect: { poll: { timeout: 15_000 } },
   },
 });
