@@ -1,7 +1,7 @@
 // An account made by an operator (`./kurz accounts:create`) or a test: a user without a password (who
 // signs in once one is set), their workspace and its first API key.
 import { ROLE_SCOPES } from "@kurz/contracts";
-import type { PrismaClient } from "@kurz/db";
+import type { Prisma, PrismaClient } from "@kurz/db";
 import { generateApiKey, type KeyLimits } from "../keys/api-keys.ts";
 
 export interface CreatedAccount {
@@ -14,6 +14,33 @@ export interface CreatedAccount {
 /** A new workspace's name until someone renames it: the local part of its creator's e-mail. */
 export const defaultWorkspaceName = (email: string): string =>
   email.slice(0, email.lastIndexOf("@")) || email;
+
+/**
+ * What a person's first workspace is made with: their e-mail as its contact, a name from it, them as
+ * its owner, and its first key (every scope an owner grants), whose full value the caller shows once.
+ */
+export function firstWorkspace(
+  user: { id: string; email: string },
+  key: { hash: string; prefix: string },
+  keyLimits: KeyLimits,
+) {
+  return {
+    email: user.email,
+    name: defaultWorkspaceName(user.email),
+    memberships: { create: { userId: user.id, role: "owner" } },
+    apiKeys: {
+      create: {
+        name: "Default key",
+        keyHash: key.hash,
+        keyPrefix: key.prefix,
+        rateLimitPerMinute: keyLimits.perMinute,
+        rateLimitPerHour: keyLimits.perHour,
+        createdByUserId: user.id,
+        scopes: [...ROLE_SCOPES.owner],
+      },
+    },
+  } satisfies Prisma.AccountUncheckedCreateInput;
+}
 
 /**
  * Creates a user (without a password) and their workspace with its first API key (the legacy rule: a
@@ -29,21 +56,8 @@ export async function createAccount(
     const user = await tx.user.create({ data: { email } });
     return tx.account.create({
       data: {
-        email,
-        name: defaultWorkspaceName(email),
+        ...firstWorkspace(user, { hash, prefix }, input.keyLimits),
         ...(input.linkLimit !== undefined ? { linkLimit: input.linkLimit } : {}),
-        memberships: { create: { userId: user.id, role: "owner" } },
-        apiKeys: {
-          create: {
-            name: "Default key",
-            keyHash: hash,
-            keyPrefix: prefix,
-            rateLimitPerMinute: input.keyLimits.perMinute,
-            rateLimitPerHour: input.keyLimits.perHour,
-            createdByUserId: user.id,
-            scopes: [...ROLE_SCOPES.owner],
-          },
-        },
       },
     });
   });

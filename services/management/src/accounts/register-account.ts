@@ -2,7 +2,7 @@
 // with them as its owner, its first API key (returned once) and a first session, in one transaction.
 // E-mail addresses are unique among users without regard to case because they are stored lower-case
 // (contracts' Email lowers them).
-import { type CreatedApiKey, type RegisterBody, ROLE_SCOPES, type Session } from "@kurz/contracts";
+import type { CreatedApiKey, RegisterBody, Session } from "@kurz/contracts";
 import { isUniqueViolation } from "@kurz/db";
 import { conflict, forbidden } from "@kurz/service-kit";
 import { generateApiKey, toApiKeyItem } from "../keys/api-keys.ts";
@@ -12,7 +12,7 @@ import { issueSession, toSession } from "../sessions/sessions.ts";
 import { accountOverview } from "./account-overview.ts";
 import { requireStrongPassword } from "./account-password.ts";
 import type { AuthDeps } from "./auth-deps.ts";
-import { defaultWorkspaceName } from "./create-account.ts";
+import { firstWorkspace } from "./create-account.ts";
 
 export async function registerAccount(deps: AuthDeps, body: RegisterBody, device: string | null) {
   if (deps.signup === "closed") {
@@ -26,22 +26,7 @@ export async function registerAccount(deps: AuthDeps, body: RegisterBody, device
     created = await deps.prisma.$transaction(async (tx) => {
       const user = await tx.user.create({ data: { email: body.email, passwordHash } });
       const account = await tx.account.create({
-        data: {
-          email: body.email,
-          name: defaultWorkspaceName(body.email),
-          memberships: { create: { userId: user.id, role: "owner" } },
-          apiKeys: {
-            create: {
-              name: "Default key",
-              keyHash: hash,
-              keyPrefix: prefix,
-              rateLimitPerMinute: deps.keyLimits.perMinute,
-              rateLimitPerHour: deps.keyLimits.perHour,
-              createdByUserId: user.id,
-              scopes: [...ROLE_SCOPES.owner],
-            },
-          },
-        },
+        data: firstWorkspace(user, { hash, prefix }, deps.keyLimits),
         include: { apiKeys: true },
       });
       const issued = await issueSession(tx, user.id, deps.sessionTtlMs);

@@ -8,24 +8,15 @@ import { switchWorkspace } from "../api/session.ts";
 import { Dialog } from "./Dialog.tsx";
 import { FormActions, TextField } from "./FormField.tsx";
 import { useEscape } from "./useEscape.ts";
+import { useSubmit } from "./useSubmit.ts";
 
 function NewWorkspace({ onDone }: { onDone: () => void }) {
   const [name, setName] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const { data } = await call(WORKSPACE_ROUTES.createWorkspace, { body: { name } });
-      await switchWorkspace(data.id);
-      onDone();
-    } catch (err) {
-      setError(err);
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    const { data } = await call(WORKSPACE_ROUTES.createWorkspace, { body: { name } });
+    await switchWorkspace(data.id);
+    onDone();
+  });
   const nameError = fieldError(error, "name");
   return (
     <form class="form" onSubmit={submit} noValidate>

@@ -1,10 +1,11 @@
 // Sign-in and sign-up. Sign-up answers with the account's first API key, which is shown once here
 // (the only time it is ever shown) before the dashboard opens.
 import { type CreatedApiKey, PASSWORD_MIN_LENGTH, V1_ROUTES } from "@kurz/contracts";
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { Link, Redirect, useLocation, useSearch } from "wouter-preact";
 import { ApiFailure, call, fieldError, messageOf } from "../api/client.ts";
 import { setSession, useSession } from "../api/session.ts";
+import { AuthCard } from "../components/AuthCard.tsx";
 import { KeyReveal } from "../components/KeyReveal.tsx";
 import { PasswordMeter } from "../components/PasswordMeter.tsx";
 
@@ -39,10 +40,6 @@ export function AuthPage({ mode }: { mode: "login" | "signup" }) {
   const [firstKey, setFirstKey] = useState<CreatedApiKey | null>(null);
   const signup = mode === "signup";
 
-  useEffect(() => {
-    document.title = signup ? "Create your account · Kurz" : "Sign in · Kurz";
-  }, [signup]);
-
   if (session && !firstKey) {
     return <Redirect to={safeNext(search)} replace />;
   }
@@ -75,55 +72,52 @@ export function AuthPage({ mode }: { mode: "login" | "signup" }) {
   const emailError = fieldError(error, "email");
   const passwordError = fieldError(error, "password");
   return (
-    <div class="auth">
-      <main class="auth-card" id="main">
-        <div class="brand big" aria-hidden="true">
-          <span class="logo">k</span> Kurz
-        </div>
-        <h1>{signup ? "Create your account" : "Sign in to Kurz"}</h1>
-        <form onSubmit={submit} noValidate>
-          {error !== null && (
-            <p class="error" role="alert">
-              {explain(error, mode)}
-            </p>
-          )}
-          <EmailField email={email} onEmail={setEmail} error={emailError} />
-          <label for="password">Password</label>
-          <input
-            id="password"
-            type="password"
-            autoComplete={signup ? "new-password" : "current-password"}
-            required
-            minLength={signup ? PASSWORD_MIN_LENGTH : undefined}
-            value={password}
-            onInput={(e) => setPassword(e.currentTarget.value)}
-            aria-invalid={passwordError ? true : undefined}
-            aria-describedby={signup ? "password-hint" : undefined}
-          />
-          {signup && (
-            <PasswordMeter
-              id="password-hint"
-              password={password}
-              email={email}
-              error={
-                passwordError && sent.length < PASSWORD_MIN_LENGTH
-                  ? `Too short: use at least ${PASSWORD_MIN_LENGTH} characters.`
-                  : passwordError
-              }
-            />
-          )}
-          <button type="submit" class="btn primary block" disabled={busy}>
-            {busy ? "Please wait…" : signup ? "Create account" : "Sign in"}
-          </button>
-        </form>
-        {!signup && (
-          <p class="switch">
-            <a href="/login#forgot">Forgot your password?</a>
+    <AuthCard
+      title={signup ? "Create your account" : "Sign in"}
+      heading={signup ? "Create your account" : "Sign in to Kurz"}
+    >
+      <form onSubmit={submit} noValidate>
+        {error !== null && (
+          <p class="error" role="alert">
+            {explain(error, mode)}
           </p>
         )}
-        <AuthSwitch signup={signup} />
-      </main>
-    </div>
+        <EmailField email={email} onEmail={setEmail} error={emailError} />
+        <label for="password">Password</label>
+        <input
+          id="password"
+          type="password"
+          autoComplete={signup ? "new-password" : "current-password"}
+          required
+          minLength={signup ? PASSWORD_MIN_LENGTH : undefined}
+          value={password}
+          onInput={(e) => setPassword(e.currentTarget.value)}
+          aria-invalid={passwordError ? true : undefined}
+          aria-describedby={signup ? "password-hint" : undefined}
+        />
+        {signup && (
+          <PasswordMeter
+            id="password-hint"
+            password={password}
+            email={email}
+            error={
+              passwordError && sent.length < PASSWORD_MIN_LENGTH
+                ? `Too short: use at least ${PASSWORD_MIN_LENGTH} characters.`
+                : passwordError
+            }
+          />
+        )}
+        <button type="submit" class="btn primary block" disabled={busy}>
+          {busy ? "Please wait…" : signup ? "Create account" : "Sign in"}
+        </button>
+      </form>
+      {!signup && (
+        <p class="switch">
+          <a href="/login#forgot">Forgot your password?</a>
+        </p>
+      )}
+      <AuthSwitch signup={signup} />
+    </AuthCard>
   );
 }
 
@@ -142,7 +136,7 @@ function FirstKeyReady({ apiKey, onOpen }: { apiKey: CreatedApiKey; onOpen: () =
   );
 }
 
-function EmailField({
+export function EmailField({
   email,
   onEmail,
   error,

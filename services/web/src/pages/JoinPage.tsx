@@ -3,10 +3,12 @@
 // the invited address already has one, else the one its new account gets. Accepted, the person is
 // signed in and acts in the workspace they joined.
 import { PASSWORD_MIN_LENGTH, WORKSPACE_ROUTES } from "@kurz/contracts";
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { useLocation } from "wouter-preact";
 import { ApiFailure, call, fieldError, messageOf, setWorkspace } from "../api/client.ts";
 import { setSession } from "../api/session.ts";
+import { AuthCard } from "../components/AuthCard.tsx";
+import { useSubmit } from "../components/useSubmit.ts";
 
 /** The invitation token in the page's fragment, if any. */
 export const invitationToken = (): string | null =>
@@ -23,62 +25,40 @@ function explain(err: unknown): string {
 export function JoinPage({ token }: { token: string }) {
   const [, navigate] = useLocation();
   const [password, setPassword] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  useEffect(() => {
-    document.title = "Join a workspace · Kurz";
-  }, []);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const { data } = await call(WORKSPACE_ROUTES.acceptInvitation, {
-        params: { token },
-        body: { password },
-      });
-      setWorkspace(data.session.account_id);
-      setSession(data.session);
-      navigate("/dashboard", { replace: true });
-    } catch (err) {
-      setError(err);
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    const { data } = await call(WORKSPACE_ROUTES.acceptInvitation, { params: { token }, body: { password } });
+    setWorkspace(data.session.account_id);
+    setSession(data.session);
+    navigate("/dashboard", { replace: true });
+  });
   return (
-    <div class="auth">
-      <main class="auth-card" id="main">
-        <div class="brand big" aria-hidden="true">
-          <span class="logo">k</span> Kurz
-        </div>
-        <h1>Join a workspace</h1>
-        <p class="muted">You were invited to work with others in Kurz.</p>
-        <form onSubmit={submit} noValidate>
-          {error !== null && (
-            <p class="error" role="alert">
-              {explain(error)}
-            </p>
-          )}
-          <label for="password">Password</label>
-          <input
-            id="password"
-            type="password"
-            autoComplete="current-password"
-            required
-            value={password}
-            onInput={(e) => setPassword(e.currentTarget.value)}
-            aria-invalid={error instanceof ApiFailure && error.code !== "NOT_FOUND" ? true : undefined}
-            aria-describedby="password-hint"
-          />
-          <p class="hint" id="password-hint">
-            Already have a Kurz account with the invited e-mail address? Enter its password. If not, choose a
-            password for your new account (at least {PASSWORD_MIN_LENGTH} characters, not easy to guess).
+    <AuthCard title="Join a workspace">
+      <p class="muted">You were invited to work with others in Kurz.</p>
+      <form onSubmit={submit} noValidate>
+        {error !== null && (
+          <p class="error" role="alert">
+            {explain(error)}
           </p>
-          <button type="submit" class="btn primary block" disabled={busy}>
-            {busy ? "Please wait…" : "Join workspace"}
-          </button>
-        </form>
-      </main>
-    </div>
+        )}
+        <label for="password">Password</label>
+        <input
+          id="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onInput={(e) => setPassword(e.currentTarget.value)}
+          aria-invalid={error instanceof ApiFailure && error.code !== "NOT_FOUND" ? true : undefined}
+          aria-describedby="password-hint"
+        />
+        <p class="hint" id="password-hint">
+          Already have a Kurz account with the invited e-mail address? Enter its password. If not, choose a
+          password for your new account (at least {PASSWORD_MIN_LENGTH} characters, not easy to guess).
+        </p>
+        <button type="submit" class="btn primary block" disabled={busy}>
+          {busy ? "Please wait…" : "Join workspace"}
+        </button>
+      </form>
+    </AuthCard>
   );
 }

@@ -4,11 +4,15 @@
 // - /login#reset=<token>: choose a new password (it signs in, and ends every other session);
 // - /login#email=<token>: confirm a new e-mail address.
 import { PASSWORD_MIN_LENGTH, V1_ROUTES } from "@kurz/contracts";
+import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { useLocation } from "wouter-preact";
 import { ApiFailure, call, fieldError, messageOf } from "../api/client.ts";
 import { setSession } from "../api/session.ts";
+import { AuthCard } from "../components/AuthCard.tsx";
 import { PasswordMeter } from "../components/PasswordMeter.tsx";
+import { useSubmit } from "../components/useSubmit.ts";
+import { EmailField } from "./AuthPage.tsx";
 
 /** What the fragment of /login asks for, if anything. */
 export function recoveryOf(hash: string): { forgot: true } | { reset: string } | { email: string } | null {
@@ -28,44 +32,25 @@ function explain(err: unknown): string {
   return err.message;
 }
 
-function Card({ title, children }: { title: string; children: preact.ComponentChildren }) {
-  useEffect(() => {
-    document.title = `${title} · Kurz`;
-  }, [title]);
+/** A signed-out page with the way back to sign-in. */
+function Card({ title, children }: { title: string; children: ComponentChildren }) {
   return (
-    <div class="auth">
-      <main class="auth-card" id="main">
-        <div class="brand big" aria-hidden="true">
-          <span class="logo">k</span> Kurz
-        </div>
-        <h1>{title}</h1>
-        {children}
-        <p class="switch">
-          <a href="/login">Back to sign-in</a>
-        </p>
-      </main>
-    </div>
+    <AuthCard title={title}>
+      {children}
+      <p class="switch">
+        <a href="/login">Back to sign-in</a>
+      </p>
+    </AuthCard>
   );
 }
 
 export function ForgotPasswordPage() {
   const [email, setEmail] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await call(V1_ROUTES.requestPasswordReset, { body: { email } });
-      setDone(true);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    await call(V1_ROUTES.requestPasswordReset, { body: { email } });
+    setDone(true);
+  });
   return (
     <Card title="Reset your password">
       {done ? (
@@ -80,15 +65,7 @@ export function ForgotPasswordPage() {
               {explain(error)}
             </p>
           )}
-          <label for="email">E-mail</label>
-          <input
-            id="email"
-            type="email"
-            autoComplete="email"
-            required
-            value={email}
-            onInput={(e) => setEmail(e.currentTarget.value)}
-          />
+          <EmailField email={email} onEmail={setEmail} error={fieldError(error, "email")} />
           <button type="submit" class="btn primary block" disabled={busy}>
             {busy ? "Please wait…" : "Send the link"}
           </button>
@@ -101,21 +78,11 @@ export function ForgotPasswordPage() {
 export function ResetPasswordPage({ token }: { token: string }) {
   const [, navigate] = useLocation();
   const [password, setPassword] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const { data } = await call(V1_ROUTES.resetPassword, { params: { token }, body: { password } });
-      setSession(data.session);
-      navigate("/dashboard", { replace: true });
-    } catch (err) {
-      setError(err);
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    const { data } = await call(V1_ROUTES.resetPassword, { params: { token }, body: { password } });
+    setSession(data.session);
+    navigate("/dashboard", { replace: true });
+  });
   return (
     <Card title="Choose a new password">
       <form onSubmit={submit} noValidate>

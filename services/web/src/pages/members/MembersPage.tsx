@@ -27,6 +27,7 @@ import { SecretReveal } from "../../components/SecretReveal.tsx";
 import { TableCard } from "../../components/TableCard.tsx";
 import { fmtDate, fmtDay, Notice, PageHead } from "../common.tsx";
 import "./members.css";
+import { useSubmit } from "../../components/useSubmit.ts";
 
 type CreatedInvitation = Output<typeof W.createInvitation>["data"];
 
@@ -244,25 +245,15 @@ function InviteForm({
 }) {
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<Role>("member");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const { data } = await call(W.createInvitation, {
-        params: { id: workspaceId },
-        body: { email: email.trim(), role },
-      });
-      setEmail("");
-      invalidate("invitations");
-      onInvited(data);
-    } catch (err) {
-      setError(err);
-    }
-    setBusy(false);
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    const { data } = await call(W.createInvitation, {
+      params: { id: workspaceId },
+      body: { email: email.trim(), role },
+    });
+    setEmail("");
+    invalidate("invitations");
+    onInvited(data);
+  });
   const emailError = fieldError(error, "email");
   return (
     <form class="card form invite-form" onSubmit={submit} noValidate aria-labelledby="invite-title">
