@@ -40,8 +40,8 @@ export function setCsrfToken(token: string | null): void {
 
 const WORKSPACE_KEY = "kurz.workspace";
 /**
- * The chosen workspace, kept across visits; read at load, so the first page's reads, sent while the
- * session check runs, already name it. null: the server's default (the user's first).
+ * The chosen workspace, kept across visits and read at load; the session check confirms it (or falls
+ * back to the first) before a page reads anything. null: the server's default (the user's first).
  */
 let workspaceId: string | null = (() => {
   try {

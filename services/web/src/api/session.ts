@@ -2,7 +2,7 @@
 // keeps is the Session answer (e-mail, expiry, CSRF token) from sign-in, sign-up or GET /auth/session.
 // Its `account_id` and `role` are those of the workspace chosen in the switcher (client.ts keeps the
 // choice): one the session lists, else the first.
-import { type Session, V1_ROUTES } from "@kurz/contracts";
+import { ROLE_SCOPES, type Scope, type Session, V1_ROUTES } from "@kurz/contracts";
 import { useEffect, useState } from "preact/hooks";
 import { adoptDefault, clearCache } from "./cache.ts";
 import {
@@ -108,4 +108,13 @@ setUnauthorizedHandler(() => {
 export function useInFirstWorkspace(): boolean {
   const session = useSession();
   return !session || session.workspaces[0]?.id === currentWorkspace();
+}
+
+/**
+ * Whether the signed-in person's role in the chosen workspace grants `scope`: pages offer only what
+ * the server would allow (it refuses the rest with 403 whatever the page shows).
+ */
+export function useCan(scope: Scope): boolean {
+  const session = useSession();
+  return session ? ROLE_SCOPES[session.role].includes(scope) : false;
 }

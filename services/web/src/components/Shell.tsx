@@ -137,9 +137,13 @@ export function Shell({ session, children }: { session: Session | undefined; chi
           </div>
         </div>
       </header>
-      {/* Switching workspace draws the page afresh: it keeps no state of the other one. */}
+      {/* Switching workspace draws the page afresh: it keeps no state of the other one. A page is drawn
+          once the session says which workspace it shows (a stored choice may be one the person left):
+          its reads then all name that workspace, and none races the check that falls back from it. */}
       <main id="main" class="page" tabIndex={-1} key={drawing()}>
-        {inSettings ? (
+        {session === undefined ? (
+          <p class="boot">Loading…</p>
+        ) : inSettings ? (
           <div class="settings-layout">
             <nav aria-label="Settings" class="settings-nav">
               <p class="settings-title" aria-hidden="true">

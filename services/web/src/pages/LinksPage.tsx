@@ -5,6 +5,7 @@ import { useEffect, useState } from "preact/hooks";
 import { Link, useLocation } from "wouter-preact";
 import { invalidate, useQuery } from "../api/cache.ts";
 import { call, messageOf, urlOf } from "../api/client.ts";
+import { useCan } from "../api/session.ts";
 import { Confirm } from "../components/Confirm.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
 import { Dialog } from "../components/Dialog.tsx";
@@ -34,6 +35,7 @@ type LinksDialog =
   | null;
 
 export function LinksPage() {
+  const canWrite = useCan("links:write");
   const [page, setPage] = useState(1);
   const [searchInput, setSearchInput] = useState("");
   const search = useDebounced(searchInput.trim(), 250);
@@ -75,9 +77,11 @@ export function LinksPage() {
   return (
     <>
       <PageHead title="Links">
-        <button type="button" class="btn primary" onClick={() => setDialog({ kind: "create" })}>
-          Create link
-        </button>
+        {canWrite && (
+          <button type="button" class="btn primary" onClick={() => setDialog({ kind: "create" })}>
+            Create link
+          </button>
+        )}
       </PageHead>
       <LinksToolbar
         searchInput={searchInput}
@@ -95,7 +99,7 @@ export function LinksPage() {
         ) : links.length === 0 ? (
           <div class="empty">
             <p>{search || filter ? "No link matches." : "No links yet."}</p>
-            {!search && !filter && (
+            {!search && !filter && canWrite && (
               <button type="button" class="btn primary" onClick={() => setDialog({ kind: "create" })}>
                 Create your first link
               </button>

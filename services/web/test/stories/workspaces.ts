@@ -221,6 +221,10 @@ export function workspacesStory(web: BrowserFixture): void {
       expect(await guestPage.getByRole("combobox").count()).toBe(0);
       expect(await guestPage.getByRole("button", { name: /^Remove/ }).count()).toBe(0);
       await checkPage(guestPage, "members-viewer");
+      // Links are read, not made: the page offers no "Create link" to a viewer, and still lists them.
+      await showLinks(guestPage);
+      await expect.poll(() => linkTitles(guestPage)).toEqual(["Shared roadmap · "]);
+      expect(await guestPage.getByRole("button", { name: /^Create/ }).count()).toBe(0);
     });
 
     it("the owner removes a member after confirming; the second person leaves the workspace", async () => {
