@@ -99,11 +99,13 @@ export const ROUTE_SCOPES: Readonly<Record<RouteKey, Scope | null>> = Object.fre
   legacyRemoveChannelLink: "campaigns:write",
 });
 
-const byRoute = new Map<string, Scope | null>(
-  Object.entries(ROUTES).map(([name, def]) => [`${def.method} ${def.path}`, ROUTE_SCOPES[name as RouteKey]]),
-);
+const entries = Object.entries(ROUTES).map(([name, def]) => [def, ROUTE_SCOPES[name as RouteKey]] as const);
+// The route pipeline asks with the record itself on every request: found by identity, no key built.
+const byRecord = new Map<Pick<RouteDef, "method" | "path">, Scope | null>(entries);
+const byRoute = new Map(entries.map(([def, scope]) => [`${def.method} ${def.path}`, scope]));
 
 /** The scope `def` needs; null when it needs none. */
 export function scopeOf(def: Pick<RouteDef, "method" | "path">): Scope | null {
-  return byRoute.get(`${def.method} ${def.path}`) ?? null;
+  const scope = byRecord.get(def);
+  return scope !== undefined ? scope : (byRoute.get(`${def.method} ${def.path}`) ?? null);
 }

@@ -2,15 +2,14 @@
 // is required (a wrong one spends the sign-in budgets); the new address gets a single-use link, valid an
 // hour, and nothing changes until it is followed (confirm-email-change.ts), so an address is only ever
 // one its user reads. A newer request replaces the pending one.
-import { randomBytes } from "node:crypto";
 import { PASSWORD_RESET_MINUTES } from "@kurz/contracts";
 import { conflict, serviceUnavailable, validation } from "@kurz/service-kit";
 import { emailChangeMail } from "../mail/email-change-mail.ts";
 import { spendMailBudget } from "../mail/mail-budget.ts";
 import type { Mailer } from "../mail/mailer.ts";
+import { hashToken, newToken } from "../security/tokens.ts";
 import { verifyCurrentPassword } from "../sessions/sudo.ts";
 import type { AuthDeps } from "./auth-deps.ts";
-import { hashResetToken } from "./request-password-reset.ts";
 
 export const confirmEmailUrl = (baseUrl: string, token: string): string =>
   `${baseUrl.replace(/\/+$/, "")}/login#email=${token}`;
@@ -34,8 +33,8 @@ export async function changeEmail(
     throw conflict("This e-mail address is already in use");
   }
   await spendMailBudget(deps.redis, "email-change", body.email, clientHash);
-  const token = randomBytes(32).toString("base64url");
-  const tokenHash = hashResetToken(token);
+  const token = newToken();
+  const tokenHash = hashToken(token);
   const expiresAt = new Date(now.getTime() + PASSWORD_RESET_MINUTES * 60_000);
   await prisma.$transaction([
     prisma.emailChange.deleteMany({ where: { userId } }),

@@ -7,9 +7,9 @@ import type { Logger } from "@kurz/service-kit";
 import { conflict, notFound } from "@kurz/service-kit";
 import { emailChangedMail } from "../mail/email-change-mail.ts";
 import type { Mailer } from "../mail/mailer.ts";
+import { hashToken } from "../security/tokens.ts";
 import { forgetCachedSessions } from "../sessions/sessions.ts";
 import type { AuthDeps } from "./auth-deps.ts";
-import { hashResetToken } from "./request-password-reset.ts";
 
 const gone = () => notFound("This link does not exist, was used or has expired");
 
@@ -19,7 +19,7 @@ export async function confirmEmailChange(
   now = new Date(),
 ): Promise<{ changed: true; email: string }> {
   const { prisma } = deps;
-  const tokenHash = hashResetToken(token);
+  const tokenHash = hashToken(token);
   let changed: { userId: string; from: string; to: string };
   try {
     changed = await prisma.$transaction(async (tx) => {

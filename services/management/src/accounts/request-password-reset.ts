@@ -2,16 +2,14 @@
 // The answer and its timing are the same either way: the work for an existing user (a row, a message)
 // happens after the answer, and its failure is only logged. Requests are budgeted per address and per
 // client, so the route cannot be used to flood someone's mailbox.
-import { createHash, randomBytes } from "node:crypto";
 import { PASSWORD_RESET_MINUTES } from "@kurz/contracts";
 import type { Logger } from "@kurz/service-kit";
 import { serviceUnavailable } from "@kurz/service-kit";
 import { spendMailBudget } from "../mail/mail-budget.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { passwordResetMail } from "../mail/password-reset-mail.ts";
+import { hashToken, newToken } from "../security/tokens.ts";
 import type { AuthDeps } from "./auth-deps.ts";
-
-export const hashResetToken = (token: string): string => createHash("sha256").update(token).digest("hex");
 
 /** The dashboard page that sets the new password; the token rides in the fragment, which no server logs. */
 export const resetUrl = (baseUrl: string, token: string): string =>
@@ -33,10 +31,10 @@ export async function requestPasswordReset(
   void (async () => {
     const user = await deps.prisma.user.findUnique({ where: { email }, select: { id: true } });
     if (!user) return;
-    const token = randomBytes(32).toString("base64url");
+    const token = newToken();
     const expiresAt = new Date(now.getTime() + PASSWORD_RESET_MINUTES * 60_000);
     await deps.prisma.passwordReset.create({
-      data: { tokenHash: hashResetToken(token), userId: user.id, expiresAt },
+      data: { tokenHash: hashToken(token), userId: user.id, expiresAt },
     });
     await mailer.send(passwordResetMail({ to: email, resetUrl: resetUrl(deps.baseUrl, token), expiresAt }));
   })().catch((err: unknown) => deps.logger.warn({ err: String(err) }, "password reset e-mail not sent"));

@@ -5,6 +5,7 @@
 import type { SignedIn } from "@kurz/contracts";
 import { notFound } from "@kurz/service-kit";
 import { hashPassword } from "../security/passwords.ts";
+import { hashToken } from "../security/tokens.ts";
 import { endSessions } from "../sessions/end-sessions.ts";
 import { recogniseDevice } from "../sessions/known-devices.ts";
 import { issueSession, toSession } from "../sessions/sessions.ts";
@@ -12,7 +13,6 @@ import { clearAccountFailures } from "../sessions/signin-limits.ts";
 import { accountOverview } from "./account-overview.ts";
 import { requireStrongPassword } from "./account-password.ts";
 import type { AuthDeps } from "./auth-deps.ts";
-import { hashResetToken } from "./request-password-reset.ts";
 
 const gone = () => notFound("This reset link does not exist, was used or has expired");
 
@@ -24,7 +24,7 @@ export async function resetPassword(
   now = new Date(),
 ): Promise<SignedIn & { token: string; device: string }> {
   const { prisma } = deps;
-  const tokenHash = hashResetToken(token);
+  const tokenHash = hashToken(token);
   const reset = await prisma.passwordReset.findUnique({
     where: { tokenHash },
     include: { user: { select: { email: true } } },

@@ -10,11 +10,11 @@ import { accountOverview } from "../accounts/account-overview.ts";
 import { requireStrongPassword } from "../accounts/account-password.ts";
 import type { AuthDeps } from "../accounts/auth-deps.ts";
 import { hashPassword } from "../security/passwords.ts";
+import { hashToken } from "../security/tokens.ts";
 import { recogniseDevice } from "../sessions/known-devices.ts";
 import { forgetCachedSessions, issueSession, toSession } from "../sessions/sessions.ts";
 import { invalidCredentials, passwordMatches } from "../sessions/sign-in.ts";
 import { checkSigninBudget, clearAccountFailures, recordSigninFailure } from "../sessions/signin-limits.ts";
-import { hashInvitationToken } from "./invitations.ts";
 
 const gone = () => notFound("This invitation does not exist, was used or has expired");
 
@@ -27,7 +27,7 @@ export async function acceptInvitation(
 ): Promise<SignedIn & { token: string; device: string }> {
   const { clientHash } = client;
   const { prisma } = deps;
-  const tokenHash = hashInvitationToken(token);
+  const tokenHash = hashToken(token);
   const invitation = await prisma.invitation.findUnique({ where: { tokenHash } });
   if (!invitation || invitation.expiresAt <= now) throw gone();
   const { email, accountId } = invitation;

@@ -8,8 +8,9 @@ import type { PrismaClient } from "@kurz/db";
 import { conflict, forbidden, serviceUnavailable } from "@kurz/service-kit";
 import { invitationMail } from "../mail/invitation-mail.ts";
 import type { Mailer } from "../mail/mailer.ts";
+import { hashToken, newToken } from "../security/tokens.ts";
 import { type Caller, requireOwnWorkspace } from "../workspaces/workspaces.ts";
-import { acceptUrl, hashInvitationToken, newInvitationToken, toInvitation } from "./invitations.ts";
+import { acceptUrl, toInvitation } from "./invitations.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -29,10 +30,10 @@ export async function createInvitation(
     where: { accountId, user: { email: body.email } },
   });
   if (member) throw conflict(`${body.email} is already a member of this workspace`);
-  const token = newInvitationToken();
+  const token = newToken();
   const fields = {
     role: body.role,
-    tokenHash: hashInvitationToken(token),
+    tokenHash: hashToken(token),
     invitedByUserId: caller.userId,
     createdAt: now,
     expiresAt: new Date(now.getTime() + INVITATION_DAYS * DAY_MS),

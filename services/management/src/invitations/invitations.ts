@@ -1,14 +1,7 @@
 // Invitations (docs/workspaces.md): a single-use random token, of which only the SHA-256 is kept, that
 // lets the invited e-mail's owner join a workspace with a role until it expires.
-import { createHash, randomBytes } from "node:crypto";
 import type { Invitation, Role } from "@kurz/contracts";
 import type { Invitation as InvitationRow } from "@kurz/db";
-
-export const hashInvitationToken = (token: string): string =>
-  createHash("sha256").update(token).digest("hex");
-
-/** 256 random bits, base64url: 43 characters (contracts' INVITATION_TOKEN_PATTERN). */
-export const newInvitationToken = (): string => randomBytes(32).toString("base64url");
 
 /** The dashboard page that accepts it; the token rides in the fragment, which no server receives or logs. */
 export const acceptUrl = (baseUrl: string, token: string): string =>

@@ -1,7 +1,8 @@
 // Browsers a user signed in from before, told apart by a random token in their device cookie (only
 // its SHA-256 is kept). It authenticates nothing: it only decides whether a sign-in is announced.
-import { createHash, randomBytes } from "node:crypto";
+
 import type { Prisma, PrismaClient } from "@kurz/db";
+import { hashToken, newToken } from "../security/tokens.ts";
 
 /** The most browsers remembered per user; the least recently seen are forgotten first. */
 const KEPT_PER_USER = 50;
@@ -20,8 +21,8 @@ export async function recogniseDevice(
   device: string | null,
   now = new Date(),
 ): Promise<RecognisedDevice> {
-  const token = device ?? randomBytes(32).toString("base64url");
-  const deviceHash = createHash("sha256").update(token).digest("hex");
+  const token = device ?? newToken();
+  const deviceHash = hashToken(token);
   const where = { userId_deviceHash: { userId, deviceHash } };
   if (await db.knownDevice.findUnique({ where, select: { userId: true } })) {
     await db.knownDevice.update({ where, data: { lastSeenAt: now } });

@@ -4,7 +4,6 @@
 // deletes its row and then writes a tombstone over its cache entry, so no gateway path accepts it
 // again, and a gateway lookup that raced with the end cannot write it back (it writes only where no
 // tombstone is). This file holds what the session use cases share: issuing one, its JSON and lookups.
-import { createHash, randomBytes } from "node:crypto";
 import {
   type Role,
   SESSION_TOMBSTONE,
@@ -15,13 +14,14 @@ import {
 import type { Prisma, PrismaClient, Session as SessionRow } from "@kurz/db";
 import { forbidden, serviceUnavailable } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
+import { hashToken, newToken } from "../security/tokens.ts";
 
 export const HOUR_MS = 3_600_000;
 
 /** Longer than any gateway cache entry (SESSION_CACHE_TTL_SECONDS), so a tombstone outlives them all. */
 export const TOMBSTONE_SECONDS = 3600;
 
-export const hashSessionToken = (token: string): string => createHash("sha256").update(token).digest("hex");
+export const hashSessionToken = hashToken;
 
 /** A session row with what its JSON needs: the user's e-mail and memberships, first workspace first. */
 export type SessionWithUser = SessionRow & {
@@ -55,12 +55,12 @@ export async function issueSession(
   ttlMs: number,
   now = new Date(),
 ): Promise<IssuedSession> {
-  const token = randomBytes(32).toString("base64url");
+  const token = newToken();
   const row = await db.session.create({
     data: {
       userId,
       tokenHash: hashSessionToken(token),
-      csrfToken: randomBytes(32).toString("base64url"),
+      csrfToken: newToken(),
       createdAt: now,
       renewedAt: now,
       expiresAt: new Date(now.getTime() + ttlMs),
