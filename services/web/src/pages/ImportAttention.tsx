@@ -7,6 +7,7 @@ import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { invalidate, useQuery } from "../api/cache.ts";
 import { call, fieldError, messageOf } from "../api/client.ts";
+import { useCan } from "../api/session.ts";
 import { fieldAria } from "../components/FormField.tsx";
 
 const PER_PAGE = 50;
@@ -20,6 +21,7 @@ function AttentionItem({ jobId, row }: { jobId: string; row: ImportAttentionRow 
   const code = row.link?.short_code ?? row.alias ?? `row ${row.row}`;
   const id = `attention-${row.row}`;
   const finished = row.link?.is_active === true;
+  const canWrite = useCan("links:write");
 
   const finish = async (e: Event) => {
     e.preventDefault();
@@ -57,6 +59,10 @@ function AttentionItem({ jobId, row }: { jobId: string; row: ImportAttentionRow 
           <span class="pill ok">Active</span>{" "}
           {row.link.has_password ? "Protected by its password." : "Active without a password."}{" "}
           <Link href={`/dashboard/links/${row.link_id}`}>Open the link</Link>
+        </p>
+      ) : !canWrite ? (
+        <p class="small">
+          <span class="pill warn">Inactive</span> {row.reason}
         </p>
       ) : (
         <form class="attention-form" onSubmit={finish} noValidate>

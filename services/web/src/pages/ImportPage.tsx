@@ -16,7 +16,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { invalidate, useQuery } from "../api/cache.ts";
 import { call, messageOf, urlOf } from "../api/client.ts";
-import { useSession } from "../api/session.ts";
+import { useCan, useSession } from "../api/session.ts";
 import { upload } from "../api/upload.ts";
 import { fmtDate, PageHead } from "./common.tsx";
 import "./data/data.css";
@@ -174,6 +174,7 @@ function RenamedCodes({ job }: { job: ImportJob }) {
 export function ImportPage() {
   const [error, setError] = useState<unknown>(null);
   const [job, setJob] = useState<ImportJob | null>(null);
+  const canImport = useCan("imports:write");
   useJobPolling(job, setJob, setError);
   return (
     <>
@@ -182,7 +183,11 @@ export function ImportPage() {
         Bring links from a CSV file or another shortener's export. Rows whose link already exists are skipped,
         so running the same file again creates nothing twice.
       </p>
-      <ImportForm job={job} onJob={setJob} error={error} onError={setError} />
+      {canImport ? (
+        <ImportForm job={job} onJob={setJob} error={error} onError={setError} />
+      ) : (
+        <p class="card">Importing is for the workspace's admins and owners; the imports so far are below.</p>
+      )}
       {job && <JobProgress job={job} />}
       <PastImports onOpen={setJob} />
     </>

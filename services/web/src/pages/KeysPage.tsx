@@ -1,16 +1,22 @@
 // API keys: the account's keys (GET /account/usage), a new key shown once, revoke with confirmation.
 // Creating a key asks for the password: a key keeps working after sign-out, so a session alone
-// (a cookie someone else got hold of) must not be enough to make one (docs/security.md).
+// (a cookie someone else got hold of) must not be enough to make one (docs/security.md). A key may do
+// everything its creator's role allows, or only the scopes picked for it; everyone revokes their own
+// keys, admins anyone's.
 import {
   type ApiKeyItem,
   type CreatedApiKey,
   KEY_NAME_MAX_LENGTH,
   MAX_ACTIVE_KEYS,
+  ROLE_SCOPES,
+  ROLES,
+  type Scope,
   V1_ROUTES,
 } from "@kurz/contracts";
 import { useState } from "preact/hooks";
 import { invalidate, useQuery } from "../api/cache.ts";
 import { ApiFailure, call, fieldError, messageOf } from "../api/client.ts";
+import { useCan, useSession } from "../api/session.ts";
 import { ConfirmDelete } from "../components/ConfirmDelete.tsx";
 import { Dialog, DialogDone } from "../components/Dialog.tsx";
 import { FormActions, TextField } from "../components/FormField.tsx";
@@ -18,6 +24,7 @@ import { KeyReveal } from "../components/KeyReveal.tsx";
 import { RowButton } from "../components/RowButton.tsx";
 import { TableCard } from "../components/TableCard.tsx";
 import { fmtDate, PageHead } from "./common.tsx";
+import "./data/data.css";
 
 const EXPIRES_HINT = "The key stops working at the end of this day.";
 const PASSWORD_HINT = "A key keeps working after you sign out, so creating one needs your password.";
@@ -26,6 +33,8 @@ function CreateKey({ onCreated, onCancel }: { onCreated: (k: CreatedApiKey) => v
   const [name, setName] = useState("");
   const [expires, setExpires] = useState("");
   const [password, setPassword] = useState("");
+  // null: everything the creator's role allows, now and as the role's scopes are.
+  const [picked, setPicked] = useState<Scope[] | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const submit = async (e: Event) => {
@@ -37,6 +46,7 @@ function CreateKey({ onCreated, onCancel }: { onCreated: (k: CreatedApiKey) => v
         body: {
           name: name.trim(),
           expires_at: expires ? new Date(`${expires}T23:59:59`).toISOString() : undefined,
+          scopes: picked ?? undefined,
           current_password: password,
         },
       });
@@ -78,6 +88,7 @@ function CreateKey({ onCreated, onCancel }: { onCreated: (k: CreatedApiKey) => v
         value={expires}
         onValue={setExpires}
       />
+      <ScopePicker picked={picked} onPick={setPicked} error={fieldError(error, "scopes")} />
       <TextField
         id="key-password"
         label="Your password"
@@ -94,7 +105,78 @@ function CreateKey({ onCreated, onCancel }: { onCreated: (k: CreatedApiKey) => v
   );
 }
 
+/** Full access (the default), or only some of the scopes the signed-in person's role grants. */
+function ScopePicker({
+  picked,
+  onPick,
+  error,
+}: {
+  picked: Scope[] | null;
+  onPick: (scopes: Scope[] | null) => void;
+  error: string | undefined;
+}) {
+  const session = useSession();
+  const granted = session ? ROLE_SCOPES[session.role] : [];
+  return (
+    <fieldset class="sections key-scopes">
+      <legend>Access</legend>
+      <label class="check">
+        <input type="radio" name="key-access" checked={picked === null} onChange={() => onPick(null)} />
+        Everything you may do in this workspace
+      </label>
+      <label class="check">
+        <input
+          type="radio"
+          name="key-access"
+          checked={picked !== null}
+          onChange={() => onPick(granted.filter((s) => s.endsWith(":read")))}
+        />
+        Only what you pick
+      </label>
+      {picked !== null && (
+        <div class="scope-grid">
+          {granted.map((scope) => (
+            <label class="check" key={scope}>
+              <input
+                type="checkbox"
+                name="scope"
+                value={scope}
+                checked={picked.includes(scope)}
+                onChange={(e) =>
+                  onPick(
+                    e.currentTarget.checked
+                      ? granted.filter((s) => s === scope || picked.includes(s))
+                      : picked.filter((s) => s !== scope),
+                  )
+                }
+              />
+              <code>{scope}</code>
+            </label>
+          ))}
+        </div>
+      )}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+    </fieldset>
+  );
+}
+
+/** What a key may do, in a few words: a role's whole access ("Admin access") or its scopes. */
+function accessOf(key: ApiKeyItem): string {
+  const scopes = key.scopes ?? ROLE_SCOPES.owner;
+  const role = ROLES.find(
+    (r) => ROLE_SCOPES[r].length === scopes.length && ROLE_SCOPES[r].every((s) => scopes.includes(s)),
+  );
+  if (role) return `${role[0]!.toUpperCase()}${role.slice(1)} access`;
+  return ROLE_SCOPES.owner.filter((s) => scopes.includes(s)).join(", ");
+}
+
 export function KeysPage() {
+  const session = useSession();
+  const isAdmin = useCan("workspace:admin");
   const usage = useQuery("usage", () => call(V1_ROUTES.getUsage).then((r) => r.data));
   const [dialog, setDialog] = useState<"create" | { created: CreatedApiKey } | { revoke: ApiKeyItem } | null>(
     null,
@@ -136,7 +218,10 @@ export function KeysPage() {
         <tbody>
           {keys.map((k) => (
             <tr key={k.id} data-testid="key-row">
-              <td>{k.name}</td>
+              <td>
+                {k.name}
+                <div class="muted small">{accessOf(k)}</div>
+              </td>
               <td>
                 <code>{k.key_prefix}…</code>
               </td>
@@ -149,9 +234,11 @@ export function KeysPage() {
                 {k.rate_limit_per_minute}/min · {k.rate_limit_per_hour}/h
               </td>
               <td class="actions">
-                <RowButton item={k.name} class="danger-ghost" onClick={() => setDialog({ revoke: k })}>
-                  Revoke
-                </RowButton>
+                {(isAdmin || k.created_by === session?.user_id) && (
+                  <RowButton item={k.name} class="danger-ghost" onClick={() => setDialog({ revoke: k })}>
+                    Revoke
+                  </RowButton>
+                )}
               </td>
             </tr>
           ))}

@@ -5,6 +5,7 @@ import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { Link, useLocation } from "wouter-preact";
 import { invalidate, useQuery } from "../api/cache.ts";
 import { call, messageOf } from "../api/client.ts";
+import { useCan } from "../api/session.ts";
 import { AnalyticsPanels } from "../components/AnalyticsPanels.tsx";
 import { Confirm } from "../components/Confirm.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
@@ -58,6 +59,8 @@ function Sharing({ link }: { link: LinkWithSharedFields }) {
     invalidate(`link:${link.id}`, "links");
   };
   const publicUrl = `${location.origin}/stats/${link.short_code}`;
+  // A role that may not change links sees the choice, not a switch it would be refused.
+  const readOnly = !useCan("links:write");
   return (
     <section class="card" aria-labelledby="share-title">
       <h2 class="card-title" id="share-title">
@@ -67,7 +70,7 @@ function Sharing({ link }: { link: LinkWithSharedFields }) {
         <input
           type="checkbox"
           role="switch"
-          disabled={busy}
+          disabled={busy || readOnly}
           aria-checked={isPublic}
           checked={isPublic}
           onChange={(e) => save({ analytics_public: e.currentTarget.checked })}
@@ -82,7 +85,7 @@ function Sharing({ link }: { link: LinkWithSharedFields }) {
             </a>
             <CopyButton text={publicUrl} label="Copy" what="public statistics URL" />
           </div>
-          <fieldset class="sections" disabled={busy}>
+          <fieldset class="sections" disabled={busy || readOnly}>
             <legend>Shared sections</legend>
             {AnalyticsSharedField.options.map((field) => (
               <label class="check" key={field}>
@@ -119,6 +122,7 @@ export function LinkPage({ id }: { id: string }) {
   const [, navigate] = useLocation();
   const [range, setRange] = useState<Range>({ key: "7d" });
   const [dialog, setDialog] = useState<"edit" | "delete" | null>(null);
+  const canWrite = useCan("links:write");
   const query = useMemo(() => rangeQuery(range), [rangeKey(range)]);
   const link = useQuery(`link:${id}`, () => call(V1_ROUTES.getLink, { params: { id } }).then((r) => r.data));
   const stats = useQuery(`link:${id}:analytics:${rangeKey(range)}`, () =>
@@ -133,22 +137,26 @@ export function LinkPage({ id }: { id: string }) {
         <Link href="/dashboard/links">← Links</Link>
       </p>
       <PageHead title={l.title || `/${l.short_code}`}>
-        <button type="button" class="btn" onClick={() => setDialog("edit")}>
-          Edit
-        </button>
-        <button
-          type="button"
-          class="btn"
-          onClick={async () => {
-            await call(V1_ROUTES.updateLink, { params: { id }, body: { is_active: !l.is_active } });
-            invalidate(`link:${id}`, "links", "summary");
-          }}
-        >
-          {l.is_active ? "Deactivate" : "Activate"}
-        </button>
-        <button type="button" class="btn danger" onClick={() => setDialog("delete")}>
-          Delete
-        </button>
+        {canWrite && (
+          <>
+            <button type="button" class="btn" onClick={() => setDialog("edit")}>
+              Edit
+            </button>
+            <button
+              type="button"
+              class="btn"
+              onClick={async () => {
+                await call(V1_ROUTES.updateLink, { params: { id }, body: { is_active: !l.is_active } });
+                invalidate(`link:${id}`, "links", "summary");
+              }}
+            >
+              {l.is_active ? "Deactivate" : "Activate"}
+            </button>
+            <button type="button" class="btn danger" onClick={() => setDialog("delete")}>
+              Delete
+            </button>
+          </>
+        )}
       </PageHead>
       <section class="card link-head">
         <div class="short-line">

@@ -187,21 +187,25 @@ function LinksTable({
     onSelect(next);
   };
   const allOnPage = links.length > 0 && links.every((l) => selected.has(l.id));
+  // Selection serves the bulk delete only: a role that may not change links has no checkboxes.
+  const canWrite = useCan("links:write");
   return (
     <table class="links-table">
       <caption class="sr-only">Your links, newest first</caption>
       <thead>
         <tr>
-          <th scope="col" class="col-check">
-            <input
-              type="checkbox"
-              aria-label="Select all links on this page"
-              checked={allOnPage}
-              onChange={(e) =>
-                onSelect(e.currentTarget.checked ? new Set(links.map((l) => l.id)) : new Set())
-              }
-            />
-          </th>
+          {canWrite && (
+            <th scope="col" class="col-check">
+              <input
+                type="checkbox"
+                aria-label="Select all links on this page"
+                checked={allOnPage}
+                onChange={(e) =>
+                  onSelect(e.currentTarget.checked ? new Set(links.map((l) => l.id)) : new Set())
+                }
+              />
+            </th>
+          )}
           <th scope="col">Link</th>
           <th scope="col" class="col-num">
             Clicks
@@ -218,7 +222,7 @@ function LinksTable({
           <LinkRow
             key={l.id}
             link={l}
-            selected={selected.has(l.id)}
+            selected={canWrite ? selected.has(l.id) : null}
             onPick={(on) => pick(l.id, on)}
             onDialog={onDialog}
             onToggle={onToggle}
@@ -237,21 +241,24 @@ function LinkRow({
   onToggle,
 }: {
   link: LinkItem;
-  selected: boolean;
+  /** null: the row is not selectable (the role may not change links). */
+  selected: boolean | null;
   onPick: (on: boolean) => void;
   onDialog: (dialog: LinksDialog) => void;
   onToggle: (link: LinkItem) => void;
 }) {
   return (
     <tr data-testid="link-row">
-      <td class="col-check">
-        <input
-          type="checkbox"
-          aria-label={`Select ${l.short_code}`}
-          checked={selected}
-          onChange={(e) => onPick(e.currentTarget.checked)}
-        />
-      </td>
+      {selected !== null && (
+        <td class="col-check">
+          <input
+            type="checkbox"
+            aria-label={`Select ${l.short_code}`}
+            checked={selected}
+            onChange={(e) => onPick(e.currentTarget.checked)}
+          />
+        </td>
+      )}
       <td class="col-link">
         <Link href={`/dashboard/links/${l.id}`} class="short">
           {l.short_url.replace(/^https?:\/\//, "")}
@@ -286,6 +293,7 @@ function LinkMenu({
   onToggle: (link: LinkItem) => void;
 }) {
   const [, navigate] = useLocation();
+  const canWrite = useCan("links:write");
   return (
     <details class="menu">
       <summary class="btn small" aria-label={`More actions for ${l.short_code}`}>
@@ -295,18 +303,28 @@ function LinkMenu({
         <button type="button" onClick={() => navigate(`/dashboard/links/${l.id}`)}>
           Analytics
         </button>
-        <button type="button" onClick={() => onDialog({ kind: "edit", link: l })}>
-          Edit
-        </button>
+        {canWrite && (
+          <button type="button" onClick={() => onDialog({ kind: "edit", link: l })}>
+            Edit
+          </button>
+        )}
         <button type="button" onClick={() => onDialog({ kind: "qr", link: l })}>
           QR code
         </button>
-        <button type="button" onClick={() => onToggle(l)}>
-          {l.is_active ? "Deactivate" : "Activate"}
-        </button>
-        <button type="button" class="danger-text" onClick={() => onDialog({ kind: "delete", links: [l] })}>
-          Delete
-        </button>
+        {canWrite && (
+          <>
+            <button type="button" onClick={() => onToggle(l)}>
+              {l.is_active ? "Deactivate" : "Activate"}
+            </button>
+            <button
+              type="button"
+              class="danger-text"
+              onClick={() => onDialog({ kind: "delete", links: [l] })}
+            >
+              Delete
+            </button>
+          </>
+        )}
       </div>
     </details>
   );

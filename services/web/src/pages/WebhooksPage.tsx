@@ -14,6 +14,7 @@ import { type Dispatch, type StateUpdater, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { invalidate, useQuery } from "../api/cache.ts";
 import { call, fieldError } from "../api/client.ts";
+import { useCan } from "../api/session.ts";
 import { Confirm } from "../components/Confirm.tsx";
 import { Dialog, DialogDone } from "../components/Dialog.tsx";
 import { FormActions, FormField, fieldAria } from "../components/FormField.tsx";
@@ -165,6 +166,7 @@ export function WebhooksPage() {
   const [notice, setNotice] = useState("");
   const [rowError, setRowError] = useState<unknown>(null);
   const hooks = list.data ?? [];
+  const canWrite = useCan("webhooks:write");
   const setEnabled = async (hook: Webhook, enabled: boolean) => {
     setRowError(null);
     try {
@@ -178,14 +180,16 @@ export function WebhooksPage() {
   return (
     <>
       <PageHead title="Webhooks">
-        <button
-          type="button"
-          class="btn primary"
-          disabled={hooks.length >= MAX_WEBHOOK_ENDPOINTS}
-          onClick={() => setDialog("create")}
-        >
-          Add endpoint
-        </button>
+        {canWrite && (
+          <button
+            type="button"
+            class="btn primary"
+            disabled={hooks.length >= MAX_WEBHOOK_ENDPOINTS}
+            onClick={() => setDialog("create")}
+          >
+            Add endpoint
+          </button>
+        )}
       </PageHead>
       <p class="muted">
         Kurz tells your servers about new, changed and deleted links and about clicks, signed and retried for
@@ -200,11 +204,11 @@ export function WebhooksPage() {
         empty="No endpoints yet. Add one to hear about every link event."
         caption="Your webhook endpoints"
         columns={["Endpoint", ["Events", "col-hide"], "State"]}
-        actions
+        actions={canWrite}
       >
         <tbody>
           {hooks.map((h) => (
-            <WebhookRow key={h.id} hook={h} onEnabled={setEnabled} onDialog={setDialog} />
+            <WebhookRow key={h.id} hook={h} canWrite={canWrite} onEnabled={setEnabled} onDialog={setDialog} />
           ))}
         </tbody>
       </TableCard>
@@ -216,10 +220,13 @@ export function WebhooksPage() {
 /** An endpoint with its events and state, and the buttons that act on it. */
 function WebhookRow({
   hook: h,
+  canWrite,
   onEnabled,
   onDialog,
 }: {
   hook: Webhook;
+  /** Whether the role may change endpoints (webhooks:write): otherwise the row has no buttons. */
+  canWrite: boolean;
   onEnabled: (hook: Webhook, enabled: boolean) => void;
   onDialog: (dialog: DialogState) => void;
 }) {
@@ -245,27 +252,41 @@ function WebhookRow({
           <div class="muted small">{h.consecutive_failures} failed in a row</div>
         )}
       </td>
-      <td class="actions row-actions">
-        {h.enabled ? (
-          <RowButton item={h.url} class="ghost" onClick={() => onEnabled(h, false)}>
-            Disable
-          </RowButton>
-        ) : (
-          <RowButton item={h.url} class="primary" onClick={() => onEnabled(h, true)}>
-            Re-enable
-          </RowButton>
-        )}
-        <RowButton item={h.url} onClick={() => onDialog({ edit: h })}>
-          Edit
-        </RowButton>
-        <RowButton item={`of ${h.url}`} onClick={() => onDialog({ rotate: h })}>
-          Rotate secret
-        </RowButton>
-        <RowButton item={h.url} class="danger-ghost" onClick={() => onDialog({ remove: h })}>
-          Delete
-        </RowButton>
-      </td>
+      {canWrite && <WebhookActions hook={h} onEnabled={onEnabled} onDialog={onDialog} />}
     </tr>
+  );
+}
+
+function WebhookActions({
+  hook: h,
+  onEnabled,
+  onDialog,
+}: {
+  hook: Webhook;
+  onEnabled: (hook: Webhook, enabled: boolean) => void;
+  onDialog: (dialog: DialogState) => void;
+}) {
+  return (
+    <td class="actions row-actions">
+      {h.enabled ? (
+        <RowButton item={h.url} class="ghost" onClick={() => onEnabled(h, false)}>
+          Disable
+        </RowButton>
+      ) : (
+        <RowButton item={h.url} class="primary" onClick={() => onEnabled(h, true)}>
+          Re-enable
+        </RowButton>
+      )}
+      <RowButton item={h.url} onClick={() => onDialog({ edit: h })}>
+        Edit
+      </RowButton>
+      <RowButton item={`of ${h.url}`} onClick={() => onDialog({ rotate: h })}>
+        Rotate secret
+      </RowButton>
+      <RowButton item={h.url} class="danger-ghost" onClick={() => onDialog({ remove: h })}>
+        Delete
+      </RowButton>
+    </td>
   );
 }
 

@@ -227,6 +227,80 @@ export function workspacesStory(web: BrowserFixture): void {
       expect(await guestPage.getByRole("button", { name: /^Create/ }).count()).toBe(0);
     });
 
+    it("a viewer reads every page and is offered nothing that would change the workspace", async () => {
+      await openPage(page, "Channels");
+      await page.getByRole("button", { name: "Create channel" }).click();
+      const form = page.getByRole("dialog", { name: "Create channel" });
+      await form.getByLabel("Name").fill("Newsletter");
+      await form.getByRole("button", { name: "Create channel" }).click();
+      await page.getByTestId("channel-row").filter({ hasText: "Newsletter" }).waitFor();
+
+      const offersChange = (p: Page) =>
+        p.getByRole("button", { name: /^(Create|Add|Edit|Delete|Revoke|Verify|Assign|Links and)/ }).count();
+      // The links: no selection, and the row's menu has only what reads.
+      await showLinks(guestPage);
+      await guestPage.getByTestId("link-row").first().waitFor();
+      expect(await guestPage.getByRole("checkbox").count()).toBe(0);
+      await guestPage
+        .getByLabel(/^More actions for/)
+        .first()
+        .click();
+      await guestPage.getByRole("button", { name: "QR code" }).waitFor();
+      expect(await guestPage.getByRole("button", { name: /^(Edit|Delete|Deactivate)$/ }).count()).toBe(0);
+      await guestPage.getByTestId("link-row").first().getByRole("link").first().click();
+      await guestPage.getByRole("heading", { level: 2, name: "Analytics" }).waitFor();
+      expect(await offersChange(guestPage)).toBe(0);
+      expect(await guestPage.getByRole("switch").isDisabled()).toBe(true);
+
+      await openPage(guestPage, "Channels");
+      const channel = guestPage.getByTestId("channel-row").filter({ hasText: "Newsletter" });
+      await channel.getByRole("link", { name: /^View links/ }).waitFor();
+      expect(await offersChange(guestPage)).toBe(0);
+      for (const [label, heading] of [
+        ["Campaigns", "Campaigns"],
+        ["Overlays", "CTA overlays"],
+        ["Domains", "Branded domains"],
+        ["Webhooks", "Webhooks"],
+      ] as const) {
+        await openPage(guestPage, label);
+        await guestPage.getByRole("heading", { level: 1, name: heading }).waitFor();
+        expect(await offersChange(guestPage), label).toBe(0);
+      }
+      await openPage(guestPage, "Import");
+      await guestPage.getByText("Importing is for the workspace's admins and owners").waitFor();
+      expect(await guestPage.getByRole("button", { name: /^Import/ }).count()).toBe(0);
+      // Everyone makes keys of their own; the owner's key is listed without a Revoke for the viewer.
+      await openPage(guestPage, "API keys");
+      await guestPage.getByTestId("key-row").first().waitFor();
+      await guestPage.getByText("Owner access").first().waitFor();
+      expect(await guestPage.getByRole("button", { name: /^Revoke/ }).count()).toBe(0);
+      // A key with only some of the viewer's scopes: the list says which.
+      await guestPage.getByRole("button", { name: "Create key" }).click();
+      const create = guestPage.getByRole("dialog", { name: "Create API key" });
+      await create.getByLabel("Name").fill("Weekly report");
+      await create.getByLabel("Only what you pick").check();
+      for (const scope of [
+        "domains:read",
+        "campaigns:read",
+        "overlays:read",
+        "webhooks:read",
+        "imports:read",
+      ])
+        await create.getByLabel(scope).uncheck();
+      await checkPage(guestPage, "keys-scopes");
+      await create.getByLabel("Your password").fill(PASSWORD);
+      await create.getByRole("button", { name: "Create key" }).click();
+      await guestPage
+        .getByRole("dialog", { name: "Your new API key" })
+        .getByRole("button", { name: "Done" })
+        .click();
+      const made = guestPage.getByTestId("key-row").filter({ hasText: "Weekly report" });
+      await made.getByText("links:read, analytics:read, workspace:read").waitFor();
+      // The viewer's own key is theirs to revoke.
+      expect(await made.getByRole("button", { name: /^Revoke/ }).count()).toBe(1);
+      await openPage(page, "Members");
+    });
+
     it("the owner removes a member after confirming; the second person leaves the workspace", async () => {
       const third = `lee-${stamp}@example.com`;
       const { dialog, path } = await invite(third, "admin");

@@ -235,6 +235,7 @@ export function CampaignsPage() {
       title="Campaigns"
       intro="A campaign bundles links: its rotator URL splits visitors between them by weight (e.g. 80/20 for an A/B test), and its public list page shows them all."
       noun="campaign"
+      write="campaigns:write"
       form={(campaign, done) => <CampaignForm campaign={campaign} onDone={done} />}
       panel={{
         label: "Links and weights",

@@ -109,6 +109,7 @@ export function ChannelsPage() {
       title="Channels"
       intro="Group links by where you share them; the links table can show one channel at a time."
       noun="channel"
+      write="campaigns:write"
       form={(channel, done) => <ChannelForm channel={channel} onDone={done} />}
       panel={{
         label: "Assign links",

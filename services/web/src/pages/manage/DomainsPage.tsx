@@ -7,6 +7,7 @@ import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { invalidate } from "../../api/cache.ts";
 import { call, messageOf } from "../../api/client.ts";
+import { useCan } from "../../api/session.ts";
 import { ConfirmDelete } from "../../components/ConfirmDelete.tsx";
 import { CopyButton } from "../../components/CopyButton.tsx";
 import { Dialog, DialogDone } from "../../components/Dialog.tsx";
@@ -136,6 +137,7 @@ export function DomainsPage() {
   const [dialog, setDialog] = useState<DomainDialog>(null);
   const [notice, setNotice] = useState("");
   const [checking, setChecking] = useState<number | null>(null);
+  const canWrite = useCan("domains:write");
 
   const verify = async (d: LegacyDomain) => {
     setChecking(d.id);
@@ -153,7 +155,11 @@ export function DomainsPage() {
 
   return (
     <>
-      <ManageHead title="Branded domains" action="Add domain" onAction={() => setDialog({ kind: "add" })}>
+      <ManageHead
+        title="Branded domains"
+        action={canWrite ? "Add domain" : undefined}
+        onAction={() => setDialog({ kind: "add" })}
+      >
         Short links on your own domain. Point the domain at this service, publish the TXT record shown, then
         verify: only verified domains serve links.
       </ManageHead>
@@ -169,6 +175,7 @@ export function DomainsPage() {
             key={d.id}
             domain={d}
             checking={checking === d.id}
+            canWrite={canWrite}
             onVerify={verify}
             onDialog={setDialog}
           />
@@ -188,11 +195,14 @@ export function DomainsPage() {
 function DomainCard({
   domain: d,
   checking,
+  canWrite,
   onVerify,
   onDialog,
 }: {
   domain: LegacyDomain;
   checking: boolean;
+  /** The role may verify, edit and delete domains (domains:write); otherwise only the links show. */
+  canWrite: boolean;
   onVerify: (domain: LegacyDomain) => void;
   onDialog: (dialog: DomainDialog) => void;
 }) {
@@ -217,23 +227,29 @@ function DomainCard({
         {d.redirect404 ? <code>{d.redirect404}</code> : "none"}
       </p>
       <div class="item-actions">
-        <button type="button" class="btn small" disabled={checking} onClick={() => onVerify(d)}>
-          {checking ? "Checking…" : "Verify"}
-          <span class="sr-only"> {hostOf(d)}</span>
-        </button>
-        <RowButton item={`of ${hostOf(d)}`} onClick={() => onDialog({ kind: "edit", domain: d })}>
-          Edit redirects
-        </RowButton>
+        {canWrite && (
+          <>
+            <button type="button" class="btn small" disabled={checking} onClick={() => onVerify(d)}>
+              {checking ? "Checking…" : "Verify"}
+              <span class="sr-only"> {hostOf(d)}</span>
+            </button>
+            <RowButton item={`of ${hostOf(d)}`} onClick={() => onDialog({ kind: "edit", domain: d })}>
+              Edit redirects
+            </RowButton>
+          </>
+        )}
         <Link class="btn small ghost" href={`/dashboard/links?domain=${encodeURIComponent(hostOf(d))}`}>
           Links<span class="sr-only"> on {hostOf(d)}</span>
         </Link>
-        <RowButton
-          item={hostOf(d)}
-          class="danger-ghost"
-          onClick={() => onDialog({ kind: "delete", domain: d })}
-        >
-          Delete
-        </RowButton>
+        {canWrite && (
+          <RowButton
+            item={hostOf(d)}
+            class="danger-ghost"
+            onClick={() => onDialog({ kind: "delete", domain: d })}
+          >
+            Delete
+          </RowButton>
+        )}
       </div>
     </li>
   );

@@ -1,9 +1,12 @@
 // A managed resource's page (campaigns, channels, overlays): its head with the create button, its list,
 // and the dialogs the page and each item's buttons open: create and edit with the same form, one wide
 // panel on an item (a campaign's or channel's links, an overlay's submissions), and delete with a
-// confirmation. Pages give their list and say only what differs.
+// confirmation. Pages give their list and say only what differs. A role without the resource's write
+// scope sees the list and the read-only panels, and none of the buttons that change anything.
+import type { Scope } from "@kurz/contracts";
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
+import { useCan } from "../../api/session.ts";
 import { ConfirmDelete } from "../../components/ConfirmDelete.tsx";
 import { Dialog } from "../../components/Dialog.tsx";
 import { RowButton } from "../../components/RowButton.tsx";
@@ -19,12 +22,16 @@ interface ManagePanel<T> {
   joiner: string;
   title: (item: T) => string;
   render: (item: T, done: () => void) => ComponentChildren;
+  /** The panel only shows (an overlay's submissions): offered to roles that may only read. */
+  readOnly?: boolean;
 }
 
 /** What the dialogs of a page need to know about its resource. */
 interface ManageSpec<T> {
   /** "campaign": the button and title "Create campaign", "Edit <name>", "Delete <name>?", "Delete campaign". */
   noun: string;
+  /** The scope creating, editing and deleting one needs (route-scopes.ts). */
+  write: Scope;
   wideForm?: boolean;
   /** The create (no item) and edit form; it calls `done` when saved or cancelled. */
   form: (item: T | undefined, done: () => void) => ComponentChildren;
@@ -51,12 +58,18 @@ export function ManagePage<T extends { id: number; name: string }>({
   children: (actions: Actions<T>) => ComponentChildren;
 }) {
   const [dialog, setDialog] = useState<ManageDialog<T>>(null);
+  const canWrite = useCan(spec.write);
+  const panel = spec.panel && (canWrite || spec.panel.readOnly) ? spec.panel : undefined;
   const actions: Actions<T> = (item, withPanel = true) => (
-    <ItemActions item={item} open={setDialog} panel={withPanel ? spec.panel : undefined} />
+    <ItemActions item={item} open={setDialog} panel={withPanel ? panel : undefined} canWrite={canWrite} />
   );
   return (
     <>
-      <ManageHead title={title} action={`Create ${spec.noun}`} onAction={() => setDialog({ kind: "create" })}>
+      <ManageHead
+        title={title}
+        action={canWrite ? `Create ${spec.noun}` : undefined}
+        onAction={() => setDialog({ kind: "create" })}
+      >
         {intro}
       </ManageHead>
       {children(actions)}
@@ -112,10 +125,12 @@ function ItemActions<T extends { name: string }>({
   item,
   open,
   panel,
+  canWrite,
 }: {
   item: T;
   open: (dialog: ManageDialog<T>) => void;
   panel?: ManagePanel<T>;
+  canWrite: boolean;
 }) {
   return (
     <>
@@ -124,12 +139,16 @@ function ItemActions<T extends { name: string }>({
           {panel.label}
         </RowButton>
       )}
-      <RowButton item={item.name} onClick={() => open({ kind: "edit", item })}>
-        Edit
-      </RowButton>
-      <RowButton item={item.name} class="danger-ghost" onClick={() => open({ kind: "delete", item })}>
-        Delete
-      </RowButton>
+      {canWrite && (
+        <>
+          <RowButton item={item.name} onClick={() => open({ kind: "edit", item })}>
+            Edit
+          </RowButton>
+          <RowButton item={item.name} class="danger-ghost" onClick={() => open({ kind: "delete", item })}>
+            Delete
+          </RowButton>
+        </>
+      )}
     </>
   );
 }

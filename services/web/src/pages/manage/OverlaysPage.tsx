@@ -255,6 +255,7 @@ export function OverlaysPage() {
       title="CTA overlays"
       intro="A call to action shown over a link's destination (or before it, where the site refuses framing). Choose one for a link in the link's form."
       noun="overlay"
+      write="overlays:write"
       wideForm
       form={(overlay, done) => <OverlayForm overlay={overlay} onDone={done} />}
       panel={{
@@ -262,6 +263,7 @@ export function OverlaysPage() {
         joiner: "of",
         title: (o) => `Submissions of ${o.name}`,
         render: (o, done) => <Submissions overlay={o} onDone={done} />,
+        readOnly: true,
       }}
       remove={(o) => call(ROUTES.deleteOverlay, { params: { id: String(o.id) } })}
       invalidates={[KEY]}

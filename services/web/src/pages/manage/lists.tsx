@@ -63,7 +63,10 @@ export const hostOptions = (hosts: string[]) => [
   ...hosts.map((h) => ({ value: h, label: h })),
 ];
 
-/** The page's title with its one primary action beside it, and what the page is for below. */
+/**
+ * The page's title with its one primary action beside it (none for a role that may only read), and
+ * what the page is for below.
+ */
 export function ManageHead({
   title,
   action,
@@ -71,16 +74,18 @@ export function ManageHead({
   children,
 }: {
   title: string;
-  action: string;
+  action?: string;
   onAction: () => void;
   children: ComponentChildren;
 }) {
   return (
     <>
       <PageHead title={title}>
-        <button type="button" class="btn primary" onClick={onAction}>
-          {action}
-        </button>
+        {action && (
+          <button type="button" class="btn primary" onClick={onAction}>
+            {action}
+          </button>
+        )}
       </PageHead>
       <p class="muted">{children}</p>
     </>
