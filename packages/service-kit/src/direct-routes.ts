@@ -16,7 +16,7 @@ import { ROUTE_DEFS, type RouteDef } from "@kurz/contracts";
 import etag from "etag";
 import { trackRequest } from "./access-log.ts";
 import { envelopeForPath, sendError } from "./envelope.ts";
-import { toApiError, unauthorized } from "./errors.ts";
+import { logRequestFailure, toApiError, unauthorized } from "./errors.ts";
 import { hasForwardToken, identityFrom } from "./internal-auth.ts";
 import type { Logger } from "./logger.ts";
 import { type MountedRoute, type RouteRequest, responseValidationFrom, runRoute } from "./route-pipeline.ts";
@@ -196,7 +196,7 @@ export function directRoutes(options: DirectRoutesOptions, fallback: RequestList
       answer(c, params, req, res).catch((err: unknown) => {
         if (res.headersSent) return res.destroy();
         const error = toApiError(err, options.isUnavailable);
-        if (error.status >= 500) logger.error({ err, reqId: (req as { id?: unknown }).id }, "request failed");
+        logRequestFailure(logger, err, error, (req as { id?: unknown }).id);
         sendError(res, error, envelopeForPath(path));
       });
       return;

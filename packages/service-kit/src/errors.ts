@@ -176,6 +176,23 @@ export function toApiError(err: unknown, isUnavailable?: (err: unknown) => boole
   return internalError();
 }
 
+/**
+ * Logs a request's failure once it is answered with `answered` (toApiError's): a 5xx the code threw on
+ * purpose (a 503 saying e-mail is not configured) is a refusal the operator may want to see (warn); any
+ * other 5xx is an error. 4xx answers are the caller's mistakes and the access log has them.
+ */
+export function logRequestFailure(
+  logger: { error: (o: object, m: string) => void; warn: (o: object, m: string) => void },
+  err: unknown,
+  answered: ApiError,
+  reqId: unknown,
+): void {
+  if (answered.status < 500) return;
+  if (isApiError(err) && answered.status !== 500)
+    logger.warn({ reqId, reason: err.message }, "request refused");
+  else logger.error({ err, reqId }, "request failed");
+}
+
 function defaultMessage(code: ErrorCode): string {
   return code.charAt(0) + code.slice(1).toLowerCase().replaceAll("_", " ");
 }

@@ -2,7 +2,13 @@ import type { IncomingMessage } from "node:http";
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
 import { trackRequest } from "./access-log.ts";
 import { type EnvelopeOption, resolveEnvelope, sendError } from "./envelope.ts";
-import { methodNotAllowedError, notFound, toApiError, unsupportedMediaType } from "./errors.ts";
+import {
+  logRequestFailure,
+  methodNotAllowedError,
+  notFound,
+  toApiError,
+  unsupportedMediaType,
+} from "./errors.ts";
 import type { Logger } from "./logger.ts";
 import { NOSNIFF, NOSNIFF_HEADER } from "./security-headers.ts";
 
@@ -94,9 +100,7 @@ export function errorHandler({ logger, envelope, isUnavailable }: ErrorHandlerOp
       return;
     }
     const apiError = toApiError(err, isUnavailable);
-    if (apiError.status >= 500) {
-      logger.error({ err, reqId: (req as { id?: unknown }).id }, "request failed");
-    }
+    logRequestFailure(logger, err, apiError, (req as { id?: unknown }).id);
     sendError(res, apiError, resolveEnvelope(envelope, req));
   };
 }

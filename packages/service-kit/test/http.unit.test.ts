@@ -1,6 +1,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { conflict, createApp, installErrorHandlers, methodNotAllowed, v1Success } from "../src/index.ts";
+import {
+  conflict,
+  createApp,
+  installErrorHandlers,
+  methodNotAllowed,
+  serviceUnavailable,
+  v1Success,
+} from "../src/index.ts";
 import { captureLogger, serve } from "./helpers.ts";
 
 const captured = captureLogger("http-test");
@@ -25,6 +32,9 @@ beforeAll(async () => {
       });
       app.get("/api/v1/zod", () => {
         z.object({ url: z.url() }).parse({ url: "not a url" });
+      });
+      app.get("/api/v1/not-configured", () => {
+        throw serviceUnavailable("E-mail is not configured on this server");
       });
       app.get("/api/v1/conflict", () => {
         throw conflict("Custom alias already taken");
@@ -138,6 +148,14 @@ describe("createApp", () => {
     const logged = captured.lines().find((l) => l.msg === "request failed" && l.reqId === "boom-1");
     expect(logged?.level).toBe("error");
     expect((logged?.err as { stack?: string } | undefined)?.stack).toContain("secret internal detail");
+  });
+
+  it("logs a 503 the code meant (a feature not configured) as a refusal at warn, with its reason", async () => {
+    const res = await fetch(`${base}/api/v1/not-configured`, { headers: { "x-request-id": "refused-1" } });
+    expect(res.status).toBe(503);
+    const logged = captured.lines().find((l) => l.reqId === "refused-1" && l.msg !== "request completed");
+    expect(logged).toMatchObject({ level: "warn", msg: "request refused" });
+    expect(logged?.reason).toBe("E-mail is not configured on this server");
   });
 
   it("answers a disallowed method with 405 and an Allow header", async () => {
