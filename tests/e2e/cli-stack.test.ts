@@ -126,6 +126,23 @@ describe("the CLI and the stack it runs next to", () => {
     expect(again.headers.location).toBe("https://example.com/poster-a");
     expect((await follow("cli-poster-b")).headers.location).toBe("https://example.org/poster-b?x=1");
   });
+  it("imports to Postgres at once when Redis is not reachable, and the links redirect through the miss path", {
+    timeout: CLI_TIMEOUT_MS,
+  }, async () => {
+    const user = await stack.createAccount(uniqueEmail("cli-no-redis"));
+    const file = join(dir, "unreachable.csv");
+    writeFileSync(file, "url,alias\nhttps://example.com/offline,cli-offline\n");
+    const closed = await getFreePort();
+    const { stdout, stderr } = await cliRun(user.email, [file], { KURZ_REDIS_PORT: String(closed) });
+    expect(stderr).toMatch(/warning: Redis \(REDIS_URL\) is not reachable/);
+    expect(JSON.parse(stdout.trim().split("\n").at(-1)!)).toMatchObject({
+      status: "completed",
+      counts: { created: 1 },
+    });
+    // No record was written: the redirect's miss path makes it from Postgres.
+    const followed = await raw(stack.origin, "GET", "/cli-offline");
+    expect(followed.headers.location).toBe("https://example.com/offline");
+  });
   // The next two run side by side (each on an account of its own): a CLI run is mostly a process
   // starting, and only the Kutt import reads the recorded Kutt.
   it.concurrent("imports every link of a running Kutt in one command, page by page, and says what a wrong key got", {

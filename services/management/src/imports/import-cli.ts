@@ -117,70 +117,95 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
   if (!account) throw new Error(`no workspace ${input.account}`);
 
   const source = await importSource(values, input.file, input.format);
-  let { job, reused } = await createImportJob(
-    prisma,
-    account.id,
-    source.content,
-    {
-      format: source.format as typeof input.format,
-      fetch_titles: values["fetch-titles"],
-      filename: source.filename,
-      domain: input.domain,
-      rename_reserved: input.renameReserved,
-    },
-    { claimedForMs: config.IMPORT_LEASE_MS },
-  ).catch((err: unknown) => {
-    // The API's 400 for an unreadable file, as a plain message.
-    throw new Error((err as Error).message);
+  // Redis is asked once, before anything is written: an import that wrote to an unreachable one would
+  // wait out every link's retries (minutes). Without it the links still go to Postgres, and the
+  // redirect makes each record from there when the link is first followed.
+  const redis = new Redis(config.REDIS_URL, {
+    keyPrefix: config.REDIS_KEY_PREFIX,
+    lazyConnect: true,
+    maxRetriesPerRequest: 2,
+    connectTimeout: 5_000,
+    retryStrategy: (attempt) => (attempt > 3 ? null : 200 * attempt),
   });
-  if (reused || job.content === null) {
-    console.error(`This file is being imported already (job ${job.id}); see GET /api/v1/imports/${job.id}.`);
-  } else {
-    const redis = new Redis(config.REDIS_URL, {
-      keyPrefix: config.REDIS_KEY_PREFIX,
-      maxRetriesPerRequest: 2,
+  redis.on("error", () => {});
+  const reachable = await redis.connect().then(
+    () => true,
+    () => false,
+  );
+  if (!reachable) {
+    console.error(
+      "warning: Redis (REDIS_URL) is not reachable: the links are imported without their redirect records, which the redirect makes when each is first followed; a code deleted in the last day keeps its tombstone there until then, so import such codes with the stack running",
+    );
+  }
+  const records = reachable
+    ? new RedirectRecords(redis, { warn: (o, m) => console.error(m, o) })
+    : { putMany: async () => {} };
+  let job: Awaited<ReturnType<typeof createImportJob>>["job"];
+  try {
+    const created = await createImportJob(
+      prisma,
+      account.id,
+      source.content,
+      {
+        format: source.format as typeof input.format,
+        fetch_titles: values["fetch-titles"],
+        filename: source.filename,
+        domain: input.domain,
+        rename_reserved: input.renameReserved,
+      },
+      { claimedForMs: config.IMPORT_LEASE_MS },
+    ).catch((err: unknown) => {
+      // The API's 400 for an unreadable file, as a plain message.
+      throw new Error((err as Error).message);
     });
-    redis.on("error", () => {});
-    const titles = titleFetcherFrom(config);
-    const hashes = new PasswordHashPool(config.IMPORT_HASH_THREADS);
-    const progress = progressPrinter(process.stderr);
-    progress({ processed: job.processed, total: job.total });
-    try {
-      await runImportJob(
-        {
-          prisma,
-          records: new RedirectRecords(redis, { warn: (o, m) => console.error(m, o) }),
-          titles,
-          hashes,
-          // The operator's job has no budget (its title_budget is null): nothing is ever charged.
-          chargeTitles: async () => 0,
-          // Events wait in the outbox for management's relay.
-          onEventsWritten: () => {},
-          retiredCodeGraceMs: config.RETIRED_CODE_DAYS * 86_400_000,
-          logger: { info: () => {}, error: (o, m) => console.error(m, o) },
-          batchSize: config.IMPORT_BATCH_SIZE,
-          leaseMs: config.IMPORT_LEASE_MS,
-          pollMs: config.IMPORT_POLL_MS,
-        },
-        {
-          id: job.id,
-          accountId: account.id,
-          format: job.format as never,
-          fetchTitles: job.fetchTitles,
-          titleBudget: job.titleBudget,
-          domainId: job.domainId,
-          renameReserved: job.renameReserved,
-          content: Buffer.from(job.content),
-          processed: job.processed,
-        },
-        { onProgress: progress },
+    job = created.job;
+    if (created.reused || job.content === null) {
+      console.error(
+        `This file is being imported already (job ${job.id}); see GET /api/v1/imports/${job.id}.`,
       );
-    } finally {
-      await titles.close();
-      await hashes.close();
-      redis.disconnect();
+    } else {
+      const titles = titleFetcherFrom(config);
+      const hashes = new PasswordHashPool(config.IMPORT_HASH_THREADS);
+      const progress = progressPrinter(process.stderr);
+      progress({ processed: job.processed, total: job.total });
+      try {
+        await runImportJob(
+          {
+            prisma,
+            records,
+            titles,
+            hashes,
+            // The operator's job has no budget (its title_budget is null): nothing is ever charged.
+            chargeTitles: async () => 0,
+            // Events wait in the outbox for management's relay.
+            onEventsWritten: () => {},
+            retiredCodeGraceMs: config.RETIRED_CODE_DAYS * 86_400_000,
+            logger: { info: () => {}, error: (o, m) => console.error(m, o) },
+            batchSize: config.IMPORT_BATCH_SIZE,
+            leaseMs: config.IMPORT_LEASE_MS,
+            pollMs: config.IMPORT_POLL_MS,
+          },
+          {
+            id: job.id,
+            accountId: account.id,
+            format: job.format as never,
+            fetchTitles: job.fetchTitles,
+            titleBudget: job.titleBudget,
+            domainId: job.domainId,
+            renameReserved: job.renameReserved,
+            content: Buffer.from(job.content),
+            processed: job.processed,
+          },
+          { onProgress: progress },
+        );
+      } finally {
+        await titles.close();
+        await hashes.close();
+      }
+      job = await getImportJob(prisma, account.id, job.id);
     }
-    job = await getImportJob(prisma, account.id, job.id);
+  } finally {
+    redis.disconnect();
   }
   const json = await toImportJson(prisma, job);
   const c = json.counts;
