@@ -457,10 +457,7 @@ export function manageStory(web: BrowserFixture): void {
       // A link's overlay is chosen in the link form.
       await nav("Links", "Links");
       const linkRow = page.getByTestId("link-row").filter({ hasText: links[1]!.short_code });
-      await linkRow.waitFor().catch(async (err: unknown) => {
-        await page.screenshot({ path: "/tmp/web13-fail.png", fullPage: true });
-        throw err;
-      });
+      await linkRow.waitFor();
       await linkRow.locator("summary").click();
       await linkRow.getByRole("button", { name: "Edit" }).click();
       const linkForm = page.getByRole("dialog", { name: `Edit ${links[1]!.short_code}` });
