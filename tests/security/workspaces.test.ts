@@ -1,5 +1,5 @@
 // Attacks on workspaces, members and invitations (docs/workspaces.md): spent, expired and withdrawn
-// invitation tokens, an invitation accepted with someone else's password, admins reaching for owners'
+// invitation tokens, an invitation accepted with someone else's password or by someone else signed in, admins reaching for owners'
 // powers, the last owner walking away, another workspace named in a header or a path, a viewer
 // writing through the older API, and deletions a workspace must refuse. Each gets a clear error in
 // its API's envelope and changes nothing.
@@ -134,6 +134,24 @@ describe("invitation tokens", () => {
       expectV1Error(signIn, 429, "RATE_LIMIT_EXCEEDED");
       expectV1Error(await accept(origin(), token, invitee.password), 429, "RATE_LIMIT_EXCEEDED");
     });
+  });
+
+  it("someone else signed in, holding the link, cannot take it: their session and password join no one", async () => {
+    const invitee = await registerOwner(origin(), "ws-meant");
+    const stranger = await registerOwner(origin(), "ws-stranger");
+    const created = await invite(origin(), owner(), team.workspaceId, invitee.email, "member");
+    const token = invitationToken(created);
+    const asStranger: Caller = { cookie: stranger.token, csrf: stranger.csrf };
+    await unchanged([team.workspaceId, stranger.accountId], async () => {
+      const taken = await callAs(origin(), "POST", `/api/v1/invitations/${token}/accept`, asStranger, {
+        password: stranger.password,
+      });
+      expectV1Error(taken, 401, "UNAUTHORIZED");
+    });
+    const strangersView = await callAs(origin(), "GET", ws(), inWorkspace(asStranger, team.workspaceId));
+    expectV1Error(strangersView, 404, "NOT_FOUND");
+    // The link still works for the person it was sent to.
+    expect((await accept(origin(), token, invitee.password)).status).toBe(200);
   });
 
   it("the invited user's own password accepts, and they keep their own workspace", async () => {
