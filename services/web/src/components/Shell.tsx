@@ -1,6 +1,7 @@
 // The signed-in frame: a skip link, the top bar and the page. The top bar holds the everyday sections,
-// "Settings" and the workspace switcher; the workspace's configuration (members, API keys, domains,
-// webhooks, import, export) sits behind "Settings", listed beside the page while one of those pages is open. Every page keeps its own URL, so deep
+// "Settings" and the workspace switcher; the person's account and the workspace's configuration
+// (members, API keys, domains, webhooks, import, export) sit behind "Settings", listed in two groups
+// beside the page while one of those pages is open (a single choice on a phone). Every page keeps its own URL, so deep
 // links and bookmarks work whichever group a page belongs to. On a phone the sections fold behind a
 // menu button, so the bar never scrolls sideways.
 import type { Session } from "@kurz/contracts";
@@ -24,16 +25,25 @@ const SECTIONS: NavEntry[] = [
   { href: "/dashboard/overlays", label: "Overlays" },
 ];
 
-/** The settings pages, in the order the settings navigation lists them; "Settings" opens the first. */
-const SETTINGS: NavEntry[] = [
-  { href: "/dashboard/account", label: "Account" },
-  { href: "/dashboard/members", label: "Members" },
-  { href: "/dashboard/keys", label: "API keys" },
-  { href: "/dashboard/domains", label: "Domains" },
-  { href: "/dashboard/webhooks", label: "Webhooks" },
-  { href: "/dashboard/import", label: "Import" },
-  { href: "/dashboard/export", label: "Export" },
+/**
+ * The settings pages in two groups, in the order the settings navigation lists them: the person's own,
+ * then the chosen workspace's. "Settings" opens the first.
+ */
+const SETTINGS: { title: string; entries: NavEntry[] }[] = [
+  { title: "Your account", entries: [{ href: "/dashboard/account", label: "Account" }] },
+  {
+    title: "Workspace",
+    entries: [
+      { href: "/dashboard/members", label: "Members" },
+      { href: "/dashboard/keys", label: "API keys" },
+      { href: "/dashboard/domains", label: "Domains" },
+      { href: "/dashboard/webhooks", label: "Webhooks" },
+      { href: "/dashboard/import", label: "Import" },
+      { href: "/dashboard/export", label: "Export" },
+    ],
+  },
 ];
+const SETTINGS_PAGES = SETTINGS.flatMap((g) => g.entries);
 
 /** Whether `href` is the page at `location` or one of its sub-pages (a link, a webhook's log). */
 function isAt(location: string, href: string): boolean {
@@ -81,7 +91,7 @@ export function Shell({ session, children }: { session: Session | undefined; chi
   });
   // Choosing the page already shown changes no location, and closes the menu all the same.
   const closeMenu = () => setMenuOpen(false);
-  const inSettings = SETTINGS.some((s) => isAt(location, s.href));
+  const settingsPage = SETTINGS_PAGES.find((s) => isAt(location, s.href));
   return (
     <>
       <a class="skip" href="#main">
@@ -111,10 +121,10 @@ export function Shell({ session, children }: { session: Session | undefined; chi
               <NavLinks entries={SECTIONS} location={location} onChoose={closeMenu} />
               <li>
                 <Link
-                  href={SETTINGS[0]!.href}
+                  href={SETTINGS_PAGES[0]!.href}
                   class="nav-link"
                   // The section holding the page, not the page itself: that one is marked in the settings list.
-                  aria-current={inSettings ? "true" : undefined}
+                  aria-current={settingsPage ? "true" : undefined}
                   onClick={closeMenu}
                 >
                   Settings
@@ -143,16 +153,9 @@ export function Shell({ session, children }: { session: Session | undefined; chi
       <main id="main" class="page" tabIndex={-1} key={drawing()}>
         {session === undefined ? (
           <p class="boot">Loading…</p>
-        ) : inSettings ? (
+        ) : settingsPage ? (
           <div class="settings-layout">
-            <nav aria-label="Settings" class="settings-nav">
-              <p class="settings-title" aria-hidden="true">
-                Settings
-              </p>
-              <ul class="nav-list">
-                <NavLinks entries={SETTINGS} location={location} />
-              </ul>
-            </nav>
+            <SettingsNav location={location} current={settingsPage} onChoose={navigate} />
             <div class="settings-page">{children}</div>
           </div>
         ) : (
@@ -160,5 +163,51 @@ export function Shell({ session, children }: { session: Session | undefined; chi
         )}
       </main>
     </>
+  );
+}
+
+/**
+ * The settings pages beside the page, grouped under their headings; on a phone, where ten pages would
+ * wrap over several rows, one choice above the page instead.
+ */
+function SettingsNav({
+  location,
+  current,
+  onChoose,
+}: {
+  location: string;
+  current: NavEntry;
+  onChoose: (href: string) => void;
+}) {
+  return (
+    <nav aria-label="Settings" class="settings-nav">
+      {SETTINGS.map((group) => (
+        <div class="settings-group" key={group.title}>
+          <p class="settings-title" id={`settings-${group.entries[0]!.label}`}>
+            {group.title}
+          </p>
+          <ul class="nav-list" aria-labelledby={`settings-${group.entries[0]!.label}`}>
+            <NavLinks entries={group.entries} location={location} />
+          </ul>
+        </div>
+      ))}
+      <div class="settings-picker">
+        <select
+          aria-label="Settings page"
+          value={current.href}
+          onChange={(e) => onChoose(e.currentTarget.value)}
+        >
+          {SETTINGS.map((group) => (
+            <optgroup key={group.title} label={group.title}>
+              {group.entries.map((n) => (
+                <option key={n.href} value={n.href}>
+                  {n.label}
+                </option>
+              ))}
+            </optgroup>
+          ))}
+        </select>
+      </div>
+    </nav>
   );
 }
