@@ -103,7 +103,8 @@ export async function deleteUser(
   const before = await planFor(deps.prisma, userId);
   if (body.confirm.trim().toLowerCase() !== before.email) {
     throw apiError("VALIDATION_ERROR", "Type your e-mail address in `confirm` to delete your account", {
-      fields: { confirm: "does not match your e-mail address" },
+      _errors: [],
+      confirm: { _errors: ["Does not match your e-mail address"] },
     });
   }
   if (before.shared.length > 0 && body.delete_shared_workspaces !== true) throw sharedRefused(before.shared);
