@@ -51,7 +51,10 @@ describe("DELETE /api/v1/users/me refuses", () => {
   it("the wrong e-mail typed as confirmation, or none", async () => {
     const p = await newPerson("leave-confirm");
     const before = await footprint(p.userId, p.accountId);
-    const wrong = await deleteMe(p.session, { confirm: "someone@else.example", current_password: p.password });
+    const wrong = await deleteMe(p.session, {
+      confirm: "someone@else.example",
+      current_password: p.password,
+    });
     expectV1Error(wrong, 400, "VALIDATION_ERROR");
     expect(wrong.body.error.details.confirm._errors[0]).toMatch(/e-mail/);
     expectV1Error(await deleteMe(p.session, { current_password: p.password }), 400, "VALIDATION_ERROR");
@@ -73,7 +76,10 @@ describe("DELETE /api/v1/users/me refuses", () => {
 
   it("a request without the CSRF token", async () => {
     const p = await newPerson("leave-csrf");
-    const res = await deleteMe({ cookie: p.session.cookie }, { confirm: p.email, current_password: p.password });
+    const res = await deleteMe(
+      { cookie: p.session.cookie },
+      { confirm: p.email, current_password: p.password },
+    );
     expectV1Error(res, 403, "FORBIDDEN");
     expect(await bed.prisma.user.count({ where: { id: p.userId } })).toBe(1);
   });
@@ -106,7 +112,11 @@ describe("a sole owner whose workspace has other members", () => {
       delete_shared_workspaces: true,
     });
     expect(done.status, done.text).toBe(200);
-    expect(done.body.data).toEqual({ deleted: true, workspaces_deleted: [team.workspaceId], workspaces_left: [] });
+    expect(done.body.data).toEqual({
+      deleted: true,
+      workspaces_deleted: [team.workspaceId],
+      workspaces_left: [],
+    });
     expect(await bed.prisma.account.count({ where: { id: team.workspaceId } })).toBe(0);
     expect(await bed.prisma.user.count({ where: { id: owner.userId } })).toBe(0);
     // The admin lost the workspace but keeps a session with one of their own.
@@ -141,7 +151,9 @@ describe("a sole owner whose workspace has other members", () => {
       expect.objectContaining({ userId: other.userId, role: "owner" }),
     ]);
     expect(
-      await bed.prisma.apiKey.count({ where: { accountId: owner.accountId, revokedAt: null, createdByUserId: null } }),
+      await bed.prisma.apiKey.count({
+        where: { accountId: owner.accountId, revokedAt: null, createdByUserId: null },
+      }),
     ).toBe(0);
   }, 60_000);
 });
@@ -150,10 +162,16 @@ describe("a deleted workspace's short codes", () => {
   it("stay reserved: nobody else may take them, and the reservation names no workspace", async () => {
     const leaver = await newPerson("leave-codes");
     const alias = `lv${Date.now().toString(36)}`;
-    const created = await callAs(origin(), "POST", "/api/v1/links", { key: leaver.key }, {
-      url: "https://example.com/printed",
-      custom_alias: alias,
-    });
+    const created = await callAs(
+      origin(),
+      "POST",
+      "/api/v1/links",
+      { key: leaver.key },
+      {
+        url: "https://example.com/printed",
+        custom_alias: alias,
+      },
+    );
     expect(created.status, created.text).toBe(201);
     const done = await deleteMe(leaver.session, { confirm: leaver.email, current_password: leaver.password });
     expect(done.status, done.text).toBe(200);
@@ -161,15 +179,27 @@ describe("a deleted workspace's short codes", () => {
     const retired = await bed.prisma.retiredCode.findUniqueOrThrow({ where: { shortCode: alias } });
     expect(retired.accountId).toBe(NO_WORKSPACE);
     const thief = await newPerson("leave-thief");
-    const taken = await callAs(origin(), "POST", "/api/v1/links", { key: thief.key }, {
-      url: "https://evil.example/",
-      custom_alias: alias,
-    });
+    const taken = await callAs(
+      origin(),
+      "POST",
+      "/api/v1/links",
+      { key: thief.key },
+      {
+        url: "https://evil.example/",
+        custom_alias: alias,
+      },
+    );
     expectV1Error(taken, 409, "CONFLICT");
     // The leaver signing up again is someone new: the code is reserved from them too.
     const again = await newPerson("leave-codes-again");
     expectV1Error(
-      await callAs(origin(), "POST", "/api/v1/links", { key: again.key }, { url: "https://example.com/", custom_alias: alias }),
+      await callAs(
+        origin(),
+        "POST",
+        "/api/v1/links",
+        { key: again.key },
+        { url: "https://example.com/", custom_alias: alias },
+      ),
       409,
       "CONFLICT",
     );
