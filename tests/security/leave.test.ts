@@ -204,4 +204,36 @@ describe("a deleted workspace's short codes", () => {
       "CONFLICT",
     );
   }, 60_000);
+
+  it("stay reserved when an emptied workspace is deleted (DELETE /workspaces/:id)", async () => {
+    const owner = await newPerson("leave-ws-codes");
+    const made = await callAs(origin(), "POST", "/api/v1/workspaces", owner.session, { name: "Short-lived" });
+    expect(made.status, made.text).toBe(201);
+    const inIt: Caller = { ...owner.session, headers: { "x-workspace-id": made.body.data.id } };
+    const alias = `lw${Date.now().toString(36)}`;
+    const link = await callAs(origin(), "POST", "/api/v1/links", inIt, {
+      url: "https://example.com/",
+      custom_alias: alias,
+    });
+    expect(link.status, link.text).toBe(201);
+    expect((await callAs(origin(), "DELETE", `/api/v1/links/${link.body.data.id}`, inIt)).status).toBe(200);
+    const gone = await callAs(origin(), "DELETE", `/api/v1/workspaces/${made.body.data.id}`, inIt);
+    expect(gone.status, gone.text).toBe(200);
+
+    expect((await bed.prisma.retiredCode.findUniqueOrThrow({ where: { shortCode: alias } })).accountId).toBe(
+      NO_WORKSPACE,
+    );
+    const thief = await newPerson("leave-ws-thief");
+    expectV1Error(
+      await callAs(
+        origin(),
+        "POST",
+        "/api/v1/links",
+        { key: thief.key },
+        { url: "https://evil.example/", custom_alias: alias },
+      ),
+      409,
+      "CONFLICT",
+    );
+  });
 });

@@ -60,8 +60,6 @@ export async function eraseWorkspaceInTx(
     accountId,
     linkIds.map((l) => l.id),
   );
-  await tx.$executeRaw`
-    UPDATE retired_codes SET account_id = ${NO_WORKSPACE}::uuid WHERE account_id = ${accountId}::uuid`;
   // Tombstone versions drawn under the delete's lock, after each row's last (decision 0052).
   const overlays = await tx.$queryRaw<{ id: number; version: bigint }[]>`
     DELETE FROM overlays WHERE account_id = ${accountId}::uuid
@@ -75,17 +73,7 @@ export async function eraseWorkspaceInTx(
     where: { accountId, userId: except === null ? undefined : { not: except } },
     select: { userId: true, user: { select: { email: true } } },
   });
-  const event: AccountDeletedEvent = {
-    v: 1,
-    type: "account.deleted",
-    account_id: accountId,
-    // Read after every link event's time, so analytics' tombstones outrank them.
-    occurred_at: new Date().toISOString(),
-  };
-  // After the links' events in the outbox, so a consumer reading the topic in order sees them first.
-  await tx.outboxEvent.create({
-    data: { topic: TOPICS.links, key: `account:${accountId}`, payload: event as object },
-  });
+  await announceWorkspaceGone(tx, accountId);
   // The rest (campaigns, channels, webhooks and their deliveries, imports, keys, memberships,
   // invitations, the link count) goes by the foreign keys' cascade.
   await tx.account.delete({ where: { id: accountId } });
@@ -99,6 +87,27 @@ export async function eraseWorkspaceInTx(
     keys,
     members: members.map((m) => m.userId),
   };
+}
+
+/**
+ * What every deletion of a workspace does before its row goes (here, and DELETE /workspaces/:id for an
+ * empty one): its retired codes are handed to NO_WORKSPACE, reserved from everyone for the grace and
+ * naming no one; and `account.deleted` goes in the outbox, after the links' events, for analytics to
+ * delete the workspace's rows (its deleted links' dimension rows, when nothing else is left).
+ */
+export async function announceWorkspaceGone(tx: Tx, accountId: string): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE retired_codes SET account_id = ${NO_WORKSPACE}::uuid WHERE account_id = ${accountId}::uuid`;
+  const event: AccountDeletedEvent = {
+    v: 1,
+    type: "account.deleted",
+    account_id: accountId,
+    // Read after every link event's time, so analytics' tombstones outrank them.
+    occurred_at: new Date().toISOString(),
+  };
+  await tx.outboxEvent.create({
+    data: { topic: TOPICS.links, key: `account:${accountId}`, payload: event as object },
+  });
 }
 
 /** After the commit: the events go out, the redirect's records become tombstones, the keys die. */
