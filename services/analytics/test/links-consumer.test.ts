@@ -184,4 +184,28 @@ describe("a workspace's deletion (account.deleted)", () => {
     expect(await count("clicks", "link_id = {other:UUID}")).toBe(4);
     expect(await count("links", "link_id = {other:UUID} AND deleted = 0")).toBe(1);
   });
+
+  it("keeps only the tombstone when a link's link.deleted arrives after its workspace's deletion (Kafka)", async () => {
+    const gone = randomUUID();
+    const created = linkEvent("late-a", gone);
+    await options!.handler([message(created)]);
+    await options!.handler([
+      message({ v: 1, type: "account.deleted", account_id: gone, occurred_at: new Date().toISOString() }),
+    ]);
+    const late = {
+      v: 1,
+      type: "link.deleted",
+      link_id: created.link_id,
+      account_id: gone,
+      short_code: "late-a",
+      occurred_at: created.occurred_at,
+      event_id: randomUUID(),
+    };
+    await options!.handler([message(late)]);
+    const rows = await ch.query<{ account_id: string }>(
+      "SELECT toString(account_id) AS account_id FROM links WHERE link_id = {id:UUID}",
+      { id: created.link_id },
+    );
+    expect(rows).toEqual([{ account_id: NO_WORKSPACE }]);
+  });
 });

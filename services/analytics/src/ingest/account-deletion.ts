@@ -63,3 +63,29 @@ export async function eraseAccountAnalytics(
     );
   }
 }
+
+/**
+ * Of `deleted` links, those a workspace's deletion has already tombstoned keep only the tombstone: on
+ * Kafka a link's `link.deleted` and its workspace's `account.deleted` travel on different partitions,
+ * so the link's may arrive second and would otherwise leave a row naming the workspace.
+ */
+export async function dropLateLinkRows(
+  ch: KurzClickHouse,
+  deleted: readonly string[],
+  retry: <T>(what: string, fn: () => Promise<T>) => Promise<T>,
+): Promise<void> {
+  const params = { ids: deleted, none: NO_WORKSPACE };
+  const erased = await retry("links of deleted workspaces", () =>
+    ch.query<{ id: string }>(
+      "SELECT DISTINCT toString(link_id) AS id FROM links WHERE link_id IN {ids:Array(UUID)} AND account_id = {none:UUID}",
+      params,
+    ),
+  );
+  if (erased.length === 0) return;
+  await retry("late rows of deleted workspaces' links", () =>
+    ch.command("DELETE FROM links WHERE link_id IN {ids:Array(UUID)} AND account_id != {none:UUID}", {
+      ids: erased.map((r) => r.id),
+      none: NO_WORKSPACE,
+    }),
+  );
+}

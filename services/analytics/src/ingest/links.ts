@@ -14,7 +14,7 @@ import {
   TOPICS,
 } from "@kurz/contracts";
 import type { Logger } from "@kurz/service-kit";
-import { eraseAccountAnalytics } from "./account-deletion.ts";
+import { dropLateLinkRows, eraseAccountAnalytics } from "./account-deletion.ts";
 import { chTime } from "./click-rows.ts";
 import { ROLLUP_TABLES } from "./rollup-repair.ts";
 import { retryWhileTransient } from "./transient.ts";
@@ -63,6 +63,7 @@ export function subscribeLinks(deps: {
           deps.ch.command(`DELETE FROM ${table} WHERE link_id IN {ids:Array(UUID)}`, { ids: deleted }),
         );
       }
+      await dropLateLinkRows(deps.ch, deleted, retry);
     }
   };
 
