@@ -25,7 +25,7 @@ async function footprint(userId: string, accountId: string) {
   const [user, memberships, sessions, account, keys, links] = await Promise.all([
     bed.prisma.user.findUnique({ where: { id: userId } }),
     bed.prisma.membership.findMany({ where: { userId }, orderBy: { accountId: "asc" } }),
-    bed.prisma.session.count({ where: { userId } }),
+    bed.prisma.session.findMany({ where: { userId }, orderBy: { id: "asc" } }),
     bed.prisma.account.findUnique({ where: { id: accountId }, select: { name: true, email: true } }),
     bed.prisma.apiKey.findMany({ where: { accountId }, select: { id: true, revokedAt: true } }),
     bed.prisma.link.count({ where: { accountId } }),
@@ -99,8 +99,13 @@ describe("a sole owner whose workspace has other members", () => {
       export: { method: "GET", path: "/api/v1/exports/links" },
     });
 
+    // The password confirmed beforehand, so the refusal below is about the workspace alone.
+    const confirmed = await callAs(origin(), "POST", "/api/v1/auth/confirm", owner.session, {
+      current_password: owner.password,
+    });
+    expect(confirmed.status, confirmed.text).toBe(200);
     const before = await footprint(owner.userId, team.workspaceId);
-    const refused = await deleteMe(owner.session, { confirm: owner.email, current_password: owner.password });
+    const refused = await deleteMe(owner.session, { confirm: owner.email });
     expectV1Error(refused, 409, "CONFLICT");
     expect(refused.body.error.message).toMatch(/owner/);
     expect(refused.body.error.details.workspaces).toEqual([team.workspaceId]);

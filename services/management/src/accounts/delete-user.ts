@@ -98,15 +98,16 @@ export async function deleteUser(
   clientHash: string | null,
   now = new Date(),
 ): Promise<DeletedUser> {
-  await requireRecentPassword(deps, caller, body.current_password, clientHash, now);
   const { userId } = caller;
   const before = await planFor(deps.prisma, userId);
+  // Before the password: a slip of the keyboard changes nothing, not even the session's confirmation.
   if (body.confirm.trim().toLowerCase() !== before.email) {
     throw apiError("VALIDATION_ERROR", "Type your e-mail address in `confirm` to delete your account", {
       _errors: [],
       confirm: { _errors: ["Does not match your e-mail address"] },
     });
   }
+  await requireRecentPassword(deps, caller, body.current_password, clientHash, now);
   if (before.shared.length > 0 && body.delete_shared_workspaces !== true) throw sharedRefused(before.shared);
 
   const done = await deps.prisma.$transaction(
