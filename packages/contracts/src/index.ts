@@ -1,4 +1,5 @@
 export * from "./account.ts";
+export * from "./account-deletion.ts";
 export * from "./admin.ts";
 export * from "./analytics.ts";
 export * from "./api-version.ts";

@@ -97,6 +97,8 @@ export const ROUTE_SCOPES: Readonly<Record<RouteKey, Scope | null>> = Object.fre
   legacyWeightCampaignLink: "campaigns:write",
   legacyRemoveCampaignLink: "campaigns:write",
   legacyRemoveChannelLink: "campaigns:write",
+  getDeletionPreview: null,
+  deleteUser: null,
 });
 
 const entries = Object.entries(ROUTES).map(([name, def]) => [def, ROUTE_SCOPES[name as RouteKey]] as const);

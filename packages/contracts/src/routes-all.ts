@@ -1,6 +1,7 @@
 // Every public route in one record, keyed by name (ROUTES.getLink), and the plain route list the
 // gateway's 405 table and the tests read.
 
+import { ACCOUNT_DELETION_ROUTES } from "./account-deletion.ts";
 import { EXPORT_ROUTES } from "./exports.ts";
 import { IMPORT_ROUTES } from "./imports.ts";
 import { type ApiRoute, type RouteDef, V1_ROUTES } from "./routes.ts";
@@ -19,6 +20,7 @@ export const ROUTES = {
   ...LEGACY_ROUTES,
   ...OVERLAY_ROUTES,
   ...CAMPAIGN_ROUTES,
+  ...ACCOUNT_DELETION_ROUTES,
 } as const;
 export type RouteKey = keyof typeof ROUTES;
 

@@ -168,6 +168,8 @@ describe("OpenAPI document", () => {
       "DELETE /api/campaign/:campaignid/remove/:linkid",
       "DELETE /api/channel/:channelid/remove/:linkid",
       "GET /api/v1/analytics/campaigns/:id",
+      "GET /api/v1/users/me/deletion-preview",
+      "DELETE /api/v1/users/me",
       "GET /api/v1/overlays",
       "POST /api/v1/overlays",
       "GET /api/v1/overlays/:id",
@@ -214,7 +216,8 @@ describe("OpenAPI document", () => {
     expect(doc.security).toEqual([{ bearerAuth: [] }, { sessionCookie: [] }]);
     for (const { path, op } of operations(doc)) {
       if (PUBLIC_PATHS.includes(path)) expect(op.security, path).toEqual([]);
-      else if (path.startsWith("/api/v1/auth/")) expect(op.security, path).toEqual([{ sessionCookie: [] }]);
+      else if (path.startsWith("/api/v1/auth/") || path.startsWith("/api/v1/users/me"))
+        expect(op.security, path).toEqual([{ sessionCookie: [] }]);
       else expect(op.security, path).toBeUndefined();
     }
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  ACCOUNT_DELETION_ROUTES,
   API_ROUTES,
   CAMPAIGN_ROUTES,
   EXPORT_ROUTES,
@@ -26,7 +27,8 @@ describe("ROUTES", () => {
         Object.keys(WORKSPACE_ROUTES).length +
         Object.keys(LEGACY_ROUTES).length +
         Object.keys(OVERLAY_ROUTES).length +
-        Object.keys(CAMPAIGN_ROUTES).length,
+        Object.keys(CAMPAIGN_ROUTES).length +
+        Object.keys(ACCOUNT_DELETION_ROUTES).length,
     );
   });
 

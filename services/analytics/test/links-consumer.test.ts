@@ -1,13 +1,17 @@
 // The links consumer against a real ClickHouse (chDB in memory), with its handler called directly
 // (decision 0044), as a bus delivery would call it: one delivery mixing campaign membership, link
 // events and a message it cannot read stores the campaign and the links in one insert each and skips
-// the unreadable one; a redelivered batch changes nothing.
+// the unreadable one; a redelivered batch changes nothing. A workspace's deletion empties every table of
+// it, twice as well as once, and leaves the other workspaces alone.
 import { randomUUID } from "node:crypto";
 import type { EventBus, IncomingMessage, SubscribeOptions } from "@kurz/bus";
 import type { KurzClickHouse } from "@kurz/clickhouse";
+import { NO_WORKSPACE } from "@kurz/contracts";
 import { openMigratedChdb } from "@kurz/testing/migrated-chdb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeClicks } from "../src/ingest/exactly-once-insert.ts";
 import { subscribeLinks } from "../src/ingest/links.ts";
+import { clickRows } from "./click-rows-fixture.ts";
 
 let ch: KurzClickHouse;
 let options: SubscribeOptions<unknown> | undefined;
@@ -55,19 +59,19 @@ const message = (value: unknown): IncomingMessage<unknown> => ({
 });
 
 const account = randomUUID();
-const linkEvent = (code: string) => {
+const linkEvent = (code: string, owner = account) => {
   const id = randomUUID();
   return {
     v: 1,
     type: "link.created",
     link_id: id,
-    account_id: account,
+    account_id: owner,
     short_code: code,
     occurred_at: new Date().toISOString(),
     event_id: randomUUID(),
     link: {
       id,
-      account_id: account,
+      account_id: owner,
       short_code: code,
       original_url: `https://example.com/${code}`,
       title: code,
@@ -116,5 +120,92 @@ describe("the links consumer", () => {
       {},
     );
     expect(members[0]?.n).toBe(1);
+  });
+});
+
+describe("a workspace's deletion (account.deleted)", () => {
+  it("deletes every row of the workspace from every table, keeps nameless tombstones, and a redelivery is harmless", async () => {
+    const gone = randomUUID();
+    const stays = randomUUID();
+    const mine = [linkEvent("del-a", gone), linkEvent("del-b", gone)];
+    const theirs = linkEvent("keep-a", stays);
+    await options!.handler([...mine, theirs].map(message));
+    await writeClicks(ch, [
+      ...clickRows(mine[0]!.link_id, gone, 3),
+      ...clickRows(mine[1]!.link_id, gone, 2),
+      ...clickRows(theirs.link_id, stays, 4),
+    ]);
+    const deleted = {
+      v: 1,
+      type: "account.deleted",
+      account_id: gone,
+      occurred_at: new Date().toISOString(),
+    };
+    const ids = mine.map((l) => l.link_id);
+
+    const count = async (table: string, where: string) =>
+      Number(
+        (
+          await ch.query<{ n: number }>(`SELECT count() AS n FROM ${table} WHERE ${where}`, {
+            a: gone,
+            ids,
+            other: theirs.link_id,
+          })
+        )[0]?.n,
+      );
+    const byLink = [
+      "clicks",
+      "link_hourly",
+      "link_daily",
+      "link_visitors_hourly",
+      "link_visitors_daily",
+      "link_stats",
+      "link_dim_total",
+    ];
+    for (const table of byLink)
+      expect(await count(table, "link_id IN {ids:Array(UUID)}"), table).toBeGreaterThan(0);
+
+    for (let round = 0; round < 2; round++) {
+      await options!.handler([message(deleted)]);
+      for (const table of byLink) expect(await count(table, "link_id IN {ids:Array(UUID)}"), table).toBe(0);
+      for (const table of ["clicks", "link_hourly", "link_daily", "links", "campaign_members"]) {
+        expect(await count(table, "account_id = {a:UUID}"), table).toBe(0);
+      }
+      const tombstones = await ch.query<{ account_id: string; short_code: string; deleted: number }>(
+        "SELECT toString(account_id) AS account_id, short_code, deleted FROM links FINAL WHERE link_id IN {ids:Array(UUID)}",
+        { ids },
+      );
+      expect(tombstones).toEqual([
+        { account_id: NO_WORKSPACE, short_code: "", deleted: 1 },
+        { account_id: NO_WORKSPACE, short_code: "", deleted: 1 },
+      ]);
+    }
+    // The other workspace's link and clicks are untouched.
+    expect(await count("clicks", "link_id = {other:UUID}")).toBe(4);
+    expect(await count("links", "link_id = {other:UUID} AND deleted = 0")).toBe(1);
+  });
+
+  it("keeps only the tombstone when a link's link.deleted arrives after its workspace's deletion (Kafka)", async () => {
+    const gone = randomUUID();
+    const created = linkEvent("late-a", gone);
+    await options!.handler([message(created)]);
+    await options!.handler([
+      message({ v: 1, type: "account.deleted", account_id: gone, occurred_at: new Date().toISOString() }),
+    ]);
+    const late = {
+      v: 1,
+      type: "link.deleted",
+      link_id: created.link_id,
+      account_id: gone,
+      short_code: "late-a",
+      occurred_at: created.occurred_at,
+      event_id: randomUUID(),
+    };
+    await options!.handler([message(late)]);
+    const rows = await ch.query<{ account_id: string }>(
+      "SELECT toString(account_id) AS account_id FROM links WHERE link_id = {id:UUID}",
+      { id: created.link_id },
+    );
+    expect(rows).toEqual([{ account_id: NO_WORKSPACE }]);
   });
 });

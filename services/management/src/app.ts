@@ -35,6 +35,7 @@ import { internalDomainAndRotatorRoutes } from "./routes/internal-domains-and-ro
 import { internalOverlayRoutes } from "./routes/internal-overlays.ts";
 import { internalSessionRoutes } from "./routes/internal-sessions.ts";
 import { keysRoutes } from "./routes/keys.ts";
+import { leaveRoutes } from "./routes/leave.ts";
 import { campaignPageRouter } from "./routes/legacy/campaign-page.ts";
 import { legacyRoutes } from "./routes/legacy/index.ts";
 import { linksRoutes } from "./routes/links.ts";
@@ -101,6 +102,7 @@ export function managementRoutes(input: ManagementAppDeps): MountedRoute[] {
     ...overlaysRoutes(deps),
     ...webhooksRoutes({ prisma: deps.prisma, ...deps.webhooks }),
     ...workspacesRoutes({ ...deps, mailer: deps.mailer ?? null }),
+    ...leaveRoutes(deps),
     ...legacyRoutes(deps),
   ];
 }

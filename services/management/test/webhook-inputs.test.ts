@@ -1,5 +1,5 @@
-// The webhook consumers' reading of the `links` topic: a campaign's membership event shares the topic
-// (analytics' input) and is passed over quietly, while a message no version of it can read is warned
+// The webhook consumers' reading of the `links` topic: a campaign's membership event and a workspace's
+// deletion share the topic (analytics' input) and are passed over quietly, while a message no version of it can read is warned
 // about. Against a real Redis Streams bus and Postgres.
 import { createBus, type EventBus, type Subscription } from "@kurz/bus";
 import { TOPICS } from "@kurz/contracts";
@@ -39,7 +39,7 @@ afterAll(async () => {
   await cleanupRedisPrefix(testRedisUrl(), prefix);
 });
 
-it("passes over a campaign's membership event and warns of a message it cannot read", async () => {
+it("passes over a campaign's membership event and a workspace's deletion, and warns of a message it cannot read", async () => {
   await bus.publish(TOPICS.links, [
     {
       key: "campaign:7",
@@ -54,9 +54,19 @@ it("passes over a campaign's membership event and warns of a message it cannot r
       },
       headers: {},
     },
+    {
+      key: "account:0190a1b2-0000-7000-8000-0000000000d1",
+      value: {
+        v: 1,
+        type: "account.deleted",
+        account_id: "0190a1b2-0000-7000-8000-0000000000d1",
+        occurred_at: new Date().toISOString(),
+      },
+      headers: {},
+    },
     { key: "x", value: { type: "link.unheard-of" }, headers: {} },
   ]);
-  // One stream keeps publish order: the membership event was handled before the warning came.
+  // One stream keeps publish order: both were handled before the warning came.
   await waitFor(async () => warned.length > 0, { timeoutMs: 15_000, description: "the unreadable message" });
   expect(warned).toHaveLength(1);
 });

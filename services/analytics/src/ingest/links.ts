@@ -5,8 +5,16 @@
 // a redelivered or reordered event never overwrites newer state.
 import type { EventBus, Subscription } from "@kurz/bus";
 import type { KurzClickHouse } from "@kurz/clickhouse";
-import { CampaignMembershipEvent, isCampaignMembershipMessage, LinkEvent, TOPICS } from "@kurz/contracts";
+import {
+  AccountDeletedEvent,
+  CampaignMembershipEvent,
+  isAccountDeletedMessage,
+  isCampaignMembershipMessage,
+  LinkEvent,
+  TOPICS,
+} from "@kurz/contracts";
 import type { Logger } from "@kurz/service-kit";
+import { dropLateLinkRows, eraseAccountAnalytics } from "./account-deletion.ts";
 import { chTime } from "./click-rows.ts";
 import { ROLLUP_TABLES } from "./rollup-repair.ts";
 import { retryWhileTransient } from "./transient.ts";
@@ -23,6 +31,42 @@ export function subscribeLinks(deps: {
   const retry = <T>(what: string, fn: () => Promise<T>) =>
     retryWhileTransient(fn, { signal: stopping.signal, logger: deps.logger, what });
 
+  /** The link dimension's rows of `events`, and a deleted link's clicks gone from every table. */
+  const applyLinkEvents = async (events: LinkEvent[]) => {
+    if (events.length === 0) return;
+    const rows = events.map((e) => {
+      const link = e.type === "link.deleted" ? undefined : e.link;
+      const shared = link?.analytics_shared_fields;
+      return {
+        link_id: e.link_id,
+        account_id: e.account_id,
+        short_code: e.short_code,
+        title: link?.title ?? "",
+        original_url: link?.original_url ?? "",
+        is_active: link?.is_active ? 1 : 0,
+        expires_at: link?.expires_at ? chTime(link.expires_at) : null,
+        analytics_public: link?.analytics_public ? 1 : 0,
+        shares_all_fields: shared ? 0 : 1,
+        analytics_shared_fields: shared ?? [],
+        deleted: e.type === "link.deleted" ? 1 : 0,
+        version: Date.parse(e.occurred_at),
+        updated_at: chTime(e.occurred_at),
+      };
+    });
+    await retry("link dimension insert", () => deps.ch.insert("links", rows));
+    const deleted = [...new Set(events.filter((e) => e.type === "link.deleted").map((e) => e.link_id))];
+    if (deleted.length > 0) {
+      // A deleted link's code may be reused by a new link, which must start at zero; and a link's
+      // click data is deleted with the link (docs/api.md).
+      for (const table of CLICK_TABLES) {
+        await retry(`delete clicks from ${table}`, () =>
+          deps.ch.command(`DELETE FROM ${table} WHERE link_id IN {ids:Array(UUID)}`, { ids: deleted }),
+        );
+      }
+      await dropLateLinkRows(deps.ch, deleted, retry);
+    }
+  };
+
   return deps.bus
     .subscribe<unknown>({
       topic: TOPICS.links,
@@ -35,7 +79,15 @@ export function subscribeLinks(deps: {
       handler: async (messages) => {
         const events: LinkEvent[] = [];
         const campaigns: CampaignMembershipEvent[] = [];
+        const accountsDeleted: AccountDeletedEvent[] = [];
         for (const m of messages) {
+          // A workspace's deletion shares the topic too; it follows its links' events.
+          if (isAccountDeletedMessage(m.value)) {
+            const deleted = AccountDeletedEvent.safeParse(m.value);
+            if (deleted.success) accountsDeleted.push(deleted.data);
+            else deps.logger.warn({ id: m.id }, "skipped an account event this version cannot read");
+            continue;
+          }
           // Campaign membership shares the topic: analytics learns campaigns from it. Only a message
           // of its type is parsed as one (decision 0044): otherwise every link event would fail that
           // parse first, and a failed parse builds its whole error (a create's event, each time).
@@ -62,37 +114,10 @@ export function subscribeLinks(deps: {
           }));
           await retry("campaign members insert", () => deps.ch.insert("campaign_members", rows));
         }
-        if (events.length === 0) return;
-        const rows = events.map((e) => {
-          const link = e.type === "link.deleted" ? undefined : e.link;
-          const shared = link?.analytics_shared_fields;
-          return {
-            link_id: e.link_id,
-            account_id: e.account_id,
-            short_code: e.short_code,
-            title: link?.title ?? "",
-            original_url: link?.original_url ?? "",
-            is_active: link?.is_active ? 1 : 0,
-            expires_at: link?.expires_at ? chTime(link.expires_at) : null,
-            analytics_public: link?.analytics_public ? 1 : 0,
-            shares_all_fields: shared ? 0 : 1,
-            analytics_shared_fields: shared ?? [],
-            deleted: e.type === "link.deleted" ? 1 : 0,
-            version: Date.parse(e.occurred_at),
-            updated_at: chTime(e.occurred_at),
-          };
-        });
-        await retry("link dimension insert", () => deps.ch.insert("links", rows));
-        const deleted = [...new Set(events.filter((e) => e.type === "link.deleted").map((e) => e.link_id))];
-        if (deleted.length > 0) {
-          // A deleted link's code may be reused by a new link, which must start at zero; and a link's
-          // click data is deleted with the link (docs/api.md).
-          for (const table of CLICK_TABLES) {
-            await retry(`delete clicks from ${table}`, () =>
-              deps.ch.command(`DELETE FROM ${table} WHERE link_id IN {ids:Array(UUID)}`, { ids: deleted }),
-            );
-          }
-        }
+        await applyLinkEvents(events);
+        // Last: the workspace's link events in this batch are in the dimension by now.
+        for (const e of accountsDeleted)
+          await eraseAccountAnalytics(deps.ch, e.account_id, e.occurred_at, retry);
       },
     })
     .then((subscription) => ({

@@ -5,6 +5,7 @@
 import type { EventBus, Subscription } from "@kurz/bus";
 import {
   decodeClickBatch,
+  isAccountDeletedMessage,
   isCampaignMembershipMessage,
   type LinkEvent,
   LinkEvent as LinkEventSchema,
@@ -28,6 +29,8 @@ export async function subscribeWebhookInputs(
       for (const m of messages) {
         // Campaign membership shares the topic (analytics' input); no webhook event comes of it.
         if (isCampaignMembershipMessage(m.value)) continue;
+        // So does a workspace's deletion (analytics'); its links' own events came before it.
+        if (isAccountDeletedMessage(m.value)) continue;
         const parsed = LinkEventSchema.safeParse(m.value);
         if (parsed.success) events.push(parsed.data);
         else deps.logger.warn({ id: m.id }, "webhooks skipped a link event this version cannot read");

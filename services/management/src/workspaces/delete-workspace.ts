@@ -9,6 +9,7 @@ import type { Redis } from "ioredis";
 import { invalidateGatewayCache } from "../keys/revoke-api-key.ts";
 import { forgetCachedSessions } from "../sessions/sessions.ts";
 import { keepAWorkspace } from "./change-membership.ts";
+import { announceWorkspaceGone } from "./erase-workspace.ts";
 import { type Caller, lockWorkspace, requireOwnWorkspace } from "./workspaces.ts";
 
 export async function deleteWorkspace(
@@ -49,6 +50,7 @@ export async function deleteWorkspace(
       select: { userId: true, user: { select: { email: true } } },
     });
     const keys = await tx.apiKey.findMany({ where: { accountId, revokedAt: null } });
+    await announceWorkspaceGone(tx, accountId);
     await tx.account.delete({ where: { id: accountId } });
     for (const m of members) await keepAWorkspace(tx, m.userId, m.user.email);
     return { members, keys };

@@ -1,5 +1,5 @@
 // Account: e-mail, plan and limits (set by the server's operator), usage, default expiry, password and
-// e-mail address changes.
+// e-mail address changes, and deleting yourself (DeleteAccountCard).
 import { MAX_DEFAULT_EXPIRY_HOURS, PASSWORD_MIN_LENGTH, V1_ROUTES } from "@kurz/contracts";
 import { useEffect, useState } from "preact/hooks";
 import { invalidate, useQuery } from "../api/cache.ts";
@@ -8,6 +8,7 @@ import { FormField, TextField } from "../components/FormField.tsx";
 import { FormStatus } from "../components/FormStatus.tsx";
 import { PasswordMeter } from "../components/PasswordMeter.tsx";
 import { Failed, fmtDay, Loading, PageHead } from "./common.tsx";
+import { DeleteAccountCard } from "./DeleteAccountCard.tsx";
 import { SessionsCard } from "./SessionsCard.tsx";
 
 function DefaultExpiry({ hours }: { hours: number | null }) {
@@ -244,6 +245,7 @@ export function AccountPage() {
         <ChangeEmail />
       </div>
       <SessionsCard />
+      <DeleteAccountCard />
     </>
   );
 }

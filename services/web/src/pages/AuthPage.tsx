@@ -77,6 +77,11 @@ export function AuthPage({ mode }: { mode: "login" | "signup" }) {
       heading={signup ? "Create your account" : "Sign in to Kurz"}
     >
       <form onSubmit={submit} noValidate>
+        {!signup && new URLSearchParams(search).get("deleted") === "1" && error === null && (
+          <p class="notice" role="status" data-testid="account-deleted">
+            Your account was deleted. Thank you for using Kurz.
+          </p>
+        )}
         {error !== null && (
           <p class="error" role="alert">
             {explain(error, mode)}
