@@ -1,0 +1,97 @@
+// What the two-factor use cases share: which second factors a user has, the secret box and relying
+// party they are checked with, and dropping the caches that carry "has a second factor" when it changes.
+import { apiKeyCacheKey, type TwoFactorMethod } from "@kurz/contracts";
+import type { PrismaClient } from "@kurz/db";
+import { serviceUnavailable } from "@kurz/service-kit";
+import type { Redis } from "ioredis";
+import type { AuthDeps } from "../accounts/auth-deps.ts";
+import { forgetCachedSessions } from "../sessions/sessions.ts";
+import type { SecretBox } from "../webhooks/secrets.ts";
+
+/** The WebAuthn relying party: PUBLIC_BASE_URL's host, and the origins assertions may come from. */
+export interface RelyingParty {
+  id: string;
+  name: string;
+  origins: string[];
+}
+
+export function relyingPartyFrom(baseUrl: string, publicHosts: readonly string[] = []): RelyingParty {
+  const url = new URL(baseUrl);
+  const hosts = Array.isArray(publicHosts) ? publicHosts : [];
+  const origins = [url.origin, ...hosts.map((host) => `${url.protocol}//${host}`)];
+  return { id: url.hostname, name: "Kurz", origins };
+}
+
+export interface TwoFactorDeps extends AuthDeps {
+  /** Seals TOTP secrets (SecretBox with the purpose "totp"). */
+  totpSecrets: SecretBox;
+  relyingParty: RelyingParty;
+}
+
+export interface Factors {
+  totp: boolean;
+  passkeys: number;
+  recoveryCodesLeft: number;
+}
+
+export async function factorsOf(prisma: PrismaClient, userId: string): Promise<Factors> {
+  const [totp, passkeys, recoveryCodesLeft] = await Promise.all([
+    prisma.userTotp.findUnique({ where: { userId }, select: { confirmedAt: true } }),
+    prisma.passkey.count({ where: { userId } }),
+    prisma.recoveryCode.count({ where: { userId, usedAt: null } }),
+  ]);
+  return { totp: totp?.confirmedAt != null, passkeys, recoveryCodesLeft };
+}
+
+/** A password alone no longer signs the user in. */
+export const hasSecondFactor = (f: Factors) => f.totp || f.passkeys > 0;
+
+export function methodsOf(f: Factors): TwoFactorMethod[] {
+  const methods: TwoFactorMethod[] = [];
+  if (f.totp) methods.push("totp");
+  if (f.passkeys > 0) methods.push("passkey");
+  if (f.recoveryCodesLeft > 0) methods.push("recovery_code");
+  return methods;
+}
+
+/**
+ * After a factor was added or removed: the gateway's cached sessions and key records of the user say
+ * whether a workspace that requires two-factor sign-in lets them in, so they are read again.
+ */
+export async function factorsChanged(
+  deps: { prisma: PrismaClient; redis: Redis },
+  userId: string,
+): Promise<void> {
+  await forgetCachedSessions(deps.prisma, deps.redis, userId);
+  const keys = await deps.prisma.apiKey.findMany({
+    where: { createdByUserId: userId, revokedAt: null },
+    select: { keyHash: true },
+  });
+  await forgetKeyRecords(deps.redis, keys);
+}
+
+export async function forgetKeyRecords(redis: Redis, keys: { keyHash: string }[]): Promise<void> {
+  if (keys.length === 0) return;
+  try {
+    await redis.del(...keys.map((k) => apiKeyCacheKey(k.keyHash)));
+  } catch {
+    throw serviceUnavailable("The change is saved, but API keys may see it only within a minute");
+  }
+}
+
+/**
+ * Whether a key's requests are held back by its workspace's two-factor requirement: the workspace
+ * requires it and the key's creator has no second factor (or is gone, with nobody to have one).
+ */
+export async function keyTwoFactorMissing(
+  prisma: PrismaClient,
+  key: { accountId: string; createdByUserId: string | null },
+): Promise<boolean> {
+  const account = await prisma.account.findUnique({
+    where: { id: key.accountId },
+    select: { requireTwoFactor: true },
+  });
+  if (!account?.requireTwoFactor) return false;
+  if (key.createdByUserId === null) return true;
+  return !hasSecondFactor(await factorsOf(prisma, key.createdByUserId));
+}
