@@ -32,7 +32,7 @@ const SUDO = `needs the password: current_password in the body, or confirmed wit
 export const TWO_FACTOR_ROUTES = {
   completeTwoFactor: defineRoute({
     method: "POST",
-    path: `${V1}/auth/two-factor`,
+    path: `${V1}/auth/login/two-factor`,
     tag: "auth",
     summary:
       "Finish signing in: the password step's challenge with a TOTP code, a recovery code or a passkey assertion (sets the session cookie)",
@@ -155,7 +155,7 @@ export const TWO_FACTOR_ROUTES = {
   }),
   passkeySignInOptions: defineRoute({
     method: "POST",
-    path: `${V1}/auth/passkey-sign-in/options`,
+    path: `${V1}/auth/login/passkey/options`,
     tag: "auth",
     summary: "Options for navigator.credentials.get to sign in with a passkey alone (valid 5 minutes, once)",
     auth: "public",
@@ -165,7 +165,7 @@ export const TWO_FACTOR_ROUTES = {
   }),
   passkeySignIn: defineRoute({
     method: "POST",
-    path: `${V1}/auth/passkey-sign-in`,
+    path: `${V1}/auth/login/passkey`,
     tag: "auth",
     summary:
       "Sign in with a passkey alone (no password; the passkey is both factors) (sets the session cookie)",

@@ -141,7 +141,7 @@ export const V1_ROUTES = {
     path: `${V1}/auth/login`,
     tag: "auth",
     summary:
-      "Sign in with e-mail and password (sets the session cookie); a user with two-factor sign-in gets a challenge for POST /api/v1/auth/two-factor instead",
+      "Sign in with e-mail and password (sets the session cookie); a user with two-factor sign-in gets a challenge for POST /api/v1/auth/login/two-factor instead",
     auth: "public",
     body: LoginBody,
     status: 200,

@@ -1,7 +1,7 @@
 // Two-factor sign-in (docs/api.md "Two-factor sign-in", docs/security.md "Two-factor sign-in"): an
 // authenticator app (TOTP, RFC 6238) with one-time recovery codes, and passkeys (WebAuthn). A user with
 // either signs in with the password and then a second factor: the password answers a short-lived
-// challenge instead of a session, and POST /api/v1/auth/two-factor trades it with a code, a recovery
+// challenge instead of a session, and POST /api/v1/auth/login/two-factor trades it with a code, a recovery
 // code or a passkey's assertion for the session. A passkey also signs in on its own, without a password.
 // The WebAuthn options and responses are the W3C JSON forms (PublicKeyCredential.toJSON), passed
 // through as objects: the server's WebAuthn library checks them.
@@ -51,7 +51,7 @@ export const TwoFactorChallenge = z
   .object({
     two_factor_required: z.literal(true),
     challenge: ChallengeToken.meta({
-      description: `Send it to POST /api/v1/auth/two-factor with a second factor within ${TWO_FACTOR_CHALLENGE_MINUTES} minutes; it works once`,
+      description: `Send it to POST /api/v1/auth/login/two-factor with a second factor within ${TWO_FACTOR_CHALLENGE_MINUTES} minutes; it works once`,
     }),
     methods: z.array(TwoFactorMethod).meta({ description: "The second factors this user has" }),
     expires_at: Timestamp,

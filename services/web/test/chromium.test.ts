@@ -1,4 +1,4 @@
-// The dashboard's browser tests: five stories (test/stories), each a person's walk through its pages
+// The dashboard's browser tests: six stories (test/stories), each a person's walk through its pages
 // in real Chromium, against one stack and one Chromium started here for all of them. A story signs up
 // accounts of its own, so it sees none of the others' data.
 import { existsSync } from "node:fs";
@@ -8,6 +8,7 @@ import { dashboardStory } from "./stories/dashboard.ts";
 import { dataPagesStory } from "./stories/data-pages.ts";
 import { manageStory } from "./stories/manage.ts";
 import { recoveryStory } from "./stories/recovery.ts";
+import { securityStory } from "./stories/security.ts";
 import { workspacesStory } from "./stories/workspaces.ts";
 
 describe.skipIf(!existsSync(CHROMIUM))(
@@ -19,5 +20,6 @@ describe.skipIf(!existsSync(CHROMIUM))(
     manageStory(web);
     workspacesStory(web);
     recoveryStory(web);
+    securityStory(web);
   },
 );

@@ -1,4 +1,4 @@
-// /api/v1/auth/two-factor/*, /api/v1/auth/passkeys/* and /api/v1/auth/passkey-sign-in/*: finishing a
+// /api/v1/auth/two-factor/*, /api/v1/auth/passkeys/* and /api/v1/auth/login/passkey/*: finishing a
 // sign-in with a second factor, signing in with a passkey alone, and the signed-in user's own factors
 // (docs/api.md, "Two-factor sign-in"). The use cases are in two-factor/; this file sets the cookie.
 import { ROUTES } from "@kurz/contracts";

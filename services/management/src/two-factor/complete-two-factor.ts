@@ -1,4 +1,4 @@
-// POST /api/v1/auth/two-factor: the password step's challenge with one second factor signs in. A wrong
+// POST /api/v1/auth/login/two-factor: the password step's challenge with one second factor signs in. A wrong
 // or reused code spends the account's sign-in budget, the one wrong passwords spend (429 once it is
 // spent, before any check), so guessing six digits or a recovery code is as slow as guessing the
 // password. A TOTP step once accepted is refused after (replay).

@@ -8,18 +8,27 @@ import type { AuthDeps } from "../accounts/auth-deps.ts";
 import { forgetCachedSessions } from "../sessions/sessions.ts";
 import type { SecretBox } from "../webhooks/secrets.ts";
 
-/** The WebAuthn relying party: PUBLIC_BASE_URL's host, and the origins assertions may come from. */
+/**
+ * The WebAuthn relying party: its id is PUBLIC_BASE_URL's host name, and assertions may come from the
+ * public origin under any of its names (PUBLIC_HOSTS). Browsers refuse an IP address as the id, so an
+ * origin on an address (a development machine's 127.0.0.1) uses its first named host (localhost)
+ * instead; passkeys then work from that name.
+ */
 export interface RelyingParty {
   id: string;
   name: string;
   origins: string[];
 }
 
+const isIpAddress = (host: string) => /^[\d.]+$/.test(host) || host.startsWith("[");
+
 export function relyingPartyFrom(baseUrl: string, publicHosts: readonly string[] = []): RelyingParty {
   const url = new URL(baseUrl);
   const hosts = Array.isArray(publicHosts) ? publicHosts : [];
-  const origins = [url.origin, ...hosts.map((host) => `${url.protocol}//${host}`)];
-  return { id: url.hostname, name: "Kurz", origins };
+  const port = url.port ? `:${url.port}` : "";
+  const origins = [url.origin, ...hosts.map((host) => `${url.protocol}//${host}${port}`)];
+  const id = isIpAddress(url.hostname) ? (hosts.find((h) => !isIpAddress(h)) ?? url.hostname) : url.hostname;
+  return { id, name: "Kurz", origins: [...new Set(origins)] };
 }
 
 export interface TwoFactorDeps extends AuthDeps {

@@ -1,4 +1,4 @@
-// Signing in with a passkey alone (POST /api/v1/auth/passkey-sign-in/options, then .../passkey-sign-in):
+// Signing in with a passkey alone (POST /api/v1/auth/login/passkey/options, then .../login/passkey):
 // the browser picks one of its discoverable credentials for this site, verified by the user (PIN or
 // biometrics), which makes it both factors at once. A forged assertion cannot be guessed, so no
 // budget is spent here; the client's request budget at the gateway still applies.
