@@ -9,6 +9,7 @@ import {
   parseUpdateLinkBody,
   ROUTE_DEFS,
   ROUTES,
+  TWO_FACTOR_ROUTES,
   V1_ROUTES,
   WEBHOOK_ROUTES,
   WORKSPACE_ROUTES,
@@ -26,7 +27,8 @@ describe("ROUTES", () => {
         Object.keys(WORKSPACE_ROUTES).length +
         Object.keys(LEGACY_ROUTES).length +
         Object.keys(OVERLAY_ROUTES).length +
-        Object.keys(CAMPAIGN_ROUTES).length,
+        Object.keys(CAMPAIGN_ROUTES).length +
+        Object.keys(TWO_FACTOR_ROUTES).length,
     );
   });
 
@@ -53,7 +55,7 @@ describe("ROUTES", () => {
     }
   });
 
-  it("leaves only sign-up, sign-in, the e-mailed links, public analytics and accepting an invitation without a key or session", () => {
+  it("leaves only sign-up, sign-in (its second factor and passkeys), the e-mailed links, public analytics and accepting an invitation without a key or session", () => {
     expect(ROUTE_DEFS.filter((d) => d.auth === "public")).toEqual([
       ROUTES.register,
       ROUTES.login,
@@ -61,6 +63,9 @@ describe("ROUTES", () => {
       ROUTES.resetPassword,
       ROUTES.confirmEmailChange,
       ROUTES.getPublicAnalytics,
+      ROUTES.completeTwoFactor,
+      ROUTES.passkeySignInOptions,
+      ROUTES.passkeySignIn,
       ROUTES.acceptInvitation,
     ]);
   });
