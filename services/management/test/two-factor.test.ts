@@ -11,6 +11,9 @@ import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerAccount } from "../src/accounts/register-account.ts";
+import { resetPassword } from "../src/accounts/reset-password.ts";
+import { acceptInvitation } from "../src/invitations/accept-invitation.ts";
+import { hashToken, newToken } from "../src/security/tokens.ts";
 import { issueSession } from "../src/sessions/sessions.ts";
 import { signIn } from "../src/sessions/sign-in.ts";
 import { completeTwoFactor } from "../src/two-factor/complete-two-factor.ts";
@@ -174,6 +177,60 @@ describe("signing in with a code", () => {
       completeTwoFactor(deps, { challenge, code: codeAt(app, at(300)) }, client, at(200)),
     ).rejects.toMatchObject({ code: "UNAUTHORIZED" });
     await completeTwoFactor(deps, { challenge, code: codeAt(app, at(230)) }, client, at(200));
+  });
+});
+
+describe("other ways the password signs in", () => {
+  it("a password reset sets the password and answers the challenge, not a session", async () => {
+    const { email, userId, app } = await enrolled();
+    const token = newToken();
+    await prisma.passwordReset.create({
+      data: { tokenHash: hashToken(token), userId, expiresAt: at(3600) },
+    });
+    const newPassword = "saffron glacier wombat";
+    const outcome = await resetPassword(deps, token, newPassword, null, at(10));
+    expect(outcome).toMatchObject({ two_factor_required: true });
+    expect("session" in outcome).toBe(false);
+    expect(await prisma.session.count({ where: { userId } })).toBe(0);
+    const again = await signIn(deps, { email, password: newPassword }, client);
+    if (!("two_factor_required" in again)) throw new Error("expected a challenge");
+    await completeTwoFactor(deps, { challenge: again.challenge, code: codeAt(app, at(30)) }, client, at(30));
+  });
+
+  it("accepting an invitation with the password joins, and answers the challenge, not a session", async () => {
+    const { email, userId } = await enrolled();
+    const other = await registerAccount(
+      deps,
+      { email: `inviter-${process.pid}-${seq++}@example.com`, password: PASSWORD },
+      null,
+    );
+    const token = newToken();
+    await prisma.invitation.create({
+      data: {
+        accountId: other.session.account_id,
+        email,
+        role: "member",
+        tokenHash: hashToken(token),
+        expiresAt: at(3600),
+      },
+    });
+    const before = await prisma.session.count({ where: { userId } });
+    const outcome = await acceptInvitation(deps, token, PASSWORD, client, at(10));
+    expect(outcome).toMatchObject({ two_factor_required: true });
+    expect(await prisma.session.count({ where: { userId } })).toBe(before);
+    expect(await prisma.membership.count({ where: { userId, accountId: other.session.account_id } })).toBe(1);
+  });
+});
+
+describe("a changed WEBHOOK_SECRETS_KEY", () => {
+  it("leaves the sealed secret unopened: no code matches (no error), and a recovery code still signs in", async () => {
+    const { email, app, recoveryCodes } = await enrolled();
+    const rekeyed = { ...deps, totpSecrets: new SecretBox("another-two-factor-secrets-key", "totp") };
+    const { challenge } = await challengeFor(email);
+    await expect(
+      completeTwoFactor(rekeyed, { challenge, code: codeAt(app, at(30)) }, client, at(30)),
+    ).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    await completeTwoFactor(rekeyed, { challenge, recovery_code: recoveryCodes[0]! }, client, at(31));
   });
 });
 

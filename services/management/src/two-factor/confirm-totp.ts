@@ -7,7 +7,7 @@ import { checkSigninBudget, recordSigninFailure } from "../sessions/signin-limit
 import { factorsChanged, type TwoFactorDeps } from "./factors.ts";
 import { replaceRecoveryCodes } from "./recovery-codes.ts";
 import type { UserCaller } from "./start-totp.ts";
-import { matchingStep } from "./totp.ts";
+import { matchingStep, openSecret } from "./totp.ts";
 
 export async function confirmTotp(
   deps: TwoFactorDeps,
@@ -24,7 +24,8 @@ export async function confirmTotp(
     throw notFound("No authenticator app is being set up: start with POST /api/v1/auth/two-factor/totp");
   if (user.totp.confirmedAt) throw conflict("The authenticator app is already confirmed");
   await checkSigninBudget(deps.redis, deps.signinLimits, user.email, caller.clientHash);
-  const step = matchingStep(deps.totpSecrets.open(user.totp.secretSealed), code, now);
+  const secret = openSecret(deps.totpSecrets, user.totp.secretSealed);
+  const step = secret === null ? null : matchingStep(secret, code, now);
   if (step === null) {
     await recordSigninFailure(deps.redis, deps.signinLimits, user.email, caller.clientHash);
     throw apiError("FORBIDDEN", "That code does not match: check the app's clock and enter the current code");

@@ -23,6 +23,18 @@ export function totpFor(secretBase32: string, label = "", issuer = "Kurz"): TOTP
 
 export const newTotpSecret = (): string => new Secret({ size: SECRET_BYTES }).base32;
 
+/**
+ * The sealed secret in the clear; null when it no longer opens (WEBHOOK_SECRETS_KEY changed): no code
+ * then matches, and the user signs in with a recovery code or a passkey and sets the app up again.
+ */
+export function openSecret(box: SecretBox, sealed: string): string | null {
+  try {
+    return box.open(sealed);
+  } catch {
+    return null;
+  }
+}
+
 /** The step `code` belongs to at `now` (within one step either side), or null when it matches none. */
 export function matchingStep(secretBase32: string, code: string, now: Date): number | null {
   const timestamp = now.getTime();
@@ -44,7 +56,8 @@ export async function useTotpCode(
 ): Promise<boolean> {
   const row = await deps.prisma.userTotp.findUnique({ where: { userId } });
   if (!row?.confirmedAt) return false;
-  const step = matchingStep(deps.totpSecrets.open(row.secretSealed), code, now);
+  const secret = openSecret(deps.totpSecrets, row.secretSealed);
+  const step = secret === null ? null : matchingStep(secret, code, now);
   if (step === null) return false;
   const { count } = await deps.prisma.userTotp.updateMany({
     where: {
