@@ -232,7 +232,7 @@ export async function sidewaysScroll(page: Page): Promise<string[]> {
 
 /**
  * Opens a dashboard page as a person does at desktop width: a section from the top bar, a settings page
- * (account, members, API keys, domains, webhooks, import, export) through "Settings" and then the
+ * (account, security, members, API keys, domains, webhooks, import, export) through "Settings" and then the
  * settings list.
  */
 export async function openPage(page: Page, label: string): Promise<void> {
