@@ -318,7 +318,7 @@ describe("on a stack with the default session lifetime", () => {
       const record = JSON.parse((await cached(user.token))!);
       expect({ email: record.email, workspaces: record.workspaces }).toEqual({
         email: user.email,
-        workspaces: [{ id: user.accountId, role: "owner" }],
+        workspaces: [{ id: user.accountId, role: "owner", two_factor_missing: false }],
       });
       const out = await call("POST", "/api/v1/auth/logout", { cookie: user.token, csrf: user.csrf });
       expect(out.status).toBe(200);

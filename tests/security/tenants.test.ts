@@ -8,10 +8,13 @@ import { beforeAll, describe, expect, it } from "vitest";
 import {
   type api,
   attackerAndVictim,
+  type Caller,
+  callAs,
   expectLegacyError,
   expectV1Error,
   type RawResponse,
   raw,
+  registerOwner,
   useAttackStack,
 } from "./attack.ts";
 
@@ -37,6 +40,10 @@ interface Tenant {
 const bed = useAttackStack({}, { inProcess: true });
 let attacker: Tenant;
 let victim: Tenant;
+/** The attacker signed in, for the routes of a user's own (passkeys), which take a session only. */
+let attackerSession: Caller & { password: string };
+/** A passkey of the victim's user (made directly: only its id matters here). */
+const VICTIM_PASSKEY = "dmljdGltLXBhc3NrZXktaWQ";
 
 async function ok(res: Promise<RawResponse>): Promise<RawResponse> {
   const r = await res;
@@ -99,21 +106,48 @@ async function furnish(accountId: string, call: Call, tag: string): Promise<Tena
 /** Every row the victim owns, as it stands (last use of keys aside: using a key is not a change). */
 async function rowsOf(accountId: string) {
   const where = { accountId };
-  const [account, links, keys, domains, campaigns, channels, webhooks, overlays, members, invitations] =
-    await Promise.all([
-      bed.prisma.account.findUniqueOrThrow({ where: { id: accountId } }),
-      bed.prisma.link.findMany({ where, orderBy: { id: "asc" } }),
-      bed.prisma.apiKey.findMany({ where, orderBy: { id: "asc" }, omit: { lastUsedAt: true } }),
-      bed.prisma.domain.findMany({ where, orderBy: { id: "asc" } }),
-      bed.prisma.campaign.findMany({ where, orderBy: { id: "asc" }, include: { links: true } }),
-      bed.prisma.channel.findMany({ where, orderBy: { id: "asc" }, include: { links: true } }),
-      bed.prisma.webhookEndpoint.findMany({ where, orderBy: { id: "asc" } }),
-      bed.prisma.overlay.findMany({ where, orderBy: { id: "asc" }, include: { submissions: true } }),
-      bed.prisma.membership.findMany({ where, orderBy: { userId: "asc" } }),
-      bed.prisma.invitation.findMany({ where, orderBy: { id: "asc" } }),
-    ]);
+  const [
+    account,
+    links,
+    keys,
+    domains,
+    campaigns,
+    channels,
+    webhooks,
+    overlays,
+    members,
+    invitations,
+    passkeys,
+  ] = await Promise.all([
+    bed.prisma.account.findUniqueOrThrow({ where: { id: accountId } }),
+    bed.prisma.link.findMany({ where, orderBy: { id: "asc" } }),
+    bed.prisma.apiKey.findMany({ where, orderBy: { id: "asc" }, omit: { lastUsedAt: true } }),
+    bed.prisma.domain.findMany({ where, orderBy: { id: "asc" } }),
+    bed.prisma.campaign.findMany({ where, orderBy: { id: "asc" }, include: { links: true } }),
+    bed.prisma.channel.findMany({ where, orderBy: { id: "asc" }, include: { links: true } }),
+    bed.prisma.webhookEndpoint.findMany({ where, orderBy: { id: "asc" } }),
+    bed.prisma.overlay.findMany({ where, orderBy: { id: "asc" }, include: { submissions: true } }),
+    bed.prisma.membership.findMany({ where, orderBy: { userId: "asc" } }),
+    bed.prisma.invitation.findMany({ where, orderBy: { id: "asc" } }),
+    bed.prisma.passkey.findMany({
+      where: { user: { memberships: { some: { accountId } } } },
+      orderBy: { id: "asc" },
+    }),
+  ]);
   return JSON.stringify(
-    { account, links, keys, domains, campaigns, channels, webhooks, overlays, members, invitations },
+    {
+      account,
+      links,
+      keys,
+      domains,
+      campaigns,
+      channels,
+      webhooks,
+      overlays,
+      members,
+      invitations,
+      passkeys,
+    },
     (_k, v) => (typeof v === "bigint" ? String(v) : v),
   );
 }
@@ -124,6 +158,8 @@ const ACCEPT_PASSWORD = "attacker-chosen passphrase 7 horses";
 interface Attempt {
   path: string;
   body?: unknown;
+  /** Made with the attacker's session rather than their key. */
+  session?: boolean;
 }
 
 /**
@@ -243,6 +279,18 @@ function attemptsFor(method: string, path: string): Attempt[] | undefined {
       { path: `/api/v1/auth/password-reset/${v.invitationHashAsToken}`, body: { password: ACCEPT_PASSWORD } },
     ],
     "POST /api/v1/auth/email/:token": [{ path: `/api/v1/auth/email/${v.invitationHashAsToken}` }],
+    // A user's own passkeys: the victim's passkey id, with the attacker's session (and password, so
+    // the answer is about the id alone).
+    "PATCH /api/v1/auth/passkeys/:id": [
+      { path: `/api/v1/auth/passkeys/${VICTIM_PASSKEY}`, body: { name: "pwned" }, session: true },
+    ],
+    "DELETE /api/v1/auth/passkeys/:id": [
+      {
+        path: `/api/v1/auth/passkeys/${VICTIM_PASSKEY}`,
+        body: { current_password: attackerSession.password },
+        session: true,
+      },
+    ],
   };
   return table[`${method} ${path}`];
 }
@@ -255,6 +303,11 @@ beforeAll(async () => {
     furnish(pair.attacker.account_id, pair.asAttacker, "attacker"),
     furnish(pair.victim.account_id, pair.asVictim, "victim"),
   ]);
+  const owner = await registerOwner(bed.stack.origin, "tenants-session");
+  attackerSession = { cookie: owner.token, csrf: owner.csrf, password: owner.password };
+  await bed.prisma.passkey.create({
+    data: { id: VICTIM_PASSKEY, userId: victim.userId, publicKey: Buffer.from([1, 2, 3]), name: "victim's" },
+  });
 });
 
 describe("cross-tenant attempts", () => {
@@ -270,7 +323,9 @@ describe("cross-tenant attempts", () => {
     async (_name, route) => {
       const before = await rowsOf(victim.accountId);
       for (const attempt of attemptsFor(route.method, route.path) ?? []) {
-        const res = await attacker.call(route.method, attempt.path, attempt.body);
+        const res = attempt.session
+          ? await callAs(bed.stack.origin, route.method, attempt.path, attackerSession, attempt.body)
+          : await attacker.call(route.method, attempt.path, attempt.body);
         if (route.tag === "legacy") expectLegacyError(res, 404);
         else expectV1Error(res, 404, "NOT_FOUND");
         expect(res.text).not.toContain("victim.example");

@@ -62,7 +62,12 @@ export const LoginBody = z
 export type LoginBody = z.infer<typeof LoginBody>;
 
 /** A workspace the signed-in user belongs to, as the session lists them (the switcher's entries). */
-export const SessionWorkspace = z.object({ id: Uuid, name: z.string(), role: Role });
+export const SessionWorkspace = z.object({
+  id: Uuid,
+  name: z.string(),
+  role: Role,
+  require_two_factor: z.boolean().meta({ description: "The workspace requires two-factor sign-in" }),
+});
 export type SessionWorkspace = z.infer<typeof SessionWorkspace>;
 
 export const Session = z
@@ -74,6 +79,10 @@ export const Session = z
     workspaces: z
       .array(SessionWorkspace)
       .meta({ description: "Every workspace the user belongs to, the default (first) first" }),
+    two_factor: z.boolean().meta({
+      description:
+        "The user has a second factor (an authenticator app or a passkey); without one, a workspace that requires it answers TWO_FACTOR_REQUIRED",
+    }),
     expires_at: Timestamp.meta({ description: "When the session ends unless used (each use renews it)" }),
     csrf_token: z.string().meta({ description: "Send it as X-CSRF-Token on every POST, PUT, PATCH, DELETE" }),
   })
@@ -134,7 +143,14 @@ export const SessionRecord = z.object({
   user_id: Uuid,
   email: z.email(),
   /** The user's memberships, the default workspace first; the gateway checks X-Workspace-Id against them. */
-  workspaces: z.array(z.object({ id: Uuid, role: Role })),
+  workspaces: z.array(
+    z.object({
+      id: Uuid,
+      role: Role,
+      /** The workspace requires two-factor sign-in and the user has no second factor. */
+      two_factor_missing: z.boolean().optional(),
+    }),
+  ),
   csrf_token: z.string(),
   renewed_at: Timestamp,
   expires_at: Timestamp,

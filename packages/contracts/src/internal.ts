@@ -22,6 +22,11 @@ export const INTERNAL_HEADERS = {
   scopes: "x-kurz-scopes",
   /** A session's role in the workspace; absent with a key. */
   role: "x-kurz-role",
+  /**
+   * "missing": the workspace requires two-factor sign-in and the user (a session's, or a key's creator)
+   * has no second factor; every route that needs a scope answers TWO_FACTOR_REQUIRED.
+   */
+  twoFactor: "x-kurz-two-factor",
   /** On sign-up and sign-in: the browser's device token from its cookie (DEVICE_COOKIE), when well-formed. */
   device: "x-kurz-device",
   /** Keyed hash of the client's address (per-client budgets upstream; no raw IP leaves the gateway). */
@@ -58,6 +63,8 @@ export const KeyRecord = z.object({
   rate_limit_per_hour: z.int().positive(),
   expires_at: Timestamp.nullable(),
   revoked: z.boolean(),
+  /** The workspace requires two-factor sign-in and the key's creator has no second factor (or is gone). */
+  two_factor_missing: z.boolean().optional(),
 });
 export type KeyRecord = z.infer<typeof KeyRecord>;
 

@@ -1,9 +1,9 @@
 // Workspaces and members (workspaces.ts), declared like every other route (routes.ts).
 import * as z from "zod";
-import { SignedIn } from "./auth.ts";
 import { successEnvelope } from "./envelope.ts";
 import { Uuid } from "./primitives.ts";
 import { defineRoute } from "./routes.ts";
+import { SignInResult } from "./two-factor.ts";
 import {
   AcceptInvitationBody,
   CreatedInvitation,
@@ -63,13 +63,13 @@ export const WORKSPACE_ROUTES = {
     method: "PATCH",
     path: `${V1}/workspaces/:id`,
     tag: "workspaces",
-    summary: "Rename the request's workspace",
+    summary: "Rename the request's workspace; owners may require two-factor sign-in of its members",
     auth: "key",
     params: WorkspaceIdParams,
     body: UpdateWorkspaceBody,
     status: 200,
     response: ok(Workspace),
-    errors: ["VALIDATION_ERROR", "NOT_FOUND", "FORBIDDEN"],
+    errors: ["VALIDATION_ERROR", "NOT_FOUND", "FORBIDDEN", "CONFLICT"],
   }),
   deleteWorkspace: defineRoute({
     method: "DELETE",
@@ -169,13 +169,13 @@ export const WORKSPACE_ROUTES = {
     path: `${V1}/invitations/:token/accept`,
     tag: "workspaces",
     summary:
-      "Accept an invitation: with the invited person's password (their account's, or a new one that creates it); signs them in",
+      "Accept an invitation: with the invited person's password (their account's, or a new one that creates it); signs them in (with two-factor sign-in, answers its challenge)",
     auth: "public",
     params: InvitationTokenParams,
     invalidParams: { code: "NOT_FOUND", message: "This invitation does not exist, was used or has expired" },
     body: AcceptInvitationBody,
     status: 200,
-    response: ok(SignedIn),
+    response: ok(SignInResult),
     errors: ["VALIDATION_ERROR", "NOT_FOUND", "UNAUTHORIZED", "CONFLICT"],
   }),
 } as const;

@@ -27,7 +27,6 @@ import {
   ResetPasswordBody,
   ResetTokenParams,
   Session,
-  SignedIn,
   SignedOut,
   UpdateAccountBody,
 } from "./auth.ts";
@@ -50,6 +49,7 @@ import {
 import { QR_CACHE_CONTROL, QR_CONTENT_TYPES, QrParams, QrQuery } from "./qr.ts";
 import { SessionList, SessionsEnded } from "./session-list.ts";
 import { ConfirmPasswordBody, PasswordConfirmed, SUDO_WINDOW_MINUTES } from "./sudo.ts";
+import { SignInResult } from "./two-factor.ts";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 export type ApiTag =
@@ -140,11 +140,12 @@ export const V1_ROUTES = {
     method: "POST",
     path: `${V1}/auth/login`,
     tag: "auth",
-    summary: "Sign in with e-mail and password (sets the session cookie)",
+    summary:
+      "Sign in with e-mail and password (sets the session cookie); a user with two-factor sign-in gets a challenge for POST /api/v1/auth/login/two-factor instead",
     auth: "public",
     body: LoginBody,
     status: 200,
-    response: ok(SignedIn),
+    response: ok(SignInResult),
     errors: ["VALIDATION_ERROR", "UNAUTHORIZED"],
   }),
   logout: defineRoute({
@@ -215,13 +216,13 @@ export const V1_ROUTES = {
     path: `${V1}/auth/password-reset/:token`,
     tag: "auth",
     summary:
-      "Set a new password with a reset link's token: every session of the user ends, and this answer signs in (sets the session cookie)",
+      "Set a new password with a reset link's token: every session of the user ends, and this answer signs in (sets the session cookie; with two-factor sign-in, answers its challenge)",
     auth: "public",
     params: ResetTokenParams,
     invalidParams: { code: "NOT_FOUND", message: "This reset link does not exist, was used or has expired" },
     body: ResetPasswordBody,
     status: 200,
-    response: ok(SignedIn),
+    response: ok(SignInResult),
     errors: ["VALIDATION_ERROR", "NOT_FOUND"],
   }),
   changeEmail: defineRoute({

@@ -21,6 +21,9 @@ export const Workspace = z
     role: Role.nullable().meta({
       description: "The caller's role in it (a key's: its creator's; null once they have left)",
     }),
+    require_two_factor: z.boolean().meta({
+      description: "Members without a second factor (and their keys) may use only what lets them add one",
+    }),
     created_at: Timestamp,
   })
   .meta({ id: "Workspace" });
@@ -31,7 +34,12 @@ export const CreateWorkspaceBody = z
   .strictObject({ name: WorkspaceName })
   .meta({ id: "CreateWorkspaceBody" });
 export const UpdateWorkspaceBody = z
-  .strictObject({ name: WorkspaceName.optional() })
+  .strictObject({
+    name: WorkspaceName.optional(),
+    require_two_factor: z.boolean().optional().meta({
+      description: "Owners only: require two-factor sign-in of every member (TWO_FACTOR_REQUIRED otherwise)",
+    }),
+  })
   .meta({ id: "UpdateWorkspaceBody" });
 export const DeletedWorkspace = z.object({ id: Uuid, deleted: z.literal(true) });
 

@@ -32,7 +32,7 @@ describe("v1 envelope", () => {
   const STATUS_CODES: [status: number, codes: ErrorCode[]][] = [
     [400, ["VALIDATION_ERROR", "BAD_REQUEST"]],
     [401, ["UNAUTHORIZED", "KEY_EXPIRED", "KEY_REVOKED"]],
-    [403, ["FORBIDDEN"]],
+    [403, ["FORBIDDEN", "TWO_FACTOR_REQUIRED"]],
     [404, ["NOT_FOUND"]],
     [405, ["METHOD_NOT_ALLOWED"]],
     [409, ["CONFLICT"]],

@@ -49,6 +49,7 @@ describe("internal shapes", () => {
       "x-kurz-user-id",
       "x-kurz-scopes",
       "x-kurz-role",
+      "x-kurz-two-factor",
       "x-kurz-device",
       "x-kurz-client",
       "x-request-id",

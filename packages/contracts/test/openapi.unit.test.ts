@@ -17,6 +17,9 @@ const PUBLIC_PATHS = [
   "/api/v1/auth/password-reset",
   "/api/v1/auth/password-reset/{token}",
   "/api/v1/auth/email/{token}",
+  "/api/v1/auth/login/two-factor",
+  "/api/v1/auth/login/passkey/options",
+  "/api/v1/auth/login/passkey",
 ];
 const METHODS = ["get", "put", "post", "patch", "delete"] as const;
 
@@ -196,6 +199,20 @@ describe("OpenAPI document", () => {
       "GET /api/v1/workspaces/:id/invitations",
       "DELETE /api/v1/workspaces/:id/invitations/:invitation_id",
       "POST /api/v1/invitations/:token/accept",
+      // Two-factor sign-in and passkeys.
+      "POST /api/v1/auth/login/two-factor",
+      "GET /api/v1/auth/two-factor",
+      "POST /api/v1/auth/two-factor/totp",
+      "POST /api/v1/auth/two-factor/totp/confirm",
+      "DELETE /api/v1/auth/two-factor/totp",
+      "POST /api/v1/auth/two-factor/recovery-codes",
+      "GET /api/v1/auth/passkeys",
+      "POST /api/v1/auth/passkeys/options",
+      "POST /api/v1/auth/passkeys",
+      "PATCH /api/v1/auth/passkeys/:id",
+      "DELETE /api/v1/auth/passkeys/:id",
+      "POST /api/v1/auth/login/passkey/options",
+      "POST /api/v1/auth/login/passkey",
     ];
     expect(API_ROUTES.map(({ method, path }) => `${method} ${path}`).sort()).toEqual(expected.sort());
     for (const route of API_ROUTES) {

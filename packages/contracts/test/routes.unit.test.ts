@@ -10,6 +10,7 @@ import {
   parseUpdateLinkBody,
   ROUTE_DEFS,
   ROUTES,
+  TWO_FACTOR_ROUTES,
   V1_ROUTES,
   WEBHOOK_ROUTES,
   WORKSPACE_ROUTES,
@@ -29,6 +30,8 @@ describe("ROUTES", () => {
         Object.keys(OVERLAY_ROUTES).length +
         Object.keys(CAMPAIGN_ROUTES).length +
         Object.keys(ACCOUNT_DELETION_ROUTES).length,
+
+      Object.keys(TWO_FACTOR_ROUTES).length,
     );
   });
 
@@ -55,7 +58,7 @@ describe("ROUTES", () => {
     }
   });
 
-  it("leaves only sign-up, sign-in, the e-mailed links, public analytics and accepting an invitation without a key or session", () => {
+  it("leaves only sign-up, sign-in (its second factor and passkeys), the e-mailed links, public analytics and accepting an invitation without a key or session", () => {
     expect(ROUTE_DEFS.filter((d) => d.auth === "public")).toEqual([
       ROUTES.register,
       ROUTES.login,
@@ -63,6 +66,9 @@ describe("ROUTES", () => {
       ROUTES.resetPassword,
       ROUTES.confirmEmailChange,
       ROUTES.getPublicAnalytics,
+      ROUTES.completeTwoFactor,
+      ROUTES.passkeySignInOptions,
+      ROUTES.passkeySignIn,
       ROUTES.acceptInvitation,
     ]);
   });

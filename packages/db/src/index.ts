@@ -24,6 +24,7 @@ export type {
   OutboxEvent,
   Overlay,
   OverlaySubmission,
+  Passkey,
   Session,
   User,
   WebhookDelivery,

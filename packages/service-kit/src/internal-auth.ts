@@ -42,6 +42,7 @@ export const SESSION_ID_HEADER = INTERNAL_HEADERS.sessionId;
 export const USER_ID_HEADER = INTERNAL_HEADERS.userId;
 export const SCOPES_HEADER = INTERNAL_HEADERS.scopes;
 export const ROLE_HEADER = INTERNAL_HEADERS.role;
+export const TWO_FACTOR_HEADER = INTERNAL_HEADERS.twoFactor;
 export const DEVICE_HEADER = INTERNAL_HEADERS.device;
 export const CLIENT_HASH_HEADER = INTERNAL_HEADERS.clientHash;
 /** Carries the operators' credential (ADMIN_TOKEN) on `/internal/admin/*`. */
@@ -58,6 +59,7 @@ export const TRUSTED_HEADERS = [
   USER_ID_HEADER,
   SCOPES_HEADER,
   ROLE_HEADER,
+  TWO_FACTOR_HEADER,
   DEVICE_HEADER,
   CLIENT_HASH_HEADER,
   ADMIN_TOKEN_HEADER,
@@ -85,6 +87,11 @@ export interface Identity {
   role?: Role | null;
   /** On sign-up and sign-in: the browser's device token (session-cookie.ts's deviceTokenFrom). */
   device?: string | null;
+  /**
+   * The workspace requires two-factor sign-in and the user has no second factor: only routes that
+   * need no scope (the user's own, enrolment among them) may answer.
+   */
+  twoFactorMissing?: boolean;
 }
 
 // A process holds one secret and a handful of labels, and the gateway derives the forwarding
@@ -130,6 +137,7 @@ export function forwardedHeaders(secret: string, identity: Partial<Identity> = {
   if (identity.scopes) headers[SCOPES_HEADER] = identity.scopes.join(",");
   if (identity.role) headers[ROLE_HEADER] = identity.role;
   if (identity.device) headers[DEVICE_HEADER] = identity.device;
+  if (identity.twoFactorMissing) headers[TWO_FACTOR_HEADER] = "missing";
   return headers;
 }
 
@@ -173,6 +181,7 @@ export function identityFrom(req: IncomingMessage): Identity {
   if (role !== null && isRole(role)) identity.role = role;
   const device = singleHeader(req, DEVICE_HEADER);
   if (device !== null) identity.device = device;
+  if (singleHeader(req, TWO_FACTOR_HEADER) === "missing") identity.twoFactorMissing = true;
   return identity;
 }
 
@@ -210,6 +219,7 @@ const carriesUserContext = (req: IncomingMessage) =>
   req.headers[USER_ID_HEADER] !== undefined ||
   req.headers[SCOPES_HEADER] !== undefined ||
   req.headers[ROLE_HEADER] !== undefined ||
+  req.headers[TWO_FACTOR_HEADER] !== undefined ||
   req.headers[FORWARD_TOKEN_HEADER] !== undefined;
 
 /**

@@ -125,6 +125,15 @@ function identityFor(def: RouteDef, identity: Identity | undefined): KeyIdentity
   const scopes = identity.scopes ?? [];
   const role = identity.role ?? null;
   const needed = scopeOf(def);
+  if (needed !== null && identity.twoFactorMissing) {
+    throw apiError(
+      "TWO_FACTOR_REQUIRED",
+      identity.sessionId
+        ? "This workspace requires two-factor sign-in: add an authenticator app or a passkey (Settings → Security)"
+        : "This workspace requires two-factor sign-in, and this key's creator has no second factor",
+      { enrol: "/api/v1/auth/two-factor/totp" },
+    );
+  }
   if (needed !== null && !scopes.includes(needed)) {
     throw apiError(
       "FORBIDDEN",

@@ -140,6 +140,7 @@ export function createAuthenticator(
       keyId: key.key_id,
       userId: key.user_id,
       scopes: key.scopes,
+      ...(key.two_factor_missing ? { twoFactorMissing: true } : {}),
     } satisfies Identity;
   };
 
@@ -173,6 +174,7 @@ export function createAuthenticator(
       userId: record.user_id,
       scopes: ROLE_SCOPES[workspace.role],
       role: workspace.role,
+      ...(workspace.two_factor_missing ? { twoFactorMissing: true } : {}),
     };
   };
 

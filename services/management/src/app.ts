@@ -41,11 +41,14 @@ import { legacyRoutes } from "./routes/legacy/index.ts";
 import { linksRoutes } from "./routes/links.ts";
 import { overlaysRoutes } from "./routes/overlays.ts";
 import { qrRoutes } from "./routes/qr.ts";
+import { twoFactorRoutes } from "./routes/two-factor.ts";
 import { webhooksRoutes } from "./routes/webhooks.ts";
 import { workspacesRoutes } from "./routes/workspaces.ts";
 import type { SigninLimits } from "./sessions/signin-limits.ts";
 import type { TitleFetcher } from "./titles/title-fetcher.ts";
+import { relyingPartyFrom } from "./two-factor/factors.ts";
 import type { WebhookEndpointDeps } from "./webhooks/endpoints.ts";
+import type { SecretBox } from "./webhooks/secrets.ts";
 
 export interface ManagementAppDeps {
   prisma: PrismaClient;
@@ -85,6 +88,8 @@ export interface ManagementAppDeps {
   signinLimits: SigninLimits;
   /** Outgoing e-mail (SMTP_URL); null: links are shown to whoever would have mailed them. */
   mailer?: Mailer | null;
+  /** Seals TOTP secrets: a SecretBox of WEBHOOK_SECRETS_KEY with the purpose "totp". */
+  totpSecrets: SecretBox;
 }
 
 /** The public API routes this service answers (records from contracts' ROUTES). */
@@ -92,6 +97,7 @@ export function managementRoutes(input: ManagementAppDeps): MountedRoute[] {
   const deps = withOverlayRecords(input);
   return [
     ...authRoutes({ ...deps, mailer: deps.mailer ?? null }),
+    ...twoFactorRoutes({ ...deps, mailer: deps.mailer ?? null }),
     ...accountRoutes(deps),
     ...keysRoutes(deps),
     ...linksRoutes(deps),
@@ -123,6 +129,7 @@ export function managementInternalRoutes(input: ManagementAppDeps): InternalRout
 /** Overlay records are written through the same Redis as link records; built here unless given. */
 const withOverlayRecords = (deps: ManagementAppDeps) => ({
   ...deps,
+  relyingParty: relyingPartyFrom(deps.baseUrl, deps.publicHosts),
   overlayRecords: deps.overlayRecords ?? new OverlayRecords(deps.redis, deps.logger),
 });
 

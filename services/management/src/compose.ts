@@ -24,6 +24,7 @@ import { HOUR_MS } from "./sessions/sessions.ts";
 import { signinLimitsFrom } from "./sessions/signin-limits.ts";
 import { chargeImportTitles } from "./titles/title-budget.ts";
 import { titleFetcherFrom } from "./titles/title-fetcher.ts";
+import { SecretBox } from "./webhooks/secrets.ts";
 import { startWebhooks } from "./webhooks/start.ts";
 
 export async function startManagement(config: ManagementConfig, logger: Logger): Promise<StartedService> {
@@ -94,6 +95,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     signinLimits: signinLimitsFrom(config),
     webhooks: webhooks.endpointDeps,
     mailer,
+    totpSecrets: new SecretBox(config.WEBHOOK_SECRETS_KEY, "totp"),
   });
   const server = createServer(app);
   await listen(server, config.HOST, config.PORT);

@@ -97,7 +97,8 @@ export const managementConfigSchema = commonConfigSchema.extend({
   SIGNIN_WINDOW_MINUTES: z.coerce.number().positive().default(15),
   // Webhooks (docs/webhooks.md). The signing secrets are stored encrypted under a key derived from
   // WEBHOOK_SECRETS_KEY; production refuses the development default. Changing it makes stored
-  // secrets unreadable (rotate every endpoint's secret afterwards).
+  // secrets unreadable (rotate every endpoint's secret afterwards), and the TOTP secrets sealed under
+  // another key derived from it (their users sign in with a recovery code or a passkey).
   WEBHOOK_SECRETS_KEY: z.string().min(16).default(DEV_WEBHOOK_SECRETS_KEY),
   // Host names (no ports) whose addresses are not checked: for tests with a local receiver only.
   WEBHOOK_ALLOW_HOSTS: commaList().transform((hosts) => hosts.map((h) => h.toLowerCase())),

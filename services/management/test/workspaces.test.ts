@@ -106,7 +106,7 @@ describe("workspaces, members and invitations", () => {
     expect(session.account_id).toBe(owner.workspaceId);
     expect(session.workspaces).toEqual([
       expect.objectContaining({ id: owner.workspaceId, role: "owner" }),
-      { id: second.id, name: "Side project", role: "owner" },
+      { id: second.id, name: "Side project", role: "owner", require_two_factor: false },
     ]);
     // Named in the header, the session acts there.
     const there = await ok(call("GET", "/auth/session", { ...owner.session, workspace: second.id }));
@@ -132,7 +132,12 @@ describe("workspaces, members and invitations", () => {
     expect(renamed).toMatchObject({ id: second.id, name: "Renamed", role: "owner" });
     expect(await ok(call("GET", `/workspaces/${second.id}`, inSecond))).toEqual(renamed);
     const session = await ok(call("GET", "/auth/session", owner.session));
-    expect(session.workspaces[1]).toEqual({ id: second.id, name: "Renamed", role: "owner" });
+    expect(session.workspaces[1]).toEqual({
+      id: second.id,
+      name: "Renamed",
+      role: "owner",
+      require_two_factor: false,
+    });
     // An empty body changes nothing.
     expect(await ok(call("PATCH", `/workspaces/${second.id}`, inSecond, {}))).toEqual(renamed);
   });

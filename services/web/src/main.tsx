@@ -20,6 +20,7 @@ import { ConfirmEmailPage, ForgotPasswordPage, ResetPasswordPage, recoveryOf } f
 import "./styles.css";
 
 const MembersPage = lazyPage(() => import("./pages/members/MembersPage.tsx").then((m) => m.MembersPage));
+const SecurityPage = lazyPage(() => import("./pages/SecurityPage.tsx").then((m) => m.SecurityPage));
 
 /**
  * Dashboard pages: signed-out visitors go to sign-in and come back afterwards. While the first session
@@ -41,6 +42,7 @@ function Dashboard() {
         <Route path="/dashboard/links/:id">{(p: { id: string }) => <LinkPage id={p.id} />}</Route>
         <Route path="/dashboard/keys" component={KeysPage} />
         <Route path="/dashboard/account" component={AccountPage} />
+        <Route path="/dashboard/security">{() => <SecurityPage />}</Route>
         <Route path="/dashboard/members">{() => <MembersPage />}</Route>
         {DataRoutes}
         <Route path="/dashboard/domains" component={DomainsPage} />

@@ -232,7 +232,7 @@ export async function sidewaysScroll(page: Page): Promise<string[]> {
 
 /**
  * Opens a dashboard page as a person does at desktop width: a section from the top bar, a settings page
- * (account, members, API keys, domains, webhooks, import, export) through "Settings" and then the
+ * (account, security, members, API keys, domains, webhooks, import, export) through "Settings" and then the
  * settings list.
  */
 export async function openPage(page: Page, label: string): Promise<void> {
@@ -244,4 +244,13 @@ export async function openPage(page: Page, label: string): Promise<void> {
     await top.getByRole("link", { name: label }).click();
   }
 }
-const SETTINGS_PAGES = ["Account", "Members", "API keys", "Domains", "Webhooks", "Import", "Export"];
+const SETTINGS_PAGES = [
+  "Account",
+  "Security",
+  "Members",
+  "API keys",
+  "Domains",
+  "Webhooks",
+  "Import",
+  "Export",
+];

@@ -9,6 +9,7 @@ import { dataPagesStory } from "./stories/data-pages.ts";
 import { leaveStory } from "./stories/leave.ts";
 import { manageStory } from "./stories/manage.ts";
 import { recoveryStory } from "./stories/recovery.ts";
+import { securityStory } from "./stories/security.ts";
 import { workspacesStory } from "./stories/workspaces.ts";
 
 describe.skipIf(!existsSync(CHROMIUM))(
@@ -21,5 +22,7 @@ describe.skipIf(!existsSync(CHROMIUM))(
     workspacesStory(web);
     recoveryStory(web);
     leaveStory(web);
+
+    securityStory(web);
   },
 );

@@ -10,6 +10,7 @@ import type { PrismaClient } from "@kurz/db";
 import { notFound, validation } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
 import { type KeyLimits, toKeyRecord } from "../keys/api-keys.ts";
+import { keyTwoFactorMissing } from "../two-factor/factors.ts";
 import { findAccountByEmail } from "./account-by-email.ts";
 
 // As long as a revoked key's record (revoke-api-key.ts): the record written is the current one, and
@@ -100,13 +101,14 @@ async function rewriteKeyRecords(
   if (deps.redis === null) return false;
   const keys = await deps.prisma.apiKey.findMany({ where: { accountId } });
   const pipeline = deps.redis.multi();
-  for (const key of keys) {
-    pipeline.set(
-      apiKeyCacheKey(key.keyHash),
-      JSON.stringify(toKeyRecord(key)),
-      "EX",
-      KEY_RECORD_CACHE_SECONDS,
-    );
+  const records = await Promise.all(
+    keys.map(async (key) => ({
+      ...toKeyRecord(key),
+      two_factor_missing: await keyTwoFactorMissing(deps.prisma, key),
+    })),
+  );
+  for (const [i, key] of keys.entries()) {
+    pipeline.set(apiKeyCacheKey(key.keyHash), JSON.stringify(records[i]), "EX", KEY_RECORD_CACHE_SECONDS);
   }
   try {
     const results = await pipeline.exec();

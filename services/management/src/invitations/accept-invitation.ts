@@ -2,8 +2,9 @@
 // password proves who is accepting. An existing user gives their own (a wrong one spends their
 // sign-in budget, as at sign-in); someone new chooses one, which creates their user. Either way they
 // join with the invited role (a member already keeps theirs), the invitation is used up, and a session
-// in that workspace is issued. Unknown, used and expired tokens answer alike (404).
-import type { SignedIn } from "@kurz/contracts";
+// in that workspace is issued (for a user with a second factor, its challenge instead; they then land
+// in their first workspace). Unknown, used and expired tokens answer alike (404).
+import type { SignedIn, TwoFactorChallenge } from "@kurz/contracts";
 import { isUniqueViolation } from "@kurz/db";
 import { conflict, notFound } from "@kurz/service-kit";
 import { accountOverview } from "../accounts/account-overview.ts";
@@ -15,16 +16,18 @@ import { recogniseDevice } from "../sessions/known-devices.ts";
 import { forgetCachedSessions, issueSession, toSession } from "../sessions/sessions.ts";
 import { invalidCredentials, passwordMatches } from "../sessions/sign-in.ts";
 import { checkSigninBudget, clearAccountFailures, recordSigninFailure } from "../sessions/signin-limits.ts";
+import { factorsOf, hasSecondFactor, type TwoFactorDeps } from "../two-factor/factors.ts";
+import { startSecondFactor } from "../two-factor/start-second-factor.ts";
 
 const gone = () => notFound("This invitation does not exist, was used or has expired");
 
 export async function acceptInvitation(
-  deps: AuthDeps,
+  deps: AuthDeps & Pick<TwoFactorDeps, "relyingParty">,
   token: string,
   password: string,
   client: { clientHash: string | null; device: string | null },
   now = new Date(),
-): Promise<SignedIn & { token: string; device: string }> {
+): Promise<(SignedIn & { token: string; device: string }) | TwoFactorChallenge> {
   const { clientHash } = client;
   const { prisma } = deps;
   const tokenHash = hashToken(token);
@@ -33,18 +36,21 @@ export async function acceptInvitation(
   const { email, accountId } = invitation;
   const existing = await prisma.user.findUnique({ where: { email } });
   let newPasswordHash: string | null = null;
+  let twoFactor = false;
   if (existing) {
     await checkSigninBudget(deps.redis, deps.signinLimits, email, clientHash);
     if (!(await passwordMatches(existing.passwordHash, password))) {
       await recordSigninFailure(deps.redis, deps.signinLimits, email, clientHash);
       throw invalidCredentials();
     }
-    await clearAccountFailures(deps.redis, deps.signinLimits, email);
+    twoFactor = hasSecondFactor(await factorsOf(prisma, existing.id));
+    // Kept until the second factor, as at sign-in: the password must not reset what wrong codes spend.
+    if (!twoFactor) await clearAccountFailures(deps.redis, deps.signinLimits, email);
   } else {
     requireStrongPassword(password, { field: "password", email });
     newPasswordHash = await hashPassword(password);
   }
-  let issued: Awaited<ReturnType<typeof issueSession>>;
+  let issued: Awaited<ReturnType<typeof issueSession>> | null;
   try {
     issued = await prisma.$transaction(async (tx) => {
       // Deleting by the token hash as well: of two acceptances at once, one finds nothing to delete.
@@ -57,11 +63,18 @@ export async function acceptInvitation(
         create: { accountId, userId, role: invitation.role },
         update: {},
       });
-      return issueSession(tx, userId, deps.sessionTtlMs, now);
+      return twoFactor ? null : issueSession(tx, userId, deps.sessionTtlMs, now);
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict("This e-mail address signed up meanwhile: accept again");
     throw err;
+  }
+  if (issued === null) {
+    // Only an existing user has a second factor.
+    await forgetCachedSessions(prisma, deps.redis, existing!.id);
+    const challenge = await startSecondFactor(deps, existing!.id, now);
+    if (challenge) return challenge;
+    issued = await issueSession(prisma, existing!.id, deps.sessionTtlMs, now);
   }
   await forgetCachedSessions(prisma, deps.redis, issued.row.userId);
   const known = await recogniseDevice(prisma, issued.row.userId, client.device, now);

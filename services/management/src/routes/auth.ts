@@ -7,28 +7,27 @@ import {
   clientHashOf,
   deviceCookie,
   deviceOf,
-  type Logger,
   type MountedRoute,
   route,
   sessionCookie,
   v1Success,
 } from "@kurz/service-kit";
 import type { Response } from "express";
-import type { AuthDeps } from "../accounts/auth-deps.ts";
 import { changeEmail } from "../accounts/change-email.ts";
 import { confirmEmailChange } from "../accounts/confirm-email-change.ts";
 import { registerAccount } from "../accounts/register-account.ts";
 import { requestPasswordReset } from "../accounts/request-password-reset.ts";
 import { resetPassword } from "../accounts/reset-password.ts";
-import type { Mailer } from "../mail/mailer.ts";
 import { currentSession } from "../sessions/current-session.ts";
 import { endSessions } from "../sessions/end-sessions.ts";
+import type { SignInDeps } from "../sessions/finish-sign-in.ts";
 import { listSessions } from "../sessions/list-sessions.ts";
 import { sessionCaller } from "../sessions/session-caller.ts";
 import { signIn } from "../sessions/sign-in.ts";
 import { confirmPassword } from "../sessions/sudo.ts";
+import type { TwoFactorDeps } from "../two-factor/factors.ts";
 
-export function authRoutes(deps: AuthDeps & { mailer: Mailer | null; logger: Logger }): MountedRoute[] {
+export function authRoutes(deps: SignInDeps & TwoFactorDeps): MountedRoute[] {
   const cookieOptions = { publicBaseUrl: deps.baseUrl };
   const setCookie = (res: Response, token: string, device: string) => {
     res.setHeader("Set-Cookie", [
@@ -46,7 +45,10 @@ export function authRoutes(deps: AuthDeps & { mailer: Mailer | null; logger: Log
     }),
     route(ROUTES.login, async ({ body, res }) => {
       const client = { clientHash: clientHashOf(res), device: deviceOf(res) };
-      const { token, device, ...signedIn } = await signIn(deps, body, client);
+      const outcome = await signIn(deps, body, client);
+      res.setHeader("Cache-Control", "no-store");
+      if ("two_factor_required" in outcome) return v1Success(outcome);
+      const { token, device, ...signedIn } = outcome;
       setCookie(res, token, device);
       return v1Success(signedIn);
     }),
@@ -54,12 +56,10 @@ export function authRoutes(deps: AuthDeps & { mailer: Mailer | null; logger: Log
       v1Success(await requestPasswordReset(deps, body.email, clientHashOf(res))),
     ),
     route(ROUTES.resetPassword, async ({ params, body, res }) => {
-      const { token, device, ...signedIn } = await resetPassword(
-        deps,
-        params.token,
-        body.password,
-        deviceOf(res),
-      );
+      const outcome = await resetPassword(deps, params.token, body.password, deviceOf(res));
+      res.setHeader("Cache-Control", "no-store");
+      if ("two_factor_required" in outcome) return v1Success(outcome);
+      const { token, device, ...signedIn } = outcome;
       setCookie(res, token, device);
       return v1Success(signedIn);
     }),

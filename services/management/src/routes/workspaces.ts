@@ -16,6 +16,7 @@ import { createInvitation } from "../invitations/create-invitation.ts";
 import { deleteInvitation } from "../invitations/delete-invitation.ts";
 import { listInvitations } from "../invitations/list-invitations.ts";
 import type { Mailer } from "../mail/mailer.ts";
+import type { TwoFactorDeps } from "../two-factor/factors.ts";
 import { createWorkspace } from "../workspaces/create-workspace.ts";
 import { deleteWorkspace } from "../workspaces/delete-workspace.ts";
 import { getWorkspace } from "../workspaces/get-workspace.ts";
@@ -25,7 +26,9 @@ import { leaveWorkspace, removeMember } from "../workspaces/remove-member.ts";
 import { updateMember } from "../workspaces/update-member.ts";
 import { updateWorkspace } from "../workspaces/update-workspace.ts";
 
-export function workspacesRoutes(deps: AuthDeps & { mailer: Mailer | null }): MountedRoute[] {
+export function workspacesRoutes(
+  deps: AuthDeps & Pick<TwoFactorDeps, "relyingParty"> & { mailer: Mailer | null },
+): MountedRoute[] {
   const { prisma } = deps;
   return [
     route(ROUTES.listWorkspaces, async ({ identity }) => v1Success(await listWorkspaces(prisma, identity))),
@@ -64,12 +67,10 @@ export function workspacesRoutes(deps: AuthDeps & { mailer: Mailer | null }): Mo
     ),
     route(ROUTES.acceptInvitation, async ({ params, body, res }) => {
       const client = { clientHash: clientHashOf(res), device: deviceOf(res) };
-      const { token, device, ...signedIn } = await acceptInvitation(
-        deps,
-        params.token,
-        body.password,
-        client,
-      );
+      const outcome = await acceptInvitation(deps, params.token, body.password, client);
+      res.setHeader("Cache-Control", "no-store");
+      if ("two_factor_required" in outcome) return v1Success(outcome);
+      const { token, device, ...signedIn } = outcome;
       const cookies = { publicBaseUrl: deps.baseUrl };
       res.setHeader("Set-Cookie", [
         sessionCookie(token, deps.sessionTtlMs / 1000, cookies),

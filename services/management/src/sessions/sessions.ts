@@ -25,7 +25,12 @@ export const hashSessionToken = hashToken;
 
 /** A session row with what its JSON needs: the user's e-mail and memberships, first workspace first. */
 export type SessionWithUser = SessionRow & {
-  user: { email: string; memberships: { accountId: string; role: string; account: { name: string } }[] };
+  user: {
+    email: string;
+    memberships: { accountId: string; role: string; account: { name: string; requireTwoFactor: boolean } }[];
+    totp: { confirmedAt: Date | null } | null;
+    _count: { passkeys: number };
+  };
 };
 
 /** What every session lookup includes for toSession and toSessionRecord. */
@@ -34,9 +39,16 @@ export const SESSION_USER = {
     select: {
       email: true,
       memberships: {
-        select: { accountId: true, role: true, account: { select: { name: true } } },
+        select: {
+          accountId: true,
+          role: true,
+          account: { select: { name: true, requireTwoFactor: true } },
+        },
         orderBy: [{ createdAt: "asc" }, { accountId: "asc" }],
       },
+      // Whether the user has a second factor: a workspace that requires one holds back a user without.
+      totp: { select: { confirmedAt: true } },
+      _count: { select: { passkeys: true } },
     },
   },
 } as const satisfies Prisma.SessionInclude;
@@ -71,7 +83,15 @@ export async function issueSession(
 }
 
 const workspacesOf = (row: SessionWithUser) =>
-  row.user.memberships.map((m) => ({ id: m.accountId, name: m.account.name, role: m.role as Role }));
+  row.user.memberships.map((m) => ({
+    id: m.accountId,
+    name: m.account.name,
+    role: m.role as Role,
+    require_two_factor: m.account.requireTwoFactor,
+  }));
+
+const hasSecondFactor = (row: SessionWithUser) =>
+  row.user.totp?.confirmedAt != null || row.user._count.passkeys > 0;
 
 /**
  * The session as its owner sees it, acting in `accountId` (the request's workspace; default: the
@@ -87,6 +107,7 @@ export function toSession(row: SessionWithUser, accountId?: string): Session {
     email: row.user.email,
     role: current.role,
     workspaces,
+    two_factor: hasSecondFactor(row),
     expires_at: row.expiresAt.toISOString(),
     csrf_token: row.csrfToken,
   };
@@ -97,7 +118,11 @@ export function toSessionRecord(row: SessionWithUser): SessionRecord {
     session_id: row.id,
     user_id: row.userId,
     email: row.user.email,
-    workspaces: workspacesOf(row).map(({ id, role }) => ({ id, role })),
+    workspaces: workspacesOf(row).map(({ id, role, require_two_factor }) => ({
+      id,
+      role,
+      two_factor_missing: require_two_factor && !hasSecondFactor(row),
+    })),
     csrf_token: row.csrfToken,
     renewed_at: row.renewedAt.toISOString(),
     expires_at: row.expiresAt.toISOString(),

@@ -1,16 +1,14 @@
-// Sign-in with e-mail and password: a fresh session on success. An unknown address, a user without a
-// password (made by the admin CLI) and a wrong password answer alike, and take alike (one argon2
+// Sign-in with e-mail and password: a fresh session on success, or for a user with a second factor a
+// challenge to finish with it (two-factor/complete-two-factor.ts). An unknown address, a user without
+// a password (made by the admin CLI) and a wrong password answer alike, and take alike (one argon2
 // verification each), so the answer does not tell which addresses have accounts. The answer's account
 // is the user's first workspace.
-import type { LoginBody } from "@kurz/contracts";
-import { type Logger, unauthorized } from "@kurz/service-kit";
-import { accountOverview } from "../accounts/account-overview.ts";
-import type { AuthDeps } from "../accounts/auth-deps.ts";
-import type { Mailer } from "../mail/mailer.ts";
-import { newSignInMail } from "../mail/new-sign-in-mail.ts";
+import type { LoginBody, TwoFactorChallenge } from "@kurz/contracts";
+import { unauthorized } from "@kurz/service-kit";
 import { hashPassword, verifyPassword } from "../security/passwords.ts";
-import { recogniseDevice } from "./known-devices.ts";
-import { issueSession, toSession } from "./sessions.ts";
+import type { TwoFactorDeps } from "../two-factor/factors.ts";
+import { startSecondFactor } from "../two-factor/start-second-factor.ts";
+import { finishSignIn, type SignInClient, type SignInDeps } from "./finish-sign-in.ts";
 import { checkSigninBudget, clearAccountFailures, recordSigninFailure } from "./signin-limits.ts";
 
 export const invalidCredentials = () => unauthorized("Invalid e-mail or password");
@@ -28,39 +26,37 @@ export async function passwordMatches(stored: string | null, password: string): 
   return stored !== null && ok;
 }
 
-/**
- * A sign-in from a browser that never signed in as the user, when they have used others, is announced
- * to them by e-mail (after the answer; a failure is only logged).
- */
+export type SignInOutcome = Awaited<ReturnType<typeof finishSignIn>> | TwoFactorChallenge;
+
+/** The password was right: a session, or the second factor's challenge for a user who has one. */
+export async function afterPassword(
+  deps: SignInDeps & TwoFactorDeps,
+  user: { id: string; email: string },
+  client: SignInClient,
+): Promise<SignInOutcome> {
+  const challenge = await startSecondFactor(deps, user.id);
+  // The account's failed-attempt count is kept until the second factor too: otherwise the password
+  // alone would reset the budget that wrong codes spend.
+  if (challenge) return challenge;
+  await clearAccountFailures(deps.redis, deps.signinLimits, user.email);
+  return finishSignIn(deps, user, client);
+}
+
 export async function signIn(
-  deps: AuthDeps & { mailer: Mailer | null; logger: Logger },
+  deps: SignInDeps & TwoFactorDeps,
   body: LoginBody,
-  client: { clientHash: string | null; device: string | null },
-) {
+  client: SignInClient,
+): Promise<SignInOutcome> {
   const { clientHash } = client;
   await checkSigninBudget(deps.redis, deps.signinLimits, body.email, clientHash);
   const user = await deps.prisma.user.findUnique({
     where: { email: body.email },
-    select: { id: true, passwordHash: true },
+    select: { id: true, email: true, passwordHash: true },
   });
   if (!user || !(await passwordMatches(user.passwordHash, body.password))) {
     if (!user) await passwordMatches(null, body.password);
     await recordSigninFailure(deps.redis, deps.signinLimits, body.email, clientHash);
     throw invalidCredentials();
   }
-  await clearAccountFailures(deps.redis, deps.signinLimits, body.email);
-  const issued = await issueSession(deps.prisma, user.id, deps.sessionTtlMs);
-  const session = toSession(issued.row);
-  const device = await recogniseDevice(deps.prisma, user.id, client.device);
-  if (device.unfamiliar && deps.mailer) {
-    deps.mailer
-      .send(newSignInMail({ to: body.email, at: issued.row.createdAt }))
-      .catch((err: unknown) => deps.logger.warn({ err: String(err) }, "new sign-in notice not sent"));
-  }
-  return {
-    account: await accountOverview(deps.prisma, session.account_id, deps.keyLimits),
-    session,
-    token: issued.token,
-    device: device.token,
-  };
+  return afterPassword(deps, user, client);
 }

@@ -19,12 +19,17 @@ export function signingKey(secret: string): Buffer {
   return Buffer.from(secret.replace(/^whsec_/, ""), "base64");
 }
 
+/**
+ * Seals secrets Kurz must read back. Each purpose ("webhook secrets", "totp") gets a key of its own
+ * from the one passphrase, so a sealed value of one cannot be opened as the other's.
+ */
 export class SecretBox {
   private readonly key: Buffer;
 
-  constructor(passphrase: string) {
-    // A fixed salt is fine: the input is a high-entropy secret, HKDF only shapes it into a key.
-    this.key = Buffer.from(hkdfSync("sha256", passphrase, "kurz", "kurz webhook secrets v1", 32));
+  constructor(passphrase: string, purpose = "webhook secrets") {
+    // A fixed salt is fine: the input is a high-entropy secret, HKDF only shapes it into a key. The
+    // info string of "webhook secrets" is the one every stored webhook secret was sealed under.
+    this.key = Buffer.from(hkdfSync("sha256", passphrase, "kurz", `kurz ${purpose} v1`, 32));
   }
 
   seal(plain: string): string {

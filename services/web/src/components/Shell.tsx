@@ -30,7 +30,13 @@ const SECTIONS: NavEntry[] = [
  * then the chosen workspace's. "Settings" opens the first.
  */
 const SETTINGS: { title: string; entries: NavEntry[] }[] = [
-  { title: "Your account", entries: [{ href: "/dashboard/account", label: "Account" }] },
+  {
+    title: "Your account",
+    entries: [
+      { href: "/dashboard/account", label: "Account" },
+      { href: "/dashboard/security", label: "Security" },
+    ],
+  },
   {
     title: "Workspace",
     entries: [
@@ -74,6 +80,21 @@ function NavLinks({
         </li>
       ))}
     </>
+  );
+}
+
+/**
+ * A workspace that requires two-factor sign-in refuses a member without a second factor everything but
+ * adding one: the prompt says so on every page of it and leads to Settings → Security.
+ */
+function TwoFactorPrompt({ session }: { session: Session }) {
+  const workspace = session.workspaces.find((w) => w.id === session.account_id);
+  if (!workspace?.require_two_factor || session.two_factor) return null;
+  return (
+    <p class="notice two-factor-banner" role="alert" data-testid="two-factor-prompt">
+      {workspace.name} requires two-factor sign-in.{" "}
+      <Link href="/dashboard/security">Set up an authenticator app or a passkey</Link> to use it.
+    </p>
   );
 }
 
@@ -151,6 +172,7 @@ export function Shell({ session, children }: { session: Session | undefined; chi
           once the session says which workspace it shows (a stored choice may be one the person left):
           its reads then all name that workspace, and none races the check that falls back from it. */}
       <main id="main" class="page" tabIndex={-1} key={drawing()}>
+        {session && <TwoFactorPrompt session={session} />}
         {session === undefined ? (
           <p class="boot">Loading…</p>
         ) : settingsPage ? (

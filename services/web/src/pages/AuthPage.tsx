@@ -1,13 +1,21 @@
 // Sign-in and sign-up. Sign-up answers with the account's first API key, which is shown once here
 // (the only time it is ever shown) before the dashboard opens.
-import { type CreatedApiKey, PASSWORD_MIN_LENGTH, V1_ROUTES } from "@kurz/contracts";
+import {
+  type CreatedApiKey,
+  PASSWORD_MIN_LENGTH,
+  TWO_FACTOR_ROUTES,
+  type TwoFactorChallenge,
+  V1_ROUTES,
+} from "@kurz/contracts";
 import { useState } from "preact/hooks";
 import { Link, Redirect, useLocation, useSearch } from "wouter-preact";
 import { ApiFailure, call, fieldError, messageOf } from "../api/client.ts";
 import { setSession, useSession } from "../api/session.ts";
+import { passkeyProblem, passkeysSupported, usePasskey } from "../api/webauthn.ts";
 import { AuthCard } from "../components/AuthCard.tsx";
 import { KeyReveal } from "../components/KeyReveal.tsx";
 import { PasswordMeter } from "../components/PasswordMeter.tsx";
+import { TwoFactorStep } from "./TwoFactorStep.tsx";
 
 function safeNext(search: string): string {
   const next = new URLSearchParams(search).get("next") ?? "";
@@ -22,6 +30,7 @@ function explain(err: unknown, mode: "login" | "signup"): string {
     return `${err.message} Too many attempts; wait a moment and try again.`;
   if (err.code === "FORBIDDEN" && mode === "signup")
     return "Sign-up is closed on this server. Ask its operator for an account.";
+  if (err.code === "UNAUTHORIZED" && err.message.includes("passkey")) return err.message;
   if (err.code === "UNAUTHORIZED") return "Invalid e-mail or password.";
   if (err.code === "VALIDATION_ERROR") return "Check the highlighted fields.";
   return err.message;
@@ -38,6 +47,7 @@ export function AuthPage({ mode }: { mode: "login" | "signup" }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [firstKey, setFirstKey] = useState<CreatedApiKey | null>(null);
+  const [challenge, setChallenge] = useState<TwoFactorChallenge | null>(null);
   const signup = mode === "signup";
 
   if (session && !firstKey) {
@@ -56,7 +66,8 @@ export function AuthPage({ mode }: { mode: "login" | "signup" }) {
         setSession(data.session);
       } else {
         const { data } = await call(V1_ROUTES.login, { body: { email, password } });
-        setSession(data.session);
+        if ("two_factor_required" in data) setChallenge(data);
+        else setSession(data.session);
       }
     } catch (err) {
       setError(err);
@@ -68,6 +79,36 @@ export function AuthPage({ mode }: { mode: "login" | "signup" }) {
   if (firstKey) {
     return <FirstKeyReady apiKey={firstKey} onOpen={() => navigate("/dashboard", { replace: true })} />;
   }
+  if (challenge) {
+    return (
+      <TwoFactorStep
+        challenge={challenge}
+        onSignedIn={setSession}
+        onBack={() => {
+          setChallenge(null);
+          setPassword("");
+        }}
+      />
+    );
+  }
+
+  // A passkey alone signs in: the browser offers the passkeys it holds for this site.
+  const signInWithPasskey = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const { data: started } = await call(TWO_FACTOR_ROUTES.passkeySignInOptions);
+      const response = await usePasskey(started.options);
+      const { data } = await call(TWO_FACTOR_ROUTES.passkeySignIn, {
+        body: { challenge: started.challenge, response },
+      });
+      setSession(data.session);
+    } catch (err) {
+      setError(err instanceof ApiFailure ? err : new Error(passkeyProblem(err)));
+    } finally {
+      setBusy(false);
+    }
+  };
 
   const emailError = fieldError(error, "email");
   const passwordError = fieldError(error, "password");
@@ -116,6 +157,14 @@ export function AuthPage({ mode }: { mode: "login" | "signup" }) {
           {busy ? "Please wait…" : signup ? "Create account" : "Sign in"}
         </button>
       </form>
+      {!signup && passkeysSupported() && (
+        <>
+          <p class="or">or</p>
+          <button type="button" class="btn block" disabled={busy} onClick={signInWithPasskey}>
+            Sign in with a passkey
+          </button>
+        </>
+      )}
       {!signup && (
         <p class="switch">
           <a href="/login#forgot">Forgot your password?</a>

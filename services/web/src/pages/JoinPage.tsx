@@ -2,13 +2,14 @@
 // do not send to the server or in a Referer. The password proves who accepts: the account's own when
 // the invited address already has one, else the one its new account gets. Accepted, the person is
 // signed in and acts in the workspace they joined.
-import { PASSWORD_MIN_LENGTH, WORKSPACE_ROUTES } from "@kurz/contracts";
+import { PASSWORD_MIN_LENGTH, type TwoFactorChallenge, WORKSPACE_ROUTES } from "@kurz/contracts";
 import { useState } from "preact/hooks";
 import { useLocation } from "wouter-preact";
 import { ApiFailure, call, fieldError, messageOf, setWorkspace } from "../api/client.ts";
 import { setSession } from "../api/session.ts";
 import { AuthCard } from "../components/AuthCard.tsx";
 import { useSubmit } from "../components/useSubmit.ts";
+import { TwoFactorStep } from "./TwoFactorStep.tsx";
 
 /** The invitation token in the page's fragment, if any. */
 export const invitationToken = (): string | null =>
@@ -27,10 +28,24 @@ export function JoinPage({ token }: { token: string }) {
   const [password, setPassword] = useState("");
   const { busy, error, submit } = useSubmit(async () => {
     const { data } = await call(WORKSPACE_ROUTES.acceptInvitation, { params: { token }, body: { password } });
+    if ("two_factor_required" in data) return setChallenge(data);
     setWorkspace(data.session.account_id);
     setSession(data.session);
     navigate("/dashboard", { replace: true });
   });
+  const [challenge, setChallenge] = useState<TwoFactorChallenge | null>(null);
+  if (challenge) {
+    return (
+      <TwoFactorStep
+        challenge={challenge}
+        onSignedIn={(session) => {
+          setSession(session);
+          navigate("/dashboard", { replace: true });
+        }}
+        onBack={() => setChallenge(null)}
+      />
+    );
+  }
   return (
     <AuthCard title="Join a workspace">
       <p class="muted">You were invited to work with others in Kurz.</p>

@@ -3,7 +3,7 @@
 // - /login#forgot: ask for a password reset link;
 // - /login#reset=<token>: choose a new password (it signs in, and ends every other session);
 // - /login#email=<token>: confirm a new e-mail address.
-import { PASSWORD_MIN_LENGTH, V1_ROUTES } from "@kurz/contracts";
+import { PASSWORD_MIN_LENGTH, type TwoFactorChallenge, V1_ROUTES } from "@kurz/contracts";
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { useLocation } from "wouter-preact";
@@ -13,6 +13,7 @@ import { AuthCard } from "../components/AuthCard.tsx";
 import { PasswordMeter } from "../components/PasswordMeter.tsx";
 import { useSubmit } from "../components/useSubmit.ts";
 import { EmailField } from "./AuthPage.tsx";
+import { TwoFactorStep } from "./TwoFactorStep.tsx";
 
 /** What the fragment of /login asks for, if anything. */
 export function recoveryOf(hash: string): { forgot: true } | { reset: string } | { email: string } | null {
@@ -80,9 +81,24 @@ export function ResetPasswordPage({ token }: { token: string }) {
   const [password, setPassword] = useState("");
   const { busy, error, submit } = useSubmit(async () => {
     const { data } = await call(V1_ROUTES.resetPassword, { params: { token }, body: { password } });
+    if ("two_factor_required" in data) return setChallenge(data);
     setSession(data.session);
     navigate("/dashboard", { replace: true });
   });
+  // The new password is set; someone with a second factor confirms it is them before the session.
+  const [challenge, setChallenge] = useState<TwoFactorChallenge | null>(null);
+  if (challenge) {
+    return (
+      <TwoFactorStep
+        challenge={challenge}
+        onSignedIn={(session) => {
+          setSession(session);
+          navigate("/dashboard", { replace: true });
+        }}
+        onBack={() => navigate("/login", { replace: true })}
+      />
+    );
+  }
   return (
     <Card title="Choose a new password">
       <form onSubmit={submit} noValidate>

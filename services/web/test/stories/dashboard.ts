@@ -64,7 +64,7 @@ export function dashboardStory(web: BrowserFixture): void {
       await expect(page.getByRole("heading", { name: "Sign in to Kurz" }).isVisible()).resolves.toBe(true);
       await page.getByLabel("E-mail").fill("nobody@example.com");
       await page.getByLabel("Password").fill("not the password");
-      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("button", { name: "Sign in", exact: true }).click();
       await page.getByRole("alert").filter({ hasText: "Invalid e-mail or password" }).waitFor();
       await look(page, "sign-in");
       // Signing in needs no strength meter: its dictionaries are not loaded.
@@ -462,7 +462,7 @@ export function dashboardStory(web: BrowserFixture): void {
       // been refused) while the session check ran, and that refusal is not what it shows now.
       await page.getByLabel("E-mail").fill(email);
       await page.getByLabel("Password").fill(password);
-      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("button", { name: "Sign in", exact: true }).click();
       await page.waitForURL("**/dashboard/links");
       await page.getByTestId("link-row").first().waitFor();
       await expect(page.getByRole("alert").count()).resolves.toBe(0);

@@ -1,0 +1,178 @@
+// Two-factor sign-in and passkeys (two-factor.ts), declared like every other route (routes.ts). The
+// enrolment routes act on the signed-in user alone (a session, never a key); what adds or removes a
+// factor needs the password re-entered (sudo.ts), so a stolen cookie can neither lock the owner out
+// nor plant a passkey of its own.
+import * as z from "zod";
+import { SignedIn } from "./auth.ts";
+import { successEnvelope } from "./envelope.ts";
+import { defineRoute } from "./routes.ts";
+import { SUDO_WINDOW_MINUTES } from "./sudo.ts";
+import {
+  CompleteTwoFactorBody,
+  ConfirmTotpBody,
+  DeletedPasskey,
+  Passkey,
+  PasskeyParams,
+  PasskeyRegistrationOptions,
+  PasskeySignInBody,
+  PasskeySignInOptions,
+  RecoveryCodes,
+  RegisterPasskeyBody,
+  RenamePasskeyBody,
+  SudoBody,
+  TotpDisabled,
+  TotpEnrolment,
+  TwoFactorStatus,
+} from "./two-factor.ts";
+
+const V1 = "/api/v1";
+const ok = <D extends z.ZodType>(data: D) => successEnvelope(data);
+const SUDO = `needs the password: current_password in the body, or confirmed within ${SUDO_WINDOW_MINUTES} minutes`;
+
+export const TWO_FACTOR_ROUTES = {
+  completeTwoFactor: defineRoute({
+    method: "POST",
+    path: `${V1}/auth/login/two-factor`,
+    tag: "auth",
+    summary:
+      "Finish signing in: the password step's challenge with a TOTP code, a recovery code or a passkey assertion (sets the session cookie)",
+    auth: "public",
+    body: CompleteTwoFactorBody,
+    status: 200,
+    response: ok(SignedIn),
+    errors: ["VALIDATION_ERROR", "UNAUTHORIZED"],
+  }),
+  getTwoFactor: defineRoute({
+    method: "GET",
+    path: `${V1}/auth/two-factor`,
+    tag: "auth",
+    summary: "The signed-in user's second factors",
+    auth: "session",
+    status: 200,
+    response: ok(TwoFactorStatus),
+    errors: [],
+  }),
+  startTotp: defineRoute({
+    method: "POST",
+    path: `${V1}/auth/two-factor/totp`,
+    tag: "auth",
+    summary: `Start adding an authenticator app: a new secret, its otpauth URI and QR code (unconfirmed until a code is entered); ${SUDO}`,
+    auth: "session",
+    body: SudoBody,
+    status: 201,
+    response: ok(TotpEnrolment),
+    errors: ["VALIDATION_ERROR", "FORBIDDEN", "CONFLICT"],
+  }),
+  confirmTotp: defineRoute({
+    method: "POST",
+    path: `${V1}/auth/two-factor/totp/confirm`,
+    tag: "auth",
+    summary:
+      "Confirm the authenticator app with a code it shows: two-factor sign-in is on, and the recovery codes are answered (once)",
+    auth: "session",
+    body: ConfirmTotpBody,
+    status: 200,
+    response: ok(RecoveryCodes),
+    errors: ["VALIDATION_ERROR", "FORBIDDEN", "NOT_FOUND", "CONFLICT", "RATE_LIMIT_EXCEEDED"],
+  }),
+  disableTotp: defineRoute({
+    method: "DELETE",
+    path: `${V1}/auth/two-factor/totp`,
+    tag: "auth",
+    summary: `Remove the authenticator app and the recovery codes; ${SUDO}`,
+    auth: "session",
+    body: SudoBody,
+    status: 200,
+    response: ok(TotpDisabled),
+    errors: ["VALIDATION_ERROR", "FORBIDDEN", "NOT_FOUND"],
+  }),
+  regenerateRecoveryCodes: defineRoute({
+    method: "POST",
+    path: `${V1}/auth/two-factor/recovery-codes`,
+    tag: "auth",
+    summary: `New recovery codes (answered once; the old ones stop working); ${SUDO}`,
+    auth: "session",
+    body: SudoBody,
+    status: 200,
+    response: ok(RecoveryCodes),
+    errors: ["VALIDATION_ERROR", "FORBIDDEN", "NOT_FOUND"],
+  }),
+  listPasskeys: defineRoute({
+    method: "GET",
+    path: `${V1}/auth/passkeys`,
+    tag: "auth",
+    summary: "The signed-in user's passkeys, newest first",
+    auth: "session",
+    status: 200,
+    response: ok(z.array(Passkey)),
+    errors: [],
+  }),
+  passkeyRegistrationOptions: defineRoute({
+    method: "POST",
+    path: `${V1}/auth/passkeys/options`,
+    tag: "auth",
+    summary: `Options for navigator.credentials.create (valid 5 minutes, this session only); ${SUDO}`,
+    auth: "session",
+    body: SudoBody,
+    status: 200,
+    response: ok(PasskeyRegistrationOptions),
+    errors: ["VALIDATION_ERROR", "FORBIDDEN"],
+  }),
+  registerPasskey: defineRoute({
+    method: "POST",
+    path: `${V1}/auth/passkeys`,
+    tag: "auth",
+    summary: "Add a passkey with the browser's new credential (answers the options of this session, once)",
+    auth: "session",
+    body: RegisterPasskeyBody,
+    status: 201,
+    response: ok(Passkey),
+    errors: ["VALIDATION_ERROR", "BAD_REQUEST", "CONFLICT"],
+  }),
+  renamePasskey: defineRoute({
+    method: "PATCH",
+    path: `${V1}/auth/passkeys/:id`,
+    tag: "auth",
+    summary: "Rename a passkey",
+    auth: "session",
+    params: PasskeyParams,
+    body: RenamePasskeyBody,
+    status: 200,
+    response: ok(Passkey),
+    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
+  }),
+  deletePasskey: defineRoute({
+    method: "DELETE",
+    path: `${V1}/auth/passkeys/:id`,
+    tag: "auth",
+    summary: `Remove a passkey; ${SUDO}`,
+    auth: "session",
+    params: PasskeyParams,
+    body: SudoBody,
+    status: 200,
+    response: ok(DeletedPasskey),
+    errors: ["VALIDATION_ERROR", "FORBIDDEN", "NOT_FOUND"],
+  }),
+  passkeySignInOptions: defineRoute({
+    method: "POST",
+    path: `${V1}/auth/login/passkey/options`,
+    tag: "auth",
+    summary: "Options for navigator.credentials.get to sign in with a passkey alone (valid 5 minutes, once)",
+    auth: "public",
+    status: 200,
+    response: ok(PasskeySignInOptions),
+    errors: ["SERVICE_UNAVAILABLE"],
+  }),
+  passkeySignIn: defineRoute({
+    method: "POST",
+    path: `${V1}/auth/login/passkey`,
+    tag: "auth",
+    summary:
+      "Sign in with a passkey alone (no password; the passkey is both factors) (sets the session cookie)",
+    auth: "public",
+    body: PasskeySignInBody,
+    status: 200,
+    response: ok(SignedIn),
+    errors: ["VALIDATION_ERROR", "UNAUTHORIZED"],
+  }),
+} as const;
