@@ -29,9 +29,8 @@ describe("ROUTES", () => {
         Object.keys(LEGACY_ROUTES).length +
         Object.keys(OVERLAY_ROUTES).length +
         Object.keys(CAMPAIGN_ROUTES).length +
-        Object.keys(ACCOUNT_DELETION_ROUTES).length,
-
-      Object.keys(TWO_FACTOR_ROUTES).length,
+        Object.keys(ACCOUNT_DELETION_ROUTES).length +
+        Object.keys(TWO_FACTOR_ROUTES).length,
     );
   });
 
