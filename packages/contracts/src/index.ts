@@ -31,6 +31,7 @@ export * from "./routes-overlays.ts";
 export * from "./routes-workspaces.ts";
 export * from "./scopes.ts";
 export * from "./session-list.ts";
+export * from "./sso.ts";
 export * from "./sudo.ts";
 export * from "./url.ts";
 export * from "./webhooks.ts";

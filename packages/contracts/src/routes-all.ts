@@ -8,6 +8,7 @@ import { CAMPAIGN_ROUTES } from "./routes-campaigns.ts";
 import { LEGACY_ROUTES } from "./routes-legacy.ts";
 import { OVERLAY_ROUTES } from "./routes-overlays.ts";
 import { WORKSPACE_ROUTES } from "./routes-workspaces.ts";
+import { SSO_ROUTES } from "./sso.ts";
 import { WEBHOOK_ROUTES } from "./webhooks.ts";
 
 export const ROUTES = {
@@ -16,6 +17,7 @@ export const ROUTES = {
   ...EXPORT_ROUTES,
   ...WEBHOOK_ROUTES,
   ...WORKSPACE_ROUTES,
+  ...SSO_ROUTES,
   ...LEGACY_ROUTES,
   ...OVERLAY_ROUTES,
   ...CAMPAIGN_ROUTES,

@@ -25,7 +25,9 @@ export type {
   Overlay,
   OverlaySubmission,
   Session,
+  SsoConfig,
   User,
+  UserIdentity,
   WebhookDelivery,
   WebhookEndpoint,
 } from "./generated/prisma/client.ts";

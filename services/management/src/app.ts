@@ -16,7 +16,7 @@ import {
 } from "@kurz/service-kit";
 import type { Express } from "express";
 import type { Redis } from "ioredis";
-import type { TxtLookup } from "./domains/domain-verification.ts";
+import { createTxtLookup, type TxtLookup } from "./domains/domain-verification.ts";
 import type { KeyLimits } from "./keys/api-keys.ts";
 import type { QrRenderer } from "./links/qr-renderer.ts";
 import type { Mailer } from "./mail/mailer.ts";
@@ -40,9 +40,11 @@ import { legacyRoutes } from "./routes/legacy/index.ts";
 import { linksRoutes } from "./routes/links.ts";
 import { overlaysRoutes } from "./routes/overlays.ts";
 import { qrRoutes } from "./routes/qr.ts";
+import { ssoRoutes } from "./routes/sso.ts";
 import { webhooksRoutes } from "./routes/webhooks.ts";
 import { workspacesRoutes } from "./routes/workspaces.ts";
 import type { SigninLimits } from "./sessions/signin-limits.ts";
+import type { SsoSettings } from "./sso/sso-settings.ts";
 import type { TitleFetcher } from "./titles/title-fetcher.ts";
 import type { WebhookEndpointDeps } from "./webhooks/endpoints.ts";
 
@@ -84,6 +86,8 @@ export interface ManagementAppDeps {
   signinLimits: SigninLimits;
   /** Outgoing e-mail (SMTP_URL); null: links are shown to whoever would have mailed them. */
   mailer?: Mailer | null;
+  /** Single sign-on: the server's provider (OIDC_*), sealed secrets, guarded provider clients. */
+  sso: SsoSettings;
 }
 
 /** The public API routes this service answers (records from contracts' ROUTES). */
@@ -101,6 +105,11 @@ export function managementRoutes(input: ManagementAppDeps): MountedRoute[] {
     ...overlaysRoutes(deps),
     ...webhooksRoutes({ prisma: deps.prisma, ...deps.webhooks }),
     ...workspacesRoutes({ ...deps, mailer: deps.mailer ?? null }),
+    ...ssoRoutes({
+      ...deps,
+      mailer: deps.mailer ?? null,
+      domainTxtLookup: deps.domainTxtLookup ?? createTxtLookup({ servers: [] }),
+    }),
     ...legacyRoutes(deps),
   ];
 }
