@@ -17,6 +17,9 @@ const PUBLIC_PATHS = [
   "/api/v1/auth/password-reset",
   "/api/v1/auth/password-reset/{token}",
   "/api/v1/auth/email/{token}",
+  "/api/v1/auth/sso",
+  "/api/v1/auth/oidc/start",
+  "/api/v1/auth/oidc/callback",
 ];
 const METHODS = ["get", "put", "post", "patch", "delete"] as const;
 
@@ -194,6 +197,13 @@ describe("OpenAPI document", () => {
       "GET /api/v1/workspaces/:id/invitations",
       "DELETE /api/v1/workspaces/:id/invitations/:invitation_id",
       "POST /api/v1/invitations/:token/accept",
+      // Single sign-on.
+      "GET /api/v1/auth/sso",
+      "GET /api/v1/auth/oidc/start",
+      "GET /api/v1/auth/oidc/callback",
+      "GET /api/v1/workspaces/:id/sso",
+      "PUT /api/v1/workspaces/:id/sso",
+      "DELETE /api/v1/workspaces/:id/sso",
     ];
     expect(API_ROUTES.map(({ method, path }) => `${method} ${path}`).sort()).toEqual(expected.sort());
     for (const route of API_ROUTES) {

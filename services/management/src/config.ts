@@ -1,5 +1,6 @@
 import { Resolver } from "node:dns";
 import { availableParallelism } from "node:os";
+import { HttpUrlString } from "@kurz/contracts";
 import {
   adminTokenProblem,
   booleanFlag,
@@ -99,7 +100,7 @@ export const managementConfigSchema = commonConfigSchema.extend({
   // offered on the sign-in page as "Sign in with <OIDC_NAME>": all three of issuer, client id and
   // secret, or none. Workspaces' own providers are fetched through the SSRF guard; SSO_ALLOW_HOSTS
   // names hosts it lets through (and over plain http): for tests with a provider on loopback only.
-  OIDC_ISSUER: unsetIfEmpty(z.url({ protocol: /^https?$/ }).optional()),
+  OIDC_ISSUER: unsetIfEmpty(HttpUrlString("OIDC_ISSUER must be an http(s) URL").optional()),
   OIDC_CLIENT_ID: unsetIfEmpty(z.string().min(1).optional()),
   OIDC_CLIENT_SECRET: unsetIfEmpty(z.string().min(1).optional()),
   OIDC_NAME: z.string().trim().min(1).max(60).default("single sign-on"),

@@ -1,6 +1,6 @@
-// A workspace's own provider (GET, PUT, DELETE /api/v1/workspaces/:id/sso), owners only. Saving reads
-// the provider's discovery document through the SSRF guard and checks DNS proof of every domain, so a
-// setting that is stored can be used, and a workspace speaks only for addresses it controls.
+// A workspace's own provider (GET, PUT, DELETE /api/v1/workspaces/:id/sso), owners only. Saving checks
+// DNS proof of every domain, then reads the provider's discovery document through the SSRF guard, so
+// a workspace speaks only for addresses it controls and a setting that is stored can be used.
 import type { PutSsoConfigBody, SsoConfig } from "@kurz/contracts";
 import type { PrismaClient, SsoConfig as SsoConfigRow } from "@kurz/db";
 import { badRequest, notFound } from "@kurz/service-kit";
@@ -58,13 +58,14 @@ export async function putSsoConfig(
     if (!stored) throw badRequest("client_secret is required the first time");
     clientSecret = deps.sso.box.open(stored.clientSecretSealed);
   }
+  // DNS first: nothing is fetched from a provider for a workspace that has proven no domain.
+  await requireDomainProofs(deps.domainTxtLookup, deps.sso.domainKey, accountId, domains);
   try {
     await deps.sso.clients.workspace({ issuer: body.issuer, clientId: body.client_id, clientSecret });
   } catch (err) {
     if (err instanceof ProviderUnavailable) throw badRequest(err.message);
     throw err;
   }
-  await requireDomainProofs(deps.domainTxtLookup, deps.sso.domainKey, accountId, domains);
   const data = {
     issuer: body.issuer,
     clientId: body.client_id,
