@@ -14,6 +14,8 @@ import { WorkspaceSwitcher } from "./WorkspaceSwitcher.tsx";
 interface NavEntry {
   href: string;
   label: string;
+  /** Listed only to owners (the page's routes need workspace:owner). */
+  ownersOnly?: boolean;
 }
 
 const SECTIONS: NavEntry[] = [
@@ -33,6 +35,7 @@ const SETTINGS: NavEntry[] = [
   { href: "/dashboard/webhooks", label: "Webhooks" },
   { href: "/dashboard/import", label: "Import" },
   { href: "/dashboard/export", label: "Export" },
+  { href: "/dashboard/sso", label: "Single sign-on", ownersOnly: true },
 ];
 
 /** Whether `href` is the page at `location` or one of its sub-pages (a link, a webhook's log). */
@@ -150,7 +153,10 @@ export function Shell({ session, children }: { session: Session | undefined; chi
                 Settings
               </p>
               <ul class="nav-list">
-                <NavLinks entries={SETTINGS} location={location} />
+                <NavLinks
+                  entries={SETTINGS.filter((s) => !s.ownersOnly || session?.role === "owner")}
+                  location={location}
+                />
               </ul>
             </nav>
             <div class="settings-page">{children}</div>

@@ -8,6 +8,7 @@ import { setSession, useSession } from "../api/session.ts";
 import { AuthCard } from "../components/AuthCard.tsx";
 import { KeyReveal } from "../components/KeyReveal.tsx";
 import { PasswordMeter } from "../components/PasswordMeter.tsx";
+import { SsoButtons } from "./SsoButtons.tsx";
 
 function safeNext(search: string): string {
   const next = new URLSearchParams(search).get("next") ?? "";
@@ -116,6 +117,7 @@ export function AuthPage({ mode }: { mode: "login" | "signup" }) {
           <a href="/login#forgot">Forgot your password?</a>
         </p>
       )}
+      {!signup && <SsoButtons />}
       <AuthSwitch signup={signup} />
     </AuthCard>
   );
