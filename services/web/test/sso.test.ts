@@ -73,7 +73,7 @@ describe.skipIf(!existsSync(CHROMIUM))(
       await web.dns.setTxt(name, [value]);
 
       await form.getByRole("button", { name: "Save" }).click();
-      await page.getByText("Single sign-on is saved.").waitFor();
+      await page.getByText("Single sign-on is saved.").first().waitFor();
       signInUrl = (await page.getByTestId("sso-sign-in-url").textContent()) ?? "";
       expect(signInUrl).toMatch(/\/login\?sso=[0-9a-f-]{36}$/);
       await checkPage(page, "sso-settings");
