@@ -2,9 +2,9 @@
 // workspace's when the page was opened from the link its owners share, `/login?sso=<workspace id>`),
 // and what went wrong when a provider sent the browser back with `#sso_error=<code>`. The buttons are
 // plain links: the sign-in is a round trip of top-level navigations, which no script takes part in.
-import { SSO_ROUTES, type SsoError } from "@kurz/contracts";
+import { SSO_ROUTES, type SsoError, type SsoProviders } from "@kurz/contracts";
+import { useEffect, useState } from "preact/hooks";
 import { useSearch } from "wouter-preact";
-import { useQuery } from "../api/cache.ts";
 import { call } from "../api/client.ts";
 
 const EXPLAINED: Record<SsoError, string> = {
@@ -27,13 +27,20 @@ const errorOf = (hash: string): string | null => {
 export function SsoButtons() {
   const workspace = new URLSearchParams(useSearch()).get("sso");
   const valid = workspace !== null && /^[0-9a-f-]{36}$/i.test(workspace) ? workspace : null;
-  const providers = useQuery(`sso-providers:${valid ?? ""}`, () =>
+  // Not the workspace cache (api/cache.ts): that belongs to a session, and is emptied when the first
+  // session check finds none, which may be while this answer is on its way.
+  const [list, setList] = useState<SsoProviders["providers"]>([]);
+  useEffect(() => {
+    let current = true;
     call(SSO_ROUTES.listSsoProviders, { query: valid ? { workspace: valid } : {} }).then(
-      (r) => r.data.providers,
-    ),
-  );
+      (r) => current && setList(r.data.providers),
+      () => current && setList([]),
+    );
+    return () => {
+      current = false;
+    };
+  }, [valid]);
   const error = errorOf(location.hash);
-  const list = providers.data ?? [];
   if (list.length === 0 && error === null) return null;
   return (
     <div class="sso">
