@@ -4,7 +4,7 @@
 // token must carry the flow's nonce. Then the person is found, or made:
 // - by (issuer, subject) when they signed in through this provider before;
 // - else by e-mail, which the provider must assert verified: the identity is linked to that user
-//   (docs/workspaces.md, "Trust"): the server's provider is trusted for every address, a workspace's
+//   (docs/workspaces.md, "Single sign-on"): the server's provider is trusted for every address, a workspace's
 //   only for the domains it proved it controls;
 // - else a new user without a password: through the server's provider with a first workspace of
 //   their own (as sign-up makes one); through a workspace's, as a member of that workspace.
