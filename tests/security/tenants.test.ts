@@ -267,6 +267,20 @@ function attemptsFor(method: string, path: string): Attempt[] | undefined {
       { path: `/api/v1/workspaces/${v.accountId}/invitations/${v.invitationId}` },
       { path: `/api/v1/workspaces/${a.accountId}/invitations/${v.invitationId}` },
     ],
+    "GET /api/v1/workspaces/:id/sso": [{ path: `/api/v1/workspaces/${v.accountId}/sso` }],
+    "PUT /api/v1/workspaces/:id/sso": [
+      {
+        path: `/api/v1/workspaces/${v.accountId}/sso`,
+        body: {
+          issuer: "https://idp.attacker.example",
+          client_id: "attacker",
+          client_secret: "attacker-secret",
+          domains: ["attacker.example"],
+          default_role: "member",
+        },
+      },
+    ],
+    "DELETE /api/v1/workspaces/:id/sso": [{ path: `/api/v1/workspaces/${v.accountId}/sso` }],
     // The token is the secret: the victim's invitation id, or its stored hash spelled as a token,
     // accepts nothing.
     "POST /api/v1/invitations/:token/accept": [

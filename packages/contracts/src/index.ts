@@ -33,6 +33,7 @@ export * from "./routes-two-factor.ts";
 export * from "./routes-workspaces.ts";
 export * from "./scopes.ts";
 export * from "./session-list.ts";
+export * from "./sso.ts";
 export * from "./sudo.ts";
 export * from "./two-factor.ts";
 export * from "./url.ts";

@@ -58,7 +58,7 @@ const apiVersionHeader = {
 const ALWAYS: readonly ErrorCode[] = ["RATE_LIMIT_EXCEEDED", "INTERNAL_ERROR"];
 const WITH_KEY: readonly ErrorCode[] = ["UNAUTHORIZED", "KEY_EXPIRED", "KEY_REVOKED"];
 
-const statusKey = (status: number) => String(status) as `${2 | 4 | 5}${string}`;
+const statusKey = (status: number) => String(status) as `${2 | 3 | 4 | 5}${string}`;
 
 function responsesFor(route: RouteDef): ZodOpenApiResponsesObject {
   // Every /api/v1 answer names its version; the older API's do not.
@@ -75,7 +75,12 @@ function responsesFor(route: RouteDef): ZodOpenApiResponsesObject {
   } else {
     const types = route.produces ?? [];
     responses[statusKey(route.status)] = {
-      description: types.every((type) => type.startsWith("image/")) ? "The image itself" : "The body itself",
+      description:
+        route.status === 302
+          ? "A redirect: the browser follows `Location`"
+          : types.every((type) => type.startsWith("image/"))
+            ? "The image itself"
+            : "The body itself",
       headers: z.object({ ...always, ...route.responseHeaders }),
       content: Object.fromEntries(
         types.map((type) => [type, { schema: { type: "string", contentMediaType: type } }]),

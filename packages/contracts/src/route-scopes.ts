@@ -74,6 +74,13 @@ export const ROUTE_SCOPES: Readonly<Record<RouteKey, Scope | null>> = Object.fre
   deletePasskey: null,
   passkeySignInOptions: null,
   passkeySignIn: null,
+
+  listSsoProviders: null,
+  startSso: null,
+  finishSso: null,
+  getSsoConfig: "workspace:owner",
+  putSsoConfig: "workspace:owner",
+  deleteSsoConfig: "workspace:owner",
   legacyGetAccount: "workspace:read",
   legacyUpdateAccount: "profile:write",
   legacyListDomains: "domains:read",

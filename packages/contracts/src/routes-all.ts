@@ -10,6 +10,7 @@ import { LEGACY_ROUTES } from "./routes-legacy.ts";
 import { OVERLAY_ROUTES } from "./routes-overlays.ts";
 import { TWO_FACTOR_ROUTES } from "./routes-two-factor.ts";
 import { WORKSPACE_ROUTES } from "./routes-workspaces.ts";
+import { SSO_ROUTES } from "./sso.ts";
 import { WEBHOOK_ROUTES } from "./webhooks.ts";
 
 export const ROUTES = {
@@ -19,6 +20,7 @@ export const ROUTES = {
   ...EXPORT_ROUTES,
   ...WEBHOOK_ROUTES,
   ...WORKSPACE_ROUTES,
+  ...SSO_ROUTES,
   ...LEGACY_ROUTES,
   ...OVERLAY_ROUTES,
   ...CAMPAIGN_ROUTES,

@@ -103,8 +103,11 @@ export interface RouteDef extends ApiRoute {
   rejectBody?: (raw: unknown) => string | undefined;
   /** What a malformed path parameter answers instead of VALIDATION_ERROR. */
   invalidParams?: { code: "NOT_FOUND"; message: string };
-  /** 202: accepted for later processing (an import job). */
-  status: 200 | 201 | 202;
+  /**
+   * 202: accepted for later processing (an import job). 302: a browser's step in a redirect flow
+   * (single sign-on), a raw reply whose `Location` header is the answer.
+   */
+  status: 200 | 201 | 202 | 302;
   /** The whole JSON body, envelope included; absent for a route that answers another media type. */
   response?: z.ZodType;
   /** A non-JSON route's media types (then there is no `response`). */

@@ -20,6 +20,10 @@ const PUBLIC_PATHS = [
   "/api/v1/auth/login/two-factor",
   "/api/v1/auth/login/passkey/options",
   "/api/v1/auth/login/passkey",
+
+  "/api/v1/auth/sso",
+  "/api/v1/auth/oidc/start",
+  "/api/v1/auth/oidc/callback",
 ];
 const METHODS = ["get", "put", "post", "patch", "delete"] as const;
 
@@ -213,6 +217,14 @@ describe("OpenAPI document", () => {
       "DELETE /api/v1/auth/passkeys/:id",
       "POST /api/v1/auth/login/passkey/options",
       "POST /api/v1/auth/login/passkey",
+
+      // Single sign-on.
+      "GET /api/v1/auth/sso",
+      "GET /api/v1/auth/oidc/start",
+      "GET /api/v1/auth/oidc/callback",
+      "GET /api/v1/workspaces/:id/sso",
+      "PUT /api/v1/workspaces/:id/sso",
+      "DELETE /api/v1/workspaces/:id/sso",
     ];
     expect(API_ROUTES.map(({ method, path }) => `${method} ${path}`).sort()).toEqual(expected.sort());
     for (const route of API_ROUTES) {

@@ -10,6 +10,7 @@ import {
   parseUpdateLinkBody,
   ROUTE_DEFS,
   ROUTES,
+  SSO_ROUTES,
   TWO_FACTOR_ROUTES,
   V1_ROUTES,
   WEBHOOK_ROUTES,
@@ -26,6 +27,7 @@ describe("ROUTES", () => {
         Object.keys(EXPORT_ROUTES).length +
         Object.keys(WEBHOOK_ROUTES).length +
         Object.keys(WORKSPACE_ROUTES).length +
+        Object.keys(SSO_ROUTES).length +
         Object.keys(LEGACY_ROUTES).length +
         Object.keys(OVERLAY_ROUTES).length +
         Object.keys(CAMPAIGN_ROUTES).length +
@@ -57,7 +59,7 @@ describe("ROUTES", () => {
     }
   });
 
-  it("leaves only sign-up, sign-in (its second factor and passkeys), the e-mailed links, public analytics and accepting an invitation without a key or session", () => {
+  it("leaves only sign-up, sign-in (its second factor and passkeys), the e-mailed links, public analytics, accepting an invitation and single sign-on without a key or session", () => {
     expect(ROUTE_DEFS.filter((d) => d.auth === "public")).toEqual([
       ROUTES.register,
       ROUTES.login,
@@ -69,6 +71,9 @@ describe("ROUTES", () => {
       ROUTES.passkeySignInOptions,
       ROUTES.passkeySignIn,
       ROUTES.acceptInvitation,
+      ROUTES.listSsoProviders,
+      ROUTES.startSso,
+      ROUTES.finishSso,
     ]);
   });
 

@@ -26,7 +26,9 @@ export type {
   OverlaySubmission,
   Passkey,
   Session,
+  SsoConfig,
   User,
+  UserIdentity,
   WebhookDelivery,
   WebhookEndpoint,
 } from "./generated/prisma/client.ts";

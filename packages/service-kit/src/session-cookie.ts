@@ -12,6 +12,10 @@ import {
   SESSION_COOKIE,
   SESSION_COOKIE_TLS,
   SESSION_TOKEN_PATTERN,
+  SSO_FLOW_COOKIE,
+  SSO_FLOW_COOKIE_TLS,
+  SSO_FLOW_MINUTES,
+  SSO_FLOW_PATTERN,
 } from "@kurz/contracts";
 
 export interface SessionCookieOptions {
@@ -51,6 +55,29 @@ export function deviceCookie(token: string, opts: SessionCookieOptions): string 
 export function deviceTokenFrom(cookieHeader: string | undefined, opts: SessionCookieOptions): string | null {
   const token = cookieValue(cookieHeader, deviceCookieName(opts));
   return token !== null && SESSION_TOKEN_PATTERN.test(token) ? token : null;
+}
+
+/** The single sign-on flow cookie's name: `__Host-kurz_sso` behind https, `kurz_sso` otherwise. */
+export const ssoFlowCookieName = (opts: SessionCookieOptions) =>
+  overTls(opts) ? SSO_FLOW_COOKIE_TLS : SSO_FLOW_COOKIE;
+
+/**
+ * `Set-Cookie` value binding a sign-in flow to this browser. SameSite=Lax still sends it on the
+ * provider's top-level redirect back to us, and not with what a foreign page makes a browser send in
+ * the background.
+ */
+export function ssoFlowCookie(handle: string, opts: SessionCookieOptions): string {
+  return `${ssoFlowCookieName(opts)}=${handle}; Max-Age=${SSO_FLOW_MINUTES * 60}; ${attributes(opts)}`;
+}
+
+export function clearedSsoFlowCookie(opts: SessionCookieOptions): string {
+  return `${ssoFlowCookieName(opts)}=; Max-Age=0; ${attributes(opts)}`;
+}
+
+/** The flow handle a request's Cookie header carries, when well-formed; null otherwise. */
+export function ssoFlowFrom(cookieHeader: string | undefined, opts: SessionCookieOptions): string | null {
+  const handle = cookieValue(cookieHeader, ssoFlowCookieName(opts));
+  return handle !== null && SSO_FLOW_PATTERN.test(handle) ? handle : null;
 }
 
 /**

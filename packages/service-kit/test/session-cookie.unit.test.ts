@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { clearedSessionCookie, sessionCookie, sessionTokenFrom } from "../src/index.ts";
+import {
+  clearedSessionCookie,
+  clearedSsoFlowCookie,
+  sessionCookie,
+  sessionTokenFrom,
+  ssoFlowCookie,
+  ssoFlowFrom,
+} from "../src/index.ts";
 
 const HTTP = { publicBaseUrl: "http://127.0.0.1:8080" };
 const HTTPS = { publicBaseUrl: "HTTPS://kurz.example" };
@@ -34,5 +41,26 @@ describe("session cookie", () => {
     expect(sessionTokenFrom("kurz_session=planted; __Host-kurz_session=mine", HTTPS)).toBe("mine");
     expect(sessionTokenFrom("__Host-kurz_session=a; __Host-kurz_session=b", HTTPS)).toBeNull();
     expect(sessionTokenFrom("__host-kurz_session=a", HTTPS)).toBeNull();
+  });
+});
+
+describe("single sign-on flow cookie", () => {
+  const handle = "a".repeat(43);
+  it("is HttpOnly, SameSite=Lax and short-lived; over https Secure and __Host-", () => {
+    expect(ssoFlowCookie(handle, HTTP)).toBe(
+      `kurz_sso=${handle}; Max-Age=600; Path=/; HttpOnly; SameSite=Lax`,
+    );
+    expect(ssoFlowCookie(handle, HTTPS)).toBe(
+      `__Host-kurz_sso=${handle}; Max-Age=600; Path=/; HttpOnly; SameSite=Lax; Secure`,
+    );
+    expect(clearedSsoFlowCookie(HTTP)).toBe("kurz_sso=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax");
+  });
+
+  it("is read only when well-formed and named once", () => {
+    expect(ssoFlowFrom(`x=1; kurz_sso=${handle}`, HTTP)).toBe(handle);
+    expect(ssoFlowFrom(`kurz_sso=${handle}`, HTTPS)).toBeNull();
+    expect(ssoFlowFrom(`__Host-kurz_sso=${handle}`, HTTPS)).toBe(handle);
+    expect(ssoFlowFrom("kurz_sso=short", HTTP)).toBeNull();
+    expect(ssoFlowFrom(`kurz_sso=${handle}; kurz_sso=${handle}`, HTTP)).toBeNull();
   });
 });

@@ -3,7 +3,14 @@
 // upstream shares (405, body size).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type ApiService, createRouteDispatch, IMPORT_MAX_BYTES, ROUTES } from "@kurz/contracts";
-import { deviceTokenFrom, envelopeForPath, methodNotAllowedError, payloadTooLarge } from "@kurz/service-kit";
+import {
+  deviceTokenFrom,
+  envelopeForPath,
+  methodNotAllowedError,
+  payloadTooLarge,
+  ssoFlowCookieName,
+  ssoFlowFrom,
+} from "@kurz/service-kit";
 import type { Authenticator } from "./authenticate.ts";
 import { type Budgets, PUBLIC_RATE_LIMIT_PER_MINUTE } from "./budgets.ts";
 import type { ClientHash } from "./client-hash.ts";
@@ -78,8 +85,12 @@ export function createApiRequests({
     screen(req, path);
     // The device cookie goes on as a header of its own (management announces sign-ins from new
     // browsers); nothing else of the cookies does.
-    const device = deviceTokenFrom(req.headers.cookie, { publicBaseUrl: config.PUBLIC_BASE_URL });
+    const cookieOptions = { publicBaseUrl: config.PUBLIC_BASE_URL };
+    const device = deviceTokenFrom(req.headers.cookie, cookieOptions);
+    // A single sign-on's return carries the cookie that binds its flow to this browser, alone.
+    const flow = path === ROUTES.finishSso.path ? ssoFlowFrom(req.headers.cookie, cookieOptions) : null;
     delete req.headers.cookie;
+    if (flow !== null) req.headers.cookie = `${ssoFlowCookieName(cookieOptions)}=${flow}`;
     forward(req, res, config.MANAGEMENT_URL, url, { clientHash: client, device });
   };
 

@@ -16,7 +16,7 @@ import {
 } from "@kurz/service-kit";
 import type { Express } from "express";
 import type { Redis } from "ioredis";
-import type { TxtLookup } from "./domains/domain-verification.ts";
+import { createTxtLookup, type TxtLookup } from "./domains/domain-verification.ts";
 import type { KeyLimits } from "./keys/api-keys.ts";
 import type { QrRenderer } from "./links/qr-renderer.ts";
 import type { Mailer } from "./mail/mailer.ts";
@@ -41,10 +41,12 @@ import { legacyRoutes } from "./routes/legacy/index.ts";
 import { linksRoutes } from "./routes/links.ts";
 import { overlaysRoutes } from "./routes/overlays.ts";
 import { qrRoutes } from "./routes/qr.ts";
+import { ssoRoutes } from "./routes/sso.ts";
 import { twoFactorRoutes } from "./routes/two-factor.ts";
 import { webhooksRoutes } from "./routes/webhooks.ts";
 import { workspacesRoutes } from "./routes/workspaces.ts";
 import type { SigninLimits } from "./sessions/signin-limits.ts";
+import type { SsoSettings } from "./sso/sso-settings.ts";
 import type { TitleFetcher } from "./titles/title-fetcher.ts";
 import { relyingPartyFrom } from "./two-factor/factors.ts";
 import type { WebhookEndpointDeps } from "./webhooks/endpoints.ts";
@@ -90,6 +92,9 @@ export interface ManagementAppDeps {
   mailer?: Mailer | null;
   /** Seals TOTP secrets: a SecretBox of WEBHOOK_SECRETS_KEY with the purpose "totp". */
   totpSecrets: SecretBox;
+
+  /** Single sign-on: the server's provider (OIDC_*), sealed secrets, guarded provider clients. */
+  sso: SsoSettings;
 }
 
 /** The public API routes this service answers (records from contracts' ROUTES). */
@@ -109,6 +114,12 @@ export function managementRoutes(input: ManagementAppDeps): MountedRoute[] {
     ...webhooksRoutes({ prisma: deps.prisma, ...deps.webhooks }),
     ...workspacesRoutes({ ...deps, mailer: deps.mailer ?? null }),
     ...leaveRoutes(deps),
+
+    ...ssoRoutes({
+      ...deps,
+      mailer: deps.mailer ?? null,
+      domainTxtLookup: deps.domainTxtLookup ?? createTxtLookup({ servers: [] }),
+    }),
     ...legacyRoutes(deps),
   ];
 }

@@ -22,6 +22,7 @@ import { RedirectRecords } from "./projections/link-records.ts";
 import { startSessionPrune } from "./sessions/prune-sessions.ts";
 import { HOUR_MS } from "./sessions/sessions.ts";
 import { signinLimitsFrom } from "./sessions/signin-limits.ts";
+import { ssoSettingsFrom } from "./sso/sso-settings.ts";
 import { chargeImportTitles } from "./titles/title-budget.ts";
 import { titleFetcherFrom } from "./titles/title-fetcher.ts";
 import { SecretBox } from "./webhooks/secrets.ts";
@@ -66,6 +67,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     SMTP_URL: config.SMTP_URL,
     MAIL_FROM: config.MAIL_FROM ?? `Kurz <no-reply@${new URL(config.PUBLIC_BASE_URL).hostname}>`,
   });
+  const sso = ssoSettingsFrom(config);
   const app = createManagementListener({
     prisma,
     records,
@@ -96,6 +98,8 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     webhooks: webhooks.endpointDeps,
     mailer,
     totpSecrets: new SecretBox(config.WEBHOOK_SECRETS_KEY, "totp"),
+
+    sso,
   });
   const server = createServer(app);
   await listen(server, config.HOST, config.PORT);
@@ -130,6 +134,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
       await relay.stop();
       await webhooks.stop();
       await titles.close();
+      await sso.clients.close();
       await keyUsage.stop();
       await bus.close();
       mailer?.close();

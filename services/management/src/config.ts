@@ -1,5 +1,6 @@
 import { Resolver } from "node:dns";
 import { availableParallelism } from "node:os";
+import { HttpUrlString } from "@kurz/contracts";
 import {
   adminTokenProblem,
   booleanFlag,
@@ -95,6 +96,16 @@ export const managementConfigSchema = commonConfigSchema.extend({
   SIGNIN_ATTEMPTS_PER_ACCOUNT: z.coerce.number().int().positive().default(10),
   SIGNIN_ATTEMPTS_PER_CLIENT: z.coerce.number().int().positive().default(30),
   SIGNIN_WINDOW_MINUTES: z.coerce.number().positive().default(15),
+  // Single sign-on (docs/workspaces.md, "Single sign-on"). The server's own OpenID Connect provider,
+  // offered on the sign-in page as "Sign in with <OIDC_NAME>": all three of issuer, client id and
+  // secret, or none. Workspaces' own providers are fetched through the SSRF guard; SSO_ALLOW_HOSTS
+  // names hosts it lets through (and over plain http): for tests with a provider on loopback only.
+  OIDC_ISSUER: unsetIfEmpty(HttpUrlString("OIDC_ISSUER must be an http(s) URL").optional()),
+  OIDC_CLIENT_ID: unsetIfEmpty(z.string().min(1).optional()),
+  OIDC_CLIENT_SECRET: unsetIfEmpty(z.string().min(1).optional()),
+  OIDC_NAME: z.string().trim().min(1).max(60).default("single sign-on"),
+  SSO_ALLOW_HOSTS: commaList().transform((hosts) => hosts.map((h) => h.toLowerCase())),
+  SSO_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   // Webhooks (docs/webhooks.md). The signing secrets are stored encrypted under a key derived from
   // WEBHOOK_SECRETS_KEY; production refuses the development default. Changing it makes stored
   // secrets unreadable (rotate every endpoint's secret afterwards), and the TOTP secrets sealed under
@@ -147,5 +158,9 @@ export function loadManagementConfig(env = process.env): ManagementConfig {
   const problem =
     config.ADMIN_TOKEN === undefined ? null : adminTokenProblem(config.ADMIN_TOKEN, config.INTERNAL_TOKEN);
   if (problem !== null) throw new ConfigError([`ADMIN_TOKEN: ${problem}`]);
+  const oidc = [config.OIDC_ISSUER, config.OIDC_CLIENT_ID, config.OIDC_CLIENT_SECRET];
+  if (oidc.some((v) => v === undefined) && oidc.some((v) => v !== undefined)) {
+    throw new ConfigError(["OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET: set all three or none"]);
+  }
   return config;
 }

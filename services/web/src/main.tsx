@@ -17,6 +17,7 @@ import { NotFoundPage } from "./pages/NotFoundPage.tsx";
 import { OverviewPage } from "./pages/OverviewPage.tsx";
 import { PublicStatsPage } from "./pages/PublicStatsPage.tsx";
 import { ConfirmEmailPage, ForgotPasswordPage, ResetPasswordPage, recoveryOf } from "./pages/RecoverPage.tsx";
+import { SsoPage } from "./pages/SsoPage.tsx";
 import "./styles.css";
 
 const MembersPage = lazyPage(() => import("./pages/members/MembersPage.tsx").then((m) => m.MembersPage));
@@ -44,6 +45,7 @@ function Dashboard() {
         <Route path="/dashboard/account" component={AccountPage} />
         <Route path="/dashboard/security">{() => <SecurityPage />}</Route>
         <Route path="/dashboard/members">{() => <MembersPage />}</Route>
+        <Route path="/dashboard/sso" component={SsoPage} />
         {DataRoutes}
         <Route path="/dashboard/domains" component={DomainsPage} />
         <Route path="/dashboard/campaigns" component={CampaignsPage} />

@@ -144,15 +144,16 @@ export interface BrowserFixture {
  * Starts the fixture in beforeAll and stops it in afterAll (Chromium first, then the stack, then the
  * DNS server). The stack runs in-process: every story reaches it through its public origin, as a
  * browser does, and none is about the services' processes. Loopback is an allowed webhook host
- * (WEBHOOK_ALLOW_HOSTS), for a receiver of the test's own.
+ * (WEBHOOK_ALLOW_HOSTS), for a receiver of the test's own. `extraEnv` is read when the stack starts
+ * (after earlier beforeAll hooks, such as one starting an OpenID Connect provider).
  */
-export function useBrowserStack(): BrowserFixture {
+export function useBrowserStack(extraEnv: () => Record<string, string> = () => ({})): BrowserFixture {
   const dns = useTestDnsServer();
   const adminToken = randomBytes(32).toString("hex");
   const started = useStack(() =>
     startStack({
       inProcess: true,
-      extraEnv: { DNS_SERVERS: dns().address, WEBHOOK_ALLOW_HOSTS: "127.0.0.1" },
+      extraEnv: { DNS_SERVERS: dns().address, WEBHOOK_ALLOW_HOSTS: "127.0.0.1", ...extraEnv() },
       serviceEnv: { management: { ADMIN_TOKEN: adminToken } },
     }),
   );
@@ -253,4 +254,5 @@ const SETTINGS_PAGES = [
   "Webhooks",
   "Import",
   "Export",
+  "Single sign-on",
 ];

@@ -66,11 +66,14 @@ export async function issueSession(
   userId: string,
   ttlMs: number,
   now = new Date(),
+  /** The single sign-on provider signing the person in: "server", or its workspace's id. */
+  ssoProvider: string | null = null,
 ): Promise<IssuedSession> {
   const token = newToken();
   const row = await db.session.create({
     data: {
       userId,
+      ssoProvider,
       tokenHash: hashSessionToken(token),
       csrfToken: newToken(),
       createdAt: now,
@@ -92,6 +95,14 @@ const workspacesOf = (row: SessionWithUser) =>
 
 const hasSecondFactor = (row: SessionWithUser) =>
   row.user.totp?.confirmedAt != null || row.user._count.passkeys > 0;
+
+/**
+ * Whether the session meets `workspaceId`'s two-factor requirement: the user has a factor, or a single
+ * sign-on provider signed the session in that the workspace trusts (the server's, or its own), whose
+ * own sign-in owns the second factor.
+ */
+const meetsTwoFactor = (row: SessionWithUser, workspaceId: string) =>
+  hasSecondFactor(row) || row.ssoProvider === "server" || row.ssoProvider === workspaceId;
 
 /**
  * The session as its owner sees it, acting in `accountId` (the request's workspace; default: the
@@ -121,7 +132,7 @@ export function toSessionRecord(row: SessionWithUser): SessionRecord {
     workspaces: workspacesOf(row).map(({ id, role, require_two_factor }) => ({
       id,
       role,
-      two_factor_missing: require_two_factor && !hasSecondFactor(row),
+      two_factor_missing: require_two_factor && !meetsTwoFactor(row, id),
     })),
     csrf_token: row.csrfToken,
     renewed_at: row.renewedAt.toISOString(),

@@ -90,7 +90,8 @@ export async function forgetKeyRecords(redis: Redis, keys: { keyHash: string }[]
 
 /**
  * Whether a key's requests are held back by its workspace's two-factor requirement: the workspace
- * requires it and the key's creator has no second factor (or is gone, with nobody to have one).
+ * requires it and the key's creator has no second factor (or is gone, with nobody to have one) and
+ * no identity at the workspace's own single sign-on provider.
  */
 export async function keyTwoFactorMissing(
   prisma: PrismaClient,
@@ -102,5 +103,15 @@ export async function keyTwoFactorMissing(
   });
   if (!account?.requireTwoFactor) return false;
   if (key.createdByUserId === null) return true;
-  return !hasSecondFactor(await factorsOf(prisma, key.createdByUserId));
+  if (hasSecondFactor(await factorsOf(prisma, key.createdByUserId))) return false;
+  // Someone who signs in through the workspace's own provider has the provider's second factor.
+  const sso = await prisma.ssoConfig.findUnique({
+    where: { accountId: key.accountId },
+    select: { issuer: true },
+  });
+  if (!sso) return true;
+  const linked = await prisma.userIdentity.count({
+    where: { userId: key.createdByUserId, issuer: sso.issuer },
+  });
+  return linked === 0;
 }

@@ -4,7 +4,7 @@
 // beside the page while one of those pages is open (a single choice on a phone). Every page keeps its own URL, so deep
 // links and bookmarks work whichever group a page belongs to. On a phone the sections fold behind a
 // menu button, so the bar never scrolls sideways.
-import type { Session } from "@kurz/contracts";
+import { ROLE_SCOPES, type Scope, type Session } from "@kurz/contracts";
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { Link, useLocation } from "wouter-preact";
@@ -15,6 +15,8 @@ import { WorkspaceSwitcher } from "./WorkspaceSwitcher.tsx";
 interface NavEntry {
   href: string;
   label: string;
+  /** Listed only to roles that hold it (the scope the page's routes need). */
+  scope?: Scope;
 }
 
 const SECTIONS: NavEntry[] = [
@@ -46,6 +48,7 @@ const SETTINGS: { title: string; entries: NavEntry[] }[] = [
       { href: "/dashboard/webhooks", label: "Webhooks" },
       { href: "/dashboard/import", label: "Import" },
       { href: "/dashboard/export", label: "Export" },
+      { href: "/dashboard/sso", label: "Single sign-on", scope: "workspace:owner" },
     ],
   },
 ];
@@ -177,7 +180,7 @@ export function Shell({ session, children }: { session: Session | undefined; chi
           <p class="boot">Loading…</p>
         ) : settingsPage ? (
           <div class="settings-layout">
-            <SettingsNav location={location} current={settingsPage} onChoose={navigate} />
+            <SettingsNav session={session} location={location} current={settingsPage} onChoose={navigate} />
             <div class="settings-page">{children}</div>
           </div>
         ) : (
@@ -193,17 +196,23 @@ export function Shell({ session, children }: { session: Session | undefined; chi
  * wrap over several rows, one choice above the page instead.
  */
 function SettingsNav({
+  session,
   location,
   current,
   onChoose,
 }: {
+  session: Session;
   location: string;
   current: NavEntry;
   onChoose: (href: string) => void;
 }) {
+  const groups = SETTINGS.map((g) => ({
+    ...g,
+    entries: g.entries.filter((n) => !n.scope || ROLE_SCOPES[session.role].includes(n.scope)),
+  }));
   return (
     <nav aria-label="Settings" class="settings-nav">
-      {SETTINGS.map((group) => (
+      {groups.map((group) => (
         <div class="settings-group" key={group.title}>
           <p class="settings-title" id={`settings-${group.entries[0]!.label}`}>
             {group.title}
@@ -219,7 +228,7 @@ function SettingsNav({
           value={current.href}
           onChange={(e) => onChoose(e.currentTarget.value)}
         >
-          {SETTINGS.map((group) => (
+          {groups.map((group) => (
             <optgroup key={group.title} label={group.title}>
               {group.entries.map((n) => (
                 <option key={n.href} value={n.href}>

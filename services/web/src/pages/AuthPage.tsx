@@ -15,6 +15,7 @@ import { passkeyProblem, passkeysSupported, usePasskey } from "../api/webauthn.t
 import { AuthCard } from "../components/AuthCard.tsx";
 import { KeyReveal } from "../components/KeyReveal.tsx";
 import { PasswordMeter } from "../components/PasswordMeter.tsx";
+import { SsoButtons } from "./SsoButtons.tsx";
 import { TwoFactorStep } from "./TwoFactorStep.tsx";
 
 function safeNext(search: string): string {
@@ -170,6 +171,7 @@ export function AuthPage({ mode }: { mode: "login" | "signup" }) {
           <a href="/login#forgot">Forgot your password?</a>
         </p>
       )}
+      {!signup && <SsoButtons />}
       <AuthSwitch signup={signup} />
     </AuthCard>
   );

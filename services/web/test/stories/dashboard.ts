@@ -395,6 +395,7 @@ export function dashboardStory(web: BrowserFixture): void {
         ["/dashboard/webhooks", "Webhooks", "Webhooks", true],
         ["/dashboard/import", "Import links", "Import", true],
         ["/dashboard/export", "Export", "Export", true],
+        ["/dashboard/sso", "Single sign-on", "Single sign-on", true],
       ] as const;
       const top = page.getByRole("navigation", { name: "Dashboard" });
       const settings = page.getByRole("navigation", { name: "Settings" });
