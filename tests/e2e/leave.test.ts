@@ -242,7 +242,14 @@ describe.each(buses)("leaving for good ($name bus, embedded ClickHouse)", ({ nam
       }
       return found;
     };
-    const before = await chLeft();
+    // The links' own rows come from the links topic, consumed apart from the clicks: waited for too.
+    const before = await waitFor(
+      async () => {
+        const found = await chLeft();
+        return ["clicks", "links", "link_daily", "link_stats"].every((t) => t in found) ? found : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 200, description: "the workspace's rows in every ClickHouse table" },
+    );
     expect(Object.keys(before)).toEqual(
       expect.arrayContaining(["clicks", "links", "link_daily", "link_stats"]),
     );
