@@ -2,6 +2,7 @@ export * from "./account.ts";
 export * from "./admin.ts";
 export * from "./analytics.ts";
 export * from "./api-version.ts";
+export * from "./audit.ts";
 export * from "./auth.ts";
 export * from "./campaigns.ts";
 export * from "./envelope.ts";

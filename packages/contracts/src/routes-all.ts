@@ -1,6 +1,7 @@
 // Every public route in one record, keyed by name (ROUTES.getLink), and the plain route list the
 // gateway's 405 table and the tests read.
 
+import { AUDIT_ROUTES } from "./audit.ts";
 import { EXPORT_ROUTES } from "./exports.ts";
 import { IMPORT_ROUTES } from "./imports.ts";
 import { type ApiRoute, type RouteDef, V1_ROUTES } from "./routes.ts";
@@ -16,6 +17,7 @@ export const ROUTES = {
   ...EXPORT_ROUTES,
   ...WEBHOOK_ROUTES,
   ...WORKSPACE_ROUTES,
+  ...AUDIT_ROUTES,
   ...LEGACY_ROUTES,
   ...OVERLAY_ROUTES,
   ...CAMPAIGN_ROUTES,

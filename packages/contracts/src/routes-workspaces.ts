@@ -63,7 +63,7 @@ export const WORKSPACE_ROUTES = {
     method: "PATCH",
     path: `${V1}/workspaces/:id`,
     tag: "workspaces",
-    summary: "Rename the request's workspace",
+    summary: "Rename the request's workspace or set its audit retention",
     auth: "key",
     params: WorkspaceIdParams,
     body: UpdateWorkspaceBody,

@@ -22,6 +22,7 @@ export const Workspace = z
       description: "The caller's role in it (a key's: its creator's; null once they have left)",
     }),
     created_at: Timestamp,
+    audit_retention_days: z.int().meta({ description: "How many days its audit log keeps an event" }),
   })
   .meta({ id: "Workspace" });
 export type Workspace = z.infer<typeof Workspace>;
@@ -30,8 +31,18 @@ export const WorkspaceIdParams = z.object({ id: Uuid });
 export const CreateWorkspaceBody = z
   .strictObject({ name: WorkspaceName })
   .meta({ id: "CreateWorkspaceBody" });
+/** How long a workspace's audit log keeps an event, in days (docs/workspaces.md, "Audit log"). */
+export const AUDIT_RETENTION_DAYS = { default: 365, min: 1, max: 3650 } as const;
 export const UpdateWorkspaceBody = z
-  .strictObject({ name: WorkspaceName.optional() })
+  .strictObject({
+    name: WorkspaceName.optional(),
+    audit_retention_days: z
+      .int()
+      .min(AUDIT_RETENTION_DAYS.min)
+      .max(AUDIT_RETENTION_DAYS.max)
+      .optional()
+      .meta({ description: "Owners only: how many days the audit log keeps an event" }),
+  })
   .meta({ id: "UpdateWorkspaceBody" });
 export const DeletedWorkspace = z.object({ id: Uuid, deleted: z.literal(true) });
 

@@ -44,6 +44,8 @@ export const SCOPES_HEADER = INTERNAL_HEADERS.scopes;
 export const ROLE_HEADER = INTERNAL_HEADERS.role;
 export const DEVICE_HEADER = INTERNAL_HEADERS.device;
 export const CLIENT_HASH_HEADER = INTERNAL_HEADERS.clientHash;
+export const IP_PREFIX_HEADER = INTERNAL_HEADERS.ipPrefix;
+export const AGENT_HEADER = INTERNAL_HEADERS.agent;
 /** Carries the operators' credential (ADMIN_TOKEN) on `/internal/admin/*`. */
 export const ADMIN_TOKEN_HEADER = INTERNAL_HEADERS.adminToken;
 
@@ -60,6 +62,8 @@ export const TRUSTED_HEADERS = [
   ROLE_HEADER,
   DEVICE_HEADER,
   CLIENT_HASH_HEADER,
+  IP_PREFIX_HEADER,
+  AGENT_HEADER,
   ADMIN_TOKEN_HEADER,
 ] as const;
 
@@ -85,6 +89,10 @@ export interface Identity {
   role?: Role | null;
   /** On sign-up and sign-in: the browser's device token (session-cookie.ts's deviceTokenFrom). */
   device?: string | null;
+  /** The client address's /24 or /48 prefix (the audit log's; the address itself stays at the gateway). */
+  ipPrefix?: string | null;
+  /** The client's user-agent family, e.g. "Chrome on macOS" (the audit log's). */
+  agent?: string | null;
 }
 
 // A process holds one secret and a handful of labels, and the gateway derives the forwarding
@@ -130,6 +138,8 @@ export function forwardedHeaders(secret: string, identity: Partial<Identity> = {
   if (identity.scopes) headers[SCOPES_HEADER] = identity.scopes.join(",");
   if (identity.role) headers[ROLE_HEADER] = identity.role;
   if (identity.device) headers[DEVICE_HEADER] = identity.device;
+  if (identity.ipPrefix) headers[IP_PREFIX_HEADER] = identity.ipPrefix;
+  if (identity.agent) headers[AGENT_HEADER] = identity.agent;
   return headers;
 }
 
@@ -173,6 +183,10 @@ export function identityFrom(req: IncomingMessage): Identity {
   if (role !== null && isRole(role)) identity.role = role;
   const device = singleHeader(req, DEVICE_HEADER);
   if (device !== null) identity.device = device;
+  const ipPrefix = singleHeader(req, IP_PREFIX_HEADER);
+  if (ipPrefix !== null) identity.ipPrefix = ipPrefix;
+  const agent = singleHeader(req, AGENT_HEADER);
+  if (agent !== null) identity.agent = agent;
   return identity;
 }
 

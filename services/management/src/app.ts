@@ -24,6 +24,7 @@ import type { DomainAndRotatorRecords } from "./projections/domain-and-rotator-r
 import type { RedirectRecords } from "./projections/link-records.ts";
 import { OverlayRecords } from "./projections/overlay-records.ts";
 import { accountRoutes } from "./routes/account.ts";
+import { auditRoutes } from "./routes/audit.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { bulkRoutes } from "./routes/bulk.ts";
 import { exportsRoutes } from "./routes/exports.ts";
@@ -101,6 +102,7 @@ export function managementRoutes(input: ManagementAppDeps): MountedRoute[] {
     ...overlaysRoutes(deps),
     ...webhooksRoutes({ prisma: deps.prisma, ...deps.webhooks }),
     ...workspacesRoutes({ ...deps, mailer: deps.mailer ?? null }),
+    ...auditRoutes(deps),
     ...legacyRoutes(deps),
   ];
 }

@@ -4,11 +4,13 @@
 // answer alike (404).
 import type { SignedIn } from "@kurz/contracts";
 import { notFound } from "@kurz/service-kit";
+import { asUser, recordUserAudit } from "../audit/record-audit.ts";
 import { hashPassword } from "../security/passwords.ts";
 import { hashToken } from "../security/tokens.ts";
 import { endSessions } from "../sessions/end-sessions.ts";
 import { recogniseDevice } from "../sessions/known-devices.ts";
 import { issueSession, toSession } from "../sessions/sessions.ts";
+import { auditSignedIn } from "../sessions/sign-in-audit.ts";
 import { clearAccountFailures } from "../sessions/signin-limits.ts";
 import { accountOverview } from "./account-overview.ts";
 import { requireStrongPassword } from "./account-password.ts";
@@ -39,7 +41,15 @@ export async function resetPassword(
     if (count === 0) throw gone();
     await tx.passwordReset.deleteMany({ where: { userId } });
     await tx.user.update({ where: { id: userId }, data: { passwordHash } });
-    return issueSession(tx, userId, deps.sessionTtlMs, now);
+    await recordUserAudit(tx, userId, {
+      action: "user.password_reset",
+      resourceType: "user",
+      resourceId: userId,
+      actor: asUser(userId),
+    });
+    const session = await issueSession(tx, userId, deps.sessionTtlMs, now);
+    await auditSignedIn(tx, userId, session.row.id, "password_reset");
+    return session;
   });
   await endSessions(deps, { userId, keep: issued.row.id });
   await clearAccountFailures(deps.redis, deps.signinLimits, reset.user.email);

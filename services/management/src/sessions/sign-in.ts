@@ -11,6 +11,7 @@ import { newSignInMail } from "../mail/new-sign-in-mail.ts";
 import { hashPassword, verifyPassword } from "../security/passwords.ts";
 import { recogniseDevice } from "./known-devices.ts";
 import { issueSession, toSession } from "./sessions.ts";
+import { auditSignedIn, auditSignInFailed } from "./sign-in-audit.ts";
 import { checkSigninBudget, clearAccountFailures, recordSigninFailure } from "./signin-limits.ts";
 
 export const invalidCredentials = () => unauthorized("Invalid e-mail or password");
@@ -45,11 +46,16 @@ export async function signIn(
   });
   if (!user || !(await passwordMatches(user.passwordHash, body.password))) {
     if (!user) await passwordMatches(null, body.password);
+    else await auditSignInFailed(deps.prisma, user.id);
     await recordSigninFailure(deps.redis, deps.signinLimits, body.email, clientHash);
     throw invalidCredentials();
   }
   await clearAccountFailures(deps.redis, deps.signinLimits, body.email);
-  const issued = await issueSession(deps.prisma, user.id, deps.sessionTtlMs);
+  const issued = await deps.prisma.$transaction(async (tx) => {
+    const session = await issueSession(tx, user.id, deps.sessionTtlMs);
+    await auditSignedIn(tx, user.id, session.row.id, "password");
+    return session;
+  });
   const session = toSession(issued.row);
   const device = await recogniseDevice(deps.prisma, user.id, client.device);
   if (device.unfamiliar && deps.mailer) {

@@ -16,7 +16,13 @@ export const noSuchWorkspace = () => notFound("No such workspace");
 export const noSuchMember = () => notFound("No such member");
 
 export function toWorkspace(account: Account, role: Role | null): Workspace {
-  return { id: account.id, name: account.name, role, created_at: account.createdAt.toISOString() };
+  return {
+    id: account.id,
+    name: account.name,
+    role,
+    created_at: account.createdAt.toISOString(),
+    audit_retention_days: account.auditRetentionDays,
+  };
 }
 
 export function toMember(m: Membership & { user: { email: string } }): Member {
