@@ -51,6 +51,8 @@ describe("internal shapes", () => {
       "x-kurz-role",
       "x-kurz-device",
       "x-kurz-client",
+      "x-kurz-ip-prefix",
+      "x-kurz-agent",
       "x-request-id",
       "x-kurz-admin-token",
       "x-kurz-edge-request",

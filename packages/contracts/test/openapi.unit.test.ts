@@ -194,6 +194,7 @@ describe("OpenAPI document", () => {
       "GET /api/v1/workspaces/:id/invitations",
       "DELETE /api/v1/workspaces/:id/invitations/:invitation_id",
       "POST /api/v1/invitations/:token/accept",
+      "GET /api/v1/audit-log",
     ];
     expect(API_ROUTES.map(({ method, path }) => `${method} ${path}`).sort()).toEqual(expected.sort());
     for (const route of API_ROUTES) {
