@@ -20,6 +20,7 @@ import { ConfirmEmailPage, ForgotPasswordPage, ResetPasswordPage, recoveryOf } f
 import "./styles.css";
 
 const MembersPage = lazyPage(() => import("./pages/members/MembersPage.tsx").then((m) => m.MembersPage));
+const AuditLogPage = lazyPage(() => import("./pages/members/AuditLogPage.tsx").then((m) => m.AuditLogPage));
 
 /**
  * Dashboard pages: signed-out visitors go to sign-in and come back afterwards. While the first session
@@ -42,6 +43,7 @@ function Dashboard() {
         <Route path="/dashboard/keys" component={KeysPage} />
         <Route path="/dashboard/account" component={AccountPage} />
         <Route path="/dashboard/members">{() => <MembersPage />}</Route>
+        <Route path="/dashboard/audit-log">{() => <AuditLogPage />}</Route>
         {DataRoutes}
         <Route path="/dashboard/domains" component={DomainsPage} />
         <Route path="/dashboard/campaigns" component={CampaignsPage} />

@@ -244,4 +244,13 @@ export async function openPage(page: Page, label: string): Promise<void> {
     await top.getByRole("link", { name: label }).click();
   }
 }
-const SETTINGS_PAGES = ["Account", "Members", "API keys", "Domains", "Webhooks", "Import", "Export"];
+const SETTINGS_PAGES = [
+  "Account",
+  "Members",
+  "Audit log",
+  "API keys",
+  "Domains",
+  "Webhooks",
+  "Import",
+  "Export",
+];

@@ -1,9 +1,10 @@
-// The dashboard's browser tests: five stories (test/stories), each a person's walk through its pages
+// The dashboard's browser tests: six stories (test/stories), each a person's walk through its pages
 // in real Chromium, against one stack and one Chromium started here for all of them. A story signs up
 // accounts of its own, so it sees none of the others' data.
 import { existsSync } from "node:fs";
 import { describe } from "vitest";
 import { CHROMIUM, useBrowserStack } from "./browser.ts";
+import { auditLogStory } from "./stories/audit-log.ts";
 import { dashboardStory } from "./stories/dashboard.ts";
 import { dataPagesStory } from "./stories/data-pages.ts";
 import { manageStory } from "./stories/manage.ts";
@@ -18,6 +19,7 @@ describe.skipIf(!existsSync(CHROMIUM))(
     dataPagesStory(web);
     manageStory(web);
     workspacesStory(web);
+    auditLogStory(web);
     recoveryStory(web);
   },
 );

@@ -1,9 +1,9 @@
 // The signed-in frame: a skip link, the top bar and the page. The top bar holds the everyday sections,
-// "Settings" and the workspace switcher; the workspace's configuration (members, API keys, domains,
-// webhooks, import, export) sits behind "Settings", listed beside the page while one of those pages is open. Every page keeps its own URL, so deep
+// "Settings" and the workspace switcher; the workspace's configuration (members, audit log, API keys,
+// domains, webhooks, import, export) sits behind "Settings", listed beside the page while one of those pages is open. Every page keeps its own URL, so deep
 // links and bookmarks work whichever group a page belongs to. On a phone the sections fold behind a
 // menu button, so the bar never scrolls sideways.
-import type { Session } from "@kurz/contracts";
+import { ROLE_SCOPES, type Scope, type Session } from "@kurz/contracts";
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { Link, useLocation } from "wouter-preact";
@@ -14,6 +14,8 @@ import { WorkspaceSwitcher } from "./WorkspaceSwitcher.tsx";
 interface NavEntry {
   href: string;
   label: string;
+  /** Listed only for roles that hold it (the page itself answers 403 to the others). */
+  scope?: Scope;
 }
 
 const SECTIONS: NavEntry[] = [
@@ -28,6 +30,7 @@ const SECTIONS: NavEntry[] = [
 const SETTINGS: NavEntry[] = [
   { href: "/dashboard/account", label: "Account" },
   { href: "/dashboard/members", label: "Members" },
+  { href: "/dashboard/audit-log", label: "Audit log", scope: "workspace:admin" },
   { href: "/dashboard/keys", label: "API keys" },
   { href: "/dashboard/domains", label: "Domains" },
   { href: "/dashboard/webhooks", label: "Webhooks" },
@@ -150,7 +153,10 @@ export function Shell({ session, children }: { session: Session | undefined; chi
                 Settings
               </p>
               <ul class="nav-list">
-                <NavLinks entries={SETTINGS} location={location} />
+                <NavLinks
+                  entries={SETTINGS.filter((s) => !s.scope || ROLE_SCOPES[session.role].includes(s.scope))}
+                  location={location}
+                />
               </ul>
             </nav>
             <div class="settings-page">{children}</div>
