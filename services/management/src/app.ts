@@ -13,6 +13,7 @@ import {
   mountRoutes,
   originHosts,
   requireForwarded,
+  trackRequestCallers,
 } from "@kurz/service-kit";
 import type { Express } from "express";
 import type { Redis } from "ioredis";
@@ -89,6 +90,8 @@ export interface ManagementAppDeps {
 
 /** The public API routes this service answers (records from contracts' ROUTES). */
 export function managementRoutes(input: ManagementAppDeps): MountedRoute[] {
+  // The audit log names each change's actor and origin from the request being answered.
+  trackRequestCallers();
   const deps = withOverlayRecords(input);
   return [
     ...authRoutes({ ...deps, mailer: deps.mailer ?? null }),

@@ -228,7 +228,9 @@ describe("audit log", () => {
       { email: email("nobody"), password: "whatever it is" },
     );
     expect(unknown.status).toBe(401);
-    await ok(call("POST", "/auth/login", { agent: FIREFOX_LINUX }, { email: invited, password }));
+    const login = await call("POST", "/auth/login", { agent: FIREFOX_LINUX }, { email: invited, password });
+    expect(login.status, login.text).toBe(200);
+    await ok(call("POST", "/auth/logout", sessionOf(login, FIREFOX_LINUX)));
 
     const log = await events(owner.who);
     const one = (action: string) => log.find((e: Json) => e.action === action);
@@ -251,6 +253,11 @@ describe("audit log", () => {
       actor: { type: "user", id: memberId },
       resource_id: memberId,
       ip_prefix: "203.0.113.0/24",
+    });
+    expect(one("session.signed_out")).toMatchObject({
+      actor: { type: "user", id: memberId },
+      resource_type: "session",
+      user_agent_family: "Firefox on Linux",
     });
     const signIns = log.filter((e: Json) => e.action === "session.signed_in" && e.actor.id === memberId);
     expect(signIns.map((e: Json) => e.details.via).sort()).toEqual(["invitation", "password"]);
