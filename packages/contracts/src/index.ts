@@ -3,6 +3,7 @@ export * from "./account-deletion.ts";
 export * from "./admin.ts";
 export * from "./analytics.ts";
 export * from "./api-version.ts";
+export * from "./audit.ts";
 export * from "./auth.ts";
 export * from "./campaigns.ts";
 export * from "./envelope.ts";

@@ -31,6 +31,10 @@ export const INTERNAL_HEADERS = {
   device: "x-kurz-device",
   /** Keyed hash of the client's address (per-client budgets upstream; no raw IP leaves the gateway). */
   clientHash: "x-kurz-client",
+  /** The client address's /24 (IPv4) or /48 (IPv6) prefix, for the audit log; never the address. */
+  ipPrefix: "x-kurz-ip-prefix",
+  /** The client's user-agent family ("Chrome on macOS", "curl"), for the audit log. */
+  agent: "x-kurz-agent",
   requestId: "x-request-id",
   /**
    * The operators' credential (management's ADMIN_TOKEN, sent as configured) on `/internal/admin/*`;

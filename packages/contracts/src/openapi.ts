@@ -70,7 +70,15 @@ function responsesFor(route: RouteDef): ZodOpenApiResponsesObject {
     responses[statusKey(route.status)] = {
       description: route.status === 201 ? "Created" : route.status === 202 ? "Accepted" : "OK",
       headers,
-      content: { "application/json": { schema: route.response } },
+      content: {
+        "application/json": { schema: route.response },
+        ...Object.fromEntries(
+          (route.produces ?? []).map((type) => [
+            type,
+            { schema: { type: "string", contentMediaType: type } },
+          ]),
+        ),
+      },
     };
   } else {
     const types = route.produces ?? [];

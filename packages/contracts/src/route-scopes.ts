@@ -52,6 +52,7 @@ export const ROUTE_SCOPES: Readonly<Record<RouteKey, Scope | null>> = Object.fre
   createWorkspace: null,
   getWorkspace: "workspace:read",
   updateWorkspace: "workspace:admin",
+  listAuditLog: "workspace:admin",
   deleteWorkspace: "workspace:owner",
   listMembers: "workspace:read",
   updateMember: "workspace:admin",

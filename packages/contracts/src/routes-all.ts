@@ -2,6 +2,8 @@
 // gateway's 405 table and the tests read.
 
 import { ACCOUNT_DELETION_ROUTES } from "./account-deletion.ts";
+
+import { AUDIT_ROUTES } from "./audit.ts";
 import { EXPORT_ROUTES } from "./exports.ts";
 import { IMPORT_ROUTES } from "./imports.ts";
 import { type ApiRoute, type RouteDef, V1_ROUTES } from "./routes.ts";
@@ -21,6 +23,8 @@ export const ROUTES = {
   ...WEBHOOK_ROUTES,
   ...WORKSPACE_ROUTES,
   ...SSO_ROUTES,
+
+  ...AUDIT_ROUTES,
   ...LEGACY_ROUTES,
   ...OVERLAY_ROUTES,
   ...CAMPAIGN_ROUTES,

@@ -63,7 +63,8 @@ export const WORKSPACE_ROUTES = {
     method: "PATCH",
     path: `${V1}/workspaces/:id`,
     tag: "workspaces",
-    summary: "Rename the request's workspace; owners may require two-factor sign-in of its members",
+    summary:
+      "Rename the request's workspace; owners may require two-factor sign-in of its members and set its audit retention",
     auth: "key",
     params: WorkspaceIdParams,
     body: UpdateWorkspaceBody,

@@ -110,7 +110,10 @@ export interface RouteDef extends ApiRoute {
   status: 200 | 201 | 202 | 302;
   /** The whole JSON body, envelope included; absent for a route that answers another media type. */
   response?: z.ZodType;
-  /** A non-JSON route's media types (then there is no `response`). */
+  /**
+   * A non-JSON route's media types; beside `response`, the other media types a JSON route answers
+   * when asked (the audit log's CSV).
+   */
   produces?: readonly string[];
   /** Headers of the success response worth documenting beyond the rate-limit ones. */
   responseHeaders?: Record<string, z.ZodType>;

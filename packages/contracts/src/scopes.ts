@@ -26,7 +26,7 @@ export const SCOPES = [
   /** Change one's own e-mail and password. */
   "profile:write",
   "workspace:read",
-  /** Settings, members below owner, invitations. */
+  /** Settings, members below owner, invitations, and reading the audit log (admins answer for it). */
   "workspace:admin",
   /** Delete the workspace, make owners, security policy. */
   "workspace:owner",

@@ -25,6 +25,7 @@ export const Workspace = z
       description: "Members without a second factor (and their keys) may use only what lets them add one",
     }),
     created_at: Timestamp,
+    audit_retention_days: z.int().meta({ description: "How many days its audit log keeps an event" }),
   })
   .meta({ id: "Workspace" });
 export type Workspace = z.infer<typeof Workspace>;
@@ -33,12 +34,21 @@ export const WorkspaceIdParams = z.object({ id: Uuid });
 export const CreateWorkspaceBody = z
   .strictObject({ name: WorkspaceName })
   .meta({ id: "CreateWorkspaceBody" });
+/** How long a workspace's audit log keeps an event, in days (docs/workspaces.md, "Audit log"). */
+export const AUDIT_RETENTION_DAYS = { default: 365, min: 1, max: 3650 } as const;
 export const UpdateWorkspaceBody = z
   .strictObject({
     name: WorkspaceName.optional(),
     require_two_factor: z.boolean().optional().meta({
       description: "Owners only: require two-factor sign-in of every member (TWO_FACTOR_REQUIRED otherwise)",
     }),
+
+    audit_retention_days: z
+      .int()
+      .min(AUDIT_RETENTION_DAYS.min)
+      .max(AUDIT_RETENTION_DAYS.max)
+      .optional()
+      .meta({ description: "Owners only: how many days the audit log keeps an event" }),
   })
   .meta({ id: "UpdateWorkspaceBody" });
 export const DeletedWorkspace = z.object({ id: Uuid, deleted: z.literal(true) });

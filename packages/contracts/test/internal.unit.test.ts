@@ -52,6 +52,8 @@ describe("internal shapes", () => {
       "x-kurz-two-factor",
       "x-kurz-device",
       "x-kurz-client",
+      "x-kurz-ip-prefix",
+      "x-kurz-agent",
       "x-request-id",
       "x-kurz-admin-token",
       "x-kurz-edge-request",

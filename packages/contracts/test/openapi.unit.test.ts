@@ -225,6 +225,8 @@ describe("OpenAPI document", () => {
       "GET /api/v1/workspaces/:id/sso",
       "PUT /api/v1/workspaces/:id/sso",
       "DELETE /api/v1/workspaces/:id/sso",
+
+      "GET /api/v1/audit-log",
     ];
     expect(API_ROUTES.map(({ method, path }) => `${method} ${path}`).sort()).toEqual(expected.sort());
     for (const route of API_ROUTES) {

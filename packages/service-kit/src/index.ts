@@ -20,6 +20,7 @@ export * from "./origin-hosts.ts";
 export * from "./poll-loop.ts";
 export * from "./proxy-protocol.ts";
 export * from "./public-origin.ts";
+export * from "./request-caller.ts";
 export * from "./route-pipeline.ts";
 export * from "./routes.ts";
 export * from "./security-headers.ts";

@@ -45,6 +45,8 @@ export const ROLE_HEADER = INTERNAL_HEADERS.role;
 export const TWO_FACTOR_HEADER = INTERNAL_HEADERS.twoFactor;
 export const DEVICE_HEADER = INTERNAL_HEADERS.device;
 export const CLIENT_HASH_HEADER = INTERNAL_HEADERS.clientHash;
+export const IP_PREFIX_HEADER = INTERNAL_HEADERS.ipPrefix;
+export const AGENT_HEADER = INTERNAL_HEADERS.agent;
 /** Carries the operators' credential (ADMIN_TOKEN) on `/internal/admin/*`. */
 export const ADMIN_TOKEN_HEADER = INTERNAL_HEADERS.adminToken;
 
@@ -62,6 +64,8 @@ export const TRUSTED_HEADERS = [
   TWO_FACTOR_HEADER,
   DEVICE_HEADER,
   CLIENT_HASH_HEADER,
+  IP_PREFIX_HEADER,
+  AGENT_HEADER,
   ADMIN_TOKEN_HEADER,
 ] as const;
 
@@ -92,6 +96,11 @@ export interface Identity {
    * need no scope (the user's own, enrolment among them) may answer.
    */
   twoFactorMissing?: boolean;
+
+  /** The client address's /24 or /48 prefix (the audit log's; the address itself stays at the gateway). */
+  ipPrefix?: string | null;
+  /** The client's user-agent family, e.g. "Chrome on macOS" (the audit log's). */
+  agent?: string | null;
 }
 
 // A process holds one secret and a handful of labels, and the gateway derives the forwarding
@@ -138,6 +147,9 @@ export function forwardedHeaders(secret: string, identity: Partial<Identity> = {
   if (identity.role) headers[ROLE_HEADER] = identity.role;
   if (identity.device) headers[DEVICE_HEADER] = identity.device;
   if (identity.twoFactorMissing) headers[TWO_FACTOR_HEADER] = "missing";
+
+  if (identity.ipPrefix) headers[IP_PREFIX_HEADER] = identity.ipPrefix;
+  if (identity.agent) headers[AGENT_HEADER] = identity.agent;
   return headers;
 }
 
@@ -182,6 +194,11 @@ export function identityFrom(req: IncomingMessage): Identity {
   const device = singleHeader(req, DEVICE_HEADER);
   if (device !== null) identity.device = device;
   if (singleHeader(req, TWO_FACTOR_HEADER) === "missing") identity.twoFactorMissing = true;
+
+  const ipPrefix = singleHeader(req, IP_PREFIX_HEADER);
+  if (ipPrefix !== null) identity.ipPrefix = ipPrefix;
+  const agent = singleHeader(req, AGENT_HEADER);
+  if (agent !== null) identity.agent = agent;
   return identity;
 }
 

@@ -11,6 +11,7 @@ import { requestLog } from "./access-log.ts";
 import { apiError, badRequest, internalError, unauthorized, validation } from "./errors.ts";
 import type { Identity } from "./internal-auth.ts";
 import type { Logger } from "./logger.ts";
+import { withRequestCaller } from "./request-caller.ts";
 
 export interface KeyIdentity {
   /** The workspace the request acts in. */
@@ -47,9 +48,18 @@ export interface RawReply {
   headers?: Record<string, string>;
 }
 
+/** A JSON route that also `produces` another media type (CSV) may answer either. */
 export type RouteResult<R extends RouteDef> = R["response"] extends z.ZodType
-  ? z.input<R["response"]>
+  ? z.input<R["response"]> | (R["produces"] extends readonly string[] ? RawReply : never)
   : RawReply;
+
+/** Whether `result` is a raw reply: always on a route without `response`, else one it `produces`. */
+export function isRawReply(def: RouteDef, result: unknown): result is RawReply {
+  if (!def.response) return true;
+  if (!def.produces || typeof result !== "object" || result === null) return false;
+  const { contentType } = result as Partial<RawReply>;
+  return typeof contentType === "string" && def.produces.includes(contentType);
+}
 
 export type RouteHandler<R extends RouteDef> = (
   input: RouteInput<R>,
@@ -185,9 +195,11 @@ export async function runRoute(
   request: RouteRequest,
   check: ResponseCheck,
 ): Promise<unknown> {
-  const result = await handler(inputFor(def, request));
+  const input = inputFor(def, request);
+  // Who acts, where from: read by the audit log deep in the use cases (request-caller.ts).
+  const result = await withRequestCaller(request.identity, () => handler(input));
   if (!check.validate) return result;
-  if (def.response) {
+  if (def.response && !isRawReply(def, result)) {
     const checked = def.response.safeParse(result);
     if (!checked.success) throw drift(def, request, check, { issues: checked.error.issues });
   } else {

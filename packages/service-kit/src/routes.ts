@@ -10,6 +10,7 @@ import { methodNotAllowed } from "./http.ts";
 import type { Identity } from "./internal-auth.ts";
 import type { Logger } from "./logger.ts";
 import {
+  isRawReply,
   type MountedRoute,
   type RawReply,
   type ResponseCheck,
@@ -100,7 +101,7 @@ function handlerFor(
       },
       check,
     );
-    if (def.response) {
+    if (def.response && !isRawReply(def, result)) {
       res.status(def.status).json(result);
       return;
     }

@@ -55,6 +55,8 @@ export interface Stack {
   /** Each service's process id (all the test's own process when in-process), e.g. for RSS readings. */
   pids: { gateway: number; management: number; redirect: number; analytics: number };
   createAccount(email: string, linkLimit?: number): Promise<CreatedAccount>;
+  /** Every service's log lines so far (the last few thousand in process), to check what is logged. */
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -237,6 +239,7 @@ async function startInProcess(layout: StackLayout): Promise<Stack> {
   return stackOf(layout, {
     pids: { gateway: process.pid, management: process.pid, redirect: process.pid, analytics: process.pid },
     createAccount: (email, linkLimit) => services.createAccount(email, linkLimit),
+    output: () => services.output(),
     stop: async () => {
       try {
         await services.stop();
@@ -248,7 +251,10 @@ async function startInProcess(layout: StackLayout): Promise<Stack> {
 }
 
 /** The Stack a test gets: the layout's addresses, and how its services run. */
-function stackOf(layout: StackLayout, running: Pick<Stack, "pids" | "createAccount" | "stop">): Stack {
+function stackOf(
+  layout: StackLayout,
+  running: Pick<Stack, "pids" | "createAccount" | "output" | "stop">,
+): Stack {
   const { origin, prefix, urls, databaseUrl, env } = layout;
   return { origin, prefix, urls, databaseUrl, env, ...running };
 }
@@ -306,6 +312,7 @@ async function startProcesses(layout: StackLayout): Promise<Stack> {
     // What the CLI does, in this process (management registers it: stack-services.ts): a CLI process
     // per account cost 7–15 s here.
     createAccount: (email, linkLimit) => accounts.createAccount(email, linkLimit),
+    output: () => procs.map((p) => p.output()).join(""),
     stop: async () => {
       await accounts.close();
       const codes = await Promise.all([...procs].reverse().map((p) => p.stop("SIGTERM", SERVICE_STOP_MS)));

@@ -14,6 +14,7 @@ import {
 import type { Authenticator } from "./authenticate.ts";
 import { type Budgets, PUBLIC_RATE_LIMIT_PER_MINUTE } from "./budgets.ts";
 import type { ClientHash } from "./client-hash.ts";
+import type { ClientOrigin } from "./client-origin.ts";
 import type { GatewayConfig } from "./config.ts";
 import type { createForwarder } from "./proxy.ts";
 import { RouteTable } from "./route-table.ts";
@@ -27,6 +28,8 @@ export interface ApiRequestDeps {
   budgets: Budgets;
   authenticate: Authenticator["authenticate"];
   clientHash: ClientHash;
+  /** The client's address prefix and user-agent family, which management's audit log records. */
+  clientOrigin: (req: IncomingMessage) => ClientOrigin;
 }
 
 /** Answers an API request at `url` (the canonical URL, forwarded as is) routed by `path`. */
@@ -43,6 +46,7 @@ export function createApiRequests({
   budgets,
   authenticate,
   clientHash,
+  clientOrigin,
 }: ApiRequestDeps): ApiRequests {
   const routes = new RouteTable();
   const { enforceLimits } = budgets;
@@ -73,7 +77,14 @@ export function createApiRequests({
     screen(req, path);
     // Upstreams act on the identity established here; the session token never travels further.
     delete req.headers.cookie;
-    forward(req, res, target, url, identity);
+    // Only management writes the audit log; the other upstreams need no trace of the client.
+    forward(
+      req,
+      res,
+      target,
+      url,
+      target === config.MANAGEMENT_URL ? { ...identity, ...clientOrigin(req) } : identity,
+    );
   };
 
   /** Sign-up and sign-in: no credential; a budget per client, whose keyed hash management also gets. */
@@ -91,7 +102,7 @@ export function createApiRequests({
     const flow = path === ROUTES.finishSso.path ? ssoFlowFrom(req.headers.cookie, cookieOptions) : null;
     delete req.headers.cookie;
     if (flow !== null) req.headers.cookie = `${ssoFlowCookieName(cookieOptions)}=${flow}`;
-    forward(req, res, config.MANAGEMENT_URL, url, { clientHash: client, device });
+    forward(req, res, config.MANAGEMENT_URL, url, { clientHash: client, device, ...clientOrigin(req) });
   };
 
   const upstreams: Record<ApiService, string> = {

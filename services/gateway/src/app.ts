@@ -31,7 +31,8 @@ import {
 import { createApiRequests } from "./api-requests.ts";
 import { type AuthenticatorDeps, createAuthenticator, pathOf } from "./authenticate.ts";
 import { createBudgets } from "./budgets.ts";
-import { createClientHash } from "./client-hash.ts";
+import { createClientAddress, createClientHash } from "./client-hash.ts";
+import { createClientOrigin } from "./client-origin.ts";
 import { createDocsPage } from "./docs-page.ts";
 import { createForwarder } from "./proxy.ts";
 import { createReturnForwarder } from "./return-forwarder.ts";
@@ -55,7 +56,9 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
   // Built on its first request, not at start: it is derived from every route's record (tens of ms of
   // CPU), and every gateway start, a test stack's too, paid for it whether anyone asked or not.
   let openapi: ReturnType<typeof buildOpenApiDocument> | undefined;
-  const clientHash = createClientHash(config);
+  const clientAddress = createClientAddress(config);
+  const clientHash = createClientHash(config, clientAddress);
+  const clientOrigin = createClientOrigin(clientAddress);
   const budgets = createBudgets(deps.limiter, logger);
   const { authenticate, reportFailureBudget } = createAuthenticator(deps, budgets, clientHash);
   const origin = originHosts(config.PUBLIC_BASE_URL, config.PUBLIC_HOSTS);
@@ -71,7 +74,14 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
   };
   const forward = createForwarder({ internalSecret: config.INTERNAL_TOKEN, onError: unavailable });
   const sendBack = createReturnForwarder(config, unavailable);
-  const api = createApiRequests({ config, forward, budgets, authenticate, clientHash });
+  const api = createApiRequests({
+    config,
+    forward,
+    budgets,
+    authenticate,
+    clientHash,
+    clientOrigin,
+  });
 
   // On a host that is not the origin's own (a branded domain, or any name pointed at this address) the
   // API, the docs page and the dashboard do not exist; the redirect answers such a request as that

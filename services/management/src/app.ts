@@ -13,6 +13,7 @@ import {
   mountRoutes,
   originHosts,
   requireForwarded,
+  trackRequestCallers,
 } from "@kurz/service-kit";
 import type { Express } from "express";
 import type { Redis } from "ioredis";
@@ -24,6 +25,7 @@ import type { DomainAndRotatorRecords } from "./projections/domain-and-rotator-r
 import type { RedirectRecords } from "./projections/link-records.ts";
 import { OverlayRecords } from "./projections/overlay-records.ts";
 import { accountRoutes } from "./routes/account.ts";
+import { auditRoutes } from "./routes/audit.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { bulkRoutes } from "./routes/bulk.ts";
 import { exportsRoutes } from "./routes/exports.ts";
@@ -99,6 +101,8 @@ export interface ManagementAppDeps {
 
 /** The public API routes this service answers (records from contracts' ROUTES). */
 export function managementRoutes(input: ManagementAppDeps): MountedRoute[] {
+  // The audit log names each change's actor and origin from the request being answered.
+  trackRequestCallers();
   const deps = withOverlayRecords(input);
   return [
     ...authRoutes({ ...deps, mailer: deps.mailer ?? null }),
@@ -114,12 +118,12 @@ export function managementRoutes(input: ManagementAppDeps): MountedRoute[] {
     ...webhooksRoutes({ prisma: deps.prisma, ...deps.webhooks }),
     ...workspacesRoutes({ ...deps, mailer: deps.mailer ?? null }),
     ...leaveRoutes(deps),
-
     ...ssoRoutes({
       ...deps,
       mailer: deps.mailer ?? null,
       domainTxtLookup: deps.domainTxtLookup ?? createTxtLookup({ servers: [] }),
     }),
+    ...auditRoutes(deps),
     ...legacyRoutes(deps),
   ];
 }

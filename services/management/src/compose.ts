@@ -5,6 +5,7 @@ import { createPrisma } from "@kurz/db";
 import { createServiceBus, type Logger, listen, type StartedService } from "@kurz/service-kit";
 import { Redis } from "ioredis";
 import { createManagementListener } from "./app.ts";
+import { AuditPrune } from "./audit/prune-audit-events.ts";
 import type { ManagementConfig } from "./config.ts";
 import { OutboxRelay } from "./db/outbox.ts";
 import { createTxtLookup } from "./domains/domain-verification.ts";
@@ -120,6 +121,8 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     logger,
   });
   const stopSessionPrune = startSessionPrune(prisma, { logger });
+  const auditPrune = new AuditPrune(prisma, { logger });
+  auditPrune.start();
   return {
     servers: [server],
     close: async () => {
@@ -131,6 +134,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
       await importsStopped;
       stopFrameRefresh();
       stopSessionPrune();
+      await auditPrune.stop();
       await relay.stop();
       await webhooks.stop();
       await titles.close();

@@ -23,6 +23,8 @@ import "./styles.css";
 const MembersPage = lazyPage(() => import("./pages/members/MembersPage.tsx").then((m) => m.MembersPage));
 const SecurityPage = lazyPage(() => import("./pages/SecurityPage.tsx").then((m) => m.SecurityPage));
 
+const AuditLogPage = lazyPage(() => import("./pages/members/AuditLogPage.tsx").then((m) => m.AuditLogPage));
+
 /**
  * Dashboard pages: signed-out visitors go to sign-in and come back afterwards. While the first session
  * check runs, the page is already drawn and fetching: its reads need only the cookie, so its data and
@@ -46,6 +48,8 @@ function Dashboard() {
         <Route path="/dashboard/security">{() => <SecurityPage />}</Route>
         <Route path="/dashboard/members">{() => <MembersPage />}</Route>
         <Route path="/dashboard/sso" component={SsoPage} />
+
+        <Route path="/dashboard/audit-log">{() => <AuditLogPage />}</Route>
         {DataRoutes}
         <Route path="/dashboard/domains" component={DomainsPage} />
         <Route path="/dashboard/campaigns" component={CampaignsPage} />

@@ -249,6 +249,7 @@ const SETTINGS_PAGES = [
   "Account",
   "Security",
   "Members",
+  "Audit log",
   "API keys",
   "Domains",
   "Webhooks",

@@ -4,6 +4,7 @@
 import { existsSync } from "node:fs";
 import { describe } from "vitest";
 import { CHROMIUM, useBrowserStack } from "./browser.ts";
+import { auditLogStory } from "./stories/audit-log.ts";
 import { dashboardStory } from "./stories/dashboard.ts";
 import { dataPagesStory } from "./stories/data-pages.ts";
 import { leaveStory } from "./stories/leave.ts";
@@ -20,6 +21,7 @@ describe.skipIf(!existsSync(CHROMIUM))(
     dataPagesStory(web);
     manageStory(web);
     workspacesStory(web);
+    auditLogStory(web);
     recoveryStory(web);
     leaveStory(web);
 

@@ -3,7 +3,9 @@
 --
 -- p_items: a JSON array of objects with the members of jsonb_to_recordset's list below; `i` is the
 -- caller's index of the item, returned with its outcome. `expires_at` null takes the account's default
--- expiry; `event` is the link.created event, whose link.expires_at is set here as the row has it.
+-- expiry; `event` is the link.created event, whose link.expires_at is set here as the row has it;
+-- `audit`, when given, is the link.created audit event (kurz_record_audit's row, without resource_id),
+-- written with the link: each item carries its own caller's, as a batch gathers several callers.
 -- Returns one row per item: its expiry, or the SQLSTATE it was refused with (and for 23505 the
 -- constraint, after a colon).
 --
@@ -41,7 +43,7 @@ BEGIN
     SELECT * FROM jsonb_to_recordset(p_items) AS t(i integer, id uuid, account uuid, code text, url text,
       title text, password_hash text, expires_at timestamptz, created timestamptz, generated boolean,
       cutoff timestamptz, topic text, event jsonb, overlay_id integer, domain_id integer, frameable boolean,
-      frame_checked_at timestamptz)
+      frame_checked_at timestamptz, audit jsonb)
     ORDER BY t.account, t.i
   LOOP
     BEGIN
@@ -66,6 +68,10 @@ BEGIN
       VALUES (r.topic, r.id::text, jsonb_set(r.event, '{link,expires_at}',
         COALESCE(to_jsonb(to_char(v_expires AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')), 'null')))
       RETURNING id INTO v_event;
+
+      IF r.audit IS NOT NULL THEN
+        PERFORM kurz_record_audit(jsonb_build_array(r.audit || jsonb_build_object('resource_id', r.id::text)));
+      END IF;
 
       -- A statement of its own: a fresh snapshot sees a concurrent delete of the same code that the
       -- insert waited for (decision 0037's reason, unchanged).
@@ -105,6 +111,8 @@ BEGIN
         failure := NULL;
       ELSE
         DELETE FROM outbox_events WHERE id = v_event_id[j];
+        DELETE FROM audit_events WHERE account_id = v_account[j] AND resource_type = 'link'
+          AND resource_id = v_link[j]::text AND action = 'link.created';
         DELETE FROM links WHERE id = v_link[j];
         expires := NULL;
         failure := 'KZ403';

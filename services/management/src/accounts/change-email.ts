@@ -4,6 +4,7 @@
 // one its user reads. A newer request replaces the pending one.
 import { PASSWORD_RESET_MINUTES } from "@kurz/contracts";
 import { conflict, serviceUnavailable, validation } from "@kurz/service-kit";
+import { recordUserAudit } from "../audit/record-audit.ts";
 import { emailChangeMail } from "../mail/email-change-mail.ts";
 import { spendMailBudget } from "../mail/mail-budget.ts";
 import type { Mailer } from "../mail/mailer.ts";
@@ -36,10 +37,15 @@ export async function changeEmail(
   const token = newToken();
   const tokenHash = hashToken(token);
   const expiresAt = new Date(now.getTime() + PASSWORD_RESET_MINUTES * 60_000);
-  await prisma.$transaction([
-    prisma.emailChange.deleteMany({ where: { userId } }),
-    prisma.emailChange.create({ data: { tokenHash, userId, newEmail: body.email, expiresAt } }),
-  ]);
+  await prisma.$transaction(async (tx) => {
+    await tx.emailChange.deleteMany({ where: { userId } });
+    await tx.emailChange.create({ data: { tokenHash, userId, newEmail: body.email, expiresAt } });
+    await recordUserAudit(tx, userId, {
+      action: "user.email_change_requested",
+      resourceType: "user",
+      resourceId: userId,
+    });
+  });
   try {
     await mailer.send(
       emailChangeMail({

@@ -5,6 +5,7 @@
 // workspace: a key outlives any password change. Wrong current passwords spend the user's sign-in
 // budget, so this is no side door for guessing.
 import type { ChangePasswordBody, PasswordChanged } from "@kurz/contracts";
+import { recordUserAudit } from "../audit/record-audit.ts";
 import { revokeAllApiKeys } from "../keys/revoke-api-key.ts";
 import { hashPassword } from "../security/passwords.ts";
 import { endSessions } from "../sessions/end-sessions.ts";
@@ -23,7 +24,15 @@ export async function changePassword(
   if (userId === null) throw new Error("verifyCurrentPassword passed without a user");
   requireStrongPassword(body.new_password, { field: "new_password", email });
   const passwordHash = await hashPassword(body.new_password);
-  await deps.prisma.user.update({ where: { id: userId }, data: { passwordHash } });
+  await deps.prisma.$transaction(async (tx) => {
+    await tx.user.update({ where: { id: userId }, data: { passwordHash } });
+    await recordUserAudit(tx, userId, {
+      action: "user.password_changed",
+      resourceType: "user",
+      resourceId: userId,
+      details: { revoke_keys: body.revoke_keys ?? false },
+    });
+  });
   const revoked = body.revoke_keys ? await revokeAllApiKeys(deps, { createdByUserId: userId }) : 0;
   await endSessions(deps, { userId, keep: identity.sessionId });
   return { changed: true, revoked_keys: revoked };

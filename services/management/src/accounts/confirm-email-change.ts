@@ -5,6 +5,7 @@
 import { isUniqueViolation } from "@kurz/db";
 import type { Logger } from "@kurz/service-kit";
 import { conflict, notFound } from "@kurz/service-kit";
+import { asUser, recordUserAudit } from "../audit/record-audit.ts";
 import { emailChangedMail } from "../mail/email-change-mail.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { hashToken } from "../security/tokens.ts";
@@ -36,6 +37,13 @@ export async function confirmEmailChange(
       await tx.account.updateMany({
         where: { email: from, memberships: { some: { userId: pending.userId, role: "owner" } } },
         data: { email: to },
+      });
+      await recordUserAudit(tx, pending.userId, {
+        action: "user.email_changed",
+        resourceType: "user",
+        resourceId: pending.userId,
+        details: { from, to },
+        actor: asUser(pending.userId),
       });
       return { userId: pending.userId, from, to };
     });

@@ -2,6 +2,7 @@
 // signs in once one is set), their workspace and its first API key.
 import { ROLE_SCOPES } from "@kurz/contracts";
 import type { Prisma, PrismaClient } from "@kurz/db";
+import { recordAudit } from "../audit/record-audit.ts";
 import { generateApiKey, type KeyLimits } from "../keys/api-keys.ts";
 
 export interface CreatedAccount {
@@ -54,12 +55,19 @@ export async function createAccount(
   const email = input.email.trim().toLowerCase();
   const account = await prisma.$transaction(async (tx) => {
     const user = await tx.user.create({ data: { email } });
-    return tx.account.create({
+    const created = await tx.account.create({
       data: {
         ...firstWorkspace(user, { hash, prefix }, input.keyLimits),
         ...(input.linkLimit !== undefined ? { linkLimit: input.linkLimit } : {}),
       },
     });
+    await recordAudit(tx, {
+      accountId: created.id,
+      action: "workspace.created",
+      resourceType: "workspace",
+      resourceId: created.id,
+    });
+    return created;
   });
   return { account_id: account.id, email: account.email, api_key: key, link_limit: account.linkLimit };
 }

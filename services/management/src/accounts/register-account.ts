@@ -5,10 +5,12 @@
 import type { CreatedApiKey, RegisterBody, Session } from "@kurz/contracts";
 import { isUniqueViolation } from "@kurz/db";
 import { conflict, forbidden } from "@kurz/service-kit";
+import { asUser, recordAudit } from "../audit/record-audit.ts";
 import { generateApiKey, toApiKeyItem } from "../keys/api-keys.ts";
 import { hashPassword } from "../security/passwords.ts";
 import { recogniseDevice } from "../sessions/known-devices.ts";
 import { issueSession, toSession } from "../sessions/sessions.ts";
+import { auditSignedIn } from "../sessions/sign-in-audit.ts";
 import { accountOverview } from "./account-overview.ts";
 import { requireStrongPassword } from "./account-password.ts";
 import type { AuthDeps } from "./auth-deps.ts";
@@ -30,6 +32,15 @@ export async function registerAccount(deps: AuthDeps, body: RegisterBody, device
         include: { apiKeys: true },
       });
       const issued = await issueSession(tx, user.id, deps.sessionTtlMs);
+      await recordAudit(tx, {
+        accountId: account.id,
+        action: "workspace.created",
+        resourceType: "workspace",
+        resourceId: account.id,
+        details: { via: "sign_up" },
+        actor: asUser(user.id),
+      });
+      await auditSignedIn(tx, user.id, issued.row.id, "sign_up");
       return {
         accountId: account.id,
         apiKey: { ...toApiKeyItem(account.apiKeys[0]!), key },

@@ -5,6 +5,7 @@
 import { PASSWORD_RESET_MINUTES } from "@kurz/contracts";
 import type { Logger } from "@kurz/service-kit";
 import { serviceUnavailable } from "@kurz/service-kit";
+import { asUser, recordUserAudit } from "../audit/record-audit.ts";
 import { spendMailBudget } from "../mail/mail-budget.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { passwordResetMail } from "../mail/password-reset-mail.ts";
@@ -33,8 +34,14 @@ export async function requestPasswordReset(
     if (!user) return;
     const token = newToken();
     const expiresAt = new Date(now.getTime() + PASSWORD_RESET_MINUTES * 60_000);
-    await deps.prisma.passwordReset.create({
-      data: { tokenHash: hashToken(token), userId: user.id, expiresAt },
+    await deps.prisma.$transaction(async (tx) => {
+      await tx.passwordReset.create({ data: { tokenHash: hashToken(token), userId: user.id, expiresAt } });
+      await recordUserAudit(tx, user.id, {
+        action: "user.password_reset_requested",
+        resourceType: "user",
+        resourceId: user.id,
+        actor: asUser(user.id),
+      });
     });
     await mailer.send(passwordResetMail({ to: email, resetUrl: resetUrl(deps.baseUrl, token), expiresAt }));
   })().catch((err: unknown) => deps.logger.warn({ err: String(err) }, "password reset e-mail not sent"));

@@ -5,11 +5,13 @@
 // proves the mailbox, not the second factor.
 import type { SignedIn, TwoFactorChallenge } from "@kurz/contracts";
 import { notFound } from "@kurz/service-kit";
+import { asUser, recordUserAudit } from "../audit/record-audit.ts";
 import { hashPassword } from "../security/passwords.ts";
 import { hashToken } from "../security/tokens.ts";
 import { endSessions } from "../sessions/end-sessions.ts";
 import { recogniseDevice } from "../sessions/known-devices.ts";
 import { issueSession, toSession } from "../sessions/sessions.ts";
+import { auditSignedIn } from "../sessions/sign-in-audit.ts";
 import { clearAccountFailures } from "../sessions/signin-limits.ts";
 import type { TwoFactorDeps } from "../two-factor/factors.ts";
 import { factorsOf, hasSecondFactor } from "../two-factor/factors.ts";
@@ -44,7 +46,16 @@ export async function resetPassword(
     if (count === 0) throw gone();
     await tx.passwordReset.deleteMany({ where: { userId } });
     await tx.user.update({ where: { id: userId }, data: { passwordHash } });
-    return twoFactor ? null : issueSession(tx, userId, deps.sessionTtlMs, now);
+    await recordUserAudit(tx, userId, {
+      action: "user.password_reset",
+      resourceType: "user",
+      resourceId: userId,
+      actor: asUser(userId),
+    });
+    if (twoFactor) return null;
+    const session = await issueSession(tx, userId, deps.sessionTtlMs, now);
+    await auditSignedIn(tx, userId, session.row.id, "password_reset");
+    return session;
   });
   await endSessions(deps, updated ? { userId, keep: updated.row.id } : { userId });
   if (!updated) {

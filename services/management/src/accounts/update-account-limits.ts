@@ -9,6 +9,7 @@ import {
 import type { PrismaClient } from "@kurz/db";
 import { notFound, validation } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
+import { changedFields, recordAudit } from "../audit/record-audit.ts";
 import { type KeyLimits, toKeyRecord } from "../keys/api-keys.ts";
 import { keyTwoFactorMissing } from "../two-factor/factors.ts";
 import { findAccountByEmail } from "./account-by-email.ts";
@@ -73,6 +74,13 @@ export async function updateAccountLimits(
           data: { rateLimitPerMinute: next.perMinute, rateLimitPerHour: next.perHour },
         })
       : { count: 0 };
+    await recordAudit(tx, {
+      accountId: found.id,
+      action: "workspace.limits_changed",
+      resourceType: "workspace",
+      resourceId: found.id,
+      details: changedFields({ ...body, account_id: undefined, email: undefined }),
+    });
     return { account: updated, keysUpdated: keys.count, rateLimits: next };
   });
   const cachesUpdated = keysUpdated === 0 || (await rewriteKeyRecords(deps, account.id));

@@ -3,6 +3,7 @@
 import type { Account, UpdateAccountBody } from "@kurz/contracts";
 import { isRecordMissing, type PrismaClient } from "@kurz/db";
 import { unauthorized } from "@kurz/service-kit";
+import { recordAudit } from "../audit/record-audit.ts";
 import type { KeyLimits } from "../keys/api-keys.ts";
 import { accountOverview } from "./account-overview.ts";
 
@@ -14,9 +15,18 @@ export async function updateAccount(
 ): Promise<Account> {
   if (body.default_expiry_hours !== undefined) {
     try {
-      await prisma.account.update({
-        where: { id: accountId },
-        data: { defaultExpiryHours: body.default_expiry_hours },
+      await prisma.$transaction(async (tx) => {
+        await tx.account.update({
+          where: { id: accountId },
+          data: { defaultExpiryHours: body.default_expiry_hours },
+        });
+        await recordAudit(tx, {
+          accountId,
+          action: "workspace.updated",
+          resourceType: "workspace",
+          resourceId: accountId,
+          details: { fields: ["default_expiry_hours"] },
+        });
       });
     } catch (err) {
       if (isRecordMissing(err)) throw unauthorized("Unknown account");

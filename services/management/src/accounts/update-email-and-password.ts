@@ -3,6 +3,7 @@ import type { LegacyAccountUpdateBody } from "@kurz/contracts";
 import { isRecordMissing, isUniqueViolation, type PrismaClient } from "@kurz/db";
 import { conflict, forbidden } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
+import { changedFields, recordUserAudit } from "../audit/record-audit.ts";
 import { hashPassword } from "../security/passwords.ts";
 import { endSessions } from "../sessions/end-sessions.ts";
 import { requireStrongPassword } from "./account-password.ts";
@@ -35,6 +36,12 @@ export async function updateEmailAndPassword(
       if (data.email !== undefined) {
         await tx.account.update({ where: { id: accountId }, data: { email: data.email } });
       }
+      await recordUserAudit(tx, userId, {
+        action: "user.updated",
+        resourceType: "user",
+        resourceId: userId,
+        details: changedFields(body),
+      });
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict("This e-mail address is already in use");

@@ -1,5 +1,6 @@
 // Deleting a campaign; its rotator stops at once.
 import { type Campaign, isRecordMissing } from "@kurz/db";
+import { recordAudit } from "../audit/record-audit.ts";
 import { enqueueCampaignMembership } from "./campaign-events.ts";
 import { type CampaignWriterDeps, campaignNotFound } from "./campaigns.ts";
 
@@ -9,6 +10,12 @@ export async function deleteCampaign(deps: CampaignWriterDeps, accountId: string
     campaign = await deps.prisma.$transaction(async (tx) => {
       const deleted = await tx.campaign.delete({ where: { id, accountId } });
       await enqueueCampaignMembership(tx, deleted, true);
+      await recordAudit(tx, {
+        accountId,
+        action: "campaign.deleted",
+        resourceType: "campaign",
+        resourceId: id,
+      });
       return deleted;
     });
   } catch (err) {

@@ -1,5 +1,6 @@
 // Setting a link's rotator weight.
 import { notFound } from "@kurz/service-kit";
+import { recordAudit } from "../audit/record-audit.ts";
 import { type CampaignWriterDeps, ownCampaign } from "./campaigns.ts";
 
 /** Sets the rotator weight of a link already in the campaign (decision 0026). */
@@ -11,10 +12,16 @@ export async function setCampaignLinkWeight(
   weight: number,
 ): Promise<void> {
   await ownCampaign(deps.prisma, accountId, campaignId);
-  const updated = await deps.prisma.campaignLink.updateMany({
-    where: { campaignId, linkId },
-    data: { weight },
+  await deps.prisma.$transaction(async (tx) => {
+    const updated = await tx.campaignLink.updateMany({ where: { campaignId, linkId }, data: { weight } });
+    if (updated.count === 0) throw notFound("Link is not in this campaign");
+    await recordAudit(tx, {
+      accountId,
+      action: "campaign.link_weight_set",
+      resourceType: "campaign",
+      resourceId: campaignId,
+      details: { link_id: linkId, weight },
+    });
   });
-  if (updated.count === 0) throw notFound("Link is not in this campaign");
   await deps.domainAndRotatorRecords.syncRotator(deps.prisma, campaignId, null);
 }

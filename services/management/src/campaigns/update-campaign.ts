@@ -1,6 +1,7 @@
 // Changing a campaign; its rotator follows.
 import type { LegacyCampaignUpdateBody } from "@kurz/contracts";
 import { type Campaign, isRecordMissing, isUniqueViolation } from "@kurz/db";
+import { changedFields, recordAudit } from "../audit/record-audit.ts";
 import { type CampaignWriterDeps, campaignNotFound, slugTaken } from "./campaigns.ts";
 
 /** `slug: null` removes the rotator; a changed slug moves it. */
@@ -15,13 +16,23 @@ export async function updateCampaign(
   if (!before) throw campaignNotFound();
   let campaign: Campaign;
   try {
-    campaign = await prisma.campaign.update({
-      where: { id, accountId },
-      data: {
-        name: body.name,
-        ...(body.slug !== undefined ? { slug: body.slug } : {}),
-        ...(body.public !== undefined ? { public: body.public } : {}),
-      },
+    campaign = await prisma.$transaction(async (tx) => {
+      const updated = await tx.campaign.update({
+        where: { id, accountId },
+        data: {
+          name: body.name,
+          ...(body.slug !== undefined ? { slug: body.slug } : {}),
+          ...(body.public !== undefined ? { public: body.public } : {}),
+        },
+      });
+      await recordAudit(tx, {
+        accountId,
+        action: "campaign.updated",
+        resourceType: "campaign",
+        resourceId: id,
+        details: changedFields(body),
+      });
+      return updated;
     });
   } catch (err) {
     if (isUniqueViolation(err) && body.slug) throw slugTaken(body.slug);

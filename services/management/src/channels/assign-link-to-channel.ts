@@ -1,6 +1,7 @@
 // Putting a link in a channel.
 import { isForeignKeyViolation, type PrismaClient } from "@kurz/db";
 import { notFound } from "@kurz/service-kit";
+import { recordAudit } from "../audit/record-audit.ts";
 import { channelNotFound } from "./channels.ts";
 
 /** Puts one of the account's links in one of its channels; assigning twice is harmless. */
@@ -18,7 +19,17 @@ export async function assignLinkToChannel(
   if (!link) throw notFound("Link not found");
   // A concurrent delete of either side surfaces as a foreign-key error.
   try {
-    await prisma.channelLink.createMany({ data: [{ channelId, linkId }], skipDuplicates: true });
+    await prisma.$transaction(async (tx) => {
+      const added = await tx.channelLink.createMany({ data: [{ channelId, linkId }], skipDuplicates: true });
+      if (added.count === 0) return;
+      await recordAudit(tx, {
+        accountId,
+        action: "channel.link_added",
+        resourceType: "channel",
+        resourceId: channelId,
+        details: { link_id: linkId },
+      });
+    });
   } catch (err) {
     if (isForeignKeyViolation(err)) throw notFound("Channel or link not found");
     throw err;

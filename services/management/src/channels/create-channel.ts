@@ -1,6 +1,7 @@
 // Creating a channel.
 import type { LegacyChannelAddBody } from "@kurz/contracts";
 import type { Channel, PrismaClient } from "@kurz/db";
+import { recordAudit } from "../audit/record-audit.ts";
 import { channelData } from "./channels.ts";
 
 export function createChannel(
@@ -8,5 +9,14 @@ export function createChannel(
   accountId: string,
   body: LegacyChannelAddBody,
 ): Promise<Channel> {
-  return prisma.channel.create({ data: { accountId, ...channelData(body), name: body.name } });
+  return prisma.$transaction(async (tx) => {
+    const channel = await tx.channel.create({ data: { accountId, ...channelData(body), name: body.name } });
+    await recordAudit(tx, {
+      accountId,
+      action: "channel.created",
+      resourceType: "channel",
+      resourceId: channel.id,
+    });
+    return channel;
+  });
 }

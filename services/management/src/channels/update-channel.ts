@@ -1,6 +1,7 @@
 // Changing a channel.
 import type { LegacyChannelUpdateBody } from "@kurz/contracts";
 import { isRecordMissing, type PrismaClient } from "@kurz/db";
+import { changedFields, recordAudit } from "../audit/record-audit.ts";
 import { channelData, channelNotFound } from "./channels.ts";
 
 export async function updateChannel(
@@ -10,7 +11,16 @@ export async function updateChannel(
   body: LegacyChannelUpdateBody,
 ): Promise<void> {
   try {
-    await prisma.channel.update({ where: { id, accountId }, data: channelData(body) });
+    await prisma.$transaction(async (tx) => {
+      await tx.channel.update({ where: { id, accountId }, data: channelData(body) });
+      await recordAudit(tx, {
+        accountId,
+        action: "channel.updated",
+        resourceType: "channel",
+        resourceId: id,
+        details: changedFields(body),
+      });
+    });
   } catch (err) {
     if (isRecordMissing(err)) throw channelNotFound();
     throw err;

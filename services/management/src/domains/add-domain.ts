@@ -2,6 +2,7 @@
 import { brandedDomainHost, type LegacyDomainAddBody } from "@kurz/contracts";
 import { type Domain, isUniqueViolation } from "@kurz/db";
 import { badRequest, conflict } from "@kurz/service-kit";
+import { recordAudit } from "../audit/record-audit.ts";
 import { newVerificationToken, releaseHostForClaim } from "./domain-verification.ts";
 import { type DomainWriterDeps, isPlatformHost } from "./domains.ts";
 
@@ -24,16 +25,26 @@ export async function addDomain(
   }
   await releaseHostForClaim(deps.prisma, deps.domainAndRotatorRecords, accountId, host);
   try {
-    return await deps.prisma.domain.create({
-      data: {
+    return await deps.prisma.$transaction(async (tx) => {
+      const domain = await tx.domain.create({
+        data: {
+          accountId,
+          host,
+          origin: `${url.protocol}//${host}`,
+          redirectRoot: body.redirectroot ?? null,
+          redirect404: body.redirect404 ?? null,
+          verificationToken: newVerificationToken(),
+          status: "pending",
+        },
+      });
+      await recordAudit(tx, {
         accountId,
-        host,
-        origin: `${url.protocol}//${host}`,
-        redirectRoot: body.redirectroot ?? null,
-        redirect404: body.redirect404 ?? null,
-        verificationToken: newVerificationToken(),
-        status: "pending",
-      },
+        action: "domain.created",
+        resourceType: "domain",
+        resourceId: domain.id,
+        details: { host },
+      });
+      return domain;
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict("This domain is already in use");

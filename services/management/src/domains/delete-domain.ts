@@ -1,4 +1,6 @@
 // Deleting a branded domain and, in the same transaction, its links.
+
+import { recordAudit } from "../audit/record-audit.ts";
 import { afterLinksDeleted, deleteLinksInTx } from "../links/delete-links.ts";
 import type { LinkWriterDeps } from "../links/link-writer.ts";
 import type { DomainAndRotatorRecords } from "../projections/domain-and-rotator-records.ts";
@@ -34,6 +36,13 @@ export async function deleteDomain(
     // The tombstone's version, drawn after the row's last under the delete's lock (decision 0052).
     const [gone] = await tx.$queryRaw<{ version: bigint }[]>`
       DELETE FROM domains WHERE id = ${id} RETURNING kurz_new_record_version() AS version`;
+    await recordAudit(tx, {
+      accountId,
+      action: "domain.deleted",
+      resourceType: "domain",
+      resourceId: id,
+      details: { host: domain.host, links_deleted: deleted.links.length },
+    });
     return { host: domain.host, deleted, version: gone!.version };
   });
   await afterLinksDeleted(deps, deleted);

@@ -7,6 +7,7 @@ import { Resolver } from "node:dns/promises";
 import { type DomainStatus, domainVerificationRecord } from "@kurz/contracts";
 import type { Domain, PrismaClient } from "@kurz/db";
 import { conflict, notFound, serviceUnavailable, withTimeout } from "@kurz/service-kit";
+import { recordAudit } from "../audit/record-audit.ts";
 import type { DomainAndRotatorRecords } from "../projections/domain-and-rotator-records.ts";
 
 /** 128 random bits as 32 hex characters: unguessable, and fits one TXT string with room to spare. */
@@ -88,12 +89,24 @@ export async function verifyDomain(
   }
   const now = new Date();
   // Guarded on the token read above: a concurrent delete (or re-add with a new token) wins.
-  const { count } = await prisma.domain.updateMany({
-    where: { id, accountId, verificationToken: domain.verificationToken },
-    data:
-      outcome === "verified"
-        ? { status: "verified", verifiedAt: now, lastCheckedAt: now }
-        : { status: "failed", lastCheckedAt: now },
+  const { count } = await prisma.$transaction(async (tx) => {
+    const changed = await tx.domain.updateMany({
+      where: { id, accountId, verificationToken: domain.verificationToken },
+      data:
+        outcome === "verified"
+          ? { status: "verified", verifiedAt: now, lastCheckedAt: now }
+          : { status: "failed", lastCheckedAt: now },
+    });
+    if (changed.count > 0) {
+      await recordAudit(tx, {
+        accountId,
+        action: "domain.verification_checked",
+        resourceType: "domain",
+        resourceId: id,
+        details: { status: outcome },
+      });
+    }
+    return changed;
   });
   if (count === 0) throw notFound("Domain not found");
   const updated = await prisma.domain.findFirst({ where: { id, accountId } });

@@ -1,6 +1,7 @@
 // Changing a branded domain.
 import type { LegacyDomainUpdateBody } from "@kurz/contracts";
 import { type Domain, isRecordMissing } from "@kurz/db";
+import { changedFields, recordAudit } from "../audit/record-audit.ts";
 import { type DomainWriterDeps, domainNotFound } from "./domains.ts";
 
 /** Changes the redirects; null removes one. */
@@ -12,12 +13,22 @@ export async function updateDomain(
 ): Promise<Domain> {
   let domain: Domain;
   try {
-    domain = await deps.prisma.domain.update({
-      where: { id, accountId },
-      data: {
-        ...(body.redirectroot !== undefined ? { redirectRoot: body.redirectroot } : {}),
-        ...(body.redirect404 !== undefined ? { redirect404: body.redirect404 } : {}),
-      },
+    domain = await deps.prisma.$transaction(async (tx) => {
+      const updated = await tx.domain.update({
+        where: { id, accountId },
+        data: {
+          ...(body.redirectroot !== undefined ? { redirectRoot: body.redirectroot } : {}),
+          ...(body.redirect404 !== undefined ? { redirect404: body.redirect404 } : {}),
+        },
+      });
+      await recordAudit(tx, {
+        accountId,
+        action: "domain.updated",
+        resourceType: "domain",
+        resourceId: id,
+        details: changedFields(body),
+      });
+      return updated;
     });
   } catch (err) {
     if (isRecordMissing(err)) throw domainNotFound();

@@ -10,11 +10,13 @@ import { conflict, notFound } from "@kurz/service-kit";
 import { accountOverview } from "../accounts/account-overview.ts";
 import { requireStrongPassword } from "../accounts/account-password.ts";
 import type { AuthDeps } from "../accounts/auth-deps.ts";
+import { asUser, recordAudit } from "../audit/record-audit.ts";
 import { hashPassword } from "../security/passwords.ts";
 import { hashToken } from "../security/tokens.ts";
 import { recogniseDevice } from "../sessions/known-devices.ts";
 import { forgetCachedSessions, issueSession, toSession } from "../sessions/sessions.ts";
 import { invalidCredentials, passwordMatches } from "../sessions/sign-in.ts";
+import { auditSignedIn, auditSignInFailed } from "../sessions/sign-in-audit.ts";
 import { checkSigninBudget, clearAccountFailures, recordSigninFailure } from "../sessions/signin-limits.ts";
 import { factorsOf, hasSecondFactor, type TwoFactorDeps } from "../two-factor/factors.ts";
 import { startSecondFactor } from "../two-factor/start-second-factor.ts";
@@ -40,6 +42,7 @@ export async function acceptInvitation(
   if (existing) {
     await checkSigninBudget(deps.redis, deps.signinLimits, email, clientHash);
     if (!(await passwordMatches(existing.passwordHash, password))) {
+      await auditSignInFailed(prisma, existing.id, "invitation");
       await recordSigninFailure(deps.redis, deps.signinLimits, email, clientHash);
       throw invalidCredentials();
     }
@@ -63,7 +66,18 @@ export async function acceptInvitation(
         create: { accountId, userId, role: invitation.role },
         update: {},
       });
-      return twoFactor ? null : issueSession(tx, userId, deps.sessionTtlMs, now);
+      await recordAudit(tx, {
+        accountId,
+        action: "invitation.accepted",
+        resourceType: "invitation",
+        resourceId: invitation.id,
+        details: { email, role: invitation.role },
+        actor: asUser(userId),
+      });
+      if (twoFactor) return null;
+      const session = await issueSession(tx, userId, deps.sessionTtlMs, now);
+      await auditSignedIn(tx, userId, session.row.id, "invitation");
+      return session;
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict("This e-mail address signed up meanwhile: accept again");

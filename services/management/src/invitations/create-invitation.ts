@@ -6,6 +6,7 @@
 import { INVITATION_DAYS, type Role } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { conflict, forbidden, serviceUnavailable } from "@kurz/service-kit";
+import { recordAudit } from "../audit/record-audit.ts";
 import { invitationMail } from "../mail/invitation-mail.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { hashToken, newToken } from "../security/tokens.ts";
@@ -38,11 +39,21 @@ export async function createInvitation(
     createdAt: now,
     expiresAt: new Date(now.getTime() + INVITATION_DAYS * DAY_MS),
   };
-  const row = await deps.prisma.invitation.upsert({
-    where: { accountId_email: { accountId, email: body.email } },
-    create: { accountId, email: body.email, ...fields },
-    update: fields,
-    include: { account: { select: { name: true } }, invitedBy: { select: { email: true } } },
+  const row = await deps.prisma.$transaction(async (tx) => {
+    const invitation = await tx.invitation.upsert({
+      where: { accountId_email: { accountId, email: body.email } },
+      create: { accountId, email: body.email, ...fields },
+      update: fields,
+      include: { account: { select: { name: true } }, invitedBy: { select: { email: true } } },
+    });
+    await recordAudit(tx, {
+      accountId,
+      action: "invitation.created",
+      resourceType: "invitation",
+      resourceId: invitation.id,
+      details: { email: body.email, role: body.role },
+    });
+    return invitation;
   });
   const url = acceptUrl(deps.baseUrl, token);
   if (deps.mailer === null) return { ...toInvitation(row), emailed: false, accept_url: url };
@@ -59,7 +70,19 @@ export async function createInvitation(
     );
   } catch {
     // Only this invitation: a newer one for the address (another token) stays.
-    await deps.prisma.invitation.deleteMany({ where: { id: row.id, tokenHash: fields.tokenHash } });
+    await deps.prisma.$transaction(async (tx) => {
+      const { count } = await tx.invitation.deleteMany({
+        where: { id: row.id, tokenHash: fields.tokenHash },
+      });
+      if (count === 0) return;
+      await recordAudit(tx, {
+        accountId,
+        action: "invitation.deleted",
+        resourceType: "invitation",
+        resourceId: row.id,
+        details: { email: body.email, reason: "not_emailed" },
+      });
+    });
     throw serviceUnavailable("The invitation could not be e-mailed; retry shortly");
   }
   return { ...toInvitation(row), emailed: true };

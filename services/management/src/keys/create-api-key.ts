@@ -13,6 +13,7 @@ import {
 import { forbidden, unauthorized, validation } from "@kurz/service-kit";
 import type { AuthDeps } from "../accounts/auth-deps.ts";
 import { accountKeyLimits } from "../accounts/update-account-limits.ts";
+import { recordAudit } from "../audit/record-audit.ts";
 import { type Caller, requireRecentPassword } from "../sessions/sudo.ts";
 import { activeKeyWhere, generateApiKey, toApiKeyItem } from "./api-keys.ts";
 
@@ -61,7 +62,7 @@ export async function createApiKey(
     }
     // The account's own limits when an operator set them (update-account-limits.ts), else the service's.
     const limits = accountKeyLimits(account, deps.keyLimits);
-    return tx.apiKey.create({
+    const apiKey = await tx.apiKey.create({
       data: {
         accountId,
         createdByUserId: caller.userId,
@@ -74,6 +75,14 @@ export async function createApiKey(
         expiresAt,
       },
     });
+    await recordAudit(tx, {
+      accountId,
+      action: "api_key.created",
+      resourceType: "api_key",
+      resourceId: apiKey.id,
+      details: { name: body.name, scopes },
+    });
+    return apiKey;
   });
   return { ...toApiKeyItem(created), key };
 }

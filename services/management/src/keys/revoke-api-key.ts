@@ -3,6 +3,7 @@ import { apiKeyCacheKey, type RevokedApiKey, type Scope } from "@kurz/contracts"
 import type { ApiKey, PrismaClient } from "@kurz/db";
 import { notFound, serviceUnavailable } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
+import { recordAudit } from "../audit/record-audit.ts";
 import { toKeyRecord } from "./api-keys.ts";
 
 // Long enough to outlive any gateway cache entry; after it the gateway asks management, which says revoked.
@@ -27,7 +28,17 @@ export async function revokeApiKey(
   const revoked: ApiKey =
     existing.revokedAt !== null
       ? existing
-      : await prisma.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
+      : await prisma.$transaction(async (tx) => {
+          const key = await tx.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
+          await recordAudit(tx, {
+            accountId: caller.accountId,
+            action: "api_key.revoked",
+            resourceType: "api_key",
+            resourceId: id,
+            details: { name: key.name },
+          });
+          return key;
+        });
   await invalidateGatewayCache(deps.redis, revoked);
   return { id: revoked.id, revoked: true, revoked_at: revoked.revokedAt!.toISOString() };
 }
@@ -43,9 +54,22 @@ export async function revokeAllApiKeys(
   deps: { prisma: PrismaClient; redis: Redis },
   where: { createdByUserId: string; accountId?: string } | { accountId: string },
 ): Promise<number> {
-  const revoked = await deps.prisma.apiKey.updateManyAndReturn({
-    where: { ...where, revokedAt: null },
-    data: { revokedAt: new Date() },
+  const revoked = await deps.prisma.$transaction(async (tx) => {
+    const keys = await tx.apiKey.updateManyAndReturn({
+      where: { ...where, revokedAt: null },
+      data: { revokedAt: new Date() },
+    });
+    await recordAudit(
+      tx,
+      keys.map((key) => ({
+        accountId: key.accountId,
+        action: "api_key.revoked",
+        resourceType: "api_key",
+        resourceId: key.id,
+        details: { name: key.name, with: "all" },
+      })),
+    );
+    return keys;
   });
   await Promise.all(revoked.map((key) => invalidateGatewayCache(deps.redis, key)));
   return revoked.length;

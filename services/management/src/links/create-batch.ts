@@ -3,6 +3,7 @@
 // a statement and a commit (and its WAL flush) each; CallBatcher forms the batches and sends a failed
 // call again. Each create is still done or refused on its own: the function runs each in a block of
 // its own and reports its refusal.
+import type { AuditRow } from "../audit/record-audit.ts";
 import { batchedOnPool, type Pool } from "../db/call-batcher.ts";
 
 /** One create as kurz_create_links takes it (timestamps as ISO strings; `expires_at` null: the default). */
@@ -26,6 +27,8 @@ export interface PlannedCreate {
   domain_id: number | null;
   frameable: boolean | null;
   frame_checked_at: string | null;
+  /** The link.created audit event of the item's own caller (its resource id is the link's). */
+  audit: AuditRow;
 }
 
 /**

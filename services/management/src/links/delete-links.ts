@@ -1,6 +1,7 @@
 // Deleting links, one or many (DELETE /links/:id, bulk delete, and a branded domain's delete, which
 // removes its links in its own transaction).
 import type { Link, Prisma } from "@kurz/db";
+import { recordAudit } from "../audit/record-audit.ts";
 import { enqueueCampaignMembership } from "../campaigns/campaign-events.ts";
 import { enqueueLinkEvents, linkEvent } from "../db/outbox.ts";
 import { campaignsOfLinks } from "../projections/domain-and-rotator-records.ts";
@@ -65,6 +66,16 @@ export async function deleteLinksInTx(
   // RETURNING lists only the rows this statement deleted, so a concurrent delete of the same ids
   // cannot make the count go down twice.
   await countLinksRemoved(tx, accountId, links);
+  await recordAudit(
+    tx,
+    links.map((link) => ({
+      accountId,
+      action: "link.deleted",
+      resourceType: "link",
+      resourceId: link.id,
+      details: { short_code: link.shortCode },
+    })),
+  );
   return { links, campaignIds };
 }
 

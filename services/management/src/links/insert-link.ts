@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { type CreateLinkBody, TOPICS } from "@kurz/contracts";
 import { isUniqueViolation, type Link, type PrismaClient, sqlStateOf } from "@kurz/db";
 import { ApiError } from "@kurz/service-kit";
+import { type AuditRow, auditRow } from "../audit/record-audit.ts";
 import { linkEvent } from "../db/outbox.ts";
 import { hashPassword } from "../security/passwords.ts";
 import { createBatched } from "./create-batch.ts";
@@ -36,8 +37,15 @@ export async function insertLink(deps: LinkWriterDeps, accountId: string, input:
   const passwordHash =
     input.passwordHash ?? (input.password !== undefined ? await hashPassword(input.password) : null);
   const cutoff = new Date(Date.now() - deps.retiredCodeGraceMs);
+  // Read here, in the caller's request: the batch that writes it serves several callers at once.
+  const audit = auditRow({
+    accountId,
+    action: "link.created",
+    resourceType: "link",
+    details: input.custom_alias !== undefined ? { custom_alias: true } : {},
+  });
   const create = (shortCode: string) =>
-    insertCountedLink(deps.prisma, accountId, cutoff, { ...input, shortCode, passwordHash });
+    insertCountedLink(deps.prisma, accountId, cutoff, { ...input, shortCode, passwordHash }, audit);
 
   let link: Link;
   try {
@@ -58,7 +66,8 @@ export async function insertLink(deps: LinkWriterDeps, accountId: string, input:
  * defaulting from the account's setting), its `link.created` outbox event, and the account's stored
  * count, committed together or not at all (decisions 0044, 0037). The event is linkEvent's, built here
  * from the row as it will be inserted (every column is given, none left to a default); the function
- * fills in the expiry, which only the database knows when the account's default applies. Refusals
+ * fills in the expiry, which only the database knows when the account's default applies. The link's
+ * audit event goes in the same statement (no round trip of its own). Refusals
  * arrive as the SQLSTATEs the function reports.
  */
 async function insertCountedLink(
@@ -66,6 +75,7 @@ async function insertCountedLink(
   accountId: string,
   cutoff: Date,
   input: Omit<NewLink, "passwordHash"> & { shortCode: string; passwordHash: string | null },
+  audit: AuditRow,
 ): Promise<Link> {
   const now = new Date();
   const planned: Link = {
@@ -106,6 +116,7 @@ async function insertCountedLink(
       domain_id: planned.domainId,
       frameable: planned.frameable,
       frame_checked_at: planned.frameCheckedAt?.toISOString() ?? null,
+      audit,
     });
     return { ...planned, expiresAt };
   } catch (err) {

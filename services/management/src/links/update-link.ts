@@ -2,6 +2,7 @@
 // checked again when one is set.
 import type { UpdateLinkBody } from "@kurz/contracts";
 import { type Link, Prisma } from "@kurz/db";
+import { changedFields, recordAudit } from "../audit/record-audit.ts";
 import { enqueueLinkEvent, linkEvent } from "../db/outbox.ts";
 import { hashPassword } from "../security/passwords.ts";
 import type { TitleFetcher } from "../titles/title-fetcher.ts";
@@ -85,6 +86,13 @@ async function applyUpdate(
     await ownedLink(tx, accountId, id);
     const updated = await tx.link.update({ where: { id }, data });
     await enqueueLinkEvent(tx, linkEvent("link.updated", updated));
+    await recordAudit(tx, {
+      accountId,
+      action: "link.updated",
+      resourceType: "link",
+      resourceId: id,
+      details: changedFields(body),
+    });
     return updated;
   });
   deps.onEventsWritten();

@@ -2,6 +2,7 @@
 import type { OverlayCreateBody } from "@kurz/contracts";
 import { OVERLAY_DEFAULTS } from "@kurz/contracts";
 import type { Overlay } from "@kurz/db";
+import { recordAudit } from "../audit/record-audit.ts";
 import type { OverlayWriterDeps } from "./overlays.ts";
 
 export async function createOverlay(
@@ -9,20 +10,29 @@ export async function createOverlay(
   accountId: string,
   body: OverlayCreateBody,
 ): Promise<Overlay> {
-  const overlay = await deps.prisma.overlay.create({
-    data: {
+  const overlay = await deps.prisma.$transaction(async (tx) => {
+    const created = await tx.overlay.create({
+      data: {
+        accountId,
+        type: body.type,
+        name: body.name,
+        text: body.text ?? OVERLAY_DEFAULTS.text,
+        buttonLabel: body.button_label ?? null,
+        buttonUrl: body.button_url ?? null,
+        fields: body.fields ?? OVERLAY_DEFAULTS.fields,
+        bgColor: body.bg_color ?? OVERLAY_DEFAULTS.bg_color,
+        textColor: body.text_color ?? OVERLAY_DEFAULTS.text_color,
+        buttonColor: body.button_color ?? OVERLAY_DEFAULTS.button_color,
+        position: body.position ?? OVERLAY_DEFAULTS.position,
+      },
+    });
+    await recordAudit(tx, {
       accountId,
-      type: body.type,
-      name: body.name,
-      text: body.text ?? OVERLAY_DEFAULTS.text,
-      buttonLabel: body.button_label ?? null,
-      buttonUrl: body.button_url ?? null,
-      fields: body.fields ?? OVERLAY_DEFAULTS.fields,
-      bgColor: body.bg_color ?? OVERLAY_DEFAULTS.bg_color,
-      textColor: body.text_color ?? OVERLAY_DEFAULTS.text_color,
-      buttonColor: body.button_color ?? OVERLAY_DEFAULTS.button_color,
-      position: body.position ?? OVERLAY_DEFAULTS.position,
-    },
+      action: "overlay.created",
+      resourceType: "overlay",
+      resourceId: created.id,
+    });
+    return created;
   });
   await deps.overlayRecords.put(overlay);
   return overlay;

@@ -1,4 +1,6 @@
 // Deleting an overlay; its links go back to plain redirects.
+
+import { recordAudit } from "../audit/record-audit.ts";
 import { type OverlayWriterDeps, overlayNotFound } from "./overlays.ts";
 
 /** Deletes the overlay; its links go back to the plain redirect (their records are rewritten). */
@@ -10,6 +12,7 @@ export async function deleteOverlay(deps: OverlayWriterDeps, accountId: string, 
       DELETE FROM overlays WHERE id = ${id} AND account_id = ${accountId}::uuid
       RETURNING kurz_new_record_version() AS version`;
     if (!deleted) throw overlayNotFound();
+    await recordAudit(tx, { accountId, action: "overlay.deleted", resourceType: "overlay", resourceId: id });
     // ON DELETE SET NULL has cleared their overlay_id
     return { linkIds: carrying.map((l) => l.id), version: deleted.version };
   });

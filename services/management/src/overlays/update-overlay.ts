@@ -2,6 +2,7 @@
 import type { OverlayUpdateBody } from "@kurz/contracts";
 import type { Overlay, Prisma } from "@kurz/db";
 import { ApiError } from "@kurz/service-kit";
+import { changedFields, recordAudit } from "../audit/record-audit.ts";
 import { getOverlay } from "./get-overlay.ts";
 import type { OverlayWriterDeps } from "./overlays.ts";
 
@@ -33,7 +34,17 @@ export async function updateOverlay(
   if (body.text_color !== undefined) data.textColor = body.text_color;
   if (body.button_color !== undefined) data.buttonColor = body.button_color;
   if (body.position !== undefined) data.position = body.position;
-  const overlay = await deps.prisma.overlay.update({ where: { id: current.id }, data });
+  const overlay = await deps.prisma.$transaction(async (tx) => {
+    const updated = await tx.overlay.update({ where: { id: current.id }, data });
+    await recordAudit(tx, {
+      accountId,
+      action: "overlay.updated",
+      resourceType: "overlay",
+      resourceId: id,
+      details: changedFields(body),
+    });
+    return updated;
+  });
   await deps.overlayRecords.put(overlay);
   return overlay;
 }

@@ -71,7 +71,11 @@ export function authRoutes(deps: SignInDeps & TwoFactorDeps): MountedRoute[] {
     ),
     route(ROUTES.logout, async ({ identity, res }) => {
       const { userId, sessionId } = sessionCaller(identity);
-      await endSessions(deps, { userId, id: sessionId });
+      await endSessions(
+        deps,
+        { userId, id: sessionId },
+        { action: "session.signed_out", resourceType: "session", resourceId: sessionId },
+      );
       res.setHeader("Set-Cookie", clearedSessionCookie(cookieOptions));
       return v1Success({ signed_out: true as const });
     }),
@@ -86,7 +90,17 @@ export function authRoutes(deps: SignInDeps & TwoFactorDeps): MountedRoute[] {
       return v1Success(await listSessions(deps.prisma, userId, sessionId));
     }),
     route(ROUTES.endAllSessions, async ({ identity, res }) => {
-      const ended = await endSessions(deps, { userId: sessionCaller(identity).userId });
+      const { userId } = sessionCaller(identity);
+      const ended = await endSessions(
+        deps,
+        { userId },
+        {
+          action: "session.signed_out",
+          resourceType: "user",
+          resourceId: userId,
+          details: { everywhere: true },
+        },
+      );
       res.setHeader("Set-Cookie", clearedSessionCookie(cookieOptions));
       return v1Success({ ended });
     }),

@@ -8,6 +8,7 @@ import type { Mailer } from "../mail/mailer.ts";
 import { newSignInMail } from "../mail/new-sign-in-mail.ts";
 import { recogniseDevice } from "./known-devices.ts";
 import { issueSession, toSession } from "./sessions.ts";
+import { auditSignedIn, type SignInWay } from "./sign-in-audit.ts";
 
 export interface SignInClient {
   clientHash: string | null;
@@ -20,8 +21,14 @@ export async function finishSignIn(
   deps: SignInDeps,
   user: { id: string; email: string },
   client: SignInClient,
+  via: SignInWay,
 ) {
-  const issued = await issueSession(deps.prisma, user.id, deps.sessionTtlMs);
+  // The session and its audit event in one transaction: a sign-in is never unrecorded.
+  const issued = await deps.prisma.$transaction(async (tx) => {
+    const made = await issueSession(tx, user.id, deps.sessionTtlMs);
+    await auditSignedIn(tx, user.id, made.row.id, via);
+    return made;
+  });
   const session = toSession(issued.row);
   const device = await recogniseDevice(deps.prisma, user.id, client.device);
   if (device.unfamiliar && deps.mailer) {

@@ -9,6 +9,7 @@ import { hashPassword, verifyPassword } from "../security/passwords.ts";
 import type { TwoFactorDeps } from "../two-factor/factors.ts";
 import { startSecondFactor } from "../two-factor/start-second-factor.ts";
 import { finishSignIn, type SignInClient, type SignInDeps } from "./finish-sign-in.ts";
+import { auditSignInFailed } from "./sign-in-audit.ts";
 import { checkSigninBudget, clearAccountFailures, recordSigninFailure } from "./signin-limits.ts";
 
 export const invalidCredentials = () => unauthorized("Invalid e-mail or password");
@@ -39,7 +40,7 @@ export async function afterPassword(
   // alone would reset the budget that wrong codes spend.
   if (challenge) return challenge;
   await clearAccountFailures(deps.redis, deps.signinLimits, user.email);
-  return finishSignIn(deps, user, client);
+  return finishSignIn(deps, user, client, "password");
 }
 
 export async function signIn(
@@ -55,6 +56,7 @@ export async function signIn(
   });
   if (!user || !(await passwordMatches(user.passwordHash, body.password))) {
     if (!user) await passwordMatches(null, body.password);
+    else await auditSignInFailed(deps.prisma, user.id);
     await recordSigninFailure(deps.redis, deps.signinLimits, body.email, clientHash);
     throw invalidCredentials();
   }

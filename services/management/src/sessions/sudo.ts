@@ -8,6 +8,7 @@ import { type PasswordConfirmed, SUDO_WINDOW_MINUTES } from "@kurz/contracts";
 import { forbidden, unauthorized } from "@kurz/service-kit";
 import type { AuthDeps } from "../accounts/auth-deps.ts";
 import { passwordMatches } from "./sign-in.ts";
+import { auditSignInFailed } from "./sign-in-audit.ts";
 import { checkSigninBudget, recordSigninFailure } from "./signin-limits.ts";
 
 export const SUDO_WINDOW_MS = SUDO_WINDOW_MINUTES * 60_000;
@@ -42,6 +43,7 @@ export async function verifyCurrentPassword(
   if (!user) throw unauthorized("Unknown user");
   await checkSigninBudget(deps.redis, deps.signinLimits, user.email, clientHash);
   if (!(await passwordMatches(user.passwordHash, password))) {
+    await auditSignInFailed(deps.prisma, userId, "password_confirmation");
     await recordSigninFailure(deps.redis, deps.signinLimits, user.email, clientHash);
     throw forbidden("The current password is wrong");
   }

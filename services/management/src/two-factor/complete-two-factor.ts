@@ -5,6 +5,7 @@
 import type { CompleteTwoFactorBody } from "@kurz/contracts";
 import { unauthorized } from "@kurz/service-kit";
 import { finishSignIn, type SignInClient, type SignInDeps } from "../sessions/finish-sign-in.ts";
+import { auditSignInFailed } from "../sessions/sign-in-audit.ts";
 import { checkSigninBudget, clearAccountFailures, recordSigninFailure } from "../sessions/signin-limits.ts";
 import { challengeGone, consumeChallenge, readChallenge } from "./challenge.ts";
 import type { TwoFactorDeps } from "./factors.ts";
@@ -41,10 +42,11 @@ export async function completeTwoFactor(
       })) === user.id;
   }
   if (!passed) {
+    await auditSignInFailed(deps.prisma, user.id, "two_factor");
     await recordSigninFailure(deps.redis, deps.signinLimits, user.email, client.clientHash);
     throw "passkey" in body ? unauthorized("This passkey did not sign in: try again") : wrongSecondFactor();
   }
   if (!(await consumeChallenge(deps.redis, body.challenge))) throw challengeGone();
   await clearAccountFailures(deps.redis, deps.signinLimits, user.email);
-  return finishSignIn(deps, user, client);
+  return finishSignIn(deps, user, client, "two_factor");
 }

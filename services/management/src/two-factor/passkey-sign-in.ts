@@ -43,5 +43,5 @@ export async function passkeySignIn(
     select: { id: true, email: true },
   });
   if (!user) throw unauthorized("This passkey did not sign in: it is unknown here or its answer is invalid");
-  return finishSignIn(deps, user, client);
+  return finishSignIn(deps, user, client, "passkey");
 }

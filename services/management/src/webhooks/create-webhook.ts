@@ -1,6 +1,7 @@
 // Creating a webhook endpoint, with its signing secret shown once.
 import { type CreateWebhookBody, MAX_WEBHOOK_ENDPOINTS, type WebhookWithSecret } from "@kurz/contracts";
 import { forbidden, unauthorized } from "@kurz/service-kit";
+import { recordAudit } from "../audit/record-audit.ts";
 import { assertDeliverable, toWebhookJson, type WebhookEndpointDeps } from "./endpoints.ts";
 import { generateWebhookSecret, secretPrefix } from "./secrets.ts";
 
@@ -21,7 +22,7 @@ export async function createWebhook(
     if (count >= MAX_WEBHOOK_ENDPOINTS) {
       throw forbidden(`An account can have at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints`);
     }
-    return tx.webhookEndpoint.create({
+    const endpoint = await tx.webhookEndpoint.create({
       data: {
         accountId,
         url: body.url,
@@ -34,6 +35,14 @@ export async function createWebhook(
         disabledAt: enabled ? null : new Date(),
       },
     });
+    await recordAudit(tx, {
+      accountId,
+      action: "webhook.created",
+      resourceType: "webhook",
+      resourceId: endpoint.id,
+      details: { events: body.events },
+    });
+    return endpoint;
   });
   return { ...toWebhookJson(created), secret };
 }

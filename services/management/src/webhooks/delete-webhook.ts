@@ -1,6 +1,7 @@
 // Deleting a webhook endpoint.
 import type { PrismaClient } from "@kurz/db";
 import { notFound } from "@kurz/service-kit";
+import { recordAudit } from "../audit/record-audit.ts";
 import { NOT_FOUND } from "./endpoints.ts";
 
 export async function deleteWebhook(
@@ -9,7 +10,10 @@ export async function deleteWebhook(
   id: string,
 ): Promise<{ id: string; deleted: true }> {
   // Deliveries and waiting clicks go with it (ON DELETE CASCADE).
-  const { count } = await deps.prisma.webhookEndpoint.deleteMany({ where: { id, accountId } });
-  if (count === 0) throw notFound(NOT_FOUND);
+  await deps.prisma.$transaction(async (tx) => {
+    const { count } = await tx.webhookEndpoint.deleteMany({ where: { id, accountId } });
+    if (count === 0) throw notFound(NOT_FOUND);
+    await recordAudit(tx, { accountId, action: "webhook.deleted", resourceType: "webhook", resourceId: id });
+  });
   return { id, deleted: true };
 }

@@ -1,6 +1,7 @@
 // Rotating a webhook endpoint's signing secret.
 import type { WebhookWithSecret } from "@kurz/contracts";
 import { notFound } from "@kurz/service-kit";
+import { recordAudit } from "../audit/record-audit.ts";
 import { NOT_FOUND, toWebhookJson, type WebhookEndpointDeps } from "./endpoints.ts";
 import { findWebhook } from "./find-webhook.ts";
 import { generateWebhookSecret, secretPrefix } from "./secrets.ts";
@@ -11,10 +12,18 @@ export async function rotateWebhookSecret(
   id: string,
 ): Promise<WebhookWithSecret> {
   const secret = generateWebhookSecret();
-  const { count } = await deps.prisma.webhookEndpoint.updateMany({
-    where: { id, accountId },
-    data: { secretCiphertext: deps.secrets.seal(secret), secretPrefix: secretPrefix(secret) },
+  await deps.prisma.$transaction(async (tx) => {
+    const { count } = await tx.webhookEndpoint.updateMany({
+      where: { id, accountId },
+      data: { secretCiphertext: deps.secrets.seal(secret), secretPrefix: secretPrefix(secret) },
+    });
+    if (count === 0) throw notFound(NOT_FOUND);
+    await recordAudit(tx, {
+      accountId,
+      action: "webhook.secret_rotated",
+      resourceType: "webhook",
+      resourceId: id,
+    });
   });
-  if (count === 0) throw notFound(NOT_FOUND);
   return { ...toWebhookJson(await findWebhook(deps, accountId, id)), secret };
 }

@@ -1,6 +1,7 @@
 // Changing a webhook endpoint, re-enabling it included.
 import type { UpdateWebhookBody, Webhook } from "@kurz/contracts";
 import { notFound } from "@kurz/service-kit";
+import { changedFields, recordAudit } from "../audit/record-audit.ts";
 import { assertDeliverable, NOT_FOUND, toWebhookJson, type WebhookEndpointDeps } from "./endpoints.ts";
 import { findWebhook } from "./find-webhook.ts";
 
@@ -35,6 +36,13 @@ export async function updateWebhook(
       },
     });
     if (count === 0) throw notFound(NOT_FOUND);
+    await recordAudit(tx, {
+      accountId,
+      action: "webhook.updated",
+      resourceType: "webhook",
+      resourceId: id,
+      details: changedFields(body),
+    });
     if (reEnable) {
       // What waited while the endpoint was off goes out now, with a fresh retry window.
       await tx.webhookDelivery.updateMany({

@@ -8,6 +8,7 @@ import type { ApiKey, Membership, Prisma, PrismaClient } from "@kurz/db";
 import { conflict, forbidden } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
 import { defaultWorkspaceName } from "../accounts/create-account.ts";
+import { recordAudit } from "../audit/record-audit.ts";
 import { knownScopes } from "../keys/api-keys.ts";
 import { invalidateGatewayCache, revokeAllApiKeys } from "../keys/revoke-api-key.ts";
 import { forgetCachedSessions } from "../sessions/sessions.ts";
@@ -58,6 +59,17 @@ export async function changeMembership(
         data: { role: next },
       });
     const narrowed = next === null ? [] : await narrowKeys(tx, { accountId, userId }, ROLE_SCOPES[next]);
+    await recordAudit(tx, {
+      accountId,
+      action:
+        next === null ? (userId === caller.userId ? "member.left" : "member.removed") : "member.role_changed",
+      resourceType: "member",
+      resourceId: userId,
+      details:
+        next === null
+          ? { email: target.user.email, role: target.role }
+          : { email: target.user.email, from: target.role, to: next },
+    });
     return { before: target, narrowed };
   });
   // After the commit: the gateway's cached keys turn narrower (or revoked) only once the rows are.

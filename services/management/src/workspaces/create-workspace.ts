@@ -4,6 +4,7 @@ import type { Workspace } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { forbidden } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
+import { recordAudit } from "../audit/record-audit.ts";
 import { forgetCachedSessions } from "../sessions/sessions.ts";
 import { type Caller, toWorkspace } from "./workspaces.ts";
 
@@ -18,9 +19,16 @@ export async function createWorkspace(
   }
   const account = await deps.prisma.$transaction(async (tx) => {
     const user = await tx.user.findUniqueOrThrow({ where: { id: userId } });
-    return tx.account.create({
+    const created = await tx.account.create({
       data: { email: user.email, name, memberships: { create: { userId, role: "owner" } } },
     });
+    await recordAudit(tx, {
+      accountId: created.id,
+      action: "workspace.created",
+      resourceType: "workspace",
+      resourceId: created.id,
+    });
+    return created;
   });
   await forgetCachedSessions(deps.prisma, deps.redis, userId);
   return toWorkspace(account, "owner");

@@ -22,6 +22,7 @@ export function toWorkspace(account: Account, role: Role | null): Workspace {
     role,
     require_two_factor: account.requireTwoFactor,
     created_at: account.createdAt.toISOString(),
+    audit_retention_days: account.auditRetentionDays,
   };
 }
 

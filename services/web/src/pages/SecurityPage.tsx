@@ -138,7 +138,7 @@ function AuthenticatorApp({ confirmed, on, left }: { confirmed: boolean; on: boo
             On. Signing in with your password asks for a code from your app.{" "}
             <span class="muted">{left} recovery codes left.</span>
           </p>
-          <div class="row-actions">
+          <div class="factor-actions">
             <button type="button" class="btn" onClick={() => regenerate()} disabled={!confirmed}>
               New recovery codes
             </button>
@@ -222,7 +222,7 @@ function PasskeyRow({ passkey, confirmed }: { passkey: Passkey; confirmed: boole
           </span>
         </span>
       )}
-      <span class="row-actions">
+      <span class="factor-actions">
         {!editing && (
           <button type="button" class="btn small ghost" onClick={() => setEditing(true)}>
             Rename

@@ -390,6 +390,7 @@ export function dashboardStory(web: BrowserFixture): void {
         ["/dashboard/overlays", "CTA overlays", "Overlays", false],
         ["/dashboard/account", "Account", "Account", true],
         ["/dashboard/members", "Members", "Members", true],
+        ["/dashboard/audit-log", "Audit log", "Audit log", true],
         ["/dashboard/keys", "API keys", "API keys", true],
         ["/dashboard/domains", "Branded domains", "Domains", true],
         ["/dashboard/webhooks", "Webhooks", "Webhooks", true],

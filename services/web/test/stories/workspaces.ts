@@ -220,6 +220,10 @@ export function workspacesStory(web: BrowserFixture): void {
       expect(await guestPage.getByRole("form", { name: "Invite someone" }).count()).toBe(0);
       expect(await guestPage.getByRole("combobox").count()).toBe(0);
       expect(await guestPage.getByRole("button", { name: /^Remove/ }).count()).toBe(0);
+      // The audit log is for admins and owners: a viewer is not offered it.
+      const settingsNav = guestPage.getByRole("navigation", { name: "Settings" });
+      await expect.poll(() => settingsNav.getByRole("link", { name: "Audit log" }).count()).toBe(0);
+      expect(await settingsNav.getByRole("link", { name: "Members" }).count()).toBe(1);
       await checkPage(guestPage, "members-viewer");
       // Links are read, not made: the page offers no "Create link" to a viewer, and still lists them.
       await showLinks(guestPage);
