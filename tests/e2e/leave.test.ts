@@ -276,6 +276,20 @@ describe.each(buses)("leaving for good ($name bus, embedded ClickHouse)", ({ nam
     });
     expect(deleted.headers.get("set-cookie")).toMatch(/kurz_session=;/);
 
+    // The workspace that stays records the departure and the key that went with it (audit log).
+    const recorded = await prisma.auditEvent.findMany({
+      where: {
+        accountId: other.accountId,
+        actorId: userId,
+        action: { in: ["member.left", "api_key.revoked"] },
+      },
+      orderBy: { id: "asc" },
+    });
+    expect(recorded.map((e) => [e.action, e.actorLabel])).toEqual([
+      ["member.left", leaver.email],
+      ["api_key.revoked", leaver.email],
+    ]);
+
     // ClickHouse: analytics hears account.deleted and deletes every row of the workspace.
     await waitFor(async () => (Object.keys(await chLeft()).length === 0 ? true : undefined), {
       timeoutMs: 30_000,
@@ -311,6 +325,10 @@ describe.each(buses)("leaving for good ($name bus, embedded ClickHouse)", ({ nam
       );
       expect(Number(row!.n), `${table_name}.${column_name}`).toBe(0);
     }
+    // What they did in the workspaces that stay remains in those workspaces' audit logs (until their
+    // retention), as those workspaces' record; nowhere else.
+    const actedAs = await prisma.auditEvent.groupBy({ by: ["accountId"], where: { actorId: userId } });
+    expect(actedAs.map((g) => g.accountId)).toEqual([other.accountId]);
     expect(await prisma.user.count({ where: { email: leaver.email } })).toBe(0);
     expect(await prisma.account.count({ where: { OR: [{ id: own }, { email: leaver.email }] } })).toBe(0);
     expect(await prisma.webhookDelivery.count({ where: { endpointId } })).toBe(0);

@@ -233,6 +233,22 @@ describe("a workspace's own provider", () => {
     const again = await signIn(`/api/v1/auth/oidc/start?workspace=${owner.workspaceId}`);
     expect(again.session.user_id).toBe(session.user_id);
     expect(again.session.role).toBe("viewer");
+
+    // The workspace's audit log has the join once and both sign-ins, each in its session's transaction.
+    const events = await bed.prisma.auditEvent.findMany({
+      where: { accountId: owner.workspaceId, actorId: session.user_id },
+      orderBy: { id: "asc" },
+    });
+    expect(events.map((e) => [e.action, e.details])).toEqual([
+      ["member.joined", { role: "viewer", via: "sso" }],
+      ["session.signed_in", { via: "sso" }],
+      ["session.signed_in", { via: "sso" }],
+    ]);
+    expect(events[0]!.actorLabel).toBe(email);
+    const configured = await bed.prisma.auditEvent.count({
+      where: { accountId: owner.workspaceId, action: "sso.configured" },
+    });
+    expect(configured).toBeGreaterThan(0);
   });
 
   it("refuses an address of another domain, and changes nothing", async () => {

@@ -310,6 +310,12 @@ describe("removing the app", () => {
     const outcome = await signIn(deps, { email, password: PASSWORD }, client);
     expect("session" in outcome).toBe(true);
     expect(await prisma.recoveryCode.count({ where: { userId: caller.userId } })).toBe(0);
+    // Each change of a factor is in the person's workspaces' audit logs, with the sign-ins between.
+    const events = await prisma.auditEvent.findMany({
+      where: { actorId: caller.userId, action: { startsWith: "two_factor." } },
+      orderBy: { id: "asc" },
+    });
+    expect(events.map((e) => e.action)).toEqual(["two_factor.totp_enabled", "two_factor.totp_disabled"]);
   });
 });
 

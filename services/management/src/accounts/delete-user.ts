@@ -7,6 +7,7 @@ import type { DeletedUser, DeleteUserBody, DeletionPreview, Role } from "@kurz/c
 import { LINKS_EXPORT_PATH } from "@kurz/contracts";
 import type { ApiKey, Prisma, PrismaClient } from "@kurz/db";
 import { apiError } from "@kurz/service-kit";
+import { recordAudit } from "../audit/record-audit.ts";
 import { forgetCachedSessions, tombstone } from "../sessions/sessions.ts";
 import { clearAccountFailures } from "../sessions/signin-limits.ts";
 import { requireRecentPassword } from "../sessions/sudo.ts";
@@ -133,6 +134,25 @@ export async function deleteUser(
         where: { createdByUserId: userId, revokedAt: { not: null } },
       });
       await handContactEmails(tx, leftIds, plan.email, userId);
+      // The workspaces that stay record that the person left them for good, and what went with them.
+      await recordAudit(tx, [
+        ...leftIds.map((accountId) => ({
+          accountId,
+          action: "member.left",
+          resourceType: "member",
+          resourceId: userId,
+          details: { account_deleted: true },
+        })),
+        ...revoked
+          .filter((k) => leftIds.includes(k.accountId))
+          .map((k) => ({
+            accountId: k.accountId,
+            action: "api_key.revoked",
+            resourceType: "api_key",
+            resourceId: k.id,
+            details: { name: k.name, account_deleted: true },
+          })),
+      ]);
       const sessions = await tx.session.findMany({ where: { userId }, select: { tokenHash: true } });
       // Memberships, sessions, known devices, resets and e-mail changes go by the cascade; invitations
       // they sent stay (the workspace's), without their name; keys they made are kept revoked, nameless.

@@ -16,10 +16,12 @@ import { forbidden, type Logger, unauthorized } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
 import * as oidc from "openid-client";
 import { defaultWorkspaceName } from "../accounts/create-account.ts";
+import { asUser, recordAudit } from "../audit/record-audit.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { newSignInMail } from "../mail/new-sign-in-mail.ts";
 import { recogniseDevice } from "../sessions/known-devices.ts";
 import { forgetCachedSessions, issueSession, toSession } from "../sessions/sessions.ts";
+import { auditSignedIn } from "../sessions/sign-in-audit.ts";
 import { takeFlow } from "./flows.ts";
 import { providerOf } from "./provider-of.ts";
 import { callbackUrl, SsoFailure } from "./sso-failure.ts";
@@ -69,13 +71,17 @@ export async function finishSso(
   if ((await deps.prisma.membership.count({ where: { userId } })) === 0) {
     throw refused("no_workspace", "You belong to no workspace; ask for an invitation");
   }
-  const issued = await issueSession(
-    deps.prisma,
-    userId,
-    deps.sessionTtlMs,
-    new Date(),
-    workspace ? workspace.accountId : "server",
-  );
+  const issued = await deps.prisma.$transaction(async (tx) => {
+    const made = await issueSession(
+      tx,
+      userId,
+      deps.sessionTtlMs,
+      new Date(),
+      workspace ? workspace.accountId : "server",
+    );
+    await auditSignedIn(tx, userId, made.row.id, "sso");
+    return made;
+  });
   const session = toSession(issued.row, workspace?.accountId);
   const device = await recogniseDevice(deps.prisma, userId, input.device);
   if (device.unfamiliar && deps.mailer) {
@@ -184,5 +190,15 @@ async function linkOrCreate(
     data: [{ accountId: workspace.accountId, userId, role: workspace.defaultRole }],
     skipDuplicates: true,
   });
+  if (added.count > 0) {
+    await recordAudit(tx, {
+      accountId: workspace.accountId,
+      action: "member.joined",
+      resourceType: "member",
+      resourceId: userId,
+      details: { role: workspace.defaultRole, via: "sso" },
+      actor: asUser(userId),
+    });
+  }
   return { userId, joined: added.count > 0 };
 }

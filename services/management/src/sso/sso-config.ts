@@ -4,6 +4,7 @@
 import type { PutSsoConfigBody, SsoConfig } from "@kurz/contracts";
 import type { PrismaClient, SsoConfig as SsoConfigRow } from "@kurz/db";
 import { badRequest, notFound } from "@kurz/service-kit";
+import { recordAudit } from "../audit/record-audit.ts";
 import type { TxtLookup } from "../domains/domain-verification.ts";
 import { type Caller, requireOwnWorkspace } from "../workspaces/workspaces.ts";
 import { domainProofRecords, requireDomainProofs } from "./domain-proof.ts";
@@ -73,17 +74,35 @@ export async function putSsoConfig(
     domains,
     defaultRole: body.default_role,
   };
-  const row = await deps.prisma.ssoConfig.upsert({
-    where: { accountId },
-    create: { accountId, ...data },
-    update: data,
+  const row = await deps.prisma.$transaction(async (tx) => {
+    const saved = await tx.ssoConfig.upsert({
+      where: { accountId },
+      create: { accountId, ...data },
+      update: data,
+    });
+    await recordAudit(tx, {
+      accountId,
+      action: "sso.configured",
+      resourceType: "sso",
+      resourceId: accountId,
+      details: { issuer: body.issuer, domains, default_role: body.default_role },
+    });
+    return saved;
   });
   return toSsoConfig(deps, row);
 }
 
 export async function deleteSsoConfig(deps: SsoConfigDeps, caller: Caller, id: string) {
   requireOwnWorkspace(caller, id);
-  const { count } = await deps.prisma.ssoConfig.deleteMany({ where: { accountId: caller.accountId } });
-  if (count === 0) throw noConfig();
+  await deps.prisma.$transaction(async (tx) => {
+    const { count } = await tx.ssoConfig.deleteMany({ where: { accountId: caller.accountId } });
+    if (count === 0) throw noConfig();
+    await recordAudit(tx, {
+      accountId: caller.accountId,
+      action: "sso.removed",
+      resourceType: "sso",
+      resourceId: caller.accountId,
+    });
+  });
   return { workspace_id: caller.accountId, deleted: true as const };
 }

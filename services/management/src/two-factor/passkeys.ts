@@ -12,6 +12,7 @@ import {
   type RegistrationResponseJSON,
   verifyRegistrationResponse,
 } from "@simplewebauthn/server";
+import { asUser, recordUserAudit } from "../audit/record-audit.ts";
 import { requireRecentPassword } from "../sessions/sudo.ts";
 import { keepWebAuthnChallenge, takeWebAuthnChallenge } from "./challenge.ts";
 import { factorsChanged, type TwoFactorDeps } from "./factors.ts";
@@ -75,16 +76,26 @@ export async function registerPasskey(
   const { credential } = verified.registrationInfo;
   const count = await deps.prisma.passkey.count({ where: { userId: caller.userId } });
   try {
-    const row = await deps.prisma.passkey.create({
-      data: {
-        id: credential.id,
-        userId: caller.userId,
-        publicKey: Buffer.from(credential.publicKey),
-        counter: BigInt(credential.counter),
-        transports: credential.transports ?? [],
-        name: body.name ?? `Passkey ${count + 1}`,
-        createdAt: now,
-      },
+    const row = await deps.prisma.$transaction(async (tx) => {
+      const made = await tx.passkey.create({
+        data: {
+          id: credential.id,
+          userId: caller.userId,
+          publicKey: Buffer.from(credential.publicKey),
+          counter: BigInt(credential.counter),
+          transports: credential.transports ?? [],
+          name: body.name ?? `Passkey ${count + 1}`,
+          createdAt: now,
+        },
+      });
+      await recordUserAudit(tx, caller.userId, {
+        action: "two_factor.passkey_added",
+        actor: asUser(caller.userId),
+        resourceType: "passkey",
+        resourceId: made.id,
+        details: { name: made.name },
+      });
+      return made;
     });
     await factorsChanged(deps, caller.userId);
     return toPasskey(row);
@@ -126,6 +137,12 @@ export async function deletePasskey(
   await deps.prisma.$transaction(async (tx) => {
     const { count } = await tx.passkey.deleteMany({ where: { id, userId: caller.userId } });
     if (count === 0) throw noSuchPasskey();
+    await recordUserAudit(tx, caller.userId, {
+      action: "two_factor.passkey_removed",
+      actor: asUser(caller.userId),
+      resourceType: "passkey",
+      resourceId: id,
+    });
     const left = await tx.passkey.count({ where: { userId: caller.userId } });
     const totp = await tx.userTotp.count({ where: { userId: caller.userId, confirmedAt: { not: null } } });
     // Recovery codes stand in for a second factor: with none left, they would be one on their own.

@@ -2,6 +2,7 @@
 // re-entered; only for a user with a second factor, for whom the codes stand in.
 import type { RecoveryCodes } from "@kurz/contracts";
 import { notFound } from "@kurz/service-kit";
+import { asUser, recordUserAudit } from "../audit/record-audit.ts";
 import { requireRecentPassword } from "../sessions/sudo.ts";
 import { factorsOf, hasSecondFactor, type TwoFactorDeps } from "./factors.ts";
 import { replaceRecoveryCodes } from "./recovery-codes.ts";
@@ -17,6 +18,14 @@ export async function regenerateRecoveryCodes(
   if (!hasSecondFactor(await factorsOf(deps.prisma, caller.userId))) {
     throw notFound("Recovery codes stand in for a second factor: set one up first");
   }
-  const codes = await deps.prisma.$transaction((tx) => replaceRecoveryCodes(tx, caller.userId));
+  const codes = await deps.prisma.$transaction(async (tx) => {
+    await recordUserAudit(tx, caller.userId, {
+      action: "two_factor.recovery_codes_regenerated",
+      actor: asUser(caller.userId),
+      resourceType: "user",
+      resourceId: caller.userId,
+    });
+    return replaceRecoveryCodes(tx, caller.userId);
+  });
   return { recovery_codes: codes };
 }
