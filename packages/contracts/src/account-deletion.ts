@@ -107,6 +107,8 @@ export const AccountDeletedEvent = z.object({
   type: z.literal("account.deleted"),
   account_id: Uuid,
   occurred_at: z.iso.datetime(),
+  /** The workspace's campaigns: analytics keeps a nameless tombstone of each, outranking late events. */
+  campaign_ids: z.array(z.int().nonnegative()).optional(),
 });
 export type AccountDeletedEvent = z.infer<typeof AccountDeletedEvent>;
 

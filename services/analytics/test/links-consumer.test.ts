@@ -208,4 +208,37 @@ describe("a workspace's deletion (account.deleted)", () => {
     );
     expect(rows).toEqual([{ account_id: NO_WORKSPACE }]);
   });
+
+  it("keeps only a nameless tombstone when a campaign's membership event arrives after its workspace's deletion (Kafka)", async () => {
+    const gone = randomUUID();
+    const campaignId = 700_000 + Math.floor(Math.random() * 100_000);
+    const before = new Date(Date.now() - 1_000).toISOString();
+    const link = linkEvent("late-camp", gone);
+    await options!.handler([
+      message({
+        v: 1,
+        type: "account.deleted",
+        account_id: gone,
+        occurred_at: new Date().toISOString(),
+        campaign_ids: [campaignId],
+      }),
+    ]);
+    // Written before the deletion, delivered after it.
+    await options!.handler([
+      message({
+        v: 1,
+        type: "campaign.links",
+        campaign_id: campaignId,
+        account_id: gone,
+        links: [{ id: link.link_id, short_code: "late-camp" }],
+        deleted: false,
+        occurred_at: before,
+      }),
+    ]);
+    const rows = await ch.query<{ account_id: string; codes: string[] }>(
+      "SELECT toString(account_id) AS account_id, short_codes AS codes FROM campaign_members WHERE campaign_id = {id:UInt32}",
+      { id: campaignId },
+    );
+    expect(rows).toEqual([{ account_id: NO_WORKSPACE, codes: [] }]);
+  });
 });

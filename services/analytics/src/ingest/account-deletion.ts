@@ -2,7 +2,8 @@
 // every row of the workspace goes from every table. Its links' dimension rows are replaced by
 // tombstones that name no workspace (NO_WORKSPACE, no code, title or destination), so a click still in
 // flight for one of its links is dropped as a deleted link's is (exactly-once-insert.ts), not stored
-// under an unknown link. Idempotent: a redelivered event finds nothing left to delete.
+// under an unknown link. Its campaigns become tombstones the same way, so a late membership event
+// leaves nothing either. Idempotent: a redelivered event finds nothing left to delete.
 import type { KurzClickHouse } from "@kurz/clickhouse";
 import { NO_WORKSPACE } from "@kurz/contracts";
 import { chTime } from "./click-rows.ts";
@@ -18,8 +19,34 @@ export async function eraseAccountAnalytics(
   accountId: string,
   occurredAt: string,
   retry: <T>(what: string, fn: () => Promise<T>) => Promise<T>,
+  campaignIds: readonly number[] = [],
 ): Promise<void> {
   const params = { account: accountId };
+  // The workspace's campaigns, those named by the event and those the table knows, become tombstones
+  // naming no workspace: a membership event still on its way (another partition) loses to them.
+  const known = await retry("deleted workspace's campaigns", () =>
+    ch.query<{ id: number }>(
+      "SELECT DISTINCT campaign_id AS id FROM campaign_members WHERE account_id = {account:UUID}",
+      params,
+    ),
+  );
+  const campaigns = [...new Set([...campaignIds, ...known.map((r) => Number(r.id))])];
+  if (campaigns.length > 0) {
+    const version = Date.parse(occurredAt) + 1;
+    await retry("deleted workspace's campaign tombstones", () =>
+      ch.insert(
+        "campaign_members",
+        campaigns.map((campaign_id) => ({
+          campaign_id,
+          account_id: NO_WORKSPACE,
+          link_ids: [],
+          short_codes: [],
+          deleted: 1,
+          version,
+        })),
+      ),
+    );
+  }
   // The workspace's links: those the dimension knows, and any that only its clicks name (a click
   // stored before its link's event arrived).
   const found = await retry("deleted workspace's links", () =>
@@ -87,5 +114,30 @@ export async function dropLateLinkRows(
       ids: erased.map((r) => r.id),
       none: NO_WORKSPACE,
     }),
+  );
+}
+
+/**
+ * Of campaigns just written, those a workspace's deletion has already tombstoned keep only the
+ * tombstone: their membership event arrived after the workspace's deletion (another partition).
+ */
+export async function dropLateCampaignRows(
+  ch: KurzClickHouse,
+  campaignIds: readonly number[],
+  retry: <T>(what: string, fn: () => Promise<T>) => Promise<T>,
+): Promise<void> {
+  const params = { ids: campaignIds, none: NO_WORKSPACE };
+  const erased = await retry("campaigns of deleted workspaces", () =>
+    ch.query<{ id: number }>(
+      "SELECT DISTINCT campaign_id AS id FROM campaign_members WHERE campaign_id IN {ids:Array(UInt32)} AND account_id = {none:UUID}",
+      params,
+    ),
+  );
+  if (erased.length === 0) return;
+  await retry("late rows of deleted workspaces' campaigns", () =>
+    ch.command(
+      "DELETE FROM campaign_members WHERE campaign_id IN {ids:Array(UInt32)} AND account_id != {none:UUID}",
+      { ids: erased.map((r) => Number(r.id)), none: NO_WORKSPACE },
+    ),
   );
 }

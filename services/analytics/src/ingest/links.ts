@@ -14,7 +14,7 @@ import {
   TOPICS,
 } from "@kurz/contracts";
 import type { Logger } from "@kurz/service-kit";
-import { dropLateLinkRows, eraseAccountAnalytics } from "./account-deletion.ts";
+import { dropLateCampaignRows, dropLateLinkRows, eraseAccountAnalytics } from "./account-deletion.ts";
 import { chTime } from "./click-rows.ts";
 import { ROLLUP_TABLES } from "./rollup-repair.ts";
 import { retryWhileTransient } from "./transient.ts";
@@ -113,11 +113,16 @@ export function subscribeLinks(deps: {
             version: Date.parse(c.occurred_at),
           }));
           await retry("campaign members insert", () => deps.ch.insert("campaign_members", rows));
+          await dropLateCampaignRows(
+            deps.ch,
+            rows.map((r) => r.campaign_id),
+            retry,
+          );
         }
         await applyLinkEvents(events);
         // Last: the workspace's link events in this batch are in the dimension by now.
         for (const e of accountsDeleted)
-          await eraseAccountAnalytics(deps.ch, e.account_id, e.occurred_at, retry);
+          await eraseAccountAnalytics(deps.ch, e.account_id, e.occurred_at, retry, e.campaign_ids);
       },
     })
     .then((subscription) => ({

@@ -98,12 +98,14 @@ export async function eraseWorkspaceInTx(
 export async function announceWorkspaceGone(tx: Tx, accountId: string): Promise<void> {
   await tx.$executeRaw`
     UPDATE retired_codes SET account_id = ${NO_WORKSPACE}::uuid WHERE account_id = ${accountId}::uuid`;
+  const campaigns = await tx.campaign.findMany({ where: { accountId }, select: { id: true } });
   const event: AccountDeletedEvent = {
     v: 1,
     type: "account.deleted",
     account_id: accountId,
     // Read after every link event's time, so analytics' tombstones outrank them.
     occurred_at: new Date().toISOString(),
+    campaign_ids: campaigns.map((c) => c.id),
   };
   await tx.outboxEvent.create({
     data: { topic: TOPICS.links, key: `account:${accountId}`, payload: event as object },
