@@ -2,17 +2,12 @@
 // needs the password and answers only this session's options, once; a passkey answers the sign-in's
 // second step and signs in alone (with user verification only); an assertion is not taken twice, not
 // from a cloned authenticator (its counter going back), and not for another user.
-import { createPrisma, type PrismaClient } from "@kurz/db";
-import { createLogger } from "@kurz/service-kit";
-import { cleanupRedisPrefix, type TestDatabase, testRedisUrl, uniquePrefix } from "@kurz/testing";
-import { createMigratedDatabase } from "@kurz/testing/migrated-database";
-import { Redis } from "ioredis";
+import type { PrismaClient } from "@kurz/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerAccount } from "../src/accounts/register-account.ts";
 import { issueSession } from "../src/sessions/sessions.ts";
 import { signIn } from "../src/sessions/sign-in.ts";
 import { completeTwoFactor } from "../src/two-factor/complete-two-factor.ts";
-import { relyingPartyFrom } from "../src/two-factor/factors.ts";
 import { passkeySignIn, passkeySignInOptions } from "../src/two-factor/passkey-sign-in.ts";
 import {
   deletePasskey,
@@ -20,45 +15,23 @@ import {
   passkeyRegistrationOptions,
   registerPasskey,
 } from "../src/two-factor/passkeys.ts";
-import { SecretBox } from "../src/webhooks/secrets.ts";
 import { SoftwareAuthenticator } from "./software-authenticator.ts";
+import { openTwoFactorBed, type TwoFactorBed, type TwoFactorTestDeps } from "./two-factor-bed.ts";
 
 const PASSWORD = "quartz lantern meadow";
 const ORIGIN = "http://localhost:8080";
 
-let database: TestDatabase;
+let bed: TwoFactorBed;
 let prisma: PrismaClient;
-let redis: Redis;
-const prefix = uniquePrefix("passkeys");
-let deps: Parameters<typeof completeTwoFactor>[0];
+let deps: TwoFactorTestDeps;
 let seq = 0;
 const client = { clientHash: null, device: null };
 
 beforeAll(async () => {
-  database = await createMigratedDatabase("passkeys");
-  prisma = createPrisma(database.url);
-  redis = new Redis(testRedisUrl(), { keyPrefix: `${prefix}:` });
-  deps = {
-    prisma,
-    redis,
-    keyLimits: { perMinute: 60, perHour: 1000 },
-    signup: "open",
-    sessionTtlMs: 3_600_000,
-    sessionMaxAgeMs: 86_400_000,
-    signinLimits: { perAccount: 100, perClient: 1000, windowSeconds: 600 },
-    baseUrl: ORIGIN,
-    mailer: null,
-    logger: createLogger("passkeys-test", "silent"),
-    totpSecrets: new SecretBox("test-two-factor-secrets-key", "totp"),
-    relyingParty: relyingPartyFrom(ORIGIN),
-  };
+  bed = await openTwoFactorBed("passkeys", { origin: ORIGIN, signinsPerAccount: 100 });
+  ({ prisma, deps } = bed);
 });
-afterAll(async () => {
-  redis?.disconnect();
-  await cleanupRedisPrefix(testRedisUrl(), prefix).catch(() => {});
-  await prisma?.$disconnect();
-  await database?.drop();
-});
+afterAll(() => bed?.close());
 
 /** A user with a passkey on `authenticator`; its session's caller. */
 async function withPasskey(authenticator = new SoftwareAuthenticator("localhost", ORIGIN)) {

@@ -4,11 +4,7 @@
 // recovery code once, wrong codes spend the sign-in budget the password spends, and the password's
 // success does not refill it.
 import { createCipheriv, createHash, hkdfSync, randomBytes } from "node:crypto";
-import { createPrisma, type PrismaClient } from "@kurz/db";
-import { createLogger } from "@kurz/service-kit";
-import { cleanupRedisPrefix, type TestDatabase, testRedisUrl, uniquePrefix } from "@kurz/testing";
-import { createMigratedDatabase } from "@kurz/testing/migrated-database";
-import { Redis } from "ioredis";
+import type { PrismaClient } from "@kurz/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerAccount } from "../src/accounts/register-account.ts";
 import { resetPassword } from "../src/accounts/reset-password.ts";
@@ -19,51 +15,29 @@ import { signIn } from "../src/sessions/sign-in.ts";
 import { completeTwoFactor } from "../src/two-factor/complete-two-factor.ts";
 import { confirmTotp } from "../src/two-factor/confirm-totp.ts";
 import { disableTotp } from "../src/two-factor/disable-totp.ts";
-import { relyingPartyFrom } from "../src/two-factor/factors.ts";
 import { regenerateRecoveryCodes } from "../src/two-factor/regenerate-recovery-codes.ts";
 import { startTotp } from "../src/two-factor/start-totp.ts";
 import { totpFor } from "../src/two-factor/totp.ts";
 import { twoFactorStatus } from "../src/two-factor/two-factor-status.ts";
 import { SecretBox } from "../src/webhooks/secrets.ts";
+import { openTwoFactorBed, type TwoFactorBed, type TwoFactorTestDeps } from "./two-factor-bed.ts";
 
 const PASSWORD = "quartz lantern meadow";
 const T0 = new Date("2031-03-04T05:06:00.000Z"); // the start of a 30-second step
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
 const BUDGET = 6;
 
-let database: TestDatabase;
+let bed: TwoFactorBed;
 let prisma: PrismaClient;
-let redis: Redis;
-const prefix = uniquePrefix("two-factor");
-let deps: Parameters<typeof completeTwoFactor>[0];
+let deps: TwoFactorTestDeps;
 let seq = 0;
 const client = { clientHash: null, device: null };
 
 beforeAll(async () => {
-  database = await createMigratedDatabase("two_factor");
-  prisma = createPrisma(database.url);
-  redis = new Redis(testRedisUrl(), { keyPrefix: `${prefix}:` });
-  deps = {
-    prisma,
-    redis,
-    keyLimits: { perMinute: 60, perHour: 1000 },
-    signup: "open",
-    sessionTtlMs: 3_600_000,
-    sessionMaxAgeMs: 86_400_000,
-    signinLimits: { perAccount: BUDGET, perClient: 1000, windowSeconds: 600 },
-    baseUrl: "http://localhost:8080",
-    mailer: null,
-    logger: createLogger("two-factor-test", "silent"),
-    totpSecrets: new SecretBox("test-two-factor-secrets-key", "totp"),
-    relyingParty: relyingPartyFrom("http://localhost:8080"),
-  };
+  bed = await openTwoFactorBed("two-factor", { origin: "http://localhost:8080", signinsPerAccount: BUDGET });
+  ({ prisma, deps } = bed);
 });
-afterAll(async () => {
-  redis?.disconnect();
-  await cleanupRedisPrefix(testRedisUrl(), prefix).catch(() => {});
-  await prisma?.$disconnect();
-  await database?.drop();
-});
+afterAll(() => bed?.close());
 
 /** A user with a confirmed authenticator app (confirmed at T0), its secret and recovery codes. */
 async function enrolled() {

@@ -4,22 +4,15 @@ import { Readable } from "node:stream";
 import { AUDIT_CSV_COLUMNS, type AuditEvent, type AuditLogPage, type AuditLogQuery } from "@kurz/contracts";
 import { Prisma, type PrismaClient } from "@kurz/db";
 import { csvLine } from "@kurz/service-kit";
+import type { AuditRow } from "./record-audit.ts";
 
 /** Rows per query of the CSV export: memory stays flat however long the log. */
 const EXPORT_PAGE = 1_000;
 
-interface AuditEventRow {
+/** A stored event: the row its writer gave (record-audit.ts), with its id and time. */
+interface AuditEventRow extends Omit<AuditRow, "account_id"> {
   id: bigint;
   occurred_at: Date;
-  actor_type: AuditEvent["actor"]["type"];
-  actor_id: string | null;
-  actor_label: string;
-  action: string;
-  resource_type: string;
-  resource_id: string | null;
-  ip_prefix: string | null;
-  user_agent_family: string | null;
-  details: Record<string, unknown>;
 }
 
 export type AuditFilter = Omit<AuditLogQuery, "limit" | "format">;
