@@ -32,6 +32,10 @@ export const Account = z
       .positive()
       .optional()
       .meta({ description: "Requests per hour each of the account's API keys may make" }),
+    forward_query: z
+      .boolean()
+      .optional()
+      .meta({ description: "Whether new links forward the visit's query unless they say otherwise" }),
   })
   .meta({ id: "Account" });
 export type Account = z.infer<typeof Account>;

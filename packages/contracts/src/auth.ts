@@ -127,6 +127,9 @@ export const MAX_DEFAULT_EXPIRY_HOURS = 87_600;
 export const UpdateAccountBody = z
   .strictObject({
     default_expiry_hours: z.int().min(1).max(MAX_DEFAULT_EXPIRY_HOURS).nullable().optional(),
+    forward_query: z.boolean().optional().meta({
+      description: "Default of new links' forward_query (docs/smart-links.md); true unless set",
+    }),
   })
   .meta({ id: "UpdateAccountBody" });
 export type UpdateAccountBody = z.infer<typeof UpdateAccountBody>;

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { AnalyticsSharedField } from "./link.ts";
 import { Timestamp, Uuid } from "./primitives.ts";
+import { Destination } from "./smart-link.ts";
 import { AnyUrl } from "./url.ts";
 
 /**
@@ -25,6 +26,10 @@ export const ClickEvent = z.object({
   user_agent: z.string().max(CLICK_FIELD_MAX.user_agent).nullable(),
   referrer: z.string().max(CLICK_FIELD_MAX.referrer).nullable(),
   host: z.string().max(CLICK_FIELD_MAX.host).nullable(),
+  // Added after v1 shipped, hence optional: absent means `default` (the link's original_url).
+  destination: Destination.optional().meta({
+    description: "Which rule, split arm or fallback sent the click",
+  }),
 });
 export type ClickEvent = z.infer<typeof ClickEvent>;
 
@@ -69,6 +74,8 @@ export const ClickBatchV2 = z.object({
         ClickEvent.shape.user_agent,
         ClickEvent.shape.referrer,
         ClickEvent.shape.host,
+        // Only when not `default`: a plain link's click stays nine members long.
+        Destination.optional(),
       ]),
     )
     .min(1)
@@ -93,7 +100,8 @@ export function encodeClickBatch(clicks: readonly ClickEvent[]): ClickBatchV2 {
       c.user_agent,
       c.referrer,
       c.host,
-    ]),
+      ...(c.destination !== undefined && c.destination !== "default" ? [c.destination] : []),
+    ]) as ClickBatchV2["clicks"],
   };
 }
 
@@ -103,7 +111,7 @@ export function decodeClickBatch(value: unknown): ClickEvent[] | null {
   if (!parsed.success) return null;
   if (parsed.data.v === 1) return parsed.data.clicks;
   return parsed.data.clicks.map(
-    ([click_id, link_id, account_id, short_code, ts, ip, user_agent, referrer, host]) => ({
+    ([click_id, link_id, account_id, short_code, ts, ip, user_agent, referrer, host, destination]) => ({
       v: 1,
       click_id,
       link_id,
@@ -114,6 +122,7 @@ export function decodeClickBatch(value: unknown): ClickEvent[] | null {
       user_agent,
       referrer,
       host,
+      ...(destination !== undefined ? { destination } : {}),
     }),
   );
 }

@@ -10,6 +10,7 @@ import {
   withQueryDefault,
 } from "./primitives.ts";
 import { isReservedAlias } from "./reserved-aliases.ts";
+import { SmartLinkFields, SmartLinkInput } from "./smart-link.ts";
 import { AnyUrl } from "./url.ts";
 
 export const ALIAS_MIN_LENGTH = 3;
@@ -100,6 +101,15 @@ export const Link = z
       .nullable()
       .optional()
       .meta({ description: "Branded domain (host) the link lives on; null for the service's own host" }),
+    // Smart links (docs/smart-links.md): always sent, optional for the same reason.
+    rules: SmartLinkFields.rules.optional(),
+    split: SmartLinkFields.split.optional(),
+    forward_query: SmartLinkFields.forward_query.optional(),
+    max_clicks: SmartLinkFields.max_clicks.optional(),
+    expired_url: SmartLinkFields.expired_url.optional(),
+    og: SmartLinkFields.og.optional(),
+    ios_url: SmartLinkFields.ios_url.optional(),
+    android_url: SmartLinkFields.android_url.optional(),
   })
   .meta({ id: "Link" });
 export type Link = z.infer<typeof Link>;
@@ -151,6 +161,7 @@ export const CreateLinkBody = z
     expires_at: ExpiresAtInput.optional(),
     overlay_id: OverlayId.optional(),
     domain: LinkDomain.optional(),
+    ...SmartLinkInput,
   })
   .meta({ id: "CreateLinkBody" });
 export type CreateLinkBody = z.infer<typeof CreateLinkBody>;
@@ -179,6 +190,7 @@ export const UpdateLinkBody = z
       .refine((fields) => new Set(fields).size === fields.length, "Entries must be unique")
       .nullable()
       .optional(),
+    ...SmartLinkInput,
   })
   .meta({ id: "UpdateLinkBody" });
 export type UpdateLinkBody = z.infer<typeof UpdateLinkBody>;

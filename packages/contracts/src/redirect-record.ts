@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { SmartRecord } from "./smart-link.ts";
 
 /**
  * A redirect record's version (decision 0052): a link's from its row, a domain's, rotator's or
@@ -35,6 +36,10 @@ export const RedirectRecord = z.object({
     .meta({ description: "The destination allows framing (overlay over the page); else an interstitial" }),
   domain_id: z.int().nullable().optional().meta({
     description: "Branded domain the link lives on (served only there); null/absent: the public host",
+  }),
+  s: SmartRecord.optional().meta({
+    description:
+      "Rules, split, forwarding, click limit, previews (docs/smart-links.md); absent: a plain link",
   }),
   v: RecordVersion.meta({
     description: "The link row's version; Redis keeps the highest written (decision 0052)",

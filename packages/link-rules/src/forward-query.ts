@@ -1,0 +1,29 @@
+// A visit's query added to its destination: `?utm_source=news` on the short link reaches the page.
+// The destination's own parameters win on a clash (the link's owner set them on purpose); the
+// fragment stays last. Pairs are copied as the visitor sent them, and the redirect percent-encodes
+// anything a Location may not carry.
+
+const nameOf = (pair: string): string => {
+  const eq = pair.indexOf("=");
+  const raw = (eq === -1 ? pair : pair.slice(0, eq)).replace(/\+/g, " ");
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+};
+
+/** `destination` with the pairs of `query` (raw, without `?`) its own query does not name. */
+export function forwardQuery(destination: string, query: string): string {
+  if (query === "") return destination;
+  const hash = destination.indexOf("#");
+  const base = hash === -1 ? destination : destination.slice(0, hash);
+  const fragment = hash === -1 ? "" : destination.slice(hash);
+  const q = base.indexOf("?");
+  const own = q === -1 ? "" : base.slice(q + 1);
+  const taken = new Set(own === "" ? [] : own.split("&").map(nameOf));
+  const added = query.split("&").filter((pair) => pair !== "" && !taken.has(nameOf(pair)));
+  if (added.length === 0) return destination;
+  const joiner = q === -1 ? "?" : own === "" || own.endsWith("&") ? "" : "&";
+  return `${base}${joiner}${added.join("&")}${fragment}`;
+}
