@@ -278,3 +278,48 @@ export type SmartRecord = z.infer<typeof SmartRecord>;
 export function clickLimitKey(linkId: string): string {
   return `click-limit:${linkId}`;
 }
+
+export const ImageIdParams = z.object({
+  id: z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, "Not an image id"),
+});
+export type ImageIdParams = z.infer<typeof ImageIdParams>;
+
+/** What an uploaded image is served as: re-encoded, never the uploaded bytes. */
+export const SERVED_IMAGE_TYPES = ["image/jpeg", "image/png"] as const;
+export const IMAGE_CACHE_CONTROL = "public, max-age=31536000, immutable";
+
+// ---- UTM templates (the dashboard's UTM builder, saved per workspace) ----
+
+export const UTM_PARAMS = ["utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"] as const;
+export const UTM_TEMPLATES_MAX = 100;
+const UtmValue = StoredText().trim().min(1).max(200);
+
+export const UtmParams = z
+  .strictObject({
+    utm_source: UtmValue.optional(),
+    utm_medium: UtmValue.optional(),
+    utm_campaign: UtmValue.optional(),
+    utm_term: UtmValue.optional(),
+    utm_content: UtmValue.optional(),
+  })
+  .refine((p) => Object.keys(p).length > 0, "Set at least one parameter")
+  .meta({ id: "UtmParams" });
+export type UtmParams = z.infer<typeof UtmParams>;
+
+export const UtmTemplate = z
+  .object({
+    id: z.int().positive(),
+    name: z.string(),
+    params: UtmParams,
+    created_at: Timestamp,
+  })
+  .meta({ id: "UtmTemplate" });
+export type UtmTemplate = z.infer<typeof UtmTemplate>;
+
+export const CreateUtmTemplateBody = z
+  .strictObject({ name: StoredText().trim().min(1).max(100), params: UtmParams })
+  .meta({ id: "CreateUtmTemplateBody" });
+export type CreateUtmTemplateBody = z.infer<typeof CreateUtmTemplateBody>;
+
+export const UtmTemplateIdParams = z.object({ id: z.coerce.number().int().positive().max(2_147_483_647) });
+export type UtmTemplateIdParams = z.infer<typeof UtmTemplateIdParams>;
