@@ -22,5 +22,6 @@ export function clickRows(link: string, account: string, n: number): ClickRow[] 
     is_bot: 0,
     visitor_hash: String(visitors++),
     host: "kurz.test",
+    destination: "default",
   }));
 }
