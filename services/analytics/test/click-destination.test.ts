@@ -67,7 +67,14 @@ function click(destination?: string, userAgent = FIREFOX): ClickEvent {
 }
 
 it("stores each click's destination, whichever batch brought it, and breaks the link's clicks down by it", async () => {
-  const v2 = [click("rule:2"), click("rule:2"), click("default"), click(), click("ios"), click("split:1", SLACK)];
+  const v2 = [
+    click("rule:2"),
+    click("rule:2"),
+    click("default"),
+    click(),
+    click("ios"),
+    click("split:1", SLACK),
+  ];
   const encoded = encodeClickBatch(v2);
   // A tenth member only where the destination is not the default.
   expect(encoded.clicks.map((c) => c.length)).toEqual([10, 10, 9, 9, 10, 10]);
