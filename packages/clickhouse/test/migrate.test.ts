@@ -36,7 +36,7 @@ describe("migrate with the package's migrations", () => {
   it("creates clicks, links, the rollups and their views, records each, and applies nothing the second time", async () => {
     const ch = await freshDatabase("real");
     expect(await migrate(ch)).toEqual({
-      applied: ["0011_baseline.sql"],
+      applied: ["0011_baseline.sql", "0012_click_destination.sql"],
       // A view that writes into a table another view reads comes after that one (consumersFirst).
       views: [
         "link_daily_from_hourly_mv",
@@ -110,12 +110,16 @@ describe("migrate with the package's migrations", () => {
       { name: "is_bot", type: "UInt8" },
       { name: "visitor_hash", type: "UInt64" },
       { name: "host", type: "String" },
+      { name: "destination", type: "LowCardinality(String)" },
       { name: "message_token", type: "String" },
     ]);
     const recorded = await ch.query(
       "SELECT version, name, length(checksum) AS len FROM schema_migrations FINAL ORDER BY version",
     );
-    expect(recorded).toEqual([{ version: 11, name: "baseline", len: 64 }]);
+    expect(recorded).toEqual([
+      { version: 11, name: "baseline", len: 64 },
+      { version: 12, name: "click_destination", len: 64 },
+    ]);
     // The all-time totals per account and link, inside link_daily's parts.
     const projections = await ch.query(
       "SELECT table, name FROM system.projections WHERE database = currentDatabase() ORDER BY table, name",

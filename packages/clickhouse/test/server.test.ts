@@ -42,7 +42,7 @@ describe.skipIf(!url)("ClickHouse server (skipped unless CLICKHOUSE_URL is set)"
   });
 
   it("migrates idempotently and counts a redelivered click once", async () => {
-    expect((await migrate(ch)).applied).toEqual(["0011_baseline.sql"]);
+    expect((await migrate(ch)).applied).toEqual(["0011_baseline.sql", "0012_click_destination.sql"]);
     expect(await migrate(ch)).toEqual({ applied: [], views: [] });
     const row = {
       click_id: randomUUID(),

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { AnalyticsSharedField, ShortCode } from "./link.ts";
 import { Count, DateOnly, DateOrDateTimeInput, Uuid } from "./primitives.ts";
+import { Destination } from "./smart-link.ts";
 import { AnyUrl } from "./url.ts";
 
 export const TOP_LIST_SIZE = 10;
@@ -52,6 +53,14 @@ export const LinkAnalytics = z
       description: "Clicks by bots and link-preview fetchers, excluded above",
     }),
     unique_visitors: Count.optional(),
+    // A Kurz extension, hence optional in the schema (SPEC's samples have none); always sent to the owner.
+    destinations: z
+      .array(z.object({ destination: Destination, count: Count }))
+      .optional()
+      .meta({
+        description:
+          "Human clicks by which part of the link sent them: `default` (original_url), `rule:N` (the Nth rule), `split:N` (the Nth split arm), `ios`, `android`, `expired` (expired_url); every destination that has clicks, most first. Not on public analytics",
+      }),
   })
   .meta({ id: "LinkAnalytics" });
 export type LinkAnalytics = z.infer<typeof LinkAnalytics>;
@@ -137,10 +146,11 @@ export const SHARED_FIELD_SECTIONS = {
 } as const satisfies Record<AnalyticsSharedField, readonly (keyof LinkAnalytics)[]>;
 
 /**
- * GET /api/v1/public/analytics/:short_code: only the sections the owner shares; no ids, no bot counts.
+ * GET /api/v1/public/analytics/:short_code: only the sections the owner shares; no ids, no bot counts,
+ * no destinations (they name the owner's rules and tests, which no section shares).
  * Served only when the link has analytics_public; otherwise 404 so private links are not revealed.
  */
-export const PublicLinkAnalytics = LinkAnalytics.omit({ link_id: true, bot_clicks: true })
+export const PublicLinkAnalytics = LinkAnalytics.omit({ link_id: true, bot_clicks: true, destinations: true })
   .partial()
   .extend({ short_code: z.string(), shared_fields: z.array(AnalyticsSharedField) })
   .meta({ id: "PublicLinkAnalytics" });

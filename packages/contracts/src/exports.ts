@@ -52,7 +52,16 @@ export const ExportedLink = z
 export type ExportedLink = z.infer<typeof ExportedLink>;
 
 /** What each analytics CSV row breaks clicks down by, besides link and day. */
-export const ExportDimension = z.enum(["none", "referrer", "country", "city", "device", "browser", "os"]);
+export const ExportDimension = z.enum([
+  "none",
+  "referrer",
+  "country",
+  "city",
+  "device",
+  "browser",
+  "os",
+  "destination",
+]);
 export type ExportDimension = z.infer<typeof ExportDimension>;
 
 export const ExportAnalyticsQuery = z

@@ -80,6 +80,19 @@ describe("analytics", () => {
     });
   });
 
+  it("takes destinations as a Kurz extension, and never shows them on public analytics", () => {
+    const destinations = [
+      { destination: "default", count: 3 },
+      { destination: "rule:2", count: 1 },
+      { destination: "split:1", count: 1 },
+    ];
+    expect(LinkAnalytics.parse({ ...analytics, destinations })).toEqual({ ...analytics, destinations });
+    expect(
+      LinkAnalytics.safeParse({ ...analytics, destinations: [{ destination: "rule:x", count: 1 }] }).success,
+    ).toBe(false);
+    expect(Object.keys(PublicLinkAnalytics.shape)).not.toContain("destinations");
+  });
+
   it("rejects values outside the documented vocabulary", () => {
     expect(
       LinkAnalytics.safeParse({ ...analytics, devices: [{ device_type: "tv", count: 1 }] }).success,

@@ -120,6 +120,8 @@ describe("link analytics", () => {
       ],
       bot_clicks: 2,
       unique_visitors: 4,
+      // A plain link: every human click went to its URL.
+      destinations: [{ destination: "default", count: 5 }],
     });
   });
 

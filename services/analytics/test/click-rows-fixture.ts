@@ -5,7 +5,10 @@ import type { ClickRow } from "../src/ingest/click-rows.ts";
 // One visitor a click, so that unique visitors count clicks too.
 let visitors = 1000;
 
-/** `n` human clicks of `link` from now back, a millisecond apart; every other one with a referrer. */
+/**
+ * `n` human clicks of `link` from now back, a millisecond apart; every other one with a referrer, every
+ * third one sent by a split arm.
+ */
 export function clickRows(link: string, account: string, n: number): ClickRow[] {
   return Array.from({ length: n }, (_, i) => ({
     click_id: randomUUID(),
@@ -22,5 +25,6 @@ export function clickRows(link: string, account: string, n: number): ClickRow[] 
     is_bot: 0,
     visitor_hash: String(visitors++),
     host: "kurz.test",
+    destination: i % 3 === 0 ? "split:2" : "default",
   }));
 }

@@ -173,6 +173,23 @@ it.each<{ lost: string; parts: Part[] }>([
   expect(await counts(db, link)).toEqual(whole(35));
   // Rebuilt from its raw clicks: the drift is gone.
   expect(await statsHours(db, link)).toBe(35);
+  // With each click's destination (the fixture's split arm, every third click of each message).
+  const sent = [...m, ...fresh].filter((r) => r.destination !== "default").length;
+  expect(sent).toBeGreaterThan(0);
+  expect(
+    await value(
+      db,
+      "SELECT sum(clicks) FROM link_dim_total WHERE link_id = {link:UUID} AND dim = 'destination'",
+      link,
+    ),
+  ).toBe(sent);
+  expect(
+    await value(
+      db,
+      "SELECT sum(n) FROM link_stats WHERE link_id = {link:UUID} AND level = 'day' AND a = 'destination'",
+      link,
+    ),
+  ).toBe(sent);
   // Another link's rollups are left as they were, drift included.
   expect(await counts(db, other)).toEqual(whole(4));
   expect(await statsHours(db, other)).toBe(4 + 5);

@@ -1,7 +1,7 @@
 // The analytics export's paging (exports/analytics-export.ts), in process against embedded ClickHouse:
 // whatever the rows a query may read, the CSV is the same rows in the same order, and those rows are
 // what plain code counts from the clicks themselves (per link and day with bots apart, or per link, day
-// and referrer of humans), for this account only, without its deleted link. A small budget really cuts
+// and referrer or destination of humans), for this account only, without its deleted link. A small budget really cuts
 // the export into many queries, and one heavy link into ranges of days.
 import { randomUUID } from "node:crypto";
 import type { KurzClickHouse } from "@kurz/clickhouse";
@@ -22,8 +22,15 @@ const deleted = randomUUID();
 const foreign = randomUUID();
 const codes = new Map<string, string>([heavy, ...light, deleted, foreign].map((id, i) => [id, `pg${i}`]));
 const start = Math.floor(Date.now() / DAY) * DAY - 40 * DAY;
+// Most clicks go to the default (stored with no breakdown row: its count is the rest of the day's).
+const DESTINATIONS = ["default", "default", "default", "rule:1", "rule:12", "split:2", "ios", "expired"];
 const click = (link: string, owner: string, ms: number, referrer: string | null, bot: boolean): ClickRow =>
-  clickRow(link, owner, ms, { short_code: codes.get(link)!, referrer, is_bot: bot ? 1 : 0 });
+  clickRow(link, owner, ms, {
+    short_code: codes.get(link)!,
+    referrer,
+    is_bot: bot ? 1 : 0,
+    destination: DESTINATIONS[Math.floor(ms / 1_000) % DESTINATIONS.length]!,
+  });
 
 const clicks: ClickRow[] = [];
 for (let i = 0; i < 3_000; i++) {
@@ -48,17 +55,19 @@ for (let i = 0; i < 50; i++)
   clicks.push(click(foreign, other, start + i * DAY * 0.7, "https://x.example/", false));
 
 /** The export's rows as plain code counts them from the clicks, as CSV lines in no particular order. */
-function truth(dimension: "none" | "referrer", from?: string, to?: string): string[] {
+function truth(dimension: "none" | "referrer" | "destination", from?: string, to?: string): string[] {
   const counts = new Map<string, [number, number]>();
   for (const c of clicks) {
     const day = c.ts.slice(0, 10);
     if (c.account_id !== account || c.link_id === deleted) continue;
     if ((from && day < from) || (to && day > to)) continue;
-    if (dimension === "referrer" && c.is_bot === 1) continue;
+    if (dimension !== "none" && c.is_bot === 1) continue;
     const key =
       dimension === "none"
         ? `${c.link_id},${codes.get(c.link_id)},${day}`
-        : `${c.link_id},${codes.get(c.link_id)},${day},referrer,${c.referrer ?? ""},,`;
+        : dimension === "referrer"
+          ? `${c.link_id},${codes.get(c.link_id)},${day},referrer,${c.referrer ?? ""},,`
+          : `${c.link_id},${codes.get(c.link_id)},${day},destination,${c.destination},,`;
     const n = counts.get(key) ?? [0, 0];
     if (c.is_bot === 1) n[1] += 1;
     else n[0] += 1;
@@ -115,7 +124,7 @@ async function run(query: Parameters<typeof exportAnalytics>[2], rowsPerQuery?: 
 }
 
 describe("the analytics export's pages", () => {
-  for (const dimension of ["none", "referrer"] as const) {
+  for (const dimension of ["none", "referrer", "destination"] as const) {
     it(`gives the clicks' own counts, whatever the rows per query (${dimension})`, async () => {
       const whole = await run({ dimension });
       expect(whole.queries).toBe(1);
@@ -139,6 +148,13 @@ describe("the analytics export's pages", () => {
     for (let i = 1; i < keys.length; i++) {
       if (keys[i]![0] === keys[i - 1]![0]) expect(keys[i]![2]! > keys[i - 1]![2]!).toBe(true);
     }
+  });
+
+  it("lists every destination, the default included, only where it has clicks", async () => {
+    const { rows } = await run({ dimension: "destination" });
+    const values = new Set(rows.map((r) => r.split(",")[4]));
+    expect([...values].sort()).toEqual(["default", "expired", "ios", "rule:1", "rule:12", "split:2"]);
+    expect(rows.every((r) => Number(r.split(",")[6]) > 0)).toBe(true);
   });
 
   it("pages one link within a period", async () => {

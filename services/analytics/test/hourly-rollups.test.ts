@@ -22,6 +22,16 @@ const otherLink = randomUUID();
 const base = Math.floor(Date.now() / HOUR) * HOUR - 72 * HOUR;
 
 const pick = <T>(list: readonly T[], i: number) => list[i % list.length]!;
+// More destinations than a top list holds (all are listed), most clicks to the default.
+const DESTINATIONS = [
+  ...Array.from({ length: 12 }, () => "default"),
+  ...Array.from({ length: 12 }, (_, n) => `rule:${n + 1}`),
+  "split:1",
+  "split:2",
+  "ios",
+  "android",
+  "expired",
+];
 function click(link: string, owner: string, ms: number, i: number): ClickRow {
   return clickRow(link, owner, ms, {
     referrer: i % 4 === 0 ? null : `https://ref${i % 13}.example/`,
@@ -33,6 +43,7 @@ function click(link: string, owner: string, ms: number, i: number): ClickRow {
     is_bot: i % 17 === 0 ? 1 : 0,
     // Few distinct visitors, so the same one returns within an hour, a day and across days.
     visitor_hash: String(1_000 + (i % 37)),
+    destination: pick(DESTINATIONS, i * 19),
   });
 }
 
@@ -94,6 +105,9 @@ function expected(rows: ClickRow[], period: Period) {
     })),
     countries: top((r) => r.country || "\u0000").map(([country, c]) => ({ country, count: c })),
     browsers: top((r) => r.browser || "\u0000").map(([browser, c]) => ({ browser, count: c })),
+    destinations: [...count((r) => r.destination)]
+      .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
+      .map(([destination, c]) => ({ destination, count: c })),
     unique_visitors: [...perDay.values()].reduce((n, s) => n + s.size, 0),
   };
 }
@@ -106,6 +120,7 @@ function expectTruth(days: Awaited<ReturnType<typeof linkStats>>, truth: ReturnT
   expect(days.referrers).toEqual(truth.referrers);
   expect(days.countries).toEqual(truth.countries);
   expect(days.browsers).toEqual(truth.browsers);
+  expect(days.destinations).toEqual(truth.destinations);
   expect(days.unique_visitors).toBe(truth.unique_visitors);
 }
 
@@ -134,13 +149,16 @@ describe("the rollups", () => {
     expect(await one("SELECT sum(clicks) + sum(bot_clicks) FROM link_hourly")).toBe(clicks.length);
     expect(await one("SELECT sum(clicks) + sum(bot_clicks) FROM link_daily")).toBe(clicks.length);
     expect(await one("SELECT sum(bot_clicks) FROM link_hourly")).toBe(bots);
-    // Six dimensions per human click, by hour and by day (link_stats) and over all time (link_dim_total).
+    // Six dimensions per human click, and its destination unless the default, by hour and by day
+    // (link_stats) and over all time (link_dim_total).
+    const sent = clicks.filter((c) => c.is_bot === 0 && c.destination !== "default").length;
+    expect(sent).toBeGreaterThan(0);
     for (const level of ["hour", "day"]) {
       expect(await one(`SELECT sum(n) FROM link_stats WHERE level = '${level}' AND kind = 'd'`)).toBe(
-        6 * (clicks.length - bots),
+        6 * (clicks.length - bots) + sent,
       );
     }
-    expect(await one("SELECT sum(clicks) FROM link_dim_total")).toBe(6 * (clicks.length - bots));
+    expect(await one("SELECT sum(clicks) FROM link_dim_total")).toBe(6 * (clicks.length - bots) + sent);
   });
 
   it("keep link_stats' rows at every level, click rows only within its TTL", async () => {
@@ -154,6 +172,22 @@ describe("the rollups", () => {
       click: await one("SELECT count() FROM link_stats FINAL WHERE level = 'click' AND kind = 's'"),
       visitorDays: await one("SELECT count() FROM link_stats FINAL WHERE level = 'day' AND kind = 'v'"),
     }).toEqual({ day: clicks.length, hour: clicks.length - bots, click: recent, visitorDays: days });
+  });
+});
+
+describe("all time", () => {
+  it("breaks clicks down by destination, every one listed, the default the human clicks left", async () => {
+    for (const link of links) {
+      const truth = expected(
+        clicks.filter((c) => c.link_id === link),
+        { from: new Date(0), to: new Date(8.64e15) },
+      );
+      const stats = await linkStats(ch, { link_id: link, account_id: account, short_code: "t" }, null);
+      expect(stats.total_clicks).toBe(truth.total_clicks);
+      expect(stats.destinations).toEqual(truth.destinations);
+      expect(stats.destinations!.length).toBeGreaterThan(TOP_LIST_SIZE);
+      expect(stats.destinations![0]).toEqual({ destination: "default", count: expect.any(Number) });
+    }
   });
 });
 

@@ -38,6 +38,19 @@ function filterOf(accountId: string, query: ExportAnalyticsQuery): Filter {
 const DIM_DAYS = `(SELECT link_id, toDate(t) AS day, toString(a) AS dim, b AS value, toString(c) AS country, n AS clicks
   FROM link_stats WHERE level = 'day' AND kind = 'd')`;
 
+// Destinations per link and day in the same columns: link_stats holds a row only for clicks not sent
+// to the default (migrations/0012_click_destination.sql), so the default's is the day's human clicks
+// (link_daily) less the others'. Summed by the reader, as every rollup is.
+const DESTINATION_DAYS = `(SELECT link_id, day, 'destination' AS dim, value, '' AS country, clicks FROM (
+    SELECT link_id, toDate(t) AS day, b AS value, toInt64(n) AS clicks
+      FROM link_stats WHERE level = 'day' AND kind = 'd' AND a = 'destination'
+    UNION ALL SELECT link_id, toDate(t) AS day, 'default' AS value, -toInt64(n) AS clicks
+      FROM link_stats WHERE level = 'day' AND kind = 'd' AND a = 'destination'
+    UNION ALL SELECT link_id, day, 'default' AS value, toInt64(clicks) AS clicks
+      FROM link_daily WHERE account_id = {account:UUID}))`;
+
+const dimDays = (dimension: ExportDimension) => (dimension === "destination" ? DESTINATION_DAYS : DIM_DAYS);
+
 // The link dimension names each link; a link whose deletion has been applied drops out (its clicks
 // are being removed too). A link the dimension has not heard of yet keeps its rows with no code. Only
 // the query's own links are read, so the join's table is as small as the query.
@@ -72,7 +85,7 @@ function sqlFor(dimension: ExportDimension, f: Filter, page: Page): string {
   // from its link_daily rows), so the page's ids are the account filter here.
   return `SELECT toString(d.link_id) AS link_id, l.short_code AS short_code, toString(d.day) AS day,
       d.value AS value, d.country AS country, d.clicks AS clicks
-    FROM (SELECT link_id, day, value, country, sum(clicks) AS clicks FROM ${DIM_DAYS}
+    FROM (SELECT link_id, day, value, country, sum(clicks) AS clicks FROM ${dimDays(dimension)}
           WHERE dim = {dim:String} AND ${pageWhere(dimWhere(f), page)}
           GROUP BY link_id, day, value, country HAVING clicks > 0) AS d
     LEFT JOIN ${LINKS} ON d.link_id = l.link_id
@@ -105,7 +118,7 @@ async function* pagesOf(
   f: Filter,
   budget: number,
 ): AsyncGenerator<Page> {
-  const table = dimension === "none" ? "link_daily" : DIM_DAYS;
+  const table = dimension === "none" ? "link_daily" : dimDays(dimension);
   const where =
     dimension === "none"
       ? f.where

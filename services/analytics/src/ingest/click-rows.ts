@@ -20,6 +20,8 @@ export interface ClickRow {
   is_bot: number;
   visitor_hash: string;
   host: string;
+  /** Which rule, split arm or fallback sent the click (contracts Destination); `default` when unsaid. */
+  destination: string;
 }
 
 /** The columns of `clicks` a ClickRow fills, in the order inserts and rebuilds list them. */
@@ -38,6 +40,7 @@ export const CLICK_COLUMNS = [
   "is_bot",
   "visitor_hash",
   "host",
+  "destination",
 ] as const satisfies readonly (keyof ClickRow)[];
 
 export interface Enrichers {
@@ -68,5 +71,6 @@ export function toClickRow(e: ClickEvent, enrich: Enrichers): ClickRow {
     is_bot: agent.is_bot,
     visitor_hash: enrich.visitors.hash(e.ts.slice(0, 10), e.ip, e.user_agent),
     host: e.host ?? "",
+    destination: e.destination ?? "default",
   };
 }

@@ -290,7 +290,7 @@ async function rowsStoredBy(ch: KurzClickHouse, token: string): Promise<ClickRow
   const rows = await ch.query<Record<(typeof CLICK_COLUMNS)[number], string | number | null>>(
     `SELECT toString(click_id) AS click_id, toString(link_id) AS link_id, toString(account_id) AS account_id,
        short_code, toString(ts) AS ts, referrer, country, city, device_type, browser, os, is_bot,
-       toString(visitor_hash) AS visitor_hash, host
+       toString(visitor_hash) AS visitor_hash, host, destination
      FROM clicks PREWHERE message_token = {token:String} ORDER BY link_id, ts, click_id`,
     { token },
   );

@@ -2,7 +2,8 @@
 // every count. A period, whole days or times of day, is one read of `link_stats` (decision
 // 0048): its whole days, the whole hours of its partial days and the clicks of its partial hours are key
 // ranges of that one table. All time reads the all-time breakdown (link_dim_total), far fewer rows than every
-// day of the link.
+// day of the link. Destinations are stored only for clicks not sent to the default; the default's
+// count is the rest of the human clicks (migrations/0012_click_destination.sql).
 import type { KurzClickHouse } from "@kurz/clickhouse";
 import { type AnalyticsInterval, type LinkAnalytics, TOP_LIST_SIZE } from "@kurz/contracts";
 import { levelRanges, type Period } from "./period.ts";
@@ -13,7 +14,7 @@ export interface LinkRef {
   short_code: string;
 }
 
-type Dim = "referrer" | "country" | "city" | "device" | "browser" | "os";
+type Dim = "referrer" | "country" | "city" | "device" | "browser" | "os" | "destination";
 
 // Byte order, as ClickHouse sorts strings (ties in a top list must come out as they did in SQL).
 const cmp = (x: string, y: string) => Buffer.compare(Buffer.from(x), Buffer.from(y));
@@ -99,7 +100,7 @@ const oldClicks = (bucket: string, where: string) => `
   FROM (
     SELECT click_id, ts, is_bot, visitor_hash, ifNull(referrer, '') AS src_referrer, toString(country) AS src_country,
            city AS src_city, toString(device_type) AS src_device, toString(browser) AS src_browser,
-           toString(os) AS src_os
+           toString(os) AS src_os, toString(destination) AS src_destination
     FROM clicks WHERE link_id = {id:UUID} AND ${where}
   )
   ARRAY JOIN arrayConcat(
@@ -112,7 +113,8 @@ const oldClicks = (bucket: string, where: string) => `
       ('d', 'browser', src_browser, '', 1, 0),
       ('d', 'os', src_os, '', 1, 0),
       ('v', toString(toDate(ts)), '', '', 0, 0)
-    ], [])
+    ], []),
+    if(is_bot = 0 AND src_destination != 'default', [('d', 'destination', src_destination, '', 1, 0)], [])
   ) AS r`;
 
 export async function linkStats(
@@ -123,7 +125,8 @@ export async function linkStats(
 ): Promise<LinkAnalytics> {
   const source = period ? ofPeriod(period, interval) : allTime();
   // Unknown values ('') are left out of the breakdowns, except direct traffic among referrers; each
-  // breakdown keeps its top ${TOP_LIST_SIZE} (a series bucket or a day is one row per (kind, a)).
+  // breakdown keeps its top ${TOP_LIST_SIZE} (a series bucket or a day is one row per (kind, a)), except
+  // destinations, all of which are kept (a variant with few clicks is still one to compare).
   const result = await ch.query<{
     kind: "s" | "d" | "v";
     a: string;
@@ -139,7 +142,7 @@ export async function linkStats(
      GROUP BY kind, a, b, c
      HAVING kind != 'd' OR n > 0
      ORDER BY kind, a, n DESC, b, c
-     LIMIT ${TOP_LIST_SIZE} BY kind, a`,
+     LIMIT ${TOP_LIST_SIZE} BY kind, a, if(kind = 'd' AND a = 'destination', b, '')`,
     { ...source.params, id: link.link_id, account: link.account_id },
   );
   const rows = result
@@ -154,10 +157,11 @@ export async function linkStats(
 
   const of = (dim: Dim) => breakdown.filter((r) => r.dim === dim);
   const buckets = rows.filter((r) => Number(r.clicks) > 0);
+  const totalClicks = buckets.reduce((n, r) => n + Number(r.clicks), 0);
   return {
     link_id: link.link_id,
     short_code: link.short_code,
-    total_clicks: buckets.reduce((n, r) => n + Number(r.clicks), 0),
+    total_clicks: totalClicks,
     time_series: seriesOf(buckets, interval),
     referrers: of("referrer").map((r) => ({
       referrer: r.value === "" ? null : r.value,
@@ -173,7 +177,26 @@ export async function linkStats(
     os: of("os").map((r) => ({ os: r.value, count: Number(r.clicks) })),
     bot_clicks: rows.reduce((n, r) => n + Number(r.bots), 0),
     unique_visitors: visitors,
+    destinations: destinationsOf(of("destination"), totalClicks),
   };
+}
+
+/**
+ * Every destination with clicks, most first: the stored ones (every one but the default) and the
+ * default, which is the human clicks left.
+ */
+function destinationsOf(
+  stored: { value: string; clicks: number }[],
+  totalClicks: number,
+): NonNullable<LinkAnalytics["destinations"]> {
+  const others = stored.reduce((n, r) => n + r.clicks, 0);
+  const all = [
+    ...stored.map((r) => ({ destination: r.value, count: r.clicks })),
+    { destination: "default", count: Math.max(0, totalClicks - others) },
+  ];
+  return all
+    .filter((d) => d.count > 0)
+    .sort((x, y) => y.count - x.count || cmp(x.destination, y.destination));
 }
 
 /** Days as the documented `{date, count}`; hours as `{hour, count}` with the hour's start in UTC. */

@@ -1,12 +1,16 @@
 // One link's analytics sections, shared by the link page and the public stats page. Each section
-// renders only when its data is present: the public answer carries only the shared sections.
-import type { AnalyticsQuery, PublicLinkAnalytics } from "@kurz/contracts";
+// renders only when its data is present: the public answer carries only the shared sections, and
+// never destinations.
+import type { AnalyticsQuery, LinkAnalytics, PublicLinkAnalytics } from "@kurz/contracts";
 import { useMemo } from "preact/hooks";
 import { fillSeries } from "../ranges.ts";
 import { BarList } from "./BarList.tsx";
 import { TimeChart } from "./TimeChart.tsx";
 
-type Data = Omit<PublicLinkAnalytics, "shared_fields"> & { bot_clicks?: number };
+type Data = Omit<PublicLinkAnalytics, "shared_fields"> & {
+  bot_clicks?: number;
+  destinations?: LinkAnalytics["destinations"];
+};
 
 const regionNames = (() => {
   try {
@@ -17,6 +21,27 @@ const regionNames = (() => {
 })();
 const country = (code: string) => (code === "ZZ" ? "Unknown" : (regionNames?.of(code) ?? code));
 const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** What sent a click (contracts Destination), as the link's editor names it. */
+function destinationLabel(destination: string): string {
+  const [kind, n] = destination.split(":");
+  switch (kind) {
+    case "rule":
+      return `Rule ${n}`;
+    case "split":
+      return `Split arm ${n}`;
+    case "ios":
+      return "iOS app";
+    case "android":
+      return "Android app";
+    case "expired":
+      return "Expired fallback";
+    case "default":
+      return "Default URL";
+    default:
+      return destination;
+  }
+}
 
 export function AnalyticsPanels({ data, query }: { data: Data; query: AnalyticsQuery }) {
   const series = useMemo(
@@ -36,6 +61,8 @@ export function AnalyticsPanels({ data, query }: { data: Data; query: AnalyticsQ
       id: "bots",
     },
   ].filter((n) => n !== false);
+  // Only a link whose rules, split or fallbacks sent some clicks elsewhere has anything to compare.
+  const destinations = data.destinations?.some((d) => d.destination !== "default") ? data.destinations : null;
   return (
     <div class="analytics">
       {numbers.length > 0 && (
@@ -104,6 +131,14 @@ export function AnalyticsPanels({ data, query }: { data: Data; query: AnalyticsQ
             <BarList
               title="Browsers"
               rows={data.browsers.map((b) => ({ label: b.browser, count: b.count }))}
+            />
+          </div>
+        )}
+        {destinations && (
+          <div data-section="destinations">
+            <BarList
+              title="Destinations"
+              rows={destinations.map((d) => ({ label: destinationLabel(d.destination), count: d.count }))}
             />
           </div>
         )}
