@@ -221,6 +221,19 @@ describe("link members", () => {
     expect(record.s).not.toHaveProperty("x");
     expect(record.s).not.toHaveProperty("i");
 
+    const second = await uploadedImage();
+    const swapped = await api("PATCH", `/links/${link.id}`, { og: { image: second.id, description: null } });
+    expect(swapped.body.data.og).toEqual({
+      title: "New title",
+      description: null,
+      image: second.id,
+      image_url: second.url,
+    });
+    expect(((await bed.redirectRecord(link.short_code)) as { s: { g: unknown } }).s.g).toEqual({
+      t: "New title",
+      i: second.url,
+    });
+
     const cleared = await api("PATCH", `/links/${link.id}`, { og: null, rules: null, android_url: null });
     expect(cleared.body.data).toMatchObject({ og: null, rules: [], android_url: null });
     const audit = await bed.prisma.auditEvent.findMany({
@@ -229,6 +242,7 @@ describe("link members", () => {
     });
     expect(audit.map((e) => e.details)).toEqual([
       { fields: ["rules", "split", "forward_query", "max_clicks", "expired_url", "og", "ios_url"] },
+      { fields: ["og"] },
       { fields: ["rules", "og", "android_url"] },
     ]);
     const created = await bed.prisma.auditEvent.findFirst({
