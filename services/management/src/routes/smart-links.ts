@@ -5,7 +5,9 @@ import type { PrismaClient } from "@kurz/db";
 import { type MountedRoute, route, v1Success } from "@kurz/service-kit";
 import { getImage } from "../images/get-image.ts";
 import { uploadImage } from "../images/upload-image.ts";
-import { createUtmTemplate, deleteUtmTemplate, listUtmTemplates } from "../utm-templates/utm-templates.ts";
+import { createUtmTemplate } from "../utm-templates/create-utm-template.ts";
+import { deleteUtmTemplate } from "../utm-templates/delete-utm-template.ts";
+import { listUtmTemplates } from "../utm-templates/list-utm-templates.ts";
 
 export function smartLinksRoutes(deps: { prisma: PrismaClient; baseUrl: string }): MountedRoute[] {
   const { prisma } = deps;
