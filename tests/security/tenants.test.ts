@@ -33,6 +33,7 @@ interface Tenant {
   overlayId: number;
   userId: string;
   invitationId: string;
+  utmTemplateId: number;
   /** The invitation's stored SHA-256, spelled as a token would be (43 base64url characters). */
   invitationHashAsToken: string;
 }
@@ -84,6 +85,9 @@ async function furnish(accountId: string, call: Call, tag: string): Promise<Tena
       }),
     )
   ).body.data.id;
+  const utmTemplateId = (
+    await ok(call("POST", "/api/v1/utm-templates", { name: `${tag} template`, params: { utm_source: tag } }))
+  ).body.data.id;
   const { tokenHash } = await bed.prisma.invitation.findUniqueOrThrow({ where: { id: invitationId } });
   const invitationHashAsToken = Buffer.from(tokenHash, "hex").toString("base64url");
   return {
@@ -99,6 +103,7 @@ async function furnish(accountId: string, call: Call, tag: string): Promise<Tena
     overlayId,
     userId,
     invitationId,
+    utmTemplateId,
     invitationHashAsToken,
   };
 }
@@ -118,6 +123,7 @@ async function rowsOf(accountId: string) {
     members,
     invitations,
     passkeys,
+    utmTemplates,
   ] = await Promise.all([
     bed.prisma.account.findUniqueOrThrow({ where: { id: accountId } }),
     bed.prisma.link.findMany({ where, orderBy: { id: "asc" } }),
@@ -133,6 +139,7 @@ async function rowsOf(accountId: string) {
       where: { user: { memberships: { some: { accountId } } } },
       orderBy: { id: "asc" },
     }),
+    bed.prisma.utmTemplate.findMany({ where, orderBy: { id: "asc" } }),
   ]);
   return JSON.stringify(
     {
@@ -147,6 +154,7 @@ async function rowsOf(accountId: string) {
       members,
       invitations,
       passkeys,
+      utmTemplates,
     },
     (_k, v) => (typeof v === "bigint" ? String(v) : v),
   );
@@ -192,6 +200,10 @@ function attemptsFor(method: string, path: string): Attempt[] | undefined {
     "GET /api/v1/analytics/:link_id": [{ path: `/api/v1/analytics/${v.link.id}` }],
     "GET /api/v1/public/analytics/:short_code": [{ path: `/api/v1/public/analytics/${v.link.short_code}` }],
     "GET /api/v1/qr/:short_code": [{ path: `/api/v1/qr/${v.link.short_code}` }],
+    "DELETE /api/v1/utm-templates/:id": [{ path: `/api/v1/utm-templates/${v.utmTemplateId}` }],
+    // Public by design: an uploaded image's unguessable id is what link-preview fetchers read it by,
+    // with no key (tests/security/smart-links.test.ts attacks what is served).
+    "GET /api/v1/images/:id": [],
     "POST /api/domain/:id/verify": [{ path: `/api/domain/${v.domainId}/verify` }],
     "PUT /api/domain/:id/update": [
       { path: `/api/domain/${v.domainId}/update`, body: { redirectroot: "https://evil.example/" } },

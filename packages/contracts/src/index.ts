@@ -31,6 +31,7 @@ export * from "./routes-all.ts";
 export * from "./routes-campaigns.ts";
 export * from "./routes-legacy.ts";
 export * from "./routes-overlays.ts";
+export * from "./routes-smart-links.ts";
 export * from "./routes-two-factor.ts";
 export * from "./routes-workspaces.ts";
 export * from "./scopes.ts";

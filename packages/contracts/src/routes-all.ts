@@ -10,6 +10,7 @@ import { type ApiRoute, type RouteDef, V1_ROUTES } from "./routes.ts";
 import { CAMPAIGN_ROUTES } from "./routes-campaigns.ts";
 import { LEGACY_ROUTES } from "./routes-legacy.ts";
 import { OVERLAY_ROUTES } from "./routes-overlays.ts";
+import { SMART_LINK_ROUTES } from "./routes-smart-links.ts";
 import { TWO_FACTOR_ROUTES } from "./routes-two-factor.ts";
 import { WORKSPACE_ROUTES } from "./routes-workspaces.ts";
 import { SSO_ROUTES } from "./sso.ts";
@@ -17,6 +18,7 @@ import { WEBHOOK_ROUTES } from "./webhooks.ts";
 
 export const ROUTES = {
   ...V1_ROUTES,
+  ...SMART_LINK_ROUTES,
   ...TWO_FACTOR_ROUTES,
   ...IMPORT_ROUTES,
   ...EXPORT_ROUTES,
