@@ -195,7 +195,7 @@ export function LinkPage({ id }: { id: string }) {
         <QrDesigner code={l.short_code} />
       </section>
       {dialog === "edit" && (
-        <Dialog title={`Edit ${l.short_code}`} onClose={() => setDialog(null)}>
+        <Dialog title={`Edit ${l.short_code}`} onClose={() => setDialog(null)} wide>
           <LinkForm link={l} onCancel={() => setDialog(null)} onDone={() => setDialog(null)} />
         </Dialog>
       )}
