@@ -603,7 +603,7 @@ function LimitsAndApps({
         A visit to <code>/code?ref=x</code> goes on to the destination with <code>ref=x</code> added. The
         account's default is {accountForward ? "on" : "off"}.
       </p>
-      <div class="smart-grid">
+      <div class="smart-grid wide-cells">
         <Field
           id="sf-max-clicks"
           label="Click limit"

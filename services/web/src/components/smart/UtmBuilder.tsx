@@ -5,6 +5,7 @@ import { useState } from "preact/hooks";
 import { invalidate, useQuery } from "../../api/cache.ts";
 import { call, messageOf } from "../../api/client.ts";
 import { errorAt } from "./draft.ts";
+import "./smart.css";
 
 type UtmName = (typeof UTM_PARAMS)[number];
 const LABELS: Record<UtmName, string> = {
