@@ -6,8 +6,8 @@ import { invalidate, useQuery } from "../../api/cache.ts";
 import { call, messageOf } from "../../api/client.ts";
 import { errorAt } from "./draft.ts";
 import "./smart.css";
+import { paramsOf, type UtmName, withUtm } from "./utm.ts";
 
-type UtmName = (typeof UTM_PARAMS)[number];
 const LABELS: Record<UtmName, string> = {
   utm_source: "Source",
   utm_medium: "Medium",
@@ -22,37 +22,6 @@ const PLACEHOLDERS: Record<UtmName, string> = {
   utm_term: "running shoes",
   utm_content: "header-button",
 };
-
-/** The utm_* parameters `url` carries; {} when it is not a URL yet. */
-function paramsOf(url: string): Partial<Record<UtmName, string>> {
-  try {
-    const q = new URL(url).searchParams;
-    const out: Partial<Record<UtmName, string>> = {};
-    for (const p of UTM_PARAMS) {
-      const v = q.get(p);
-      if (v !== null) out[p] = v;
-    }
-    return out;
-  } catch {
-    return {};
-  }
-}
-
-/** `url` with its utm_* parameters replaced by `params` (empty ones removed); `url` if not a URL. */
-export function withUtm(url: string, params: Partial<Record<UtmName, string>>): string {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return url;
-  }
-  for (const p of UTM_PARAMS) {
-    const v = params[p]?.trim();
-    if (v) u.searchParams.set(p, v);
-    else u.searchParams.delete(p);
-  }
-  return u.href;
-}
 
 export function UtmBuilder({ url, onUrl }: { url: string; onUrl: (url: string) => void }) {
   const values = paramsOf(url);
