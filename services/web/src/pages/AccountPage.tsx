@@ -97,7 +97,7 @@ function ForwardQuery({ on }: { on: boolean }) {
         />
         Forward query parameters
       </label>
-      <p class="hint" id="forward-hint">
+      <p class="hint switch-hint" id="forward-hint">
         A visit to <code>/code?ref=x</code> goes on to the destination with <code>ref=x</code> added. Each
         link can say otherwise under "Smart destinations".
       </p>

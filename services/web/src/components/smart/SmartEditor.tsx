@@ -599,7 +599,7 @@ function LimitsAndApps({
         />
         Forward query parameters
       </label>
-      <p class="hint" id="sf-forward-note">
+      <p class="hint switch-hint" id="sf-forward-note">
         A visit to <code>/code?ref=x</code> goes on to the destination with <code>ref=x</code> added. The
         account's default is {accountForward ? "on" : "off"}.
       </p>
