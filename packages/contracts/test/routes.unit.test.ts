@@ -11,6 +11,7 @@ import {
   parseUpdateLinkBody,
   ROUTE_DEFS,
   ROUTES,
+  SMART_LINK_ROUTES,
   SSO_ROUTES,
   TWO_FACTOR_ROUTES,
   V1_ROUTES,
@@ -34,7 +35,8 @@ describe("ROUTES", () => {
         Object.keys(OVERLAY_ROUTES).length +
         Object.keys(CAMPAIGN_ROUTES).length +
         Object.keys(ACCOUNT_DELETION_ROUTES).length +
-        Object.keys(TWO_FACTOR_ROUTES).length,
+        Object.keys(TWO_FACTOR_ROUTES).length +
+        Object.keys(SMART_LINK_ROUTES).length,
     );
   });
 
@@ -63,7 +65,7 @@ describe("ROUTES", () => {
     }
   });
 
-  it("leaves only sign-up, sign-in (its second factor and passkeys), the e-mailed links, public analytics, accepting an invitation and single sign-on without a key or session", () => {
+  it("leaves only sign-up, sign-in (its second factor and passkeys), the e-mailed links, public analytics, uploaded images, accepting an invitation and single sign-on without a key or session", () => {
     expect(ROUTE_DEFS.filter((d) => d.auth === "public")).toEqual([
       ROUTES.register,
       ROUTES.login,
@@ -71,6 +73,7 @@ describe("ROUTES", () => {
       ROUTES.resetPassword,
       ROUTES.confirmEmailChange,
       ROUTES.getPublicAnalytics,
+      ROUTES.getImage,
       ROUTES.completeTwoFactor,
       ROUTES.passkeySignInOptions,
       ROUTES.passkeySignIn,

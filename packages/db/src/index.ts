@@ -16,6 +16,7 @@ export type {
   Channel,
   ChannelLink,
   Domain,
+  Image,
   ImportJob,
   ImportRowError,
   Invitation,
@@ -29,6 +30,7 @@ export type {
   SsoConfig,
   User,
   UserIdentity,
+  UtmTemplate,
   WebhookDelivery,
   WebhookEndpoint,
 } from "./generated/prisma/client.ts";

@@ -1,5 +1,5 @@
 import type { RequestListener } from "node:http";
-import { IMPORT_MAX_BYTES, ROUTES } from "@kurz/contracts";
+import { IMPORT_MAX_BYTES, OG_IMAGE_MAX_BYTES, ROUTES } from "@kurz/contracts";
 import { isDatabaseUnavailable, type PrismaClient } from "@kurz/db";
 import {
   createApp,
@@ -43,6 +43,7 @@ import { legacyRoutes } from "./routes/legacy/index.ts";
 import { linksRoutes } from "./routes/links.ts";
 import { overlaysRoutes } from "./routes/overlays.ts";
 import { qrRoutes } from "./routes/qr.ts";
+import { smartLinksRoutes } from "./routes/smart-links.ts";
 import { ssoRoutes } from "./routes/sso.ts";
 import { twoFactorRoutes } from "./routes/two-factor.ts";
 import { webhooksRoutes } from "./routes/webhooks.ts";
@@ -110,6 +111,7 @@ export function managementRoutes(input: ManagementAppDeps): MountedRoute[] {
     ...accountRoutes(deps),
     ...keysRoutes(deps),
     ...linksRoutes(deps),
+    ...smartLinksRoutes(deps),
     ...bulkRoutes(deps),
     ...importsRoutes({ prisma: deps.prisma, onImportQueued: deps.onImportQueued ?? (() => {}) }),
     ...exportsRoutes(deps),
@@ -173,9 +175,11 @@ export function createManagementApp(input: ManagementAppDeps): Express {
   const app = createApp({
     logger: deps.logger,
     envelope: "auto",
-    // An import's body is the file itself (CSV or JSON of several megabytes), read as raw bytes.
+    // An import's body is the file itself (CSV or JSON of several megabytes), read as raw bytes; so
+    // is an image's (413 above its limit).
     rawBodies: [
       { method: ROUTES.createImport.method, path: ROUTES.createImport.path, limit: IMPORT_MAX_BYTES },
+      { method: ROUTES.uploadImage.method, path: ROUTES.uploadImage.path, limit: OG_IMAGE_MAX_BYTES },
     ],
   });
   app.use(healthRoutes(deps.readiness));

@@ -42,7 +42,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
   const retiredCodeGraceMs = config.RETIRED_CODE_DAYS * DAY_MS;
   const webhooks = startWebhooks(config, { prisma, bus, logger });
   const domainAndRotatorRecords = new DomainAndRotatorRecords(redis, logger);
-  const records = new RedirectRecords(redis, logger);
+  const records = new RedirectRecords(redis, logger, config.PUBLIC_BASE_URL);
   const hashes = new PasswordHashPool(config.IMPORT_HASH_THREADS);
   const imports = new ImportWorker({
     prisma,

@@ -55,8 +55,11 @@ describe("account and usage", () => {
       "status",
       "rate_limit_per_minute",
       "rate_limit_per_hour",
+      // The default of new links' forward_query (docs/smart-links.md).
+      "forward_query",
     ]);
     expect(a.status).toBe("free");
+    expect(a.forward_query).toBe(true);
     expect(a.rate_limit_per_minute).toBe(60);
     expect(a.rate_limit_per_hour).toBe(1000);
     expect(a.id).toBe(alice.account_id);

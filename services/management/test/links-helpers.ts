@@ -179,6 +179,15 @@ export const LINK_FIELDS = [
   "short_url",
   "title",
   "updated_at",
+  // Smart links (docs/smart-links.md): always sent, null or [] when unset.
+  "rules",
+  "split",
+  "forward_query",
+  "max_clicks",
+  "expired_url",
+  "og",
+  "ios_url",
+  "android_url",
 ].sort();
 
 let seq = 0;

@@ -10,6 +10,7 @@ import type { Link } from "@kurz/db";
 import { cleanupRedisPrefix, testRedisUrl, uniquePrefix, waitFor } from "@kurz/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NO_SMART_COLUMNS } from "../src/links/smart-fields.ts";
 import { RedirectRecords, toRedirectRecord } from "../src/projections/link-records.ts";
 import { TOMBSTONE_TTL_SECONDS } from "../src/projections/versioned-writes.ts";
 
@@ -40,6 +41,7 @@ const link = (code: string): Link => ({
   frameable: null,
   frameCheckedAt: null,
   version: 1n,
+  ...NO_SMART_COLUMNS,
 });
 
 beforeAll(async () => {

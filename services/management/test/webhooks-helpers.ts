@@ -5,6 +5,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { LinkEvent } from "@kurz/contracts";
 import { linkEvent } from "../src/db/outbox.ts";
+import { NO_SMART_COLUMNS } from "../src/links/smart-fields.ts";
 
 /**
  * Verification as a receiver would write it from https://www.standardwebhooks.com: HMAC-SHA256 over
@@ -124,6 +125,7 @@ export function linkEventOf(
       frameable: null,
       frameCheckedAt: null,
       version: 1n,
+      ...NO_SMART_COLUMNS,
     },
     when,
   );

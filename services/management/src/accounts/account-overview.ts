@@ -29,5 +29,6 @@ export async function accountOverview(
     status: account.plan,
     rate_limit_per_minute: limits.perMinute,
     rate_limit_per_hour: limits.perHour,
+    forward_query: account.forwardQuery,
   };
 }

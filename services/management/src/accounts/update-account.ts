@@ -1,5 +1,6 @@
-// PATCH /api/v1/account: the account's own settings (the dashboard's account page). Only
-// default_expiry_hours for now; the plan and its limits are the operator's (update-account-limits.ts).
+// PATCH /api/v1/account: the account's own settings (the dashboard's account page): the default expiry
+// and whether new links forward the visit's query; the plan and its limits are the operator's
+// (update-account-limits.ts).
 import type { Account, UpdateAccountBody } from "@kurz/contracts";
 import { isRecordMissing, type PrismaClient } from "@kurz/db";
 import { unauthorized } from "@kurz/service-kit";
@@ -13,19 +14,20 @@ export async function updateAccount(
   body: UpdateAccountBody,
   keyLimits: KeyLimits,
 ): Promise<Account> {
-  if (body.default_expiry_hours !== undefined) {
+  const fields = (["default_expiry_hours", "forward_query"] as const).filter((f) => body[f] !== undefined);
+  if (fields.length > 0) {
     try {
       await prisma.$transaction(async (tx) => {
         await tx.account.update({
           where: { id: accountId },
-          data: { defaultExpiryHours: body.default_expiry_hours },
+          data: { defaultExpiryHours: body.default_expiry_hours, forwardQuery: body.forward_query },
         });
         await recordAudit(tx, {
           accountId,
           action: "workspace.updated",
           resourceType: "workspace",
           resourceId: accountId,
-          details: { fields: ["default_expiry_hours"] },
+          details: { fields },
         });
       });
     } catch (err) {

@@ -18,6 +18,7 @@ import { type Link, Prisma, type PrismaClient, sqlStateOf } from "@kurz/db";
 import { linkEvent } from "../db/outbox.ts";
 import { joinLinksByCode } from "../links/links-by-code.ts";
 import { randomShortCode } from "../links/short-codes.ts";
+import { NO_SMART_COLUMNS } from "../links/smart-fields.ts";
 import { fallbackTitle } from "../titles/title-fetcher.ts";
 import type { CheckedRow, ValidImportRow } from "./import-rows.ts";
 
@@ -442,28 +443,31 @@ async function insertLinks(
         event: linkEvent("link.created", link),
       })),
     );
-    const inserted = await tx.$queryRaw<{ id: string }[]>`
+    const inserted = await tx.$queryRaw<{ id: string; forward_query: boolean }[]>`
       WITH r AS (
         SELECT * FROM jsonb_to_recordset(${batch}::jsonb)
           AS r(n int, id uuid, code text, url text, title text, pw text, active boolean, exp timestamptz,
                generated boolean, event jsonb)),
       added AS (
         INSERT INTO links (id, account_id, short_code, original_url, title, password_hash, is_active,
-                           analytics_public, expires_at, domain_id, created_at, updated_at)
+                           analytics_public, expires_at, domain_id, created_at, updated_at, forward_query)
         SELECT r.id, ${accountId}::uuid, r.code, r.url, r.title, r.pw, r.active, false, r.exp, ${domainId}::int,
-               ${now}::timestamptz, ${now}::timestamptz
+               ${now}::timestamptz, ${now}::timestamptz,
+               (SELECT a.forward_query FROM accounts a WHERE a.id = ${accountId}::uuid)
         FROM r
         WHERE NOT (r.generated AND EXISTS (SELECT 1 FROM retired_codes rc WHERE rc.short_code = r.code))
         ON CONFLICT (short_code) DO NOTHING
-        RETURNING id),
+        RETURNING id, forward_query),
       events AS (
         INSERT INTO outbox_events (topic, key, payload)
         SELECT ${TOPICS.links}, r.id::text, r.event FROM r JOIN added ON added.id = r.id ORDER BY r.n)
-      SELECT id FROM added`;
-    const done = new Set(inserted.map((r) => r.id));
+      SELECT id, forward_query FROM added`;
+    // Imported links forward the visit's query as the workspace's default says (the row holds it).
+    const done = new Map(inserted.map((r) => [r.id, r.forward_query]));
     const retry: typeof pending = [];
     for (const p of pending) {
-      if (done.has(p.link.id)) created.push(p);
+      const forwardQuery = done.get(p.link.id);
+      if (forwardQuery !== undefined) created.push({ ...p, link: { ...p.link, forwardQuery } });
       else if (p.row.alias !== undefined) taken(p.row);
       else retry.push(linkOf(p.row, randomShortCode()));
     }
@@ -500,6 +504,7 @@ function linkOfRow(
     createdAt: now,
     updatedAt: now,
     version: 1n, // the column's default: a new row's first version
+    ...NO_SMART_COLUMNS,
   };
   return { row, link };
 }

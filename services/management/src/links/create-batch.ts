@@ -6,7 +6,10 @@
 import type { AuditRow } from "../audit/record-audit.ts";
 import { batchedOnPool, type Pool } from "../db/call-batcher.ts";
 
-/** One create as kurz_create_links takes it (timestamps as ISO strings; `expires_at` null: the default). */
+/**
+ * One create as kurz_create_links takes it (timestamps as ISO strings; `expires_at` and
+ * `forward_query` null: the account's default).
+ */
 export interface PlannedCreate {
   id: string;
   account: string;
@@ -29,6 +32,23 @@ export interface PlannedCreate {
   frame_checked_at: string | null;
   /** The link.created audit event of the item's own caller (its resource id is the link's). */
   audit: AuditRow;
+  // The smart members (docs/smart-links.md), as the link's columns hold them.
+  rules: unknown;
+  split: unknown;
+  forward_query: boolean | null;
+  max_clicks: number | null;
+  expired_url: string | null;
+  og_title: string | null;
+  og_description: string | null;
+  og_image_id: string | null;
+  ios_url: string | null;
+  android_url: string | null;
+}
+
+/** A create as stored: its expiry and query forwarding, which may come from the account's defaults. */
+export interface Created {
+  expires: Date | null;
+  forwardQuery: boolean;
 }
 
 /**
@@ -45,26 +65,32 @@ export class CreateRefused extends Error {
   }
 }
 
-const CREATE_LINKS = "SELECT item, expires, failure FROM kurz_create_links($1::jsonb)";
+const CREATE_LINKS = "SELECT item, expires, failure, forward_query FROM kurz_create_links($1::jsonb)";
 
 interface Outcome {
   item: number;
   expires: Date | null;
   failure: string | null;
+  forward_query: boolean | null;
 }
 
-/** One call of kurz_create_links: each create's stored expiry, or its refusal. */
+/** One call of kurz_create_links: each create's stored expiry and forwarding, or its refusal. */
 async function createLinks(
   pool: Pool,
   items: readonly PlannedCreate[],
-): Promise<(Date | null | CreateRefused)[]> {
+): Promise<(Created | CreateRefused)[]> {
   const { rows } = await pool.query<Outcome>({
     name: "kurz_create_links",
     text: CREATE_LINKS,
     values: [JSON.stringify(items.map((item, i) => ({ ...item, i })))],
   });
-  const results: (Date | null | CreateRefused)[] = [];
-  for (const row of rows) results[row.item] = row.failure === null ? row.expires : refusal(row.failure);
+  const results: (Created | CreateRefused)[] = [];
+  for (const row of rows) {
+    results[row.item] =
+      row.failure === null
+        ? { expires: row.expires, forwardQuery: row.forward_query ?? true }
+        : refusal(row.failure);
+  }
   return results;
 }
 
@@ -77,7 +103,7 @@ function refusal(failure: string): CreateRefused {
 }
 
 /**
- * Creates one link through the process's create batcher: its expiry as stored, or a rejection with
- * CreateRefused (or the call's error).
+ * Creates one link through the process's create batcher: its expiry and forwarding as stored, or a
+ * rejection with CreateRefused (or the call's error).
  */
-export const createBatched = batchedOnPool<PlannedCreate, Date | null>(createLinks);
+export const createBatched = batchedOnPool<PlannedCreate, Created>(createLinks);

@@ -1,7 +1,8 @@
 // Creating links: POST /links is a batch of one, POST /links/bulk a batch of up to 50; both come here.
 // Each item is created or refused on its own; only a batch that cannot fit the account's link limit
 // fails as a whole (403), decided before anything is created. Cheap refusals come first (the limit, the
-// aliases, the overlay and domain), so a doomed item never waits for a title fetch or a password hash.
+// aliases, the overlay and domain, the smart members' targets and image), so a doomed item never waits
+// for a title fetch or a password hash.
 // Title fetches beyond the first are charged to the key's rate budget (titles/title-budget.ts); items
 // past the budget get the fallback title without a fetch, so an item never fails for its title.
 //
@@ -21,11 +22,12 @@ import { ownOverlayId, ownVerifiedDomainId } from "./link-targets.ts";
 import { aliasTakenError, type LinkWriterDeps } from "./link-writer.ts";
 import { linksByCode } from "./links-by-code.ts";
 import { reservedForOthers } from "./retired-codes.ts";
+import { checkSmartMembers, type SmartCheckDeps, smartMembersIn } from "./smart-fields.ts";
 
 /** Concurrent title fetches per batch: enough to hide latency (the fetcher also caps each host). */
 const TITLE_CONCURRENCY = 8;
 
-export interface CreateLinksDeps extends LinkWriterDeps {
+export interface CreateLinksDeps extends LinkWriterDeps, Omit<SmartCheckDeps, "prisma"> {
   /** Titles for links created without one, and whether a destination may be framed under an overlay. */
   titles: Pick<TitleFetcher, "titleFor" | "enabled"> & Partial<Pick<TitleFetcher, "framingAllowed">>;
   /** The rate counters title fetches beyond the first are charged to. */
@@ -84,6 +86,7 @@ export async function createLinks(
         item.overlay_id !== undefined ? await ownOverlayId(deps.prisma, accountId, item.overlay_id) : null;
       const domainId =
         item.domain !== undefined ? await ownVerifiedDomainId(deps.prisma, accountId, item.domain) : null;
+      if (smartMembersIn(item).length > 0) await checkSmartMembers(deps, accountId, item);
       targeted.push({ index, item, overlayId, domainId });
     } catch (err) {
       outcomes[index] = { error: err };

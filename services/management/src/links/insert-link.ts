@@ -11,6 +11,7 @@ import { linkLimitError } from "./link-count.ts";
 import { aliasTakenError, type LinkWriterDeps } from "./link-writer.ts";
 import { CodeReserved } from "./retired-codes.ts";
 import { randomShortCode } from "./short-codes.ts";
+import { smartColumnsOf, smartMembersIn } from "./smart-fields.ts";
 
 /**
  * A creation input whose title is settled (given, or fetched before any transaction is opened), with
@@ -38,11 +39,15 @@ export async function insertLink(deps: LinkWriterDeps, accountId: string, input:
     input.passwordHash ?? (input.password !== undefined ? await hashPassword(input.password) : null);
   const cutoff = new Date(Date.now() - deps.retiredCodeGraceMs);
   // Read here, in the caller's request: the batch that writes it serves several callers at once.
+  const smart = smartMembersIn(input);
   const audit = auditRow({
     accountId,
     action: "link.created",
     resourceType: "link",
-    details: input.custom_alias !== undefined ? { custom_alias: true } : {},
+    details: {
+      ...(input.custom_alias !== undefined ? { custom_alias: true } : {}),
+      ...(smart.length > 0 ? { smart } : {}),
+    },
   });
   const create = (shortCode: string) =>
     insertCountedLink(deps.prisma, accountId, cutoff, { ...input, shortCode, passwordHash }, audit);
@@ -78,6 +83,7 @@ async function insertCountedLink(
   audit: AuditRow,
 ): Promise<Link> {
   const now = new Date();
+  const { forwardQuery, ...smart } = smartColumnsOf(input);
   const planned: Link = {
     id: randomUUID(),
     accountId,
@@ -97,9 +103,11 @@ async function insertCountedLink(
     frameable: input.frameable ?? null,
     frameCheckedAt: input.frameable != null ? now : null,
     version: 1n, // the column's default: a new row's first version
+    ...smart,
+    forwardQuery: forwardQuery ?? true, // the account's default when null: the database answers it
   };
   try {
-    const expiresAt = await createBatched(prisma, {
+    const created = await createBatched(prisma, {
       id: planned.id,
       account: accountId,
       code: planned.shortCode,
@@ -117,8 +125,18 @@ async function insertCountedLink(
       frameable: planned.frameable,
       frame_checked_at: planned.frameCheckedAt?.toISOString() ?? null,
       audit,
+      rules: planned.rules,
+      split: planned.split,
+      forward_query: forwardQuery,
+      max_clicks: planned.maxClicks,
+      expired_url: planned.expiredUrl,
+      og_title: planned.ogTitle,
+      og_description: planned.ogDescription,
+      og_image_id: planned.ogImageId,
+      ios_url: planned.iosUrl,
+      android_url: planned.androidUrl,
     });
-    return { ...planned, expiresAt };
+    return { ...planned, expiresAt: created.expires, forwardQuery: created.forwardQuery };
   } catch (err) {
     switch (sqlStateOf(err)) {
       case "KZ401":
@@ -129,7 +147,7 @@ async function insertCountedLink(
       case "KZ403":
         throw linkLimitError(await linkLimitOf(prisma, accountId));
       case "23503":
-        // Its branded domain or overlay was deleted after the caller checked it (link-targets.ts).
+        // Its branded domain, overlay or preview image was deleted after the caller checked it.
         throw new ApiError(400, "VALIDATION_ERROR", "The link's domain or overlay no longer exists", {
           _errors: ["The link's domain or overlay no longer exists"],
         });

@@ -3,6 +3,7 @@
 import type { AnalyticsSharedField, ExportedLink, Link as LinkJson } from "@kurz/contracts";
 import type { Link } from "@kurz/db";
 import { type DomainOrigins, shortUrlOf } from "./short-url.ts";
+import { SMART_MEMBERS, smartJson } from "./smart-fields.ts";
 
 /**
  * The v1 link object. A link on a branded domain has its short URL on that domain: `domains` maps the
@@ -25,6 +26,7 @@ export function toLinkJson(link: Omit<Link, "version">, baseUrl: string, domains
     updated_at: link.updatedAt.toISOString(),
     overlay_id: link.overlayId ?? null,
     domain: domain?.host ?? null,
+    ...smartJson(link, baseUrl),
   };
 }
 
@@ -36,7 +38,7 @@ export function sharedFieldsOf(link: Pick<Link, "analyticsSharedFields">): Analy
 
 /**
  * One link of the export (contracts' LINK_EXPORT_COLUMNS, in that order): the API's object without its
- * overlay and domain (the short URL carries the domain), with the shared analytics fields.
+ * overlay, domain (the short URL carries the domain) and smart members, with the shared analytics fields.
  */
 export function toExportedLink(link: Link, baseUrl: string, domains: DomainOrigins): ExportedLink {
   const {
@@ -46,5 +48,6 @@ export function toExportedLink(link: Link, baseUrl: string, domains: DomainOrigi
     updated_at,
     ...json
   } = toLinkJson(link, baseUrl, domains);
+  for (const member of SMART_MEMBERS) delete json[member];
   return { ...json, analytics_shared_fields: sharedFieldsOf(link), created_at, updated_at };
 }

@@ -11,7 +11,9 @@ export const LINK_COLUMNS = Prisma.sql`id, account_id AS "accountId", short_code
   expires_at AS "expiresAt", clicks_count AS "clicksCount", analytics_public AS "analyticsPublic",
   analytics_shared_fields AS "analyticsSharedFields", created_at AS "createdAt", updated_at AS "updatedAt",
   overlay_id AS "overlayId", domain_id AS "domainId", frameable, frame_checked_at AS "frameCheckedAt",
-  version`;
+  version, rules, split, forward_query AS "forwardQuery", max_clicks AS "maxClicks",
+  expired_url AS "expiredUrl", og_title AS "ogTitle", og_description AS "ogDescription",
+  og_image_id AS "ogImageId", ios_url AS "iosUrl", android_url AS "androidUrl"`;
 
 /** `%`, `_` and the escape character itself match literally inside the search term. */
 export const likeContains = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

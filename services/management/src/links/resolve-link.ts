@@ -12,5 +12,5 @@ export async function resolveLink(
   const link = await deps.prisma.link.findUnique({ where: { shortCode: code } });
   if (!link) return null;
   await deps.records.put(link);
-  return toRedirectRecord(link);
+  return toRedirectRecord(link, deps.records.baseUrl);
 }

@@ -1,5 +1,5 @@
-// Changing a link (PATCH /links/:id): its settings, and its overlay, whose framing of the destination is
-// checked again when one is set.
+// Changing a link (PATCH /links/:id): its settings, its smart members (smart-fields.ts), and its overlay,
+// whose framing of the destination is checked again when one is set.
 import type { UpdateLinkBody } from "@kurz/contracts";
 import { type Link, Prisma } from "@kurz/db";
 import { changedFields, recordAudit } from "../audit/record-audit.ts";
@@ -8,10 +8,12 @@ import { hashPassword } from "../security/passwords.ts";
 import type { TitleFetcher } from "../titles/title-fetcher.ts";
 import { ownOverlayId } from "./link-targets.ts";
 import { type LinkWriterDeps, linkNotFound } from "./link-writer.ts";
+import { checkSmartMembers, type SmartCheckDeps, smartMembersIn, smartUpdateData } from "./smart-fields.ts";
 
 type Tx = Prisma.TransactionClient;
 
-export type UpdateLinkDeps = LinkWriterDeps & { titles?: Partial<Pick<TitleFetcher, "framingAllowed">> };
+export type UpdateLinkDeps = LinkWriterDeps &
+  Omit<SmartCheckDeps, "prisma"> & { titles?: Partial<Pick<TitleFetcher, "framingAllowed">> };
 
 /** What an update sets besides UpdateLinkBody's own members, checked against the account first. */
 interface LinkExtras {
@@ -30,6 +32,8 @@ export async function updateLink(
   id: string,
   body: UpdateLinkBody,
 ): Promise<Link> {
+  // Checked before anything is written; a loop or another workspace's image changes nothing.
+  if (smartMembersIn(body).length > 0) await checkSmartMembers(deps, accountId, body);
   let extras: LinkExtras = {};
   if (body.overlay_id === null) extras = { overlayId: null };
   else if (body.overlay_id !== undefined) {
@@ -61,7 +65,7 @@ async function applyUpdate(
     if (!link) throw linkNotFound();
     return link;
   }
-  const data: Prisma.LinkUpdateInput = { updatedAt: new Date() };
+  const data: Prisma.LinkUpdateInput = { ...smartUpdateData(body), updatedAt: new Date() };
   if (body.title !== undefined) data.title = body.title;
   if (body.is_active !== undefined) data.isActive = body.is_active;
   if (body.password !== undefined) {
@@ -97,5 +101,7 @@ async function applyUpdate(
   });
   deps.onEventsWritten();
   await deps.records.put(link);
+  // A link without a click limit has no counter; a limit set again later counts from zero.
+  if (body.max_clicks === null) await deps.records.clearClickLimits([link]);
   return link;
 }

@@ -9,7 +9,11 @@
 // on two instances, an edit and the miss path's read, a delete and any write that committed or read
 // before it. Each record carries the row's version and Redis keeps the highest; a delete leaves a
 // tombstone that refuses every later write of that link (decision 0052).
+//
+// A smart link's record carries its smart members compiled (`s`, links/smart-fields.ts); a link with a
+// click limit also has a counter the redirect increments (clickLimitKey), removed with the link.
 import {
+  clickLimitKey,
   INVALIDATION_CHANNEL,
   invalidationMessages,
   type RedirectRecord,
@@ -20,10 +24,15 @@ import {
 import type { Link } from "@kurz/db";
 import type { Redis } from "ioredis";
 import { CallBatcher } from "../db/call-batcher.ts";
+import { compileSmart } from "../links/smart-fields.ts";
 import { TOMBSTONE_TTL_SECONDS, tombstone } from "./versioned-writes.ts";
 
-export function toRedirectRecord(link: Link): RedirectRecord {
-  return {
+/**
+ * The record the redirect reads for `link`. `baseUrl` is the service's public origin, which a preview
+ * image's absolute URL is made from.
+ */
+export function toRedirectRecord(link: Link, baseUrl?: string): RedirectRecord {
+  const record: RedirectRecord = {
     id: link.id,
     account_id: link.accountId,
     // The Location the redirect sends as it is (a valid URI); the link keeps the URL as it was given.
@@ -37,6 +46,9 @@ export function toRedirectRecord(link: Link): RedirectRecord {
     v: Number(link.version),
     c: link.createdAt.getTime(),
   };
+  const s = compileSmart(link, baseUrl);
+  if (s !== undefined) record.s = s;
+  return record;
 }
 
 /**
@@ -92,6 +104,8 @@ export class RedirectRecords {
   constructor(
     private readonly redis: Redis,
     private readonly logger: { warn(o: object, m?: string): void },
+    /** The service's public origin (PUBLIC_BASE_URL): preview images are served under it. */
+    readonly baseUrl?: string,
   ) {
     // ioredis sends it by SHA and falls back to the script itself when Redis does not know it.
     redis.defineCommand("kurzPutRedirects", { lua: PUT_SCRIPT });
@@ -113,7 +127,7 @@ export class RedirectRecords {
       const chunk = links.slice(start, start + RECORDS_PER_CALL);
       const keys = chunk.flatMap((link) => [redirectKey(link.shortCode), redirectMissKey(link.shortCode)]);
       const records = chunk.flatMap((link) => [
-        JSON.stringify(toRedirectRecord(link)),
+        JSON.stringify(toRedirectRecord(link, this.baseUrl)),
         link.id,
         String(link.version),
         String(link.createdAt.getTime()),
@@ -149,6 +163,7 @@ export class RedirectRecords {
       for (const link of links) {
         const value = tombstone({ id: link.id, c: link.createdAt.getTime() });
         multi.set(redirectKey(link.shortCode), value, "EX", TOMBSTONE_TTL_SECONDS);
+        multi.del(clickLimitKey(link.id));
       }
       await multi.publish(INVALIDATION_CHANNEL, invalidationMessages(codes)).exec();
     } catch (err) {
@@ -156,6 +171,19 @@ export class RedirectRecords {
         { err: String(err), count: links.length, code: codes[0] },
         "redirect record deletes failed",
       );
+    }
+  }
+
+  /**
+   * The click counters of links whose limit was removed. A failure is only a warning: a counter left
+   * behind counts again from where it stood if the link gets a limit again.
+   */
+  async clearClickLimits(links: readonly Pick<Link, "id">[]): Promise<void> {
+    if (links.length === 0) return;
+    try {
+      await this.redis.del(...links.map((link) => clickLimitKey(link.id)));
+    } catch (err) {
+      this.logger.warn({ err: String(err), count: links.length }, "click counter deletes failed");
     }
   }
 }
