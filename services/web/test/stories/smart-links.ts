@@ -104,8 +104,12 @@ async function shootDialog(page: Page, dialog: Locator, name: string): Promise<v
       expect(await seriousViolations(page), `axe on ${name} at phone width`).toEqual([]);
       expect(await sidewaysScroll(page), `${name} scrolls sideways at phone width`).toEqual([]);
     }
+    // Down to the dialog's bottom edge: the window below it is empty.
+    const box = await dialog.boundingBox();
+    const height = Math.min(box ? Math.ceil(box.y + box.height + 24) : size.height, tall + 80);
     await page.screenshot({
       path: join(SHOTS, `${name}-${label}.png`),
+      clip: { x: 0, y: 0, width: size.width, height: Math.max(height, size.height) },
       animations: "disabled",
       caret: "hide",
     });
@@ -169,7 +173,7 @@ export function smartLinksStory(web: BrowserFixture): void {
 
       // UTM: the template fills the parameters into the URL; one more is typed; saved as a template.
       await dialog.getByText("UTM parameters").click();
-      await dialog.getByLabel("Template").selectOption({ label: "Newsletter" });
+      await dialog.getByLabel("Template", { exact: true }).selectOption({ label: "Newsletter" });
       expect(await destination.inputValue()).toBe(
         "https://shop.example/spring?utm_source=newsletter&utm_medium=email&utm_campaign=spring",
       );
@@ -189,10 +193,10 @@ export function smartLinksStory(web: BrowserFixture): void {
         utm_source: "newsletter",
       });
       // The first one is not needed any more.
-      await dialog.getByLabel("Template").selectOption({ label: "Newsletter" });
+      await dialog.getByLabel("Template", { exact: true }).selectOption({ label: "Newsletter" });
       await dialog.getByRole("button", { name: "Delete template" }).click();
       await dialog.getByText("Deleted “Newsletter”.").waitFor();
-      await dialog.getByLabel("Template").selectOption({ label: "Newsletter hero" });
+      await dialog.getByLabel("Template", { exact: true }).selectOption({ label: "Newsletter hero" });
       await shootDialog(page, dialog, "link-utm");
       expect((await api<{ name: string }[]>("GET", "/api/v1/utm-templates")).map((t) => t.name)).toEqual([
         "Newsletter hero",
@@ -310,6 +314,7 @@ export function smartLinksStory(web: BrowserFixture): void {
       await dialog.getByText("Check the highlighted fields.").waitFor();
       await dialog.locator("#sf-ios-note.field-error").waitFor();
       expect(await dialog.getByLabel("iOS app URL").getAttribute("aria-invalid")).toBe("true");
+      await shootDialog(page, dialog, "link-smart-edit-refused");
       await dialog.getByLabel("iOS app URL").fill("https://apps.apple.com/app/id123");
       await dialog.getByRole("button", { name: "Remove rule 2" }).click();
       await dialog.getByRole("button", { name: "Save changes" }).click();
