@@ -169,7 +169,8 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
         extras,
         smart,
       });
-      invalidate("links", "summary", `link:${saved.id}`);
+      // The account counts its links, and its copy may be this form's (the forwarding default).
+      invalidate("links", "summary", `link:${saved.id}`, "account");
       onDone(saved);
     } catch (err) {
       setError(err);
