@@ -299,6 +299,9 @@ export function smartLinksStory(web: BrowserFixture): void {
 
     it("the link's edit form shows what was saved; a bad app link is shown at its field", async () => {
       await page.goto(`/dashboard/links/${link.id}`);
+      // The link's head names what it does beyond redirecting.
+      for (const mark of ["2 rules", "Split", "Up to 1,000 clicks", "Preview"])
+        await page.locator(".link-head .pill").filter({ hasText: mark }).waitFor();
       await page.getByRole("button", { name: "Edit" }).click();
       const dialog = page.getByRole("dialog", { name: `Edit ${link.short_code}` });
       await dialog.getByText("Smart destinations").click();
