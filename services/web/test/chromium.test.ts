@@ -1,4 +1,4 @@
-// The dashboard's browser tests: six stories (test/stories), each a person's walk through its pages
+// The dashboard's browser tests: the stories (test/stories), each a person's walk through its pages
 // in real Chromium, against one stack and one Chromium started here for all of them. A story signs up
 // accounts of its own, so it sees none of the others' data.
 import { existsSync } from "node:fs";
@@ -11,6 +11,7 @@ import { leaveStory } from "./stories/leave.ts";
 import { manageStory } from "./stories/manage.ts";
 import { recoveryStory } from "./stories/recovery.ts";
 import { securityStory } from "./stories/security.ts";
+import { smartLinksStory } from "./stories/smart-links.ts";
 import { workspacesStory } from "./stories/workspaces.ts";
 
 describe.skipIf(!existsSync(CHROMIUM))(
@@ -24,6 +25,7 @@ describe.skipIf(!existsSync(CHROMIUM))(
     auditLogStory(web);
     recoveryStory(web);
     leaveStory(web);
+    smartLinksStory(web);
 
     securityStory(web);
   },

@@ -1,5 +1,7 @@
 // Create or edit a link. Create sends every field CreateLinkBody has; edit only what UpdateLinkBody
-// allows (the URL and the code are immutable). An expiry in the past needs a second click.
+// allows (the URL and the code are immutable). An expiry in the past needs a second click. The smart
+// members (rules, split, forwarding, limits, app links, the preview) and the UTM builder are folded
+// sections whose editors load when first opened; the draft they edit lives here, so a save sends it.
 import {
   ALIAS_MAX_LENGTH,
   LINK_PASSWORD_MAX_LENGTH,
@@ -10,17 +12,32 @@ import {
 } from "@kurz/contracts";
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
-import { invalidate } from "../api/cache.ts";
+import { invalidate, useQuery } from "../api/cache.ts";
 import { ApiFailure, call, fieldError, messageOf } from "../api/client.ts";
 import { LinkExtras, type LinkExtrasValue } from "../pages/manage/LinkExtras.tsx";
+import {
+  createBody,
+  draftIsSmart,
+  draftOf,
+  errorAt,
+  fromLocalInput,
+  type SmartDraft,
+  toLocalInput,
+  updateBody,
+} from "./smart/draft.ts";
+import { SmartEditor, UtmBuilder } from "./smart/lazy.tsx";
 
-/** `<input type="datetime-local">` value (local time) ⇄ ISO instant. */
-const toLocalInput = (iso: string | null) => {
-  if (!iso) return "";
-  const d = new Date(iso);
-  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
-};
-const fromLocalInput = (v: string) => (v ? new Date(v).toISOString() : null);
+/** The smart members the API refused, so their section opens to show them. */
+const SMART_FIELDS = [
+  "rules",
+  "split",
+  "forward_query",
+  "max_clicks",
+  "expired_url",
+  "og",
+  "ios_url",
+  "android_url",
+];
 
 interface Props {
   link?: Link;
@@ -37,6 +54,7 @@ interface LinkFields {
   clearPassword: boolean;
   expires: string;
   extras: LinkExtrasValue;
+  smart: SmartDraft;
 }
 
 /** Creates the link, or sends to `link` only the fields that changed. */
@@ -49,6 +67,7 @@ async function saveLink(link: Link | undefined, f: LinkFields): Promise<Link> {
     else if (f.clearPassword) body.password = null;
     if (toLocalInput(link.expires_at) !== f.expires) body.expires_at = expiresIso;
     if (f.extras.overlay !== link.overlay_id) body.overlay_id = f.extras.overlay;
+    Object.assign(body, updateBody(link, f.smart));
     return (await call(V1_ROUTES.updateLink, { params: { id: link.id }, body })).data;
   }
   return (
@@ -61,6 +80,7 @@ async function saveLink(link: Link | undefined, f: LinkFields): Promise<Link> {
         expires_at: expiresIso ?? undefined,
         domain: f.extras.domain || undefined,
         overlay_id: f.extras.overlay ?? undefined,
+        ...createBody(f.smart),
       },
     })
   ).data;
@@ -119,6 +139,12 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [extras, setExtras] = useState<LinkExtrasValue>({ domain: "", overlay: link?.overlay_id ?? null });
+  const [smart, setSmart] = useState<SmartDraft>(() => draftOf(link));
+  const [smartOpen, setSmartOpen] = useState(false);
+  const [utmOpen, setUtmOpen] = useState(false);
+  // The account's default for forwarding a visit's query (true unless it was turned off).
+  const account = useQuery("account", () => call(V1_ROUTES.getAccount).then((r) => r.data));
+  const accountForward = account.data?.forward_query ?? true;
 
   const expiresIso = fromLocalInput(expires);
   const changedExpiry = toLocalInput(link?.expires_at ?? null) !== expires;
@@ -133,11 +159,22 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
     setBusy(true);
     setError(null);
     try {
-      const saved = await saveLink(link, { url, alias, title, password, clearPassword, expires, extras });
-      invalidate("links", "summary", `link:${saved.id}`);
+      const saved = await saveLink(link, {
+        url,
+        alias,
+        title,
+        password,
+        clearPassword,
+        expires,
+        extras,
+        smart,
+      });
+      // The account counts its links, and its copy may be this form's (the forwarding default).
+      invalidate("links", "summary", `link:${saved.id}`, "account");
       onDone(saved);
     } catch (err) {
       setError(err);
+      if (SMART_FIELDS.some((f) => errorAt(err, [f]))) setSmartOpen(true);
       setBusy(false);
     }
   };
@@ -153,6 +190,12 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
         </p>
       )}
       {!editing && <NewLinkFields url={url} onUrl={setUrl} alias={alias} onAlias={setAlias} err={err} />}
+      {!editing && (
+        <details class="fold" open={utmOpen} onToggle={(e) => setUtmOpen(e.currentTarget.open)}>
+          <summary>UTM parameters</summary>
+          {utmOpen && <UtmBuilder url={url} onUrl={setUrl} />}
+        </details>
+      )}
       <LinkField
         id="title"
         label="Title (optional)"
@@ -193,6 +236,19 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
           aria-describedby="lf-expires-note"
         />
       </LinkField>
+      <details class="fold" open={smartOpen} onToggle={(e) => setSmartOpen(e.currentTarget.open)}>
+        <summary>Smart destinations{draftIsSmart(smart) && <span class="pill">Set</span>}</summary>
+        {smartOpen && (
+          <SmartEditor
+            value={smart}
+            onChange={setSmart}
+            error={error}
+            url={link?.original_url ?? url}
+            title={title}
+            accountForward={accountForward}
+          />
+        )}
+      </details>
       {inPast && pastOk && (
         <p class="warning" role="alert">
           This expiry is in the past: the link will stop working as soon as it is saved. Save again to

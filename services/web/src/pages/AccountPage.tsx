@@ -1,5 +1,6 @@
-// Account: e-mail, plan and limits (set by the server's operator), usage, default expiry, password and
-// e-mail address changes, and deleting yourself (DeleteAccountCard).
+// Account: e-mail, plan and limits (set by the server's operator), usage, default expiry, whether new
+// links forward the visit's query, password and e-mail address changes, and deleting yourself
+// (DeleteAccountCard).
 import { MAX_DEFAULT_EXPIRY_HOURS, PASSWORD_MIN_LENGTH, V1_ROUTES } from "@kurz/contracts";
 import { useEffect, useState } from "preact/hooks";
 import { invalidate, useQuery } from "../api/cache.ts";
@@ -54,6 +55,54 @@ function DefaultExpiry({ hours }: { hours: number | null }) {
         Save
       </button>
     </form>
+  );
+}
+
+/** The default of new links' forward_query: saved when switched, as the link page's sharing switch is. */
+function ForwardQuery({ on }: { on: boolean }) {
+  const [value, setValue] = useState(on);
+  const [busy, setBusy] = useState(false);
+  const [state, setState] = useState<{ ok?: string; error?: string }>({});
+  useEffect(() => setValue(on), [on]);
+  const save = async (next: boolean) => {
+    setState({});
+    setBusy(true);
+    setValue(next);
+    try {
+      await call(V1_ROUTES.updateAccount, { body: { forward_query: next } });
+      setState({
+        ok: next ? "New links forward query parameters." : "New links do not forward query parameters.",
+      });
+    } catch (err) {
+      setValue(!next);
+      setState({ error: messageOf(err) });
+    }
+    setBusy(false);
+    invalidate("account");
+  };
+  return (
+    <section class="form card" aria-labelledby="forward-title">
+      <h2 class="card-title" id="forward-title">
+        New links
+      </h2>
+      <label class="switch-row">
+        <input
+          type="checkbox"
+          role="switch"
+          disabled={busy}
+          aria-checked={value}
+          checked={value}
+          aria-describedby="forward-hint"
+          onChange={(e) => void save(e.currentTarget.checked)}
+        />
+        Forward query parameters
+      </label>
+      <p class="hint switch-hint" id="forward-hint">
+        A visit to <code>/code?ref=x</code> goes on to the destination with <code>ref=x</code> added. Each
+        link can say otherwise under "Smart destinations".
+      </p>
+      <FormStatus ok={state.ok} error={state.error} />
+    </section>
   );
 }
 
@@ -241,6 +290,7 @@ export function AccountPage() {
       </section>
       <div class="grid-2">
         <DefaultExpiry hours={a.default_expiry_hours} />
+        <ForwardQuery on={a.forward_query ?? true} />
         <ChangePassword email={a.email} />
         <ChangeEmail />
       </div>

@@ -166,6 +166,12 @@ export function LinkPage({ id }: { id: string }) {
           <CopyButton text={l.short_url} label="Copy" what={`short URL of ${l.short_code}`} />
           <span class={`pill ${l.is_active ? "ok" : "off"}`}>{l.is_active ? "Active" : "Inactive"}</span>
           {l.has_password && <span class="pill">Password</span>}
+          {(l.rules?.length ?? 0) > 0 && (
+            <span class="pill">{l.rules?.length === 1 ? "1 rule" : `${l.rules?.length} rules`}</span>
+          )}
+          {l.split && <span class="pill">Split</span>}
+          {l.max_clicks != null && <span class="pill">Up to {l.max_clicks.toLocaleString()} clicks</span>}
+          {l.og && <span class="pill">Preview</span>}
         </div>
         <p class="dest">
           →{" "}
@@ -195,7 +201,7 @@ export function LinkPage({ id }: { id: string }) {
         <QrDesigner code={l.short_code} />
       </section>
       {dialog === "edit" && (
-        <Dialog title={`Edit ${l.short_code}`} onClose={() => setDialog(null)}>
+        <Dialog title={`Edit ${l.short_code}`} onClose={() => setDialog(null)} wide>
           <LinkForm link={l} onCancel={() => setDialog(null)} onDone={() => setDialog(null)} />
         </Dialog>
       )}

@@ -384,7 +384,7 @@ function LinksDialogs({
   switch (dialog.kind) {
     case "create":
       return (
-        <Dialog title="Create link" onClose={onClose}>
+        <Dialog title="Create link" onClose={onClose} wide>
           <LinkForm
             onCancel={onClose}
             onDone={(l) => {
@@ -396,7 +396,7 @@ function LinksDialogs({
       );
     case "edit":
       return (
-        <Dialog title={`Edit ${dialog.link.short_code}`} onClose={onClose}>
+        <Dialog title={`Edit ${dialog.link.short_code}`} onClose={onClose} wide>
           <LinkForm
             link={dialog.link}
             onCancel={onClose}
