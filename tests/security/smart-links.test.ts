@@ -5,7 +5,7 @@
 
 import * as zlib from "node:zlib";
 import { deflateSync } from "node:zlib";
-import { IMAGE_CACHE_CONTROL, OG_IMAGE_MAX_BYTES } from "@kurz/contracts";
+import { IMAGE_CACHE_CONTROL, OG_IMAGE_MAX_BYTES, OG_IMAGE_READ_MAX_BYTES } from "@kurz/contracts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type Caller, callAs, expectV1Error, type RawResponse, raw, useSessionStack } from "./attack.ts";
 import { keyOf, makeTeam, type Team } from "./team.ts";
@@ -114,13 +114,16 @@ describe("another workspace's things", () => {
 });
 
 describe("uploads that are not what they claim", () => {
-  it("refuses a body over 1 MB before it is stored", async () => {
+  it("refuses a file over 1 MB with a validation error naming the limit, and cuts off a far larger body", async () => {
     const before = await bed.prisma.image.count();
-    const big = png(16, 16);
-    const padded = Buffer.concat([big, Buffer.alloc(OG_IMAGE_MAX_BYTES + 1 - big.length, 0)]);
-    const res = await upload({ key }, padded, "image/png");
-    expect(res.status, res.text).toBe(413);
-    expect(res.body.success).toBe(false);
+    const small = png(16, 16);
+    const padded = (size: number) => Buffer.concat([small, Buffer.alloc(size - small.length, 0)]);
+    const over = await upload({ key }, padded(OG_IMAGE_MAX_BYTES + 1), "image/png");
+    expectV1Error(over, 400, "VALIDATION_ERROR");
+    expect(over.text).toContain("1 MB");
+    const huge = await upload({ key }, padded(OG_IMAGE_READ_MAX_BYTES + 1), "image/png");
+    expect(huge.status, huge.text).toBe(413);
+    expect(huge.body.success).toBe(false);
     expect(await bed.prisma.image.count()).toBe(before);
   });
 
@@ -200,6 +203,19 @@ describe("serving", () => {
     const res = await fetch(image.url);
     expect(res.status).toBe(404);
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+  });
+
+  it("reads images on a budget of their own: a page of previews never spends the client's sign-in budget", async () => {
+    const image = await uploaded(key);
+    for (let i = 0; i < 70; i++) {
+      const res = await raw(origin(), "GET", new URL(image.url).pathname);
+      expect(res.status, res.text).toBe(200);
+    }
+    const signIn = await raw(origin(), "POST", "/api/v1/auth/login", {
+      headers: { "content-type": "application/json" },
+      body: Buffer.from(JSON.stringify({ email: "nobody@example.test", password: "wrong-password-1" })),
+    });
+    expect(signIn.status, signIn.text).not.toBe(429);
   });
 
   it("answers 404 for ids that are not ids, without a key, and refuses writes to an image", async () => {

@@ -16,6 +16,11 @@ export const OG_DESCRIPTION_MAX = 500;
 export const MAX_CLICKS_MAX = 1_000_000_000;
 /** An uploaded Open Graph image: at most this many bytes before re-encoding. */
 export const OG_IMAGE_MAX_BYTES = 1024 * 1024;
+/**
+ * How much of an upload the gateway and management read: a file up to this size that is over
+ * OG_IMAGE_MAX_BYTES gets a 400 VALIDATION_ERROR naming the limit; only a larger body is cut off (413).
+ */
+export const OG_IMAGE_READ_MAX_BYTES = 4 * OG_IMAGE_MAX_BYTES;
 export const OG_IMAGE_TYPES = ["image/png", "image/jpeg", "image/webp"] as const;
 
 export const DEVICES = ["mobile", "tablet", "desktop"] as const;

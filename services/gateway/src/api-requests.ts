@@ -2,7 +2,14 @@
 // names, with the credentials the record takes (contracts' route-dispatch.ts), after the checks every
 // upstream shares (405, body size).
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type ApiService, createRouteDispatch, IMPORT_MAX_BYTES, ROUTES } from "@kurz/contracts";
+import {
+  type ApiService,
+  createRouteDispatch,
+  fixedPrefix,
+  IMPORT_MAX_BYTES,
+  OG_IMAGE_READ_MAX_BYTES,
+  ROUTES,
+} from "@kurz/contracts";
 import {
   deviceTokenFrom,
   envelopeForPath,
@@ -12,7 +19,7 @@ import {
   ssoFlowFrom,
 } from "@kurz/service-kit";
 import type { Authenticator } from "./authenticate.ts";
-import { type Budgets, PUBLIC_RATE_LIMIT_PER_MINUTE } from "./budgets.ts";
+import { type Budgets, IMAGE_RATE_LIMIT_PER_MINUTE, PUBLIC_RATE_LIMIT_PER_MINUTE } from "./budgets.ts";
 import type { ClientHash } from "./client-hash.ts";
 import type { ClientOrigin } from "./client-origin.ts";
 import type { GatewayConfig } from "./config.ts";
@@ -21,6 +28,8 @@ import { RouteTable } from "./route-table.ts";
 
 /** Which service answers an API path and whether it takes a credential, from contracts' records. */
 const dispatch = createRouteDispatch();
+/** `/api/v1/images/`: below it, only public image reads (`POST /api/v1/images` is the path itself). */
+const IMAGES_PREFIX = `${fixedPrefix(ROUTES.getImage)}/`;
 
 export interface ApiRequestDeps {
   config: GatewayConfig;
@@ -57,9 +66,13 @@ export function createApiRequests({
     if (allowed && !allowed.includes(req.method ?? "")) throw methodNotAllowedError(allowed);
     const length = Number(req.headers["content-length"] ?? 0);
     // An import's body is a file (docs/import-export.md): its own limit, which management enforces too.
-    const isUpload =
-      req.method === ROUTES.createImport.method && path.replace(/\/+$/, "") === ROUTES.createImport.path;
-    const limit = isUpload ? IMPORT_MAX_BYTES : config.MAX_BODY_BYTES;
+    const exact = path.replace(/\/+$/, "");
+    const limit =
+      req.method === ROUTES.createImport.method && exact === ROUTES.createImport.path
+        ? IMPORT_MAX_BYTES
+        : req.method === ROUTES.uploadImage.method && exact === ROUTES.uploadImage.path
+          ? OG_IMAGE_READ_MAX_BYTES
+          : config.MAX_BODY_BYTES;
     if (length > limit) {
       throw payloadTooLarge(`Request body is larger than ${limit} bytes`);
     }
@@ -105,6 +118,20 @@ export function createApiRequests({
     forward(req, res, config.MANAGEMENT_URL, url, { clientHash: client, device, ...clientOrigin(req) });
   };
 
+  /**
+   * An uploaded image (link previews): public, immutable and fetched by chat apps' preview fetchers,
+   * so it has a budget of its own rather than the sign-in budget its owner (management) would give it.
+   */
+  const image = async (req: IncomingMessage, res: ServerResponse, url: string) => {
+    const client = clientHash(req);
+    await enforceLimits(res, `image:${client}`, [
+      { name: "1m", seconds: 60, limit: IMAGE_RATE_LIMIT_PER_MINUTE },
+    ]);
+    if (req.method !== "GET" && req.method !== "HEAD") throw methodNotAllowedError(["GET", "HEAD"]);
+    delete req.headers.cookie;
+    forward(req, res, config.MANAGEMENT_URL, url, { clientHash: client });
+  };
+
   const upstreams: Record<ApiService, string> = {
     management: config.MANAGEMENT_URL,
     analytics: config.ANALYTICS_URL,
@@ -117,6 +144,7 @@ export function createApiRequests({
   return async (req: IncomingMessage, res: ServerResponse, url: string, path: string) => {
     const { service, auth } = dispatch(path) ?? { service: "management", auth: "key" };
     if (auth !== "public") return keyed(req, res, url, path, upstreams[service]);
+    if (path.startsWith(IMAGES_PREFIX)) return image(req, res, url);
     if (service === "management") return anonymous(req, res, url, path);
     // Published analytics: no key, so the budget is per client address (hashed: no raw IPs kept).
     // Counted first, so a refused method reports the budget it was charged to like any answer.

@@ -7,6 +7,11 @@ import { type RateLimiter, reportedWindow, type Window, type WindowState } from 
 
 /** Same as a key's default budget; public analytics are read-only and cheap. */
 export const PUBLIC_RATE_LIMIT_PER_MINUTE = 60;
+/**
+ * Uploaded images per client address and minute: a dashboard page shows several, and a chat service's
+ * preview fetcher reads many workspaces' images from a few addresses (and caches them: immutable).
+ */
+export const IMAGE_RATE_LIMIT_PER_MINUTE = 600;
 
 export interface Budgets {
   /** The answer while the limiter's Redis is down: 503 (logged). */

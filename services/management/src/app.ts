@@ -1,5 +1,5 @@
 import type { RequestListener } from "node:http";
-import { IMPORT_MAX_BYTES, OG_IMAGE_MAX_BYTES, ROUTES } from "@kurz/contracts";
+import { IMPORT_MAX_BYTES, OG_IMAGE_READ_MAX_BYTES, ROUTES } from "@kurz/contracts";
 import { isDatabaseUnavailable, type PrismaClient } from "@kurz/db";
 import {
   createApp,
@@ -176,10 +176,10 @@ export function createManagementApp(input: ManagementAppDeps): Express {
     logger: deps.logger,
     envelope: "auto",
     // An import's body is the file itself (CSV or JSON of several megabytes), read as raw bytes; so
-    // is an image's (413 above its limit).
+    // is an image's (a 400 names its limit up to the read limit, 413 above).
     rawBodies: [
       { method: ROUTES.createImport.method, path: ROUTES.createImport.path, limit: IMPORT_MAX_BYTES },
-      { method: ROUTES.uploadImage.method, path: ROUTES.uploadImage.path, limit: OG_IMAGE_MAX_BYTES },
+      { method: ROUTES.uploadImage.method, path: ROUTES.uploadImage.path, limit: OG_IMAGE_READ_MAX_BYTES },
     ],
   });
   app.use(healthRoutes(deps.readiness));

@@ -1,7 +1,7 @@
 // POST /api/v1/images: an Open Graph image for the workspace's links (og.image), re-encoded
 // (reencode-image.ts) and kept in Postgres beside the links that name it.
 import { randomBytes } from "node:crypto";
-import type { UploadedImage } from "@kurz/contracts";
+import { OG_IMAGE_MAX_BYTES, type UploadedImage } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { validation } from "@kurz/service-kit";
 import { recordAudit } from "../audit/record-audit.ts";
@@ -21,6 +21,10 @@ export async function uploadImage(
   file: Uint8Array,
   declaredType: string | undefined,
 ): Promise<UploadedImage> {
+  if (file.byteLength > OG_IMAGE_MAX_BYTES) {
+    const message = `An image has at most ${OG_IMAGE_MAX_BYTES / 1024 / 1024} MB`;
+    throw validation(message, { _errors: [message] });
+  }
   const media = (declaredType ?? "").split(";")[0]!.trim().toLowerCase();
   let image: Awaited<ReturnType<typeof reencodeImage>>;
   try {
