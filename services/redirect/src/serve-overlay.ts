@@ -56,7 +56,10 @@ interface Target {
   url: string;
   frameable: boolean;
 }
-const target = (record: RedirectRecord): Target => ({ url: record.url, frameable: record.frameable === true });
+const target = (record: RedirectRecord): Target => ({
+  url: record.url,
+  frameable: record.frameable === true,
+});
 
 /** A smart link's overlay: within its click limit, over the destination its visitor gets. */
 function showSmart(

@@ -58,7 +58,11 @@ export class RequestVisitor implements Visitor {
   /** The client address as its click records it (client-ip.ts). */
   get ip(): string | null {
     if (this.ipMemo === undefined)
-      this.ipMemo = addressFrom(this.req.socket.remoteAddress, this.headers.forwardedFor, this.ctx.trustProxy);
+      this.ipMemo = addressFrom(
+        this.req.socket.remoteAddress,
+        this.headers.forwardedFor,
+        this.ctx.trustProxy,
+      );
     return this.ipMemo;
   }
   get country(): string | null {
@@ -182,7 +186,17 @@ export function followSmart(
   status = ctx.redirectStatus,
 ): void {
   const v = new RequestVisitor(ctx, req, record.id);
-  withinClickLimit(ctx, req, res, record, code, s, v, () => land(ctx, req, res, record, code, s, v, status), status);
+  withinClickLimit(
+    ctx,
+    req,
+    res,
+    record,
+    code,
+    s,
+    v,
+    () => land(ctx, req, res, record, code, s, v, status),
+    status,
+  );
 }
 
 function land(

@@ -91,7 +91,8 @@ function parse(text: string): Agent {
  * by the parsed prefix, so that agents made huge on purpose cannot fill memory.
  */
 export function agentOf(userAgent: string | undefined): Agent {
-  const ua = userAgent === undefined ? "" : userAgent.length > PARSE_MAX ? userAgent.slice(0, PARSE_MAX) : userAgent;
+  const ua =
+    userAgent === undefined ? "" : userAgent.length > PARSE_MAX ? userAgent.slice(0, PARSE_MAX) : userAgent;
   let agent = cache.get(ua);
   if (agent === undefined) {
     agent = parse(ua);

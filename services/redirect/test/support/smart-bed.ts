@@ -14,7 +14,7 @@ import { Redis } from "ioredis";
 import { ClickLimit } from "../../src/click-limit.ts";
 import { ClickPublisher } from "../../src/click-publisher.ts";
 import { ClickSpool } from "../../src/click-spool.ts";
-import { GeoCountry } from "../../src/geo-country.ts";
+import type { GeoCountry } from "../../src/geo-country.ts";
 import { MissBudget } from "../../src/miss-budget.ts";
 import { PasswordLimiter } from "../../src/password-limiter.ts";
 import { HostClassifier } from "../../src/request-host.ts";
@@ -77,7 +77,12 @@ export async function startSmartBed(opts: SmartBedOptions): Promise<SmartBed> {
       });
       undo.push(() => own.disconnect());
       await new Promise((resolve) => own.once("ready", resolve));
-      const bus: EventBus = createBus({ kind: "redis", clientId: `smart-bed-${i}`, prefix, redisUrl: testRedisUrl() });
+      const bus: EventBus = createBus({
+        kind: "redis",
+        clientId: `smart-bed-${i}`,
+        prefix,
+        redisUrl: testRedisUrl(),
+      });
       undo.push(() => bus.close());
       const spool = await ClickSpool.open({ dir, name: `clicks-${i}.spool`, maxBytes: 10_000_000 });
       const publisher = new ClickPublisher({ bus, spool, flushIntervalMs: 20, logger });
