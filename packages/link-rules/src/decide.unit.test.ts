@@ -51,6 +51,9 @@ describe("decide", () => {
     );
     expect(decide("https://a.test/", s, visitor({ query: "x=1&ref=tw" })).destination).toBe("rule:3");
     expect(decide("https://a.test/", s, visitor({ query: "ref=twx" })).destination).toBe("default");
+    // Names are compared decoded: an escaped spelling matches, a longer name does not.
+    expect(decide("https://a.test/", s, visitor({ query: "r%65f=tw" })).destination).toBe("rule:3");
+    expect(decide("https://a.test/", s, visitor({ query: "xref=tw" })).destination).toBe("default");
   });
 
   it("a schedule holds from its instant on, on the clock it is given", () => {
@@ -105,6 +108,8 @@ describe("decide", () => {
       "https://a.test/p?a=1&utm_source=news#top",
     );
     expect(forwardQuery("https://a.test/p", "")).toBe("https://a.test/p");
+    expect(forwardQuery("https://a.test/p#f", "a=1&b")).toBe("https://a.test/p?a=1&b#f");
+    expect(forwardQuery("https://a.test/p", "&a=1&&b=2&")).toBe("https://a.test/p?a=1&b=2");
     expect(forwardQuery("https://a.test/p?", "b=1")).toBe("https://a.test/p?b=1");
     expect(forwardQuery("https://a.test/p?utm%5Fsource=x", "utm_source=y")).toBe(
       "https://a.test/p?utm%5Fsource=x",

@@ -70,7 +70,7 @@ export class RequestVisitor implements Visitor {
     return this.countryMemo;
   }
   get language(): string | null {
-    if (this.languageMemo === undefined) this.languageMemo = preferredLanguage(this.headers.acceptLanguage);
+    if (this.languageMemo === undefined) this.languageMemo = languageOf(this.headers.acceptLanguage);
     return this.languageMemo;
   }
   /**
@@ -82,6 +82,23 @@ export class RequestVisitor implements Visitor {
       this.keyMemo = visitorKey(clientNetwork(this.ip), this.headers.userAgent ?? "", this.linkId);
     return this.keyMemo;
   }
+}
+
+// Browsers send one Accept-Language per configured locale list, so a handful of distinct values make
+// up nearly all traffic: each is parsed once. Emptied when full, so random values cannot grow it.
+const LANGUAGES_MAX = 1024;
+const LANGUAGE_KEY_MAX = 256;
+const languages = new Map<string, string | null>();
+
+function languageOf(header: string | undefined): string | null {
+  if (header === undefined || header.length > LANGUAGE_KEY_MAX) return preferredLanguage(header);
+  let lang = languages.get(header);
+  if (lang === undefined) {
+    lang = preferredLanguage(header);
+    if (languages.size >= LANGUAGES_MAX) languages.clear();
+    languages.set(header, lang);
+  }
+  return lang;
 }
 
 /** FNV-1a (32-bit) over the three parts, then a final mix so that every bit of the key varies. */
