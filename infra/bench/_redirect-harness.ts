@@ -189,6 +189,8 @@ export interface Bench {
    * Accept-Language, and a random public client address in X-Forwarded-For (one trusted proxy).
    */
   smartScript: string;
+  /** Plain links asked for with the smart links' requests (their headers and query). */
+  plainBrowserScript: string;
   /** The bare server's address, answering. */
   bare: string;
   bareChild: ChildProcess;
@@ -205,26 +207,30 @@ export async function startBench(children: ChildProcess[], dir: string): Promise
     script,
     `math.randomseed(${Date.now() % 100000})\nrequest = function() return wrk.format("GET", "/bn" .. math.random(0, ${LINKS - 1})) end\n`,
   );
-  const smartScript = join(dir, "smart-codes.lua");
-  writeFileSync(
-    smartScript,
+  // Addresses drawn once, so that wrk's core spends its time on requests, not on building them.
+  const browserRequests = (code: string, count: number) =>
     [
       `math.randomseed(${(Date.now() + 1) % 100000})`,
+      "local addresses = {}",
+      'for i = 1, 4096 do addresses[i] = math.random(1, 223) .. "." .. math.random(0, 255) .. "." .. math.random(0, 255) .. "." .. math.random(1, 254) end',
       `local headers = { ["User-Agent"] = "${SMART_REQUEST_UA}", ["Accept-Language"] = "${SMART_REQUEST_LANGUAGE}" }`,
       "request = function()",
-      `  headers["X-Forwarded-For"] = math.random(1, 223) .. "." .. math.random(0, 255) .. "." .. math.random(0, 255) .. "." .. math.random(1, 254)`,
-      `  return wrk.format("GET", "/bs" .. math.random(0, ${SMART_LINKS - 1}) .. "?utm_source=x", headers)`,
+      '  headers["X-Forwarded-For"] = addresses[math.random(1, 4096)]',
+      `  return wrk.format("GET", "/${code}" .. math.random(0, ${count - 1}) .. "?utm_source=x", headers)`,
       "end",
       "",
-    ].join("\n"),
-  );
+    ].join("\n");
+  const smartScript = join(dir, "smart-codes.lua");
+  writeFileSync(smartScript, browserRequests("bs", SMART_LINKS));
+  const plainBrowserScript = join(dir, "plain-codes-browser.lua");
+  writeFileSync(plainBrowserScript, browserRequests("bn", LINKS));
   const redisPort = await seededRedis(children, prefix);
   const barePort = await freePort();
   const bareChild = pinned([process.execPath, "-e", BARE_SERVER], { PORT: String(barePort) });
   children.push(bareChild);
   const bare = `http://127.0.0.1:${barePort}`;
   await waitHttp(`${bare}/`);
-  return { prefix, redisPort, script, smartScript, bare, bareChild };
+  return { prefix, redisPort, script, smartScript, plainBrowserScript, bare, bareChild };
 }
 
 export interface BenchRedirect {

@@ -203,17 +203,19 @@ export function followSmart(
   status = ctx.redirectStatus,
 ): void {
   const v = new RequestVisitor(ctx, req, record.id);
-  withinClickLimit(
-    ctx,
-    req,
-    res,
-    record,
-    code,
-    s,
-    v,
-    () => land(ctx, req, res, record, code, s, v, status),
-    status,
-  );
+  if (s.m === undefined) land(ctx, req, res, record, code, s, v, status);
+  else
+    withinClickLimit(
+      ctx,
+      req,
+      res,
+      record,
+      code,
+      s,
+      v,
+      () => land(ctx, req, res, record, code, s, v, status),
+      status,
+    );
 }
 
 function land(
