@@ -8,6 +8,7 @@ import { decide, expiredDestination, preferredLanguage, type Visitor } from "@ku
 import { clientNetwork } from "@kurz/service-kit";
 import { clickEvent } from "./click-event.ts";
 import { addressFrom } from "./client-ip.ts";
+import { failed } from "./fallbacks.ts";
 import { redirect } from "./follow.ts";
 import { PAGES, sendPage } from "./pages.ts";
 import { renderPreviewPage, sendPreviewPage } from "./preview-page.ts";
@@ -159,16 +160,19 @@ export function withinClickLimit(
     then();
     return;
   }
-  ctx.clickLimit.admit(record.id, max, req.method === "POST" || counts(req, v)).then(
-    (within) => (within ? then() : answerExpired(ctx, req, res, record, code, s, v, status)),
-    (err: unknown) => {
-      ctx.logger.warn(
-        { err: err instanceof Error ? err.message : String(err), link: record.id },
-        "click limit unavailable; visit refused",
-      );
-      if (!res.headersSent) sendPage(req, res, PAGES.unavailable, { "retry-after": "1" });
-    },
-  );
+  ctx.clickLimit
+    .admit(record.id, max, req.method === "POST" || counts(req, v))
+    .then(
+      (within) => (within ? then() : answerExpired(ctx, req, res, record, code, s, v, status)),
+      (err: unknown) => {
+        ctx.logger.warn(
+          { err: err instanceof Error ? err.message : String(err), link: record.id },
+          "click limit unavailable; visit refused",
+        );
+        if (!res.headersSent) sendPage(req, res, PAGES.unavailable, { "retry-after": "1" });
+      },
+    )
+    .catch((err: unknown) => failed(ctx, res, req, err));
 }
 
 /** A link past its expiry or its click limit: its expired_url (a click tagged `expired`), else 410. */
