@@ -4,6 +4,7 @@ import { preferredLanguage } from "./accept-language.ts";
 import { compileSmartLink } from "./compile.ts";
 import { decide, expiredDestination, splitArm } from "./decide.ts";
 import { forwardQuery } from "./forward-query.ts";
+import { uniformSmartRecord } from "./uniform.ts";
 import type { Visitor } from "./visitor.ts";
 
 const NOW = Date.parse("2030-06-15T12:00:00.000Z");
@@ -54,6 +55,18 @@ describe("decide", () => {
     // Names are compared decoded: an escaped spelling matches, a longer name does not.
     expect(decide("https://a.test/", s, visitor({ query: "r%65f=tw" })).destination).toBe("rule:3");
     expect(decide("https://a.test/", s, visitor({ query: "xref=tw" })).destination).toBe("default");
+  });
+
+  it("decides alike for the record in its uniform shape", () => {
+    const u = uniformSmartRecord(s!);
+    expect(Object.keys(u)).toEqual(["r", "p", "f", "i", "n", "x", "m", "g"]);
+    for (const v of [
+      visitor({ device: "mobile", country: "AT" }),
+      visitor({ language: "fr" }),
+      visitor({ query: "ref=tw" }),
+      visitor(),
+    ])
+      expect(decide("https://a.test/", u, v)).toEqual(decide("https://a.test/", s, v));
   });
 
   it("a schedule holds from its instant on, on the clock it is given", () => {

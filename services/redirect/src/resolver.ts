@@ -24,6 +24,7 @@ import {
   SmartRecord,
   toLocation,
 } from "@kurz/contracts";
+import { uniformSmartRecord } from "@kurz/link-rules";
 import { createInternalClient, type InternalClient } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
 import { LRUCache } from "lru-cache";
@@ -134,8 +135,9 @@ function linkCompactor(): (r: RedirectRecord) => RedirectRecord {
       overlay_id: r.overlay_id ?? null,
       frameable: r.frameable ?? null,
       domain_id: r.domain_id ?? null,
-      // A smart link's part (follow.ts reads `s` once; absent on every plain link).
-      ...(r.s !== undefined ? { s: r.s } : {}),
+      // A smart link's part (follow.ts reads `s` once; absent on every plain link), in the one shape
+      // its reads stay fast in.
+      ...(r.s !== undefined ? { s: uniformSmartRecord(r.s) } : {}),
     };
   };
 }
