@@ -32,7 +32,10 @@ export function ruleHolds(rule: CompiledRule, v: Visitor): boolean {
   if (rule.c !== undefined && (v.country === null || !rule.c.includes(v.country))) return false;
   if (rule.l !== undefined) {
     const lang = v.language;
-    if (lang === null || !rule.l.some((tag) => languageMatches(tag, lang))) return false;
+    if (lang === null) return false;
+    let any = false;
+    for (let i = 0; i < rule.l.length && !any; i++) any = languageMatches(rule.l[i]!, lang);
+    if (!any) return false;
   }
   return true;
 }

@@ -78,8 +78,17 @@ class Db {
   v4(n: number, ip: string): string | null {
     const count = this.nodeCount;
     let node = this.v4Start;
-    for (let depth = 0; depth < 32 && node < count; depth++)
-      node = this.child(node, (n >>> (31 - depth)) & 1);
+    let depth = 0;
+    // The common 24-bit records read inline: this runs up to 32 times a lookup.
+    if (this.recordSize === 24) {
+      const b = this.buf;
+      for (; depth < 32 && node < count; depth++) {
+        const o = node * 6 + ((n >>> (31 - depth)) & 1) * 3;
+        node = (b[o]! << 16) | (b[o + 1]! << 8) | b[o + 2]!;
+      }
+    } else {
+      for (; depth < 32 && node < count; depth++) node = this.child(node, (n >>> (31 - depth)) & 1);
+    }
     if (node <= count) return null; // `count` itself marks "no data"
     const known = this.byRecord.get(node);
     if (known !== undefined) return known;
