@@ -16,7 +16,7 @@ export const LINKS = 100_000;
  * never match (device, OS, country, language, query), so every request evaluates all five and gets
  * the default, with the visit's query forwarded. The worst case of a link with rules.
  */
-export const SMART_LINKS = 10_000;
+export const SMART_LINKS = 1_000;
 export const SMART_RECORD_S = {
   r: [
     { u: "https://example.com/tablet", d: ["tablet"] },

@@ -2,7 +2,7 @@
 // expiry with and without expired_url, the click limit across three instances, previews for fetchers,
 // each click's destination on the bus, and hostile requests. Every test passes its own clock.
 import { createRequire } from "node:module";
-import type { ClickEvent, LinkRule, RedirectRecord } from "@kurz/contracts";
+import { type ClickEvent, type LinkRule, type RedirectRecord, rotatorKey } from "@kurz/contracts";
 import { compileSmartLink, type SmartLinkSource } from "@kurz/link-rules";
 import { waitFor } from "@kurz/testing";
 import { hash } from "@node-rs/argon2";
@@ -260,6 +260,24 @@ describe("one instance, behind one trusted proxy, with the country database", ()
     expect(posted.status).toBe(303);
     expect(posted.location).toBe("https://example.com/mac");
     expect((await clicksOf(bed, record.id, 1))[0]!.destination).toBe("rule:2");
+  });
+
+  it("decides the destination of a smart link a campaign's rotator follows", async () => {
+    const record = smart("https://example.com/", { rules });
+    await bed.seed("rot1", record);
+    await bed.redis.set(
+      rotatorKey("smart-campaign"),
+      JSON.stringify({
+        campaign_id: 7,
+        account_id: record.account_id,
+        links: [{ id: record.id, short_code: "rot1", weight: 1 }],
+      }),
+    );
+    expect((await get(bed.url, "/r/smart-campaign", { "user-agent": UA.mac })).location).toBe(
+      "https://example.com/mac",
+    );
+    const [click] = await clicksOf(bed, record.id, 1);
+    expect(click).toMatchObject({ short_code: "rot1", destination: "rule:2" });
   });
 
   it("never fails on hostile requests: a huge Accept-Language, a malformed query, odd agents", async () => {
