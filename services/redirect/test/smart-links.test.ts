@@ -2,7 +2,7 @@
 // expiry with and without expired_url, the click limit across three instances, previews for fetchers,
 // each click's destination on the bus, and hostile requests. Every test passes its own clock.
 import { createRequire } from "node:module";
-import { type ClickEvent, type LinkRule, type RedirectRecord, rotatorKey } from "@kurz/contracts";
+import { type ClickEvent, type LinkRule, overlayKey, type RedirectRecord, rotatorKey } from "@kurz/contracts";
 import { compileSmartLink, type SmartLinkSource } from "@kurz/link-rules";
 import { waitFor } from "@kurz/testing";
 import { hash } from "@node-rs/argon2";
@@ -278,6 +278,36 @@ describe("one instance, behind one trusted proxy, with the country database", ()
     );
     const [click] = await clicksOf(bed, record.id, 1);
     expect(click).toMatchObject({ short_code: "rot1", destination: "rule:2" });
+  });
+
+  it("frames or links an overlay over the destination its visitor gets", async () => {
+    const record = smart("https://example.com/", { rules }, { overlay_id: 41, frameable: true });
+    await bed.seed("ovl1", record);
+    await bed.redis.set(
+      overlayKey(41),
+      JSON.stringify({
+        id: 41,
+        account_id: record.account_id,
+        type: "message",
+        text: "Hello",
+        button_label: null,
+        button_url: null,
+        fields: [],
+        bg_color: "#ffffff",
+        text_color: "#000000",
+        button_color: "#ff0000",
+        position: "bottom",
+      }),
+    );
+    const mac = await get(bed.url, "/ovl1", { "user-agent": UA.mac });
+    expect(mac.status).toBe(200);
+    // Framing was checked for the link's own URL: a rule's destination gets the interstitial.
+    expect(mac.body).toContain('href="https://example.com/mac"');
+    expect(mac.body).not.toContain("<iframe");
+    const other = await get(bed.url, "/ovl1");
+    expect(other.body).toContain('<iframe src="https://example.com/"');
+    const clicks = await clicksOf(bed, record.id, 2);
+    expect(clicks.map((c) => c.destination)).toEqual(["rule:2", undefined]);
   });
 
   it("never fails on hostile requests: a huge Accept-Language, a malformed query, odd agents", async () => {
