@@ -11,6 +11,26 @@ import { nodeFlagsFor } from "../build/bundle.ts";
 
 export const root = resolve(import.meta.dirname, "../..");
 export const LINKS = 100_000;
+/**
+ * Smart links seeded beside the plain ones (codes `bs<i>`): five rules that the benchmark's requests
+ * never match (device, OS, country, language, query), so every request evaluates all five and gets
+ * the default, with the visit's query forwarded. The worst case of a link with rules.
+ */
+export const SMART_LINKS = 1_000;
+export const SMART_RECORD_S = {
+  r: [
+    { u: "https://example.com/tablet", d: ["tablet"] },
+    { u: "https://example.com/chromeos", o: ["chromeos"] },
+    { u: "https://example.jp/", c: ["JP", "KR"] },
+    { u: "https://example.jp/ja", l: ["ja"] },
+    { u: "https://example.com/twitter", q: [["ref", "tw"]] },
+  ],
+  f: 1,
+};
+/** What the smart links' requests carry: a browser's agent and languages, a query, a client address. */
+export const SMART_REQUEST_UA =
+  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36";
+export const SMART_REQUEST_LANGUAGE = "en-US,en;q=0.9,de;q=0.8";
 
 export interface WrkResult {
   rps: number;
@@ -122,6 +142,18 @@ function seed(port: number, prefix: string): void {
     });
     parts.push(`*3\r\n${bulk("SET")}${bulk(`${prefix}:link:bn${i}`)}${bulk(record)}`);
   }
+  for (let i = 0; i < SMART_LINKS; i++) {
+    const record = JSON.stringify({
+      id: `0190a1b2-0000-7000-8001-${String(i).padStart(12, "0")}`,
+      account_id: "0190a1b2-0000-7000-8000-0000000000aa",
+      url: `https://example.com/landing/${i}`,
+      active: true,
+      expires_at: null,
+      password_hash: null,
+      s: SMART_RECORD_S,
+    });
+    parts.push(`*3\r\n${bulk("SET")}${bulk(`${prefix}:link:bs${i}`)}${bulk(record)}`);
+  }
   redisCli(port, ["--pipe"], parts.join(""));
 }
 
@@ -152,6 +184,13 @@ export interface Bench {
   redisPort: number;
   /** The wrk script: every request asks for a random seeded code. */
   script: string;
+  /**
+   * The smart links' wrk script: a random smart code with `?utm_source=x`, a browser's User-Agent and
+   * Accept-Language, and a random public client address in X-Forwarded-For (one trusted proxy).
+   */
+  smartScript: string;
+  /** Plain links asked for with the smart links' requests (their headers and query). */
+  plainBrowserScript: string;
   /** The bare server's address, answering. */
   bare: string;
   bareChild: ChildProcess;
@@ -168,13 +207,30 @@ export async function startBench(children: ChildProcess[], dir: string): Promise
     script,
     `math.randomseed(${Date.now() % 100000})\nrequest = function() return wrk.format("GET", "/bn" .. math.random(0, ${LINKS - 1})) end\n`,
   );
+  // Addresses drawn once, so that wrk's core spends its time on requests, not on building them.
+  const browserRequests = (code: string, count: number) =>
+    [
+      `math.randomseed(${(Date.now() + 1) % 100000})`,
+      "local addresses = {}",
+      'for i = 1, 4096 do addresses[i] = math.random(1, 223) .. "." .. math.random(0, 255) .. "." .. math.random(0, 255) .. "." .. math.random(1, 254) end',
+      `local headers = { ["User-Agent"] = "${SMART_REQUEST_UA}", ["Accept-Language"] = "${SMART_REQUEST_LANGUAGE}" }`,
+      "request = function()",
+      '  headers["X-Forwarded-For"] = addresses[math.random(1, 4096)]',
+      `  return wrk.format("GET", "/${code}" .. math.random(0, ${count - 1}) .. "?utm_source=x", headers)`,
+      "end",
+      "",
+    ].join("\n");
+  const smartScript = join(dir, "smart-codes.lua");
+  writeFileSync(smartScript, browserRequests("bs", SMART_LINKS));
+  const plainBrowserScript = join(dir, "plain-codes-browser.lua");
+  writeFileSync(plainBrowserScript, browserRequests("bn", LINKS));
   const redisPort = await seededRedis(children, prefix);
   const barePort = await freePort();
   const bareChild = pinned([process.execPath, "-e", BARE_SERVER], { PORT: String(barePort) });
   children.push(bareChild);
   const bare = `http://127.0.0.1:${barePort}`;
   await waitHttp(`${bare}/`);
-  return { prefix, redisPort, script, bare, bareChild };
+  return { prefix, redisPort, script, smartScript, plainBrowserScript, bare, bareChild };
 }
 
 export interface BenchRedirect {
@@ -226,6 +282,8 @@ export async function startRedirect(
     {
       ...env,
       PORT: String(port),
+      // Room for the plain links and the smart ones together (the default holds the plain ones).
+      CACHE_MAX_ENTRIES: String(LINKS + SMART_LINKS),
       // /health and /metrics are answered on the operational listener only.
       OPS_PORT: String(opsPort),
       API_UPSTREAM_URL: `http://127.0.0.1:${gatewayPort}`,

@@ -4,6 +4,10 @@
 //   (b) is configured as `./kurz up` runs it: it owns the public origin (API_UPSTREAM_URL set, decision 0038),
 //   so (b) is also the figure "through the public origin" for short links.
 //   (c) for comparison, the layout before decision 0038: the gateway in front, forwarding to redirect.
+//   (d) smart links on (b): five rules none of which match (device, OS, country, language, query),
+//       so each request evaluates them all and gets the default, with its query forwarded; requests
+//       carry a browser's User-Agent and Accept-Language, `?utm_source=x` and a client address.
+//   (e) plain links on (b) asked for with (d)'s requests: what the headers and query cost by themselves.
 // Servers are pinned to core 0 with taskset; wrk and a Redis server of the benchmark's own are pinned
 // to core 1, so the server core is the server's alone, as it would be with Redis on another host.
 // 100k links are seeded into that Redis and every request asks for a random one. (a) and (b) are
@@ -22,6 +26,7 @@ import {
   median,
   pinned,
   rssMb,
+  SMART_LINKS,
   startBench,
   startRedirect,
   stop,
@@ -45,7 +50,7 @@ export async function run(args: string[]): Promise<string> {
   const redirectBundle = await bundle("redirect");
 
   const children: ChildProcess[] = [];
-  const results: Record<string, WrkResult[]> = { a: [], b: [], c: [] };
+  const results: Record<string, WrkResult[]> = { a: [], b: [], c: [], d: [], e: [] };
 
   let rss = { rss: 0, peak: 0 };
   let pipeline = "";
@@ -53,8 +58,9 @@ export async function run(args: string[]): Promise<string> {
   try {
     // (a) the Node ceiling
     const bench = await startBench(children, dir);
-    const { script, bare: a } = bench;
-    const warm = (url: string) => wrk(url, script, 10, connections); // JIT, every code cached, connections open
+    const { script, smartScript, plainBrowserScript, bare: a } = bench;
+    // JIT, every code cached, connections open
+    const warm = (url: string, s = script) => wrk(url, s, 10, connections);
     // (b) the redirect service as the public origin, as `./kurz up` runs it
     const splicePort = await freePort();
     const redirect = await startRedirect(children, bench, {
@@ -68,9 +74,12 @@ export async function run(args: string[]): Promise<string> {
     const b = redirect.url;
     warm(a);
     warm(b);
+    warm(b, smartScript);
     for (let i = 0; i < runs; i++) {
       results.a!.push(wrk(a, script, seconds, connections));
       results.b!.push(wrk(b, script, seconds, connections));
+      results.d!.push(wrk(b, smartScript, seconds, connections));
+      results.e!.push(wrk(b, plainBrowserScript, seconds, connections));
     }
     await stop(bench.bareChild);
     rss = rssMb(redirect.child.pid!);
@@ -119,6 +128,8 @@ function report(r: {
   };
   const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
   const pairs = results.b!.map((w, i) => w.rps / results.a![i]!.rps);
+  const smartPairs = results.d!.map((w, i) => w.rps / results.b![i]!.rps);
+  const samePairs = results.d!.map((w, i) => w.rps / results.e![i]!.rps);
   const worstP99 = Math.max(...results.b!.map((w) => w.p99));
   return [
     `## redirect`,
@@ -126,18 +137,26 @@ function report(r: {
     `\`./kurz bench redirect --duration ${seconds} --runs ${runs} --connections ${connections}\` (${new Date().toISOString().slice(0, 10)}).`,
     `Servers pinned to core 0 (\`taskset -c 0\`); \`wrk -t1 -c${connections} -d${seconds}s\` and the benchmark's own Redis`,
     `(cache and Redis Streams bus) pinned to core 1; loopback. ${LINKS.toLocaleString("en")} links seeded, a random code per`,
-    `request. After a 10 s warm-up of each, (a) and (b) were measured in ${runs} alternating pairs; medians below.`,
+    `request. (d): ${SMART_LINKS.toLocaleString("en")} smart links on the same redirect, each with five rules none of which match`,
+    "(device, OS, country, language, query) and forwarding on; its requests carry a browser's User-Agent and",
+    "Accept-Language, `?utm_source=x` and a random client address in X-Forwarded-For (one trusted proxy).",
+    "(e): plain links asked for with (d)'s requests.",
+    `After a 10 s warm-up of each, (a), (b), (d) and (e) were measured in ${runs} alternating rounds; medians below.`,
     "",
     "| server | req/s | p50 | p99 | socket errors / non-3xx |",
     "|---|---|---|---|---|",
     row("(a) bare `node:http` 302, no lookup", "a"),
     row("(b) redirect service (bundle) as the public origin, click publishing on", "b"),
     row("(c) for comparison: gateway in front of redirect (layout before decision 0038), one run", "c"),
+    row("(d) smart links on (b): 5 rules, none matching, query forwarded", "d"),
+    row("(e) plain links on (b), requests as (d)", "e"),
     "",
     `Ratio (b)/(a), median of the pairs: **${pct(median(pairs))}** (pairs: ${pairs.map(pct).join(", ")}; target ≥ 60%).`,
     `p99 of (b): median ${median(results.b!.map((w) => w.p99)).toFixed(2)} ms, worst run ${worstP99.toFixed(2)} ms (target < 10 ms).`,
     `Redirect RSS after the runs: ${rss.rss.toFixed(0)} MB (peak ${rss.peak.toFixed(0)} MB; target < 200 MB); ${memory}.`,
     `Click pipeline after (b): ${pipeline}.`,
+    `Smart links (d)/(b), median of the rounds: **${pct(median(smartPairs))}** (rounds: ${smartPairs.map(pct).join(", ")}; target ≥ 95%).`,
+    `Smart links against plain links asked for alike, (d)/(e): **${pct(median(samePairs))}** (rounds: ${samePairs.map(pct).join(", ")}).`,
     `The old gateway-first layout (c)/(a): ${pct(median(results.c!.map((w) => w.rps)) / median(results.a!.map((w) => w.rps)))}.`,
     "",
   ].join("\n");

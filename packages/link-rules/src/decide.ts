@@ -16,8 +16,14 @@ export function ruleHolds(rule: CompiledRule, v: Visitor): boolean {
   if (rule.a !== undefined && v.now < rule.a) return false;
   if (rule.z !== undefined && v.now >= rule.z) return false;
   if (rule.q !== undefined) {
-    if (v.query === "") return false;
-    const params = new URLSearchParams(v.query);
+    const query = v.query;
+    if (query === "") return false;
+    // A query with no escapes spells every name as it decodes: one that does not contain a rule's
+    // name cannot match, without parsing it.
+    if (query.indexOf("%") === -1 && query.indexOf("+") === -1) {
+      for (const [name] of rule.q) if (query.indexOf(name) === -1) return false;
+    }
+    const params = new URLSearchParams(query);
     for (const [name, value] of rule.q) if (params.get(name) !== value) return false;
   }
   if (rule.d !== undefined && !rule.d.includes(v.device)) return false;
@@ -26,7 +32,10 @@ export function ruleHolds(rule: CompiledRule, v: Visitor): boolean {
   if (rule.c !== undefined && (v.country === null || !rule.c.includes(v.country))) return false;
   if (rule.l !== undefined) {
     const lang = v.language;
-    if (lang === null || !rule.l.some((tag) => languageMatches(tag, lang))) return false;
+    if (lang === null) return false;
+    let any = false;
+    for (let i = 0; i < rule.l.length && !any; i++) any = languageMatches(rule.l[i]!, lang);
+    if (!any) return false;
   }
   return true;
 }

@@ -4,6 +4,7 @@ import { preferredLanguage } from "./accept-language.ts";
 import { compileSmartLink } from "./compile.ts";
 import { decide, expiredDestination, splitArm } from "./decide.ts";
 import { forwardQuery } from "./forward-query.ts";
+import { uniformSmartRecord } from "./uniform.ts";
 import type { Visitor } from "./visitor.ts";
 
 const NOW = Date.parse("2030-06-15T12:00:00.000Z");
@@ -51,6 +52,21 @@ describe("decide", () => {
     );
     expect(decide("https://a.test/", s, visitor({ query: "x=1&ref=tw" })).destination).toBe("rule:3");
     expect(decide("https://a.test/", s, visitor({ query: "ref=twx" })).destination).toBe("default");
+    // Names are compared decoded: an escaped spelling matches, a longer name does not.
+    expect(decide("https://a.test/", s, visitor({ query: "r%65f=tw" })).destination).toBe("rule:3");
+    expect(decide("https://a.test/", s, visitor({ query: "xref=tw" })).destination).toBe("default");
+  });
+
+  it("decides alike for the record in its uniform shape", () => {
+    const u = uniformSmartRecord(s!);
+    expect(Object.keys(u)).toEqual(["r", "p", "f", "i", "n", "x", "m", "g"]);
+    for (const v of [
+      visitor({ device: "mobile", country: "AT" }),
+      visitor({ language: "fr" }),
+      visitor({ query: "ref=tw" }),
+      visitor(),
+    ])
+      expect(decide("https://a.test/", u, v)).toEqual(decide("https://a.test/", s, v));
   });
 
   it("a schedule holds from its instant on, on the clock it is given", () => {
@@ -105,6 +121,8 @@ describe("decide", () => {
       "https://a.test/p?a=1&utm_source=news#top",
     );
     expect(forwardQuery("https://a.test/p", "")).toBe("https://a.test/p");
+    expect(forwardQuery("https://a.test/p#f", "a=1&b")).toBe("https://a.test/p?a=1&b#f");
+    expect(forwardQuery("https://a.test/p", "&a=1&&b=2&")).toBe("https://a.test/p?a=1&b=2");
     expect(forwardQuery("https://a.test/p?", "b=1")).toBe("https://a.test/p?b=1");
     expect(forwardQuery("https://a.test/p?utm%5Fsource=x", "utm_source=y")).toBe(
       "https://a.test/p?utm%5Fsource=x",

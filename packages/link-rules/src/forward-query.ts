@@ -20,6 +20,14 @@ export function forwardQuery(destination: string, query: string): string {
   const base = hash === -1 ? destination : destination.slice(0, hash);
   const fragment = hash === -1 ? "" : destination.slice(hash);
   const q = base.indexOf("?");
+  // A destination without a query of its own takes the visit's as it is, unless it has empty pairs.
+  if (
+    q === -1 &&
+    query.charCodeAt(0) !== 38 &&
+    query.charCodeAt(query.length - 1) !== 38 &&
+    !query.includes("&&")
+  )
+    return `${base}?${query}${fragment}`;
   const own = q === -1 ? "" : base.slice(q + 1);
   const taken = new Set(own === "" ? [] : own.split("&").map(nameOf));
   const added = query.split("&").filter((pair) => pair !== "" && !taken.has(nameOf(pair)));

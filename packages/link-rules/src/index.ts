@@ -2,4 +2,5 @@ export { languageMatches, preferredLanguage } from "./accept-language.ts";
 export { type CompileOptions, compileRule, compileSmartLink, type SmartLinkSource } from "./compile.ts";
 export { type Decision, decide, expiredDestination, ruleHolds, splitArm } from "./decide.ts";
 export { forwardQuery } from "./forward-query.ts";
+export { uniformSmartRecord } from "./uniform.ts";
 export type { Visitor } from "./visitor.ts";

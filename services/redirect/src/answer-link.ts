@@ -7,6 +7,7 @@ import { follow } from "./follow.ts";
 import { PAGES, sendPage, wantsJson } from "./pages.ts";
 import type { RedirectContext } from "./redirect-context.ts";
 import { serveOverlay } from "./serve-overlay.ts";
+import { answerExpired } from "./smart-visit.ts";
 import { unlock } from "./unlock.ts";
 
 /** Whether a record of this account may be served on this host (null = the public host). */
@@ -35,8 +36,8 @@ export function answer(
     notFound(ctx, req, res, domain);
     return;
   }
-  if (record.expires_at !== null && record.expires_at <= Date.now()) {
-    sendPage(req, res, PAGES.gone);
+  if (record.expires_at !== null && record.expires_at <= ctx.now()) {
+    answerExpired(ctx, req, res, record, code, record.s, undefined);
     return;
   }
   if (record.password_hash !== null) {

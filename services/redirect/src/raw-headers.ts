@@ -15,6 +15,8 @@ export interface ClickHeaders {
    * once, which no edge of ours sends: such a request gets a click id of its own.
    */
   edgeRequest: string | undefined;
+  /** The first Accept-Language line: a smart link's language condition reads it (preferredLanguage). */
+  acceptLanguage: string | undefined;
 }
 
 const EDGE_REQUEST = INTERNAL_HEADERS.edgeRequest;
@@ -29,6 +31,7 @@ export function clickHeaders(raw: readonly string[]): ClickHeaders {
   let referer: string | undefined;
   let forwardedFor: string | undefined;
   let edgeRequest: string | undefined;
+  let acceptLanguage: string | undefined;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i]!;
     switch (name.length) {
@@ -42,10 +45,14 @@ export function clickHeaders(raw: readonly string[]): ClickHeaders {
         if (userAgent === undefined && is(name, "User-Agent", "user-agent")) userAgent = raw[i + 1];
         break;
       case 15:
-        if (is(name, "X-Forwarded-For", "x-forwarded-for")) {
-          const value = raw[i + 1]!;
-          forwardedFor = forwardedFor === undefined ? value : `${forwardedFor}, ${value}`;
-        }
+        // Accept-Encoding has this length too: the first letter tells the two wanted ones apart.
+        if ((name.charCodeAt(0) | 0x20) === 0x78 /* x */) {
+          if (is(name, "X-Forwarded-For", "x-forwarded-for")) {
+            const value = raw[i + 1]!;
+            forwardedFor = forwardedFor === undefined ? value : `${forwardedFor}, ${value}`;
+          }
+        } else if (acceptLanguage === undefined && is(name, "Accept-Language", "accept-language"))
+          acceptLanguage = raw[i + 1];
         break;
       case 19: // EDGE_REQUEST.length, a literal so that the switch stays one of constants
         if (is(name, "X-Kurz-Edge-Request", EDGE_REQUEST))
@@ -53,7 +60,7 @@ export function clickHeaders(raw: readonly string[]): ClickHeaders {
         break;
     }
   }
-  return { host, userAgent, referer, forwardedFor, edgeRequest };
+  return { host, userAgent, referer, forwardedFor, edgeRequest, acceptLanguage };
 }
 
 /** The Host header, read from the raw list like clickHeaders (no `req.headers` on the hot path). */

@@ -3,7 +3,9 @@
 // The parts are plain functions of this context, so the hit path allocates no closure per request.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ClickJournal } from "./click-journal.ts";
+import type { ClickLimit } from "./click-limit.ts";
 import type { ClickPublisher } from "./click-publisher.ts";
+import { GeoCountry } from "./geo-country.ts";
 import type { MissBudget } from "./miss-budget.ts";
 import type { OverlaySubmissions } from "./overlay-submissions.ts";
 import type { PasswordLimiter } from "./password-limiter.ts";
@@ -33,7 +35,13 @@ export interface RedirectHandlerDeps {
   turns?: RotatorTurns;
   /** Contact overlays' forms (decision 0026); without it a POST to an overlay link is a 405. */
   submissions?: OverlaySubmissions;
-  logger: { error(o: object, m?: string): void };
+  /** Links' click limits (max_clicks), counted in the shared Redis. */
+  clickLimit: ClickLimit;
+  /** Countries for smart links' rules; none (every country unknown) unless given. */
+  geo?: GeoCountry;
+  /** Epoch milliseconds: expiry and rules' schedules are read on it (tests pass their own). */
+  now?: () => number;
+  logger: { error(o: object, m?: string): void; warn(o: object, m?: string): void };
 }
 
 export interface RedirectContext {
@@ -48,6 +56,9 @@ export interface RedirectContext {
   readonly forwardApi: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   readonly turns: RotatorTurns;
   readonly submissions: OverlaySubmissions | undefined;
+  readonly clickLimit: ClickLimit;
+  readonly geo: GeoCountry;
+  readonly now: () => number;
   readonly logger: RedirectHandlerDeps["logger"];
   /** Redirects queued for the end of the event-loop turn (turn-writes.ts). */
   readonly writes: RedirectWrites;
@@ -67,6 +78,9 @@ export function createRedirectContext(deps: RedirectHandlerDeps): RedirectContex
     forwardApi: deps.forwardApi,
     turns: deps.turns ?? new RotatorTurns(),
     submissions: deps.submissions,
+    clickLimit: deps.clickLimit,
+    geo: deps.geo ?? GeoCountry.none,
+    now: deps.now ?? Date.now,
     logger: deps.logger,
     // A click is journaled before its answer is written: the turn's clicks first, then its answers.
     writes: new RedirectWrites(

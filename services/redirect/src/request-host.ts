@@ -25,12 +25,16 @@ type HostClass = typeof PUBLIC_HOST | string | null;
 
 export class HostClassifier {
   /** The public host exactly as clients send it for PUBLIC_BASE_URL: the fast path. */
-  private readonly exact: string;
+  readonly exact: string;
   private readonly origin: OriginHosts;
   private readonly memo = new Map<string, HostClass>();
+  /** PUBLIC_BASE_URL's scheme with its colon (`https:`): how short URLs are spelled in pages. */
+  readonly protocol: string;
 
   constructor(publicBaseUrl: string, publicHosts: readonly string[] = []) {
-    this.exact = new URL(publicBaseUrl).host;
+    const base = new URL(publicBaseUrl);
+    this.exact = base.host;
+    this.protocol = base.protocol;
     if (!parseHost(this.exact)) throw new Error(`PUBLIC_BASE_URL has no usable host: ${this.exact}`);
     this.origin = originHosts(publicBaseUrl, publicHosts);
   }

@@ -20,7 +20,7 @@ export async function rotate(
   }
   const n = rotator.links.length;
   const start = ctx.turns.next(rotator.campaign_id, rotator.links);
-  const now = Date.now();
+  const now = ctx.now();
   for (let i = 0; i < n; i++) {
     const { short_code } = rotator.links[(start + i) % n]!;
     const record = ctx.resolver.links.peek(short_code) ?? (await ctx.resolver.links.resolve(short_code));

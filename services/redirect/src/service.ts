@@ -19,10 +19,12 @@ import { Redis } from "ioredis";
 import { createApiForwarder } from "./api-forwarder.ts";
 import { spliceApiConnections } from "./api-splice.ts";
 import { ClickJournal } from "./click-journal.ts";
+import { ClickLimit } from "./click-limit.ts";
 import { ClickPublisher } from "./click-publisher.ts";
 import { ClickSpool } from "./click-spool.ts";
 import { clientIp } from "./client-ip.ts";
 import type { RedirectConfig } from "./config.ts";
+import { GeoCountry } from "./geo-country.ts";
 import { followInvalidations } from "./invalidations.ts";
 import { MissBudget } from "./miss-budget.ts";
 import { createOpsHandler } from "./ops.ts";
@@ -62,7 +64,8 @@ export async function startRedirect(config: RedirectConfig, logger: Logger): Pro
     redis: () => redis.ping(),
     bus: () => bus.ping(),
   });
-  const handlerFor = publicHandlers(config, { redis, resolver, publisher, journal, logger });
+  const geo = await GeoCountry.open(config.GEOIP_DB_PATH, logger);
+  const handlerFor = publicHandlers(config, { redis, resolver, publisher, journal, geo, logger });
   const server = createServer(handlerFor(config.TRUST_PROXY));
   if (config.API_UPSTREAM_URL && config.API_SPLICE_PORT > 0) {
     spliceApiConnections(server, {
@@ -151,10 +154,12 @@ function publicHandlers(
     resolver: Resolver;
     publisher: ClickPublisher;
     journal: ClickJournal | undefined;
+    geo: GeoCountry;
     logger: Logger;
   },
 ) {
-  const { redis, resolver, publisher, journal, logger } = parts;
+  const { redis, resolver, publisher, journal, geo, logger } = parts;
+  const clickLimit = new ClickLimit(redis);
   const limiter = new PasswordLimiter(redis, {
     perClient: config.PASSWORD_MAX_ATTEMPTS,
     perLink: config.PASSWORD_LINK_MAX_ATTEMPTS,
@@ -185,6 +190,8 @@ function publicHandlers(
       trustProxy,
       hosts,
       turns,
+      clickLimit,
+      geo,
       ...(config.API_UPSTREAM_URL
         ? {
             forwardApi: createApiForwarder(

@@ -10,6 +10,7 @@ import { redirect } from "./follow.ts";
 import { PAGES, sendPage } from "./pages.ts";
 import { MAX_FORM_BYTES, readForm } from "./read-form.ts";
 import type { RedirectContext } from "./redirect-context.ts";
+import { followSmart } from "./smart-visit.ts";
 
 export async function unlock(
   ctx: RedirectContext,
@@ -39,6 +40,10 @@ export async function unlock(
   await ctx.limiter.succeeded(code, ip);
   // 303: the browser follows with a GET, so the password is never re-posted to the destination
   // (a 307/308 REDIRECT_STATUS would do exactly that).
+  if (record.s !== undefined) {
+    followSmart(ctx, req, res, record, code, record.s, 303);
+    return;
+  }
   ctx.publisher.push(clickEvent(req, record, code, ctx.trustProxy));
   redirect(ctx, res, record.url, 303);
 }

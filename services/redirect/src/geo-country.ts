@@ -1,0 +1,196 @@
+// The visitor's country for smart links' country rules, from a MaxMind-format database (DB-IP's
+// country database from npm by default, CC BY 4.0). Read whole into memory once at start, no file
+// watching, so a lookup never touches the disk. Without a database every country is unknown, so a
+// country rule matches nobody; nothing else depends on it.
+//
+// A country rule is evaluated on every visit of its link, so an IPv4 lookup walks the database's
+// search tree here (the MaxMind DB format: one node per bit, 24/28/32-bit records) from a number
+// parsed without allocating, and keeps the country of each data record it reaches: a few hundred
+// records, each decoded once by maxmind's reader. Anything else (IPv6, odd spellings) takes the
+// reader's own lookup.
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { isIP } from "node:net";
+import { join } from "node:path";
+import { Reader, type Response } from "maxmind";
+
+/** DB-IP's flat records and MaxMind's GeoLite2/GeoIP2 nested ones. */
+interface CountryRecord {
+  country_code?: unknown;
+  country?: { iso_code?: unknown };
+}
+
+export interface GeoCountryLogger {
+  warn(o: object, m?: string): void;
+}
+
+const countryOf = (record: CountryRecord | null): string | null => {
+  const code = record?.country_code ?? record?.country?.iso_code;
+  if (typeof code !== "string" || code.length !== 2) return null;
+  const upper = code.toUpperCase();
+  return /^[A-Z]{2}$/.test(upper) ? upper : null;
+};
+
+/** Data records remembered per database; a country database has a few hundred. */
+const RECORDS_MAX = 100_000;
+
+/** One opened database. */
+class Db {
+  private readonly reader: Reader<Response>;
+  private readonly nodeCount: number;
+  private readonly nodeBytes: number;
+  private readonly recordSize: number;
+  private readonly v4Start: number;
+  private readonly byRecord = new Map<number, string | null>();
+
+  constructor(private readonly buf: Buffer) {
+    this.reader = new Reader<Response>(buf);
+    const m = this.reader.metadata;
+    this.nodeCount = m.nodeCount;
+    this.nodeBytes = m.nodeByteSize;
+    this.recordSize = m.recordSize;
+    if (![24, 28, 32].includes(this.recordSize))
+      throw new Error(`unsupported record size ${this.recordSize}`);
+    // In an IPv6 tree the IPv4 space is ::/96's subtree: 96 zero bits down from the root.
+    let node = 0;
+    if (m.ipVersion === 6) for (let i = 0; i < 96 && node < this.nodeCount; i++) node = this.child(node, 0);
+    this.v4Start = node;
+  }
+
+  private child(node: number, bit: number): number {
+    const b = this.buf;
+    const o = node * this.nodeBytes;
+    switch (this.recordSize) {
+      case 24:
+        return bit === 0
+          ? (b[o]! << 16) | (b[o + 1]! << 8) | b[o + 2]!
+          : (b[o + 3]! << 16) | (b[o + 4]! << 8) | b[o + 5]!;
+      case 28:
+        return bit === 0
+          ? ((b[o + 3]! & 0xf0) << 20) | (b[o]! << 16) | (b[o + 1]! << 8) | b[o + 2]!
+          : ((b[o + 3]! & 0x0f) << 24) | (b[o + 4]! << 16) | (b[o + 5]! << 8) | b[o + 6]!;
+      default:
+        return bit === 0 ? b.readUInt32BE(o) : b.readUInt32BE(o + 4);
+    }
+  }
+
+  /** The country of an IPv4 address given as its number and as text (for the reader, once per record). */
+  v4(n: number, ip: string): string | null {
+    const count = this.nodeCount;
+    let node = this.v4Start;
+    let depth = 0;
+    // The common 24-bit records read inline: this runs up to 32 times a lookup.
+    if (this.recordSize === 24) {
+      const b = this.buf;
+      for (; depth < 32 && node < count; depth++) {
+        const o = node * 6 + ((n >>> (31 - depth)) & 1) * 3;
+        node = (b[o]! << 16) | (b[o + 1]! << 8) | b[o + 2]!;
+      }
+    } else {
+      for (; depth < 32 && node < count; depth++) node = this.child(node, (n >>> (31 - depth)) & 1);
+    }
+    if (node <= count) return null; // `count` itself marks "no data"
+    const known = this.byRecord.get(node);
+    if (known !== undefined) return known;
+    const country = this.slow(ip);
+    if (this.byRecord.size >= RECORDS_MAX) this.byRecord.clear();
+    this.byRecord.set(node, country);
+    return country;
+  }
+
+  slow(ip: string): string | null {
+    try {
+      return countryOf(this.reader.get(ip) as CountryRecord | null);
+    } catch {
+      return null;
+    }
+  }
+}
+
+/** A dotted-quad IPv4 address as an unsigned number; -1 for anything else. */
+export function ipv4Number(s: string): number {
+  if (s.length < 7 || s.length > 15) return -1;
+  let n = 0;
+  let part = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 46 /* . */) {
+      if (digits === 0 || dots === 3) return -1;
+      n = n * 256 + part;
+      part = 0;
+      digits = 0;
+      dots++;
+    } else if (c >= 48 && c <= 57) {
+      // No leading zeros: `010` is octal to some parsers, so it is left to the reader to refuse.
+      if (digits === 1 && part === 0) return -1;
+      part = part * 10 + (c - 48);
+      if (part > 255) return -1;
+      digits++;
+    } else return -1;
+  }
+  if (digits === 0 || dots !== 3) return -1;
+  return n * 256 + part;
+}
+
+export class GeoCountry {
+  /** Every country unknown: GEOIP_DB_PATH empty, or in tests that do not ask for one. */
+  static readonly none = new GeoCountry(null, null);
+
+  private constructor(
+    private readonly v4db: Db | null,
+    private readonly v6db: Db | null,
+  ) {}
+
+  /**
+   * An .mmdb file, or a directory holding `*-ipv4.mmdb` and `*-ipv6.mmdb` (or one `*.mmdb`); "" for
+   * none. A database that is missing or unreadable is logged and treated as none: the redirect serves
+   * on without countries rather than not at all.
+   */
+  static async open(path: string, logger?: GeoCountryLogger): Promise<GeoCountry> {
+    if (path === "") return GeoCountry.none;
+    try {
+      if (!existsSync(path)) {
+        logger?.warn({ path }, "GeoIP database not found; country rules match nobody");
+        return GeoCountry.none;
+      }
+      const open = async (file: string) => new Db(await readFile(file));
+      if (!statSync(path).isDirectory()) {
+        const db = await open(path);
+        return new GeoCountry(db, db);
+      }
+      const files = readdirSync(path);
+      const pick = (suffix: string) => files.find((f) => f.endsWith(suffix));
+      const v4 = pick("-ipv4.mmdb");
+      const v6 = pick("-ipv6.mmdb");
+      if (!v4 && !v6) {
+        const single = pick(".mmdb");
+        if (!single) throw new Error("no .mmdb file in the directory");
+        const db = await open(join(path, single));
+        return new GeoCountry(db, db);
+      }
+      return new GeoCountry(v4 ? await open(join(path, v4)) : null, v6 ? await open(join(path, v6)) : null);
+    } catch (err) {
+      logger?.warn(
+        { path, err: err instanceof Error ? err.message : String(err) },
+        "GeoIP database could not be opened; country rules match nobody",
+      );
+      return GeoCountry.none;
+    }
+  }
+
+  get enabled(): boolean {
+    return this.v4db !== null || this.v6db !== null;
+  }
+
+  /** ISO 3166-1 alpha-2 of a public address; null for anything else, or when unknown. */
+  country(ip: string | null): string | null {
+    if (ip === null) return null;
+    const n = ipv4Number(ip);
+    if (n !== -1) return this.v4db === null ? null : this.v4db.v4(n, ip);
+    const family = isIP(ip);
+    const db = family === 4 ? this.v4db : family === 6 ? this.v6db : null;
+    return db === null ? null : db.slow(ip);
+  }
+}
