@@ -3,6 +3,7 @@
 // a key is read by anyone at its URL; the redirect record, written on create and again by the redirect's
 // miss path from Postgres, carries the link's smart members compiled.
 import { clickLimitKey, IMAGE_CACHE_CONTROL, redirectKey } from "@kurz/contracts";
+import { waitFor } from "@kurz/testing";
 import { type Stack, startStack } from "@kurz/testing/stack";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -103,5 +104,59 @@ describe("smart links through the stack", () => {
     await redis.set(clickLimitKey(id), "1");
     expect((await call("DELETE", `/api/v1/links/${id}`)).status).toBe(200);
     expect(await redis.get(clickLimitKey(id))).toBeNull();
+  });
+
+  it("sends each visitor where the link's members say, and counts each click under its destination", async () => {
+    const created = await call("POST", "/api/v1/links", {
+      url: "https://example.com/home",
+      ios_url: "https://apps.apple.com/app/id1",
+      rules: [{ when: { language: ["de"] }, url: "https://example.com/de?lang=de" }],
+      max_clicks: 4,
+      expired_url: "https://example.com/over",
+      og: { title: "Preview <title>" },
+    });
+    expect(created.status, created.text).toBe(201);
+    const { id, short_code: code } = created.body.data;
+    const visit = (headers: Record<string, string>, query = "") =>
+      raw(stack.origin, "GET", `/${code}${query}`, { headers });
+    const IPHONE =
+      "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
+    const DESKTOP =
+      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36";
+
+    // A preview fetcher gets the preview page and is not counted against the limit.
+    const preview = await visit({
+      "user-agent": "Slackbot-LinkExpanding 1.1 (+https://api.slack.com/robots)",
+    });
+    expect(preview.status).toBe(200);
+    expect(preview.text).toContain('<meta property="og:title" content="Preview &lt;title&gt;"');
+
+    const ios = await visit({ "user-agent": IPHONE });
+    expect(ios.headers.location).toBe("https://apps.apple.com/app/id1");
+    const german = await visit(
+      { "user-agent": DESKTOP, "accept-language": "de-AT,de;q=0.9,en;q=0.5" },
+      "?utm_source=news",
+    );
+    // Forwarding is on by default: the visit's query joins the rule's own.
+    expect(german.headers.location).toBe("https://example.com/de?lang=de&utm_source=news");
+    const plain = await visit({ "user-agent": DESKTOP, "accept-language": "en-US" });
+    expect(plain.headers.location).toBe("https://example.com/home");
+    const fourth = await visit({ "user-agent": DESKTOP });
+    expect(fourth.headers.location).toBe("https://example.com/home");
+    // The fifth counted visit is over the limit: the fallback, counted as `expired`.
+    const over = await visit({ "user-agent": DESKTOP });
+    expect(over.status).toBe(302);
+    expect(over.headers.location).toBe("https://example.com/over");
+
+    const destinations = await waitFor(
+      async () => {
+        const res = await call("GET", `/api/v1/analytics/${id}`);
+        const list = (res.body.data?.destinations ?? []) as { destination: string; count: number }[];
+        const total = list.reduce((sum, d) => sum + d.count, 0);
+        return total >= 5 ? Object.fromEntries(list.map((d) => [d.destination, d.count])) : null;
+      },
+      { timeoutMs: 20_000 },
+    );
+    expect(destinations).toEqual({ default: 2, ios: 1, "rule:1": 1, expired: 1 });
   });
 });

@@ -237,7 +237,7 @@ export function QrDesigner({ code }: { code: string }) {
             </div>
           ) : (
             <>
-              <label for={`qr-logo-${code}`}>Add logo</label>
+              <label for={`qr-logo-${code}`}>Logo in the centre</label>
               <input
                 id={`qr-logo-${code}`}
                 type="file"

@@ -334,7 +334,7 @@ export function smartLinksStory(web: BrowserFixture): void {
       page.on("request", (r) => {
         if (r.url().includes("/api/v1/qr/")) asked.push(r.url());
       });
-      await qr.getByLabel("Add logo").setInputFiles({
+      await qr.getByLabel("Logo in the centre").setInputFiles({
         name: "logo.png",
         mimeType: "image/png",
         buffer: await solidPng(page, "#1d4ed8", 64, 64),
