@@ -13,10 +13,12 @@ const root = resolve(import.meta.dirname, "../..");
 export const SERVICES = ["management", "analytics", "gateway", "redirect"] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
-// Loaded from node_modules at run time instead of bundled: native addons (argon2, chDB's engine),
-// and the OpenTelemetry SDK, which service-kit requires lazily only when tracing is on.
+// Loaded from node_modules at run time instead of bundled: native addons (argon2, chDB's engine,
+// sharp's libvips, which it finds beside its own package), and the OpenTelemetry SDK, which
+// service-kit requires lazily only when tracing is on.
 export const RUNTIME_EXTERNALS = [
   "@node-rs/argon2",
+  "sharp",
   "chdb",
   "@opentelemetry/sdk-node",
   "@opentelemetry/exporter-trace-otlp-http",
