@@ -458,6 +458,8 @@ function TryAs({ value, url, accountForward }: Pick<SmartEditorProps, "value" | 
   const [country, setCountry] = useState("");
   const [language, setLanguage] = useState("");
   const [query, setQuery] = useState("");
+  // A datetime-local value, read as the browser's local time like the rules' from and until; empty: now.
+  const [when, setWhen] = useState("");
   const [key, setKey] = useState(() => Math.floor(Math.random() * 2 ** 31));
   const result = useMemo(() => {
     // Rules still being typed (no URL yet) are left out rather than sending every visitor nowhere.
@@ -481,7 +483,7 @@ function TryAs({ value, url, accountForward }: Pick<SmartEditorProps, "value" | 
       country: country.trim().toUpperCase() || null,
       language: language.trim().toLowerCase() || null,
       query: query.trim().replace(/^\?/, ""),
-      now: Date.now(),
+      now: when === "" || Number.isNaN(new Date(when).getTime()) ? Date.now() : new Date(when).getTime(),
       key,
     });
     // The rule number counts the rules shown, including any left out above.
@@ -490,7 +492,7 @@ function TryAs({ value, url, accountForward }: Pick<SmartEditorProps, "value" | 
       decision.destination = `rule:${value.rules.indexOf(kept) + 1}`;
     }
     return decision;
-  }, [value, url, accountForward, device, os, browser, country, language, query, key]);
+  }, [value, url, accountForward, device, os, browser, country, language, query, when, key]);
   return (
     <section class="smart-part smart-try" aria-labelledby="smart-try-title">
       <h3 id="smart-try-title">Try as</h3>
@@ -557,6 +559,19 @@ function TryAs({ value, url, accountForward }: Pick<SmartEditorProps, "value" | 
             value={query}
             onInput={(e) => setQuery(e.currentTarget.value)}
           />
+        </div>
+        <div class="field">
+          <label for="try-when">When (local time)</label>
+          <input
+            id="try-when"
+            type="datetime-local"
+            value={when}
+            aria-describedby="try-when-hint"
+            onInput={(e) => setWhen(e.currentTarget.value)}
+          />
+          <p class="hint" id="try-when-hint">
+            Empty: now.
+          </p>
         </div>
       </div>
       <div class="smart-try-result" role="status" aria-live="polite" data-testid="try-result">
