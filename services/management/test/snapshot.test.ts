@@ -248,8 +248,10 @@ describe.skipIf(!existsSync(NGINX))("the nginx snapshot under Debian's nginx", (
           () => true,
           () => false,
         ),
-      { timeoutMs: 10_000, description: `nginx serving the snapshot (${stderr})` },
-    );
+      { timeoutMs: 10_000, description: "nginx serving the snapshot" },
+    ).catch((err: unknown) => {
+      throw new Error(`nginx did not start: ${stderr}`, { cause: err });
+    });
   });
 
   afterAll(async () => {

@@ -111,13 +111,25 @@ export interface RenderOptions {
 
 // biome-ignore lint/suspicious/noTemplateCurlyInString: nginx's syntax for the variable, not a template
 const DOLLAR = "${kurz_dollar}";
-/** nginx's double-quoted string: `"` and `\` escaped, and `$` (which nginx would read as a variable) taken from a variable holding it. */
-const nginxString = (s: string) => `"${s.replace(/[\\"]/g, (c) => `\\${c}`).replace(/\$/g, () => DOLLAR)}"`;
+/**
+ * nginx's double-quoted string: `"`, `\` and newlines escaped, and `$` (which nginx would read as a
+ * variable) taken from a variable holding it; `variables` (nginx's own) are appended as they are.
+ */
+const nginxString = (s: string, variables = "") =>
+  `"${s
+    .replace(/[\\"]/g, (c) => `\\${c}`)
+    .replace(/\n/g, "\\n")
+    .replace(/\$/g, () => DOLLAR)}${variables}"`;
 
 /** A server_name: the host without its port (nginx matches the Host header's name only). */
 const hostName = (host: string) =>
   host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.split(":")[0]!;
 
+/**
+ * One server block per host, one exact `location = /code` per code it serves. Not a `map`: nginx matches
+ * a map's strings ignoring case, and codes are case-sensitive (`Abc` and `abc` are two links); exact
+ * locations compare case-sensitively and are looked up in a tree, not one by one.
+ */
 export function renderNginx(
   entries: SnapshotEntry[],
   hosts: string[],
@@ -128,30 +140,17 @@ export function renderNginx(
     "# Kurz continuity snapshot (docs/continuity.md), for nginx's http context. Generated; do not edit.",
     "# The request id is logged so the clicks served here can be replayed into Kurz's analytics.",
     `log_format kurz_snapshot escape=json '{"request_id":"$request_id","time":"$time_iso8601","host":"$host","uri":"$request_uri","status":"$status","location":"$sent_http_location","referer":"$http_referer","user_agent":"$http_user_agent","remote_addr":"$remote_addr"}';`,
-    "map_hash_max_size 1048576;",
-    "map_hash_bucket_size 128;",
     // nginx has no escape for `$` in a string: a geo value is never read for variables, so this holds a literal one.
     'geo $kurz_dollar { default "$"; }',
     "",
-    "map $uri $kurz_target {",
-    '  default "";',
   ];
-  for (const e of entries) {
-    if (e.answer.kind === "redirect")
-      lines.push(`  ${nginxString(`/${e.code}`)} ${nginxString(e.answer.location)};`);
-  }
-  lines.push("}", "");
-  const kindOf = (a: SnapshotAnswer) =>
-    a.kind === "redirect" ? (a.query ? "redirect_query" : "redirect") : a.kind;
-  hosts.forEach((host, i) => {
-    lines.push(`map $uri $kurz_answer_${i} {`, '  default "";');
-    for (const e of entries) {
-      if (e.hosts.includes(host)) lines.push(`  ${nginxString(`/${e.code}`)} ${kindOf(e.answer)};`);
-    }
-    lines.push("}", "");
-  });
-  hosts.forEach((host, i) => {
-    const v = `$kurz_answer_${i}`;
+  const answer = (a: SnapshotAnswer) => {
+    if (a.kind === "redirect")
+      return `return ${opts.status} ${nginxString(a.location, a.query ? "$is_args$args" : "")};`;
+    if (a.kind === "gone") return `return 410 ${nginxString(GONE_TEXT)};`;
+    return `return 503 ${nginxString(UNAVAILABLE_TEXT)};`;
+  };
+  for (const host of hosts) {
     lines.push(
       "server {",
       `  listen ${listen};`,
@@ -159,15 +158,13 @@ export function renderNginx(
       "  server_tokens off;",
       "  default_type text/plain;",
       "  access_log logs/kurz-snapshot-access.log kurz_snapshot;",
-      `  if (${v} = redirect) { return ${opts.status} $kurz_target; }`,
-      `  if (${v} = redirect_query) { return ${opts.status} $kurz_target$is_args$args; }`,
-      `  if (${v} = gone) { return 410 ${nginxString(GONE_TEXT)}; }`,
-      `  if (${v} = password) { return 503 ${nginxString(UNAVAILABLE_TEXT)}; }`,
-      '  return 404 "Not found.\\n";',
-      "}",
-      "",
+      '  location / { return 404 "Not found.\\n"; }',
     );
-  });
+    for (const e of entries) {
+      if (e.hosts.includes(host)) lines.push(`  location = /${e.code} { ${answer(e.answer)} }`);
+    }
+    lines.push("}", "");
+  }
   lines.push(
     "# Any other host: not found.",
     "server {",
