@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { toLocation } from "@kurz/contracts";
+import { CODE_PATTERN, toLocation } from "@kurz/contracts";
 import type { Link, PrismaClient } from "@kurz/db";
 import { accountLinks } from "./links-export.ts";
 
@@ -56,6 +56,9 @@ export function snapshotAnswers(input: SnapshotInput): SnapshotEntry[] {
   const entries: SnapshotEntry[] = [];
   for (const link of input.links) {
     if (!link.isActive) continue;
+    // A code becomes a path in server syntax and a folder name: only the characters codes are made of
+    // ever get there, whatever a row from an older import might hold.
+    if (!CODE_PATTERN.test(link.shortCode)) continue;
     let hosts = everyHost;
     if (link.domainId !== null) {
       // A link on a domain that is not verified is served nowhere, as by the redirect.
@@ -161,7 +164,8 @@ export function renderNginx(
       '  location / { return 404 "Not found.\\n"; }',
     );
     for (const e of entries) {
-      if (e.hosts.includes(host)) lines.push(`  location = /${e.code} { ${answer(e.answer)} }`);
+      if (e.hosts.includes(host))
+        lines.push(`  location = ${nginxString(`/${e.code}`)} { ${answer(e.answer)} }`);
     }
     lines.push("}", "");
   }
