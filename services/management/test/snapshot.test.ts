@@ -384,6 +384,20 @@ describe("`./kurz export snapshot`", () => {
     expect(readdirSync(out)).toEqual(["keep.txt"]);
   });
 
+  it("refuses an --out that cannot be a directory, writing nothing", () => {
+    const base = tmp("file");
+    const file = join(base, "a-file");
+    writeFileSync(file, "mine");
+    const inside = run(["--format", "nginx", "--out", join(file, "snap")]);
+    expect(inside.status).not.toBe(0);
+    expect(inside.stderr).toContain("is not a directory (nothing was written)");
+    const onto = run(["--format", "nginx", "--out", file]);
+    expect(onto.status).not.toBe(0);
+    expect(onto.stderr).toContain("is not a directory");
+    expect(readdirSync(base)).toEqual(["a-file"]);
+    expect(readFileSync(file, "utf8")).toBe("mine");
+  });
+
   it("writes the snapshot into a new directory, and says what it wrote", () => {
     const out = join(tmp("new"), "snap");
     const res = run(["--format", "static", "--out", out]);

@@ -303,6 +303,8 @@ export function writeSnapshot(dir: string, files: Map<string, string>, manifest:
   } else {
     let parent = dirname(dir);
     while (!existsSync(parent) && dirname(parent) !== parent) parent = dirname(parent);
+    if (!statSync(parent).isDirectory())
+      throw new Error(`--out ${dir} cannot be created: ${parent} is not a directory (nothing was written)`);
     try {
       accessSync(parent, constants.W_OK);
     } catch {
