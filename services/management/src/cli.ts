@@ -3,7 +3,7 @@
 // [--status pro]` (the same use case as PATCH /internal/admin/accounts),
 // `./kurz overlays:create --account a@example.com --type message --name "Spring promo"`.
 // `./kurz import --account a@example.com FILE` (or `--from-kutt URL --kutt-key KEY`, `--from-yourls URL
-// --signature SIG`), `./kurz export --account a@example.com links|analytics`
+// --signature SIG`), `./kurz export --account a@example.com links|analytics|snapshot`
 // (docs/import-export.md).
 // The last stdout line is machine-readable JSON, so scripts can take the key from it.
 import { parseArgs } from "node:util";

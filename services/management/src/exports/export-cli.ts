@@ -1,6 +1,8 @@
 // `./kurz export --account a@example.com links [--format csv|json] [--out FILE]` streams the account's
 // links from the database to a file or stdout. `... analytics [--dimension D] [--start D] [--end D]`
 // hands over to the analytics service's CLI (clicks are analytics' data), with the account's id.
+// `... snapshot --format nginx|caddy|static --out DIR [--listen PORT]` writes the continuity snapshot
+// (docs/continuity.md).
 import { spawn } from "node:child_process";
 import { createWriteStream } from "node:fs";
 import { pipeline } from "node:stream/promises";
@@ -12,6 +14,7 @@ import { z } from "zod";
 import { findAccountByEmail, isWorkspaceId } from "../accounts/account-by-email.ts";
 import type { ManagementConfig } from "../config.ts";
 import { exportLinks } from "./links-export.ts";
+import { exportSnapshot, SNAPSHOT_FORMATS } from "./snapshot.ts";
 
 export async function exportCommand(argv: string[], prisma: PrismaClient, config: ManagementConfig) {
   const { values, positionals } = parseArgs({
@@ -24,6 +27,7 @@ export async function exportCommand(argv: string[], prisma: PrismaClient, config
       start: { type: "string" },
       end: { type: "string" },
       "link-id": { type: "string" },
+      listen: { type: "string" },
     },
     allowPositionals: true,
     strict: true,
@@ -36,11 +40,44 @@ export async function exportCommand(argv: string[], prisma: PrismaClient, config
           (v) => isWorkspaceId(v) || z.email().safeParse(v).success,
           "--account must be the workspace's id or its e-mail address",
         ),
-      what: z.enum(["links", "analytics"], "say what to export: links or analytics"),
+      what: z.enum(["links", "analytics", "snapshot"], "say what to export: links, analytics or snapshot"),
     })
     .parse({ account: values.account, what: positionals[0] });
   const account = await findAccountByEmail(prisma, input.account);
   if (!account) throw new Error(`no workspace ${input.account}`);
+  if (input.what === "snapshot") {
+    const snapshot = z
+      .object({
+        format: z.enum(SNAPSHOT_FORMATS, "--format must be nginx, caddy or static"),
+        out: z.string("--out DIR is required").min(1, "--out DIR is required"),
+        listen: z
+          .string()
+          .regex(/^([0-9.]+:|\[[0-9a-f:]+\]:)?\d{1,5}$/i, "--listen must be a port or address:port")
+          .optional(),
+        // The redirect's own setting, so the snapshot answers with the same status.
+        status: z.coerce
+          .number()
+          .refine((n) => [301, 302, 307, 308].includes(n), "REDIRECT_STATUS must be 301, 302, 307 or 308")
+          .default(302),
+      })
+      .parse({
+        format: values.format === "csv" ? undefined : values.format,
+        out: values.out,
+        listen: values.listen,
+        status: process.env.REDIRECT_STATUS,
+      });
+    const { links, files } = await exportSnapshot(prisma, {
+      accountId: account.id,
+      baseUrl: config.PUBLIC_BASE_URL,
+      now: new Date(),
+      ...snapshot,
+    });
+    console.error(
+      `Snapshot written to ${snapshot.out}: ${links} links, ${files} files (manifest.json lists their SHA-256).`,
+    );
+    console.log(JSON.stringify({ out: snapshot.out, format: snapshot.format, links, files }));
+    return;
+  }
   const out = values.out ? createWriteStream(values.out) : process.stdout;
 
   if (input.what === "links") {

@@ -1,0 +1,461 @@
+// The continuity snapshot (docs/continuity.md) against the real Postgres: links of every kind exported
+// as nginx, then served by Debian's real nginx, which must answer every code on every host as the
+// redirect's rules say (services/redirect/src/answer-link.ts). The Caddyfile and the static folder are
+// checked as text (no Caddy here), the manifest's hashes against the files on disk, and `./kurz export`
+// refuses a non-empty --out.
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { redirectKey, toLocation } from "@kurz/contracts";
+import { createPrisma, type PrismaClient } from "@kurz/db";
+import { getFreePort, type TestDatabase, waitFor } from "@kurz/testing";
+import { createMigratedDatabase } from "@kurz/testing/migrated-database";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startRedirectFixture } from "../../redirect/test/support/redirect-fixture.ts";
+import { exportSnapshot, sha256 } from "../src/exports/snapshot.ts";
+import { toRedirectRecord } from "../src/projections/link-records.ts";
+import { createTestAccount } from "./links-helpers.ts";
+
+const NGINX = "/usr/sbin/nginx";
+const NOW = new Date("2030-06-01T12:00:00.000Z");
+const PUBLIC = "short.test";
+const BRANDED = "go.brand.test";
+const UNVERIFIED = "pending.brand.test";
+
+let database: TestDatabase;
+let prisma: PrismaClient;
+let accountId: string;
+const dirs: string[] = [];
+const tmp = (tag: string) => {
+  const dir = mkdtempSync(join(tmpdir(), `kurz-snapshot-${tag}-`));
+  dirs.push(dir);
+  return dir;
+};
+
+/** What Kurz answers for a code on a host, as the snapshot keeps it: a status and a Location (or none). */
+type Expected = { status: number; location?: string };
+interface Seeded {
+  code: string;
+  url: string;
+  fields?: Record<string, unknown>;
+  /** Per host: the expected answer; a host not named answers 404. */
+  on: Partial<Record<string, Expected>>;
+  /** A query the visit carries, for a forwarding link. */
+  query?: string;
+  /** Answered differently by Kurz on purpose (docs/continuity.md): not compared with the redirect. */
+  degrades?: true;
+}
+
+// biome-ignore lint/suspicious/noTemplateCurlyInString: a destination nginx must not read as variables
+const DOLLARS = "https://example.com/$uri/${host}?v=$args&w=$1";
+const redirect = (url: string): Expected => ({ status: 302, location: toLocation(url) });
+const everywhere = (e: Expected) => ({ [PUBLIC]: e, [BRANDED]: e });
+
+let seeded: Seeded[] = [];
+let brandedId = 0;
+
+beforeAll(async () => {
+  database = await createMigratedDatabase("snapshot");
+  prisma = createPrisma(database.url);
+  const account = await createTestAccount(prisma, "snapshot");
+  accountId = account.account_id;
+  const branded = await prisma.domain.create({
+    data: { accountId, host: BRANDED, origin: `https://${BRANDED}`, status: "verified" },
+  });
+  brandedId = branded.id;
+  const pending = await prisma.domain.create({
+    data: { accountId, host: UNVERIFIED, origin: `https://${UNVERIFIED}`, status: "pending" },
+  });
+  // Far from any real date, so the real redirect (which reads its own clock) agrees with NOW.
+  const past = new Date("2001-01-01T00:00:00.000Z");
+  const future = new Date("2999-01-01T00:00:00.000Z");
+  seeded = [
+    {
+      code: "plain",
+      url: "https://example.com/plain",
+      fields: { forwardQuery: false },
+      on: everywhere(redirect("https://example.com/plain")),
+    },
+    {
+      code: "fwd",
+      url: "https://example.com/fwd",
+      query: "utm_source=news&x=%24y",
+      on: everywhere({ status: 302, location: "https://example.com/fwd?utm_source=news&x=%24y" }),
+    },
+    {
+      // A destination with a query of its own would need Kurz's merge: the visit's query is dropped.
+      code: "fwd-merged",
+      url: "https://example.com/page?utm_source=site#top",
+      query: "utm_medium=mail",
+      degrades: true,
+      on: everywhere(redirect("https://example.com/page?utm_source=site#top")),
+    },
+    {
+      code: "gone",
+      url: "https://example.com/old",
+      fields: { expiresAt: past },
+      on: everywhere({ status: 410 }),
+    },
+    {
+      code: "gone-to",
+      url: "https://example.com/old",
+      fields: { expiresAt: past, expiredUrl: "https://example.com/sorry?why=expired" },
+      on: everywhere(redirect("https://example.com/sorry?why=expired")),
+    },
+    {
+      code: "later",
+      url: "https://example.com/later",
+      fields: { expiresAt: future },
+      on: everywhere(redirect("https://example.com/later")),
+    },
+    {
+      code: "secret",
+      url: "https://example.com/secret",
+      fields: { passwordHash: "scrypt$x" },
+      degrades: true,
+      on: everywhere({ status: 503 }),
+    },
+    {
+      code: "smart",
+      url: "https://example.com/default",
+      degrades: true,
+      fields: {
+        rules: [{ when: { country: ["DE"] }, url: "https://example.de/" }],
+        split: [
+          { url: "https://a.example/", weight: 1 },
+          { url: "https://b.example/", weight: 1 },
+        ],
+        iosUrl: "https://apps.apple.com/app/id1",
+        forwardQuery: false,
+      },
+      on: everywhere(redirect("https://example.com/default")),
+    },
+    {
+      code: "branded",
+      url: "https://example.com/b",
+      fields: { domainId: branded.id },
+      on: { [BRANDED]: redirect("https://example.com/b") },
+    },
+    { code: "pending-dom", url: "https://example.com/p", fields: { domainId: pending.id }, on: {} },
+    { code: "off", url: "https://example.com/off", fields: { isActive: false }, on: {} },
+    {
+      code: "quotes",
+      url: `https://example.com/say "hi" it's;ok {x}\\y?q=a b&c="d"`,
+      fields: { forwardQuery: false },
+      on: everywhere(redirect(`https://example.com/say "hi" it's;ok {x}\\y?q=a b&c="d"`)),
+    },
+    {
+      code: "dollar",
+      url: DOLLARS,
+      on: everywhere(redirect(DOLLARS)),
+    },
+    {
+      code: "dollar-fwd",
+      url: "https://example.com/cost$5",
+      query: "a=1",
+      on: everywhere({ status: 302, location: "https://example.com/cost$5?a=1" }),
+    },
+    {
+      code: "idn_1",
+      url: "https://bücher.example/straße?q=ü",
+      on: everywhere(redirect("https://bücher.example/straße?q=ü")),
+    },
+  ];
+  for (const s of seeded) {
+    await prisma.link.create({
+      data: { accountId, shortCode: s.code, originalUrl: s.url, title: s.code, ...(s.fields ?? {}) },
+    });
+  }
+});
+
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await database?.drop();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const filesUnder = (dir: string): string[] =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => relative(dir, join(d.parentPath, d.name)))
+    .sort();
+
+async function exportTo(format: "nginx" | "caddy" | "static", listen?: string) {
+  const out = join(tmp(format), "out");
+  const result = await exportSnapshot(prisma, {
+    accountId,
+    baseUrl: `https://${PUBLIC}`,
+    format,
+    out,
+    now: NOW,
+    status: 302,
+    ...(listen ? { listen } : {}),
+  });
+  return { out, result };
+}
+
+function expectManifest(out: string) {
+  const manifest = JSON.parse(readFileSync(join(out, "manifest.json"), "utf8"));
+  expect(manifest.generated_at).toBe(NOW.toISOString());
+  const onDisk = filesUnder(out).filter((f) => f !== "manifest.json");
+  expect(manifest.files.map((f: { path: string }) => f.path)).toEqual(onDisk);
+  for (const f of manifest.files as { path: string; sha256: string; bytes: number }[]) {
+    const bytes = readFileSync(join(out, f.path));
+    expect(f.sha256).toBe(sha256(bytes));
+    expect(f.bytes).toBe(bytes.length);
+  }
+  return manifest;
+}
+
+/** GET path on host through nginx on port: its status and Location. */
+const get = (port: number, host: string, path: string) =>
+  new Promise<{ status: number; location: string | undefined }>((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, path, headers: { host } }, (res) => {
+      res.resume();
+      const location = res.headers.location;
+      res.on("end", () => resolve({ status: res.statusCode!, location }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+
+describe.skipIf(!existsSync(NGINX))("the nginx snapshot under Debian's nginx", () => {
+  let nginx: ChildProcess | undefined;
+  let port = 0;
+  let out = "";
+  let stderr = "";
+
+  beforeAll(async () => {
+    port = await getFreePort();
+    ({ out } = await exportTo("nginx", `127.0.0.1:${port}`));
+    const prefix = tmp("prefix");
+    // nginx's workers run as an unprivileged user when it is started as root: they must reach the prefix.
+    chmodSync(prefix, 0o755);
+    mkdirSync(join(prefix, "logs"));
+    nginx = spawn(NGINX, ["-p", prefix, "-c", join(out, "nginx.conf"), "-e", "stderr", "-g", "daemon off;"], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    nginx.stderr?.on("data", (d) => {
+      stderr += String(d);
+    });
+    await waitFor(
+      () =>
+        get(port, PUBLIC, "/").then(
+          () => true,
+          () => false,
+        ),
+      { timeoutMs: 10_000, description: "nginx serving the snapshot" },
+    ).catch((err: unknown) => {
+      throw new Error(`nginx did not start: ${stderr}`, { cause: err });
+    });
+  });
+
+  afterAll(async () => {
+    if (nginx && nginx.exitCode === null && nginx.signalCode === null) {
+      const exited = once(nginx, "exit");
+      nginx.kill("SIGTERM");
+      await exited;
+    }
+  });
+
+  it("answers every code on every host with the status and Location Kurz's rules give", async () => {
+    const seen: string[] = [];
+    for (const s of seeded) {
+      for (const host of [PUBLIC, BRANDED, UNVERIFIED, "elsewhere.test"]) {
+        const want = s.on[host] ?? { status: 404 };
+        const got = await get(port, host, `/${s.code}${s.query ? `?${s.query}` : ""}`);
+        seen.push(`${s.code}@${host}`);
+        expect({ code: s.code, host, ...got }, `${s.code} on ${host}`).toEqual({
+          code: s.code,
+          host,
+          status: want.status,
+          location: want.location,
+        });
+      }
+    }
+    expect(seen).toHaveLength(seeded.length * 4);
+  });
+
+  it("answers as Kurz's own redirect does, given the same links, for every code that does not degrade", async () => {
+    const kurz = await startRedirectFixture({
+      name: "snapshot",
+      fromSource: true,
+      env: { PUBLIC_BASE_URL: `http://${PUBLIC}`, REDIRECT_STATUS: "302" },
+    });
+    try {
+      // The redirect's records as management writes them, and the verified domain as management resolves it.
+      kurz.mgmt.domains.set(BRANDED, {
+        id: brandedId,
+        account_id: accountId,
+        redirect_root: null,
+        redirect_404: null,
+      });
+      for (const link of await prisma.link.findMany({ where: { accountId } })) {
+        await kurz.redis.set(redirectKey(link.shortCode), JSON.stringify(toRedirectRecord(link)));
+      }
+      const kurzPort = Number(new URL(kurz.redirect.url).port);
+      let compared = 0;
+      for (const s of seeded.filter((x) => !x.degrades)) {
+        for (const host of [PUBLIC, BRANDED, UNVERIFIED]) {
+          const path = `/${s.code}${s.query ? `?${s.query}` : ""}`;
+          const fromKurz = await get(kurzPort, host, path);
+          const fromNginx = await get(port, host, path);
+          expect({ code: s.code, host, ...fromNginx }, `${s.code} on ${host}`).toEqual({
+            code: s.code,
+            host,
+            ...fromKurz,
+          });
+          compared++;
+        }
+      }
+      expect(compared).toBeGreaterThan(30);
+    } finally {
+      await kurz.stop();
+    }
+  }, 60_000);
+
+  it("keeps a Location free of anything that is not a URI character, `$` as it was", async () => {
+    const got = await get(port, PUBLIC, "/dollar");
+    expect(got.location).toBe("https://example.com/$uri/$%7Bhost%7D?v=$args&w=$1");
+    expect((await get(port, PUBLIC, "/quotes")).location).toBe(
+      // The URL parser reads `\\` as `/` in an http URL, as the redirect does.
+      "https://example.com/say%20%22hi%22%20it's;ok%20%7Bx%7D/y?q=a%20b&c=%22d%22",
+    );
+  });
+
+  it("answers unknown codes 404, and logs each request with its request id", async () => {
+    expect((await get(port, PUBLIC, "/nope")).status).toBe(404);
+    expect((await get(port, PUBLIC, "/plain/extra")).status).toBe(404);
+    const log = join(dirs.find((d) => d.includes("prefix"))!, "logs", "kurz-snapshot-access.log");
+    await waitFor(() => existsSync(log) && readFileSync(log, "utf8").includes('"uri":"/nope"'), {
+      timeoutMs: 5_000,
+      description: "the access log line",
+    });
+    const line = readFileSync(log, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .find((l) => l.uri === "/fwd?utm_source=news&x=%24y");
+    expect(line).toMatchObject({
+      host: PUBLIC,
+      status: "302",
+      location: "https://example.com/fwd?utm_source=news&x=%24y",
+    });
+    expect(line.request_id).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  it("writes a manifest whose hashes match the files", () => {
+    const manifest = expectManifest(out);
+    expect(manifest.format).toBe("nginx");
+    expect(manifest.files.map((f: { path: string }) => f.path)).toEqual(["kurz-snapshot.conf", "nginx.conf"]);
+  });
+});
+
+describe("the caddy and static snapshots", () => {
+  it("writes a Caddyfile with a site per host", async () => {
+    const { out } = await exportTo("caddy");
+    const text = readFileSync(join(out, "Caddyfile"), "utf8");
+    const site = (host: string) =>
+      text.slice(text.indexOf(`${host} {`), text.indexOf("\n}\n", text.indexOf(`${host} {`)));
+    const pub = site(PUBLIC);
+    const brand = site(BRANDED);
+    expect(pub).toContain("\tredir /plain https://example.com/plain 302\n");
+    expect(pub).toContain("\tredir /fwd https://example.com/fwd{?query} 302\n");
+    expect(pub).toContain('\trespond /gone "This short link has expired." 410\n');
+    expect(pub).toMatch(/\trespond \/secret "This short link is password-protected[^"\n]*" 503\n/);
+    expect(pub).not.toContain("/branded");
+    expect(brand).toContain("\tredir /branded https://example.com/b{?query} 302\n");
+    expect(brand).toContain("\tredir /plain https://example.com/plain 302\n");
+    expect(text).not.toContain(UNVERIFIED);
+    expect(text).not.toContain("/pending-dom");
+    expect(text).not.toContain("/off ");
+    expect(text).toContain(`\tredir /idn_1 ${toLocation("https://bücher.example/straße?q=ü")} 302\n`);
+    // Nothing a Caddyfile would read as a placeholder, a quote or a token break is left in a Location.
+    for (const line of text.split("\n").filter((l) => l.startsWith("\tredir "))) {
+      expect(line.replace("{?query}", "")).toMatch(/^\tredir \/[\w-]+ [^\s"{}\\]+ 302$/);
+    }
+    expectManifest(out);
+  });
+
+  it("writes one HTML page per code and a _redirects file, every value escaped", async () => {
+    const { out } = await exportTo("static");
+    const redirects = readFileSync(join(out, "_redirects"), "utf8");
+    expect(redirects).toContain("\n/plain https://example.com/plain 302\n");
+    expect(redirects).toContain("\n/gone /gone/index.html 410\n");
+    expect(redirects).toContain("\n/secret /secret/index.html 503\n");
+    expect(redirects).toContain("\n/branded https://example.com/b 302\n");
+    expect(redirects).not.toContain("/off");
+    const quotes = readFileSync(join(out, "quotes", "index.html"), "utf8");
+    const href = "https://example.com/say%20%22hi%22%20it&#39;s;ok%20%7Bx%7D/y?q=a%20b&amp;c=%22d%22";
+    expect(quotes).toContain(`<meta http-equiv="refresh" content="0; url=${href}">`);
+    expect(quotes).toContain(`<link rel="canonical" href="${href}">`);
+    expect(quotes).not.toMatch(/<script/i);
+    expect(readFileSync(join(out, "gone", "index.html"), "utf8")).toContain("This short link has expired.");
+    expect(existsSync(join(out, "off"))).toBe(false);
+    const manifest = expectManifest(out);
+    expect(manifest.links).toBe(seeded.filter((s) => Object.keys(s.on).length > 0).length);
+  });
+});
+
+describe("`./kurz export snapshot`", () => {
+  const cli = fileURLToPath(new URL("../src/cli.ts", import.meta.url));
+  const run = (args: string[]) =>
+    spawnSync(
+      process.execPath,
+      ["--import", "tsx", cli, "export", "--account", accountId, "snapshot", ...args],
+      {
+        env: { ...process.env, DATABASE_URL: database.url, PUBLIC_BASE_URL: `https://${PUBLIC}` },
+        encoding: "utf8",
+      },
+    );
+
+  it("refuses a non-empty --out, writing nothing", () => {
+    const out = tmp("busy");
+    writeFileSync(join(out, "keep.txt"), "mine");
+    const res = run(["--format", "nginx", "--out", out]);
+    expect(res.stderr).toMatch(/--out .* is not empty/);
+    expect(res.status).not.toBe(0);
+    expect(readdirSync(out)).toEqual(["keep.txt"]);
+  });
+
+  it("refuses an --out that cannot be a directory, writing nothing", () => {
+    const base = tmp("file");
+    const file = join(base, "a-file");
+    writeFileSync(file, "mine");
+    const inside = run(["--format", "nginx", "--out", join(file, "snap")]);
+    expect(inside.status).not.toBe(0);
+    expect(inside.stderr).toContain("is not a directory (nothing was written)");
+    const onto = run(["--format", "nginx", "--out", file]);
+    expect(onto.status).not.toBe(0);
+    expect(onto.stderr).toContain("is not a directory");
+    expect(readdirSync(base)).toEqual(["a-file"]);
+    expect(readFileSync(file, "utf8")).toBe("mine");
+  });
+
+  it("writes the snapshot into a new directory, and says what it wrote", () => {
+    const out = join(tmp("new"), "snap");
+    const res = run(["--format", "static", "--out", out]);
+    expect(res.status, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout.trim().split("\n").pop()!)).toMatchObject({ format: "static", out });
+    expect(existsSync(join(out, "manifest.json"))).toBe(true);
+  });
+
+  it("asks for a format", () => {
+    const res = run(["--out", join(tmp("none"), "x")]);
+    expect(res.status).not.toBe(0);
+    expect(res.stderr).toContain("--format must be nginx, caddy or static");
+  });
+});
