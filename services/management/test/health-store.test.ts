@@ -84,6 +84,14 @@ describe("recordCheck / readHealth", () => {
     expect(own.history).toHaveLength(1);
   });
 
+  it("two first checks of one link at once: one row, one change", async () => {
+    const id = await newLink(a);
+    const same = result("ok", "https://a.example/");
+    await Promise.all([recordCheck(prisma, a, id, same), recordCheck(prisma, a, id, same)]);
+    expect(await prisma.linkHealth.count({ where: { linkId: id } })).toBe(1);
+    expect((await readHealth(prisma, a, id)).history).toHaveLength(1);
+  });
+
   it("the health goes with the link", async () => {
     const id = await newLink(a);
     await recordCheck(prisma, a, id, result("ok", "https://a.example/"));

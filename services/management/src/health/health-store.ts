@@ -29,8 +29,8 @@ export const HEALTH_HISTORY_LIMIT = 20;
 /**
  * Stores one check's result for the workspace's link and answers the state it put the link in; null
  * (nothing written) when the link is not the workspace's.
- * The previous state is read under a row lock so two checks of one link at once cannot both see the
- * same "previous" and record a change twice.
+ * The previous state is read under a lock so two checks of one link at once cannot both see the same
+ * "previous" and record a change twice.
  */
 export async function recordCheck(
   prisma: PrismaClient,
@@ -39,11 +39,14 @@ export async function recordCheck(
   result: CheckResult,
 ): Promise<HealthState | null> {
   return prisma.$transaction(async (tx) => {
-    const owned = await tx.link.count({ where: { id: linkId, accountId } });
-    if (owned === 0) return null;
+    // Locking the link row (not the health row, which may not exist yet) serialises two checks of one
+    // link, the first-ever ones included, and doubles as the workspace check.
+    const owned = await tx.$queryRaw<unknown[]>`
+      SELECT 1 FROM links WHERE id = ${linkId}::uuid AND account_id = ${accountId}::uuid FOR NO KEY UPDATE`;
+    if (owned.length === 0) return null;
     const [previous] = await tx.$queryRaw<{ state: string; final_url: string }[]>`
       SELECT state, final_url FROM link_health
-      WHERE link_id = ${linkId}::uuid AND account_id = ${accountId}::uuid FOR UPDATE`;
+      WHERE link_id = ${linkId}::uuid AND account_id = ${accountId}::uuid`;
     const state = classify(result, previous ? { finalUrl: previous.final_url } : null);
     const row = {
       state,
