@@ -73,6 +73,19 @@ describe("link health", () => {
     const again = await callAs(origin(), "POST", `/api/v1/links/${id}/health/check`, { key });
     expect(again.body.data.history.map((h: { state: string }) => h.state)).toEqual(["server_error", "ok"]);
     answer = 200;
+
+    // The list's health filter: the last check's state, in the caller's workspace only.
+    const broken = await callAs(origin(), "GET", "/api/v1/links?health=server_error", { key });
+    expect(broken.body.data.map((l: { id: string }) => l.id)).toEqual([id]);
+    const fine = await callAs(origin(), "GET", "/api/v1/links?health=ok", { key });
+    expect(fine.body.data.map((l: { id: string }) => l.id)).not.toContain(id);
+    const rivals = await callAs(origin(), "GET", "/api/v1/links?health=server_error", { key: rivalKey });
+    expect(rivals.body.data).toEqual([]);
+    expectV1Error(
+      await callAs(origin(), "GET", "/api/v1/links?health=dead", { key }),
+      400,
+      "VALIDATION_ERROR",
+    );
   }, 30_000);
 
   it("another workspace's link answers 404 as an unknown id does, and nothing is checked", async () => {

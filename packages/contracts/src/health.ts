@@ -2,23 +2,12 @@
 // check on demand. The states are the management's check outcomes (health/check-destination.ts).
 import * as z from "zod";
 import { successEnvelope } from "./envelope.ts";
+import { HealthState } from "./health-state.ts";
 import { LinkIdParams } from "./link.ts";
 import { Timestamp } from "./primitives.ts";
 import { defineRoute } from "./routes.ts";
 
-export const HealthState = z.enum([
-  "ok",
-  "redirected",
-  "client_error",
-  "server_error",
-  "tls_error",
-  "dns_error",
-  "timeout",
-  "connection_error",
-  "redirect_loop",
-  "refused",
-]);
-export type HealthState = z.infer<typeof HealthState>;
+export { HealthState };
 
 export const HealthChange = z.object({
   state: HealthState,
