@@ -186,6 +186,8 @@ function attemptsFor(method: string, path: string): Attempt[] | undefined {
       { path: `/api/v1/links/${v.link.id}`, body: { analytics_public: true } },
     ],
     "DELETE /api/v1/links/:id": [{ path: `/api/v1/links/${v.link.id}` }],
+    "GET /api/v1/links/:id/health": [{ path: `/api/v1/links/${v.link.id}/health` }],
+    "POST /api/v1/links/:id/health/check": [{ path: `/api/v1/links/${v.link.id}/health/check` }],
     "GET /api/v1/imports/:id": [{ path: `/api/v1/imports/${v.importId}` }],
     "GET /api/v1/imports/:id/errors": [{ path: `/api/v1/imports/${v.importId}/errors` }],
     "GET /api/v1/imports/:id/attention": [{ path: `/api/v1/imports/${v.importId}/attention` }],

@@ -10,6 +10,7 @@ export * from "./countries.ts";
 export * from "./envelope.ts";
 export * from "./events.ts";
 export * from "./exports.ts";
+export * from "./health.ts";
 export * from "./host.ts";
 export * from "./imports.ts";
 export * from "./internal.ts";

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { HealthState } from "./health-state.ts";
 import {
   Count,
   ExpiresAtInput,
@@ -228,6 +229,9 @@ export const ListLinksQuery = z.object({
     max: 2_147_483_647,
     description: "Only links in this channel (its id)",
   }).optional(),
+  health: HealthState.optional().meta({
+    description: "Only links whose last health check found this state (docs/health.md)",
+  }),
 });
 export type ListLinksQuery = z.infer<typeof ListLinksQuery>;
 export type ListLinksQueryInput = z.input<typeof ListLinksQuery>;

@@ -39,6 +39,8 @@ export const ROUTE_SCOPES: Readonly<Record<RouteKey, Scope | null>> = Object.fre
   listUtmTemplates: "links:read",
   createUtmTemplate: "links:write",
   deleteUtmTemplate: "links:write",
+  getLinkHealth: "links:read",
+  checkLinkHealth: "links:write",
   createImport: "imports:write",
   listImports: "imports:read",
   getImport: "imports:read",

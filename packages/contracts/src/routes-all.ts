@@ -5,6 +5,7 @@ import { ACCOUNT_DELETION_ROUTES } from "./account-deletion.ts";
 
 import { AUDIT_ROUTES } from "./audit.ts";
 import { EXPORT_ROUTES } from "./exports.ts";
+import { HEALTH_ROUTES } from "./health.ts";
 import { IMPORT_ROUTES } from "./imports.ts";
 import { type ApiRoute, type RouteDef, V1_ROUTES } from "./routes.ts";
 import { CAMPAIGN_ROUTES } from "./routes-campaigns.ts";
@@ -19,6 +20,7 @@ import { WEBHOOK_ROUTES } from "./webhooks.ts";
 export const ROUTES = {
   ...V1_ROUTES,
   ...SMART_LINK_ROUTES,
+  ...HEALTH_ROUTES,
   ...TWO_FACTOR_ROUTES,
   ...IMPORT_ROUTES,
   ...EXPORT_ROUTES,

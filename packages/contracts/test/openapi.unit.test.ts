@@ -235,6 +235,10 @@ describe("OpenAPI document", () => {
       "GET /api/v1/utm-templates",
       "POST /api/v1/utm-templates",
       "DELETE /api/v1/utm-templates/:id",
+
+      // A link's destination health.
+      "GET /api/v1/links/:id/health",
+      "POST /api/v1/links/:id/health/check",
     ];
     expect(API_ROUTES.map(({ method, path }) => `${method} ${path}`).sort()).toEqual(expected.sort());
     for (const route of API_ROUTES) {

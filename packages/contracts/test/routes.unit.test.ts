@@ -5,6 +5,7 @@ import {
   AUDIT_ROUTES,
   CAMPAIGN_ROUTES,
   EXPORT_ROUTES,
+  HEALTH_ROUTES,
   IMPORT_ROUTES,
   LEGACY_ROUTES,
   OVERLAY_ROUTES,
@@ -36,7 +37,8 @@ describe("ROUTES", () => {
         Object.keys(CAMPAIGN_ROUTES).length +
         Object.keys(ACCOUNT_DELETION_ROUTES).length +
         Object.keys(TWO_FACTOR_ROUTES).length +
-        Object.keys(SMART_LINK_ROUTES).length,
+        Object.keys(SMART_LINK_ROUTES).length +
+        Object.keys(HEALTH_ROUTES).length,
     );
   });
 

@@ -18,6 +18,7 @@ import {
 import type { Express } from "express";
 import type { Redis } from "ioredis";
 import { createTxtLookup, type TxtLookup } from "./domains/domain-verification.ts";
+import { type HealthDeps, healthDepsFrom } from "./health/health-routes-deps.ts";
 import type { KeyLimits } from "./keys/api-keys.ts";
 import type { QrRenderer } from "./links/qr-renderer.ts";
 import type { Mailer } from "./mail/mailer.ts";
@@ -29,6 +30,7 @@ import { auditRoutes } from "./routes/audit.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { bulkRoutes } from "./routes/bulk.ts";
 import { exportsRoutes } from "./routes/exports.ts";
+import { linkHealthRoutes } from "./routes/health.ts";
 import { importsRoutes } from "./routes/imports.ts";
 import { internalLinkAndKeyRoutes } from "./routes/internal.ts";
 import { internalAdminRoutes } from "./routes/internal-admin.ts";
@@ -98,6 +100,8 @@ export interface ManagementAppDeps {
 
   /** Single sign-on: the server's provider (OIDC_*), sealed secrets, guarded provider clients. */
   sso: SsoSettings;
+  /** Destination health checks; absent: a checker with no allow-list and the system's DNS. */
+  health?: HealthDeps;
 }
 
 /** The public API routes this service answers (records from contracts' ROUTES). */
@@ -111,6 +115,10 @@ export function managementRoutes(input: ManagementAppDeps): MountedRoute[] {
     ...accountRoutes(deps),
     ...keysRoutes(deps),
     ...linksRoutes(deps),
+    ...linkHealthRoutes({
+      ...deps,
+      health: deps.health ?? healthDepsFrom({ TITLE_FETCH_ALLOW_HOSTS: [], TITLE_FETCH_DNS_SERVERS: [] }),
+    }),
     ...smartLinksRoutes(deps),
     ...bulkRoutes(deps),
     ...importsRoutes({ prisma: deps.prisma, onImportQueued: deps.onImportQueued ?? (() => {}) }),

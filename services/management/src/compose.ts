@@ -9,6 +9,7 @@ import { AuditPrune } from "./audit/prune-audit-events.ts";
 import type { ManagementConfig } from "./config.ts";
 import { OutboxRelay } from "./db/outbox.ts";
 import { createTxtLookup } from "./domains/domain-verification.ts";
+import { healthDepsFrom } from "./health/health-routes-deps.ts";
 import { ImportWorker } from "./imports/import-worker.ts";
 import { PasswordHashPool } from "./imports/password-hash-pool.ts";
 import { keyLimitsFrom } from "./keys/api-keys.ts";
@@ -39,6 +40,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
   const bus = createServiceBus(config, "management", logger);
   const relay = new OutboxRelay(prisma, bus, { pollMs: config.OUTBOX_POLL_MS, logger });
   const titles = titleFetcherFrom(config);
+  const health = healthDepsFrom(config);
   const retiredCodeGraceMs = config.RETIRED_CODE_DAYS * DAY_MS;
   const webhooks = startWebhooks(config, { prisma, bus, logger });
   const domainAndRotatorRecords = new DomainAndRotatorRecords(redis, logger);
@@ -73,6 +75,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     prisma,
     records,
     titles,
+    health,
     redis,
     keyLimits: keyLimitsFrom(config),
     qr: new QrRenderer(config.QR_CACHE_MAX_MB * 1024 * 1024),
@@ -138,6 +141,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
       await relay.stop();
       await webhooks.stop();
       await titles.close();
+      await health.close();
       await sso.clients.close();
       await keyUsage.stop();
       await bus.close();

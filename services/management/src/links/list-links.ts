@@ -35,6 +35,10 @@ export async function listLinks(
     conditions.push(Prisma.sql`id IN (SELECT cl.link_id FROM channel_links cl JOIN channels c ON c.id = cl.channel_id
       WHERE cl.channel_id = ${query.channel}::int AND c.account_id = ${accountId}::uuid)`);
   }
+  if (query.health !== undefined) {
+    conditions.push(Prisma.sql`id IN (SELECT h.link_id FROM link_health h
+      WHERE h.account_id = ${accountId}::uuid AND h.state = ${query.health})`);
+  }
   if (query.is_active !== undefined) conditions.push(Prisma.sql`is_active = ${query.is_active}`);
   if (query.search !== undefined) {
     const pattern = likeContains(query.search);
