@@ -199,6 +199,10 @@ export const SmartLinkInput = {
   android_url: AppUrl.nullable().optional(),
 };
 
+/** The names of the smart members, in the link object's order. */
+export const SMART_LINK_MEMBERS = Object.keys(SmartLinkInput) as readonly (keyof typeof SmartLinkInput)[];
+export type SmartLinkMember = keyof typeof SmartLinkInput;
+
 /** The smart members of the link object, always sent. */
 export const SmartLinkFields = {
   rules: z.array(LinkRule),

@@ -3,30 +3,17 @@
 // only, checked after DNS and on every hop, the socket pinned to the checked address), follows redirects
 // by hand so every hop is checked and recorded, and is bounded in time (one deadline for the whole chain)
 // and in bytes (a GET fallback reads a few KB at most, never the whole body).
+import type { HealthState } from "@kurz/contracts";
 import pLimit, { type LimitFunction } from "p-limit";
 import { Agent, fetch, type Response } from "undici";
 import { OutboundRefused, PublicAddressGuard, type Resolve } from "../security/public-address-guard.ts";
 import { siteOf } from "../titles/title-fetcher.ts";
 
-/**
- * What one check found. `redirected` is never returned by a check alone: it needs the previous state
- * (classify()). `connection_error`, `redirect_loop` and `refused` extend issue 46's list so that every
- * failure has a name: a refused/reset connection, a chain that loops or exceeds the hop bound, and a
- * destination the SSRF guard will not fetch (a non-public address, a non-http(s) scheme).
- */
-export const HEALTH_STATES = [
-  "ok",
-  "redirected",
-  "client_error",
-  "server_error",
-  "tls_error",
-  "dns_error",
-  "timeout",
-  "connection_error",
-  "redirect_loop",
-  "refused",
-] as const;
-export type HealthState = (typeof HEALTH_STATES)[number];
+// What one check can find is contracts' HealthState (docs/health.md). `redirected` is never returned
+// by a check alone: it needs the previous state (classify()). `connection_error`, `redirect_loop` and
+// `refused` give every failure a name: a refused/reset connection, a chain that loops or exceeds the
+// hop bound, and a destination the SSRF guard will not fetch (a non-public address, a non-http(s) scheme).
+export type { HealthState };
 
 export interface Hop {
   url: string;

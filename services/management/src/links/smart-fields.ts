@@ -7,6 +7,8 @@ import {
   type LinkRule,
   type Og,
   parseHost,
+  SMART_LINK_MEMBERS,
+  type SmartLinkMember,
   type SmartRecord,
   type SplitArm,
   type UpdateLinkBody,
@@ -17,17 +19,8 @@ import { originHosts, validation } from "@kurz/service-kit";
 import * as z from "zod";
 
 /** The members of create and update that make a link smart. */
-export const SMART_MEMBERS = [
-  "rules",
-  "split",
-  "forward_query",
-  "max_clicks",
-  "expired_url",
-  "og",
-  "ios_url",
-  "android_url",
-] as const;
-export type SmartMember = (typeof SMART_MEMBERS)[number];
+export const SMART_MEMBERS = SMART_LINK_MEMBERS;
+export type SmartMember = SmartLinkMember;
 
 type SmartInput = Pick<CreateLinkBody, SmartMember>;
 

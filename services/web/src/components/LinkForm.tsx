@@ -6,6 +6,7 @@ import {
   ALIAS_MAX_LENGTH,
   LINK_PASSWORD_MAX_LENGTH,
   type Link,
+  SMART_LINK_MEMBERS,
   TITLE_MAX_LENGTH,
   type UpdateLinkBody,
   V1_ROUTES,
@@ -26,18 +27,6 @@ import {
   updateBody,
 } from "./smart/draft.ts";
 import { SmartEditor, UtmBuilder } from "./smart/lazy.tsx";
-
-/** The smart members the API refused, so their section opens to show them. */
-const SMART_FIELDS = [
-  "rules",
-  "split",
-  "forward_query",
-  "max_clicks",
-  "expired_url",
-  "og",
-  "ios_url",
-  "android_url",
-];
 
 interface Props {
   link?: Link;
@@ -174,7 +163,8 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
       onDone(saved);
     } catch (err) {
       setError(err);
-      if (SMART_FIELDS.some((f) => errorAt(err, [f]))) setSmartOpen(true);
+      // A refused smart member opens its section to show it.
+      if (SMART_LINK_MEMBERS.some((f) => errorAt(err, [f]))) setSmartOpen(true);
       setBusy(false);
     }
   };
