@@ -28,16 +28,25 @@ import { uniformSmartRecord } from "@kurz/link-rules";
 import { createInternalClient, type InternalClient } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
 import { LRUCache } from "lru-cache";
-import type { z } from "zod";
+import { z } from "zod";
 
 const MISSING = Symbol("missing");
 
 /**
  * A link record whose smart part (`s`) does not parse (a management newer or older than this
  * redirect, a hand-edited key) still redirects, as a plain link to its own URL: refusing the record
- * would send every visit on to management, which answers the same record.
+ * would send every visit on to management, which answers the same record. `unreadable` hears of each
+ * such load (one per cache fill, not per visit), so the operator learns the rules are not applied.
  */
-const LinkRecordSchema = RedirectRecord.extend({ s: SmartRecord.optional().catch(undefined) });
+const linkRecordSchema = (unreadable: (linkId: string) => void) =>
+  RedirectRecord.extend({ s: z.unknown().optional() }).transform((r): RedirectRecord => {
+    if (r.s === undefined) return r as RedirectRecord;
+    const smart = SmartRecord.safeParse(r.s);
+    if (smart.success) return { ...r, s: smart.data };
+    unreadable(r.id);
+    const { s: _unreadable, ...plain } = r;
+    return plain;
+  });
 
 /** Neither Redis nor management could answer; the record may well exist, so this is not a 404. */
 export class ResolverUnavailableError extends Error {
@@ -71,6 +80,8 @@ export interface LookupOptions {
   /** How long a miss written to Redis (`miss:<code>`) lasts, for the kinds that share misses. */
   missTtlSeconds?: number;
   onError?: (err: unknown, where: "redis" | "management") => void;
+  /** A link record's smart part did not parse; the link redirects as a plain one. */
+  onUnreadableSmart?: (linkId: string) => void;
 }
 
 interface Kind<T> {
@@ -298,7 +309,7 @@ export class Resolver {
     this.links = new CachedLookup(
       {
         name: "link",
-        schema: LinkRecordSchema,
+        schema: linkRecordSchema(opts.onUnreadableSmart ?? (() => {})),
         redisKey: redirectKey,
         missKey: redirectMissKey,
         fromManagement: (id) => this.resolve(INTERNAL_ROUTES.resolveLink, { code: id }),

@@ -57,6 +57,8 @@ export async function startRedirect(config: RedirectConfig, logger: Logger): Pro
     maxEntries: config.CACHE_MAX_ENTRIES,
     ttlMs: config.CACHE_TTL_MS,
     missTtlSeconds: config.MISS_CACHE_TTL_SECONDS,
+    onUnreadableSmart: (link) =>
+      logger.warn({ link }, "a link's smart part is unreadable; it redirects as a plain link to its own URL"),
   });
   followInvalidations(subscriber, resolver, logger);
   const { publisher, journal } = await openClickPipeline(config, bus, logger);

@@ -243,6 +243,8 @@ describe("one instance, behind one trusted proxy, with the country database", ()
     await bed.redis.set("link:bad1", JSON.stringify(bad));
     expect((await get(bed.url, "/old1")).location).toBe("https://example.com/old");
     expect((await get(bed.url, "/bad1?utm_source=x")).location).toBe("https://example.com/bad");
+    const unreadable = bed.warnings.filter((w) => "m" in w && w.m === "a link's smart part is unreadable");
+    expect(unreadable).toEqual([{ level: "warn", link: bad.id, m: "a link's smart part is unreadable" }]);
   });
 
   it("follows a password link's POST to the destination its visitor gets, with a 303", async () => {

@@ -94,6 +94,7 @@ export async function startSmartBed(opts: SmartBedOptions): Promise<SmartBed> {
           internalToken: token,
           maxEntries: 1000,
           ttlMs: 60_000,
+          onUnreadableSmart: (link) => logger.warn({ link }, "a link's smart part is unreadable"),
         }),
         publisher,
         limiter: new PasswordLimiter(own, { perClient: 5, perLink: 100, windowSeconds: 60 }),

@@ -22,6 +22,7 @@ import {
   draftOf,
   errorAt,
   fromLocalInput,
+  localStep,
   type SmartDraft,
   toLocalInput,
   updateBody,
@@ -218,6 +219,7 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
         <input
           id="lf-expires"
           type="datetime-local"
+          step={localStep(expires)}
           value={expires}
           onInput={(e) => {
             setExpires(e.currentTarget.value);

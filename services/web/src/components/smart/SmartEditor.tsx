@@ -31,6 +31,7 @@ import {
   emptyRule,
   errorAt,
   imageSrc,
+  localStep,
   ownErrorAt,
   type RuleDraft,
   ruleOf,
@@ -254,12 +255,14 @@ function RuleCard({
         <Field id={`${id}-after`} label="From (local time)" message={at("when", "after")}>
           <input
             type="datetime-local"
+            step={localStep(rule.after)}
             {...text(`${id}-after`, rule.after, set("after"), at("when", "after"))}
           />
         </Field>
         <Field id={`${id}-before`} label="Until (local time)" message={at("when", "before")}>
           <input
             type="datetime-local"
+            step={localStep(rule.before)}
             {...text(`${id}-before`, rule.before, set("before"), at("when", "before"))}
           />
         </Field>

@@ -73,12 +73,19 @@ export const emptyRule = (): RuleDraft => ({
 
 export const emptyArm = (): ArmDraft => ({ key: newKey(), url: "", weight: "50" });
 
-/** `<input type="datetime-local">` value (local time) ⇄ ISO instant. */
+/**
+ * `<input type="datetime-local">` value (local time) ⇄ ISO instant. Seconds and milliseconds are kept
+ * when the instant has them, so an edit that does not touch the field sends it back unchanged; such a
+ * value needs the input's `step` to allow it (localStep).
+ */
 export const toLocalInput = (iso: string | null | undefined): string => {
   if (!iso) return "";
   const d = new Date(iso);
-  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+  const local = new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString();
+  return local.slice(0, d.getMilliseconds() !== 0 ? 23 : d.getSeconds() !== 0 ? 19 : 16);
 };
+/** The `step` a datetime-local input needs for `value`: minutes by default, any when it has seconds. */
+export const localStep = (value: string): "any" | undefined => (value.length > 16 ? "any" : undefined);
 export const fromLocalInput = (v: string): string | null => {
   if (!v) return null;
   const t = new Date(v);

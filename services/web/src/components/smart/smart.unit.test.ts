@@ -4,7 +4,17 @@
 import { CreateLinkBody, type Link, UpdateLinkBody } from "@kurz/contracts";
 import { describe, expect, it } from "vitest";
 import { ApiFailure } from "../../api/client.ts";
-import { createBody, draftOf, emptyArm, emptyRule, errorAt, ownErrorAt, updateBody } from "./draft.ts";
+import {
+  createBody,
+  draftOf,
+  emptyArm,
+  emptyRule,
+  errorAt,
+  localStep,
+  ownErrorAt,
+  toLocalInput,
+  updateBody,
+} from "./draft.ts";
 import { paramsOf, withUtm } from "./utm.ts";
 
 const link = {
@@ -76,6 +86,24 @@ describe("the smart draft", () => {
       split: null,
       max_clicks: null,
     });
+  });
+
+  it("keeps a rule's seconds through an edit of another rule, and the input allows them", () => {
+    const timed = {
+      ...link,
+      rules: [
+        { when: { before: "2026-03-01T10:00:30.000Z" }, url: "https://shop.example/early" },
+        { when: { after: "2026-03-01T10:00:00.250Z" }, url: "https://shop.example/late" },
+        { when: { device: ["mobile"] }, url: "https://shop.example/m" },
+      ],
+    } as unknown as Link;
+    const d = draftOf(timed);
+    expect(localStep(d.rules[0]!.before)).toBe("any");
+    expect(localStep(d.rules[1]!.after)).toBe("any");
+    expect(localStep(toLocalInput("2026-03-01T10:00:00.000Z"))).toBeUndefined();
+    d.rules = d.rules.slice(0, 2);
+    const body = UpdateLinkBody.parse(updateBody(timed, d));
+    expect(body.rules).toEqual(timed.rules!.slice(0, 2));
   });
 
   it("finds a VALIDATION_ERROR's messages at a field and below it", () => {
