@@ -113,6 +113,11 @@ export const DomainRecord = z.object({
   account_id: z.string(),
   redirect_root: z.string().nullable(),
   redirect_404: z.string().nullable(),
+  /**
+   * The domain's scheme (`https://` in its origin), for the short URLs the redirect writes into pages
+   * on this host (a preview page's og:url); absent: PUBLIC_BASE_URL's scheme.
+   */
+  https: z.boolean().optional(),
   v: RecordVersion,
 });
 export type DomainRecord = z.infer<typeof DomainRecord>;

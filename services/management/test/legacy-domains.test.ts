@@ -153,6 +153,7 @@ describe("legacy branded domains", () => {
       account_id: expect.any(String),
       redirect_root: null,
       redirect_404: "https://example.com/404",
+      https: true,
       v: expect.any(Number), // decision 0052
     });
   });
@@ -562,6 +563,7 @@ describe("legacy branded domains", () => {
         account_id: expect.any(String),
         redirect_root: null,
         redirect_404: "https://example.com/gone",
+        https: true,
         v: expect.any(Number),
       });
     }

@@ -243,6 +243,14 @@ function land(
   redirect(ctx, res, d.url, status);
 }
 
-/** The short URL as the fetcher asked for it, on this host, for og:url. */
-const shortUrl = (ctx: RedirectContext, req: IncomingMessage, v: RequestVisitor) =>
-  `${ctx.hosts.protocol}//${v.headers.host ?? ctx.hosts.exact}${req.url ?? "/"}`;
+/**
+ * The short URL as the fetcher asked for it, on this host, for og:url: on a branded domain in that
+ * domain's scheme (its record was just resolved, so it is cached), else PUBLIC_BASE_URL's.
+ */
+function shortUrl(ctx: RedirectContext, req: IncomingMessage, v: RequestVisitor): string {
+  const host = v.headers.host ?? ctx.hosts.exact;
+  const name = ctx.hosts.classify(host);
+  const https = typeof name === "string" ? ctx.resolver.domains.peek(name)?.https : undefined;
+  const protocol = https === undefined ? ctx.hosts.protocol : https ? "https:" : "http:";
+  return `${protocol}//${host}${req.url ?? "/"}`;
+}

@@ -1,7 +1,15 @@
 // Smart links through the redirect's real parts (smart-bed.ts): rules, split, forwarding, app links,
 // expiry with and without expired_url, the click limit across three instances, previews for fetchers,
 // each click's destination on the bus, and hostile requests. Every test passes its own clock.
-import { type ClickEvent, type LinkRule, overlayKey, type RedirectRecord, rotatorKey } from "@kurz/contracts";
+import { request } from "node:http";
+import {
+  type ClickEvent,
+  domainKey,
+  type LinkRule,
+  overlayKey,
+  type RedirectRecord,
+  rotatorKey,
+} from "@kurz/contracts";
 import { compileSmartLink, type SmartLinkSource } from "@kurz/link-rules";
 import { waitFor } from "@kurz/testing";
 import { hash } from "@node-rs/argon2";
@@ -235,6 +243,51 @@ describe("one instance, behind one trusted proxy, with the country database", ()
     expect(person.status).toBe(302);
     expect(person.location).toBe("https://example.com/");
     expect(await clicksOf(bed, record.id, 3)).toHaveLength(3);
+  });
+
+  it("spells og:url on a branded domain in that domain's scheme", async () => {
+    const record = smart("https://example.com/", { og: { title: "Brand" } });
+    await bed.seed("og3", record);
+    const onHost = async (host: string) => {
+      const port = new URL(bed.url).port;
+      return new Promise<string>((resolve, reject) => {
+        request(
+          { host: "127.0.0.1", port, path: "/og3", headers: { host, "user-agent": UA.slack } },
+          (res) => {
+            let body = "";
+            res.setEncoding("utf8");
+            res.on("data", (c: string) => {
+              body += c;
+            });
+            res.on("end", () => resolve(body));
+          },
+        )
+          .on("error", reject)
+          .end();
+      });
+    };
+    const domain = (id: number, https?: boolean) =>
+      JSON.stringify({
+        id,
+        account_id: record.account_id,
+        redirect_root: null,
+        redirect_404: null,
+        ...(https === undefined ? {} : { https }),
+        v: 1,
+      });
+    await bed.redis.set(domainKey("plain.brand.test"), domain(1, false));
+    await bed.redis.set(domainKey("secure.brand.test"), domain(2, true));
+    await bed.redis.set(domainKey("older.brand.test"), domain(3));
+    expect(await onHost("plain.brand.test")).toContain(
+      '<meta property="og:url" content="http://plain.brand.test/og3">',
+    );
+    expect(await onHost("secure.brand.test")).toContain(
+      '<meta property="og:url" content="https://secure.brand.test/og3">',
+    );
+    // A record without the scheme: PUBLIC_BASE_URL's (the bed's is http).
+    expect(await onHost("older.brand.test")).toContain(
+      '<meta property="og:url" content="http://older.brand.test/og3">',
+    );
   });
 
   it("redirects a record without `s` as before, and one whose `s` does not parse to its own URL", async () => {

@@ -34,6 +34,7 @@ export function toDomainRecord(domain: Domain): DomainRecord {
     // In their Location form, as a link's url (projections/link-records.ts).
     redirect_root: domain.redirectRoot === null ? null : toLocation(domain.redirectRoot),
     redirect_404: domain.redirect404 === null ? null : toLocation(domain.redirect404),
+    https: domain.origin.startsWith("https:"),
     v: Number(domain.version),
   };
 }
