@@ -142,7 +142,7 @@ export function renderNginx(
   const lines: string[] = [
     "# Kurz continuity snapshot (docs/continuity.md), for nginx's http context. Generated; do not edit.",
     "# The request id is logged so the clicks served here can be replayed into Kurz's analytics.",
-    `log_format kurz_snapshot escape=json '{"request_id":"$request_id","time":"$time_iso8601","host":"$host","uri":"$request_uri","status":"$status","location":"$sent_http_location","referer":"$http_referer","user_agent":"$http_user_agent","remote_addr":"$remote_addr"}';`,
+    `log_format kurz_snapshot escape=json '{"request_id":"$request_id","time":"$time_iso8601","msec":"$msec","method":"$request_method","host":"$host","uri":"$request_uri","status":"$status","location":"$sent_http_location","referer":"$http_referer","user_agent":"$http_user_agent","remote_addr":"$remote_addr"}';`,
     // nginx has no escape for `$` in a string: a geo value is never read for variables, so this holds a literal one.
     'geo $kurz_dollar { default "$"; }',
     "",
