@@ -108,7 +108,7 @@ export const UNAVAILABLE_TEXT =
 export interface RenderOptions {
   /** The redirects' status: REDIRECT_STATUS (301, 302, 307 or 308). */
   status: number;
-  /** nginx's `listen` for every server block (a port, or address:port). */
+  /** What every server block (nginx) or site (Caddy) listens on: a port, or address:port. */
   listen?: string;
 }
 
@@ -196,25 +196,65 @@ export function renderNginx(
   ]);
 }
 
-/** A Caddyfile token: toLocation leaves no space, quote, brace or backslash, so it stands bare. */
+/**
+ * A site block per host. Caddy's `path` matcher ignores case, and codes are case-sensitive, so each
+ * code gets a `path_regexp` anchored at both ends (codes hold only `A-Za-z0-9_-`, nothing a regexp
+ * reads specially). A forwarding link's visit query is appended by a second matcher that also requires
+ * a query: Debian's Caddy (2.6) has no `{?query}`, and `?{query}` alone would leave a bare `?`. `route`
+ * keeps the directives in the order written. A Location stands bare: toLocation leaves no space, quote,
+ * brace or backslash in it. With `listen`, every site is plain HTTP on that port (`http://host:port`,
+ * `bind` for an address), with a catch-all 404 for any other host; without it, the sites use Caddy's
+ * automatic HTTPS.
+ */
 export function renderCaddy(
   entries: SnapshotEntry[],
   hosts: string[],
   opts: RenderOptions,
 ): Map<string, string> {
   const lines = ["# Kurz continuity snapshot (docs/continuity.md). Generated; do not edit.", ""];
+  const listen = opts.listen ? caddyListen(opts.listen) : null;
+  const head = (address: string) => [`${address} {`, ...(listen?.bind ? [`\tbind ${listen.bind}`] : [])];
   for (const host of hosts) {
-    lines.push(`${host} {`, "\tlog");
-    for (const e of entries.filter((x) => x.hosts.includes(host))) {
-      const a = e.answer;
-      if (a.kind === "redirect")
-        lines.push(`\tredir /${e.code} ${a.location}${a.query ? "{?query}" : ""} ${opts.status}`);
-      else if (a.kind === "gone") lines.push(`\trespond /${e.code} ${JSON.stringify(GONE_TEXT.trim())} 410`);
-      else lines.push(`\trespond /${e.code} ${JSON.stringify(UNAVAILABLE_TEXT.trim())} 503`);
-    }
-    lines.push('\trespond "Not found." 404', "}", "");
+    lines.push(...head(listen ? `http://${hostName(host)}:${listen.port}` : host), "\tlog", "\troute {");
+    entries
+      .filter((x) => x.hosts.includes(host))
+      .forEach((e, i) => {
+        const a = e.answer;
+        const path = `path_regexp ^/${e.code}$`;
+        lines.push(`\t\t@c${i} ${path}`);
+        if (a.kind === "redirect") {
+          if (a.query) {
+            lines.push(
+              `\t\t@c${i}q {`,
+              `\t\t\t${path}`,
+              '\t\t\texpression `{query} != ""`',
+              "\t\t}",
+              `\t\tredir @c${i}q ${a.location}?{query} ${opts.status}`,
+            );
+          }
+          lines.push(`\t\tredir @c${i} ${a.location} ${opts.status}`);
+        } else if (a.kind === "gone")
+          lines.push(`\t\trespond @c${i} ${JSON.stringify(GONE_TEXT.trim())} 410`);
+        else lines.push(`\t\trespond @c${i} ${JSON.stringify(UNAVAILABLE_TEXT.trim())} 503`);
+      });
+    lines.push('\t\trespond "Not found." 404', "\t}", "}", "");
   }
+  if (listen)
+    lines.push(
+      "# Any other host: not found.",
+      ...head(`http://:${listen.port}`),
+      '\trespond "Not found." 404',
+      "}",
+      "",
+    );
   return new Map([["Caddyfile", lines.join("\n")]]);
+}
+
+/** `--listen` (a port, `address:port` or `[v6]:port`) as Caddy's site port and `bind` address. */
+function caddyListen(listen: string): { port: string; bind: string | null } {
+  const at = listen.lastIndexOf(":");
+  if (at === -1) return { port: listen, bind: null };
+  return { port: listen.slice(at + 1), bind: listen.slice(0, at).replace(/^\[|\]$/g, "") };
 }
 
 const HTML_ESCAPES: Record<string, string> = {
