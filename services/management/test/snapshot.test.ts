@@ -4,6 +4,7 @@
 // Caddyfile likewise under Debian's Caddy. The static folder is checked as text, the manifest's hashes
 // against the files on disk, and `./kurz export` refuses a non-empty --out.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
 import { once } from "node:events";
 import {
   chmodSync,
@@ -26,6 +27,7 @@ import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRedirectFixture } from "../../redirect/test/support/redirect-fixture.ts";
 import { exportSnapshot, sha256 } from "../src/exports/snapshot.ts";
+import { verifySnapshot } from "../src/exports/verify-snapshot.ts";
 import { toRedirectRecord } from "../src/projections/link-records.ts";
 import { createTestAccount } from "./links-helpers.ts";
 
@@ -514,8 +516,42 @@ describe("`./kurz export snapshot`", () => {
     const out = join(tmp("new"), "snap");
     const res = run(["--format", "static", "--out", out]);
     expect(res.status, res.stderr).toBe(0);
-    expect(JSON.parse(res.stdout.trim().split("\n").pop()!)).toMatchObject({ format: "static", out });
+    expect(JSON.parse(res.stdout.trim().split("\n").pop()!)).toMatchObject({
+      format: "static",
+      out,
+      signed: false,
+    });
     expect(existsSync(join(out, "manifest.json"))).toBe(true);
+  });
+
+  it("refreshes a previous snapshot in place, signed with --sign-key; refuses a key that is no Ed25519 key", () => {
+    const dir = tmp("signed");
+    const out = join(dir, "snap");
+    expect(run(["--format", "static", "--out", out]).status).toBe(0);
+    const { privateKey, publicKey } = generateKeyPairSync("ed25519");
+    const keyFile = join(dir, "key.pem");
+    writeFileSync(keyFile, privateKey.export({ type: "pkcs8", format: "pem" }));
+    const rsa = join(dir, "rsa.pem");
+    writeFileSync(
+      rsa,
+      generateKeyPairSync("rsa", { modulusLength: 1024 }).privateKey.export({ type: "pkcs8", format: "pem" }),
+    );
+    const refused = run(["--format", "nginx", "--out", out, "--sign-key", rsa]);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain("is a rsa key; an Ed25519 key is needed");
+    expect(existsSync(join(out, "_redirects"))).toBe(true);
+
+    const res = run(["--format", "nginx", "--out", out, "--sign-key", keyFile]);
+    expect(res.status, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout.trim().split("\n").pop()!)).toMatchObject({ format: "nginx", signed: true });
+    expect(readdirSync(out).sort()).toEqual([
+      "kurz-snapshot.conf",
+      "manifest.json",
+      "manifest.json.sig",
+      "nginx.conf",
+    ]);
+    expect(verifySnapshot(out, publicKey)).toMatchObject({ files: 2, problems: [], signature: "valid" });
+    expect(readdirSync(dir).sort()).toEqual(["key.pem", "rsa.pem", "snap"]);
   });
 
   it("asks for a format", () => {

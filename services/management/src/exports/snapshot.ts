@@ -2,12 +2,28 @@
 // any static host serves without Kurz. What each link answers is decided once here (snapshotAnswers),
 // from the same facts the redirect reads (services/redirect/src/answer-link.ts); the renderers only
 // spell those answers in each server's syntax.
-import { createHash } from "node:crypto";
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import type { KeyObject } from "node:crypto";
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { CODE_PATTERN, toLocation } from "@kurz/contracts";
 import type { Link, PrismaClient } from "@kurz/db";
 import { accountLinks } from "./links-export.ts";
+import { holdsSnapshotOnly, manifestOf } from "./snapshot-manifest.ts";
+import { SIGNATURE_FILE, signManifest } from "./snapshot-signature.ts";
+
+export { manifestOf, sha256 } from "./snapshot-manifest.ts";
 
 export const SNAPSHOT_FORMATS = ["nginx", "caddy", "static"] as const;
 export type SnapshotFormat = (typeof SNAPSHOT_FORMATS)[number];
@@ -313,43 +329,34 @@ export function renderSnapshot(
   return renderStatic(entries, opts);
 }
 
-export const sha256 = (content: string | Buffer) => createHash("sha256").update(content).digest("hex");
-
-/** The manifest: each file's SHA-256 and size, sorted by path, so an operator can check the set. */
-export function manifestOf(
-  files: Map<string, string>,
-  meta: { format: SnapshotFormat; generatedAt: Date; links: number },
-): string {
-  const list = [...files.keys()].sort().map((path) => {
-    const content = files.get(path)!;
-    return { path, sha256: sha256(content), bytes: Buffer.byteLength(content) };
-  });
-  return `${JSON.stringify(
-    { format: meta.format, generated_at: meta.generatedAt.toISOString(), links: meta.links, files: list },
-    null,
-    2,
-  )}\n`;
-}
-
 /**
- * Writes the files and their manifest.json into `dir`, which must be empty or not exist yet (then it is
- * made). A non-empty or unwritable directory is refused before anything is written.
+ * Writes the files, their manifest.json and its signature (when given) into `dir`, which must be new,
+ * empty, or hold a previous snapshot and nothing else (holdsSnapshotOnly). A previous snapshot is
+ * replaced whole: the new set is written into a sibling folder, then the two are swapped by two
+ * renames, so a web server reading the folder never sees a half-written set (only, for the instant
+ * between the renames, no folder). Anything else is refused before anything is written.
  */
-export function writeSnapshot(dir: string, files: Map<string, string>, manifest: string): void {
+export function writeSnapshot(
+  dir: string,
+  files: Map<string, string>,
+  manifest: string,
+  signature?: string,
+): void {
+  const all = new Map(files);
+  all.set("manifest.json", manifest);
+  if (signature !== undefined) all.set(SIGNATURE_FILE, signature);
   if (existsSync(dir)) {
     if (!statSync(dir).isDirectory()) throw new Error(`--out ${dir} is not a directory`);
-    if (readdirSync(dir).length > 0)
-      throw new Error(`--out ${dir} is not empty; give an empty or new directory (nothing was written)`);
-  } else {
-    let parent = dirname(dir);
-    while (!existsSync(parent) && dirname(parent) !== parent) parent = dirname(parent);
-    if (!statSync(parent).isDirectory())
-      throw new Error(`--out ${dir} cannot be created: ${parent} is not a directory (nothing was written)`);
-    try {
-      accessSync(parent, constants.W_OK);
-    } catch {
-      throw new Error(`--out ${dir} cannot be created: ${parent} is not writable (nothing was written)`);
+    if (readdirSync(dir).length > 0) {
+      if (!holdsSnapshotOnly(dir))
+        throw new Error(
+          `--out ${dir} is not empty and holds no snapshot of its own (a manifest.json listing every file in it); give an empty or new directory, or a previous snapshot's (nothing was written)`,
+        );
+      replaceSnapshot(dir, all);
+      return;
     }
+  } else {
+    ensureCreatable(dir);
     mkdirSync(dir, { recursive: true });
   }
   try {
@@ -357,12 +364,54 @@ export function writeSnapshot(dir: string, files: Map<string, string>, manifest:
   } catch {
     throw new Error(`--out ${dir} is not writable (nothing was written)`);
   }
+  writeAll(dir, all);
+}
+
+/** Throws unless `dir`'s nearest existing ancestor is a writable folder. */
+function ensureCreatable(dir: string): void {
+  let parent = dirname(dir);
+  while (!existsSync(parent) && dirname(parent) !== parent) parent = dirname(parent);
+  if (!statSync(parent).isDirectory())
+    throw new Error(`--out ${dir} cannot be created: ${parent} is not a directory (nothing was written)`);
+  try {
+    accessSync(parent, constants.W_OK);
+  } catch {
+    throw new Error(`--out ${dir} cannot be created: ${parent} is not writable (nothing was written)`);
+  }
+}
+
+function writeAll(dir: string, files: Map<string, string>): void {
   for (const [path, content] of files) {
     const target = join(dir, path);
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, content);
   }
-  writeFileSync(join(dir, "manifest.json"), manifest);
+}
+
+/** Writes the set beside `dir`, then swaps it in and removes the previous one. */
+function replaceSnapshot(dir: string, files: Map<string, string>): void {
+  const parent = dirname(dir);
+  try {
+    accessSync(parent, constants.W_OK);
+  } catch {
+    throw new Error(
+      `--out ${dir} holds a previous snapshot, but ${parent} is not writable: a refresh writes the new set beside it (nothing was written)`,
+    );
+  }
+  const next = mkdtempSync(join(parent, `.${basename(dir)}.next-`));
+  try {
+    // mkdtemp's folder is private (0700); the web server's workers must read it as they read the old one.
+    chmodSync(next, statSync(dir).mode & 0o7777);
+    writeAll(next, files);
+  } catch (err) {
+    rmSync(next, { recursive: true, force: true });
+    throw err;
+  }
+  // Named after `next`, which mkdtemp made unique: no other refresh uses the name.
+  const previous = `${next}.previous`;
+  renameSync(dir, previous);
+  renameSync(next, dir);
+  rmSync(previous, { recursive: true, force: true });
 }
 
 /** The whole export: read, render, write. Returns the number of codes served. */
@@ -376,6 +425,8 @@ export async function exportSnapshot(
     now: Date;
     status: number;
     listen?: string;
+    /** An Ed25519 private key: manifest.json is signed into manifest.json.sig. */
+    signKey?: KeyObject;
   },
 ): Promise<{ links: number; files: number }> {
   const input = await readSnapshotInput(prisma, opts.accountId, opts.baseUrl, opts.now);
@@ -384,6 +435,8 @@ export async function exportSnapshot(
     ...(opts.listen ? { listen: opts.listen } : {}),
   });
   const links = snapshotAnswers(input).length;
-  writeSnapshot(opts.out, files, manifestOf(files, { format: opts.format, generatedAt: opts.now, links }));
-  return { links, files: files.size + 1 };
+  const manifest = manifestOf(files, { format: opts.format, generatedAt: opts.now, links });
+  const signature = opts.signKey ? signManifest(manifest, opts.signKey) : undefined;
+  writeSnapshot(opts.out, files, manifest, signature);
+  return { links, files: files.size + (signature === undefined ? 1 : 2) };
 }
