@@ -18,6 +18,8 @@ export const LOG_LINE_MAX = 16 * 1024;
 const FLUSH_AT = 1_000;
 /** A logged time this far past the replay's clock is no real visit. */
 const FUTURE_SKEW_MS = 24 * 60 * 60_000;
+/** Nor is one before 2000: no snapshot was served then, and analytics' day partitions start at 1970. */
+const EARLIEST_MS = Date.UTC(2000, 0, 1);
 
 export interface ReplayReport {
   /** Lines read, blank ones left out. */
@@ -165,7 +167,7 @@ export async function replayClicks(
     if (raw !== null && raw.trim() === "") continue;
     report.lines++;
     const line = raw === null ? null : parseLogLine(raw);
-    if (line === null || line.ms > now() + FUTURE_SKEW_MS) {
+    if (line === null || line.ms < EARLIEST_MS || line.ms > now() + FUTURE_SKEW_MS) {
       report.bad++;
       continue;
     }
