@@ -123,14 +123,14 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** `./kurz import clicks` (management's CLI, as the script runs it) against the stack: its report. */
+/** `./kurz import clicks` as the script runs it (management's CLI bundle) against the stack: its report. */
 async function replay(log: string) {
   const { stdout, stderr } = await run(
     process.execPath,
     [
       "--import",
       "tsx",
-      "services/management/src/cli.ts",
+      "infra/local/cli.ts",
       "import",
       "clicks",
       "--account",
