@@ -127,17 +127,7 @@ afterAll(async () => {
 async function replay(log: string) {
   const { stdout, stderr } = await run(
     process.execPath,
-    [
-      "--import",
-      "tsx",
-      "infra/local/cli.ts",
-      "import",
-      "clicks",
-      "--account",
-      email,
-      "--nginx-log",
-      log,
-    ],
+    ["--import", "tsx", "infra/local/cli.ts", "import", "clicks", "--account", email, "--nginx-log", log],
     { cwd: ROOT, env: { ...process.env, ...stack.env }, timeout: 120_000 },
   );
   return { report: JSON.parse(stdout.trim().split("\n").at(-1)!), stderr };

@@ -171,9 +171,10 @@ export async function replayClicks(
       report.bad++;
       continue;
     }
-    // The redirect counts a GET that it redirects; a HEAD only answers. Older logs have no method.
+    // The redirect counts a GET that it redirects; a HEAD only answers, other methods get 405 there.
+    // Older logs have no method.
     const isClick =
-      line.status >= 300 && line.status < 400 && line.method !== "HEAD" && line.method !== "POST";
+      line.status >= 300 && line.status < 400 && (line.method === null || line.method === "GET");
     if (!isClick || line.code === null) {
       report.notClicks++;
       continue;
