@@ -135,6 +135,7 @@ ensure_test_tools() {
   [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
   bash "$ROOT/infra/kafka-mock/build.sh" >/dev/null
   ensure_nginx
+  ensure_caddy
 }
 
 # Node 22 beside the Node that runs the tests, for the tests that must hold on both (the warmed URL
@@ -166,5 +167,17 @@ ensure_nginx() {
   local policy=/usr/sbin/policy-rc.d added=""
   if is_root && [ ! -e "$policy" ]; then printf '#!/bin/sh\nexit 101\n' >"$policy"; chmod +x "$policy"; added=1; fi
   apt_install nginx-light || apt_install nginx
+  [ -z "$added" ] || rm -f "$policy"
+}
+
+# Caddy, for the continuity snapshot's Caddyfile test (services/management/test/snapshot.test.ts), which
+# runs `caddy run` itself on a free port. The package's system service is not wanted: policy-rc.d keeps
+# its postinst from starting it, as for nginx. Not fatal: without Caddy that test says it is skipped.
+ensure_caddy() {
+  command -v caddy >/dev/null && return
+  is_root || { log "caddy is missing (apt-get install caddy): the Caddyfile snapshot test is skipped"; return 0; }
+  local policy=/usr/sbin/policy-rc.d added=""
+  if is_root && [ ! -e "$policy" ]; then printf '#!/bin/sh\nexit 101\n' >"$policy"; chmod +x "$policy"; added=1; fi
+  apt_install caddy || log "caddy could not be installed: the Caddyfile snapshot test is skipped"
   [ -z "$added" ] || rm -f "$policy"
 }

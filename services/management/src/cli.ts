@@ -3,8 +3,9 @@
 // [--status pro]` (the same use case as PATCH /internal/admin/accounts),
 // `./kurz overlays:create --account a@example.com --type message --name "Spring promo"`.
 // `./kurz import --account a@example.com FILE` (or `--from-kutt URL --kutt-key KEY`, `--from-yourls URL
-// --signature SIG`), `./kurz export --account a@example.com links|analytics|snapshot`
-// (docs/import-export.md).
+// --signature SIG`), `./kurz import clicks --account a@example.com --nginx-log FILE` (a continuity
+// snapshot's access log), `./kurz export --account a@example.com links|analytics|snapshot`
+// (docs/import-export.md), `./kurz snapshot:verify DIR [--pub-key FILE]` (docs/continuity.md).
 // The last stdout line is machine-readable JSON, so scripts can take the key from it.
 import { parseArgs } from "node:util";
 import { OVERLAY_TYPES, toLegacyDateTime, UpdateAccountLimitsBody } from "@kurz/contracts";
@@ -15,8 +16,9 @@ import { findAccountByEmail, isWorkspaceId } from "./accounts/account-by-email.t
 import { createAccount } from "./accounts/create-account.ts";
 import { updateAccountLimits } from "./accounts/update-account-limits.ts";
 import { loadManagementConfig, type ManagementConfig, managementConfigSchema } from "./config.ts";
-import { exportCommand } from "./exports/export-cli.ts";
+import { exportCommand, verifySnapshotCommand } from "./exports/export-cli.ts";
 import { importCommand } from "./imports/import-cli.ts";
+import { replayClicksCommand } from "./imports/replay-clicks-cli.ts";
 import { keyLimitsFrom } from "./keys/api-keys.ts";
 
 const databaseUrl = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/kurz";
@@ -182,8 +184,15 @@ const withDatabase =
       await prisma.$disconnect();
     }
   };
-commands.import = withDatabase(importCommand);
+// `import clicks --nginx-log FILE` replays a snapshot's access log; any other `import` reads links.
+commands.import = withDatabase((argv, prisma, config) =>
+  argv[0] === "clicks"
+    ? replayClicksCommand(argv.slice(1), prisma, config)
+    : importCommand(argv, prisma, config),
+);
 commands.export = withDatabase(exportCommand);
+// Reads only the folder: it checks a copy wherever it is, with no database.
+commands["snapshot:verify"] = verifySnapshotCommand;
 
 const [command, ...rest] = process.argv.slice(2);
 const run = command ? commands[command] : undefined;

@@ -1,9 +1,10 @@
 // The continuity snapshot (docs/continuity.md) against the real Postgres: links of every kind exported
 // as nginx, then served by Debian's real nginx, which must answer every code on every host as the
-// redirect's rules say (services/redirect/src/answer-link.ts). The Caddyfile and the static folder are
-// checked as text (no Caddy here), the manifest's hashes against the files on disk, and `./kurz export`
-// refuses a non-empty --out.
+// redirect's rules say (services/redirect/src/answer-link.ts) and as Kurz's own redirect answers; the
+// Caddyfile likewise under Debian's Caddy. The static folder is checked as text, the manifest's hashes
+// against the files on disk, and `./kurz export` refuses a non-empty --out.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
 import { once } from "node:events";
 import {
   chmodSync,
@@ -26,10 +27,12 @@ import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRedirectFixture } from "../../redirect/test/support/redirect-fixture.ts";
 import { exportSnapshot, sha256 } from "../src/exports/snapshot.ts";
+import { verifySnapshot } from "../src/exports/verify-snapshot.ts";
 import { toRedirectRecord } from "../src/projections/link-records.ts";
 import { createTestAccount } from "./links-helpers.ts";
 
 const NGINX = "/usr/sbin/nginx";
+const CADDY = "/usr/bin/caddy";
 const NOW = new Date("2030-06-01T12:00:00.000Z");
 const PUBLIC = "short.test";
 const BRANDED = "go.brand.test";
@@ -168,6 +171,9 @@ beforeAll(async () => {
       query: "a=1",
       on: everywhere({ status: 302, location: "https://example.com/cost$5?a=1" }),
     },
+    // Two codes that differ only in case: two links (nginx's and Caddy's case-blind matchers would merge them).
+    { code: "Case", url: "https://example.com/upper", on: everywhere(redirect("https://example.com/upper")) },
+    { code: "case", url: "https://example.com/lower", on: everywhere(redirect("https://example.com/lower")) },
     {
       code: "idn_1",
       url: "https://bücher.example/straße?q=ü",
@@ -232,11 +238,99 @@ const get = (port: number, host: string, path: string) =>
     req.end();
   });
 
+/** Every seeded code on every host, through the server on `port`: the answers the table gives. */
+async function expectEveryCode(port: number) {
+  const seen: string[] = [];
+  for (const s of seeded) {
+    for (const host of [PUBLIC, BRANDED, UNVERIFIED, "elsewhere.test"]) {
+      const want = s.on[host] ?? { status: 404 };
+      const got = await get(port, host, `/${s.code}${s.query ? `?${s.query}` : ""}`);
+      seen.push(`${s.code}@${host}`);
+      expect({ code: s.code, host, ...got }, `${s.code} on ${host}`).toEqual({
+        code: s.code,
+        host,
+        status: want.status,
+        location: want.location,
+      });
+    }
+  }
+  expect(seen).toHaveLength(seeded.length * 4);
+}
+
+/**
+ * Kurz's own redirect service on the same links (the records management writes, in Redis), against
+ * the server on `port`: the same status and Location for every code that does not degrade, on each host.
+ */
+async function expectSameAsKurz(port: number) {
+  const kurz = await startRedirectFixture({
+    name: "snapshot",
+    fromSource: true,
+    env: { PUBLIC_BASE_URL: `http://${PUBLIC}`, REDIRECT_STATUS: "302" },
+  });
+  try {
+    // The verified domain as management resolves it.
+    kurz.mgmt.domains.set(BRANDED, {
+      id: brandedId,
+      account_id: accountId,
+      redirect_root: null,
+      redirect_404: null,
+    });
+    for (const link of await prisma.link.findMany({ where: { accountId } })) {
+      await kurz.redis.set(redirectKey(link.shortCode), JSON.stringify(toRedirectRecord(link)));
+    }
+    const kurzPort = Number(new URL(kurz.redirect.url).port);
+    let compared = 0;
+    for (const s of seeded.filter((x) => !x.degrades)) {
+      for (const host of [PUBLIC, BRANDED, UNVERIFIED]) {
+        const path = `/${s.code}${s.query ? `?${s.query}` : ""}`;
+        const fromKurz = await get(kurzPort, host, path);
+        const fromServer = await get(port, host, path);
+        expect({ code: s.code, host, ...fromServer }, `${s.code} on ${host}`).toEqual({
+          code: s.code,
+          host,
+          ...fromKurz,
+        });
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(30);
+  } finally {
+    await kurz.stop();
+  }
+}
+
+/** Starts `cmd`, then waits until the server on `port` answers; its stderr is in the error otherwise. */
+async function startServer(cmd: string, args: string[], port: number, env?: NodeJS.ProcessEnv) {
+  let stderr = "";
+  const child = spawn(cmd, args, { stdio: ["ignore", "ignore", "pipe"], ...(env ? { env } : {}) });
+  child.stderr?.on("data", (d) => {
+    stderr += String(d);
+  });
+  await waitFor(
+    () =>
+      get(port, PUBLIC, "/").then(
+        () => true,
+        () => false,
+      ),
+    { timeoutMs: 10_000, description: `${cmd} serving the snapshot` },
+  ).catch((err: unknown) => {
+    throw new Error(`${cmd} did not start: ${stderr}`, { cause: err });
+  });
+  return child;
+}
+
+async function stopServer(child: ChildProcess | undefined) {
+  if (child && child.exitCode === null && child.signalCode === null) {
+    const exited = once(child, "exit");
+    child.kill("SIGTERM");
+    await exited;
+  }
+}
+
 describe.skipIf(!existsSync(NGINX))("the nginx snapshot under Debian's nginx", () => {
   let nginx: ChildProcess | undefined;
   let port = 0;
   let out = "";
-  let stderr = "";
 
   beforeAll(async () => {
     port = await getFreePort();
@@ -245,87 +339,23 @@ describe.skipIf(!existsSync(NGINX))("the nginx snapshot under Debian's nginx", (
     // nginx's workers run as an unprivileged user when it is started as root: they must reach the prefix.
     chmodSync(prefix, 0o755);
     mkdirSync(join(prefix, "logs"));
-    nginx = spawn(NGINX, ["-p", prefix, "-c", join(out, "nginx.conf"), "-e", "stderr", "-g", "daemon off;"], {
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    nginx.stderr?.on("data", (d) => {
-      stderr += String(d);
-    });
-    await waitFor(
-      () =>
-        get(port, PUBLIC, "/").then(
-          () => true,
-          () => false,
-        ),
-      { timeoutMs: 10_000, description: "nginx serving the snapshot" },
-    ).catch((err: unknown) => {
-      throw new Error(`nginx did not start: ${stderr}`, { cause: err });
-    });
+    nginx = await startServer(
+      NGINX,
+      ["-p", prefix, "-c", join(out, "nginx.conf"), "-e", "stderr", "-g", "daemon off;"],
+      port,
+    );
   });
 
-  afterAll(async () => {
-    if (nginx && nginx.exitCode === null && nginx.signalCode === null) {
-      const exited = once(nginx, "exit");
-      nginx.kill("SIGTERM");
-      await exited;
-    }
-  });
+  afterAll(() => stopServer(nginx));
 
-  it("answers every code on every host with the status and Location Kurz's rules give", async () => {
-    const seen: string[] = [];
-    for (const s of seeded) {
-      for (const host of [PUBLIC, BRANDED, UNVERIFIED, "elsewhere.test"]) {
-        const want = s.on[host] ?? { status: 404 };
-        const got = await get(port, host, `/${s.code}${s.query ? `?${s.query}` : ""}`);
-        seen.push(`${s.code}@${host}`);
-        expect({ code: s.code, host, ...got }, `${s.code} on ${host}`).toEqual({
-          code: s.code,
-          host,
-          status: want.status,
-          location: want.location,
-        });
-      }
-    }
-    expect(seen).toHaveLength(seeded.length * 4);
-  });
+  it("answers every code on every host with the status and Location Kurz's rules give", () =>
+    expectEveryCode(port));
 
-  it("answers as Kurz's own redirect does, given the same links, for every code that does not degrade", async () => {
-    const kurz = await startRedirectFixture({
-      name: "snapshot",
-      fromSource: true,
-      env: { PUBLIC_BASE_URL: `http://${PUBLIC}`, REDIRECT_STATUS: "302" },
-    });
-    try {
-      // The redirect's records as management writes them, and the verified domain as management resolves it.
-      kurz.mgmt.domains.set(BRANDED, {
-        id: brandedId,
-        account_id: accountId,
-        redirect_root: null,
-        redirect_404: null,
-      });
-      for (const link of await prisma.link.findMany({ where: { accountId } })) {
-        await kurz.redis.set(redirectKey(link.shortCode), JSON.stringify(toRedirectRecord(link)));
-      }
-      const kurzPort = Number(new URL(kurz.redirect.url).port);
-      let compared = 0;
-      for (const s of seeded.filter((x) => !x.degrades)) {
-        for (const host of [PUBLIC, BRANDED, UNVERIFIED]) {
-          const path = `/${s.code}${s.query ? `?${s.query}` : ""}`;
-          const fromKurz = await get(kurzPort, host, path);
-          const fromNginx = await get(port, host, path);
-          expect({ code: s.code, host, ...fromNginx }, `${s.code} on ${host}`).toEqual({
-            code: s.code,
-            host,
-            ...fromKurz,
-          });
-          compared++;
-        }
-      }
-      expect(compared).toBeGreaterThan(30);
-    } finally {
-      await kurz.stop();
-    }
-  }, 60_000);
+  it(
+    "answers as Kurz's own redirect does, given the same links, for every code that does not degrade",
+    () => expectSameAsKurz(port),
+    60_000,
+  );
 
   it("keeps a Location free of anything that is not a URI character, `$` as it was", async () => {
     const got = await get(port, PUBLIC, "/dollar");
@@ -364,28 +394,65 @@ describe.skipIf(!existsSync(NGINX))("the nginx snapshot under Debian's nginx", (
   });
 });
 
-describe("the caddy and static snapshots", () => {
-  it("writes a Caddyfile with a site per host", async () => {
+describe.skipIf(!existsSync(CADDY))("the Caddy snapshot under Debian's Caddy", () => {
+  let caddy: ChildProcess | undefined;
+  let port = 0;
+
+  beforeAll(async () => {
+    port = await getFreePort();
+    const { out } = await exportTo("caddy", `127.0.0.1:${port}`);
+    const home = tmp("caddy-home");
+    // The operator's own global options around the snapshot: here no admin endpoint (a fixed port).
+    const config = join(home, "Caddyfile");
+    writeFileSync(config, `{\n\tadmin off\n}\nimport ${join(out, "Caddyfile")}\n`);
+    caddy = await startServer(CADDY, ["run", "--config", config, "--adapter", "caddyfile"], port, {
+      ...process.env,
+      HOME: home,
+      XDG_DATA_HOME: home,
+      XDG_CONFIG_HOME: home,
+    });
+  });
+
+  afterAll(() => stopServer(caddy));
+
+  it("answers every code on every host with the status and Location Kurz's rules give", () =>
+    expectEveryCode(port));
+
+  it(
+    "answers as Kurz's own redirect does, given the same links, for every code that does not degrade",
+    () => expectSameAsKurz(port),
+    60_000,
+  );
+});
+
+describe("the caddy and static snapshots as text", () => {
+  it("writes a Caddyfile with a site per host, each code matched with its case", async () => {
     const { out } = await exportTo("caddy");
     const text = readFileSync(join(out, "Caddyfile"), "utf8");
     const site = (host: string) =>
-      text.slice(text.indexOf(`${host} {`), text.indexOf("\n}\n", text.indexOf(`${host} {`)));
+      text.slice(text.indexOf(`\n${host} {`), text.indexOf("\n}\n", text.indexOf(`\n${host} {`)));
     const pub = site(PUBLIC);
     const brand = site(BRANDED);
-    expect(pub).toContain("\tredir /plain https://example.com/plain 302\n");
-    expect(pub).toContain("\tredir /fwd https://example.com/fwd{?query} 302\n");
-    expect(pub).toContain('\trespond /gone "This short link has expired." 410\n');
-    expect(pub).toMatch(/\trespond \/secret "This short link is password-protected[^"\n]*" 503\n/);
+    expect(pub).toMatch(
+      /\t\t@(c\d+) path_regexp \^\/plain\$\n\t\tredir @\1 https:\/\/example.com\/plain 302\n/,
+    );
+    expect(pub).toMatch(
+      /\t\t@(c\d+)q \{\n\t\t\tpath_regexp \^\/fwd\$\n\t\t\texpression `\{query\} != ""`\n\t\t\}\n\t\tredir @\1q https:\/\/example.com\/fwd\?\{query\} 302\n\t\tredir @\1 https:\/\/example.com\/fwd 302\n/,
+    );
+    expect(pub).toMatch(
+      /\t\t@(c\d+) path_regexp \^\/gone\$\n\t\trespond @\1 "This short link has expired." 410\n/,
+    );
+    expect(pub).toMatch(/\trespond @c\d+ "This short link is password-protected[^"\n]*" 503\n/);
     expect(pub).not.toContain("/branded");
-    expect(brand).toContain("\tredir /branded https://example.com/b{?query} 302\n");
-    expect(brand).toContain("\tredir /plain https://example.com/plain 302\n");
+    expect(brand).toContain("path_regexp ^/branded$");
+    expect(brand).toContain("path_regexp ^/plain$");
     expect(text).not.toContain(UNVERIFIED);
     expect(text).not.toContain("/pending-dom");
-    expect(text).not.toContain("/off ");
-    expect(text).toContain(`\tredir /idn_1 ${toLocation("https://bücher.example/straße?q=ü")} 302\n`);
+    expect(text).not.toContain("/off$");
+    expect(text).toContain(`${toLocation("https://bücher.example/straße?q=ü")} 302\n`);
     // Nothing a Caddyfile would read as a placeholder, a quote or a token break is left in a Location.
-    for (const line of text.split("\n").filter((l) => l.startsWith("\tredir "))) {
-      expect(line.replace("{?query}", "")).toMatch(/^\tredir \/[\w-]+ [^\s"{}\\]+ 302$/);
+    for (const line of text.split("\n").filter((l) => l.startsWith("\t\tredir "))) {
+      expect(line.replace("?{query}", "")).toMatch(/^\t\tredir @c\d+q? [^\s"{}\\]+ 302$/);
     }
     expectManifest(out);
   });
@@ -449,9 +516,51 @@ describe("`./kurz export snapshot`", () => {
     const out = join(tmp("new"), "snap");
     const res = run(["--format", "static", "--out", out]);
     expect(res.status, res.stderr).toBe(0);
-    expect(JSON.parse(res.stdout.trim().split("\n").pop()!)).toMatchObject({ format: "static", out });
+    expect(JSON.parse(res.stdout.trim().split("\n").pop()!)).toMatchObject({
+      format: "static",
+      out,
+      signed: false,
+    });
     expect(existsSync(join(out, "manifest.json"))).toBe(true);
   });
+
+  it("refreshes a previous snapshot in place, signed with --sign-key; refuses a key that is no Ed25519 key", async () => {
+    const dir = tmp("signed");
+    const out = join(dir, "snap");
+    // The previous snapshot, written in process: the two CLI runs below are what is under test.
+    await exportSnapshot(prisma, {
+      accountId,
+      baseUrl: `https://${PUBLIC}`,
+      format: "static",
+      out,
+      now: NOW,
+      status: 302,
+    });
+    const { privateKey, publicKey } = generateKeyPairSync("ed25519");
+    const keyFile = join(dir, "key.pem");
+    writeFileSync(keyFile, privateKey.export({ type: "pkcs8", format: "pem" }));
+    const rsa = join(dir, "rsa.pem");
+    writeFileSync(
+      rsa,
+      generateKeyPairSync("rsa", { modulusLength: 1024 }).privateKey.export({ type: "pkcs8", format: "pem" }),
+    );
+    const refused = run(["--format", "nginx", "--out", out, "--sign-key", rsa]);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain("is a rsa key; an Ed25519 key is needed");
+    expect(existsSync(join(out, "_redirects"))).toBe(true);
+
+    const res = run(["--format", "nginx", "--out", out, "--sign-key", keyFile]);
+    expect(res.status, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout.trim().split("\n").pop()!)).toMatchObject({ format: "nginx", signed: true });
+    expect(readdirSync(out).sort()).toEqual([
+      "kurz-snapshot.conf",
+      "manifest.json",
+      "manifest.json.sig",
+      "nginx.conf",
+    ]);
+    expect(verifySnapshot(out, publicKey)).toMatchObject({ files: 2, problems: [], signature: "valid" });
+    expect(readdirSync(dir).sort()).toEqual(["key.pem", "rsa.pem", "snap"]);
+  }, 120_000);
 
   it("asks for a format", () => {
     const res = run(["--out", join(tmp("none"), "x")]);

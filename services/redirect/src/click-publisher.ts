@@ -4,14 +4,7 @@
 // when it returns. An event is dropped only when the spool is full or unwritable, and every dropped
 // event is counted.
 import type { EventBus } from "@kurz/bus";
-import {
-  CLICK_BATCH_MAX,
-  type ClickBatchV2,
-  type ClickEvent,
-  clickPartitionKey,
-  encodeClickBatch,
-  TOPICS,
-} from "@kurz/contracts";
+import { type ClickEvent, clickMessages, TOPICS } from "@kurz/contracts";
 import type { ClickJournal } from "./click-journal.ts";
 import type { ClickSpool } from "./click-spool.ts";
 
@@ -188,7 +181,7 @@ export class ClickPublisher {
 
   /** Resolves once the bus has the events; on a timeout, leaves the attempt lingering and throws. */
   private async publish(events: ClickEvent[], onLanded: () => void): Promise<void> {
-    const attempt = this.bus.publish(this.topic, toMessages(events, this.bus.partitionsByKey));
+    const attempt = this.bus.publish(this.topic, clickMessages(events, this.bus.partitionsByKey));
     const outcome = await this.within(
       PUBLISH_TIMEOUT_MS,
       attempt.then(() => true),
@@ -289,36 +282,5 @@ export class ClickPublisher {
   }
 }
 
-/**
- * Click events as bus messages of at most CLICK_BATCH_MAX clicks each, in click order.
- *
- * On a bus whose keys pick partitions (Kafka), clicks are grouped by partition key (a hash of the link
- * id), so each link's clicks stay in one partition: a flush costs up to CLICK_PARTITION_KEYS messages.
- * On a bus that keeps publish order whatever the key (Redis Streams) that grouping buys nothing, and
- * consecutive clicks share a message: a flush of 1,000 clicks is 5 XADDs instead of ~64, and its bus
- * cost fell from 0.86 to 0.33 µs a click (docs/benchmarks/2026-11.md). Such a message is published under its
- * first click's key.
- */
-export function toMessages(events: ClickEvent[], partitionsByKey = true) {
-  const messages: { key: string; value: ClickBatchV2 }[] = [];
-  if (!partitionsByKey) {
-    for (let i = 0; i < events.length; i += CLICK_BATCH_MAX) {
-      const clicks = events.slice(i, i + CLICK_BATCH_MAX);
-      messages.push({ key: clickPartitionKey(clicks[0]!.link_id), value: encodeClickBatch(clicks) });
-    }
-    return messages;
-  }
-  const groups = new Map<string, ClickEvent[]>();
-  for (const e of events) {
-    const key = clickPartitionKey(e.link_id);
-    const list = groups.get(key);
-    if (list) list.push(e);
-    else groups.set(key, [e]);
-  }
-  for (const [key, clicks] of groups) {
-    for (let i = 0; i < clicks.length; i += CLICK_BATCH_MAX) {
-      messages.push({ key, value: encodeClickBatch(clicks.slice(i, i + CLICK_BATCH_MAX)) });
-    }
-  }
-  return messages;
-}
+/** The redirect's name for clickMessages (contracts), which the replay of snapshot logs shares. */
+export const toMessages = clickMessages;

@@ -1,8 +1,8 @@
 // `./kurz export --account a@example.com links [--format csv|json] [--out FILE]` streams the account's
 // links from the database to a file or stdout. `... analytics [--dimension D] [--start D] [--end D]`
 // hands over to the analytics service's CLI (clicks are analytics' data), with the account's id.
-// `... snapshot --format nginx|caddy|static --out DIR [--listen PORT]` writes the continuity snapshot
-// (docs/continuity.md).
+// `... snapshot --format nginx|caddy|static --out DIR [--listen PORT] [--sign-key FILE]` writes the
+// continuity snapshot (docs/continuity.md); `./kurz snapshot:verify DIR [--pub-key FILE]` checks a copy.
 import { spawn } from "node:child_process";
 import { createWriteStream } from "node:fs";
 import { pipeline } from "node:stream/promises";
@@ -15,6 +15,8 @@ import { findAccountByEmail, isWorkspaceId } from "../accounts/account-by-email.
 import type { ManagementConfig } from "../config.ts";
 import { exportLinks } from "./links-export.ts";
 import { exportSnapshot, SNAPSHOT_FORMATS } from "./snapshot.ts";
+import { readSigningKey, readVerifyKey } from "./snapshot-signature.ts";
+import { verifySnapshot } from "./verify-snapshot.ts";
 
 export async function exportCommand(argv: string[], prisma: PrismaClient, config: ManagementConfig) {
   const { values, positionals } = parseArgs({
@@ -28,6 +30,7 @@ export async function exportCommand(argv: string[], prisma: PrismaClient, config
       end: { type: "string" },
       "link-id": { type: "string" },
       listen: { type: "string" },
+      "sign-key": { type: "string" },
     },
     allowPositionals: true,
     strict: true,
@@ -66,16 +69,27 @@ export async function exportCommand(argv: string[], prisma: PrismaClient, config
         listen: values.listen,
         status: process.env.REDIRECT_STATUS,
       });
+    // Read first: a key that is missing or of the wrong kind stops the export before anything is written.
+    const signKey = values["sign-key"] !== undefined ? readSigningKey(values["sign-key"]) : undefined;
     const { links, files } = await exportSnapshot(prisma, {
       accountId: account.id,
       baseUrl: config.PUBLIC_BASE_URL,
       now: new Date(),
       ...snapshot,
+      ...(signKey ? { signKey } : {}),
     });
     console.error(
-      `Snapshot written to ${snapshot.out}: ${links} links, ${files} files (manifest.json lists their SHA-256).`,
+      `Snapshot written to ${snapshot.out}: ${links} links, ${files} files (manifest.json lists their SHA-256${signKey ? ", manifest.json.sig signs it" : ""}).`,
     );
-    console.log(JSON.stringify({ out: snapshot.out, format: snapshot.format, links, files }));
+    console.log(
+      JSON.stringify({
+        out: snapshot.out,
+        format: snapshot.format,
+        links,
+        files,
+        signed: signKey !== undefined,
+      }),
+    );
     return;
   }
   const out = values.out ? createWriteStream(values.out) : process.stdout;
@@ -100,4 +114,30 @@ export async function exportCommand(argv: string[], prisma: PrismaClient, config
     pipeline(child.stdout, out),
   ]);
   if (code !== 0) throw new Error("the analytics export failed (see above)");
+}
+
+/** `./kurz snapshot:verify DIR [--pub-key FILE]`: exits non-zero, naming each difference, unless intact. */
+export async function verifySnapshotCommand(argv: string[]) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { "pub-key": { type: "string" } },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (positionals.length !== 1)
+    throw new Error("give the snapshot's folder: ./kurz snapshot:verify DIR [--pub-key FILE]");
+  const dir = positionals[0]!;
+  const key = values["pub-key"] !== undefined ? readVerifyKey(values["pub-key"]) : undefined;
+  const report = verifySnapshot(dir, key);
+  for (const problem of report.problems) console.error(problem);
+  console.log(JSON.stringify({ dir, ...report }));
+  if (report.problems.length > 0)
+    throw new Error(
+      `the snapshot in ${dir} is not as exported: ${report.problems.length} difference(s), listed above`,
+    );
+  console.error(
+    key
+      ? `${dir}: ${report.files} files intact, manifest signed by the key.`
+      : `${dir}: ${report.files} files intact. The signature was not checked (give --pub-key FILE).`,
+  );
 }

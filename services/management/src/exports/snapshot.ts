@@ -2,12 +2,28 @@
 // any static host serves without Kurz. What each link answers is decided once here (snapshotAnswers),
 // from the same facts the redirect reads (services/redirect/src/answer-link.ts); the renderers only
 // spell those answers in each server's syntax.
-import { createHash } from "node:crypto";
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import type { KeyObject } from "node:crypto";
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { CODE_PATTERN, toLocation } from "@kurz/contracts";
 import type { Link, PrismaClient } from "@kurz/db";
 import { accountLinks } from "./links-export.ts";
+import { holdsSnapshotOnly, manifestOf } from "./snapshot-manifest.ts";
+import { SIGNATURE_FILE, signManifest } from "./snapshot-signature.ts";
+
+export { manifestOf, sha256 } from "./snapshot-manifest.ts";
 
 export const SNAPSHOT_FORMATS = ["nginx", "caddy", "static"] as const;
 export type SnapshotFormat = (typeof SNAPSHOT_FORMATS)[number];
@@ -108,7 +124,7 @@ export const UNAVAILABLE_TEXT =
 export interface RenderOptions {
   /** The redirects' status: REDIRECT_STATUS (301, 302, 307 or 308). */
   status: number;
-  /** nginx's `listen` for every server block (a port, or address:port). */
+  /** What every server block (nginx) or site (Caddy) listens on: a port, or address:port. */
   listen?: string;
 }
 
@@ -142,7 +158,7 @@ export function renderNginx(
   const lines: string[] = [
     "# Kurz continuity snapshot (docs/continuity.md), for nginx's http context. Generated; do not edit.",
     "# The request id is logged so the clicks served here can be replayed into Kurz's analytics.",
-    `log_format kurz_snapshot escape=json '{"request_id":"$request_id","time":"$time_iso8601","host":"$host","uri":"$request_uri","status":"$status","location":"$sent_http_location","referer":"$http_referer","user_agent":"$http_user_agent","remote_addr":"$remote_addr"}';`,
+    `log_format kurz_snapshot escape=json '{"request_id":"$request_id","time":"$time_iso8601","msec":"$msec","method":"$request_method","host":"$host","uri":"$request_uri","status":"$status","location":"$sent_http_location","referer":"$http_referer","user_agent":"$http_user_agent","remote_addr":"$remote_addr"}';`,
     // nginx has no escape for `$` in a string: a geo value is never read for variables, so this holds a literal one.
     'geo $kurz_dollar { default "$"; }',
     "",
@@ -196,25 +212,65 @@ export function renderNginx(
   ]);
 }
 
-/** A Caddyfile token: toLocation leaves no space, quote, brace or backslash, so it stands bare. */
+/**
+ * A site block per host. Caddy's `path` matcher ignores case, and codes are case-sensitive, so each
+ * code gets a `path_regexp` anchored at both ends (codes hold only `A-Za-z0-9_-`, nothing a regexp
+ * reads specially). A forwarding link's visit query is appended by a second matcher that also requires
+ * a query: Debian's Caddy (2.6) has no `{?query}`, and `?{query}` alone would leave a bare `?`. `route`
+ * keeps the directives in the order written. A Location stands bare: toLocation leaves no space, quote,
+ * brace or backslash in it. With `listen`, every site is plain HTTP on that port (`http://host:port`,
+ * `bind` for an address), with a catch-all 404 for any other host; without it, the sites use Caddy's
+ * automatic HTTPS.
+ */
 export function renderCaddy(
   entries: SnapshotEntry[],
   hosts: string[],
   opts: RenderOptions,
 ): Map<string, string> {
   const lines = ["# Kurz continuity snapshot (docs/continuity.md). Generated; do not edit.", ""];
+  const listen = opts.listen ? caddyListen(opts.listen) : null;
+  const head = (address: string) => [`${address} {`, ...(listen?.bind ? [`\tbind ${listen.bind}`] : [])];
   for (const host of hosts) {
-    lines.push(`${host} {`, "\tlog");
-    for (const e of entries.filter((x) => x.hosts.includes(host))) {
-      const a = e.answer;
-      if (a.kind === "redirect")
-        lines.push(`\tredir /${e.code} ${a.location}${a.query ? "{?query}" : ""} ${opts.status}`);
-      else if (a.kind === "gone") lines.push(`\trespond /${e.code} ${JSON.stringify(GONE_TEXT.trim())} 410`);
-      else lines.push(`\trespond /${e.code} ${JSON.stringify(UNAVAILABLE_TEXT.trim())} 503`);
-    }
-    lines.push('\trespond "Not found." 404', "}", "");
+    lines.push(...head(listen ? `http://${hostName(host)}:${listen.port}` : host), "\tlog", "\troute {");
+    entries
+      .filter((x) => x.hosts.includes(host))
+      .forEach((e, i) => {
+        const a = e.answer;
+        const path = `path_regexp ^/${e.code}$`;
+        lines.push(`\t\t@c${i} ${path}`);
+        if (a.kind === "redirect") {
+          if (a.query) {
+            lines.push(
+              `\t\t@c${i}q {`,
+              `\t\t\t${path}`,
+              '\t\t\texpression `{query} != ""`',
+              "\t\t}",
+              `\t\tredir @c${i}q ${a.location}?{query} ${opts.status}`,
+            );
+          }
+          lines.push(`\t\tredir @c${i} ${a.location} ${opts.status}`);
+        } else if (a.kind === "gone")
+          lines.push(`\t\trespond @c${i} ${JSON.stringify(GONE_TEXT.trim())} 410`);
+        else lines.push(`\t\trespond @c${i} ${JSON.stringify(UNAVAILABLE_TEXT.trim())} 503`);
+      });
+    lines.push('\t\trespond "Not found." 404', "\t}", "}", "");
   }
+  if (listen)
+    lines.push(
+      "# Any other host: not found.",
+      ...head(`http://:${listen.port}`),
+      '\trespond "Not found." 404',
+      "}",
+      "",
+    );
   return new Map([["Caddyfile", lines.join("\n")]]);
+}
+
+/** `--listen` (a port, `address:port` or `[v6]:port`) as Caddy's site port and `bind` address. */
+function caddyListen(listen: string): { port: string; bind: string | null } {
+  const at = listen.lastIndexOf(":");
+  if (at === -1) return { port: listen, bind: null };
+  return { port: listen.slice(at + 1), bind: listen.slice(0, at).replace(/^\[|\]$/g, "") };
 }
 
 const HTML_ESCAPES: Record<string, string> = {
@@ -273,43 +329,34 @@ export function renderSnapshot(
   return renderStatic(entries, opts);
 }
 
-export const sha256 = (content: string | Buffer) => createHash("sha256").update(content).digest("hex");
-
-/** The manifest: each file's SHA-256 and size, sorted by path, so an operator can check the set. */
-export function manifestOf(
-  files: Map<string, string>,
-  meta: { format: SnapshotFormat; generatedAt: Date; links: number },
-): string {
-  const list = [...files.keys()].sort().map((path) => {
-    const content = files.get(path)!;
-    return { path, sha256: sha256(content), bytes: Buffer.byteLength(content) };
-  });
-  return `${JSON.stringify(
-    { format: meta.format, generated_at: meta.generatedAt.toISOString(), links: meta.links, files: list },
-    null,
-    2,
-  )}\n`;
-}
-
 /**
- * Writes the files and their manifest.json into `dir`, which must be empty or not exist yet (then it is
- * made). A non-empty or unwritable directory is refused before anything is written.
+ * Writes the files, their manifest.json and its signature (when given) into `dir`, which must be new,
+ * empty, or hold a previous snapshot and nothing else (holdsSnapshotOnly). A previous snapshot is
+ * replaced whole: the new set is written into a sibling folder, then the two are swapped by two
+ * renames, so a web server reading the folder never sees a half-written set (only, for the instant
+ * between the renames, no folder). Anything else is refused before anything is written.
  */
-export function writeSnapshot(dir: string, files: Map<string, string>, manifest: string): void {
+export function writeSnapshot(
+  dir: string,
+  files: Map<string, string>,
+  manifest: string,
+  signature?: string,
+): void {
+  const all = new Map(files);
+  all.set("manifest.json", manifest);
+  if (signature !== undefined) all.set(SIGNATURE_FILE, signature);
   if (existsSync(dir)) {
     if (!statSync(dir).isDirectory()) throw new Error(`--out ${dir} is not a directory`);
-    if (readdirSync(dir).length > 0)
-      throw new Error(`--out ${dir} is not empty; give an empty or new directory (nothing was written)`);
-  } else {
-    let parent = dirname(dir);
-    while (!existsSync(parent) && dirname(parent) !== parent) parent = dirname(parent);
-    if (!statSync(parent).isDirectory())
-      throw new Error(`--out ${dir} cannot be created: ${parent} is not a directory (nothing was written)`);
-    try {
-      accessSync(parent, constants.W_OK);
-    } catch {
-      throw new Error(`--out ${dir} cannot be created: ${parent} is not writable (nothing was written)`);
+    if (readdirSync(dir).length > 0) {
+      if (!holdsSnapshotOnly(dir))
+        throw new Error(
+          `--out ${dir} is not empty and holds no snapshot of its own (a manifest.json listing every file in it); give an empty or new directory, or a previous snapshot's (nothing was written)`,
+        );
+      replaceSnapshot(dir, all);
+      return;
     }
+  } else {
+    ensureCreatable(dir);
     mkdirSync(dir, { recursive: true });
   }
   try {
@@ -317,12 +364,54 @@ export function writeSnapshot(dir: string, files: Map<string, string>, manifest:
   } catch {
     throw new Error(`--out ${dir} is not writable (nothing was written)`);
   }
+  writeAll(dir, all);
+}
+
+/** Throws unless `dir`'s nearest existing ancestor is a writable folder. */
+function ensureCreatable(dir: string): void {
+  let parent = dirname(dir);
+  while (!existsSync(parent) && dirname(parent) !== parent) parent = dirname(parent);
+  if (!statSync(parent).isDirectory())
+    throw new Error(`--out ${dir} cannot be created: ${parent} is not a directory (nothing was written)`);
+  try {
+    accessSync(parent, constants.W_OK);
+  } catch {
+    throw new Error(`--out ${dir} cannot be created: ${parent} is not writable (nothing was written)`);
+  }
+}
+
+function writeAll(dir: string, files: Map<string, string>): void {
   for (const [path, content] of files) {
     const target = join(dir, path);
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, content);
   }
-  writeFileSync(join(dir, "manifest.json"), manifest);
+}
+
+/** Writes the set beside `dir`, then swaps it in and removes the previous one. */
+function replaceSnapshot(dir: string, files: Map<string, string>): void {
+  const parent = dirname(dir);
+  try {
+    accessSync(parent, constants.W_OK);
+  } catch {
+    throw new Error(
+      `--out ${dir} holds a previous snapshot, but ${parent} is not writable: a refresh writes the new set beside it (nothing was written)`,
+    );
+  }
+  const next = mkdtempSync(join(parent, `.${basename(dir)}.next-`));
+  try {
+    // mkdtemp's folder is private (0700); the web server's workers must read it as they read the old one.
+    chmodSync(next, statSync(dir).mode & 0o7777);
+    writeAll(next, files);
+  } catch (err) {
+    rmSync(next, { recursive: true, force: true });
+    throw err;
+  }
+  // Named after `next`, which mkdtemp made unique: no other refresh uses the name.
+  const previous = `${next}.previous`;
+  renameSync(dir, previous);
+  renameSync(next, dir);
+  rmSync(previous, { recursive: true, force: true });
 }
 
 /** The whole export: read, render, write. Returns the number of codes served. */
@@ -336,6 +425,8 @@ export async function exportSnapshot(
     now: Date;
     status: number;
     listen?: string;
+    /** An Ed25519 private key: manifest.json is signed into manifest.json.sig. */
+    signKey?: KeyObject;
   },
 ): Promise<{ links: number; files: number }> {
   const input = await readSnapshotInput(prisma, opts.accountId, opts.baseUrl, opts.now);
@@ -344,6 +435,8 @@ export async function exportSnapshot(
     ...(opts.listen ? { listen: opts.listen } : {}),
   });
   const links = snapshotAnswers(input).length;
-  writeSnapshot(opts.out, files, manifestOf(files, { format: opts.format, generatedAt: opts.now, links }));
-  return { links, files: files.size + 1 };
+  const manifest = manifestOf(files, { format: opts.format, generatedAt: opts.now, links });
+  const signature = opts.signKey ? signManifest(manifest, opts.signKey) : undefined;
+  writeSnapshot(opts.out, files, manifest, signature);
+  return { links, files: files.size + (signature === undefined ? 1 : 2) };
 }
