@@ -6,6 +6,7 @@ import { createBus, type EventBus } from "@kurz/bus";
 import {
   CLICK_BATCH_MAX,
   type ClickEvent,
+  clickMessages,
   clickPartitionKey,
   decodeClickBatch,
   TOPICS,
@@ -14,7 +15,7 @@ import { cleanupRedisPrefix, testRedisUrl, uniquePrefix } from "@kurz/testing";
 import { Redis } from "ioredis";
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { ClickPublisher, toMessages } from "./click-publisher.ts";
+import { ClickPublisher } from "./click-publisher.ts";
 import { ClickSpool } from "./click-spool.ts";
 
 const prefix = uniquePrefix("click-publisher");
@@ -79,12 +80,12 @@ it("publishes a steady stream in a few batches per interval, not one per bus rou
   expect(publisher.metrics).toMatchObject({ published: sent.length, dropped: 0, buffered: 0 });
 });
 
-const clickIds = (messages: ReturnType<typeof toMessages>) =>
+const clickIds = (messages: ReturnType<typeof clickMessages>) =>
   messages.flatMap((m) => (decodeClickBatch(m.value) ?? []).map((c) => c.click_id));
 
 it("groups clicks by partition key for a bus whose keys pick partitions", () => {
   const events = Array.from({ length: 1_000 }, (_, i) => click(i % 300));
-  const messages = toMessages(events, true);
+  const messages = clickMessages(events, true);
   for (const m of messages) {
     const clicks = decodeClickBatch(m.value)!;
     expect(clicks.length).toBeLessThanOrEqual(CLICK_BATCH_MAX);

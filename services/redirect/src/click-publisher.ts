@@ -281,6 +281,3 @@ export class ClickPublisher {
     await this.spool.close();
   }
 }
-
-/** The redirect's name for clickMessages (contracts), which the replay of snapshot logs shares. */
-export const toMessages = clickMessages;
