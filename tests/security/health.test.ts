@@ -1,11 +1,14 @@
 // Attacks on link health (docs/health.md): another workspace's link checked or read, a viewer starting
-// checks, the check-now budget spent, and destinations that must not be fetched (loopback not on the
-// allow-list). The destinations are real local HTTP servers on loopback, allowed as the title fetch's
+// checks, the check-now budget spent, destinations that must not be fetched (loopback not on the
+// allow-list), and a broken link: another workspace neither sees it, nor changes its broken_url, nor
+// hears of it, and a broken_url may not send visitors into another Kurz short link. The destinations are real local HTTP servers on loopback, allowed as the title fetch's
 // tests allow them (TITLE_FETCH_ALLOW_HOSTS).
 
 import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { waitFor } from "@kurz/testing";
+import { useHttpServer } from "@kurz/testing/use-stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callAs, expectV1Error, useSessionStack } from "./attack.ts";
 import { keyOf, makeTeam, type Team } from "./team.ts";
@@ -14,9 +17,30 @@ import { keyOf, makeTeam, type Team } from "./team.ts";
 // distinct sites, so the budget test is not slowed by the per-site politeness limit).
 const ALLOWED = ["127.0.0.1", ...Array.from({ length: 12 }, (_, i) => `127.0.0.${i + 2}`)];
 const { bed } = useSessionStack(
-  { SESSION_RATE_LIMIT_PER_MINUTE: "100000", TITLE_FETCH_ALLOW_HOSTS: ALLOWED.join(",") },
+  {
+    SESSION_RATE_LIMIT_PER_MINUTE: "100000",
+    TITLE_FETCH_ALLOW_HOSTS: ALLOWED.join(","),
+    WEBHOOK_ALLOW_HOSTS: "127.0.0.1",
+    WEBHOOK_POLL_MS: "100",
+  },
   { inProcess: true },
 );
+// Each workspace's webhook receiver: what each one heard, by event type and link.
+const heard: { team: string[]; rival: string[] } = { team: [], rival: [] };
+const receiver = (who: keyof typeof heard) =>
+  useHttpServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => {
+      body += c.toString("utf8");
+    });
+    req.on("end", () => {
+      const event = JSON.parse(body) as { type: string; data: { link: { id: string } } };
+      heard[who].push(`${event.type} ${event.data.link.id}`);
+      res.end("ok");
+    });
+  });
+const teamReceiver = receiver("team");
+const rivalReceiver = receiver("rival");
 const origin = () => bed.stack.origin;
 
 let server: Server;
@@ -55,7 +79,13 @@ describe("link health", () => {
     const id = await newLink(`http://127.0.0.1:${port}/page`);
     const before = await callAs(origin(), "GET", `/api/v1/links/${id}/health`, { key });
     expect(before.status, before.text).toBe(200);
-    expect(before.body.data).toEqual({ link_id: id, current: null, history: [] });
+    expect(before.body.data).toEqual({
+      link_id: id,
+      broken_since: null,
+      consecutive_failures: 0,
+      current: null,
+      history: [],
+    });
 
     const first = await callAs(origin(), "POST", `/api/v1/links/${id}/health/check`, { key });
     expect(first.status, first.text).toBe(200);
@@ -143,4 +173,85 @@ describe("link health", () => {
     const id = await newLink(`http://127.0.0.1:${port}/other`);
     expect((await callAs(origin(), "POST", `/api/v1/links/${id}/health/check`, { key })).status).toBe(200);
   }, 60_000);
+});
+
+describe("broken links", () => {
+  // After the budget test, which spent the rival's checks: only the team checks here (2 of its 10).
+  it("another workspace neither sees, changes nor hears of a broken link", async () => {
+    for (const [who, as, url] of [
+      ["team", key, teamReceiver().origin],
+      ["rival", rivalKey, rivalReceiver().origin],
+    ] as const) {
+      const hook = await callAs(
+        origin(),
+        "POST",
+        "/api/v1/webhooks",
+        { key: as },
+        { url: `${url}/${who}`, events: ["link.broken", "link.recovered"] },
+      );
+      expect(hook.status, hook.text).toBe(201);
+    }
+    const id = await newLink(`http://127.0.0.1:${port}/breaks`);
+    answer = 503;
+    for (let i = 0; i < 2; i++) {
+      const res = await callAs(origin(), "POST", `/api/v1/links/${id}/health/check`, { key });
+      expect(res.status, res.text).toBe(200);
+    }
+    answer = 200;
+    const own = await callAs(origin(), "GET", "/api/v1/links?health=broken", { key });
+    expect(own.body.data.map((l: { id: string }) => l.id)).toContain(id);
+
+    const theirs = await callAs(origin(), "GET", "/api/v1/links?health=broken", { key: rivalKey });
+    expect(theirs.status).toBe(200);
+    expect(theirs.body.data).toEqual([]);
+    const patch = await callAs(
+      origin(),
+      "PATCH",
+      `/api/v1/links/${id}`,
+      { key: rivalKey },
+      { broken_url: "https://attacker.example/" },
+    );
+    const unknown = await callAs(
+      origin(),
+      "PATCH",
+      `/api/v1/links/${randomUUID()}`,
+      { key: rivalKey },
+      { broken_url: "https://attacker.example/" },
+    );
+    expectV1Error(patch, 404, "NOT_FOUND");
+    expect(patch.body.error.message).toBe(unknown.body.error.message);
+    const link = await callAs(origin(), "GET", `/api/v1/links/${id}`, { key });
+    expect(link.body.data).toMatchObject({ broken_url: null, broken_since: expect.any(String) });
+
+    await waitFor(() => heard.team.includes(`link.broken ${id}`), {
+      timeoutMs: 20_000,
+      description: "the owner's link.broken",
+    });
+    expect(heard.team.filter((e) => e.endsWith(id))).toEqual([`link.broken ${id}`]);
+    expect(heard.rival).toEqual([]);
+  }, 60_000);
+
+  it("refuses a broken_url that is a Kurz short link or not http(s), and changes nothing", async () => {
+    const id = await newLink("https://example.com/fine");
+    for (const bad of [
+      `${origin()}/some-code`,
+      `${origin()}/another?with=query`,
+      "javascript:alert(1)",
+      "ftp://example.com/",
+      "",
+    ]) {
+      const res = await callAs(origin(), "PATCH", `/api/v1/links/${id}`, { key }, { broken_url: bad });
+      expectV1Error(res, 400, "VALIDATION_ERROR");
+      const created = await callAs(
+        origin(),
+        "POST",
+        "/api/v1/links",
+        { key },
+        { url: "https://example.com/new", broken_url: bad },
+      );
+      expectV1Error(created, 400, "VALIDATION_ERROR");
+    }
+    const link = await callAs(origin(), "GET", `/api/v1/links/${id}`, { key });
+    expect(link.body.data.broken_url).toBeNull();
+  });
 });

@@ -59,7 +59,7 @@ export const LinkAnalytics = z
       .optional()
       .meta({
         description:
-          "Human clicks by which part of the link sent them: `default` (original_url), `rule:N` (the Nth rule), `split:N` (the Nth split arm), `ios`, `android`, `expired` (expired_url); every destination that has clicks, most first. Not on public analytics",
+          "Human clicks by which part of the link sent them: `default` (original_url), `rule:N` (the Nth rule), `split:N` (the Nth split arm), `ios`, `android`, `expired` (expired_url), `broken` (broken_url while the link is broken); every destination that has clicks, most first. Not on public analytics",
       }),
   })
   .meta({ id: "LinkAnalytics" });

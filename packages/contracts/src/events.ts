@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { HealthState } from "./health-state.ts";
 import { AnalyticsSharedField } from "./link.ts";
 import { Timestamp, Uuid } from "./primitives.ts";
 import { Destination } from "./smart-link.ts";
@@ -210,11 +211,35 @@ const LinkEventBase = {
   event_id: Uuid.optional(),
 };
 
-/** Keyed by link id on the `links` topic. created/updated carry the whole record: consumers upsert it. */
+/** The health check that broke or recovered a link (docs/health.md). */
+export const LinkHealthTransition = z.object({
+  state: HealthState,
+  status_code: z.int().nullable(),
+  final_url: z.string(),
+  checked_at: Timestamp,
+});
+export type LinkHealthTransition = z.infer<typeof LinkHealthTransition>;
+
+/**
+ * Keyed by link id on the `links` topic. created/updated carry the whole record: consumers upsert it.
+ * broken/recovered carry it too (as it stood at the check) and the check that decided.
+ */
 export const LinkEvent = z.discriminatedUnion("type", [
   z.object({ ...LinkEventBase, type: z.literal("link.created"), link: LinkRecord }),
   z.object({ ...LinkEventBase, type: z.literal("link.updated"), link: LinkRecord }),
   z.object({ ...LinkEventBase, type: z.literal("link.deleted") }),
+  z.object({
+    ...LinkEventBase,
+    type: z.literal("link.broken"),
+    link: LinkRecord,
+    health: LinkHealthTransition,
+  }),
+  z.object({
+    ...LinkEventBase,
+    type: z.literal("link.recovered"),
+    link: LinkRecord,
+    health: LinkHealthTransition,
+  }),
 ]);
 export type LinkEvent = z.infer<typeof LinkEvent>;
 export type LinkEventType = LinkEvent["type"];

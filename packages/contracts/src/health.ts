@@ -7,7 +7,7 @@ import { LinkIdParams } from "./link.ts";
 import { Timestamp } from "./primitives.ts";
 import { defineRoute } from "./routes.ts";
 
-export { HealthState };
+export * from "./health-state.ts";
 
 export const HealthChange = z.object({
   state: HealthState,
@@ -32,6 +32,10 @@ export const LinkHealthCurrent = HealthChange.extend({
 
 export const LinkHealth = z.object({
   link_id: z.string(),
+  /** Since when the link is broken (two failing checks in a row); null while it is not. */
+  broken_since: Timestamp.nullable(),
+  /** Failing checks in a row up to the last one (a healthy check resets it, `refused` leaves it). */
+  consecutive_failures: z.number().int().nonnegative(),
   /** null until the link's destination is first checked. */
   current: LinkHealthCurrent.nullable(),
   /** The changes of state or final URL, newest first (at most 20). */

@@ -74,6 +74,10 @@ export const LinkPassword = z
   .min(1, "A link password must not be empty")
   .max(LINK_PASSWORD_MAX_LENGTH, `A link password has at most ${LINK_PASSWORD_MAX_LENGTH} characters`);
 
+/** The list's health filter: a check's state, or `broken` (two failing checks in a row, not yet recovered). */
+export const HealthFilter = z.enum([...HealthState.options, "broken"]);
+export type HealthFilter = z.infer<typeof HealthFilter>;
+
 // ---- responses ----
 
 export const Link = z
@@ -111,6 +115,13 @@ export const Link = z
     og: SmartLinkFields.og.optional(),
     ios_url: SmartLinkFields.ios_url.optional(),
     android_url: SmartLinkFields.android_url.optional(),
+    // Link health (docs/health.md): always sent, optional for the same reason.
+    broken_url: z.string().nullable().optional().meta({
+      description: "Where visitors go while the link is broken; null: the destination as usual",
+    }),
+    broken_since: Timestamp.nullable().optional().meta({
+      description: "Since when the destination has failed two health checks in a row; null: not broken",
+    }),
   })
   .meta({ id: "Link" });
 export type Link = z.infer<typeof Link>;
@@ -152,6 +163,15 @@ export const LinkDomain = z
 export const LinkIdParams = z.object({ id: Uuid });
 export type LinkIdParams = z.infer<typeof LinkIdParams>;
 
+/**
+ * Where a broken link sends its visitors (docs/health.md): an http(s) URL as original_url, never a Kurz
+ * short link (management refuses one, as it does for expired_url).
+ */
+export const BrokenUrl = HttpUrl.meta({
+  description:
+    "Where visitors go while the link is broken (two failed health checks in a row); else the destination",
+});
+
 /** Unknown members are ignored (stripped) on create, as SnipURL's API documents no rule for them. */
 export const CreateLinkBody = z
   .object({
@@ -163,6 +183,7 @@ export const CreateLinkBody = z
     overlay_id: OverlayId.optional(),
     domain: LinkDomain.optional(),
     ...SmartLinkInput,
+    broken_url: BrokenUrl.optional(),
   })
   .meta({ id: "CreateLinkBody" });
 export type CreateLinkBody = z.infer<typeof CreateLinkBody>;
@@ -192,6 +213,7 @@ export const UpdateLinkBody = z
       .nullable()
       .optional(),
     ...SmartLinkInput,
+    broken_url: BrokenUrl.nullable().optional(),
   })
   .meta({ id: "UpdateLinkBody" });
 export type UpdateLinkBody = z.infer<typeof UpdateLinkBody>;
@@ -229,8 +251,9 @@ export const ListLinksQuery = z.object({
     max: 2_147_483_647,
     description: "Only links in this channel (its id)",
   }).optional(),
-  health: HealthState.optional().meta({
-    description: "Only links whose last health check found this state (docs/health.md)",
+  health: HealthFilter.optional().meta({
+    description:
+      "Only links whose last health check found this state, or `broken`: the links that are broken now (docs/health.md)",
   }),
 });
 export type ListLinksQuery = z.infer<typeof ListLinksQuery>;

@@ -41,6 +41,10 @@ export const RedirectRecord = z.object({
     description:
       "Rules, split, forwarding, click limit, previews (docs/smart-links.md); absent: a plain link",
   }),
+  b: z.string().optional().meta({
+    description:
+      "broken_url in Location form, present only while the link is broken and has one: every visit goes there (docs/health.md)",
+  }),
   v: RecordVersion.meta({
     description: "The link row's version; Redis keeps the highest written (decision 0052)",
   }),

@@ -232,13 +232,14 @@ export type UploadedImage = z.infer<typeof UploadedImage>;
 
 /**
  * Which part of a link sent a click: `default` (original_url), `rule:N` (the Nth rule, from 1),
- * `split:N` (the Nth arm, from 1), `ios`, `android`, `expired` (expired_url).
+ * `split:N` (the Nth arm, from 1), `ios`, `android`, `expired` (expired_url), `broken` (broken_url,
+ * docs/health.md).
  */
 export const DESTINATION_MAX = 16;
 export const Destination = z
   .string()
   .max(DESTINATION_MAX)
-  .regex(/^(?:default|ios|android|expired|rule:\d{1,2}|split:\d{1,2})$/)
+  .regex(/^(?:default|ios|android|expired|broken|rule:\d{1,2}|split:\d{1,2})$/)
   .meta({ examples: ["default", "rule:2", "split:1"] });
 export type Destination = z.infer<typeof Destination>;
 

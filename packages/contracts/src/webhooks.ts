@@ -3,11 +3,19 @@
 // joined into ROUTES by routes-all.ts.
 import * as z from "zod";
 import { PaginationMeta, successEnvelope } from "./envelope.ts";
+import { LinkHealthTransition } from "./events.ts";
 import { PER_PAGE_DEFAULT, PER_PAGE_MAX } from "./link.ts";
 import { HttpUrl, queryInt, StoredText, Timestamp, Uuid, withQueryDefault } from "./primitives.ts";
 import { defineRoute } from "./routes.ts";
 
-export const WEBHOOK_EVENT_TYPES = ["link.created", "link.updated", "link.deleted", "click"] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  "link.created",
+  "link.updated",
+  "link.deleted",
+  "link.broken",
+  "link.recovered",
+  "click",
+] as const;
 export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES);
 export type WebhookEventType = z.infer<typeof WebhookEventType>;
 
@@ -153,6 +161,11 @@ export const WebhookPayload = z
       type: z.literal("link.deleted"),
       timestamp: Timestamp,
       data: z.object({ link: z.object({ id: Uuid, short_code: z.string() }) }),
+    }),
+    z.object({
+      type: z.enum(["link.broken", "link.recovered"]),
+      timestamp: Timestamp,
+      data: z.object({ link: LinkData, health: LinkHealthTransition }),
     }),
     z.object({
       type: z.literal("click"),

@@ -83,7 +83,7 @@ it("stores each click's destination, whichever batch brought it, and breaks the 
     v: 2,
     clicks: [[old.click_id, link, account, "dest", old.ts, old.ip, FIREFOX, null, "kurz.test"]],
   };
-  const v1 = [click("split:1"), click("expired"), click()];
+  const v1 = [click("split:1"), click("expired"), click(), click("broken")];
   const bogus = click();
   const rejected = {
     v: 2,
@@ -99,13 +99,13 @@ it("stores each click's destination, whichever batch brought it, and breaks the 
       "SELECT toString(click_id) AS id, destination FROM clicks FINAL WHERE link_id = {link:UUID}",
       { link },
     );
-  await waitFor(async () => (await stored()).length >= 10, {
+  await waitFor(async () => (await stored()).length >= 11, {
     timeoutMs: 30_000,
     intervalMs: 100,
     description: "every valid click stored",
   });
   const byId = new Map((await stored()).map((r) => [r.id, r.destination]));
-  expect(byId.size).toBe(10);
+  expect(byId.size).toBe(11);
   expect(byId.has(bogus.click_id)).toBe(false);
   for (const c of [...v2, old, ...v1]) expect(byId.get(c.click_id)).toBe(c.destination ?? "default");
 
@@ -114,13 +114,14 @@ it("stores each click's destination, whichever batch brought it, and breaks the 
   const expected = [
     { destination: "default", count: 4 },
     { destination: "rule:2", count: 2 },
+    { destination: "broken", count: 1 },
     { destination: "expired", count: 1 },
     { destination: "ios", count: 1 },
     { destination: "split:1", count: 1 },
   ];
   const ref = { link_id: link, account_id: account, short_code: "dest" };
   const allTime = await linkStats(ch, ref, null);
-  expect(allTime.total_clicks).toBe(9);
+  expect(allTime.total_clicks).toBe(10);
   expect(allTime.bot_clicks).toBe(1);
   expect(allTime.destinations).toEqual(expected);
   // A period with times of day: whole hours and the clicks of partial ones.

@@ -188,6 +188,9 @@ export const LINK_FIELDS = [
   "og",
   "ios_url",
   "android_url",
+  // Link health (docs/health.md): always sent, null when unset or not broken.
+  "broken_url",
+  "broken_since",
 ].sort();
 
 let seq = 0;

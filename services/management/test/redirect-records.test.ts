@@ -42,6 +42,8 @@ const link = (code: string): Link => ({
   frameCheckedAt: null,
   version: 1n,
   ...NO_SMART_COLUMNS,
+  brokenUrl: null,
+  brokenSince: null,
 });
 
 beforeAll(async () => {

@@ -99,7 +99,7 @@ export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 export function linkEventOf(
   accountId: string,
   linkId: string,
-  type: LinkEvent["type"],
+  type: "link.created" | "link.updated" | "link.deleted",
   n: number,
   at: number,
 ): LinkEvent {
@@ -126,6 +126,8 @@ export function linkEventOf(
       frameCheckedAt: null,
       version: 1n,
       ...NO_SMART_COLUMNS,
+      brokenUrl: null,
+      brokenSince: null,
     },
     when,
   );

@@ -1,9 +1,10 @@
 // A link's answer on a host: "not found" unless it is active and served there, then the expired page,
-// the password form (or its POST), the overlay, or the redirect with its click.
+// a broken link's broken_url, the password form (or its POST), the overlay, or the redirect with its
+// click.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { DomainRecord, RedirectRecord } from "@kurz/contracts";
 import { failed, notFound, postNotAllowed } from "./fallbacks.ts";
-import { follow } from "./follow.ts";
+import { follow, followBroken } from "./follow.ts";
 import { PAGES, sendPage, wantsJson } from "./pages.ts";
 import type { RedirectContext } from "./redirect-context.ts";
 import { serveOverlay } from "./serve-overlay.ts";
@@ -38,6 +39,11 @@ export function answer(
   }
   if (record.expires_at !== null && record.expires_at <= ctx.now()) {
     answerExpired(ctx, req, res, record, code, record.s, undefined);
+    return;
+  }
+  if (record.b !== undefined) {
+    if (req.method === "POST") postNotAllowed(req, res);
+    else followBroken(ctx, req, res, record, code, record.b);
     return;
   }
   if (record.password_hash !== null) {

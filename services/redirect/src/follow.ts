@@ -21,6 +21,24 @@ export function redirect(
 }
 
 /**
+ * A broken link's visit (docs/health.md: `b` is its broken_url, present only while it is broken): a
+ * temporary redirect there whatever the configured status, since the link recovers on its own, and a
+ * GET's click tagged `broken`. Password, overlay, smart rules and click limit are not consulted: none of
+ * them leads anywhere while the destination is down.
+ */
+export function followBroken(
+  ctx: RedirectContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  record: RedirectRecord,
+  code: string,
+  to: string,
+): void {
+  if (req.method === "GET") ctx.publisher.push(clickEvent(req, record, code, ctx.trustProxy, "broken"));
+  redirect(ctx, res, to, 302);
+}
+
+/**
  * A GET counts one click; a HEAD only answers. The click is pushed before its answer is queued: a full
  * queue writes at once (turn-writes.ts), and the journal must hold the click by then. A smart link
  * (`s`) decides its destination first (smart-visit.ts); a plain one pays this one read of `s`.

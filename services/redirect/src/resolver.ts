@@ -127,7 +127,7 @@ function linkCompactor(): (r: RedirectRecord) => RedirectRecord {
     // three fewer in-object fields, 24 bytes a link, 2.4 MB of the benchmark's 100k cached links. The
     // hot path reads `overlay_id` and `domain_id` with `!= null`, which an absent member passes, and
     // `frameable` only with an overlay. Few shapes keep the member reads' inline caches small.
-    if (r.overlay_id == null && r.domain_id == null && r.s === undefined)
+    if (r.overlay_id == null && r.domain_id == null && r.s === undefined && r.b === undefined)
       return {
         id: r.id,
         account_id: account,
@@ -149,6 +149,8 @@ function linkCompactor(): (r: RedirectRecord) => RedirectRecord {
       // A smart link's part (follow.ts reads `s` once; absent on every plain link), in the one shape
       // its reads stay fast in.
       ...(r.s !== undefined ? { s: uniformSmartRecord(r.s) } : {}),
+      // A broken link's broken_url (follow.ts), in Location form as `url` is.
+      ...(r.b !== undefined ? { b: toLocation(r.b) } : {}),
     };
   };
 }

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { DomainRecord, RotatorRecord } from "@kurz/contracts";
 import { servedOn } from "./answer-link.ts";
 import { notFound } from "./fallbacks.ts";
-import { follow } from "./follow.ts";
+import { follow, followBroken } from "./follow.ts";
 import type { RedirectContext } from "./redirect-context.ts";
 
 export async function rotate(
@@ -30,7 +30,8 @@ export async function rotate(
       record.password_hash === null &&
       (record.expires_at === null || record.expires_at > now)
     ) {
-      follow(ctx, req, res, record, short_code);
+      if (record.b !== undefined) followBroken(ctx, req, res, record, short_code, record.b);
+      else follow(ctx, req, res, record, short_code);
       return;
     }
   }

@@ -144,7 +144,8 @@ export interface BrowserFixture {
  * Starts the fixture in beforeAll and stops it in afterAll (Chromium first, then the stack, then the
  * DNS server). The stack runs in-process: every story reaches it through its public origin, as a
  * browser does, and none is about the services' processes. Loopback is an allowed webhook host
- * (WEBHOOK_ALLOW_HOSTS), for a receiver of the test's own. `extraEnv` is read when the stack starts
+ * (WEBHOOK_ALLOW_HOSTS), for a receiver of the test's own, and an allowed fetch (TITLE_FETCH_ALLOW_HOSTS),
+ * for a link destination of the test's own that health checks reach. `extraEnv` is read when the stack starts
  * (after earlier beforeAll hooks, such as one starting an OpenID Connect provider).
  */
 export function useBrowserStack(extraEnv: () => Record<string, string> = () => ({})): BrowserFixture {
@@ -153,7 +154,12 @@ export function useBrowserStack(extraEnv: () => Record<string, string> = () => (
   const started = useStack(() =>
     startStack({
       inProcess: true,
-      extraEnv: { DNS_SERVERS: dns().address, WEBHOOK_ALLOW_HOSTS: "127.0.0.1", ...extraEnv() },
+      extraEnv: {
+        DNS_SERVERS: dns().address,
+        WEBHOOK_ALLOW_HOSTS: "127.0.0.1",
+        TITLE_FETCH_ALLOW_HOSTS: "127.0.0.1",
+        ...extraEnv(),
+      },
       serviceEnv: { management: { ADMIN_TOKEN: adminToken } },
     }),
   );

@@ -5,6 +5,7 @@ import { existsSync } from "node:fs";
 import { describe } from "vitest";
 import { CHROMIUM, useBrowserStack } from "./browser.ts";
 import { auditLogStory } from "./stories/audit-log.ts";
+import { brokenLinksStory } from "./stories/broken-links.ts";
 import { dashboardStory } from "./stories/dashboard.ts";
 import { dataPagesStory } from "./stories/data-pages.ts";
 import { leaveStory } from "./stories/leave.ts";
@@ -26,6 +27,7 @@ describe.skipIf(!existsSync(CHROMIUM))(
     recoveryStory(web);
     leaveStory(web);
     smartLinksStory(web);
+    brokenLinksStory(web);
 
     securityStory(web);
   },

@@ -49,7 +49,7 @@ BEGIN
       cutoff timestamptz, topic text, event jsonb, overlay_id integer, domain_id integer, frameable boolean,
       frame_checked_at timestamptz, audit jsonb, rules jsonb, split jsonb, forward_query boolean,
       max_clicks integer, expired_url text, og_title text, og_description text, og_image_id text,
-      ios_url text, android_url text)
+      ios_url text, android_url text, broken_url text)
     ORDER BY t.account, t.i
   LOOP
     BEGIN
@@ -57,12 +57,12 @@ BEGIN
                          analytics_public, expires_at, created_at, updated_at,
                          overlay_id, domain_id, frameable, frame_checked_at, rules, split, forward_query,
                          max_clicks, expired_url, og_title, og_description, og_image_id, ios_url,
-                         android_url)
+                         android_url, broken_url)
       SELECT r.id, a.id, r.code, r.url, r.title, r.password_hash, true, false,
              COALESCE(r.expires_at, now() + make_interval(hours => a.default_expiry_hours)), r.created,
              r.created, r.overlay_id, r.domain_id, r.frameable, r.frame_checked_at, r.rules, r.split,
              COALESCE(r.forward_query, a.forward_query), r.max_clicks, r.expired_url, r.og_title,
-             r.og_description, r.og_image_id, r.ios_url, r.android_url
+             r.og_description, r.og_image_id, r.ios_url, r.android_url, r.broken_url
       FROM accounts a
       WHERE a.id = r.account
         AND NOT (r.generated AND EXISTS (SELECT 1 FROM retired_codes WHERE short_code = r.code))

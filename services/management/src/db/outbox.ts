@@ -5,7 +5,7 @@
 // because events carry ids and absolute state.
 import { randomUUID } from "node:crypto";
 import { type EventBus, withTimeout } from "@kurz/bus";
-import type { LinkEvent, LinkRecord } from "@kurz/contracts";
+import type { LinkEvent, LinkHealthTransition, LinkRecord } from "@kurz/contracts";
 import { TOPICS } from "@kurz/contracts";
 import { type Link, type Prisma, type PrismaClient, poolOf } from "@kurz/db";
 import { PollLoop } from "@kurz/service-kit";
@@ -32,8 +32,10 @@ interface OutboxRow {
   headers: Record<string, string> | null;
 }
 
-export function linkEvent(type: LinkEvent["type"], link: Link, occurredAt = new Date()): LinkEvent {
-  const head = {
+type RecordEventType = "link.created" | "link.updated" | "link.deleted";
+
+function eventHead(link: Link, occurredAt: Date) {
+  return {
     v: 1 as const,
     link_id: link.id,
     account_id: link.accountId,
@@ -42,24 +44,38 @@ export function linkEvent(type: LinkEvent["type"], link: Link, occurredAt = new 
     // Fixed when the event is written, so a re-publish of the row carries the same id (webhook dedup).
     event_id: randomUUID(),
   };
+}
+
+function linkRecordOf(link: Link): LinkRecord {
+  return {
+    id: link.id,
+    account_id: link.accountId,
+    short_code: link.shortCode,
+    original_url: link.originalUrl,
+    title: link.title,
+    is_active: link.isActive,
+    expires_at: link.expiresAt?.toISOString() ?? null,
+    has_password: link.passwordHash !== null,
+    analytics_public: link.analyticsPublic,
+    analytics_shared_fields: (link.analyticsSharedFields ?? null) as LinkRecord["analytics_shared_fields"],
+  };
+}
+
+export function linkEvent(type: RecordEventType, link: Link, occurredAt = new Date()): LinkEvent {
+  const head = eventHead(link, occurredAt);
   // A deleted link's details no longer exist anywhere; the event names it and nothing more.
   if (type === "link.deleted") return { ...head, type };
-  return {
-    ...head,
-    type,
-    link: {
-      id: link.id,
-      account_id: link.accountId,
-      short_code: link.shortCode,
-      original_url: link.originalUrl,
-      title: link.title,
-      is_active: link.isActive,
-      expires_at: link.expiresAt?.toISOString() ?? null,
-      has_password: link.passwordHash !== null,
-      analytics_public: link.analyticsPublic,
-      analytics_shared_fields: (link.analyticsSharedFields ?? null) as LinkRecord["analytics_shared_fields"],
-    },
-  };
+  return { ...head, type, link: linkRecordOf(link) };
+}
+
+/** A link that became broken or recovered (docs/health.md), with the check that decided it. */
+export function linkHealthEvent(
+  type: "link.broken" | "link.recovered",
+  link: Link,
+  health: LinkHealthTransition,
+  occurredAt = new Date(),
+): LinkEvent {
+  return { ...eventHead(link, occurredAt), type, link: linkRecordOf(link), health };
 }
 
 export async function enqueueLinkEvent(tx: Tx, event: LinkEvent): Promise<void> {

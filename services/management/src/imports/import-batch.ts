@@ -505,6 +505,8 @@ function linkOfRow(
     updatedAt: now,
     version: 1n, // the column's default: a new row's first version
     ...NO_SMART_COLUMNS,
+    brokenUrl: null,
+    brokenSince: null,
   };
   return { row, link };
 }

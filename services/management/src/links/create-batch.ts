@@ -43,6 +43,8 @@ export interface PlannedCreate {
   og_image_id: string | null;
   ios_url: string | null;
   android_url: string | null;
+  /** Where visitors go while the link is broken (docs/health.md). */
+  broken_url: string | null;
 }
 
 /** A create as stored: its expiry and query forwarding, which may come from the account's defaults. */

@@ -86,7 +86,9 @@ export async function createLinks(
         item.overlay_id !== undefined ? await ownOverlayId(deps.prisma, accountId, item.overlay_id) : null;
       const domainId =
         item.domain !== undefined ? await ownVerifiedDomainId(deps.prisma, accountId, item.domain) : null;
-      if (smartMembersIn(item).length > 0) await checkSmartMembers(deps, accountId, item);
+      if (smartMembersIn(item).length > 0 || item.broken_url !== undefined) {
+        await checkSmartMembers(deps, accountId, item);
+      }
       targeted.push({ index, item, overlayId, domainId });
     } catch (err) {
       outcomes[index] = { error: err };

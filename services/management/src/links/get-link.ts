@@ -26,7 +26,8 @@ const LINKS_BY_ID = `SELECT q.item::int AS item, l.id, l.account_id AS "accountI
   l.domain_id AS "domainId", l.frameable, l.frame_checked_at AS "frameCheckedAt", l.rules, l.split,
   l.forward_query AS "forwardQuery", l.max_clicks AS "maxClicks", l.expired_url AS "expiredUrl",
   l.og_title AS "ogTitle", l.og_description AS "ogDescription", l.og_image_id AS "ogImageId",
-  l.ios_url AS "iosUrl", l.android_url AS "androidUrl", d.host AS "domainHost",
+  l.ios_url AS "iosUrl", l.android_url AS "androidUrl", l.broken_url AS "brokenUrl",
+  l.broken_since AS "brokenSince", d.host AS "domainHost",
   d.origin AS "domainOrigin"
 FROM (SELECT * FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS u(id, account_id, item) LIMIT $3) AS q
 JOIN links l ON l.id = q.id AND l.account_id = q.account_id

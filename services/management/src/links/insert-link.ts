@@ -105,6 +105,8 @@ async function insertCountedLink(
     version: 1n, // the column's default: a new row's first version
     ...smart,
     forwardQuery: forwardQuery ?? true, // the account's default when null: the database answers it
+    brokenUrl: input.broken_url ?? null,
+    brokenSince: null,
   };
   try {
     const created = await createBatched(prisma, {
@@ -135,6 +137,7 @@ async function insertCountedLink(
       og_image_id: planned.ogImageId,
       ios_url: planned.iosUrl,
       android_url: planned.androidUrl,
+      broken_url: planned.brokenUrl,
     });
     return { ...planned, expiresAt: created.expires, forwardQuery: created.forwardQuery };
   } catch (err) {

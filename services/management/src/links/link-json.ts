@@ -27,6 +27,8 @@ export function toLinkJson(link: Omit<Link, "version">, baseUrl: string, domains
     overlay_id: link.overlayId ?? null,
     domain: domain?.host ?? null,
     ...smartJson(link, baseUrl),
+    broken_url: link.brokenUrl,
+    broken_since: link.brokenSince?.toISOString() ?? null,
   };
 }
 
@@ -38,7 +40,7 @@ export function sharedFieldsOf(link: Pick<Link, "analyticsSharedFields">): Analy
 
 /**
  * One link of the export (contracts' LINK_EXPORT_COLUMNS, in that order): the API's object without its
- * overlay, domain (the short URL carries the domain) and smart members, with the shared analytics fields.
+ * overlay, domain (the short URL carries the domain), smart members and health members, with the shared analytics fields.
  */
 export function toExportedLink(link: Link, baseUrl: string, domains: DomainOrigins): ExportedLink {
   const {
@@ -46,6 +48,8 @@ export function toExportedLink(link: Link, baseUrl: string, domains: DomainOrigi
     domain: _domain,
     created_at,
     updated_at,
+    broken_url: _brokenUrl,
+    broken_since: _brokenSince,
     ...json
   } = toLinkJson(link, baseUrl, domains);
   for (const member of SMART_MEMBERS) delete json[member];

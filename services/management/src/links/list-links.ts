@@ -13,7 +13,8 @@ export const LINK_COLUMNS = Prisma.sql`id, account_id AS "accountId", short_code
   overlay_id AS "overlayId", domain_id AS "domainId", frameable, frame_checked_at AS "frameCheckedAt",
   version, rules, split, forward_query AS "forwardQuery", max_clicks AS "maxClicks",
   expired_url AS "expiredUrl", og_title AS "ogTitle", og_description AS "ogDescription",
-  og_image_id AS "ogImageId", ios_url AS "iosUrl", android_url AS "androidUrl"`;
+  og_image_id AS "ogImageId", ios_url AS "iosUrl", android_url AS "androidUrl",
+  broken_url AS "brokenUrl", broken_since AS "brokenSince"`;
 
 /** `%`, `_` and the escape character itself match literally inside the search term. */
 export const likeContains = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -35,7 +36,9 @@ export async function listLinks(
     conditions.push(Prisma.sql`id IN (SELECT cl.link_id FROM channel_links cl JOIN channels c ON c.id = cl.channel_id
       WHERE cl.channel_id = ${query.channel}::int AND c.account_id = ${accountId}::uuid)`);
   }
-  if (query.health !== undefined) {
+  if (query.health === "broken") {
+    conditions.push(Prisma.sql`broken_since IS NOT NULL`);
+  } else if (query.health !== undefined) {
     conditions.push(Prisma.sql`id IN (SELECT h.link_id FROM link_health h
       WHERE h.account_id = ${accountId}::uuid AND h.state = ${query.health})`);
   }

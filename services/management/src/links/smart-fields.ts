@@ -23,6 +23,8 @@ export const SMART_MEMBERS = SMART_LINK_MEMBERS;
 export type SmartMember = SmartLinkMember;
 
 type SmartInput = Pick<CreateLinkBody, SmartMember>;
+/** What checkSmartMembers looks at: the smart members and broken_url, which is checked as expired_url. */
+type CheckedInput = Partial<SmartInput> & { broken_url?: string | null };
 
 /** A stored link's smart columns (Prisma's names). */
 export type SmartColumns = Pick<
@@ -162,19 +164,19 @@ const IMAGE_MESSAGE = "Expected the id of an image uploaded to POST /api/v1/imag
 /**
  * The checks of a create's or update's smart members that the schemas cannot make, as one 400
  * VALIDATION_ERROR with every problem at its path: no destination (rule, split arm, expired_url, app
- * link) may be a Kurz short link, which would loop or chain (the service's own hosts and every branded
+ * link, and broken_url, which is not a smart member but a destination all the same) may be a Kurz short link, which would loop or chain (the service's own hosts and every branded
  * domain Kurz knows, verified or not), and og.image must be an image of this workspace (another
  * workspace's id answers as an unknown one).
  */
 export async function checkSmartMembers(
   deps: SmartCheckDeps,
   accountId: string,
-  input: Partial<SmartInput>,
+  input: CheckedInput,
 ): Promise<void> {
   const targets: { path: (string | number)[]; url: string }[] = [];
   input.rules?.forEach((rule, i) => void targets.push({ path: ["rules", i, "url"], url: rule.url }));
   input.split?.forEach((arm, i) => void targets.push({ path: ["split", i, "url"], url: arm.url }));
-  for (const member of ["expired_url", "ios_url", "android_url"] as const) {
+  for (const member of ["expired_url", "ios_url", "android_url", "broken_url"] as const) {
     const url = input[member];
     if (typeof url === "string") targets.push({ path: [member], url });
   }

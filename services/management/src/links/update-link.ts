@@ -33,7 +33,9 @@ export async function updateLink(
   body: UpdateLinkBody,
 ): Promise<Link> {
   // Checked before anything is written; a loop or another workspace's image changes nothing.
-  if (smartMembersIn(body).length > 0) await checkSmartMembers(deps, accountId, body);
+  if (smartMembersIn(body).length > 0 || typeof body.broken_url === "string") {
+    await checkSmartMembers(deps, accountId, body);
+  }
   let extras: LinkExtras = {};
   if (body.overlay_id === null) extras = { overlayId: null };
   else if (body.overlay_id !== undefined) {
@@ -75,6 +77,7 @@ async function applyUpdate(
     data.expiresAt = body.expires_at === null ? null : new Date(body.expires_at);
   }
   if (body.analytics_public !== undefined) data.analyticsPublic = body.analytics_public;
+  if (body.broken_url !== undefined) data.brokenUrl = body.broken_url;
   if (extras.overlayId !== undefined) {
     data.overlay = extras.overlayId === null ? { disconnect: true } : { connect: { id: extras.overlayId } };
   }

@@ -48,6 +48,8 @@ export function toRedirectRecord(link: Link, baseUrl?: string): RedirectRecord {
   };
   const s = compileSmart(link, baseUrl);
   if (s !== undefined) record.s = s;
+  // Only while broken: a healthy link's record stays as it was, and old redirects ignore the member.
+  if (link.brokenSince !== null && link.brokenUrl !== null) record.b = toLocation(link.brokenUrl);
   return record;
 }
 

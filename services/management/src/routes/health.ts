@@ -1,7 +1,6 @@
 // /api/v1/links/:id/health and /api/v1/links/:id/health/check: a link's destination health
 // (docs/health.md). A link of another workspace is not found, exactly like an unknown id.
 import { type LinkHealth, RATE_LIMIT_WINDOWS, ROUTES } from "@kurz/contracts";
-import type { PrismaClient } from "@kurz/db";
 import {
   type MountedRoute,
   rateLimitExceeded,
@@ -11,11 +10,18 @@ import {
 } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
 import type { HealthDeps } from "../health/health-routes-deps.ts";
-import { type LinkHealthView, readHealth, recordCheck } from "../health/health-store.ts";
+import {
+  type LinkHealthView,
+  type RecordCheckDeps,
+  readHealth,
+  recordCheck,
+} from "../health/health-store.ts";
 import { linkNotFound } from "../links/link-writer.ts";
 
 const toJson = (linkId: string, view: LinkHealthView): LinkHealth => ({
   link_id: linkId,
+  broken_since: view.brokenSince?.toISOString() ?? null,
+  consecutive_failures: view.consecutiveFailures,
   current: view.current && {
     state: view.current.state,
     status_code: view.current.statusCode,
@@ -59,11 +65,12 @@ async function spendCheck(redis: Redis, health: HealthDeps, accountId: string): 
   }
 }
 
-export function linkHealthRoutes(deps: {
-  prisma: PrismaClient;
-  redis: Redis;
-  health: HealthDeps;
-}): MountedRoute[] {
+export function linkHealthRoutes(
+  deps: RecordCheckDeps & {
+    redis: Redis;
+    health: HealthDeps;
+  },
+): MountedRoute[] {
   const { prisma, redis, health } = deps;
   return [
     route(ROUTES.getLinkHealth, async ({ identity: { accountId }, params }) => {
@@ -86,7 +93,7 @@ export function linkHealthRoutes(deps: {
       }
       const result = await health.limiter.run(hostname, () => health.checker.check(link.originalUrl));
       // null: the link was deleted or moved away during the check; as for any missing link.
-      if ((await recordCheck(prisma, accountId, params.id, result)) === null) throw linkNotFound();
+      if ((await recordCheck(deps, accountId, params.id, result)) === null) throw linkNotFound();
       return v1Success(toJson(params.id, await readHealth(prisma, accountId, params.id)));
     }),
   ];

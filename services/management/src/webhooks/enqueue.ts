@@ -40,21 +40,19 @@ export function linkPayload(event: LinkEvent): WebhookPayload {
     };
   }
   const l = event.link;
-  return {
-    type: event.type,
-    timestamp: event.occurred_at,
-    data: {
-      link: {
-        id: l.id,
-        short_code: l.short_code,
-        original_url: l.original_url,
-        title: l.title,
-        is_active: l.is_active,
-        expires_at: l.expires_at,
-        has_password: l.has_password,
-      },
-    },
+  const link = {
+    id: l.id,
+    short_code: l.short_code,
+    original_url: l.original_url,
+    title: l.title,
+    is_active: l.is_active,
+    expires_at: l.expires_at,
+    has_password: l.has_password,
   };
+  if (event.type === "link.broken" || event.type === "link.recovered") {
+    return { type: event.type, timestamp: event.occurred_at, data: { link, health: event.health } };
+  }
+  return { type: event.type, timestamp: event.occurred_at, data: { link } };
 }
 
 /** Rows per INSERT: well under Postgres's 65,535 bind parameters at any row width here. */

@@ -36,6 +36,8 @@ function destinationLabel(destination: string): string {
       return "Android app";
     case "expired":
       return "Expired fallback";
+    case "broken":
+      return "Broken-link fallback";
     case "default":
       return "Default URL";
     default:

@@ -43,6 +43,7 @@ interface LinkFields {
   password: string;
   clearPassword: boolean;
   expires: string;
+  brokenUrl: string;
   extras: LinkExtrasValue;
   smart: SmartDraft;
 }
@@ -57,6 +58,7 @@ async function saveLink(link: Link | undefined, f: LinkFields): Promise<Link> {
     else if (f.clearPassword) body.password = null;
     if (toLocalInput(link.expires_at) !== f.expires) body.expires_at = expiresIso;
     if (f.extras.overlay !== link.overlay_id) body.overlay_id = f.extras.overlay;
+    if (f.brokenUrl.trim() !== (link.broken_url ?? "")) body.broken_url = f.brokenUrl.trim() || null;
     Object.assign(body, updateBody(link, f.smart));
     return (await call(V1_ROUTES.updateLink, { params: { id: link.id }, body })).data;
   }
@@ -70,6 +72,7 @@ async function saveLink(link: Link | undefined, f: LinkFields): Promise<Link> {
         expires_at: expiresIso ?? undefined,
         domain: f.extras.domain || undefined,
         overlay_id: f.extras.overlay ?? undefined,
+        broken_url: f.brokenUrl.trim() || undefined,
         ...createBody(f.smart),
       },
     })
@@ -125,6 +128,7 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
   const [password, setPassword] = useState("");
   const [clearPassword, setClearPassword] = useState(false);
   const [expires, setExpires] = useState(toLocalInput(link?.expires_at ?? null));
+  const [brokenUrl, setBrokenUrl] = useState(link?.broken_url ?? "");
   const [pastOk, setPastOk] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -156,6 +160,7 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
         password,
         clearPassword,
         expires,
+        brokenUrl,
         extras,
         smart,
       });
@@ -226,6 +231,22 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
             setPastOk(false);
           }}
           aria-describedby="lf-expires-note"
+        />
+      </LinkField>
+      <LinkField
+        id="broken-url"
+        label="When the destination is broken (optional)"
+        message={err("broken_url")}
+        hint="Where visitors go while the destination fails its health checks (two in a row). Empty: the destination as usual."
+      >
+        <input
+          id="lf-broken-url"
+          type="url"
+          placeholder="https://example.com/temporarily-unavailable"
+          value={brokenUrl}
+          onInput={(e) => setBrokenUrl(e.currentTarget.value)}
+          aria-invalid={err("broken_url") ? true : undefined}
+          aria-describedby="lf-broken-url-note"
         />
       </LinkField>
       <details class="fold" open={smartOpen} onToggle={(e) => setSmartOpen(e.currentTarget.open)}>

@@ -1,5 +1,5 @@
-// One link: its details and actions, its analytics in the chosen range, what it shares publicly,
-// and the QR designer.
+// One link: its details and actions, its destination's health, its analytics in the chosen range, what
+// it shares publicly, and the QR designer.
 import { AnalyticsSharedField, type LinkWithSharedFields, V1_ROUTES } from "@kurz/contracts";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { Link, useLocation } from "wouter-preact";
@@ -14,7 +14,8 @@ import { LinkForm } from "../components/LinkForm.tsx";
 import { QrDesigner } from "../components/QrDesigner.tsx";
 import { RangePicker } from "../components/RangePicker.tsx";
 import { type Range, rangeKey, rangeQuery } from "../ranges.ts";
-import { Failed, fmtDate, Loading, PageHead } from "./common.tsx";
+import { BrokenBadge, Failed, fmtDate, Loading, PageHead } from "./common.tsx";
+import { LinkHealthCard } from "./LinkHealthCard.tsx";
 
 const SECTION_LABELS: Record<AnalyticsSharedField, string> = {
   overview: "Overview (clicks, unique visitors, chart)",
@@ -166,6 +167,7 @@ export function LinkPage({ id }: { id: string }) {
           <CopyButton text={l.short_url} label="Copy" what={`short URL of ${l.short_code}`} />
           <span class={`pill ${l.is_active ? "ok" : "off"}`}>{l.is_active ? "Active" : "Inactive"}</span>
           {l.has_password && <span class="pill">Password</span>}
+          <BrokenBadge link={l} />
           {(l.rules?.length ?? 0) > 0 && (
             <span class="pill">{l.rules?.length === 1 ? "1 rule" : `${l.rules?.length} rules`}</span>
           )}
@@ -182,7 +184,20 @@ export function LinkPage({ id }: { id: string }) {
         <p class="muted small">
           Created {fmtDate(l.created_at)} · Expires {fmtDate(l.expires_at)}
         </p>
+        {l.broken_since && (
+          <p class="small" data-testid="broken-note">
+            The destination has failed its health checks since {fmtDate(l.broken_since)}.{" "}
+            {l.broken_url ? (
+              <>
+                Visitors go to <a href={l.broken_url}>{l.broken_url}</a> until it answers again.
+              </>
+            ) : (
+              "Visitors are still sent to it."
+            )}
+          </p>
+        )}
       </section>
+      <LinkHealthCard linkId={id} />
       <div class="section-head">
         <h2>Analytics</h2>
         <RangePicker value={range} onChange={setRange} />

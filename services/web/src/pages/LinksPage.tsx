@@ -1,5 +1,6 @@
 // Links: one server page at a time (GET /api/v1/links, newest first), so 100k links cost the same as
-// ten. Search and the active filter are query parameters; selection allows bulk delete.
+// ten. Search and the status filter (active, inactive, broken) are query parameters; selection allows
+// bulk delete.
 import { BULK_MAX_ITEMS, type Link as LinkItem, V1_ROUTES } from "@kurz/contracts";
 import { useEffect, useState } from "preact/hooks";
 import { Link, useLocation } from "wouter-preact";
@@ -12,11 +13,12 @@ import { Dialog } from "../components/Dialog.tsx";
 import { LinkForm } from "../components/LinkForm.tsx";
 import { ActionsHeader } from "../components/TableCard.tsx";
 import { WorkspaceImage } from "../components/WorkspaceFiles.tsx";
-import { Failed, fmtDay, Loading, Notice, PageHead } from "./common.tsx";
+import { BrokenBadge, Failed, fmtDay, Loading, Notice, PageHead } from "./common.tsx";
 import { LinkScopeFilters, useLinkScope } from "./manage/LinkScope.tsx";
 
 const PER_PAGE = 20;
-type Filter = "" | "true" | "false";
+/** The status filter: `is_active` for active and inactive, `health=broken` for broken. */
+type Filter = "" | "true" | "false" | "broken";
 
 function useDebounced<T>(value: T, ms: number): T {
   const [v, setV] = useState(value);
@@ -51,7 +53,8 @@ export function LinksPage() {
     page: String(page),
     per_page: String(PER_PAGE),
     search: search || undefined,
-    is_active: filter || undefined,
+    is_active: filter === "true" || filter === "false" ? filter : undefined,
+    health: filter === "broken" ? ("broken" as const) : undefined,
   };
   const list = useQuery(`links?${JSON.stringify(query)}`, () => call(V1_ROUTES.listLinks, { query }));
   const links = list.data?.data ?? [];
@@ -154,6 +157,7 @@ function LinksToolbar({
           <option value="">All links</option>
           <option value="true">Active</option>
           <option value="false">Inactive</option>
+          <option value="broken">Broken</option>
         </select>
       </label>
       <LinkScopeFilters />
@@ -273,6 +277,7 @@ function LinkRow({
       <td>
         <span class={`pill ${l.is_active ? "ok" : "off"}`}>{l.is_active ? "Active" : "Inactive"}</span>
         {l.has_password && <span class="pill">Password</span>}
+        <BrokenBadge link={l} />
       </td>
       <td class="actions">
         <CopyButton text={l.short_url} label="Copy" what={`short URL of ${l.short_code}`} />

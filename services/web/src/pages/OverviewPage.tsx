@@ -17,6 +17,10 @@ export function OverviewPage() {
     call(V1_ROUTES.getAnalyticsSummary, { query }).then((r) => r.data),
   );
   const s = summary.data;
+  // The workspace's broken links (docs/health.md): the list's filtered total, one row asked for.
+  const broken = useQuery("links:broken-count", () =>
+    call(V1_ROUTES.listLinks, { query: { health: "broken", per_page: "1" } }).then((r) => r.meta.total),
+  );
   const series = useMemo(() => (s ? fillSeries(s.clicks_over_time, query) : null), [s, query]);
   return (
     <>
@@ -27,6 +31,7 @@ export function OverviewPage() {
       <div class="stats">
         <Stat label="Total links" value={s?.total_links} testid="total-links" />
         <Stat label="Active links" value={s?.active_links} />
+        <Stat label="Broken links" value={broken.data} testid="broken-links" />
         {/* The summary's total clicks are all-time; its visitors and chart follow the range. */}
         <Stat label="Total clicks" value={s?.total_clicks} testid="total-clicks" />
         <Stat

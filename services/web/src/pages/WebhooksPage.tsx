@@ -28,6 +28,8 @@ const EVENT_HINTS: Record<WebhookEventType, string> = {
   "link.created": "a link is created (dashboard, API, bulk or import)",
   "link.updated": "a link is changed",
   "link.deleted": "a link is deleted",
+  "link.broken": "a link's destination fails two health checks in a row",
+  "link.recovered": "a broken link's destination answers again",
   click: "someone follows a link (clicks arrive in batches)",
 };
 

@@ -72,6 +72,19 @@ export function Stat({
   );
 }
 
+/**
+ * A link whose destination failed two health checks in a row (docs/health.md); nothing otherwise. The
+ * title says since when, and the words say it without colour.
+ */
+export function BrokenBadge({ link }: { link: { broken_since?: string | null | undefined } }) {
+  if (!link.broken_since) return null;
+  return (
+    <span class="pill bad" title={`Broken since ${fmtDate(link.broken_since)}`} data-testid="broken-badge">
+      Broken
+    </span>
+  );
+}
+
 export const fmtDate = (iso: string | null | undefined, empty = "Never") =>
   iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : empty;
 export const fmtDay = (iso: string | null | undefined, empty = "—") =>
