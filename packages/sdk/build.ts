@@ -7,7 +7,7 @@
 //      declarations beside each (.d.ts and .d.cts).
 import { cp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { build } from "esbuild";
+import { build, type Plugin } from "esbuild";
 import ts from "typescript";
 import { ROUTE_TABLE } from "./src/route-table.ts";
 
@@ -60,6 +60,30 @@ export function printRouteTypes(probeDir: string): string {
   ].join("\n");
 }
 
+/** src/route-table.ts as the data it computes: what a bundle of the SDK carries instead of contracts. */
+export function routeTableModule(): string {
+  return [
+    "// Written by build.ts from the route records of @kurz/contracts.",
+    'import type { RouteInfo } from "./route-info.ts";',
+    `export const ROUTE_TABLE: Readonly<Record<string, RouteInfo>> = ${JSON.stringify(ROUTE_TABLE)};`,
+    "",
+  ].join("\n");
+}
+
+/** An esbuild plugin that bundles the route table as data (for a program that bundles the SDK's source). */
+export function routeTablePlugin(): Plugin {
+  const contents = routeTableModule();
+  return {
+    name: "kurz-route-table",
+    setup(pluginBuild) {
+      pluginBuild.onLoad({ filter: /[\\/]sdk[\\/]src[\\/]route-table\.ts$/ }, () => ({
+        contents,
+        loader: "ts",
+      }));
+    },
+  };
+}
+
 async function stageSource(): Promise<void> {
   await rm(stage, { recursive: true, force: true });
   await cp(join(here, "src"), stage, { recursive: true });
@@ -70,10 +94,7 @@ async function stageSource(): Promise<void> {
   const routeTypes = printRouteTypes(stage);
   await rm(join(stage, "probe.ts"));
   await writeFile(join(stage, "route-types.ts"), routeTypes);
-  await writeFile(
-    join(stage, "route-table.ts"),
-    `// Written by build.ts from the route records of @kurz/contracts.\nimport type { RouteInfo } from "./route-info.ts";\nexport const ROUTE_TABLE: Readonly<Record<string, RouteInfo>> = ${JSON.stringify(ROUTE_TABLE)};\n`,
-  );
+  await writeFile(join(stage, "route-table.ts"), routeTableModule());
 }
 
 async function bundle(): Promise<void> {
