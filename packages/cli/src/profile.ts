@@ -2,7 +2,7 @@
 // ${XDG_CONFIG_HOME:-~/.config}/kurz/profile.json, readable by its owner only (mode 0600, the folder
 // 0700). A profile others may read is refused, as ssh refuses such a private key: the key is a secret.
 // KURZ_HOST and KURZ_API_KEY override what it holds.
-import { chmod, mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { CliError, EXIT } from "./exit-codes.ts";
@@ -42,11 +42,17 @@ export async function readProfile(path: string): Promise<Partial<Profile> | null
   }
 }
 
-/** Writes the profile readable by its owner only, whatever modes the files had before. */
+/**
+ * Writes the profile readable by its owner only, whatever modes the files had before: a new file made
+ * 0600 takes the place of the old one, so the key is never in a file others may read.
+ */
 export async function saveProfile(path: string, profile: Profile): Promise<void> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  await writeFile(path, `${JSON.stringify(profile, null, 2)}\n`, { mode: 0o600 });
-  await chmod(path, 0o600);
+  const fresh = `${path}.${process.pid}.tmp`;
+  await rm(fresh, { force: true });
+  await writeFile(fresh, `${JSON.stringify(profile, null, 2)}\n`, { mode: 0o600, flag: "wx" });
+  await chmod(fresh, 0o600);
+  await rename(fresh, path);
 }
 
 /** The host and key a command uses: the environment's, else the profile's. */
