@@ -4,7 +4,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createKurzClient, KurzApiError } from "../src/index.ts";
+import { createKurzClient, KurzApiError, KurzNetworkError } from "../src/index.ts";
 
 type Answer = { status: number; headers?: Record<string, string>; body?: unknown };
 let script: Answer[] = [];
@@ -117,5 +117,18 @@ describe("retries", () => {
         details: undefined,
       },
     );
+  });
+});
+
+describe("no answer", () => {
+  it("is a KurzNetworkError carrying the fetch's error, sent once", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const kurz = createKurzClient({ baseUrl: `http://127.0.0.1:${port}` });
+    const error = await kurz.v1.getAccount().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KurzNetworkError);
+    expect(error).toMatchObject({ request: "GET /api/v1/account", cause: expect.any(Error) });
   });
 });

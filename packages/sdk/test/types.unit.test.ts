@@ -3,7 +3,7 @@
 import type { CreateLinkBody, LegacyDomainList, Link, LinkAnalytics, ROUTES } from "@kurz/contracts";
 import { describe, expectTypeOf, it } from "vitest";
 import type * as z from "zod";
-import type { CallInput, KurzClient, PageItem, PaginatedRoute, Result } from "../src/index.ts";
+import type { CallInput, KurzClient, PageItem, PaginatedRoute, Result, UploadBody } from "../src/index.ts";
 
 describe("route types", () => {
   it("takes a record's body input and answers its response's data", () => {
@@ -30,6 +30,11 @@ describe("route types", () => {
       z.output<typeof LegacyDomainList>
     >();
     expectTypeOf<KurzClient["v1"]>().not.toHaveProperty("legacyListDomains");
+  });
+
+  it("takes a file's bytes as the body of a route that consumes a file", () => {
+    expectTypeOf<CallInput<"createImport">["body"]>().toEqualTypeOf<UploadBody>();
+    expectTypeOf<Result<"getQr">>().toEqualTypeOf<Uint8Array>();
   });
 
   it("walks the paginated lists only, item by item", () => {
