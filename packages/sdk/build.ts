@@ -4,13 +4,17 @@
 //   1. the route table (src/route-table.ts, evaluated here) as a JSON literal;
 //   2. RouteTypes (src/route-types.ts) as plain declarations, printed by the TypeScript checker;
 //   3. that staged source bundled by esbuild as ESM (dist/esm) and CommonJS (dist/cjs), and its
-//      declarations beside each (.d.ts and .d.cts).
+//      declarations beside each (.d.ts and .d.cts);
+//   4. the package packed, dist/kurz-sdk-<version>.tgz.
+import { execFile } from "node:child_process";
 import { cp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { promisify } from "node:util";
 import { build, type Plugin } from "esbuild";
 import ts from "typescript";
 import { ROUTE_TABLE } from "./src/route-table.ts";
 
+const run = promisify(execFile);
 const here = import.meta.dirname;
 const stage = join(here, ".build");
 const dist = join(here, "dist");
@@ -134,7 +138,12 @@ async function declarations(): Promise<void> {
   }
 }
 
-export async function buildSdk(): Promise<void> {
+/**
+ * Builds dist/ and packs it: resolves to the tarball's path, dist/kurz-sdk-<version>.tgz (outside
+ * the package's `files`, so a tarball never packs an older one). pnpm, not npm, packs: it applies
+ * `publishConfig`, whose `exports` point at dist/ rather than the source.
+ */
+export async function buildSdk(): Promise<string> {
   await rm(dist, { recursive: true, force: true });
   await mkdir(join(dist, "esm"), { recursive: true });
   await mkdir(join(dist, "cjs"), { recursive: true });
@@ -142,6 +151,10 @@ export async function buildSdk(): Promise<void> {
   await bundle();
   await declarations();
   await rm(stage, { recursive: true, force: true });
+  const { stdout } = await run("pnpm", ["pack", "--pack-destination", dist], { cwd: here });
+  const tarball = stdout.trim().split("\n").pop() ?? "";
+  if (!tarball.endsWith(".tgz")) throw new Error(`pnpm pack named no tarball: ${stdout}`);
+  return tarball;
 }
 
 if (resolve(process.argv[1] ?? "") === resolve(here, "build.ts")) await buildSdk();

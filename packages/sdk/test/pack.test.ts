@@ -2,7 +2,7 @@
 // no workspace (nothing else to install), imported from ESM and CommonJS, and a user's TypeScript
 // (both module kinds) type-checked against its declarations, the records' types included.
 import { execFile } from "node:child_process";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,22 +11,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSdk } from "../build.ts";
 
 const run = promisify(execFile);
-const here = join(import.meta.dirname, "..");
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 let dir = "";
 let app = "";
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "kurz-sdk-pack-"));
-  await buildSdk();
-  await run("pnpm", ["pack", "--pack-destination", dir], { cwd: here });
-  const tarball = (await readdir(dir)).find((file) => file.endsWith(".tgz"));
+  const tarball = await buildSdk();
   app = join(dir, "app");
-  await run("mkdir", [app]);
+  await mkdir(app);
   await writeFile(join(app, "package.json"), JSON.stringify({ name: "app", private: true }));
-  await run("npm", ["install", "--offline", "--no-audit", "--no-fund", join(dir, tarball ?? "missing.tgz")], {
-    cwd: app,
-  });
+  await run("npm", ["install", "--offline", "--no-audit", "--no-fund", tarball], { cwd: app });
 }, 180_000);
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
