@@ -1,6 +1,7 @@
 // The packed SDK stands alone: built and packed as it is shipped, installed into an empty folder with
 // no workspace (nothing else to install), imported from ESM and CommonJS, and a user's TypeScript
-// (both module kinds) type-checked against its declarations, the records' types included.
+// (both module kinds) and the README's examples type-checked against its declarations, the records'
+// types included.
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -9,6 +10,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSdk } from "../build.ts";
+import { readmeExamples } from "./examples.ts";
 
 const run = promisify(execFile);
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
@@ -85,7 +87,7 @@ describe("the packed SDK", () => {
     expect(JSON.parse(cjs.stdout)).toEqual(expected);
   });
 
-  it("type-checks a user's ESM and CommonJS files against its declarations", async () => {
+  it("type-checks a user's ESM and CommonJS files, and the README's examples, against its declarations", async () => {
     await writeFile(
       join(app, "use.mts"),
       `import { createKurzClient, KurzApiError } from "@kurz/sdk";\n${USE}`,
@@ -94,6 +96,9 @@ describe("the packed SDK", () => {
       join(app, "use.cts"),
       `import { createKurzClient, KurzApiError } from "@kurz/sdk";\n${USE}`,
     );
+    const examples = readmeExamples();
+    const exampleFiles = examples.map((example) => `readme-line-${example.line}.mts`);
+    for (const [i, example] of examples.entries()) await writeFile(join(app, exampleFiles[i]!), example.code);
     await writeFile(
       join(app, "tsconfig.json"),
       JSON.stringify({
@@ -102,12 +107,14 @@ describe("the packed SDK", () => {
           module: "NodeNext",
           moduleResolution: "NodeNext",
           lib: ["ES2022", "DOM", "DOM.AsyncIterable"],
-          types: [],
+          // The README's examples use Node (process, node:fs): the workspace's @types/node.
+          types: ["node"],
+          typeRoots: [join(import.meta.dirname, "../../../node_modules/@types")],
           strict: true,
           noEmit: true,
           skipLibCheck: false,
         },
-        files: ["use.mts", "use.cts"],
+        files: ["use.mts", "use.cts", ...exampleFiles],
       }),
     );
     const result = await run(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: app }).catch(
