@@ -52,6 +52,8 @@ export const STACK_DIRS = [
   "services/gateway",
   "services/management",
   "services/redirect",
+  "packages/cli",
+  "packages/sdk",
   "tests/e2e",
   "tests/security",
 ];

@@ -1,0 +1,3 @@
+import { stackProject } from "../../vitest.stack.ts";
+
+export default stackProject(import.meta.dirname, "@kurz/cli");
