@@ -323,12 +323,13 @@ async function main(): Promise<void> {
   await Promise.all(all.map((s) => waitReady(s.name, `http://127.0.0.1:${s.readyPort}/ready`)));
   if (scaled) await waitReady("edge", `http://127.0.0.1:${port.edgeHealth}/health`);
   const prometheusUrl = observability ? await startPrometheus(all) : null;
+  const targets = prometheusUrl ? await targetsPage(prometheusUrl) : null;
 
   console.log(`
 Kurz is up.
   public origin (API + short links)  ${shared.PUBLIC_BASE_URL}${scaled ? `   (nginx in front of ${all.map((s) => s.name).join(", ")})` : ""}
   API                                ${shared.PUBLIC_BASE_URL}/api/v1   docs: ${shared.PUBLIC_BASE_URL}/docs
-  data                               ${dataDir}${prometheusUrl ? `\n  Prometheus                         ${prometheusUrl}   (targets: ${prometheusUrl}/targets)` : ""}
+  data                               ${dataDir}${prometheusUrl ? `\n  Prometheus                         ${prometheusUrl}   targets: ${targets}` : ""}
 Create an account and its first API key:
   ./kurz accounts:create --email you@example.com
 Press Ctrl-C to stop.`);
@@ -372,6 +373,15 @@ async function startPrometheus(all: Instance[]): Promise<string | null> {
   );
   await waitReady("prometheus", `http://${address}/-/ready`);
   return `http://${address}`;
+}
+
+/** The targets page: Debian's package serves Prometheus's classic UI only, under /classic. */
+async function targetsPage(url: string): Promise<string> {
+  const classic = await fetch(`${url}/classic/targets`).then(
+    (r) => r.ok,
+    () => false,
+  );
+  return classic ? `${url}/classic/targets` : `${url}/targets`;
 }
 
 /** nginx as the edge of a scaled stack, its configuration generated from the compose edge's. */
