@@ -35,6 +35,12 @@ export function createServiceMetrics(): ServiceMetrics {
     buckets: HTTP_BUCKETS,
     registers: [registry],
   });
+  const refusals = new Counter({
+    name: "http_requests_refused_total",
+    help: "Requests answered 429 because a rate limit or budget was spent, by route record.",
+    labelNames: ["method", "route"] as const,
+    registers: [registry],
+  });
   const collectFailures = new Counter({
     name: "metrics_collect_failures_total",
     help: "Scrape-time reads (a database or broker query) that failed or timed out; their gauges kept the last values.",
@@ -47,7 +53,9 @@ export function createServiceMetrics(): ServiceMetrics {
     observeRequest(req, res, routeOf) {
       const end = duration.startTimer();
       res.once("finish", () => {
-        end({ method: req.method ?? "", route: routeOf(), status: statusClass(res.statusCode) });
+        const labels = { method: req.method ?? "", route: routeOf() };
+        end({ ...labels, status: statusClass(res.statusCode) });
+        if (res.statusCode === 429) refusals.inc(labels);
       });
     },
   };

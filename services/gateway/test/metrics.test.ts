@@ -46,6 +46,9 @@ it("labels API requests by route record, counts key cache reads and refusals, on
   expect(sampleValue(samples, "gateway_rate_limit_refusals_total", { window: "1m" })).toBeGreaterThanOrEqual(
     1,
   );
+  expect(
+    sampleValue(samples, "http_requests_refused_total", { method: "GET", route: "/api/v1/links" }),
+  ).toBeGreaterThanOrEqual(1);
   expect(sampleValue(samples, "process_resident_memory_bytes")).toBeGreaterThan(0);
 
   // Neither the public origin nor the gateway's own listener serves metrics.

@@ -17,6 +17,8 @@ export interface RedirectMetrics extends ClickMetrics {
   spoolDisk: { free: number; size: number } | null;
   /** Per cache (link, domain, rotator, overlay): lookups answered from memory and not. */
   caches: { cache: string; hits: number; misses: number }[];
+  /** Requests answered 429 because a budget was spent, by which. */
+  refusals: { reason: string; count: number }[];
 }
 
 /** Free and total bytes of the filesystem holding `dir`, or null. */
@@ -99,6 +101,9 @@ export function sendMetrics(res: ServerResponse, m: RedirectMetrics, head: boole
           `disk_size_bytes{volume="spool"} ${m.spoolDisk.size}`,
         ]
       : []),
+    "# HELP redirect_refusals_total Requests answered 429 because a budget was spent: unknown-code lookups (miss_budget), password attempts.",
+    "# TYPE redirect_refusals_total counter",
+    ...m.refusals.map((r) => `redirect_refusals_total{reason="${r.reason}"} ${r.count}`),
     "# HELP redirect_cache_lookups_total In-memory record lookups, by cache and result (hit or miss).",
     "# TYPE redirect_cache_lookups_total counter",
     ...m.caches.flatMap((c) => [

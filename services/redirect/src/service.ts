@@ -66,7 +66,22 @@ export async function startRedirect(config: RedirectConfig, logger: Logger): Pro
     bus: () => bus.ping(),
   });
   const geo = await GeoCountry.open(config.GEOIP_DB_PATH, logger);
-  const handlerFor = publicHandlers(config, { redis, resolver, publisher, journal, geo, logger });
+  const limiter = new PasswordLimiter(redis, {
+    perClient: config.PASSWORD_MAX_ATTEMPTS,
+    perLink: config.PASSWORD_LINK_MAX_ATTEMPTS,
+    windowSeconds: config.PASSWORD_WINDOW_SECONDS,
+  });
+  const missBudget = new MissBudget(redis, config.MISS_BUDGET_PER_MINUTE);
+  const handlerFor = publicHandlers(config, {
+    redis,
+    resolver,
+    publisher,
+    journal,
+    geo,
+    logger,
+    limiter,
+    missBudget,
+  });
   const server = createServer(handlerFor(config.TRUST_PROXY));
   if (config.API_UPSTREAM_URL && config.API_SPLICE_PORT > 0) {
     spliceApiConnections(server, {
@@ -85,6 +100,10 @@ export async function startRedirect(config: RedirectConfig, logger: Logger): Pro
     journalBytes: journalDir ? await directoryBytes(journalDir) : 0,
     spoolDisk: await diskOf(config.SPOOL_DIR),
     caches: resolver.caches().map(([cache, lookup]) => ({ cache, hits: lookup.hits, misses: lookup.misses })),
+    refusals: [
+      { reason: "miss_budget", count: missBudget.refusals },
+      { reason: "password_attempts", count: limiter.refusals },
+    ],
   });
   const ops = createServer(createOpsHandler({ health, metrics }));
   await listen(ops, config.OPS_HOST, config.OPS_PORT);
@@ -168,16 +187,12 @@ function publicHandlers(
     journal: ClickJournal | undefined;
     geo: GeoCountry;
     logger: Logger;
+    limiter: PasswordLimiter;
+    missBudget: MissBudget;
   },
 ) {
-  const { redis, resolver, publisher, journal, geo, logger } = parts;
+  const { redis, resolver, publisher, journal, geo, logger, limiter, missBudget } = parts;
   const clickLimit = new ClickLimit(redis);
-  const limiter = new PasswordLimiter(redis, {
-    perClient: config.PASSWORD_MAX_ATTEMPTS,
-    perLink: config.PASSWORD_LINK_MAX_ATTEMPTS,
-    windowSeconds: config.PASSWORD_WINDOW_SECONDS,
-  });
-  const missBudget = new MissBudget(redis, config.MISS_BUDGET_PER_MINUTE);
   const submissions = new OverlaySubmissions(
     redis,
     {

@@ -35,6 +35,8 @@ it("counts cache lookups and reports the spool, the journal and their disk", asy
   expect(lookups("miss")).toBeGreaterThanOrEqual(1);
   expect(lookups("hit")).toBeGreaterThanOrEqual(2);
   expect(sampleValue(samples, "clicks_dropped_total")).toBe(0);
+  expect(sampleValue(samples, "redirect_refusals_total", { reason: "miss_budget" })).toBe(0);
+  expect(sampleValue(samples, "redirect_refusals_total", { reason: "password_attempts" })).toBe(0);
   expect(sampleValue(samples, "click_spool_bytes")).toBeGreaterThanOrEqual(0);
   expect(sampleValue(samples, "click_spool_max_bytes")).toBeGreaterThan(0);
   expect(sampleValue(samples, "click_journal_bytes")).toBeGreaterThanOrEqual(0);
