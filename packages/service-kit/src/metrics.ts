@@ -14,6 +14,7 @@ const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1
 export const UNMATCHED_ROUTE = "unmatched";
 
 export interface ServiceMetrics {
+  /** This service's own series; sendMetrics adds the process's (Node's default series). */
   readonly registry: Registry;
   /**
    * Times one request from now until its answer is finished, labelled with the route record `routeOf`
@@ -25,9 +26,21 @@ export interface ServiceMetrics {
   readonly collectFailures: Counter<"metric">;
 }
 
+// Node's default series (memory, CPU, event-loop lag, GC) describe the process, so they are collected
+// once per process whatever the number of services in it (the in-process test stack runs four): each
+// collection starts an event-loop monitor and a GC observer that are never stopped.
+let processRegistry: Registry | undefined;
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
 export function createServiceMetrics(): ServiceMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  processMetrics();
   const duration = new Histogram({
     name: "http_request_duration_seconds",
     help: "Time to answer a request, by route record (method and path template) and status class.",
@@ -209,7 +222,8 @@ export async function sendMetrics(
   res: ServerResponse,
   head: boolean,
 ): Promise<void> {
-  const body = await metrics.registry.metrics();
+  const [own, ofProcess] = await Promise.all([metrics.registry.metrics(), processMetrics().metrics()]);
+  const body = `${own}${ofProcess}`;
   res.writeHead(200, {
     "content-type": metrics.registry.contentType,
     "content-length": Buffer.byteLength(body),
