@@ -67,7 +67,10 @@ export async function startAnalytics(config: AnalyticsConfig, logger: Logger): P
   // Health, readiness and metrics on a listener of their own, never on the public port (ops.ts).
   const ops = createOpsServer({ readiness, metrics });
   await listen(ops, config.OPS_HOST, config.OPS_PORT);
-  await listen(server, config.HOST, config.PORT);
+  await listen(server, config.HOST, config.PORT).catch(async (err: unknown) => {
+    await new Promise<void>((resolve) => ops.close(() => resolve()));
+    throw err;
+  });
   const subscriptions = await Promise.all([
     subscribeLinks({ bus, ch, logger }),
     subscribeClicks({
