@@ -87,13 +87,28 @@ describe("docker-compose.yml", () => {
     expect(compose).not.toHaveProperty("version");
   });
 
-  it("publishes a port only on the edge proxy, on 8080", () => {
+  it("publishes a port only on the edge proxy, on 8080, and Prometheus on the host's loopback", () => {
     const publishing = Object.entries(compose.services)
       .filter(([, s]) => (s.ports ?? []).length > 0)
       .map(([name]) => name);
-    expect(publishing).toEqual(["edge"]);
+    expect(publishing).toEqual(["edge", "prometheus"]);
     // biome-ignore lint/suspicious/noTemplateCurlyInString: compose syntax
     expect(compose.services.edge?.ports).toEqual(["${KURZ_HTTP_PORT:-8080}:8080"]);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: compose syntax
+    expect(compose.services.prometheus?.ports).toEqual(["127.0.0.1:${KURZ_PROMETHEUS_PORT:-9090}:9090"]);
+    expect((compose.services.prometheus as { profiles?: string[] }).profiles).toEqual(["observability"]);
+  });
+
+  it.each([
+    ["gateway", "9080"],
+    ["management", "9081"],
+    ["redirect", "9082"],
+    ["analytics", "9083"],
+  ])("%s serves /metrics on its operational port %s, which Prometheus scrapes", (name, port) => {
+    expect(env(name).OPS_PORT).toBe(port);
+    expect(env(name).OPS_HOST).toBe("0.0.0.0");
+    const scrape = readFileSync(join(root, "infra/observability/prometheus.compose.yml"), "utf8");
+    expect(scrape).toContain(`names: [${name}], type: A, port: ${port}`);
   });
 
   it.each(kurzServices)("%s is built from the shared Dockerfile and runs on the Kafka bus", (name) => {
@@ -419,6 +434,7 @@ describeCompose(
       const out = run(["config", "--format", "json"], secrets);
       expect(out.status).toBe(0);
       const rendered = JSON.parse(out.stdout) as ComposeFile;
+      // Prometheus is in a profile that `config` leaves out unless asked.
       const publishing = Object.entries(rendered.services)
         .filter(([, s]) => (s.ports ?? []).length > 0)
         .map(([name]) => name);

@@ -97,6 +97,8 @@ export async function run(args: string[]): Promise<string> {
     const gateway = pinned([process.execPath, "--import", "tsx", "services/gateway/src/main.ts"], {
       ...redirect.env,
       PORT: String(redirect.gatewayPort),
+      // Any free port: only the redirect's operational listener is read here.
+      OPS_PORT: "0",
     });
     children.push(gateway);
     await waitHttp(`${c}/health`);

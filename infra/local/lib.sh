@@ -133,6 +133,12 @@ ensure_test_tools() {
   # Playwright's own browser download cannot work without general network access.
   [ -x /usr/bin/chromium ] || missing+=(chromium)
   [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
+  # Prometheus and promtool for the observability tests (infra/observability, tests/e2e/prometheus):
+  # the tests run the binary themselves on a free port; the package's system service is never used.
+  # Without recommends: they only add the node exporter and its collectors.
+  if [ ! -x /usr/bin/prometheus ] || [ ! -x /usr/bin/promtool ]; then
+    apt_install --no-install-recommends prometheus
+  fi
   bash "$ROOT/infra/kafka-mock/build.sh" >/dev/null
   ensure_nginx
   ensure_caddy

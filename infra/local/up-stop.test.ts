@@ -2,20 +2,22 @@
 // (the supervisor and every service it started). Each service drains and exits 0, and the supervisor's
 // own Redis, which carries the bus, is stopped after them: a Redis that took the Ctrl-C itself would go
 // first, and analytics' drain would then wait 10 s on the bus and exit 1.
-// While it runs, the admin CLI imports next to it (importThroughTheCli).
+// While it runs, the admin CLI imports next to it (importThroughTheCli), and with Debian's prometheus
+// installed it runs with --observability: Prometheus beside it finds every service's target up.
 import { execFile, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
-import { getFreePort, getFreePortBase } from "@kurz/testing";
+import { getFreePort, getFreePortBase, waitFor } from "@kurz/testing";
 import { ensureBundles } from "@kurz/testing/bundles";
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { Redis } from "ioredis";
 import { afterAll, expect, it } from "vitest";
 
 const root = resolve(import.meta.dirname, "../..");
+const observability = existsSync("/usr/bin/prometheus");
 const run = promisify(execFile);
 const dataDir = mkdtempSync(join(tmpdir(), "kurz-up-stop-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -62,12 +64,29 @@ async function importThroughTheCli(env: Record<string, string | undefined>, base
   expect((await follow()).headers.get("location")).toBe("https://example.com/poster");
 }
 
+/** Prometheus (`--observability`) scrapes the four services' operational listeners, every one up. */
+async function expectTargetsUp(prometheus: string, output: string) {
+  expect(output).toContain(`Prometheus                         ${prometheus}`);
+  await waitFor(
+    async () => {
+      const res = await fetch(`${prometheus}/api/v1/targets`).catch(() => null);
+      if (!res?.ok) return false;
+      const { data } = (await res.json()) as {
+        data: { activeTargets: { labels: { job: string }; health: string }[] };
+      };
+      const up = data.activeTargets.filter((t) => t.health === "up").map((t) => t.labels.job);
+      return ["analytics", "gateway", "management", "redirect"].every((job) => up.includes(job));
+    },
+    { timeoutMs: 60_000, description: "every service's target up in Prometheus" },
+  );
+}
+
 it("a Ctrl-C stops every service cleanly, and the stack's own Redis after them", {
   timeout: 420_000,
 }, async () => {
   const [db, base, redisPort] = await Promise.all([
     createMigratedDatabase("up_stop"),
-    getFreePortBase([0, 1, 3, 4, 5, 6, 1002]),
+    getFreePortBase([0, 1, 3, 4, 5, 6, 1000, 1001, 1002, 1003, 1010]),
     getFreePort(),
     ensureBundles(),
   ]);
@@ -84,7 +103,14 @@ it("a Ctrl-C stops every service cleanly, and the stack's own Redis after them",
     // A process group of its own, as a terminal's foreground job is.
     const up = spawn(
       process.execPath,
-      ["--import", "tsx", "infra/local/up.ts", "--base-port", String(base)],
+      [
+        "--import",
+        "tsx",
+        "infra/local/up.ts",
+        "--base-port",
+        String(base),
+        ...(observability ? ["--observability"] : []),
+      ],
       {
         cwd: root,
         env,
@@ -109,6 +135,7 @@ it("a Ctrl-C stops every service cleanly, and the stack's own Redis after them",
       ]);
       if (came !== "up") throw new Error(`./kurz up did not come up (${came}):\n${output}`);
       await importThroughTheCli(env, base);
+      if (observability) await expectTargetsUp(`http://127.0.0.1:${base + 1010}`, output);
       process.kill(-up.pid!, "SIGINT");
       const code = await Promise.race([exited, sleep(60_000).then(() => "timeout")]);
       expect(code, output).toBe(0);

@@ -4,9 +4,10 @@
 // that dies is restarted with backoff while the others keep serving (supervisor.ts).
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { bundlePath, nodeFlagsFor } from "../build/bundle.ts";
+import { prometheusConfig } from "../observability/scrape-config.ts";
 import { localEdgeConfig } from "./edge-config.ts";
 import {
   localBasePort,
@@ -22,7 +23,7 @@ const NGINX = "/usr/sbin/nginx";
 
 const root = resolve(import.meta.dirname, "../..");
 const env = process.env;
-const { scale, basePort } = parseArgs(process.argv.slice(2));
+const { scale, basePort, observability } = parseArgs(process.argv.slice(2));
 const scaled = Object.values(scale).some((n) => n > 1);
 const dataDir = localDataDir(env);
 const runDir = resolve(dataDir, "run");
@@ -34,20 +35,29 @@ const ownRedis = !env.REDIS_URL;
 // Ports from one base (default 8080), so that a test can run a whole stack on free ports:
 //   base      public origin          base+1  management     base+3  analytics     base+4  gateway
 //   base+5    the gateway's splice listener   base+6  the redirect's return listener (decision 0038)
-//   base+1002 redirect's operational listener (9082 by default)
+//   base+1000..1003  the operational listeners (/health, /ready, /metrics) of the gateway, management,
+//                    the redirect and analytics (9080-9083 by default)
+//   base+1010        Prometheus, with --observability (9090 by default)
 // With --scale, the edge (nginx) owns base, base+1 and base+3, and the instances are numbered from
-//   base+20 (management), base+30 (gateway), base+40 (redirect; its operational listeners base+60),
-//   base+50 (analytics), with the edge's own health answer on base+10.
+//   base+20 (management), base+30 (gateway), base+40 (redirect), base+50 (analytics), their
+//   operational listeners from base+60 (redirect), base+70 (gateway), base+80 (management) and base+90
+//   (analytics), with the edge's own health answer on base+10.
 const port = {
   ...localServicePorts(basePort),
   gateway: basePort + 4,
   splice: basePort + 5,
   spliceReturn: basePort + 6,
   ops: Number(env.OPS_PORT || basePort + 1002),
+  opsOf: (service: ServiceName) =>
+    service === "redirect"
+      ? port.ops
+      : basePort + { gateway: 1000, management: 1001, analytics: 1003 }[service],
+  prometheus: basePort + 1010,
   edgeHealth: basePort + 10,
   instance: (service: ServiceName, i: number) =>
     basePort + { management: 20, gateway: 30, redirect: 40, analytics: 50 }[service] + i,
-  instanceOps: (i: number) => basePort + 60 + i,
+  instanceOps: (service: ServiceName, i: number) =>
+    basePort + { redirect: 60, gateway: 70, management: 80, analytics: 90 }[service] + i,
 };
 // Where Postgres, Redis and the analytics store are, and the public origin: the same settings the admin
 // CLI runs with (stack-env.ts), so `./kurz import` writes where this stack reads.
@@ -69,6 +79,8 @@ interface Instance {
   port: number;
   /** Where /ready answers. */
   readyPort: number;
+  /** The operational listener: /health, /ready, /metrics. */
+  opsPort: number;
   env: Record<string, string>;
 }
 
@@ -82,22 +94,26 @@ function instances(): Instance[] {
         service: "management",
         port: port.management,
         readyPort: port.management,
-        env: { HOST: INTERNAL_HOST },
+        opsPort: port.opsOf("management"),
+        env: { HOST: INTERNAL_HOST, OPS_PORT: String(port.opsOf("management")) },
       },
       {
         name: "analytics",
         service: "analytics",
         port: port.analytics,
         readyPort: port.analytics,
-        env: { HOST: INTERNAL_HOST },
+        opsPort: port.opsOf("analytics"),
+        env: { HOST: INTERNAL_HOST, OPS_PORT: String(port.opsOf("analytics")) },
       },
       {
         name: "gateway",
         service: "gateway",
         port: port.gateway,
         readyPort: port.gateway,
+        opsPort: port.opsOf("gateway"),
         env: {
           HOST: INTERNAL_HOST,
+          OPS_PORT: String(port.opsOf("gateway")),
           REDIRECT_URL: "",
           TRUST_PROXY: "1",
           // Unless KURZ_SPLICE=0: API connections arrive spliced from the public origin (decision 0038); the
@@ -117,6 +133,7 @@ function instances(): Instance[] {
         port: publicPort,
         // The redirect answers readiness on its operational listener only (OPS_PORT).
         readyPort: port.ops,
+        opsPort: port.ops,
         env: {
           API_UPSTREAM_URL: `http://127.0.0.1:${port.gateway}`,
           ...(splice
@@ -142,25 +159,27 @@ function instances(): Instance[] {
           ? port[service]
           : port.instance(service, i);
       const name = n > 1 ? `${service}-${i + 1}` : service;
-      const base = { name, service, port: p, readyPort: p };
+      const opsPort = port.instanceOps(service, i);
+      const base = { name, service, port: p, readyPort: p, opsPort };
+      const ops = { OPS_PORT: String(opsPort) };
       if (service === "redirect") {
         out.push({
           ...base,
-          readyPort: port.instanceOps(i),
+          readyPort: opsPort,
           env: {
             HOST: INTERNAL_HOST,
             // The edge overwrites X-Forwarded-For with its peer; API paths never reach this instance.
             TRUST_PROXY: "true",
             API_UPSTREAM_URL: "",
-            OPS_PORT: String(port.instanceOps(i)),
+            ...ops,
             // Each instance journals and spools in its own directory (the spool is locked by one process).
             SPOOL_DIR: resolve(shared.SPOOL_DIR!, `redirect-${i + 1}`),
           },
         });
       } else if (service === "gateway") {
-        out.push({ ...base, env: { HOST: INTERNAL_HOST, REDIRECT_URL: "", TRUST_PROXY: "1" } });
+        out.push({ ...base, env: { HOST: INTERNAL_HOST, REDIRECT_URL: "", TRUST_PROXY: "1", ...ops } });
       } else {
-        out.push({ ...base, env: { HOST: INTERNAL_HOST } });
+        out.push({ ...base, env: { HOST: INTERNAL_HOST, ...ops } });
       }
     }
   }
@@ -303,15 +322,66 @@ async function main(): Promise<void> {
   if (scaled) startEdge(all);
   await Promise.all(all.map((s) => waitReady(s.name, `http://127.0.0.1:${s.readyPort}/ready`)));
   if (scaled) await waitReady("edge", `http://127.0.0.1:${port.edgeHealth}/health`);
+  const prometheusUrl = observability ? await startPrometheus(all) : null;
+  const targets = prometheusUrl ? await targetsPage(prometheusUrl) : null;
 
   console.log(`
 Kurz is up.
   public origin (API + short links)  ${shared.PUBLIC_BASE_URL}${scaled ? `   (nginx in front of ${all.map((s) => s.name).join(", ")})` : ""}
   API                                ${shared.PUBLIC_BASE_URL}/api/v1   docs: ${shared.PUBLIC_BASE_URL}/docs
-  data                               ${dataDir}
+  data                               ${dataDir}${prometheusUrl ? `\n  Prometheus                         ${prometheusUrl}   targets: ${targets}` : ""}
 Create an account and its first API key:
   ./kurz accounts:create --email you@example.com
 Press Ctrl-C to stop.`);
+}
+
+/**
+ * Prometheus beside the stack (--observability), scraping every instance's operational listener with
+ * the alert rules of infra/observability; its data under <data>/prometheus. Debian's `prometheus`
+ * package provides the binary (infra/local/lib.sh installs it with the test tools); without it the
+ * stack runs without, and says so.
+ */
+async function startPrometheus(all: Instance[]): Promise<string | null> {
+  const binary = ["/usr/bin/prometheus", "/usr/local/bin/prometheus"].find((p) => existsSync(p));
+  if (!binary) {
+    console.error(
+      "--observability: prometheus is not installed (apt-get install prometheus); running without",
+    );
+    return null;
+  }
+  const dir = resolve(dataDir, "prometheus");
+  mkdirSync(resolve(dir, "data"), { recursive: true });
+  const targets: Record<string, string[]> = {};
+  for (const s of all) targets[s.service] = [...(targets[s.service] ?? []), `127.0.0.1:${s.opsPort}`];
+  const config = resolve(dir, "prometheus.yml");
+  writeFileSync(
+    config,
+    prometheusConfig({ targets, ruleFiles: [resolve(root, "infra/observability/alerts.yml")] }),
+  );
+  const address = `127.0.0.1:${port.prometheus}`;
+  start(
+    "prometheus",
+    binary,
+    [
+      `--config.file=${config}`,
+      `--storage.tsdb.path=${resolve(dir, "data")}`,
+      `--web.listen-address=${address}`,
+      "--log.level=warn",
+    ],
+    {},
+    94,
+  );
+  await waitReady("prometheus", `http://${address}/-/ready`);
+  return `http://${address}`;
+}
+
+/** The targets page: Debian's package serves Prometheus's classic UI only, under /classic. */
+async function targetsPage(url: string): Promise<string> {
+  const classic = await fetch(`${url}/classic/targets`).then(
+    (r) => r.ok,
+    () => false,
+  );
+  return classic ? `${url}/classic/targets` : `${url}/targets`;
 }
 
 /** nginx as the edge of a scaled stack, its configuration generated from the compose edge's. */
@@ -367,9 +437,14 @@ async function waitForRedis(): Promise<void> {
 type ServiceName = (typeof SERVICES)[number];
 
 /** `--scale redirect=2,gateway=2` and `--base-port 18080` (or KURZ_BASE_PORT). */
-function parseArgs(args: string[]): { scale: Partial<Record<ServiceName, number>>; basePort: number } {
+function parseArgs(args: string[]): {
+  scale: Partial<Record<ServiceName, number>>;
+  basePort: number;
+  observability: boolean;
+} {
   const scale: Partial<Record<ServiceName, number>> = {};
   let basePort = localBasePort(env);
+  let observability = false;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const flag = arg.startsWith("--") ? arg.split("=")[0] : arg;
@@ -387,26 +462,29 @@ function parseArgs(args: string[]): { scale: Partial<Record<ServiceName, number>
       }
     } else if (flag === "--base-port") {
       basePort = Number(value());
+    } else if (arg === "--observability") {
+      observability = true;
     } else {
       usage(`unknown argument "${arg}"`);
     }
   }
   if (!Number.isInteger(basePort) || basePort < 1024 || basePort > 65_535 - 1100) {
-    usage("--base-port: a port from 1024 to 64435 (the stack uses ports up to base+1002)");
+    usage("--base-port: a port from 1024 to 64435 (the stack uses ports up to base+1010)");
   }
   if ((scale.analytics ?? 1) > 1 && !env.CLICKHOUSE_URL) {
     usage(
       "--scale analytics=N needs CLICKHOUSE_URL: the embedded store opens its data directory from one process only",
     );
   }
-  return { scale, basePort };
+  return { scale, basePort, observability };
 }
 
 function usage(problem: string): never {
   console.error(`kurz up: ${problem}
-usage: ./kurz up [--scale service=N,...] [--base-port PORT]
+usage: ./kurz up [--scale service=N,...] [--base-port PORT] [--observability]
   --scale redirect=3,gateway=2,management=2   several instances of a service behind nginx (the edge)
-  --base-port 18080                           the public origin's port; the others follow from it`);
+  --base-port 18080                           the public origin's port; the others follow from it
+  --observability                             Prometheus beside the stack (base+1010, 9090 by default)`);
   process.exit(2);
 }
 

@@ -73,7 +73,9 @@ export interface ScaledStackOptions {
 }
 
 /** The ports `./kurz up --scale` takes from its base (infra/local/up.ts): the stack's base leaves all free. */
-const STACK_PORT_OFFSETS = [0, 1, 3, 4, 10, 20, 21, 22, 30, 31, 32, 40, 41, 42, 43, 60, 61, 62, 63, 1002];
+const STACK_PORT_OFFSETS = [
+  0, 1, 3, 4, 10, 20, 21, 22, 30, 31, 32, 40, 41, 42, 43, 60, 61, 62, 63, 70, 71, 72, 80, 81, 82, 90, 1002,
+];
 
 export async function startScaledStack(opts: ScaledStackOptions): Promise<ScaledStack> {
   const redisUrl = opts.redisUrl ?? testRedisUrl();

@@ -5,6 +5,7 @@ export { contextOf } from "./trace-context.ts";
 export type {
   BusConfig,
   BusLogger,
+  ConsumerLag,
   EventBus,
   IncomingMessage,
   OutgoingMessage,

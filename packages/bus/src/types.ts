@@ -58,6 +58,13 @@ export interface Subscription {
   stop(): Promise<void>;
 }
 
+export interface ConsumerLag {
+  /** The topic and group as subscribed (without the bus prefix). */
+  topic: string;
+  group: string;
+  messages: number;
+}
+
 export interface EventBus {
   readonly kind: "redis" | "kafka";
   /**
@@ -71,6 +78,13 @@ export interface EventBus {
   subscribe<T>(opts: SubscribeOptions<T>): Promise<Subscription>;
   /** Throws when the broker is unreachable. */
   ping(): Promise<void>;
+  /**
+   * How far each of this bus's running subscriptions is behind its topic: messages not yet delivered
+   * to the group plus those delivered and not yet acknowledged (Redis), or the sum over partitions of
+   * the newest offset less the group's committed one (Kafka). For metrics; throws when the broker is
+   * unreachable.
+   */
+  lag(): Promise<ConsumerLag[]>;
   /** Stops subscriptions, flushes, disconnects. */
   close(): Promise<void>;
 }

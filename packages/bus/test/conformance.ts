@@ -33,6 +33,7 @@ export const conformanceTopics = [
   "poison.dlq",
   "resume",
   "trace",
+  "lag",
 ] as const;
 
 export interface ConformanceOptions {
@@ -502,6 +503,41 @@ function traceCases(test: CaseTest, makeBus: () => EventBus): void {
 function pingCases(test: CaseTest, options: ConformanceOptions): void {
   test("ping resolves while the broker is reachable", async ({ bus }) => {
     await expect(bus().ping()).resolves.toBeUndefined();
+  });
+
+  test("lag counts what a group has not handled, and falls to 0 once it has", async ({ bus }) => {
+    const b = bus();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let handled = 0;
+    await b.subscribe<Seq>({
+      topic: "lag",
+      group: "lag-g",
+      maxBatchSize: 5,
+      handler: async (batch) => {
+        await held;
+        handled += batch.length;
+      },
+    });
+    await b.publish(
+      "lag",
+      range(0, 20).map((seq) => ({ key: "k", value: { seq } })),
+    );
+    const lagOf = async () => (await b.lag()).find((l) => l.topic === "lag" && l.group === "lag-g")?.messages;
+    const until = async (what: string, check: () => Promise<boolean>) => {
+      const deadline = Date.now() + 15_000;
+      while (!(await check())) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what} (lag ${await lagOf()})`);
+        await pause(50);
+      }
+    };
+    // Delivered and held, or not delivered yet: all 20 are ahead of the group.
+    await until("a lag of 20 while the handler holds", async () => (await lagOf()) === 20);
+    release();
+    await until("no lag once every message is handled", async () => (await lagOf()) === 0);
+    expect(handled).toBe(20);
   });
 
   const makeUnreachable = options.makeUnreachableBus;

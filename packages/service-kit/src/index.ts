@@ -16,6 +16,8 @@ export * from "./internal-client.ts";
 export * from "./internal-routes.ts";
 export * from "./lifecycle.ts";
 export * from "./logger.ts";
+export * from "./metrics.ts";
+export * from "./ops.ts";
 export * from "./origin-hosts.ts";
 export * from "./poll-loop.ts";
 export * from "./proxy-protocol.ts";

@@ -11,6 +11,7 @@ import { requestLog } from "./access-log.ts";
 import { apiError, badRequest, internalError, unauthorized, validation } from "./errors.ts";
 import type { Identity } from "./internal-auth.ts";
 import type { Logger } from "./logger.ts";
+import { labelRoute } from "./metrics.ts";
 import { withRequestCaller } from "./request-caller.ts";
 
 export interface KeyIdentity {
@@ -195,6 +196,7 @@ export async function runRoute(
   request: RouteRequest,
   check: ResponseCheck,
 ): Promise<unknown> {
+  labelRoute(request.res, def.path);
   const input = inputFor(def, request);
   // Who acts, where from: read by the audit log deep in the use cases (request-caller.ts).
   const result = await withRequestCaller(request.identity, () => handler(input));

@@ -3,6 +3,7 @@ export * from "./dns.ts";
 export * from "./http-server.ts";
 export * from "./ids.ts";
 export * from "./infra.ts";
+export * from "./metrics.ts";
 export * from "./net.ts";
 export * from "./postgres-tools.ts";
 export * from "./process.ts";

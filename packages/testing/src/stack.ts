@@ -36,8 +36,8 @@ export interface Stack {
   origin: string;
   prefix: string;
   /**
-   * Direct URLs of each service, for tests that must bypass the gateway; `redirectOps` is the
-   * redirect's operational listener (/health, /ready, /metrics), which the public origin never serves.
+   * Direct URLs of each service, for tests that must bypass the gateway; the `…Ops` ones are the
+   * services' operational listeners (/health, /ready, /metrics), which the public origin never serves.
    */
   urls: {
     gateway: string;
@@ -49,6 +49,9 @@ export interface Stack {
     redirect: string;
     analytics: string;
     redirectOps: string;
+    gatewayOps: string;
+    managementOps: string;
+    analyticsOps: string;
   };
   databaseUrl: string;
   env: Record<string, string>;
@@ -135,7 +138,10 @@ async function layOut(opts: StackOptions): Promise<StackLayout> {
     throw made.status === "rejected" ? made.reason : (copied as PromiseRejectedResult).reason;
   }
   const [db, chdb] = [made.value, copied.value];
-  const [gw, mg, rd, an, ops, splice, spliceReturn] = await Promise.all([
+  const [gw, mg, rd, an, ops, splice, spliceReturn, gwOps, mgOps, anOps] = await Promise.all([
+    getFreePort(),
+    getFreePort(),
+    getFreePort(),
     getFreePort(),
     getFreePort(),
     getFreePort(),
@@ -176,7 +182,10 @@ async function layOut(opts: StackOptions): Promise<StackLayout> {
   const redirectTrust =
     opts.serviceEnv?.redirect?.TRUST_PROXY ?? opts.extraEnv?.TRUST_PROXY ?? env.TRUST_PROXY!;
   const own: Record<string, Record<string, string>> = {
+    management: { OPS_PORT: String(mgOps) },
+    analytics: { OPS_PORT: String(anOps) },
     gateway: {
+      OPS_PORT: String(gwOps),
       REDIRECT_URL: "",
       SPLICE_PORT: String(splice),
       SPLICE_TRUST_PROXY: redirectTrust,
@@ -199,6 +208,9 @@ async function layOut(opts: StackOptions): Promise<StackLayout> {
     redirect: env.REDIRECT_URL!,
     analytics: env.ANALYTICS_URL!,
     redirectOps: `http://127.0.0.1:${ops}`,
+    gatewayOps: `http://127.0.0.1:${gwOps}`,
+    managementOps: `http://127.0.0.1:${mgOps}`,
+    analyticsOps: `http://127.0.0.1:${anOps}`,
   };
   const cleanup = async () => {
     await cleanupRedisPrefix(REDIS_URL, prefix);

@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { AnyUrl, LINKS_SUMMARY_MAX_WINDOW_SECONDS } from "@kurz/contracts";
-import { commonConfigSchema, DEV_ANALYTICS_SALT_SECRET, loadConfig } from "@kurz/service-kit";
+import { commonConfigSchema, DEV_ANALYTICS_SALT_SECRET, loadConfig, opsConfig } from "@kurz/service-kit";
 import { z } from "zod";
 
 export const DEV_SALT_SECRET = DEV_ANALYTICS_SALT_SECRET;
@@ -46,6 +46,8 @@ export const analyticsConfigSchema = commonConfigSchema.extend({
     .positive()
     .max(LINKS_SUMMARY_MAX_WINDOW_SECONDS)
     .default(900),
+  // The operational listener (/health, /ready, /metrics), never on PORT (service-kit's ops.ts).
+  ...opsConfig(9083),
 });
 export type AnalyticsConfig = z.infer<typeof analyticsConfigSchema>;
 

@@ -41,6 +41,9 @@ export class ApiKeys {
     );
   }
 
+  /** Key lookups answered from the Redis cache (a known or an unknown key) and those asked of management. */
+  readonly cacheReads = { hit: 0, miss: 0 };
+
   /** The last record parsed per cache key, reused while the cached text is unchanged. */
   private readonly parsed = new LRUCache<string, { text: string; record: KeyRecord }>({ max: PARSED_MAX });
 
@@ -78,19 +81,27 @@ export class ApiKeys {
     } catch {
       throw unavailable();
     }
-    if (cached === UNKNOWN) return null;
+    if (cached === UNKNOWN) {
+      this.cacheReads.hit++;
+      return null;
+    }
     if (cached) {
       // The same text parses to the same record: a revocation or a change rewrites the text.
       const known = this.parsed.get(cacheKey);
-      if (known?.text === cached) return known.record;
+      if (known?.text === cached) {
+        this.cacheReads.hit++;
+        return known.record;
+      }
       // A damaged entry is treated as a miss and replaced from management, never trusted.
       const parsed = getKey.response.safeParse(parseJson(cached));
       if (parsed.success) {
+        this.cacheReads.hit++;
         this.parsed.set(cacheKey, { text: cached, record: parsed.data });
         return parsed.data;
       }
       await this.redis.del(cacheKey).catch(() => {});
     }
+    this.cacheReads.miss++;
     await beforeManagement;
 
     let res: Response;

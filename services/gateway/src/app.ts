@@ -36,12 +36,13 @@ import { createClientOrigin } from "./client-origin.ts";
 import { createDocsPage } from "./docs-page.ts";
 import { createForwarder } from "./proxy.ts";
 import { createReturnForwarder } from "./return-forwarder.ts";
-import { RouteTable } from "./route-table.ts";
 import { createStatsPageStatus } from "./stats-page-status.ts";
 import { createWebApp } from "./web-app.ts";
 
 export interface GatewayDeps extends AuthenticatorDeps {
   readiness: Record<string, () => Promise<unknown>>;
+  /** Counts the 429s answered, by spent window (service.ts reads it for metrics). */
+  refusals?: Map<string, number>;
 }
 
 /** `path` is `prefix` or below it, segment-wise (as Express's `app.use(prefix)` matched). */
@@ -50,7 +51,6 @@ const under = (path: string, prefix: string) =>
 
 export function createGatewayApp(deps: GatewayDeps): RequestListener {
   const { config, logger } = deps;
-  const _routes = new RouteTable();
   const health = handleHealth(deps.readiness);
   const docs = createDocsPage();
   // Built on its first request, not at start: it is derived from every route's record (tens of ms of
@@ -59,7 +59,7 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
   const clientAddress = createClientAddress(config);
   const clientHash = createClientHash(config, clientAddress);
   const clientOrigin = createClientOrigin(clientAddress);
-  const budgets = createBudgets(deps.limiter, logger);
+  const budgets = createBudgets(deps.limiter, logger, deps.refusals);
   const { authenticate, reportFailureBudget } = createAuthenticator(deps, budgets, clientHash);
   const origin = originHosts(config.PUBLIC_BASE_URL, config.PUBLIC_HOSTS);
   const statsStatus = createStatsPageStatus(config, budgets, clientHash);

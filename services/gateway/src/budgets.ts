@@ -24,7 +24,15 @@ export interface Budgets {
   enforceLimits(res: ServerResponse, subject: string, windows: Window[]): Promise<void>;
 }
 
-export function createBudgets(limiter: RateLimiter, logger: Logger): Budgets {
+/**
+ * `refusals` counts the 429s built, by the spent window's name ("1m", "1h"), for the
+ * `gateway_rate_limit_refusals_total` metric.
+ */
+export function createBudgets(
+  limiter: RateLimiter,
+  logger: Logger,
+  refusals: Map<string, number> = new Map(),
+): Budgets {
   const limiterDown = (err: unknown): never => {
     logger.error({ err: String(err) }, "rate limiter unavailable");
     throw serviceUnavailable("Service temporarily unavailable");
@@ -38,6 +46,7 @@ export function createBudgets(limiter: RateLimiter, logger: Logger): Budgets {
   // `details` (window, limit) and the X-RateLimit-* headers. The older API has no `details`, so its
   // message may name the budget instead.
   const exceededError = (state: WindowState, legacyMessage?: string) => {
+    refusals.set(state.name, (refusals.get(state.name) ?? 0) + 1);
     const retryAfter = Math.max(1, state.resetAt - Math.floor(Date.now() / 1000));
     return apiError(
       "RATE_LIMIT_EXCEEDED",

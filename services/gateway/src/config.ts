@@ -1,5 +1,5 @@
 import { AnyUrl, isUrl } from "@kurz/contracts";
-import { AUTH_FAILURE_LIMIT_DEFAULT, commonConfigSchema, loadConfig } from "@kurz/service-kit";
+import { AUTH_FAILURE_LIMIT_DEFAULT, commonConfigSchema, loadConfig, opsConfig } from "@kurz/service-kit";
 import { z } from "zod";
 
 const optionalUrl = z
@@ -56,6 +56,8 @@ export const gatewayConfigSchema = commonConfigSchema.extend({
     .int()
     .positive()
     .default(1024 * 1024),
+  // The operational listener (/health, /ready, /metrics), never on PORT (service-kit's ops.ts).
+  ...opsConfig(9080),
 });
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 

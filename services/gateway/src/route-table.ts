@@ -5,6 +5,8 @@ import { API_ROUTES, type ApiRoute } from "@kurz/contracts";
 interface CompiledRoute {
   pattern: RegExp;
   method: string;
+  /** The record's path template (`/api/v1/links/:id`). */
+  path: string;
 }
 
 function compile(route: ApiRoute): CompiledRoute {
@@ -13,7 +15,7 @@ function compile(route: ApiRoute): CompiledRoute {
     .map((segment) => (segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
     .join("/");
   // Express matches case-insensitively and tolerates one trailing slash; so does this.
-  return { pattern: new RegExp(`^${source}/?$`, "i"), method: route.method };
+  return { pattern: new RegExp(`^${source}/?$`, "i"), method: route.method, path: route.path };
 }
 
 /** Segments of a path, one trailing slash ignored: a route can only match paths with as many as its own. */
@@ -46,5 +48,20 @@ export class RouteTable {
     if (methods.size === 0) return null;
     if (methods.has("GET")) methods.add("HEAD");
     return [...methods];
+  }
+
+  /**
+   * The path template of the record answering `method` on `path` (HEAD as GET), else of any record with
+   * this path (a 405), else null: a metric's label, bounded by the records.
+   */
+  recordOf(method: string, path: string): string | null {
+    const wanted = method === "HEAD" ? "GET" : method;
+    let any: string | null = null;
+    for (const route of this.routes.get(segmentCount(path)) ?? []) {
+      if (!route.pattern.test(path)) continue;
+      if (route.method === wanted) return route.path;
+      any ??= route.path;
+    }
+    return any;
   }
 }

@@ -32,12 +32,22 @@ describe("RouteTable", () => {
     expect(table.allowedMethods("/")).toBeNull();
   });
 
+  it("names the record answering a request by its path template, for metrics' labels", () => {
+    expect(table.recordOf("GET", "/api/v1/links/lnk_123")).toBe("/api/v1/links/:id");
+    expect(table.recordOf("HEAD", "/api/v1/links/")).toBe("/api/v1/links");
+    expect(table.recordOf("POST", "/api/v1/links/bulk")).toBe("/api/v1/links/bulk");
+    // A method no record of the path has (a 405): still the path's record, never the raw path.
+    expect(table.recordOf("PATCH", "/api/domain/7/update")).toBe("/api/domain/:id/update");
+    expect(table.recordOf("GET", "/api/v1/nothing/here")).toBeNull();
+  });
+
   it("finds every route of the real table at its own path, whatever the segment count", () => {
     const real = new RouteTable();
     for (const route of API_ROUTES) {
       const path = route.path.replace(/:[^/]+/g, "x1");
       expect(real.allowedMethods(path), route.path).toContain(route.method);
       expect(real.allowedMethods(`${path}/`), route.path).toContain(route.method);
+      expect(real.recordOf(route.method, path), route.path).toMatch(/^\/api\//);
     }
   });
 });

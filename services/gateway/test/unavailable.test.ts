@@ -49,6 +49,7 @@ beforeAll(async () => {
     cwd: resolve(import.meta.dirname, "../../.."),
     env: {
       PORT: String(port),
+      OPS_PORT: "0",
       LOG_LEVEL: "fatal",
       REDIS_URL: testRedisUrl(),
       REDIS_KEY_PREFIX: `${prefix}:`,

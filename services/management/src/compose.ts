@@ -2,7 +2,14 @@
 // telemetry, exit codes), and the in-process test stack (@kurz/testing/stack) calls it directly.
 import { createServer } from "node:http";
 import { createPrisma } from "@kurz/db";
-import { createServiceBus, type Logger, listen, type StartedService } from "@kurz/service-kit";
+import {
+  createOpsServer,
+  createServiceBus,
+  type Logger,
+  listen,
+  type StartedService,
+  withRequestMetrics,
+} from "@kurz/service-kit";
 import { Redis } from "ioredis";
 import { createManagementListener } from "./app.ts";
 import { AuditPrune } from "./audit/prune-audit-events.ts";
@@ -18,6 +25,7 @@ import { subscribeClickTotals } from "./links/click-totals.ts";
 import { QrRenderer } from "./links/qr-renderer.ts";
 import { DAY_MS, startRetiredCodePurge } from "./links/retired-codes.ts";
 import { createMailer } from "./mail/mailer.ts";
+import { managementMetrics } from "./metrics.ts";
 import { startFrameRefresh } from "./overlays/frame-refresher.ts";
 import { DomainAndRotatorRecords } from "./projections/domain-and-rotator-records.ts";
 import { RedirectRecords } from "./projections/link-records.ts";
@@ -71,6 +79,12 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     MAIL_FROM: config.MAIL_FROM ?? `Kurz <no-reply@${new URL(config.PUBLIC_BASE_URL).hostname}>`,
   });
   const sso = ssoSettingsFrom(config);
+  const readiness = {
+    postgres: () => prisma.$queryRaw`SELECT 1`,
+    redis: () => redis.ping(),
+    bus: () => bus.ping(),
+  };
+  const metrics = managementMetrics({ prisma, bus, webhooks: webhooks.dispatcher });
   const app = createManagementListener({
     prisma,
     records,
@@ -86,11 +100,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     adminToken: config.ADMIN_TOKEN,
     baseUrl: config.PUBLIC_BASE_URL,
     publicHosts: config.PUBLIC_HOSTS,
-    readiness: {
-      postgres: () => prisma.$queryRaw`SELECT 1`,
-      redis: () => redis.ping(),
-      bus: () => bus.ping(),
-    },
+    readiness,
     onEventsWritten: () => relay.wake(),
     retiredCodeGraceMs,
     onImportQueued: () => imports.wake(),
@@ -105,7 +115,10 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
 
     sso,
   });
-  const server = createServer(app);
+  const server = createServer(withRequestMetrics(metrics, app));
+  // Health, readiness and metrics on a listener of their own, never on the public port (ops.ts).
+  const ops = createOpsServer({ readiness, metrics });
+  await listen(ops, config.OPS_HOST, config.OPS_PORT);
   await listen(server, config.HOST, config.PORT);
   relay.start();
   // Records of domains that never verified (e.g. rows from before verification) must not serve.
@@ -127,7 +140,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
   const auditPrune = new AuditPrune(prisma, { logger });
   auditPrune.start();
   return {
-    servers: [server],
+    servers: [server, ops],
     close: async () => {
       stopPurge();
       // The pool closes as soon as the worker stops claiming: a batch's hashes still queued are

@@ -9,6 +9,7 @@ import {
   commonConfigSchema,
   DEV_WEBHOOK_SECRETS_KEY,
   loadConfig,
+  opsConfig,
   unsetIfEmpty,
 } from "@kurz/service-kit";
 import { z } from "zod";
@@ -139,6 +140,8 @@ export const managementConfigSchema = commonConfigSchema.extend({
   WEBHOOK_CLICK_BATCH_MAX: z.coerce.number().int().min(1).max(1000).default(100),
   WEBHOOK_CLICK_BATCH_MS: z.coerce.number().int().nonnegative().default(5_000),
   WEBHOOK_LOG_RETENTION_DAYS: z.coerce.number().positive().default(30),
+  // The operational listener (/health, /ready, /metrics), never on PORT (service-kit's ops.ts).
+  ...opsConfig(9081),
 });
 
 /** Node's own parser decides: what `Resolver.setServers` takes is valid. */

@@ -74,6 +74,11 @@ export class ClickSpool {
     return spool;
   }
 
+  /** The spool file's size plus what is queued for it. */
+  get bytes(): number {
+    return this.fileBytes + this.queuedBytes;
+  }
+
   get pending(): number {
     return this.fileLines - this.readLines + this.queued.length;
   }

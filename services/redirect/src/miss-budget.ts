@@ -17,6 +17,8 @@ export class MissBudget {
   // A refused client stays refused until its window ends, known here without asking Redis again: a
   // flood past the budget then costs this instance nothing but a map lookup per request.
   private readonly refusedUntil = new LRUCache<string, number>({ max: 10_000 });
+  /** Lookups refused so far (a metric). */
+  refusals = 0;
 
   constructor(
     redis: Redis,
@@ -34,10 +36,13 @@ export class MissBudget {
   // back when management found the record (or could not answer): only misses use the budget.
   private async admit(key: string): Promise<GateAnswer> {
     const until = this.refusedUntil.get(key);
-    if (until !== undefined && until > Date.now())
+    if (until !== undefined && until > Date.now()) {
+      this.refusals++;
       return { allowed: false, retryAfter: Math.max(1, Math.ceil((until - Date.now()) / 1000)) };
+    }
     const [used] = await this.counter.hit(key);
     if (used!.count > this.perMinute) {
+      this.refusals++;
       this.refusedUntil.set(key, Date.now() + used!.retryAfter * 1000);
       return { allowed: false, retryAfter: used!.retryAfter };
     }

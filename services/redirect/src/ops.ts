@@ -3,13 +3,12 @@
 // non-API path of the public origin reaches the redirect's public port, so anything answered there is
 // public; on the public port these paths are ordinary (reserved, so unknown) codes.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { ClickMetrics } from "./click-publisher.ts";
-import { sendMetrics } from "./metrics.ts";
+import { type RedirectMetrics, sendMetrics } from "./metrics.ts";
 
 export function createOpsHandler(deps: {
   health: (req: IncomingMessage, res: ServerResponse) => boolean;
   /** Read on every scrape. */
-  metrics: () => ClickMetrics;
+  metrics: () => Promise<RedirectMetrics>;
 }) {
   return function opsHandle(req: IncomingMessage, res: ServerResponse): void {
     if (deps.health(req, res)) return;
@@ -17,7 +16,11 @@ export function createOpsHandler(deps: {
     const q = url.indexOf("?");
     const path = q === -1 ? url : url.slice(0, q);
     if (path === "/metrics" && (req.method === "GET" || req.method === "HEAD")) {
-      sendMetrics(res, deps.metrics(), req.method === "HEAD");
+      const head = req.method === "HEAD";
+      deps.metrics().then(
+        (m) => sendMetrics(res, m, head),
+        () => res.destroy(),
+      );
       return;
     }
     req.resume();

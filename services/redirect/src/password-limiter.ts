@@ -34,10 +34,14 @@ export class PasswordLimiter {
     this.counter = new WindowCounter(redis, limits.windowSeconds);
   }
 
+  /** Attempts refused so far (a metric). */
+  refusals = 0;
+
   async attempt(code: string, ip: string | null): Promise<Attempt> {
     const [client, link] = await this.counter.hit(clientCount(code, ip), linkCount(code));
     const clientOver = client!.count > this.limits.perClient;
     const linkOver = link!.count > this.limits.perLink;
+    if (clientOver || linkOver) this.refusals++;
     const retryAfter = Math.max(clientOver ? client!.retryAfter : 0, linkOver ? link!.retryAfter : 0);
     return { allowed: !clientOver && !linkOver, retryAfter: Math.max(1, retryAfter) };
   }

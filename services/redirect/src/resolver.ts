@@ -163,6 +163,9 @@ export class CachedLookup<T extends object> {
   private readonly inFlight = new Map<string, Promise<T | null>>();
   // Bumped by every invalidation: a load that started before one must not cache what it read.
   private generation = 0;
+  /** peek()s answered from memory (a record or a known miss) and not: the cache hit ratio's terms. */
+  hits = 0;
+  misses = 0;
 
   constructor(
     private readonly kind: Kind<T>,
@@ -181,7 +184,11 @@ export class CachedLookup<T extends object> {
   /** A cached answer, synchronously (the hot path awaits nothing): undefined = not cached. */
   peek(id: string): T | null | undefined {
     const hit = this.cache.get(id, this.getOptions);
-    if (hit === undefined) return undefined;
+    if (hit === undefined) {
+      this.misses++;
+      return undefined;
+    }
+    this.hits++;
     // One refresh per stale entry; later hits while it runs only read.
     if (this.status.get === "stale" && !this.inFlight.has(id)) this.resolve(id).catch(() => {});
     return hit === MISSING ? null : hit;
@@ -347,6 +354,17 @@ export class Resolver {
    * lru-cache allocates its arrays for every entry it may hold up front, and most deployments serve
    * no overlay at all.
    */
+  /** The caches by name, for metrics; the overlays' only once a request has used it. */
+  caches(): [string, { hits: number; misses: number }][] {
+    const all: [string, { hits: number; misses: number }][] = [
+      ["link", this.links],
+      ["domain", this.domains],
+      ["rotator", this.rotators],
+    ];
+    if (this.overlayLookup) all.push(["overlay", this.overlayLookup]);
+    return all;
+  }
+
   get overlays(): CachedLookup<OverlayRecord> {
     this.overlayLookup ??= new CachedLookup(
       {

@@ -26,6 +26,7 @@ import { clientIp } from "./client-ip.ts";
 import type { RedirectConfig } from "./config.ts";
 import { GeoCountry } from "./geo-country.ts";
 import { followInvalidations } from "./invalidations.ts";
+import { directoryBytes, diskOf, type RedirectMetrics } from "./metrics.ts";
 import { MissBudget } from "./miss-budget.ts";
 import { createOpsHandler } from "./ops.ts";
 import { OverlaySubmissions } from "./overlay-submissions.ts";
@@ -61,13 +62,28 @@ export async function startRedirect(config: RedirectConfig, logger: Logger): Pro
       logger.warn({ link }, "a link's smart part is unreadable; it redirects as a plain link to its own URL"),
   });
   followInvalidations(subscriber, resolver, logger);
-  const { publisher, journal } = await openClickPipeline(config, bus, logger);
+  const { publisher, journal, spool } = await openClickPipeline(config, bus, logger);
   const health = handleHealth({
     redis: () => redis.ping(),
     bus: () => bus.ping(),
   });
   const geo = GeoCountry.open(config.GEOIP_DB_PATH, logger);
-  const handlerFor = publicHandlers(config, { redis, resolver, publisher, journal, geo, logger });
+  const limiter = new PasswordLimiter(redis, {
+    perClient: config.PASSWORD_MAX_ATTEMPTS,
+    perLink: config.PASSWORD_LINK_MAX_ATTEMPTS,
+    windowSeconds: config.PASSWORD_WINDOW_SECONDS,
+  });
+  const missBudget = new MissBudget(redis, config.MISS_BUDGET_PER_MINUTE);
+  const handlerFor = publicHandlers(config, {
+    redis,
+    resolver,
+    publisher,
+    journal,
+    geo,
+    logger,
+    limiter,
+    missBudget,
+  });
   const server = createServer(handlerFor(config.TRUST_PROXY));
   if (config.API_UPSTREAM_URL && config.API_SPLICE_PORT > 0) {
     spliceApiConnections(server, {
@@ -78,7 +94,20 @@ export async function startRedirect(config: RedirectConfig, logger: Logger): Pro
   }
   server.keepAliveTimeout = 65_000;
   // Health, readiness and metrics on a listener of their own, never on the public port (ops.ts).
-  const ops = createServer(createOpsHandler({ health, metrics: () => publisher.metrics }));
+  const journalDir = journal ? journalDirOf(config) : null;
+  const metrics = async (): Promise<RedirectMetrics> => ({
+    ...publisher.metrics,
+    spoolBytes: spool.bytes,
+    spoolMaxBytes: config.SPOOL_MAX_BYTES,
+    journalBytes: journalDir ? await directoryBytes(journalDir) : 0,
+    spoolDisk: await diskOf(config.SPOOL_DIR),
+    caches: resolver.caches().map(([cache, lookup]) => ({ cache, hits: lookup.hits, misses: lookup.misses })),
+    refusals: [
+      { reason: "miss_budget", count: missBudget.refusals },
+      { reason: "password_attempts", count: limiter.refusals },
+    ],
+  });
+  const ops = createServer(createOpsHandler({ health, metrics }));
   await listen(ops, config.OPS_HOST, config.OPS_PORT);
   // A spliced connection's requests that are not the gateway's come back here from the gateway, which
   // appends the address it was told (the PROXY header's) to X-Forwarded-For: one hop more to believe.
@@ -108,7 +137,7 @@ async function openClickPipeline(
   config: RedirectConfig,
   bus: EventBus,
   logger: Logger,
-): Promise<{ publisher: ClickPublisher; journal: ClickJournal | undefined }> {
+): Promise<{ publisher: ClickPublisher; journal: ClickJournal | undefined; spool: ClickSpool }> {
   const spool = await ClickSpool.open({
     dir: config.SPOOL_DIR,
     // Named after the port, so instances sharing a directory (or a host's test stacks) never collide;
@@ -119,10 +148,9 @@ async function openClickPipeline(
   });
   if (spool.pending > 0)
     logger.warn({ spooled: spool.pending }, "replaying clicks spooled by a previous run");
-  // Per port, like the spool: a restarted instance replays what its predecessor journaled.
   const journaled = config.CLICK_JOURNAL
     ? await ClickJournal.open({
-        dir: join(config.SPOOL_DIR, `journal-${config.PORT}`),
+        dir: journalDirOf(config),
         syncIntervalMs: config.CLICK_JOURNAL_SYNC_MS,
         onError: (err) => logger.error({ err: String(err) }, "click journal write failed"),
       })
@@ -141,8 +169,11 @@ async function openClickPipeline(
     logger.warn({ clicks: journaled.replay.length }, "replaying clicks journaled by a previous run");
     for (const event of journaled.replay) publisher.replay(event);
   }
-  return { publisher, journal };
+  return { publisher, journal, spool };
 }
+
+/** Per port, like the spool: a restarted instance replays what its predecessor journaled. */
+const journalDirOf = (config: RedirectConfig) => join(config.SPOOL_DIR, `journal-${config.PORT}`);
 
 /**
  * The whole public handler, for clients behind `trustProxy` X-Forwarded-For hops. Handlers made here
@@ -158,16 +189,12 @@ function publicHandlers(
     journal: ClickJournal | undefined;
     geo: GeoCountry;
     logger: Logger;
+    limiter: PasswordLimiter;
+    missBudget: MissBudget;
   },
 ) {
-  const { redis, resolver, publisher, journal, geo, logger } = parts;
+  const { redis, resolver, publisher, journal, geo, logger, limiter, missBudget } = parts;
   const clickLimit = new ClickLimit(redis);
-  const limiter = new PasswordLimiter(redis, {
-    perClient: config.PASSWORD_MAX_ATTEMPTS,
-    perLink: config.PASSWORD_LINK_MAX_ATTEMPTS,
-    windowSeconds: config.PASSWORD_WINDOW_SECONDS,
-  });
-  const missBudget = new MissBudget(redis, config.MISS_BUDGET_PER_MINUTE);
   const submissions = new OverlaySubmissions(
     redis,
     {

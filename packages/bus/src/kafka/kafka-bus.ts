@@ -8,6 +8,7 @@ import { withTraceContext } from "../trace-context.ts";
 import type {
   BusConfig,
   BusLogger,
+  ConsumerLag,
   EventBus,
   OutgoingMessage,
   SubscribeOptions,
@@ -30,6 +31,8 @@ export class KafkaBus implements EventBus {
   private pingAdmin: Promise<Admin> | undefined;
   private readonly ensuredTopics = new Map<string, Promise<void>>();
   private readonly subscriptions = new Set<KafkaSubscription<unknown>>();
+  /** The topic and group of each running subscription, for lag(). */
+  private readonly subscribed = new Map<KafkaSubscription<unknown>, { topic: string; group: string }>();
   private closed = false;
 
   constructor(private readonly config: BusConfig) {
@@ -85,7 +88,10 @@ export class KafkaBus implements EventBus {
       logger: this.logger,
       deadLetter: (message, why) =>
         this.send(opts.deadLetterTopic, [deadLetterMessage(message, { ...why, group: opts.group })]),
-      onStopped: () => this.subscriptions.delete(subscription as KafkaSubscription<unknown>),
+      onStopped: () => {
+        this.subscriptions.delete(subscription as KafkaSubscription<unknown>);
+        this.subscribed.delete(subscription as KafkaSubscription<unknown>);
+      },
       sendCutMarker: async (partition) => {
         const producer = await this.connectedProducer();
         await producer.send({
@@ -96,10 +102,12 @@ export class KafkaBus implements EventBus {
       },
     });
     this.subscriptions.add(subscription as KafkaSubscription<unknown>);
+    this.subscribed.set(subscription as KafkaSubscription<unknown>, { topic: opts.topic, group: opts.group });
     try {
       await subscription.start();
     } catch (e) {
       this.subscriptions.delete(subscription as KafkaSubscription<unknown>);
+      this.subscribed.delete(subscription as KafkaSubscription<unknown>);
       throw e;
     }
     return subscription;
@@ -119,6 +127,32 @@ export class KafkaBus implements EventBus {
       admin?.then((a) => a.disconnect()).catch(() => {});
       throw e;
     }
+  }
+
+  async lag(): Promise<ConsumerLag[]> {
+    const seen = new Map<string, { topic: string; group: string }>();
+    for (const s of this.subscribed.values()) seen.set(`${s.topic}\u0000${s.group}`, s);
+    if (seen.size === 0) return [];
+    this.admin ??= connected(this.kafka.admin());
+    const admin = await this.admin;
+    return Promise.all(
+      [...seen.values()].map(async ({ topic, group }) => {
+        const physical = topicName(this.config.prefix, topic);
+        const ends = await admin.fetchTopicOffsets(physical);
+        const [committed] = await admin.fetchOffsets({
+          groupId: topicName(this.config.prefix, group),
+          topics: [physical],
+        });
+        const at = new Map(committed?.partitions.map((p) => [p.partition, Number(p.offset)]) ?? []);
+        let messages = 0;
+        for (const end of ends) {
+          // No committed offset yet (-1): everything the partition still holds is ahead of the group.
+          const position = Math.max(at.get(end.partition) ?? -1, Number(end.low));
+          messages += Math.max(0, Number(end.high) - position);
+        }
+        return { topic, group, messages };
+      }),
+    );
   }
 
   async close(): Promise<void> {

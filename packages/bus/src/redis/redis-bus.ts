@@ -9,6 +9,7 @@ import { withTraceContext } from "../trace-context.ts";
 import type {
   BusConfig,
   BusLogger,
+  ConsumerLag,
   EventBus,
   OutgoingMessage,
   SubscribeOptions,
@@ -30,6 +31,8 @@ export class RedisBus implements EventBus {
   private readonly redis: Redis;
   private readonly logger: BusLogger;
   private readonly subscriptions = new Set<RedisSubscription<unknown>>();
+  /** The topic and group of each running subscription, for lag(). */
+  private readonly subscribed = new Map<RedisSubscription<unknown>, { topic: string; group: string }>();
   private lastConnectionErrorAt = 0;
   private closed = false;
 
@@ -80,15 +83,31 @@ export class RedisBus implements EventBus {
       logger: this.logger,
       deadLetter: (message, why) =>
         this.append(opts.deadLetterTopic, [deadLetterMessage(message, { ...why, group: opts.group })], {}),
-      onStopped: () => this.subscriptions.delete(subscription as RedisSubscription<unknown>),
+      onStopped: () => {
+        this.subscriptions.delete(subscription as RedisSubscription<unknown>);
+        this.subscribed.delete(subscription as RedisSubscription<unknown>);
+      },
     });
     this.subscriptions.add(subscription as RedisSubscription<unknown>);
+    this.subscribed.set(subscription as RedisSubscription<unknown>, { topic: opts.topic, group: opts.group });
     subscription.start();
     return subscription;
   }
 
   async ping(): Promise<void> {
     await withTimeout(this.redis.ping(), this.config.pingTimeoutMs ?? 2000, "redis ping");
+  }
+
+  async lag(): Promise<ConsumerLag[]> {
+    const seen = new Map<string, { topic: string; group: string }>();
+    for (const s of this.subscribed.values()) seen.set(`${s.topic}\u0000${s.group}`, s);
+    return Promise.all(
+      [...seen.values()].map(async ({ topic, group }) => {
+        const stream = topicName(this.config.prefix, topic);
+        const groups = (await this.redis.call("XINFO", "GROUPS", stream)) as unknown[][];
+        return { topic, group, messages: groupLag(groups, group) };
+      }),
+    );
   }
 
   async close(): Promise<void> {
@@ -115,4 +134,21 @@ export class RedisBus implements EventBus {
   private assertOpen(): void {
     if (this.closed) throw new Error("bus: closed");
   }
+}
+
+/**
+ * A group's `lag` (entries not yet delivered to it) plus its `pending` ones (delivered, not acknowledged).
+ * Redis reports a null lag when it cannot tell (entries deleted past the group's position); then only
+ * the pending ones count.
+ */
+function groupLag(groups: unknown[][], group: string): number {
+  for (const fields of groups) {
+    const info = new Map<string, unknown>();
+    for (let i = 0; i + 1 < fields.length; i += 2) info.set(String(fields[i]), fields[i + 1]);
+    if (info.get("name") !== group) continue;
+    const lag = info.get("lag");
+    const pending = Number(info.get("pending") ?? 0);
+    return (lag === null || lag === undefined ? 0 : Number(lag)) + pending;
+  }
+  return 0;
 }

@@ -28,6 +28,8 @@ export interface ClickIngestDeps extends Enrichers {
   onInserted?: (rows: ClickRow[]) => void;
   /** Bus messages per handler call; each holds up to 200 clicks. */
   maxBatchSize?: number;
+  /** Called after each successful ClickHouse write with its clicks and how long it took (metrics). */
+  onWritten?: (write: { clicks: number; seconds: number }) => void;
   /** Called with the number of messages of each handled batch, once it is written. */
   onHandled?: (messages: number) => void;
   /** Default CLICKS_GROUP; a second group reads every click again (tests of two live consumers). */
@@ -70,7 +72,14 @@ export async function subscribeClicks(deps: ClickIngestDeps): Promise<Subscripti
         deps.onHandled?.(messages.length);
         return;
       }
-      const result = await retryWhileTransient(() => writeClicks(deps.ch, rows, deps.completion), {
+      const clicks = rows.reduce((n, block) => n + block.length, 0);
+      const write = async () => {
+        const started = performance.now();
+        const written = await writeClicks(deps.ch, rows, deps.completion);
+        deps.onWritten?.({ clicks, seconds: (performance.now() - started) / 1000 });
+        return written;
+      };
+      const result = await retryWhileTransient(write, {
         signal: stopping.signal,
         logger: deps.logger,
         what: "click insert",

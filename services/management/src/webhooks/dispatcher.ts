@@ -63,6 +63,8 @@ interface Claimed {
 }
 
 export class WebhookDispatcher {
+  /** Attempts recorded so far: delivered, failed for good, or failed with a retry scheduled (a metric). */
+  readonly outcomes = { delivered: 0, retrying: 0, failed: 0 };
   private readonly loop: PollLoop;
   private lastPurge = 0;
   private readonly now: () => number;
@@ -244,6 +246,7 @@ export class WebhookDispatcher {
           data: { consecutiveFailures: 0, failingSince: null },
         }),
       ]);
+      this.outcomes.delivered++;
       return;
     }
     const giveUp = now.getTime() >= d.give_up_at.getTime();
@@ -256,6 +259,8 @@ export class WebhookDispatcher {
         ? { ...common, status: "failed", nextAttemptAt: null }
         : { ...common, nextAttemptAt: next.getTime() > d.give_up_at.getTime() ? d.give_up_at : next },
     });
+    if (giveUp) this.outcomes.failed++;
+    else this.outcomes.retrying++;
     // One statement decides, with the row locked, so concurrent failures cannot race past the rule.
     const cutoff = new Date(now.getTime() - this.opts.disableAfterMs);
     const [outcome] = await prisma.$queryRaw<{ just_disabled: boolean }[]>`
