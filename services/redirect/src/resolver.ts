@@ -349,11 +349,6 @@ export class Resolver {
     this.smallOptions = small;
   }
 
-  /**
-   * CTA overlays, read only when a link carries one (decision 0026). Made on the first such link:
-   * lru-cache allocates its arrays for every entry it may hold up front, and most deployments serve
-   * no overlay at all.
-   */
   /** The caches by name, for metrics; the overlays' only once a request has used it. */
   caches(): [string, { hits: number; misses: number }][] {
     const all: [string, { hits: number; misses: number }][] = [
@@ -365,6 +360,11 @@ export class Resolver {
     return all;
   }
 
+  /**
+   * CTA overlays, read only when a link carries one (decision 0026). Made on the first such link:
+   * lru-cache allocates its arrays for every entry it may hold up front, and most deployments serve
+   * no overlay at all.
+   */
   get overlays(): CachedLookup<OverlayRecord> {
     this.overlayLookup ??= new CachedLookup(
       {
