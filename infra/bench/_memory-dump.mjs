@@ -3,7 +3,7 @@
 // and carries on. A signal handler and a file write, nothing listening: the public port never sees it,
 // and a process outside the bench never loads it. Plain ESM, because the services run from bundles
 // without a TypeScript loader.
-import { writeFileSync } from "node:fs";
+import { renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { getHeapSpaceStatistics, getHeapStatistics } from "node:v8";
 
@@ -24,6 +24,9 @@ if (dir) {
       malloced: heap.malloced_memory,
       spaces,
     };
-    writeFileSync(join(dir, `${process.pid}.json`), JSON.stringify(dump));
+    // Whole or not at all: the bench reads the file as soon as it appears.
+    const file = join(dir, `${process.pid}.json`);
+    writeFileSync(`${file}.tmp`, JSON.stringify(dump));
+    renameSync(`${file}.tmp`, file);
   });
 }

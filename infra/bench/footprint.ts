@@ -69,7 +69,7 @@ export async function run(args: string[]): Promise<string> {
     const s = stack;
     const sampler = sampleGroups(s.pids, s.redisPid);
     await sleep(10_000);
-    sampler.setPhase("idle-end");
+    sampler.setPhase("setup");
     const dumps: Record<string, Record<string, Dump | undefined>> = { idle: await dumpAll(s) };
     const account = await createAccount(db.url);
     const auth = { authorization: `Bearer ${account.api_key}` };
@@ -355,7 +355,8 @@ const mb = (b: number | undefined) => (b === undefined ? "–" : String(Math.rou
 /** Per group: the idle, peak (under load), and settled readings, and the sums. */
 function rssTable(samples: Sample[]): string[] {
   const inPhase = (p: string) => samples.filter((s) => s.phase === p);
-  const idle = inPhase("idle-end").at(-1) ?? inPhase("start").at(-1);
+  // setPhase takes a reading before it switches: the last of "start" is the one 10 s after start.
+  const idle = inPhase("start").at(-1);
   const load = inPhase("load");
   const settled = inPhase("settle").at(-1);
   const peakOf = (g: string) => Math.max(0, ...load.map((s) => s.rss[g]?.total ?? 0));
@@ -401,6 +402,12 @@ function v8Table(dumps: Record<string, Record<string, Dump | undefined>>): strin
   ];
 }
 
+/** The memory settings the run was given, when any was. */
+function settingsLine(): string {
+  const set = ["KURZ_MEMORY_MB", "MALLOC_ARENA_MAX"].filter((n) => process.env[n]);
+  return set.length === 0 ? "" : `Settings: ${set.map((n) => `${n}=${process.env[n]}`).join(", ")}.`;
+}
+
 function report(r: {
   loadSeconds: number;
   settleSeconds: number;
@@ -426,6 +433,7 @@ function report(r: {
     `${API_CLIENTS} API clients (get, list, create in turn): ${x.api.ok} answers right, ${x.api.wrong} wrong${x.api.samples.length ? ` (${x.api.samples.join("; ")})` : ""};`,
     `analytics over 30 days (summary, a link's series in turn): ${x.analytics.ok} right, ${x.analytics.wrong} wrong${x.analytics.samples.length ? ` (${x.analytics.samples.join("; ")})` : ""};`,
     `a ${IMPORT_ROWS.toLocaleString("en")}-row CSV import: ${JSON.stringify(x.importCounts)}; a links export: ${x.exportResult.status}, ${x.exportResult.rows.toLocaleString("en")} rows, ${x.exportResult.mb.toFixed(1)} MB.`,
+    ...(settingsLine() ? [settingsLine()] : []),
     `Services alive at the end: ${r.alive.join(", ")}; restarts seen: ${r.restarts}. Load average (1 min) at the end of the load: ${x.load1.toFixed(1)}.`,
     "",
     "V8's part of each Node process (process.memoryUsage() and heap spaces, MB; the young generation is both semi-spaces):",
