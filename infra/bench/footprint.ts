@@ -21,6 +21,7 @@ import { parseArgs, promisify } from "node:util";
 import { getFreePort, getFreePortBase } from "@kurz/testing";
 import { cliNodeArgs, ensureBundles } from "@kurz/testing/bundles";
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
+import { MEMORY_DEFAULT_MB } from "../build/memory.ts";
 import { type Sample, sampleGroups } from "./_process-tree.ts";
 import { productionEnv } from "./_stack-services.ts";
 
@@ -402,10 +403,11 @@ function v8Table(dumps: Record<string, Record<string, Dump | undefined>>): strin
   ];
 }
 
-/** The memory settings the run was given, when any was. */
+/** The memory settings the run was given. */
 function settingsLine(): string {
-  const set = ["KURZ_MEMORY_MB", "MALLOC_ARENA_MAX"].filter((n) => process.env[n]);
-  return set.length === 0 ? "" : `Settings: ${set.map((n) => `${n}=${process.env[n]}`).join(", ")}.`;
+  const budget = process.env.KURZ_MEMORY_MB || `${MEMORY_DEFAULT_MB} (the default)`;
+  const arenas = process.env.MALLOC_ARENA_MAX ? `, MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX}` : "";
+  return `Settings: KURZ_MEMORY_MB=${budget}${arenas}.`;
 }
 
 function report(r: {
@@ -433,7 +435,7 @@ function report(r: {
     `${API_CLIENTS} API clients (get, list, create in turn): ${x.api.ok} answers right, ${x.api.wrong} wrong${x.api.samples.length ? ` (${x.api.samples.join("; ")})` : ""};`,
     `analytics over 30 days (summary, a link's series in turn): ${x.analytics.ok} right, ${x.analytics.wrong} wrong${x.analytics.samples.length ? ` (${x.analytics.samples.join("; ")})` : ""};`,
     `a ${IMPORT_ROWS.toLocaleString("en")}-row CSV import: ${JSON.stringify(x.importCounts)}; a links export: ${x.exportResult.status}, ${x.exportResult.rows.toLocaleString("en")} rows, ${x.exportResult.mb.toFixed(1)} MB.`,
-    ...(settingsLine() ? [settingsLine()] : []),
+    settingsLine(),
     `Services alive at the end: ${r.alive.join(", ")}; restarts seen: ${r.restarts}. Load average (1 min) at the end of the load: ${x.load1.toFixed(1)}.`,
     "",
     "V8's part of each Node process (process.memoryUsage() and heap spaces, MB; the young generation is both semi-spaces):",

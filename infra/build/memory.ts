@@ -68,6 +68,12 @@ export function memoryBoundsFor(
 ): { nodeFlags: string[]; env: Record<string, string> } {
   return {
     nodeFlags: [`--max-old-space-size=${plan.oldSpaceMb[service]}`],
-    env: service === "analytics" ? { CHDB_MEMORY_MB: String(plan.chdbMb) } : {},
+    env: {
+      // glibc gives each thread that allocates its own 64 MB arena, and Node's threads (libuv's pool,
+      // V8's helpers) each kept tens of MB there: two arenas held management's peak ~110 MB lower
+      // under the footprint bench's load (docs/benchmarks.md, "footprint").
+      MALLOC_ARENA_MAX: "2",
+      ...(service === "analytics" && { CHDB_MEMORY_MB: String(plan.chdbMb) }),
+    },
   };
 }

@@ -305,7 +305,13 @@ async function main(): Promise<void> {
       s.name,
       process.execPath,
       [...nodeFlagsFor(s.service), ...bounds.nodeFlags, bundlePath(s.service)],
-      { PORT: String(s.port), ...bounds.env, ...s.env },
+      // The operator's own MALLOC_ARENA_MAX wins over the plan's.
+      {
+        PORT: String(s.port),
+        ...bounds.env,
+        ...s.env,
+        ...(env.MALLOC_ARENA_MAX && { MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX }),
+      },
       colors[SERVICES.indexOf(s.service)]!,
     );
   }
