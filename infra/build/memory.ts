@@ -1,9 +1,10 @@
-// One memory setting for the whole stack, KURZ_MEMORY_MB: the MB that Kurz's own processes (the four
-// services; Postgres and Redis apart) may hold together, shared out as explicit bounds: each service's
+// One memory setting for the whole stack, KURZ_MEMORY_MB: a budget in MB for Kurz's own processes (the
+// four services; Postgres and Redis apart), shared out as explicit bounds: each service's
 // V8 old generation (`--max-old-space-size`) and embedded chDB's engine, query and cache sizes
 // (CHDB_MEMORY_MB, which analytics turns into chDB settings). What is left of the budget is each
 // process's part that no flag bounds: Node's own code and allocations, chDB's library, the GeoIP
-// databases analytics reads into memory (docs/benchmarks.md, "footprint", says how much each is).
+// databases analytics reads into memory (docs/benchmarks.md, "footprint", says how much each is), so
+// the processes' sum can pass the budget.
 import type { ServiceName } from "./bundle.ts";
 
 /** The budget when KURZ_MEMORY_MB is unset: the stack's measured peak under the footprint bench's load, with room. */
