@@ -167,3 +167,18 @@ it("a Ctrl-C stops every service cleanly, and the stack's own Redis after them",
     await db.drop();
   }
 });
+
+it("refuses a memory budget too low to run before it starts anything, and says why", async () => {
+  const refused = await run(process.execPath, ["--import", "tsx", "infra/local/up.ts"], {
+    cwd: root,
+    env: { ...process.env, KURZ_MEMORY_MB: "512", KURZ_DATA_DIR: join(dataDir, "refused") },
+    timeout: 60_000,
+  }).then(
+    () => ({ code: 0, stderr: "" }),
+    (err: { code: number; stderr: string }) => err,
+  );
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toContain("KURZ_MEMORY_MB=512 is below 1024");
+  // Nothing was started: not even its data directory was made.
+  expect(existsSync(join(dataDir, "refused"))).toBe(false);
+});

@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { bundlePath, nodeFlagsFor } from "../build/bundle.ts";
+import { memoryBoundsFor, memoryPlanFrom } from "../build/memory.ts";
 import { prometheusConfig } from "../observability/scrape-config.ts";
 import { localEdgeConfig } from "./edge-config.ts";
 import {
@@ -24,6 +25,13 @@ const NGINX = "/usr/sbin/nginx";
 const root = resolve(import.meta.dirname, "../..");
 const env = process.env;
 const { scale, basePort, observability } = parseArgs(process.argv.slice(2));
+// KURZ_MEMORY_MB shared out as each service's bounds (infra/build/memory.ts); refused before anything
+// starts when it is too low to run.
+const memory = ((plan) => {
+  if (!("refused" in plan)) return plan;
+  console.error(`kurz up: ${plan.refused}`);
+  process.exit(2);
+})(memoryPlanFrom(env.KURZ_MEMORY_MB));
 const scaled = Object.values(scale).some((n) => n > 1);
 const dataDir = localDataDir(env);
 const runDir = resolve(dataDir, "run");
@@ -311,11 +319,18 @@ async function main(): Promise<void> {
   });
   const all = instances();
   for (const s of all) {
+    const bounds = memoryBoundsFor(s.service, memory);
     start(
       s.name,
       process.execPath,
-      [...nodeFlagsFor(s.service), bundlePath(s.service)],
-      { PORT: String(s.port), ...s.env },
+      [...nodeFlagsFor(s.service), ...bounds.nodeFlags, bundlePath(s.service)],
+      // The operator's own MALLOC_ARENA_MAX wins over the plan's.
+      {
+        PORT: String(s.port),
+        ...bounds.env,
+        ...s.env,
+        ...(env.MALLOC_ARENA_MAX && { MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX }),
+      },
       colors[SERVICES.indexOf(s.service)]!,
     );
   }

@@ -5,6 +5,7 @@ import {
   type ClickHouseSettings,
   createClient,
 } from "@clickhouse/client";
+import { Session } from "chdb";
 import { createChdbConnection } from "chdb/connection";
 import { explainChdbOpenError } from "./chdb-lock.ts";
 import { ChdbStreams, inlineParams, sqlLiteral } from "./chdb-streams.ts";
@@ -20,6 +21,34 @@ export interface ClickHouseOptions {
   username?: string;
   /** Server only. */
   password?: string;
+  /**
+   * Embedded chDB only: the engine's memory bounds. Unset, chDB takes 90% of the machine's memory
+   * for itself, 5 GB for each of its mark and index caches and no bound per query.
+   */
+  memory?: ChdbMemoryLimits;
+}
+
+export interface ChdbMemoryLimits {
+  /** Everything the engine allocates together (`max_server_memory_usage`); past it queries fail. */
+  engineMb: number;
+  /** One query (`max_memory_usage`); past it that query fails, the others run on. */
+  queryMb: number;
+  /** Each of the mark, index-mark and primary-index caches. */
+  cacheMb: number;
+}
+
+/** The engine's command-line form of `limits`: server settings, fixed when the engine starts. */
+export function chdbEngineArgs(limits: ChdbMemoryLimits): string[] {
+  const bytes = (mb: number) => String(Math.round(mb * 2 ** 20));
+  return [
+    `--max_server_memory_usage=${bytes(limits.engineMb)}`,
+    `--mark_cache_size=${bytes(limits.cacheMb)}`,
+    `--index_mark_cache_size=${bytes(limits.cacheMb)}`,
+    `--primary_index_cache_size=${bytes(limits.cacheMb)}`,
+    // Compiled expressions and the query-condition cache are bounded as the caches above.
+    `--compiled_expression_cache_size=${bytes(limits.cacheMb)}`,
+    `--query_condition_cache_size=${bytes(limits.cacheMb)}`,
+  ];
 }
 
 export type QueryParams = Record<string, unknown>;
@@ -107,17 +136,31 @@ async function openServer(url: string, opts: ClickHouseOptions): Promise<KurzCli
 async function openChdb(path: string, opts: ClickHouseOptions): Promise<KurzClickHouse> {
   const database = databaseName(opts.database);
   let connection: ReturnType<typeof createChdbConnection>;
+  // The engine takes its server settings from the first session on its directory, and
+  // createChdbConnection passes none: a session opened first with the bounds starts the engine with
+  // them, and is kept open so that the engine never restarts without them. (`:memory:`, a temporary
+  // directory the connection picks, is for tests and runs unbounded.)
+  let anchor: Session | undefined;
   try {
+    if (opts.memory && path !== ":memory:")
+      anchor = new Session(path, { connectionArgs: chdbEngineArgs(opts.memory) });
     connection = createChdbConnection({ path });
   } catch (err) {
+    anchor?.close();
     throw explainChdbOpenError(err, path);
   }
+  // A query setting, so it goes with every query's settings (the client's and the streams').
+  const settings = {
+    ...PINNED_SETTINGS,
+    ...(opts.memory && { max_memory_usage: String(Math.round(opts.memory.queryMb * 2 ** 20)) }),
+  };
   const client = createClient({
     // chdb types the connection with @clickhouse/client-common, @clickhouse/client bundles its own
     // copy of the same declarations; TypeScript tells the copies apart (SettingsMap has private
     // members), so the identical shapes need a cast.
     connection: connection as unknown as ClickHouseClientConfigOptions["connection"],
     ...CLIENT_DEFAULTS,
+    clickhouse_settings: settings,
   });
   try {
     await client.command({ query: `CREATE DATABASE IF NOT EXISTS \`${database}\`` });
@@ -125,13 +168,14 @@ async function openChdb(path: string, opts: ClickHouseOptions): Promise<KurzClic
     await client.command({ query: `USE \`${database}\`` });
   } catch (err) {
     await client.close();
+    anchor?.close();
     throw err;
   }
   // Streamed reads run on sessions of their own over the same data directory (`:memory:` is a
   // temporary directory the connection chose), set up like the client's queries.
   const streams = new ChdbStreams(connection.chdb.session.path, [
     `USE \`${database}\``,
-    ...Object.entries(PINNED_SETTINGS).map(([name, value]) => `SET ${name} = ${sqlLiteral(value)}`),
+    ...Object.entries(settings).map(([name, value]) => `SET ${name} = ${sqlLiteral(value)}`),
   ]);
   const wrapped = wrap(client, "chdb", database);
   return {
@@ -142,6 +186,7 @@ async function openChdb(path: string, opts: ClickHouseOptions): Promise<KurzClic
     async close() {
       streams.close();
       await wrapped.close();
+      anchor?.close();
     },
   };
 }

@@ -29,6 +29,9 @@ export const analyticsConfigSchema = commonConfigSchema.extend({
     .default("kurz"),
   CLICKHOUSE_USER: z.string().default("default"),
   CLICKHOUSE_PASSWORD: z.string().default(""),
+  // Embedded chDB's memory bound in MB (`./kurz up` derives it from KURZ_MEMORY_MB); 0 = chDB's own
+  // (90% of the machine). One query may take half of it, each cache a thirty-second.
+  CHDB_MEMORY_MB: z.coerce.number().int().min(0).default(0),
   // An .mmdb file, or a directory holding `*-ipv4.mmdb` and `*-ipv6.mmdb`; empty turns locations off.
   GEOIP_DB_PATH: z.string().default(bundledGeoIpDir()),
   // Unique visitors hash ip + user agent with a salt derived from this secret and the day. Production

@@ -1,0 +1,446 @@
+// `./kurz bench footprint`: the memory of Kurz's own processes (the supervisor and the four services,
+// each with any process it starts; Postgres and Redis apart) on a stack started as `./kurz up` starts
+// it: infra/local/up.ts as a child, on ports, a Redis and a data directory of its own, the services
+// from their bundles with NODE_ENV=production. RSS is read every 250 ms:
+//   - idle: 10 s after the stack is up, before any request;
+//   - under load for --load-seconds (default 60): wrk at the public origin over 1,000 seeded links as
+//     fast as it goes (clicks flowing to analytics), four API clients reading and creating links, one
+//     analytics client asking for 30 days (summary, a link's series), one 10,000-row CSV import and
+//     one links export, all through the API with an API key;
+//   - settled: --settle-seconds (default 60) after the load, the last reading.
+// Every Node process of the stack preloads _memory-dump.mjs, so at the end of each phase each writes
+// its V8 breakdown (process.memoryUsage(), heap spaces, heap limit) on SIGUSR2.
+// Run under `flock /tmp/bench.lock` on a shared machine.
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { pathToFileURL } from "node:url";
+import { parseArgs, promisify } from "node:util";
+import { getFreePort, getFreePortBase } from "@kurz/testing";
+import { cliNodeArgs, ensureBundles } from "@kurz/testing/bundles";
+import { createMigratedDatabase } from "@kurz/testing/migrated-database";
+import { MEMORY_DEFAULT_MB } from "../build/memory.ts";
+import { type Sample, sampleGroups } from "./_process-tree.ts";
+import { productionEnv } from "./_stack-services.ts";
+
+export const description =
+  "memory of the supervisor and every service: idle, peak under a mixed load, settled after it";
+
+const root = resolve(import.meta.dirname, "../..");
+const exec = promisify(execFile);
+const SERVICES = ["management", "analytics", "gateway", "redirect"] as const;
+const GROUPS = ["supervisor", ...SERVICES] as const;
+const SEEDED = 1_000;
+const IMPORT_ROWS = 10_000;
+const API_CLIENTS = 4;
+const WRK_CONNECTIONS = 32;
+const MB = 2 ** 20;
+const BROWSER =
+  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36";
+
+interface Stack {
+  origin: string;
+  dataDir: string;
+  dumpDir: string;
+  up: ChildProcess;
+  output: () => string;
+  pids: () => Record<string, number>;
+  redisPid: () => number[];
+  stop(): Promise<void>;
+}
+
+export async function run(args: string[]): Promise<string> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      "load-seconds": { type: "string", default: "60" },
+      "settle-seconds": { type: "string", default: "60" },
+    },
+    strict: false,
+  });
+  const loadSeconds = Number(values["load-seconds"]);
+  const settleSeconds = Number(values["settle-seconds"]);
+  const db = await createMigratedDatabase("footprint");
+  const spool = productionEnv("footprint");
+  let stack: Stack | undefined;
+  try {
+    stack = await startUp(db.url, spool);
+    const s = stack;
+    const sampler = sampleGroups(s.pids, s.redisPid);
+    await sleep(10_000);
+    sampler.setPhase("setup");
+    const dumps: Record<string, Record<string, Dump | undefined>> = { idle: await dumpAll(s) };
+    const account = await createAccount(db.url);
+    const auth = { authorization: `Bearer ${account.api_key}` };
+    const seeded = await seedLinks(s, auth);
+    sampler.setPhase("load");
+    const started = Date.now();
+    const result = await mixedLoad(s, auth, seeded, loadSeconds);
+    const loadMs = Date.now() - started;
+    dumps.load = await dumpAll(s);
+    sampler.setPhase("settle");
+    await sleep(settleSeconds * 1_000);
+    dumps.settled = await dumpAll(s);
+    sampler.stop();
+    const alive = SERVICES.filter((n) => isAlive(s.pids()[n]));
+    const restarts = (s.output().match(/exited unexpectedly/g) ?? []).length;
+    return report({
+      loadSeconds,
+      settleSeconds,
+      loadMs,
+      samples: sampler.samples,
+      dumps,
+      result,
+      alive,
+      restarts,
+    });
+  } finally {
+    await stack?.stop();
+    await db.drop();
+    rmSync(spool.SPOOL_DIR!, { recursive: true, force: true });
+  }
+}
+
+/** infra/local/up.ts in a process group of its own, as `./kurz up` runs it, until "Kurz is up.". */
+async function startUp(databaseUrl: string, prod: Record<string, string>): Promise<Stack> {
+  const [base, redisPort] = await Promise.all([
+    getFreePortBase([0, 1, 3, 4, 5, 6, 1002]),
+    getFreePort(),
+    ensureBundles(),
+  ]);
+  const dataDir = mkdtempSync(join(tmpdir(), "kurz-bench-footprint-"));
+  const dumpDir = resolve(dataDir, "memory");
+  mkdirSync(dumpDir);
+  const preload = pathToFileURL(resolve(import.meta.dirname, "_memory-dump.mjs")).href;
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    ...prod,
+    DATABASE_URL: databaseUrl,
+    KURZ_DATA_DIR: dataDir,
+    KURZ_REDIS_PORT: String(redisPort),
+    // ensureBundles built them; `./kurz up` builds them in a child process that exits before the services start.
+    KURZ_SKIP_BUILD: "1",
+    KURZ_MEMORY_DUMP_DIR: dumpDir,
+    NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import=${preload}`].filter(Boolean).join(" "),
+    // The API and analytics clients are one key asking many times a second.
+    RATE_LIMIT_PER_MINUTE: "10000000",
+    RATE_LIMIT_PER_HOUR: "100000000",
+  };
+  delete env.REDIS_URL;
+  delete env.SPOOL_DIR; // the stack's own, under its data directory, as `./kurz up` has it
+  const up = spawn(process.execPath, ["--import", "tsx", "infra/local/up.ts", "--base-port", String(base)], {
+    cwd: root,
+    env,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  for (const stream of [up.stdout, up.stderr]) stream?.on("data", (d: Buffer) => (output += d.toString()));
+  const runPid = (name: string) => {
+    try {
+      return Number(readFileSync(resolve(dataDir, "run", `${name}.pid`), "utf8"));
+    } catch {
+      return 0;
+    }
+  };
+  const stack: Stack = {
+    origin: `http://127.0.0.1:${base}`,
+    dataDir,
+    dumpDir,
+    up,
+    output: () => output,
+    pids: () => ({ supervisor: up.pid!, ...Object.fromEntries(SERVICES.map((n) => [n, runPid(n)])) }),
+    redisPid: () => [runPid("redis")].filter((p) => p > 0),
+    async stop() {
+      if (up.exitCode === null) {
+        const exited = new Promise((r) => up.once("exit", r));
+        process.kill(-up.pid!, "SIGINT");
+        await Promise.race([exited, sleep(60_000)]);
+        if (up.exitCode === null) process.kill(-up.pid!, "SIGKILL");
+      }
+      for (const pid of stack.redisPid()) if (isAlive(pid)) process.kill(pid, "SIGKILL");
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  const deadline = Date.now() + 180_000;
+  while (!output.includes("Kurz is up.")) {
+    if (up.exitCode !== null || Date.now() > deadline) {
+      await stack.stop();
+      throw new Error(`./kurz up did not come up:\n${output}`);
+    }
+    await sleep(200);
+  }
+  return stack;
+}
+
+const isAlive = (pid: number | undefined) => {
+  if (!pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+interface Dump {
+  usage: NodeJS.MemoryUsage;
+  heapLimit: number;
+  malloced: number;
+  spaces: Record<string, { size: number; used: number; physical: number }>;
+}
+
+/** Asks every Node process of the stack for its breakdown (_memory-dump.mjs) and reads the answers. */
+async function dumpAll(stack: Stack): Promise<Record<string, Dump | undefined>> {
+  const pids = stack.pids();
+  const asked = Date.now();
+  for (const pid of Object.values(pids)) if (isAlive(pid)) process.kill(pid, "SIGUSR2");
+  const read = (pid: number): Dump | undefined => {
+    const file = resolve(stack.dumpDir, `${pid}.json`);
+    if (!existsSync(file)) return undefined;
+    const dump = JSON.parse(readFileSync(file, "utf8")) as Dump & { at: number };
+    return dump.at >= asked ? dump : undefined;
+  };
+  for (let i = 0; i < 50 && Object.values(pids).some((p) => !read(p)); i++) await sleep(100);
+  return Object.fromEntries(Object.entries(pids).map(([n, p]) => [n, read(p)]));
+}
+
+/** An account with an API key, through the admin CLI as an operator makes one (its limits from the env). */
+async function createAccount(databaseUrl: string): Promise<{ account_id: string; api_key: string }> {
+  const { stdout } = await exec(
+    process.execPath,
+    cliNodeArgs([
+      "accounts:create",
+      "--email",
+      `footprint-${Date.now()}@example.com`,
+      "--link-limit",
+      "1000000",
+    ]),
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        RATE_LIMIT_PER_MINUTE: "10000000",
+        RATE_LIMIT_PER_HOUR: "100000000",
+      },
+    },
+  );
+  return JSON.parse(stdout.trim().split("\n").at(-1)!);
+}
+
+type Auth = Record<string, string>;
+
+/** Imports a CSV through the API and waits for its job; the job's counts. */
+async function importCsv(stack: Stack, auth: Auth, csv: string): Promise<Record<string, number>> {
+  const posted = await fetch(`${stack.origin}/api/v1/imports`, {
+    method: "POST",
+    headers: { ...auth, "content-type": "text/csv" },
+    body: csv,
+  });
+  if (posted.status !== 202) throw new Error(`import answered ${posted.status}: ${await posted.text()}`);
+  const id = ((await posted.json()) as { data: { id: string } }).data.id;
+  for (const deadline = Date.now() + 600_000; Date.now() < deadline; ) {
+    const res = await fetch(`${stack.origin}/api/v1/imports/${id}`, { headers: auth });
+    const job = ((await res.json()) as { data: { status: string; counts: Record<string, number> } }).data;
+    if (job.status === "completed") return job.counts;
+    if (job.status === "failed") throw new Error(`import failed: ${JSON.stringify(job)}`);
+    await sleep(250);
+  }
+  throw new Error("import did not finish in 10 minutes");
+}
+
+/** SEEDED links with codes fp0… for wrk; their ids for the API and analytics clients. */
+async function seedLinks(stack: Stack, auth: Auth): Promise<string[]> {
+  const rows = Array.from({ length: SEEDED }, (_, i) => `https://example.com/seeded/${i},fp${i}`);
+  const counts = await importCsv(stack, auth, `url,alias\n${rows.join("\n")}\n`);
+  if (counts.created !== SEEDED) throw new Error(`seeding created ${JSON.stringify(counts)}`);
+  const res = await fetch(`${stack.origin}/api/v1/links?per_page=100`, { headers: auth });
+  return ((await res.json()) as { data: { id: string }[] }).data.map((l) => l.id);
+}
+
+interface Tally {
+  ok: number;
+  wrong: number;
+  samples: string[];
+}
+
+const tally = (): Tally => ({ ok: 0, wrong: 0, samples: [] });
+function count(t: Tally, ok: boolean, what: string) {
+  if (ok) t.ok++;
+  else {
+    t.wrong++;
+    if (t.samples.length < 3) t.samples.push(what);
+  }
+}
+
+/** Everything at once for `seconds`: wrk, the API clients, the analytics client, one import, one export. */
+async function mixedLoad(stack: Stack, auth: Auth, ids: string[], seconds: number) {
+  const until = Date.now() + seconds * 1_000;
+  const script = resolve(stack.dataDir, "redirect.lua");
+  writeFileSync(
+    script,
+    [
+      `math.randomseed(${Date.now() % 100_000})`,
+      `local headers = { ["User-Agent"] = "${BROWSER}" }`,
+      `request = function() return wrk.format("GET", "/fp" .. math.random(0, ${SEEDED - 1}), headers) end`,
+      "",
+    ].join("\n"),
+  );
+  const wrk = exec("wrk", ["-t1", `-c${WRK_CONNECTIONS}`, `-d${seconds}s`, "-s", script, stack.origin], {
+    maxBuffer: 1 << 20,
+  });
+  const api = tally();
+  const analytics = tally();
+  const json = { ...auth, "content-type": "application/json" };
+  const apiClient = async (c: number) => {
+    for (let i = 0; Date.now() < until; i++) {
+      const id = ids[(c * 31 + i) % ids.length]!;
+      const step = i % 3;
+      const res =
+        step === 0
+          ? await fetch(`${stack.origin}/api/v1/links/${id}`, { headers: auth })
+          : step === 1
+            ? await fetch(`${stack.origin}/api/v1/links?per_page=20&page=${1 + (i % 5)}`, { headers: auth })
+            : await fetch(`${stack.origin}/api/v1/links`, {
+                method: "POST",
+                headers: json,
+                body: JSON.stringify({ url: `https://example.com/created/${c}/${i}`, title: "footprint" }),
+              });
+      const body = (await res.json()) as { success?: boolean; data?: { id?: string } | unknown[] };
+      const ok = res.status === (step === 2 ? 201 : 200) && body.success === true && body.data !== undefined;
+      count(api, ok, `${res.status} ${JSON.stringify(body).slice(0, 120)}`);
+    }
+  };
+  const day = (d: Date) => d.toISOString().slice(0, 10);
+  const range = `start=${day(new Date(Date.now() - 29 * 86_400_000))}&end=${day(new Date())}`;
+  const analyticsClient = async () => {
+    for (let i = 0; Date.now() < until; i++) {
+      const path = i % 2 === 0 ? "summary" : ids[i % ids.length]!;
+      const res = await fetch(`${stack.origin}/api/v1/analytics/${path}?${range}`, { headers: auth });
+      const body = (await res.json()) as { success?: boolean };
+      count(analytics, res.status === 200 && body.success === true, `${res.status} ${path}`);
+    }
+  };
+  const importRows = Array.from({ length: IMPORT_ROWS }, (_, i) => `https://example.com/imported/${i}`);
+  const imported = sleep(2_000).then(() => importCsv(stack, auth, `url\n${importRows.join("\n")}\n`));
+  const exported = sleep((seconds * 1_000) / 2).then(async () => {
+    const res = await fetch(`${stack.origin}/api/v1/exports/links?format=csv`, { headers: auth });
+    const text = await res.text();
+    return { status: res.status, rows: text.split("\n").filter(Boolean).length - 1, mb: text.length / MB };
+  });
+  const [wrkOut, , , importCounts, exportResult] = await Promise.all([
+    wrk,
+    Promise.all(Array.from({ length: API_CLIENTS }, (_, c) => apiClient(c))),
+    analyticsClient(),
+    imported,
+    exported,
+  ]);
+  return { wrk: parseWrk(wrkOut.stdout), api, analytics, importCounts, exportResult, load1: loadavg()[0]! };
+}
+
+function parseWrk(out: string) {
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
+  const errors = /Socket errors: (.*)/.exec(out)?.[1] ?? "none";
+  const bad = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  return { requests, rps, errors, bad };
+}
+
+type Result = Awaited<ReturnType<typeof mixedLoad>>;
+
+const mb = (b: number | undefined) => (b === undefined ? "–" : String(Math.round(b / MB)));
+
+/** Per group: the idle, peak (under load), and settled readings, and the sums. */
+function rssTable(samples: Sample[]): string[] {
+  const inPhase = (p: string) => samples.filter((s) => s.phase === p);
+  // setPhase takes a reading before it switches: the last of "start" is the one 10 s after start.
+  const idle = inPhase("start").at(-1);
+  const load = inPhase("load");
+  const settled = inPhase("settle").at(-1);
+  const peakOf = (g: string) => Math.max(0, ...load.map((s) => s.rss[g]?.total ?? 0));
+  const sum = (s: Sample | undefined, pick: (g: string) => number | undefined = (g) => s?.rss[g]?.total) =>
+    GROUPS.reduce((a, g) => a + (pick(g) ?? 0), 0);
+  const peakTogether = Math.max(0, ...load.map((s) => sum(s)));
+  const split = (s: Sample | undefined, g: string) =>
+    s?.rss[g] ? `${mb(s.rss[g]!.anon)} + ${mb(s.rss[g]!.file)}` : "–";
+  return [
+    "| process | idle | peak under load | settled | idle: anonymous + file-backed | settled: anonymous + file-backed |",
+    "|---|---|---|---|---|---|",
+    ...GROUPS.map(
+      (g) =>
+        `| ${g} | ${mb(idle?.rss[g]?.total)} | ${mb(peakOf(g))} | ${mb(settled?.rss[g]?.total)} | ${split(idle, g)} | ${split(settled, g)} |`,
+    ),
+    `| **sum** | **${mb(sum(idle))}** | **${mb(peakTogether)}** (sum of each one's peak: ${mb(sum(undefined, peakOf))}) | **${mb(sum(settled))}** | ${mb(sum(idle, (g) => idle?.rss[g]?.anon))} + ${mb(sum(idle, (g) => idle?.rss[g]?.file))} | ${mb(sum(settled, (g) => settled?.rss[g]?.anon))} + ${mb(sum(settled, (g) => settled?.rss[g]?.file))} |`,
+  ];
+}
+
+/** V8's share of each process at the end of each phase (_memory-dump.mjs). */
+function v8Table(dumps: Record<string, Record<string, Dump | undefined>>): string[] {
+  const rows: string[] = [];
+  for (const [phase, byGroup] of Object.entries(dumps)) {
+    for (const g of GROUPS) {
+      const d = byGroup[g];
+      if (!d) {
+        rows.push(`| ${g} | ${phase} | – | – | – | – | – | – | – |`);
+        continue;
+      }
+      const space = (n: string) => d.spaces[n]?.size;
+      const young = (space("new_space") ?? 0) + (space("new_large_object_space") ?? 0);
+      const old = (space("old_space") ?? 0) + (space("large_object_space") ?? 0);
+      const code = (space("code_space") ?? 0) + (space("code_large_object_space") ?? 0);
+      rows.push(
+        `| ${g} | ${phase} | ${mb(d.usage.rss)} | ${mb(d.usage.heapTotal)} (${mb(d.usage.heapUsed)} used) | ${mb(young)} | ${mb(old)} | ${mb(code)} | ${mb(d.usage.external)} (${mb(d.usage.arrayBuffers)} buffers) | ${mb(d.heapLimit)} |`,
+      );
+    }
+  }
+  return [
+    "| process | at the end of | RSS | V8 heap | young gen. | old gen. + large objects | code | external | heap limit |",
+    "|---|---|---|---|---|---|---|---|---|",
+    ...rows,
+  ];
+}
+
+/** The memory settings the run was given. */
+function settingsLine(): string {
+  const budget = process.env.KURZ_MEMORY_MB || `${MEMORY_DEFAULT_MB} (the default)`;
+  const arenas = process.env.MALLOC_ARENA_MAX ? `, MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX}` : "";
+  return `Settings: KURZ_MEMORY_MB=${budget}${arenas}.`;
+}
+
+function report(r: {
+  loadSeconds: number;
+  settleSeconds: number;
+  loadMs: number;
+  samples: Sample[];
+  dumps: Record<string, Record<string, Dump | undefined>>;
+  result: Result;
+  alive: string[];
+  restarts: number;
+}): string {
+  const { result: x } = r;
+  return [
+    "## footprint (memory of the whole stack)",
+    "",
+    `\`./kurz bench footprint --load-seconds ${r.loadSeconds} --settle-seconds ${r.settleSeconds}\` — the stack as \`./kurz up\` starts it`,
+    "(infra/local/up.ts; each service from its bundle, NODE_ENV=production); RSS of each process and its children",
+    "every 250 ms, in MB (Postgres and Redis apart). Idle: 10 s after start, before any request; peak: the",
+    `highest reading during the ${Math.round(r.loadMs / 1000)} s of load (the sum's peak is the highest sum of simultaneous readings); settled: ${r.settleSeconds} s after it.`,
+    "",
+    ...rssTable(r.samples),
+    "",
+    `The load: wrk with ${WRK_CONNECTIONS} connections over ${SEEDED.toLocaleString("en")} links (browser User-Agent, so every click is counted): ${x.wrk.requests.toLocaleString("en")} redirects, ${Math.round(x.wrk.rps)}/s, ${x.wrk.bad} not 2xx/3xx, socket errors: ${x.wrk.errors};`,
+    `${API_CLIENTS} API clients (get, list, create in turn): ${x.api.ok} answers right, ${x.api.wrong} wrong${x.api.samples.length ? ` (${x.api.samples.join("; ")})` : ""};`,
+    `analytics over 30 days (summary, a link's series in turn): ${x.analytics.ok} right, ${x.analytics.wrong} wrong${x.analytics.samples.length ? ` (${x.analytics.samples.join("; ")})` : ""};`,
+    `a ${IMPORT_ROWS.toLocaleString("en")}-row CSV import: ${JSON.stringify(x.importCounts)}; a links export: ${x.exportResult.status}, ${x.exportResult.rows.toLocaleString("en")} rows, ${x.exportResult.mb.toFixed(1)} MB.`,
+    settingsLine(),
+    `Services alive at the end: ${r.alive.join(", ")}; restarts seen: ${r.restarts}. Load average (1 min) at the end of the load: ${x.load1.toFixed(1)}.`,
+    "",
+    "V8's part of each Node process (process.memoryUsage() and heap spaces, MB; the young generation is both semi-spaces):",
+    "",
+    ...v8Table(r.dumps),
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,80 @@
+// One memory setting for the whole stack, KURZ_MEMORY_MB: a budget in MB for Kurz's own processes (the
+// four services; Postgres and Redis apart), shared out as explicit bounds: each service's
+// V8 old generation (`--max-old-space-size`) and embedded chDB's engine, query and cache sizes
+// (CHDB_MEMORY_MB, which analytics turns into chDB settings). What is left of the budget is each
+// process's part that no flag bounds: Node's own code and allocations, chDB's library, the GeoIP
+// databases analytics reads into memory (docs/benchmarks.md, "footprint", says how much each is), so
+// the processes' sum can pass the budget.
+import type { ServiceName } from "./bundle.ts";
+
+/** The budget when KURZ_MEMORY_MB is unset: the stack's measured peak under the footprint bench's load, with room. */
+export const MEMORY_DEFAULT_MB = 1536;
+/**
+ * The least the stack is started with: below it the old generations fall under what the services
+ * hold under that load (management ~135 MB of heap during a 10,000-row import), and the fixed part
+ * (about 600 MB) leaves chDB too little to ingest.
+ */
+export const MEMORY_MIN_MB = 1024;
+
+/** Each service's V8 old generation, and chDB's engine, as shares of the budget. */
+const SHARES = {
+  oldSpace: { management: 0.16, redirect: 0.12, analytics: 0.06, gateway: 0.06 } satisfies Record<
+    ServiceName,
+    number
+  >,
+  chdb: 0.2,
+};
+
+export interface MemoryPlan {
+  totalMb: number;
+  /** `--max-old-space-size` per service, MB. */
+  oldSpaceMb: Record<ServiceName, number>;
+  /** CHDB_MEMORY_MB for analytics: the engine's bound (a query gets half, each cache a thirty-second). */
+  chdbMb: number;
+}
+
+/** KURZ_MEMORY_MB read and checked: the plan, or the reason it cannot run (a sentence for the operator). */
+export function memoryPlanFrom(value: string | undefined): MemoryPlan | { refused: string } {
+  const raw = value?.trim() || String(MEMORY_DEFAULT_MB);
+  if (!/^\d{1,7}$/.test(raw)) return { refused: `KURZ_MEMORY_MB must be a whole number of MB, not "${raw}"` };
+  const totalMb = Number(raw);
+  if (totalMb < MEMORY_MIN_MB)
+    return {
+      refused:
+        `KURZ_MEMORY_MB=${totalMb} is below ${MEMORY_MIN_MB}, the least Kurz's services run in under load ` +
+        "(docs/configuration.md, KURZ_MEMORY_MB); raise it, or give the machine more memory",
+    };
+  return memoryPlan(totalMb);
+}
+
+export function memoryPlan(totalMb: number): MemoryPlan {
+  const share = (f: number) => Math.floor(totalMb * f);
+  const o = SHARES.oldSpace;
+  return {
+    totalMb,
+    oldSpaceMb: {
+      management: share(o.management),
+      redirect: share(o.redirect),
+      analytics: share(o.analytics),
+      gateway: share(o.gateway),
+    },
+    chdbMb: share(SHARES.chdb),
+  };
+}
+
+/** The node flags and environment `service` starts with under `plan`. */
+export function memoryBoundsFor(
+  service: ServiceName,
+  plan: MemoryPlan,
+): { nodeFlags: string[]; env: Record<string, string> } {
+  return {
+    nodeFlags: [`--max-old-space-size=${plan.oldSpaceMb[service]}`],
+    env: {
+      // glibc gives each thread that allocates its own 64 MB arena, and Node's threads (libuv's pool,
+      // V8's helpers) each kept tens of MB there: two arenas held management's peak ~110 MB lower
+      // under the footprint bench's load (docs/benchmarks.md, "footprint").
+      MALLOC_ARENA_MAX: "2",
+      ...(service === "analytics" && { CHDB_MEMORY_MB: String(plan.chdbMb) }),
+    },
+  };
+}
