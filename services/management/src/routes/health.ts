@@ -10,8 +10,9 @@ import {
   v1Success,
 } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
+import { checkLink } from "../health/check-link.ts";
 import type { HealthDeps } from "../health/health-routes-deps.ts";
-import { type LinkHealthView, readHealth, recordCheck } from "../health/health-store.ts";
+import { type LinkHealthView, readHealth } from "../health/health-store.ts";
 import { linkNotFound } from "../links/link-writer.ts";
 
 const toJson = (linkId: string, view: LinkHealthView): LinkHealth => ({
@@ -78,15 +79,12 @@ export function linkHealthRoutes(deps: {
       });
       if (!link) throw linkNotFound();
       await spendCheck(redis, health, accountId);
-      let hostname: string;
-      try {
-        hostname = new URL(link.originalUrl).hostname;
-      } catch {
-        hostname = link.originalUrl;
-      }
-      const result = await health.limiter.run(hostname, () => health.checker.check(link.originalUrl));
+      const target = { accountId, linkId: params.id, url: link.originalUrl };
+      const state = await checkLink(prisma, health.checker, target, (host, task) =>
+        health.limiter.run(host, task),
+      );
       // null: the link was deleted or moved away during the check; as for any missing link.
-      if ((await recordCheck(prisma, accountId, params.id, result)) === null) throw linkNotFound();
+      if (state === null) throw linkNotFound();
       return v1Success(toJson(params.id, await readHealth(prisma, accountId, params.id)));
     }),
   ];
