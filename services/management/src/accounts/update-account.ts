@@ -30,7 +30,7 @@ export async function updateAccount(
           },
         });
         if (body.health_check_interval !== undefined) {
-          await rescheduleWorkspace(tx, accountId, body.health_check_interval);
+          await rescheduleWorkspace(tx, accountId);
         }
         await recordAudit(tx, {
           accountId,

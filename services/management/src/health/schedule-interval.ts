@@ -1,6 +1,5 @@
 // A workspace's check interval (accounts.health_check_interval, docs/health.md) as Postgres sees it, and
 // what changing it does to the schedule of the workspace's links.
-import type { HealthCheckInterval } from "@kurz/contracts";
 import type { Prisma } from "@kurz/db";
 
 /**
@@ -14,25 +13,17 @@ export const INTERVAL_OF_ACCOUNT = `(CASE a.health_check_interval
   ELSE NULL END)`;
 
 /**
- * Re-times every link of the workspace for its new interval: due one interval after its last check
- * (at once if never checked), or no longer scheduled (`off`). Runs in the transaction that changes the
- * setting, after it.
+ * Re-times every link of the workspace for its interval: due one interval after its last check (at once
+ * if never checked), or no longer scheduled (`off`). Runs in the transaction that changes the setting,
+ * after the change.
  */
-export async function rescheduleWorkspace(
-  tx: Prisma.TransactionClient,
-  accountId: string,
-  interval: HealthCheckInterval,
-): Promise<void> {
+export async function rescheduleWorkspace(tx: Prisma.TransactionClient, accountId: string): Promise<void> {
   await tx.$executeRawUnsafe(
     `UPDATE link_health_schedule s
-     SET next_check_at = CASE WHEN $2 = 'off' THEN NULL
-       ELSE COALESCE(h.checked_at + (CASE $2 WHEN 'hourly' THEN interval '1 hour'
-                                             WHEN 'weekly' THEN interval '7 days'
-                                             ELSE interval '1 day' END),
-                     '-infinity') END
-     FROM links l LEFT JOIN link_health h ON h.link_id = l.id
+     SET next_check_at = COALESCE(h.checked_at, '-infinity') + ${INTERVAL_OF_ACCOUNT}
+     FROM links l JOIN accounts a ON a.id = l.account_id
+       LEFT JOIN link_health h ON h.link_id = l.id
      WHERE l.account_id = $1::uuid AND s.link_id = l.id`,
     accountId,
-    interval,
   );
 }
