@@ -18,6 +18,15 @@ export type Politely = <T>(hostname: string, task: () => Promise<T>) => Promise<
 
 const directly: Politely = (_hostname, task) => task();
 
+export interface CheckLinkOptions {
+  politely?: Politely;
+  /**
+   * Runs the record (a transaction on the service's pool of 10 connections): the scheduler bounds how
+   * many it holds at once, so its checks never take the connections the API's requests need.
+   */
+  recording?: <T>(task: () => Promise<T>) => Promise<T>;
+}
+
 const RESCHEDULE = `
   UPDATE link_health_schedule s SET next_check_at = $2::timestamptz + ${INTERVAL_OF_ACCOUNT}
   FROM links l JOIN accounts a ON a.id = l.account_id
@@ -28,7 +37,7 @@ export async function checkLink(
   prisma: PrismaClient,
   checker: Pick<DestinationChecker, "check">,
   link: LinkToCheck,
-  politely: Politely = directly,
+  { politely = directly, recording = (task) => task() }: CheckLinkOptions = {},
 ): Promise<HealthState | null> {
   let hostname: string;
   try {
@@ -37,7 +46,9 @@ export async function checkLink(
     hostname = link.url;
   }
   const result = await politely(hostname, () => checker.check(link.url));
-  const state = await recordCheck(prisma, link.accountId, link.linkId, result);
-  if (state !== null) await poolOf(prisma).query(RESCHEDULE, [link.linkId, result.checkedAt]);
-  return state;
+  return recording(async () => {
+    const state = await recordCheck(prisma, link.accountId, link.linkId, result);
+    if (state !== null) await poolOf(prisma).query(RESCHEDULE, [link.linkId, result.checkedAt]);
+    return state;
+  });
 }

@@ -9,6 +9,7 @@
 // at its pace without holding the scheduler's places. A failure of Redis or Postgres is logged and the
 // work is retried later (a claimed link's lease ends and it is due again): it never stops the service.
 import type { PrismaClient } from "@kurz/db";
+import pLimit from "p-limit";
 import { siteOf } from "../titles/title-fetcher.ts";
 import type { DestinationChecker } from "./check-destination.ts";
 import { checkLink, type LinkToCheck } from "./check-link.ts";
@@ -43,6 +44,9 @@ export interface ScheduleCounts {
   failed: number;
 }
 
+/** Hundreds of records a second at a few milliseconds each; the rest of the pool stays the API's. */
+const RECORDS_AT_ONCE = 3;
+
 /** How often a link waiting for its busy site asks again. */
 const BUSY_POLL_MS = 200;
 
@@ -60,6 +64,8 @@ export class HealthScheduler {
   /** Per site, when the links this scheduler put back are due (the last one's time). */
   private readonly putBackUntil = new Map<string, number>();
   private readonly inFlight = new Set<Promise<void>>();
+  /** Records (transactions) under way at once: a few of the service's 10 connections, never all. */
+  private readonly recording = pLimit(RECORDS_AT_ONCE);
   private loop: Promise<void> | null = null;
   private stopping = false;
   private wake: (() => void) | null = null;
@@ -173,7 +179,7 @@ export class HealthScheduler {
         const got = await this.deps.slots.take(hostname, true);
         if (got.taken) {
           try {
-            await checkLink(this.deps.prisma, this.deps.checker, link);
+            await checkLink(this.deps.prisma, this.deps.checker, link, { recording: this.recording });
             this.counts.checked++;
           } finally {
             await got.release().catch(() => {}); // the slot then expires on its own

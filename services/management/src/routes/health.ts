@@ -80,9 +80,9 @@ export function linkHealthRoutes(deps: {
       if (!link) throw linkNotFound();
       await spendCheck(redis, health, accountId);
       const target = { accountId, linkId: params.id, url: link.originalUrl };
-      const state = await checkLink(prisma, health.checker, target, (host, task) =>
-        health.limiter.run(host, task),
-      );
+      const state = await checkLink(prisma, health.checker, target, {
+        politely: (host, task) => health.limiter.run(host, task),
+      });
       // null: the link was deleted or moved away during the check; as for any missing link.
       if (state === null) throw linkNotFound();
       return v1Success(toJson(params.id, await readHealth(prisma, accountId, params.id)));
