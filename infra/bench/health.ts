@@ -152,6 +152,7 @@ export async function run(args: string[]): Promise<string> {
       pollMs: 1_000,
     });
     global.gc?.();
+    const heapBefore = process.memoryUsage().heapUsed;
     const rssBefore = rssOf(process.pid) ?? 0;
     let rssPeak = rssBefore;
     const sampler = setInterval(() => {
@@ -167,6 +168,8 @@ export async function run(args: string[]): Promise<string> {
     const cpu = process.cpuUsage(cpuBefore);
     clearInterval(sampler);
     rssPeak = Math.max(rssPeak, rssOf(process.pid) ?? 0);
+    global.gc?.();
+    const heapAfter = process.memoryUsage().heapUsed;
     const stats = await servers.stats();
     const totals = scheduler.totals;
     const rate = totals.checked / seconds;
@@ -188,6 +191,10 @@ export async function run(args: string[]): Promise<string> {
       "| requests at the servers | hosts reached | most requests to one host in any second (target ≤ 1) | most in flight at one host (target ≤ 1) | least gap between two requests to one host | put back for a busy site | failed |",
       "|---|---|---|---|---|---|---|",
       `| ${int(stats.requests)} | ${int(stats.hosts)} | **${stats.maxPerSecond}** | **${stats.maxInFlight}** | ${stats.minGapMs === null ? "– (no host twice)" : `${int(stats.minGapMs)} ms`} | ${int(totals.deferred)} | ${int(totals.failed)} |`,
+      "",
+      global.gc
+        ? `Live heap after a forced GC: ${Math.round(heapBefore / 2 ** 20)} MB before the run, ${Math.round(heapAfter / 2 ** 20)} MB after it.`
+        : "(Run node with --expose-gc for the live heap before and after.)",
       "",
       `At ${rate.toFixed(1)} checks/s a day holds ${int(rate * 86_400)} checks: 1,000,000 links take ${hoursFor(1_000_000).toFixed(1)} h.`,
     );
