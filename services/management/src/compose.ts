@@ -10,7 +10,7 @@ import type { ManagementConfig } from "./config.ts";
 import { OutboxRelay } from "./db/outbox.ts";
 import { createTxtLookup } from "./domains/domain-verification.ts";
 import { healthDepsFrom } from "./health/health-routes-deps.ts";
-import { HealthScheduler } from "./health/schedule-runner.ts";
+import { healthSchedulerFrom } from "./health/scheduler-from-config.ts";
 import { SiteSlots } from "./health/site-slots.ts";
 import { ImportWorker } from "./imports/import-worker.ts";
 import { PasswordHashPool } from "./imports/password-hash-pool.ts";
@@ -45,17 +45,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
   // One set of site slots for the checks on demand and the scheduled ones: politeness counts both.
   const slots = new SiteSlots(redis, { checksPerSecond: config.HEALTH_CHECKS_PER_SECOND });
   const health = healthDepsFrom(config, slots);
-  const healthSchedule =
-    config.HEALTH_SCHEDULE === "on"
-      ? new HealthScheduler({
-          prisma,
-          slots,
-          checker: health.checker,
-          concurrency: config.HEALTH_CHECK_CONCURRENCY,
-          pollMs: config.HEALTH_SCHEDULE_POLL_MS,
-          logger,
-        })
-      : null;
+  const healthSchedule = healthSchedulerFrom(config, { prisma, slots, checker: health.checker, logger });
   const retiredCodeGraceMs = config.RETIRED_CODE_DAYS * DAY_MS;
   const webhooks = startWebhooks(config, { prisma, bus, logger });
   const domainAndRotatorRecords = new DomainAndRotatorRecords(redis, logger);

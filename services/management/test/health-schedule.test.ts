@@ -10,8 +10,10 @@ import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { updateAccount } from "../src/accounts/update-account.ts";
+import { loadManagementConfig } from "../src/config.ts";
 import { DestinationChecker } from "../src/health/check-destination.ts";
 import { HealthScheduler } from "../src/health/schedule-runner.ts";
+import { healthSchedulerFrom } from "../src/health/scheduler-from-config.ts";
 import { SiteSlots } from "../src/health/site-slots.ts";
 import { createTestAccount, uniqueAlias } from "./links-helpers.ts";
 
@@ -278,6 +280,14 @@ describe("HealthScheduler", () => {
     await nowhere.$disconnect().catch(() => {});
     expect(logged.length).toBeGreaterThanOrEqual(2);
     expect(logged[0]).toMatch(/claim failed/);
+  });
+
+  it("HEALTH_SCHEDULE=off gives no scheduler; on (the default) gives one with the settings", () => {
+    const deps = { prisma, slots: new SiteSlots(redis), checker, logger };
+    expect(healthSchedulerFrom(loadManagementConfig({ HEALTH_SCHEDULE: "off" }), deps)).toBeNull();
+    expect(healthSchedulerFrom(loadManagementConfig({}), deps)).toBeInstanceOf(HealthScheduler);
+    expect(() => loadManagementConfig({ HEALTH_SCHEDULE: "sometimes" })).toThrow(/HEALTH_SCHEDULE/);
+    expect(() => loadManagementConfig({ HEALTH_CHECKS_PER_SECOND: "0" })).toThrow(/HEALTH_CHECKS_PER_SECOND/);
   });
 
   it("runs on its own once started and stops cleanly", async () => {
