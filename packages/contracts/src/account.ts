@@ -10,6 +10,13 @@ export const API_KEY_DISPLAY_PREFIX_LENGTH = 14;
 export const MAX_ACTIVE_KEYS = 10;
 export const KEY_NAME_MAX_LENGTH = 100;
 
+/**
+ * How often a workspace's links' destinations are checked (docs/health.md, "Scheduled checks"); `off`
+ * stops the scheduled checks (a check on demand still runs).
+ */
+export const HealthCheckInterval = z.enum(["hourly", "daily", "weekly", "off"]);
+export type HealthCheckInterval = z.infer<typeof HealthCheckInterval>;
+
 export const Account = z
   .object({
     id: Uuid,
@@ -36,6 +43,9 @@ export const Account = z
       .boolean()
       .optional()
       .meta({ description: "Whether new links forward the visit's query unless they say otherwise" }),
+    health_check_interval: HealthCheckInterval.optional().meta({
+      description: "How often the links' destinations are checked (docs/health.md); daily unless set",
+    }),
   })
   .meta({ id: "Account" });
 export type Account = z.infer<typeof Account>;

@@ -3,7 +3,7 @@
 // cookie; the server keeps only its SHA-256. Every state-changing request made with it carries the
 // session's CSRF token in a header, which a cross-site form cannot set.
 import * as z from "zod";
-import { Account, CreatedApiKey } from "./account.ts";
+import { Account, CreatedApiKey, HealthCheckInterval } from "./account.ts";
 import { Count, StoredText, Timestamp, Uuid } from "./primitives.ts";
 import { Role } from "./scopes.ts";
 import { CurrentPassword, PASSWORD_MAX_LENGTH } from "./sudo.ts";
@@ -129,6 +129,10 @@ export const UpdateAccountBody = z
     default_expiry_hours: z.int().min(1).max(MAX_DEFAULT_EXPIRY_HOURS).nullable().optional(),
     forward_query: z.boolean().optional().meta({
       description: "Default of new links' forward_query (docs/smart-links.md); true unless set",
+    }),
+    health_check_interval: HealthCheckInterval.optional().meta({
+      description:
+        "How often the links' destinations are checked: hourly, daily (the default), weekly or off",
     }),
   })
   .meta({ id: "UpdateAccountBody" });

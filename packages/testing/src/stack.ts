@@ -171,6 +171,9 @@ async function layOut(opts: StackOptions): Promise<StackLayout> {
     CLICKHOUSE_PATH: chdb.path,
     SPOOL_DIR: spoolDir,
     TRUST_PROXY: "true",
+    // A test's links are checked when it asks: scheduled checks would race its assertions (a test of the
+    // scheduler drives it itself, or turns it on with extraEnv).
+    HEALTH_SCHEDULE: "off",
     // No OUTBOX_POLL_MS: management wakes its outbox relay after every commit that writes events, so
     // the poll only picks up what another process wrote (an import CLI, a second instance). At 50 ms
     // it costs each idle management ~5 % of a core and Postgres as much again, in every stack of a

@@ -18,6 +18,7 @@ import {
 import type { Express } from "express";
 import type { Redis } from "ioredis";
 import { createTxtLookup, type TxtLookup } from "./domains/domain-verification.ts";
+import { SiteLimiter } from "./health/check-destination.ts";
 import { type HealthDeps, healthDepsFrom } from "./health/health-routes-deps.ts";
 import type { KeyLimits } from "./keys/api-keys.ts";
 import type { QrRenderer } from "./links/qr-renderer.ts";
@@ -117,7 +118,9 @@ export function managementRoutes(input: ManagementAppDeps): MountedRoute[] {
     ...linksRoutes(deps),
     ...linkHealthRoutes({
       ...deps,
-      health: deps.health ?? healthDepsFrom({ TITLE_FETCH_ALLOW_HOSTS: [], TITLE_FETCH_DNS_SERVERS: [] }),
+      health:
+        deps.health ??
+        healthDepsFrom({ TITLE_FETCH_ALLOW_HOSTS: [], TITLE_FETCH_DNS_SERVERS: [] }, new SiteLimiter()),
     }),
     ...smartLinksRoutes(deps),
     ...bulkRoutes(deps),

@@ -17,6 +17,8 @@ import type { ManagementConfig } from "./config.ts";
 import { OutboxRelay } from "./db/outbox.ts";
 import { createTxtLookup } from "./domains/domain-verification.ts";
 import { healthDepsFrom } from "./health/health-routes-deps.ts";
+import { healthSchedulerFrom } from "./health/scheduler-from-config.ts";
+import { SiteSlots } from "./health/site-slots.ts";
 import { ImportWorker } from "./imports/import-worker.ts";
 import { PasswordHashPool } from "./imports/password-hash-pool.ts";
 import { keyLimitsFrom } from "./keys/api-keys.ts";
@@ -48,11 +50,21 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
   const bus = createServiceBus(config, "management", logger);
   const relay = new OutboxRelay(prisma, bus, { pollMs: config.OUTBOX_POLL_MS, logger });
   const titles = titleFetcherFrom(config);
-  const health = healthDepsFrom(config);
+  // One set of site slots for the checks on demand and the scheduled ones: politeness counts both.
+  const slots = new SiteSlots(redis, { checksPerSecond: config.HEALTH_CHECKS_PER_SECOND });
+  const health = healthDepsFrom(config, slots);
   const retiredCodeGraceMs = config.RETIRED_CODE_DAYS * DAY_MS;
   const webhooks = startWebhooks(config, { prisma, bus, logger });
   const domainAndRotatorRecords = new DomainAndRotatorRecords(redis, logger);
   const records = new RedirectRecords(redis, logger, config.PUBLIC_BASE_URL);
+  const healthSchedule = healthSchedulerFrom(config, {
+    prisma,
+    records,
+    onEventsWritten: () => relay.wake(),
+    slots,
+    checker: health.checker,
+    logger,
+  });
   const hashes = new PasswordHashPool(config.IMPORT_HASH_THREADS);
   const imports = new ImportWorker({
     prisma,
@@ -139,6 +151,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
   const stopSessionPrune = startSessionPrune(prisma, { logger });
   const auditPrune = new AuditPrune(prisma, { logger });
   auditPrune.start();
+  healthSchedule?.start();
   return {
     servers: [server, ops],
     close: async () => {
@@ -154,6 +167,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
       await relay.stop();
       await webhooks.stop();
       await titles.close();
+      await healthSchedule?.stop();
       await health.close();
       await sso.clients.close();
       await keyUsage.stop();

@@ -42,6 +42,13 @@ export const managementConfigSchema = commonConfigSchema.extend({
   // process; beyond it the title is the host name, so Kurz cannot be turned into a request amplifier
   // against one site.
   TITLE_FETCH_HOST_PER_MINUTE: z.coerce.number().int().positive().default(60),
+  // Scheduled link-health checks (docs/health.md): on or off for this instance; the checks started per
+  // second over every instance (the global budget, counted in Redis); the checks one instance runs at
+  // once; how long an idle scheduler waits before it looks for due links again.
+  HEALTH_SCHEDULE: z.enum(["on", "off"]).default("on"),
+  HEALTH_CHECKS_PER_SECOND: z.coerce.number().int().positive().default(20),
+  HEALTH_CHECK_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(20),
+  HEALTH_SCHEDULE_POLL_MS: z.coerce.number().int().positive().default(10_000),
   /** How often links with an overlay have stale framing checks redone, and how old is stale (decision 0026). */
   FRAME_CHECK_INTERVAL_MS: z.coerce.number().int().positive().default(600_000),
   FRAME_CHECK_MAX_AGE_HOURS: z.coerce.number().int().positive().default(24),

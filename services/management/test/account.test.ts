@@ -57,9 +57,12 @@ describe("account and usage", () => {
       "rate_limit_per_hour",
       // The default of new links' forward_query (docs/smart-links.md).
       "forward_query",
+      // How often the links' destinations are checked (docs/health.md).
+      "health_check_interval",
     ]);
     expect(a.status).toBe("free");
     expect(a.forward_query).toBe(true);
+    expect(a.health_check_interval).toBe("daily");
     expect(a.rate_limit_per_minute).toBe(60);
     expect(a.rate_limit_per_hour).toBe(1000);
     expect(a.id).toBe(alice.account_id);

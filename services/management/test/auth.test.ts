@@ -196,6 +196,32 @@ describe("accounts and sessions", () => {
     expect((await call("GET", "/account", { cookie: user.token })).body.data.link_limit).toBe(500);
   });
 
+  it("updates health_check_interval, and the workspace's links are re-timed with it", async () => {
+    const user = await register("health-interval");
+    const key = user.res.body.data.api_key.key;
+    const link = await call("POST", "/links", { key, body: { url: "https://example.com/h", title: "h" } });
+    expect(link.status).toBe(201);
+    const nextCheck = async () =>
+      (
+        await bed.prisma.$queryRaw<{ t: string | null }[]>`
+          SELECT next_check_at::text AS t FROM link_health_schedule WHERE link_id = ${link.body.data.id}::uuid`
+      )[0]?.t;
+    // Never checked: due at once.
+    expect(await nextCheck()).toBe("-infinity");
+    const off = await call("PATCH", "/account", { key, body: { health_check_interval: "off" } });
+    expect(off.status).toBe(200);
+    expect(off.body.data.health_check_interval).toBe("off");
+    expect(await nextCheck()).toBeNull();
+    for (const value of ["every-second", 24, null, "Daily"]) {
+      const bad = await call("PATCH", "/account", { key, body: { health_check_interval: value } });
+      expect(bad.status, String(value)).toBe(400);
+    }
+    expect((await call("GET", "/account", { key })).body.data.health_check_interval).toBe("off");
+    const hourly = await call("PATCH", "/account", { key, body: { health_check_interval: "hourly" } });
+    expect(hourly.body.data.health_check_interval).toBe("hourly");
+    expect(await nextCheck()).toBe("-infinity");
+  });
+
   it("signs out: the session ends, the cookie is cleared, another session of the account lives on", async () => {
     const user = await register("signout");
     const other = await call("POST", "/auth/login", { body: { email: user.email, password: user.password } });

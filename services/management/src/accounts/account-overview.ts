@@ -1,5 +1,5 @@
 // GET /api/v1/account: the account with its stored totals.
-import type { Account } from "@kurz/contracts";
+import type { Account, HealthCheckInterval } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { unauthorized } from "@kurz/service-kit";
 import type { KeyLimits } from "../keys/api-keys.ts";
@@ -30,5 +30,7 @@ export async function accountOverview(
     rate_limit_per_minute: limits.perMinute,
     rate_limit_per_hour: limits.perHour,
     forward_query: account.forwardQuery,
+    // Only the API writes it, from HealthCheckInterval.
+    health_check_interval: account.healthCheckInterval as HealthCheckInterval,
   };
 }

@@ -9,13 +9,9 @@ import {
   v1Success,
 } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
+import { checkLink } from "../health/check-link.ts";
 import type { HealthDeps } from "../health/health-routes-deps.ts";
-import {
-  type LinkHealthView,
-  type RecordCheckDeps,
-  readHealth,
-  recordCheck,
-} from "../health/health-store.ts";
+import { type LinkHealthView, type RecordCheckDeps, readHealth } from "../health/health-store.ts";
 import { linkNotFound } from "../links/link-writer.ts";
 
 const toJson = (linkId: string, view: LinkHealthView): LinkHealth => ({
@@ -85,15 +81,12 @@ export function linkHealthRoutes(
       });
       if (!link) throw linkNotFound();
       await spendCheck(redis, health, accountId);
-      let hostname: string;
-      try {
-        hostname = new URL(link.originalUrl).hostname;
-      } catch {
-        hostname = link.originalUrl;
-      }
-      const result = await health.limiter.run(hostname, () => health.checker.check(link.originalUrl));
+      const target = { accountId, linkId: params.id, url: link.originalUrl };
+      const state = await checkLink(deps, health.checker, target, {
+        politely: (host, task) => health.limiter.run(host, task),
+      });
       // null: the link was deleted or moved away during the check; as for any missing link.
-      if ((await recordCheck(deps, accountId, params.id, result)) === null) throw linkNotFound();
+      if (state === null) throw linkNotFound();
       return v1Success(toJson(params.id, await readHealth(prisma, accountId, params.id)));
     }),
   ];
