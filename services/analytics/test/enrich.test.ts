@@ -15,9 +15,13 @@ describe("GeoIp over the bundled DB-IP database", () => {
     const geo = new GeoIp(loadAnalyticsConfig({}).GEOIP_DB_PATH);
     await geo.open();
     expect(geo.enabled).toBe(true);
+    // Each family's file is read by its first lookup, not by open().
+    expect(geo.loaded).toEqual({ v4: false, v6: false });
     expect(geo.lookup("8.8.8.8")).toEqual({ country: "US", city: "Mountain View" });
+    expect(geo.loaded).toEqual({ v4: true, v6: false });
     expect(geo.lookup("81.2.69.160")).toEqual({ country: "GB", city: "London" });
     expect(geo.lookup("2001:4860:4860::8888").country).toMatch(/^[A-Z]{2}$/);
+    expect(geo.loaded).toEqual({ v4: true, v6: true });
     for (const ip of ["127.0.0.1", "10.1.2.3", "203.0.113.7", "not-an-ip", "", null]) {
       expect(geo.lookup(ip)).toEqual({ country: "", city: "" });
     }
@@ -34,6 +38,23 @@ describe("GeoIp over the bundled DB-IP database", () => {
       expect(geo.lookup("8.8.8.8")).toEqual({ country: "", city: "" });
     }
     expect(warnings).toHaveLength(2);
+  });
+
+  it("a file that ends like a database but is not one is logged when first read, once", async () => {
+    const dir = mkdtempSync(join(tmp, "dir-"));
+    const marker = Buffer.from("abcdef4d61784d696e642e636f6d", "hex");
+    writeFileSync(
+      join(dir, "odd-ipv4.mmdb"),
+      Buffer.concat([Buffer.from("junk"), marker, Buffer.from("junk")]),
+    );
+    const warnings: string[] = [];
+    const geo = new GeoIp(dir, { warn: (_o, m) => warnings.push(m ?? "") });
+    await geo.open();
+    expect(geo.enabled).toBe(true);
+    expect(warnings).toEqual([]);
+    expect(geo.lookup("8.8.8.8")).toEqual({ country: "", city: "" });
+    expect(geo.lookup("9.9.9.9")).toEqual({ country: "", city: "" });
+    expect(warnings).toEqual(["GeoIP database could not be read; countries and cities stay unknown"]);
   });
 });
 

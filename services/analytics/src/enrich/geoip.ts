@@ -1,10 +1,23 @@
 // Country and city of a client address, from a MaxMind-format database (DB-IP's city database from
-// npm by default). Opened once, on first use; without a database every location is unknown, which
-// must never stop clicks from being stored.
-import { existsSync, readdirSync, statSync } from "node:fs";
+// npm by default: 63 MB for IPv4, 71 MB for IPv6). open() only finds the files and checks that each is a
+// database; a family's file is read whole into memory by the first lookup of an address of that family
+// (one synchronous read, once per process), so a service whose clicks are all IPv4 never holds the
+// IPv6 file, and one that counts no click holds neither. Without a database every location is unknown,
+// which must never stop clicks from being stored.
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  statSync,
+} from "node:fs";
 import { isIP } from "node:net";
 import { join } from "node:path";
-import maxmind from "maxmind";
+import { LRUCache } from "lru-cache";
+import { Reader } from "maxmind";
 
 export interface Location {
   /** ISO 3166-1 alpha-2, '' when unknown. */
@@ -30,31 +43,83 @@ export interface GeoIpLogger {
   warn(o: object, m?: string): void;
 }
 
+/** The end of a MaxMind DB file holds this marker before its metadata, within the last 128 KiB. */
+const METADATA_MARKER = Buffer.from("abcdef4d61784d696e642e636f6d", "hex");
+const METADATA_MAX = 128 * 1024;
+
+/** Whether `file` ends like a MaxMind DB, from its last 128 KiB only. */
+function looksLikeDatabase(file: string): boolean {
+  const fd = openSync(file, "r");
+  try {
+    const size = fstatSync(fd).size;
+    const length = Math.min(size, METADATA_MAX);
+    const tail = Buffer.alloc(length);
+    readSync(fd, tail, 0, length, size - length);
+    return tail.lastIndexOf(METADATA_MARKER) !== -1;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Decoded data records kept per database (maxmind's own default). */
+const RECORDS_CACHED = 10_000;
+
+/** One family's file, read on first use; one that cannot be read is logged once and is none. */
+class LazyReader {
+  private reader: Db | null | undefined;
+
+  constructor(
+    private readonly file: string,
+    private readonly logger: GeoIpLogger | undefined,
+  ) {}
+
+  get(): Db | null {
+    if (this.reader !== undefined) return this.reader;
+    try {
+      const cache = new LRUCache<number, object>({ max: RECORDS_CACHED });
+      this.reader = new Reader(readFileSync(this.file), { cache }) as Db;
+    } catch (err) {
+      this.logger?.warn(
+        { path: this.file, err: (err as Error).message },
+        "GeoIP database could not be read; countries and cities stay unknown",
+      );
+      this.reader = null;
+    }
+    return this.reader;
+  }
+
+  get loaded(): boolean {
+    return this.reader !== undefined;
+  }
+}
+
 export class GeoIp {
-  private opening: Promise<{ v4: Db | null; v6: Db | null }> | null = null;
-  private readers: { v4: Db | null; v6: Db | null } | null = null;
+  private files: { v4: LazyReader | null; v6: LazyReader | null } | null = null;
 
   constructor(
     private readonly path: string,
     private readonly logger?: GeoIpLogger,
   ) {}
 
-  /** Opens the database now (the first lookup would otherwise pay for it). Never throws. */
+  /** Finds the database's files (the first lookup of each family reads its file). Never throws. */
   async open(): Promise<void> {
-    if (this.readers) return;
-    this.opening ??= this.load();
-    this.readers = await this.opening;
+    this.files ??= this.find();
   }
 
   get enabled(): boolean {
-    return Boolean(this.readers?.v4 || this.readers?.v6);
+    return Boolean(this.files?.v4 || this.files?.v6);
+  }
+
+  /** Which families' files have been read so far. */
+  get loaded(): { v4: boolean; v6: boolean } {
+    return { v4: this.files?.v4?.loaded ?? false, v6: this.files?.v6?.loaded ?? false };
   }
 
   /** Call after open(); before that, or for anything but a public address, the location is unknown. */
   lookup(ip: string | null): Location {
-    if (!ip || !this.readers) return UNKNOWN;
+    if (!ip || !this.files) return UNKNOWN;
     const family = isIP(ip);
-    const reader = family === 4 ? this.readers.v4 : family === 6 ? this.readers.v6 : null;
+    const reader = (family === 4 ? this.files.v4 : family === 6 ? this.files.v6 : null)?.get();
     if (!reader) return UNKNOWN;
     let record: GeoRecord | null;
     try {
@@ -68,7 +133,7 @@ export class GeoIp {
     return /^[A-Z]{2}$/.test(country) ? { country, city } : UNKNOWN;
   }
 
-  private async load(): Promise<{ v4: Db | null; v6: Db | null }> {
+  private find(): { v4: LazyReader | null; v6: LazyReader | null } {
     const none = { v4: null, v6: null };
     if (this.path === "") return none;
     try {
@@ -76,10 +141,12 @@ export class GeoIp {
         this.logger?.warn({ path: this.path }, "GeoIP database not found; countries and cities stay unknown");
         return none;
       }
-      // Read whole into memory (no file watching): lookups are then a few microseconds.
-      const open = (file: string): Promise<Db> => maxmind.open(file, { watchForUpdates: false });
+      const lazy = (file: string): LazyReader => {
+        if (!looksLikeDatabase(file)) throw new Error(`${file} is not a MaxMind database`);
+        return new LazyReader(file, this.logger);
+      };
       if (!statSync(this.path).isDirectory()) {
-        const reader = await open(this.path);
+        const reader = lazy(this.path);
         return { v4: reader, v6: reader };
       }
       const files = readdirSync(this.path);
@@ -88,13 +155,10 @@ export class GeoIp {
       const v6 = pick("-ipv6.mmdb");
       const single = !v4 && !v6 ? pick(".mmdb") : undefined;
       if (single) {
-        const reader = await open(join(this.path, single));
+        const reader = lazy(join(this.path, single));
         return { v4: reader, v6: reader };
       }
-      return {
-        v4: v4 ? await open(join(this.path, v4)) : null,
-        v6: v6 ? await open(join(this.path, v6)) : null,
-      };
+      return { v4: v4 ? lazy(join(this.path, v4)) : null, v6: v6 ? lazy(join(this.path, v6)) : null };
     } catch (err) {
       this.logger?.warn(
         { path: this.path, err: (err as Error).message },
