@@ -1,6 +1,6 @@
-// PATCH /api/v1/account: the account's own settings (the dashboard's account page): the default expiry
-// whether new links forward the visit's query, and how often link health is checked; the plan and its limits are the operator's
-// (update-account-limits.ts).
+// PATCH /api/v1/account: the workspace's own settings (the dashboard's account page): the default
+// expiry, whether new links forward the visit's query, and how often link health is checked; the plan
+// and its limits are the operator's (update-account-limits.ts).
 import type { Account, UpdateAccountBody } from "@kurz/contracts";
 import { isRecordMissing, type PrismaClient } from "@kurz/db";
 import { unauthorized } from "@kurz/service-kit";

@@ -1,7 +1,12 @@
 // Account: e-mail, plan and limits (set by the server's operator), usage, default expiry, whether new
 // links forward the visit's query, password and e-mail address changes, and deleting yourself
 // (DeleteAccountCard).
-import { MAX_DEFAULT_EXPIRY_HOURS, PASSWORD_MIN_LENGTH, V1_ROUTES } from "@kurz/contracts";
+import {
+  type HealthCheckInterval,
+  MAX_DEFAULT_EXPIRY_HOURS,
+  PASSWORD_MIN_LENGTH,
+  V1_ROUTES,
+} from "@kurz/contracts";
 import { useEffect, useState } from "preact/hooks";
 import { invalidate, useQuery } from "../api/cache.ts";
 import { ApiFailure, call, fieldError, messageOf } from "../api/client.ts";
@@ -101,6 +106,67 @@ function ForwardQuery({ on }: { on: boolean }) {
         A visit to <code>/code?ref=x</code> goes on to the destination with <code>ref=x</code> added. Each
         link can say otherwise under "Smart destinations".
       </p>
+      <FormStatus ok={state.ok} error={state.error} />
+    </section>
+  );
+}
+
+const INTERVALS: { value: HealthCheckInterval; label: string }[] = [
+  { value: "hourly", label: "Every hour" },
+  { value: "daily", label: "Every day" },
+  { value: "weekly", label: "Every week" },
+  { value: "off", label: "Never" },
+];
+
+/** How often the workspace's links' destinations are checked (docs/health.md): saved when chosen. */
+function HealthInterval({ interval }: { interval: HealthCheckInterval }) {
+  const [value, setValue] = useState(interval);
+  const [busy, setBusy] = useState(false);
+  const [state, setState] = useState<{ ok?: string; error?: string }>({});
+  useEffect(() => setValue(interval), [interval]);
+  const save = async (next: HealthCheckInterval) => {
+    const before = value;
+    setState({});
+    setBusy(true);
+    setValue(next);
+    try {
+      await call(V1_ROUTES.updateAccount, { body: { health_check_interval: next } });
+      setState({
+        ok:
+          next === "off" ? "Destinations are checked only when asked." : "Saved: the next checks follow it.",
+      });
+    } catch (err) {
+      setValue(before);
+      setState({ error: messageOf(err) });
+    }
+    setBusy(false);
+    invalidate("account");
+  };
+  return (
+    <section class="form card" aria-labelledby="health-interval-title">
+      <h2 class="card-title" id="health-interval-title">
+        Link health
+      </h2>
+      <div class="field">
+        <label for="health-interval">Check destinations</label>
+        <select
+          id="health-interval"
+          value={value}
+          disabled={busy}
+          aria-describedby="health-interval-hint"
+          onChange={(e) => void save(e.currentTarget.value as HealthCheckInterval)}
+        >
+          {INTERVALS.map((i) => (
+            <option key={i.value} value={i.value}>
+              {i.label}
+            </option>
+          ))}
+        </select>
+        <p class="hint" id="health-interval-hint">
+          Kurz checks that each active link's destination still answers. A link that fails two checks in a row
+          is marked broken and sent to its fallback, if it has one.
+        </p>
+      </div>
       <FormStatus ok={state.ok} error={state.error} />
     </section>
   );
@@ -291,6 +357,7 @@ export function AccountPage() {
       <div class="grid-2">
         <DefaultExpiry hours={a.default_expiry_hours} />
         <ForwardQuery on={a.forward_query ?? true} />
+        <HealthInterval interval={a.health_check_interval ?? "daily"} />
         <ChangePassword email={a.email} />
         <ChangeEmail />
       </div>

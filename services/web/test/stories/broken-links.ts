@@ -2,7 +2,8 @@
 // real HTTP server on loopback) starts failing is checked twice with "Check now" and becomes broken;
 // its page says so and where visitors go instead (its broken_url), the links list shows the badge and
 // the "Broken" filter finds it, the overview counts it; broken_url is changed in the link's form; the
-// destination answers again and the next check clears it all. Every state is checked with axe-core and
+// destination answers again and the next check clears it all; the workspace's check interval is chosen
+// on the account page. Every state is checked with axe-core and
 // photographed at desktop and phone width (docs/dashboard.md, "Broken links").
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -141,6 +142,18 @@ export function brokenLinksStory(web: BrowserFixture): void {
       expect(await page.getByTestId("broken-note").count()).toBe(0);
       await openPage(page, "Overview");
       await expect.poll(() => page.getByTestId("broken-links").textContent(), { timeout: 10_000 }).toBe("0");
+      expect(cspViolations).toEqual([]);
+    });
+
+    it("the workspace chooses how often destinations are checked", async () => {
+      await openPage(page, "Account");
+      const select = page.getByLabel("Check destinations");
+      expect(await select.inputValue()).toBe("daily");
+      await select.selectOption("weekly");
+      await page.getByText("Saved: the next checks follow it.").waitFor();
+      const account = await api<{ health_check_interval?: string }>("GET", "/api/v1/account");
+      expect(account.health_check_interval).toBe("weekly");
+      await checkPage(page, "account-health-interval");
       expect(cspViolations).toEqual([]);
     });
   });
