@@ -252,6 +252,9 @@ describe("redirect service on its own", () => {
     expect(text).toContain("# TYPE clicks_published_total counter");
     const m = await metrics(t.redirect);
     expect(Object.keys(m).sort()).toEqual([
+      "click_journal_bytes",
+      "click_spool_bytes",
+      "click_spool_max_bytes",
       "clicks_buffered",
       "clicks_dropped_total",
       "clicks_published_total",
