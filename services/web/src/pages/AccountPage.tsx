@@ -5,6 +5,7 @@ import {
   type HealthCheckInterval,
   MAX_DEFAULT_EXPIRY_HOURS,
   PASSWORD_MIN_LENGTH,
+  type UpdateAccountBody,
   V1_ROUTES,
 } from "@kurz/contracts";
 import { useEffect, useState } from "preact/hooks";
@@ -63,28 +64,40 @@ function DefaultExpiry({ hours }: { hours: number | null }) {
   );
 }
 
-/** The default of new links' forward_query: saved when switched, as the link page's sharing switch is. */
-function ForwardQuery({ on }: { on: boolean }) {
-  const [value, setValue] = useState(on);
+/**
+ * A workspace setting saved as soon as it is chosen (a switch, a select), shown at once and put back
+ * when the save fails: the value, whether a save runs, what it said, and the save itself.
+ */
+function useSavedSetting<T>(initial: T, body: (value: T) => UpdateAccountBody, said: (value: T) => string) {
+  const [value, setValue] = useState(initial);
   const [busy, setBusy] = useState(false);
   const [state, setState] = useState<{ ok?: string; error?: string }>({});
-  useEffect(() => setValue(on), [on]);
-  const save = async (next: boolean) => {
+  useEffect(() => setValue(initial), [initial]);
+  const save = async (next: T) => {
+    const before = value;
     setState({});
     setBusy(true);
     setValue(next);
     try {
-      await call(V1_ROUTES.updateAccount, { body: { forward_query: next } });
-      setState({
-        ok: next ? "New links forward query parameters." : "New links do not forward query parameters.",
-      });
+      await call(V1_ROUTES.updateAccount, { body: body(next) });
+      setState({ ok: said(next) });
     } catch (err) {
-      setValue(!next);
+      setValue(before);
       setState({ error: messageOf(err) });
     }
     setBusy(false);
     invalidate("account");
   };
+  return { value, busy, state, save };
+}
+
+/** The default of new links' forward_query: saved when switched, as the link page's sharing switch is. */
+function ForwardQuery({ on }: { on: boolean }) {
+  const { value, busy, state, save } = useSavedSetting(
+    on,
+    (next) => ({ forward_query: next }),
+    (next) => (next ? "New links forward query parameters." : "New links do not forward query parameters."),
+  );
   return (
     <section class="form card" aria-labelledby="forward-title">
       <h2 class="card-title" id="forward-title">
@@ -120,28 +133,12 @@ const INTERVALS: { value: HealthCheckInterval; label: string }[] = [
 
 /** How often the workspace's links' destinations are checked (docs/health.md): saved when chosen. */
 function HealthInterval({ interval }: { interval: HealthCheckInterval }) {
-  const [value, setValue] = useState(interval);
-  const [busy, setBusy] = useState(false);
-  const [state, setState] = useState<{ ok?: string; error?: string }>({});
-  useEffect(() => setValue(interval), [interval]);
-  const save = async (next: HealthCheckInterval) => {
-    const before = value;
-    setState({});
-    setBusy(true);
-    setValue(next);
-    try {
-      await call(V1_ROUTES.updateAccount, { body: { health_check_interval: next } });
-      setState({
-        ok:
-          next === "off" ? "Destinations are checked only when asked." : "Saved: the next checks follow it.",
-      });
-    } catch (err) {
-      setValue(before);
-      setState({ error: messageOf(err) });
-    }
-    setBusy(false);
-    invalidate("account");
-  };
+  const { value, busy, state, save } = useSavedSetting(
+    interval,
+    (next) => ({ health_check_interval: next }),
+    (next) =>
+      next === "off" ? "Destinations are checked only when asked." : "Saved: the next checks follow it.",
+  );
   return (
     <section class="form card" aria-labelledby="health-interval-title">
       <h2 class="card-title" id="health-interval-title">
