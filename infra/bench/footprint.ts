@@ -411,16 +411,20 @@ async function clicksCounted(stack: Stack, auth: Auth) {
   let dropped = 0;
   let waiting = 0;
   let counted = 0;
+  let answer = "";
   for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(500)) {
     const text = await (await fetch(`${stack.redirectOps}/metrics`)).text();
     published = metric(text, "clicks_published_total");
     dropped = metric(text, "clicks_dropped_total");
     waiting = metric(text, "clicks_buffered") + metric(text, "clicks_spooled");
     const res = await fetch(`${stack.origin}/api/v1/analytics/summary`, { headers: auth });
-    counted = ((await res.json()) as { data?: { total_clicks?: number } }).data?.total_clicks ?? -1;
+    const body = await res.text();
+    // The last answer without a total, to say why when analytics never agreed.
+    counted = (JSON.parse(body) as { data?: { total_clicks?: number } }).data?.total_clicks ?? -1;
+    if (counted < 0) answer = `${res.status} ${body.slice(0, 200)}`;
     if (waiting === 0 && counted === published) break;
   }
-  return { published, dropped, waiting, counted };
+  return { published, dropped, waiting, counted, answer };
 }
 
 function parseWrk(out: string) {
@@ -512,7 +516,9 @@ function failedChecks(r: Omit<Footprint, "failures">): string[] {
   if (clicks.dropped > 0 || clicks.waiting > 0 || clicks.published < x.wrk.requests - x.wrk.bad)
     failed.push(`clicks: ${JSON.stringify(clicks)} for ${x.wrk.requests} redirects`);
   if (clicks.counted !== clicks.published)
-    failed.push(`analytics counted ${clicks.counted} clicks of ${clicks.published} published`);
+    failed.push(
+      `analytics counted ${clicks.counted} clicks of ${clicks.published} published${clicks.answer ? ` (its summary answered ${clicks.answer})` : ""}`,
+    );
   return failed;
 }
 
