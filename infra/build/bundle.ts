@@ -7,11 +7,11 @@ import { mkdir, rename, writeFile } from "node:fs/promises";
 import { dirname, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build, type Plugin } from "esbuild";
+import { SERVICES, type ServiceName } from "./node-flags.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 
-export const SERVICES = ["management", "analytics", "gateway", "redirect"] as const;
-export type ServiceName = (typeof SERVICES)[number];
+export { nodeFlagsFor, SERVICES, type ServiceName } from "./node-flags.ts";
 
 // Loaded from node_modules at run time instead of bundled: native addons (argon2, chDB's engine,
 // sharp's libvips, which it finds beside its own package), and the OpenTelemetry SDK, which
@@ -24,22 +24,6 @@ export const RUNTIME_EXTERNALS = [
   "@opentelemetry/exporter-trace-otlp-http",
   "@opentelemetry/instrumentation-http",
 ];
-
-/**
- * Node flags a bundled service starts with: 8 MB semi-spaces instead of V8's 16 MB, ~15 MB less peak
- * RSS under load (docs/benchmarks/2026-11.md). V8 sizes the young generation at start-up, so unlike
- * HEAP_GROWING_PERCENT this cannot be set from inside the process. infra/docker/entrypoint.sh repeats
- * these flags.
- */
-const BUNDLE_NODE_FLAGS = ["--max-semi-space-size=8"];
-
-/**
- * The redirect keeps V8's 16 MB semi-spaces (decision 0038): with 8 MB, a click lived through a
- * scavenge and was promoted, and the full collections that cleared them up, one every 1–2 s with marking
- * steps of 10–20 ms, set its p99. Its old generation is held lower instead (HEAP_GROWING_PERCENT 50), so
- * its peak RSS stays where it was.
- */
-const REDIRECT_NODE_FLAGS = ["--max-semi-space-size=16"];
 
 /**
  * Node flags management's admin CLI (dist/cli.mjs) starts with under `./kurz`. A call lasts seconds,
@@ -56,10 +40,6 @@ export const cliNodeArgs = (args: string[]): string[] => [
   bundlePath("management", "cli"),
   ...args,
 ];
-
-/** The flags `service`'s bundle starts with, wherever it is started. */
-export const nodeFlagsFor = (service: ServiceName | string): string[] =>
-  service === "redirect" ? REDIRECT_NODE_FLAGS : BUNDLE_NODE_FLAGS;
 
 export function bundlePath(service: ServiceName | string, entry = "main"): string {
   return resolve(root, `services/${service}/dist/${entry}.mjs`);
@@ -130,9 +110,13 @@ function moduleUrls(outdir: string): Plugin {
   };
 }
 
-/** A service's entry points: main.ts, and its other entries (EXTRA_ENTRIES), by output name. */
+/**
+ * A service's entry points: main.ts, memory-bounds (the image's entrypoint computes KURZ_MEMORY_MB's
+ * bounds with it, without a TypeScript loader), and its other entries (EXTRA_ENTRIES), by output name.
+ */
 const entriesOf = (service: string): Record<string, string> => ({
   main: `services/${service}/src/main.ts`,
+  "memory-bounds": "infra/build/memory-bounds.ts",
   ...EXTRA_ENTRIES[service],
 });
 

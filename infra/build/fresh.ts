@@ -29,12 +29,18 @@ export interface BuildTarget {
 
 /**
  * What a service's bundles are made from: its own sources and every package's (the generated Prisma
- * client included), the build script, and the lockfile (a dependency upgrade changes bundled code).
+ * client included), the build script, the memory-bounds entry every service carries with what it
+ * imports, and the lockfile (a dependency upgrade changes bundled code).
  */
 export function bundleSources(service: string): Sources {
   return {
     dirs: [join(root, "services", service), join(root, "packages")],
-    files: [join(root, "infra/build/bundle.ts"), join(root, "pnpm-lock.yaml")],
+    files: [
+      ...["bundle.ts", "memory-bounds.ts", "memory.ts", "node-flags.ts"].map((f) =>
+        join(root, "infra/build", f),
+      ),
+      join(root, "pnpm-lock.yaml"),
+    ],
   };
 }
 

@@ -119,6 +119,7 @@ it("checks each of management's bundles, the CLI's among them, against managemen
   const root = join(import.meta.dirname, "../..");
   expect(bundleOutputs("management").map((p) => relative(root, p))).toEqual([
     "services/management/dist/main.mjs",
+    "services/management/dist/memory-bounds.mjs",
     "services/management/dist/cli.mjs",
     "services/management/dist/migrate.mjs",
     "services/management/dist/import-file-thread.mjs",
@@ -128,6 +129,9 @@ it("checks each of management's bundles, the CLI's among them, against managemen
     "services/management",
     "packages",
     "infra/build/bundle.ts",
+    "infra/build/memory-bounds.ts",
+    "infra/build/memory.ts",
+    "infra/build/node-flags.ts",
     "pnpm-lock.yaml",
   ]);
 });

@@ -5,7 +5,7 @@
 // process's part that no flag bounds: Node's own code and allocations, chDB's library, the GeoIP
 // databases analytics reads into memory (docs/benchmarks.md, "footprint", says how much each is), so
 // the processes' sum can pass the budget.
-import type { ServiceName } from "./bundle.ts";
+import { nodeFlagsFor, type ServiceName } from "./node-flags.ts";
 
 /** The budget when KURZ_MEMORY_MB is unset: the stack's measured peak under the footprint bench's load, with room. */
 export const MEMORY_DEFAULT_MB = 1536;
@@ -77,4 +77,32 @@ export function memoryBoundsFor(
       ...(service === "analytics" && { CHDB_MEMORY_MB: String(plan.chdbMb) }),
     },
   };
+}
+
+/** What every Node process holds before any code of ours: the binary's pages and V8's start-up (docs/benchmarks.md, "footprint"). */
+export const NODE_BASE_MB = 42;
+
+/**
+ * What a service holds beyond its V8 heap and Node's base, measured under the footprint bench's load
+ * (docs/benchmarks/2026-12.md, "footprint"): management's Prisma query compiler (WebAssembly memory,
+ * outside V8's heap), import threads' buffers and two malloc arenas; analytics' GeoIP city
+ * databases, read whole (128 MB of ArrayBuffers); the others' sockets, buffers and arenas.
+ */
+export const OUTSIDE_HEAP_MB = {
+  management: 128,
+  redirect: 32,
+  analytics: 192,
+  gateway: 32,
+} satisfies Record<ServiceName, number>;
+
+/**
+ * The memory limit of `service`'s container under `plan` (docker-compose.yml, mem_limit), in MB: its
+ * old generation, its young generation (two semi-spaces and their large-object space, three times
+ * --max-semi-space-size), Node's base and what it holds outside V8's heap. In containers analytics
+ * talks to a ClickHouse server, so it loads no chDB: neither the library (~210 MB resident) nor the
+ * plan's chDB share is in its limit; the server is sized by its own configuration.
+ */
+export function containerLimitMb(service: ServiceName, plan: MemoryPlan): number {
+  const semi = Number(/--max-semi-space-size=(\d+)/.exec(nodeFlagsFor(service).join(" "))?.[1] ?? 16);
+  return NODE_BASE_MB + 3 * semi + plan.oldSpaceMb[service] + OUTSIDE_HEAP_MB[service];
 }

@@ -1,7 +1,15 @@
 // KURZ_MEMORY_MB read and shared out (memory.ts): the default when unset, each service's bounds as
 // shares of it, and a clear refusal below the minimum or for anything but a whole number.
 import { describe, expect, it } from "vitest";
-import { MEMORY_DEFAULT_MB, MEMORY_MIN_MB, memoryBoundsFor, memoryPlanFrom } from "./memory.ts";
+import {
+  containerLimitMb,
+  MEMORY_DEFAULT_MB,
+  MEMORY_MIN_MB,
+  memoryBoundsFor,
+  memoryPlanFrom,
+  NODE_BASE_MB,
+  OUTSIDE_HEAP_MB,
+} from "./memory.ts";
 
 describe("memoryPlanFrom", () => {
   it("takes the default when unset or empty", () => {
@@ -46,5 +54,19 @@ describe("memoryBoundsFor", () => {
       nodeFlags: [`--max-old-space-size=${plan.oldSpaceMb.redirect}`],
       env: { MALLOC_ARENA_MAX: "2" },
     });
+  });
+});
+
+describe("containerLimitMb", () => {
+  it("is each service's old generation, young generation, Node's base and what it holds outside the heap", () => {
+    const plan = memoryPlanFrom(String(MEMORY_MIN_MB)) as Exclude<
+      ReturnType<typeof memoryPlanFrom>,
+      { refused: string }
+    >;
+    // The redirect's young generation is three 16 MB semi-spaces' worth, the others' three of 8 MB.
+    expect(containerLimitMb("redirect", plan)).toBe(NODE_BASE_MB + 48 + 122 + OUTSIDE_HEAP_MB.redirect);
+    expect(containerLimitMb("management", plan)).toBe(NODE_BASE_MB + 24 + 163 + OUTSIDE_HEAP_MB.management);
+    // No chDB in a container: neither its library nor its share of the budget is in analytics' limit.
+    expect(containerLimitMb("analytics", plan)).toBe(NODE_BASE_MB + 24 + 61 + OUTSIDE_HEAP_MB.analytics);
   });
 });

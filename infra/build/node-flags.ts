@@ -1,0 +1,26 @@
+// The services, and the Node flags each starts with wherever it is started (`./kurz up`, the test
+// stack, the image). Apart from bundle.ts so that what runs inside an image (memory-bounds.ts, bundled
+// into every service) carries none of the bundler.
+
+export const SERVICES = ["management", "analytics", "gateway", "redirect"] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+/**
+ * Node flags a bundled service starts with: 8 MB semi-spaces instead of V8's 16 MB, ~15 MB less peak
+ * RSS under load (docs/benchmarks/2026-11.md). V8 sizes the young generation at start-up, so unlike
+ * HEAP_GROWING_PERCENT this cannot be set from inside the process. The image's entrypoint takes them from
+ * memory-bounds.ts, which prints them with KURZ_MEMORY_MB's bounds.
+ */
+const BUNDLE_NODE_FLAGS = ["--max-semi-space-size=8"];
+
+/**
+ * The redirect keeps V8's 16 MB semi-spaces (decision 0038): with 8 MB, a click lived through a
+ * scavenge and was promoted, and the full collections that cleared them up, one every 1–2 s with marking
+ * steps of 10–20 ms, set its p99. Its old generation is held lower instead (HEAP_GROWING_PERCENT 50), so
+ * its peak RSS stays where it was.
+ */
+const REDIRECT_NODE_FLAGS = ["--max-semi-space-size=16"];
+
+/** The flags `service`'s bundle starts with, wherever it is started. */
+export const nodeFlagsFor = (service: ServiceName | string): string[] =>
+  service === "redirect" ? REDIRECT_NODE_FLAGS : BUNDLE_NODE_FLAGS;

@@ -1,0 +1,25 @@
+// The stack at its memory floor: KURZ_MEMORY_MB at the minimum, started as `./kurz up` starts it and
+// driven by the footprint bench's mixed load (infra/bench/footprint.ts), shortened: a few seconds of
+// redirects, API and analytics clients, a 1,000-row import and an export. At the floor every bound is
+// at its tightest, and the stack must still do all of it: no service dies or restarts, every answer is
+// right, and every redirect's click reaches analytics' totals. What the memory is, is the bench's to
+// say (`./kurz bench footprint`), not this test's.
+import { expect, it } from "vitest";
+import { measureFootprint } from "../bench/footprint.ts";
+import { MEMORY_MIN_MB } from "../build/memory.ts";
+
+it(`serves a mixed load at KURZ_MEMORY_MB=${MEMORY_MIN_MB} with every answer right and every click counted`, async () => {
+  const run = await measureFootprint({
+    loadSeconds: 10,
+    settleSeconds: 0,
+    idleSeconds: 1,
+    importRows: 1_000,
+    env: { KURZ_MEMORY_MB: String(MEMORY_MIN_MB) },
+  });
+  expect(run.failures).toEqual([]);
+  expect(run.alive).toHaveLength(4);
+  expect(run.restarts).toBe(0);
+  expect(run.result.importCounts.created).toBe(1_000);
+  expect(run.clicks.counted).toBe(run.clicks.published);
+  expect(run.clicks.published).toBeGreaterThan(0);
+}, 240_000);
