@@ -8,18 +8,27 @@ import { expect, it } from "vitest";
 import { measureFootprint } from "../bench/footprint.ts";
 import { MEMORY_MIN_MB } from "../build/memory.ts";
 
-it(`serves a mixed load at KURZ_MEMORY_MB=${MEMORY_MIN_MB} with every answer right and every click counted`, async () => {
-  const run = await measureFootprint({
-    loadSeconds: 10,
-    settleSeconds: 0,
-    idleSeconds: 1,
-    importRows: 1_000,
-    env: { KURZ_MEMORY_MB: String(MEMORY_MIN_MB) },
-  });
-  expect(run.failures).toEqual([]);
-  expect(run.alive).toHaveLength(4);
-  expect(run.restarts).toBe(0);
-  expect(run.result.importCounts.created).toBe(1_000);
-  expect(run.clicks.counted).toBe(run.clicks.published);
-  expect(run.clicks.published).toBeGreaterThan(0);
-}, 240_000);
+// A whole stack under full-speed load for ~45 s: too heavy and too load-sensitive to run beside every
+// other test lane, so `./kurz test` runs it only when asked (KURZ_TEST_MEMORY_FLOOR=1), as
+// `./kurz bench footprint --check` does on a quiet machine.
+const asked = process.env.KURZ_TEST_MEMORY_FLOOR === "1";
+
+it.skipIf(!asked)(
+  `serves a mixed load at KURZ_MEMORY_MB=${MEMORY_MIN_MB} with every answer right and every click counted${asked ? "" : " (skipped: opt-in with KURZ_TEST_MEMORY_FLOOR=1, a full stack under load beside the other lanes)"}`,
+  async () => {
+    const run = await measureFootprint({
+      loadSeconds: 10,
+      settleSeconds: 0,
+      idleSeconds: 1,
+      importRows: 1_000,
+      env: { KURZ_MEMORY_MB: String(MEMORY_MIN_MB) },
+    });
+    expect(run.failures).toEqual([]);
+    expect(run.alive).toHaveLength(4);
+    expect(run.restarts).toBe(0);
+    expect(run.result.importCounts.created).toBe(1_000);
+    expect(run.clicks.counted).toBe(run.clicks.published);
+    expect(run.clicks.published).toBeGreaterThan(0);
+  },
+  240_000,
+);
