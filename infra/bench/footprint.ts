@@ -1,6 +1,6 @@
 // `./kurz bench footprint`: the memory of Kurz's own processes (the supervisor and the four services,
 // each with any process it starts; Postgres and Redis apart) on a stack started as `./kurz up` starts
-// it: infra/local/up.ts as a child, on ports, a Redis and a data directory of its own, the services
+// it: the supervisor from its bundle (infra/local/up-bundle.ts) as a child, on ports, a Redis and a data directory of its own, the services
 // from their bundles with NODE_ENV=production. RSS is read every 250 ms:
 //   - idle: 10 s after the stack is up, before any request;
 //   - under load for --load-seconds (default 60): wrk at the public origin over 1,000 seeded links as
@@ -164,6 +164,8 @@ async function startUp(databaseUrl: string, prod: Record<string, string>): Promi
     getFreePortBase([0, 1, 3, 4, 5, 6, 1002]),
     getFreePort(),
     ensureBundles(),
+    // The supervisor's own bundle, as `./kurz up` builds it before it runs it.
+    exec(process.execPath, ["--import", "tsx", "infra/local/up-bundle.ts"], { cwd: root }),
   ]);
   const dataDir = mkdtempSync(join(tmpdir(), "kurz-bench-footprint-"));
   const dumpDir = resolve(dataDir, "memory");
@@ -185,7 +187,7 @@ async function startUp(databaseUrl: string, prod: Record<string, string>): Promi
   };
   delete env.REDIS_URL;
   delete env.SPOOL_DIR; // the stack's own, under its data directory, as `./kurz up` has it
-  const up = spawn(process.execPath, ["--import", "tsx", "infra/local/up.ts", "--base-port", String(base)], {
+  const up = spawn(process.execPath, ["infra/local/dist/up.mjs", "--base-port", String(base)], {
     cwd: root,
     env,
     detached: true,

@@ -6,7 +6,7 @@
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { dirname, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { build, type Plugin } from "esbuild";
+import type { Plugin } from "esbuild";
 import { SERVICES, type ServiceName } from "./node-flags.ts";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -84,12 +84,18 @@ function externalsByPath(outdir: string): Plugin {
   };
 }
 
+// Spelled in two parts so that this file, which the supervisor's bundle includes, is not rewritten by
+// its own plugin (moduleUrls) where it writes these words as text.
+const IMPORT_META = ["import", "meta"].join(".");
+
 /**
- * `import.meta.url` in a workspace module keeps meaning that module's own file (packages/clickhouse
- * finds its migrations next to itself, service-kit resolves the OpenTelemetry SDK from its own
- * dependencies), computed relative to the bundle so that the built tree can move as a whole.
+ * `import.meta.url` and `import.meta.dirname` in a workspace module keep meaning that module's own
+ * file and directory (packages/clickhouse finds its migrations next to itself, service-kit resolves the
+ * OpenTelemetry SDK from its own dependencies, the supervisor finds the repository's root), computed
+ * relative to the bundle so that the built tree can move as a whole.
  */
 function moduleUrls(outdir: string): Plugin {
+  const META = IMPORT_META;
   return {
     name: "module-urls",
     setup(b) {
@@ -97,11 +103,12 @@ function moduleUrls(outdir: string): Plugin {
         if (args.path.includes("/node_modules/")) return undefined;
         const { readFile } = await import("node:fs/promises");
         const source = await readFile(args.path, "utf8");
-        if (!source.includes("import.meta.url")) return undefined;
+        if (!source.includes(`${META}.url`) && !source.includes(`${META}.dirname`)) return undefined;
         const rel = relative(outdir, args.path);
-        const url = `new URL(${JSON.stringify(rel)}, import.meta.url).href`;
+        const url = `new URL(${JSON.stringify(rel)}, ${META}.url).href`;
+        const dir = `__kurzFileURLToPath(new URL(${JSON.stringify(relative(outdir, dirname(args.path)))}, ${META}.url))`;
         return {
-          contents: source.replaceAll("import.meta.url", url),
+          contents: source.replaceAll(`${META}.url`, url).replaceAll(`${META}.dirname`, dir),
           loader: args.path.endsWith("ts") ? "ts" : "js",
           resolveDir: dirname(args.path),
         };
@@ -140,7 +147,15 @@ export async function bundle(service: ServiceName | string): Promise<string> {
  * bundled. Test fixtures that run in a process of their own use it too (`bundleFixture` in
  * @kurz/testing): a bundle starts with a fraction of the CPU of `node --import tsx`.
  */
-export async function bundleEntries(entries: { in: string; out: string }[], outdir: string): Promise<void> {
+export async function bundleEntries(
+  entries: { in: string; out: string }[],
+  outdir: string,
+  /** Packages loaded from node_modules at run time, besides RUNTIME_EXTERNALS. */
+  external: string[] = [],
+): Promise<void> {
+  // Imported here, not at the top: the supervisor's bundle (infra/local/dist/up.mjs) uses this file's
+  // paths and flags, and never loads esbuild's API.
+  const { build } = await import("esbuild");
   const result = await build({
     entryPoints: entries,
     outdir,
@@ -150,9 +165,10 @@ export async function bundleEntries(entries: { in: string; out: string }[], outd
     format: "esm",
     target: "node20",
     plugins: [externalsByPath(outdir), moduleUrls(outdir)],
+    external,
     // CommonJS dependencies call require(); an ESM bundle has none of its own.
     banner: {
-      js: "import { createRequire as __kurzCreateRequire } from 'node:module'; const require = __kurzCreateRequire(import.meta.url);",
+      js: `import { createRequire as __kurzCreateRequire } from 'node:module'; import { fileURLToPath as __kurzFileURLToPath } from 'node:url'; const require = __kurzCreateRequire(${IMPORT_META}.url);`,
     },
     // For `node --enable-source-maps` when a stack trace needs the TypeScript lines; not loaded otherwise.
     sourcemap: "linked",
@@ -165,11 +181,29 @@ export async function bundleEntries(entries: { in: string; out: string }[], outd
   await Promise.all(
     result.outputFiles.map(async (file) => {
       const tmp = `${file.path}.${process.pid}.tmp`;
-      await writeFile(tmp, file.contents);
+      await writeFile(tmp, file.path.endsWith(".mjs") ? asciiOnly(file.text) : file.contents);
       await rename(tmp, file.path);
     }),
   );
 }
+
+/**
+ * The bundle with every character above U+007F written as a \u escape. V8 keeps a script's source in
+ * its heap for as long as the script lives, one byte a character only when every character fits in
+ * Latin-1; one `’` in a dependency's comment made management's 14 MB bundle a 28 MB two-byte string
+ * (docs/benchmarks/2026-12.md). esbuild escapes strings, cooked templates and identifiers itself (its
+ * default `charset: "ascii"`) and leaves the rest: comments, where an escape is only text, and regular
+ * expressions, where `\uXXXX` (a surrogate pair above U+FFFF) matches the character it replaces. The
+ * one place it would not mean the same is a tagged template's raw text (String.raw`’`), which no
+ * bundled code has: the bundles' remaining non-ASCII characters are all in comments. Lines stay lines,
+ * so the source map holds.
+ */
+export const asciiOnly = (code: string): string =>
+  code.replace(/[^\0-\x7f]/gu, (ch) => {
+    let escaped = "";
+    for (let i = 0; i < ch.length; i++) escaped += `\\u${ch.charCodeAt(i).toString(16).padStart(4, "0")}`;
+    return escaped;
+  });
 
 /** Bundles every service at once (~1–3 s on two cores). */
 export async function bundleAll(services: readonly string[] = SERVICES): Promise<Record<string, string>> {

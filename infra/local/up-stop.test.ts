@@ -22,6 +22,13 @@ const run = promisify(execFile);
 const dataDir = mkdtempSync(join(tmpdir(), "kurz-up-stop-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
+/** The supervisor's bundle, built as `./kurz up` builds it before it runs it (infra/local/up-bundle.ts). */
+let supervisorBuilt: Promise<string> | undefined;
+const supervisorBundle = () =>
+  (supervisorBuilt ??= run(process.execPath, ["--import", "tsx", "infra/local/up-bundle.ts"], {
+    cwd: root,
+  }).then(() => "infra/local/dist/up.mjs"));
+
 /**
  * `./kurz import` next to this `./kurz up`, given only what the operator gave the stack (no REDIS_URL:
  * both take the stack's Redis from KURZ_REDIS_PORT through infra/local/stack-env.ts). A CLI writing to
@@ -90,6 +97,7 @@ it("a Ctrl-C stops every service cleanly, and the stack's own Redis after them",
     getFreePort(),
     ensureBundles(),
   ]);
+  const supervisor = await supervisorBundle();
   try {
     const env: Record<string, string | undefined> = {
       ...process.env,
@@ -103,14 +111,7 @@ it("a Ctrl-C stops every service cleanly, and the stack's own Redis after them",
     // A process group of its own, as a terminal's foreground job is.
     const up = spawn(
       process.execPath,
-      [
-        "--import",
-        "tsx",
-        "infra/local/up.ts",
-        "--base-port",
-        String(base),
-        ...(observability ? ["--observability"] : []),
-      ],
+      [supervisor, "--base-port", String(base), ...(observability ? ["--observability"] : [])],
       {
         cwd: root,
         env,
@@ -169,7 +170,7 @@ it("a Ctrl-C stops every service cleanly, and the stack's own Redis after them",
 });
 
 it("refuses a memory budget too low to run before it starts anything, and says why", async () => {
-  const refused = await run(process.execPath, ["--import", "tsx", "infra/local/up.ts"], {
+  const refused = await run(process.execPath, [await supervisorBundle()], {
     cwd: root,
     env: { ...process.env, KURZ_MEMORY_MB: "512", KURZ_DATA_DIR: join(dataDir, "refused") },
     timeout: 60_000,
