@@ -108,6 +108,7 @@ export async function run(args: string[]): Promise<string> {
     const before = await waitCounted(s, auth, warm.requests - warm.bad, Date.now());
     const load1Before = loadavg()[0]!;
     const cpuBefore = readCpu(s, dbName);
+    const threadsBefore = threadCpu(s.pids().analytics!);
     if (profileDir) process.kill(s.pids().analytics!, "SIGUSR2");
     const load = await wrk(duration);
     const loadEnd = Date.now();
@@ -121,6 +122,7 @@ export async function run(args: string[]): Promise<string> {
       before.management + served,
     );
     const cpuAfter = readCpu(s, dbName);
+    const threads = threadDelta(s.pids().analytics!, threadsBefore, threadCpu(s.pids().analytics!));
     const profile = profileDir ? await stopProfile(s, profileDir) : undefined;
     const alive = SERVICES.filter((n) => isAlive(s.pids()[n]));
     const restarts = (s.output().match(/exited unexpectedly/g) ?? []).length;
@@ -139,6 +141,7 @@ export async function run(args: string[]): Promise<string> {
         managementSeconds: counted.managementAt,
       },
       cpu: cpuDelta(cpuBefore, cpuAfter),
+      threads,
       load1Before,
       load1,
       profile,
@@ -167,6 +170,47 @@ function readCpu(stack: Stack, dbName: string): Record<string, Map<number, numbe
   out.postgres = read(postgresBackendsOf(dbName));
   out["client (wrk)"] = new Map([[process.pid, childrenCpuMs()]]);
   return out;
+}
+
+/** CPU ms of each thread of a process now, by thread id, with the thread's name (comm). */
+function threadCpu(pid: number): Map<number, { name: string; ms: number }> {
+  const out = new Map<number, { name: string; ms: number }>();
+  let tids: string[] = [];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      out.set(Number(tid), { name, ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 });
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return out;
+}
+
+/**
+ * CPU seconds by thread name between two readings (ClickHouse and V8 name their threads by pool);
+ * threads that ended meanwhile are not in the second reading, so their time is missing here and the
+ * process's own figure is the whole.
+ */
+function threadDelta(
+  pid: number,
+  a: Map<number, { name: string; ms: number }>,
+  b: Map<number, { name: string; ms: number }>,
+): [string, number][] {
+  const byName = new Map<string, number>();
+  for (const [tid, t] of b) {
+    // The thread whose id is the process's is its main thread, where JavaScript runs.
+    const name = tid === pid ? `${t.name} (main thread)` : t.name;
+    byName.set(name, (byName.get(name) ?? 0) + (t.ms - (a.get(tid)?.ms ?? 0)) / 1000);
+  }
+  return [...byName].filter(([, s]) => s >= 0.01).sort((x, y) => y[1] - x[1]);
 }
 
 /** CPU seconds per group between two readings; a process that appeared meanwhile counts whole. */
@@ -268,6 +312,7 @@ type Report = {
   served: number;
   counted: { analytics: number; management: number; analyticsSeconds?: number; managementSeconds?: number };
   cpu: Record<string, number>;
+  threads: [string, number][];
   load1Before: number;
   load1: number;
   profile: Awaited<ReturnType<typeof stopProfile>>;
@@ -311,6 +356,8 @@ function report(r: Report): string {
     "",
     `Postgres: the backends connected to the stack's database (the server's background processes, shared with other databases, left out). Not 2xx/3xx: ${r.load.bad}; socket errors: ${r.load.errors}.`,
     `Services alive at the end: ${r.alive.join(", ")}; restarts seen: ${r.restarts}. Load average (1 min) before the load ${r.load1Before.toFixed(1)}, at its end ${r.load1.toFixed(1)}.`,
+    "",
+    `Analytics' CPU by thread (its threads alive at the end; ${(r.cpu.analytics ?? 0).toFixed(2)} s in all): ${r.threads.map(([n, sec]) => `${n} ${sec.toFixed(2)} s (${perClick(sec)} µs/click)`).join(", ")}.`,
     "",
   ];
   if (r.profile) {
