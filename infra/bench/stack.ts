@@ -1,9 +1,11 @@
-// `./kurz bench stack`: what a counted click costs the whole stack. The stack as `./kurz up` starts it
+// `./kurz bench stack [--duration 20] [--links 300] [--connections 64] [--profile DIR]`: what a
+// counted click costs the whole stack. The stack as `./kurz up` starts it
 // (_up-stack.ts), --links links seeded through the API, wrk with a browser User-Agent (every click
 // counted) for --duration seconds after a warm-up; then the time until analytics has counted every
 // click served and management's running total has caught up. CPU of each process group (a service
 // and its children, the supervisor, the stack's Redis, the Postgres backends connected to the stack's
-// database, the client) from /proc/<pid>/stat over the load and the counting after it, per click served.
+// database, the client) from /proc/<pid>/stat over the load and the counting after it, per click
+// served; analytics' also by thread (its JavaScript, V8's workers, chDB's query and merge threads).
 // The client gets a core to itself when there are three or more (taskset); on two it shares them
 // with the stack, which then has both, as in production on a 2-core host.
 // --profile DIR: V8's CPU profile of analytics over the same span (_cpu-profile.mjs), its top
