@@ -17,6 +17,8 @@ export const SERVICES = ["management", "analytics", "gateway", "redirect"] as co
 
 export interface Stack {
   origin: string;
+  /** The redirect's operational listener (/metrics), base+1002 as `./kurz up` puts it. */
+  redirectOps: string;
   dataDir: string;
   up: ChildProcess;
   output: () => string;
@@ -80,6 +82,7 @@ export async function startUp(
   };
   const stack: Stack = {
     origin: `http://127.0.0.1:${base}`,
+    redirectOps: `http://127.0.0.1:${base + 1002}`,
     dataDir,
     up,
     output: () => output,
