@@ -19,6 +19,8 @@ export interface Stack {
   origin: string;
   /** The redirect's operational listener (/metrics), base+1002 as `./kurz up` puts it. */
   redirectOps: string;
+  /** Analytics' operational listener (/metrics), base+1003. */
+  analyticsOps: string;
   dataDir: string;
   up: ChildProcess;
   output: () => string;
@@ -83,6 +85,7 @@ export async function startUp(
   const stack: Stack = {
     origin: `http://127.0.0.1:${base}`,
     redirectOps: `http://127.0.0.1:${base + 1002}`,
+    analyticsOps: `http://127.0.0.1:${base + 1003}`,
     dataDir,
     up,
     output: () => output,

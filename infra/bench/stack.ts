@@ -111,6 +111,7 @@ export async function run(args: string[]): Promise<string> {
     const load1Before = loadavg()[0]!;
     const cpuBefore = readCpu(s, dbName);
     const threadsBefore = threadCpu(s.pids().analytics!);
+    const writesBefore = await clickWrites(s);
     if (profileDir) process.kill(s.pids().analytics!, "SIGUSR2");
     const load = await wrk(duration);
     const loadEnd = Date.now();
@@ -124,6 +125,7 @@ export async function run(args: string[]): Promise<string> {
       before.management + served,
     );
     const cpuAfter = readCpu(s, dbName);
+    const writesAfter = await clickWrites(s);
     const threads = threadDelta(s.pids().analytics!, threadsBefore, threadCpu(s.pids().analytics!));
     const profile = profileDir ? await stopProfile(s, profileDir) : undefined;
     const alive = SERVICES.filter((n) => isAlive(s.pids()[n]));
@@ -144,6 +146,11 @@ export async function run(args: string[]): Promise<string> {
       },
       cpu: cpuDelta(cpuBefore, cpuAfter),
       threads,
+      writes: {
+        count: writesAfter.count - writesBefore.count,
+        clicks: writesAfter.clicks - writesBefore.clicks,
+        seconds: writesAfter.seconds - writesBefore.seconds,
+      },
       load1Before,
       load1,
       profile,
@@ -172,6 +179,21 @@ function readCpu(stack: Stack, dbName: string): Record<string, Map<number, numbe
   out.postgres = read(postgresBackendsOf(dbName));
   out["client (wrk)"] = new Map([[process.pid, childrenCpuMs()]]);
   return out;
+}
+
+/**
+ * Analytics' writes of clicks to ClickHouse so far, from its /metrics: how many, the clicks in them,
+ * and their time (wall, each a batch's rows and rollups).
+ */
+async function clickWrites(stack: Stack): Promise<{ count: number; clicks: number; seconds: number }> {
+  const text = await (await fetch(`${stack.analyticsOps}/metrics`)).text();
+  const value = (name: string) =>
+    Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([\\d.e+-]+)$`, "m").exec(text)?.[1] ?? 0);
+  return {
+    count: value("clickhouse_click_insert_batch_clicks_count"),
+    clicks: value("clickhouse_click_insert_batch_clicks_sum"),
+    seconds: value("clickhouse_click_insert_duration_seconds_sum"),
+  };
 }
 
 /** CPU ms of each thread of a process now, by thread id, with the thread's name (comm). */
@@ -315,6 +337,7 @@ type Report = {
   counted: { analytics: number; management: number; analyticsSeconds?: number; managementSeconds?: number };
   cpu: Record<string, number>;
   threads: [string, number][];
+  writes: { count: number; clicks: number; seconds: number };
   load1Before: number;
   load1: number;
   profile: Awaited<ReturnType<typeof stopProfile>>;
@@ -360,6 +383,7 @@ function report(r: Report): string {
     `Postgres: the backends connected to the stack's database (the server's background processes, shared with other databases, left out). Not 2xx/3xx: ${r.load.bad}; socket errors: ${r.load.errors}.`,
     `Services alive at the end: ${r.alive.join(", ")}; restarts seen: ${r.restarts}. Load average (1 min) before the load ${r.load1Before.toFixed(1)}, at its end ${r.load1.toFixed(1)}.`,
     "",
+    `Analytics' writes to ClickHouse over the same span (its /metrics): ${r.writes.count.toLocaleString("en")} writes of ${r.writes.clicks.toLocaleString("en")} clicks, ${Math.round(r.writes.clicks / Math.max(1, r.writes.count)).toLocaleString("en")} a write on average, ${((r.writes.seconds * 1000) / Math.max(1, r.writes.count)).toFixed(1)} ms each (wall, ${r.writes.seconds.toFixed(1)} s in all).`,
     `Analytics' CPU by thread (its threads alive at the end; ${(r.cpu.analytics ?? 0).toFixed(2)} s in all): ${r.threads.map(([n, sec]) => `${n} ${sec.toFixed(2)} s (${perClick(sec)} µs/click)`).join(", ")}.`,
     "",
   ];
