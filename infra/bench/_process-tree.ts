@@ -56,7 +56,7 @@ function parents(): Map<number, number> {
  * Each group's processes: its root and the root's descendants, except those under another group's
  * root or under a root in `exclude` (a child that is not ours to count, such as the stack's Redis).
  */
-function members(roots: Record<string, number>, exclude: number[]): Record<string, number[]> {
+export function members(roots: Record<string, number>, exclude: number[]): Record<string, number[]> {
   const parentOf = parents();
   const stopAt = new Set([...Object.values(roots), ...exclude]);
   const groupOf = (pid: number): string | undefined => {

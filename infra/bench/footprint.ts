@@ -16,46 +16,39 @@
 // Every Node process of the stack preloads _memory-dump.mjs, so at the end of each phase each writes
 // its V8 breakdown (process.memoryUsage(), heap spaces, heap limit) on SIGUSR2.
 // Run under `flock /tmp/bench.lock` on a shared machine.
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { execFile } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { parseArgs, promisify } from "node:util";
-import { getFreePort, getFreePortBase } from "@kurz/testing";
-import { cliNodeArgs, ensureBundles } from "@kurz/testing/bundles";
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { MEMORY_DEFAULT_MB } from "../build/memory.ts";
 import { type Sample, sampleGroups } from "./_process-tree.ts";
 import { productionEnv } from "./_stack-services.ts";
+import {
+  type Auth,
+  BROWSER,
+  createAccount,
+  importCsv,
+  isAlive,
+  parseWrk,
+  SERVICES,
+  type Stack,
+  startUp,
+} from "./_up-stack.ts";
 
 export const description =
   "memory of the supervisor and every service: idle, peak under a mixed load, settled after it";
 
-const root = resolve(import.meta.dirname, "../..");
 const exec = promisify(execFile);
-const SERVICES = ["management", "analytics", "gateway", "redirect"] as const;
+const preload = pathToFileURL(resolve(import.meta.dirname, "_memory-dump.mjs")).href;
 const GROUPS = ["supervisor", ...SERVICES] as const;
 const SEEDED = 1_000;
 const API_CLIENTS = 4;
 const WRK_CONNECTIONS = 32;
 const MB = 2 ** 20;
-const BROWSER =
-  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36";
-
-interface Stack {
-  origin: string;
-  /** The redirect's operational listener (/metrics), base+1002 as `./kurz up` puts it. */
-  redirectOps: string;
-  dataDir: string;
-  dumpDir: string;
-  up: ChildProcess;
-  output: () => string;
-  pids: () => Record<string, number>;
-  redisPid: () => number[];
-  stop(): Promise<void>;
-}
 
 export interface FootprintOptions {
   loadSeconds: number;
@@ -116,14 +109,24 @@ export async function measureFootprint(opts: FootprintOptions): Promise<Footprin
   const spool = productionEnv("footprint");
   let stack: Stack | undefined;
   try {
-    stack = await startUp(db.url, { ...spool, ...opts.env });
+    stack = await startUp(
+      db.url,
+      { ...spool, ...opts.env },
+      {
+        name: "footprint",
+        env: (dataDir) => {
+          mkdirSync(resolve(dataDir, "memory"));
+          return { KURZ_MEMORY_DUMP_DIR: resolve(dataDir, "memory"), NODE_OPTIONS: `--import=${preload}` };
+        },
+      },
+    );
     const s = stack;
     const startPids = s.pids();
     const sampler = sampleGroups(s.pids, s.redisPid);
     await sleep(opts.idleSeconds * 1_000);
     sampler.setPhase("setup");
     const dumps: Record<string, Record<string, Dump | undefined>> = { idle: await dumpAll(s) };
-    const account = await createAccount(db.url);
+    const account = await createAccount(db.url, "footprint");
     const auth = { authorization: `Bearer ${account.api_key}` };
     const seeded = await seedLinks(s, auth);
     sampler.setPhase("load");
@@ -158,91 +161,6 @@ export async function measureFootprint(opts: FootprintOptions): Promise<Footprin
   }
 }
 
-/** infra/local/up.ts in a process group of its own, as `./kurz up` runs it, until "Kurz is up.". */
-async function startUp(databaseUrl: string, prod: Record<string, string>): Promise<Stack> {
-  const [base, redisPort] = await Promise.all([
-    getFreePortBase([0, 1, 3, 4, 5, 6, 1002]),
-    getFreePort(),
-    ensureBundles(),
-    // The supervisor's own bundle, as `./kurz up` builds it before it runs it.
-    exec(process.execPath, ["--import", "tsx", "infra/local/up-bundle.ts"], { cwd: root }),
-  ]);
-  const dataDir = mkdtempSync(join(tmpdir(), "kurz-bench-footprint-"));
-  const dumpDir = resolve(dataDir, "memory");
-  mkdirSync(dumpDir);
-  const preload = pathToFileURL(resolve(import.meta.dirname, "_memory-dump.mjs")).href;
-  const env: Record<string, string | undefined> = {
-    ...process.env,
-    ...prod,
-    DATABASE_URL: databaseUrl,
-    KURZ_DATA_DIR: dataDir,
-    KURZ_REDIS_PORT: String(redisPort),
-    // ensureBundles built them; `./kurz up` builds them in a child process that exits before the services start.
-    KURZ_SKIP_BUILD: "1",
-    KURZ_MEMORY_DUMP_DIR: dumpDir,
-    NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import=${preload}`].filter(Boolean).join(" "),
-    // The API and analytics clients are one key asking many times a second.
-    RATE_LIMIT_PER_MINUTE: "10000000",
-    RATE_LIMIT_PER_HOUR: "100000000",
-  };
-  delete env.REDIS_URL;
-  delete env.SPOOL_DIR; // the stack's own, under its data directory, as `./kurz up` has it
-  const up = spawn(process.execPath, ["infra/local/dist/up.mjs", "--base-port", String(base)], {
-    cwd: root,
-    env,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  for (const stream of [up.stdout, up.stderr]) stream?.on("data", (d: Buffer) => (output += d.toString()));
-  const runPid = (name: string) => {
-    try {
-      return Number(readFileSync(resolve(dataDir, "run", `${name}.pid`), "utf8"));
-    } catch {
-      return 0;
-    }
-  };
-  const stack: Stack = {
-    origin: `http://127.0.0.1:${base}`,
-    redirectOps: `http://127.0.0.1:${base + 1002}`,
-    dataDir,
-    dumpDir,
-    up,
-    output: () => output,
-    pids: () => ({ supervisor: up.pid!, ...Object.fromEntries(SERVICES.map((n) => [n, runPid(n)])) }),
-    redisPid: () => [runPid("redis")].filter((p) => p > 0),
-    async stop() {
-      if (up.exitCode === null) {
-        const exited = new Promise((r) => up.once("exit", r));
-        process.kill(-up.pid!, "SIGINT");
-        await Promise.race([exited, sleep(60_000)]);
-        if (up.exitCode === null) process.kill(-up.pid!, "SIGKILL");
-      }
-      for (const pid of stack.redisPid()) if (isAlive(pid)) process.kill(pid, "SIGKILL");
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-  const deadline = Date.now() + 180_000;
-  while (!output.includes("Kurz is up.")) {
-    if (up.exitCode !== null || Date.now() > deadline) {
-      await stack.stop();
-      throw new Error(`./kurz up did not come up:\n${output}`);
-    }
-    await sleep(200);
-  }
-  return stack;
-}
-
-const isAlive = (pid: number | undefined) => {
-  if (!pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 interface Dump {
   usage: NodeJS.MemoryUsage;
   heapLimit: number;
@@ -256,58 +174,13 @@ async function dumpAll(stack: Stack): Promise<Record<string, Dump | undefined>> 
   const asked = Date.now();
   for (const pid of Object.values(pids)) if (isAlive(pid)) process.kill(pid, "SIGUSR2");
   const read = (pid: number): Dump | undefined => {
-    const file = resolve(stack.dumpDir, `${pid}.json`);
+    const file = resolve(stack.dataDir, "memory", `${pid}.json`);
     if (!existsSync(file)) return undefined;
     const dump = JSON.parse(readFileSync(file, "utf8")) as Dump & { at: number };
     return dump.at >= asked ? dump : undefined;
   };
   for (let i = 0; i < 50 && Object.values(pids).some((p) => !read(p)); i++) await sleep(100);
   return Object.fromEntries(Object.entries(pids).map(([n, p]) => [n, read(p)]));
-}
-
-/** An account with an API key, through the admin CLI as an operator makes one (its limits from the env). */
-async function createAccount(databaseUrl: string): Promise<{ account_id: string; api_key: string }> {
-  const { stdout } = await exec(
-    process.execPath,
-    cliNodeArgs([
-      "accounts:create",
-      "--email",
-      `footprint-${Date.now()}@example.com`,
-      "--link-limit",
-      "1000000",
-    ]),
-    {
-      cwd: root,
-      env: {
-        ...process.env,
-        DATABASE_URL: databaseUrl,
-        RATE_LIMIT_PER_MINUTE: "10000000",
-        RATE_LIMIT_PER_HOUR: "100000000",
-      },
-    },
-  );
-  return JSON.parse(stdout.trim().split("\n").at(-1)!);
-}
-
-type Auth = Record<string, string>;
-
-/** Imports a CSV through the API and waits for its job; the job's counts. */
-async function importCsv(stack: Stack, auth: Auth, csv: string): Promise<Record<string, number>> {
-  const posted = await fetch(`${stack.origin}/api/v1/imports`, {
-    method: "POST",
-    headers: { ...auth, "content-type": "text/csv" },
-    body: csv,
-  });
-  if (posted.status !== 202) throw new Error(`import answered ${posted.status}: ${await posted.text()}`);
-  const id = ((await posted.json()) as { data: { id: string } }).data.id;
-  for (const deadline = Date.now() + 600_000; Date.now() < deadline; ) {
-    const res = await fetch(`${stack.origin}/api/v1/imports/${id}`, { headers: auth });
-    const job = ((await res.json()) as { data: { status: string; counts: Record<string, number> } }).data;
-    if (job.status === "completed") return job.counts;
-    if (job.status === "failed") throw new Error(`import failed: ${JSON.stringify(job)}`);
-    await sleep(250);
-  }
-  throw new Error("import did not finish in 10 minutes");
 }
 
 /** SEEDED links with codes fp0… for wrk; their ids for the API and analytics clients. */
@@ -427,14 +300,6 @@ async function clicksCounted(stack: Stack, auth: Auth) {
     if (waiting === 0 && counted === published) break;
   }
   return { published, dropped, waiting, counted, answer };
-}
-
-function parseWrk(out: string) {
-  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
-  const errors = /Socket errors: (.*)/.exec(out)?.[1] ?? "none";
-  const bad = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-  return { requests, rps, errors, bad };
 }
 
 const mb = (b: number | undefined) => (b === undefined ? "–" : String(Math.round(b / MB)));
