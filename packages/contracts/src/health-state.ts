@@ -16,27 +16,24 @@ export const HealthState = z.enum([
 ]);
 export type HealthState = z.infer<typeof HealthState>;
 
+/** A destination that answered usefully: the check ends a broken spell. */
+const HEALTHY: readonly HealthState[] = ["ok", "redirected"];
+
 /**
- * The states that count towards a broken link (docs/health.md): the destination did not answer usefully.
- * `ok` and `redirected` are healthy; `refused` (Kurz would not fetch it) is neither and changes nothing.
+ * The states that count towards a broken link (docs/health.md): every state but the healthy ones and
+ * `refused` (Kurz would not fetch it, so the check says nothing about the destination).
  */
-export const FAILING_HEALTH_STATES = [
-  "client_error",
-  "server_error",
-  "tls_error",
-  "dns_error",
-  "timeout",
-  "connection_error",
-  "redirect_loop",
-] as const satisfies readonly HealthState[];
+export const FAILING_HEALTH_STATES: readonly HealthState[] = HealthState.options.filter(
+  (s) => s !== "refused" && !HEALTHY.includes(s),
+);
 
 /** Checks that must fail in a row before a link is broken. */
 export const BROKEN_AFTER_FAILURES = 2;
 
 export function isFailingHealthState(state: HealthState): boolean {
-  return (FAILING_HEALTH_STATES as readonly HealthState[]).includes(state);
+  return FAILING_HEALTH_STATES.includes(state);
 }
 
 export function isHealthyHealthState(state: HealthState): boolean {
-  return state === "ok" || state === "redirected";
+  return HEALTHY.includes(state);
 }
