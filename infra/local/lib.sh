@@ -136,8 +136,14 @@ ensure_test_tools() {
   # Prometheus and promtool for the observability tests (infra/observability, tests/e2e/prometheus):
   # the tests run the binary themselves on a free port; the package's system service is never used.
   # Without recommends: they only add the node exporter and its collectors.
+  # Not fatal: without them those tests say they are skipped.
   if [ ! -x /usr/bin/prometheus ] || [ ! -x /usr/bin/promtool ]; then
-    apt_install --no-install-recommends prometheus
+    if is_root; then
+      apt_install_no_service --no-install-recommends prometheus ||
+        log "prometheus could not be installed: the observability tests are skipped"
+    else
+      log "prometheus is missing (apt-get install prometheus): the observability tests are skipped"
+    fi
   fi
   bash "$ROOT/infra/kafka-mock/build.sh" >/dev/null
   ensure_nginx
@@ -170,20 +176,24 @@ ensure_node22() {
 # without starting Debian's own nginx service (it would take port 80): the stack runs its own.
 ensure_nginx() {
   [ -x /usr/sbin/nginx ] && return
-  local policy=/usr/sbin/policy-rc.d added=""
+  apt_install_no_service nginx-light || apt_install_no_service nginx
+}
+
+# apt_install for a package that ships a system service the stack does not want (nginx, Caddy,
+# Prometheus: the tests and `./kurz up` run the binaries themselves): policy-rc.d keeps the package's
+# postinst from starting it.
+apt_install_no_service() {
+  local policy=/usr/sbin/policy-rc.d added="" status=0
   if is_root && [ ! -e "$policy" ]; then printf '#!/bin/sh\nexit 101\n' >"$policy"; chmod +x "$policy"; added=1; fi
-  apt_install nginx-light || apt_install nginx
+  apt_install "$@" || status=$?
   [ -z "$added" ] || rm -f "$policy"
+  return "$status"
 }
 
 # Caddy, for the continuity snapshot's Caddyfile test (services/management/test/snapshot.test.ts), which
-# runs `caddy run` itself on a free port. The package's system service is not wanted: policy-rc.d keeps
-# its postinst from starting it, as for nginx. Not fatal: without Caddy that test says it is skipped.
+# runs `caddy run` itself on a free port. Not fatal: without Caddy that test says it is skipped.
 ensure_caddy() {
   command -v caddy >/dev/null && return
   is_root || { log "caddy is missing (apt-get install caddy): the Caddyfile snapshot test is skipped"; return 0; }
-  local policy=/usr/sbin/policy-rc.d added=""
-  if is_root && [ ! -e "$policy" ]; then printf '#!/bin/sh\nexit 101\n' >"$policy"; chmod +x "$policy"; added=1; fi
-  apt_install caddy || log "caddy could not be installed: the Caddyfile snapshot test is skipped"
-  [ -z "$added" ] || rm -f "$policy"
+  apt_install_no_service caddy || log "caddy could not be installed: the Caddyfile snapshot test is skipped"
 }
