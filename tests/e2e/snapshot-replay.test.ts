@@ -11,9 +11,11 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
+import { clickLimitKey } from "@kurz/contracts";
 import { createPrisma, type PrismaClient } from "@kurz/db";
 import { getFreePort, waitFor } from "@kurz/testing";
 import { type Stack, startStack } from "@kurz/testing/stack";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportSnapshot } from "../../services/management/src/exports/snapshot.ts";
 import { api, RELAXED_LIMITS, uniqueEmail } from "../security/attack.ts";
@@ -75,6 +77,7 @@ beforeAll(async () => {
   });
   links.secret = await createLink(call, { url: "https://example.com/secret", password: "hunter2-long" });
   links.foreign = await createLink(otherCall, { url: "https://example.com/theirs" });
+  links.limited = await createLink(call, { url: "https://example.com/limited", max_clicks: 3 });
 
   dir = mkdtempSync(join(tmpdir(), "kurz-replay-"));
   port = await getFreePort();
@@ -174,7 +177,16 @@ describe.skipIf(!existsSync(NGINX))("replaying the snapshot's nginx log into ana
     );
 
     const first = await replay(log);
-    expect(first.report).toEqual({ lines: 14, replayed: 4, bad: 4, notClicks: 5, unknown: 1, duplicates: 0 });
+    expect(first.report).toEqual({
+      lines: 14,
+      replayed: 4,
+      bad: 4,
+      notClicks: 5,
+      unknown: 1,
+      duplicates: 0,
+      limitCounted: 0,
+      limitNotCounted: 0,
+    });
     expect(first.stderr).toContain("4 replayed, 4 skipped (bad lines)");
     const plain = await waitFor(
       async () => {
@@ -213,5 +225,39 @@ describe.skipIf(!existsSync(NGINX))("replaying the snapshot's nginx log into ana
     expect((await analytics(links.plain!.id)).total_clicks).toBe(4);
     expect(await analytics(links.bots!.id)).toMatchObject({ total_clicks: 0, bot_clicks: 1 });
     expect(await analytics(links.foreign!.id, otherCall)).toMatchObject({ total_clicks: 0, bot_clicks: 0 });
+  }, 180_000);
+
+  it("counts replayed human clicks against a link's click limit, each once", async () => {
+    const log = join(dir, "prefix", "logs", "kurz-snapshot-access.log");
+    const before = readFileSync(log, "utf8").trim().split("\n").length;
+    // The snapshot cannot know the count, so it serves the limited link as active.
+    expect(await visit("GET", `/${links.limited!.code}`, { "user-agent": DESKTOP })).toBe(302);
+    expect(await visit("GET", `/${links.limited!.code}`, { "user-agent": MOBILE })).toBe(302);
+    expect(await visit("GET", `/${links.limited!.code}`, { "user-agent": BOT })).toBe(302);
+    await waitFor(() => readFileSync(log, "utf8").trim().split("\n").length >= before + 3, {
+      timeoutMs: 5_000,
+      description: "the visits' log lines",
+    });
+    const redis = new Redis(stack.env.REDIS_URL!, { keyPrefix: stack.env.REDIS_KEY_PREFIX });
+    try {
+      // The bot is not counted, as the redirect does not count it.
+      const first = await replay(log);
+      expect(first.report).toMatchObject({ limitCounted: 2, limitNotCounted: 0 });
+      expect(first.stderr).toContain("2 counted against their links' click limits");
+      expect(await redis.get(clickLimitKey(links.limited!.id))).toBe("2");
+      const again = await replay(log);
+      expect(again.report).toMatchObject({ limitCounted: 0, limitNotCounted: 0 });
+      expect(await redis.get(clickLimitKey(links.limited!.id))).toBe("2");
+    } finally {
+      redis.disconnect();
+    }
+    // The stack's redirect lets the third visit through and refuses the fourth.
+    const redirect = (path: string) =>
+      fetch(`${stack.env.PUBLIC_BASE_URL}${path}`, {
+        redirect: "manual",
+        headers: { "user-agent": DESKTOP },
+      });
+    expect((await redirect(`/${links.limited!.code}`)).status).toBe(302);
+    expect((await redirect(`/${links.limited!.code}`)).status).toBe(410);
   }, 180_000);
 });

@@ -102,7 +102,16 @@ describe("a hostile nginx log replayed as clicks", () => {
     const report = await replay(attacker.email, hostile);
     // Bad: the long line, the prototype keys (no time), the array id, 1970, next month, the binary line.
     // Not a click: a path that is no code. Not this workspace's: the victim's three.
-    expect(report).toEqual({ lines: 12, replayed: 2, bad: 6, notClicks: 1, unknown: 3, duplicates: 0 });
+    expect(report).toEqual({
+      lines: 12,
+      replayed: 2,
+      bad: 6,
+      notClicks: 1,
+      unknown: 3,
+      duplicates: 0,
+      limitCounted: 0,
+      limitNotCounted: 0,
+    });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
 
     const total = async (as: typeof asVictim, id: string) => {

@@ -289,6 +289,14 @@ export function clickLimitKey(linkId: string): string {
   return `click-limit:${linkId}`;
 }
 
+/**
+ * Redis set of the click ids a snapshot replay has already added to a link's click-limit counter, so
+ * that replaying the same log again advances the counter by nothing. Removed with the counter.
+ */
+export function clickLimitReplayedKey(linkId: string): string {
+  return `click-limit-replayed:${linkId}`;
+}
+
 export const ImageIdParams = z.object({
   id: z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, "Not an image id"),
 });

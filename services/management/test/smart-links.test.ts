@@ -4,7 +4,12 @@
 
 import * as zlib from "node:zlib";
 import { deflateSync } from "node:zlib";
-import { clickLimitKey, IMAGE_CACHE_CONTROL, UTM_TEMPLATES_MAX } from "@kurz/contracts";
+import {
+  clickLimitKey,
+  clickLimitReplayedKey,
+  IMAGE_CACHE_CONTROL,
+  UTM_TEMPLATES_MAX,
+} from "@kurz/contracts";
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
@@ -251,17 +256,22 @@ describe("link members", () => {
     expect(created?.details).toMatchObject({ smart: expect.arrayContaining(["rules", "og", "max_clicks"]) });
   });
 
-  it("drops the click counter when the limit is removed and when the link is deleted", async () => {
+  it("drops the click counter and its replayed ids when the limit is removed and when the link is deleted", async () => {
     const link = await create({ url: "https://example.com/c", title: "t", max_clicks: 3 });
     const counter = clickLimitKey(link.id);
+    const replayed = clickLimitReplayedKey(link.id);
     await bed.redis.set(counter, "2");
+    await bed.redis.sadd(replayed, "a-click-id");
     await api("PATCH", `/links/${link.id}`, { max_clicks: 10 });
     expect(await bed.redis.get(counter)).toBe("2"); // a raised limit keeps the clicks counted
     expectV1Success(await api("PATCH", `/links/${link.id}`, { max_clicks: null }));
     expect(await bed.redis.get(counter)).toBeNull();
+    expect(await bed.redis.exists(replayed)).toBe(0);
     await bed.redis.set(counter, "1");
+    await bed.redis.sadd(replayed, "a-click-id");
     expectV1Success(await api("DELETE", `/links/${link.id}`));
     expect(await bed.redis.get(counter)).toBeNull();
+    expect(await bed.redis.exists(replayed)).toBe(0);
   });
 });
 

@@ -8,10 +8,12 @@ import { statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { PrismaClient } from "@kurz/db";
 import { createLogger, createServiceBus } from "@kurz/service-kit";
+import { Redis } from "ioredis";
 import { z } from "zod";
 import { findAccountByEmail, isWorkspaceId } from "../accounts/account-by-email.ts";
 import type { ManagementConfig } from "../config.ts";
 import { replayClicks } from "./replay-clicks.ts";
+import { ReplayedClickLimits } from "./replayed-click-limits.ts";
 
 export async function replayClicksCommand(argv: string[], prisma: PrismaClient, config: ManagementConfig) {
   const { values } = parseArgs({
@@ -39,16 +41,38 @@ export async function replayClicksCommand(argv: string[], prisma: PrismaClient, 
     "management-click-replay",
     createLogger("management", "warn", process.stderr),
   );
+  // Links' click limits are counted in the redirect's Redis; without it the clicks still replay.
+  const redis = new Redis(config.REDIS_URL, {
+    keyPrefix: config.REDIS_KEY_PREFIX,
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
+  const connected = await redis.connect().then(
+    () => true,
+    () => false,
+  );
   try {
     await bus.ping();
-    const report = await replayClicks({ prisma, bus }, { accountId: account.id, file: input.file });
+    const limits = connected ? new ReplayedClickLimits(redis) : null;
+    const report = await replayClicks({ prisma, bus, limits }, { accountId: account.id, file: input.file });
     console.error(
       `${report.replayed} replayed, ${report.bad} skipped (bad lines), ${report.duplicates} duplicates by request id, ` +
         `${report.notClicks} not clicks (not a redirect, or not a GET), ${report.unknown} not links of this workspace. ` +
         "A click replayed before is counted once by analytics.",
     );
+    if (report.limitCounted > 0)
+      console.error(`${report.limitCounted} counted against their links' click limits.`);
+    if (report.limitNotCounted > 0) {
+      console.error(
+        `warning: Redis was not reachable, so ${report.limitNotCounted} clicks of links with a click limit (max_clicks) ` +
+          "were not counted against it; replay the same log again once Redis answers (nothing is counted twice)",
+      );
+    }
     console.log(JSON.stringify(report));
   } finally {
+    redis.disconnect();
     await bus.close();
   }
 }

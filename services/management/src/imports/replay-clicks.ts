@@ -6,11 +6,15 @@
 // analytics' exactly-once ingest keeps once (decision 0049). Invariants: only the named workspace's
 // links get clicks (a line naming another workspace's code is skipped), a bad line is counted and
 // skipped, never fatal, and the visitor's address goes only into the event, as the redirect's does.
+// A link with a click limit (max_clicks) has its counter advanced by the replayed clicks the redirect
+// would have counted (not bots), each click id once (replayed-click-limits.ts).
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import type { EventBus } from "@kurz/bus";
 import { CLICK_FIELD_MAX, type ClickEvent, CODE_PATTERN, clickMessages, TOPICS } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
+import { isbot } from "isbot";
+import type { LimitedClick, ReplayedClickLimits } from "./replayed-click-limits.ts";
 
 /** A longer line is no line nginx's snapshot format writes (its fields are capped well below). */
 export const LOG_LINE_MAX = 16 * 1024;
@@ -34,11 +38,17 @@ export interface ReplayReport {
   unknown: number;
   /** Lines whose request id came earlier in the same log. */
   duplicates: number;
+  /** Clicks that advanced their link's click limit (a click an earlier replay counted advances nothing). */
+  limitCounted: number;
+  /** Clicks of links with a click limit whose counter could not be advanced (Redis unreachable). */
+  limitNotCounted: number;
 }
 
 export interface ReplayDeps {
   prisma: PrismaClient;
   bus: EventBus;
+  /** Where links' click-limit counters are advanced; null when Redis is unreachable. */
+  limits: ReplayedClickLimits | null;
   /** The replay's clock, for the sanity bound on logged times. */
   now?: () => number;
 }
@@ -145,6 +155,8 @@ interface LinkFacts {
   id: string;
   /** The branded domain that alone serves it, or null (served on every host). */
   host: string | null;
+  /** Whether it has a click limit (max_clicks). */
+  limited: boolean;
 }
 
 /** Replays `file` into analytics as `accountId`'s clicks; returns what it did with each line. */
@@ -153,15 +165,30 @@ export async function replayClicks(
   opts: { accountId: string; file: string },
 ): Promise<ReplayReport> {
   const now = deps.now ?? Date.now;
-  const report: ReplayReport = { lines: 0, replayed: 0, bad: 0, notClicks: 0, unknown: 0, duplicates: 0 };
+  const report: ReplayReport = {
+    lines: 0,
+    replayed: 0,
+    bad: 0,
+    notClicks: 0,
+    unknown: 0,
+    duplicates: 0,
+    limitCounted: 0,
+    limitNotCounted: 0,
+  };
   const links = new Map<string, LinkFacts | null>();
   const seen = new Set<string>();
   let pending: ClickEvent[] = [];
+  let limited: LimitedClick[] = [];
+  // The clicks first: a counter advanced for a click analytics never got would refuse a visit too soon.
   const flush = async () => {
     if (pending.length === 0) return;
     await deps.bus.publish(TOPICS.clicks, clickMessages(pending, deps.bus.partitionsByKey));
     report.replayed += pending.length;
     pending = [];
+    if (limited.length === 0) return;
+    if (deps.limits) report.limitCounted += await deps.limits.advance(limited);
+    else report.limitNotCounted += limited.length;
+    limited = [];
   };
   for await (const raw of logLines(opts.file)) {
     if (raw !== null && raw.trim() === "") continue;
@@ -194,9 +221,12 @@ export async function replayClicks(
       continue;
     }
     seen.add(line.requestId);
+    const clickId = replayClickId(opts.accountId, line.requestId, line.ms);
+    // The redirect counts a GET from anything but a bot against the limit (isbot, as it decides).
+    if (link.limited && !isbot(line.userAgent ?? "")) limited.push({ linkId: link.id, clickId });
     pending.push({
       v: 1,
-      click_id: replayClickId(opts.accountId, line.requestId, line.ms),
+      click_id: clickId,
       link_id: link.id,
       account_id: opts.accountId,
       short_code: line.code,
@@ -216,8 +246,12 @@ export async function replayClicks(
 async function linkOf(prisma: PrismaClient, accountId: string, code: string): Promise<LinkFacts | null> {
   const link = await prisma.link.findFirst({
     where: { shortCode: code, accountId },
-    select: { id: true, domain: { select: { host: true } } },
+    select: { id: true, maxClicks: true, domain: { select: { host: true } } },
   });
   if (link === null) return null;
-  return { id: link.id, host: link.domain ? link.domain.host.toLowerCase().split(":")[0]! : null };
+  return {
+    id: link.id,
+    host: link.domain ? link.domain.host.toLowerCase().split(":")[0]! : null,
+    limited: link.maxClicks !== null,
+  };
 }

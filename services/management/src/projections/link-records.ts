@@ -11,9 +11,11 @@
 // tombstone that refuses every later write of that link (decision 0052).
 //
 // A smart link's record carries its smart members compiled (`s`, links/smart-fields.ts); a link with a
-// click limit also has a counter the redirect increments (clickLimitKey), removed with the link.
+// click limit also has a counter the redirect increments (clickLimitKey) and the set of replayed click
+// ids a snapshot replay counted in it (clickLimitReplayedKey), both removed with the link.
 import {
   clickLimitKey,
+  clickLimitReplayedKey,
   INVALIDATION_CHANNEL,
   invalidationMessages,
   type RedirectRecord,
@@ -165,7 +167,7 @@ export class RedirectRecords {
       for (const link of links) {
         const value = tombstone({ id: link.id, c: link.createdAt.getTime() });
         multi.set(redirectKey(link.shortCode), value, "EX", TOMBSTONE_TTL_SECONDS);
-        multi.del(clickLimitKey(link.id));
+        multi.del(clickLimitKey(link.id), clickLimitReplayedKey(link.id));
       }
       await multi.publish(INVALIDATION_CHANNEL, invalidationMessages(codes)).exec();
     } catch (err) {
@@ -183,7 +185,9 @@ export class RedirectRecords {
   async clearClickLimits(links: readonly Pick<Link, "id">[]): Promise<void> {
     if (links.length === 0) return;
     try {
-      await this.redis.del(...links.map((link) => clickLimitKey(link.id)));
+      await this.redis.del(
+        ...links.flatMap((link) => [clickLimitKey(link.id), clickLimitReplayedKey(link.id)]),
+      );
     } catch (err) {
       this.logger.warn({ err: String(err), count: links.length }, "click counter deletes failed");
     }
