@@ -18,6 +18,7 @@ import { OverviewPage } from "./pages/OverviewPage.tsx";
 import { PublicStatsPage } from "./pages/PublicStatsPage.tsx";
 import { ConfirmEmailPage, ForgotPasswordPage, ResetPasswordPage, recoveryOf } from "./pages/RecoverPage.tsx";
 import { SsoPage } from "./pages/SsoPage.tsx";
+import { WorkspacePage } from "./pages/WorkspacePage.tsx";
 import "./styles.css";
 
 const MembersPage = lazyPage(() => import("./pages/members/MembersPage.tsx").then((m) => m.MembersPage));
@@ -46,6 +47,7 @@ function Dashboard() {
         <Route path="/dashboard/keys" component={KeysPage} />
         <Route path="/dashboard/account" component={AccountPage} />
         <Route path="/dashboard/security">{() => <SecurityPage />}</Route>
+        <Route path="/dashboard/workspace" component={WorkspacePage} />
         <Route path="/dashboard/members">{() => <MembersPage />}</Route>
         <Route path="/dashboard/sso" component={SsoPage} />
 

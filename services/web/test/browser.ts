@@ -254,6 +254,7 @@ export async function openPage(page: Page, label: string): Promise<void> {
 const SETTINGS_PAGES = [
   "Account",
   "Security",
+  "General",
   "Members",
   "Audit log",
   "API keys",

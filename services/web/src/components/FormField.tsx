@@ -62,6 +62,7 @@ export function TextField({
   required,
   maxLength,
   rows,
+  disabled,
 }: {
   id: string;
   label: string;
@@ -75,8 +76,9 @@ export function TextField({
   required?: boolean;
   maxLength?: number;
   rows?: number;
+  disabled?: boolean;
 }) {
-  const common = { id, required, maxLength, placeholder, value, ...fieldAria(id, error, hint) };
+  const common = { id, required, maxLength, placeholder, value, disabled, ...fieldAria(id, error, hint) };
   return (
     <FormField id={id} label={label} error={error} hint={hint}>
       {rows ? (

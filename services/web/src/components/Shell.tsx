@@ -1,6 +1,6 @@
 // The signed-in frame: a skip link, the top bar and the page. The top bar holds the everyday sections,
 // "Settings" and the workspace switcher; the person's account and the workspace's configuration
-// (members, audit log, API keys, domains, webhooks, import, export, single sign-on) sit behind "Settings", listed in two groups
+// (its general settings, members, audit log, API keys, domains, webhooks, import, export, single sign-on) sit behind "Settings", listed in two groups
 // beside the page while one of those pages is open (a single choice on a phone). Every page keeps its own URL, so deep
 // links and bookmarks work whichever group a page belongs to. On a phone the sections fold behind a
 // menu button, so the bar never scrolls sideways.
@@ -42,6 +42,7 @@ const SETTINGS: { title: string; entries: NavEntry[] }[] = [
   {
     title: "Workspace",
     entries: [
+      { href: "/dashboard/workspace", label: "General" },
       { href: "/dashboard/members", label: "Members" },
       { href: "/dashboard/audit-log", label: "Audit log", scope: "workspace:admin" },
       { href: "/dashboard/keys", label: "API keys" },

@@ -146,14 +146,14 @@ export function brokenLinksStory(web: BrowserFixture): void {
     });
 
     it("the workspace chooses how often destinations are checked", async () => {
-      await openPage(page, "Account");
+      await openPage(page, "General");
       const select = page.getByLabel("Check destinations");
       expect(await select.inputValue()).toBe("daily");
       await select.selectOption("weekly");
       await page.getByText("Saved: the next checks follow it.").waitFor();
       const account = await api<{ health_check_interval?: string }>("GET", "/api/v1/account");
       expect(account.health_check_interval).toBe("weekly");
-      await checkPage(page, "account-health-interval");
+      await checkPage(page, "workspace-health-interval");
       expect(cspViolations).toEqual([]);
     });
   });

@@ -317,20 +317,34 @@ export function dashboardStory(web: BrowserFixture): void {
       await page.getByTestId("key-row").getByText(secondKey.slice(0, 14)).waitFor();
     });
 
-    it("shows the account with its limit and usage", async () => {
+    it("shows the person's own account: the e-mail address, and the new password's meter", async () => {
       await openPage(page, "Account");
       await page.getByTestId("account-email").filter({ hasText: email }).waitFor();
-      await page.getByText(/1 of [\d,]+/).waitFor();
-      expect(await page.getByTestId("account-plan").textContent()).toBe("free");
-      expect(await page.getByTestId("account-rate-limit").textContent()).toMatch(
-        /^60 a minute, 1,000 an hour$/,
-      );
       // The new password's meter: the account's own address counts against it.
       const newPassword = page.getByLabel("New password");
       await newPassword.fill(`${email.split("@")[0]!.replace(/[^a-z0-9]/g, "")}`);
       await page.locator("#new-password-hint").filter({ hasText: "made from your e-mail address" }).waitFor();
       await look(page, "account");
       await newPassword.fill("");
+    });
+
+    it("shows the workspace with its limit and usage, and renames it", async () => {
+      await openPage(page, "General");
+      await page.getByText(/1 of [\d,]+/).waitFor();
+      expect(await page.getByTestId("account-plan").textContent()).toBe("free");
+      expect(await page.getByTestId("account-rate-limit").textContent()).toMatch(
+        /^60 a minute, 1,000 an hour$/,
+      );
+      const name = page.getByLabel("Workspace name");
+      await name.fill("Launch team");
+      await page.getByRole("form", { name: "Name" }).getByRole("button", { name: "Save" }).click();
+      await page.getByRole("form", { name: "Name" }).getByText("Saved.").waitFor();
+      const session = await getInPage<{ data: { workspaces: { name: string }[] } }>(
+        page,
+        "/api/v1/auth/session",
+      );
+      expect(session.body.data.workspaces.map((w) => w.name)).toEqual(["Launch team"]);
+      await look(page, "workspace");
     });
 
     it("shows the plan and limits an operator set, after the operator raised them", async () => {
@@ -350,7 +364,8 @@ export function dashboardStory(web: BrowserFixture): void {
       await page.getByTestId("account-plan").filter({ hasText: "pro" }).waitFor();
       await page.getByText("1 of 5,000").waitFor();
       expect(await page.getByTestId("account-rate-limit").textContent()).toBe("120 a minute, 5,000 an hour");
-      await look(page, "account-pro");
+      await look(page, "workspace-pro");
+      await openPage(page, "Account");
     });
 
     it("changes the password and, when asked, revokes every key", async () => {
@@ -398,6 +413,7 @@ export function dashboardStory(web: BrowserFixture): void {
         ["/dashboard/channels", "Channels", "Channels", false],
         ["/dashboard/overlays", "CTA overlays", "Overlays", false],
         ["/dashboard/account", "Account", "Account", true],
+        ["/dashboard/workspace", "Workspace", "General", true],
         ["/dashboard/members", "Members", "Members", true],
         ["/dashboard/audit-log", "Audit log", "Audit log", true],
         ["/dashboard/keys", "API keys", "API keys", true],

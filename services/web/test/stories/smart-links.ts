@@ -147,7 +147,7 @@ export function smartLinksStory(web: BrowserFixture): void {
     afterAll(() => owner?.close());
 
     it("the account's default: new links do not forward query parameters", async () => {
-      await openPage(page, "Account");
+      await openPage(page, "General");
       const toggle = page.getByRole("switch", { name: "Forward query parameters" });
       expect(await toggle.isChecked()).toBe(true);
       await toggle.click();
@@ -155,7 +155,7 @@ export function smartLinksStory(web: BrowserFixture): void {
       expect(await toggle.isChecked()).toBe(false);
       const account = await getInPage<{ data: { forward_query?: boolean } }>(page, "/api/v1/account");
       expect(account.body.data.forward_query).toBe(false);
-      await checkPage(page, "account-forward-query");
+      await checkPage(page, "workspace-forward-query");
     });
 
     it("creates a link with a UTM template, two rules and a split, tried as three visitors", async () => {

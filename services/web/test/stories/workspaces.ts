@@ -270,6 +270,18 @@ export function workspacesStory(web: BrowserFixture): void {
         await guestPage.getByRole("heading", { level: 1, name: heading }).waitFor();
         expect(await offersChange(guestPage), label).toBe(0);
       }
+      // The workspace's settings are read, not changed: every control disabled, no Save, and it says why.
+      await openPage(guestPage, "General");
+      await guestPage.getByTestId("workspace-read-only").waitFor();
+      expect(await guestPage.getByRole("button", { name: "Save" }).count()).toBe(0);
+      for (const control of [
+        guestPage.getByLabel("Workspace name"),
+        guestPage.getByLabel("Hours until new links expire"),
+        guestPage.getByRole("switch", { name: "Forward query parameters" }),
+        guestPage.getByLabel("Check destinations"),
+      ])
+        expect(await control.isDisabled()).toBe(true);
+      await checkPage(guestPage, "workspace-viewer");
       await openPage(guestPage, "Import");
       await guestPage.getByText("Importing is for the workspace's admins and owners").waitFor();
       expect(await guestPage.getByRole("button", { name: /^Import/ }).count()).toBe(0);
