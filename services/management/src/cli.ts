@@ -10,11 +10,11 @@
 import { parseArgs } from "node:util";
 import { OVERLAY_TYPES, toLegacyDateTime, UpdateAccountLimitsBody } from "@kurz/contracts";
 import { createPrisma, isUniqueViolation, migrateDatabase, type PrismaClient } from "@kurz/db";
-import { Redis } from "ioredis";
 import { z } from "zod";
 import { findAccountByEmail, isWorkspaceId } from "./accounts/account-by-email.ts";
 import { createAccount } from "./accounts/create-account.ts";
 import { updateAccountLimits } from "./accounts/update-account-limits.ts";
+import { connectCliRedis } from "./cli-redis.ts";
 import { loadManagementConfig, type ManagementConfig, managementConfigSchema } from "./config.ts";
 import { exportCommand, verifySnapshotCommand } from "./exports/export-cli.ts";
 import { importCommand } from "./imports/import-cli.ts";
@@ -102,20 +102,10 @@ const commands: Record<string, (argv: string[]) => Promise<void>> = {
     }
     await withDatabase(async (_argv, prisma, config) => {
       // The gateway caches key records in Redis: rewriting them makes new rate limits count at once.
-      const redis = new Redis(config.REDIS_URL, {
-        keyPrefix: config.REDIS_KEY_PREFIX,
-        lazyConnect: true,
-        maxRetriesPerRequest: 1,
-        enableOfflineQueue: false,
-        retryStrategy: () => null,
-      });
-      const connected = await redis.connect().then(
-        () => true,
-        () => false,
-      );
+      const { redis, reachable } = await connectCliRedis(config);
       try {
         const { limits, cachesUpdated } = await updateAccountLimits(
-          { prisma, redis: connected ? redis : null, keyLimits: keyLimitsFrom(config) },
+          { prisma, redis: reachable ? redis : null, keyLimits: keyLimitsFrom(config) },
           parsed.data,
         );
         if (!cachesUpdated) {

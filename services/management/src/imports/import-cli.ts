@@ -11,9 +11,9 @@ import { readFileSync, statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { CreateImportQuery, IMPORT_MAX_BYTES } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
-import { Redis } from "ioredis";
 import { z } from "zod";
 import { findAccountByEmail, isWorkspaceId } from "../accounts/account-by-email.ts";
+import { connectCliRedis } from "../cli-redis.ts";
 import type { ManagementConfig } from "../config.ts";
 import { RedirectRecords } from "../projections/link-records.ts";
 import { titleFetcherFrom } from "../titles/title-fetcher.ts";
@@ -120,18 +120,7 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
   // Redis is asked once, before anything is written: an import that wrote to an unreachable one would
   // wait out every link's retries (minutes). Without it the links still go to Postgres, and the
   // redirect makes each record from there when the link is first followed.
-  const redis = new Redis(config.REDIS_URL, {
-    keyPrefix: config.REDIS_KEY_PREFIX,
-    lazyConnect: true,
-    maxRetriesPerRequest: 2,
-    connectTimeout: 5_000,
-    retryStrategy: (attempt) => (attempt > 3 ? null : 200 * attempt),
-  });
-  redis.on("error", () => {});
-  const reachable = await redis.connect().then(
-    () => true,
-    () => false,
-  );
+  const { redis, reachable } = await connectCliRedis(config);
   if (!reachable) {
     console.error(
       "warning: Redis (REDIS_URL) is not reachable: the links are imported without their redirect records, which the redirect makes when each is first followed; a code deleted in the last day keeps its tombstone there until then, so import such codes with the stack running",

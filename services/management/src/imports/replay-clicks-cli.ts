@@ -8,9 +8,9 @@ import { statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { PrismaClient } from "@kurz/db";
 import { createLogger, createServiceBus } from "@kurz/service-kit";
-import { Redis } from "ioredis";
 import { z } from "zod";
 import { findAccountByEmail, isWorkspaceId } from "../accounts/account-by-email.ts";
+import { connectCliRedis } from "../cli-redis.ts";
 import type { ManagementConfig } from "../config.ts";
 import { replayClicks } from "./replay-clicks.ts";
 import { ReplayedClickLimits } from "./replayed-click-limits.ts";
@@ -42,20 +42,10 @@ export async function replayClicksCommand(argv: string[], prisma: PrismaClient, 
     createLogger("management", "warn", process.stderr),
   );
   // Links' click limits are counted in the redirect's Redis; without it the clicks still replay.
-  const redis = new Redis(config.REDIS_URL, {
-    keyPrefix: config.REDIS_KEY_PREFIX,
-    lazyConnect: true,
-    maxRetriesPerRequest: 1,
-    enableOfflineQueue: false,
-    retryStrategy: () => null,
-  });
-  const connected = await redis.connect().then(
-    () => true,
-    () => false,
-  );
+  const { redis, reachable } = await connectCliRedis(config);
   try {
     await bus.ping();
-    const limits = connected ? new ReplayedClickLimits(redis) : null;
+    const limits = reachable ? new ReplayedClickLimits(redis) : null;
     const report = await replayClicks({ prisma, bus, limits }, { accountId: account.id, file: input.file });
     console.error(
       `${report.replayed} replayed, ${report.bad} skipped (bad lines), ${report.duplicates} duplicates by request id, ` +
