@@ -45,7 +45,11 @@ function expectWeak(res: RawResponse, field: string, why: RegExp) {
   expect(res.body.error.message).toContain(`${field}: ${reason}`);
 }
 
-/** An account as the attacks could change it: its row, sessions and keys. */
+/**
+ * An account as the attacks could change it: its row, sessions and keys. When a key was last used is
+ * left out: a refused request still uses the key, and the gateway writes the time in the background,
+ * whenever the machine gets to it.
+ */
 async function footprint(accountId: string) {
   const [account, sessions, keys] = await Promise.all([
     bed.prisma.account.findUniqueOrThrow({ where: { id: accountId } }),
@@ -53,7 +57,7 @@ async function footprint(accountId: string) {
       where: { user: { memberships: { some: { accountId: accountId } } } },
       orderBy: { id: "asc" },
     }),
-    bed.prisma.apiKey.findMany({ where: { accountId }, orderBy: { id: "asc" } }),
+    bed.prisma.apiKey.findMany({ where: { accountId }, orderBy: { id: "asc" }, omit: { lastUsedAt: true } }),
   ]);
   return { account, sessions, keys };
 }
