@@ -58,7 +58,8 @@ describe("the IPv4 walk answers as the database's own reader", () => {
   // Fixed addresses, no randomness: every /8, the edges of every /16 step, and a spread of others.
   const addresses: string[] = [];
   for (let a = 0; a < 256; a++)
-    for (let b = 0; b < 256; b += 17) addresses.push(`${a}.${b}.${(a * 7 + b) % 256}.${(a * 13 + b * 3) % 256}`);
+    for (let b = 0; b < 256; b += 17)
+      addresses.push(`${a}.${b}.${(a * 7 + b) % 256}.${(a * 13 + b * 3) % 256}`);
   for (const edge of ["0.0.0.0", "255.255.255.255", "10.0.0.1", "127.0.0.1", "192.168.1.1", "100.64.0.1"])
     addresses.push(edge);
 
