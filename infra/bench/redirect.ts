@@ -21,6 +21,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundle } from "../build/bundle.ts";
+import { cpuMsOf } from "./_cpu.ts";
 import {
   freePort,
   LINKS,
@@ -52,6 +53,8 @@ export async function run(args: string[]): Promise<string> {
 
   const children: ChildProcess[] = [];
   const results: Record<string, WrkResult[]> = { a: [], b: [], c: [], d: [], e: [] };
+  /** The redirect's CPU time per request (µs) in each run of (d) and (e), when /proc tells. */
+  const cpuPerRequest: Record<string, number[]> = { d: [], e: [] };
 
   let rss = { rss: 0, peak: 0 };
   let pipeline = "";
@@ -82,8 +85,14 @@ export async function run(args: string[]): Promise<string> {
       // (d) and (e) twice a round, mirrored (d e e d, then e d d e the next round): a host growing
       // slower or faster through the round weighs on both alike, and neither always goes first.
       const [first, second] = i % 2 === 0 ? ["d", "e"] : ["e", "d"];
-      const measure = (key: string) =>
-        results[key]!.push(wrk(b, key === "d" ? smartScript : plainBrowserScript, seconds, connections));
+      const measure = (key: string) => {
+        const before = cpuMsOf(redirect.child.pid!);
+        const w = wrk(b, key === "d" ? smartScript : plainBrowserScript, seconds, connections);
+        const after = cpuMsOf(redirect.child.pid!);
+        results[key]!.push(w);
+        if (before !== undefined && after !== undefined)
+          cpuPerRequest[key]!.push(((after - before) * 1000) / (w.rps * seconds));
+      };
       for (const key of [first!, second!, second!, first!]) measure(key);
     }
     await stop(bench.bareChild);
@@ -114,7 +123,7 @@ export async function run(args: string[]): Promise<string> {
     rmSync(dir, { recursive: true, force: true });
   }
 
-  return report({ seconds, runs, connections, results, rss, memory, pipeline });
+  return report({ seconds, runs, connections, results, cpuPerRequest, rss, memory, pipeline });
 }
 
 /** The benchmark's Markdown section: medians of each server's runs, and the ratios against the ceiling. */
@@ -123,11 +132,12 @@ function report(r: {
   runs: number;
   connections: number;
   results: Record<string, WrkResult[]>;
+  cpuPerRequest: Record<string, number[]>;
   rss: { rss: number; peak: number };
   memory: string;
   pipeline: string;
 }): string {
-  const { seconds, runs, connections, results, rss, memory, pipeline } = r;
+  const { seconds, runs, connections, results, cpuPerRequest, rss, memory, pipeline } = r;
   const row = (label: string, key: string) => {
     const r = results[key]!;
     const sum = (f: (w: WrkResult) => number) => r.reduce((acc, w) => acc + f(w), 0);
@@ -174,7 +184,20 @@ function report(r: {
     `Click pipeline after (b): ${pipeline}.`,
     `Smart links (d)/(b), median of the rounds: **${pct(median(smartPairs))}** (rounds: ${smartPairs.map(pct).join(", ")}).`,
     `Smart links against plain links asked for alike, (d)/(e): **${pct(median(samePairs))}** (rounds: ${samePairs.map(pct).join(", ")}; ${spread(samePairs)}; target ≥ 95%).`,
+    cpuLine(cpuPerRequest),
     `The old gateway-first layout (c)/(a): ${pct(median(results.c!.map((w) => w.rps)) / median(results.a!.map((w) => w.rps)))}.`,
     "",
   ].join("\n");
+}
+
+/**
+ * The redirect's CPU time per request in (d) and (e): the host's other load moves it far less than the
+ * rates, so its ratio tells what the rules and forwarding cost when the rates' rounds spread widely.
+ */
+function cpuLine(cpu: Record<string, number[]>): string {
+  const [d, e] = [cpu.d!, cpu.e!];
+  if (d.length === 0 || e.length === 0) return "CPU per request: not measured (no /proc).";
+  const range = (xs: number[]) => `${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}`;
+  const ratios = e.map((x, i) => x / d[i]!);
+  return `Redirect CPU per request, median of the runs: (d) ${median(d).toFixed(1)} µs (${range(d)}), (e) ${median(e).toFixed(1)} µs (${range(e)}); (e)/(d), as a rate ratio: **${(median(ratios) * 100).toFixed(0)}%** (runs ${ratios.map((x) => `${(x * 100).toFixed(0)}%`).join(", ")}).`;
 }
