@@ -35,6 +35,7 @@ describe("decide", () => {
     expect(decide("https://a.test/", undefined, visitor())).toEqual({
       url: "https://a.test/",
       destination: "default",
+      chosen: "https://a.test/",
     });
   });
 
@@ -42,6 +43,7 @@ describe("decide", () => {
     expect(decide("https://a.test/", s, visitor({ device: "mobile", country: "AT" }))).toEqual({
       url: "https://m.example.de/",
       destination: "rule:1",
+      chosen: "https://m.example.de/",
     });
     // Only one of rule 1's two conditions holds.
     expect(decide("https://a.test/", s, visitor({ device: "mobile", country: "US" })).destination).toBe(
@@ -93,6 +95,7 @@ describe("decide", () => {
     expect(decide("https://a.test/", t, visitor({ os: "ios", device: "mobile", country: "DE" }))).toEqual({
       url: "myapp://item/1",
       destination: "ios",
+      chosen: "myapp://item/1",
     });
     expect(decide("https://a.test/", t, visitor({ os: "android" })).destination).toBe("android");
     expect(decide("https://a.test/", t, visitor({ os: "macos" })).destination).toBe("default");
@@ -117,9 +120,11 @@ describe("decide", () => {
 
   it("forwards the visit's query, the destination's own parameters winning", () => {
     const t = compileSmartLink({ forward_query: true }, opts);
-    expect(decide("https://a.test/p?a=1#top", t, visitor({ query: "a=2&utm_source=news" })).url).toBe(
-      "https://a.test/p?a=1&utm_source=news#top",
-    );
+    expect(decide("https://a.test/p?a=1#top", t, visitor({ query: "a=2&utm_source=news" }))).toEqual({
+      url: "https://a.test/p?a=1&utm_source=news#top",
+      destination: "default",
+      chosen: "https://a.test/p?a=1#top",
+    });
     expect(forwardQuery("https://a.test/p", "")).toBe("https://a.test/p");
     expect(forwardQuery("https://a.test/p#f", "a=1&b")).toBe("https://a.test/p?a=1&b#f");
     expect(forwardQuery("https://a.test/p", "&a=1&&b=2&")).toBe("https://a.test/p?a=1&b=2");

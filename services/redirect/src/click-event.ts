@@ -26,7 +26,7 @@ const timestamp = (now: number): string => {
  * trusted edge the id and time come from the edge's request header, so that a retry of the request on
  * another instance counts the same click (edge-click.ts); otherwise they are this process's own.
  * A smart link's click names the part of the link that sent it (`destination`, left out for the
- * link's own URL) and passes the headers its visit has already read.
+ * link's own URL) and passes the headers and client address its visit has already read.
  */
 export function clickEvent(
   req: IncomingMessage,
@@ -35,8 +35,8 @@ export function clickEvent(
   trustedHops: number,
   destination?: Destination,
   headers: ClickHeaders = clickHeaders(req.rawHeaders),
+  ip: string | null = addressFrom(req.socket.remoteAddress, headers.forwardedFor, trustedHops),
 ): ClickEvent {
-  const ip = addressFrom(req.socket.remoteAddress, headers.forwardedFor, trustedHops);
   const now = Date.now();
   const edge = trustedHops > 0 ? edgeClick(headers.edgeRequest, now) : null;
   const event: ClickEvent = {

@@ -21,6 +21,26 @@ export function redirect(
 }
 
 /**
+ * As redirect, for a `location` joined from the flat strings `chosen` and `query` with `?` and `&`
+ * only (a smart link forwarding the visit's query, Decision in @kurz/link-rules). V8 runs a regular
+ * expression on a joined string only after flattening it in its runtime, which costs several times
+ * the test itself, so the two parts are tested instead: `location` holds a non-URI character only if
+ * one of them does, and then it takes redirect's way.
+ */
+export function redirectJoined(
+  ctx: RedirectContext,
+  res: ServerResponse,
+  location: string,
+  chosen: string,
+  query: string,
+  status = ctx.redirectStatus,
+): void {
+  if (location !== chosen && !NOT_URI_CHAR.test(chosen) && !NOT_URI_CHAR.test(query))
+    ctx.writes.send(res, status, location);
+  else redirect(ctx, res, location, status);
+}
+
+/**
  * A broken link's visit (docs/health.md: `b` is its broken_url, present only while it is broken): a
  * temporary redirect there whatever the configured status, since the link recovers on its own, and a
  * GET's click tagged `broken`. Password, overlay, smart rules and click limit are not consulted: none of

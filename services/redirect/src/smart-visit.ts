@@ -9,7 +9,7 @@ import { clientNetwork } from "@kurz/service-kit";
 import { clickEvent } from "./click-event.ts";
 import { addressFrom } from "./client-ip.ts";
 import { failed } from "./fallbacks.ts";
-import { redirect } from "./follow.ts";
+import { redirect, redirectJoined } from "./follow.ts";
 import { PAGES, sendPage } from "./pages.ts";
 import { renderPreviewPage, sendPreviewPage } from "./preview-page.ts";
 import { type ClickHeaders, clickHeaders } from "./raw-headers.ts";
@@ -18,13 +18,13 @@ import { type Agent, agentOf } from "./user-agent.ts";
 
 /**
  * What rules may ask of one request, each part worked out on first use: a link whose rules never name
- * a country never looks the address up, and the User-Agent is parsed only when a rule, an app link or
- * a preview needs it.
+ * a country never looks the address up, the User-Agent is parsed only when a rule, an app link or
+ * a preview needs it, and the clock is read only for a schedule.
  */
 export class RequestVisitor implements Visitor {
   readonly headers: ClickHeaders;
   readonly query: string;
-  readonly now: number;
+  private nowMemo: number | undefined;
   private agentMemo: Agent | undefined;
   private ipMemo: string | null | undefined;
   private countryMemo: string | null | undefined;
@@ -40,7 +40,12 @@ export class RequestVisitor implements Visitor {
     const url = req.url ?? "";
     const q = url.indexOf("?");
     this.query = q === -1 ? "" : url.slice(q + 1);
-    this.now = ctx.now();
+  }
+
+  /** The clock when the decision first asks for it: read only for a rule with a schedule. */
+  get now(): number {
+    if (this.nowMemo === undefined) this.nowMemo = this.ctx.now();
+    return this.nowMemo;
   }
 
   get agent(): Agent {
@@ -136,7 +141,7 @@ const publish = (
   destination: Destination,
 ) => {
   if (req.method !== "HEAD")
-    ctx.publisher.push(clickEvent(req, record, code, ctx.trustProxy, destination, v.headers));
+    ctx.publisher.push(clickEvent(req, record, code, ctx.trustProxy, destination, v.headers, v.ip));
 };
 
 /**
@@ -240,7 +245,7 @@ function land(
     sendPreviewPage(req, res, renderPreviewPage(og, shortUrl(ctx, req, v), d.url));
     return;
   }
-  redirect(ctx, res, d.url, status);
+  redirectJoined(ctx, res, d.url, d.chosen, v.query, status);
 }
 
 /**

@@ -1,6 +1,7 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Reader, type Response } from "maxmind";
 import { describe, expect, it } from "vitest";
 import { bundledCountryDb } from "../src/config.ts";
 import { GeoCountry } from "../src/geo-country.ts";
@@ -51,4 +52,27 @@ describe("the country database is read per address family, when first asked", ()
     expect(seen).toEqual(["GeoIP database not found; country rules match nobody"]);
     expect(GeoCountry.open("").enabled).toBe(false);
   });
+});
+
+describe("the IPv4 walk answers as the database's own reader", () => {
+  // Fixed addresses, no randomness: every /8, the edges of every /16 step, and a spread of others.
+  const addresses: string[] = [];
+  for (let a = 0; a < 256; a++)
+    for (let b = 0; b < 256; b += 17)
+      addresses.push(`${a}.${b}.${(a * 7 + b) % 256}.${(a * 13 + b * 3) % 256}`);
+  for (const edge of ["0.0.0.0", "255.255.255.255", "10.0.0.1", "127.0.0.1", "192.168.1.1", "100.64.0.1"])
+    addresses.push(edge);
+
+  for (const file of ["dbip-country-ipv4.mmdb", "dbip-country.mmdb"])
+    it(`${file}: ${addresses.length} addresses`, () => {
+      const path = join(bundledCountryDb(), file);
+      const reader = new Reader<Response>(readFileSync(path));
+      const geo = GeoCountry.open(path);
+      const expected = (ip: string) => {
+        const r = reader.get(ip) as { country_code?: string } | null;
+        return r?.country_code ?? null;
+      };
+      const differ = addresses.filter((ip) => geo.country(ip) !== expected(ip));
+      expect(differ).toEqual([]);
+    });
 });
