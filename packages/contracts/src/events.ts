@@ -2,7 +2,7 @@ import * as z from "zod";
 import { HealthState } from "./health-state.ts";
 import { AnalyticsSharedField } from "./link.ts";
 import { Timestamp, Uuid } from "./primitives.ts";
-import { Destination } from "./smart-link.ts";
+import { DESTINATION_MAX, DESTINATION_PATTERN, Destination } from "./smart-link.ts";
 import { AnyUrl } from "./url.ts";
 
 /**
@@ -108,6 +108,8 @@ export function encodeClickBatch(clicks: readonly ClickEvent[]): ClickBatchV2 {
 
 /** The clicks of a v1 or v2 batch; null for anything else (a consumer dead-letters it). */
 export function decodeClickBatch(value: unknown): ClickEvent[] | null {
+  const fast = decodeClickBatchV2Exactly(value);
+  if (fast !== null) return fast;
   const parsed = ClickBatchMessage.safeParse(value);
   if (!parsed.success) return null;
   if (parsed.data.v === 1) return parsed.data.clicks;
@@ -126,6 +128,74 @@ export function decodeClickBatch(value: unknown): ClickEvent[] | null {
       ...(destination !== undefined ? { destination } : {}),
     }),
   );
+}
+
+// The checks of ClickBatchV2's members, with zod's own patterns, so that the fast path below accepts
+// nothing ClickBatchV2 refuses.
+const CLICK_ID_PATTERN = z.regexes.uuid(7);
+const UUID_PATTERN = z.regexes.uuid();
+const TS_PATTERN = z.regexes.datetime({ precision: 3 });
+
+const nullableString = (v: unknown, max: number): v is string | null =>
+  v === null || (typeof v === "string" && v.length <= max);
+
+/**
+ * A v2 batch checked member by member as ClickBatchV2 checks it, about a tenth of zod's cost on the
+ * consumer's hot path; null when the value is not one it accepts (anything else, valid or not, is then
+ * left to zod, so its verdict stands for every other shape).
+ */
+function decodeClickBatchV2Exactly(value: unknown): ClickEvent[] | null {
+  if (typeof value !== "object" || value === null || (value as { v?: unknown }).v !== 2) return null;
+  const tuples = (value as { clicks?: unknown }).clicks;
+  if (!Array.isArray(tuples) || tuples.length < 1 || tuples.length > CLICK_BATCH_MAX) return null;
+  const out: ClickEvent[] = new Array(tuples.length);
+  for (let i = 0; i < tuples.length; i++) {
+    const t: unknown = tuples[i];
+    if (!Array.isArray(t) || (t.length !== 9 && t.length !== 10)) return null;
+    const [click_id, link_id, account_id, short_code, ts, ip, user_agent, referrer, host, destination] = t;
+    if (
+      typeof click_id !== "string" ||
+      !CLICK_ID_PATTERN.test(click_id) ||
+      typeof link_id !== "string" ||
+      !UUID_PATTERN.test(link_id) ||
+      typeof account_id !== "string" ||
+      !UUID_PATTERN.test(account_id) ||
+      typeof short_code !== "string" ||
+      typeof ts !== "string" ||
+      !TS_PATTERN.test(ts) ||
+      !nullableString(ip, 64) ||
+      !nullableString(user_agent, CLICK_FIELD_MAX.user_agent) ||
+      !nullableString(referrer, CLICK_FIELD_MAX.referrer) ||
+      !nullableString(host, CLICK_FIELD_MAX.host)
+    ) {
+      return null;
+    }
+    if (t.length === 10) {
+      if (
+        typeof destination !== "string" ||
+        destination.length > DESTINATION_MAX ||
+        !DESTINATION_PATTERN.test(destination)
+      ) {
+        return null;
+      }
+      out[i] = {
+        v: 1,
+        click_id,
+        link_id,
+        account_id,
+        short_code,
+        ts,
+        ip,
+        user_agent,
+        referrer,
+        host,
+        destination,
+      };
+    } else {
+      out[i] = { v: 1, click_id, link_id, account_id, short_code, ts, ip, user_agent, referrer, host };
+    }
+  }
+  return out;
 }
 
 /** Number of distinct keys click batches are spread over: enough to balance any sane partition count. */

@@ -236,10 +236,11 @@ export type UploadedImage = z.infer<typeof UploadedImage>;
  * docs/health.md).
  */
 export const DESTINATION_MAX = 16;
+export const DESTINATION_PATTERN = /^(?:default|ios|android|expired|broken|rule:\d{1,2}|split:\d{1,2})$/;
 export const Destination = z
   .string()
   .max(DESTINATION_MAX)
-  .regex(/^(?:default|ios|android|expired|broken|rule:\d{1,2}|split:\d{1,2})$/)
+  .regex(DESTINATION_PATTERN)
   .meta({ examples: ["default", "rule:2", "split:1"] });
 export type Destination = z.infer<typeof Destination>;
 

@@ -82,6 +82,78 @@ describe("click events", () => {
     expect(decodeClickBatch("not a batch")).toBeNull();
   });
 
+  it("decodes a v2 batch exactly as ClickBatchMessage judges it, member by member", () => {
+    const [tuple] = encodeClickBatch([ClickEvent.parse(click)]).clicks;
+    const base = [...tuple!] as unknown[];
+    const variants: unknown[][] = [base, [...base, "rule:2"], [...base, "split:12"], [...base, undefined]];
+    const bad: unknown[] = [
+      null,
+      undefined,
+      "",
+      1,
+      {},
+      [],
+      "x".repeat(65),
+      "x".repeat(1025),
+      "x".repeat(2049),
+      "x".repeat(256),
+      LINK_ID,
+      LINK_ID.toUpperCase(),
+      "00000000-0000-0000-0000-000000000000",
+      "01890a5d-ac96-774b-bcce-b302099a805",
+      "2026-01-31T12:00:00Z",
+      "2026-02-29T12:00:00.000Z",
+      "2028-02-29T12:00:00.000Z",
+      "2026-01-31T12:00:00.123+01:00",
+      "rule:123",
+      "default",
+      "broken",
+      "DEFAULT",
+    ];
+    for (let i = 0; i < 10; i++) {
+      for (const value of bad) {
+        const t = [...base];
+        t[i] = value;
+        variants.push(t);
+      }
+    }
+    variants.push(base.slice(0, 8), [...base, "ios", "x"]);
+    let accepted = 0;
+    for (const t of variants) {
+      for (const clicks of [[t], [base, t]]) {
+        const parsed = ClickBatchMessage.safeParse({ v: 2, clicks });
+        const decoded = decodeClickBatch({ v: 2, clicks });
+        expect(decoded === null, JSON.stringify(t)).toBe(!parsed.success);
+        if (decoded !== null) {
+          accepted++;
+          const expected = (parsed.data!.clicks as unknown[][]).map((m) => ({
+            v: 1,
+            ...Object.fromEntries(
+              [
+                "click_id",
+                "link_id",
+                "account_id",
+                "short_code",
+                "ts",
+                "ip",
+                "user_agent",
+                "referrer",
+                "host",
+              ].map((k, j) => [k, m[j]]),
+            ),
+            ...(m[9] !== undefined ? { destination: m[9] } : {}),
+          }));
+          expect(decoded).toStrictEqual(expected);
+        }
+      }
+    }
+    expect(accepted).toBeGreaterThan(20);
+    expect(decodeClickBatch({ v: 2, clicks: Array(CLICK_BATCH_MAX + 1).fill(base) })).toBeNull();
+    expect(decodeClickBatch({ v: 2, clicks: Array(CLICK_BATCH_MAX).fill(base) })).toHaveLength(
+      CLICK_BATCH_MAX,
+    );
+  });
+
   it("derives a stable partition key from the link id within a bounded key space", () => {
     expect(clickPartitionKey(LINK_ID)).toBe(clickPartitionKey(LINK_ID));
     const keys = new Set<string>();

@@ -1,3 +1,4 @@
+import { createHash, createHmac } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -106,5 +107,34 @@ describe("VisitorHasher", () => {
     expect(h.hash("2026-11-22", "8.8.8.8", "UA")).not.toBe(a);
     expect(h.hash("2026-11-21", "8.8.4.4", "UA")).not.toBe(a);
     expect(new VisitorHasher("other").hash("2026-11-21", "8.8.8.8", "UA")).not.toBe(a);
+  });
+
+  it("is the first 8 bytes of SHA-256(HMAC(secret, day) ‖ ip ‖ newline ‖ user agent), for any text", () => {
+    const h = new VisitorHasher("secret");
+    const expected = (day: string, ip: string | null, ua: string | null) => {
+      const salt = createHmac("sha256", "secret").update(day).digest();
+      const digest = createHash("sha256")
+        .update(salt)
+        .update(ip ?? "")
+        .update("\n")
+        .update(ua ?? "")
+        .digest();
+      return digest.readBigUInt64BE(0).toString();
+    };
+    const cases: [string, string | null, string | null][] = [
+      ["2026-11-21", "8.8.8.8", "UA"],
+      ["2026-11-21", null, null],
+      [
+        "2026-11-21",
+        "2001:db8::1",
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Überbrowser ✓ 🚀",
+      ],
+      ["2026-11-22", "8.8.8.8", "a lone surrogate \ud800 here"],
+      ["2026-11-21", "x".repeat(64), "€".repeat(1024)],
+      ["2026-11-21", "8.8.8.8", "x".repeat(5000)],
+      ["2026-11-22", "8.8.8.8", "UA"],
+    ];
+    for (const [day, ip, ua] of cases)
+      expect(h.hash(day, ip, ua), `${day} ${ip} ${ua}`).toBe(expected(day, ip, ua));
   });
 });
