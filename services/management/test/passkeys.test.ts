@@ -4,7 +4,6 @@
 // from a cloned authenticator (its counter going back), and not for another user.
 import type { PrismaClient } from "@kurz/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerAccount } from "../src/accounts/register-account.ts";
 import { issueSession } from "../src/sessions/sessions.ts";
 import { signIn } from "../src/sessions/sign-in.ts";
 import { completeTwoFactor } from "../src/two-factor/complete-two-factor.ts";
@@ -16,7 +15,13 @@ import {
   registerPasskey,
 } from "../src/two-factor/passkeys.ts";
 import { SoftwareAuthenticator } from "./software-authenticator.ts";
-import { openTwoFactorBed, type TwoFactorBed, type TwoFactorTestDeps } from "./two-factor-bed.ts";
+import {
+  openTwoFactorBed,
+  secondFactorChallenge,
+  signedUpUser,
+  type TwoFactorBed,
+  type TwoFactorTestDeps,
+} from "./two-factor-bed.ts";
 
 const PASSWORD = "quartz lantern meadow";
 const ORIGIN = "http://localhost:8080";
@@ -36,10 +41,7 @@ afterAll(() => bed?.close());
 /** A user with a passkey on `authenticator`; its session's caller. */
 async function withPasskey(authenticator = new SoftwareAuthenticator("localhost", ORIGIN)) {
   const email = `passkey-${process.pid}-${seq++}@example.com`;
-  const registered = await registerAccount(deps, { email, password: PASSWORD }, null);
-  const userId = registered.session.user_id;
-  const { row } = await issueSession(prisma, userId, 3_600_000);
-  const caller = { userId, sessionId: row.id, clientHash: null };
+  const { userId, caller } = await signedUpUser(bed, email, PASSWORD);
   const { options } = await passkeyRegistrationOptions(deps, caller, PASSWORD);
   expect(options).toMatchObject({
     rp: { id: "localhost" },
@@ -52,11 +54,7 @@ async function withPasskey(authenticator = new SoftwareAuthenticator("localhost"
   return { email, userId, caller, authenticator, passkey };
 }
 
-async function challengeFor(email: string) {
-  const outcome = await signIn(deps, { email, password: PASSWORD }, client);
-  if (!("two_factor_required" in outcome)) throw new Error("expected a second-factor challenge");
-  return outcome;
-}
+const challengeFor = (email: string) => secondFactorChallenge(deps, email, PASSWORD);
 
 describe("registering a passkey", () => {
   it("needs the password, and answers this session's options once", async () => {

@@ -5,6 +5,9 @@ import { createLogger } from "@kurz/service-kit";
 import { cleanupRedisPrefix, type TestDatabase, testRedisUrl, uniquePrefix } from "@kurz/testing";
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { Redis } from "ioredis";
+import { registerAccount } from "../src/accounts/register-account.ts";
+import { issueSession } from "../src/sessions/sessions.ts";
+import { signIn } from "../src/sessions/sign-in.ts";
 import type { completeTwoFactor } from "../src/two-factor/complete-two-factor.ts";
 import { relyingPartyFrom } from "../src/two-factor/factors.ts";
 import { SecretBox } from "../src/webhooks/secrets.ts";
@@ -51,4 +54,19 @@ export async function openTwoFactorBed(
       await database.drop();
     },
   };
+}
+
+/** A new user signed up with `password`, and a session of theirs opened at `now`: its caller. */
+export async function signedUpUser(bed: TwoFactorBed, email: string, password: string, now = new Date()) {
+  const registered = await registerAccount(bed.deps, { email, password }, null);
+  const userId = registered.session.user_id;
+  const { row } = await issueSession(bed.prisma, userId, 3_600_000, now);
+  return { userId, caller: { userId, sessionId: row.id, clientHash: null } };
+}
+
+/** A password sign-in by a user with a second factor: the challenge that asks for it. */
+export async function secondFactorChallenge(deps: TwoFactorTestDeps, email: string, password: string) {
+  const outcome = await signIn(deps, { email, password }, { clientHash: null, device: null });
+  if (!("two_factor_required" in outcome)) throw new Error("expected a second-factor challenge");
+  return outcome;
 }

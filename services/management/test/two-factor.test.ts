@@ -10,7 +10,6 @@ import { registerAccount } from "../src/accounts/register-account.ts";
 import { resetPassword } from "../src/accounts/reset-password.ts";
 import { acceptInvitation } from "../src/invitations/accept-invitation.ts";
 import { hashToken, newToken } from "../src/security/tokens.ts";
-import { issueSession } from "../src/sessions/sessions.ts";
 import { signIn } from "../src/sessions/sign-in.ts";
 import { completeTwoFactor } from "../src/two-factor/complete-two-factor.ts";
 import { confirmTotp } from "../src/two-factor/confirm-totp.ts";
@@ -20,7 +19,13 @@ import { startTotp } from "../src/two-factor/start-totp.ts";
 import { totpFor } from "../src/two-factor/totp.ts";
 import { twoFactorStatus } from "../src/two-factor/two-factor-status.ts";
 import { SecretBox } from "../src/webhooks/secrets.ts";
-import { openTwoFactorBed, type TwoFactorBed, type TwoFactorTestDeps } from "./two-factor-bed.ts";
+import {
+  openTwoFactorBed,
+  secondFactorChallenge,
+  signedUpUser,
+  type TwoFactorBed,
+  type TwoFactorTestDeps,
+} from "./two-factor-bed.ts";
 
 const PASSWORD = "quartz lantern meadow";
 const T0 = new Date("2031-03-04T05:06:00.000Z"); // the start of a 30-second step
@@ -42,10 +47,7 @@ afterAll(() => bed?.close());
 /** A user with a confirmed authenticator app (confirmed at T0), its secret and recovery codes. */
 async function enrolled() {
   const email = `two-factor-${process.pid}-${seq++}@example.com`;
-  const registered = await registerAccount(deps, { email, password: PASSWORD }, null);
-  const userId = registered.session.user_id;
-  const { row } = await issueSession(prisma, userId, 3_600_000, T0);
-  const caller = { userId, sessionId: row.id, clientHash: null };
+  const { userId, caller } = await signedUpUser(bed, email, PASSWORD, T0);
   const enrolment = await startTotp(deps, caller, PASSWORD, T0);
   const app = totpFor(enrolment.secret);
   const { recovery_codes } = await confirmTotp(deps, caller, app.generate({ timestamp: T0.getTime() }), T0);
@@ -54,19 +56,12 @@ async function enrolled() {
 
 const codeAt = (app: ReturnType<typeof totpFor>, when: Date) => app.generate({ timestamp: when.getTime() });
 
-async function challengeFor(email: string) {
-  const outcome = await signIn(deps, { email, password: PASSWORD }, client);
-  if (!("two_factor_required" in outcome)) throw new Error("expected a second-factor challenge");
-  return outcome;
-}
+const challengeFor = (email: string) => secondFactorChallenge(deps, email, PASSWORD);
 
 describe("enrolment", () => {
   it("needs the password, answers a secret, its otpauth URI and a QR code; a code confirms it", async () => {
     const email = `enrol-${process.pid}-${seq++}@example.com`;
-    const registered = await registerAccount(deps, { email, password: PASSWORD }, null);
-    const userId = registered.session.user_id;
-    const { row } = await issueSession(prisma, userId, 3_600_000, T0);
-    const caller = { userId, sessionId: row.id, clientHash: null };
+    const { userId, caller } = await signedUpUser(bed, email, PASSWORD, T0);
     await expect(startTotp(deps, caller, undefined, T0)).rejects.toMatchObject({ code: "FORBIDDEN" });
     const enrolment = await startTotp(deps, caller, PASSWORD, T0);
     expect(enrolment.secret).toMatch(/^[A-Z2-7]{32}$/);
