@@ -23,7 +23,7 @@ import { FormActions, TextField } from "../components/FormField.tsx";
 import { KeyReveal } from "../components/KeyReveal.tsx";
 import { RowButton } from "../components/RowButton.tsx";
 import { TableCard } from "../components/TableCard.tsx";
-import { fmtDate, PageHead } from "./common.tsx";
+import { Failed, fmtDate, PageHead } from "./common.tsx";
 import "./data/data.css";
 
 const EXPIRES_HINT = "The key stops working at the end of this day.";
@@ -65,11 +65,7 @@ function CreateKey({ onCreated, onCancel }: { onCreated: (k: CreatedApiKey) => v
       : fieldError(error, "current_password");
   return (
     <form class="form" onSubmit={submit} noValidate>
-      {error !== null && !nameError && !passwordError && (
-        <p class="error" role="alert">
-          {messageOf(error)}
-        </p>
-      )}
+      {error !== null && !nameError && !passwordError && <Failed error={error} />}
       <TextField
         id="key-name"
         label="Name"
