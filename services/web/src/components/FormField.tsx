@@ -95,6 +95,37 @@ export function TextField({
   );
 }
 
+/** The person's current password, which a sensitive change asks for again ("Current password" unless named). */
+export function CurrentPasswordField({
+  id,
+  label = "Current password",
+  error,
+  hint,
+  value,
+  onValue,
+}: {
+  id: string;
+  label?: string;
+  error?: string | null;
+  hint?: string;
+  value: string;
+  onValue: (value: string) => void;
+}) {
+  return (
+    <TextField
+      id={id}
+      label={label}
+      error={error}
+      hint={hint}
+      type="password"
+      autoComplete="current-password"
+      required
+      value={value}
+      onValue={onValue}
+    />
+  );
+}
+
 /** A labelled choice of `options` (each a value and its words), with FormField's hint. */
 export function SelectField<V extends string>({
   id,

@@ -19,7 +19,7 @@ import { ApiFailure, call, fieldError, messageOf } from "../api/client.ts";
 import { useCan, useSession } from "../api/session.ts";
 import { ConfirmDelete } from "../components/ConfirmDelete.tsx";
 import { Dialog, DialogDone } from "../components/Dialog.tsx";
-import { FormActions, TextField } from "../components/FormField.tsx";
+import { CurrentPasswordField, FormActions, TextField } from "../components/FormField.tsx";
 import { KeyReveal } from "../components/KeyReveal.tsx";
 import { RowButton } from "../components/RowButton.tsx";
 import { TableCard } from "../components/TableCard.tsx";
@@ -85,14 +85,11 @@ function CreateKey({ onCreated, onCancel }: { onCreated: (k: CreatedApiKey) => v
         onValue={setExpires}
       />
       <ScopePicker picked={picked} onPick={setPicked} error={fieldError(error, "scopes")} />
-      <TextField
+      <CurrentPasswordField
         id="key-password"
         label="Your password"
         error={passwordError}
         hint={PASSWORD_HINT}
-        type="password"
-        autoComplete="current-password"
-        required
         value={password}
         onValue={setPassword}
       />
