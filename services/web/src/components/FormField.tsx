@@ -184,3 +184,38 @@ export function FormActions({
     </div>
   );
 }
+
+/** A checkbox per option; ticking or clearing one answers the options now picked, in the options' order. */
+export function Checkboxes<V extends string>({
+  name,
+  options,
+  picked,
+  onPick,
+  label,
+}: {
+  name: string;
+  options: readonly V[];
+  picked: readonly V[];
+  onPick: (picked: V[]) => void;
+  label: (option: V) => ComponentChildren;
+}) {
+  return (
+    <>
+      {options.map((option) => (
+        <label class="check" key={option}>
+          <input
+            type="checkbox"
+            name={name}
+            value={option}
+            checked={picked.includes(option)}
+            onChange={(e) => {
+              const on = e.currentTarget.checked;
+              onPick(options.filter((o) => (o === option ? on : picked.includes(o))));
+            }}
+          />
+          {label(option)}
+        </label>
+      ))}
+    </>
+  );
+}

@@ -19,7 +19,7 @@ import { ApiFailure, call, fieldError, messageOf } from "../api/client.ts";
 import { useCan, useSession } from "../api/session.ts";
 import { ConfirmDelete } from "../components/ConfirmDelete.tsx";
 import { Dialog, DialogDone } from "../components/Dialog.tsx";
-import { CurrentPasswordField, FormActions, TextField } from "../components/FormField.tsx";
+import { Checkboxes, CurrentPasswordField, FormActions, TextField } from "../components/FormField.tsx";
 import { KeyReveal } from "../components/KeyReveal.tsx";
 import { RowButton } from "../components/RowButton.tsx";
 import { TableCard } from "../components/TableCard.tsx";
@@ -128,24 +128,13 @@ function ScopePicker({
       </label>
       {picked !== null && (
         <div class="scope-grid">
-          {granted.map((scope) => (
-            <label class="check" key={scope}>
-              <input
-                type="checkbox"
-                name="scope"
-                value={scope}
-                checked={picked.includes(scope)}
-                onChange={(e) =>
-                  onPick(
-                    e.currentTarget.checked
-                      ? granted.filter((s) => s === scope || picked.includes(s))
-                      : picked.filter((s) => s !== scope),
-                  )
-                }
-              />
-              <code>{scope}</code>
-            </label>
-          ))}
+          <Checkboxes
+            name="scope"
+            options={granted}
+            picked={picked}
+            onPick={onPick}
+            label={(scope) => <code>{scope}</code>}
+          />
         </div>
       )}
       {error && (
