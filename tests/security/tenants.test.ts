@@ -111,53 +111,28 @@ async function furnish(accountId: string, call: Call, tag: string): Promise<Tena
 /** Every row the victim owns, as it stands (last use of keys aside: using a key is not a change). */
 async function rowsOf(accountId: string) {
   const where = { accountId };
-  const [
-    account,
-    links,
-    keys,
-    domains,
-    campaigns,
-    channels,
-    webhooks,
-    overlays,
-    members,
-    invitations,
-    passkeys,
-    utmTemplates,
-  ] = await Promise.all([
-    bed.prisma.account.findUniqueOrThrow({ where: { id: accountId } }),
-    bed.prisma.link.findMany({ where, orderBy: { id: "asc" } }),
-    bed.prisma.apiKey.findMany({ where, orderBy: { id: "asc" }, omit: { lastUsedAt: true } }),
-    bed.prisma.domain.findMany({ where, orderBy: { id: "asc" } }),
-    bed.prisma.campaign.findMany({ where, orderBy: { id: "asc" }, include: { links: true } }),
-    bed.prisma.channel.findMany({ where, orderBy: { id: "asc" }, include: { links: true } }),
-    bed.prisma.webhookEndpoint.findMany({ where, orderBy: { id: "asc" } }),
-    bed.prisma.overlay.findMany({ where, orderBy: { id: "asc" }, include: { submissions: true } }),
-    bed.prisma.membership.findMany({ where, orderBy: { userId: "asc" } }),
-    bed.prisma.invitation.findMany({ where, orderBy: { id: "asc" } }),
-    bed.prisma.passkey.findMany({
+  const queries = {
+    account: bed.prisma.account.findUniqueOrThrow({ where: { id: accountId } }),
+    links: bed.prisma.link.findMany({ where, orderBy: { id: "asc" } }),
+    keys: bed.prisma.apiKey.findMany({ where, orderBy: { id: "asc" }, omit: { lastUsedAt: true } }),
+    domains: bed.prisma.domain.findMany({ where, orderBy: { id: "asc" } }),
+    campaigns: bed.prisma.campaign.findMany({ where, orderBy: { id: "asc" }, include: { links: true } }),
+    channels: bed.prisma.channel.findMany({ where, orderBy: { id: "asc" }, include: { links: true } }),
+    webhooks: bed.prisma.webhookEndpoint.findMany({ where, orderBy: { id: "asc" } }),
+    overlays: bed.prisma.overlay.findMany({ where, orderBy: { id: "asc" }, include: { submissions: true } }),
+    members: bed.prisma.membership.findMany({ where, orderBy: { userId: "asc" } }),
+    invitations: bed.prisma.invitation.findMany({ where, orderBy: { id: "asc" } }),
+    passkeys: bed.prisma.passkey.findMany({
       where: { user: { memberships: { some: { accountId } } } },
       orderBy: { id: "asc" },
     }),
-    bed.prisma.utmTemplate.findMany({ where, orderBy: { id: "asc" } }),
-  ]);
-  return JSON.stringify(
-    {
-      account,
-      links,
-      keys,
-      domains,
-      campaigns,
-      channels,
-      webhooks,
-      overlays,
-      members,
-      invitations,
-      passkeys,
-      utmTemplates,
-    },
-    (_k, v) => (typeof v === "bigint" ? String(v) : v),
+    utmTemplates: bed.prisma.utmTemplate.findMany({ where, orderBy: { id: "asc" } }),
+  };
+  // Read at once, named as above (in that order).
+  const rows = Object.fromEntries(
+    await Promise.all(Object.entries(queries).map(async ([name, query]) => [name, await query] as const)),
   );
+  return JSON.stringify(rows, (_k, v) => (typeof v === "bigint" ? String(v) : v));
 }
 
 /** A password strong enough to create a user, so that only the token decides the answer. */

@@ -4,24 +4,15 @@
 import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { apiKeyCacheKey, type KeyRecord, SCOPES } from "@kurz/contracts";
+import { apiKeyCacheKey } from "@kurz/contracts";
 import { cleanupRedisPrefix, ensureRedis, testRedisUrl, uniquePrefix } from "@kurz/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKeys } from "../src/api-keys.ts";
+import { keyRecord } from "./key-record.ts";
 
 const prefix = uniquePrefix("gw-keys");
-const record: KeyRecord = {
-  key_id: "00000000-0000-4000-8000-0000000000aa",
-  account_id: "00000000-0000-4000-8000-0000000000bb",
-  user_id: null,
-  scopes: [...SCOPES],
-  name: "k",
-  rate_limit_per_minute: 60,
-  rate_limit_per_hour: 1000,
-  expires_at: null,
-  revoked: false,
-};
+const record = keyRecord();
 const key = (c: string) => `kurz_live_${c.repeat(32)}`;
 const hashOf = (k: string) => createHash("sha256").update(k).digest("hex");
 

@@ -3,7 +3,6 @@
 // credential; failed authentications are budgeted per client (docs/security.md).
 import { createServer, type IncomingHttpHeaders, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type KeyRecord, SCOPES } from "@kurz/contracts";
 import { callerToken, createLogger, forwardToken, unauthorized } from "@kurz/service-kit";
 import { cleanupRedisPrefix, ensureRedis, testRedisUrl, uniquePrefix } from "@kurz/testing";
 import { Redis } from "ioredis";
@@ -14,21 +13,12 @@ import { loadGatewayConfig } from "../src/config.ts";
 import type { KeyUsageRecorder } from "../src/key-usage.ts";
 import { RateLimiter } from "../src/rate-limit.ts";
 import { Sessions } from "../src/sessions.ts";
+import { keyRecord } from "./key-record.ts";
 
 const SECRET = "edges-test-secret";
 const GOOD_KEY = `kurz_live_${"G".repeat(32)}`;
 const FAILURE_LIMIT = 5;
-const record: KeyRecord = {
-  key_id: "00000000-0000-4000-8000-0000000000aa",
-  account_id: "00000000-0000-4000-8000-0000000000bb",
-  user_id: null,
-  scopes: [...SCOPES],
-  name: "k",
-  rate_limit_per_minute: 10_000,
-  rate_limit_per_hour: 100_000,
-  expires_at: null,
-  revoked: false,
-};
+const record = keyRecord({ rate_limit_per_minute: 10_000, rate_limit_per_hour: 100_000 });
 
 interface Seen {
   service: string;

@@ -2,7 +2,7 @@
 // never a 500 or a hang. The key is put in the gateway's Redis cache so authentication can succeed.
 import { createHash } from "node:crypto";
 import { resolve } from "node:path";
-import { apiKeyCacheKey, type KeyRecord, SCOPES } from "@kurz/contracts";
+import { apiKeyCacheKey } from "@kurz/contracts";
 import {
   cleanupRedisPrefix,
   ensureRedis,
@@ -15,6 +15,7 @@ import {
 } from "@kurz/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { keyRecord } from "./key-record.ts";
 
 printProcessOutputOnFailure();
 
@@ -26,17 +27,11 @@ let origin: string;
 beforeAll(async () => {
   await ensureRedis();
   const redis = new Redis(testRedisUrl(), { keyPrefix: `${prefix}:` });
-  const record: KeyRecord = {
+  const record = keyRecord({
     key_id: "00000000-0000-4000-8000-000000000001",
     account_id: "00000000-0000-4000-8000-000000000002",
-    user_id: null,
-    scopes: [...SCOPES],
     name: "cached",
-    rate_limit_per_minute: 60,
-    rate_limit_per_hour: 1000,
-    expires_at: null,
-    revoked: false,
-  };
+  });
   await redis.set(apiKeyCacheKey(createHash("sha256").update(key).digest("hex")), JSON.stringify(record));
   redis.disconnect();
 

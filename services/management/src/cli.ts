@@ -11,7 +11,7 @@ import { parseArgs } from "node:util";
 import { OVERLAY_TYPES, toLegacyDateTime, UpdateAccountLimitsBody } from "@kurz/contracts";
 import { createPrisma, isUniqueViolation, migrateDatabase, type PrismaClient } from "@kurz/db";
 import { z } from "zod";
-import { findAccountByEmail, isWorkspaceId } from "./accounts/account-by-email.ts";
+import { accountNamed, accountOption } from "./accounts/account-by-email.ts";
 import { createAccount } from "./accounts/create-account.ts";
 import { updateAccountLimits } from "./accounts/update-account-limits.ts";
 import { connectCliRedis } from "./cli-redis.ts";
@@ -128,12 +128,7 @@ const commands: Record<string, (argv: string[]) => Promise<void>> = {
     });
     const input = z
       .object({
-        account: z
-          .string("--account is required")
-          .refine(
-            (v) => isWorkspaceId(v) || z.email().safeParse(v).success,
-            "--account must be the workspace's id or its e-mail address",
-          ),
+        account: accountOption(),
         type: z.enum(OVERLAY_TYPES, `--type must be one of ${OVERLAY_TYPES.join(", ")}`),
         name: z.string("--name is required").trim().min(1, "--name must not be empty").max(100),
       })
@@ -141,8 +136,7 @@ const commands: Record<string, (argv: string[]) => Promise<void>> = {
     await migrateDatabase(databaseUrl);
     const prisma = createPrisma(databaseUrl);
     try {
-      const account = await findAccountByEmail(prisma, input.account);
-      if (!account) throw new Error(`no workspace ${input.account}`);
+      const account = await accountNamed(prisma, input.account);
       const overlay = await prisma.overlay.create({
         data: { accountId: account.id, type: input.type, name: input.name },
       });

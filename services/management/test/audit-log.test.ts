@@ -9,6 +9,7 @@ import { parse } from "csv-parse/sync";
 import { beforeAll, describe, expect, it } from "vitest";
 import { pruneAuditEvents } from "../src/audit/prune-audit-events.ts";
 import { recordAudit } from "../src/audit/record-audit.ts";
+import { callJson } from "./json-call.ts";
 import { RELAXED_LIMITS } from "./links-helpers.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: assertions check the shape member by member
@@ -42,7 +43,6 @@ describe("audit log", () => {
       "user-agent": who.agent ?? CHROME_MAC,
       "x-forwarded-for": who.address ?? CLIENT_V4,
     };
-    if (body !== undefined) headers["content-type"] = "application/json";
     if (accept) headers.accept = accept;
     if (who.cookie) {
       headers.cookie = `kurz_session=${who.cookie}`;
@@ -50,17 +50,7 @@ describe("audit log", () => {
     }
     if (who.key) headers.authorization = `Bearer ${who.key}`;
     if (who.workspace) headers["x-workspace-id"] = who.workspace;
-    const res = await fetch(`${bed.stack.origin}/api/v1${path}`, {
-      method,
-      headers,
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await res.text();
-    let parsed: Json = null;
-    try {
-      parsed = JSON.parse(text);
-    } catch {}
-    return { status: res.status, text, body: parsed, headers: res.headers };
+    return callJson(`${bed.stack.origin}/api/v1${path}`, method, headers, body);
   }
 
   async function ok(answer: ReturnType<typeof call>, status = 200): Promise<Json> {

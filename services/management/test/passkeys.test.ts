@@ -2,9 +2,7 @@
 // needs the password and answers only this session's options, once; a passkey answers the sign-in's
 // second step and signs in alone (with user verification only); an assertion is not taken twice, not
 // from a cloned authenticator (its counter going back), and not for another user.
-import type { PrismaClient } from "@kurz/db";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerAccount } from "../src/accounts/register-account.ts";
+import { describe, expect, it } from "vitest";
 import { issueSession } from "../src/sessions/sessions.ts";
 import { signIn } from "../src/sessions/sign-in.ts";
 import { completeTwoFactor } from "../src/two-factor/complete-two-factor.ts";
@@ -16,69 +14,54 @@ import {
   registerPasskey,
 } from "../src/two-factor/passkeys.ts";
 import { SoftwareAuthenticator } from "./software-authenticator.ts";
-import { openTwoFactorBed, type TwoFactorBed, type TwoFactorTestDeps } from "./two-factor-bed.ts";
+import { useTwoFactorBed } from "./two-factor-bed.ts";
 
 const PASSWORD = "quartz lantern meadow";
 const ORIGIN = "http://localhost:8080";
 
-let bed: TwoFactorBed;
-let prisma: PrismaClient;
-let deps: TwoFactorTestDeps;
+const bed = useTwoFactorBed("passkeys", { origin: ORIGIN, signinsPerAccount: 100 });
 let seq = 0;
 const client = { clientHash: null, device: null };
-
-beforeAll(async () => {
-  bed = await openTwoFactorBed("passkeys", { origin: ORIGIN, signinsPerAccount: 100 });
-  ({ prisma, deps } = bed);
-});
-afterAll(() => bed?.close());
 
 /** A user with a passkey on `authenticator`; its session's caller. */
 async function withPasskey(authenticator = new SoftwareAuthenticator("localhost", ORIGIN)) {
   const email = `passkey-${process.pid}-${seq++}@example.com`;
-  const registered = await registerAccount(deps, { email, password: PASSWORD }, null);
-  const userId = registered.session.user_id;
-  const { row } = await issueSession(prisma, userId, 3_600_000);
-  const caller = { userId, sessionId: row.id, clientHash: null };
-  const { options } = await passkeyRegistrationOptions(deps, caller, PASSWORD);
+  const { userId, caller } = await bed.signUp(email, PASSWORD);
+  const { options } = await passkeyRegistrationOptions(bed.deps, caller, PASSWORD);
   expect(options).toMatchObject({
     rp: { id: "localhost" },
     authenticatorSelection: { residentKey: "required" },
   });
-  const passkey = await registerPasskey(deps, caller, {
+  const passkey = await registerPasskey(bed.deps, caller, {
     response: authenticator.register(options),
     name: "Laptop",
   });
   return { email, userId, caller, authenticator, passkey };
 }
 
-async function challengeFor(email: string) {
-  const outcome = await signIn(deps, { email, password: PASSWORD }, client);
-  if (!("two_factor_required" in outcome)) throw new Error("expected a second-factor challenge");
-  return outcome;
-}
+const challengeFor = (email: string) => bed.challenge(email, PASSWORD);
 
 describe("registering a passkey", () => {
   it("needs the password, and answers this session's options once", async () => {
     const { caller, authenticator, passkey, userId } = await withPasskey();
     expect(passkey).toMatchObject({ id: authenticator.id, name: "Laptop", last_used_at: null });
-    expect(await listPasskeys(deps, userId)).toHaveLength(1);
-    const { row } = await issueSession(prisma, userId, 3_600_000);
+    expect(await listPasskeys(bed.deps, userId)).toHaveLength(1);
+    const { row } = await issueSession(bed.prisma, userId, 3_600_000);
     const fresh = { userId, sessionId: row.id, clientHash: null };
-    await expect(passkeyRegistrationOptions(deps, fresh, undefined)).rejects.toMatchObject({
+    await expect(passkeyRegistrationOptions(bed.deps, fresh, undefined)).rejects.toMatchObject({
       code: "FORBIDDEN",
     });
     // Options made for one session do not register through another, nor twice.
-    const { options } = await passkeyRegistrationOptions(deps, caller, PASSWORD);
+    const { options } = await passkeyRegistrationOptions(bed.deps, caller, PASSWORD);
     const another = new SoftwareAuthenticator("localhost", ORIGIN);
-    await expect(registerPasskey(deps, fresh, { response: another.register(options) })).rejects.toMatchObject(
-      {
-        code: "BAD_REQUEST",
-      },
-    );
-    await registerPasskey(deps, caller, { response: another.register(options) });
     await expect(
-      registerPasskey(deps, caller, { response: another.register(options) }),
+      registerPasskey(bed.deps, fresh, { response: another.register(options) }),
+    ).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
+    await registerPasskey(bed.deps, caller, { response: another.register(options) });
+    await expect(
+      registerPasskey(bed.deps, caller, { response: another.register(options) }),
     ).rejects.toMatchObject({
       code: "BAD_REQUEST",
     });
@@ -86,10 +69,10 @@ describe("registering a passkey", () => {
 
   it("refuses a credential made for another site", async () => {
     const { caller } = await withPasskey();
-    const { options } = await passkeyRegistrationOptions(deps, caller, PASSWORD);
+    const { options } = await passkeyRegistrationOptions(bed.deps, caller, PASSWORD);
     const phishing = new SoftwareAuthenticator("localhost", "http://evil.example");
     await expect(
-      registerPasskey(deps, caller, { response: phishing.register(options) }),
+      registerPasskey(bed.deps, caller, { response: phishing.register(options) }),
     ).rejects.toMatchObject({
       code: "BAD_REQUEST",
     });
@@ -104,14 +87,14 @@ describe("a passkey as the second factor", () => {
     expect(first.passkey_options).toMatchObject({ allowCredentials: [{ id: authenticator.id }] });
     const assertion = authenticator.assert(first.passkey_options!);
     const signedIn = await completeTwoFactor(
-      deps,
+      bed.deps,
       { challenge: first.challenge, passkey: assertion },
       client,
     );
     expect(signedIn.session.email).toBe(email);
     const second = await challengeFor(email);
     await expect(
-      completeTwoFactor(deps, { challenge: second.challenge, passkey: assertion }, client),
+      completeTwoFactor(bed.deps, { challenge: second.challenge, passkey: assertion }, client),
     ).rejects.toMatchObject({ code: "UNAUTHORIZED" });
   });
 
@@ -119,14 +102,14 @@ describe("a passkey as the second factor", () => {
     const { email, authenticator } = await withPasskey();
     const first = await challengeFor(email);
     await completeTwoFactor(
-      deps,
+      bed.deps,
       { challenge: first.challenge, passkey: authenticator.assert(first.passkey_options!, { counter: 10 }) },
       client,
     );
     const second = await challengeFor(email);
     await expect(
       completeTwoFactor(
-        deps,
+        bed.deps,
         {
           challenge: second.challenge,
           passkey: authenticator.assert(second.passkey_options!, { counter: 5 }),
@@ -137,7 +120,7 @@ describe("a passkey as the second factor", () => {
     const other = await withPasskey();
     await expect(
       completeTwoFactor(
-        deps,
+        bed.deps,
         { challenge: second.challenge, passkey: other.authenticator.assert(second.passkey_options!) },
         client,
       ),
@@ -148,18 +131,22 @@ describe("a passkey as the second factor", () => {
 describe("signing in with a passkey alone", () => {
   it("signs in with user verification, once per options; not without verification", async () => {
     const { email, authenticator } = await withPasskey();
-    const started = await passkeySignInOptions(deps);
+    const started = await passkeySignInOptions(bed.deps);
     expect(started.options).toMatchObject({ rpId: "localhost", userVerification: "required" });
     const assertion = authenticator.assert(started.options);
-    const signedIn = await passkeySignIn(deps, { challenge: started.challenge, response: assertion }, client);
+    const signedIn = await passkeySignIn(
+      bed.deps,
+      { challenge: started.challenge, response: assertion },
+      client,
+    );
     expect(signedIn.session.email).toBe(email);
     await expect(
-      passkeySignIn(deps, { challenge: started.challenge, response: assertion }, client),
+      passkeySignIn(bed.deps, { challenge: started.challenge, response: assertion }, client),
     ).rejects.toMatchObject({ code: "UNAUTHORIZED" });
-    const again = await passkeySignInOptions(deps);
+    const again = await passkeySignInOptions(bed.deps);
     await expect(
       passkeySignIn(
-        deps,
+        bed.deps,
         {
           challenge: again.challenge,
           response: authenticator.assert(again.options, { userVerified: false }),
@@ -171,16 +158,16 @@ describe("signing in with a passkey alone", () => {
 
   it("a removed passkey signs in no more, and the password alone then does", async () => {
     const { email, authenticator, caller, passkey } = await withPasskey();
-    await deletePasskey(deps, caller, passkey.id, PASSWORD);
-    const started = await passkeySignInOptions(deps);
+    await deletePasskey(bed.deps, caller, passkey.id, PASSWORD);
+    const started = await passkeySignInOptions(bed.deps);
     await expect(
       passkeySignIn(
-        deps,
+        bed.deps,
         { challenge: started.challenge, response: authenticator.assert(started.options) },
         client,
       ),
     ).rejects.toMatchObject({ code: "UNAUTHORIZED" });
-    const outcome = await signIn(deps, { email, password: PASSWORD }, client);
+    const outcome = await signIn(bed.deps, { email, password: PASSWORD }, client);
     expect("session" in outcome).toBe(true);
   });
 });

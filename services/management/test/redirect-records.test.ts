@@ -10,9 +10,9 @@ import type { Link } from "@kurz/db";
 import { cleanupRedisPrefix, testRedisUrl, uniquePrefix, waitFor } from "@kurz/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NO_SMART_COLUMNS } from "../src/links/smart-fields.ts";
 import { RedirectRecords, toRedirectRecord } from "../src/projections/link-records.ts";
 import { TOMBSTONE_TTL_SECONDS } from "../src/projections/versioned-writes.ts";
+import { linkRow } from "./link-row.ts";
 
 const prefix = `${uniquePrefix("redirect-records")}:`;
 let redis: Redis;
@@ -22,29 +22,16 @@ const heard: string[] = [];
 const warnings: string[] = [];
 let records: RedirectRecords;
 
-const link = (code: string): Link => ({
-  id: randomUUID(),
-  accountId: randomUUID(),
-  shortCode: code,
-  originalUrl: "https://example.com/page",
-  title: "t",
-  passwordHash: null,
-  isActive: true,
-  expiresAt: new Date("2031-01-01T00:00:00.000Z"),
-  clicksCount: 0n,
-  analyticsPublic: false,
-  analyticsSharedFields: null,
-  createdAt: new Date(),
-  updatedAt: new Date(),
-  overlayId: null,
-  domainId: null,
-  frameable: null,
-  frameCheckedAt: null,
-  version: 1n,
-  ...NO_SMART_COLUMNS,
-  brokenUrl: null,
-  brokenSince: null,
-});
+const link = (code: string): Link =>
+  linkRow({
+    id: randomUUID(),
+    accountId: randomUUID(),
+    shortCode: code,
+    originalUrl: "https://example.com/page",
+    title: "t",
+    expiresAt: new Date("2031-01-01T00:00:00.000Z"),
+    createdAt: new Date(),
+  });
 
 beforeAll(async () => {
   redis = new Redis(testRedisUrl(), { keyPrefix: prefix });

@@ -327,6 +327,18 @@ async function stopServer(child: ChildProcess | undefined) {
   }
 }
 
+/** What a web server serving a snapshot on `port()` must answer: every code as Kurz's rules and redirect do. */
+function answersAsKurzRulesSay(port: () => number): void {
+  it("answers every code on every host with the status and Location Kurz's rules give", () =>
+    expectEveryCode(port()));
+
+  it(
+    "answers as Kurz's own redirect does, given the same links, for every code that does not degrade",
+    () => expectSameAsKurz(port()),
+    60_000,
+  );
+}
+
 describe.skipIf(!existsSync(NGINX))("the nginx snapshot under Debian's nginx", () => {
   let nginx: ChildProcess | undefined;
   let port = 0;
@@ -348,14 +360,7 @@ describe.skipIf(!existsSync(NGINX))("the nginx snapshot under Debian's nginx", (
 
   afterAll(() => stopServer(nginx));
 
-  it("answers every code on every host with the status and Location Kurz's rules give", () =>
-    expectEveryCode(port));
-
-  it(
-    "answers as Kurz's own redirect does, given the same links, for every code that does not degrade",
-    () => expectSameAsKurz(port),
-    60_000,
-  );
+  answersAsKurzRulesSay(() => port);
 
   it("keeps a Location free of anything that is not a URI character, `$` as it was", async () => {
     const got = await get(port, PUBLIC, "/dollar");
@@ -415,14 +420,7 @@ describe.skipIf(!existsSync(CADDY))("the Caddy snapshot under Debian's Caddy", (
 
   afterAll(() => stopServer(caddy));
 
-  it("answers every code on every host with the status and Location Kurz's rules give", () =>
-    expectEveryCode(port));
-
-  it(
-    "answers as Kurz's own redirect does, given the same links, for every code that does not degrade",
-    () => expectSameAsKurz(port),
-    60_000,
-  );
+  answersAsKurzRulesSay(() => port);
 });
 
 describe("the caddy and static snapshots as text", () => {

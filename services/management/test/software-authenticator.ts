@@ -49,6 +49,11 @@ export class SoftwareAuthenticator {
     return Buffer.from(JSON.stringify({ type, challenge, origin: this.origin, crossOrigin: false }));
   }
 
+  /** A PublicKeyCredential's JSON, as both of navigator.credentials' calls answer it, around `response`. */
+  private credential(response: Record<string, unknown>): Record<string, unknown> {
+    return { id: this.id, rawId: this.id, type: "public-key", clientExtensionResults: {}, response };
+  }
+
   /** navigator.credentials.create's answer (RegistrationResponseJSON) to `options`. */
   register(options: Record<string, unknown>): Record<string, unknown> {
     const length = Buffer.alloc(2);
@@ -62,17 +67,11 @@ export class SoftwareAuthenticator {
         ["authData", new Uint8Array(authData)],
       ]),
     );
-    return {
-      id: this.id,
-      rawId: this.id,
-      type: "public-key",
-      clientExtensionResults: {},
-      response: {
-        clientDataJSON: b64u(this.clientData("webauthn.create", String(options.challenge))),
-        attestationObject: b64u(attestationObject),
-        transports: ["internal"],
-      },
-    };
+    return this.credential({
+      clientDataJSON: b64u(this.clientData("webauthn.create", String(options.challenge))),
+      attestationObject: b64u(attestationObject),
+      transports: ["internal"],
+    });
   }
 
   /** navigator.credentials.get's answer (AuthenticationResponseJSON) to `options`. */
@@ -84,16 +83,10 @@ export class SoftwareAuthenticator {
     const clientDataJSON = this.clientData("webauthn.get", String(options.challenge));
     const authData = this.authData(USER_PRESENT | (how.userVerified === false ? 0 : USER_VERIFIED));
     const signature = sign("sha256", Buffer.concat([authData, sha256(clientDataJSON)]), this.keys.privateKey);
-    return {
-      id: this.id,
-      rawId: this.id,
-      type: "public-key",
-      clientExtensionResults: {},
-      response: {
-        clientDataJSON: b64u(clientDataJSON),
-        authenticatorData: b64u(authData),
-        signature: b64u(signature),
-      },
-    };
+    return this.credential({
+      clientDataJSON: b64u(clientDataJSON),
+      authenticatorData: b64u(authData),
+      signature: b64u(signature),
+    });
   }
 }

@@ -9,6 +9,7 @@ import { SsoBrowser, throughProvider } from "@kurz/testing/sso-browser";
 import { startStack } from "@kurz/testing/stack";
 import { useStack, useTestDnsServer } from "@kurz/testing/use-stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callJson } from "./json-call.ts";
 import { RELAXED_LIMITS } from "./links-helpers.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: assertions check the shape member by member
@@ -45,22 +46,12 @@ async function call(
   body?: unknown,
 ) {
   const headers: Record<string, string> = {};
-  if (body !== undefined) headers["content-type"] = "application/json";
   if (session) {
     headers.cookie = `kurz_session=${session.cookie}`;
     headers["x-csrf-token"] = session.csrf;
   }
-  const res = await fetch(`${bed.stack.origin}${path}`, {
-    method,
-    headers,
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  let parsed: Json = null;
-  try {
-    parsed = JSON.parse(text);
-  } catch {}
-  return { status: res.status, text, body: parsed, setCookie: res.headers.getSetCookie() };
+  const answer = await callJson(`${bed.stack.origin}${path}`, method, headers, body);
+  return { ...answer, setCookie: answer.headers.getSetCookie() };
 }
 
 /** A whole sign-in in a fresh browser: where it lands and the session it holds (if any). */

@@ -5,7 +5,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { LinkEvent } from "@kurz/contracts";
 import { linkEvent } from "../src/db/outbox.ts";
-import { NO_SMART_COLUMNS } from "../src/links/smart-fields.ts";
+import { linkRow } from "./link-row.ts";
 
 /**
  * Verification as a receiver would write it from https://www.standardwebhooks.com: HMAC-SHA256 over
@@ -106,29 +106,15 @@ export function linkEventOf(
   const when = new Date(at);
   return linkEvent(
     type,
-    {
+    linkRow({
       id: linkId,
       accountId,
       shortCode: `c${linkId.slice(0, 6)}`,
       originalUrl: "https://example.com/",
       title: String(n),
-      passwordHash: null,
-      isActive: true,
       expiresAt: null,
-      clicksCount: 0n,
-      analyticsPublic: false,
-      analyticsSharedFields: null,
       createdAt: when,
-      updatedAt: when,
-      overlayId: null,
-      domainId: null,
-      frameable: null,
-      frameCheckedAt: null,
-      version: 1n,
-      ...NO_SMART_COLUMNS,
-      brokenUrl: null,
-      brokenSince: null,
-    },
+    }),
     when,
   );
 }

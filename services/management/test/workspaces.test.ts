@@ -4,6 +4,7 @@
 // invitation sent again replacing the first, and deleting an empty workspace.
 import { useStack } from "@kurz/testing/use-stack";
 import { beforeAll, describe, expect, it } from "vitest";
+import { callJson } from "./json-call.ts";
 import { RELAXED_LIMITS } from "./links-helpers.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: assertions check the shape member by member
@@ -36,23 +37,13 @@ describe("workspaces, members and invitations", () => {
 
   async function call(method: string, path: string, who?: Session, body?: unknown): Promise<Answer> {
     const headers: Record<string, string> = {};
-    if (body !== undefined) headers["content-type"] = "application/json";
     if (who) {
       headers.cookie = `kurz_session=${who.cookie}`;
       headers["x-csrf-token"] = who.csrf;
       if (who.workspace) headers["x-workspace-id"] = who.workspace;
     }
-    const res = await fetch(`${bed.stack.origin}/api/v1${path}`, {
-      method,
-      headers,
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await res.text();
-    let parsed: Json = null;
-    try {
-      parsed = JSON.parse(text);
-    } catch {}
-    return { status: res.status, text, body: parsed, setCookie: res.headers.get("set-cookie") ?? "" };
+    const answer = await callJson(`${bed.stack.origin}/api/v1${path}`, method, headers, body);
+    return { ...answer, setCookie: answer.headers.get("set-cookie") ?? "" };
   }
 
   async function ok(answer: Promise<Answer>, status = 200): Promise<Json> {

@@ -220,6 +220,40 @@ export async function signUpThroughApi(owner: BrowserContext, email: string): Pr
   return ((await reg.json()) as { data: { api_key: { key: string } } }).data.api_key.key;
 }
 
+/** A new page of `owner` on the dashboard's overview, its CSP violations pushed to `cspViolations`. */
+export async function openDashboard(owner: BrowserContext, cspViolations: string[]): Promise<Page> {
+  const page = await owner.newPage();
+  watchCsp(page, cspViolations);
+  await page.goto("/dashboard");
+  await page.getByRole("heading", { name: "Overview" }).waitFor();
+  return page;
+}
+
+/** A call to `<the stack's origin><path>` with an API key, as a script makes it; a body goes as JSON. */
+export function fetchWithKey(
+  web: BrowserFixture,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(`${web.stack.origin}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+}
+
+/** The API with the key `key()` answers, as a script sees it: each call must succeed; its `data`. */
+export function keyApi(web: BrowserFixture, key: () => string) {
+  return async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const res = await fetchWithKey(web, key(), method, path, body);
+    expect(res.status, `${method} ${path}`).toBeLessThan(300);
+    return ((await res.json()) as { data: T }).data;
+  };
+}
+
 /**
  * What scrolls sideways: the page itself, or a table card or dialog whose content is wider than it
  * (each named by tag and class).

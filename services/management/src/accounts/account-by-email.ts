@@ -2,6 +2,7 @@
 // exports, overlays).
 import type { Account, PrismaClient } from "@kurz/db";
 import { conflict } from "@kurz/service-kit";
+import { z } from "zod";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -28,4 +29,20 @@ export async function findAccountByEmail(
     throw conflict(`Several workspaces have the e-mail ${normalised}; name one by its id`);
   }
   return found[0] ?? null;
+}
+
+/** A command's `--account`: a workspace id or an e-mail address; `required` is what it says when missing. */
+export const accountOption = (required = "--account is required") =>
+  z
+    .string(required)
+    .refine(
+      (v) => isWorkspaceId(v) || z.email().safeParse(v).success,
+      "--account must be the workspace's id or its e-mail address",
+    );
+
+/** The workspace a command's `--account` names; an error (`no workspace …`) when there is none. */
+export async function accountNamed(db: Pick<PrismaClient, "account">, name: string): Promise<Account> {
+  const account = await findAccountByEmail(db, name);
+  if (!account) throw new Error(`no workspace ${name}`);
+  return account;
 }

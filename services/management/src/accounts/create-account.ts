@@ -2,7 +2,7 @@
 // signs in once one is set), their workspace and its first API key.
 import { ROLE_SCOPES } from "@kurz/contracts";
 import type { Prisma, PrismaClient } from "@kurz/db";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordCreated } from "../audit/record-audit.ts";
 import { generateApiKey, type KeyLimits } from "../keys/api-keys.ts";
 
 export interface CreatedAccount {
@@ -61,12 +61,7 @@ export async function createAccount(
         ...(input.linkLimit !== undefined ? { linkLimit: input.linkLimit } : {}),
       },
     });
-    await recordAudit(tx, {
-      accountId: created.id,
-      action: "workspace.created",
-      resourceType: "workspace",
-      resourceId: created.id,
-    });
+    await recordCreated(tx, created.id, "workspace", created.id);
     return created;
   });
   return { account_id: account.id, email: account.email, api_key: key, link_limit: account.linkLimit };

@@ -2,6 +2,7 @@
 // a bounded batch at a time, by a loop in every management process (deleting twice is harmless).
 import type { PrismaClient } from "@kurz/db";
 import { PollLoop } from "@kurz/service-kit";
+import { deleteInBatches } from "../db/delete-in-batches.ts";
 
 /**
  * Deletes events older than their workspace's retention as of `now`; at most `batch` rows per
@@ -12,10 +13,9 @@ export async function pruneAuditEvents(
   now: Date,
   opts: { batch?: number; maxBatches?: number } = {},
 ): Promise<number> {
-  const batch = opts.batch ?? 1000;
-  let total = 0;
-  for (let i = 0; i < (opts.maxBatches ?? 10); i++) {
-    const deleted = await prisma.$executeRaw`
+  return deleteInBatches(
+    opts,
+    (batch) => prisma.$executeRaw`
       DELETE FROM audit_events WHERE id IN (
         SELECT e.id FROM accounts a
         CROSS JOIN LATERAL (
@@ -24,11 +24,8 @@ export async function pruneAuditEvents(
           LIMIT ${batch}
         ) e
         LIMIT ${batch}
-      )`;
-    total += deleted;
-    if (deleted < batch) break;
-  }
-  return total;
+      )`,
+  );
 }
 
 export class AuditPrune {

@@ -108,3 +108,34 @@ export async function recordUserAudit(
 
 /** The user as the actor (a route without a caller: sign-in, a reset link, an accepted invitation). */
 export const asUser = (userId: string): AuditActor => auditActor({ type: "user", id: userId });
+
+/**
+ * A link put in (`<group>.link_added`) or taken out of (`<group>.link_removed`) a campaign or a channel,
+ * with the link's id in `details`: the one shape every membership change is logged in.
+ */
+export async function recordLinkMembership(
+  tx: Writer,
+  accountId: string,
+  group: { type: "campaign" | "channel"; id: number },
+  change: "link_added" | "link_removed",
+  linkId: string,
+): Promise<void> {
+  await recordAudit(tx, {
+    accountId,
+    action: `${group.type}.${change}`,
+    resourceType: group.type,
+    resourceId: group.id,
+    details: { link_id: linkId },
+  });
+}
+
+/** A resource made (`<resourceType>.created`), with what its entry tells beyond that in `details`. */
+export async function recordCreated(
+  tx: Writer,
+  accountId: string,
+  resourceType: string,
+  resourceId: string | number | bigint,
+  details?: Record<string, unknown>,
+): Promise<void> {
+  await recordAudit(tx, { accountId, action: `${resourceType}.created`, resourceType, resourceId, details });
+}

@@ -1,6 +1,6 @@
 // Putting a link in a campaign (and its rotator).
 import { notFound } from "@kurz/service-kit";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordLinkMembership } from "../audit/record-audit.ts";
 import { enqueueCampaignMembership } from "./campaign-events.ts";
 import { type CampaignWriterDeps, campaignNotFound } from "./campaigns.ts";
 
@@ -30,13 +30,7 @@ export async function assignLinkToCampaign(
       data: { campaignId, linkId, position: (last._max.position ?? 0) + 1 },
     });
     await enqueueCampaignMembership(tx, { id: campaignId, accountId });
-    await recordAudit(tx, {
-      accountId,
-      action: "campaign.link_added",
-      resourceType: "campaign",
-      resourceId: campaignId,
-      details: { link_id: linkId },
-    });
+    await recordLinkMembership(tx, accountId, { type: "campaign", id: campaignId }, "link_added", linkId);
     return true;
   });
   if (added) {

@@ -1,7 +1,7 @@
 // Creating a campaign, with its rotator when it has a slug.
 import type { LegacyCampaignAddBody } from "@kurz/contracts";
 import { type Campaign, isUniqueViolation } from "@kurz/db";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordCreated } from "../audit/record-audit.ts";
 import { enqueueCampaignMembership } from "./campaign-events.ts";
 import { type CampaignWriterDeps, DEFAULT_CAMPAIGN_NAME, slugTaken } from "./campaigns.ts";
 
@@ -26,12 +26,7 @@ export async function createCampaign(
         },
       });
       await enqueueCampaignMembership(tx, created);
-      await recordAudit(tx, {
-        accountId,
-        action: "campaign.created",
-        resourceType: "campaign",
-        resourceId: created.id,
-      });
+      await recordCreated(tx, accountId, "campaign", created.id);
       return created;
     });
   } catch (err) {

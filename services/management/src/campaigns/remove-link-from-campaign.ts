@@ -1,6 +1,6 @@
 // Taking a link out of a campaign (and its rotator).
 import { notFound } from "@kurz/service-kit";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordLinkMembership } from "../audit/record-audit.ts";
 import { enqueueCampaignMembership } from "./campaign-events.ts";
 import { type CampaignWriterDeps, ownCampaign } from "./campaigns.ts";
 
@@ -16,13 +16,7 @@ export async function removeLinkFromCampaign(
     const removed = await tx.campaignLink.deleteMany({ where: { campaignId, linkId } });
     if (removed.count === 0) throw notFound("Link is not in this campaign");
     await enqueueCampaignMembership(tx, { id: campaignId, accountId });
-    await recordAudit(tx, {
-      accountId,
-      action: "campaign.link_removed",
-      resourceType: "campaign",
-      resourceId: campaignId,
-      details: { link_id: linkId },
-    });
+    await recordLinkMembership(tx, accountId, { type: "campaign", id: campaignId }, "link_removed", linkId);
   });
   deps.onEventsWritten();
   await deps.domainAndRotatorRecords.syncRotator(deps.prisma, campaignId, null);

@@ -1,7 +1,7 @@
 // Putting a link in a channel.
 import { isForeignKeyViolation, type PrismaClient } from "@kurz/db";
 import { notFound } from "@kurz/service-kit";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordLinkMembership } from "../audit/record-audit.ts";
 import { channelNotFound } from "./channels.ts";
 
 /** Puts one of the account's links in one of its channels; assigning twice is harmless. */
@@ -22,13 +22,7 @@ export async function assignLinkToChannel(
     await prisma.$transaction(async (tx) => {
       const added = await tx.channelLink.createMany({ data: [{ channelId, linkId }], skipDuplicates: true });
       if (added.count === 0) return;
-      await recordAudit(tx, {
-        accountId,
-        action: "channel.link_added",
-        resourceType: "channel",
-        resourceId: channelId,
-        details: { link_id: linkId },
-      });
+      await recordLinkMembership(tx, accountId, { type: "channel", id: channelId }, "link_added", linkId);
     });
   } catch (err) {
     if (isForeignKeyViolation(err)) throw notFound("Channel or link not found");

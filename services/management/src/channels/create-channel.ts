@@ -1,7 +1,7 @@
 // Creating a channel.
 import type { LegacyChannelAddBody } from "@kurz/contracts";
 import type { Channel, PrismaClient } from "@kurz/db";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordCreated } from "../audit/record-audit.ts";
 import { channelData } from "./channels.ts";
 
 export function createChannel(
@@ -11,12 +11,7 @@ export function createChannel(
 ): Promise<Channel> {
   return prisma.$transaction(async (tx) => {
     const channel = await tx.channel.create({ data: { accountId, ...channelData(body), name: body.name } });
-    await recordAudit(tx, {
-      accountId,
-      action: "channel.created",
-      resourceType: "channel",
-      resourceId: channel.id,
-    });
+    await recordCreated(tx, accountId, "channel", channel.id);
     return channel;
   });
 }

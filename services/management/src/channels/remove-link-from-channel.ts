@@ -1,7 +1,7 @@
 // Taking a link out of a channel.
 import type { PrismaClient } from "@kurz/db";
 import { notFound } from "@kurz/service-kit";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordLinkMembership } from "../audit/record-audit.ts";
 import { channelNotFound } from "./channels.ts";
 
 /** Takes the link out of the channel; 404 when the channel is not the account's or the link is not in it. */
@@ -19,12 +19,6 @@ export async function removeLinkFromChannel(
   await prisma.$transaction(async (tx) => {
     const removed = await tx.channelLink.deleteMany({ where: { channelId, linkId } });
     if (removed.count === 0) throw notFound("Link is not in this channel");
-    await recordAudit(tx, {
-      accountId,
-      action: "channel.link_removed",
-      resourceType: "channel",
-      resourceId: channelId,
-      details: { link_id: linkId },
-    });
+    await recordLinkMembership(tx, accountId, { type: "channel", id: channelId }, "link_removed", linkId);
   });
 }

@@ -2,7 +2,7 @@
 import { brandedDomainHost, type LegacyDomainAddBody } from "@kurz/contracts";
 import { type Domain, isUniqueViolation } from "@kurz/db";
 import { badRequest, conflict } from "@kurz/service-kit";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordCreated } from "../audit/record-audit.ts";
 import { newVerificationToken, releaseHostForClaim } from "./domain-verification.ts";
 import { type DomainWriterDeps, isPlatformHost } from "./domains.ts";
 
@@ -37,13 +37,7 @@ export async function addDomain(
           status: "pending",
         },
       });
-      await recordAudit(tx, {
-        accountId,
-        action: "domain.created",
-        resourceType: "domain",
-        resourceId: domain.id,
-        details: { host },
-      });
+      await recordCreated(tx, accountId, "domain", domain.id, { host });
       return domain;
     });
   } catch (err) {

@@ -11,7 +11,7 @@ import { parseArgs } from "node:util";
 import { ExportLinksFormat } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { z } from "zod";
-import { findAccountByEmail, isWorkspaceId } from "../accounts/account-by-email.ts";
+import { accountNamed, accountOption } from "../accounts/account-by-email.ts";
 import type { ManagementConfig } from "../config.ts";
 import { exportLinks } from "./links-export.ts";
 import { exportSnapshot, SNAPSHOT_FORMATS } from "./snapshot.ts";
@@ -37,17 +37,11 @@ export async function exportCommand(argv: string[], prisma: PrismaClient, config
   });
   const input = z
     .object({
-      account: z
-        .string("--account is required")
-        .refine(
-          (v) => isWorkspaceId(v) || z.email().safeParse(v).success,
-          "--account must be the workspace's id or its e-mail address",
-        ),
+      account: accountOption(),
       what: z.enum(["links", "analytics", "snapshot"], "say what to export: links, analytics or snapshot"),
     })
     .parse({ account: values.account, what: positionals[0] });
-  const account = await findAccountByEmail(prisma, input.account);
-  if (!account) throw new Error(`no workspace ${input.account}`);
+  const account = await accountNamed(prisma, input.account);
   if (input.what === "snapshot") {
     const snapshot = z
       .object({

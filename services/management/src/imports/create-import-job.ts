@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import type { CreateImportQuery, ImportFormat } from "@kurz/contracts";
 import type { ImportJob, PrismaClient } from "@kurz/db";
 import { badRequest } from "@kurz/service-kit";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordCreated } from "../audit/record-audit.ts";
 import { ownVerifiedDomainId } from "../links/link-targets.ts";
 import { ImportFileError } from "./import-file.ts";
 import { importFileThreads } from "./import-file-threads.ts";
@@ -84,13 +84,7 @@ export async function createImportJob(
         // Not read back: the file is the one in hand (megabytes decoded from hex otherwise).
         omit: { content: true },
       });
-      await recordAudit(tx, {
-        accountId,
-        action: "import.created",
-        resourceType: "import",
-        resourceId: job.id,
-        details: { format: read.format, rows: read.total },
-      });
+      await recordCreated(tx, accountId, "import", job.id, { format: read.format, rows: read.total });
       return { job: { ...job, content }, reused: false };
       // A file of 32 MiB takes a while to write on a busy database: more than the default 5 s.
     },

@@ -12,7 +12,7 @@ import { parseArgs } from "node:util";
 import { CreateImportQuery, IMPORT_MAX_BYTES } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { z } from "zod";
-import { findAccountByEmail, isWorkspaceId } from "../accounts/account-by-email.ts";
+import { accountNamed, accountOption } from "../accounts/account-by-email.ts";
 import { connectCliRedis } from "../cli-redis.ts";
 import type { ManagementConfig } from "../config.ts";
 import { RedirectRecords } from "../projections/link-records.ts";
@@ -94,12 +94,7 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
   });
   const input = z
     .object({
-      account: z
-        .string("--account is required")
-        .refine(
-          (v) => isWorkspaceId(v) || z.email().safeParse(v).success,
-          "--account must be the workspace's id or its e-mail address",
-        ),
+      account: accountOption(),
       file: z.string().optional(),
       format: CreateImportQuery.shape.format.unwrap(),
       domain: CreateImportQuery.shape.domain,
@@ -113,8 +108,7 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
       renameReserved: values["rename-reserved"],
     });
   // The account is checked before a peer is asked for anything.
-  const account = await findAccountByEmail(prisma, input.account);
-  if (!account) throw new Error(`no workspace ${input.account}`);
+  const account = await accountNamed(prisma, input.account);
 
   const source = await importSource(values, input.file, input.format);
   // Redis is asked once, before anything is written: an import that wrote to an unreachable one would

@@ -9,7 +9,7 @@ import { parseArgs } from "node:util";
 import type { PrismaClient } from "@kurz/db";
 import { createLogger, createServiceBus } from "@kurz/service-kit";
 import { z } from "zod";
-import { findAccountByEmail, isWorkspaceId } from "../accounts/account-by-email.ts";
+import { accountNamed, accountOption } from "../accounts/account-by-email.ts";
 import { connectCliRedis } from "../cli-redis.ts";
 import type { ManagementConfig } from "../config.ts";
 import { replayClicks } from "./replay-clicks.ts";
@@ -23,19 +23,13 @@ export async function replayClicksCommand(argv: string[], prisma: PrismaClient, 
   });
   const input = z
     .object({
-      account: z
-        .string("--account is required: the workspace whose snapshot logged the clicks")
-        .refine(
-          (v) => isWorkspaceId(v) || z.email().safeParse(v).success,
-          "--account must be the workspace's id or its e-mail address",
-        ),
+      account: accountOption("--account is required: the workspace whose snapshot logged the clicks"),
       file: z.string("--nginx-log FILE is required").min(1, "--nginx-log FILE is required"),
     })
     .parse({ account: values.account, file: values["nginx-log"] });
   const stat = statSync(input.file, { throwIfNoEntry: false });
   if (!stat?.isFile()) throw new Error(`--nginx-log ${input.file} is not a readable file`);
-  const account = await findAccountByEmail(prisma, input.account);
-  if (!account) throw new Error(`no workspace ${input.account}`);
+  const account = await accountNamed(prisma, input.account);
   const bus = createServiceBus(
     config,
     "management-click-replay",

@@ -6,7 +6,7 @@
 import { INVITATION_DAYS, type Role } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { conflict, forbidden, serviceUnavailable } from "@kurz/service-kit";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordAudit, recordCreated } from "../audit/record-audit.ts";
 import { invitationMail } from "../mail/invitation-mail.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { hashToken, newToken } from "../security/tokens.ts";
@@ -46,13 +46,7 @@ export async function createInvitation(
       update: fields,
       include: { account: { select: { name: true } }, invitedBy: { select: { email: true } } },
     });
-    await recordAudit(tx, {
-      accountId,
-      action: "invitation.created",
-      resourceType: "invitation",
-      resourceId: invitation.id,
-      details: { email: body.email, role: body.role },
-    });
+    await recordCreated(tx, accountId, "invitation", invitation.id, { email: body.email, role: body.role });
     return invitation;
   });
   const url = acceptUrl(deps.baseUrl, token);

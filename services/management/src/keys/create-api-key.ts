@@ -13,7 +13,7 @@ import {
 import { forbidden, unauthorized, validation } from "@kurz/service-kit";
 import type { AuthDeps } from "../accounts/auth-deps.ts";
 import { accountKeyLimits } from "../accounts/update-account-limits.ts";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordCreated } from "../audit/record-audit.ts";
 import { type Caller, requireRecentPassword } from "../sessions/sudo.ts";
 import { activeKeyWhere, generateApiKey, toApiKeyItem } from "./api-keys.ts";
 
@@ -75,13 +75,7 @@ export async function createApiKey(
         expiresAt,
       },
     });
-    await recordAudit(tx, {
-      accountId,
-      action: "api_key.created",
-      resourceType: "api_key",
-      resourceId: apiKey.id,
-      details: { name: body.name, scopes },
-    });
+    await recordCreated(tx, accountId, "api_key", apiKey.id, { name: body.name, scopes });
     return apiKey;
   });
   return { ...toApiKeyItem(created), key };

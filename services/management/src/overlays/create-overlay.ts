@@ -2,7 +2,7 @@
 import type { OverlayCreateBody } from "@kurz/contracts";
 import { OVERLAY_DEFAULTS } from "@kurz/contracts";
 import type { Overlay } from "@kurz/db";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordCreated } from "../audit/record-audit.ts";
 import type { OverlayWriterDeps } from "./overlays.ts";
 
 export async function createOverlay(
@@ -26,12 +26,7 @@ export async function createOverlay(
         position: body.position ?? OVERLAY_DEFAULTS.position,
       },
     });
-    await recordAudit(tx, {
-      accountId,
-      action: "overlay.created",
-      resourceType: "overlay",
-      resourceId: created.id,
-    });
+    await recordCreated(tx, accountId, "overlay", created.id);
     return created;
   });
   await deps.overlayRecords.put(overlay);

@@ -1,22 +1,19 @@
 // Deleting expired sessions, and the timer that does it.
 import type { PrismaClient } from "@kurz/db";
+import { deleteInBatches } from "../db/delete-in-batches.ts";
 
 /** Deletes expired sessions, at most `batch` rows per statement and `maxBatches` statements per run. */
 export async function pruneExpiredSessions(
   prisma: PrismaClient,
   opts: { batch?: number; maxBatches?: number } = {},
 ): Promise<number> {
-  const batch = opts.batch ?? 1000;
-  let total = 0;
-  for (let i = 0; i < (opts.maxBatches ?? 10); i++) {
-    const deleted = await prisma.$executeRaw`
+  return deleteInBatches(
+    opts,
+    (batch) => prisma.$executeRaw`
       DELETE FROM sessions WHERE id IN (
         SELECT id FROM sessions WHERE expires_at <= now() ORDER BY expires_at LIMIT ${batch}
-      )`;
-    total += deleted;
-    if (deleted < batch) break;
-  }
-  return total;
+      )`,
+  );
 }
 
 /** Runs the prune now and then every `intervalMs` (default 10 minutes); returns the stop function. */

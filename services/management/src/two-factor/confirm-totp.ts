@@ -3,9 +3,8 @@
 // counts as used. A wrong code spends the account's sign-in budget like a wrong password.
 import type { RecoveryCodes } from "@kurz/contracts";
 import { apiError, conflict, notFound, unauthorized } from "@kurz/service-kit";
-import { asUser, recordUserAudit } from "../audit/record-audit.ts";
 import { checkSigninBudget, recordSigninFailure } from "../sessions/signin-limits.ts";
-import { factorsChanged, type TwoFactorDeps } from "./factors.ts";
+import { factorsChanged, recordTwoFactorChange, type TwoFactorDeps } from "./factors.ts";
 import { replaceRecoveryCodes } from "./recovery-codes.ts";
 import type { UserCaller } from "./start-totp.ts";
 import { matchingStep, openSecret } from "./totp.ts";
@@ -37,12 +36,7 @@ export async function confirmTotp(
       data: { confirmedAt: now, lastUsedStep: BigInt(step) },
     });
     if (count === 0) throw conflict("The authenticator app changed meanwhile: start again");
-    await recordUserAudit(tx, caller.userId, {
-      action: "two_factor.totp_enabled",
-      actor: asUser(caller.userId),
-      resourceType: "user",
-      resourceId: caller.userId,
-    });
+    await recordTwoFactorChange(tx, caller.userId, "totp_enabled");
     return replaceRecoveryCodes(tx, caller.userId);
   });
   await factorsChanged(deps, caller.userId);

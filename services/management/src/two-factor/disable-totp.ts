@@ -2,9 +2,8 @@
 // a stolen cookie must not be able to strip the second factor). The recovery codes go with it unless
 // passkeys remain, for which they still stand in.
 import { notFound } from "@kurz/service-kit";
-import { asUser, recordUserAudit } from "../audit/record-audit.ts";
 import { requireRecentPassword } from "../sessions/sudo.ts";
-import { factorsChanged, type TwoFactorDeps } from "./factors.ts";
+import { factorsChanged, recordTwoFactorChange, type TwoFactorDeps } from "./factors.ts";
 import type { UserCaller } from "./start-totp.ts";
 
 export async function disableTotp(
@@ -17,12 +16,7 @@ export async function disableTotp(
   await deps.prisma.$transaction(async (tx) => {
     const { count } = await tx.userTotp.deleteMany({ where: { userId: caller.userId } });
     if (count === 0) throw notFound("No authenticator app is set up");
-    await recordUserAudit(tx, caller.userId, {
-      action: "two_factor.totp_disabled",
-      actor: asUser(caller.userId),
-      resourceType: "user",
-      resourceId: caller.userId,
-    });
+    await recordTwoFactorChange(tx, caller.userId, "totp_disabled");
     if ((await tx.passkey.count({ where: { userId: caller.userId } })) === 0) {
       await tx.recoveryCode.deleteMany({ where: { userId: caller.userId } });
     }

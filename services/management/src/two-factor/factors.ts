@@ -1,10 +1,11 @@
 // What the two-factor use cases share: which second factors a user has, the secret box and relying
 // party they are checked with, and dropping the caches that carry "has a second factor" when it changes.
 import { apiKeyCacheKey, type TwoFactorMethod } from "@kurz/contracts";
-import type { PrismaClient } from "@kurz/db";
+import type { Prisma, PrismaClient } from "@kurz/db";
 import { serviceUnavailable } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
 import type { AuthDeps } from "../accounts/auth-deps.ts";
+import { asUser, recordUserAudit } from "../audit/record-audit.ts";
 import { forgetCachedSessions } from "../sessions/sessions.ts";
 import type { SecretBox } from "../webhooks/secrets.ts";
 
@@ -114,4 +115,26 @@ export async function keyTwoFactorMissing(
     where: { userId: key.createdByUserId, issuer: sso.issuer },
   });
   return linked === 0;
+}
+
+/**
+ * A change the user made to their own second factors (`two_factor.<change>`), logged in each of their
+ * workspaces; about the user unless `resource` names the passkey.
+ */
+export function recordTwoFactorChange(
+  tx: Pick<Prisma.TransactionClient, "$executeRaw">,
+  userId: string,
+  change: string,
+  resource: { type: "user" | "passkey"; id: string; details?: Record<string, unknown> } = {
+    type: "user",
+    id: userId,
+  },
+): Promise<void> {
+  return recordUserAudit(tx, userId, {
+    action: `two_factor.${change}`,
+    actor: asUser(userId),
+    resourceType: resource.type,
+    resourceId: resource.id,
+    details: resource.details,
+  });
 }

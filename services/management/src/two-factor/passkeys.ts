@@ -12,10 +12,9 @@ import {
   type RegistrationResponseJSON,
   verifyRegistrationResponse,
 } from "@simplewebauthn/server";
-import { asUser, recordUserAudit } from "../audit/record-audit.ts";
 import { requireRecentPassword } from "../sessions/sudo.ts";
 import { keepWebAuthnChallenge, takeWebAuthnChallenge } from "./challenge.ts";
-import { factorsChanged, type TwoFactorDeps } from "./factors.ts";
+import { factorsChanged, recordTwoFactorChange, type TwoFactorDeps } from "./factors.ts";
 import type { UserCaller } from "./start-totp.ts";
 
 export const toPasskey = (row: PasskeyRow): Passkey => ({
@@ -88,11 +87,9 @@ export async function registerPasskey(
           createdAt: now,
         },
       });
-      await recordUserAudit(tx, caller.userId, {
-        action: "two_factor.passkey_added",
-        actor: asUser(caller.userId),
-        resourceType: "passkey",
-        resourceId: made.id,
+      await recordTwoFactorChange(tx, caller.userId, "passkey_added", {
+        type: "passkey",
+        id: made.id,
         details: { name: made.name },
       });
       return made;
@@ -137,12 +134,7 @@ export async function deletePasskey(
   await deps.prisma.$transaction(async (tx) => {
     const { count } = await tx.passkey.deleteMany({ where: { id, userId: caller.userId } });
     if (count === 0) throw noSuchPasskey();
-    await recordUserAudit(tx, caller.userId, {
-      action: "two_factor.passkey_removed",
-      actor: asUser(caller.userId),
-      resourceType: "passkey",
-      resourceId: id,
-    });
+    await recordTwoFactorChange(tx, caller.userId, "passkey_removed", { type: "passkey", id });
     const left = await tx.passkey.count({ where: { userId: caller.userId } });
     const totp = await tx.userTotp.count({ where: { userId: caller.userId, confirmedAt: { not: null } } });
     // Recovery codes stand in for a second factor: with none left, they would be one on their own.

@@ -2,9 +2,8 @@
 // re-entered; only for a user with a second factor, for whom the codes stand in.
 import type { RecoveryCodes } from "@kurz/contracts";
 import { notFound } from "@kurz/service-kit";
-import { asUser, recordUserAudit } from "../audit/record-audit.ts";
 import { requireRecentPassword } from "../sessions/sudo.ts";
-import { factorsOf, hasSecondFactor, type TwoFactorDeps } from "./factors.ts";
+import { factorsOf, hasSecondFactor, recordTwoFactorChange, type TwoFactorDeps } from "./factors.ts";
 import { replaceRecoveryCodes } from "./recovery-codes.ts";
 import type { UserCaller } from "./start-totp.ts";
 
@@ -19,12 +18,7 @@ export async function regenerateRecoveryCodes(
     throw notFound("Recovery codes stand in for a second factor: set one up first");
   }
   const codes = await deps.prisma.$transaction(async (tx) => {
-    await recordUserAudit(tx, caller.userId, {
-      action: "two_factor.recovery_codes_regenerated",
-      actor: asUser(caller.userId),
-      resourceType: "user",
-      resourceId: caller.userId,
-    });
+    await recordTwoFactorChange(tx, caller.userId, "recovery_codes_regenerated");
     return replaceRecoveryCodes(tx, caller.userId);
   });
   return { recovery_codes: codes };

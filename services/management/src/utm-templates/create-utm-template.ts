@@ -2,7 +2,7 @@
 import { type CreateUtmTemplateBody, UTM_TEMPLATES_MAX, type UtmTemplate } from "@kurz/contracts";
 import { isUniqueViolation, type PrismaClient } from "@kurz/db";
 import { apiError, conflict } from "@kurz/service-kit";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordCreated } from "../audit/record-audit.ts";
 import { toUtmTemplateJson } from "./utm-templates.ts";
 
 /** Saves a template; 409 when the name is taken in the workspace or it holds UTM_TEMPLATES_MAX already. */
@@ -22,13 +22,7 @@ export async function createUtmTemplate(
       const row = await tx.utmTemplate.create({
         data: { accountId, name: body.name, params: body.params },
       });
-      await recordAudit(tx, {
-        accountId,
-        action: "utm_template.created",
-        resourceType: "utm_template",
-        resourceId: row.id,
-        details: { name: row.name },
-      });
+      await recordCreated(tx, accountId, "utm_template", row.id, { name: row.name });
       return toUtmTemplateJson(row);
     });
   } catch (err) {

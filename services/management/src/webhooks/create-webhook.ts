@@ -1,7 +1,7 @@
 // Creating a webhook endpoint, with its signing secret shown once.
 import { type CreateWebhookBody, MAX_WEBHOOK_ENDPOINTS, type WebhookWithSecret } from "@kurz/contracts";
 import { forbidden, unauthorized } from "@kurz/service-kit";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordCreated } from "../audit/record-audit.ts";
 import { assertDeliverable, toWebhookJson, type WebhookEndpointDeps } from "./endpoints.ts";
 import { generateWebhookSecret, secretPrefix } from "./secrets.ts";
 
@@ -35,13 +35,7 @@ export async function createWebhook(
         disabledAt: enabled ? null : new Date(),
       },
     });
-    await recordAudit(tx, {
-      accountId,
-      action: "webhook.created",
-      resourceType: "webhook",
-      resourceId: endpoint.id,
-      details: { events: body.events },
-    });
+    await recordCreated(tx, accountId, "webhook", endpoint.id, { events: body.events });
     return endpoint;
   });
   return { ...toWebhookJson(created), secret };

@@ -4,7 +4,7 @@ import type { Workspace } from "@kurz/contracts";
 import type { PrismaClient } from "@kurz/db";
 import { forbidden } from "@kurz/service-kit";
 import type { Redis } from "ioredis";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordCreated } from "../audit/record-audit.ts";
 import { forgetCachedSessions } from "../sessions/sessions.ts";
 import { type Caller, toWorkspace } from "./workspaces.ts";
 
@@ -22,12 +22,7 @@ export async function createWorkspace(
     const created = await tx.account.create({
       data: { email: user.email, name, memberships: { create: { userId, role: "owner" } } },
     });
-    await recordAudit(tx, {
-      accountId: created.id,
-      action: "workspace.created",
-      resourceType: "workspace",
-      resourceId: created.id,
-    });
+    await recordCreated(tx, created.id, "workspace", created.id);
     return created;
   });
   await forgetCachedSessions(deps.prisma, deps.redis, userId);

@@ -95,6 +95,37 @@ export function TextField({
   );
 }
 
+/** The person's current password, which a sensitive change asks for again ("Current password" unless named). */
+export function CurrentPasswordField({
+  id,
+  label = "Current password",
+  error,
+  hint,
+  value,
+  onValue,
+}: {
+  id: string;
+  label?: string;
+  error?: string | null;
+  hint?: string;
+  value: string;
+  onValue: (value: string) => void;
+}) {
+  return (
+    <TextField
+      id={id}
+      label={label}
+      error={error}
+      hint={hint}
+      type="password"
+      autoComplete="current-password"
+      required
+      value={value}
+      onValue={onValue}
+    />
+  );
+}
+
 /** A labelled choice of `options` (each a value and its words), with FormField's hint. */
 export function SelectField<V extends string>({
   id,
@@ -151,5 +182,40 @@ export function FormActions({
         {label}
       </button>
     </div>
+  );
+}
+
+/** A checkbox per option; ticking or clearing one answers the options now picked, in the options' order. */
+export function Checkboxes<V extends string>({
+  name,
+  options,
+  picked,
+  onPick,
+  label,
+}: {
+  name: string;
+  options: readonly V[];
+  picked: readonly V[];
+  onPick: (picked: V[]) => void;
+  label: (option: V) => ComponentChildren;
+}) {
+  return (
+    <>
+      {options.map((option) => (
+        <label class="check" key={option}>
+          <input
+            type="checkbox"
+            name={name}
+            value={option}
+            checked={picked.includes(option)}
+            onChange={(e) => {
+              const on = e.currentTarget.checked;
+              onPick(options.filter((o) => (o === option ? on : picked.includes(o))));
+            }}
+          />
+          {label(option)}
+        </label>
+      ))}
+    </>
   );
 }

@@ -3,8 +3,9 @@
 // pages afresh; "New workspace" creates one the user owns and switches to it.
 import { type Session, WORKSPACE_NAME_MAX_LENGTH, WORKSPACE_ROUTES } from "@kurz/contracts";
 import { useRef, useState } from "preact/hooks";
-import { call, fieldError, messageOf } from "../api/client.ts";
+import { call, fieldError } from "../api/client.ts";
 import { switchWorkspace } from "../api/session.ts";
+import { Failed } from "../pages/common.tsx";
 import { Dialog } from "./Dialog.tsx";
 import { FormActions, TextField } from "./FormField.tsx";
 import { useEscape } from "./useEscape.ts";
@@ -20,11 +21,7 @@ function NewWorkspace({ onDone }: { onDone: () => void }) {
   const nameError = fieldError(error, "name");
   return (
     <form class="form" onSubmit={submit} noValidate>
-      {error !== null && !nameError && (
-        <p class="error" role="alert">
-          {messageOf(error)}
-        </p>
-      )}
+      {error !== null && !nameError && <Failed error={error} />}
       <TextField
         id="workspace-name"
         label="Name"

@@ -7,7 +7,7 @@ import { Link } from "wouter-preact";
 import { invalidate } from "../api/cache.ts";
 import { ApiFailure, call, fieldError, messageOf } from "../api/client.ts";
 import { useSession } from "../api/session.ts";
-import { FormField, TextField } from "../components/FormField.tsx";
+import { CurrentPasswordField, FormField, TextField } from "../components/FormField.tsx";
 import { FormStatus } from "../components/FormStatus.tsx";
 import { PasswordMeter } from "../components/PasswordMeter.tsx";
 import { Loading, PageHead } from "./common.tsx";
@@ -51,15 +51,7 @@ function ChangePassword({ email }: { email: string }) {
       <h2 class="card-title" id="password-title">
         Change password
       </h2>
-      <TextField
-        id="current-password"
-        label="Current password"
-        type="password"
-        autoComplete="current-password"
-        required
-        value={current}
-        onValue={setCurrent}
-      />
+      <CurrentPasswordField id="current-password" value={current} onValue={setCurrent} />
       <FormField id="new-password" label="New password">
         <input
           id="new-password"
@@ -128,15 +120,7 @@ function ChangeEmail() {
         value={email}
         onValue={setEmail}
       />
-      <TextField
-        id="email-current-password"
-        label="Current password"
-        type="password"
-        autoComplete="current-password"
-        required
-        value={current}
-        onValue={setCurrent}
-      />
+      <CurrentPasswordField id="email-current-password" value={current} onValue={setCurrent} />
       <FormStatus ok={state.ok} error={state.error} />
       <button type="submit" class="btn primary">
         Send confirmation link

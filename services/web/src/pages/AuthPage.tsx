@@ -15,6 +15,7 @@ import { passkeyProblem, passkeysSupported, usePasskey } from "../api/webauthn.t
 import { AuthCard } from "../components/AuthCard.tsx";
 import { KeyReveal } from "../components/KeyReveal.tsx";
 import { PasswordMeter } from "../components/PasswordMeter.tsx";
+import { Failed } from "./common.tsx";
 import { SsoButtons } from "./SsoButtons.tsx";
 import { TwoFactorStep } from "./TwoFactorStep.tsx";
 
@@ -124,11 +125,7 @@ export function AuthPage({ mode }: { mode: "login" | "signup" }) {
             Your account was deleted. Thank you for using Kurz.
           </p>
         )}
-        {error !== null && (
-          <p class="error" role="alert">
-            {explain(error, mode)}
-          </p>
-        )}
+        {error !== null && <Failed error={error} explain={(err) => explain(err, mode)} />}
         <EmailField email={email} onEmail={setEmail} error={emailError} />
         <label for="password">Password</label>
         <input

@@ -9,7 +9,7 @@ import { Link, useLocation } from "wouter-preact";
 import { ApiFailure, call, fieldError, messageOf } from "../api/client.ts";
 import { setSession } from "../api/session.ts";
 import { Dialog } from "../components/Dialog.tsx";
-import { TextField } from "../components/FormField.tsx";
+import { CurrentPasswordField, TextField } from "../components/FormField.tsx";
 import { FormStatus } from "../components/FormStatus.tsx";
 
 const plural = (n: number, one: string, many: string) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
@@ -137,12 +137,9 @@ function DeleteDialog({ onClose }: { onClose: () => void }) {
               </label>
             </>
           )}
-          <TextField
+          <CurrentPasswordField
             id="delete-password"
             label="Your password"
-            type="password"
-            autoComplete="current-password"
-            required
             value={password}
             onValue={setPassword}
           />

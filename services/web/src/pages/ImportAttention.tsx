@@ -9,6 +9,7 @@ import { invalidate, useQuery } from "../api/cache.ts";
 import { call, fieldError, messageOf } from "../api/client.ts";
 import { useCan } from "../api/session.ts";
 import { fieldAria } from "../components/FormField.tsx";
+import { Failed } from "./common.tsx";
 
 const PER_PAGE = 50;
 const attentionKey = (jobId: string, page: number) => `import-attention:${jobId}:${page}`;
@@ -126,11 +127,7 @@ export function ImportAttention({ job }: { job: ImportJob }) {
         These links were created inactive: visitors get “not found” until you set a password and activate each
         one.
       </p>
-      {rows.error !== undefined && rows.error !== null && (
-        <p class="error" role="alert">
-          {messageOf(rows.error)}
-        </p>
-      )}
+      {rows.error !== undefined && rows.error !== null && <Failed error={rows.error} />}
       {rows.loading && data.length === 0 ? (
         <p class="muted" role="status">
           Loading the links that need you

@@ -15,10 +15,10 @@ import type { RefObject } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { invalidate, useQuery } from "../api/cache.ts";
-import { call, messageOf, urlOf } from "../api/client.ts";
+import { call, urlOf } from "../api/client.ts";
 import { useCan, useSession } from "../api/session.ts";
 import { upload } from "../api/upload.ts";
-import { fmtDate, PageHead } from "./common.tsx";
+import { Failed, fmtDate, PageHead } from "./common.tsx";
 import "./data/data.css";
 import { FormField, fieldAria, SelectField } from "../components/FormField.tsx";
 import { TableCard } from "../components/TableCard.tsx";
@@ -289,11 +289,7 @@ function ImportForm({
 
   return (
     <form class="card form import-form" onSubmit={start} noValidate>
-      {error !== null && (
-        <p class="error" role="alert">
-          {messageOf(error)}
-        </p>
-      )}
+      {error !== null && <Failed error={error} />}
       <FileFields fileInput={fileInput} onFile={setFile} format={format} onFormat={setFormat} />
       <DomainField domain={domain} onDomain={setDomain} />
       <FormField

@@ -2,14 +2,15 @@
 // do not send to the server or in a Referer. The password proves who accepts: the account's own when
 // the invited address already has one, else the one its new account gets. Accepted, the person is
 // signed in and acts in the workspace they joined.
-import { PASSWORD_MIN_LENGTH, type TwoFactorChallenge, WORKSPACE_ROUTES } from "@kurz/contracts";
+import { PASSWORD_MIN_LENGTH, WORKSPACE_ROUTES } from "@kurz/contracts";
 import { useState } from "preact/hooks";
 import { useLocation } from "wouter-preact";
 import { ApiFailure, call, fieldError, messageOf, setWorkspace } from "../api/client.ts";
 import { setSession } from "../api/session.ts";
 import { AuthCard } from "../components/AuthCard.tsx";
 import { useSubmit } from "../components/useSubmit.ts";
-import { TwoFactorStep } from "./TwoFactorStep.tsx";
+import { Failed } from "./common.tsx";
+import { useSecondStep } from "./TwoFactorStep.tsx";
 
 /** The invitation token in the page's fragment, if any. */
 export const invitationToken = (): string | null =>
@@ -26,35 +27,20 @@ function explain(err: unknown): string {
 export function JoinPage({ token }: { token: string }) {
   const [, navigate] = useLocation();
   const [password, setPassword] = useState("");
+  const second = useSecondStep();
   const { busy, error, submit } = useSubmit(async () => {
     const { data } = await call(WORKSPACE_ROUTES.acceptInvitation, { params: { token }, body: { password } });
-    if ("two_factor_required" in data) return setChallenge(data);
+    if ("two_factor_required" in data) return second.setChallenge(data);
     setWorkspace(data.session.account_id);
     setSession(data.session);
     navigate("/dashboard", { replace: true });
   });
-  const [challenge, setChallenge] = useState<TwoFactorChallenge | null>(null);
-  if (challenge) {
-    return (
-      <TwoFactorStep
-        challenge={challenge}
-        onSignedIn={(session) => {
-          setSession(session);
-          navigate("/dashboard", { replace: true });
-        }}
-        onBack={() => setChallenge(null)}
-      />
-    );
-  }
+  if (second.step) return second.step;
   return (
     <AuthCard title="Join a workspace">
       <p class="muted">You were invited to work with others in Kurz.</p>
       <form onSubmit={submit} noValidate>
-        {error !== null && (
-          <p class="error" role="alert">
-            {explain(error)}
-          </p>
-        )}
+        {error !== null && <Failed error={error} explain={explain} />}
         <label for="password">Password</label>
         <input
           id="password"

@@ -19,11 +19,11 @@ import { ApiFailure, call, fieldError, messageOf } from "../api/client.ts";
 import { useCan, useSession } from "../api/session.ts";
 import { ConfirmDelete } from "../components/ConfirmDelete.tsx";
 import { Dialog, DialogDone } from "../components/Dialog.tsx";
-import { FormActions, TextField } from "../components/FormField.tsx";
+import { Checkboxes, CurrentPasswordField, FormActions, TextField } from "../components/FormField.tsx";
 import { KeyReveal } from "../components/KeyReveal.tsx";
 import { RowButton } from "../components/RowButton.tsx";
 import { TableCard } from "../components/TableCard.tsx";
-import { fmtDate, PageHead } from "./common.tsx";
+import { Failed, fmtDate, PageHead } from "./common.tsx";
 import "./data/data.css";
 
 const EXPIRES_HINT = "The key stops working at the end of this day.";
@@ -65,11 +65,7 @@ function CreateKey({ onCreated, onCancel }: { onCreated: (k: CreatedApiKey) => v
       : fieldError(error, "current_password");
   return (
     <form class="form" onSubmit={submit} noValidate>
-      {error !== null && !nameError && !passwordError && (
-        <p class="error" role="alert">
-          {messageOf(error)}
-        </p>
-      )}
+      {error !== null && !nameError && !passwordError && <Failed error={error} />}
       <TextField
         id="key-name"
         label="Name"
@@ -89,14 +85,11 @@ function CreateKey({ onCreated, onCancel }: { onCreated: (k: CreatedApiKey) => v
         onValue={setExpires}
       />
       <ScopePicker picked={picked} onPick={setPicked} error={fieldError(error, "scopes")} />
-      <TextField
+      <CurrentPasswordField
         id="key-password"
         label="Your password"
         error={passwordError}
         hint={PASSWORD_HINT}
-        type="password"
-        autoComplete="current-password"
-        required
         value={password}
         onValue={setPassword}
       />
@@ -135,24 +128,13 @@ function ScopePicker({
       </label>
       {picked !== null && (
         <div class="scope-grid">
-          {granted.map((scope) => (
-            <label class="check" key={scope}>
-              <input
-                type="checkbox"
-                name="scope"
-                value={scope}
-                checked={picked.includes(scope)}
-                onChange={(e) =>
-                  onPick(
-                    e.currentTarget.checked
-                      ? granted.filter((s) => s === scope || picked.includes(s))
-                      : picked.filter((s) => s !== scope),
-                  )
-                }
-              />
-              <code>{scope}</code>
-            </label>
-          ))}
+          <Checkboxes
+            name="scope"
+            options={granted}
+            picked={picked}
+            onPick={onPick}
+            label={(scope) => <code>{scope}</code>}
+          />
         </div>
       )}
       {error && (

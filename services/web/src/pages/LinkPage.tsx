@@ -10,6 +10,7 @@ import { AnalyticsPanels } from "../components/AnalyticsPanels.tsx";
 import { Confirm } from "../components/Confirm.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
 import { Dialog } from "../components/Dialog.tsx";
+import { Checkboxes } from "../components/FormField.tsx";
 import { LinkForm } from "../components/LinkForm.tsx";
 import { QrDesigner } from "../components/QrDesigner.tsx";
 import { RangePicker } from "../components/RangePicker.tsx";
@@ -88,25 +89,13 @@ function Sharing({ link }: { link: LinkWithSharedFields }) {
           </div>
           <fieldset class="sections" disabled={busy || readOnly}>
             <legend>Shared sections</legend>
-            {AnalyticsSharedField.options.map((field) => (
-              <label class="check" key={field}>
-                <input
-                  type="checkbox"
-                  name="shared"
-                  value={field}
-                  checked={shared.includes(field)}
-                  onChange={(e) => {
-                    const next = e.currentTarget.checked
-                      ? [...shared, field]
-                      : shared.filter((f) => f !== field);
-                    void save({
-                      analytics_shared_fields: AnalyticsSharedField.options.filter((f) => next.includes(f)),
-                    });
-                  }}
-                />
-                {SECTION_LABELS[field]}
-              </label>
-            ))}
+            <Checkboxes
+              name="shared"
+              options={AnalyticsSharedField.options}
+              picked={shared}
+              onPick={(next) => void save({ analytics_shared_fields: next })}
+              label={(field) => SECTION_LABELS[field]}
+            />
           </fieldset>
         </>
       )}

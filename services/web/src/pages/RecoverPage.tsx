@@ -3,7 +3,7 @@
 // - /login#forgot: ask for a password reset link;
 // - /login#reset=<token>: choose a new password (it signs in, and ends every other session);
 // - /login#email=<token>: confirm a new e-mail address.
-import { PASSWORD_MIN_LENGTH, type TwoFactorChallenge, V1_ROUTES } from "@kurz/contracts";
+import { PASSWORD_MIN_LENGTH, V1_ROUTES } from "@kurz/contracts";
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { useLocation } from "wouter-preact";
@@ -13,7 +13,8 @@ import { AuthCard } from "../components/AuthCard.tsx";
 import { PasswordMeter } from "../components/PasswordMeter.tsx";
 import { useSubmit } from "../components/useSubmit.ts";
 import { EmailField } from "./AuthPage.tsx";
-import { TwoFactorStep } from "./TwoFactorStep.tsx";
+import { Failed } from "./common.tsx";
+import { useSecondStep } from "./TwoFactorStep.tsx";
 
 /** What the fragment of /login asks for, if anything. */
 export function recoveryOf(hash: string): { forgot: true } | { reset: string } | { email: string } | null {
@@ -61,11 +62,7 @@ export function ForgotPasswordPage() {
         </p>
       ) : (
         <form onSubmit={submit} noValidate>
-          {error !== null && (
-            <p class="error" role="alert">
-              {explain(error)}
-            </p>
-          )}
+          {error !== null && <Failed error={error} explain={explain} />}
           <EmailField email={email} onEmail={setEmail} error={fieldError(error, "email")} />
           <button type="submit" class="btn primary block" disabled={busy}>
             {busy ? "Please wait…" : "Send the link"}
@@ -79,34 +76,19 @@ export function ForgotPasswordPage() {
 export function ResetPasswordPage({ token }: { token: string }) {
   const [, navigate] = useLocation();
   const [password, setPassword] = useState("");
+  // The new password is set; someone with a second factor confirms it is them before the session.
+  const second = useSecondStep(() => navigate("/login", { replace: true }));
   const { busy, error, submit } = useSubmit(async () => {
     const { data } = await call(V1_ROUTES.resetPassword, { params: { token }, body: { password } });
-    if ("two_factor_required" in data) return setChallenge(data);
+    if ("two_factor_required" in data) return second.setChallenge(data);
     setSession(data.session);
     navigate("/dashboard", { replace: true });
   });
-  // The new password is set; someone with a second factor confirms it is them before the session.
-  const [challenge, setChallenge] = useState<TwoFactorChallenge | null>(null);
-  if (challenge) {
-    return (
-      <TwoFactorStep
-        challenge={challenge}
-        onSignedIn={(session) => {
-          setSession(session);
-          navigate("/dashboard", { replace: true });
-        }}
-        onBack={() => navigate("/login", { replace: true })}
-      />
-    );
-  }
+  if (second.step) return second.step;
   return (
     <Card title="Choose a new password">
       <form onSubmit={submit} noValidate>
-        {error !== null && (
-          <p class="error" role="alert">
-            {explain(error)}
-          </p>
-        )}
+        {error !== null && <Failed error={error} explain={explain} />}
         <label for="password">New password</label>
         <input
           id="password"
@@ -144,9 +126,7 @@ export function ConfirmEmailPage({ token }: { token: string }) {
           Done: you now sign in as {state.email}.
         </p>
       ) : (
-        <p class="error" role="alert">
-          {explain(state.error)}
-        </p>
+        <Failed error={state.error} explain={explain} />
       )}
     </Card>
   );

@@ -16,7 +16,7 @@ import { ApiFailure, call, messageOf } from "../api/client.ts";
 import { checkSession, useCan, useSession } from "../api/session.ts";
 import { createPasskey, passkeyProblem, passkeysSupported } from "../api/webauthn.ts";
 import { CopyButton } from "../components/CopyButton.tsx";
-import { TextField } from "../components/FormField.tsx";
+import { CurrentPasswordField, TextField } from "../components/FormField.tsx";
 import { FormStatus } from "../components/FormStatus.tsx";
 import { Failed, fmtDay, Loading, PageHead } from "./common.tsx";
 
@@ -56,15 +56,7 @@ function ConfirmPassword({ until, onConfirmed }: { until: number; onConfirmed: (
         Confirm your password
       </h2>
       <p class="hint">Adding or removing a way to sign in needs your password first.</p>
-      <TextField
-        id="sudo-password"
-        label="Current password"
-        type="password"
-        autoComplete="current-password"
-        value={password}
-        onValue={setPassword}
-        required
-      />
+      <CurrentPasswordField id="sudo-password" value={password} onValue={setPassword} />
       <FormStatus error={error} />
       <button type="submit" class="btn primary">
         Confirm

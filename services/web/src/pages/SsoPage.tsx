@@ -5,7 +5,7 @@
 import { SSO_ROUTES as S, SSO_DOMAINS_MAX, type SsoConfig } from "@kurz/contracts";
 import { useEffect, useState } from "preact/hooks";
 import { invalidate, useQuery } from "../api/cache.ts";
-import { ApiFailure, call, fieldError, messageOf } from "../api/client.ts";
+import { ApiFailure, call, fieldError } from "../api/client.ts";
 import { useSession } from "../api/session.ts";
 import { ConfirmDelete } from "../components/ConfirmDelete.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
@@ -144,9 +144,7 @@ function SsoForm({ id, saved, onSaved }: { id: string; saved: SsoConfig | null; 
       <h2 class="card-title">{saved ? "Change the provider" : "Set up a provider"}</h2>
       <form onSubmit={submit} noValidate aria-label="Single sign-on provider">
         {error !== null && !(error instanceof ApiFailure && error.code === "VALIDATION_ERROR") && (
-          <p class="error" role="alert">
-            {messageOf(error)}
-          </p>
+          <Failed error={error} />
         )}
         <TextField
           id="sso-issuer"

@@ -3,15 +3,39 @@
 // answered is sent with it; it works for a few minutes, once.
 import { type Session, TWO_FACTOR_ROUTES, type TwoFactorChallenge } from "@kurz/contracts";
 import { useState } from "preact/hooks";
+import { useLocation } from "wouter-preact";
 import { ApiFailure, call, messageOf } from "../api/client.ts";
+import { setSession } from "../api/session.ts";
 import { passkeyProblem, passkeysSupported, usePasskey } from "../api/webauthn.ts";
 import { AuthCard } from "../components/AuthCard.tsx";
+import { Failed } from "./common.tsx";
 
 function explain(err: unknown): string {
   if (!(err instanceof ApiFailure)) return passkeyProblem(err);
   if (err.code === "RATE_LIMIT_EXCEEDED") return `${err.message} Too many attempts; wait and try again.`;
   if (err.code === "VALIDATION_ERROR") return "Enter the six digits your app shows, or a recovery code.";
   return messageOf(err);
+}
+
+/**
+ * For a page whose password step may answer a second-factor challenge: `setChallenge` shows the step
+ * that completes it (`step`, null until then), which signs in and opens the dashboard; its Back button
+ * calls `onBack`, by default returning to the password step.
+ */
+export function useSecondStep(onBack?: () => void) {
+  const [, navigate] = useLocation();
+  const [challenge, setChallenge] = useState<TwoFactorChallenge | null>(null);
+  const step = challenge && (
+    <TwoFactorStep
+      challenge={challenge}
+      onSignedIn={(session) => {
+        setSession(session);
+        navigate("/dashboard", { replace: true });
+      }}
+      onBack={onBack ?? (() => setChallenge(null))}
+    />
+  );
+  return { step, setChallenge };
 }
 
 export function TwoFactorStep({
@@ -61,11 +85,7 @@ export function TwoFactorStep({
   const typed = hasTotp || challenge.methods.includes("recovery_code");
   return (
     <AuthCard title="Two-factor sign-in" heading="Confirm it is you">
-      {error !== null && (
-        <p class="error" role="alert">
-          {explain(error)}
-        </p>
-      )}
+      {error !== null && <Failed error={error} explain={explain} />}
       {typed && (
         <form onSubmit={submit} noValidate>
           <label for="second-factor">{recovery ? "Recovery code" : "Code from your authenticator app"}</label>

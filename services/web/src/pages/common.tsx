@@ -26,10 +26,17 @@ export function Loading({ what = "Loading" }: { what?: string }) {
   );
 }
 
-export function Failed({ error }: { error: unknown }) {
+/** A failure as an alert, in the words `explain` gives it (by default, the server's message). */
+export function Failed({
+  error,
+  explain = messageOf,
+}: {
+  error: unknown;
+  explain?: (error: unknown) => string;
+}) {
   return (
     <p class="error" role="alert">
-      {messageOf(error)}
+      {explain(error)}
     </p>
   );
 }

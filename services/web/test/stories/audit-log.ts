@@ -5,7 +5,14 @@
 import { readFileSync } from "node:fs";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BrowserFixture, checkPage, openPage, signUpThroughApi, watchCsp } from "../browser.ts";
+import {
+  type BrowserFixture,
+  checkPage,
+  fetchWithKey,
+  openDashboard,
+  openPage,
+  signUpThroughApi,
+} from "../browser.ts";
 
 const stamp = `${process.pid}${Date.now().toString(36)}`;
 
@@ -19,15 +26,7 @@ export function auditLogStory(web: BrowserFixture): void {
     const rows = () => page.getByTestId("audit-row");
 
     const api = (method: string, path: string, body?: unknown) =>
-      fetch(`${web.stack.origin}/api/v1${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${key}`,
-          "content-type": "application/json",
-          "user-agent": "curl/8.4.0",
-        },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
+      fetchWithKey(web, key, method, `/api/v1${path}`, body, { "user-agent": "curl/8.4.0" });
 
     beforeAll(async () => {
       owner = await web.newOwner();
@@ -44,10 +43,7 @@ export function auditLogStory(web: BrowserFixture): void {
       expect(one.status).toBe(201);
       const { data } = (await one.json()) as { data: { id: string } };
       expect((await api("PATCH", `/links/${data.id}`, { title: "Launch day" })).status).toBe(200);
-      page = await owner.newPage();
-      watchCsp(page, cspViolations);
-      await page.goto("/dashboard");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      page = await openDashboard(owner, cspViolations);
     });
     afterAll(async () => {
       await owner?.close();

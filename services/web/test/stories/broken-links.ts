@@ -13,9 +13,10 @@ import {
   type BrowserFixture,
   checkPage,
   getInPage,
+  keyApi,
+  openDashboard,
   openPage,
   signUpThroughApi,
-  watchCsp,
 } from "../browser.ts";
 
 const unique = `${process.pid}${Date.now().toString(36)}`;
@@ -31,15 +32,7 @@ export function brokenLinksStory(web: BrowserFixture): void {
     let linkId = "";
     const cspViolations: string[] = [];
 
-    const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-      const res = await fetch(`${web.stack.origin}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      expect(res.status, `${method} ${path}`).toBeLessThan(300);
-      return ((await res.json()) as { data: T }).data;
-    };
+    const api = keyApi(web, () => apiKey);
 
     beforeAll(async () => {
       destination = createServer((_req, res) => res.writeHead(answer).end());
@@ -47,8 +40,6 @@ export function brokenLinksStory(web: BrowserFixture): void {
       destinationUrl = `http://127.0.0.1:${(destination.address() as AddressInfo).port}/pricing`;
       owner = await web.newOwner();
       apiKey = await signUpThroughApi(owner, `grace-${unique}@example.com`);
-      page = await owner.newPage();
-      watchCsp(page, cspViolations);
       // Two links made by a script: the one that will break, and one whose destination is never checked.
       await api("POST", "/api/v1/links", { url: "https://example.com/docs", title: "Docs" });
       const link = await api<{ id: string }>("POST", "/api/v1/links", {
@@ -57,8 +48,7 @@ export function brokenLinksStory(web: BrowserFixture): void {
         broken_url: "https://example.com/pricing-moved",
       });
       linkId = link.id;
-      await page.goto("/dashboard");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      page = await openDashboard(owner, cspViolations);
     });
     afterAll(async () => {
       await owner?.close();

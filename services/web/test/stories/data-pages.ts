@@ -15,7 +15,7 @@ import { IMPORT_RENAME_PREFIX_MAX_LENGTH } from "@kurz/contracts";
 import { useHttpServer } from "@kurz/testing/use-stack";
 import type { BrowserContext, Download, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BrowserFixture, checkPage, openPage, signUpThroughApi, watchCsp } from "../browser.ts";
+import { type BrowserFixture, checkPage, openDashboard, openPage, signUpThroughApi } from "../browser.ts";
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -65,10 +65,7 @@ export function dataPagesStory(web: BrowserFixture): void {
       files = mkdtempSync(join(tmpdir(), "kurz-web-data-"));
       owner = await web.newOwner();
       await signUpThroughApi(owner, `hedy-${stamp}@example.com`);
-      page = await owner.newPage();
-      watchCsp(page, cspViolations);
-      await page.goto("/dashboard");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      page = await openDashboard(owner, cspViolations);
     });
     afterAll(async () => {
       await owner?.close();

@@ -7,10 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type BrowserFixture,
   checkPage,
+  fetchWithKey,
   getInPage,
+  openDashboard,
   openPage,
   signUpThroughApi,
-  watchCsp,
 } from "../browser.ts";
 
 const stamp = `${process.pid}${Date.now().toString(36)}`;
@@ -26,16 +27,12 @@ export function leaveStory(web: BrowserFixture): void {
     beforeAll(async () => {
       owner = await web.newOwner();
       const key = await signUpThroughApi(owner, email);
-      const res = await fetch(`${web.stack.origin}/api/v1/links`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({ url: "https://example.com/farewell", title: "Farewell post" }),
+      const res = await fetchWithKey(web, key, "POST", "/api/v1/links", {
+        url: "https://example.com/farewell",
+        title: "Farewell post",
       });
       expect(res.status).toBe(201);
-      page = await owner.newPage();
-      watchCsp(page, cspViolations);
-      await page.goto("/dashboard");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      page = await openDashboard(owner, cspViolations);
     });
     afterAll(async () => {
       await owner?.close();

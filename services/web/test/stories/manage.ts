@@ -8,12 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type BrowserFixture,
   checkPage,
+  fetchWithKey,
   getInPage,
+  openDashboard,
   openPage,
   seriousViolations,
   signUpThroughApi,
   VISITOR_UA,
-  watchCsp,
 } from "../browser.ts";
 
 const unique = `${process.pid}${Date.now().toString(36)}`;
@@ -38,11 +39,7 @@ export function manageStory(web: BrowserFixture): void {
       return (await res.json()) as { data: Record<string, { id: number; name?: string }[]> };
     };
     const v1 = async (path: string, body: unknown) => {
-      const res = await fetch(`${web.stack.origin}${path}`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
+      const res = await fetchWithKey(web, apiKey, "POST", path, body);
       expect(res.status, path).toBe(201);
       return ((await res.json()) as { data: { id: string; short_code: string } }).data;
     };
@@ -60,10 +57,7 @@ export function manageStory(web: BrowserFixture): void {
         await v1("/api/v1/links", { url: "https://example.com/a", title: "Variant A" }),
         await v1("/api/v1/links", { url: "https://example.com/b", title: "Variant B" }),
       ];
-      page = await owner.newPage();
-      watchCsp(page, cspViolations);
-      await page.goto("/dashboard");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      page = await openDashboard(owner, cspViolations);
     });
     afterAll(() => owner?.close());
 

@@ -13,13 +13,14 @@ import {
   checkPage,
   DESKTOP,
   getInPage,
+  keyApi,
+  openDashboard,
   openPage,
   PHONE,
   SHOTS,
   seriousViolations,
   sidewaysScroll,
   signUpThroughApi,
-  watchCsp,
 } from "../browser.ts";
 
 const unique = `${process.pid}${Date.now().toString(36)}`;
@@ -126,23 +127,12 @@ export function smartLinksStory(web: BrowserFixture): void {
     const cspViolations: string[] = [];
 
     /** The API with the account's key: what a script sees. */
-    const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-      const res = await fetch(`${web.stack.origin}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      expect(res.status, `${method} ${path}`).toBeLessThan(300);
-      return ((await res.json()) as { data: T }).data;
-    };
+    const api = keyApi(web, () => apiKey);
 
     beforeAll(async () => {
       owner = await web.newOwner();
       apiKey = await signUpThroughApi(owner, `ada-${unique}@example.com`);
-      page = await owner.newPage();
-      watchCsp(page, cspViolations);
-      await page.goto("/dashboard");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      page = await openDashboard(owner, cspViolations);
     });
     afterAll(() => owner?.close());
 

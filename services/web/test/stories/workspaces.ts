@@ -6,7 +6,15 @@
 import { readFileSync } from "node:fs";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BrowserFixture, checkPage, openPage, signUpThroughApi, watchCsp } from "../browser.ts";
+import {
+  type BrowserFixture,
+  checkPage,
+  fetchWithKey,
+  openDashboard,
+  openPage,
+  signUpThroughApi,
+  watchCsp,
+} from "../browser.ts";
 
 const stamp = `${process.pid}${Date.now().toString(36)}`;
 const PASSWORD = "correct horse battery";
@@ -60,16 +68,12 @@ export function workspacesStory(web: BrowserFixture): void {
     beforeAll(async () => {
       owner = await web.newOwner();
       const key = await signUpThroughApi(owner, ownerEmail);
-      const res = await fetch(`${web.stack.origin}/api/v1/links`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({ url: "https://example.com/roadmap", title: "Shared roadmap" }),
+      const res = await fetchWithKey(web, key, "POST", "/api/v1/links", {
+        url: "https://example.com/roadmap",
+        title: "Shared roadmap",
       });
       expect(res.status).toBe(201);
-      page = await owner.newPage();
-      watchCsp(page, cspViolations);
-      await page.goto("/dashboard");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      page = await openDashboard(owner, cspViolations);
     });
     afterAll(async () => {
       await owner?.close();

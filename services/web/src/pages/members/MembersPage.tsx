@@ -16,7 +16,7 @@ import {
 import { useEffect, useState } from "preact/hooks";
 import { useLocation } from "wouter-preact";
 import { invalidate, useQuery } from "../../api/cache.ts";
-import { call, fieldError, messageOf, type Output } from "../../api/client.ts";
+import { call, fieldError, type Output } from "../../api/client.ts";
 import { checkSession, switchWorkspace, useSession } from "../../api/session.ts";
 import { Confirm } from "../../components/Confirm.tsx";
 import { ConfirmDelete } from "../../components/ConfirmDelete.tsx";
@@ -25,7 +25,7 @@ import { SelectField, TextField } from "../../components/FormField.tsx";
 import { RowButton } from "../../components/RowButton.tsx";
 import { SecretReveal } from "../../components/SecretReveal.tsx";
 import { TableCard } from "../../components/TableCard.tsx";
-import { fmtDate, fmtDay, Notice, PageHead } from "../common.tsx";
+import { Failed, fmtDate, fmtDay, Notice, PageHead } from "../common.tsx";
 import "./members.css";
 import { useSubmit } from "../../components/useSubmit.ts";
 
@@ -260,11 +260,7 @@ function InviteForm({
       <h2 class="card-title" id="invite-title">
         Invite someone
       </h2>
-      {error !== null && !emailError && (
-        <p class="error" role="alert">
-          {messageOf(error)}
-        </p>
-      )}
+      {error !== null && !emailError && <Failed error={error} />}
       <div class="invite-fields">
         <TextField
           id="invite-email"
