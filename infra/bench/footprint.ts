@@ -26,6 +26,7 @@ import { parseArgs, promisify } from "node:util";
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { MEMORY_DEFAULT_MB } from "../build/memory.ts";
 import { type Sample, sampleGroups } from "./_process-tree.ts";
+import { type Breakdown, PARTS, smapsOfAll } from "./_smaps.ts";
 import { productionEnv } from "./_stack-services.ts";
 import {
   type Auth,
@@ -93,6 +94,8 @@ export interface Footprint extends FootprintOptions {
   loadMs: number;
   samples: Sample[];
   dumps: Record<string, Record<string, Dump | undefined>>;
+  /** Where each group's pages are at the end of each phase (_smaps.ts). */
+  smaps: Record<string, Record<string, Breakdown | undefined>>;
   result: Result;
   clicks: Awaited<ReturnType<typeof clicksCounted>>;
   alive: string[];
@@ -126,6 +129,9 @@ export async function measureFootprint(opts: FootprintOptions): Promise<Footprin
     await sleep(opts.idleSeconds * 1_000);
     sampler.setPhase("setup");
     const dumps: Record<string, Record<string, Dump | undefined>> = { idle: await dumpAll(s) };
+    const smaps: Record<string, Record<string, Breakdown | undefined>> = {
+      idle: smapsNow(sampler.members()),
+    };
     const account = await createAccount(db.url, "footprint");
     const auth = { authorization: `Bearer ${account.api_key}` };
     const seeded = await seedLinks(s, auth);
@@ -134,10 +140,12 @@ export async function measureFootprint(opts: FootprintOptions): Promise<Footprin
     const result = await mixedLoad(s, auth, seeded, loadSeconds, opts.importRows);
     const loadMs = Date.now() - started;
     dumps.load = await dumpAll(s);
+    smaps.load = smapsNow(sampler.members());
     sampler.setPhase("settle");
     const clicks = await clicksCounted(s, auth);
     await sleep(settleSeconds * 1_000);
     dumps.settled = await dumpAll(s);
+    smaps.settled = smapsNow(sampler.members());
     sampler.stop();
     const alive = SERVICES.filter((n) => isAlive(s.pids()[n]));
     const restarts = (s.output().match(/exited unexpectedly/g) ?? []).length;
@@ -147,6 +155,7 @@ export async function measureFootprint(opts: FootprintOptions): Promise<Footprin
       loadMs,
       samples: sampler.samples,
       dumps,
+      smaps,
       result,
       clicks,
       alive,
@@ -160,6 +169,9 @@ export async function measureFootprint(opts: FootprintOptions): Promise<Footprin
     rmSync(spool.SPOOL_DIR!, { recursive: true, force: true });
   }
 }
+
+const smapsNow = (groups: Record<string, number[]>) =>
+  Object.fromEntries(Object.entries(groups).map(([g, pids]) => [g, smapsOfAll(pids)]));
 
 interface Dump {
   usage: NodeJS.MemoryUsage;
@@ -354,6 +366,29 @@ function v8Table(dumps: Record<string, Record<string, Dump | undefined>>): strin
   ];
 }
 
+/**
+ * Each group's pages by where they are mapped (_smaps.ts), at the end of each phase: resident MB as
+ * "kept + droppable", kept being anonymous or written pages, droppable the clean pages of files.
+ */
+function smapsTable(smaps: Record<string, Record<string, Breakdown | undefined>>): string[] {
+  const rows: string[] = [];
+  for (const [phase, byGroup] of Object.entries(smaps))
+    for (const g of GROUPS) {
+      const b = byGroup[g];
+      if (!b) continue;
+      const cell = (p: (typeof PARTS)[number]) =>
+        b[p].rss === 0 ? "–" : `${mb(b[p].dirty)} + ${mb(b[p].clean)}`;
+      const total = PARTS.reduce((a, p) => a + b[p].rss, 0);
+      const pss = PARTS.reduce((a, p) => a + b[p].pss, 0);
+      rows.push(`| ${g} | ${phase} | ${PARTS.map(cell).join(" | ")} | ${mb(total)} | ${mb(pss)} |`);
+    }
+  return [
+    `| process | at the end of | ${PARTS.join(" | ")} | RSS | PSS |`,
+    `|---|---|${PARTS.map(() => "---|").join("")}---|---|`,
+    ...rows,
+  ];
+}
+
 /** The memory settings the run was given. */
 function settingsLine(): string {
   const budget = process.env.KURZ_MEMORY_MB || `${MEMORY_DEFAULT_MB} (the default)`;
@@ -413,6 +448,13 @@ function report(r: Footprint): string {
     "V8's part of each Node process (process.memoryUsage() and heap spaces, MB; the young generation is both semi-spaces):",
     "",
     ...v8Table(r.dumps),
+    "",
+    "Where each process's pages are (/proc/<pid>/smaps, MB, kept + droppable: kept are anonymous or written pages,",
+    "droppable the clean pages of a file, which the system can drop and read again; node is the binary, chdb",
+    "chDB's library, each with its .bss; heap is malloc's main heap; anonymous is the rest: V8's heap, malloc's other",
+    "arenas, chDB's allocations, stacks). PSS divides each shared page among the processes that map it.",
+    "",
+    ...smapsTable(r.smaps),
     "",
   ].join("\n");
 }
