@@ -18,7 +18,7 @@
 // Run under `flock /tmp/bench.lock` on a shared machine.
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { loadavg } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
@@ -162,7 +162,14 @@ export async function measureFootprint(opts: FootprintOptions): Promise<Footprin
       restarts,
       replaced,
     };
-    return { ...measured, failures: failedChecks(measured) };
+    const failures = failedChecks(measured);
+    if (failures.length > 0) {
+      // The services' own lines (the supervisor prefixes each with its service) say why: kept past the run.
+      const log = resolve(tmpdir(), `kurz-footprint-${Date.now()}.log`);
+      writeFileSync(log, s.output());
+      failures.push(`the stack's output is in ${log}`);
+    }
+    return { ...measured, failures };
   } finally {
     await stack?.stop();
     await db.drop();
