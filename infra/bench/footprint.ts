@@ -50,6 +50,9 @@ const SEEDED = 1_000;
 const API_CLIENTS = 4;
 const WRK_CONNECTIONS = 32;
 const MB = 2 ** 20;
+/** How long clicksCounted waits for a figure to move, and in all. */
+const STALL_MS = 30_000;
+const COUNT_MAX_MS = 180_000;
 
 export interface FootprintOptions {
   loadSeconds: number;
@@ -297,8 +300,10 @@ const metric = (text: string, name: string) =>
 
 /**
  * The clicks the redirect published (once none waits in its buffer or spool) and analytics' all-time
- * total for the account, polled until they agree or 60 s pass: every redirect wrk drove is a browser's,
- * so each is a click analytics must count.
+ * total for the account, polled until they agree: every redirect wrk drove is a browser's, so each is a
+ * click analytics must count. It gives up when neither figure has moved for STALL_MS, or after
+ * COUNT_MAX_MS in all: how long a backlog takes depends on how fast the host served the load and how
+ * much CPU analytics gets beside everything else, while a stall is what the check is for.
  */
 async function clicksCounted(stack: Stack, auth: Auth) {
   let published = 0;
@@ -306,7 +311,14 @@ async function clicksCounted(stack: Stack, auth: Auth) {
   let waiting = 0;
   let counted = 0;
   let answer = "";
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(500)) {
+  let progress = "";
+  const started = Date.now();
+  let movedAt = started;
+  for (
+    const until = Date.now() + COUNT_MAX_MS;
+    Date.now() < until && Date.now() - movedAt < STALL_MS;
+    await sleep(500)
+  ) {
     const text = await (await fetch(`${stack.redirectOps}/metrics`)).text();
     published = metric(text, "clicks_published_total");
     dropped = metric(text, "clicks_dropped_total");
@@ -317,8 +329,10 @@ async function clicksCounted(stack: Stack, auth: Auth) {
     counted = (JSON.parse(body) as { data?: { total_clicks?: number } }).data?.total_clicks ?? -1;
     if (counted < 0) answer = `${res.status} ${body.slice(0, 200)}`;
     if (waiting === 0 && counted === published) break;
+    const now = `${published} ${waiting} ${counted}`;
+    if (now !== progress) [progress, movedAt] = [now, Date.now()];
   }
-  return { published, dropped, waiting, counted, answer };
+  return { published, dropped, waiting, counted, answer, seconds: (Date.now() - started) / 1000 };
 }
 
 const mb = (b: number | undefined) => (b === undefined ? "–" : String(Math.round(b / MB)));
@@ -448,7 +462,7 @@ function report(r: Footprint): string {
     `analytics over 30 days (summary, a link's series in turn): ${x.analytics.ok} right, ${x.analytics.wrong} wrong${x.analytics.samples.length ? ` (${x.analytics.samples.join("; ")})` : ""};`,
     `a ${r.importRows.toLocaleString("en")}-row CSV import: ${JSON.stringify(x.importCounts)}; a links export: ${x.exportResult.status}, ${x.exportResult.rows.toLocaleString("en")} rows, ${x.exportResult.mb.toFixed(1)} MB.`,
     settingsLine(),
-    `Clicks: ${r.clicks.published.toLocaleString("en")} published by the redirect, ${r.clicks.dropped} dropped, ${r.clicks.counted.toLocaleString("en")} counted by analytics.`,
+    `Clicks: ${r.clicks.published.toLocaleString("en")} published by the redirect, ${r.clicks.dropped} dropped, ${r.clicks.counted.toLocaleString("en")} counted by analytics (the last ${r.clicks.seconds.toFixed(1)} s after the load).`,
     `Services alive at the end: ${r.alive.join(", ")}; restarts seen: ${r.restarts}. Load average (1 min) at the end of the load: ${x.load1.toFixed(1)}.`,
     r.failures.length > 0 ? `**Checks failed:** ${r.failures.join("; ")}.` : "Every check held.",
     "",
