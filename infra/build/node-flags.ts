@@ -6,7 +6,7 @@ export const SERVICES = ["management", "analytics", "gateway", "redirect"] as co
 export type ServiceName = (typeof SERVICES)[number];
 
 /**
- * Node flags a bundled service starts with: 8 MB semi-spaces instead of V8's 16 MB, ~15 MB less peak
+ * Node flags analytics' bundle (and any other) starts with: 8 MB semi-spaces instead of V8's 16 MB, ~15 MB less peak
  * RSS under load (docs/benchmarks/2026-11.md). V8 sizes the young generation at start-up, so unlike
  * HEAP_GROWING_PERCENT this cannot be set from inside the process. The image's entrypoint takes them from
  * memory-bounds.ts, which prints them with KURZ_MEMORY_MB's bounds.
