@@ -18,7 +18,7 @@
 // Run under `flock /tmp/bench.lock` on a shared machine.
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { loadavg } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
@@ -26,6 +26,7 @@ import { parseArgs, promisify } from "node:util";
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { MEMORY_DEFAULT_MB } from "../build/memory.ts";
 import { type Sample, sampleGroups } from "./_process-tree.ts";
+import { type Breakdown, PARTS, smapsOfAll } from "./_smaps.ts";
 import { productionEnv } from "./_stack-services.ts";
 import {
   type Auth,
@@ -49,6 +50,9 @@ const SEEDED = 1_000;
 const API_CLIENTS = 4;
 const WRK_CONNECTIONS = 32;
 const MB = 2 ** 20;
+/** How long clicksCounted waits for a figure to move, and in all. */
+const STALL_MS = 30_000;
+const COUNT_MAX_MS = 180_000;
 
 export interface FootprintOptions {
   loadSeconds: number;
@@ -93,6 +97,8 @@ export interface Footprint extends FootprintOptions {
   loadMs: number;
   samples: Sample[];
   dumps: Record<string, Record<string, Dump | undefined>>;
+  /** Where each group's pages are at the end of each phase (_smaps.ts). */
+  smaps: Record<string, Record<string, Breakdown | undefined>>;
   result: Result;
   clicks: Awaited<ReturnType<typeof clicksCounted>>;
   alive: string[];
@@ -126,6 +132,9 @@ export async function measureFootprint(opts: FootprintOptions): Promise<Footprin
     await sleep(opts.idleSeconds * 1_000);
     sampler.setPhase("setup");
     const dumps: Record<string, Record<string, Dump | undefined>> = { idle: await dumpAll(s) };
+    const smaps: Record<string, Record<string, Breakdown | undefined>> = {
+      idle: smapsNow(sampler.members()),
+    };
     const account = await createAccount(db.url, "footprint");
     const auth = { authorization: `Bearer ${account.api_key}` };
     const seeded = await seedLinks(s, auth);
@@ -134,10 +143,12 @@ export async function measureFootprint(opts: FootprintOptions): Promise<Footprin
     const result = await mixedLoad(s, auth, seeded, loadSeconds, opts.importRows);
     const loadMs = Date.now() - started;
     dumps.load = await dumpAll(s);
+    smaps.load = smapsNow(sampler.members());
     sampler.setPhase("settle");
     const clicks = await clicksCounted(s, auth);
     await sleep(settleSeconds * 1_000);
     dumps.settled = await dumpAll(s);
+    smaps.settled = smapsNow(sampler.members());
     sampler.stop();
     const alive = SERVICES.filter((n) => isAlive(s.pids()[n]));
     const restarts = (s.output().match(/exited unexpectedly/g) ?? []).length;
@@ -147,19 +158,30 @@ export async function measureFootprint(opts: FootprintOptions): Promise<Footprin
       loadMs,
       samples: sampler.samples,
       dumps,
+      smaps,
       result,
       clicks,
       alive,
       restarts,
       replaced,
     };
-    return { ...measured, failures: failedChecks(measured) };
+    const failures = failedChecks(measured);
+    if (failures.length > 0) {
+      // The services' own lines (the supervisor prefixes each with its service) say why: kept past the run.
+      const log = resolve(tmpdir(), `kurz-footprint-${Date.now()}.log`);
+      writeFileSync(log, s.output());
+      failures.push(`the stack's output is in ${log}`);
+    }
+    return { ...measured, failures };
   } finally {
     await stack?.stop();
     await db.drop();
     rmSync(spool.SPOOL_DIR!, { recursive: true, force: true });
   }
 }
+
+const smapsNow = (groups: Record<string, number[]>) =>
+  Object.fromEntries(Object.entries(groups).map(([g, pids]) => [g, smapsOfAll(pids)]));
 
 interface Dump {
   usage: NodeJS.MemoryUsage;
@@ -278,8 +300,10 @@ const metric = (text: string, name: string) =>
 
 /**
  * The clicks the redirect published (once none waits in its buffer or spool) and analytics' all-time
- * total for the account, polled until they agree or 60 s pass: every redirect wrk drove is a browser's,
- * so each is a click analytics must count.
+ * total for the account, polled until they agree: every redirect wrk drove is a browser's, so each is a
+ * click analytics must count. It gives up when neither figure has moved for STALL_MS, or after
+ * COUNT_MAX_MS in all: how long a backlog takes depends on how fast the host served the load and how
+ * much CPU analytics gets beside everything else, while a stall is what the check is for.
  */
 async function clicksCounted(stack: Stack, auth: Auth) {
   let published = 0;
@@ -287,7 +311,14 @@ async function clicksCounted(stack: Stack, auth: Auth) {
   let waiting = 0;
   let counted = 0;
   let answer = "";
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(500)) {
+  let progress = "";
+  const started = Date.now();
+  let movedAt = started;
+  for (
+    const until = Date.now() + COUNT_MAX_MS;
+    Date.now() < until && Date.now() - movedAt < STALL_MS;
+    await sleep(500)
+  ) {
     const text = await (await fetch(`${stack.redirectOps}/metrics`)).text();
     published = metric(text, "clicks_published_total");
     dropped = metric(text, "clicks_dropped_total");
@@ -298,8 +329,10 @@ async function clicksCounted(stack: Stack, auth: Auth) {
     counted = (JSON.parse(body) as { data?: { total_clicks?: number } }).data?.total_clicks ?? -1;
     if (counted < 0) answer = `${res.status} ${body.slice(0, 200)}`;
     if (waiting === 0 && counted === published) break;
+    const now = `${published} ${waiting} ${counted}`;
+    if (now !== progress) [progress, movedAt] = [now, Date.now()];
   }
-  return { published, dropped, waiting, counted, answer };
+  return { published, dropped, waiting, counted, answer, seconds: (Date.now() - started) / 1000 };
 }
 
 const mb = (b: number | undefined) => (b === undefined ? "–" : String(Math.round(b / MB)));
@@ -350,6 +383,29 @@ function v8Table(dumps: Record<string, Record<string, Dump | undefined>>): strin
   return [
     "| process | at the end of | RSS | V8 heap | young gen. | old gen. + large objects | code | external | heap limit |",
     "|---|---|---|---|---|---|---|---|---|",
+    ...rows,
+  ];
+}
+
+/**
+ * Each group's pages by where they are mapped (_smaps.ts), at the end of each phase: resident MB as
+ * "kept + droppable", kept being anonymous or written pages, droppable the clean pages of files.
+ */
+function smapsTable(smaps: Record<string, Record<string, Breakdown | undefined>>): string[] {
+  const rows: string[] = [];
+  for (const [phase, byGroup] of Object.entries(smaps))
+    for (const g of GROUPS) {
+      const b = byGroup[g];
+      if (!b) continue;
+      const cell = (p: (typeof PARTS)[number]) =>
+        b[p].rss === 0 ? "–" : `${mb(b[p].dirty)} + ${mb(b[p].clean)}`;
+      const total = PARTS.reduce((a, p) => a + b[p].rss, 0);
+      const pss = PARTS.reduce((a, p) => a + b[p].pss, 0);
+      rows.push(`| ${g} | ${phase} | ${PARTS.map(cell).join(" | ")} | ${mb(total)} | ${mb(pss)} |`);
+    }
+  return [
+    `| process | at the end of | ${PARTS.join(" | ")} | RSS | PSS |`,
+    `|---|---|${PARTS.map(() => "---|").join("")}---|---|`,
     ...rows,
   ];
 }
@@ -406,13 +462,20 @@ function report(r: Footprint): string {
     `analytics over 30 days (summary, a link's series in turn): ${x.analytics.ok} right, ${x.analytics.wrong} wrong${x.analytics.samples.length ? ` (${x.analytics.samples.join("; ")})` : ""};`,
     `a ${r.importRows.toLocaleString("en")}-row CSV import: ${JSON.stringify(x.importCounts)}; a links export: ${x.exportResult.status}, ${x.exportResult.rows.toLocaleString("en")} rows, ${x.exportResult.mb.toFixed(1)} MB.`,
     settingsLine(),
-    `Clicks: ${r.clicks.published.toLocaleString("en")} published by the redirect, ${r.clicks.dropped} dropped, ${r.clicks.counted.toLocaleString("en")} counted by analytics.`,
+    `Clicks: ${r.clicks.published.toLocaleString("en")} published by the redirect, ${r.clicks.dropped} dropped, ${r.clicks.counted.toLocaleString("en")} counted by analytics (the last ${r.clicks.seconds.toFixed(1)} s after the load).`,
     `Services alive at the end: ${r.alive.join(", ")}; restarts seen: ${r.restarts}. Load average (1 min) at the end of the load: ${x.load1.toFixed(1)}.`,
     r.failures.length > 0 ? `**Checks failed:** ${r.failures.join("; ")}.` : "Every check held.",
     "",
     "V8's part of each Node process (process.memoryUsage() and heap spaces, MB; the young generation is both semi-spaces):",
     "",
     ...v8Table(r.dumps),
+    "",
+    "Where each process's pages are (/proc/<pid>/smaps, MB, kept + droppable: kept are anonymous or written pages,",
+    "droppable the clean pages of a file, which the system can drop and read again; node is the binary, chdb",
+    "chDB's library, each with its .bss; heap is malloc's main heap; anonymous is the rest: V8's heap, malloc's other",
+    "arenas, chDB's allocations, stacks). PSS divides each shared page among the processes that map it.",
+    "",
+    ...smapsTable(r.smaps),
     "",
   ].join("\n");
 }

@@ -63,9 +63,11 @@ describe("containerLimitMb", () => {
       ReturnType<typeof memoryPlanFrom>,
       { refused: string }
     >;
-    // The redirect's young generation is three 16 MB semi-spaces' worth, the others' three of 8 MB.
+    // The young generation is three semi-spaces' worth: the redirect's 16 MB, analytics' 8 MB, the
+    // gateway's and management's 4 MB.
     expect(containerLimitMb("redirect", plan)).toBe(NODE_BASE_MB + 48 + 122 + OUTSIDE_HEAP_MB.redirect);
-    expect(containerLimitMb("management", plan)).toBe(NODE_BASE_MB + 24 + 163 + OUTSIDE_HEAP_MB.management);
+    expect(containerLimitMb("management", plan)).toBe(NODE_BASE_MB + 12 + 163 + OUTSIDE_HEAP_MB.management);
+    expect(containerLimitMb("gateway", plan)).toBe(NODE_BASE_MB + 12 + 61 + OUTSIDE_HEAP_MB.gateway);
     // No chDB in a container: neither its library nor its share of the budget is in analytics' limit.
     expect(containerLimitMb("analytics", plan)).toBe(NODE_BASE_MB + 24 + 61 + OUTSIDE_HEAP_MB.analytics);
   });

@@ -6,7 +6,7 @@ export const SERVICES = ["management", "analytics", "gateway", "redirect"] as co
 export type ServiceName = (typeof SERVICES)[number];
 
 /**
- * Node flags a bundled service starts with: 8 MB semi-spaces instead of V8's 16 MB, ~15 MB less peak
+ * Node flags analytics' bundle (and any other) starts with: 8 MB semi-spaces instead of V8's 16 MB, ~15 MB less peak
  * RSS under load (docs/benchmarks/2026-11.md). V8 sizes the young generation at start-up, so unlike
  * HEAP_GROWING_PERCENT this cannot be set from inside the process. The image's entrypoint takes them from
  * memory-bounds.ts, which prints them with KURZ_MEMORY_MB's bounds.
@@ -21,6 +21,24 @@ const BUNDLE_NODE_FLAGS = ["--max-semi-space-size=8"];
  */
 const REDIRECT_NODE_FLAGS = ["--max-semi-space-size=16"];
 
+/**
+ * The gateway and management answer the API, a request at a time with little that outlives it: 4 MB
+ * semi-spaces (a young generation of 8 MB instead of 16), and the API bench's ratios stay where they
+ * were (docs/benchmarks.md, "footprint"). Management also runs its WebAssembly with V8's baseline
+ * compiler only (`--liftoff-only`): Prisma's query compiler is a WebAssembly module, and optimizing it
+ * (TurboFan, on by default for hot functions) held ~50 MB more at rest; undici's HTTP parser, for the
+ * few outgoing requests, is the only other module.
+ */
+const API_NODE_FLAGS = ["--max-semi-space-size=4"];
+const MANAGEMENT_NODE_FLAGS = [...API_NODE_FLAGS, "--liftoff-only"];
+
+const FLAGS: Record<ServiceName, string[]> = {
+  management: MANAGEMENT_NODE_FLAGS,
+  gateway: API_NODE_FLAGS,
+  analytics: BUNDLE_NODE_FLAGS,
+  redirect: REDIRECT_NODE_FLAGS,
+};
+
 /** The flags `service`'s bundle starts with, wherever it is started. */
 export const nodeFlagsFor = (service: ServiceName | string): string[] =>
-  service === "redirect" ? REDIRECT_NODE_FLAGS : BUNDLE_NODE_FLAGS;
+  FLAGS[service as ServiceName] ?? BUNDLE_NODE_FLAGS;

@@ -30,5 +30,5 @@ it.skipIf(!asked)(
     expect(run.clicks.counted).toBe(run.clicks.published);
     expect(run.clicks.published).toBeGreaterThan(0);
   },
-  240_000,
+  360_000,
 );
