@@ -150,7 +150,9 @@ async function queries(linkClicks: number, accountClicks: number, requests: numb
     `start=${encodeURIComponent(new Date(from).toISOString())}&end=${encodeURIComponent(new Date(to).toISOString())}`;
   const last7 = q(now - 7 * 86_400_000, now);
   const last24h = q(now - 86_400_000, now);
-  const headersFor = (account: string) => forwardedHeaders(token, { accountId: account, keyId: "bench" });
+  // As the gateway forwards an API key's request: the key's account and scopes.
+  const headersFor = (account: string) =>
+    forwardedHeaders(token, { accountId: account, keyId: "bench", scopes: ["analytics:read"] });
   const get = async (path: string, account: string) => {
     const res = await fetch(`${base}${path}`, { headers: headersFor(account) });
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
