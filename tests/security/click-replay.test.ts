@@ -1,7 +1,8 @@
 // Attacks through `./kurz import clicks --nginx-log FILE` (docs/continuity.md, replay-clicks.ts): a
 // hostile access log. Lines naming another workspace's codes give it no click, whatever request ids
 // they forge; the same request ids replayed under another workspace are other clicks, so they can
-// neither take the place of the victim's (analytics keeps one click per id) nor add to them. A line of
+// neither take the place of the victim's (analytics keeps one click per id) nor add to them, nor to
+// the victim's click limit (max_clicks) that the victim's own replay advanced. A line of
 // 20 MB, fields of the wrong type, prototype keys and absurd times are counted as bad and never stop
 // the replay.
 import { execFile } from "node:child_process";
@@ -9,7 +10,9 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
+import { clickLimitKey } from "@kurz/contracts";
 import { waitFor } from "@kurz/testing";
+import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { useAttackerAndVictim, useAttackStack } from "./attack.ts";
 
@@ -61,18 +64,23 @@ async function replay(email: string, log: string) {
 describe("a hostile nginx log replayed as clicks", () => {
   it("attributes clicks only to the workspace named, and survives garbage of every kind", async () => {
     const { attacker, victim, asAttacker, asVictim } = pair;
-    const create = async (as: typeof asVictim) => {
-      const res = await as("POST", "/api/v1/links", { url: "https://example.com/replay" });
+    const create = async (as: typeof asVictim, more: Record<string, unknown> = {}) => {
+      const res = await as("POST", "/api/v1/links", { url: "https://example.com/replay", ...more });
       expect(res.status, res.text).toBe(201);
       return { id: res.body.data.id as string, code: res.body.data.short_code as string };
     };
-    const victims = await create(asVictim);
+    const victims = await create(asVictim, { max_clicks: 10 });
     const attackers = await create(asAttacker);
     const ms = Date.now() - 60_000;
 
     const victimLog = join(dir, "victim.log");
     writeFileSync(victimLog, line(R1, victims.code, ms) + line(R2, victims.code, ms + 1));
-    expect(await replay(victim.email, victimLog)).toMatchObject({ replayed: 2, unknown: 0, bad: 0 });
+    expect(await replay(victim.email, victimLog)).toMatchObject({
+      replayed: 2,
+      unknown: 0,
+      bad: 0,
+      limitCounted: 2,
+    });
 
     const hostile = join(dir, "hostile.log");
     writeFileSync(
@@ -113,6 +121,12 @@ describe("a hostile nginx log replayed as clicks", () => {
       limitNotCounted: 0,
     });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    const redis = new Redis(bed.stack.env.REDIS_URL!, { keyPrefix: bed.stack.env.REDIS_KEY_PREFIX });
+    try {
+      expect(await redis.get(clickLimitKey(victims.id))).toBe("2");
+    } finally {
+      redis.disconnect();
+    }
 
     const total = async (as: typeof asVictim, id: string) => {
       const res = await as("GET", `/api/v1/analytics/${id}`);
