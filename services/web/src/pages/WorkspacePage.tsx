@@ -17,28 +17,28 @@ import { call, fieldError, messageOf } from "../api/client.ts";
 import { checkSession, useCan, useSession } from "../api/session.ts";
 import { TextField } from "../components/FormField.tsx";
 import { FormStatus } from "../components/FormStatus.tsx";
+import { useSubmit } from "../components/useSubmit.ts";
 import { Failed, fmtDay, Loading, PageHead } from "./common.tsx";
+
+/** A refused save's message: the named field's, else the answer's. */
+const failure = (err: unknown, field: string) =>
+  err ? (fieldError(err, field) ?? messageOf(err)) : undefined;
 
 function WorkspaceName({ session, canEdit }: { session: Session; canEdit: boolean }) {
   const current = session.workspaces.find((w) => w.id === session.account_id)?.name ?? "";
   const [name, setName] = useState(current);
-  const [state, setState] = useState<{ ok?: string; error?: string }>({});
+  const [saved, setSaved] = useState(false);
   useEffect(() => setName(current), [current]);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setState({});
-    try {
-      await call(WORKSPACE_ROUTES.updateWorkspace, {
-        params: { id: session.account_id },
-        body: { name: name.trim() },
-      });
-      // The switcher and every page's title read the name from the session.
-      await checkSession();
-      setState({ ok: "Saved." });
-    } catch (err) {
-      setState({ error: fieldError(err, "name") ?? messageOf(err) });
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    setSaved(false);
+    await call(WORKSPACE_ROUTES.updateWorkspace, {
+      params: { id: session.account_id },
+      body: { name: name.trim() },
+    });
+    // The switcher and every page's title read the name from the session.
+    await checkSession();
+    setSaved(true);
+  });
   return (
     <form class="form card" onSubmit={submit} noValidate aria-labelledby="ws-name-title">
       <h2 class="card-title" id="ws-name-title">
@@ -51,11 +51,11 @@ function WorkspaceName({ session, canEdit }: { session: Session; canEdit: boolea
         onValue={setName}
         maxLength={WORKSPACE_NAME_MAX_LENGTH}
         disabled={!canEdit}
-        error={state.error}
+        error={failure(error, "name")}
       />
-      <FormStatus ok={state.ok} />
+      <FormStatus ok={saved ? "Saved." : undefined} />
       {canEdit && (
-        <button type="submit" class="btn primary">
+        <button type="submit" class="btn primary" disabled={busy}>
           Save
         </button>
       )}
@@ -65,21 +65,16 @@ function WorkspaceName({ session, canEdit }: { session: Session; canEdit: boolea
 
 function DefaultExpiry({ hours, canEdit }: { hours: number | null; canEdit: boolean }) {
   const [value, setValue] = useState(hours === null ? "" : String(hours));
-  const [state, setState] = useState<{ ok?: string; error?: string }>({});
+  const [saved, setSaved] = useState(false);
   useEffect(() => setValue(hours === null ? "" : String(hours)), [hours]);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setState({});
-    try {
-      await call(V1_ROUTES.updateAccount, {
-        body: { default_expiry_hours: value === "" ? null : Number(value) },
-      });
-      invalidate("account");
-      setState({ ok: "Saved." });
-    } catch (err) {
-      setState({ error: fieldError(err, "default_expiry_hours") ?? messageOf(err) });
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    setSaved(false);
+    await call(V1_ROUTES.updateAccount, {
+      body: { default_expiry_hours: value === "" ? null : Number(value) },
+    });
+    invalidate("account");
+    setSaved(true);
+  });
   return (
     <form class="form card" onSubmit={submit} noValidate aria-labelledby="expiry-title">
       <h2 class="card-title" id="expiry-title">
@@ -102,9 +97,9 @@ function DefaultExpiry({ hours, canEdit }: { hours: number | null; canEdit: bool
           Applied to links created without an expiry. Empty: links do not expire.
         </p>
       </div>
-      <FormStatus ok={state.ok} error={state.error} />
+      <FormStatus ok={saved ? "Saved." : undefined} error={failure(error, "default_expiry_hours")} />
       {canEdit && (
-        <button type="submit" class="btn primary">
+        <button type="submit" class="btn primary" disabled={busy}>
           Save
         </button>
       )}
@@ -228,7 +223,7 @@ export function WorkspacePage() {
     <>
       <PageHead title="Workspace" />
       {!canEdit && (
-        <p class="hint" data-testid="workspace-read-only">
+        <p class="card" data-testid="workspace-read-only">
           You can read these settings; admins and owners of this workspace change them.
         </p>
       )}

@@ -2,10 +2,10 @@
 // input for screen readers) and a colour picker, the submit handling with its failure above the
 // buttons, and ManageForm, the create and edit form that saves, refreshes the list and closes.
 import type { ComponentChildren } from "preact";
-import { useState } from "preact/hooks";
 import { invalidate } from "../../api/cache.ts";
 import { messageOf } from "../../api/client.ts";
 import { FormActions, FormField } from "../../components/FormField.tsx";
+import { useSubmit as useFormSubmit } from "../../components/useSubmit.ts";
 
 export { FormField as Field, TextField } from "../../components/FormField.tsx";
 
@@ -30,21 +30,8 @@ export function ColorField({
 
 /** Runs `action` on submit; shows its failure in an alert above the form's buttons. */
 export function useSubmit(action: () => Promise<void>) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState("");
-  const onSubmit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError("");
-    try {
-      await action();
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
-  };
-  return { busy, error, onSubmit };
+  const { busy, error, submit } = useFormSubmit(action);
+  return { busy, error: error ? messageOf(error) : "", onSubmit: submit };
 }
 
 export function FormError({ error }: { error: string }) {
