@@ -18,8 +18,8 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { cliNodeArgs, ensureBundles } from "@kurz/testing/bundles";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { manifestOf, renderSnapshot, type SnapshotInput, writeSnapshot } from "../src/exports/snapshot.ts";
 import { SIGNATURE_FILE, signManifest } from "../src/exports/snapshot-signature.ts";
 import { verifySnapshot } from "../src/exports/verify-snapshot.ts";
@@ -76,9 +76,10 @@ function write(
   writeSnapshot(out, files, manifest, privateKey ? signManifest(manifest, privateKey) : undefined);
 }
 
-const cli = fileURLToPath(new URL("../src/cli.ts", import.meta.url));
+// The admin CLI as `./kurz` runs it: its bundle (a start without compiling the workspace again).
+beforeAll(() => ensureBundles());
 const verifyCli = (args: string[]) =>
-  spawnSync(process.execPath, ["--import", "tsx", cli, "snapshot:verify", ...args], { encoding: "utf8" });
+  spawnSync(process.execPath, cliNodeArgs(["snapshot:verify", ...args]), { encoding: "utf8" });
 
 describe("a signed snapshot", () => {
   it("verifies with its key, and names each way a copy was tampered with", () => {

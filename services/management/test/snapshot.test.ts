@@ -19,10 +19,10 @@ import {
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
 import { redirectKey, toLocation } from "@kurz/contracts";
 import { createPrisma, type PrismaClient } from "@kurz/db";
 import { getFreePort, type TestDatabase, waitFor } from "@kurz/testing";
+import { cliNodeArgs, ensureBundles } from "@kurz/testing/bundles";
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRedirectFixture } from "../../redirect/test/support/redirect-fixture.ts";
@@ -476,16 +476,13 @@ describe("the caddy and static snapshots as text", () => {
 });
 
 describe("`./kurz export snapshot`", () => {
-  const cli = fileURLToPath(new URL("../src/cli.ts", import.meta.url));
+  // The admin CLI as `./kurz` runs it: its bundle (a start without compiling the workspace again).
+  beforeAll(() => ensureBundles());
   const run = (args: string[]) =>
-    spawnSync(
-      process.execPath,
-      ["--import", "tsx", cli, "export", "--account", accountId, "snapshot", ...args],
-      {
-        env: { ...process.env, DATABASE_URL: database.url, PUBLIC_BASE_URL: `https://${PUBLIC}` },
-        encoding: "utf8",
-      },
-    );
+    spawnSync(process.execPath, cliNodeArgs(["export", "--account", accountId, "snapshot", ...args]), {
+      env: { ...process.env, DATABASE_URL: database.url, PUBLIC_BASE_URL: `https://${PUBLIC}` },
+      encoding: "utf8",
+    });
 
   it("refuses a non-empty --out, writing nothing", () => {
     const out = tmp("busy");
