@@ -262,7 +262,7 @@ function wrap(client: ClickHouseClient, kind: KurzClickHouse["kind"], database: 
       );
       await client.insert({
         table: `${target.table} (${target.columns.join(", ")})${settings.length > 0 ? ` SETTINGS ${settings.join(", ")}` : ""}`,
-        values: Readable.from([body]),
+        values: Readable.from([Buffer.from(body)], { objectMode: false }),
         format: "TabSeparated",
       });
     },
