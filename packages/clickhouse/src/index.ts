@@ -7,6 +7,7 @@ export {
   type KurzClickHouse,
   PINNED_SETTINGS,
   type QueryParams,
+  type TabSeparatedInsert,
 } from "./create-clickhouse.ts";
 export { MIGRATIONS_DIR, type MigrateDirs, type MigrateResult, migrate } from "./migrate.ts";
 export { VIEW_DEFINITIONS_DIR } from "./view-definitions.ts";

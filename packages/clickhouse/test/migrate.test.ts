@@ -36,7 +36,7 @@ describe("migrate with the package's migrations", () => {
   it("creates clicks, links, the rollups and their views, records each, and applies nothing the second time", async () => {
     const ch = await freshDatabase("real");
     expect(await migrate(ch)).toEqual({
-      applied: ["0011_baseline.sql", "0012_click_destination.sql"],
+      applied: ["0011_baseline.sql", "0012_click_destination.sql", "0013_link_stats_hours.sql"],
       // A view that writes into a table another view reads comes after that one (consumersFirst).
       views: [
         "link_daily_from_hourly_mv",
@@ -44,6 +44,7 @@ describe("migrate with the package's migrations", () => {
         "link_hourly_mv",
         "link_stats_click_mv",
         "link_stats_day_mv",
+        "link_stats_hour_level_mv",
         "link_stats_hour_mv",
         "link_stats_rows_mv",
         "link_visitors_daily_from_hourly_mv",
@@ -68,7 +69,7 @@ describe("migrate with the package's migrations", () => {
       // The daily rollups are fed from the hourly ones, which clicks feed.
       { name: "link_daily_from_hourly_mv", engine: "MaterializedView", sorting_key: "" },
       // The dimension rollups by hour and by day are link_stats' rows (decision 0048); the all-time
-      // one is fed from click_feed directly.
+      // one is fed from the hour rows of each insert (link_stats_hours).
       { name: "link_dim_total", engine: "SummingMergeTree", sorting_key: "link_id, dim, value, country" },
       { name: "link_dim_total_from_clicks_mv", engine: "MaterializedView", sorting_key: "" },
       { name: "link_hourly", engine: "SummingMergeTree", sorting_key: "account_id, link_id, hour" },
@@ -81,7 +82,10 @@ describe("migrate with the package's migrations", () => {
       },
       { name: "link_stats_click_mv", engine: "MaterializedView", sorting_key: "" },
       { name: "link_stats_day_mv", engine: "MaterializedView", sorting_key: "" },
+      { name: "link_stats_hour_level_mv", engine: "MaterializedView", sorting_key: "" },
       { name: "link_stats_hour_mv", engine: "MaterializedView", sorting_key: "" },
+      // Each insert's hour rows, summed once for the hour and day levels and the all-time breakdown.
+      { name: "link_stats_hours", engine: "Null", sorting_key: "" },
       { name: "link_stats_rows", engine: "Null", sorting_key: "" },
       { name: "link_stats_rows_mv", engine: "MaterializedView", sorting_key: "" },
       { name: "link_visitors_daily", engine: "AggregatingMergeTree", sorting_key: "link_id, day" },
@@ -119,6 +123,7 @@ describe("migrate with the package's migrations", () => {
     expect(recorded).toEqual([
       { version: 11, name: "baseline", len: 64 },
       { version: 12, name: "click_destination", len: 64 },
+      { version: 13, name: "link_stats_hours", len: 64 },
     ]);
     // The all-time totals per account and link, inside link_daily's parts.
     const projections = await ch.query(
