@@ -162,26 +162,6 @@ describe("ruleTable", () => {
   it("leaves to ruleHolds the rules no visitor can meet as spelled", () => {
     expect(ruleTable([{ u: "a", c: ["USA"] }])).toBeUndefined();
     expect(ruleTable([{ u: "a", d: ["watch" as Device] }])).toBeUndefined();
-    // More countries than 16-bit offsets reach.
-    const many = Array.from({ length: 200 }, (_, i) => ({
-      u: `https://r.test/${i}`,
-      c: [...COUNTRIES.slice(1), ...Array(200).fill("ZZ")],
-    }));
-    expect(ruleTable(many)).toBeUndefined();
-    const wide = uniformSmartRecord({ r: [...many, { u: "https://r.test/us", c: ["US"] }] });
-    expect(wide.t).toBeUndefined();
-    expect(
-      decide("https://a.test/", wide, {
-        device: "desktop",
-        os: null,
-        browser: null,
-        country: "US",
-        language: null,
-        query: "",
-        now: T0,
-        key: 1,
-      }).destination,
-    ).toBe("rule:201");
     const s = uniformSmartRecord({ r: [{ u: "https://b.test/", c: ["USA"] }] });
     expect(s.t).toBeUndefined();
     const v = {
