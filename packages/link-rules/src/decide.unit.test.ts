@@ -61,7 +61,7 @@ describe("decide", () => {
 
   it("decides alike for the record in its uniform shape", () => {
     const u = uniformSmartRecord(s!);
-    expect(Object.keys(u)).toEqual(["r", "p", "f", "i", "n", "x", "m", "g"]);
+    expect(Object.keys(u)).toEqual(["r", "t", "p", "f", "i", "n", "x", "m", "g"]);
     for (const v of [
       visitor({ device: "mobile", country: "AT" }),
       visitor({ language: "fr" }),

@@ -13,6 +13,13 @@ const nameOf = (pair: string): string => {
   }
 };
 
+/**
+ * The four parts as one flat string. A `+` or template joins them into a string of parts, which V8
+ * copies into one in its runtime the first time a regular expression runs on it, and Node runs one on
+ * every header value it sends (a Location): several times the cost of joining them flat here.
+ */
+const flat = (a: string, b: string, c: string, d: string): string => [a, b, c, d].join("");
+
 /** `destination` with the pairs of `query` (raw, without `?`) its own query does not name. */
 export function forwardQuery(destination: string, query: string): string {
   if (query === "") return destination;
@@ -27,11 +34,11 @@ export function forwardQuery(destination: string, query: string): string {
     query.charCodeAt(query.length - 1) !== 38 &&
     !query.includes("&&")
   )
-    return `${base}?${query}${fragment}`;
+    return flat(base, "?", query, fragment);
   const own = q === -1 ? "" : base.slice(q + 1);
   const taken = new Set(own === "" ? [] : own.split("&").map(nameOf));
   const added = query.split("&").filter((pair) => pair !== "" && !taken.has(nameOf(pair)));
   if (added.length === 0) return destination;
   const joiner = q === -1 ? "?" : own === "" || own.endsWith("&") ? "" : "&";
-  return `${base}${joiner}${added.join("&")}${fragment}`;
+  return flat(base, joiner, added.join("&"), fragment);
 }

@@ -1,7 +1,8 @@
 // The lookup cache against a real Redis: expiry refreshes in the background instead of stalling a
 // request, a stale record keeps serving while neither Redis nor management can answer, and a deleted
 // link's tombstone is no link.
-import { redirectKey } from "@kurz/contracts";
+import { type LinkRule, redirectKey } from "@kurz/contracts";
+import { compileSmartLink, decide } from "@kurz/link-rules";
 import { cleanupRedisPrefix, testRedisUrl, uniquePrefix, waitFor } from "@kurz/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -89,4 +90,43 @@ it("reads a deleted link's tombstone as no link, without asking management (deci
   await ttlPassed(150);
   r.links.peek("deleted-later"); // stale: served once more while it reloads
   await waitFor(() => r.links.peek("deleted-later") === null, { timeoutMs: 2_000 });
+});
+
+it("decides a changed smart link by its new rules once it is invalidated", async () => {
+  const r = resolver(60_000);
+  const visitor = {
+    device: "desktop",
+    os: "windows",
+    browser: "chrome",
+    country: "DE",
+    language: "de-at",
+    query: "",
+    now: 0,
+    key: 1,
+  } as const;
+  const smart = (rules: LinkRule[]) => ({
+    ...record("https://example.com/"),
+    s: compileSmartLink({ rules }, { imageUrl: (id) => id }),
+  });
+  await redis.set(
+    redirectKey("smart-changed"),
+    JSON.stringify(smart([{ when: { country: ["FR"] }, url: "https://example.fr/" }])),
+  );
+  const before = (await r.links.resolve("smart-changed"))!;
+  expect(decide(before.url, before.s, visitor).destination).toBe("default");
+  await redis.set(
+    redirectKey("smart-changed"),
+    JSON.stringify(
+      smart([
+        { when: { country: ["FR"] }, url: "https://example.fr/" },
+        { when: { country: ["AT", "DE"], language: ["de"] }, url: "https://example.de/" },
+      ]),
+    ),
+  );
+  r.invalidate("smart-changed");
+  const after = (await r.links.resolve("smart-changed"))!;
+  expect(decide(after.url, after.s, visitor)).toMatchObject({
+    url: "https://example.de/",
+    destination: "rule:2",
+  });
 });
