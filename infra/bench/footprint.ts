@@ -337,27 +337,35 @@ async function clicksCounted(stack: Stack, auth: Auth) {
 
 const mb = (b: number | undefined) => (b === undefined ? "–" : String(Math.round(b / MB)));
 
-/** Per group: the idle, peak (under load), and settled readings, and the sums. */
+type Measure = "total" | "pss" | "anon" | "file";
+
+/** Per group: the idle, peak (under load), and settled readings of RSS, PSS and anonymous memory, and their sums. */
 function rssTable(samples: Sample[]): string[] {
   const inPhase = (p: string) => samples.filter((s) => s.phase === p);
   // setPhase takes a reading before it switches: the last of "start" is the one 10 s after start.
   const idle = inPhase("start").at(-1);
   const load = inPhase("load");
   const settled = inPhase("settle").at(-1);
-  const peakOf = (g: string) => Math.max(0, ...load.map((s) => s.rss[g]?.total ?? 0));
-  const sum = (s: Sample | undefined, pick: (g: string) => number | undefined = (g) => s?.rss[g]?.total) =>
-    GROUPS.reduce((a, g) => a + (pick(g) ?? 0), 0);
-  const peakTogether = Math.max(0, ...load.map((s) => sum(s)));
+  const peakOf = (g: string, m: Measure) => Math.max(0, ...load.map((s) => s.rss[g]?.[m] ?? 0));
+  const sum = (s: Sample | undefined, m: Measure) => GROUPS.reduce((a, g) => a + (s?.rss[g]?.[m] ?? 0), 0);
+  const sumOfPeaks = (m: Measure) => GROUPS.reduce((a, g) => a + peakOf(g, m), 0);
+  // The sum's peak is the highest sum of simultaneous readings, not the sum of each one's peak.
+  const peakTogether = (m: Measure) => Math.max(0, ...load.map((s) => sum(s, m)));
+  const three = (g: string, m: Measure) =>
+    `${mb(idle?.rss[g]?.[m])} / ${mb(peakOf(g, m))} / ${mb(settled?.rss[g]?.[m])}`;
+  const threeSum = (m: Measure) =>
+    `**${mb(sum(idle, m))} / ${mb(peakTogether(m))} / ${mb(sum(settled, m))}** (sum of each one's peak: ${mb(sumOfPeaks(m))})`;
   const split = (s: Sample | undefined, g: string) =>
     s?.rss[g] ? `${mb(s.rss[g]!.anon)} + ${mb(s.rss[g]!.file)}` : "–";
+  const splitSum = (s: Sample | undefined) => `${mb(sum(s, "anon"))} + ${mb(sum(s, "file"))}`;
   return [
-    "| process | idle | peak under load | settled | idle: anonymous + file-backed | settled: anonymous + file-backed |",
+    "| process | RSS idle / peak / settled | PSS idle / peak / settled | anonymous idle / peak / settled | idle RSS: anonymous + file-backed | settled RSS: anonymous + file-backed |",
     "|---|---|---|---|---|---|",
     ...GROUPS.map(
       (g) =>
-        `| ${g} | ${mb(idle?.rss[g]?.total)} | ${mb(peakOf(g))} | ${mb(settled?.rss[g]?.total)} | ${split(idle, g)} | ${split(settled, g)} |`,
+        `| ${g} | ${three(g, "total")} | ${three(g, "pss")} | ${three(g, "anon")} | ${split(idle, g)} | ${split(settled, g)} |`,
     ),
-    `| **sum** | **${mb(sum(idle))}** | **${mb(peakTogether)}** (sum of each one's peak: ${mb(sum(undefined, peakOf))}) | **${mb(sum(settled))}** | ${mb(sum(idle, (g) => idle?.rss[g]?.anon))} + ${mb(sum(idle, (g) => idle?.rss[g]?.file))} | ${mb(sum(settled, (g) => settled?.rss[g]?.anon))} + ${mb(sum(settled, (g) => settled?.rss[g]?.file))} |`,
+    `| **sum** | ${threeSum("total")} | ${threeSum("pss")} | ${threeSum("anon")} | ${splitSum(idle)} | ${splitSum(settled)} |`,
   ];
 }
 
@@ -451,8 +459,9 @@ function report(r: Footprint): string {
     "## footprint (memory of the whole stack)",
     "",
     `\`./kurz bench footprint --load-seconds ${r.loadSeconds} --settle-seconds ${r.settleSeconds}\` — the stack as \`./kurz up\` starts it`,
-    "(infra/local/up.ts; each service from its bundle, NODE_ENV=production); RSS of each process and its children",
-    "every 250 ms, in MB (Postgres and Redis apart). Idle: 10 s after start, before any request; peak: the",
+    "(infra/local/up.ts; each service from its bundle, NODE_ENV=production); RSS, PSS (/proc/<pid>/smaps_rollup: a page",
+    "shared by several processes divided among them, so the PSS sum is what the stack takes from the machine) and",
+    "anonymous (kept) memory of each process and its children every 250 ms, in MB (Postgres and Redis apart). Idle: 10 s after start, before any request; peak: the",
     `highest reading during the ${Math.round(r.loadMs / 1000)} s of load (the sum's peak is the highest sum of simultaneous readings); settled: ${r.settleSeconds} s after it.`,
     "",
     ...rssTable(r.samples),
