@@ -82,8 +82,17 @@ export class ImportFileThreads {
   private readonly threads: Thread[] = [];
   private nextId = 0;
 
-  constructor(private readonly size: number) {
+  constructor(
+    private readonly size: number,
+    /** How long a thread with nothing to do waits for the next file before it stops. */
+    private readonly idleMs = IDLE_MS,
+  ) {
     if (!Number.isInteger(size) || size < 1) throw new Error("import file threads need at least one thread");
+  }
+
+  /** Threads running now. */
+  get running(): number {
+    return this.threads.length;
   }
 
   /** The file's format and number of rows; ImportFileError when it cannot be read. */
@@ -200,7 +209,7 @@ export class ImportFileThreads {
       if (i === -1 || thread.pending.size > 0 || thread.open > 0) return;
       this.threads.splice(i, 1);
       void thread.worker.terminate();
-    }, IDLE_MS);
+    }, this.idleMs);
     thread.idle.unref();
   }
 
