@@ -188,6 +188,9 @@ interface Dump {
   heapLimit: number;
   malloced: number;
   spaces: Record<string, { size: number; used: number; physical: number }>;
+  /** The event loop's delay and the collections since the dump before (ms). */
+  loop?: { maxMs: number; p99Ms: number };
+  gc?: { count: number; ms: number; maxMs: number };
 }
 
 /** Asks every Node process of the stack for its breakdown (_memory-dump.mjs) and reads the answers. */
@@ -369,14 +372,18 @@ function rssTable(samples: Sample[]): string[] {
   ];
 }
 
-/** V8's share of each process at the end of each phase (_memory-dump.mjs). */
+const ms = (n: number) => String(Math.round(n));
+const loopCell = (d: Dump) => (d.loop ? `${ms(d.loop.maxMs)} (${ms(d.loop.p99Ms)})` : "–");
+const gcCell = (d: Dump) => (d.gc ? `${d.gc.count}, ${ms(d.gc.ms)}, ${ms(d.gc.maxMs)}` : "–");
+
+/** V8's share of each process at the end of each phase, and its event loop's delay and collections during it (_memory-dump.mjs). */
 function v8Table(dumps: Record<string, Record<string, Dump | undefined>>): string[] {
   const rows: string[] = [];
   for (const [phase, byGroup] of Object.entries(dumps)) {
     for (const g of GROUPS) {
       const d = byGroup[g];
       if (!d) {
-        rows.push(`| ${g} | ${phase} | – | – | – | – | – | – | – |`);
+        rows.push(`| ${g} | ${phase} | – | – | – | – | – | – | – | – | – |`);
         continue;
       }
       const space = (n: string) => d.spaces[n]?.size;
@@ -384,13 +391,13 @@ function v8Table(dumps: Record<string, Record<string, Dump | undefined>>): strin
       const old = (space("old_space") ?? 0) + (space("large_object_space") ?? 0);
       const code = (space("code_space") ?? 0) + (space("code_large_object_space") ?? 0);
       rows.push(
-        `| ${g} | ${phase} | ${mb(d.usage.rss)} | ${mb(d.usage.heapTotal)} (${mb(d.usage.heapUsed)} used) | ${mb(young)} | ${mb(old)} | ${mb(code)} | ${mb(d.usage.external)} (${mb(d.usage.arrayBuffers)} buffers) | ${mb(d.heapLimit)} |`,
+        `| ${g} | ${phase} | ${mb(d.usage.rss)} | ${mb(d.usage.heapTotal)} (${mb(d.usage.heapUsed)} used) | ${mb(young)} | ${mb(old)} | ${mb(code)} | ${mb(d.usage.external)} (${mb(d.usage.arrayBuffers)} buffers) | ${mb(d.heapLimit)} | ${loopCell(d)} | ${gcCell(d)} |`,
       );
     }
   }
   return [
-    "| process | at the end of | RSS | V8 heap | young gen. | old gen. + large objects | code | external | heap limit |",
-    "|---|---|---|---|---|---|---|---|---|",
+    "| process | at the end of | RSS | V8 heap | young gen. | old gen. + large objects | code | external | heap limit | event loop delay, max (p99) | GC: count, ms in all, longest |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
     ...rows,
   ];
 }
@@ -475,7 +482,7 @@ function report(r: Footprint): string {
     `Services alive at the end: ${r.alive.join(", ")}; restarts seen: ${r.restarts}. Load average (1 min) at the end of the load: ${x.load1.toFixed(1)}.`,
     r.failures.length > 0 ? `**Checks failed:** ${r.failures.join("; ")}.` : "Every check held.",
     "",
-    "V8's part of each Node process (process.memoryUsage() and heap spaces, MB; the young generation is both semi-spaces):",
+    "V8's part of each Node process (process.memoryUsage() and heap spaces, MB; the young generation is both semi-spaces), and during the phase its event loop's delay and garbage collections (ms):",
     "",
     ...v8Table(r.dumps),
     "",
