@@ -1,6 +1,9 @@
 // The resident memory of groups of processes, each a root process and everything it started (a
 // service's children, such as a query engine or a compiler's service process), read from /proc every
-// 250 ms for `./kurz bench footprint`. Linux only; elsewhere every reading is undefined.
+// 250 ms for `./kurz bench footprint`: RSS and its anonymous and file-backed parts from /proc/<pid>/status,
+// and PSS from /proc/<pid>/smaps_rollup (the kernel's own sum over the mappings: cheap beside reading
+// smaps, and a page shared by several processes counted once over them all, so the groups' PSS add up to
+// what the stack takes from the machine). Linux only; elsewhere every reading is undefined.
 import { readdirSync, readFileSync } from "node:fs";
 
 const SAMPLE_MS = 250;
@@ -14,16 +17,32 @@ export interface Rss {
   anon: number;
   /** RssFile: mapped files (code of the binary and shared libraries), which the system can drop and read again. */
   file: number;
+  /** Pss: each resident page divided among the processes that map it (0 where smaps_rollup is missing). */
+  pss: number;
 }
 
-const ZERO: Rss = { total: 0, anon: 0, file: 0 };
+const ZERO: Rss = { total: 0, anon: 0, file: 0, pss: 0 };
+
+function pssOf(pid: number): number {
+  try {
+    const text = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+    return Number(/^Pss:\s+(\d+) kB$/m.exec(text)?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
 
 function statusOf(pid: number): Rss | undefined {
   try {
     const text = readFileSync(`/proc/${pid}/status`, "utf8");
     const kb = (field: string) =>
       Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, "m").exec(text)?.[1] ?? 0) * 1024;
-    return { total: kb("VmRSS"), anon: kb("RssAnon"), file: kb("RssFile") + kb("RssShmem") };
+    return {
+      total: kb("VmRSS"),
+      anon: kb("RssAnon"),
+      file: kb("RssFile") + kb("RssShmem"),
+      pss: pssOf(pid),
+    };
   } catch {
     return undefined;
   }
@@ -99,7 +118,12 @@ export function sampleGroups(roots: () => Record<string, number>, exclude: () =>
         readings.length === 0
           ? undefined
           : readings.reduce(
-              (a, b) => ({ total: a.total + b.total, anon: a.anon + b.anon, file: a.file + b.file }),
+              (a, b) => ({
+                total: a.total + b.total,
+                anon: a.anon + b.anon,
+                file: a.file + b.file,
+                pss: a.pss + b.pss,
+              }),
               ZERO,
             );
     }

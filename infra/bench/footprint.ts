@@ -188,6 +188,9 @@ interface Dump {
   heapLimit: number;
   malloced: number;
   spaces: Record<string, { size: number; used: number; physical: number }>;
+  /** The event loop's delay and the collections since the dump before (ms). */
+  loop?: { maxMs: number; p99Ms: number };
+  gc?: { count: number; ms: number; maxMs: number };
 }
 
 /** Asks every Node process of the stack for its breakdown (_memory-dump.mjs) and reads the answers. */
@@ -337,38 +340,50 @@ async function clicksCounted(stack: Stack, auth: Auth) {
 
 const mb = (b: number | undefined) => (b === undefined ? "–" : String(Math.round(b / MB)));
 
-/** Per group: the idle, peak (under load), and settled readings, and the sums. */
+type Measure = "total" | "pss" | "anon" | "file";
+
+/** Per group: the idle, peak (under load), and settled readings of RSS, PSS and anonymous memory, and their sums. */
 function rssTable(samples: Sample[]): string[] {
   const inPhase = (p: string) => samples.filter((s) => s.phase === p);
   // setPhase takes a reading before it switches: the last of "start" is the one 10 s after start.
   const idle = inPhase("start").at(-1);
   const load = inPhase("load");
   const settled = inPhase("settle").at(-1);
-  const peakOf = (g: string) => Math.max(0, ...load.map((s) => s.rss[g]?.total ?? 0));
-  const sum = (s: Sample | undefined, pick: (g: string) => number | undefined = (g) => s?.rss[g]?.total) =>
-    GROUPS.reduce((a, g) => a + (pick(g) ?? 0), 0);
-  const peakTogether = Math.max(0, ...load.map((s) => sum(s)));
+  const peakOf = (g: string, m: Measure) => Math.max(0, ...load.map((s) => s.rss[g]?.[m] ?? 0));
+  const sum = (s: Sample | undefined, m: Measure) => GROUPS.reduce((a, g) => a + (s?.rss[g]?.[m] ?? 0), 0);
+  const sumOfPeaks = (m: Measure) => GROUPS.reduce((a, g) => a + peakOf(g, m), 0);
+  // The sum's peak is the highest sum of simultaneous readings, not the sum of each one's peak.
+  const peakTogether = (m: Measure) => Math.max(0, ...load.map((s) => sum(s, m)));
+  const three = (g: string, m: Measure) =>
+    `${mb(idle?.rss[g]?.[m])} / ${mb(peakOf(g, m))} / ${mb(settled?.rss[g]?.[m])}`;
+  const threeSum = (m: Measure) =>
+    `**${mb(sum(idle, m))} / ${mb(peakTogether(m))} / ${mb(sum(settled, m))}** (sum of each one's peak: ${mb(sumOfPeaks(m))})`;
   const split = (s: Sample | undefined, g: string) =>
     s?.rss[g] ? `${mb(s.rss[g]!.anon)} + ${mb(s.rss[g]!.file)}` : "–";
+  const splitSum = (s: Sample | undefined) => `${mb(sum(s, "anon"))} + ${mb(sum(s, "file"))}`;
   return [
-    "| process | idle | peak under load | settled | idle: anonymous + file-backed | settled: anonymous + file-backed |",
+    "| process | RSS idle / peak / settled | PSS idle / peak / settled | anonymous idle / peak / settled | idle RSS: anonymous + file-backed | settled RSS: anonymous + file-backed |",
     "|---|---|---|---|---|---|",
     ...GROUPS.map(
       (g) =>
-        `| ${g} | ${mb(idle?.rss[g]?.total)} | ${mb(peakOf(g))} | ${mb(settled?.rss[g]?.total)} | ${split(idle, g)} | ${split(settled, g)} |`,
+        `| ${g} | ${three(g, "total")} | ${three(g, "pss")} | ${three(g, "anon")} | ${split(idle, g)} | ${split(settled, g)} |`,
     ),
-    `| **sum** | **${mb(sum(idle))}** | **${mb(peakTogether)}** (sum of each one's peak: ${mb(sum(undefined, peakOf))}) | **${mb(sum(settled))}** | ${mb(sum(idle, (g) => idle?.rss[g]?.anon))} + ${mb(sum(idle, (g) => idle?.rss[g]?.file))} | ${mb(sum(settled, (g) => settled?.rss[g]?.anon))} + ${mb(sum(settled, (g) => settled?.rss[g]?.file))} |`,
+    `| **sum** | ${threeSum("total")} | ${threeSum("pss")} | ${threeSum("anon")} | ${splitSum(idle)} | ${splitSum(settled)} |`,
   ];
 }
 
-/** V8's share of each process at the end of each phase (_memory-dump.mjs). */
+const ms = (n: number) => String(Math.round(n));
+const loopCell = (d: Dump) => (d.loop ? `${ms(d.loop.maxMs)} (${ms(d.loop.p99Ms)})` : "–");
+const gcCell = (d: Dump) => (d.gc ? `${d.gc.count}, ${ms(d.gc.ms)}, ${ms(d.gc.maxMs)}` : "–");
+
+/** V8's share of each process at the end of each phase, and its event loop's delay and collections during it (_memory-dump.mjs). */
 function v8Table(dumps: Record<string, Record<string, Dump | undefined>>): string[] {
   const rows: string[] = [];
   for (const [phase, byGroup] of Object.entries(dumps)) {
     for (const g of GROUPS) {
       const d = byGroup[g];
       if (!d) {
-        rows.push(`| ${g} | ${phase} | – | – | – | – | – | – | – |`);
+        rows.push(`| ${g} | ${phase} | – | – | – | – | – | – | – | – | – |`);
         continue;
       }
       const space = (n: string) => d.spaces[n]?.size;
@@ -376,13 +391,13 @@ function v8Table(dumps: Record<string, Record<string, Dump | undefined>>): strin
       const old = (space("old_space") ?? 0) + (space("large_object_space") ?? 0);
       const code = (space("code_space") ?? 0) + (space("code_large_object_space") ?? 0);
       rows.push(
-        `| ${g} | ${phase} | ${mb(d.usage.rss)} | ${mb(d.usage.heapTotal)} (${mb(d.usage.heapUsed)} used) | ${mb(young)} | ${mb(old)} | ${mb(code)} | ${mb(d.usage.external)} (${mb(d.usage.arrayBuffers)} buffers) | ${mb(d.heapLimit)} |`,
+        `| ${g} | ${phase} | ${mb(d.usage.rss)} | ${mb(d.usage.heapTotal)} (${mb(d.usage.heapUsed)} used) | ${mb(young)} | ${mb(old)} | ${mb(code)} | ${mb(d.usage.external)} (${mb(d.usage.arrayBuffers)} buffers) | ${mb(d.heapLimit)} | ${loopCell(d)} | ${gcCell(d)} |`,
       );
     }
   }
   return [
-    "| process | at the end of | RSS | V8 heap | young gen. | old gen. + large objects | code | external | heap limit |",
-    "|---|---|---|---|---|---|---|---|---|",
+    "| process | at the end of | RSS | V8 heap | young gen. | old gen. + large objects | code | external | heap limit | event loop delay, max (p99) | GC: count, ms in all, longest |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
     ...rows,
   ];
 }
@@ -451,8 +466,9 @@ function report(r: Footprint): string {
     "## footprint (memory of the whole stack)",
     "",
     `\`./kurz bench footprint --load-seconds ${r.loadSeconds} --settle-seconds ${r.settleSeconds}\` — the stack as \`./kurz up\` starts it`,
-    "(infra/local/up.ts; each service from its bundle, NODE_ENV=production); RSS of each process and its children",
-    "every 250 ms, in MB (Postgres and Redis apart). Idle: 10 s after start, before any request; peak: the",
+    "(infra/local/up.ts; each service from its bundle, NODE_ENV=production); RSS, PSS (/proc/<pid>/smaps_rollup: a page",
+    "shared by several processes divided among them, so the PSS sum is what the stack takes from the machine) and",
+    "anonymous (kept) memory of each process and its children every 250 ms, in MB (Postgres and Redis apart). Idle: 10 s after start, before any request; peak: the",
     `highest reading during the ${Math.round(r.loadMs / 1000)} s of load (the sum's peak is the highest sum of simultaneous readings); settled: ${r.settleSeconds} s after it.`,
     "",
     ...rssTable(r.samples),
@@ -466,7 +482,7 @@ function report(r: Footprint): string {
     `Services alive at the end: ${r.alive.join(", ")}; restarts seen: ${r.restarts}. Load average (1 min) at the end of the load: ${x.load1.toFixed(1)}.`,
     r.failures.length > 0 ? `**Checks failed:** ${r.failures.join("; ")}.` : "Every check held.",
     "",
-    "V8's part of each Node process (process.memoryUsage() and heap spaces, MB; the young generation is both semi-spaces):",
+    "V8's part of each Node process (process.memoryUsage() and heap spaces, MB; the young generation is both semi-spaces), and during the phase its event loop's delay and garbage collections (ms):",
     "",
     ...v8Table(r.dumps),
     "",

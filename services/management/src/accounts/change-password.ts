@@ -22,7 +22,7 @@ export async function changePassword(
   const { userId } = identity;
   const { email } = await verifyCurrentPassword(deps, userId, body.current_password, clientHash);
   if (userId === null) throw new Error("verifyCurrentPassword passed without a user");
-  requireStrongPassword(body.new_password, { field: "new_password", email });
+  await requireStrongPassword(body.new_password, { field: "new_password", email });
   const passwordHash = await hashPassword(body.new_password);
   await deps.prisma.$transaction(async (tx) => {
     await tx.user.update({ where: { id: userId }, data: { passwordHash } });

@@ -20,7 +20,7 @@ export async function registerAccount(deps: AuthDeps, body: RegisterBody, device
   if (deps.signup === "closed") {
     throw forbidden("Sign-up is closed on this server; ask its operator for an account");
   }
-  requireStrongPassword(body.password, { field: "password", email: body.email });
+  await requireStrongPassword(body.password, { field: "password", email: body.email });
   const passwordHash = await hashPassword(body.password);
   const { key, hash, prefix } = generateApiKey();
   let created: { accountId: string; apiKey: CreatedApiKey; session: Session; token: string };

@@ -37,7 +37,7 @@ export async function resetPassword(
   });
   if (!reset || reset.expiresAt <= now) throw gone();
   const { userId } = reset;
-  requireStrongPassword(password, { field: "password", email: reset.user.email });
+  await requireStrongPassword(password, { field: "password", email: reset.user.email });
   const passwordHash = await hashPassword(password);
   const twoFactor = hasSecondFactor(await factorsOf(prisma, userId));
   const updated = await prisma.$transaction(async (tx) => {

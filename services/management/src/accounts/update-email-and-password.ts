@@ -27,7 +27,7 @@ export async function updateEmailAndPassword(
   const { prisma } = deps;
   if (body.password !== undefined) {
     const email = data.email ?? (await prisma.user.findUniqueOrThrow({ where: { id: userId } })).email;
-    requireStrongPassword(body.password, { field: "password", email });
+    await requireStrongPassword(body.password, { field: "password", email });
     data.passwordHash = await hashPassword(body.password);
   }
   try {

@@ -6,9 +6,11 @@
 // A job's rows are kept on the thread that read its file and come back one batch at a time when the
 // job asks for them, the next batch checked while the current one commits.
 //
-// Threads start on first use and stay (idle, they keep no process alive). A file goes to the thread
-// with the fewest files being read, so a small upload is not read behind a large one while another
-// thread is free.
+// Threads start on first use and stop after IDLE_MS with no file open and no question pending: each is a
+// V8 isolate of its own, holding tens of MB after a large file, which an import now and then should not
+// keep for the life of the process (an idle thread keeps no process alive either way). A file goes to
+// the thread with the fewest files being read, so a small upload is not read behind a large one while
+// another thread is free.
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
@@ -20,6 +22,8 @@ import type { ThreadReply, ThreadRequest } from "./import-file-thread.ts";
 import type { CheckedRow, CodeOptions } from "./import-rows.ts";
 
 const READ_THREAD_NICE = 5;
+/** How long a thread with nothing to do stays for the next file before it stops. */
+const IDLE_MS = 15_000;
 /** The thread's own bundle, beside the service's (infra/build/bundle.ts builds it). */
 const BUILT_THREAD = "import-file-thread.mjs";
 
@@ -57,6 +61,10 @@ interface Thread {
   pending: Map<number, Pending>;
   /** Files being read on it (count and open requests not yet answered). */
   reading: number;
+  /** Files opened on it and not closed: their rows are kept on the thread. */
+  open: number;
+  /** Stops the thread once it has been idle IDLE_MS. */
+  idle: NodeJS.Timeout | null;
 }
 
 /** A job's file, read on a thread: its rows come back one batch at a time, in order. */
@@ -74,8 +82,17 @@ export class ImportFileThreads {
   private readonly threads: Thread[] = [];
   private nextId = 0;
 
-  constructor(private readonly size: number) {
+  constructor(
+    private readonly size: number,
+    /** How long a thread with nothing to do waits for the next file before it stops. */
+    private readonly idleMs = IDLE_MS,
+  ) {
     if (!Number.isInteger(size) || size < 1) throw new Error("import file threads need at least one thread");
+  }
+
+  /** Threads running now. */
+  get running(): number {
+    return this.threads.length;
   }
 
   /** The file's format and number of rows; ImportFileError when it cannot be read. */
@@ -103,6 +120,7 @@ export class ImportFileThreads {
       true,
     );
     if (!("total" in reply)) throw new Error("unexpected reply from an import file thread");
+    thread.open++;
     const fetchNext = async () => {
       const batch = await this.ask(thread, { kind: "next", id: this.nextId++, session }, false);
       if (!("rows" in batch)) throw new Error("unexpected reply from an import file thread");
@@ -123,8 +141,11 @@ export class ImportFileThreads {
       close: () => {
         if (closed) return;
         closed = true;
-        if (this.threads.includes(thread))
+        thread.open--;
+        if (this.threads.includes(thread)) {
           thread.worker.postMessage({ kind: "close", session } satisfies ThreadRequest);
+          this.idleLater(thread);
+        }
       },
     };
   }
@@ -132,6 +153,7 @@ export class ImportFileThreads {
   /** Stops the threads; what they were asked and have not answered is rejected. */
   async close(): Promise<void> {
     const threads = this.threads.splice(0);
+    for (const t of threads) if (t.idle) clearTimeout(t.idle);
     await Promise.all(threads.map((t) => t.worker.terminate()));
   }
 
@@ -150,6 +172,10 @@ export class ImportFileThreads {
     req: Exclude<ThreadRequest, { kind: "close" }>,
     reads: boolean,
   ): Promise<ThreadReply> {
+    if (thread.idle) {
+      clearTimeout(thread.idle);
+      thread.idle = null;
+    }
     return new Promise<ThreadReply>((resolve, reject) => {
       if (reads) thread.reading++;
       const done = () => {
@@ -174,22 +200,37 @@ export class ImportFileThreads {
     });
   }
 
+  /** Stops `thread` after IDLE_MS unless it is asked something or keeps a file's rows meanwhile. */
+  private idleLater(thread: Thread): void {
+    if (thread.pending.size > 0 || thread.open > 0 || thread.reading > 0 || thread.idle) return;
+    thread.idle = setTimeout(() => {
+      thread.idle = null;
+      const i = this.threads.indexOf(thread);
+      if (i === -1 || thread.pending.size > 0 || thread.open > 0) return;
+      this.threads.splice(i, 1);
+      void thread.worker.terminate();
+    }, this.idleMs);
+    thread.idle.unref();
+  }
+
   private spawn(): Thread {
     const worker = startThread();
     worker.unref();
-    const thread: Thread = { worker, pending: new Map(), reading: 0 };
+    const thread: Thread = { worker, pending: new Map(), reading: 0, open: 0, idle: null };
     worker.on("message", (reply: ThreadReply) => {
       const p = thread.pending.get(reply.id);
       if (!p) return;
       thread.pending.delete(reply.id);
       if (thread.pending.size === 0) worker.unref();
       p.resolve(reply);
+      this.idleLater(thread);
     });
     // A thread that dies takes what it was asked with it (a job's run then fails and resumes later);
     // the next request starts a new one.
     const lost = (err: Error) => {
       const i = this.threads.indexOf(thread);
       if (i !== -1) this.threads.splice(i, 1);
+      if (thread.idle) clearTimeout(thread.idle);
       for (const p of thread.pending.values()) p.reject(err);
       thread.pending.clear();
     };

@@ -50,7 +50,7 @@ export async function acceptInvitation(
     // Kept until the second factor, as at sign-in: the password must not reset what wrong codes spend.
     if (!twoFactor) await clearAccountFailures(deps.redis, deps.signinLimits, email);
   } else {
-    requireStrongPassword(password, { field: "password", email });
+    await requireStrongPassword(password, { field: "password", email });
     newPasswordHash = await hashPassword(password);
   }
   let issued: Awaited<ReturnType<typeof issueSession>> | null;
