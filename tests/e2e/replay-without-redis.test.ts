@@ -3,6 +3,7 @@
 // links with a click limit that did not advance it, and the command says to run it again. Run again
 // once Redis answers, those clicks advance the counter, each once; analytics counts nothing twice.
 import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -14,6 +15,7 @@ import { type Stack, stackTopics, startStack } from "@kurz/testing/stack";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { api, RELAXED_LIMITS, uniqueEmail } from "../security/attack.ts";
+import { snapshotLogLine } from "../security/snapshot-log.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const run = promisify(execFile);
@@ -59,19 +61,9 @@ async function replay(log: string, env: Record<string, string> = {}) {
   return { report: JSON.parse(stdout.trim().split("\n").at(-1)!), stderr };
 }
 
-/** A line of the snapshot's nginx log (`log_format kurz_snapshot`) for a redirect of `code`. */
+/** A line of the snapshot's nginx log for a redirect of `code`, with a request id of its own. */
 const logLine = (code: string, userAgent: string, at: number) =>
-  JSON.stringify({
-    request_id: Array.from({ length: 32 }, () => "0123456789abcdef"[Math.floor(Math.random() * 16)]).join(""),
-    msec: (at / 1000).toFixed(3),
-    method: "GET",
-    host: "127.0.0.1",
-    uri: `/${code}`,
-    status: "302",
-    referer: "",
-    user_agent: userAgent,
-    remote_addr: "203.0.113.7",
-  });
+  snapshotLogLine(randomBytes(16).toString("hex"), code, at, { user_agent: userAgent });
 
 it("replays the clicks without Redis, says which were not counted against their limit, and counts them once when run again", async () => {
   const res = await call("POST", "/api/v1/links", { url: "https://example.com/limited", max_clicks: 5 });
@@ -81,7 +73,11 @@ it("replays the clicks without Redis, says which were not counted against their 
   const log = join(dir, "access.log");
   writeFileSync(
     log,
-    `${[logLine(code, DESKTOP, now - 3000), logLine(code, DESKTOP, now - 2000), logLine(code, BOT, now - 1000)].join("\n")}\n`,
+    [
+      logLine(code, DESKTOP, now - 3000),
+      logLine(code, DESKTOP, now - 2000),
+      logLine(code, BOT, now - 1000),
+    ].join(""),
   );
 
   // Nothing listens on this port: the counters' Redis is down, the bus is not.
@@ -106,7 +102,7 @@ it("replays the clicks without Redis, says which were not counted against their 
     expect(up.report).toMatchObject({ replayed: 3, limitCounted: 2, limitNotCounted: 0 });
     expect(await redis.get(clickLimitKey(id))).toBe("2");
     // Once more with one new visit at the log's end: only that one advances the counter.
-    appendFileSync(log, `${logLine(code, DESKTOP, now)}\n`);
+    appendFileSync(log, logLine(code, DESKTOP, now));
     const again = await replay(log);
     expect(again.report).toMatchObject({ replayed: 4, limitCounted: 1, limitNotCounted: 0 });
     expect(await redis.get(clickLimitKey(id))).toBe("3");

@@ -15,6 +15,7 @@ import { waitFor } from "@kurz/testing";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { useAttackerAndVictim, useAttackStack } from "./attack.ts";
+import { snapshotLogLine as line } from "./snapshot-log.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const run = promisify(execFile);
@@ -25,23 +26,6 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const R1 = "a".repeat(32);
 const R2 = "b".repeat(32);
-/** A line as the snapshot's nginx writes it: a redirect of /code at `ms`. */
-const line = (requestId: string, code: string, ms: number, more: Record<string, unknown> = {}) =>
-  `${JSON.stringify({
-    request_id: requestId,
-    time: new Date(ms).toISOString(),
-    msec: (ms / 1000).toFixed(3),
-    method: "GET",
-    host: "127.0.0.1",
-    uri: `/${code}`,
-    status: "302",
-    location: "https://example.com/",
-    referer: "",
-    user_agent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/120.0",
-    remote_addr: "203.0.113.7",
-    ...more,
-  })}\n`;
-
 async function replay(email: string, log: string) {
   const { stdout } = await run(
     process.execPath,
