@@ -12,6 +12,14 @@ export const STACK_SETUP_FILES = ["analytics", "gateway", "management", "redirec
 );
 
 /**
+ * KURZ_TEST_CPU_PROFILE_DIR=<dir> writes a V8 CPU profile of each stack test file's worker time there
+ * (packages/testing/src/cpu-profile-setup.ts).
+ */
+const PROFILE_SETUP_FILES = process.env.KURZ_TEST_CPU_PROFILE_DIR
+  ? [resolve(import.meta.dirname, "packages", "testing", "src", "cpu-profile-setup.ts")]
+  : [];
+
+/**
  * The vitest project of a folder whose test files start stacks (a service's tests, the attack and
  * end-to-end suites) in the directory `dir`: `name`, then whatever `test` adds or overrides.
  */
@@ -23,7 +31,7 @@ export function stackProject(
   return defineProject({
     test: {
       name,
-      setupFiles: STACK_SETUP_FILES,
+      setupFiles: [...STACK_SETUP_FILES, ...PROFILE_SETUP_FILES],
       // Run by the root's "unit" project in a whole run (vitest.unit.ts).
       exclude: [...configDefaults.exclude, ...unitFilesOf(dir)],
       testTimeout: 60_000,

@@ -1,8 +1,9 @@
 // Country and city of a client address, from a MaxMind-format database (DB-IP's city database from
 // npm by default: 63 MB for IPv4, 71 MB for IPv6). open() only finds the files and checks that each is a
 // database; a family's file is read whole into memory by the first lookup of an address of that family
-// (one synchronous read, once per process), so a service whose clicks are all IPv4 never holds the
-// IPv6 file, and one that counts no click holds neither. Without a database every location is unknown,
+// (one synchronous read, once per process: every GeoIp on the same unchanged file shares it, as the
+// in-process test stacks one worker starts after another do), so a service whose clicks are all IPv4
+// never holds the IPv6 file, and one that counts no click holds neither. Without a database every location is unknown,
 // which must never stop clicks from being stored.
 import {
   closeSync,
@@ -64,6 +65,24 @@ function looksLikeDatabase(file: string): boolean {
 /** Decoded data records kept per database (maxmind's own default). */
 const RECORDS_CACHED = 10_000;
 
+/**
+ * The databases this process has read, by path: a reader and the file's size and modification time it
+ * was read at. The file is read again when it has changed since (a new database in place).
+ */
+const readers = new Map<string, { version: string; reader: Db }>();
+
+/** The database in `file`, read unless this process already holds that version of it. */
+function readerOf(file: string): Db {
+  const { size, mtimeMs, ino } = statSync(file);
+  const version = `${ino}:${size}:${mtimeMs}`;
+  const held = readers.get(file);
+  if (held?.version === version) return held.reader;
+  const cache = new LRUCache<number, object>({ max: RECORDS_CACHED });
+  const reader = new Reader(readFileSync(file), { cache }) as Db;
+  readers.set(file, { version, reader });
+  return reader;
+}
+
 /** One family's file, read on first use; one that cannot be read is logged once and is none. */
 class LazyReader {
   private reader: Db | null | undefined;
@@ -76,8 +95,7 @@ class LazyReader {
   get(): Db | null {
     if (this.reader !== undefined) return this.reader;
     try {
-      const cache = new LRUCache<number, object>({ max: RECORDS_CACHED });
-      this.reader = new Reader(readFileSync(this.file), { cache }) as Db;
+      this.reader = readerOf(this.file);
     } catch (err) {
       this.logger?.warn(
         { path: this.file, err: (err as Error).message },
@@ -110,7 +128,7 @@ export class GeoIp {
     return Boolean(this.files?.v4 || this.files?.v6);
   }
 
-  /** Which families' files have been read so far. */
+  /** Which families' databases this instance has taken up so far (read, or already held by the process). */
   get loaded(): { v4: boolean; v6: boolean } {
     return { v4: this.files?.v4?.loaded ?? false, v6: this.files?.v6?.loaded ?? false };
   }
