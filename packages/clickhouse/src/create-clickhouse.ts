@@ -73,9 +73,10 @@ export interface KurzClickHouse {
    * Inserts rows already written as TabSeparated text (`body`: one line a row, values escaped as
    * TabSeparated escapes them, NULL as `\N`), the text ClickHouse parses fastest. chDB takes the bytes
    * as they are, without building one SQL string of statement and rows; `settings` apply to this
-   * insert only. An empty body is a no-op.
+   * insert only. An empty body is a no-op. Bytes (UTF-8) are sent as they are: a large body built
+   * as bytes is held outside V8's heap.
    */
-  insertTabSeparated(target: TabSeparatedInsert, body: string): Promise<void>;
+  insertTabSeparated(target: TabSeparatedInsert, body: string | Uint8Array): Promise<void>;
   /** Resolves when a query round-trips; throws otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -195,7 +196,7 @@ async function openChdb(path: string, opts: ClickHouseOptions): Promise<KurzClic
   const wrapped = wrap(client, "chdb", database);
   return {
     ...wrapped,
-    async insertTabSeparated(target: TabSeparatedInsert, body: string): Promise<void> {
+    async insertTabSeparated(target: TabSeparatedInsert, body: string | Uint8Array): Promise<void> {
       if (body.length === 0) return;
       checkTabSeparatedInsert(target);
       // Through the session the client's queries run on, so the pinned settings apply (they are SET
@@ -205,7 +206,7 @@ async function openChdb(path: string, opts: ClickHouseOptions): Promise<KurzClic
         columns: [...target.columns],
         settings: target.settings,
         format: "TabSeparated",
-        values: Buffer.from(body),
+        values: typeof body === "string" ? Buffer.from(body) : body,
       });
     },
     async *queryRows<T>(sql: string, params?: QueryParams): AsyncGenerator<T> {
@@ -254,7 +255,7 @@ function wrap(client: ClickHouseClient, kind: KurzClickHouse["kind"], database: 
       if (rows.length === 0) return;
       await client.insert({ table, values: rows as object[], format: "JSONEachRow" });
     },
-    async insertTabSeparated(target: TabSeparatedInsert, body: string): Promise<void> {
+    async insertTabSeparated(target: TabSeparatedInsert, body: string | Uint8Array): Promise<void> {
       if (body.length === 0) return;
       checkTabSeparatedInsert(target);
       const settings = Object.entries(target.settings).map(
@@ -262,7 +263,7 @@ function wrap(client: ClickHouseClient, kind: KurzClickHouse["kind"], database: 
       );
       await client.insert({
         table: `${target.table} (${target.columns.join(", ")})${settings.length > 0 ? ` SETTINGS ${settings.join(", ")}` : ""}`,
-        values: Readable.from([Buffer.from(body)], { objectMode: false }),
+        values: Readable.from([typeof body === "string" ? Buffer.from(body) : body], { objectMode: false }),
         format: "TabSeparated",
       });
     },

@@ -5,6 +5,7 @@ import type { EventBus, IncomingMessage, Subscription } from "@kurz/bus";
 import type { KurzClickHouse } from "@kurz/clickhouse";
 import { decodeClickBatch, TOPICS } from "@kurz/contracts";
 import type { Logger } from "@kurz/service-kit";
+import { CLICK_BATCH_MESSAGES_MAX, clickBatchMessages } from "./click-batch-bound.ts";
 import { type ClickRow, type Enrichers, toClickRow } from "./click-rows.ts";
 import { type Completion, writeClicks } from "./exactly-once-insert.ts";
 import { retryWhileTransient } from "./transient.ts";
@@ -26,7 +27,10 @@ export interface ClickIngestDeps extends Enrichers {
    * whose earlier insert was interrupted before all its rollup rows were stored (exactly-once-insert.ts).
    */
   onInserted?: (rows: ClickRow[]) => void;
-  /** Bus messages per handler call; each holds up to 200 clicks. */
+  /**
+   * Bus messages per handler call; each holds up to 200 clicks. Default: as many as V8's heap limit
+   * leaves room for (click-batch-bound.ts), at most 100.
+   */
   maxBatchSize?: number;
   /** Called after each successful ClickHouse write with its clicks and how long it took (metrics). */
   onWritten?: (write: { clicks: number; seconds: number }) => void;
@@ -45,10 +49,13 @@ export interface ClickIngestDeps extends Enrichers {
 export async function subscribeClicks(deps: ClickIngestDeps): Promise<Subscription> {
   await deps.geo.open();
   const stopping = new AbortController();
+  const maxBatchSize = deps.maxBatchSize ?? clickBatchMessages();
+  if (maxBatchSize < CLICK_BATCH_MESSAGES_MAX)
+    deps.logger.info({ maxBatchSize }, "click batches bounded by the V8 heap limit (bus messages per batch)");
   const subscription = await deps.bus.subscribe<unknown>({
     topic: TOPICS.clicks,
     group: deps.group ?? CLICKS_GROUP,
-    maxBatchSize: deps.maxBatchSize ?? 100,
+    maxBatchSize,
     maxWaitMs: 100,
     runs: CLICK_RUNS,
     handler: async (messages) => {

@@ -243,14 +243,32 @@ async function insertRows(ch: KurzClickHouse, rows: ClickRow[], token: string, m
         optimize_on_insert: 0,
       },
     },
-    tabSeparatedRows(rows, token),
+    tabSeparatedBytes(rows, token),
   );
 }
 
-/** CLICK_COLUMNS and the token, one line a row. Ids, times, hashes and flags never need escaping. */
-export function tabSeparatedRows(rows: readonly ClickRow[], token: string): string {
+/**
+ * Rows turned into bytes a piece at a time, so that the text in V8's heap is one piece (a few hundred
+ * kB) whatever the block's size: written as one string, 20,000 rows held ~11 MB of heap (two bytes a
+ * character once any city name is outside Latin-1) and twice that in the pieces it was joined from.
+ */
+const TSV_PIECE_ROWS = 1_000;
+
+/** CLICK_COLUMNS and the token, one line a row, as UTF-8 bytes (outside V8's heap). */
+export function tabSeparatedBytes(rows: readonly ClickRow[], token: string): Buffer {
+  const pieces: Buffer[] = [];
+  for (let start = 0; start < rows.length; start += TSV_PIECE_ROWS)
+    pieces.push(
+      Buffer.from(tabSeparatedRows(rows, token, start, Math.min(rows.length, start + TSV_PIECE_ROWS))),
+    );
+  return pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
+}
+
+/** Rows `from` to `to` (exclusive) as text. Ids, times, hashes and flags never need escaping. */
+function tabSeparatedRows(rows: readonly ClickRow[], token: string, from = 0, to = rows.length): string {
   let out = "";
-  for (const r of rows) {
+  for (let i = from; i < to; i++) {
+    const r = rows[i]!;
     out +=
       `${r.click_id}\t${r.link_id}\t${r.account_id}\t${tsv(r.short_code)}\t${r.ts}\t` +
       `${r.referrer === null ? "\\N" : tsv(r.referrer)}\t${tsv(r.country)}\t${tsv(r.city)}\t` +

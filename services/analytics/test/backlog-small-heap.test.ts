@@ -1,0 +1,127 @@
+// A click backlog drained by a consumer whose V8 heap is far smaller than one default batch needs
+// (100 messages of 200 clicks): the consumer sizes its batches from the heap limit, so it stays alive
+// and counts every click once, in the raw table and the rollups.
+import { randomUUID } from "node:crypto";
+import { join } from "node:path";
+import { createBus, topicName } from "@kurz/bus";
+import { redisGroupDone } from "@kurz/bus/testing";
+import { createClickHouse } from "@kurz/clickhouse";
+import { CLICK_BATCH_MAX, clickPartitionKey, encodeClickBatch, TOPICS } from "@kurz/contracts";
+import {
+  cleanupRedisPrefix,
+  ensureRedis,
+  startProcess,
+  testRedisUrl,
+  uniquePrefix,
+  uuidv7,
+  waitFor,
+} from "@kurz/testing";
+import { bundleFixture } from "@kurz/testing/bundles";
+import { CHDB_DATABASE, migratedChdb } from "@kurz/testing/migrated-chdb";
+import { expect, it } from "vitest";
+import { clickBatchMessages } from "../src/ingest/click-batch-bound.ts";
+import { CLICKS_GROUP } from "../src/ingest/clicks.ts";
+
+/**
+ * V8's heap limit for these flags, the old generation and three semi-spaces: 43 MB, for which the
+ * consumer takes 37 messages a batch. With 100 (the most, and the bound of a heap over ~115 MB) this
+ * process ran out of heap in its first batch.
+ */
+const OLD_SPACE_MB = 40;
+const SEMI_SPACE_MB = 1;
+const HEAP_LIMIT = (OLD_SPACE_MB + 3 * SEMI_SPACE_MB) * 2 ** 20;
+/** 150 full messages: four of the heap's batches, and more than the largest batch holds. */
+const MESSAGES = 150;
+
+const AGENTS = [
+  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36",
+  "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
+  "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
+];
+
+it("drains a backlog in batches its small heap holds, every click counted once", {
+  timeout: 180_000,
+}, async () => {
+  const bound = clickBatchMessages(HEAP_LIMIT);
+  expect(bound).toBe(37);
+  await ensureRedis();
+  const prefix = uniquePrefix("an-heap");
+  const bus = createBus({ kind: "redis", clientId: "heap-test-publisher", prefix, redisUrl: testRedisUrl() });
+  const store = await migratedChdb();
+  try {
+    const account = randomUUID();
+    const links = Array.from({ length: 50 }, () => randomUUID());
+    const ts = new Date("2026-11-30T12:00:00.000Z").getTime();
+    for (let m = 0; m < MESSAGES; m += 50) {
+      const messages = Array.from({ length: 50 }, (_, k) => {
+        const link = links[(m + k) % links.length]!;
+        const clicks = Array.from({ length: CLICK_BATCH_MAX }, (_, i) => ({
+          v: 1 as const,
+          click_id: uuidv7(),
+          link_id: link,
+          account_id: account,
+          short_code: `c${(m + k) % links.length}`,
+          ts: new Date(ts + (m + k) * 1000 + i).toISOString(),
+          ip: `${1 + (i % 200)}.${k}.${m % 256}.${i % 256}`,
+          user_agent: AGENTS[i % AGENTS.length]!,
+          referrer: i % 3 === 0 ? null : `https://ref${i % 20}.example/`,
+          host: "kurz.test",
+        }));
+        return { key: clickPartitionKey(link), value: encodeClickBatch(clicks) };
+      });
+      await bus.publish(TOPICS.clicks, messages);
+    }
+    const total = MESSAGES * CLICK_BATCH_MAX;
+
+    const consumer = await startProcess({
+      cmd: process.execPath,
+      args: [
+        `--max-old-space-size=${OLD_SPACE_MB}`,
+        `--max-semi-space-size=${SEMI_SPACE_MB}`,
+        await bundleFixture(join(import.meta.dirname, "fixtures/click-consumer.ts")),
+      ],
+      env: {
+        CLICKHOUSE_PATH: store.path,
+        CLICKHOUSE_DATABASE: CHDB_DATABASE,
+        BUS_PREFIX: prefix,
+        REDIS_URL: testRedisUrl(),
+        MAX_BATCH_SIZE: "heap",
+      },
+      readyLine: "ready",
+      readyTimeoutMs: 60_000,
+    });
+    // A process out of V8 heap prints V8's fatal error and may then hang in chDB's threads.
+    const died = () =>
+      consumer.child.exitCode !== null ||
+      consumer.child.signalCode !== null ||
+      consumer.output().includes("FATAL ERROR");
+    await waitFor(
+      async () =>
+        died() || (await redisGroupDone(testRedisUrl(), topicName(prefix, TOPICS.clicks), CLICKS_GROUP)),
+      { timeoutMs: 120_000, intervalMs: 250, description: "every message stored and acknowledged" },
+    );
+    if (died()) await consumer.stop("SIGKILL");
+    expect(died(), consumer.output().slice(-2000)).toBe(false);
+    expect(await consumer.stop("SIGTERM")).toBe(0);
+    const inserts = [...consumer.output().matchAll(/inserted (\d+)/g)].map((m) => Number(m[1]));
+    expect(inserts.reduce((n, i) => n + i, 0)).toBe(total);
+    // No batch held more than the heap's bound allows.
+    expect(Math.max(...inserts)).toBeLessThanOrEqual(bound * CLICK_BATCH_MAX);
+
+    const ch = await createClickHouse({ path: store.path, database: CHDB_DATABASE });
+    try {
+      const one = async (sql: string) => Number(Object.values((await ch.query(sql))[0]!)[0]);
+      expect(await one("SELECT count() FROM clicks FINAL")).toBe(total);
+      expect(await one("SELECT uniqExact(click_id) FROM clicks")).toBe(total);
+      expect(await one("SELECT sum(clicks) FROM link_daily")).toBe(total);
+      expect(await one("SELECT sum(n) FROM link_stats WHERE level = 'hour' AND a = 'browser'")).toBe(total);
+      expect(await one("SELECT sum(clicks) FROM link_dim_total WHERE dim = 'country'")).toBe(total);
+    } finally {
+      await ch.close();
+    }
+  } finally {
+    await bus.close();
+    await cleanupRedisPrefix(testRedisUrl(), prefix);
+    store.remove();
+  }
+});
