@@ -10,6 +10,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../testing/src/database.ts";
+import { filesKey } from "../../testing/src/files-key.ts";
 import { createMigratedDatabase } from "../../testing/src/migrated-database.ts";
 import { BASELINE_MIGRATION, PRE_BASELINE_MIGRATIONS } from "../src/baseline-adoption.ts";
 import { MIGRATIONS_DIR, migrateDatabase } from "../src/index.ts";
@@ -28,10 +29,14 @@ async function migratedUrl(label: string): Promise<string> {
   return database.url;
 }
 
-/** A database with the baseline's schema, none of the migrations after it: what the old chain left. */
+/**
+ * A database with the baseline's schema, none of the migrations after it: what the old chain left. A
+ * copy of a template migrated through the baseline once per content of the baseline migration.
+ */
 async function baselineUrl(label: string): Promise<string> {
   const database = await createTestDatabase(`kurz_db_${label}`, {
     migrate: (url) => migrateDatabase(url, { through: BASELINE_MIGRATION }),
+    template: `baseline_${filesKey(join(MIGRATIONS_DIR, BASELINE_MIGRATION))}`,
   });
   created.push(database);
   return database.url;

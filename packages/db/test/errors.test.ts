@@ -1,25 +1,28 @@
 // The database error helpers against the errors Prisma really throws (model and raw queries, through
 // the pg driver adapter), so a change in Prisma's error shape fails here and not in a 500 at a client.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TestDatabase } from "../../testing/src/database.ts";
+import { createMigratedDatabase } from "../../testing/src/migrated-database.ts";
 import {
   createPrisma,
-  dropDatabase,
   isDatabaseUnavailable,
   isForeignKeyViolation,
   isRecordMissing,
   isUniqueViolation,
-  migrateDatabase,
   type PrismaClient,
   poolOf,
 } from "../src/index.ts";
-import { uniqueDatabaseUrl } from "./databases.ts";
 
-const databaseUrl = uniqueDatabaseUrl("errors");
+let database: TestDatabase;
+let databaseUrl: string;
 let prisma: PrismaClient;
 let accountId: string;
 
 beforeAll(async () => {
-  await migrateDatabase(databaseUrl);
+  // A copy of the suite's migrated template (packages/testing): the errors need the schema, not a
+  // migration of their own (migrate-database.test.ts tests migrating).
+  database = await createMigratedDatabase("kurz_db_errors");
+  databaseUrl = database.url;
   prisma = createPrisma(databaseUrl);
   accountId = (await prisma.account.create({ data: { email: "taken@example.com", name: "w" } })).id;
   await prisma.user.create({ data: { email: "taken@example.com" } });
@@ -30,7 +33,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await prisma?.$disconnect();
-  await dropDatabase(databaseUrl);
+  await database?.drop();
 });
 
 const rejection = async (promise: Promise<unknown>): Promise<unknown> => {

@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dropDatabase, migrateDatabase } from "../src/index.ts";
+import type { TestDatabase } from "../../testing/src/database.ts";
+import { createMigratedDatabase } from "../../testing/src/migrated-database.ts";
 import {
   applySqlDefinitions,
   readSqlDefinitions,
@@ -16,7 +17,6 @@ import {
   SQL_DEFINITIONS_TABLE,
   type SqlDefinition,
 } from "../src/sql-definitions.ts";
-import { uniqueDatabaseUrl } from "./databases.ts";
 import { OWN_FUNCTIONS, OWN_TRIGGERS, type RoutineCatalog, routineCatalog } from "./schema-catalog.ts";
 
 /**
@@ -49,21 +49,24 @@ async function catalogFromDefinitions(
   }
 }
 
-const databaseUrl = uniqueDatabaseUrl("definitions");
-const client = new pg.Client({ connectionString: databaseUrl });
+let database: TestDatabase | undefined;
+let client: pg.Client;
 let tempDir = "";
 let migrated: RoutineCatalog = {};
 
 beforeAll(async () => {
-  await migrateDatabase(databaseUrl);
+  // A copy of the suite's migrated template (packages/testing), which migrateDatabase made from
+  // nothing: the migrations' objects and the definitions as a fresh database has them.
+  database = await createMigratedDatabase("kurz_db_definitions");
+  client = new pg.Client({ connectionString: database.url });
   await client.connect();
   migrated = await routineCatalog(client);
   tempDir = await mkdtemp(join(tmpdir(), "kurz-db-definitions-"));
 });
 
 afterAll(async () => {
-  await client.end().catch(() => {});
-  await dropDatabase(databaseUrl);
+  await client?.end().catch(() => {});
+  await database?.drop();
   if (tempDir) await rm(tempDir, { recursive: true, force: true });
 });
 

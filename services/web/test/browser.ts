@@ -22,6 +22,10 @@ const FLAGS = [
   "--disable-background-networking",
   "--disable-component-update",
   "--disable-sync",
+  // V8 in the pages stops at its baseline compiler (Sparkplug): the dashboard's scripts and axe-core
+  // run for a fraction of a second per document, too briefly for the optimising tiers to repay their
+  // compiling (the dashboard's tests: about 5-10 % less Chromium CPU, docs/benchmarks/2026-12.md).
+  "--js-flags=--max-opt=1",
 ];
 
 /** A browser's User-Agent as a visitor's phone or laptop sends it: HeadlessChrome counts as a bot. */
