@@ -265,7 +265,7 @@ export function tabSeparatedBytes(rows: readonly ClickRow[], token: string): Buf
 }
 
 /** Rows `from` to `to` (exclusive) as text. Ids, times, hashes and flags never need escaping. */
-function tabSeparatedRows(rows: readonly ClickRow[], token: string, from = 0, to = rows.length): string {
+function tabSeparatedRows(rows: readonly ClickRow[], token: string, from: number, to: number): string {
   let out = "";
   for (let i = from; i < to; i++) {
     const r = rows[i]!;
