@@ -72,9 +72,13 @@ export function smapsOf(pid: number): Breakdown | undefined {
 /** The breakdowns of several processes added up. */
 export function smapsOfAll(pids: number[]): Breakdown | undefined {
   const each = pids.map(smapsOf).filter((b): b is Breakdown => b !== undefined);
-  if (each.length === 0) return undefined;
+  return each.length === 0 ? undefined : added(each);
+}
+
+/** Several breakdowns added up, part by part. */
+export function added(breakdowns: Breakdown[]): Breakdown {
   const out = empty();
-  for (const b of each)
+  for (const b of breakdowns)
     for (const p of PARTS) {
       out[p].rss += b[p].rss;
       out[p].pss += b[p].pss;

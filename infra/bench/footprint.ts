@@ -26,7 +26,7 @@ import { parseArgs, promisify } from "node:util";
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { MEMORY_DEFAULT_MB } from "../build/memory.ts";
 import { type Sample, sampleGroups } from "./_process-tree.ts";
-import { type Breakdown, PARTS, smapsOfAll } from "./_smaps.ts";
+import { added, type Breakdown, PARTS, smapsOfAll } from "./_smaps.ts";
 import { productionEnv } from "./_stack-services.ts";
 import {
   type Auth,
@@ -63,6 +63,11 @@ export interface FootprintOptions {
   importRows: number;
   /** Set on the stack's environment, e.g. KURZ_MEMORY_MB. */
   env?: Record<string, string>;
+  /**
+   * Ask the kernel to reclaim every process's clean file pages after the idle reading and again after
+   * the settled one (_pageout.py): the readings then show what the processes use, not what they hold.
+   */
+  reclaim?: boolean;
 }
 
 export async function run(args: string[]): Promise<string> {
@@ -74,6 +79,7 @@ export async function run(args: string[]): Promise<string> {
       "idle-seconds": { type: "string", default: "10" },
       "import-rows": { type: "string", default: "10000" },
       check: { type: "boolean", default: false },
+      reclaim: { type: "boolean", default: false },
     },
     strict: false,
   });
@@ -82,6 +88,7 @@ export async function run(args: string[]): Promise<string> {
     settleSeconds: Number(values["settle-seconds"]),
     idleSeconds: Number(values["idle-seconds"]),
     importRows: Number(values["import-rows"]),
+    reclaim: values.reclaim === true,
   };
   const measured = await measureFootprint(opts);
   const text = report(measured);
@@ -135,6 +142,10 @@ export async function measureFootprint(opts: FootprintOptions): Promise<Footprin
     const smaps: Record<string, Record<string, Breakdown | undefined>> = {
       idle: smapsNow(sampler.members()),
     };
+    if (opts.reclaim) {
+      await reclaim(sampler.members());
+      smaps["idle, reclaimed"] = smapsNow(sampler.members());
+    }
     const account = await createAccount(db.url, "footprint");
     const auth = { authorization: `Bearer ${account.api_key}` };
     const seeded = await seedLinks(s, auth);
@@ -149,6 +160,12 @@ export async function measureFootprint(opts: FootprintOptions): Promise<Footprin
     await sleep(settleSeconds * 1_000);
     dumps.settled = await dumpAll(s);
     smaps.settled = smapsNow(sampler.members());
+    if (opts.reclaim) {
+      // The settled reading is the last before this.
+      sampler.setPhase("reclaimed");
+      await reclaim(sampler.members());
+      smaps["settled, reclaimed"] = smapsNow(sampler.members());
+    }
     sampler.stop();
     const alive = SERVICES.filter((n) => isAlive(s.pids()[n]));
     const restarts = (s.output().match(/exited unexpectedly/g) ?? []).length;
@@ -178,6 +195,16 @@ export async function measureFootprint(opts: FootprintOptions): Promise<Footprin
     await db.drop();
     rmSync(spool.SPOOL_DIR!, { recursive: true, force: true });
   }
+}
+
+/** What memory pressure would take: every clean file page no other process maps (_pageout.py). */
+async function reclaim(groups: Record<string, number[]>): Promise<void> {
+  await exec("python3", [
+    resolve(import.meta.dirname, "_pageout.py"),
+    ...Object.values(groups).flat().map(String),
+  ]);
+  // The pages a running process touches again fault back in; a few seconds let them.
+  await sleep(5_000);
 }
 
 const smapsNow = (groups: Record<string, number[]>) =>
@@ -408,16 +435,18 @@ function v8Table(dumps: Record<string, Record<string, Dump | undefined>>): strin
  */
 function smapsTable(smaps: Record<string, Record<string, Breakdown | undefined>>): string[] {
   const rows: string[] = [];
-  for (const [phase, byGroup] of Object.entries(smaps))
-    for (const g of GROUPS) {
-      const b = byGroup[g];
-      if (!b) continue;
-      const cell = (p: (typeof PARTS)[number]) =>
-        b[p].rss === 0 ? "–" : `${mb(b[p].dirty)} + ${mb(b[p].clean)}`;
-      const total = PARTS.reduce((a, p) => a + b[p].rss, 0);
-      const pss = PARTS.reduce((a, p) => a + b[p].pss, 0);
-      rows.push(`| ${g} | ${phase} | ${PARTS.map(cell).join(" | ")} | ${mb(total)} | ${mb(pss)} |`);
-    }
+  const row = (name: string, phase: string, b: Breakdown) => {
+    const cell = (p: (typeof PARTS)[number]) =>
+      b[p].rss === 0 ? "–" : `${mb(b[p].dirty)} + ${mb(b[p].clean)}`;
+    const total = PARTS.reduce((a, p) => a + b[p].rss, 0);
+    const pss = PARTS.reduce((a, p) => a + b[p].pss, 0);
+    return `| ${name} | ${phase} | ${PARTS.map(cell).join(" | ")} | ${mb(total)} | ${mb(pss)} |`;
+  };
+  for (const [phase, byGroup] of Object.entries(smaps)) {
+    const present = GROUPS.map((g) => byGroup[g]).filter((b): b is Breakdown => b !== undefined);
+    for (const g of GROUPS) if (byGroup[g]) rows.push(row(g, phase, byGroup[g]!));
+    rows.push(row("**sum**", phase, added(present)));
+  }
   return [
     `| process | at the end of | ${PARTS.join(" | ")} | RSS | PSS |`,
     `|---|---|${PARTS.map(() => "---|").join("")}---|---|`,
@@ -473,6 +502,14 @@ function report(r: Footprint): string {
     "",
     ...rssTable(r.samples),
     "",
+    ...(r.reclaim
+      ? [
+          "With --reclaim: after the idle reading the kernel was asked to reclaim every process's clean file pages that no other",
+          "process maps (_pageout.py, what memory pressure would take), so the peak under load is of the pages the load touched",
+          "again; the page table below has the readings 5 s after that and after the same at the end.",
+          "",
+        ]
+      : []),
     `The load: wrk with ${WRK_CONNECTIONS} connections over ${SEEDED.toLocaleString("en")} links (browser User-Agent, so every click is counted): ${x.wrk.requests.toLocaleString("en")} redirects, ${Math.round(x.wrk.rps)}/s, ${x.wrk.bad} not 2xx/3xx, socket errors: ${x.wrk.errors};`,
     `${API_CLIENTS} API clients (get, list, create in turn): ${x.api.ok} answers right, ${x.api.wrong} wrong${x.api.samples.length ? ` (${x.api.samples.join("; ")})` : ""};`,
     `analytics over 30 days (summary, a link's series in turn): ${x.analytics.ok} right, ${x.analytics.wrong} wrong${x.analytics.samples.length ? ` (${x.analytics.samples.join("; ")})` : ""};`,
