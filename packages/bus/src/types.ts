@@ -51,6 +51,16 @@ export interface SubscribeOptions<T = unknown> {
    * its end, which the consumer appends as a cut marker once it has caught up (decision 0049).
    */
   runs?: { maxMessages: number; maxBytes: number };
+  /**
+   * The most message bytes a consumer reads ahead of its handler, so that what it holds follows the
+   * process's memory bound. Kafka: a fetch's byte limit (kafkajs keeps one fetch per broker and fetches
+   * again once the handler has had its messages), each partition 1 MiB of it at most, or with `runs`
+   * four runs' bytes, to which the fetch is then raised if it is smaller (a run always fits in one
+   * fetch). Redis Streams: a batch asks for as many entries as fit at the size entries had so far,
+   * and stops filling once its entries hold this many characters. Default: a sixteenth of V8's heap
+   * limit, within 1–10 MiB (subscribe-options.ts).
+   */
+  maxFetchBytes?: number;
 }
 
 export interface Subscription {

@@ -74,6 +74,30 @@ describe("redis-streams adapter", () => {
     await bus2.close();
   });
 
+  it("reads no more entries a batch than fit in maxFetchBytes, at the size entries have had", async () => {
+    const bus = makeBus();
+    // A backlog of 60 entries of ~10 kB, then a consumer that may read 50 kB ahead.
+    const value = "x".repeat(10_000);
+    await bus.publish(
+      "fetch-bytes",
+      Array.from({ length: 60 }, (_, n) => ({ key: `k${n}`, value })),
+    );
+    const batches: IncomingMessage<string>[][] = [];
+    await bus.subscribe<string>({
+      topic: "fetch-bytes",
+      group: "g",
+      maxFetchBytes: 50_000,
+      handler: async (b) => void batches.push(b),
+    });
+    await waitFor("every entry handled", () => batches.flat().length >= 60);
+    await bus.close();
+    expect(new Set(batches.flat().map((m) => m.key)).size).toBe(60);
+    const sizes = batches.map((b) => b.reduce((n, m) => n + JSON.stringify(m.value).length, 0));
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(50_000);
+    // Bounded by bytes, not read one at a time: four entries and their keys and headers fill 50 kB.
+    expect(Math.max(...batches.map((b) => b.length))).toBe(4);
+  });
+
   it("dead-letters an entry that is not valid JSON without calling the handler", async () => {
     const bus = makeBus();
     const handled: IncomingMessage[] = [];

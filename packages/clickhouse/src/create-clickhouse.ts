@@ -9,6 +9,7 @@ import {
 import { Session } from "chdb";
 import { createChdbConnection } from "chdb/connection";
 import { explainChdbOpenError } from "./chdb-lock.ts";
+import { restoreFatalSignals } from "./chdb-signals.ts";
 import { ChdbStreams, inlineParams, sqlLiteral } from "./chdb-streams.ts";
 
 export interface ClickHouseOptions {
@@ -187,6 +188,9 @@ async function openChdb(path: string, opts: ClickHouseOptions): Promise<KurzClic
     anchor?.close();
     throw err;
   }
+  // The engine has started (or started again) and installed its fatal-signal handlers: an abort or
+  // a crash must still end the process at once (chdb-signals.ts).
+  restoreFatalSignals();
   // Streamed reads run on sessions of their own over the same data directory (`:memory:` is a
   // temporary directory the connection chose), set up like the client's queries.
   const streams = new ChdbStreams(connection.chdb.session.path, [

@@ -92,7 +92,7 @@ it("drains a backlog in batches its small heap holds, every click counted once",
       readyLine: "ready",
       readyTimeoutMs: 60_000,
     });
-    // A process out of V8 heap prints V8's fatal error and may then hang in chDB's threads.
+    // A process out of V8 heap prints V8's fatal error and aborts (out-of-heap-exit.test.ts).
     const died = () =>
       consumer.child.exitCode !== null ||
       consumer.child.signalCode !== null ||

@@ -15,6 +15,7 @@ import type {
   Subscription,
 } from "../types.ts";
 import { withTimeout } from "../with-timeout.ts";
+import { kafkaFetchLimits } from "./kafka-fetch.ts";
 import { kafkaLogCreator } from "./kafka-log.ts";
 import { CUT_MARKER_HEADER } from "./kafka-runs.ts";
 import { KafkaSubscription } from "./kafka-subscription.ts";
@@ -82,8 +83,7 @@ export class KafkaBus implements EventBus {
         heartbeatInterval: k.heartbeatInterval ?? 3000,
         maxWaitTimeInMs: opts.maxWaitMs,
         allowAutoTopicCreation: true,
-        // A run must fit in one fetch, or its end would never be fetched with its start.
-        ...(opts.runs ? { maxBytesPerPartition: Math.max(1_048_576, 4 * opts.runs.maxBytes) } : {}),
+        ...kafkaFetchLimits(opts.maxFetchBytes, opts.runs),
       },
       logger: this.logger,
       deadLetter: (message, why) =>

@@ -5,7 +5,7 @@ import { errorInfo } from "../logger.ts";
 import { StopControl } from "../stop-control.ts";
 import type { ResolvedSubscribeOptions } from "../subscribe-options.ts";
 import type { BusLogger, IncomingMessage, Subscription } from "../types.ts";
-import { entriesOfRead, type RawEntry, toDelivery } from "./stream-entries.ts";
+import { entriesOfRead, entryChars, type RawEntry, toDelivery } from "./stream-entries.ts";
 import { trimConsumed } from "./trim-stream.ts";
 
 export interface RedisSubscriptionDeps {
@@ -37,6 +37,8 @@ export class RedisSubscription<T> implements Subscription {
   private loop: Promise<void> | undefined;
   private readonly blockMs: number;
   private readonly log: object;
+  /** The mean size of the entries of the last read that returned any (characters); 0 before one. */
+  private entrySize = 0;
 
   constructor(
     private readonly opts: ResolvedSubscribeOptions<T>,
@@ -117,7 +119,7 @@ export class RedisSubscription<T> implements Subscription {
       claimIdleMs,
       this.claimCursor,
       "COUNT",
-      this.opts.maxBatchSize,
+      this.readCount(0, 0),
     )) as [string, RawEntry[], string[]?];
     this.claimCursor = reply[0];
     // Redis 6.2 returns entries trimmed while pending with null fields and leaves them pending.
@@ -125,6 +127,7 @@ export class RedisSubscription<T> implements Subscription {
     if (gone.length > 0) await redis.call("XACK", stream, this.opts.group, ...gone);
     const entries = reply[1].filter((e) => e[1] !== null);
     if (entries.length === 0) return [];
+    this.measure(entries);
     // XAUTOCLAIM counted this delivery; XPENDING tells how many came before it.
     const counts = new Map<string, number>();
     const pending = (await redis.call(
@@ -147,17 +150,46 @@ export class RedisSubscription<T> implements Subscription {
       this.blockingId = Number(await this.blocking.call("CLIENT", "ID"));
     }
     if (this.control.stopping.aborted) return [];
-    const entries = entriesOfRead(await this.read(this.opts.maxBatchSize, this.blockMs));
-    // A first entry is there: wait up to maxWaitMs for the batch to fill.
+    const entries = entriesOfRead(await this.read(this.readCount(0, 0), this.blockMs));
+    let chars = this.measure(entries);
+    // A first entry is there: wait up to maxWaitMs for the batch to fill, up to its bytes.
     const deadline = Date.now() + this.opts.maxWaitMs;
-    while (entries.length > 0 && entries.length < this.opts.maxBatchSize && !this.control.stopping.aborted) {
+    while (
+      entries.length > 0 &&
+      entries.length < this.opts.maxBatchSize &&
+      chars < this.opts.maxFetchBytes &&
+      !this.control.stopping.aborted
+    ) {
       const remaining = deadline - Date.now();
-      if (remaining < 1) break;
-      const more = entriesOfRead(await this.read(this.opts.maxBatchSize - entries.length, remaining));
+      const count = this.readCount(entries.length, chars);
+      if (remaining < 1 || count < 1) break;
+      const more = entriesOfRead(await this.read(count, remaining));
       if (more.length === 0) break;
+      chars += this.measure(more);
       entries.push(...more);
     }
     return entries.map((e) => toDelivery<T>(this.opts.topic, e, 1));
+  }
+
+  /**
+   * Entries the next read asks for, a batch holding `held` entries of `chars` characters already: the
+   * batch's room, and no more than fit in maxFetchBytes at the size entries have had (0 when none
+   * does). Redis bounds a read by entries only, and a read's reply is all in the heap at once. A
+   * batch's first read asks for one at least, and for one only before any entry has been seen.
+   */
+  private readCount(held: number, chars: number): number {
+    const room = this.opts.maxBatchSize - held;
+    if (this.entrySize === 0) return Math.min(room, 1);
+    const fit = Math.min(room, Math.floor((this.opts.maxFetchBytes - chars) / this.entrySize));
+    return held === 0 ? Math.max(1, fit) : Math.max(0, fit);
+  }
+
+  /** The characters of `entries`, remembered as the size of the next ones. */
+  private measure(entries: RawEntry[]): number {
+    let chars = 0;
+    for (const e of entries) chars += entryChars(e);
+    if (entries.length > 0) this.entrySize = Math.max(1, chars / entries.length);
+    return chars;
   }
 
   private read(count: number, blockMs: number): Promise<unknown> {

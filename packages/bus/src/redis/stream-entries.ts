@@ -26,6 +26,13 @@ export function toDelivery<T>(topic: string, [id, fields]: RawEntry, deliveryAtt
   }
 }
 
+/** An entry's size as read: the characters of its fields (the JSON of its key, value and headers). */
+export function entryChars([, fields]: RawEntry): number {
+  let n = 0;
+  for (const f of fields ?? []) n += f.length;
+  return n;
+}
+
 /** XREADGROUP reply → entries of the one stream read. */
 export function entriesOfRead(reply: unknown): RawEntry[] {
   if (!Array.isArray(reply) || reply.length === 0) return [];
