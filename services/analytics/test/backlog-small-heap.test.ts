@@ -2,25 +2,16 @@
 // (100 messages of 200 clicks): the consumer sizes its batches from the heap limit, so it stays alive
 // and counts every click once, in the raw table and the rollups.
 import { randomUUID } from "node:crypto";
-import { join } from "node:path";
 import { createBus, topicName } from "@kurz/bus";
 import { redisGroupDone } from "@kurz/bus/testing";
 import { createClickHouse } from "@kurz/clickhouse";
-import { CLICK_BATCH_MAX, clickPartitionKey, encodeClickBatch, TOPICS } from "@kurz/contracts";
-import {
-  cleanupRedisPrefix,
-  ensureRedis,
-  startProcess,
-  testRedisUrl,
-  uniquePrefix,
-  uuidv7,
-  waitFor,
-} from "@kurz/testing";
-import { bundleFixture } from "@kurz/testing/bundles";
+import { CLICK_BATCH_MAX, TOPICS } from "@kurz/contracts";
+import { cleanupRedisPrefix, ensureRedis, testRedisUrl, uniquePrefix, waitFor } from "@kurz/testing";
 import { CHDB_DATABASE, migratedChdb } from "@kurz/testing/migrated-chdb";
 import { expect, it } from "vitest";
 import { clickBatchMessages } from "../src/ingest/click-batch-bound.ts";
 import { CLICKS_GROUP } from "../src/ingest/clicks.ts";
+import { fullClickMessage, startClickConsumer } from "./support/click-consumer.ts";
 
 /**
  * V8's heap limit for these flags, the old generation and three semi-spaces: 43 MB, for which the
@@ -33,12 +24,6 @@ const HEAP_LIMIT = (OLD_SPACE_MB + 3 * SEMI_SPACE_MB) * 2 ** 20;
 /** 150 full messages: four of the heap's batches, and more than the largest batch holds. */
 const MESSAGES = 150;
 
-const AGENTS = [
-  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36",
-  "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
-  "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
-];
-
 it("drains a backlog in batches its small heap holds, every click counted once", {
   timeout: 180_000,
 }, async () => {
@@ -50,47 +35,23 @@ it("drains a backlog in batches its small heap holds, every click counted once",
   const store = await migratedChdb();
   try {
     const account = randomUUID();
-    const links = Array.from({ length: 50 }, () => randomUUID());
+    const links = Array.from({ length: 50 }, (_, i) => ({ id: randomUUID(), account, code: `c${i}` }));
     // An hour back, so that the clicks (spread over a few minutes from it) are neither in the future
     // nor old enough for any table's TTL, whatever day the test runs.
     const ts = Date.now() - 3_600_000;
     for (let m = 0; m < MESSAGES; m += 50) {
-      const messages = Array.from({ length: 50 }, (_, k) => {
-        const link = links[(m + k) % links.length]!;
-        const clicks = Array.from({ length: CLICK_BATCH_MAX }, (_, i) => ({
-          v: 1 as const,
-          click_id: uuidv7(),
-          link_id: link,
-          account_id: account,
-          short_code: `c${(m + k) % links.length}`,
-          ts: new Date(ts + (m + k) * 1000 + i).toISOString(),
-          ip: `${1 + (i % 200)}.${k}.${m % 256}.${i % 256}`,
-          user_agent: AGENTS[i % AGENTS.length]!,
-          referrer: i % 3 === 0 ? null : `https://ref${i % 20}.example/`,
-          host: "kurz.test",
-        }));
-        return { key: clickPartitionKey(link), value: encodeClickBatch(clicks) };
-      });
+      const messages = Array.from({ length: 50 }, (_, k) =>
+        fullClickMessage(links[(m + k) % links.length]!, ts + (m + k) * 1000, m + k),
+      );
       await bus.publish(TOPICS.clicks, messages);
     }
     const total = MESSAGES * CLICK_BATCH_MAX;
 
-    const consumer = await startProcess({
-      cmd: process.execPath,
-      args: [
-        `--max-old-space-size=${OLD_SPACE_MB}`,
-        `--max-semi-space-size=${SEMI_SPACE_MB}`,
-        await bundleFixture(join(import.meta.dirname, "fixtures/click-consumer.ts")),
-      ],
-      env: {
-        CLICKHOUSE_PATH: store.path,
-        CLICKHOUSE_DATABASE: CHDB_DATABASE,
-        BUS_PREFIX: prefix,
-        REDIS_URL: testRedisUrl(),
-        MAX_BATCH_SIZE: "heap",
-      },
-      readyLine: "ready",
-      readyTimeoutMs: 60_000,
+    const consumer = await startClickConsumer({
+      path: store.path,
+      prefix,
+      nodeFlags: [`--max-old-space-size=${OLD_SPACE_MB}`, `--max-semi-space-size=${SEMI_SPACE_MB}`],
+      env: { MAX_BATCH_SIZE: "heap" },
     });
     // A process out of V8 heap prints V8's fatal error and aborts (out-of-heap-exit.test.ts).
     const died = () =>

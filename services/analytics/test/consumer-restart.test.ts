@@ -1,7 +1,6 @@
 // A click consumer killed between an insert and its acknowledgement, then restarted: every click is
 // stored once, in the raw table and in every rollup (which would double count a re-inserted click).
 import { randomUUID } from "node:crypto";
-import { join } from "node:path";
 import { createBus, type EventBus, topicName } from "@kurz/bus";
 import { redisGroupDone } from "@kurz/bus/testing";
 import { createClickHouse } from "@kurz/clickhouse";
@@ -10,22 +9,20 @@ import {
   cleanupRedisPrefix,
   ensureRedis,
   type StartedProcess,
-  startProcess,
   testRedisUrl,
   uniquePrefix,
   uuidv7,
   waitFor,
 } from "@kurz/testing";
-import { bundleFixture } from "@kurz/testing/bundles";
 import { CHDB_DATABASE, type MigratedChdb, migratedChdb } from "@kurz/testing/migrated-chdb";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { CLICKS_GROUP } from "../src/ingest/clicks.ts";
+import { startClickConsumer } from "./support/click-consumer.ts";
 
 const prefix = uniquePrefix("an-crash");
 // Each test's consumers share a data directory: a copy of the migrated template (migrated-chdb.ts),
 // which each start migrates again as the service does, finding nothing to do.
 const stores: MigratedChdb[] = [];
-const fixture = join(import.meta.dirname, "fixtures/click-consumer.ts");
 let bus: EventBus;
 const started: StartedProcess[] = [];
 
@@ -47,22 +44,13 @@ async function store(): Promise<MigratedChdb> {
 }
 
 async function consumer(crashAfter: number, store: MigratedChdb): Promise<StartedProcess> {
-  return startProcess({
-    cmd: process.execPath,
-    args: [await bundleFixture(fixture)],
-    env: {
-      CLICKHOUSE_PATH: store.path,
-      CLICKHOUSE_DATABASE: CHDB_DATABASE,
-      BUS_PREFIX: prefix,
-      REDIS_URL: testRedisUrl(),
-      CRASH_AFTER_INSERTS: String(crashAfter),
-    },
-    readyLine: "ready",
-    readyTimeoutMs: 60_000,
-  }).then((p) => {
-    started.push(p);
-    return p;
+  const p = await startClickConsumer({
+    path: store.path,
+    prefix,
+    env: { CRASH_AFTER_INSERTS: String(crashAfter) },
   });
+  started.push(p);
+  return p;
 }
 
 const inserted = (p: StartedProcess) =>

@@ -2,21 +2,12 @@
 // that started it) sees it go: Node aborts such a process, and embedded chDB's own SIGABRT handler
 // held it for minutes after V8's fatal error (packages/clickhouse/src/chdb-signals.ts).
 import { randomUUID } from "node:crypto";
-import { join } from "node:path";
 import { createBus } from "@kurz/bus";
-import { CLICK_BATCH_MAX, clickPartitionKey, encodeClickBatch, TOPICS } from "@kurz/contracts";
-import {
-  cleanupRedisPrefix,
-  ensureRedis,
-  startProcess,
-  testRedisUrl,
-  uniquePrefix,
-  uuidv7,
-  waitFor,
-} from "@kurz/testing";
-import { bundleFixture } from "@kurz/testing/bundles";
-import { CHDB_DATABASE, migratedChdb } from "@kurz/testing/migrated-chdb";
+import { TOPICS } from "@kurz/contracts";
+import { cleanupRedisPrefix, ensureRedis, testRedisUrl, uniquePrefix, waitFor } from "@kurz/testing";
+import { migratedChdb } from "@kurz/testing/migrated-chdb";
 import { expect, it } from "vitest";
+import { fullClickMessage, startClickConsumer } from "./support/click-consumer.ts";
 
 /**
  * An old generation the consumer starts in but one batch of 100 full messages (~50 MB of heap while
@@ -32,46 +23,20 @@ it("ends at once, by SIGABRT, when a batch exhausts its V8 heap", { timeout: 180
   const bus = createBus({ kind: "redis", clientId: "oom-test-publisher", prefix, redisUrl: testRedisUrl() });
   const store = await migratedChdb();
   try {
-    const account = randomUUID();
-    const link = randomUUID();
+    const link = { id: randomUUID(), account: randomUUID(), code: "oom" };
     // An hour back: neither in the future nor near any table's TTL, whatever day the test runs.
     const ts = Date.now() - 3_600_000;
-    const messages = Array.from({ length: 100 }, (_, m) => ({
-      key: clickPartitionKey(link),
-      value: encodeClickBatch(
-        Array.from({ length: CLICK_BATCH_MAX }, (_, i) => ({
-          v: 1 as const,
-          click_id: uuidv7(),
-          link_id: link,
-          account_id: account,
-          short_code: "oom",
-          ts: new Date(ts + m * 1000 + i).toISOString(),
-          ip: `${1 + (i % 200)}.${m}.0.${i % 256}`,
-          user_agent: "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
-          referrer: `https://ref${i % 20}.example/`,
-          host: "kurz.test",
-        })),
-      ),
-    }));
-    await bus.publish(TOPICS.clicks, messages);
+    await bus.publish(
+      TOPICS.clicks,
+      Array.from({ length: 100 }, (_, m) => fullClickMessage(link, ts + m * 1000, m)),
+    );
 
-    const consumer = await startProcess({
-      cmd: process.execPath,
-      args: [
-        `--max-old-space-size=${OLD_SPACE_MB}`,
-        "--max-semi-space-size=1",
-        await bundleFixture(join(import.meta.dirname, "fixtures/click-consumer.ts")),
-      ],
-      env: {
-        CLICKHOUSE_PATH: store.path,
-        CLICKHOUSE_DATABASE: CHDB_DATABASE,
-        BUS_PREFIX: prefix,
-        REDIS_URL: testRedisUrl(),
-        // The most a batch takes, whatever the heap: the bound a small heap would get is not asked for.
-        MAX_BATCH_SIZE: "100",
-      },
-      readyLine: "ready",
-      readyTimeoutMs: 60_000,
+    const consumer = await startClickConsumer({
+      path: store.path,
+      prefix,
+      nodeFlags: [`--max-old-space-size=${OLD_SPACE_MB}`, "--max-semi-space-size=1"],
+      // The most a batch takes, whatever the heap: the bound a small heap would get is not asked for.
+      env: { MAX_BATCH_SIZE: "100" },
     });
     try {
       await waitFor(() => consumer.output().includes("FATAL ERROR"), {
