@@ -6,7 +6,7 @@ export default defineProject({
     name: "@kurz/infra",
     // Run by the root's "unit" project in a whole run (vitest.unit.ts).
     exclude: [...configDefaults.exclude, ...unitFilesOf(import.meta.dirname)],
-    include: ["*.test.ts", "local/*.test.ts", "observability/*.test.ts"],
+    include: ["*.test.ts", "bench/*.test.ts", "local/*.test.ts", "observability/*.test.ts"],
     // Files share a worker's module graph, as in stackProject (vitest.stack.ts: why, and what
     // it asks of a file): decision 0011.
     isolate: false,
