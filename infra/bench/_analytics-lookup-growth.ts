@@ -66,11 +66,12 @@ async function mainLookup(ch: CH, rows: Row[]) {
 }
 const lookup: (ch: CH, rows: Row[]) => Promise<unknown> = insert.storedClicks ?? mainLookup;
 
-// Ids are UUIDv7 of now whatever the row's time (ClickHouse orders UUIDs by their random half, so
-// the order within a link's day is the same as for the redirect's ids).
+// Ids are UUIDv7 of now whatever the row's time, with a random second half as the redirect's have:
+// ClickHouse orders UUIDs by that half, and generateUUIDv7's counter there would cluster the stored
+// ids apart from the new ones (which a min/max index would then skip, unlike in production).
 const SELECT_TODAY = `
   SELECT
-    generateUUIDv7(number) AS click_id,
+    toUUID(concat(substring(toString(generateUUIDv7(number)), 1, 19), substring(toString(generateUUIDv4(number)), 20, 17))) AS click_id,
     {links:Array(UUID)}[(number % length({links:Array(UUID)})) + 1] AS link_id,
     {account:UUID} AS account_id,
     'bench' AS short_code,

@@ -314,7 +314,7 @@ async function deletedLinkIds(ch: KurzClickHouse, linkIds: string[]): Promise<Se
  * index tells a batch's ids from the day's others, and the link and day alone select every click the
  * batch's links had that day. Each part records its rows' earliest and latest time, and ClickHouse
  * skips a part whose times miss every range of the clicks' times: a batch reads the few parts made
- * since it was last merged into the day's big ones, not the day.
+ * since the day's last big merge, not the day.
  */
 export async function storedClicks(ch: KurzClickHouse, rows: ClickRow[]): Promise<Map<string, Set<string>>> {
   const out = new Map<string, Set<string>>();
