@@ -305,26 +305,42 @@ async function deletedLinkIds(ch: KurzClickHouse, linkIds: string[]): Promise<Se
   return out;
 }
 
-/** Click id → tokens of the messages that stored it (one, unless two messages raced). */
-async function storedClicks(ch: KurzClickHouse, rows: ClickRow[]): Promise<Map<string, Set<string>>> {
+/**
+ * Click id → tokens of the messages that stored it (one, unless two messages raced).
+ *
+ * A stored copy of a click has its link and its time (both set once, at the redirect), so the look-up
+ * asks for those too. The times are what keep its cost flat as a link's day fills: ClickHouse orders
+ * UUIDs by their random half, so within a link's day neither the sorting key nor the click_id min/max
+ * index tells a batch's ids from the day's others, and the link and day alone select every click the
+ * batch's links had that day. Each part records its rows' earliest and latest time, and ClickHouse
+ * skips a part whose times miss every range of the clicks' times: a batch reads the few parts made
+ * since the day's last big merge, not the day.
+ */
+export async function storedClicks(ch: KurzClickHouse, rows: ClickRow[]): Promise<Map<string, Set<string>>> {
   const out = new Map<string, Set<string>>();
-  // Sorted by link and time, each chunk touches few links and a narrow time range, which the
-  // primary key (link_id, day) and the click_id min/max index turn into few granules.
+  // Sorted by link and time, each chunk touches few links and a narrow time range.
   const sorted = [...rows].sort((a, b) =>
     a.link_id === b.link_id ? (a.click_id < b.click_id ? -1 : 1) : a.link_id < b.link_id ? -1 : 1,
   );
   const size = lookupChunk(ch);
   for (let i = 0; i < sorted.length; i += size) {
     const chunk = sorted.slice(i, i + size);
-    const days = [...new Set(chunk.map((r) => r.ts.slice(0, 10)))];
+    const ranges = minuteRanges(chunk);
+    const params: Record<string, unknown> = {
+      links: [...new Set(chunk.map((r) => r.link_id))],
+      ids: chunk.map((r) => r.click_id),
+    };
+    ranges.forEach(([from, to], k) => {
+      params[`from${k}`] = from;
+      params[`to${k}`] = to;
+    });
+    const inRanges = ranges
+      .map((_, k) => `ts BETWEEN {from${k}:DateTime64(3, 'UTC')} AND {to${k}:DateTime64(3, 'UTC')}`)
+      .join(" OR ");
     const found = await ch.query<{ id: string; token: string }>(
       `SELECT toString(click_id) AS id, message_token AS token FROM clicks
-       WHERE link_id IN {links:Array(UUID)} AND toDate(ts) IN {days:Array(Date)} AND click_id IN {ids:Array(UUID)}`,
-      {
-        links: [...new Set(chunk.map((r) => r.link_id))],
-        days,
-        ids: chunk.map((r) => r.click_id),
-      },
+       WHERE link_id IN {links:Array(UUID)} AND (${inRanges}) AND click_id IN {ids:Array(UUID)}`,
+      params,
     );
     for (const r of found) {
       const tokens = out.get(r.id);
@@ -333,6 +349,41 @@ async function storedClicks(ch: KurzClickHouse, rows: ClickRow[]): Promise<Map<s
     }
   }
   return out;
+}
+
+/** At most this many time ranges a look-up: each is two parameters and a test of every part. */
+const MAX_TIME_RANGES = 16;
+
+/**
+ * The clicks' times as ranges of whole minutes (`YYYY-MM-DD HH:MM:00.000` to `…:59.999`), runs of
+ * consecutive minutes joined, and the closest runs joined until at most MAX_TIME_RANGES are left: a
+ * batch's clicks cover a minute or two, and a straggler from hours before adds a range of its own
+ * rather than stretching one over the hours between. Bounds, not a list of the times: 20,000 times as a
+ * parameter cost ClickHouse about as much to parse as the ids.
+ */
+export function minuteRanges(rows: readonly ClickRow[]): [string, string][] {
+  const minutes = new Set<string>();
+  for (const r of rows) minutes.add(r.ts.slice(0, 16));
+  const sorted = [...minutes].sort();
+  const at = (minute: string) => Date.parse(`${minute.replace(" ", "T")}:00Z`);
+  const runs: { from: string; to: string; fromMs: number; toMs: number }[] = [];
+  for (const minute of sorted) {
+    const ms = at(minute);
+    const last = runs.at(-1);
+    if (last !== undefined && ms - last.toMs <= 60_000) {
+      last.to = minute;
+      last.toMs = ms;
+    } else runs.push({ from: minute, to: minute, fromMs: ms, toMs: ms });
+  }
+  while (runs.length > MAX_TIME_RANGES) {
+    let closest = 1;
+    for (let k = 2; k < runs.length; k++)
+      if (runs[k]!.fromMs - runs[k - 1]!.toMs < runs[closest]!.fromMs - runs[closest - 1]!.toMs) closest = k;
+    const [next] = runs.splice(closest, 1);
+    runs[closest - 1]!.to = next!.to;
+    runs[closest - 1]!.toMs = next!.toMs;
+  }
+  return runs.map((r) => [`${r.from}:00.000`, `${r.to}:59.999`]);
 }
 
 /**
