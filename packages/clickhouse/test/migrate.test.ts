@@ -36,7 +36,12 @@ describe("migrate with the package's migrations", () => {
   it("creates clicks, links, the rollups and their views, records each, and applies nothing the second time", async () => {
     const ch = await freshDatabase("real");
     expect(await migrate(ch)).toEqual({
-      applied: ["0011_baseline.sql", "0012_click_destination.sql", "0013_link_stats_hours.sql"],
+      applied: [
+        "0011_baseline.sql",
+        "0012_click_destination.sql",
+        "0013_link_stats_hours.sql",
+        "0014_compact_parts.sql",
+      ],
       // A view that writes into a table another view reads comes after that one (consumersFirst).
       views: [
         "link_daily_from_hourly_mv",
@@ -124,6 +129,7 @@ describe("migrate with the package's migrations", () => {
       { version: 11, name: "baseline", len: 64 },
       { version: 12, name: "click_destination", len: 64 },
       { version: 13, name: "link_stats_hours", len: 64 },
+      { version: 14, name: "compact_parts", len: 64 },
     ]);
     // The all-time totals per account and link, inside link_daily's parts.
     const projections = await ch.query(
