@@ -18,18 +18,24 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { ingestOf } from "./_ingest-checkout.ts";
 
 const root = process.argv[2]!;
 const total = Number(process.argv[3] ?? 200_000);
 const settle = Number(process.argv[4] ?? 10);
-const { createClickHouse, migrate } = await import(`${root}/packages/clickhouse/src/index.ts`);
-const { decodeClickBatch, encodeClickBatch } = await import(`${root}/packages/contracts/src/index.ts`);
-const { loadAnalyticsConfig } = await import(`${root}/services/analytics/src/config.ts`);
-const { GeoIp } = await import(`${root}/services/analytics/src/enrich/geoip.ts`);
-const { VisitorHasher } = await import(`${root}/services/analytics/src/enrich/visitor-hash.ts`);
-const { toClickRow } = await import(`${root}/services/analytics/src/ingest/click-rows.ts`);
-const { writeClicks } = await import(`${root}/services/analytics/src/ingest/exactly-once-insert.ts`);
-const { syntheticClick, syntheticLinks } = await import(`${root}/infra/bench/_synthetic-clicks.ts`);
+const {
+  createClickHouse,
+  migrate,
+  decodeClickBatch,
+  encodeClickBatch,
+  loadAnalyticsConfig,
+  GeoIp,
+  VisitorHasher,
+  toClickRow,
+  insert: { writeClicks },
+  syntheticClick,
+  syntheticLinks,
+} = await ingestOf(root);
 const links = syntheticLinks().slice(0, 300);
 const messages: string[] = [];
 for (let i = 0; i < total; i += 200) {

@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
+import { ingestOf } from "./_ingest-checkout.ts";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -33,14 +34,19 @@ const batches = Number(values.batches);
 const batchSize = Number(values.batch);
 const settle = Number(values.settle);
 
-const { createClickHouse, migrate } = await import(`${root}/packages/clickhouse/src/index.ts`);
-const { decodeClickBatch, encodeClickBatch } = await import(`${root}/packages/contracts/src/index.ts`);
-const { loadAnalyticsConfig } = await import(`${root}/services/analytics/src/config.ts`);
-const { GeoIp } = await import(`${root}/services/analytics/src/enrich/geoip.ts`);
-const { VisitorHasher } = await import(`${root}/services/analytics/src/enrich/visitor-hash.ts`);
-const { toClickRow } = await import(`${root}/services/analytics/src/ingest/click-rows.ts`);
-const insert = await import(`${root}/services/analytics/src/ingest/exactly-once-insert.ts`);
-const { syntheticClick, syntheticLinks } = await import(`${root}/infra/bench/_synthetic-clicks.ts`);
+const {
+  createClickHouse,
+  migrate,
+  decodeClickBatch,
+  encodeClickBatch,
+  loadAnalyticsConfig,
+  GeoIp,
+  VisitorHasher,
+  toClickRow,
+  insert,
+  syntheticClick,
+  syntheticLinks,
+} = await ingestOf(root);
 
 type Row = { click_id: string; link_id: string; ts: string };
 type CH = {
