@@ -23,29 +23,18 @@ import { ingestOf } from "./_ingest-checkout.ts";
 const root = process.argv[2]!;
 const total = Number(process.argv[3] ?? 200_000);
 const settle = Number(process.argv[4] ?? 10);
-const {
-  createClickHouse,
-  migrate,
-  decodeClickBatch,
-  encodeClickBatch,
-  loadAnalyticsConfig,
-  GeoIp,
-  VisitorHasher,
-  toClickRow,
-  insert: { writeClicks },
-  syntheticClick,
-  syntheticLinks,
-} = await ingestOf(root);
-const links = syntheticLinks().slice(0, 300);
+/** The consumer's parts, from the checkout measured. */
+const k = await ingestOf(root);
+const links = k.syntheticLinks().slice(0, 300);
 const messages: string[] = [];
 for (let i = 0; i < total; i += 200) {
   const clicks = [];
-  for (let j = 0; j < 200; j++) clicks.push(syntheticClick(links, i + j));
-  messages.push(JSON.stringify(encodeClickBatch(clicks)));
+  for (let j = 0; j < 200; j++) clicks.push(k.syntheticClick(links, i + j));
+  messages.push(JSON.stringify(k.encodeClickBatch(clicks)));
 }
-const geo = new GeoIp(loadAnalyticsConfig({}).GEOIP_DB_PATH);
+const geo = new k.GeoIp(k.loadAnalyticsConfig({}).GEOIP_DB_PATH);
 await geo.open();
-const visitors = new VisitorHasher("ab");
+const visitors = new k.VisitorHasher("ab");
 const dir = mkdtempSync(join(tmpdir(), "clickcost-ab-"));
 const engineArgs = (process.env.AB_ENGINE_ARGS ?? "").split(" ").filter(Boolean);
 // As createClickHouse's memory bounds do: the first session on the directory starts the engine.
@@ -55,8 +44,8 @@ const anchor =
         connectionArgs: engineArgs,
       })
     : undefined;
-const ch = await createClickHouse({ path: dir, database: "ab" });
-await migrate(ch);
+const ch = await k.createClickHouse({ path: dir, database: "ab" });
+await k.migrate(ch);
 for (const v of (process.env.AB_DROP ?? "").split(",").filter(Boolean)) await ch.command(`DROP VIEW ${v}`);
 const tableSettings = process.env.AB_TABLE_SETTINGS ?? "";
 if (tableSettings !== "")
@@ -110,10 +99,10 @@ for (let i = 0; i < messages.length; i += 100) {
   const a = process.cpuUsage();
   const rows = [];
   for (const m of messages.slice(i, i + 100))
-    for (const c of decodeClickBatch(JSON.parse(m))!) rows.push(toClickRow(c, { geo, visitors }));
+    for (const c of k.decodeClickBatch(JSON.parse(m))!) rows.push(k.toClickRow(c, { geo, visitors }));
   const b = process.cpuUsage();
   jsCpu += b.user + b.system - a.user - a.system;
-  await writeClicks(ch, [rows]);
+  await k.insert.writeClicks(ch, [rows]);
 }
 const t1 = performance.now();
 const c1 = process.cpuUsage();

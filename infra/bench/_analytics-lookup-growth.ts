@@ -34,19 +34,8 @@ const batches = Number(values.batches);
 const batchSize = Number(values.batch);
 const settle = Number(values.settle);
 
-const {
-  createClickHouse,
-  migrate,
-  decodeClickBatch,
-  encodeClickBatch,
-  loadAnalyticsConfig,
-  GeoIp,
-  VisitorHasher,
-  toClickRow,
-  insert,
-  syntheticClick,
-  syntheticLinks,
-} = await ingestOf(root);
+/** The consumer's parts, from the checkout measured. */
+const k = await ingestOf(root);
 
 type Row = { click_id: string; link_id: string; ts: string };
 type CH = {
@@ -70,7 +59,7 @@ async function mainLookup(ch: CH, rows: Row[]) {
     },
   );
 }
-const lookup: (ch: CH, rows: Row[]) => Promise<unknown> = insert.storedClicks ?? mainLookup;
+const lookup: (ch: CH, rows: Row[]) => Promise<unknown> = k.insert.storedClicks ?? mainLookup;
 
 // Ids are UUIDv7 of now whatever the row's time, with a random second half as the redirect's have:
 // ClickHouse orders UUIDs by that half, and generateUUIDv7's counter there would cluster the stored
@@ -96,22 +85,23 @@ const SELECT_TODAY = `
 const COLUMNS =
   "click_id, link_id, account_id, short_code, ts, referrer, country, city, device_type, browser, os, is_bot, visitor_hash, host, message_token";
 
-const account: string = syntheticLinks()[0]!.account;
-const links = syntheticLinks()
+const account: string = k.syntheticLinks()[0]!.account;
+const links = k
+  .syntheticLinks()
   .slice(0, linkCount)
   .map((l: { id: string }) => ({ id: l.id, account }));
-const geo = new GeoIp(loadAnalyticsConfig({}).GEOIP_DB_PATH);
+const geo = new k.GeoIp(k.loadAnalyticsConfig({}).GEOIP_DB_PATH);
 await geo.open();
-const visitors = new VisitorHasher("lookup");
+const visitors = new k.VisitorHasher("lookup");
 
 /** One batch, one block (a Redis batch): messages of 200 clicks, decoded and enriched as the consumer does. */
 function batchRows(): unknown[] {
   const messages = [];
   for (let i = 0; i < batchSize; i += 200) {
     const clicks = [];
-    for (let j = 0; j < 200; j++) clicks.push(syntheticClick(links, i + j));
-    const decoded = decodeClickBatch(JSON.parse(JSON.stringify(encodeClickBatch(clicks))))!;
-    for (const c of decoded) messages.push(toClickRow(c, { geo, visitors }));
+    for (let j = 0; j < 200; j++) clicks.push(k.syntheticClick(links, i + j));
+    const decoded = k.decodeClickBatch(JSON.parse(JSON.stringify(k.encodeClickBatch(clicks))))!;
+    for (const c of decoded) messages.push(k.toClickRow(c, { geo, visitors }));
   }
   return messages;
 }
@@ -132,8 +122,8 @@ const cpuMs = (a: NodeJS.CpuUsage) => {
 
 for (const stored of values.stored.split(",").map(Number)) {
   const dir = mkdtempSync(join(tmpdir(), "lookup-growth-"));
-  const ch: CH = await createClickHouse({ path: dir, database: "lg" });
-  await migrate(ch);
+  const ch: CH = await k.createClickHouse({ path: dir, database: "lg" });
+  await k.migrate(ch);
   const midnight = new Date();
   midnight.setUTCHours(0, 0, 0, 0);
   const span = Math.max(1, Date.now() - midnight.getTime() - 60_000);
@@ -163,7 +153,7 @@ for (const stored of values.stored.split(",").map(Number)) {
     const delta = (e: string) => (after.get(e) ?? 0) - (before.get(e) ?? 0);
     c = process.cpuUsage();
     t = performance.now();
-    await insert.writeClicks(ch, [block]);
+    await k.insert.writeClicks(ch, [block]);
     runs.push({
       batch_cpu_ms: cpuMs(c),
       batch_wall_ms: performance.now() - t,
