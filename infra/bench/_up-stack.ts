@@ -37,6 +37,8 @@ export interface UpOptions {
   env?: (dataDir: string) => Record<string, string>;
   /** CPUs the stack may run on (taskset -c), so that the load's client can have others to itself. */
   cpus?: string;
+  /** Runs the supervisor's command line through this (a memory cgroup's `wrap`, _cgroup.ts), which must exec it. */
+  wrap?: (argv: string[]) => [string, string[]];
 }
 
 /** infra/local/up.ts in a process group of its own, as `./kurz up` runs it, until "Kurz is up.". */
@@ -70,10 +72,10 @@ export async function startUp(
   };
   delete env.REDIS_URL;
   delete env.SPOOL_DIR; // the stack's own, under its data directory, as `./kurz up` has it
-  const upArgs = ["infra/local/dist/up.mjs", "--base-port", String(base)];
-  const [command, args] = options.cpus
-    ? ["taskset", ["-c", options.cpus, process.execPath, ...upArgs]]
-    : [process.execPath, upArgs];
+  const upArgv = [process.execPath, "infra/local/dist/up.mjs", "--base-port", String(base)];
+  const pinned = options.cpus ? ["taskset", "-c", options.cpus, ...upArgv] : upArgv;
+  // Each wrapper execs the next, so the spawned pid is the supervisor's.
+  const [command, args] = options.wrap ? options.wrap(pinned) : [pinned[0]!, pinned.slice(1)];
   const up = spawn(command, args, { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   for (const stream of [up.stdout, up.stderr]) stream?.on("data", (d: Buffer) => (output += d.toString()));

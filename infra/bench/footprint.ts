@@ -25,6 +25,7 @@ import { pathToFileURL } from "node:url";
 import { parseArgs, promisify } from "node:util";
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
 import { MEMORY_DEFAULT_MB } from "../build/memory.ts";
+import { type CgroupReading, type MemoryCgroup, memoryCgroup } from "./_cgroup.ts";
 import { type Sample, sampleGroups } from "./_process-tree.ts";
 import { added, type Breakdown, PARTS, smapsOfAll } from "./_smaps.ts";
 import { productionEnv } from "./_stack-services.ts";
@@ -68,6 +69,12 @@ export interface FootprintOptions {
    * the settled one (_pageout.py): the readings then show what the processes use, not what they hold.
    */
   reclaim?: boolean;
+  /**
+   * Run Kurz's processes in a memory cgroup of this many MB (_cgroup.ts): the kernel holds them to it
+   * together, as a server or container of that size would, reclaiming file pages and killing a process
+   * when that is not enough.
+   */
+  cgroupMb?: number;
 }
 
 export async function run(args: string[]): Promise<string> {
@@ -80,6 +87,7 @@ export async function run(args: string[]): Promise<string> {
       "import-rows": { type: "string", default: "10000" },
       check: { type: "boolean", default: false },
       reclaim: { type: "boolean", default: false },
+      "cgroup-mb": { type: "string" },
     },
     strict: false,
   });
@@ -89,6 +97,7 @@ export async function run(args: string[]): Promise<string> {
     idleSeconds: Number(values["idle-seconds"]),
     importRows: Number(values["import-rows"]),
     reclaim: values.reclaim === true,
+    ...(typeof values["cgroup-mb"] === "string" && { cgroupMb: Number(values["cgroup-mb"]) }),
   };
   const measured = await measureFootprint(opts);
   const text = report(measured);
@@ -112,6 +121,8 @@ export interface Footprint extends FootprintOptions {
   restarts: number;
   /** Services whose process at the end is not the one that started. */
   replaced: string[];
+  /** With cgroupMb: the group's readings by phase. */
+  cgroup?: CgroupPhases;
   failures: string[];
 }
 
@@ -120,6 +131,9 @@ export async function measureFootprint(opts: FootprintOptions): Promise<Footprin
   const { loadSeconds, settleSeconds } = opts;
   const db = await createMigratedDatabase("footprint");
   const spool = productionEnv("footprint");
+  const cgroup = opts.cgroupMb
+    ? memoryCgroup(`kurz-footprint-${process.pid}-${Date.now()}`, opts.cgroupMb)
+    : undefined;
   let stack: Stack | undefined;
   try {
     stack = await startUp(
@@ -131,11 +145,27 @@ export async function measureFootprint(opts: FootprintOptions): Promise<Footprin
           mkdirSync(resolve(dataDir, "memory"));
           return { KURZ_MEMORY_DUMP_DIR: resolve(dataDir, "memory"), NODE_OPTIONS: `--import=${preload}` };
         },
+        ...(cgroup && { wrap: cgroup.wrap }),
       },
     );
     const s = stack;
+    // The stack's Redis stands for the machine's, which is not Kurz's to count.
+    for (const pid of s.redisPid()) cgroup?.release(pid);
     const startPids = s.pids();
-    const sampler = sampleGroups(s.pids, s.redisPid);
+    const rss = sampleGroups(s.pids, s.redisPid);
+    const charged = cgroup ? sampleCgroup(cgroup) : undefined;
+    const sampler = {
+      setPhase(phase: string) {
+        rss.setPhase(phase);
+        charged?.setPhase(phase);
+      },
+      members: () => rss.members(),
+      stop() {
+        rss.stop();
+        charged?.stop();
+      },
+      samples: rss.samples,
+    };
     await sleep(opts.idleSeconds * 1_000);
     sampler.setPhase("setup");
     const dumps: Record<string, Record<string, Dump | undefined>> = { idle: await dumpAll(s) };
@@ -181,6 +211,7 @@ export async function measureFootprint(opts: FootprintOptions): Promise<Footprin
       alive,
       restarts,
       replaced,
+      ...(charged && { cgroup: charged.phases }),
     };
     const failures = failedChecks(measured);
     if (failures.length > 0) {
@@ -192,9 +223,50 @@ export async function measureFootprint(opts: FootprintOptions): Promise<Footprin
     return { ...measured, failures };
   } finally {
     await stack?.stop();
+    try {
+      cgroup?.remove();
+    } catch {
+      // a process still ending; the empty group is harmless
+    }
     await db.drop();
     rmSync(spool.SPOOL_DIR!, { recursive: true, force: true });
   }
+}
+
+/** A memory cgroup's readings: for each phase its last reading and its highest usage. */
+export interface CgroupPhases {
+  limitBytes: number;
+  byPhase: Record<string, { last: CgroupReading; maxUsage: number }>;
+  /** The kernel's own highest usage over the whole run, where it keeps one. */
+  peak?: number;
+}
+
+/** Reads the group every 250 ms, by phase as the RSS sampler's (the reading before a switch is the phase's last). */
+function sampleCgroup(cg: MemoryCgroup) {
+  let phase = "start";
+  const phases: CgroupPhases = { limitBytes: cg.limitBytes, byPhase: {} };
+  const take = () => {
+    const r = cg.read();
+    const before = phases.byPhase[phase]?.maxUsage ?? 0;
+    phases.byPhase[phase] = { last: r, maxUsage: Math.max(before, r.usage) };
+  };
+  take();
+  const timer = setInterval(take, 250);
+  timer.unref();
+  return {
+    phases,
+    setPhase(next: string) {
+      take();
+      phase = next;
+      take();
+    },
+    stop() {
+      clearInterval(timer);
+      take();
+      const peak = cg.peak();
+      if (peak !== undefined) phases.peak = peak;
+    },
+  };
 }
 
 /** What memory pressure would take: every clean file page no other process maps (_pageout.py). */
@@ -454,6 +526,29 @@ function smapsTable(smaps: Record<string, Record<string, Breakdown | undefined>>
   ];
 }
 
+/**
+ * What the cgroup's limit cost: the memory the kernel charged the stack (each page once, the page cache
+ * of its files included), how often it reclaimed to stay under the limit, and what it read again.
+ */
+function cgroupTable(c: CgroupPhases): string[] {
+  const at = (phase: string) => c.byPhase[phase];
+  const cell = (r: CgroupReading | undefined) =>
+    r ? `${mb(r.usage)} (${mb(r.anon)} + ${mb(r.file)}${r.shmem > 0 ? `, tmpfs ${mb(r.shmem)}` : ""})` : "–";
+  const end = Object.values(c.byPhase).at(-1)?.last;
+  const page = 4096;
+  return [
+    `In a memory cgroup of ${mb(c.limitBytes)} MB (\`--cgroup-mb\`, _cgroup.ts): Kurz's processes together, the stack's Redis moved out. Charged MB (anonymous + page cache):`,
+    "",
+    "| idle | peak under load | settled |",
+    "|---|---|---|",
+    `| ${cell(at("start")?.last)} | ${mb(at("load")?.maxUsage)} (the kernel's peak over the run: ${mb(c.peak)}) | ${cell(at("settle")?.last)} |`,
+    "",
+    end
+      ? `Over the run: the limit reached ${end.limitHits.toLocaleString("en")} times, ${mb(end.refaults * page)} MB of file pages read again after reclaim took them, ${end.oomKills} processes killed out of memory.`
+      : "",
+  ];
+}
+
 /** The memory settings the run was given. */
 function settingsLine(): string {
   const budget = process.env.KURZ_MEMORY_MB || `${MEMORY_DEFAULT_MB} (the default)`;
@@ -465,6 +560,11 @@ function settingsLine(): string {
 function failedChecks(r: Omit<Footprint, "failures">): string[] {
   const { result: x, clicks } = r;
   const failed: string[] = [];
+  const oomKills = r.cgroup ? Object.values(r.cgroup.byPhase).at(-1)?.last.oomKills : 0;
+  if (oomKills)
+    failed.push(
+      `the kernel killed ${oomKills} of the stack's processes at its ${mb(r.cgroup!.limitBytes)} MB cgroup limit`,
+    );
   if (r.alive.length !== SERVICES.length) failed.push(`services alive at the end: ${r.alive.join(", ")}`);
   if (r.restarts > 0 || r.replaced.length > 0)
     failed.push(`${r.restarts} restarts seen; process replaced: ${r.replaced.join(", ") || "none"}`);
@@ -502,6 +602,7 @@ function report(r: Footprint): string {
     "",
     ...rssTable(r.samples),
     "",
+    ...(r.cgroup ? [...cgroupTable(r.cgroup), ""] : []),
     ...(r.reclaim
       ? [
           "With --reclaim: after the idle reading the kernel was asked to reclaim every process's clean file pages that no other",

@@ -1,0 +1,89 @@
+// _cgroup.ts, which `./kurz bench footprint --cgroup-mb` runs the stack in, on children of this test's own.
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, rmdirSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { cgroupRoot, type MemoryCgroup, memoryCgroup } from "./_cgroup.ts";
+
+const MB = 2 ** 20;
+const where = cgroupRoot();
+/** A memory cgroup can be made here: the hierarchy exists and is writable (root, or delegated). */
+const canMake = (() => {
+  if ("unavailable" in where) return false;
+  const probe = join(where.root, `kurz-probe-${process.pid}`);
+  try {
+    mkdirSync(probe);
+    rmdirSync(probe);
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** Node in the group, holding `mb` MB of written memory once it says "ready", until its stdin closes. */
+function holder(group: MemoryCgroup, mb: number) {
+  const script = `const held = []; for (let i = 0; i < ${mb}; i++) held.push(Buffer.alloc(${MB}, 1));
+    process.stdout.write("ready\\n"); process.stdin.resume(); process.stdin.on("end", () => process.exit(0));`;
+  const [command, args] = group.wrap([process.execPath, "-e", script]);
+  const child = spawn(command, args, { stdio: ["pipe", "pipe", "ignore"] });
+  const exited = new Promise<{ code: number | null; signal: string | null }>((done) =>
+    child.once("exit", (code, signal) => done({ code, signal })),
+  );
+  const ready = new Promise<boolean>((done) => {
+    child.stdout.once("data", () => done(true));
+    void exited.then(() => done(false));
+  });
+  return { child, ready, exited };
+}
+
+describe.skipIf(!canMake)("_cgroup.ts (skipped where no writable memory cgroup exists)", () => {
+  const groups: MemoryCgroup[] = [];
+  const group = (limitMb: number) => {
+    const g = memoryCgroup(`kurz-test-${process.pid}-${groups.length}`, limitMb);
+    groups.push(g);
+    return g;
+  };
+  const removeAll = () => {
+    for (const g of groups.splice(0)) g.remove();
+  };
+
+  it("charges the group with what its process holds, and takes the process out on release", async () => {
+    try {
+      const g = group(256);
+      const h = holder(g, 40);
+      expect(await h.ready).toBe(true);
+      const r = g.read();
+      expect(r.anon).toBeGreaterThanOrEqual(40 * MB);
+      expect(r.usage).toBeGreaterThanOrEqual(r.anon);
+      expect(r.usage).toBeLessThanOrEqual(g.limitBytes);
+      expect(r.oomKills).toBe(0);
+      const cgroupOf = () => readFileSync(`/proc/${h.child.pid}/cgroup`, "utf8");
+      expect(cgroupOf()).toContain(g.path.split("/").at(-1));
+      g.release(h.child.pid!);
+      expect(cgroupOf()).not.toContain(g.path.split("/").at(-1));
+      h.child.stdin.end();
+      expect(await h.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      removeAll();
+    }
+  });
+
+  it("holds its processes to the limit: one that needs more is killed, and the kill is counted", async () => {
+    try {
+      const g = group(64);
+      const h = holder(g, 160);
+      expect(await h.ready).toBe(false);
+      expect((await h.exited).signal).toBe("SIGKILL");
+      const r = g.read();
+      expect(r.oomKills).toBe(1);
+      // It got as far as the limit and no further.
+      const peak = g.peak();
+      if (peak !== undefined) {
+        expect(peak).toBeGreaterThan(0.9 * g.limitBytes);
+        expect(peak).toBeLessThanOrEqual(g.limitBytes);
+      }
+    } finally {
+      removeAll();
+    }
+  });
+});
