@@ -1,8 +1,8 @@
 // A memory cgroup for the footprint bench (`--cgroup-mb`): the kernel holds every process in it to a
 // limit, as a server of that size or a container's memory limit would, and counts what it charged them
-// (anonymous memory, the page cache of the files they read and write, shared pages once), how often it
-// had to reclaim to keep them under it, the file pages it read again because it had taken them, and the
-// processes it killed when reclaim was not enough. cgroup v2 where its memory controller is enabled,
+// (anonymous memory, the page cache of the files they read and write, shared pages once), the file
+// pages it read again because it had taken them to keep under the limit, and the processes it killed
+// when reclaim was not enough. cgroup v2 where its memory controller is enabled,
 // else cgroup v1's memory hierarchy; Linux only, and the directory must be writable (root, or a
 // delegated subtree). A process joins the group before it starts (`wrap`), so everything it starts is
 // in the group too and charged from its first page.
@@ -24,8 +24,6 @@ export interface CgroupReading {
   shmem: number;
   /** File pages read again after reclaim took them: how hard the limit pressed. */
   refaults: number;
-  /** Times the usage reached the limit and the kernel reclaimed. */
-  limitHits: number;
   /** Processes the kernel killed for the group. */
   oomKills: number;
 }
@@ -97,7 +95,6 @@ export function memoryCgroup(name: string, limitMb: number): MemoryCgroup {
           file: s.file ?? 0,
           shmem: s.shmem ?? 0,
           refaults: s.workingset_refault_file ?? s.workingset_refault ?? 0,
-          limitHits: events.max ?? 0,
           oomKills: events.oom_kill ?? 0,
         };
       }
@@ -108,7 +105,6 @@ export function memoryCgroup(name: string, limitMb: number): MemoryCgroup {
         file: s.total_cache ?? 0,
         shmem: s.total_shmem ?? 0,
         refaults: s.total_workingset_refault_file ?? 0,
-        limitHits: Number(readOr(file("memory.failcnt")) ?? 0),
         oomKills: oom.oom_kill ?? 0,
       };
     },

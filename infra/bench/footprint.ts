@@ -544,7 +544,7 @@ function cgroupTable(c: CgroupPhases): string[] {
     `| ${cell(at("start")?.last)} | ${mb(at("load")?.maxUsage)} (the kernel's peak over the run: ${mb(c.peak)}) | ${cell(at("settle")?.last)} |`,
     "",
     end
-      ? `Over the run: the limit reached ${end.limitHits.toLocaleString("en")} times, ${mb(end.refaults * page)} MB of file pages read again after reclaim took them, ${end.oomKills} processes killed out of memory.`
+      ? `Over the run: ${mb(end.refaults * page)} MB of file pages read again after reclaim took them, ${end.oomKills} processes killed out of memory.`
       : "",
   ];
 }

@@ -19,6 +19,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { parseArgs, promisify } from "node:util";
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
+import { type CgroupReading, memoryCgroup } from "./_cgroup.ts";
 import { cpuMsOf } from "./_cpu.ts";
 import { summariseProfile } from "./_cpuprofile-summary.ts";
 import { members } from "./_process-tree.ts";
@@ -50,6 +51,7 @@ export async function run(args: string[]): Promise<string> {
       links: { type: "string", default: "300" },
       connections: { type: "string", default: "64" },
       profile: { type: "string" },
+      "cgroup-mb": { type: "string" },
     },
     strict: false,
   });
@@ -63,6 +65,9 @@ export async function run(args: string[]): Promise<string> {
   const db = await createMigratedDatabase("stackbench");
   const dbName = new URL(db.url).pathname.slice(1);
   const spool = productionEnv("stack");
+  // Kurz's processes held to this much memory together by the kernel (_cgroup.ts), as on a server that size.
+  const cgroupMb = typeof values["cgroup-mb"] === "string" ? Number(values["cgroup-mb"]) : undefined;
+  const cgroup = cgroupMb ? memoryCgroup(`kurz-stack-${process.pid}-${Date.now()}`, cgroupMb) : undefined;
   let stack: Stack | undefined;
   try {
     stack = await startUp(db.url, spool, {
@@ -76,8 +81,10 @@ export async function run(args: string[]): Promise<string> {
               KURZ_CPU_PROFILE_SERVICE: "analytics",
             }
           : {},
+      ...(cgroup && { wrap: cgroup.wrap }),
     });
     const s = stack;
+    for (const pid of s.redisPid()) cgroup?.release(pid);
     const account = await createAccount(db.url, "stackbench");
     const auth = { authorization: `Bearer ${account.api_key}` };
     const rows = Array.from({ length: links }, (_, i) => `https://example.com/stack/${i},sb${i}`);
@@ -157,9 +164,15 @@ export async function run(args: string[]): Promise<string> {
       profileDir,
       alive,
       restarts,
+      cgroup: cgroup && { limitBytes: cgroup.limitBytes, end: cgroup.read(), peak: cgroup.peak() },
     });
   } finally {
     await stack?.stop();
+    try {
+      cgroup?.remove();
+    } catch {
+      // a process still ending; the empty group is harmless
+    }
     await db.drop();
     rmSync(spool.SPOOL_DIR!, { recursive: true, force: true });
   }
@@ -344,8 +357,10 @@ type Report = {
   profileDir: string | undefined;
   alive: string[];
   restarts: number;
+  cgroup: { limitBytes: number; end: CgroupReading; peak: number | undefined } | undefined;
 };
 
+const mbOf = (b: number | undefined) => (b === undefined ? "–" : String(Math.round(b / 2 ** 20)));
 const secs = (n: number | undefined) => (n === undefined ? "not within 180 s" : `${n.toFixed(1)} s`);
 
 function report(r: Report): string {
@@ -382,6 +397,11 @@ function report(r: Report): string {
     "",
     `Postgres: the backends connected to the stack's database (the server's background processes, shared with other databases, left out). Not 2xx/3xx: ${r.load.bad}; socket errors: ${r.load.errors}.`,
     `Services alive at the end: ${r.alive.join(", ")}; restarts seen: ${r.restarts}. Load average (1 min) before the load ${r.load1Before.toFixed(1)}, at its end ${r.load1.toFixed(1)}.`,
+    ...(r.cgroup
+      ? [
+          `In a memory cgroup of ${mbOf(r.cgroup.limitBytes)} MB (\`--cgroup-mb\`, _cgroup.ts; Kurz's processes together, the stack's Redis moved out): highest charge ${mbOf(r.cgroup.peak)} MB, ${mbOf(r.cgroup.end.usage)} MB at the end (${mbOf(r.cgroup.end.anon)} anonymous); ${mbOf(r.cgroup.end.refaults * 4096)} MB of file pages read again after reclaim took them; ${r.cgroup.end.oomKills} processes killed out of memory.`,
+        ]
+      : []),
     "",
     `Analytics' writes to ClickHouse over the same span (its /metrics): ${r.writes.count.toLocaleString("en")} writes of ${r.writes.clicks.toLocaleString("en")} clicks, ${Math.round(r.writes.clicks / Math.max(1, r.writes.count)).toLocaleString("en")} a write on average, ${((r.writes.seconds * 1000) / Math.max(1, r.writes.count)).toFixed(1)} ms each (wall, ${r.writes.seconds.toFixed(1)} s in all).`,
     `Analytics' CPU by thread (its threads alive at the end; ${(r.cpu.analytics ?? 0).toFixed(2)} s in all): ${r.threads.map(([n, sec]) => `${n} ${sec.toFixed(2)} s (${perClick(sec)} µs/click)`).join(", ")}.`,
