@@ -1,25 +1,10 @@
 // _cgroup.ts, which `./kurz bench footprint --cgroup-mb` runs the stack in, on children of this test's own.
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, rmdirSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { cgroupRoot, type MemoryCgroup, memoryCgroup } from "./_cgroup.ts";
+import { canMakeCgroup, type MemoryCgroup, memoryCgroup } from "./_cgroup.ts";
 
 const MB = 2 ** 20;
-const where = cgroupRoot();
-/** A memory cgroup can be made here: the hierarchy exists and is writable (root, or delegated). */
-const canMake = (() => {
-  if ("unavailable" in where) return false;
-  const probe = join(where.root, `kurz-probe-${process.pid}`);
-  try {
-    mkdirSync(probe);
-    rmdirSync(probe);
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
 /** Node in the group, holding `mb` MB of written memory once it says "ready", until its stdin closes. */
 function holder(group: MemoryCgroup, mb: number) {
   const script = `const held = []; for (let i = 0; i < ${mb}; i++) held.push(Buffer.alloc(${MB}, 1));
@@ -36,7 +21,7 @@ function holder(group: MemoryCgroup, mb: number) {
   return { child, ready, exited };
 }
 
-describe.skipIf(!canMake)("_cgroup.ts (skipped where no writable memory cgroup exists)", () => {
+describe.skipIf(!canMakeCgroup())("_cgroup.ts (skipped where no writable memory cgroup exists)", () => {
   const groups: MemoryCgroup[] = [];
   const group = (limitMb: number) => {
     const g = memoryCgroup(`kurz-test-${process.pid}-${groups.length}`, limitMb);

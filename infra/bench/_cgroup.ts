@@ -34,6 +34,8 @@ export interface MemoryCgroup {
   limitBytes: number;
   /** A command and its arguments that run `argv` inside the group. */
   wrap(argv: string[]): [string, string[]];
+  /** Moves a running process in (what it was charged before stays where it was). */
+  join(pid: number): void;
   /** Moves a process out, to the group's parent (what its pages were charged so far stays charged here). */
   release(pid: number): void;
   read(): CgroupReading;
@@ -52,6 +54,20 @@ export function cgroupRoot(): { version: 1 | 2; root: string } | { unavailable: 
     unavailable:
       "no memory cgroup here (cgroup v2 without its memory controller, and no cgroup v1 memory hierarchy)",
   };
+}
+
+/** Whether a memory cgroup can be made here now: the hierarchy exists and is writable (root, or delegated). */
+export function canMakeCgroup(): boolean {
+  const where = cgroupRoot();
+  if ("unavailable" in where) return false;
+  const probe = join(where.root, `kurz-probe-${process.pid}`);
+  try {
+    mkdirSync(probe);
+    rmdirSync(probe);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A new memory cgroup `name` limited to `limitMb` MB (no swap beyond it where the kernel offers the setting). */
@@ -82,6 +98,9 @@ export function memoryCgroup(name: string, limitMb: number): MemoryCgroup {
     version,
     limitBytes,
     wrap: (argv) => ["sh", ["-c", 'echo $$ > "$0" && exec "$@"', file("cgroup.procs"), ...argv]],
+    join(pid) {
+      writeFileSync(file("cgroup.procs"), String(pid));
+    },
     release(pid) {
       writeFileSync(join(dirname(path), "cgroup.procs"), String(pid));
     },

@@ -23,10 +23,13 @@ import { resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { parseArgs, promisify } from "node:util";
+import { migrateDatabase } from "@kurz/db";
+import { createTestDatabase } from "@kurz/testing";
 import { createMigratedDatabase } from "@kurz/testing/migrated-database";
+import { type PrivatePostgres, startPrivatePostgres } from "@kurz/testing/private-servers";
 import { MEMORY_DEFAULT_MB } from "../build/memory.ts";
 import { type CgroupReading, type MemoryCgroup, memoryCgroup } from "./_cgroup.ts";
-import { type Sample, sampleGroups } from "./_process-tree.ts";
+import { members, type Sample, sampleGroups } from "./_process-tree.ts";
 import { added, type Breakdown, PARTS, smapsOfAll } from "./_smaps.ts";
 import { productionEnv } from "./_stack-services.ts";
 import {
@@ -75,6 +78,11 @@ export interface FootprintOptions {
    * when that is not enough.
    */
   cgroupMb?: number;
+  /**
+   * A whole server of this many MB: Kurz's processes, a Postgres of the run's own (started for it, with
+   * its default settings) and the stack's Redis in one memory cgroup of that size.
+   */
+  serverMb?: number;
 }
 
 export async function run(args: string[]): Promise<string> {
@@ -88,6 +96,7 @@ export async function run(args: string[]): Promise<string> {
       check: { type: "boolean", default: false },
       reclaim: { type: "boolean", default: false },
       "cgroup-mb": { type: "string" },
+      "server-mb": { type: "string" },
     },
     strict: false,
   });
@@ -98,6 +107,7 @@ export async function run(args: string[]): Promise<string> {
     importRows: Number(values["import-rows"]),
     reclaim: values.reclaim === true,
     ...(typeof values["cgroup-mb"] === "string" && { cgroupMb: Number(values["cgroup-mb"]) }),
+    ...(typeof values["server-mb"] === "string" && { serverMb: Number(values["server-mb"]) }),
   };
   const measured = await measureFootprint(opts);
   const text = report(measured);
@@ -129,11 +139,18 @@ export interface Footprint extends FootprintOptions {
 /** Starts the stack, drives the load, reads the memory and checks the answers (failures: one sentence each). */
 export async function measureFootprint(opts: FootprintOptions): Promise<Footprint> {
   const { loadSeconds, settleSeconds } = opts;
-  const db = await createMigratedDatabase("footprint");
+  const limitMb = opts.serverMb ?? opts.cgroupMb;
+  const cgroup = limitMb ? memoryCgroup(`kurz-footprint-${process.pid}-${Date.now()}`, limitMb) : undefined;
+  let pg: PrivatePostgres | undefined;
+  if (opts.serverMb && cgroup) {
+    pg = await startPrivatePostgres();
+    // Every process the server has so far; the backends it starts later are born in the group.
+    for (const pid of members({ pg: pg.postmasterPid() }, []).pg ?? []) cgroup.join(pid);
+  }
+  const db = pg
+    ? await createTestDatabase("footprint", { migrate: migrateDatabase, adminUrl: pg.adminUrl })
+    : await createMigratedDatabase("footprint");
   const spool = productionEnv("footprint");
-  const cgroup = opts.cgroupMb
-    ? memoryCgroup(`kurz-footprint-${process.pid}-${Date.now()}`, opts.cgroupMb)
-    : undefined;
   let stack: Stack | undefined;
   try {
     stack = await startUp(
@@ -149,8 +166,8 @@ export async function measureFootprint(opts: FootprintOptions): Promise<Footprin
       },
     );
     const s = stack;
-    // The stack's Redis stands for the machine's, which is not Kurz's to count.
-    for (const pid of s.redisPid()) cgroup?.release(pid);
+    // The stack's Redis stands for the machine's, which is not Kurz's to count (but a whole server's).
+    if (!opts.serverMb) for (const pid of s.redisPid()) cgroup?.release(pid);
     const startPids = s.pids();
     const rss = sampleGroups(s.pids, s.redisPid);
     const charged = cgroup ? sampleCgroup(cgroup) : undefined;
@@ -223,12 +240,13 @@ export async function measureFootprint(opts: FootprintOptions): Promise<Footprin
     return { ...measured, failures };
   } finally {
     await stack?.stop();
+    await db.drop();
+    await pg?.stop();
     try {
       cgroup?.remove();
     } catch {
       // a process still ending; the empty group is harmless
     }
-    await db.drop();
     rmSync(spool.SPOOL_DIR!, { recursive: true, force: true });
   }
 }
@@ -530,14 +548,16 @@ function smapsTable(smaps: Record<string, Record<string, Breakdown | undefined>>
  * What the cgroup's limit cost: the memory the kernel charged the stack (each page once, the page cache
  * of its files included), how often it reclaimed to stay under the limit, and what it read again.
  */
-function cgroupTable(c: CgroupPhases): string[] {
+function cgroupTable(c: CgroupPhases, server: boolean): string[] {
   const at = (phase: string) => c.byPhase[phase];
   const cell = (r: CgroupReading | undefined) =>
     r ? `${mb(r.usage)} (${mb(r.anon)} + ${mb(r.file)}${r.shmem > 0 ? `, tmpfs ${mb(r.shmem)}` : ""})` : "–";
   const end = Object.values(c.byPhase).at(-1)?.last;
   const page = 4096;
   return [
-    `In a memory cgroup of ${mb(c.limitBytes)} MB (\`--cgroup-mb\`, _cgroup.ts): Kurz's processes together, the stack's Redis moved out. Charged MB (anonymous + page cache):`,
+    server
+      ? `A server of ${mb(c.limitBytes)} MB (\`--server-mb\`): Kurz's processes, a Postgres of the run's own with its default settings and the stack's Redis in one memory cgroup of that size (_cgroup.ts). Charged MB (anonymous + page cache):`
+      : `In a memory cgroup of ${mb(c.limitBytes)} MB (\`--cgroup-mb\`, _cgroup.ts): Kurz's processes together, the stack's Redis moved out. Charged MB (anonymous + page cache):`,
     "",
     "| idle | peak under load | settled |",
     "|---|---|---|",
@@ -602,7 +622,7 @@ function report(r: Footprint): string {
     "",
     ...rssTable(r.samples),
     "",
-    ...(r.cgroup ? [...cgroupTable(r.cgroup), ""] : []),
+    ...(r.cgroup ? [...cgroupTable(r.cgroup, r.serverMb !== undefined), ""] : []),
     ...(r.reclaim
       ? [
           "With --reclaim: after the idle reading the kernel was asked to reclaim every process's clean file pages that no other",

@@ -11,13 +11,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { kafkaOffsets, kafkaPartitionOf } from "@kurz/bus/testing";
 import { clickPartitionKey } from "@kurz/contracts";
 import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type PrivatePostgres,
   type PrivateRedis,
   startPrivatePostgres,
   startPrivateRedis,
-} from "./private-servers.ts";
+} from "@kurz/testing/private-servers";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scaleOutChecks } from "./scale-out.ts";
 import { type ScaledStack, startScaledStack } from "./scaled-stack.ts";
 

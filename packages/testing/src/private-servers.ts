@@ -1,14 +1,19 @@
-// A Postgres and a Redis of the fault suite's own, on free loopback ports in temporary directories:
-// stopping them harms nobody (the machine's shared servers carry other engineers' tests).
+// A Postgres and a Redis of a suite's own, on free loopback ports in temporary directories: stopping
+// them harms nobody (the machine's shared servers carry other engineers' tests), and a benchmark can
+// hold them to a memory limit with the stack (the fault suite; `./kurz bench footprint --server-mb`).
 import { execFileSync, spawn } from "node:child_process";
-import { chmodSync, chownSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { asPostgres, getFreePort, waitFor } from "@kurz/testing";
+import { getFreePort } from "./net.ts";
+import { asPostgres } from "./postgres-tools.ts";
+import { waitFor } from "./wait.ts";
 
 export interface PrivatePostgres {
   adminUrl: string;
+  /** The server's first process, which starts every other (its data directory's postmaster.pid). */
+  postmasterPid(): number;
   restart(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -34,6 +39,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   ctl("start");
   return {
     adminUrl: `postgresql://postgres@127.0.0.1:${port}/postgres`,
+    postmasterPid: () => Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]),
     async restart() {
       ctl("restart", "-m", "fast");
     },
