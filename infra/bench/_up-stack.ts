@@ -167,7 +167,10 @@ export async function importCsv(stack: Stack, auth: Auth, csv: string): Promise<
   const id = ((await posted.json()) as { data: { id: string } }).data.id;
   for (const deadline = Date.now() + 600_000; Date.now() < deadline; ) {
     const res = await fetch(`${stack.origin}/api/v1/imports/${id}`, { headers: auth });
-    const job = ((await res.json()) as { data: { status: string; counts: Record<string, number> } }).data;
+    const body = await res.text();
+    if (res.status !== 200)
+      throw new Error(`the import's status answered ${res.status}: ${body.slice(0, 200)}`);
+    const job = (JSON.parse(body) as { data: { status: string; counts: Record<string, number> } }).data;
     if (job.status === "completed") return job.counts;
     if (job.status === "failed") throw new Error(`import failed: ${JSON.stringify(job)}`);
     await sleep(250);

@@ -17,12 +17,11 @@ export const MEMORY_DEFAULT_MB = 1536;
 export const MEMORY_MIN_MB = 1024;
 
 /**
- * What Kurz's own processes (the services and `./kurz up`) need together, in MB: the footprint bench's
- * mixed load ran with every answer right and every click counted in a memory cgroup of this size, which
- * the kernel held them to (`./kurz bench footprint --cgroup-mb`). Their resident sizes add up to more: each
- * counts the shared `node` binary, and pages the kernel drops when it needs them. The README's server size.
+ * The smallest server Kurz runs on, in MB: Kurz's processes, a PostgreSQL with its default settings and
+ * Redis served the footprint bench's mixed load in a memory cgroup of this size, which the kernel held
+ * them to as a server of that size would (`./kurz bench footprint --server-mb`). The README's server size.
  */
-export const KURZ_PROCESSES_MB = 600;
+export const SERVER_MB = 1024;
 
 /** Each service's V8 old generation, and chDB's engine, as shares of the budget. */
 const SHARES = {
