@@ -12,6 +12,7 @@ import { dirname, join } from "node:path";
 const MB = 2 ** 20;
 const V2_ROOT = "/sys/fs/cgroup";
 const V1_ROOT = "/sys/fs/cgroup/memory";
+const LIMIT_FILE = { 1: "memory.limit_in_bytes", 2: "memory.max" } as const;
 
 export interface CgroupReading {
   /** Every byte charged now. */
@@ -56,19 +57,27 @@ export function cgroupRoot(): { version: 1 | 2; root: string } | { unavailable: 
   };
 }
 
-/** Whether a memory cgroup can be made here now: the hierarchy exists and is writable (root, or delegated). */
+/**
+ * Whether a memory cgroup can be made here now: the hierarchy exists and is writable (root, or
+ * delegated), and a group made in it has a memory limit to set (on cgroup v2, only where the parent
+ * hands its children the memory controller).
+ */
 export function canMakeCgroup(): boolean {
   const where = cgroupRoot();
   if ("unavailable" in where) return false;
   const probe = join(where.root, `kurz-probe-${process.pid}`);
   try {
     mkdirSync(probe);
-    rmdirSync(probe);
-    return true;
   } catch {
     return false;
   }
+  try {
+    return existsSync(join(probe, LIMIT_FILE[where.version]));
+  } finally {
+    rmdirSync(probe);
+  }
 }
+
 
 /** A new memory cgroup `name` limited to `limitMb` MB (no swap beyond it where the kernel offers the setting). */
 export function memoryCgroup(name: string, limitMb: number): MemoryCgroup {
@@ -83,6 +92,12 @@ export function memoryCgroup(name: string, limitMb: number): MemoryCgroup {
     throw new Error(`cannot make the memory cgroup ${path} (root or a delegated cgroup is needed): ${error}`);
   }
   const file = (f: string) => join(path, f);
+  if (!existsSync(file(LIMIT_FILE[version]))) {
+    rmdirSync(path);
+    throw new Error(
+      `the cgroup ${path} has no ${LIMIT_FILE[version]}: its parent does not hand it the memory controller`,
+    );
+  }
   if (version === 2) {
     writeFileSync(file("memory.max"), String(limitBytes));
     if (existsSync(file("memory.swap.max"))) writeFileSync(file("memory.swap.max"), "0");
