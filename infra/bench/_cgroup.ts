@@ -78,7 +78,6 @@ export function canMakeCgroup(): boolean {
   }
 }
 
-
 /** A new memory cgroup `name` limited to `limitMb` MB (no swap beyond it where the kernel offers the setting). */
 export function memoryCgroup(name: string, limitMb: number): MemoryCgroup {
   const where = cgroupRoot();
