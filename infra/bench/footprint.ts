@@ -142,17 +142,18 @@ export async function measureFootprint(opts: FootprintOptions): Promise<Footprin
   const limitMb = opts.serverMb ?? opts.cgroupMb;
   const cgroup = limitMb ? memoryCgroup(`kurz-footprint-${process.pid}-${Date.now()}`, limitMb) : undefined;
   let pg: PrivatePostgres | undefined;
-  if (opts.serverMb && cgroup) {
-    pg = await startPrivatePostgres();
-    // Every process the server has so far; the backends it starts later are born in the group.
-    for (const pid of members({ pg: pg.postmasterPid() }, []).pg ?? []) cgroup.join(pid);
-  }
-  const db = pg
-    ? await createTestDatabase("footprint", { migrate: migrateDatabase, adminUrl: pg.adminUrl })
-    : await createMigratedDatabase("footprint");
+  let db: Awaited<ReturnType<typeof createMigratedDatabase>> | undefined;
   const spool = productionEnv("footprint");
   let stack: Stack | undefined;
   try {
+    if (opts.serverMb && cgroup) {
+      pg = await startPrivatePostgres();
+      // Every process the server has so far; the backends it starts later are born in the group.
+      for (const pid of members({ pg: pg.postmasterPid() }, []).pg ?? []) cgroup.join(pid);
+    }
+    db = pg
+      ? await createTestDatabase("footprint", { migrate: migrateDatabase, adminUrl: pg.adminUrl })
+      : await createMigratedDatabase("footprint");
     stack = await startUp(
       db.url,
       { ...spool, ...opts.env },
@@ -240,7 +241,7 @@ export async function measureFootprint(opts: FootprintOptions): Promise<Footprin
     return { ...measured, failures };
   } finally {
     await stack?.stop();
-    await db.drop();
+    await db?.drop();
     await pg?.stop();
     try {
       cgroup?.remove();

@@ -19,7 +19,7 @@ export interface PrivatePostgres {
 }
 
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
-  const dir = mkdtempSync(join(tmpdir(), "kurz-chaos-pg-"));
+  const dir = mkdtempSync(join(tmpdir(), "kurz-private-pg-"));
   chmodSync(dir, 0o755);
   if (process.getuid?.() === 0) {
     const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim());
@@ -61,7 +61,7 @@ export interface PrivateRedis {
 }
 
 export async function startPrivateRedis(): Promise<PrivateRedis> {
-  const dir = mkdtempSync(join(tmpdir(), "kurz-chaos-redis-"));
+  const dir = mkdtempSync(join(tmpdir(), "kurz-private-redis-"));
   const port = await getFreePort();
   const start = async () => {
     spawn(
