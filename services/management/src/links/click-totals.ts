@@ -31,22 +31,36 @@ export function subscribeClickTotals(deps: {
             latest.set(t.link_id, { account: t.account_id, clicks: t.clicks });
         }
       }
-      if (latest.size === 0) return;
-      const links = [...latest.keys()];
-      const accounts = links.map((id) => latest.get(id)!.account);
-      const clicks = links.map((id) => String(latest.get(id)!.clicks));
-      const touched = [...new Set(accounts)];
-      await deps.prisma.$transaction([
-        deps.prisma.$executeRaw`
-          UPDATE links AS l SET clicks_count = v.clicks
-          FROM unnest(${links}::uuid[], ${accounts}::uuid[], ${clicks}::bigint[]) AS v(id, account_id, clicks)
-          WHERE l.id = v.id AND l.account_id = v.account_id AND l.clicks_count < v.clicks`,
-        deps.prisma.$executeRaw`
-          UPDATE accounts AS a SET total_clicks = s.total
-          FROM (SELECT account_id, SUM(clicks_count)::bigint AS total FROM links
-                WHERE account_id = ANY(${touched}::uuid[]) GROUP BY account_id) AS s
-          WHERE a.id = s.account_id AND a.total_clicks <> s.total`,
-      ]);
+      await applyClickTotals(deps.prisma, latest);
     },
   });
+}
+
+/**
+ * Sets each link's count to the larger of stored and received, then its account's total. The accounts
+ * are locked first, in id order, before any of their links, as leaving for good locks a person's
+ * workspaces before it deletes their links: in the opposite order the two deadlocked, and Postgres
+ * aborted one of them (test/click-totals-lock-order.test.ts).
+ */
+export async function applyClickTotals(
+  prisma: PrismaClient,
+  latest: ReadonlyMap<string, { account: string; clicks: number }>,
+): Promise<void> {
+  if (latest.size === 0) return;
+  const links = [...latest.keys()];
+  const accounts = links.map((id) => latest.get(id)!.account);
+  const clicks = links.map((id) => String(latest.get(id)!.clicks));
+  const touched = [...new Set(accounts)].sort();
+  await prisma.$transaction([
+    prisma.$queryRaw`SELECT id FROM accounts WHERE id = ANY(${touched}::uuid[]) ORDER BY id FOR NO KEY UPDATE`,
+    prisma.$executeRaw`
+      UPDATE links AS l SET clicks_count = v.clicks
+      FROM unnest(${links}::uuid[], ${accounts}::uuid[], ${clicks}::bigint[]) AS v(id, account_id, clicks)
+      WHERE l.id = v.id AND l.account_id = v.account_id AND l.clicks_count < v.clicks`,
+    prisma.$executeRaw`
+      UPDATE accounts AS a SET total_clicks = s.total
+      FROM (SELECT account_id, SUM(clicks_count)::bigint AS total FROM links
+            WHERE account_id = ANY(${touched}::uuid[]) GROUP BY account_id) AS s
+      WHERE a.id = s.account_id AND a.total_clicks <> s.total`,
+  ]);
 }
