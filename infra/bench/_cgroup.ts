@@ -10,9 +10,40 @@ import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "n
 import { dirname, join } from "node:path";
 
 const MB = 2 ** 20;
-const V2_ROOT = "/sys/fs/cgroup";
-const V1_ROOT = "/sys/fs/cgroup/memory";
-const LIMIT_FILE = { 1: "memory.limit_in_bytes", 2: "memory.max" } as const;
+/** The kernel counts refaults in pages; x86-64's. */
+const PAGE_BYTES = 4096;
+
+/**
+ * Where each version keeps what this module reads and writes: its root, the limit, the swap limit
+ * beside it, the usage and its peak, the file with the kill count and that count's key, and the keys of
+ * memory.stat (v1's hierarchical totals, v2's own).
+ */
+const LAYOUT = {
+  1: {
+    root: "/sys/fs/cgroup/memory",
+    limit: "memory.limit_in_bytes",
+    // With swap accounting on, memory plus swap gets the same limit: no swapping past it.
+    swap: "memory.memsw.limit_in_bytes",
+    usage: "memory.usage_in_bytes",
+    peak: "memory.max_usage_in_bytes",
+    kills: ["memory.oom_control", "oom_kill"],
+    stat: {
+      anon: "total_rss",
+      file: "total_cache",
+      shmem: "total_shmem",
+      refaults: "total_workingset_refault_file",
+    },
+  },
+  2: {
+    root: "/sys/fs/cgroup",
+    limit: "memory.max",
+    swap: "memory.swap.max",
+    usage: "memory.current",
+    peak: "memory.peak",
+    kills: ["memory.events", "oom_kill"],
+    stat: { anon: "anon", file: "file", shmem: "shmem", refaults: "workingset_refault_file" },
+  },
+} as const;
 
 export interface CgroupReading {
   /** Every byte charged now. */
@@ -23,8 +54,8 @@ export interface CgroupReading {
   file: number;
   /** tmpfs and shared memory within `file`, which without swap cannot be reclaimed either. */
   shmem: number;
-  /** File pages read again after reclaim took them: how hard the limit pressed. */
-  refaults: number;
+  /** Bytes of file pages read again after reclaim took them: how hard the limit pressed. */
+  refaultBytes: number;
   /** Processes the kernel killed for the group. */
   oomKills: number;
 }
@@ -46,44 +77,33 @@ export interface MemoryCgroup {
   remove(): void;
 }
 
-/** Where memory cgroups can be made here, or why they cannot. */
-export function cgroupRoot(): { version: 1 | 2; root: string } | { unavailable: string } {
-  const controllers = readOr(join(V2_ROOT, "cgroup.controllers"));
-  if (controllers?.split(/\s+/).includes("memory")) return { version: 2, root: V2_ROOT };
-  if (existsSync(join(V1_ROOT, "memory.limit_in_bytes"))) return { version: 1, root: V1_ROOT };
+/** Which cgroup version has a memory hierarchy here, or why none has. */
+export function cgroupVersion(): 1 | 2 | { unavailable: string } {
+  const controllers = readOr(join(LAYOUT[2].root, "cgroup.controllers"));
+  if (controllers?.split(/\s+/).includes("memory")) return 2;
+  if (existsSync(join(LAYOUT[1].root, LAYOUT[1].limit))) return 1;
   return {
     unavailable:
       "no memory cgroup here (cgroup v2 without its memory controller, and no cgroup v1 memory hierarchy)",
   };
 }
 
-/**
- * Whether a memory cgroup can be made here now: the hierarchy exists and is writable (root, or
- * delegated), and a group made in it has a memory limit to set (on cgroup v2, only where the parent
- * hands its children the memory controller).
- */
+/** Whether a memory cgroup with a limit can be made here now (root, or a delegated cgroup). */
 export function canMakeCgroup(): boolean {
-  const where = cgroupRoot();
-  if ("unavailable" in where) return false;
-  const probe = join(where.root, `kurz-probe-${process.pid}`);
   try {
-    mkdirSync(probe);
+    memoryCgroup(`kurz-probe-${process.pid}`, 1).remove();
+    return true;
   } catch {
     return false;
-  }
-  try {
-    return existsSync(join(probe, LIMIT_FILE[where.version]));
-  } finally {
-    rmdirSync(probe);
   }
 }
 
 /** A new memory cgroup `name` limited to `limitMb` MB (no swap beyond it where the kernel offers the setting). */
 export function memoryCgroup(name: string, limitMb: number): MemoryCgroup {
-  const where = cgroupRoot();
-  if ("unavailable" in where) throw new Error(where.unavailable);
-  const { version, root } = where;
-  const path = join(root, name);
+  const version = cgroupVersion();
+  if (typeof version !== "number") throw new Error(version.unavailable);
+  const layout = LAYOUT[version];
+  const path = join(layout.root, name);
   const limitBytes = Math.round(limitMb * MB);
   try {
     mkdirSync(path);
@@ -91,22 +111,16 @@ export function memoryCgroup(name: string, limitMb: number): MemoryCgroup {
     throw new Error(`cannot make the memory cgroup ${path} (root or a delegated cgroup is needed): ${error}`);
   }
   const file = (f: string) => join(path, f);
-  if (!existsSync(file(LIMIT_FILE[version]))) {
+  // On v2, a parent that does not hand its children the memory controller gives them no limit to set.
+  if (!existsSync(file(layout.limit))) {
     rmdirSync(path);
     throw new Error(
-      `the cgroup ${path} has no ${LIMIT_FILE[version]}: its parent does not hand it the memory controller`,
+      `the cgroup ${path} has no ${layout.limit}: its parent does not hand it the memory controller`,
     );
   }
-  if (version === 2) {
-    writeFileSync(file("memory.max"), String(limitBytes));
-    if (existsSync(file("memory.swap.max"))) writeFileSync(file("memory.swap.max"), "0");
-  } else {
-    writeFileSync(file("memory.limit_in_bytes"), String(limitBytes));
-    // Where swap accounting is on, memory plus swap gets the same limit: no swapping past it.
-    if (existsSync(file("memory.memsw.limit_in_bytes")))
-      writeFileSync(file("memory.memsw.limit_in_bytes"), String(limitBytes));
-  }
-  const stat = () => keyed(readOr(file("memory.stat")) ?? "");
+  writeFileSync(file(layout.limit), String(limitBytes));
+  if (existsSync(file(layout.swap)))
+    writeFileSync(file(layout.swap), version === 2 ? "0" : String(limitBytes));
   return {
     path,
     version,
@@ -119,30 +133,19 @@ export function memoryCgroup(name: string, limitMb: number): MemoryCgroup {
       writeFileSync(join(dirname(path), "cgroup.procs"), String(pid));
     },
     read() {
-      const s = stat();
-      if (version === 2) {
-        const events = keyed(readOr(file("memory.events")) ?? "");
-        return {
-          usage: Number(readOr(file("memory.current")) ?? 0),
-          anon: s.anon ?? 0,
-          file: s.file ?? 0,
-          shmem: s.shmem ?? 0,
-          refaults: s.workingset_refault_file ?? s.workingset_refault ?? 0,
-          oomKills: events.oom_kill ?? 0,
-        };
-      }
-      const oom = keyed(readOr(file("memory.oom_control")) ?? "");
+      const stat = keyed(readOr(file("memory.stat")) ?? "");
+      const [killsFile, killsKey] = layout.kills;
       return {
-        usage: Number(readOr(file("memory.usage_in_bytes")) ?? 0),
-        anon: s.total_rss ?? 0,
-        file: s.total_cache ?? 0,
-        shmem: s.total_shmem ?? 0,
-        refaults: s.total_workingset_refault_file ?? 0,
-        oomKills: oom.oom_kill ?? 0,
+        usage: Number(readOr(file(layout.usage)) ?? 0),
+        anon: stat[layout.stat.anon] ?? 0,
+        file: stat[layout.stat.file] ?? 0,
+        shmem: stat[layout.stat.shmem] ?? 0,
+        refaultBytes: (stat[layout.stat.refaults] ?? 0) * PAGE_BYTES,
+        oomKills: keyed(readOr(file(killsFile)) ?? "")[killsKey] ?? 0,
       };
     },
     peak() {
-      const text = readOr(file(version === 2 ? "memory.peak" : "memory.max_usage_in_bytes"));
+      const text = readOr(file(layout.peak));
       return text === undefined ? undefined : Number(text);
     },
     remove() {

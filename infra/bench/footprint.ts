@@ -557,7 +557,6 @@ function cgroupTable(c: CgroupPhases, server: boolean): string[] {
   const cell = (r: CgroupReading | undefined) =>
     r ? `${mb(r.usage)} (${mb(r.anon)} + ${mb(r.file)}${r.shmem > 0 ? `, tmpfs ${mb(r.shmem)}` : ""})` : "–";
   const end = Object.values(c.byPhase).at(-1)?.last;
-  const page = 4096;
   return [
     server
       ? `A server of ${mb(c.limitBytes)} MB (\`--server-mb\`): Kurz's processes, a Postgres of the run's own with its default settings and the stack's Redis in one memory cgroup of that size (_cgroup.ts). Charged MB (anonymous + page cache):`
@@ -568,7 +567,7 @@ function cgroupTable(c: CgroupPhases, server: boolean): string[] {
     `| ${cell(at("start")?.last)} | ${mb(at("load")?.maxUsage)} (the kernel's peak over the run: ${mb(c.peak)}) | ${cell(at("settle")?.last)} |`,
     "",
     end
-      ? `Over the run: ${mb(end.refaults * page)} MB of file pages read again after reclaim took them, ${end.oomKills} processes killed out of memory.`
+      ? `Over the run: ${mb(end.refaultBytes)} MB of file pages read again after reclaim took them, ${end.oomKills} processes killed out of memory.`
       : "",
   ];
 }

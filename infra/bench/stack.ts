@@ -399,7 +399,7 @@ function report(r: Report): string {
     `Services alive at the end: ${r.alive.join(", ")}; restarts seen: ${r.restarts}. Load average (1 min) before the load ${r.load1Before.toFixed(1)}, at its end ${r.load1.toFixed(1)}.`,
     ...(r.cgroup
       ? [
-          `In a memory cgroup of ${mbOf(r.cgroup.limitBytes)} MB (\`--cgroup-mb\`, _cgroup.ts; Kurz's processes together, the stack's Redis moved out): highest charge ${mbOf(r.cgroup.peak)} MB, ${mbOf(r.cgroup.end.usage)} MB at the end (${mbOf(r.cgroup.end.anon)} anonymous); ${mbOf(r.cgroup.end.refaults * 4096)} MB of file pages read again after reclaim took them; ${r.cgroup.end.oomKills} processes killed out of memory.`,
+          `In a memory cgroup of ${mbOf(r.cgroup.limitBytes)} MB (\`--cgroup-mb\`, _cgroup.ts; Kurz's processes together, the stack's Redis moved out): highest charge ${mbOf(r.cgroup.peak)} MB, ${mbOf(r.cgroup.end.usage)} MB at the end (${mbOf(r.cgroup.end.anon)} anonymous); ${mbOf(r.cgroup.end.refaultBytes)} MB of file pages read again after reclaim took them; ${r.cgroup.end.oomKills} processes killed out of memory.`,
         ]
       : []),
     "",

@@ -35,11 +35,8 @@ it.skipIf(!asked)(
     expect(run.result.importCounts.created).toBe(1_000);
     expect(run.clicks.counted).toBe(run.clicks.published);
     expect(run.clicks.published).toBeGreaterThan(0);
-    if (held) {
-      const phases = Object.values(run.cgroup!.byPhase);
-      expect(phases.at(-1)!.last.oomKills).toBe(0);
-      expect(Math.max(...phases.map((p) => p.maxUsage))).toBeLessThanOrEqual(SERVER_MB * 2 ** 20);
-    }
+    // A kill in the server's cgroup is among the failures; that the run was held to it shows here.
+    if (held) expect(run.cgroup?.limitBytes).toBe(SERVER_MB * 2 ** 20);
   },
   360_000,
 );
