@@ -50,7 +50,7 @@ export async function applyClickTotals(
   const links = [...latest.keys()];
   const accounts = links.map((id) => latest.get(id)!.account);
   const clicks = links.map((id) => String(latest.get(id)!.clicks));
-  const touched = [...new Set(accounts)].sort();
+  const touched = [...new Set(accounts)];
   await prisma.$transaction([
     prisma.$queryRaw`SELECT id FROM accounts WHERE id = ANY(${touched}::uuid[]) ORDER BY id FOR NO KEY UPDATE`,
     prisma.$executeRaw`
