@@ -1,10 +1,11 @@
 // Country and city of a client address, from a MaxMind-format database (DB-IP's city database from
 // npm by default: 63 MB for IPv4, 71 MB for IPv6). open() only finds the files and checks that each is a
-// database; a family's file is read whole into memory by the first lookup of an address of that family
-// (one synchronous read, once per process: every GeoIp on the same unchanged file shares it, as the
-// in-process test stacks one worker starts after another do), so a service whose clicks are all IPv4
-// never holds the IPv6 file, and one that counts no click holds neither. Without a database every location is unknown,
-// which must never stop clicks from being stored.
+// database; a family's file is taken up by the first lookup of an address of that family (once per
+// process: every GeoIp on the same unchanged file shares it, as the in-process test stacks one worker
+// starts after another do), so a service whose clicks are all IPv4 never holds the IPv6 file, and one
+// that counts no click holds neither. An IPv4 file is held as a table of ranges (ipv4-ranges.ts), less
+// than half its size; others are read whole. Without a database every location is unknown, which must
+// never stop clicks from being stored.
 import {
   closeSync,
   existsSync,
@@ -19,6 +20,7 @@ import { isIP } from "node:net";
 import { join } from "node:path";
 import { LRUCache } from "lru-cache";
 import { Reader } from "maxmind";
+import { Ipv4Ranges } from "./ipv4-ranges.ts";
 
 export interface Location {
   /** ISO 3166-1 alpha-2, '' when unknown. */
@@ -38,6 +40,7 @@ interface GeoRecord {
 /** The part of maxmind's Reader used here; its typings insist on MaxMind's own record shapes. */
 interface Db {
   get(ip: string): unknown;
+  metadata: { nodeCount: number; recordSize: number; ipVersion: number };
 }
 
 export interface GeoIpLogger {
@@ -65,63 +68,142 @@ function looksLikeDatabase(file: string): boolean {
 /** Decoded data records kept per database (maxmind's own default). */
 const RECORDS_CACHED = 10_000;
 
-/**
- * The databases this process has read, by path: a reader and the file's size and modification time it
- * was read at. The file is read again when it has changed since (a new database in place).
- */
-const readers = new Map<string, { version: string; reader: Db }>();
+/** A database this process holds: what locates an address in it now. */
+interface HeldDatabase {
+  version: string;
+  locate(ip: string): Location;
+}
 
-/** The database in `file`, read unless this process already holds that version of it. */
-function readerOf(file: string): Db {
+/**
+ * The databases this process has read, by path and table directory, each with the file's size and
+ * modification time it was read at. The file is read again when it has changed since (a new database
+ * in place).
+ */
+const held = new Map<string, HeldDatabase>();
+
+/** The record's country and city, as DB-IP and MaxMind each shape them. */
+function locationOf(record: GeoRecord | null): Location {
+  if (!record) return UNKNOWN;
+  const country = (record.country_code ?? record.country?.iso_code ?? "").toUpperCase();
+  const city = typeof record.city === "string" ? record.city : (record.city?.names?.en ?? "");
+  return /^[A-Z]{2}$/.test(country) ? { country, city } : UNKNOWN;
+}
+
+/**
+ * The database in `file`, unless this process already holds that version of it: an IPv4 database's
+ * table of ranges (ipv4-ranges.ts) when one is kept in `tableDir`, else the database read whole.
+ */
+function databaseOf(file: string, tableDir: string | undefined): HeldDatabase {
   const { size, mtimeMs, ino } = statSync(file);
   const version = `${ino}:${size}:${mtimeMs}`;
-  const held = readers.get(file);
-  if (held?.version === version) return held.reader;
-  const cache = new LRUCache<number, object>({ max: RECORDS_CACHED });
-  const reader = new Reader(readFileSync(file), { cache }) as Db;
-  readers.set(file, { version, reader });
-  return reader;
+  const key = `${file}\0${tableDir ?? ""}`;
+  const known = held.get(key);
+  if (known?.version === version) return known;
+  const table = Ipv4Ranges.read({ path: file, size, mtimeMs }, tableDir);
+  let database: HeldDatabase;
+  if (table) database = { version, locate: (ip) => table.lookup(ip) ?? UNKNOWN };
+  else {
+    const reader = new Reader(readFileSync(file), {
+      cache: new LRUCache<number, object>({ max: RECORDS_CACHED }),
+    }) as Db;
+    database = {
+      version,
+      locate(ip) {
+        try {
+          return locationOf(reader.get(ip) as GeoRecord | null);
+        } catch {
+          return UNKNOWN;
+        }
+      },
+    };
+  }
+  held.set(key, database);
+  return database;
+}
+
+/**
+ * Makes and keeps the table of ranges of `file` when it is an IPv4 database whose table is not kept
+ * yet: once per version of the database on this machine. Its memory (the database, ~45 MB of work) is
+ * garbage when it returns. A database that cannot be read or a table that cannot be kept is left to
+ * the first lookup, which reads the database whole.
+ */
+async function keepTableOf(file: string, tableDir: string | undefined, logger: GeoIpLogger | undefined) {
+  try {
+    const { size, mtimeMs } = statSync(file);
+    const identity = { path: file, size, mtimeMs };
+    if (Ipv4Ranges.kept(identity, tableDir)) return;
+    let bytes: Buffer;
+    let reader: Db;
+    try {
+      bytes = readFileSync(file);
+      reader = new Reader(bytes) as Db;
+    } catch {
+      return; // the first lookup reads it again, and says why it cannot
+    }
+    if (reader.metadata.ipVersion !== 4) return;
+    const locate = (ip: string) => locationOf(reader.get(ip) as GeoRecord | null);
+    const table = await Ipv4Ranges.build({ bytes, metadata: reader.metadata, locate });
+    if (!table.write(identity, tableDir))
+      logger?.warn({ path: file }, "GeoIP table of ranges could not be kept; the database is read whole");
+  } catch (err) {
+    logger?.warn(
+      { path: file, err: (err as Error).message },
+      "GeoIP table of ranges could not be made; the database is read whole",
+    );
+  }
 }
 
 /** One family's file, read on first use; one that cannot be read is logged once and is none. */
-class LazyReader {
-  private reader: Db | null | undefined;
+class LazyDatabase {
+  private database: HeldDatabase | null | undefined;
 
   constructor(
-    private readonly file: string,
+    readonly file: string,
+    private readonly tableDir: string | undefined,
     private readonly logger: GeoIpLogger | undefined,
   ) {}
 
-  get(): Db | null {
-    if (this.reader !== undefined) return this.reader;
+  get(): HeldDatabase | null {
+    if (this.database !== undefined) return this.database;
     try {
-      this.reader = readerOf(this.file);
+      this.database = databaseOf(this.file, this.tableDir);
     } catch (err) {
       this.logger?.warn(
         { path: this.file, err: (err as Error).message },
         "GeoIP database could not be read; countries and cities stay unknown",
       );
-      this.reader = null;
+      this.database = null;
     }
-    return this.reader;
+    return this.database;
   }
 
   get loaded(): boolean {
-    return this.reader !== undefined;
+    return this.database !== undefined;
   }
 }
 
 export class GeoIp {
-  private files: { v4: LazyReader | null; v6: LazyReader | null } | null = null;
+  private files: { v4: LazyDatabase | null; v6: LazyDatabase | null } | null = null;
 
+  /**
+   * `tableDir`: where IPv4 databases' tables of ranges are kept for the next process (default
+   * `kurz-geoip` in the system's temporary directory).
+   */
   constructor(
     private readonly path: string,
     private readonly logger?: GeoIpLogger,
+    private readonly tableDir?: string,
   ) {}
 
-  /** Finds the database's files (the first lookup of each family reads its file). Never throws. */
+  /**
+   * Finds the database's files (the first lookup of each family takes its file up), and makes the
+   * IPv4 file's table of ranges when none is kept for it: a few seconds the first time a version of
+   * the database is seen on this machine, before any click. Never throws.
+   */
   async open(): Promise<void> {
     this.files ??= this.find();
+    const v4 = this.files.v4;
+    if (v4 && v4 !== this.files.v6) await keepTableOf(v4.file, this.tableDir, this.logger);
   }
 
   get enabled(): boolean {
@@ -137,21 +219,11 @@ export class GeoIp {
   lookup(ip: string | null): Location {
     if (!ip || !this.files) return UNKNOWN;
     const family = isIP(ip);
-    const reader = (family === 4 ? this.files.v4 : family === 6 ? this.files.v6 : null)?.get();
-    if (!reader) return UNKNOWN;
-    let record: GeoRecord | null;
-    try {
-      record = reader.get(ip) as GeoRecord | null;
-    } catch {
-      return UNKNOWN;
-    }
-    if (!record) return UNKNOWN;
-    const country = (record.country_code ?? record.country?.iso_code ?? "").toUpperCase();
-    const city = typeof record.city === "string" ? record.city : (record.city?.names?.en ?? "");
-    return /^[A-Z]{2}$/.test(country) ? { country, city } : UNKNOWN;
+    const database = (family === 4 ? this.files.v4 : family === 6 ? this.files.v6 : null)?.get();
+    return database ? database.locate(ip) : UNKNOWN;
   }
 
-  private find(): { v4: LazyReader | null; v6: LazyReader | null } {
+  private find(): { v4: LazyDatabase | null; v6: LazyDatabase | null } {
     const none = { v4: null, v6: null };
     if (this.path === "") return none;
     try {
@@ -159,9 +231,9 @@ export class GeoIp {
         this.logger?.warn({ path: this.path }, "GeoIP database not found; countries and cities stay unknown");
         return none;
       }
-      const lazy = (file: string): LazyReader => {
+      const lazy = (file: string): LazyDatabase => {
         if (!looksLikeDatabase(file)) throw new Error(`${file} is not a MaxMind database`);
-        return new LazyReader(file, this.logger);
+        return new LazyDatabase(file, this.tableDir, this.logger);
       };
       if (!statSync(this.path).isDirectory()) {
         const reader = lazy(this.path);
