@@ -2,7 +2,7 @@
 // database does, GeoIp's open() makes it once and every later process reads it instead of the
 // database; a damaged table is never believed.
 import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -118,6 +118,25 @@ describe("an IPv4 database as a table of ranges", () => {
     expect(next.found).toEqual(ips.map((ip) => fromDatabase(reader, ip) ?? { country: "", city: "" }));
     // Its open() made the table again.
     expect(Ipv4Ranges.read({ path: ipv4File, size, mtimeMs }, dir)?.size).toBe(table.size);
+    // A place past the names, a range out of order: each is refused.
+    const fresh = readFileSync(join(dir, name!));
+    const ranges = fresh.readUInt32LE(8);
+    for (const [offset, value] of [
+      [24 + 4 * ranges + 4 * 10, 0xfffffff0],
+      [24 + 4 * 10, 0],
+    ] as const) {
+      const bad = Buffer.from(fresh);
+      bad.writeUInt32LE(value, offset);
+      writeFileSync(join(dir, name!), bad);
+      expect(Ipv4Ranges.read({ path: ipv4File, size, mtimeMs }, dir)).toBeNull();
+    }
+    writeFileSync(join(dir, name!), fresh);
+    expect(Ipv4Ranges.read({ path: ipv4File, size, mtimeMs }, dir)).not.toBeNull();
+    // Nor is a table in a directory other users may write to (the default is in the shared /tmp).
+    chmodSync(dir, 0o777);
+    expect(Ipv4Ranges.kept({ path: ipv4File, size, mtimeMs }, dir)).toBe(false);
+    expect(Ipv4Ranges.read({ path: ipv4File, size, mtimeMs }, dir)).toBeNull();
+    chmodSync(dir, 0o700);
     // A table of another version of the file is not this one's.
     expect(Ipv4Ranges.read({ path: ipv4File, size: size + 1, mtimeMs }, dir)).toBeNull();
   });

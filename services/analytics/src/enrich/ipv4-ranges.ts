@@ -14,6 +14,7 @@ import {
   readSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -209,6 +210,7 @@ export class Ipv4Ranges {
   static read(source: FileIdentity, dir = defaultDir()): Ipv4Ranges | null {
     let bytes: Buffer;
     try {
+      if (!ownDirectory(dir)) return null;
       bytes = readFileSync(tableFile(source, dir));
     } catch {
       return null;
@@ -226,7 +228,7 @@ export class Ipv4Ranges {
     const placeOf = view(HEADER_BYTES + 4 * ranges, ranges);
     const nameEnds = view(HEADER_BYTES + 8 * ranges, places);
     const names = aligned.subarray(HEADER_BYTES + 8 * ranges + 4 * places);
-    if (starts[0] !== 0 || (places > 0 && nameEnds[places - 1] !== nameBytes)) return null;
+    if (!wellFormed(starts, placeOf, nameEnds, nameBytes)) return null;
     return new Ipv4Ranges(starts, placeOf, nameEnds, names);
   }
 
@@ -235,6 +237,7 @@ export class Ipv4Ranges {
     const header = Buffer.alloc(HEADER_BYTES);
     let fd: number | undefined;
     try {
+      if (!ownDirectory(dir)) return false;
       fd = openSync(tableFile(source, dir), "r");
       if (readSync(fd, header, 0, HEADER_BYTES, 0) !== HEADER_BYTES) return false;
       const expected =
@@ -258,7 +261,8 @@ export class Ipv4Ranges {
     // Written whole under another name, then renamed: a reader sees the whole table or none.
     const partial = `${file}.${randomUUID()}.partial`;
     try {
-      mkdirSync(dir, { recursive: true });
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      if (!ownDirectory(dir)) return false;
       writeFileSync(
         partial,
         Buffer.concat([
@@ -283,6 +287,39 @@ export interface FileIdentity {
   path: string;
   size: number;
   mtimeMs: number;
+}
+
+/**
+ * Whether `dir` is this user's alone: the default sits in the shared temporary directory, where another
+ * user could have made it first and put tables of their own in it.
+ */
+function ownDirectory(dir: string): boolean {
+  try {
+    const { uid, mode } = statSync(dir);
+    return (process.getuid === undefined || uid === process.getuid()) && (mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
+}
+
+/** Every range starts after the one before, from 0; every place is a name; names end in order. */
+function wellFormed(
+  starts: Uint32Array,
+  placeOf: Uint32Array,
+  nameEnds: Uint32Array,
+  nameBytes: number,
+): boolean {
+  if (starts[0] !== 0) return false;
+  for (let i = 1; i < starts.length; i++) if (starts[i]! <= starts[i - 1]!) return false;
+  for (let i = 0; i < placeOf.length; i++)
+    if (placeOf[i] !== NOWHERE && placeOf[i]! >= nameEnds.length) return false;
+  let end = 0;
+  for (let i = 0; i < nameEnds.length; i++) {
+    // A place is its 2-letter country and a city of any length.
+    if (nameEnds[i]! < end + 2) return false;
+    end = nameEnds[i]!;
+  }
+  return end === nameBytes;
 }
 
 function defaultDir(): string {
