@@ -59,6 +59,10 @@ export function chdbEngineArgs(limits: ChdbMemoryLimits): string[] {
     "--memory_worker_use_cgroup=0",
     "--memory_worker_dynamic_hard_limit=0",
     "--memory_worker_rss_speculative_reserve_ratio=0",
+    // Read once a second rather than every 100 ms: each reading refreshes jemalloc's statistics across
+    // its arenas, and at ten a second the click inserts' threads paid for it (analytics ~1.72 times the
+    // redirect's CPU a click against ~1.52; ~1.59 at one a second; docs/benchmarks/2026-12.md).
+    "--memory_worker_period_ms=1000",
   ];
 }
 
