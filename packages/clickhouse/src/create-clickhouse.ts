@@ -53,8 +53,8 @@ export function chdbEngineArgs(limits: ChdbMemoryLimits): string[] {
     // The engine's memory is the engine's own (jemalloc's count), not its cgroup's. ClickHouse reads
     // a cgroup's memory as if it were the server's alone, but the engine shares its process's cgroup
     // with the rest of the stack: counted against the engine's bound, the other services' memory
-    // failed every query with MEMORY_LIMIT_EXCEEDED, and on cgroup v1 it reads the hierarchy's root,
-    // which holds none of it, so the engine never handed freed pages back. The bound stays as set,
+    // would fail every query with MEMORY_LIMIT_EXCEEDED, and on cgroup v1 it reads the hierarchy's
+    // root, which holds none of it, so the engine would never hand freed pages back. The bound stays as set,
     // not recomputed from the host's free memory, and the engine's RSS as measured, not extrapolated.
     "--memory_worker_use_cgroup=0",
     "--memory_worker_dynamic_hard_limit=0",

@@ -13,6 +13,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { isIP } from "node:net";
 import { join } from "node:path";
+import { ipv4Number, mmdbRecord } from "@kurz/service-kit";
 import { Reader, type Response } from "maxmind";
 
 /** DB-IP's flat records and MaxMind's GeoLite2/GeoIP2 nested ones. */
@@ -42,7 +43,6 @@ const RECORDS_MAX = 100_000;
 class Db {
   private readonly reader: Reader<Response>;
   private readonly nodeCount: number;
-  private readonly nodeBytes: number;
   private readonly recordSize: number;
   private readonly v4Start: number;
   private v4Prefix: Uint32Array | undefined;
@@ -52,7 +52,6 @@ class Db {
     this.reader = new Reader<Response>(buf);
     const m = this.reader.metadata;
     this.nodeCount = m.nodeCount;
-    this.nodeBytes = m.nodeByteSize;
     this.recordSize = m.recordSize;
     if (![24, 28, 32].includes(this.recordSize))
       throw new Error(`unsupported record size ${this.recordSize}`);
@@ -84,20 +83,7 @@ class Db {
   }
 
   private child(node: number, bit: number): number {
-    const b = this.buf;
-    const o = node * this.nodeBytes;
-    switch (this.recordSize) {
-      case 24:
-        return bit === 0
-          ? (b[o]! << 16) | (b[o + 1]! << 8) | b[o + 2]!
-          : (b[o + 3]! << 16) | (b[o + 4]! << 8) | b[o + 5]!;
-      case 28:
-        return bit === 0
-          ? ((b[o + 3]! & 0xf0) << 20) | (b[o]! << 16) | (b[o + 1]! << 8) | b[o + 2]!
-          : ((b[o + 3]! & 0x0f) << 24) | (b[o + 4]! << 16) | (b[o + 5]! << 8) | b[o + 6]!;
-      default:
-        return bit === 0 ? b.readUInt32BE(o) : b.readUInt32BE(o + 4);
-    }
+    return mmdbRecord(this.buf, this.recordSize, node, bit);
   }
 
   /** The country of an IPv4 address given as its number and as text (for the reader, once per record). */
@@ -131,33 +117,6 @@ class Db {
       return null;
     }
   }
-}
-
-/** A dotted-quad IPv4 address as an unsigned number; -1 for anything else. */
-export function ipv4Number(s: string): number {
-  if (s.length < 7 || s.length > 15) return -1;
-  let n = 0;
-  let part = 0;
-  let digits = 0;
-  let dots = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 46 /* . */) {
-      if (digits === 0 || dots === 3) return -1;
-      n = n * 256 + part;
-      part = 0;
-      digits = 0;
-      dots++;
-    } else if (c >= 48 && c <= 57) {
-      // No leading zeros: `010` is octal to some parsers, so it is left to the reader to refuse.
-      if (digits === 1 && part === 0) return -1;
-      part = part * 10 + (c - 48);
-      if (part > 255) return -1;
-      digits++;
-    } else return -1;
-  }
-  if (digits === 0 || dots !== 3) return -1;
-  return n * 256 + part;
 }
 
 /** A database file read on first use; a file that cannot be read is logged once and is none. */

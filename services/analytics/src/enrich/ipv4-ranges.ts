@@ -20,6 +20,7 @@ import {
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { setImmediate as yieldToEvents } from "node:timers/promises";
+import { ipv4Number, mmdbRecord } from "@kurz/service-kit";
 import { LRUCache } from "lru-cache";
 import type { Location } from "./geoip.ts";
 
@@ -63,8 +64,8 @@ export class Ipv4Ranges {
 
   /** The place of a dotted-quad IPv4 address; null when the database has none for it. */
   lookup(ip: string): Location | null {
-    const address = parseIpv4(ip);
-    if (address === null) return null;
+    const address = ipv4Number(ip);
+    if (address < 0) return null;
     let lo = 0;
     let hi = this.starts.length - 1;
     while (lo < hi) {
@@ -89,13 +90,14 @@ export class Ipv4Ranges {
   /**
    * The table of `db`, made a slice at a time. The tree is walked in address order into ranges by
    * data record; each record is then read once, through the database's reader, at the first address
-   * that reaches it, and neighbouring ranges in the same place are joined. What it holds while it
-   * works is typed arrays (outside V8's heap) and one map of the distinct places.
+   * that reaches it, and neighbouring ranges in the same place are joined. It runs before the service
+   * takes clicks (GeoIp.open), so its maps of records and places (~20 MB) share the heap with nothing.
    */
   static async build(db: Ipv4Database): Promise<Ipv4Ranges> {
     const { nodeCount, recordSize, ipVersion } = db.metadata;
     if (ipVersion !== 4) throw new Error(`an IPv4 database is needed, this one is IPv${ipVersion}`);
-    const record = recordReader(db.bytes, recordSize);
+    // Checked here, not on each of the walk's millions of reads.
+    mmdbRecord(db.bytes, recordSize, 0, 0);
     // 1. Ranges by data pointer (NOWHERE for "no data"), neighbours with the same pointer joined.
     let starts: Uint32Array<ArrayBuffer> = new Uint32Array(1 << 22);
     let pointers: Uint32Array<ArrayBuffer> = new Uint32Array(1 << 22);
@@ -123,52 +125,27 @@ export class Ipv4Ranges {
       // Right pushed before left, so that ranges come off the stack in address order. A child that
       // is not a node is a leaf (depth -1): a data pointer or "no data".
       for (const side of RIGHT_THEN_LEFT) {
-        const child = record(value, side);
+        const child = mmdbRecord(db.bytes, recordSize, value, side);
         values.push(child);
         firsts.push(side === 1 ? first + 2 ** (31 - depth) : first);
         depths.push(child < nodeCount ? depth + 1 : -1);
       }
       if (++walked % NODES_PER_SLICE === 0) await yieldToEvents();
     }
-    // 2. Each distinct pointer's place, read at the first range that has it, kept in an open-addressing
-    // table of pointers (typed arrays: no sort of millions of entries, which would hold the event loop).
-    let slots = 1 << 16;
-    let slotPointer = new Uint32Array(slots).fill(NOWHERE);
-    let slotPlace = new Uint32Array(slots);
-    const slotOf = (pointer: number): number => {
-      let slot = Math.imul(pointer, 0x9e3779b1) >>> 0;
-      for (;;) {
-        slot &= slots - 1;
-        if (slotPointer[slot] === pointer || slotPointer[slot] === NOWHERE) return slot;
-        slot++;
-      }
-    };
-    const remember = (pointer: number, place: number) => {
-      const slot = slotOf(pointer);
-      slotPointer[slot] = pointer;
-      slotPlace[slot] = place;
-    };
-    const twiceAsMany = () => {
-      const [oldPointers, oldPlaces] = [slotPointer, slotPlace];
-      slots *= 2;
-      slotPointer = new Uint32Array(slots).fill(NOWHERE);
-      slotPlace = new Uint32Array(slots);
-      for (let s = 0; s < oldPointers.length; s++)
-        if (oldPointers[s] !== NOWHERE) remember(oldPointers[s]!, oldPlaces[s]!);
-    };
+    // 2. Each distinct pointer's place, read at the first range that has it.
+    const placeOfPointer = new Map<number, number>();
     const placeIndex = new Map<string, number>();
     let names = Buffer.alloc(1 << 20);
     let nameEnds: Uint32Array<ArrayBuffer> = new Uint32Array(1 << 16);
     let places = 0;
     let nameBytes = 0;
     let joined = 0;
-    let read = 0;
     for (let i = 0; i < count; i++) {
       let place = NOWHERE;
       const pointer = pointers[i]!;
       if (pointer !== NOWHERE) {
-        const slot = slotOf(pointer);
-        if (slotPointer[slot] === pointer) place = slotPlace[slot]!;
+        const known = placeOfPointer.get(pointer);
+        if (known !== undefined) place = known;
         else {
           const where = db.locate(formatIpv4(starts[i]!));
           if (where.country !== "") {
@@ -185,11 +162,8 @@ export class Ipv4Ranges {
               nameEnds[places++] = nameBytes;
             }
           }
-          slotPointer[slot] = pointer;
-          slotPlace[slot] = place;
-          // At most half full, so that a probe ends soon.
-          if (++read * 2 > slots) twiceAsMany();
-          if (read % PLACES_PER_SLICE === 0) await yieldToEvents();
+          placeOfPointer.set(pointer, place);
+          if (placeOfPointer.size % PLACES_PER_SLICE === 0) await yieldToEvents();
         }
       }
       // 3. Joined in place: the output never runs ahead of the input.
@@ -337,48 +311,6 @@ function grow(a: Uint32Array): Uint32Array<ArrayBuffer> {
   const larger = new Uint32Array(Math.ceil(a.length * 1.5));
   larger.set(a);
   return larger;
-}
-
-/** The record on `side` (0 left, 1 right) of tree node `node`, for the database's record size. */
-function recordReader(bytes: Buffer, recordSize: number): (node: number, side: 0 | 1) => number {
-  switch (recordSize) {
-    case 24:
-      return (node, side) => bytes.readUIntBE(node * 6 + side * 3, 3);
-    case 28:
-      return (node, side) => {
-        const o = node * 7;
-        // The middle byte holds the high nibble of each record: left's in its top half, right's below.
-        return side === 0
-          ? ((bytes[o + 3]! & 0xf0) << 20) + bytes.readUIntBE(o, 3)
-          : (bytes[o + 3]! & 0x0f) * 0x1000000 + bytes.readUIntBE(o + 4, 3);
-      };
-    case 32:
-      return (node, side) => bytes.readUInt32BE(node * 8 + side * 4);
-    default:
-      throw new Error(`unsupported MaxMind record size ${recordSize}`);
-  }
-}
-
-function parseIpv4(ip: string): number | null {
-  let address = 0;
-  let part = 0;
-  let digits = 0;
-  let dots = 0;
-  for (let i = 0; i < ip.length; i++) {
-    const c = ip.charCodeAt(i);
-    if (c === 46) {
-      if (digits === 0 || part > 255) return null;
-      address = address * 256 + part;
-      part = 0;
-      digits = 0;
-      dots++;
-    } else if (c >= 48 && c <= 57 && digits < 3) {
-      part = part * 10 + (c - 48);
-      digits++;
-    } else return null;
-  }
-  if (dots !== 3 || digits === 0 || part > 255) return null;
-  return address * 256 + part;
 }
 
 function formatIpv4(address: number): string {
