@@ -1,10 +1,12 @@
 // _cgroup.ts, which `./kurz bench footprint --cgroup-mb` runs the stack in, on children of this test's own.
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { canMakeCgroup, type MemoryCgroup, memoryCgroup } from "./_cgroup.ts";
 
 const MB = 2 ** 20;
+const DATA = resolve(import.meta.dirname, "../../.data");
 /** Node in the group, holding `mb` MB of written memory once it says "ready", until its stdin closes. */
 function holder(group: MemoryCgroup, mb: number) {
   const script = `const held = []; for (let i = 0; i < ${mb}; i++) held.push(Buffer.alloc(${MB}, 1));
@@ -23,8 +25,9 @@ function holder(group: MemoryCgroup, mb: number) {
 
 describe.skipIf(!canMakeCgroup())("_cgroup.ts (skipped where no writable memory cgroup exists)", () => {
   const groups: MemoryCgroup[] = [];
+  let made = 0;
   const group = (limitMb: number) => {
-    const g = memoryCgroup(`kurz-test-${process.pid}-${groups.length}`, limitMb);
+    const g = memoryCgroup(`kurz-test-${process.pid}-${made++}`, limitMb);
     groups.push(g);
     return g;
   };
@@ -49,6 +52,41 @@ describe.skipIf(!canMakeCgroup())("_cgroup.ts (skipped where no writable memory 
       expect(await h.exited).toEqual({ code: 0, signal: null });
     } finally {
       removeAll();
+    }
+  });
+
+  it("counts file pages read once apart from the working set, and held memory in it", async () => {
+    // On disk: the tests' TMPDIR may be a tmpfs, whose pages are swap-backed, not file pages.
+    mkdirSync(DATA, { recursive: true });
+    const dir = mkdtempSync(join(DATA, "cgroup-"));
+    try {
+      const g = group(256);
+      // Written once and read once, by a process in the group: charged to it, on the inactive list.
+      const file = join(dir, "once");
+      const [command, args] = g.wrap([
+        process.execPath,
+        "-e",
+        `const fs = require("fs"); fs.writeFileSync(${JSON.stringify(file)}, Buffer.alloc(${32 * MB}, 7)); fs.readFileSync(${JSON.stringify(file)});`,
+      ]);
+      await new Promise((done, fail) =>
+        spawn(command, args, { stdio: "ignore" }).once("exit", (code) =>
+          code === 0 ? done(undefined) : fail(new Error(`writer exited ${code}`)),
+        ),
+      );
+      const h = holder(g, 40);
+      try {
+        expect(await h.ready).toBe(true);
+        const r = g.read();
+        expect(r.file).toBeGreaterThanOrEqual(32 * MB);
+        expect(r.workingSet).toBeGreaterThanOrEqual(40 * MB);
+        expect(r.usage - r.workingSet).toBeGreaterThanOrEqual(24 * MB);
+      } finally {
+        h.child.stdin.end();
+        await h.exited;
+      }
+    } finally {
+      removeAll();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -31,6 +31,7 @@ const LAYOUT = {
       anon: "total_rss",
       file: "total_cache",
       shmem: "total_shmem",
+      inactiveFile: "total_inactive_file",
       refaults: "total_workingset_refault_file",
     },
   },
@@ -41,7 +42,13 @@ const LAYOUT = {
     usage: "memory.current",
     peak: "memory.peak",
     kills: ["memory.events", "oom_kill"],
-    stat: { anon: "anon", file: "file", shmem: "shmem", refaults: "workingset_refault_file" },
+    stat: {
+      anon: "anon",
+      file: "file",
+      shmem: "shmem",
+      inactiveFile: "inactive_file",
+      refaults: "workingset_refault_file",
+    },
   },
 } as const;
 
@@ -54,6 +61,11 @@ export interface CgroupReading {
   file: number;
   /** tmpfs and shared memory within `file`, which without swap cannot be reclaimed either. */
   shmem: number;
+  /**
+   * The charge less the file pages on the inactive list, which the kernel takes back first and without
+   * a write: the working set, as `docker stats` and Kubernetes' eviction count a container's memory.
+   */
+  workingSet: number;
   /** Bytes of file pages read again after reclaim took them: how hard the limit pressed. */
   refaultBytes: number;
   /** Processes the kernel killed for the group. */
@@ -135,11 +147,13 @@ export function memoryCgroup(name: string, limitMb: number): MemoryCgroup {
     read() {
       const stat = keyed(readOr(file("memory.stat")) ?? "");
       const [killsFile, killsKey] = layout.kills;
+      const usage = Number(readOr(file(layout.usage)) ?? 0);
       return {
-        usage: Number(readOr(file(layout.usage)) ?? 0),
+        usage,
         anon: stat[layout.stat.anon] ?? 0,
         file: stat[layout.stat.file] ?? 0,
         shmem: stat[layout.stat.shmem] ?? 0,
+        workingSet: Math.max(0, usage - (stat[layout.stat.inactiveFile] ?? 0)),
         refaultBytes: (stat[layout.stat.refaults] ?? 0) * PAGE_BYTES,
         oomKills: keyed(readOr(file(killsFile)) ?? "")[killsKey] ?? 0,
       };

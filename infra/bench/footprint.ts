@@ -2,7 +2,9 @@
 // each with any process it starts; Postgres and Redis apart) on a stack started as `./kurz up` starts
 // it: the supervisor from its bundle (infra/local/up-bundle.ts) as a child, on ports, a Redis and a data directory of its own, the services
 // from their bundles with NODE_ENV=production. RSS is read every 250 ms:
-//   - idle: 10 s after the stack is up, before any request;
+//   - idle: --idle-seconds (default 60) after the stack is up, before any request: a stack at rest, not
+//     one just started (in its first seconds each service still holds its start's garbage, and V8
+//     shrinks a young generation grown during start only after a while without work);
 //   - under load for --load-seconds (default 60): wrk at the public origin over 1,000 seeded links as
 //     fast as it goes (clicks flowing to analytics), four API clients reading and creating links, one
 //     analytics client asking for 30 days (summary, a link's series), one 10,000-row CSV import and
@@ -11,7 +13,7 @@
 // Then it checks the run: no service died or restarted, every API and analytics answer right, the import
 // and the export whole, and every click counted (the redirect's published clicks, none dropped, all in
 // analytics' total and at least the redirects wrk saw). With --check a failed check fails the run.
-// --import-rows (default 10,000) and --idle-seconds (default 10) make a cheaper run: the memory-floor
+// --import-rows (default 10,000) and --idle-seconds make a cheaper run: the memory-floor
 // test (infra/local/memory-floor.test.ts) runs it at KURZ_MEMORY_MB=1024 for a few seconds of load.
 // Every Node process of the stack preloads _memory-dump.mjs, so at the end of each phase each writes
 // its V8 breakdown (process.memoryUsage(), heap spaces, heap limit) on SIGUSR2.
@@ -91,7 +93,7 @@ export async function run(args: string[]): Promise<string> {
     options: {
       "load-seconds": { type: "string", default: "60" },
       "settle-seconds": { type: "string", default: "60" },
-      "idle-seconds": { type: "string", default: "10" },
+      "idle-seconds": { type: "string", default: "60" },
       "import-rows": { type: "string", default: "10000" },
       check: { type: "boolean", default: false },
       reclaim: { type: "boolean", default: false },
@@ -466,7 +468,7 @@ type Measure = "total" | "pss" | "anon" | "file";
 /** Per group: the idle, peak (under load), and settled readings of RSS, PSS and anonymous memory, and their sums. */
 function rssTable(samples: Sample[]): string[] {
   const inPhase = (p: string) => samples.filter((s) => s.phase === p);
-  // setPhase takes a reading before it switches: the last of "start" is the one 10 s after start.
+  // setPhase takes a reading before it switches: the last of "start" is the one --idle-seconds after start.
   const idle = inPhase("start").at(-1);
   const load = inPhase("load");
   const settled = inPhase("settle").at(-1);
@@ -555,12 +557,14 @@ function smapsTable(smaps: Record<string, Record<string, Breakdown | undefined>>
 function cgroupTable(c: CgroupPhases, server: boolean): string[] {
   const at = (phase: string) => c.byPhase[phase];
   const cell = (r: CgroupReading | undefined) =>
-    r ? `${mb(r.usage)} (${mb(r.anon)} + ${mb(r.file)}${r.shmem > 0 ? `, tmpfs ${mb(r.shmem)}` : ""})` : "–";
+    r
+      ? `${mb(r.usage)} (${mb(r.anon)} + ${mb(r.file)}${r.shmem > 0 ? `, tmpfs ${mb(r.shmem)}` : ""}); working set ${mb(r.workingSet)}`
+      : "–";
   const end = Object.values(c.byPhase).at(-1)?.last;
   return [
     server
-      ? `A server of ${mb(c.limitBytes)} MB (\`--server-mb\`): Kurz's processes, a Postgres of the run's own with its default settings and the stack's Redis in one memory cgroup of that size (_cgroup.ts). Charged MB (anonymous + page cache):`
-      : `In a memory cgroup of ${mb(c.limitBytes)} MB (\`--cgroup-mb\`, _cgroup.ts): Kurz's processes together, the stack's Redis moved out. Charged MB (anonymous + page cache):`,
+      ? `A server of ${mb(c.limitBytes)} MB (\`--server-mb\`): Kurz's processes, a Postgres of the run's own with its default settings and the stack's Redis in one memory cgroup of that size (_cgroup.ts). Charged MB (anonymous + page cache); the working set leaves out the file pages on the inactive list, which the kernel takes back first (as \`docker stats\` and Kubernetes count a container):`
+      : `In a memory cgroup of ${mb(c.limitBytes)} MB (\`--cgroup-mb\`, _cgroup.ts): Kurz's processes together, the stack's Redis moved out. Charged MB (anonymous + page cache); the working set leaves out the file pages on the inactive list, which the kernel takes back first (as \`docker stats\` and Kubernetes count a container):`,
     "",
     "| idle | peak under load | settled |",
     "|---|---|---|",
@@ -617,10 +621,10 @@ function report(r: Footprint): string {
   return [
     "## footprint (memory of the whole stack)",
     "",
-    `\`./kurz bench footprint --load-seconds ${r.loadSeconds} --settle-seconds ${r.settleSeconds}\` — the stack as \`./kurz up\` starts it`,
+    `\`./kurz bench footprint --idle-seconds ${r.idleSeconds} --load-seconds ${r.loadSeconds} --settle-seconds ${r.settleSeconds}\` — the stack as \`./kurz up\` starts it`,
     "(infra/local/up.ts; each service from its bundle, NODE_ENV=production); RSS, PSS (/proc/<pid>/smaps_rollup: a page",
     "shared by several processes divided among them, so the PSS sum is what the stack takes from the machine) and",
-    "anonymous (kept) memory of each process and its children every 250 ms, in MB (Postgres and Redis apart). Idle: 10 s after start, before any request; peak: the",
+    `anonymous (kept) memory of each process and its children every 250 ms, in MB (Postgres and Redis apart). Idle: ${r.idleSeconds} s after start, before any request; peak: the`,
     `highest reading during the ${Math.round(r.loadMs / 1000)} s of load (the sum's peak is the highest sum of simultaneous readings); settled: ${r.settleSeconds} s after it.`,
     "",
     ...rssTable(r.samples),

@@ -46,14 +46,16 @@ export function bundlePath(service: ServiceName | string, entry = "main"): strin
 }
 
 // Besides main.mjs: the management image runs its admin CLI and the migrate one-shot without a
-// TypeScript loader too (its runtime has production dependencies only), and its import file threads
-// start from their own bundle beside main.mjs and cli.mjs (imports/import-file-threads.ts).
+// TypeScript loader too (its runtime has production dependencies only); threads start from a bundle
+// of their own beside main.mjs (service-kit's module-thread.ts): management's import file threads,
+// analytics' GeoIP table.
 const EXTRA_ENTRIES: Record<string, Record<string, string>> = {
   management: {
     cli: "services/management/src/cli.ts",
     migrate: "packages/db/scripts/migrate.ts",
     "import-file-thread": "services/management/src/imports/import-file-thread.ts",
   },
+  analytics: { "ipv4-table-thread": "services/analytics/src/enrich/ipv4-table-thread.ts" },
 };
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");

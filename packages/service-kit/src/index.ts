@@ -18,6 +18,7 @@ export * from "./lifecycle.ts";
 export * from "./logger.ts";
 export * from "./metrics.ts";
 export * from "./mmdb-tree.ts";
+export * from "./module-thread.ts";
 export * from "./ops.ts";
 export * from "./origin-hosts.ts";
 export * from "./poll-loop.ts";

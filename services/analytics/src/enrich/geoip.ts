@@ -18,6 +18,8 @@ import {
 } from "node:fs";
 import { isIP } from "node:net";
 import { join } from "node:path";
+import type { Worker } from "node:worker_threads";
+import { startModuleThread } from "@kurz/service-kit";
 import { LRUCache } from "lru-cache";
 import { Reader } from "maxmind";
 import { Ipv4Ranges } from "./ipv4-ranges.ts";
@@ -121,36 +123,74 @@ function databaseOf(file: string, tableDir: string | undefined): HeldDatabase {
   return database;
 }
 
+/** What making a table of ranges came to (ipv4-table-thread.ts reports it). */
+export type TableOutcome =
+  | { kind: "kept" | "unreadable" | "not-ipv4" }
+  | { kind: "not-kept" }
+  | { kind: "failed"; message: string };
+
+/**
+ * Makes and keeps the table of ranges of `file` when it is an IPv4 database: reads it whole, walks its
+ * tree and writes the table. Runs on a thread of its own (ipv4-table-thread.ts).
+ */
+export async function makeTableOf(file: string, tableDir: string | undefined): Promise<TableOutcome> {
+  const { size, mtimeMs } = statSync(file);
+  let bytes: Buffer;
+  let reader: Db;
+  try {
+    bytes = readFileSync(file);
+    reader = new Reader(bytes) as Db;
+  } catch {
+    return { kind: "unreadable" };
+  }
+  if (reader.metadata.ipVersion !== 4) return { kind: "not-ipv4" };
+  const locate = (ip: string) => locationOf(reader.get(ip) as GeoRecord | null);
+  const table = await Ipv4Ranges.build({ bytes, metadata: reader.metadata, locate });
+  return { kind: table.write({ path: file, size, mtimeMs }, tableDir) ? "kept" : "not-kept" };
+}
+
 /**
  * Makes and keeps the table of ranges of `file` when it is an IPv4 database whose table is not kept
- * yet: once per version of the database on this machine. Its memory (the database, ~45 MB of work) is
- * garbage when it returns. A database that cannot be read or a table that cannot be kept is left to
- * the first lookup, which reads the database whole.
+ * yet: once per version of the database on this machine. The work (the database read whole and a
+ * walk of its tree, ~100 MB) is done on a thread whose memory goes back to the system when it ends:
+ * on the service's own heap it stayed as garbage until a full collection, which an idle service may
+ * not run for hours. A database that cannot be read or a table that cannot be kept is left to the
+ * first lookup, which reads the database whole.
  */
 async function keepTableOf(file: string, tableDir: string | undefined, logger: GeoIpLogger | undefined) {
+  const warn = (err: string) =>
+    logger?.warn({ path: file, err }, "GeoIP table of ranges could not be made; the database is read whole");
   try {
     const { size, mtimeMs } = statSync(file);
-    const identity = { path: file, size, mtimeMs };
-    if (Ipv4Ranges.kept(identity, tableDir)) return;
-    let bytes: Buffer;
-    let reader: Db;
-    try {
-      bytes = readFileSync(file);
-      reader = new Reader(bytes) as Db;
-    } catch {
-      return; // the first lookup reads it again, and says why it cannot
-    }
-    if (reader.metadata.ipVersion !== 4) return;
-    const locate = (ip: string) => locationOf(reader.get(ip) as GeoRecord | null);
-    const table = await Ipv4Ranges.build({ bytes, metadata: reader.metadata, locate });
-    if (!table.write(identity, tableDir))
-      logger?.warn({ path: file }, "GeoIP table of ranges could not be kept; the database is read whole");
+    if (Ipv4Ranges.kept({ path: file, size, mtimeMs }, tableDir)) return;
   } catch (err) {
-    logger?.warn(
-      { path: file, err: (err as Error).message },
-      "GeoIP table of ranges could not be made; the database is read whole",
-    );
+    warn((err as Error).message);
+    return;
   }
+  const outcome = await new Promise<TableOutcome>((done) => {
+    let thread: Worker;
+    try {
+      thread = startModuleThread({
+        built: "ipv4-table-thread.mjs",
+        source: new URL("./ipv4-table-thread.ts", import.meta.url),
+        workerData: { file, tableDir },
+      });
+    } catch (err) {
+      done({ kind: "failed", message: (err as Error).message });
+      return;
+    }
+    let outcome: TableOutcome | undefined;
+    thread.once("message", (message: TableOutcome) => {
+      outcome = message;
+    });
+    thread.once("error", (err) => {
+      outcome ??= { kind: "failed", message: err.message };
+    });
+    thread.once("exit", (code) => done(outcome ?? { kind: "failed", message: `thread exited ${code}` }));
+  });
+  if (outcome.kind === "not-kept")
+    logger?.warn({ path: file }, "GeoIP table of ranges could not be kept; the database is read whole");
+  if (outcome.kind === "failed") warn(outcome.message);
 }
 
 /** One family's file, read on first use; one that cannot be read is logged once and is none. */

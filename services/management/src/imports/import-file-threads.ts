@@ -11,12 +11,9 @@
 // keep for the life of the process (an idle thread keeps no process alive either way). A file goes to
 // the thread with the fewest files being read, so a small upload is not read behind a large one while
 // another thread is free.
-import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { ImportFormat } from "@kurz/contracts";
+import { startModuleThread } from "@kurz/service-kit";
 import { ImportFileError } from "./import-file.ts";
 import type { ThreadReply, ThreadRequest } from "./import-file-thread.ts";
 import type { CheckedRow, CodeOptions } from "./import-rows.ts";
@@ -24,31 +21,13 @@ import type { CheckedRow, CodeOptions } from "./import-rows.ts";
 const READ_THREAD_NICE = 5;
 /** How long a thread with nothing to do stays for the next file before it stops. */
 const IDLE_MS = 15_000;
-/** The thread's own bundle, beside the service's (infra/build/bundle.ts builds it). */
-const BUILT_THREAD = "import-file-thread.mjs";
 
-/** The thread: from its bundle beside the running one, or from the TypeScript source through tsx. */
-function startThread(): Worker {
-  const workerData = { nice: READ_THREAD_NICE };
-  const script = process.argv[1];
-  const built = script === undefined ? undefined : resolve(dirname(script), BUILT_THREAD);
-  if (built !== undefined && existsSync(built)) return new Worker(built, { workerData });
-  // Run from source (tests, benches, `node --import tsx`): the thread registers tsx's ESM loader
-  // (tsx/esm/api, whose ESM build sits beside tsx/esm) before it imports the TypeScript module.
-  const tsxEsm = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm"));
-  return new Worker(
-    `const { workerData } = require("node:worker_threads");
-     import(workerData.tsxApi).then(({ register }) => { register(); return import(workerData.source); })
-       .catch((err) => { setImmediate(() => { throw err; }); });`,
-    {
-      eval: true,
-      workerData: {
-        ...workerData,
-        tsxApi: new URL("./api/index.mjs", tsxEsm).href,
-        source: new URL("./import-file-thread.ts", import.meta.url).href,
-      },
-    },
-  );
+function startThread() {
+  return startModuleThread({
+    built: "import-file-thread.mjs",
+    source: new URL("./import-file-thread.ts", import.meta.url),
+    workerData: { nice: READ_THREAD_NICE },
+  });
 }
 
 interface Pending {
