@@ -58,8 +58,12 @@ run_checks() {
 #   the machine is busy to the last percent until the lane ends and the main vitest's last minutes are
 #   not (80-95%), so moving it out of the main vitest shortens the run (clean clones, one host: 664 s
 #   against 736 s).
-# An entry is a project directory, optionally ":" and the files of it to run (comma-separated).
-lanes=("services/web tests/chaos packages/db")
+# - The memory-floor test (infra/local/memory-floor.test.ts: a whole stack at its memory floor under
+#   load, in a 1 GB memory cgroup) runs last in the lane, before typecheck and lint, when the main
+#   vitest is in its last minutes; the main vitest leaves that file out.
+# An entry is a project directory, optionally ":" and the files of it to run (comma-separated); an
+# entry without files takes its project out of the main vitest, one with files takes only those.
+lanes=("services/web tests/chaos packages/db infra:local/memory-floor.test.ts")
 lane_pids=()
 rm -f .data/test-results-*.json .data/test-serial-*
 # An entry's name in .data: services-web, tests-chaos-faults.
@@ -76,7 +80,7 @@ run_own() {
   name=$(own_name "$1")
   # Its own results cache (the sequencer's durations): vitest processes writing one file would each
   # put back the others' stale entries.
-  KURZ_VITEST_PROJECTS="$dir" KURZ_VITEST_CACHE_DIR="node_modules/.vite/$name" pnpm exec vitest run \
+  KURZ_TEST_MEMORY_FLOOR=1 KURZ_VITEST_PROJECTS="$dir" KURZ_VITEST_CACHE_DIR="node_modules/.vite/$name" pnpm exec vitest run \
     --reporter=default --reporter=json --outputFile.json=".data/test-results-$name.json" "${files[@]}" \
     >".data/test-serial-$name.log" 2>&1
   echo $? >".data/test-serial-$name.rc"; echo $((SECONDS - s)) >".data/test-serial-$name.secs"
@@ -104,12 +108,18 @@ fs.writeFileSync(".data/test-results.json", JSON.stringify(a));
 ' ".data/test-results-$name.json" || status=1
 }
 run_lane=0
+lane_files=()
 if [ $# -eq 0 ] && [ ${#coverage[@]} -eq 0 ] && [ "${KURZ_TEST_ONE_VITEST:-}" != "1" ]; then
   run_lane=1
   all="packages/*,services/*,infra,tests/*"
   for lane in "${lanes[@]}"; do
     for entry in $lane; do
-      [[ ",$all," == *",!${entry%%:*},"* ]] || all="$all,!${entry%%:*}"
+      if [[ $entry == *:* ]]; then
+        IFS=, read -ra files <<<"${entry#*:}"
+        for f in "${files[@]}"; do lane_files+=(--exclude "${entry%%:*}/$f"); done
+      else
+        [[ ",$all," == *",!$entry,"* ]] || all="$all,!$entry"
+      fi
     done
   done
   # Typecheck and lint follow the first lane's tests: by then the cores have room (the first three
@@ -128,7 +138,8 @@ elif [ $# -eq 0 ]; then
 fi
 
 echo "== tests"
-pnpm exec vitest run --reporter=default --reporter=json --outputFile.json=.data/test-results.json "${coverage[@]}" "$@" || status=1
+pnpm exec vitest run --reporter=default --reporter=json --outputFile.json=.data/test-results.json \
+  "${lane_files[@]}" "${coverage[@]}" "$@" || status=1
 echo "== main vitest ended at $((SECONDS - started)) s"
 if [ $run_lane = 1 ]; then
   for pid in "${lane_pids[@]}"; do wait "$pid"; done
