@@ -75,6 +75,13 @@ export interface FootprintOptions {
    */
   reclaim?: boolean;
   /**
+   * Drop the system's page cache (root: /proc/sys/vm/drop_caches) just before the stack starts, as on
+   * a server's first start after boot. A memory cgroup is charged for a file page by the first process
+   * that reads it: without this, the pages of chDB's library and the bundles that an earlier process
+   * read stay charged outside the group, and the group holds less than a fresh server would.
+   */
+  cold?: boolean;
+  /**
    * Run Kurz's processes in a memory cgroup of this many MB (_cgroup.ts): the kernel holds them to it
    * together, as a server or container of that size would, reclaiming file pages and killing a process
    * when that is not enough.
@@ -97,6 +104,7 @@ export async function run(args: string[]): Promise<string> {
       "import-rows": { type: "string", default: "10000" },
       check: { type: "boolean", default: false },
       reclaim: { type: "boolean", default: false },
+      cold: { type: "boolean", default: false },
       "cgroup-mb": { type: "string" },
       "server-mb": { type: "string" },
     },
@@ -108,6 +116,7 @@ export async function run(args: string[]): Promise<string> {
     idleSeconds: Number(values["idle-seconds"]),
     importRows: Number(values["import-rows"]),
     reclaim: values.reclaim === true,
+    cold: values.cold === true,
     ...(typeof values["cgroup-mb"] === "string" && { cgroupMb: Number(values["cgroup-mb"]) }),
     ...(typeof values["server-mb"] === "string" && { serverMb: Number(values["server-mb"]) }),
   };
@@ -156,6 +165,7 @@ export async function measureFootprint(opts: FootprintOptions): Promise<Footprin
     db = pg
       ? await createTestDatabase("footprint", { migrate: migrateDatabase, adminUrl: pg.adminUrl })
       : await createMigratedDatabase("footprint");
+    if (opts.cold) await dropPageCache();
     stack = await startUp(
       db.url,
       { ...spool, ...opts.env },
@@ -288,6 +298,16 @@ function sampleCgroup(cg: MemoryCgroup) {
       if (peak !== undefined) phases.peak = peak;
     },
   };
+}
+
+/** Writes dirty pages out, then drops every clean page the kernel can (those no process maps). */
+async function dropPageCache(): Promise<void> {
+  await exec("sync", []);
+  try {
+    writeFileSync("/proc/sys/vm/drop_caches", "3");
+  } catch (error) {
+    throw new Error(`--cold drops the page cache, which needs root (/proc/sys/vm/drop_caches): ${error}`);
+  }
 }
 
 /** What memory pressure would take: every clean file page no other process maps (_pageout.py). */
@@ -642,7 +662,7 @@ function report(r: Footprint): string {
     `${API_CLIENTS} API clients (get, list, create in turn): ${x.api.ok} answers right, ${x.api.wrong} wrong${x.api.samples.length ? ` (${x.api.samples.join("; ")})` : ""};`,
     `analytics over 30 days (summary, a link's series in turn): ${x.analytics.ok} right, ${x.analytics.wrong} wrong${x.analytics.samples.length ? ` (${x.analytics.samples.join("; ")})` : ""};`,
     `a ${r.importRows.toLocaleString("en")}-row CSV import: ${JSON.stringify(x.importCounts)}; a links export: ${x.exportResult.status}, ${x.exportResult.rows.toLocaleString("en")} rows, ${x.exportResult.mb.toFixed(1)} MB.`,
-    settingsLine(),
+    `${settingsLine()}${r.cold ? " The page cache was dropped just before the stack started (--cold)." : ""}`,
     `Clicks: ${r.clicks.published.toLocaleString("en")} published by the redirect, ${r.clicks.dropped} dropped, ${r.clicks.counted.toLocaleString("en")} counted by analytics (the last ${r.clicks.seconds.toFixed(1)} s after the load).`,
     `Services alive at the end: ${r.alive.join(", ")}; restarts seen: ${r.restarts}. Load average (1 min) at the end of the load: ${x.load1.toFixed(1)}.`,
     r.failures.length > 0 ? `**Checks failed:** ${r.failures.join("; ")}.` : "Every check held.",
