@@ -15,7 +15,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { CODE_RULE, HttpUrl, ImportRenamePrefix, isCodeShaped, isReservedAlias } from "@kurz/contracts";
-import { printProcessOutputOnFailure } from "@kurz/testing";
+import { printProcessOutputOnFailure, waitFor } from "@kurz/testing";
 import { type Stack, startStack } from "@kurz/testing/stack";
 import { parse as parseCsv } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -335,10 +335,18 @@ describe.each([
         });
         expect(patched.status, patched.text).toBe(200);
         if (row.expiresAt !== null && row.expiresAt <= now + TEST_LIMIT_MS) continue;
-        const through = await raw(stack.origin, "POST", `/${row.code}`, {
-          headers: { "content-type": "application/x-www-form-urlencoded" },
-          body: "password=peer-password-1",
-        });
+        // The redirect learns of the change through the outbox and the bus: until then the link is
+        // the import's inactive one, a 404. Polled gently, within the redirect's miss budget.
+        const through = await waitFor(
+          async () => {
+            const answer = await raw(stack.origin, "POST", `/${row.code}`, {
+              headers: { "content-type": "application/x-www-form-urlencoded" },
+              body: "password=peer-password-1",
+            });
+            return answer.status === 404 ? undefined : answer;
+          },
+          { timeoutMs: 15_000, intervalMs: 250, description: `the redirect to take ${row.code}'s update` },
+        );
         expect({ code: row.code, status: through.status }).toEqual({ code: row.code, status: 303 });
         expect(sameUrl(through.headers.location as string, row.destination), row.code).toBe(true);
       }
