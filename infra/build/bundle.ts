@@ -13,13 +13,14 @@ const root = resolve(import.meta.dirname, "../..");
 
 export { nodeFlagsFor, SERVICES, type ServiceName } from "./node-flags.ts";
 
-// Loaded from node_modules at run time instead of bundled: native addons (argon2, chDB's engine,
+// Loaded from node_modules at run time instead of bundled: native addons (argon2, chDB's engine, koffi,
 // sharp's libvips, which it finds beside its own package), and the OpenTelemetry SDK, which
 // service-kit requires lazily only when tracing is on.
 export const RUNTIME_EXTERNALS = [
   "@node-rs/argon2",
   "sharp",
   "chdb",
+  "koffi",
   "@opentelemetry/sdk-node",
   "@opentelemetry/exporter-trace-otlp-http",
   "@opentelemetry/instrumentation-http",

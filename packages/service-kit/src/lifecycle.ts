@@ -1,6 +1,7 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { withTimeout } from "@kurz/bus";
+import { adviseCodeRandomAccess, dropUnmappedPages } from "./code-read-advice.ts";
 import { ConfigError } from "./config.ts";
 import { flushLoggerBeforeExit, type Logger, loggerStreamDone } from "./logger.ts";
 import { startTelemetry, type Telemetry } from "./telemetry.ts";
@@ -215,6 +216,9 @@ export async function runService(options: RunServiceOptions): Promise<RunningSer
   process.on("uncaughtException", (err) => onFatal("uncaught exception", err));
   process.on("unhandledRejection", (reason) => onFatal("unhandled rejection", reason));
 
+  // Before start() runs through the code (code-read-advice.ts says why).
+  const advice = await adviseCodeRandomAccess();
+  if (advice.skipped) logger.warn({ reason: advice.skipped }, "code pages keep the disk's read-ahead");
   try {
     started = await options.start();
   } catch (err) {
@@ -223,6 +227,7 @@ export async function runService(options: RunServiceOptions): Promise<RunningSer
     stopAndExit("start failed", 1);
     return { shutdown: stopAndExit };
   }
+  await dropUnmappedPages(advice.files);
   const urls = started.servers.map(urlOf).filter((u): u is string => u !== null);
   logger.info({ urls }, `${name} listening on ${urls.join(", ")}`);
   return { shutdown: stopAndExit };
