@@ -13,6 +13,7 @@ import { type FileHandle, open, readFile, realpath } from "node:fs/promises";
 
 const MADV_RANDOM = 1;
 const MADV_DONTDUMP = 16;
+const MADV_PAGEOUT = 21;
 /** The most of an executable mapping one fault reads: the kernel's default read-ahead. */
 export const EXEC_READ_BYTES = 128 * 1024;
 
@@ -138,4 +139,28 @@ export async function dropUnmappedPages(files: string[]): Promise<number> {
     }
   }
   return dropped;
+}
+
+/**
+ * Asks the kernel to reclaim now every page of this process's mappings of the code files named
+ * `names` (madvise MADV_PAGEOUT; pages that other processes map too stay):
+ * what such a library ran only to start, and what the loader read around it before the advice above,
+ * often in large folios a single mapped page keeps whole. What runs afterwards is read back in
+ * chunks of EXEC_READ_BYTES at most. Returns the bytes asked for.
+ */
+export async function pageOutCode(names: string[]): Promise<number> {
+  if (process.platform !== "linux" || names.length === 0) return 0;
+  let madvise: Libc["madvise"];
+  let mappings: Mapping[];
+  try {
+    ({ madvise } = await loadLibc());
+    mappings = codeMappings(await readFile("/proc/self/maps", "utf8"), await realpath(process.execPath));
+  } catch {
+    return 0;
+  }
+  let asked = 0;
+  for (const { start, end, path } of mappings)
+    if (names.some((name) => path.endsWith(`/${name}`)) && madvise(start, end - start, MADV_PAGEOUT) === 0)
+      asked += end - start;
+  return asked;
 }

@@ -1,7 +1,7 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { withTimeout } from "@kurz/bus";
-import { adviseCodeRandomAccess, dropUnmappedPages } from "./code-read-advice.ts";
+import { adviseCodeRandomAccess, dropUnmappedPages, pageOutCode } from "./code-read-advice.ts";
 import { ConfigError } from "./config.ts";
 import { flushLoggerBeforeExit, type Logger, loggerStreamDone } from "./logger.ts";
 import { startTelemetry, type Telemetry } from "./telemetry.ts";
@@ -22,6 +22,11 @@ export interface RunServiceOptions {
   closeTimeoutMs?: number;
   /** Default: `startTelemetry(name)`, started before `start()`. Pass one to share or disable it. */
   telemetry?: Telemetry;
+  /**
+   * Code files (by file name) whose pages this process reclaims once started, for a large library
+   * most of whose code ran only to start (code-read-advice.ts, `pageOutCode`).
+   */
+  pageOutAfterStart?: string[];
 }
 
 export interface RunningService {
@@ -227,6 +232,7 @@ export async function runService(options: RunServiceOptions): Promise<RunningSer
     stopAndExit("start failed", 1);
     return { shutdown: stopAndExit };
   }
+  await pageOutCode(options.pageOutAfterStart ?? []);
   await dropUnmappedPages(advice.files);
   const urls = started.servers.map(urlOf).filter((u): u is string => u !== null);
   logger.info({ urls }, `${name} listening on ${urls.join(", ")}`);

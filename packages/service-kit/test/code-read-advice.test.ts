@@ -1,8 +1,21 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { adviseCodeRandomAccess, dropUnmappedPages, EXEC_READ_BYTES } from "../src/code-read-advice.ts";
+import {
+  adviseCodeRandomAccess,
+  dropUnmappedPages,
+  EXEC_READ_BYTES,
+  pageOutCode,
+} from "../src/code-read-advice.ts";
 
 interface Vma {
   start: number;
@@ -10,6 +23,7 @@ interface Vma {
   perms: string;
   path: string;
   flags: string[];
+  fileKb: number;
 }
 
 const ownVmas = (): Vma[] =>
@@ -29,6 +43,10 @@ const ownVmas = (): Vma[] =>
             .match(/^VmFlags:(.*)$/m)?.[1]
             ?.trim()
             .split(/\s+/) ?? [],
+        // Resident pages of the file itself; a private mapping's written pages are anonymous.
+        fileKb:
+          Number(block.match(/^Rss:\s+(\d+)/m)?.[1] ?? 0) -
+          Number(block.match(/^Anonymous:\s+(\d+)/m)?.[1] ?? 0),
       };
     });
 
@@ -61,6 +79,25 @@ describe.skipIf(!linux)("code read one page at a time (Linux only)", () => {
   mkdirSync(data, { recursive: true });
   const dir = mkdtempSync(resolve(data, "read-advice-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("reclaims the pages of a code file it names (a copy of koffi's addon, which only this process maps)", async () => {
+    // Pages another process maps too are left alone, and the services of other tests load koffi: a
+    // copy under a name of its own is this process's alone.
+    await adviseCodeRandomAccess(); // loads koffi
+    const addon = ownVmas().find((v) => v.path.endsWith("/koffi.node"))?.path;
+    expect(addon).toBeDefined();
+    const copy = resolve(dir, "koffi-copy.node");
+    copyFileSync(addon ?? "", copy);
+    process.dlopen({ exports: {} }, copy);
+    const mapped = () => ownVmas().filter((v) => v.path === copy);
+    const resident = () => mapped().reduce((sum, v) => sum + v.fileKb, 0);
+    expect(resident()).toBeGreaterThan(0);
+    expect(await pageOutCode(["koffi-copy.node"])).toBe(
+      mapped().reduce((sum, v) => sum + v.end - v.start, 0),
+    );
+    expect(resident()).toBe(0);
+    expect(await pageOutCode(["no-such-library.so"])).toBe(0);
+  });
 
   // fincore (util-linux) reads what of a file is in the page cache; the file is on disk, not tmpfs,
   // whose pages are memory and never dropped.

@@ -6,4 +6,11 @@ const config = loadAnalyticsConfig();
 const logger = createLogger("analytics", config.LOG_LEVEL);
 const telemetry = startTelemetry("analytics");
 
-await runService({ name: "analytics", logger, telemetry, start: () => startAnalytics(config, logger) });
+await runService({
+  name: "analytics",
+  logger,
+  telemetry,
+  start: () => startAnalytics(config, logger),
+  // Embedded chDB's ~540 MB library: its start runs through code the engine does not run again.
+  pageOutAfterStart: config.CLICKHOUSE_URL ? [] : ["libchdb.so"],
+});
