@@ -81,6 +81,10 @@ export function memoryBoundsFor(
       // V8's helpers) each kept tens of MB there: two arenas held management's peak ~110 MB lower
       // under the footprint bench's load (docs/benchmarks.md, "footprint").
       MALLOC_ARENA_MAX: "2",
+      // Once started, give back the page cache only start-up needed (service-kit's runService,
+      // code-read-advice.ts): under a budget that memory is the server's, and without one (a test's
+      // services) the pages dropped would only be read again by the next process that starts.
+      KURZ_RELEASE_START_PAGES: "1",
       ...(service === "analytics" && { CHDB_MEMORY_MB: String(plan.chdbMb) }),
     },
   };

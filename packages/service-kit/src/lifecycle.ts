@@ -24,7 +24,8 @@ export interface RunServiceOptions {
   telemetry?: Telemetry;
   /**
    * Code files (by file name) whose pages this process reclaims once started, for a large library
-   * most of whose code ran only to start (code-read-advice.ts, `pageOutCode`).
+   * most of whose code ran only to start (code-read-advice.ts, `pageOutCode`); only under a memory
+   * budget (`KURZ_RELEASE_START_PAGES=1`).
    */
   pageOutAfterStart?: string[];
 }
@@ -232,9 +233,13 @@ export async function runService(options: RunServiceOptions): Promise<RunningSer
     stopAndExit("start failed", 1);
     return { shutdown: stopAndExit };
   }
-  await pageOutCode(options.pageOutAfterStart ?? []);
-  await dropUnmappedPages(advice.files);
   const urls = started.servers.map(urlOf).filter((u): u is string => u !== null);
   logger.info({ urls }, `${name} listening on ${urls.join(", ")}`);
+  // Serving already: under a memory budget (KURZ_RELEASE_START_PAGES, set with it), what start-up
+  // alone needed leaves memory (code-read-advice.ts).
+  if (process.env.KURZ_RELEASE_START_PAGES === "1") {
+    await pageOutCode(options.pageOutAfterStart ?? []);
+    await dropUnmappedPages(advice.files);
+  }
   return { shutdown: stopAndExit };
 }
