@@ -19,8 +19,8 @@
 // its V8 breakdown (process.memoryUsage(), heap spaces, heap limit) on SIGUSR2.
 // Run under `flock /tmp/bench.lock` on a shared machine.
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { loadavg, release, tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
@@ -600,7 +600,22 @@ function cgroupTable(c: CgroupPhases, server: boolean): string[] {
 function settingsLine(): string {
   const budget = process.env.KURZ_MEMORY_MB || `${MEMORY_DEFAULT_MB} (the default)`;
   const arenas = process.env.MALLOC_ARENA_MAX ? `, MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX}` : "";
-  return `Settings: KURZ_MEMORY_MB=${budget}${arenas}.`;
+  return `Settings: KURZ_MEMORY_MB=${budget}${arenas}. Linux ${release()}${readAheadOf(process.cwd())}.`;
+}
+
+/**
+ * The read-ahead of the disk under `path`, which decides how much a fault in mapped code reads where a
+ * service could not limit it (packages/service-kit/src/code-read-advice.ts).
+ */
+function readAheadOf(path: string): string {
+  const dev = statSync(path).dev;
+  const id = `${Math.floor(dev / 256) & 0xfff}:${(dev & 0xff) | (Math.floor(dev / 4096) & ~0xff)}`;
+  for (const file of [
+    `/sys/dev/block/${id}/queue/read_ahead_kb`,
+    `/sys/dev/block/${id}/../queue/read_ahead_kb`,
+  ])
+    if (existsSync(file)) return `, the disk's read-ahead ${readFileSync(file, "utf8").trim()} KB`;
+  return "";
 }
 
 /** What a run must show: the services alive throughout, every answer right, every click counted. */
