@@ -81,10 +81,11 @@ export function memoryBoundsFor(
       // V8's helpers) each kept tens of MB there: two arenas held management's peak ~110 MB lower
       // under the footprint bench's load (docs/benchmarks.md, "footprint").
       MALLOC_ARENA_MAX: "2",
-      // Once started, give back the page cache only start-up needed (service-kit's runService,
-      // code-read-advice.ts): under a budget that memory is the server's, and without one (a test's
-      // services) the pages dropped would only be read again by the next process that starts.
-      KURZ_RELEASE_START_PAGES: "1",
+      // Code read in small pieces, and the page cache only start-up needed given back once started
+      // (service-kit's runService, code-read-advice.ts): under a budget that memory is the server's;
+      // without one (a test's services) the pages dropped would only be read again by the next
+      // process to start.
+      KURZ_LEAN_CODE_PAGES: "1",
       ...(service === "analytics" && { CHDB_MEMORY_MB: String(plan.chdbMb) }),
     },
   };

@@ -48,11 +48,11 @@ describe("memoryBoundsFor", () => {
     const plan = memoryPlanFrom("2048") as Exclude<ReturnType<typeof memoryPlanFrom>, { refused: string }>;
     expect(memoryBoundsFor("analytics", plan)).toEqual({
       nodeFlags: [`--max-old-space-size=${plan.oldSpaceMb.analytics}`],
-      env: { MALLOC_ARENA_MAX: "2", KURZ_RELEASE_START_PAGES: "1", CHDB_MEMORY_MB: String(plan.chdbMb) },
+      env: { MALLOC_ARENA_MAX: "2", KURZ_LEAN_CODE_PAGES: "1", CHDB_MEMORY_MB: String(plan.chdbMb) },
     });
     expect(memoryBoundsFor("redirect", plan)).toEqual({
       nodeFlags: [`--max-old-space-size=${plan.oldSpaceMb.redirect}`],
-      env: { MALLOC_ARENA_MAX: "2", KURZ_RELEASE_START_PAGES: "1" },
+      env: { MALLOC_ARENA_MAX: "2", KURZ_LEAN_CODE_PAGES: "1" },
     });
   });
 });

@@ -25,7 +25,7 @@ export interface RunServiceOptions {
   /**
    * Code files (by file name) whose pages this process reclaims once started, for a large library
    * most of whose code ran only to start (code-read-advice.ts, `pageOutCode`); only under a memory
-   * budget (`KURZ_RELEASE_START_PAGES=1`).
+   * budget (`KURZ_LEAN_CODE_PAGES=1`).
    */
   pageOutAfterStart?: string[];
 }
@@ -222,9 +222,13 @@ export async function runService(options: RunServiceOptions): Promise<RunningSer
   process.on("uncaughtException", (err) => onFatal("uncaught exception", err));
   process.on("unhandledRejection", (reason) => onFatal("unhandled rejection", reason));
 
-  // Before start() runs through the code (code-read-advice.ts says why).
-  const advice = await adviseCodeRandomAccess();
-  if (advice.skipped) logger.warn({ reason: advice.skipped }, "code pages keep the disk's read-ahead");
+  // Under a memory budget (KURZ_LEAN_CODE_PAGES, set with it), code is read in small pieces from
+  // before start() runs through it, and what start-up alone needed leaves memory once it is serving
+  // (code-read-advice.ts says why). Without one, as for a test's own services, the pages stay cached
+  // for the next process to start.
+  const lean = process.env.KURZ_LEAN_CODE_PAGES === "1";
+  const advice = lean ? await adviseCodeRandomAccess() : undefined;
+  if (advice?.skipped) logger.warn({ reason: advice.skipped }, "code pages keep the disk's read-ahead");
   try {
     started = await options.start();
   } catch (err) {
@@ -235,9 +239,7 @@ export async function runService(options: RunServiceOptions): Promise<RunningSer
   }
   const urls = started.servers.map(urlOf).filter((u): u is string => u !== null);
   logger.info({ urls }, `${name} listening on ${urls.join(", ")}`);
-  // Serving already: under a memory budget (KURZ_RELEASE_START_PAGES, set with it), what start-up
-  // alone needed leaves memory (code-read-advice.ts).
-  if (process.env.KURZ_RELEASE_START_PAGES === "1") {
+  if (advice) {
     await pageOutCode(options.pageOutAfterStart ?? []);
     await dropUnmappedPages(advice.files);
   }

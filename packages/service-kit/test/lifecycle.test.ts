@@ -1,3 +1,4 @@
+import { readFileSync, realpathSync } from "node:fs";
 import { get as httpGet } from "node:http";
 import { fileURLToPath } from "node:url";
 import { getFreePort, type StartedProcess, startProcess, waitFor } from "@kurz/testing";
@@ -72,6 +73,31 @@ describe("runService", () => {
     const { proc, url } = await startFixture();
     expect(proc.output()).toContain(`slow-fixture listening on ${url}`);
   });
+
+  // The flag's letters in /proc/<pid>/smaps: rr is madvise's MADV_RANDOM (code-read-advice.ts).
+  const nodeCodeFlags = (pid: number) =>
+    readFileSync(`/proc/${pid}/smaps`, "utf8")
+      .split(/\n(?=[0-9a-f]+-[0-9a-f]+ )/)
+      .filter((block) => block.split("\n")[0]?.endsWith(` ${realpathSync(process.execPath)}`))
+      .map(
+        (block) =>
+          block
+            .match(/^VmFlags:(.*)$/m)?.[1]
+            ?.trim()
+            .split(/\s+/) ?? [],
+      );
+
+  it.skipIf(process.platform !== "linux")(
+    "under a memory budget (KURZ_LEAN_CODE_PAGES=1) has its code read in small pieces, and not without one (Linux only)",
+    async () => {
+      const lean = await startFixture({ KURZ_LEAN_CODE_PAGES: "1" });
+      const plain = await startFixture();
+      const leanFlags = nodeCodeFlags(lean.proc.child.pid ?? 0);
+      expect(leanFlags.length).toBeGreaterThan(0);
+      for (const flags of leanFlags) expect(flags).toContain("rr");
+      for (const flags of nodeCodeFlags(plain.proc.child.pid ?? 0)) expect(flags).not.toContain("rr");
+    },
+  );
 
   it("on SIGTERM refuses new connections, finishes the in-flight request, closes resources and exits 0", async () => {
     const { proc, url, inFlight } = await signalDuringSlowRequest("SIGTERM");
