@@ -108,6 +108,9 @@ export interface TabSeparatedInsert {
   settings: Record<string, string | number>;
 }
 
+/** The file name of embedded chDB's shared library, as a process maps it. */
+export const CHDB_LIBRARY_FILE = "libchdb.so";
+
 export const DEFAULT_CHDB_PATH = "./.data/clickhouse";
 export const DEFAULT_DATABASE = "kurz";
 

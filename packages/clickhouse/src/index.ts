@@ -1,5 +1,6 @@
 export { ChdbPathLockedError } from "./chdb-lock.ts";
 export {
+  CHDB_LIBRARY_FILE,
   type ClickHouseOptions,
   createClickHouse,
   DEFAULT_CHDB_PATH,

@@ -6,8 +6,8 @@ import { type FileHandle, open, readFile, realpath } from "node:fs/promises";
 // window around it (`/sys/block/<dev>/queue/read_ahead_kb`: 128 KB by default, 8 MB on the disks of
 // the hosts Kurz is measured on), so each fault brings in the window's unused neighbours too. On a
 // memory-bounded server or container those pages are charged to it, and under load each window
-// pushes out code that is running, which faults again: the stack in 600 MB from a cold page cache read
-// ~340 GB again in four minutes and analytics fell minutes behind (docs/benchmarks.md, footprint).
+// pushes out code that is running, which faults again: at 8 MB the stack in 600 MB from a cold page
+// cache reads hundreds of GB again and analytics falls minutes behind (docs/benchmarks.md, footprint).
 // Marked for random access, a fault reads only the page it needs. Pages already in memory are
 // unaffected, so a warm host runs the same.
 
@@ -47,12 +47,15 @@ export function codeMappings(maps: string, executable: string): Mapping[] {
 }
 
 export interface AdviceResult {
-  /** Bytes of code mappings now marked for random access. */
-  advised: number;
-  /** The files they map. */
+  /** The files whose mappings are now marked for random access. */
   files: string[];
-  /** Why nothing was advised, when nothing was. */
+  /** Why none are, when none are. */
   skipped?: string;
+}
+
+/** This process's code mappings, from `/proc/self/maps`. */
+async function ownCodeMappings(): Promise<Mapping[]> {
+  return codeMappings(await readFile("/proc/self/maps", "utf8"), await realpath(process.execPath));
 }
 
 interface Libc {
@@ -78,25 +81,18 @@ const loadLibc = (): Promise<Libc> =>
  * read-ahead on its code. Code loaded afterwards (an addon required later) keeps the read-ahead.
  */
 export async function adviseCodeRandomAccess(): Promise<AdviceResult> {
-  if (process.platform !== "linux")
-    return { advised: 0, files: [], skipped: `not Linux (${process.platform})` };
+  if (process.platform !== "linux") return { files: [], skipped: `not Linux (${process.platform})` };
   let mappings: Mapping[];
-  try {
-    mappings = codeMappings(await readFile("/proc/self/maps", "utf8"), await realpath(process.execPath));
-  } catch (err) {
-    return { advised: 0, files: [], skipped: `/proc/self/maps unreadable: ${(err as Error).message}` };
-  }
   let madvise: Libc["madvise"];
   try {
+    mappings = await ownCodeMappings();
     ({ madvise } = await loadLibc());
   } catch (err) {
-    return { advised: 0, files: [], skipped: `libc's madvise unavailable: ${(err as Error).message}` };
+    return { files: [], skipped: (err as Error).message };
   }
-  let advised = 0;
   const files = new Set<string>();
   for (const { start, end, path, exec } of mappings) {
     if (madvise(start, end - start, MADV_RANDOM) !== 0) continue;
-    advised += end - start;
     files.add(path);
     // Linux 6.16 and later read an executable mapping's faults with the device's whole read-ahead
     // window whatever its advice, but never past the end of the mapping: every other chunk marked
@@ -106,9 +102,7 @@ export async function adviseCodeRandomAccess(): Promise<AdviceResult> {
       for (let at = start + EXEC_READ_BYTES; at < end; at += 2 * EXEC_READ_BYTES)
         madvise(at, Math.min(EXEC_READ_BYTES, end - at), MADV_DONTDUMP);
   }
-  return advised > 0
-    ? { advised, files: [...files] }
-    : { advised, files: [], skipped: "madvise refused every mapping" };
+  return files.size > 0 ? { files: [...files] } : { files: [], skipped: "madvise refused every mapping" };
 }
 
 const POSIX_FADV_DONTNEED = 4;
@@ -153,8 +147,8 @@ export async function pageOutCode(names: string[]): Promise<number> {
   let madvise: Libc["madvise"];
   let mappings: Mapping[];
   try {
+    mappings = await ownCodeMappings();
     ({ madvise } = await loadLibc());
-    mappings = codeMappings(await readFile("/proc/self/maps", "utf8"), await realpath(process.execPath));
   } catch {
     return 0;
   }

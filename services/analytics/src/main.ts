@@ -1,3 +1,4 @@
+import { CHDB_LIBRARY_FILE } from "@kurz/clickhouse";
 import { createLogger, runService, startTelemetry } from "@kurz/service-kit";
 import { loadAnalyticsConfig } from "./config.ts";
 import { startAnalytics } from "./service.ts";
@@ -12,5 +13,5 @@ await runService({
   telemetry,
   start: () => startAnalytics(config, logger),
   // Embedded chDB's ~540 MB library: its start runs through code the engine does not run again.
-  pageOutAfterStart: config.CLICKHOUSE_URL ? [] : ["libchdb.so"],
+  pageOutAfterStart: config.CLICKHOUSE_URL ? [] : [CHDB_LIBRARY_FILE],
 });
