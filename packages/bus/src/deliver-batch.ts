@@ -8,6 +8,23 @@ export interface Delivery<T> {
   rejected?: string;
 }
 
+/**
+ * Crashes of consumers while a message was handled alone, kept by the broker beside its delivery
+ * counter (Redis). That counter also rises for every message of a batch a consumer died in, or had
+ * claimed and not reached, so past `maxAttempts` it marks a suspect, not a culprit.
+ */
+export interface CrashLedger {
+  /** How many consumers died while handling this message alone. */
+  count(id: string): Promise<number>;
+  /** Recorded before the message is handled alone: a crash leaves it. */
+  mark(id: string): Promise<void>;
+  /** Once the message is handled or dead-lettered. */
+  clear(id: string): Promise<void>;
+}
+
+/** Consumers that died handling a suspect alone this many times: it is taken to kill them. */
+export const SOLO_CRASHES_TO_DEAD_LETTER = 2;
+
 export interface DeliveryPolicy<T> {
   handler: (batch: IncomingMessage<T>[]) => Promise<void>;
   maxAttempts: number;
@@ -17,6 +34,8 @@ export interface DeliveryPolicy<T> {
   /** The running handler call is given up on; its messages count as not completed. */
   abandoned: AbortSignal;
   deadLetter: (message: IncomingMessage<T>, why: { error: string; attempts: number }) => Promise<void>;
+  /** Where the broker counts redeliveries (Redis); without one, a suspect is dead-lettered outright. */
+  crashes?: CrashLedger;
   logger: BusLogger;
   logContext: object;
 }
@@ -37,6 +56,9 @@ type Outcome = { kind: "ok" } | { kind: "failed"; error: unknown } | { kind: "ab
  *
  * Each message keeps at least one solo attempt: the batch phase stops before any message reaches
  * its last allowed attempt, so an innocent message is never dead-lettered for its neighbour's fault.
+ * The same holds across crashes: a message redelivered past `maxAttempts` without an acknowledgement
+ * is handled alone, first, and dead-lettered only once consumers died handling it alone
+ * SOLO_CRASHES_TO_DEAD_LETTER times (`policy.crashes`), not for crashes while it sat in a batch.
  */
 export async function deliverBatch<T>(
   deliveries: Delivery<T>[],
@@ -44,22 +66,22 @@ export async function deliverBatch<T>(
 ): Promise<DeliveryResult<T>> {
   const completed: IncomingMessage<T>[] = [];
   const live: IncomingMessage<T>[] = [];
+  const suspects: IncomingMessage<T>[] = [];
 
   for (const { message, rejected } of deliveries) {
-    // Redelivered past the limit without ever being acknowledged: the message most likely kills its
-    // consumer outright, so calling the handler again would only repeat that.
-    const reason =
-      rejected ??
-      (message.deliveryAttempt > policy.maxAttempts
-        ? `redelivered ${message.deliveryAttempt - 1} times without being acknowledged`
-        : undefined);
-    if (reason === undefined) {
-      live.push(message);
-      continue;
+    if (rejected === undefined && message.deliveryAttempt <= policy.maxAttempts) live.push(message);
+    else if (rejected === undefined && policy.crashes) suspects.push(message);
+    else {
+      const reason =
+        rejected ?? `redelivered ${message.deliveryAttempt - 1} times without being acknowledged`;
+      if (!(await deadLetter(message, reason, message.deliveryAttempt - 1, policy))) {
+        return { completed, finished: false };
+      }
+      completed.push(message);
     }
-    if (!(await deadLetter(message, reason, message.deliveryAttempt - 1, policy))) {
-      return { completed, finished: false };
-    }
+  }
+  for (const message of suspects) {
+    if (!(await handleSuspect(message, policy.crashes!, policy))) return { completed, finished: false };
     completed.push(message);
   }
   if (live.length === 0) return { completed, finished: true };
@@ -111,6 +133,38 @@ export async function deliverBatch<T>(
     completed.push(message);
   }
   return { completed, finished: true };
+}
+
+/**
+ * A message redelivered past `maxAttempts`: handled alone, with a mark that a crash leaves behind;
+ * dead-lettered once such marks show it kills its consumer, or when its one call fails. False when
+ * stopped before it was handled or dead-lettered.
+ */
+async function handleSuspect<T>(
+  message: IncomingMessage<T>,
+  crashes: CrashLedger,
+  policy: DeliveryPolicy<T>,
+): Promise<boolean> {
+  // Handler calls that included it, this one (if made) among them.
+  let attempts = message.deliveryAttempt - 1;
+  const died = await crashes.count(message.id);
+  let error: string | undefined;
+  if (died >= SOLO_CRASHES_TO_DEAD_LETTER) {
+    error = `redelivered ${attempts} times without being acknowledged, ${died} of them after a consumer died handling it alone`;
+  } else {
+    policy.logger.warn(
+      { ...policy.logContext, id: message.id, attempts, diedAlone: died },
+      "bus: handling alone a message redelivered past maxAttempts",
+    );
+    await crashes.mark(message.id);
+    const outcome = await callHandler([message], policy);
+    attempts++;
+    if (outcome.kind === "abandoned") return false;
+    if (outcome.kind === "failed") error = errorInfo(outcome.error).error;
+  }
+  if (error !== undefined && !(await deadLetter(message, error, attempts, policy))) return false;
+  await crashes.clear(message.id);
+  return true;
 }
 
 async function callHandler<T>(batch: IncomingMessage<T>[], policy: DeliveryPolicy<T>): Promise<Outcome> {

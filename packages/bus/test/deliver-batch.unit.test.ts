@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { type Delivery, type DeliveryPolicy, deliverBatch } from "../src/deliver-batch.ts";
+import {
+  type CrashLedger,
+  type Delivery,
+  type DeliveryPolicy,
+  deliverBatch,
+  SOLO_CRASHES_TO_DEAD_LETTER,
+} from "../src/deliver-batch.ts";
 import type { IncomingMessage } from "../src/index.ts";
 import { testLogger } from "./helpers.ts";
 
@@ -63,6 +69,53 @@ describe("deliverBatch", () => {
     expect(p.dead.map((d) => [d.message.value, d.attempts])).toEqual([[0, 3]]);
   });
 
+  it("with a crash ledger, handles a message redelivered past maxAttempts alone and first, and clears its mark", async () => {
+    const calls: number[][] = [];
+    const ledger = memoryLedger();
+    const p = policy(async (batch) => void calls.push(batch.map((m) => m.value)), { crashes: ledger });
+    // Entry 0 sat in batches whose consumers died; 1 and 2 are fresh.
+    const result = await deliverBatch([...batchOf(1, 4), ...batchOf(3).slice(1)], p);
+    expect(result.finished).toBe(true);
+    expect(calls).toEqual([[0], [1, 2]]);
+    expect(p.dead).toEqual([]);
+    expect(ledger.marks).toEqual(["0"]);
+    expect(ledger.counts.size).toBe(0);
+  });
+
+  it("with a crash ledger, dead-letters without a call a message whose consumers died handling it alone", async () => {
+    const ledger = memoryLedger();
+    for (let i = 0; i < SOLO_CRASHES_TO_DEAD_LETTER; i++) await ledger.mark("0");
+    const seen: number[] = [];
+    const p = policy(async (batch) => void seen.push(...batch.map((m) => m.value)), { crashes: ledger });
+    const result = await deliverBatch(batchOf(1, 6), p);
+    expect(result.finished).toBe(true);
+    expect(seen).toEqual([]);
+    expect(p.dead.map((d) => [d.message.value, d.attempts])).toEqual([[0, 5]]);
+    expect(p.dead[0]!.error).toMatch(/after a consumer died handling it alone/);
+    expect(ledger.counts.size).toBe(0);
+  });
+
+  it("with a crash ledger, dead-letters a message past maxAttempts whose one call fails, and leaves its mark when abandoned", async () => {
+    const failing = policy(
+      async () => {
+        throw new Error("bad");
+      },
+      { crashes: memoryLedger() },
+    );
+    expect((await deliverBatch(batchOf(1, 4), failing)).finished).toBe(true);
+    expect(failing.dead.map((d) => [d.error, d.attempts])).toEqual([["bad", 4]]);
+
+    const abandon = new AbortController();
+    const ledger = memoryLedger();
+    const hung = policy(() => new Promise<void>(() => setTimeout(() => abandon.abort(), 10)), {
+      abandoned: abandon.signal,
+      crashes: ledger,
+    });
+    expect(await deliverBatch(batchOf(1, 4), hung)).toEqual({ completed: [], finished: false });
+    // Given up on as after a crash: the next consumer counts it.
+    expect(await ledger.count("0")).toBe(1);
+  });
+
   it("stops retrying when stopping, leaving the batch uncompleted", async () => {
     const stop = new AbortController();
     const p = policy(
@@ -101,3 +154,19 @@ describe("deliverBatch", () => {
     expect(accepted).toEqual([0]);
   });
 });
+
+/** A crash ledger in memory, recording the ids marked. */
+function memoryLedger(): CrashLedger & { counts: Map<string, number>; marks: string[] } {
+  const counts = new Map<string, number>();
+  const marks: string[] = [];
+  return {
+    counts,
+    marks,
+    count: async (id) => counts.get(id) ?? 0,
+    mark: async (id) => {
+      marks.push(id);
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+    },
+    clear: async (id) => void counts.delete(id),
+  };
+}

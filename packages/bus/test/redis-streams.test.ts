@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
+import { SOLO_CRASHES_TO_DEAD_LETTER } from "../src/deliver-batch.ts";
 import { createBus, DEAD_LETTER_HEADERS, type IncomingMessage, topicName } from "../src/index.ts";
 import { runConformance } from "./conformance.ts";
 import { pause, testLogger, waitFor } from "./helpers.ts";
@@ -114,33 +115,86 @@ describe("redis-streams adapter", () => {
     await bus.close();
   });
 
-  it("dead-letters an entry redelivered past maxAttempts without calling the handler (crash loop)", async () => {
-    const bus = makeBus();
-    const stream = topicName(prefix, "crashloop");
+  /** Publishes one entry to `topic`, then has consumers fetch it and die without acknowledging it, `times` over. */
+  async function diedWith(topic: string, times: number): Promise<string> {
+    const stream = topicName(prefix, topic);
     await admin.call("XGROUP", "CREATE", stream, "g", "0", "MKSTREAM");
-    await bus.publish("crashloop", [{ key: "killer", value: { boom: true } }]);
-    // Consumers that fetched the entry and died without acknowledging it, three times over.
+    await bus().publish(topic, [{ key: "suspect", value: { n: 1 } }]);
     const read = (await admin.call("XREADGROUP", "GROUP", "g", "ghost", "STREAMS", stream, ">")) as [
       string,
       [string, string[]][],
     ][];
     const id = read[0]![1][0]![0];
-    for (let i = 0; i < 3; i++) await admin.call("XCLAIM", stream, "g", `ghost-${i}`, 0, id);
+    for (let i = 1; i < times; i++) await admin.call("XCLAIM", stream, "g", `ghost-${i}`, 0, id);
+    return id;
+  }
+  let publisher: ReturnType<typeof makeBus> | undefined;
+  const bus = () => (publisher ??= makeBus());
 
-    const handled: IncomingMessage[] = [];
+  it("hands an entry redelivered past maxAttempts to the handler alone: crashes beside other entries are not its fault", async () => {
+    await diedWith("crashloop", 4);
+    await bus().publish("crashloop", [{ key: "fresh", value: { n: 2 } }]);
+    const calls: string[][] = [];
     const dead: IncomingMessage[] = [];
-    await bus.subscribe({
+    const consumer = makeBus();
+    await consumer.subscribe({
       topic: "crashloop",
+      group: "g",
+      maxAttempts: 3,
+      handler: async (b) => void calls.push(b.map((m) => m.key)),
+    });
+    await consumer.subscribe({
+      topic: "crashloop.dlq",
+      group: "g",
+      handler: async (b) => void dead.push(...b),
+    });
+    await waitFor("both handled", () => calls.flat().length >= 2);
+    expect(calls.find((c) => c.includes("suspect"))).toEqual(["suspect"]);
+    expect(calls.flat().sort()).toEqual(["fresh", "suspect"]);
+    await pause(200);
+    expect(dead).toEqual([]);
+    await consumer.close();
+  });
+
+  it("dead-letters, without calling the handler, an entry its consumers died handling alone (crash loop)", async () => {
+    const id = await diedWith("killer", 4);
+    const dead: IncomingMessage[] = [];
+    // Each consumer takes the entry over, calls the handler with it alone and never returns, as a
+    // process killed by it would; stopped past its drain time, it leaves the entry pending.
+    for (let i = 0; i < SOLO_CRASHES_TO_DEAD_LETTER; i++) {
+      const doomed = makeBus();
+      let called = false;
+      await doomed.subscribe({
+        topic: "killer",
+        group: "g",
+        maxAttempts: 3,
+        drainTimeoutMs: 50,
+        handler: (b) => {
+          expect(b.map((m) => m.id)).toEqual([id]);
+          called = true;
+          return new Promise(() => {});
+        },
+      });
+      await waitFor(`consumer ${i} handling it`, () => called);
+      await doomed.close();
+    }
+    const handled: IncomingMessage[] = [];
+    const last = makeBus();
+    await last.subscribe({
+      topic: "killer",
       group: "g",
       maxAttempts: 3,
       handler: async (b) => void handled.push(...b),
     });
-    await bus.subscribe({ topic: "crashloop.dlq", group: "g", handler: async (b) => void dead.push(...b) });
+    await last.subscribe({ topic: "killer.dlq", group: "g", handler: async (b) => void dead.push(...b) });
     await waitFor("dead letter", () => dead.length >= 1);
     expect(handled).toEqual([]);
-    expect(dead[0]!.headers[DEAD_LETTER_HEADERS.error]).toMatch(/without being acknowledged/);
-    expect(dead[0]!.headers[DEAD_LETTER_HEADERS.attempts]).toBe("4");
-    await bus.close();
+    expect(dead[0]!.headers[DEAD_LETTER_HEADERS.error]).toMatch(/died handling it alone/);
+    expect(dead[0]!.headers[DEAD_LETTER_HEADERS.attempts]).toBe(String(4 + SOLO_CRASHES_TO_DEAD_LETTER));
+    // Dead-lettered, the entry's crash count is gone with it.
+    expect(await admin.hlen(`${topicName(prefix, "killer")}:g:solo-crashes`)).toBe(0);
+    await last.close();
+    await publisher?.close();
   });
 });
 

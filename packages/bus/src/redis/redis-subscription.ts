@@ -1,10 +1,11 @@
 import type { Redis } from "ioredis";
 import { backoffDelay, sleep } from "../backoff.ts";
-import { type Delivery, deliverBatch } from "../deliver-batch.ts";
+import { type CrashLedger, type Delivery, deliverBatch } from "../deliver-batch.ts";
 import { errorInfo } from "../logger.ts";
 import { StopControl } from "../stop-control.ts";
 import type { ResolvedSubscribeOptions } from "../subscribe-options.ts";
 import type { BusLogger, IncomingMessage, Subscription } from "../types.ts";
+import { redisCrashLedger } from "./crash-ledger.ts";
 import { entriesOfRead, entryChars, type RawEntry, toDelivery } from "./stream-entries.ts";
 import { trimConsumed } from "./trim-stream.ts";
 
@@ -39,6 +40,7 @@ export class RedisSubscription<T> implements Subscription {
   private readonly log: object;
   /** The mean size of the entries of the last read that returned any (characters); 0 before one. */
   private entrySize = 0;
+  private readonly crashes: CrashLedger;
 
   constructor(
     private readonly opts: ResolvedSubscribeOptions<T>,
@@ -56,6 +58,7 @@ export class RedisSubscription<T> implements Subscription {
     // Short enough that stop() and reclaiming never wait long, even if an unblock is missed.
     this.blockMs = Math.max(100, Math.min(2000, Math.floor(deps.claimIdleMs / 2)));
     this.log = { topic: opts.topic, group: opts.group, consumer: deps.consumerName };
+    this.crashes = redisCrashLedger(deps.redis, deps.stream, opts.group);
   }
 
   start(): void {
@@ -228,6 +231,7 @@ export class RedisSubscription<T> implements Subscription {
         stopping: this.control.stopping,
         abandoned: this.control.abandoned,
         deadLetter: (m, why) => this.deps.deadLetter(m, why),
+        crashes: this.crashes,
         logger: this.deps.logger,
         logContext: this.log,
       });

@@ -6,4 +6,4 @@ export {
   kafkaPartitionOf,
   type PartitionOffsets,
 } from "./kafka-offsets.ts";
-export { redisGroupDone } from "./redis-backlog.ts";
+export { redisGroupDone, redisStreamLength } from "./redis-backlog.ts";

@@ -27,3 +27,15 @@ function fields(reply: unknown[]): Record<string, unknown> {
   for (let i = 0; i + 1 < reply.length; i += 2) out[String(reply[i])] = reply[i + 1];
   return out;
 }
+
+/** How many entries a Redis stream holds (0 when it does not exist): e.g. a dead-letter topic's. */
+export async function redisStreamLength(redisUrl: string, stream: string): Promise<number> {
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  redis.on("error", () => {});
+  await redis.connect();
+  try {
+    return await redis.xlen(stream);
+  } finally {
+    redis.disconnect();
+  }
+}
