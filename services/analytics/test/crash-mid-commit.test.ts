@@ -44,7 +44,17 @@ interface Part {
  * blocks of `parts` and committing them: those parts gone, the message not recorded complete.
  */
 async function killedMidCommit(m: ClickRow[], first: Completion, parts: Part[]): Promise<KurzClickHouse> {
-  let db = await open();
+  return killedMidCommitOf(await open(), m, first, parts);
+}
+
+/** killedMidCommit on an open database, which it closes: returns the database opened again. */
+async function killedMidCommitOf(
+  opened: KurzClickHouse,
+  m: ClickRow[],
+  first: Completion,
+  parts: Part[],
+): Promise<KurzClickHouse> {
+  let db = opened;
   // Killed in the raw part's commit, the first of an insert's: no view was fed.
   const raw = parts.some((p) => p.table === "clicks");
   if (raw) await db.command("DETACH TABLE click_feed_mv");
@@ -214,6 +224,22 @@ it.each<[Completion, ReturnType<typeof whole>]>([
   const result = await writeClicks(db, [m], completion);
   expect(result.inserted).toHaveLength(30);
   expect(await counts(db, link)).toEqual(after);
+});
+
+it("a block whose raw part was cut after its record, then cut again in the insert of what it lacked, is stored whole at its next delivery", async () => {
+  const link = randomUUID();
+  const m = message(link, 30);
+  const cut = await killedMidCommit(m, "repeat", [{ table: "clicks" }]);
+  // Redelivered: dropped as a copy, so the rows `clicks` lacks go in under a token of their own,
+  // and a kill in that raw part's commit leaves its record too. The process died there, before the
+  // check that follows filled the rollups: they hold nothing of the link.
+  const db = await killedMidCommitOf(cut, m, "checked", [{ table: "clicks" }]);
+  for (const table of ROLLUP_TABLES)
+    await db.command(`DELETE FROM ${table} WHERE link_id = {link:UUID}`, { link });
+  expect(await counts(db, link)).toEqual(whole(0));
+  const result = await writeClicks(db, [m], "checked");
+  expect(result.inserted).toHaveLength(30);
+  expect(await counts(db, link)).toEqual(whole(30));
 });
 
 it("completes an insert interrupted before its rollups by the repeat alone: the check finds nothing short", async () => {

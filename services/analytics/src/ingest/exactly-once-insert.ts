@@ -6,7 +6,7 @@
 // returned; one that stored clicks without being recorded was interrupted and is inserted again, whole,
 // under its token. Decision 0049 gives the reasons and the limits; rollup-repair.ts covers chDB's kills.
 // ("Message" below means such a block: the unit inserted and deduplicated as a whole.)
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { KurzClickHouse } from "@kurz/clickhouse";
 import { CLICK_COLUMNS, type ClickRow } from "./click-rows.ts";
 import { duplicatedBlocks, repairRollups } from "./rollup-repair.ts";
@@ -184,7 +184,10 @@ async function insertBlocks(
 
 /**
  * After a fresh block was dropped as a copy somewhere: the raw part itself may be the one dropped, so
- * what `clicks` lacks goes in under a token of its own. Returns every row of those blocks, to check.
+ * what `clicks` lacks goes in under a token of its own, new at each call: a kill in this insert's own
+ * commit leaves a record of its token too, and a fixed one would drop the next delivery's insert of
+ * the same rows for good. Only "checked" gets here, i.e. chDB's one consumer, so no two consumers race
+ * on these rows. Returns every row of those blocks, to check.
  */
 async function storeLacking(ch: KurzClickHouse, fresh: Block[]): Promise<ClickRow[]> {
   const storedNow = await storedClicks(
@@ -195,7 +198,7 @@ async function storeLacking(ch: KurzClickHouse, fresh: Block[]): Promise<ClickRo
   for (const { token, rows } of fresh) {
     const lacking = rows.filter((r) => !storedNow.has(r.click_id));
     for (const [month, rowsOfMonth] of byMonth(lacking))
-      await insertRows(ch, rowsOfMonth, token, `${month}:again`);
+      await insertRows(ch, rowsOfMonth, token, `${month}:again:${randomUUID()}`);
     repeated.push(...rows);
   }
   return repeated;
