@@ -67,10 +67,11 @@ export async function deliverBatch<T>(
   const completed: IncomingMessage<T>[] = [];
   const live: IncomingMessage<T>[] = [];
   const suspects: IncomingMessage<T>[] = [];
+  const { crashes } = policy;
 
   for (const { message, rejected } of deliveries) {
     if (rejected === undefined && message.deliveryAttempt <= policy.maxAttempts) live.push(message);
-    else if (rejected === undefined && policy.crashes) suspects.push(message);
+    else if (rejected === undefined && crashes) suspects.push(message);
     else {
       const reason =
         rejected ?? `redelivered ${message.deliveryAttempt - 1} times without being acknowledged`;
@@ -80,10 +81,11 @@ export async function deliverBatch<T>(
       completed.push(message);
     }
   }
-  for (const message of suspects) {
-    if (!(await handleSuspect(message, policy.crashes!, policy))) return { completed, finished: false };
-    completed.push(message);
-  }
+  if (crashes)
+    for (const message of suspects) {
+      if (!(await handleSuspect(message, crashes, policy))) return { completed, finished: false };
+      completed.push(message);
+    }
   if (live.length === 0) return { completed, finished: true };
 
   let batchCalls = 0;

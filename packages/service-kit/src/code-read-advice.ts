@@ -53,9 +53,10 @@ export interface AdviceResult {
   skipped?: string;
 }
 
-/** This process's code mappings, from `/proc/self/maps`. */
-async function ownCodeMappings(): Promise<Mapping[]> {
-  return codeMappings(await readFile("/proc/self/maps", "utf8"), await realpath(process.execPath));
+/** This process's code mappings (`/proc/self/maps`) and libc's madvise; throws when either is out of reach. */
+async function ownCodeAndMadvise(): Promise<{ mappings: Mapping[]; madvise: Libc["madvise"] }> {
+  const mappings = codeMappings(await readFile("/proc/self/maps", "utf8"), await realpath(process.execPath));
+  return { mappings, madvise: (await loadLibc()).madvise };
 }
 
 interface Libc {
@@ -85,8 +86,7 @@ export async function adviseCodeRandomAccess(): Promise<AdviceResult> {
   let mappings: Mapping[];
   let madvise: Libc["madvise"];
   try {
-    mappings = await ownCodeMappings();
-    ({ madvise } = await loadLibc());
+    ({ mappings, madvise } = await ownCodeAndMadvise());
   } catch (err) {
     return { files: [], skipped: (err as Error).message };
   }
@@ -144,11 +144,10 @@ export async function dropUnmappedPages(files: string[]): Promise<number> {
  */
 export async function pageOutCode(names: string[]): Promise<number> {
   if (process.platform !== "linux" || names.length === 0) return 0;
-  let madvise: Libc["madvise"];
   let mappings: Mapping[];
+  let madvise: Libc["madvise"];
   try {
-    mappings = await ownCodeMappings();
-    ({ madvise } = await loadLibc());
+    ({ mappings, madvise } = await ownCodeAndMadvise());
   } catch {
     return 0;
   }
