@@ -54,8 +54,7 @@ function databaseUrl(adminUrl: string, name: string): URL {
  * the tests' servers), and a copy is all a test database is.
  */
 const fileCopyStrategy = new Map<string, Promise<boolean>>();
-function copiesFileByFile(client: pg.Client): Promise<boolean> {
-  const key = `${client.host}:${client.port}`;
+function copiesFileByFile(client: pg.ClientBase, key: string): Promise<boolean> {
   let known = fileCopyStrategy.get(key);
   if (!known) {
     known = client
@@ -69,8 +68,13 @@ function copiesFileByFile(client: pg.Client): Promise<boolean> {
 }
 
 /** CREATE DATABASE, optionally as a copy of a template (which nobody may be connected to: retried). */
-async function createDatabase(client: pg.Client, name: string, template?: string): Promise<void> {
-  const strategy = (await copiesFileByFile(client)) ? " STRATEGY FILE_COPY" : "";
+async function createDatabase(
+  client: pg.ClientBase,
+  adminUrl: string,
+  name: string,
+  template?: string,
+): Promise<void> {
+  const strategy = (await copiesFileByFile(client, adminUrl)) ? " STRATEGY FILE_COPY" : "";
   const sql = `CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ""}${strategy}`;
   for (let attempt = 0; ; attempt++) {
     try {
@@ -98,10 +102,11 @@ async function ensureTemplate(
   const safeKey = key.toLowerCase().replace(/[^a-z0-9_]+/g, "_");
   const name = `${TEMPLATE_PREFIX}${safeKey}`.slice(0, MAX_IDENTIFIER - "_build".length);
   const building = `${name}_build`;
-  return withAdmin(adminUrl, async (client) => {
-    const ready = async () =>
-      (await client.query("SELECT 1 FROM pg_database WHERE datname = $1 AND datistemplate", [name]))
-        .rowCount === 1;
+  const ready = async (client: pg.ClientBase) =>
+    (await client.query("SELECT 1 FROM pg_database WHERE datname = $1 AND datistemplate", [name]))
+      .rowCount === 1;
+  if (await withAdmin(adminUrl, ready)) return name;
+  return withOwnAdmin(adminUrl, async (client) => {
     // A template cannot be dropped until it is unmarked.
     const dropBuilding = async () => {
       const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [building]);
@@ -109,12 +114,11 @@ async function ensureTemplate(
       await client.query(`ALTER DATABASE "${building}" IS_TEMPLATE false`);
       await client.query(`DROP DATABASE "${building}" WITH (FORCE)`);
     };
-    if (await ready()) return name;
     await client.query("SELECT pg_advisory_lock(hashtext($1))", [name]);
     try {
-      if (await ready()) return name;
+      if (await ready(client)) return name;
       await dropBuilding();
-      await createDatabase(client, building);
+      await createDatabase(client, adminUrl, building);
       try {
         await migrate(databaseUrl(adminUrl, building).toString());
         // Connections the migration left behind (a pool closing) would block the rename and every copy.
@@ -143,7 +147,46 @@ async function ensureTemplate(
   });
 }
 
-async function withAdmin<T>(adminUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+/**
+ * One admin connection pool per server and process, for creating and dropping databases: a new
+ * connection is a new server process, about 25 ms of the tests' server's CPU to start and end, and
+ * each test database was three of them (the template check, the copy, the drop). Idle connections
+ * close after a few seconds and never hold a process open.
+ */
+const adminPools = new Map<string, pg.Pool>();
+function adminPool(adminUrl: string): pg.Pool {
+  let pool = adminPools.get(adminUrl);
+  if (!pool) {
+    pool = new pg.Pool({
+      connectionString: adminUrl,
+      connectionTimeoutMillis: 5000,
+      max: 4,
+      idleTimeoutMillis: 5000,
+      allowExitOnIdle: true,
+    });
+    // An idle connection the server ended (a private server stopped) is dropped; the next call connects.
+    pool.on("error", () => {});
+    adminPools.set(adminUrl, pool);
+  }
+  return pool;
+}
+
+async function withAdmin<T>(adminUrl: string, fn: (client: pg.ClientBase) => Promise<T>): Promise<T> {
+  const client = await adminPool(adminUrl).connect();
+  let broken: Error | undefined;
+  try {
+    return await fn(client);
+  } catch (err) {
+    // A connection whose query failed may be in any state: it is closed, not reused.
+    broken = err as Error;
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** A connection of its own, for work that holds session state (an advisory lock) across queries. */
+async function withOwnAdmin<T>(adminUrl: string, fn: (client: pg.ClientBase) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 5000 });
   await client.connect();
   try {
@@ -163,7 +206,7 @@ export async function createTestDatabase(
     options.template && options.migrate
       ? await ensureTemplate(adminUrl, options.template, options.migrate)
       : undefined;
-  await withAdmin(adminUrl, (client) => createDatabase(client, name, template));
+  await withAdmin(adminUrl, (client) => createDatabase(client, adminUrl, name, template));
   const url = databaseUrl(adminUrl, name);
 
   let dropped: Promise<void> | undefined;
