@@ -47,34 +47,15 @@ function databaseUrl(adminUrl: string, name: string): URL {
 }
 
 /**
- * Whether the server copies a database file by file (`STRATEGY FILE_COPY`, PostgreSQL 15 and later;
- * older servers only copy that way). The default since 15, WAL_LOG, writes every block of the copy
- * into the WAL too: a migrated template cost the test server about 165 ms of CPU a copy that way and
- * 43 ms file by file. FILE_COPY's checkpoints are cheap here (fsync and full-page writes are off on
- * the tests' servers), and a copy is all a test database is.
+ * CREATE DATABASE, optionally as a copy of a template (which nobody may be connected to: retried).
+ * On PostgreSQL 15 and later the copy is file by file (`STRATEGY FILE_COPY`; older servers know no
+ * other way): the default there, WAL_LOG, also writes every block of the copy into the WAL, about
+ * 165 ms of the tests' server's CPU a migrated template against 43. FILE_COPY's checkpoints are cheap
+ * on the tests' servers (no fsync, no full-page writes).
  */
-const fileCopyStrategy = new Map<string, Promise<boolean>>();
-function copiesFileByFile(client: pg.ClientBase, key: string): Promise<boolean> {
-  let known = fileCopyStrategy.get(key);
-  if (!known) {
-    known = client
-      .query<{ server_version_num: string }>("SHOW server_version_num")
-      .then(({ rows }) => Number(rows[0]?.server_version_num) >= 150_000);
-    // A failed look-up is asked again by the next caller rather than remembered.
-    known.catch(() => fileCopyStrategy.delete(key));
-    fileCopyStrategy.set(key, known);
-  }
-  return known;
-}
-
-/** CREATE DATABASE, optionally as a copy of a template (which nobody may be connected to: retried). */
-async function createDatabase(
-  client: pg.ClientBase,
-  adminUrl: string,
-  name: string,
-  template?: string,
-): Promise<void> {
-  const strategy = (await copiesFileByFile(client, adminUrl)) ? " STRATEGY FILE_COPY" : "";
+async function createDatabase(client: pg.ClientBase, name: string, template?: string): Promise<void> {
+  const { rows } = await client.query<{ v: string }>("SELECT current_setting('server_version_num') AS v");
+  const strategy = Number(rows[0]?.v) >= 150_000 ? " STRATEGY FILE_COPY" : "";
   const sql = `CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ""}${strategy}`;
   for (let attempt = 0; ; attempt++) {
     try {
@@ -118,7 +99,7 @@ async function ensureTemplate(
     try {
       if (await ready(client)) return name;
       await dropBuilding();
-      await createDatabase(client, adminUrl, building);
+      await createDatabase(client, building);
       try {
         await migrate(databaseUrl(adminUrl, building).toString());
         // Connections the migration left behind (a pool closing) would block the rename and every copy.
@@ -150,8 +131,8 @@ async function ensureTemplate(
 /**
  * One admin connection pool per server and process, for creating and dropping databases: a new
  * connection is a new server process, about 25 ms of the tests' server's CPU to start and end, and
- * each test database was three of them (the template check, the copy, the drop). Idle connections
- * close after a few seconds and never hold a process open.
+ * each test database takes three admin calls (the template check, the copy, the drop). Idle
+ * connections close after a few seconds and never hold a process open.
  */
 const adminPools = new Map<string, pg.Pool>();
 function adminPool(adminUrl: string): pg.Pool {
@@ -206,7 +187,7 @@ export async function createTestDatabase(
     options.template && options.migrate
       ? await ensureTemplate(adminUrl, options.template, options.migrate)
       : undefined;
-  await withAdmin(adminUrl, (client) => createDatabase(client, adminUrl, name, template));
+  await withAdmin(adminUrl, (client) => createDatabase(client, name, template));
   const url = databaseUrl(adminUrl, name);
 
   let dropped: Promise<void> | undefined;
