@@ -24,14 +24,20 @@ describe("URL checks warmed past optimisation", () => {
   // ./kurz test runs on the production image's Node and names the machine's own Node here
   // (infra/local/lib.sh, ensure_image_node): `./kurz up` runs on that one, so the checks must hold there too.
   const systemNode = process.env.KURZ_SYSTEM_NODE;
-  const systemVersion = systemNode ? execFileSync(systemNode, ["--version"], { encoding: "utf8" }).trim() : null;
+  const systemVersion = systemNode
+    ? execFileSync(systemNode, ["--version"], { encoding: "utf8" }).trim()
+    : null;
   it.runIf(systemNode && systemVersion !== process.version)(
     `answer right on every call under the machine's own Node as well (${systemVersion ?? "not named"})`,
     () => {
-      const out = execFileSync(systemNode!, ["--import", "tsx", join(import.meta.dirname, "url-warm-cli.ts")], {
-        cwd: ROOT,
-        encoding: "utf8",
-      });
+      const out = execFileSync(
+        systemNode!,
+        ["--import", "tsx", join(import.meta.dirname, "url-warm-cli.ts")],
+        {
+          cwd: ROOT,
+          encoding: "utf8",
+        },
+      );
       const result = JSON.parse(out) as { node: string; disagreements: unknown[] };
       expect(result.node).toBe(systemVersion);
       expect(result.disagreements).toEqual([]);
