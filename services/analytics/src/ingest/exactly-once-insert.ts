@@ -321,11 +321,15 @@ async function deletedLinkIds(ch: KurzClickHouse, linkIds: string[]): Promise<Se
  */
 export async function storedClicks(ch: KurzClickHouse, rows: ClickRow[]): Promise<Map<string, Set<string>>> {
   const out = new Map<string, Set<string>>();
-  // Sorted by link and time, each chunk touches few links and a narrow time range.
-  const sorted = [...rows].sort((a, b) =>
-    a.link_id === b.link_id ? (a.click_id < b.click_id ? -1 : 1) : a.link_id < b.link_id ? -1 : 1,
-  );
   const size = lookupChunk(ch);
+  // Sorted by link and time (click ids are UUIDv7), each of several chunks touches few links and a
+  // narrow time range; one chunk (a whole batch, in embedded chDB) needs no order.
+  const sorted =
+    rows.length <= size
+      ? rows
+      : [...rows].sort((a, b) =>
+          a.link_id === b.link_id ? (a.click_id < b.click_id ? -1 : 1) : a.link_id < b.link_id ? -1 : 1,
+        );
   for (let i = 0; i < sorted.length; i += size) {
     const chunk = sorted.slice(i, i + size);
     const ranges = minuteRanges(chunk);
@@ -366,7 +370,13 @@ const MAX_TIME_RANGES = 16;
  */
 export function minuteRanges(rows: readonly ClickRow[]): [string, string][] {
   const minutes = new Set<string>();
-  for (const r of rows) minutes.add(r.ts.slice(0, 16));
+  // A batch's clicks come mostly in time order: a click of the same minute as the one before adds nothing.
+  let minute = "";
+  for (const r of rows) {
+    if (minute !== "" && r.ts.startsWith(minute)) continue;
+    minute = r.ts.slice(0, 16);
+    minutes.add(minute);
+  }
   const sorted = [...minutes].sort();
   const at = (minute: string) => Date.parse(`${minute.replace(" ", "T")}:00Z`);
   const runs: { from: string; to: string; fromMs: number; toMs: number }[] = [];
