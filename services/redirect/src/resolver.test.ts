@@ -130,3 +130,19 @@ it("decides a changed smart link by its new rules once it is invalidated", async
     destination: "rule:2",
   });
 });
+
+it("does not cache a load its own link's invalidation overtook, and caches one another link's did not", async () => {
+  const r = resolver(600_000);
+  await redis.set(redirectKey("raced"), JSON.stringify(record("https://example.com/old")));
+  await redis.set(redirectKey("bystander"), JSON.stringify(record("https://example.com/b")));
+  // Both loads have started (they read Redis next); the invalidations land before they finish.
+  const raced = r.links.resolve("raced");
+  const bystander = r.links.resolve("bystander");
+  r.links.invalidate("raced");
+  r.links.invalidate("someone-else");
+  expect((await raced)?.url).toBe("https://example.com/old");
+  expect((await bystander)?.url).toBe("https://example.com/b");
+  // The raced load may have read the record from before the edit: the next request reads it again.
+  expect(r.links.peek("raced")).toBeUndefined();
+  expect(r.links.peek("bystander")?.url).toBe("https://example.com/b");
+});

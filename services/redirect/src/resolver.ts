@@ -160,9 +160,10 @@ export class CachedLookup<T extends object> {
   // Reused on every peek: tells a stale hit from a fresh one without a second lookup.
   private readonly status: LRUCache.Status<string, T | typeof MISSING> = {};
   private readonly getOptions = { status: this.status };
+  // The load of each id under way. An invalidation of the id (or a clear) takes its load out, and a
+  // load caches what it read only if it is still the id's: it may have read the record before the
+  // change. Other ids' invalidations leave it be, so a stream of edits elsewhere costs no cache fills.
   private readonly inFlight = new Map<string, Promise<T | null>>();
-  // Bumped by every invalidation: a load that started before one must not cache what it read.
-  private generation = 0;
   /** peek()s answered from memory (a record or a known miss) and not: the cache hit ratio's terms. */
   hits = 0;
   misses = 0;
@@ -206,27 +207,30 @@ export class CachedLookup<T extends object> {
         if (err instanceof LookupRefusedError) return this.resolve(id, gate);
         throw err;
       });
-    const p = this.load(id, gate).finally(() => {
-      if (this.inFlight.get(id) === p) this.inFlight.delete(id);
+    const current = () => this.inFlight.get(id) === p;
+    const p: Promise<T | null> = this.load(id, gate, current).finally(() => {
+      if (current()) this.inFlight.delete(id);
     });
     this.inFlight.set(id, p);
     return p;
   }
 
   invalidate(id: string): void {
-    this.generation++;
     this.cache.delete(id);
     this.inFlight.delete(id);
   }
 
   clear(): void {
-    this.generation++;
     this.cache.clear();
     this.inFlight.clear();
   }
 
-  private async load(id: string, gate: ManagementGate | undefined): Promise<T | null> {
-    const generation = this.generation;
+  /** `current`: whether this load is still the id's, i.e. no invalidation of it came meanwhile. */
+  private async load(
+    id: string,
+    gate: ManagementGate | undefined,
+    current: () => boolean,
+  ): Promise<T | null> {
     let record: T | null | undefined = await this.fromRedis(id);
     // A Redis miss is not proof the id is unknown: Redis may have been flushed. Management heals it.
     if (record === undefined) {
@@ -241,7 +245,7 @@ export class CachedLookup<T extends object> {
     if (record !== null && this.kind.compact) record = this.kind.compact(record);
     // ±10% jitter: entries loaded together (a start, a burst) do not all expire together.
     const ttl = Math.round(this.opts.ttlMs * (0.9 + 0.2 * Math.random()));
-    if (generation === this.generation) this.cache.set(id, record ?? MISSING, { ttl });
+    if (current()) this.cache.set(id, record ?? MISSING, { ttl });
     return record;
   }
 
