@@ -48,8 +48,7 @@ export interface Enrichers {
   visitors: VisitorHasher;
 }
 
-/** ClickHouse's DateTime64 text form; ISO 'Z' strings parse too, but this is unambiguous everywhere. */
-/** An ISO time as ClickHouse reads a DateTime64 in text. */
+/** An ISO time in ClickHouse's DateTime64 text form: ISO 'Z' strings parse too, but this is unambiguous everywhere. */
 export const chTime = (iso: string) => iso.replace("T", " ").replace("Z", "");
 
 export function toClickRow(e: ClickEvent, enrich: Enrichers): ClickRow {
