@@ -14,6 +14,14 @@ export type ServiceName = (typeof SERVICES)[number];
 const BUNDLE_NODE_FLAGS = ["--max-semi-space-size=8"];
 
 /**
+ * Analytics collects garbage on its JavaScript thread alone (`--single-threaded-gc`): its click
+ * batches live until their insert returns, so its collections mark and move tens of MB at a time, and on
+ * a 2-core host V8's helper threads for that cost more CPU than they save the main thread, about 1.5 µs
+ * a counted click (docs/benchmarks/2026-12.md, "stack"). Its batches do not wait on a pause's latency.
+ */
+const ANALYTICS_NODE_FLAGS = [...BUNDLE_NODE_FLAGS, "--single-threaded-gc"];
+
+/**
  * The redirect keeps V8's 16 MB semi-spaces (decision 0038): with 8 MB, a click lived through a
  * scavenge and was promoted, and the full collections that cleared them up, one every 1–2 s with marking
  * steps of 10–20 ms, set its p99. Its old generation is held lower instead (HEAP_GROWING_PERCENT 50), so
@@ -35,7 +43,7 @@ const MANAGEMENT_NODE_FLAGS = [...API_NODE_FLAGS, "--liftoff-only"];
 const FLAGS: Record<ServiceName, string[]> = {
   management: MANAGEMENT_NODE_FLAGS,
   gateway: API_NODE_FLAGS,
-  analytics: BUNDLE_NODE_FLAGS,
+  analytics: ANALYTICS_NODE_FLAGS,
   redirect: REDIRECT_NODE_FLAGS,
 };
 
