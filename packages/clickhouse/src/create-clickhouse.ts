@@ -182,9 +182,13 @@ async function openChdb(path: string, opts: ClickHouseOptions): Promise<KurzClic
     anchor?.close();
     throw explainChdbOpenError(err, path);
   }
-  // A query setting, so it goes with every query's settings (the client's and the streams').
+  // Query settings, so they go with every query's settings (the client's and the streams').
   const settings = {
     ...PINNED_SETTINGS,
+    // Embedded, a query reads its parts' files itself: ClickHouse's default hands each read to a
+    // thread pool, which costs more than the read for the small key ranges a request reads across
+    // parts not yet merged (packages/clickhouse/README.md).
+    local_filesystem_read_method: "pread",
     ...(opts.memory && { max_memory_usage: String(Math.round(opts.memory.queryMb * 2 ** 20)) }),
   };
   const client = createClient({

@@ -45,6 +45,14 @@ describe("createClickHouse on embedded chDB (:memory:)", () => {
     });
   });
 
+  it("reads parts in the query's own thread, on queries and on streamed reads alike", async () => {
+    const sql = "SELECT getSetting('local_filesystem_read_method') AS method";
+    expect(await ch.query(sql)).toEqual([{ method: "pread" }]);
+    const streamed: unknown[] = [];
+    for await (const row of ch.queryRows(sql)) streamed.push(row);
+    expect(streamed).toEqual([{ method: "pread" }]);
+  });
+
   it("binds {name:Type} parameters, including awkward strings, arrays and Dates with milliseconds", async () => {
     const id = randomUUID();
     const [row] = await ch.query(
