@@ -50,4 +50,23 @@ describe("the click writer's TabSeparated rows", () => {
         short_code: row.short_code,
       });
   });
+
+  it("store rows whose text is longer than the body's first estimate, each whole (the body grows)", async () => {
+    const link = randomUUID();
+    // Three bytes of UTF-8 a character, so a row needs far more than the few hundred bytes a plain click does.
+    const rows = clickRows(link, randomUUID(), 40).map((row, i) => ({
+      ...row,
+      referrer: `https://ref.example/${"東京".repeat(700)}${i}`,
+      city: "Zürich",
+    }));
+    expect((await writeClicks(ch, [rows])).inserted).toHaveLength(rows.length);
+
+    const stored = await ch.query<{ id: string; referrer: string; city: string }>(
+      "SELECT toString(click_id) AS id, referrer, city FROM clicks WHERE link_id = {link:UUID}",
+      { link },
+    );
+    expect(new Map(stored.map((r) => [r.id, [r.referrer, r.city]]))).toEqual(
+      new Map(rows.map((r) => [r.click_id, [r.referrer, r.city]])),
+    );
+  });
 });
