@@ -19,10 +19,10 @@ const BUNDLE_NODE_FLAGS = ["--max-semi-space-size=8"];
  * a 2-core host V8's helper threads for that cost more CPU than they save the main thread, about 1.5 µs
  * a counted click. Its batches do not wait on a pause's latency. Its old generation may grow to three
  * times what the last full collection kept (`--heap-growing-percent=200`) before the next one: each
- * batch promotes its rows, and collecting once per batch or two marked the whole heap each time; fewer
- * full collections took its JavaScript thread about 3 µs a counted click lower on the stack, with the same
- * peak RSS under the footprint bench, since `--max-old-space-size` (KURZ_MEMORY_MB) still bounds the
- * growth (docs/benchmarks/2026-12.md, "stack").
+ * batch promotes its rows, and a full collection every batch or two would mark the whole heap each
+ * time, about 3 µs a counted click of its JavaScript thread. `--max-old-space-size` (KURZ_MEMORY_MB)
+ * still bounds the growth, so the peak RSS under the footprint bench stays where it was
+ * (docs/benchmarks/2026-12.md, "stack").
  */
 const ANALYTICS_NODE_FLAGS = [...BUNDLE_NODE_FLAGS, "--single-threaded-gc", "--heap-growing-percent=200"];
 

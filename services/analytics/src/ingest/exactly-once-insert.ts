@@ -250,13 +250,16 @@ async function insertRows(ch: KurzClickHouse, rows: ClickRow[], token: string, m
   );
 }
 
+/** A plain click's line is about 270 bytes (three ids, the token's 50): most batches fit the first buffer; longer text grows it. */
+const LINE_BYTES_GUESS = 320;
+
 /**
  * CLICK_COLUMNS and the token, one line a row, as UTF-8 bytes in one buffer outside V8's heap. Each
  * line is written as soon as it is made, so its text is garbage before the young generation's next
  * collection; text joined over many rows would live through those collections, each one copying it.
  */
 export function tabSeparatedBytes(rows: readonly ClickRow[], token: string): Buffer {
-  let buf = Buffer.allocUnsafe(Math.max(1024, rows.length * 320));
+  let buf = Buffer.allocUnsafe(Math.max(1024, rows.length * LINE_BYTES_GUESS));
   let used = 0;
   for (const r of rows) {
     const line = tabSeparatedLine(r, token);
