@@ -2,7 +2,8 @@
 // driven by the footprint bench's mixed load (infra/bench/footprint.ts), shortened: a few seconds of
 // redirects, API and analytics clients, a 1,000-row import and an export. At the floor every bound is
 // at its tightest, and the stack must still do all of it: no service dies or restarts, every answer is
-// right, and every redirect's click reaches analytics' totals. Where a memory cgroup can be made
+// right (analytics' 503s asked again after their Retry-After, as @kurz/sdk does), and every redirect's
+// click reaches analytics' totals. Where a memory cgroup can be made
 // (Linux, as root or in a delegated cgroup), it runs a whole server of SERVER_MB, the size the README
 // gives: the stack, a PostgreSQL of its own and Redis in one cgroup of that size, which the kernel holds
 // them to; elsewhere the test runs without it and says so in its name. What the memory is, is the bench's to say
