@@ -41,6 +41,7 @@ describe("migrate with the package's migrations", () => {
         "0012_click_destination.sql",
         "0013_link_stats_hours.sql",
         "0014_compact_parts.sql",
+        "0015_merge_selector_base.sql",
       ],
       // A view that writes into a table another view reads comes after that one (consumersFirst).
       views: [
@@ -130,6 +131,7 @@ describe("migrate with the package's migrations", () => {
       { version: 12, name: "click_destination", len: 64 },
       { version: 13, name: "link_stats_hours", len: 64 },
       { version: 14, name: "compact_parts", len: 64 },
+      { version: 15, name: "merge_selector_base", len: 64 },
     ]);
     // The all-time totals per account and link, inside link_daily's parts.
     const projections = await ch.query(
