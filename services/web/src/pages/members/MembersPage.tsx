@@ -15,7 +15,7 @@ import {
 } from "@kurz/contracts";
 import { useEffect, useState } from "preact/hooks";
 import { useLocation } from "wouter-preact";
-import { invalidate, useQuery } from "../../api/cache.ts";
+import { invalidate, type Query, useQuery } from "../../api/cache.ts";
 import { call, fieldError, type Output } from "../../api/client.ts";
 import { checkSession, switchWorkspace, useSession } from "../../api/session.ts";
 import { Confirm } from "../../components/Confirm.tsx";
@@ -73,7 +73,6 @@ function Members({ session }: { session: Session }) {
     invalidate("members");
   };
   const list = members.data ?? [];
-  const pending = invitations.data ?? [];
   return (
     <>
       <PageHead title="Members">
@@ -98,37 +97,14 @@ function Members({ session }: { session: Session }) {
       >
         <tbody>
           {list.map((m) => (
-            <tr key={m.user_id} data-testid="member-row">
-              <td>
-                {m.email}
-                {m.user_id === session.user_id && <span class="muted"> (you)</span>}
-              </td>
-              <td>
-                {editable(m) ? (
-                  <select
-                    aria-label={`Role of ${m.email}`}
-                    value={m.role}
-                    onChange={(e) => void changeRole(m, e.currentTarget.value as Role)}
-                  >
-                    {givable(session.role).map((o) => (
-                      <option key={o.value} value={o.value}>
-                        {o.label}
-                      </option>
-                    ))}
-                  </select>
-                ) : (
-                  m.role
-                )}
-              </td>
-              <td class="col-hide">{fmtDay(m.joined_at)}</td>
-              <td class="actions">
-                {editable(m) && (
-                  <RowButton item={m.email} class="danger-ghost" onClick={() => setDialog({ remove: m })}>
-                    Remove
-                  </RowButton>
-                )}
-              </td>
-            </tr>
+            <MemberRow
+              key={m.user_id}
+              member={m}
+              you={m.user_id === session.user_id}
+              roles={editable(m) ? givable(session.role) : null}
+              onRole={(role) => void changeRole(m, role)}
+              onRemove={() => setDialog({ remove: m })}
+            />
           ))}
         </tbody>
       </TableCard>
@@ -139,59 +115,11 @@ function Members({ session }: { session: Session }) {
             roles={givable(session.role)}
             onInvited={(invited) => setDialog({ invited })}
           />
-          <div class="section-head">
-            <h2>Pending invitations</h2>
-          </div>
-          <TableCard
-            query={invitations}
-            isEmpty={pending.length === 0}
-            loading="Loading invitations"
-            empty="No pending invitations."
-            caption="Pending invitations"
-            columns={["E-mail", "Role", ["Invited", "col-hide"], "Expires"]}
-            actions
-          >
-            <tbody>
-              {pending.map((i) => (
-                <tr key={i.id} data-testid="invitation-row">
-                  <td>{i.email}</td>
-                  <td>{i.role}</td>
-                  <td class="col-hide">{fmtDate(i.created_at)}</td>
-                  <td>{fmtDate(i.expires_at)}</td>
-                  <td class="actions">
-                    <RowButton item={i.email} class="danger-ghost" onClick={() => setDialog({ withdraw: i })}>
-                      Withdraw
-                    </RowButton>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </TableCard>
+          <PendingInvitations query={invitations} onWithdraw={(i) => setDialog({ withdraw: i })} />
         </>
       )}
       {dialog !== null && typeof dialog === "object" && "invited" in dialog && (
-        <Dialog
-          title={dialog.invited.accept_url ? "Send this link" : "Invitation sent"}
-          onClose={() => setDialog(null)}
-        >
-          {dialog.invited.accept_url ? (
-            <SecretReveal
-              secret={dialog.invited.accept_url}
-              intro={`Send this link to ${dialog.invited.email}: it joins them as ${dialog.invited.role}.`}
-              copyLabel="Copy link"
-              testid="accept-url"
-            >
-              It is shown only once and works once, for {INVITATION_DAYS} days. This server sends no e-mail,
-              so the link is yours to pass on.
-            </SecretReveal>
-          ) : (
-            <p data-testid="invitation-emailed">
-              {dialog.invited.email} was e-mailed a link that joins them as {dialog.invited.role}. It works
-              once, for {INVITATION_DAYS} days.
-            </p>
-          )}
-          <DialogDone onDone={() => setDialog(null)} />
-        </Dialog>
+        <InvitedDialog invited={dialog.invited} onClose={() => setDialog(null)} />
       )}
       {dialog !== null && typeof dialog === "object" && "remove" in dialog && (
         <ConfirmDelete
@@ -231,6 +159,122 @@ function Members({ session }: { session: Session }) {
         </Confirm>
       )}
     </>
+  );
+}
+
+/** A member's row: the role as a choice of `roles` when the viewer may change it (null: shown as text). */
+function MemberRow({
+  member: m,
+  you,
+  roles,
+  onRole,
+  onRemove,
+}: {
+  member: Member;
+  you: boolean;
+  roles: { value: Role; label: string }[] | null;
+  onRole: (role: Role) => void;
+  onRemove: () => void;
+}) {
+  return (
+    <tr data-testid="member-row">
+      <td>
+        {m.email}
+        {you && <span class="muted"> (you)</span>}
+      </td>
+      <td>
+        {roles ? (
+          <select
+            aria-label={`Role of ${m.email}`}
+            value={m.role}
+            onChange={(e) => onRole(e.currentTarget.value as Role)}
+          >
+            {roles.map((o) => (
+              <option key={o.value} value={o.value}>
+                {o.label}
+              </option>
+            ))}
+          </select>
+        ) : (
+          m.role
+        )}
+      </td>
+      <td class="col-hide">{fmtDay(m.joined_at)}</td>
+      <td class="actions">
+        {roles && (
+          <RowButton item={m.email} class="danger-ghost" onClick={onRemove}>
+            Remove
+          </RowButton>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+function PendingInvitations({
+  query,
+  onWithdraw,
+}: {
+  query: Query<Invitation[]>;
+  onWithdraw: (invitation: Invitation) => void;
+}) {
+  const pending = query.data ?? [];
+  return (
+    <>
+      <div class="section-head">
+        <h2>Pending invitations</h2>
+      </div>
+      <TableCard
+        query={query}
+        isEmpty={pending.length === 0}
+        loading="Loading invitations"
+        empty="No pending invitations."
+        caption="Pending invitations"
+        columns={["E-mail", "Role", ["Invited", "col-hide"], "Expires"]}
+        actions
+      >
+        <tbody>
+          {pending.map((i) => (
+            <tr key={i.id} data-testid="invitation-row">
+              <td>{i.email}</td>
+              <td>{i.role}</td>
+              <td class="col-hide">{fmtDate(i.created_at)}</td>
+              <td>{fmtDate(i.expires_at)}</td>
+              <td class="actions">
+                <RowButton item={i.email} class="danger-ghost" onClick={() => onWithdraw(i)}>
+                  Withdraw
+                </RowButton>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </TableCard>
+    </>
+  );
+}
+
+/** What a new invitation needs next: its link to pass on (no mail configured) or word that it was mailed. */
+function InvitedDialog({ invited, onClose }: { invited: CreatedInvitation; onClose: () => void }) {
+  return (
+    <Dialog title={invited.accept_url ? "Send this link" : "Invitation sent"} onClose={onClose}>
+      {invited.accept_url ? (
+        <SecretReveal
+          secret={invited.accept_url}
+          intro={`Send this link to ${invited.email}: it joins them as ${invited.role}.`}
+          copyLabel="Copy link"
+          testid="accept-url"
+        >
+          It is shown only once and works once, for {INVITATION_DAYS} days. This server sends no e-mail, so
+          the link is yours to pass on.
+        </SecretReveal>
+      ) : (
+        <p data-testid="invitation-emailed">
+          {invited.email} was e-mailed a link that joins them as {invited.role}. It works once, for{" "}
+          {INVITATION_DAYS} days.
+        </p>
+      )}
+      <DialogDone onDone={onClose} />
+    </Dialog>
   );
 }
 
