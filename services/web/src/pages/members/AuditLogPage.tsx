@@ -2,7 +2,14 @@
 // in, newest first. Filters by person, kind of resource and days; "Load more" follows the cursor;
 // "Download CSV" fetches every match. Admins and owners only (workspace:admin): the others do not
 // see it listed, and the page says so if they open it anyway.
-import { AUDIT_ROUTES, type AuditEvent, ROUTES, type Session, WORKSPACE_ROUTES } from "@kurz/contracts";
+import {
+  AUDIT_ROUTES,
+  type AuditEvent,
+  type Member,
+  ROUTES,
+  type Session,
+  WORKSPACE_ROUTES,
+} from "@kurz/contracts";
 import { useEffect, useState } from "preact/hooks";
 import { useQuery } from "../../api/cache.ts";
 import { call, urlOf } from "../../api/client.ts";
@@ -146,55 +153,7 @@ function AuditLog({ session }: { session: Session }) {
         browser.
         {workspace.data && ` Each event is kept ${workspace.data.audit_retention_days} days.`}
       </p>
-      <div class="card audit-filters">
-        <FormField id="audit-actor" label="Who">
-          <select
-            id="audit-actor"
-            value={filters.actor}
-            onChange={(e) => set({ actor: e.currentTarget.value })}
-          >
-            <option value="">Anyone</option>
-            {(members.data ?? []).map((m) => (
-              <option key={m.user_id} value={m.user_id}>
-                {m.email}
-              </option>
-            ))}
-          </select>
-        </FormField>
-        <FormField id="audit-resource" label="What">
-          <select
-            id="audit-resource"
-            value={filters.resource}
-            onChange={(e) => set({ resource: e.currentTarget.value })}
-          >
-            {RESOURCES.map((r) => (
-              <option key={r.value} value={r.value}>
-                {r.label}
-              </option>
-            ))}
-          </select>
-        </FormField>
-        <FormField id="audit-from" label="From">
-          <input
-            id="audit-from"
-            type="date"
-            value={filters.from}
-            onInput={(e) => set({ from: e.currentTarget.value })}
-            aria-invalid={badRange ? true : undefined}
-            aria-describedby={badRange ? "audit-range-error" : undefined}
-          />
-        </FormField>
-        <FormField id="audit-to" label="To">
-          <input
-            id="audit-to"
-            type="date"
-            value={filters.to}
-            onInput={(e) => set({ to: e.currentTarget.value })}
-            aria-invalid={badRange ? true : undefined}
-            aria-describedby={badRange ? "audit-range-error" : undefined}
-          />
-        </FormField>
-      </div>
+      <AuditFilters filters={filters} set={set} badRange={badRange} members={members.data ?? []} />
       {badRange && (
         <p id="audit-range-error" class="field-error" role="alert">
           The first day is after the last.
@@ -227,6 +186,71 @@ function AuditLog({ session }: { session: Session }) {
         </div>
       )}
     </>
+  );
+}
+
+/** Who, what and which days: the list's filters (a first day after the last is marked on both). */
+function AuditFilters({
+  filters,
+  set,
+  badRange,
+  members,
+}: {
+  filters: Filters;
+  set: (patch: Partial<Filters>) => void;
+  badRange: boolean;
+  members: Member[];
+}) {
+  return (
+    <div class="card audit-filters">
+      <FormField id="audit-actor" label="Who">
+        <select
+          id="audit-actor"
+          value={filters.actor}
+          onChange={(e) => set({ actor: e.currentTarget.value })}
+        >
+          <option value="">Anyone</option>
+          {members.map((m) => (
+            <option key={m.user_id} value={m.user_id}>
+              {m.email}
+            </option>
+          ))}
+        </select>
+      </FormField>
+      <FormField id="audit-resource" label="What">
+        <select
+          id="audit-resource"
+          value={filters.resource}
+          onChange={(e) => set({ resource: e.currentTarget.value })}
+        >
+          {RESOURCES.map((r) => (
+            <option key={r.value} value={r.value}>
+              {r.label}
+            </option>
+          ))}
+        </select>
+      </FormField>
+      <FormField id="audit-from" label="From">
+        <input
+          id="audit-from"
+          type="date"
+          value={filters.from}
+          onInput={(e) => set({ from: e.currentTarget.value })}
+          aria-invalid={badRange ? true : undefined}
+          aria-describedby={badRange ? "audit-range-error" : undefined}
+        />
+      </FormField>
+      <FormField id="audit-to" label="To">
+        <input
+          id="audit-to"
+          type="date"
+          value={filters.to}
+          onInput={(e) => set({ to: e.currentTarget.value })}
+          aria-invalid={badRange ? true : undefined}
+          aria-describedby={badRange ? "audit-range-error" : undefined}
+        />
+      </FormField>
+    </div>
   );
 }
 
