@@ -178,32 +178,14 @@ function RuleCard({
   const n = index + 1;
   return (
     <li class="smart-rule" aria-labelledby={`${id}-title`}>
-      <div class="smart-rule-head">
-        <h4 id={`${id}-title`}>Rule {n}</h4>
-        <div class="smart-rule-actions">
-          <button
-            type="button"
-            class="btn small"
-            disabled={index === 0}
-            onClick={() => onMove(-1)}
-            aria-label={`Move rule ${n} up`}
-          >
-            ↑
-          </button>
-          <button
-            type="button"
-            class="btn small"
-            disabled={index === count - 1}
-            onClick={() => onMove(1)}
-            aria-label={`Move rule ${n} down`}
-          >
-            ↓
-          </button>
-          <button type="button" class="btn small danger-ghost" onClick={onRemove}>
-            Remove rule {n}
-          </button>
-        </div>
-      </div>
+      <RuleHead
+        titleId={`${id}-title`}
+        n={n}
+        first={index === 0}
+        last={index === count - 1}
+        onMove={onMove}
+        onRemove={onRemove}
+      />
       {whenError && (
         <p class="field-error" role="alert">
           {whenError}
@@ -267,52 +249,12 @@ function RuleCard({
           />
         </Field>
       </div>
-      <fieldset class="smart-query">
-        <legend>Query parameters (each must equal its value)</legend>
-        {rule.query.map((p, i) => (
-          <div class="smart-pair" key={i}>
-            <label>
-              Name
-              <input
-                value={p.name}
-                onInput={(e) => {
-                  const q = [...rule.query];
-                  q[i] = { ...p, name: e.currentTarget.value };
-                  onChange({ ...rule, query: q });
-                }}
-              />
-            </label>
-            <label>
-              Value
-              <input
-                value={p.value}
-                onInput={(e) => {
-                  const q = [...rule.query];
-                  q[i] = { ...p, value: e.currentTarget.value };
-                  onChange({ ...rule, query: q });
-                }}
-              />
-            </label>
-            <button
-              type="button"
-              class="btn small ghost"
-              aria-label={`Remove parameter ${i + 1} of rule ${n}`}
-              onClick={() => onChange({ ...rule, query: rule.query.filter((_, j) => j !== i) })}
-            >
-              ✕
-            </button>
-          </div>
-        ))}
-        {at("when", "query") && <p class="field-error">{at("when", "query")}</p>}
-        <button
-          type="button"
-          class="btn small"
-          disabled={rule.query.length >= RULE_QUERY_MAX}
-          onClick={() => onChange({ ...rule, query: [...rule.query, { name: "", value: "" }] })}
-        >
-          Add parameter
-        </button>
-      </fieldset>
+      <QueryPairs
+        pairs={rule.query}
+        n={n}
+        error={at("when", "query")}
+        onChange={(query) => onChange({ ...rule, query })}
+      />
       <Field id={`${id}-url`} label={`Rule ${n} destination URL`} message={at("url")}>
         <input
           type="url"
@@ -321,6 +263,114 @@ function RuleCard({
         />
       </Field>
     </li>
+  );
+}
+
+/** A rule's title with its move and remove buttons. */
+function RuleHead({
+  titleId,
+  n,
+  first,
+  last,
+  onMove,
+  onRemove,
+}: {
+  titleId: string;
+  n: number;
+  first: boolean;
+  last: boolean;
+  onMove: (by: -1 | 1) => void;
+  onRemove: () => void;
+}) {
+  return (
+    <div class="smart-rule-head">
+      <h4 id={titleId}>Rule {n}</h4>
+      <div class="smart-rule-actions">
+        <button
+          type="button"
+          class="btn small"
+          disabled={first}
+          onClick={() => onMove(-1)}
+          aria-label={`Move rule ${n} up`}
+        >
+          ↑
+        </button>
+        <button
+          type="button"
+          class="btn small"
+          disabled={last}
+          onClick={() => onMove(1)}
+          aria-label={`Move rule ${n} down`}
+        >
+          ↓
+        </button>
+        <button type="button" class="btn small danger-ghost" onClick={onRemove}>
+          Remove rule {n}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** Rule `n`'s query parameters, each a name that must equal its value. */
+function QueryPairs({
+  pairs,
+  n,
+  error,
+  onChange,
+}: {
+  pairs: RuleDraft["query"];
+  n: number;
+  error: string | undefined;
+  onChange: (pairs: RuleDraft["query"]) => void;
+}) {
+  return (
+    <fieldset class="smart-query">
+      <legend>Query parameters (each must equal its value)</legend>
+      {pairs.map((p, i) => (
+        <div class="smart-pair" key={i}>
+          <label>
+            Name
+            <input
+              value={p.name}
+              onInput={(e) => {
+                const q = [...pairs];
+                q[i] = { ...p, name: e.currentTarget.value };
+                onChange(q);
+              }}
+            />
+          </label>
+          <label>
+            Value
+            <input
+              value={p.value}
+              onInput={(e) => {
+                const q = [...pairs];
+                q[i] = { ...p, value: e.currentTarget.value };
+                onChange(q);
+              }}
+            />
+          </label>
+          <button
+            type="button"
+            class="btn small ghost"
+            aria-label={`Remove parameter ${i + 1} of rule ${n}`}
+            onClick={() => onChange(pairs.filter((_, j) => j !== i))}
+          >
+            ✕
+          </button>
+        </div>
+      ))}
+      {error && <p class="field-error">{error}</p>}
+      <button
+        type="button"
+        class="btn small"
+        disabled={pairs.length >= RULE_QUERY_MAX}
+        onClick={() => onChange([...pairs, { name: "", value: "" }])}
+      >
+        Add parameter
+      </button>
+    </fieldset>
   );
 }
 
