@@ -102,7 +102,7 @@ export function QrDesigner({ code }: { code: string }) {
   const [color, setColor] = useState("#1a1410");
   const [bg, setBg] = useState("#ffffff");
   const [transparent, setTransparent] = useState(false);
-  const [ec, setEc] = useState<"L" | "M" | "Q" | "H">("M");
+  const [ec, setEc] = useState<EcLevel>("M");
   const [margin, setMargin] = useState(2);
   const [error, setError] = useState("");
   const [logo, setLogo] = useState<Logo | null>(null);
@@ -163,17 +163,7 @@ export function QrDesigner({ code }: { code: string }) {
             ))}
           </select>
         </label>
-        <label>
-          Size: {size} px
-          <input
-            type="range"
-            min={100}
-            max={1000}
-            step={50}
-            value={size}
-            onInput={(e) => setSize(Number(e.currentTarget.value))}
-          />
-        </label>
+        <Range label={`Size: ${size} px`} min={100} max={1000} step={50} value={size} onChange={setSize} />
         <label>
           Colour
           <input type="color" value={color} onInput={(e) => setColor(e.currentTarget.value)} />
@@ -195,58 +185,14 @@ export function QrDesigner({ code }: { code: string }) {
           />
           Transparent background
         </label>
-        <label>
-          Error correction
-          <select
-            value={level}
-            disabled={logo !== null}
-            aria-describedby={logo ? "qr-ec-note" : undefined}
-            onChange={(e) => setEc(e.currentTarget.value as "L" | "M" | "Q" | "H")}
-          >
-            {QrErrorCorrection.options.map((level) => (
-              <option key={level} value={level}>
-                {{ L: "Low (7%)", M: "Medium (15%)", Q: "Quartile (25%)", H: "High (30%)" }[level]}
-              </option>
-            ))}
-          </select>
-          {logo && (
-            <span class="hint" id="qr-ec-note">
-              High while a logo is on the code.
-            </span>
-          )}
-        </label>
-        <label>
-          Margin: {margin}
-          <input
-            type="range"
-            min={0}
-            max={4}
-            step={1}
-            value={margin}
-            onInput={(e) => setMargin(Number(e.currentTarget.value))}
-          />
-        </label>
-        <div class="qr-logo">
-          {logo ? (
-            <div class="qr-logo-chosen">
-              <span class="qr-logo-label">Logo</span>
-              <span class="qr-logo-name">{logo.name}</span>
-              <button type="button" class="btn small" onClick={() => setLogo(null)}>
-                Remove logo
-              </button>
-            </div>
-          ) : (
-            <>
-              <label for={`qr-logo-${code}`}>Logo in the centre</label>
-              <input
-                id={`qr-logo-${code}`}
-                type="file"
-                accept="image/png,image/jpeg,image/webp"
-                onChange={(e) => void chooseLogo(e.currentTarget.files?.[0])}
-              />
-            </>
-          )}
-        </div>
+        <ErrorCorrectionField level={level} locked={logo !== null} onChange={setEc} />
+        <Range label={`Margin: ${margin}`} min={0} max={4} step={1} value={margin} onChange={setMargin} />
+        <LogoPicker
+          inputId={`qr-logo-${code}`}
+          logo={logo}
+          onChoose={(file) => void chooseLogo(file)}
+          onRemove={() => setLogo(null)}
+        />
         <button type="button" class="btn primary" onClick={download}>
           Download {format.toUpperCase()}
         </button>
@@ -263,6 +209,101 @@ export function QrDesigner({ code }: { code: string }) {
           <WorkspaceImage src={src} alt={`QR code for /${code}`} size={220} />
         )}
       </div>
+    </div>
+  );
+}
+
+type EcLevel = "L" | "M" | "Q" | "H";
+
+function Range(props: {
+  label: string;
+  min: number;
+  max: number;
+  step: number;
+  value: number;
+  onChange: (value: number) => void;
+}) {
+  return (
+    <label>
+      {props.label}
+      <input
+        type="range"
+        min={props.min}
+        max={props.max}
+        step={props.step}
+        value={props.value}
+        onInput={(e) => props.onChange(Number(e.currentTarget.value))}
+      />
+    </label>
+  );
+}
+
+/** The level of error correction, held at High (`locked`) while a logo covers part of the code. */
+function ErrorCorrectionField({
+  level,
+  locked,
+  onChange,
+}: {
+  level: EcLevel;
+  locked: boolean;
+  onChange: (level: EcLevel) => void;
+}) {
+  return (
+    <label>
+      Error correction
+      <select
+        value={level}
+        disabled={locked}
+        aria-describedby={locked ? "qr-ec-note" : undefined}
+        onChange={(e) => onChange(e.currentTarget.value as EcLevel)}
+      >
+        {QrErrorCorrection.options.map((level) => (
+          <option key={level} value={level}>
+            {{ L: "Low (7%)", M: "Medium (15%)", Q: "Quartile (25%)", H: "High (30%)" }[level]}
+          </option>
+        ))}
+      </select>
+      {locked && (
+        <span class="hint" id="qr-ec-note">
+          High while a logo is on the code.
+        </span>
+      )}
+    </label>
+  );
+}
+
+function LogoPicker({
+  inputId,
+  logo,
+  onChoose,
+  onRemove,
+}: {
+  inputId: string;
+  logo: Logo | null;
+  onChoose: (file: File | undefined) => void;
+  onRemove: () => void;
+}) {
+  return (
+    <div class="qr-logo">
+      {logo ? (
+        <div class="qr-logo-chosen">
+          <span class="qr-logo-label">Logo</span>
+          <span class="qr-logo-name">{logo.name}</span>
+          <button type="button" class="btn small" onClick={onRemove}>
+            Remove logo
+          </button>
+        </div>
+      ) : (
+        <>
+          <label for={inputId}>Logo in the centre</label>
+          <input
+            id={inputId}
+            type="file"
+            accept="image/png,image/jpeg,image/webp"
+            onChange={(e) => onChoose(e.currentTarget.files?.[0])}
+          />
+        </>
+      )}
     </div>
   );
 }
