@@ -215,40 +215,15 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
         err={err}
       />
       <LinkExtras editing={editing} value={extras} onChange={setExtras} />
-      <LinkField
-        id="expires"
-        label="Expires (optional)"
+      <ExpiryField
+        value={expires}
         message={err("expires_at")}
-        hint="Your local time. After it, the link stops redirecting."
-      >
-        <input
-          id="lf-expires"
-          type="datetime-local"
-          step={localStep(expires)}
-          value={expires}
-          onInput={(e) => {
-            setExpires(e.currentTarget.value);
-            setPastOk(false);
-          }}
-          aria-describedby="lf-expires-note"
-        />
-      </LinkField>
-      <LinkField
-        id="broken-url"
-        label="When the destination is broken (optional)"
-        message={err("broken_url")}
-        hint="Where visitors go while the destination fails its health checks (two in a row). Empty: the destination as usual."
-      >
-        <input
-          id="lf-broken-url"
-          type="url"
-          placeholder="https://example.com/temporarily-unavailable"
-          value={brokenUrl}
-          onInput={(e) => setBrokenUrl(e.currentTarget.value)}
-          aria-invalid={err("broken_url") ? true : undefined}
-          aria-describedby="lf-broken-url-note"
-        />
-      </LinkField>
+        onChange={(v) => {
+          setExpires(v);
+          setPastOk(false);
+        }}
+      />
+      <BrokenUrlField value={brokenUrl} message={err("broken_url")} onChange={setBrokenUrl} />
       <details class="fold" open={smartOpen} onToggle={(e) => setSmartOpen(e.currentTarget.open)}>
         <summary>Smart destinations{draftIsSmart(smart) && <span class="pill">Set</span>}</summary>
         {smartOpen && (
@@ -262,7 +237,78 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
           />
         )}
       </details>
-      {inPast && pastOk && (
+      <FormActions
+        confirmPast={inPast && pastOk}
+        busy={busy}
+        submitLabel={editing ? "Save changes" : "Create link"}
+        onCancel={onCancel}
+      />
+    </form>
+  );
+}
+
+interface FieldProps {
+  value: string;
+  message: string | undefined;
+  onChange: (value: string) => void;
+}
+
+function ExpiryField({ value, message, onChange }: FieldProps) {
+  return (
+    <LinkField
+      id="expires"
+      label="Expires (optional)"
+      message={message}
+      hint="Your local time. After it, the link stops redirecting."
+    >
+      <input
+        id="lf-expires"
+        type="datetime-local"
+        step={localStep(value)}
+        value={value}
+        onInput={(e) => onChange(e.currentTarget.value)}
+        aria-describedby="lf-expires-note"
+      />
+    </LinkField>
+  );
+}
+
+function BrokenUrlField({ value, message, onChange }: FieldProps) {
+  return (
+    <LinkField
+      id="broken-url"
+      label="When the destination is broken (optional)"
+      message={message}
+      hint="Where visitors go while the destination fails its health checks (two in a row). Empty: the destination as usual."
+    >
+      <input
+        id="lf-broken-url"
+        type="url"
+        placeholder="https://example.com/temporarily-unavailable"
+        value={value}
+        onInput={(e) => onChange(e.currentTarget.value)}
+        aria-invalid={message ? true : undefined}
+        aria-describedby="lf-broken-url-note"
+      />
+    </LinkField>
+  );
+}
+
+/** Cancel and submit; `confirmPast` asks for a second submit of an expiry already past. */
+function FormActions({
+  confirmPast,
+  busy,
+  submitLabel,
+  onCancel,
+}: {
+  confirmPast: boolean;
+  busy: boolean;
+  submitLabel: string;
+  onCancel: () => void;
+}) {
+  return (
+    <>
+      {confirmPast && (
         <p class="warning" role="alert">
           This expiry is in the past: the link will stop working as soon as it is saved. Save again to
           confirm.
@@ -273,10 +319,10 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
           Cancel
         </button>
         <button type="submit" class="btn primary" disabled={busy}>
-          {busy ? "Saving…" : inPast && pastOk ? "Save anyway" : editing ? "Save changes" : "Create link"}
+          {busy ? "Saving…" : confirmPast ? "Save anyway" : submitLabel}
         </button>
       </div>
-    </form>
+    </>
   );
 }
 
