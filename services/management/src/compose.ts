@@ -19,8 +19,8 @@ import { createTxtLookup } from "./domains/domain-verification.ts";
 import { healthDepsFrom } from "./health/health-routes-deps.ts";
 import { healthSchedulerFrom } from "./health/scheduler-from-config.ts";
 import { SiteSlots } from "./health/site-slots.ts";
-import { ImportWorker } from "./imports/import-worker.ts";
 import { PasswordHashPool } from "./imports/password-hash-pool.ts";
+import { importWorkerFrom } from "./imports/worker-from-config.ts";
 import { keyLimitsFrom } from "./keys/api-keys.ts";
 import { KeyUsageFlusher } from "./keys/key-usage-flusher.ts";
 import { subscribeClickTotals } from "./links/click-totals.ts";
@@ -35,7 +35,6 @@ import { startSessionPrune } from "./sessions/prune-sessions.ts";
 import { HOUR_MS } from "./sessions/sessions.ts";
 import { signinLimitsFrom } from "./sessions/signin-limits.ts";
 import { ssoSettingsFrom } from "./sso/sso-settings.ts";
-import { chargeImportTitles } from "./titles/title-budget.ts";
 import { titleFetcherFrom } from "./titles/title-fetcher.ts";
 import { SecretBox } from "./webhooks/secrets.ts";
 import { startWebhooks } from "./webhooks/start.ts";
@@ -66,25 +65,15 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     logger,
   });
   const hashes = new PasswordHashPool(config.IMPORT_HASH_THREADS);
-  const imports = new ImportWorker({
+  const imports = importWorkerFrom(config, {
     prisma,
+    redis,
     records,
     titles,
     hashes,
-    chargeTitles: (budget, wanting) =>
-      chargeImportTitles(
-        { prisma, redis, sessionPerMinute: config.SESSION_RATE_LIMIT_PER_MINUTE, logger },
-        budget,
-        wanting,
-      ),
-    concurrency: config.IMPORT_CONCURRENCY,
-    sliceMs: config.IMPORT_SLICE_MS,
     onEventsWritten: () => relay.wake(),
     retiredCodeGraceMs,
     logger,
-    batchSize: config.IMPORT_BATCH_SIZE,
-    leaseMs: config.IMPORT_LEASE_MS,
-    pollMs: config.IMPORT_POLL_MS,
   });
   const mailer = createMailer({
     SMTP_URL: config.SMTP_URL,
