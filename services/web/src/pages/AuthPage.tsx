@@ -99,12 +99,7 @@ export function AuthPage({ mode }: { mode: "login" | "signup" }) {
     setBusy(true);
     setError(null);
     try {
-      const { data: started } = await call(TWO_FACTOR_ROUTES.passkeySignInOptions);
-      const response = await usePasskey(started.options);
-      const { data } = await call(TWO_FACTOR_ROUTES.passkeySignIn, {
-        body: { challenge: started.challenge, response },
-      });
-      setSession(data.session);
+      setSession(await passkeySession());
     } catch (err) {
       setError(err instanceof ApiFailure ? err : new Error(passkeyProblem(err)));
     } finally {
@@ -127,30 +122,14 @@ export function AuthPage({ mode }: { mode: "login" | "signup" }) {
         )}
         {error !== null && <Failed error={error} explain={(err) => explain(err, mode)} />}
         <EmailField email={email} onEmail={setEmail} error={emailError} />
-        <label for="password">Password</label>
-        <input
-          id="password"
-          type="password"
-          autoComplete={signup ? "new-password" : "current-password"}
-          required
-          minLength={signup ? PASSWORD_MIN_LENGTH : undefined}
-          value={password}
-          onInput={(e) => setPassword(e.currentTarget.value)}
-          aria-invalid={passwordError ? true : undefined}
-          aria-describedby={signup ? "password-hint" : undefined}
+        <PasswordField
+          signup={signup}
+          password={password}
+          onPassword={setPassword}
+          email={email}
+          error={passwordError}
+          sentLength={sent.length}
         />
-        {signup && (
-          <PasswordMeter
-            id="password-hint"
-            password={password}
-            email={email}
-            error={
-              passwordError && sent.length < PASSWORD_MIN_LENGTH
-                ? `Too short: use at least ${PASSWORD_MIN_LENGTH} characters.`
-                : passwordError
-            }
-          />
-        )}
         <button type="submit" class="btn primary block" disabled={busy}>
           {busy ? "Please wait…" : signup ? "Create account" : "Sign in"}
         </button>
@@ -171,6 +150,62 @@ export function AuthPage({ mode }: { mode: "login" | "signup" }) {
       {!signup && <SsoButtons />}
       <AuthSwitch signup={signup} />
     </AuthCard>
+  );
+}
+
+/** Signs in with a passkey the browser holds for this site: the new session. */
+async function passkeySession() {
+  const { data: started } = await call(TWO_FACTOR_ROUTES.passkeySignInOptions);
+  const response = await usePasskey(started.options);
+  const { data } = await call(TWO_FACTOR_ROUTES.passkeySignIn, {
+    body: { challenge: started.challenge, response },
+  });
+  return data.session;
+}
+
+/** The password, with its strength and the server's refusal on sign-up (`sentLength`: the refused one's). */
+function PasswordField({
+  signup,
+  password,
+  onPassword,
+  email,
+  error,
+  sentLength,
+}: {
+  signup: boolean;
+  password: string;
+  onPassword: (password: string) => void;
+  email: string;
+  error: string | undefined;
+  sentLength: number;
+}) {
+  return (
+    <>
+      <label for="password">Password</label>
+      <input
+        id="password"
+        type="password"
+        autoComplete={signup ? "new-password" : "current-password"}
+        required
+        minLength={signup ? PASSWORD_MIN_LENGTH : undefined}
+        value={password}
+        onInput={(e) => onPassword(e.currentTarget.value)}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={signup ? "password-hint" : undefined}
+      />
+      {signup && (
+        <PasswordMeter
+          id="password-hint"
+          password={password}
+          email={email}
+          error={
+            error && sentLength < PASSWORD_MIN_LENGTH
+              ? `Too short: use at least ${PASSWORD_MIN_LENGTH} characters.`
+              : error
+          }
+        />
+      )}
+    </>
   );
 }
 

@@ -503,6 +503,53 @@ function describeDestination(destination: string, s: SmartDraft): string {
   return destination;
 }
 
+/** A visitor as "Try as" describes them: a `when` of "" (or unreadable) is now. */
+interface TriedVisitor {
+  device: Device;
+  os: RuleOs | "";
+  browser: RuleBrowser | "";
+  country: string;
+  language: string;
+  query: string;
+  when: string;
+  key: number;
+}
+
+/** Where the link as drafted sends `v`, decided as the redirect does; rules are numbered as shown. */
+function tryVisitor(value: SmartDraft, url: string, accountForward: boolean, v: TriedVisitor) {
+  const { device, os, browser, country, language, query, when, key } = v;
+  // Rules still being typed (no URL yet) are left out rather than sending every visitor nowhere.
+  const rules = value.rules.filter((r) => r.url.trim() !== "");
+  const s = compileSmartLink(
+    {
+      rules: rules.map(ruleOf),
+      split: value.split
+        .filter((a) => a.url.trim() !== "" && Number(a.weight) > 0)
+        .map((a) => ({ url: a.url.trim(), weight: Math.floor(Number(a.weight)) })),
+      forward_query: value.forwardQuery ?? accountForward,
+      ios_url: value.iosUrl.trim() || null,
+      android_url: value.androidUrl.trim() || null,
+    },
+    { imageUrl: imageSrc },
+  );
+  const decision = decide(url.trim() || "(the destination URL)", s, {
+    device,
+    os: os || null,
+    browser: browser || null,
+    country: country.trim().toUpperCase() || null,
+    language: language.trim().toLowerCase() || null,
+    query: query.trim().replace(/^\?/, ""),
+    now: when === "" || Number.isNaN(new Date(when).getTime()) ? Date.now() : new Date(when).getTime(),
+    key,
+  });
+  // The rule number counts the rules shown, including any left out above.
+  if (decision.destination.startsWith("rule:")) {
+    const kept = rules[Number(decision.destination.slice(5)) - 1]!;
+    decision.destination = `rule:${value.rules.indexOf(kept) + 1}`;
+  }
+  return decision;
+}
+
 /** "Try as": a visitor described by hand, and where the link sends them, decided as the redirect does. */
 function TryAs({ value, url, accountForward }: Pick<SmartEditorProps, "value" | "url" | "accountForward">) {
   const [device, setDevice] = useState<Device>("mobile");
@@ -514,38 +561,11 @@ function TryAs({ value, url, accountForward }: Pick<SmartEditorProps, "value" | 
   // A datetime-local value, read as the browser's local time like the rules' from and until; empty: now.
   const [when, setWhen] = useState("");
   const [key, setKey] = useState(() => Math.floor(Math.random() * 2 ** 31));
-  const result = useMemo(() => {
-    // Rules still being typed (no URL yet) are left out rather than sending every visitor nowhere.
-    const rules = value.rules.filter((r) => r.url.trim() !== "");
-    const s = compileSmartLink(
-      {
-        rules: rules.map(ruleOf),
-        split: value.split
-          .filter((a) => a.url.trim() !== "" && Number(a.weight) > 0)
-          .map((a) => ({ url: a.url.trim(), weight: Math.floor(Number(a.weight)) })),
-        forward_query: value.forwardQuery ?? accountForward,
-        ios_url: value.iosUrl.trim() || null,
-        android_url: value.androidUrl.trim() || null,
-      },
-      { imageUrl: imageSrc },
-    );
-    const decision = decide(url.trim() || "(the destination URL)", s, {
-      device,
-      os: os || null,
-      browser: browser || null,
-      country: country.trim().toUpperCase() || null,
-      language: language.trim().toLowerCase() || null,
-      query: query.trim().replace(/^\?/, ""),
-      now: when === "" || Number.isNaN(new Date(when).getTime()) ? Date.now() : new Date(when).getTime(),
-      key,
-    });
-    // The rule number counts the rules shown, including any left out above.
-    if (decision.destination.startsWith("rule:")) {
-      const kept = rules[Number(decision.destination.slice(5)) - 1]!;
-      decision.destination = `rule:${value.rules.indexOf(kept) + 1}`;
-    }
-    return decision;
-  }, [value, url, accountForward, device, os, browser, country, language, query, when, key]);
+  const result = useMemo(
+    () =>
+      tryVisitor(value, url, accountForward, { device, os, browser, country, language, query, when, key }),
+    [value, url, accountForward, device, os, browser, country, language, query, when, key],
+  );
   return (
     <section class="smart-part smart-try" aria-labelledby="smart-try-title">
       <h3 id="smart-try-title">Try as</h3>
