@@ -14,7 +14,7 @@ import { useEffect, useState } from "preact/hooks";
 import { useQuery } from "../../api/cache.ts";
 import { call, urlOf } from "../../api/client.ts";
 import { useCan, useSession } from "../../api/session.ts";
-import { FormField } from "../../components/FormField.tsx";
+import { FormField, SelectField } from "../../components/FormField.tsx";
 import { Table } from "../../components/TableCard.tsx";
 import { DownloadLink } from "../../components/WorkspaceFiles.tsx";
 import { Failed, fmtDate, Loading, Notice, PageHead } from "../common.tsx";
@@ -203,54 +203,56 @@ function AuditFilters({
 }) {
   return (
     <div class="card audit-filters">
-      <FormField id="audit-actor" label="Who">
-        <select
-          id="audit-actor"
-          value={filters.actor}
-          onChange={(e) => set({ actor: e.currentTarget.value })}
-        >
-          <option value="">Anyone</option>
-          {members.map((m) => (
-            <option key={m.user_id} value={m.user_id}>
-              {m.email}
-            </option>
-          ))}
-        </select>
-      </FormField>
-      <FormField id="audit-resource" label="What">
-        <select
-          id="audit-resource"
-          value={filters.resource}
-          onChange={(e) => set({ resource: e.currentTarget.value })}
-        >
-          {RESOURCES.map((r) => (
-            <option key={r.value} value={r.value}>
-              {r.label}
-            </option>
-          ))}
-        </select>
-      </FormField>
-      <FormField id="audit-from" label="From">
-        <input
-          id="audit-from"
-          type="date"
-          value={filters.from}
-          onInput={(e) => set({ from: e.currentTarget.value })}
-          aria-invalid={badRange ? true : undefined}
-          aria-describedby={badRange ? "audit-range-error" : undefined}
+      <SelectField
+        id="audit-actor"
+        label="Who"
+        value={filters.actor}
+        options={[
+          { value: "", label: "Anyone" },
+          ...members.map((m) => ({ value: m.user_id, label: m.email })),
+        ]}
+        onValue={(actor) => set({ actor })}
+      />
+      <SelectField
+        id="audit-resource"
+        label="What"
+        value={filters.resource}
+        options={RESOURCES}
+        onValue={(resource) => set({ resource })}
+      />
+      {(["from", "to"] as const).map((end) => (
+        <DayField
+          key={end}
+          id={`audit-${end}`}
+          label={end === "from" ? "From" : "To"}
+          value={filters[end]}
+          invalid={badRange}
+          onChange={(day) => set({ [end]: day })}
         />
-      </FormField>
-      <FormField id="audit-to" label="To">
-        <input
-          id="audit-to"
-          type="date"
-          value={filters.to}
-          onInput={(e) => set({ to: e.currentTarget.value })}
-          aria-invalid={badRange ? true : undefined}
-          aria-describedby={badRange ? "audit-range-error" : undefined}
-        />
-      </FormField>
+      ))}
     </div>
+  );
+}
+
+/** A day of the range; both are marked while the first is after the last (audit-range-error says so). */
+function DayField(props: {
+  id: string;
+  label: string;
+  value: string;
+  invalid: boolean;
+  onChange: (day: string) => void;
+}) {
+  return (
+    <FormField id={props.id} label={props.label}>
+      <input
+        id={props.id}
+        type="date"
+        value={props.value}
+        onInput={(e) => props.onChange(e.currentTarget.value)}
+        aria-invalid={props.invalid ? true : undefined}
+        aria-describedby={props.invalid ? "audit-range-error" : undefined}
+      />
+    </FormField>
   );
 }
 
