@@ -25,14 +25,7 @@ const PLACEHOLDERS: Record<UtmName, string> = {
 
 export function UtmBuilder({ url, onUrl }: { url: string; onUrl: (url: string) => void }) {
   const values = paramsOf(url);
-  const isUrl = (() => {
-    try {
-      new URL(url);
-      return true;
-    } catch {
-      return false;
-    }
-  })();
+  const isUrl = parsesAsUrl(url);
   const templates = useQuery("utm-templates", () =>
     call(SMART_LINK_ROUTES.listUtmTemplates).then((r) => r.data),
   );
@@ -79,33 +72,16 @@ export function UtmBuilder({ url, onUrl }: { url: string; onUrl: (url: string) =
   return (
     <div class="utm-builder">
       {!isUrl && <p class="hint">Enter the destination URL first: the parameters are added to it.</p>}
-      <div class="utm-templates">
-        <div class="field">
-          <label for="utm-template">Template</label>
-          <select
-            id="utm-template"
-            value={chosen}
-            disabled={list.length === 0}
-            onChange={(e) => {
-              setChosen(e.currentTarget.value);
-              const t = list.find((x) => String(x.id) === e.currentTarget.value);
-              if (t) apply(t);
-            }}
-          >
-            <option value="">{list.length === 0 ? "No saved templates" : "Choose a template"}</option>
-            {list.map((t) => (
-              <option key={t.id} value={String(t.id)}>
-                {t.name}
-              </option>
-            ))}
-          </select>
-        </div>
-        {chosen && (
-          <button type="button" class="btn small danger-ghost" onClick={remove}>
-            Delete template
-          </button>
-        )}
-      </div>
+      <TemplatePicker
+        list={list}
+        chosen={chosen}
+        onChoose={(id) => {
+          setChosen(id);
+          const t = list.find((x) => String(x.id) === id);
+          if (t) apply(t);
+        }}
+        onDelete={remove}
+      />
       <div class="smart-grid">
         {UTM_PARAMS.map((p) => (
           <div class="field" key={p}>
@@ -149,6 +125,54 @@ export function UtmBuilder({ url, onUrl }: { url: string; onUrl: (url: string) =
         <p class="error" role="alert">
           {state.error}
         </p>
+      )}
+    </div>
+  );
+}
+
+function parsesAsUrl(url: string): boolean {
+  try {
+    new URL(url);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The saved templates: choosing one applies it, and the chosen one can be deleted. */
+function TemplatePicker({
+  list,
+  chosen,
+  onChoose,
+  onDelete,
+}: {
+  list: UtmTemplate[];
+  chosen: string;
+  onChoose: (id: string) => void;
+  onDelete: () => void;
+}) {
+  return (
+    <div class="utm-templates">
+      <div class="field">
+        <label for="utm-template">Template</label>
+        <select
+          id="utm-template"
+          value={chosen}
+          disabled={list.length === 0}
+          onChange={(e) => onChoose(e.currentTarget.value)}
+        >
+          <option value="">{list.length === 0 ? "No saved templates" : "Choose a template"}</option>
+          {list.map((t) => (
+            <option key={t.id} value={String(t.id)}>
+              {t.name}
+            </option>
+          ))}
+        </select>
+      </div>
+      {chosen && (
+        <button type="button" class="btn small danger-ghost" onClick={onDelete}>
+          Delete template
+        </button>
       )}
     </div>
   );
