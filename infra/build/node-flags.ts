@@ -21,8 +21,8 @@ const BUNDLE_NODE_FLAGS = ["--max-semi-space-size=8"];
  * times what the last full collection kept (`--heap-growing-percent=200`) before the next one: each
  * batch promotes its rows, and a full collection every batch or two would mark the whole heap each
  * time, about 3 µs a counted click of its JavaScript thread. `--max-old-space-size` (KURZ_MEMORY_MB)
- * still bounds the growth, so the peak RSS under the footprint bench stays where it was
- * (docs/benchmarks/2026-12.md, "stack").
+ * bounds the growth, so the peak RSS under load is bounded as before (docs/benchmarks/2026-12.md,
+ * "stack").
  */
 const ANALYTICS_NODE_FLAGS = [...BUNDLE_NODE_FLAGS, "--single-threaded-gc", "--heap-growing-percent=200"];
 

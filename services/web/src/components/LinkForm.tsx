@@ -11,11 +11,11 @@ import {
   type UpdateLinkBody,
   V1_ROUTES,
 } from "@kurz/contracts";
-import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { invalidate, useQuery } from "../api/cache.ts";
 import { ApiFailure, call, fieldError, messageOf } from "../api/client.ts";
 import { LinkExtras, type LinkExtrasValue } from "../pages/manage/LinkExtras.tsx";
+import { FormField, TextField } from "./FormField.tsx";
 import {
   createBody,
   draftIsSmart,
@@ -85,39 +85,6 @@ function generalMessage(error: unknown): string {
   if (error instanceof ApiFailure && error.code === "VALIDATION_ERROR")
     return "Check the highlighted fields.";
   return error !== null ? messageOf(error) : "";
-}
-
-/** A labelled input with its error from the API, or else its hint, below it (`lf-ID-note`). */
-function LinkField({
-  id,
-  label,
-  message,
-  hint,
-  children,
-}: {
-  id: string;
-  label: string;
-  message: string | undefined;
-  hint?: string;
-  children: ComponentChildren;
-}) {
-  return (
-    <div class="field">
-      <label for={`lf-${id}`}>{label}</label>
-      {children}
-      {message ? (
-        <p class="field-error" id={`lf-${id}-note`}>
-          {message}
-        </p>
-      ) : (
-        hint && (
-          <p class="hint" id={`lf-${id}-note`}>
-            {hint}
-          </p>
-        )
-      )}
-    </div>
-  );
 }
 
 export function LinkForm({ link, onDone, onCancel }: Props) {
@@ -192,10 +159,10 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
           {utmOpen && <UtmBuilder url={url} onUrl={setUrl} />}
         </details>
       )}
-      <LinkField
-        id="title"
+      <FormField
+        id="lf-title"
         label="Title (optional)"
-        message={err("title")}
+        error={err("title")}
         hint={editing ? undefined : "Fetched from the page when left empty."}
       >
         <input
@@ -205,7 +172,7 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
           onInput={(e) => setTitle(e.currentTarget.value)}
           aria-describedby="lf-title-note"
         />
-      </LinkField>
+      </FormField>
       <PasswordFields
         hasPassword={editing && link.has_password}
         password={password}
@@ -223,7 +190,16 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
           setPastOk(false);
         }}
       />
-      <BrokenUrlField value={brokenUrl} message={err("broken_url")} onChange={setBrokenUrl} />
+      <TextField
+        id="lf-broken-url"
+        type="url"
+        label="When the destination is broken (optional)"
+        error={err("broken_url")}
+        hint="Where visitors go while the destination fails its health checks (two in a row). Empty: the destination as usual."
+        placeholder="https://example.com/temporarily-unavailable"
+        value={brokenUrl}
+        onValue={setBrokenUrl}
+      />
       <details class="fold" open={smartOpen} onToggle={(e) => setSmartOpen(e.currentTarget.open)}>
         <summary>Smart destinations{draftIsSmart(smart) && <span class="pill">Set</span>}</summary>
         {smartOpen && (
@@ -247,18 +223,18 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
   );
 }
 
-interface FieldProps {
+interface ExpiryProps {
   value: string;
   message: string | undefined;
   onChange: (value: string) => void;
 }
 
-function ExpiryField({ value, message, onChange }: FieldProps) {
+function ExpiryField({ value, message, onChange }: ExpiryProps) {
   return (
-    <LinkField
-      id="expires"
+    <FormField
+      id="lf-expires"
       label="Expires (optional)"
-      message={message}
+      error={message}
       hint="Your local time. After it, the link stops redirecting."
     >
       <input
@@ -269,28 +245,7 @@ function ExpiryField({ value, message, onChange }: FieldProps) {
         onInput={(e) => onChange(e.currentTarget.value)}
         aria-describedby="lf-expires-note"
       />
-    </LinkField>
-  );
-}
-
-function BrokenUrlField({ value, message, onChange }: FieldProps) {
-  return (
-    <LinkField
-      id="broken-url"
-      label="When the destination is broken (optional)"
-      message={message}
-      hint="Where visitors go while the destination fails its health checks (two in a row). Empty: the destination as usual."
-    >
-      <input
-        id="lf-broken-url"
-        type="url"
-        placeholder="https://example.com/temporarily-unavailable"
-        value={value}
-        onInput={(e) => onChange(e.currentTarget.value)}
-        aria-invalid={message ? true : undefined}
-        aria-describedby="lf-broken-url-note"
-      />
-    </LinkField>
+    </FormField>
   );
 }
 
@@ -344,7 +299,7 @@ function NewLinkFields({
 }) {
   return (
     <>
-      <LinkField id="url" label="Destination URL" message={err("url")}>
+      <FormField id="lf-url" label="Destination URL" error={err("url")}>
         <input
           id="lf-url"
           type="url"
@@ -355,11 +310,11 @@ function NewLinkFields({
           aria-invalid={err("url") ? true : undefined}
           aria-describedby="lf-url-note"
         />
-      </LinkField>
-      <LinkField
-        id="alias"
+      </FormField>
+      <FormField
+        id="lf-alias"
         label="Custom alias (optional)"
-        message={err("custom_alias")}
+        error={err("custom_alias")}
         hint="Letters, digits and hyphens. Leave empty for a generated code."
       >
         <input
@@ -370,7 +325,7 @@ function NewLinkFields({
           aria-invalid={err("custom_alias") ? true : undefined}
           aria-describedby="lf-alias-note"
         />
-      </LinkField>
+      </FormField>
     </>
   );
 }
@@ -393,10 +348,10 @@ function PasswordFields({
 }) {
   return (
     <>
-      <LinkField
-        id="password"
+      <FormField
+        id="lf-password"
         label={hasPassword ? "New password (optional)" : "Password (optional)"}
-        message={err("password")}
+        error={err("password")}
         hint={`Visitors must enter it. Up to ${LINK_PASSWORD_MAX_LENGTH} characters.`}
       >
         <input
@@ -408,7 +363,7 @@ function PasswordFields({
           aria-invalid={err("password") ? true : undefined}
           aria-describedby="lf-password-note"
         />
-      </LinkField>
+      </FormField>
       {hasPassword && (
         <label class="check">
           <input type="checkbox" checked={clear} onChange={(e) => onClear(e.currentTarget.checked)} />
