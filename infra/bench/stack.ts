@@ -43,6 +43,33 @@ const WARM_UP_SECONDS = 5;
 const COUNT_TIMEOUT_MS = 180_000;
 const profilePreload = pathToFileURL(resolve(import.meta.dirname, "_cpu-profile.mjs")).href;
 
+/** wrk for `seconds` over the seeded links (`/sb0` … ), a browser's User-Agent on every request. */
+function clickLoad(s: Stack, links: number, connections: number, clientCpus: string | undefined) {
+  const script = resolve(s.dataDir, "clicks.lua");
+  writeFileSync(
+    script,
+    [
+      `math.randomseed(${Date.now() % 100_000})`,
+      `local headers = { ["User-Agent"] = "${BROWSER}" }`,
+      `request = function() return wrk.format("GET", "/sb" .. math.random(0, ${links - 1}), headers) end`,
+      "",
+    ].join("\n"),
+  );
+  return (seconds: number) =>
+    exec(
+      ...wrkCommand(clientCpus, [
+        "-t2",
+        `-c${connections}`,
+        `-d${seconds}s`,
+        "--latency",
+        "-s",
+        script,
+        s.origin,
+      ]),
+      { maxBuffer: 1 << 20 },
+    ).then((r) => parseWrk(r.stdout));
+}
+
 export async function run(args: string[]): Promise<string> {
   const { values } = parseArgs({
     args,
@@ -90,29 +117,7 @@ export async function run(args: string[]): Promise<string> {
     const rows = Array.from({ length: links }, (_, i) => `https://example.com/stack/${i},sb${i}`);
     const counts = await importCsv(s, auth, `url,alias\n${rows.join("\n")}\n`);
     if (counts.created !== links) throw new Error(`seeding created ${JSON.stringify(counts)}`);
-    const script = resolve(s.dataDir, "clicks.lua");
-    writeFileSync(
-      script,
-      [
-        `math.randomseed(${Date.now() % 100_000})`,
-        `local headers = { ["User-Agent"] = "${BROWSER}" }`,
-        `request = function() return wrk.format("GET", "/sb" .. math.random(0, ${links - 1}), headers) end`,
-        "",
-      ].join("\n"),
-    );
-    const wrk = (seconds: number) =>
-      exec(
-        ...wrkCommand(pin?.client, [
-          "-t2",
-          `-c${connections}`,
-          `-d${seconds}s`,
-          "--latency",
-          "-s",
-          script,
-          s.origin,
-        ]),
-        { maxBuffer: 1 << 20 },
-      ).then((r) => parseWrk(r.stdout));
+    const wrk = clickLoad(s, links, connections, pin?.client);
     const warm = await wrk(WARM_UP_SECONDS);
     const before = await waitCounted(s, auth, warm.requests - warm.bad, Date.now());
     const load1Before = loadavg()[0]!;

@@ -112,6 +112,21 @@ export async function drainServers(servers: Server[], graceMs: number, logger: L
 }
 
 /**
+ * Writes an error raised once the logger's stream has ended to stderr, and says whether it is a
+ * failure. pino throws "SonicBoom destroyed" from a log call made after its stream ended (a late
+ * socket or timer callback): a lost line, not a failed service, so the exit code stays what the stop
+ * made it; its stack, written here, names the caller.
+ */
+function writeAfterLoggerEnded(name: string, what: string, err: unknown): boolean {
+  const lateLine = err instanceof Error && err.message === "SonicBoom destroyed";
+  const detail = err instanceof Error ? (lateLine ? (err.stack ?? err.message) : err.message) : String(err);
+  process.stderr.write(
+    `${name}: ${lateLine ? "a log line written after the logger ended was dropped" : what} while exiting: ${detail}\n`,
+  );
+  return !lateLine;
+}
+
+/**
  * The one way a service process runs: start, log where it listens, and on SIGTERM/SIGINT,
  * an uncaught exception or an unhandled rejection shut down gracefully (drain, close,
  * flush telemetry) and exit (0 on a signal, 1 on a crash). The same signal again exits at once.
@@ -201,16 +216,7 @@ export async function runService(options: RunServiceOptions): Promise<RunningSer
   process.on("SIGINT", onSignal);
   const onFatal = (what: string, err: unknown) => {
     if (loggerEnded()) {
-      // pino throws this from a log call made after its stream ended (a late socket or timer
-      // callback): a lost line, not a failed service, so the exit code stays what the stop made it.
-      // Its stack, written here, names the caller.
-      const lateLine = err instanceof Error && err.message === "SonicBoom destroyed";
-      if (!lateLine) exitCode = 1;
-      const detail =
-        err instanceof Error ? (lateLine ? (err.stack ?? err.message) : err.message) : String(err);
-      process.stderr.write(
-        `${name}: ${lateLine ? "a log line written after the logger ended was dropped" : what} while exiting: ${detail}\n`,
-      );
+      if (writeAfterLoggerEnded(name, what, err)) exitCode = 1;
       // The exit is already on its way; if this error came from a listener of the stream's end, the
       // exit's own listener may never run, so exit now when the lines are out (not after the fallback).
       exitIfWritten?.();

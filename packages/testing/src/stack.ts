@@ -221,7 +221,6 @@ async function layOut(opts: StackOptions): Promise<StackLayout> {
     chdb.remove();
     await db.drop();
   };
-
   const ports = { management: mg, analytics: an, redirect: rd, gateway: gw };
   return {
     prefix,

@@ -1,7 +1,7 @@
 // Everything the management process runs, as one function: main.ts wraps it in runService (signals,
 // telemetry, exit codes), and the in-process test stack (@kurz/testing/stack) calls it directly.
 import { createServer } from "node:http";
-import { createPrisma } from "@kurz/db";
+import { createPrisma, type PrismaClient } from "@kurz/db";
 import {
   createOpsServer,
   createServiceBus,
@@ -35,7 +35,7 @@ import { startSessionPrune } from "./sessions/prune-sessions.ts";
 import { HOUR_MS } from "./sessions/sessions.ts";
 import { signinLimitsFrom } from "./sessions/signin-limits.ts";
 import { ssoSettingsFrom } from "./sso/sso-settings.ts";
-import { titleFetcherFrom } from "./titles/title-fetcher.ts";
+import { type TitleFetcher, titleFetcherFrom } from "./titles/title-fetcher.ts";
 import { SecretBox } from "./webhooks/secrets.ts";
 import { startWebhooks } from "./webhooks/start.ts";
 
@@ -113,7 +113,6 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
     webhooks: webhooks.endpointDeps,
     mailer,
     totpSecrets: new SecretBox(config.WEBHOOK_SECRETS_KEY, "totp"),
-
     sso,
   });
   const server = createServer(withRequestMetrics(metrics, app));
@@ -131,28 +130,17 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
   const keyUsage = new KeyUsageFlusher(prisma, redis, { intervalMs: config.KEY_USAGE_FLUSH_MS, logger });
   keyUsage.start();
   imports.start();
-  const stopPurge = startRetiredCodePurge(prisma, retiredCodeGraceMs, { logger });
-  const stopFrameRefresh = startFrameRefresh(prisma, titles, records, {
-    intervalMs: config.FRAME_CHECK_INTERVAL_MS,
-    maxAgeMs: config.FRAME_CHECK_MAX_AGE_HOURS * 3_600_000,
-    logger,
-  });
-  const stopSessionPrune = startSessionPrune(prisma, { logger });
-  const auditPrune = new AuditPrune(prisma, { logger });
-  auditPrune.start();
+  const stopHousekeeping = startHousekeeping(config, { prisma, titles, records, logger }, retiredCodeGraceMs);
   healthSchedule?.start();
   return {
     servers: [server, ops],
     close: async () => {
-      stopPurge();
+      await stopHousekeeping();
       // The pool closes as soon as the worker stops claiming: a batch's hashes still queued are
       // dropped (the batch was not committed, so its job resumes before it) instead of awaited.
       const importsStopped = imports.stop();
       await hashes.close();
       await importsStopped;
-      stopFrameRefresh();
-      stopSessionPrune();
-      await auditPrune.stop();
       await relay.stop();
       await webhooks.stop();
       await titles.close();
@@ -165,5 +153,32 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
       redis.disconnect();
       await prisma.$disconnect();
     },
+  };
+}
+
+/**
+ * The periodic clean-ups: retired codes past their grace, overlays' frame checks, ended sessions and
+ * old audit events. The function returned stops them (an audit prune under way finishes first).
+ */
+function startHousekeeping(
+  config: ManagementConfig,
+  deps: { prisma: PrismaClient; titles: TitleFetcher; records: RedirectRecords; logger: Logger },
+  retiredCodeGraceMs: number,
+): () => Promise<void> {
+  const { prisma, titles, records, logger } = deps;
+  const stopPurge = startRetiredCodePurge(prisma, retiredCodeGraceMs, { logger });
+  const stopFrameRefresh = startFrameRefresh(prisma, titles, records, {
+    intervalMs: config.FRAME_CHECK_INTERVAL_MS,
+    maxAgeMs: config.FRAME_CHECK_MAX_AGE_HOURS * 3_600_000,
+    logger,
+  });
+  const stopSessionPrune = startSessionPrune(prisma, { logger });
+  const auditPrune = new AuditPrune(prisma, { logger });
+  auditPrune.start();
+  return async () => {
+    stopPurge();
+    stopFrameRefresh();
+    stopSessionPrune();
+    await auditPrune.stop();
   };
 }

@@ -111,18 +111,7 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
   const account = await accountNamed(prisma, input.account);
 
   const source = await importSource(values, input.file, input.format);
-  // Redis is asked once, before anything is written: an import that wrote to an unreachable one would
-  // wait out every link's retries (minutes). Without it the links still go to Postgres, and the
-  // redirect makes each record from there when the link is first followed.
-  const { redis, reachable } = await connectCliRedis(config);
-  if (!reachable) {
-    console.error(
-      "warning: Redis (REDIS_URL) is not reachable: the links are imported without their redirect records, which the redirect makes when each is first followed; a code deleted in the last day keeps its tombstone there until then, so import such codes with the stack running",
-    );
-  }
-  const records = reachable
-    ? new RedirectRecords(redis, { warn: (o, m) => console.error(m, o) })
-    : { putMany: async () => {} };
+  const { redis, records } = await cliRedirectRecords(config);
   let job: Awaited<ReturnType<typeof createImportJob>>["job"];
   try {
     const created = await createImportJob(
@@ -191,13 +180,36 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
     redis.disconnect();
   }
   const json = await toImportJson(prisma, job);
-  const c = json.counts;
-  console.error(
-    `${json.status}: ${c.created} created, ${c.skipped} skipped, ${c.needs_attention} need attention, ${c.failed} failed of ${c.total} rows` +
-      (c.needs_attention > 0
-        ? ` (links created inactive, to finish in the dashboard's import page: GET /api/v1/imports/${json.id}/attention)`
-        : "") +
-      (c.failed > 0 ? ` (refused rows: GET /api/v1/imports/${json.id}/errors)` : ""),
-  );
+  console.error(summaryLine(json));
   console.log(JSON.stringify(json));
+}
+
+/**
+ * The redirect records an import writes, in Redis asked once before anything is written: an import
+ * that wrote to an unreachable one would wait out every link's retries (minutes). Without it the links
+ * still go to Postgres, and the redirect makes each record from there when the link is first followed.
+ */
+async function cliRedirectRecords(config: ManagementConfig) {
+  const { redis, reachable } = await connectCliRedis(config);
+  if (!reachable) {
+    console.error(
+      "warning: Redis (REDIS_URL) is not reachable: the links are imported without their redirect records, which the redirect makes when each is first followed; a code deleted in the last day keeps its tombstone there until then, so import such codes with the stack running",
+    );
+  }
+  const records = reachable
+    ? new RedirectRecords(redis, { warn: (o, m) => console.error(m, o) })
+    : { putMany: async () => {} };
+  return { redis, records };
+}
+
+/** The job's outcome in one line, with where to look at the rows that need a person. */
+function summaryLine(json: Awaited<ReturnType<typeof toImportJson>>): string {
+  const c = json.counts;
+  return (
+    `${json.status}: ${c.created} created, ${c.skipped} skipped, ${c.needs_attention} need attention, ${c.failed} failed of ${c.total} rows` +
+    (c.needs_attention > 0
+      ? ` (links created inactive, to finish in the dashboard's import page: GET /api/v1/imports/${json.id}/attention)`
+      : "") +
+    (c.failed > 0 ? ` (refused rows: GET /api/v1/imports/${json.id}/errors)` : "")
+  );
 }

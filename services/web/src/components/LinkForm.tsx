@@ -102,10 +102,6 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
   const [extras, setExtras] = useState<LinkExtrasValue>({ domain: "", overlay: link?.overlay_id ?? null });
   const [smart, setSmart] = useState<SmartDraft>(() => draftOf(link));
   const [smartOpen, setSmartOpen] = useState(false);
-  const [utmOpen, setUtmOpen] = useState(false);
-  // The account's default for forwarding a visit's query (true unless it was turned off).
-  const account = useQuery("account", () => call(V1_ROUTES.getAccount).then((r) => r.data));
-  const accountForward = account.data?.forward_query ?? true;
 
   const expiresIso = fromLocalInput(expires);
   const changedExpiry = toLocalInput(link?.expires_at ?? null) !== expires;
@@ -153,26 +149,16 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
         </p>
       )}
       {!editing && <NewLinkFields url={url} onUrl={setUrl} alias={alias} onAlias={setAlias} err={err} />}
-      {!editing && (
-        <details class="fold" open={utmOpen} onToggle={(e) => setUtmOpen(e.currentTarget.open)}>
-          <summary>UTM parameters</summary>
-          {utmOpen && <UtmBuilder url={url} onUrl={setUrl} />}
-        </details>
-      )}
-      <FormField
+      {!editing && <UtmFold url={url} onUrl={setUrl} />}
+      <TextField
         id="lf-title"
         label="Title (optional)"
         error={err("title")}
         hint={editing ? undefined : "Fetched from the page when left empty."}
-      >
-        <input
-          id="lf-title"
-          maxLength={TITLE_MAX_LENGTH}
-          value={title}
-          onInput={(e) => setTitle(e.currentTarget.value)}
-          aria-describedby="lf-title-note"
-        />
-      </FormField>
+        maxLength={TITLE_MAX_LENGTH}
+        value={title}
+        onValue={setTitle}
+      />
       <PasswordFields
         hasPassword={editing && link.has_password}
         password={password}
@@ -200,19 +186,15 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
         value={brokenUrl}
         onValue={setBrokenUrl}
       />
-      <details class="fold" open={smartOpen} onToggle={(e) => setSmartOpen(e.currentTarget.open)}>
-        <summary>Smart destinations{draftIsSmart(smart) && <span class="pill">Set</span>}</summary>
-        {smartOpen && (
-          <SmartEditor
-            value={smart}
-            onChange={setSmart}
-            error={error}
-            url={link?.original_url ?? url}
-            title={title}
-            accountForward={accountForward}
-          />
-        )}
-      </details>
+      <SmartFold
+        open={smartOpen}
+        onOpen={setSmartOpen}
+        draft={smart}
+        onDraft={setSmart}
+        error={error}
+        url={link?.original_url ?? url}
+        title={title}
+      />
       <FormActions
         confirmPast={inPast && pastOk}
         busy={busy}
@@ -220,6 +202,54 @@ export function LinkForm({ link, onDone, onCancel }: Props) {
         onCancel={onCancel}
       />
     </form>
+  );
+}
+
+/** The smart members' editor, folded; it loads when first opened, and a refused member opens it. */
+function SmartFold({
+  open,
+  onOpen,
+  draft,
+  onDraft,
+  error,
+  url,
+  title,
+}: {
+  open: boolean;
+  onOpen: (open: boolean) => void;
+  draft: SmartDraft;
+  onDraft: (draft: SmartDraft) => void;
+  error: unknown;
+  url: string;
+  title: string;
+}) {
+  // The account's default for forwarding a visit's query (true unless it was turned off).
+  const account = useQuery("account", () => call(V1_ROUTES.getAccount).then((r) => r.data));
+  return (
+    <details class="fold" open={open} onToggle={(e) => onOpen(e.currentTarget.open)}>
+      <summary>Smart destinations{draftIsSmart(draft) && <span class="pill">Set</span>}</summary>
+      {open && (
+        <SmartEditor
+          value={draft}
+          onChange={onDraft}
+          error={error}
+          url={url}
+          title={title}
+          accountForward={account.data?.forward_query ?? true}
+        />
+      )}
+    </details>
+  );
+}
+
+/** The UTM builder, folded; it loads when first opened. */
+function UtmFold({ url, onUrl }: { url: string; onUrl: (url: string) => void }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <details class="fold" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <summary>UTM parameters</summary>
+      {open && <UtmBuilder url={url} onUrl={onUrl} />}
+    </details>
   );
 }
 

@@ -108,6 +108,22 @@ function Sharing({ link }: { link: LinkWithSharedFields }) {
   );
 }
 
+/** What the link is and does, as pills beside its short URL. */
+function LinkPills({ link: l }: { link: LinkWithSharedFields }) {
+  const rules = l.rules?.length ?? 0;
+  return (
+    <>
+      <span class={`pill ${l.is_active ? "ok" : "off"}`}>{l.is_active ? "Active" : "Inactive"}</span>
+      {l.has_password && <span class="pill">Password</span>}
+      <BrokenBadge link={l} />
+      {rules > 0 && <span class="pill">{rules === 1 ? "1 rule" : `${rules} rules`}</span>}
+      {l.split && <span class="pill">Split</span>}
+      {l.max_clicks != null && <span class="pill">Up to {l.max_clicks.toLocaleString()} clicks</span>}
+      {l.og && <span class="pill">Preview</span>}
+    </>
+  );
+}
+
 export function LinkPage({ id }: { id: string }) {
   const [, navigate] = useLocation();
   const [range, setRange] = useState<Range>({ key: "7d" });
@@ -154,15 +170,7 @@ export function LinkPage({ id }: { id: string }) {
             {l.short_url.replace(/^https?:\/\//, "")}
           </a>
           <CopyButton text={l.short_url} label="Copy" what={`short URL of ${l.short_code}`} />
-          <span class={`pill ${l.is_active ? "ok" : "off"}`}>{l.is_active ? "Active" : "Inactive"}</span>
-          {l.has_password && <span class="pill">Password</span>}
-          <BrokenBadge link={l} />
-          {(l.rules?.length ?? 0) > 0 && (
-            <span class="pill">{l.rules?.length === 1 ? "1 rule" : `${l.rules?.length} rules`}</span>
-          )}
-          {l.split && <span class="pill">Split</span>}
-          {l.max_clicks != null && <span class="pill">Up to {l.max_clicks.toLocaleString()} clicks</span>}
-          {l.og && <span class="pill">Preview</span>}
+          <LinkPills link={l} />
         </div>
         <p class="dest">
           →{" "}
