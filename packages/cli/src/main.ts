@@ -13,8 +13,6 @@ import { CliError, EXIT, type ExitCode, toCliError } from "./exit-codes.ts";
 import type { CommandContext } from "./output.ts";
 import { resolveProfile } from "./profile.ts";
 
-export const USER_COMMANDS = ["login", "shorten", "links", "stats", "qr"] as const;
-
 type Run = (ctx: CommandContext) => Promise<void>;
 
 function pick(command: string | undefined, sub: string | undefined): { run: Run; subUsed: boolean } {

@@ -11,7 +11,6 @@ import { AnyUrl } from "./url.ts";
  */
 
 export const TOPICS = { clicks: "clicks", links: "links", clickTotals: "click-totals" } as const;
-export type Topic = (typeof TOPICS)[keyof typeof TOPICS];
 
 /** Longer values are truncated by the publisher; the cap bounds a batch message's size. */
 export const CLICK_FIELD_MAX = { user_agent: 1024, referrer: 2048, host: 255 } as const;
@@ -302,7 +301,6 @@ export const LinkEvent = z.discriminatedUnion("type", [
   }),
 ]);
 export type LinkEvent = z.infer<typeof LinkEvent>;
-export type LinkEventType = LinkEvent["type"];
 
 /**
  * Absolute totals, so a redelivered message cannot double-count. Totals only grow, so a consumer

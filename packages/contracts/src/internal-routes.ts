@@ -144,7 +144,6 @@ export const INTERNAL_ROUTES = {
     response: successEnvelope(AccountLimits),
   }),
 } as const;
-export type InternalRouteKey = keyof typeof INTERNAL_ROUTES;
 
 /** The parameters a path names (`/x/:id/y/:part` → `{ id: string; part: string }`). */
 export type PathParams<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`

@@ -50,7 +50,6 @@ export const INTERNAL_HEADERS = {
    */
   edgeRequest: "x-kurz-edge-request",
 } as const;
-export type InternalHeader = (typeof INTERNAL_HEADERS)[keyof typeof INTERNAL_HEADERS];
 
 /**
  * What management's internal key lookup (GET /internal/keys/:sha256-hex) answers and the gateway

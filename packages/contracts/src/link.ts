@@ -257,7 +257,6 @@ export const ListLinksQuery = z.object({
   }),
 });
 export type ListLinksQuery = z.infer<typeof ListLinksQuery>;
-export type ListLinksQueryInput = z.input<typeof ListLinksQuery>;
 
 // ---- bulk ----
 

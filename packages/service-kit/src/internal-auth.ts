@@ -50,25 +50,6 @@ export const AGENT_HEADER = INTERNAL_HEADERS.agent;
 /** Carries the operators' credential (ADMIN_TOKEN) on `/internal/admin/*`. */
 export const ADMIN_TOKEN_HEADER = INTERNAL_HEADERS.adminToken;
 
-/** Every header a client must never be able to set; the gateway strips them all before forwarding. */
-export const TRUSTED_HEADERS = [
-  INTERNAL_TOKEN_HEADER,
-  CALLER_HEADER,
-  FORWARD_TOKEN_HEADER,
-  ACCOUNT_ID_HEADER,
-  KEY_ID_HEADER,
-  SESSION_ID_HEADER,
-  USER_ID_HEADER,
-  SCOPES_HEADER,
-  ROLE_HEADER,
-  TWO_FACTOR_HEADER,
-  DEVICE_HEADER,
-  CLIENT_HASH_HEADER,
-  IP_PREFIX_HEADER,
-  AGENT_HEADER,
-  ADMIN_TOKEN_HEADER,
-] as const;
-
 export type Caller = InternalCaller;
 
 const isScope = (value: string): value is Scope => (SCOPES as readonly string[]).includes(value);
@@ -208,18 +189,6 @@ export function hasForwardToken(req: IncomingMessage, secret: string): boolean {
   return presented !== null && sameSecret(presented, forwardToken(secret));
 }
 
-/** The caller among `allowed` whose credential the request presents, or null. */
-export function presentedCaller(
-  req: IncomingMessage,
-  secret: string,
-  allowed: readonly Caller[],
-): Caller | null {
-  return matchCaller(
-    req,
-    allowed.map((caller) => [caller, callerToken(secret, caller)] as const),
-  );
-}
-
 function matchCaller(req: IncomingMessage, expected: readonly (readonly [Caller, string])[]): Caller | null {
   const presented = singleHeader(req, INTERNAL_TOKEN_HEADER);
   if (presented === null) return null;
@@ -282,9 +251,6 @@ export function requireForwarded(secret: string): RequestHandler {
     next();
   };
 }
-
-/** @deprecated the old name of `requireForwarded`; kept so existing mounts keep their meaning. */
-export const requireInternal = requireForwarded;
 
 /**
  * The caller's account on a route behind requireForwarded, or 401 when the gateway sent none.

@@ -15,13 +15,6 @@ const SPOOL_WRITE_MS = 100;
 const READ_CHUNK = 1024 * 1024;
 const NEWLINE = 0x0a;
 
-export interface SpoolStats {
-  /** Events written or queued that have not been replayed yet. */
-  pending: number;
-  /** Events lost: the spool was full, unwritable, or held a torn line after a crash. */
-  dropped: number;
-}
-
 export class ClickSpool {
   private queued: string[] = [];
   private queuedBytes = 0;
