@@ -25,7 +25,7 @@ import { keyLimitsFrom } from "./keys/api-keys.ts";
 import { KeyUsageFlusher } from "./keys/key-usage-flusher.ts";
 import { subscribeClickTotals } from "./links/click-totals.ts";
 import { QrRenderer } from "./links/qr-renderer.ts";
-import { DAY_MS, startRetiredCodePurge } from "./links/retired-codes.ts";
+import { retiredCodeGraceMs as graceOf, startRetiredCodePurge } from "./links/retired-codes.ts";
 import { createMailer } from "./mail/mailer.ts";
 import { managementMetrics } from "./metrics.ts";
 import { startFrameRefresh } from "./overlays/frame-refresher.ts";
@@ -52,7 +52,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
   // One set of site slots for the checks on demand and the scheduled ones: politeness counts both.
   const slots = new SiteSlots(redis, { checksPerSecond: config.HEALTH_CHECKS_PER_SECOND });
   const health = healthDepsFrom(config, slots);
-  const retiredCodeGraceMs = config.RETIRED_CODE_DAYS * DAY_MS;
+  const retiredCodeGraceMs = graceOf(config);
   const webhooks = startWebhooks(config, { prisma, bus, logger });
   const domainAndRotatorRecords = new DomainAndRotatorRecords(redis, logger);
   const records = new RedirectRecords(redis, logger, config.PUBLIC_BASE_URL);
@@ -130,7 +130,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
   const keyUsage = new KeyUsageFlusher(prisma, redis, { intervalMs: config.KEY_USAGE_FLUSH_MS, logger });
   keyUsage.start();
   imports.start();
-  const stopHousekeeping = startHousekeeping(config, { prisma, titles, records, logger }, retiredCodeGraceMs);
+  const stopHousekeeping = startHousekeeping(config, { prisma, titles, records, logger });
   healthSchedule?.start();
   return {
     servers: [server, ops],
@@ -163,10 +163,9 @@ export async function startManagement(config: ManagementConfig, logger: Logger):
 function startHousekeeping(
   config: ManagementConfig,
   deps: { prisma: PrismaClient; titles: TitleFetcher; records: RedirectRecords; logger: Logger },
-  retiredCodeGraceMs: number,
 ): () => Promise<void> {
   const { prisma, titles, records, logger } = deps;
-  const stopPurge = startRetiredCodePurge(prisma, retiredCodeGraceMs, { logger });
+  const stopPurge = startRetiredCodePurge(prisma, graceOf(config), { logger });
   const stopFrameRefresh = startFrameRefresh(prisma, titles, records, {
     intervalMs: config.FRAME_CHECK_INTERVAL_MS,
     maxAgeMs: config.FRAME_CHECK_MAX_AGE_HOURS * 3_600_000,

@@ -15,6 +15,7 @@ import { z } from "zod";
 import { accountNamed, accountOption } from "../accounts/account-by-email.ts";
 import { connectCliRedis } from "../cli-redis.ts";
 import type { ManagementConfig } from "../config.ts";
+import { retiredCodeGraceMs } from "../links/retired-codes.ts";
 import { RedirectRecords } from "../projections/link-records.ts";
 import { titleFetcherFrom } from "../titles/title-fetcher.ts";
 import { createImportJob } from "./create-import-job.ts";
@@ -151,7 +152,7 @@ export async function importCommand(argv: string[], prisma: PrismaClient, config
             chargeTitles: async () => 0,
             // Events wait in the outbox for management's relay.
             onEventsWritten: () => {},
-            retiredCodeGraceMs: config.RETIRED_CODE_DAYS * 86_400_000,
+            retiredCodeGraceMs: retiredCodeGraceMs(config),
             logger: { info: () => {}, error: (o, m) => console.error(m, o) },
             batchSize: config.IMPORT_BATCH_SIZE,
             leaseMs: config.IMPORT_LEASE_MS,

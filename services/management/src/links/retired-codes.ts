@@ -8,7 +8,11 @@ import type { Prisma, PrismaClient } from "@kurz/db";
 
 type Db = Prisma.TransactionClient | PrismaClient;
 
-export const DAY_MS = 86_400_000;
+const DAY_MS = 86_400_000;
+
+/** The grace in ms: RETIRED_CODE_DAYS (docs/configuration.md). */
+export const retiredCodeGraceMs = (config: { RETIRED_CODE_DAYS: number }) =>
+  config.RETIRED_CODE_DAYS * DAY_MS;
 
 /** A code is reserved for another account; creating it must fail like a taken code. */
 export class CodeReserved extends Error {
