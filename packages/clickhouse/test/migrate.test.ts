@@ -138,6 +138,17 @@ describe("migrate with the package's migrations", () => {
       "SELECT table, name FROM system.projections WHERE database = currentDatabase() ORDER BY table, name",
     );
     expect(projections).toEqual([{ table: "link_daily", name: "link_totals" }]);
+    // The merge settings of the two tables whose merges rewrite most rows (0014, 0015).
+    const merges = await ch.query<{ name: string; settings: string }>(
+      `SELECT name, extract(engine_full, 'SETTINGS (.*)$') AS settings FROM system.tables
+       WHERE database = currentDatabase() AND name IN ('clicks', 'link_stats') ORDER BY name`,
+    );
+    expect(merges).toEqual([
+      { name: "clicks", settings: expect.stringContaining("min_bytes_for_wide_part = 1073741824") },
+      { name: "link_stats", settings: expect.stringContaining("merge_selector_base = 10") },
+    ]);
+    expect(merges[0]!.settings).not.toContain("merge_selector_base");
+    expect(merges[1]!.settings).toContain("min_bytes_for_wide_part = 1073741824");
   });
 });
 
